@@ -1,0 +1,58 @@
+package appliance
+
+import "context"
+
+// EngineID names a propagation engine; the values are the stable wire values
+// of the request field "engine" (SPEC §2.5, §9).
+type EngineID string
+
+// Engine ids of SPEC §2.5.
+const (
+	EngineFSPL       EngineID = "fspl"
+	EngineP1812      EngineID = "p1812"
+	EngineITM        EngineID = "itm"
+	EngineP1411      EngineID = "p1411"
+	EngineHybrid     EngineID = "p1812-p1411-hybrid"
+	EngineRaytrace   EngineID = "raytrace"
+	EngineRaytraceML EngineID = "raytrace_ml"
+	EngineAuto       EngineID = "auto"
+)
+
+// LinkInput is everything a physical engine needs for one transmitter to
+// receiver path.
+type LinkInput struct {
+	Tx        LatLon  // transmitter position
+	Rx        LatLon  // receiver position
+	TxHeightM float64 // transmitter antenna height above ground, metres
+	RxHeightM float64 // receiver antenna height above ground, metres
+	FreqMHz   float64 // carrier frequency, MHz
+	// Profile is the terrain from Tx to Rx. Engines that need terrain return
+	// an ErrInvalid error when it is nil.
+	Profile *PathProfile
+	// TimePct is the percentage of time the loss is not exceeded (P.1812,
+	// ITM), 0 < p < 100; 0 means the engine's default (50).
+	TimePct float64
+	// LocationPct is the percentage of locations, 0 < p < 100; 0 means 50.
+	LocationPct float64
+}
+
+// LinkPrediction is the physical result of one engine for one path.
+type LinkPrediction struct {
+	Engine        EngineID // engine that produced the number
+	EngineVersion string   // engine implementation version, e.g. "p1812-8/1"
+	PathLossDB    float64  // basic transmission loss, dB
+	LOSClear      bool     // the straight ray clears the terrain (k = 4/3)
+	FresnelOK     bool     // minimum clearance is at least 60 % of the first Fresnel zone
+	// MinClearanceRatio is the smallest (ray height − terrain) / F1 along the
+	// path; negative when terrain blocks the ray.
+	MinClearanceRatio float64
+	DiffractionDB     float64            // diffraction part of PathLossDB, dB
+	Intermediate      map[string]float64 // engine-specific values worth showing, units in the key names
+	Warnings          []string           // conditions the caller should know (outside validity, fallbacks)
+}
+
+// Engine is a deterministic propagation model.
+type Engine interface {
+	ID() EngineID
+	Predict(ctx context.Context, in LinkInput) (LinkPrediction, error)
+}

@@ -1,0 +1,101 @@
+package appliance
+
+import (
+	"fmt"
+	"math"
+)
+
+// EarthRadiusM is the mean Earth radius (IUGG), in metres, used for
+// great-circle geometry.
+const EarthRadiusM = 6371008.8
+
+// LatLon is a WGS84 position in degrees.
+type LatLon struct {
+	Lat float64 // degrees, -90..90, north positive
+	Lon float64 // degrees, -180..180, east positive
+}
+
+// Valid reports whether the position is a finite point on the globe.
+func (p LatLon) Valid() bool {
+	return !math.IsNaN(p.Lat) && !math.IsNaN(p.Lon) &&
+		p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180
+}
+
+func (p LatLon) String() string { return fmt.Sprintf("(%.6f, %.6f)", p.Lat, p.Lon) }
+
+func rad(d float64) float64 { return d * math.Pi / 180 }
+func deg(r float64) float64 { return r * 180 / math.Pi }
+
+// DistanceM returns the great-circle distance from p to q in metres
+// (haversine on the mean sphere).
+func (p LatLon) DistanceM(q LatLon) float64 {
+	φ1, φ2 := rad(p.Lat), rad(q.Lat)
+	dφ, dλ := φ2-φ1, rad(q.Lon-p.Lon)
+	a := math.Sin(dφ/2)*math.Sin(dφ/2) + math.Cos(φ1)*math.Cos(φ2)*math.Sin(dλ/2)*math.Sin(dλ/2)
+	return 2 * EarthRadiusM * math.Asin(math.Min(1, math.Sqrt(a)))
+}
+
+// BearingDeg returns the initial great-circle bearing from p to q in degrees
+// clockwise from true north, in [0, 360).
+func (p LatLon) BearingDeg(q LatLon) float64 {
+	φ1, φ2 := rad(p.Lat), rad(q.Lat)
+	dλ := rad(q.Lon - p.Lon)
+	y := math.Sin(dλ) * math.Cos(φ2)
+	x := math.Cos(φ1)*math.Sin(φ2) - math.Sin(φ1)*math.Cos(φ2)*math.Cos(dλ)
+	b := math.Mod(deg(math.Atan2(y, x))+360, 360)
+	if b >= 360 {
+		b = 0
+	}
+	return b
+}
+
+// Intermediate returns the point at fraction f (0..1) of the great circle
+// from p to q.
+func (p LatLon) Intermediate(q LatLon, f float64) LatLon {
+	φ1, λ1 := rad(p.Lat), rad(p.Lon)
+	φ2, λ2 := rad(q.Lat), rad(q.Lon)
+	δ := p.DistanceM(q) / EarthRadiusM
+	if δ < 1e-12 {
+		return p
+	}
+	a := math.Sin((1-f)*δ) / math.Sin(δ)
+	b := math.Sin(f*δ) / math.Sin(δ)
+	x := a*math.Cos(φ1)*math.Cos(λ1) + b*math.Cos(φ2)*math.Cos(λ2)
+	y := a*math.Cos(φ1)*math.Sin(λ1) + b*math.Cos(φ2)*math.Sin(λ2)
+	z := a*math.Sin(φ1) + b*math.Sin(φ2)
+	return LatLon{Lat: deg(math.Atan2(z, math.Hypot(x, y))), Lon: deg(math.Atan2(y, x))}
+}
+
+// Destination returns the point reached from p after distM metres on the
+// initial bearing bearingDeg.
+func (p LatLon) Destination(bearingDeg, distM float64) LatLon {
+	φ1, λ1, θ := rad(p.Lat), rad(p.Lon), rad(bearingDeg)
+	δ := distM / EarthRadiusM
+	φ2 := math.Asin(math.Sin(φ1)*math.Cos(δ) + math.Cos(φ1)*math.Sin(δ)*math.Cos(θ))
+	λ2 := λ1 + math.Atan2(math.Sin(θ)*math.Sin(δ)*math.Cos(φ1), math.Cos(δ)-math.Sin(φ1)*math.Sin(φ2))
+	lon := math.Mod(deg(λ2)+540, 360) - 180
+	return LatLon{Lat: deg(φ2), Lon: lon}
+}
+
+// BBox is a latitude/longitude rectangle in degrees. It never crosses the
+// antimeridian (Brazil does not).
+type BBox struct {
+	MinLat, MinLon, MaxLat, MaxLon float64 // degrees
+}
+
+// Contains reports whether p lies inside b (edges included).
+func (b BBox) Contains(p LatLon) bool {
+	return p.Lat >= b.MinLat && p.Lat <= b.MaxLat && p.Lon >= b.MinLon && p.Lon <= b.MaxLon
+}
+
+// Around returns the smallest box holding every point within radiusM metres
+// of p.
+func Around(p LatLon, radiusM float64) BBox {
+	dLat := deg(radiusM / EarthRadiusM)
+	c := math.Cos(rad(p.Lat))
+	dLon := 180.0
+	if c > 1e-9 {
+		dLon = math.Min(180, dLat/c)
+	}
+	return BBox{MinLat: p.Lat - dLat, MaxLat: p.Lat + dLat, MinLon: p.Lon - dLon, MaxLon: p.Lon + dLon}
+}

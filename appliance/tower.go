@@ -1,0 +1,110 @@
+package appliance
+
+import (
+	"math"
+	"strings"
+)
+
+// TowerSource says where a tower record came from. Its value is also the id
+// prefix of the tower: "anatel:1000017564", "ocid:724-10-40211-13861262".
+type TowerSource string
+
+// Tower sources. Regulator and crowd-sourced towers carry different id
+// prefixes (SPEC §2.1); user-registered and synthetic towers have their own.
+const (
+	SourceAnatel     TowerSource = "anatel"    // Anatel (regulator) registry
+	SourceOpenCelliD TowerSource = "ocid"      // OpenCelliD crowd-sourced database
+	SourceUser       TowerSource = "user"      // registered by a tenant via POST /towers
+	SourceSynthetic  TowerSource = "synthetic" // generated sample data, never real
+)
+
+// Placement says how a tower's position was obtained.
+type Placement string
+
+// Placements, from most to least trustworthy.
+const (
+	PlacementSurveyed Placement = "surveyed" // coordinates given by the source and validated
+	PlacementSnapped  Placement = "snapped"  // moved onto a crowd-sourced tower of the same operator
+	PlacementCrowd    Placement = "crowd"    // crowd-sourced estimate (OpenCelliD cell centroid)
+	PlacementCentroid Placement = "centroid" // municipality centroid plus deterministic offset
+)
+
+// DefaultTowerHeightM is the antenna height above ground, in metres, assumed
+// when a source gives none (SPEC §2.1).
+const DefaultTowerHeightM = 30.0
+
+// Tower is one transmitter site.
+type Tower struct {
+	ID       string      // "<source>:<source key>", unique
+	Source   TowerSource // where the record came from
+	Operator string      // normalised operator name, e.g. "Vivo", "TIM", "Claro"
+	Lat      float64     // degrees WGS84
+	Lon      float64     // degrees WGS84
+	HeightM  float64     // antenna height above ground, metres; DefaultTowerHeightM when unknown
+
+	// ERPDBm is the effective radiated power relative to a half-wave dipole,
+	// in dBm. NaN when the source has none (crowd-sourced towers).
+	ERPDBm float64
+	// AzimuthDeg is the main-lobe bearing, degrees clockwise from north;
+	// NaN means omnidirectional (SPEC §2.1).
+	AzimuthDeg float64
+	// TiltDeg is the mechanical downtilt in degrees, positive down; NaN when
+	// unknown.
+	TiltDeg float64
+
+	Placement     Placement // how the position was obtained
+	UncertaintyM  float64   // radius, metres, within which the true position lies (about 95 %)
+	Synthetic     bool      // true for generated sample towers: never real infrastructure
+	Provenance    string    // dataset or file the record came from
+	StationNumber string    // regulator station number, when known
+	Municipality  string    // municipality name, when known
+	UF            string    // two-letter state code, when known
+	IBGECode      string    // 7-digit IBGE municipality code, when known
+	Technologies  []string  // e.g. "LTE", "NR", "GSM"
+	BandsMHz      []float64 // nominal bands in MHz, when known
+	OwnerKeyID    string    // for user-registered towers, the id of the registering key
+	UpdatedUnix   int64     // epoch seconds of the source record, 0 when unknown
+}
+
+// Pos returns the tower position.
+func (t *Tower) Pos() LatLon { return LatLon{Lat: t.Lat, Lon: t.Lon} }
+
+// HasERP reports whether the tower's ERP is known.
+func (t *Tower) HasERP() bool { return !math.IsNaN(t.ERPDBm) }
+
+// Omni reports whether the tower is treated as omnidirectional.
+func (t *Tower) Omni() bool { return math.IsNaN(t.AzimuthDeg) }
+
+// TowerID builds the id of a tower from its source and the source's key.
+func TowerID(src TowerSource, key string) string { return string(src) + ":" + key }
+
+// SourceOf returns the source encoded in a tower id, or "" when the id has no
+// known prefix.
+func SourceOf(id string) TowerSource {
+	pfx, _, ok := strings.Cut(id, ":")
+	if !ok {
+		return ""
+	}
+	switch s := TowerSource(pfx); s {
+	case SourceAnatel, SourceOpenCelliD, SourceUser, SourceSynthetic:
+		return s
+	}
+	return ""
+}
+
+// TowerIndex answers spatial queries over the current tower catalogue. An
+// implementation is an immutable snapshot: concurrent readers never see a
+// half-built index.
+type TowerIndex interface {
+	// Within returns the towers within radiusM metres of p, nearest first.
+	Within(p LatLon, radiusM float64) []*Tower
+	// Nearest returns up to k towers nearest to p within maxM metres,
+	// nearest first.
+	Nearest(p LatLon, k int, maxM float64) []*Tower
+	// InBox returns the towers inside b ordered by id.
+	InBox(b BBox) []*Tower
+	// Get returns the tower with the given id.
+	Get(id string) (*Tower, bool)
+	// Len returns the number of towers.
+	Len() int
+}
