@@ -1,0 +1,94 @@
+package store
+
+import (
+	"math"
+
+	"linkplan/appliance"
+)
+
+// optFloat encodes a float where NaN means "unknown" as an absent JSON field.
+func optFloat(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+func fromOpt(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// towerRecord is the stored shape of a tower (schema version 1).
+type towerRecord struct {
+	ID            string    `json:"id"`
+	Source        string    `json:"source"`
+	Operator      string    `json:"operator"`
+	Lat           float64   `json:"lat"`
+	Lon           float64   `json:"lon"`
+	HeightM       float64   `json:"height_m"`
+	ERPDBm        *float64  `json:"erp_dbm,omitempty"`
+	AzimuthDeg    *float64  `json:"azimuth_deg,omitempty"`
+	TiltDeg       *float64  `json:"tilt_deg,omitempty"`
+	Placement     string    `json:"placement"`
+	UncertaintyM  float64   `json:"uncertainty_m"`
+	Synthetic     bool      `json:"synthetic,omitempty"`
+	Provenance    string    `json:"provenance,omitempty"`
+	StationNumber string    `json:"station_number,omitempty"`
+	Municipality  string    `json:"municipality,omitempty"`
+	UF            string    `json:"uf,omitempty"`
+	IBGECode      string    `json:"ibge_code,omitempty"`
+	Technologies  []string  `json:"technologies,omitempty"`
+	BandsMHz      []float64 `json:"bands_mhz,omitempty"`
+	OwnerKeyID    string    `json:"owner_key_id,omitempty"`
+	UpdatedUnix   int64     `json:"updated_unix,omitempty"`
+}
+
+func toTowerRecord(t *appliance.Tower) towerRecord {
+	return towerRecord{
+		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: t.Lat, Lon: t.Lon, HeightM: t.HeightM,
+		ERPDBm: optFloat(t.ERPDBm), AzimuthDeg: optFloat(t.AzimuthDeg), TiltDeg: optFloat(t.TiltDeg),
+		Placement: string(t.Placement), UncertaintyM: t.UncertaintyM, Synthetic: t.Synthetic,
+		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, UF: t.UF,
+		IBGECode: t.IBGECode, Technologies: t.Technologies, BandsMHz: t.BandsMHz, OwnerKeyID: t.OwnerKeyID,
+		UpdatedUnix: t.UpdatedUnix,
+	}
+}
+
+func (r towerRecord) tower() *appliance.Tower {
+	return &appliance.Tower{
+		ID: r.ID, Source: appliance.TowerSource(r.Source), Operator: r.Operator, Lat: r.Lat, Lon: r.Lon,
+		HeightM: r.HeightM, ERPDBm: fromOpt(r.ERPDBm), AzimuthDeg: fromOpt(r.AzimuthDeg), TiltDeg: fromOpt(r.TiltDeg),
+		Placement: appliance.Placement(r.Placement), UncertaintyM: r.UncertaintyM, Synthetic: r.Synthetic,
+		Provenance: r.Provenance, StationNumber: r.StationNumber, Municipality: r.Municipality, UF: r.UF,
+		IBGECode: r.IBGECode, Technologies: r.Technologies, BandsMHz: r.BandsMHz, OwnerKeyID: r.OwnerKeyID,
+		UpdatedUnix: r.UpdatedUnix,
+	}
+}
+
+// keyRecord is the stored shape of an API key (schema version 1).
+type keyRecord struct {
+	ID          string `json:"id"`
+	HashHex     string `json:"hash"`
+	Prefix      string `json:"prefix"`
+	Tier        string `json:"tier"`
+	Role        string `json:"role"`
+	Owner       string `json:"owner,omitempty"`
+	Email       string `json:"email,omitempty"`
+	TenantID    string `json:"tenant_id"`
+	CreatedUnix int64  `json:"created_unix"`
+	RevokedUnix int64  `json:"revoked_unix,omitempty"`
+}
+
+func toKeyRecord(k *appliance.APIKey) keyRecord {
+	return keyRecord{ID: k.ID, HashHex: k.HashHex, Prefix: k.Prefix, Tier: string(k.Tier), Role: string(k.Role),
+		Owner: k.Owner, Email: k.Email, TenantID: k.TenantID, CreatedUnix: k.CreatedUnix, RevokedUnix: k.RevokedUnix}
+}
+
+func (r keyRecord) key() *appliance.APIKey {
+	return &appliance.APIKey{ID: r.ID, HashHex: r.HashHex, Prefix: r.Prefix, Tier: appliance.Tier(r.Tier),
+		Role: appliance.Role(r.Role), Owner: r.Owner, Email: r.Email, TenantID: r.TenantID,
+		CreatedUnix: r.CreatedUnix, RevokedUnix: r.RevokedUnix}
+}

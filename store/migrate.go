@@ -1,0 +1,93 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+var (
+	bucketMeta        = []byte("meta")
+	bucketKeys        = []byte("keys")         // key hash hex -> keyRecord
+	bucketKeyIDs      = []byte("key_ids")      // key id -> key hash hex
+	bucketTowers      = []byte("towers")       // tower id -> towerRecord (user-registered towers)
+	bucketTowersOwner = []byte("towers_owner") // owner key id + 0x00 + tower id -> empty
+	bucketAudit       = []byte("audit")        // big-endian seq -> auditRecord
+
+	keySchemaVersion = []byte("schema_version")
+)
+
+// migration moves the schema from version-1 to version.
+type migration struct {
+	version int
+	name    string
+	apply   func(tx *bolt.Tx) error
+}
+
+// migrations is the ordered schema history. Append, never edit or reorder.
+var migrations = []migration{
+	{1, "create core buckets", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketKeys, bucketKeyIDs, bucketTowers, bucketTowersOwner, bucketAudit} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+}
+
+// SchemaVersion is the schema version this binary writes.
+func SchemaVersion() int { return migrations[len(migrations)-1].version }
+
+func (db *DB) migrate() error {
+	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketMeta)
+		return err
+	}); err != nil {
+		return fmt.Errorf("migrate: create meta: %w", err)
+	}
+	cur, err := db.Version()
+	if err != nil {
+		return err
+	}
+	if cur > SchemaVersion() {
+		return fmt.Errorf("migrate: database schema version %d is newer than this binary's %d: upgrade linkplan", cur, SchemaVersion())
+	}
+	for _, m := range migrations {
+		if m.version <= cur {
+			continue
+		}
+		if err := db.bolt.Update(func(tx *bolt.Tx) error {
+			if err := m.apply(tx); err != nil {
+				return err
+			}
+			var v [8]byte
+			binary.BigEndian.PutUint64(v[:], uint64(m.version))
+			return tx.Bucket(bucketMeta).Put(keySchemaVersion, v[:])
+		}); err != nil {
+			return fmt.Errorf("migrate to version %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}
+
+// Version returns the schema version stored in the file (0 for a new file).
+func (db *DB) Version() (int, error) {
+	var v int
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketMeta)
+		if b == nil {
+			return nil
+		}
+		raw := b.Get(keySchemaVersion)
+		if len(raw) == 8 {
+			v = int(binary.BigEndian.Uint64(raw))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}

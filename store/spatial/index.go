@@ -1,0 +1,148 @@
+package spatial
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync/atomic"
+
+	"github.com/tidwall/rtree"
+
+	"linkplan/appliance"
+)
+
+var _ appliance.TowerIndex = (*Index)(nil)
+
+// Snapshot is one immutable state of the index.
+type Snapshot struct {
+	tree rtree.RTreeG[*appliance.Tower]
+	byID map[string]*appliance.Tower
+}
+
+// Index is a concurrency-safe tower index.
+type Index struct {
+	cur atomic.Pointer[Snapshot]
+}
+
+// New returns an index holding towers. The towers must not be modified
+// afterwards.
+func New(towers []*appliance.Tower) *Index {
+	ix := &Index{}
+	ix.Replace(towers)
+	return ix
+}
+
+func build(towers []*appliance.Tower) *Snapshot {
+	s := &Snapshot{byID: make(map[string]*appliance.Tower, len(towers))}
+	for _, t := range towers {
+		if old, ok := s.byID[t.ID]; ok {
+			s.tree.Delete(pt(old), pt(old), old)
+		}
+		s.byID[t.ID] = t
+		s.tree.Insert(pt(t), pt(t), t)
+	}
+	return s
+}
+
+func pt(t *appliance.Tower) [2]float64 { return [2]float64{t.Lon, t.Lat} }
+
+// Replace swaps in a new snapshot holding exactly towers. A later tower with
+// the same id as an earlier one wins.
+func (ix *Index) Replace(towers []*appliance.Tower) { ix.cur.Store(build(towers)) }
+
+// Upsert adds or replaces one tower (copy-on-write).
+func (ix *Index) Upsert(t *appliance.Tower) {
+	for {
+		old := ix.cur.Load()
+		s := &Snapshot{tree: *old.tree.Copy(), byID: make(map[string]*appliance.Tower, len(old.byID)+1)}
+		for k, v := range old.byID {
+			s.byID[k] = v
+		}
+		if prev, ok := s.byID[t.ID]; ok {
+			s.tree.Delete(pt(prev), pt(prev), prev)
+		}
+		s.byID[t.ID] = t
+		s.tree.Insert(pt(t), pt(t), t)
+		if ix.cur.CompareAndSwap(old, s) {
+			return
+		}
+	}
+}
+
+// Len returns the number of towers.
+func (ix *Index) Len() int { return len(ix.cur.Load().byID) }
+
+// Get returns the tower with the given id.
+func (ix *Index) Get(id string) (*appliance.Tower, bool) {
+	t, ok := ix.cur.Load().byID[id]
+	return t, ok
+}
+
+type hit struct {
+	t *appliance.Tower
+	d float64
+}
+
+func (s *Snapshot) within(p appliance.LatLon, radiusM float64) []hit {
+	b := appliance.Around(p, radiusM)
+	var hits []hit
+	s.tree.Search([2]float64{b.MinLon, b.MinLat}, [2]float64{b.MaxLon, b.MaxLat}, func(_, _ [2]float64, t *appliance.Tower) bool {
+		if d := p.DistanceM(t.Pos()); d <= radiusM {
+			hits = append(hits, hit{t, d})
+		}
+		return true
+	})
+	slices.SortFunc(hits, func(a, b hit) int {
+		if c := cmp.Compare(a.d, b.d); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.t.ID, b.t.ID)
+	})
+	return hits
+}
+
+func towersOf(hits []hit) []*appliance.Tower {
+	out := make([]*appliance.Tower, len(hits))
+	for i, h := range hits {
+		out[i] = h.t
+	}
+	return out
+}
+
+// Within returns the towers within radiusM metres of p, nearest first.
+func (ix *Index) Within(p appliance.LatLon, radiusM float64) []*appliance.Tower {
+	return towersOf(ix.cur.Load().within(p, radiusM))
+}
+
+// Nearest returns up to k towers nearest to p within maxM metres (maxM <= 0
+// means no bound), nearest first.
+func (ix *Index) Nearest(p appliance.LatLon, k int, maxM float64) []*appliance.Tower {
+	if k <= 0 {
+		return nil
+	}
+	s := ix.cur.Load()
+	limit := math.Pi * appliance.EarthRadiusM
+	if maxM > 0 && maxM < limit {
+		limit = maxM
+	}
+	for r := math.Min(5000, limit); ; r = math.Min(r*4, limit) {
+		hits := s.within(p, r)
+		if len(hits) >= k || r >= limit {
+			if len(hits) > k {
+				hits = hits[:k]
+			}
+			return towersOf(hits)
+		}
+	}
+}
+
+// InBox returns the towers inside b, ordered by id.
+func (ix *Index) InBox(b appliance.BBox) []*appliance.Tower {
+	var out []*appliance.Tower
+	ix.cur.Load().tree.Search([2]float64{b.MinLon, b.MinLat}, [2]float64{b.MaxLon, b.MaxLat}, func(_, _ [2]float64, t *appliance.Tower) bool {
+		out = append(out, t)
+		return true
+	})
+	slices.SortFunc(out, func(a, b *appliance.Tower) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}

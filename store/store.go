@@ -1,0 +1,77 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ErrLocked means another process holds the database file.
+var ErrLocked = errors.New("database is locked by another linkplan process")
+
+// FileName is the name of the database file inside the data directory.
+const FileName = "linkplan.db"
+
+// Options configure Open.
+type Options struct {
+	// LockTimeout is how long Open waits for the file lock before returning
+	// ErrLocked; 0 means 2 seconds.
+	LockTimeout time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// DB is an open linkplan database.
+type DB struct {
+	bolt *bolt.DB
+	path string
+	now  func() time.Time
+}
+
+// Open opens (creating when needed) the database in dataDir and migrates it
+// to the current schema version.
+func Open(dataDir string, opts Options) (*DB, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = 2 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open store: create data dir: %w", err)
+	}
+	path := filepath.Join(dataDir, FileName)
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	db := &DB{bolt: b, path: path, now: opts.Now}
+	if err := db.migrate(); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Path returns the database file path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database, releasing the file lock.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// Ping checks that the database answers a read transaction.
+func (db *DB) Ping() error {
+	return db.bolt.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMeta) == nil {
+			return errors.New("ping store: meta bucket missing")
+		}
+		return nil
+	})
+}
