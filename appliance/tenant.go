@@ -73,6 +73,7 @@ const (
 const (
 	KeyPrefixTenant   = "lp_live_"
 	KeyPrefixInternal = "lp_int_"
+	KeyPrefixAdmin    = "lp_adm_"
 )
 
 // APIKey is the stored record of an API key. The plain key is never stored:
@@ -88,6 +89,9 @@ type APIKey struct {
 	TenantID    string // data is scoped by tenant id (SPEC §5.2)
 	CreatedUnix int64  // epoch seconds
 	RevokedUnix int64  // epoch seconds, 0 while active
+	// TOTPSecret is the base32 TOTP secret of an admin key (step-up
+	// authentication, SPEC §5.1.3); empty for other keys.
+	TOTPSecret string
 }
 
 // Active reports whether the key may be used.

@@ -80,15 +80,16 @@ type keyRecord struct {
 	TenantID    string `json:"tenant_id"`
 	CreatedUnix int64  `json:"created_unix"`
 	RevokedUnix int64  `json:"revoked_unix,omitempty"`
+	TOTPSecret  string `json:"totp_secret,omitempty"`
 }
 
 func toKeyRecord(k *appliance.APIKey) keyRecord {
 	return keyRecord{ID: k.ID, HashHex: k.HashHex, Prefix: k.Prefix, Tier: string(k.Tier), Role: string(k.Role),
-		Owner: k.Owner, Email: k.Email, TenantID: k.TenantID, CreatedUnix: k.CreatedUnix, RevokedUnix: k.RevokedUnix}
+		Owner: k.Owner, Email: k.Email, TenantID: k.TenantID, CreatedUnix: k.CreatedUnix, RevokedUnix: k.RevokedUnix, TOTPSecret: k.TOTPSecret}
 }
 
 func (r keyRecord) key() *appliance.APIKey {
 	return &appliance.APIKey{ID: r.ID, HashHex: r.HashHex, Prefix: r.Prefix, Tier: appliance.Tier(r.Tier),
 		Role: appliance.Role(r.Role), Owner: r.Owner, Email: r.Email, TenantID: r.TenantID,
-		CreatedUnix: r.CreatedUnix, RevokedUnix: r.RevokedUnix}
+		CreatedUnix: r.CreatedUnix, RevokedUnix: r.RevokedUnix, TOTPSecret: r.TOTPSecret}
 }
