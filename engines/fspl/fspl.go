@@ -1,0 +1,144 @@
+package fspl
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"linkplan/appliance"
+	"linkplan/engines/radio"
+)
+
+var _ appliance.Engine = (*Engine)(nil)
+
+// Version is the engine implementation version reported with every result.
+const Version = "fspl-1"
+
+// Defaults.
+const (
+	DefaultK              = 4.0 / 3.0 // effective Earth radius factor
+	DefaultCapDB          = 40.0      // cap on the diffraction penalty, dB
+	DefaultFresnelOKRatio = 0.6       // clearance/F1 at or above which FresnelOK holds
+	MinFreqMHz            = 30.0      // lowest frequency accepted, MHz
+	MaxFreqMHz            = 100000.0  // highest frequency accepted, MHz
+)
+
+// Engine is the fspl engine. The zero value is not usable; use New.
+type Engine struct {
+	K              float64 // effective Earth radius factor
+	CapDB          float64 // diffraction penalty cap, dB
+	FresnelOKRatio float64 // clearance/F1 threshold for FresnelOK
+}
+
+// New returns the engine with the SPEC defaults (k = 4/3, cap 40 dB, 60 % F1).
+func New() *Engine {
+	return &Engine{K: DefaultK, CapDB: DefaultCapDB, FresnelOKRatio: DefaultFresnelOKRatio}
+}
+
+// ID returns appliance.EngineFSPL.
+func (e *Engine) ID() appliance.EngineID { return appliance.EngineFSPL }
+
+// Validate checks the inputs the engine needs and names every bad field.
+func Validate(in appliance.LinkInput) error {
+	v := &appliance.ValidationError{}
+	if math.IsNaN(in.FreqMHz) || in.FreqMHz < MinFreqMHz || in.FreqMHz > MaxFreqMHz {
+		v.Add("frequency_mhz", "must be between %g and %g MHz, got %g", MinFreqMHz, MaxFreqMHz, in.FreqMHz)
+	}
+	if math.IsNaN(in.TxHeightM) || in.TxHeightM < 0 {
+		v.Add("tx_height_m", "must be a non-negative height in metres, got %g", in.TxHeightM)
+	}
+	if math.IsNaN(in.RxHeightM) || in.RxHeightM < 0 {
+		v.Add("rx_height_m", "must be a non-negative height in metres, got %g", in.RxHeightM)
+	}
+	p := in.Profile
+	switch {
+	case p == nil:
+		v.Add("profile", "a terrain profile is required")
+	case p.Len() < 2 || len(p.HeightsM) != p.Len():
+		v.Add("profile", "needs at least 2 points with one height each, got %d distances and %d heights", p.Len(), len(p.HeightsM))
+	default:
+		for i := 1; i < p.Len(); i++ {
+			if !(p.DistancesM[i] > p.DistancesM[i-1]) {
+				v.Add("profile.distances_m", "must be strictly increasing (index %d)", i)
+				break
+			}
+		}
+		for i, h := range p.HeightsM {
+			if math.IsNaN(h) || math.IsInf(h, 0) {
+				v.Add("profile.heights_m", "must be finite (index %d)", i)
+				break
+			}
+		}
+	}
+	return v.Err()
+}
+
+// Predict computes the fspl result for one path.
+func (e *Engine) Predict(_ context.Context, in appliance.LinkInput) (appliance.LinkPrediction, error) {
+	if err := Validate(in); err != nil {
+		return appliance.LinkPrediction{}, fmt.Errorf("fspl predict: %w", err)
+	}
+	return e.Compute(in.Profile, in.TxHeightM, in.RxHeightM, in.FreqMHz), nil
+}
+
+// Compute is Predict without validation, for callers that validated once
+// for many paths.
+func (e *Engine) Compute(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) appliance.LinkPrediction {
+	n := p.Len()
+	d := p.LengthM()
+	tipT := p.HeightsM[0] + txHeightM
+	tipR := p.HeightsM[n-1] + rxHeightM
+	lambda := radio.WavelengthM(freqMHz)
+	twoKA := 2 * radio.EffectiveEarthRadiusM(e.K)
+
+	minRatio := math.Inf(1)
+	maxNu := math.Inf(-1)
+	los := true
+	for i := 1; i < n-1; i++ {
+		d1 := p.DistancesM[i]
+		d2 := d - d1
+		if d1 <= 0 || d2 <= 0 {
+			continue
+		}
+		ray := tipT + (tipR-tipT)*d1/d
+		ground := p.HeightsM[i] + d1*d2/twoKA
+		clear := ray - ground
+		if clear <= 0 {
+			los = false
+		}
+		f1 := math.Sqrt(lambda * d1 * d2 / d)
+		if r := clear / f1; r < minRatio {
+			minRatio = r
+		}
+		if nu := -clear * math.Sqrt(2/lambda*(1/d1+1/d2)); nu > maxNu {
+			maxNu = nu
+		}
+	}
+	diff := 0.0
+	if !math.IsInf(maxNu, -1) {
+		diff = math.Min(radio.KnifeEdgeLossApproxDB(maxNu), e.CapDB)
+	}
+	slantKm := math.Hypot(d, tipT-tipR) / 1000
+	fs := radio.FreeSpaceLossExactDB(freqMHz, slantKm)
+	pred := appliance.LinkPrediction{
+		Engine:            appliance.EngineFSPL,
+		EngineVersion:     Version,
+		PathLossDB:        fs + diff,
+		LOSClear:          los,
+		FresnelOK:         minRatio >= e.FresnelOKRatio,
+		MinClearanceRatio: minRatio,
+		DiffractionDB:     diff,
+		Intermediate: map[string]float64{
+			"free_space_db": fs,
+			"slant_km":      slantKm,
+			"max_nu":        maxNu,
+			"k_factor":      e.K,
+			"tx_tip_amsl_m": tipT,
+			"rx_tip_amsl_m": tipR,
+		},
+	}
+	if !math.IsInf(maxNu, -1) {
+		pred.Intermediate["max_nu"] = maxNu
+	}
+	return pred
+}

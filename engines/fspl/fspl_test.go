@@ -1,0 +1,136 @@
+package fspl_test
+
+import (
+	"context"
+	"fmt"
+	"errors"
+	"math"
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/engines/enginetest"
+	"linkplan/engines/fspl"
+)
+
+// k as printed in the CSV (1.333333) stands for the exact rational.
+func exactK(k float64) float64 {
+	for _, r := range []float64{4.0 / 3.0, 1, 2.0 / 3.0} {
+		if math.Abs(k-r) < 1e-5 {
+			return r
+		}
+	}
+	return k
+}
+
+// TestValidationSingleKnifeEdge runs every geometry of the P.526/P.525
+// formula suite through the engine: a three-point profile (terminals on
+// ground 0 m with the antenna tips as heights, one obstacle).
+func TestValidationSingleKnifeEdge(t *testing.T) {
+	rows, err := enginetest.ReadCSV(enginetest.Dir("p526_p525_formula") + "/single_knife_edge_geometry.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := enginetest.NewSuite(t, "fspl_single_knife_edge")
+	for i, r := range rows {
+		var v [9]float64
+		for j, col := range []string{"f_MHz", "d_km", "k_factor", "tx_h_amsl_m", "rx_h_amsl_m", "obstacle_d1_km", "obstacle_h_amsl_m", "Ltotal_fs_plus_Japprox_dB", "J_approx_eq31_dB"} {
+			if v[j], err = r.Float(col); err != nil {
+				s.Fail(r["f_MHz"], err)
+				continue
+			}
+		}
+		e := fspl.New()
+		e.K = exactK(v[2])
+		p := &appliance.PathProfile{DistancesM: []float64{0, v[5] * 1000, v[1] * 1000}, HeightsM: []float64{0, v[6], 0}}
+		got := e.Compute(p, v[3], v[4], v[0])
+		tol := 1e-6 * math.Max(1, math.Abs(v[7]))
+		id := fmt.Sprintf("row%d", i+2)
+		s.Check(id+"/total", got.PathLossDB, v[7], tol)
+		s.Check(id+"/J", got.DiffractionDB, math.Min(v[8], 40), 1e-6*math.Max(1, v[8]))
+	}
+	s.Done()
+}
+
+func TestFlatPathIsFreeSpaceAndClear(t *testing.T) {
+	n := 101
+	p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
+	for i := range n {
+		p.DistancesM[i] = float64(i) * 100
+	}
+	got, err := fspl.New().Predict(context.Background(), appliance.LinkInput{Profile: p, TxHeightM: 30, RxHeightM: 30, FreqMHz: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.LOSClear || !got.FresnelOK || got.DiffractionDB != 0 {
+		t.Fatalf("flat 10 km path at 30 m masts: %+v", got)
+	}
+	want := 20 * math.Log10(4*math.Pi*10000/(299792458.0/1e9))
+	if math.Abs(got.PathLossDB-want) > 1e-9 {
+		t.Fatalf("loss %.9f want %.9f", got.PathLossDB, want)
+	}
+}
+
+func TestBlockedPathCapsAt40dB(t *testing.T) {
+	p := &appliance.PathProfile{DistancesM: []float64{0, 5000, 10000}, HeightsM: []float64{0, 3000, 0}}
+	got := fspl.New().Compute(p, 10, 10, 3500)
+	if got.LOSClear || got.FresnelOK || got.DiffractionDB != 40 {
+		t.Fatalf("mountain in the way: %+v", got)
+	}
+}
+
+func TestMonotonicInDistanceAndFrequency(t *testing.T) {
+	e := fspl.New()
+	prev := 0.0
+	for d := 1000.0; d <= 100000; d *= 1.5 {
+		p := &appliance.PathProfile{DistancesM: []float64{0, d / 2, d}, HeightsM: []float64{0, 0, 0}}
+		l := e.Compute(p, 1000, 1000, 900).PathLossDB // high masts: free space only
+		if l <= prev {
+			t.Fatalf("loss not increasing with distance at %g m: %g <= %g", d, l, prev)
+		}
+		prev = l
+	}
+	prev = 0
+	for f := 30.0; f <= 100000; f *= 1.7 {
+		p := &appliance.PathProfile{DistancesM: []float64{0, 5000, 10000}, HeightsM: []float64{0, 0, 0}}
+		l := e.Compute(p, 1000, 1000, f).PathLossDB
+		if l <= prev {
+			t.Fatalf("loss not increasing with frequency at %g MHz", f)
+		}
+		prev = l
+	}
+}
+
+func TestValidateNamesFields(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		in    appliance.LinkInput
+		field string
+	}{
+		{"nan frequency", appliance.LinkInput{FreqMHz: math.NaN(), Profile: &appliance.PathProfile{DistancesM: []float64{0, 1}, HeightsM: []float64{0, 0}}}, "frequency_mhz"},
+		{"negative height", appliance.LinkInput{FreqMHz: 900, TxHeightM: -1, Profile: &appliance.PathProfile{DistancesM: []float64{0, 1}, HeightsM: []float64{0, 0}}}, "tx_height_m"},
+		{"no profile", appliance.LinkInput{FreqMHz: 900}, "profile"},
+		{"non-increasing", appliance.LinkInput{FreqMHz: 900, Profile: &appliance.PathProfile{DistancesM: []float64{0, 2, 1}, HeightsM: []float64{0, 0, 0}}}, "profile.distances_m"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := fspl.New().Predict(context.Background(), tc.in)
+			var ve *appliance.ValidationError
+			if !errors.As(err, &ve) || ve.Fields[0].Field != tc.field {
+				t.Fatalf("got %v, want a field error on %s", err, tc.field)
+			}
+		})
+	}
+}
+
+func BenchmarkCompute50km(b *testing.B) {
+	n := 556
+	p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
+	for i := range n {
+		p.DistancesM[i] = float64(i) * 90
+		p.HeightsM[i] = 100 + 80*math.Sin(float64(i)/17)
+	}
+	e := fspl.New()
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Compute(p, 30, 10, 1800)
+	}
+}
