@@ -2,8 +2,8 @@ package fspl_test
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
