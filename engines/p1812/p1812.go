@@ -367,8 +367,8 @@ func diffraction(in *Input, res *Result, lam float64) {
 		res.LbullaBetaDB = ab.loss(dtot, hts, hrs, lam)
 		res.Lbulls50DB = s50.loss(dtot, hts1, hrs1, lam)
 		res.LbullsBetaDB = sb.loss(dtot, hts1, hrs1, lam)
-		res.Ldsph50DB = sphericalEarth(dtot, hts1, hrs1, res.AeKm, in.FreqGHz, res.Omega, lam, in.Pol)
-		res.LdsphBetaDB = sphericalEarth(dtot, hts1, hrs1, res.AbKm, in.FreqGHz, res.Omega, lam, in.Pol)
+		res.Ldsph50DB = sphericalEarth(dtot, hts1, hrs1, res.AeKm, in.FreqGHz, res.Omega, lam, in.Pol, false)
+		res.LdsphBetaDB = sphericalEarth(dtot, hts1, hrs1, res.AbKm, in.FreqGHz, res.Omega, lam, in.Pol, false)
 		res.Ld50DB = res.Lbulla50DB + math.Max(res.Ldsph50DB-res.Lbulls50DB, 0)
 		res.LdbDB = res.LbullaBetaDB + math.Max(res.LdsphBetaDB-res.LbullsBetaDB, 0)
 	}
