@@ -1,0 +1,130 @@
+package search
+
+import (
+	"fmt"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/char/asciifolding"
+	"github.com/blevesearch/bleve/v2/analysis/char/regexp"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// Analyzer and char filter names registered on the index mappings (not in a
+// global registry: they live in the mapping and are persisted with it).
+const (
+	foldedAnalyzer = "linkplan_folded"
+	apostropheChar = "linkplan_apostrophe"
+)
+
+// Field names of the indexed documents.
+const (
+	fName     = "name"    // place: folded municipality name
+	fState    = "state"   // place: folded state name
+	fUF       = "uf"      // place and tower: lower-case two-letter state code
+	fKey      = "key"     // place: whole folded name as one keyword
+	fCapital  = "capital" // place: "1" for a state capital, "0" otherwise
+	fOrder    = "order"   // place: deterministic tie-break key
+	fOperator = "operator"
+	fStation  = "station" // tower: station number, keyword
+	fMunic    = "municipality"
+	fAddress  = "address"
+)
+
+// addFoldedAnalyzer registers the accent- and case-folding analyzer on im:
+// apostrophes are removed ("d'Oeste" -> "dOeste"), ASCII folding
+// ("São" -> "Sao"), unicode word segmentation, lower-casing.
+func addFoldedAnalyzer(im *mapping.IndexMappingImpl) error {
+	if err := im.AddCustomCharFilter(apostropheChar, map[string]any{
+		"type":    regexp.Name,
+		"regexp":  "['’`´‘]",
+		"replace": "",
+	}); err != nil {
+		return fmt.Errorf("add apostrophe char filter: %w", err)
+	}
+	if err := im.AddCustomAnalyzer(foldedAnalyzer, map[string]any{
+		"type":          custom.Name,
+		"char_filters":  []any{apostropheChar, asciifolding.Name},
+		"tokenizer":     unicode.Name,
+		"token_filters": []any{lowercase.Name},
+	}); err != nil {
+		return fmt.Errorf("add folded analyzer: %w", err)
+	}
+	return nil
+}
+
+func textField(store bool) *mapping.FieldMapping {
+	f := bleve.NewTextFieldMapping()
+	f.Analyzer = foldedAnalyzer
+	f.Store = store
+	f.IncludeInAll = false
+	f.IncludeTermVectors = false
+	f.DocValues = false
+	return f
+}
+
+func keywordField(docValues bool) *mapping.FieldMapping {
+	f := bleve.NewKeywordFieldMapping()
+	f.Analyzer = keyword.Name
+	f.Store = false
+	f.IncludeInAll = false
+	f.IncludeTermVectors = false
+	f.DocValues = docValues
+	return f
+}
+
+// newPlaceMapping returns the mapping of the places index. Documents are
+// map[string]any with the f* field names.
+func newPlaceMapping() (*mapping.IndexMappingImpl, error) {
+	im := bleve.NewIndexMapping()
+	if err := addFoldedAnalyzer(im); err != nil {
+		return nil, err
+	}
+	im.DefaultAnalyzer = foldedAnalyzer
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(fName, textField(false))
+	dm.AddFieldMappingsAt(fState, textField(false))
+	dm.AddFieldMappingsAt(fUF, keywordField(false))
+	dm.AddFieldMappingsAt(fKey, keywordField(false))
+	dm.AddFieldMappingsAt(fCapital, keywordField(false))
+	dm.AddFieldMappingsAt(fOrder, keywordField(true))
+	im.DefaultMapping = dm
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	return im, nil
+}
+
+// newTowerMapping returns the mapping of the tower index.
+func newTowerMapping() (*mapping.IndexMappingImpl, error) {
+	im := bleve.NewIndexMapping()
+	if err := addFoldedAnalyzer(im); err != nil {
+		return nil, err
+	}
+	im.DefaultAnalyzer = foldedAnalyzer
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(fOperator, textField(false))
+	dm.AddFieldMappingsAt(fMunic, textField(false))
+	dm.AddFieldMappingsAt(fAddress, textField(false))
+	dm.AddFieldMappingsAt(fStation, keywordField(false))
+	dm.AddFieldMappingsAt(fUF, keywordField(false))
+	im.DefaultMapping = dm
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	return im, nil
+}
+
+// tokens runs the folded analyzer of im over s and returns the terms in order.
+func tokens(a analysis.Analyzer, s string) []string {
+	ts := a.Analyze([]byte(s))
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, string(t.Term))
+	}
+	return out
+}
