@@ -218,6 +218,10 @@ func AreaCR(in AreaInput, confPct, relPct float64) (Result, error) {
 
 // p2p runs the point-to-point model on validated input.
 func p2p(in P2PInput, timePct, locPct, sitPct float64) (Result, error) {
+	return p2pWith(fastKernels(), in, timePct, locPct, sitPct)
+}
+
+func p2pWith(k terrainKernels, in P2PInput, timePct, locPct, sitPct float64) (Result, error) {
 	var res Result
 	res.Warnings = inputWarnings(in.HTxM, in.HRxM, in.FreqMHz)
 	np := int(in.PFL[0])
@@ -230,7 +234,7 @@ func p2p(in P2PInput, timePct, locPct, sitPct float64) (Result, error) {
 	hSys := systemElevation(z)
 	g := newGround(in.FreqMHz, hSys, in.N0, in.Pol, in.Epsilon, in.SigmaSm)
 	h := [2]float64{in.HTxM, in.HRxM}
-	pp := quickPfl(z, xi, 1/g.gammaE, h)
+	pp := quickPflWith(k, z, xi, 1/g.gammaE, h)
 
 	ref, err := longleyRice(&pp, in.FreqMHz, g, h, true, &res.Warnings)
 	if err != nil {

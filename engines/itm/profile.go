@@ -203,10 +203,22 @@ func kthLargest(a []float64, k int) float64 {
 	return a[k]
 }
 
-// quickPfl derives the path parameters from a profile z (np+1 elevations,
-// spacing xi metres) for an effective earth radius ae and structural
-// heights h (QuickPfl).
-func quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams {
+// terrainKernels are the two profile statistics quickPflWith needs. The
+// model uses fastKernels; the tests swap in straightforward versions to measure
+// and cross-check them.
+type terrainKernels struct {
+	fit    func(z []float64, xi, dStart, dEnd float64) (y0, yN float64)
+	deltaH func(z []float64, xi, dStart, dEnd float64) float64
+}
+
+func fastKernels() terrainKernels {
+	return terrainKernels{fit: fitRange, deltaH: deltaHFromProfile}
+}
+
+// quickPflWith derives the path parameters from a profile z (np+1
+// elevations, spacing xi metres) for an effective earth radius ae and
+// structural heights h (QuickPfl), with the kernels k.
+func quickPflWith(k terrainKernels, z []float64, xi, ae float64, h [2]float64) pathParams {
 	var p pathParams
 	np := len(z) - 1
 	p.d = float64(np) * xi
@@ -216,12 +228,12 @@ func quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams {
 	// horizon distance) away from each terminal
 	dStart := min(15*h[0], 0.1*p.dHzn[0])
 	dEnd := p.d - min(15*h[1], 0.1*p.dHzn[1])
-	p.deltaH = deltaHFromProfile(z, xi, dStart, dEnd)
+	p.deltaH = k.deltaH(z, xi, dStart, dEnd)
 
 	if p.dHzn[0]+p.dHzn[1] > 1.5*p.d {
 		// well within line of sight: one fit over the whole path, and
 		// horizons from the smooth-earth formulas
-		fitTx, fitRx := fitRange(z, xi, dStart, dEnd)
+		fitTx, fitRx := k.fit(z, xi, dStart, dEnd)
 		p.he[0] = h[0] + fdim(z[0], fitTx)
 		p.he[1] = h[1] + fdim(z[np], fitRx)
 		for i := range 2 {
@@ -242,9 +254,9 @@ func quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams {
 		return p
 	}
 
-	fitTx, _ := fitRange(z, xi, dStart, 0.9*p.dHzn[0])
+	fitTx, _ := k.fit(z, xi, dStart, 0.9*p.dHzn[0])
 	p.he[0] = h[0] + fdim(z[0], fitTx)
-	_, fitRx := fitRange(z, xi, p.d-0.9*p.dHzn[1], dEnd)
+	_, fitRx := k.fit(z, xi, p.d-0.9*p.dHzn[1], dEnd)
 	p.he[1] = h[1] + fdim(z[np], fitRx)
 	return p
 }
