@@ -221,15 +221,26 @@ func bullingtonScan(d, h, rr []float64, hts, hrs, lam float64, r1, r2 *bullRadiu
 		line := (hts*dr + hrs*di) / dtot
 		sq := math.Sqrt(k / x)
 		b := r1.ce * x
-		r1.stim = math.Max(r1.stim, (g+b-hts)/di)
-		r1.srim = math.Max(r1.srim, (g+b-hrs)/dr)
-		r1.numax = math.Max(r1.numax, (g+b-line)*sq)
+		r1.update((g+b-hts)/di, (g+b-hrs)/dr, (g+b-line)*sq)
 		if r2 != nil {
 			b2 := r2.ce * x
-			r2.stim = math.Max(r2.stim, (g+b2-hts)/di)
-			r2.srim = math.Max(r2.srim, (g+b2-hrs)/dr)
-			r2.numax = math.Max(r2.numax, (g+b2-line)*sq)
+			r2.update((g+b2-hts)/di, (g+b2-hrs)/dr, (g+b2-line)*sq)
 		}
+	}
+}
+
+// update folds one point's slopes and ν into the maxima. Plain comparisons
+// (not math.Max) keep the hot loop cheap; the values are never NaN for a
+// validated profile.
+func (r *bullRadius) update(st, sr, nu float64) {
+	if st > r.stim {
+		r.stim = st
+	}
+	if sr > r.srim {
+		r.srim = sr
+	}
+	if nu > r.numax {
+		r.numax = nu
 	}
 }
 

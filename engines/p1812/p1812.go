@@ -141,7 +141,8 @@ type Result struct {
 // validate checks in and returns an error wrapping appliance.ErrInvalid that
 // names every bad field.
 func validate(in *Input) error {
-	v := &appliance.ValidationError{}
+	var vs appliance.ValidationError
+	v := &vs
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	if !finite(in.FreqGHz) || in.FreqGHz < MinFreqGHz || in.FreqGHz > MaxFreqGHz {
 		v.Add("f_ghz", "must be within %g–%g GHz, got %g", float64(MinFreqGHz), float64(MaxFreqGHz), in.FreqGHz)
@@ -189,7 +190,11 @@ func validate(in *Input) error {
 		v.Add("diffraction", "unknown method %d", int(in.Diffraction))
 	}
 	validateProfile(in, v)
-	return v.Err()
+	if len(vs.Fields) == 0 {
+		return nil
+	}
+	out := vs // only a failed validation allocates
+	return &out
 }
 
 func validateProfile(in *Input, v *appliance.ValidationError) {
@@ -346,31 +351,16 @@ func EpFromLb(lbDB, fGHz float64) float64 { return 199.36 + 20*math.Log10(fGHz) 
 // interpolation for p (§4.3.5, Eqs. 39–41).
 func diffraction(in *Input, res *Result, lam float64) {
 	d, h, rr := in.DKm, in.HMasl, in.RM
-	n := len(d)
-	dtot := d[n-1]
 	hts, hrs := res.HtsM, res.HrsM
 	switch in.Diffraction {
 	case DeygoutMethod:
 		res.Ld50DB = deygout(d, h, rr, hts, hrs, res.AeKm, lam)
 		res.LdbDB = deygout(d, h, rr, hts, hrs, res.AbKm, lam)
 	default:
-		var a50, ab, s50, sb bullRadius
-		a50.init(res.AeKm)
-		ab.init(res.AbKm)
-		s50.init(res.AeKm)
-		sb.init(res.AbKm)
-		hts1 := hts - res.HstdM
-		hrs1 := hrs - res.HsrdM
-		bullingtonScan(d, h, rr, hts, hrs, lam, &a50, &ab)
-		bullingtonScan(d, nil, nil, hts1, hrs1, lam, &s50, &sb)
-		res.Lbulla50DB = a50.loss(dtot, hts, hrs, lam)
-		res.LbullaBetaDB = ab.loss(dtot, hts, hrs, lam)
-		res.Lbulls50DB = s50.loss(dtot, hts1, hrs1, lam)
-		res.LbullsBetaDB = sb.loss(dtot, hts1, hrs1, lam)
-		res.Ldsph50DB = sphericalEarth(dtot, hts1, hrs1, res.AeKm, in.FreqGHz, res.Omega, lam, in.Pol, false)
-		res.LdsphBetaDB = sphericalEarth(dtot, hts1, hrs1, res.AbKm, in.FreqGHz, res.Omega, lam, in.Pol, false)
-		res.Ld50DB = res.Lbulla50DB + math.Max(res.Ldsph50DB-res.Lbulls50DB, 0)
-		res.LdbDB = res.LbullaBetaDB + math.Max(res.LdsphBetaDB-res.LbullsBetaDB, 0)
+		r50, rb := deltaBullingtonPair(d, h, rr, hts, hrs, res.HstdM, res.HsrdM, res.AeKm, res.AbKm,
+			in.FreqGHz, res.Omega, lam, in.Pol)
+		res.Lbulla50DB, res.Lbulls50DB, res.Ldsph50DB, res.Ld50DB = r50.LbullaDB, r50.LbullsDB, r50.LdsphDB, r50.LdDB
+		res.LbullaBetaDB, res.LbullsBetaDB, res.LdsphBetaDB, res.LdbDB = rb.LbullaDB, rb.LbullsDB, rb.LdsphDB, rb.LdDB
 	}
 	p := in.TimePct
 	switch {
@@ -383,6 +373,33 @@ func diffraction(in *Input, res *Result, lam float64) {
 		}
 		res.LdpDB = res.Ld50DB + fi*(res.LdbDB-res.Ld50DB)
 	}
+}
+
+// deltaBullingtonPair is DeltaBullington for the two effective Earth radii
+// ae and ab at once, with point heights h[i] + rr[i] (rr may be nil): one
+// pass over the profile serves both radii, and the Earth-bulge, chord and
+// Fresnel terms of each point are computed once.
+func deltaBullingtonPair(d, h, rr []float64, hts, hrs, hstd, hsrd, ae, ab, f, omega, lam float64,
+	pol Polarization) (r50, rb DeltaBullingtonResult) {
+	dtot := d[len(d)-1]
+	var a50, a2, s50, s2 bullRadius
+	a50.init(ae)
+	a2.init(ab)
+	s50.init(ae)
+	s2.init(ab)
+	hts1 := hts - hstd
+	hrs1 := hrs - hsrd
+	bullingtonScan(d, h, rr, hts, hrs, lam, &a50, &a2)
+	bullingtonScan(d, nil, nil, hts1, hrs1, lam, &s50, &s2)
+	r50.LbullaDB = a50.loss(dtot, hts, hrs, lam)
+	rb.LbullaDB = a2.loss(dtot, hts, hrs, lam)
+	r50.LbullsDB = s50.loss(dtot, hts1, hrs1, lam)
+	rb.LbullsDB = s2.loss(dtot, hts1, hrs1, lam)
+	r50.LdsphDB = sphericalEarth(dtot, hts1, hrs1, ae, f, omega, lam, pol, false)
+	rb.LdsphDB = sphericalEarth(dtot, hts1, hrs1, ab, f, omega, lam, pol, false)
+	r50.LdDB = r50.LbullaDB + math.Max(r50.LdsphDB-r50.LbullsDB, 0)
+	rb.LdDB = rb.LbullaDB + math.Max(rb.LdsphDB-rb.LbullsDB, 0)
+	return r50, rb
 }
 
 // anomalous is the ducting/layer-reflection loss Lba of §4.5 (Eqs. 46–56).
