@@ -37,8 +37,8 @@ var (
 // FieldError describes one bad input field. Field is the JSON path as the
 // client sent it (for example "receiver.lat").
 type FieldError struct {
-	Field  string
-	Reason string
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
 }
 
 func (e FieldError) Error() string { return e.Field + ": " + e.Reason }

@@ -142,3 +142,8 @@ func (e *Engine) Compute(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz
 	}
 	return pred
 }
+
+// LossAtLeastFreeSpace reports that the engine's loss is never below free
+// space over the horizontal distance (the slant path is longer and J(ν) of
+// eq. (31) is never negative), which lets the planner prune exactly.
+func (e *Engine) LossAtLeastFreeSpace() bool { return true }

@@ -1,0 +1,72 @@
+// Command linkplan is the RF link-planning appliance: one binary that serves
+// the API and console (serve), builds and inspects terrain packs (terrain),
+// and reports its version (version). It is the only place where concrete
+// types meet.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+// Version is stamped at build time with -ldflags "-X main.Version=...".
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+const usage = `usage: linkplan <command> [flags]
+
+commands:
+  serve      run the appliance (API, console) on embedded or given data
+  terrain    build | info | elevation | verify terrain packs
+  version    print the version
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches a command line and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, args[1:], stderr)
+	case "terrain":
+		err = terrainCmd(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "linkplan", version())
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "linkplan: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "linkplan:", err)
+		if isUsage(err) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}

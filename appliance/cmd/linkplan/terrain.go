@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"linkplan/appliance"
+	"linkplan/terrain-packs/packer"
+	"linkplan/terrain-packs/terrain"
+)
+
+const terrainUsage = `usage:
+  linkplan terrain build --out PACK [--sea TILE,...] INPUT...   build a pack from .hgt(.zip|.gz) files
+  linkplan terrain info PACK                                     print the pack summary as JSON
+  linkplan terrain elevation --pack PACK LAT LON                 print the ground height in metres
+  linkplan terrain verify PACK                                   check every tile checksum and the manifest
+`
+
+func terrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, terrainUsage)
+		return fmt.Errorf("terrain: a subcommand is required: %w", errUsage)
+	}
+	switch args[0] {
+	case "build":
+		return terrainBuild(ctx, args[1:], stdout, stderr)
+	case "info":
+		return terrainInfo(args[1:], stdout, stderr)
+	case "elevation":
+		return terrainElevation(args[1:], stdout, stderr)
+	case "verify":
+		return terrainVerify(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprint(stderr, terrainUsage)
+	return fmt.Errorf("terrain: unknown subcommand %q: %w", args[0], errUsage)
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("terrain build", stderr)
+	out := fs.String("out", "", "output pack path")
+	sea := fs.String("sea", "", "comma-separated tiles known to be open sea, e.g. S24W041,S24W042")
+	spd := fs.Int("samples-per-degree", 0, "pack grid (1200 for 3\", 3600 for 1\"); 0 keeps the inputs' grid")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("terrain build: %w", errUsage)
+	}
+	if *out == "" || fs.NArg() == 0 && *sea == "" {
+		fmt.Fprint(stderr, terrainUsage)
+		return fmt.Errorf("terrain build: --out and at least one input are required: %w", errUsage)
+	}
+	opts := packer.Options{SamplesPerDegree: *spd}
+	if *sea != "" {
+		opts.SeaTiles = strings.Split(*sea, ",")
+	}
+	if !*quiet {
+		opts.Progress = func(p packer.Progress) {
+			fmt.Fprintf(stderr, "[%d/%d] %s %s\n", p.Done, p.Total, p.Tile, p.Kind)
+		}
+	}
+	st, err := packer.Build(ctx, *out, fs.Args(), opts)
+	if err != nil {
+		return fmt.Errorf("terrain build: %w", err)
+	}
+	return printJSON(stdout, st)
+}
+
+func terrainInfo(args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 {
+		fmt.Fprint(stderr, terrainUsage)
+		return fmt.Errorf("terrain info: exactly one PACK is required: %w", errUsage)
+	}
+	p, err := terrain.Open(args[0])
+	if err != nil {
+		return fmt.Errorf("terrain info: %w", err)
+	}
+	defer p.Close()
+	return printJSON(stdout, p.Info())
+}
+
+func terrainElevation(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("terrain elevation", stderr)
+	pack := fs.String("pack", "", "pack path")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("terrain elevation: %w", errUsage)
+	}
+	if *pack == "" || fs.NArg() != 2 {
+		fmt.Fprint(stderr, terrainUsage)
+		return fmt.Errorf("terrain elevation: --pack and LAT LON are required: %w", errUsage)
+	}
+	lat, err1 := strconv.ParseFloat(fs.Arg(0), 64)
+	lon, err2 := strconv.ParseFloat(fs.Arg(1), 64)
+	pt := appliance.LatLon{Lat: lat, Lon: lon}
+	if err1 != nil || err2 != nil || !pt.Valid() {
+		return fmt.Errorf("terrain elevation: LAT LON must be degrees (-90..90, -180..180): %w", errUsage)
+	}
+	p, err := terrain.Open(*pack)
+	if err != nil {
+		return fmt.Errorf("terrain elevation: %w", err)
+	}
+	defer p.Close()
+	h, err := p.ElevationM(pt)
+	if err != nil {
+		return fmt.Errorf("terrain elevation: %w", err)
+	}
+	fmt.Fprintf(stdout, "%.1f\n", h)
+	return nil
+}
+
+func terrainVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 {
+		fmt.Fprint(stderr, terrainUsage)
+		return fmt.Errorf("terrain verify: exactly one PACK is required: %w", errUsage)
+	}
+	rep, err := packer.Verify(ctx, args[0])
+	if perr := printJSON(stdout, rep); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil {
+		return fmt.Errorf("terrain verify: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,286 @@
+package planner
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"linkplan/appliance"
+	"linkplan/engines/radio"
+)
+
+// Defaults of a LinkRequest, applied by Defaults.
+const (
+	DefaultRxHeightM      = 10.0  // metres above ground: a CPE on a short mast
+	DefaultMaxDistanceKm  = 30.0  // km
+	DefaultRxThresholdDBm = -95.0 // dBm, a typical LTE/Wi-Fi CPE sensitivity at a robust modulation
+	DefaultAssumedEIRPDBm = 58.0  // dBm: 43 dBm transmitter + 17 dBi sector − 2 dB feeder
+	DefaultAlternatives   = 5
+	MaxAlternatives       = 5
+	MaxDistanceKm         = 200.0 // km, largest accepted search radius
+	DefaultProfileStepM   = 90.0  // metres, the 3" terrain grid
+	DefaultMaxEvaluated   = 200   // terrain evaluations for engines without a free-space bound
+	SectorBeamwidthDeg    = 65.0
+	SectorFrontBackDB     = 25.0
+)
+
+// FreeSpaceBounded is implemented by engines whose loss is never below free
+// space over the horizontal distance; the planner then prunes exactly.
+type FreeSpaceBounded interface {
+	LossAtLeastFreeSpace() bool
+}
+
+// EngineLookup returns the engine for an id ("" is the default engine).
+type EngineLookup func(id appliance.EngineID) (appliance.Engine, error)
+
+// Planner runs link analyses.
+type Planner struct {
+	Terrain      appliance.Terrain
+	Towers       func() appliance.TowerIndex // the current tower snapshot
+	Engine       EngineLookup
+	StepM        float64 // profile spacing, metres
+	MaxEvaluated int
+}
+
+// New returns a planner with default settings.
+func New(terrain appliance.Terrain, towers func() appliance.TowerIndex, engines EngineLookup) *Planner {
+	return &Planner{Terrain: terrain, Towers: towers, Engine: engines, StepM: DefaultProfileStepM, MaxEvaluated: DefaultMaxEvaluated}
+}
+
+// Validate checks a request (after defaults) and names every bad field with
+// its JSON name.
+func Validate(r *appliance.LinkRequest) error {
+	v := &appliance.ValidationError{}
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
+	if bad(r.Receiver.Lat) || r.Receiver.Lat < -90 || r.Receiver.Lat > 90 {
+		v.Add("receiver.lat", "must be a latitude in degrees between -90 and 90, got %g", r.Receiver.Lat)
+	}
+	if bad(r.Receiver.Lon) || r.Receiver.Lon < -180 || r.Receiver.Lon > 180 {
+		v.Add("receiver.lon", "must be a longitude in degrees between -180 and 180, got %g", r.Receiver.Lon)
+	}
+	if bad(r.RxHeightM) || r.RxHeightM <= 0 || r.RxHeightM > 500 {
+		v.Add("receiver.height", "must be a height above ground in metres, 0 < h <= 500, got %g", r.RxHeightM)
+	}
+	if bad(r.FreqMHz) || r.FreqMHz < 30 || r.FreqMHz > 100000 {
+		v.Add("frequency_mhz", "must be between 30 and 100000 MHz, got %g", r.FreqMHz)
+	}
+	if bad(r.MaxDistanceKm) || r.MaxDistanceKm <= 0 || r.MaxDistanceKm > MaxDistanceKm {
+		v.Add("max_distance_km", "must be 0 < d <= %g km, got %g", MaxDistanceKm, r.MaxDistanceKm)
+	}
+	if bad(r.RxGainDBi) || r.RxGainDBi < -20 || r.RxGainDBi > 60 {
+		v.Add("rx_gain_dbi", "must be between -20 and 60 dBi, got %g", r.RxGainDBi)
+	}
+	if bad(r.CableLossDB) || r.CableLossDB < 0 || r.CableLossDB > 50 {
+		v.Add("cable_loss_db", "must be between 0 and 50 dB, got %g", r.CableLossDB)
+	}
+	if bad(r.RxThresholdDBm) || r.RxThresholdDBm < -160 || r.RxThresholdDBm > 0 {
+		v.Add("rx_threshold_dbm", "must be between -160 and 0 dBm, got %g", r.RxThresholdDBm)
+	}
+	if bad(r.AssumedEIRPDBm) || r.AssumedEIRPDBm < 0 || r.AssumedEIRPDBm > 100 {
+		v.Add("assumed_eirp_dbm", "must be between 0 and 100 dBm, got %g", r.AssumedEIRPDBm)
+	}
+	if r.MaxAlternatives < 0 || r.MaxAlternatives > MaxAlternatives {
+		v.Add("max_alternatives", "must be between 0 and %d, got %d", MaxAlternatives, r.MaxAlternatives)
+	}
+	if len(r.Operator) > 64 {
+		v.Add("operator", "must be at most 64 characters")
+	}
+	return v.Err()
+}
+
+// PatternLossDB returns the horizontal pattern attenuation, dB, of a sector
+// pointing at azimuthDeg toward bearingDeg (NaN azimuth: omnidirectional).
+func PatternLossDB(azimuthDeg, bearingDeg float64) float64 {
+	if math.IsNaN(azimuthDeg) {
+		return 0
+	}
+	d := math.Abs(math.Mod(bearingDeg-azimuthDeg+540, 360) - 180)
+	return math.Min(12*(d/SectorBeamwidthDeg)*(d/SectorBeamwidthDeg), SectorFrontBackDB)
+}
+
+type cand struct {
+	t        *appliance.Tower
+	distM    float64
+	bearRx   float64 // receiver -> tower
+	bearTx   float64 // tower -> receiver
+	eirp     float64
+	assumed  bool
+	pattern  float64
+	optimist float64 // margin with free-space loss, dB (an upper bound for bounded engines)
+}
+
+// AnalyzeLink answers "which tower can this site reach, with what margin".
+func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*appliance.LinkAnalysis, error) {
+	if err := Validate(&req); err != nil {
+		return nil, fmt.Errorf("analyze link: %w", err)
+	}
+	eng, err := p.Engine(req.Engine)
+	if err != nil {
+		return nil, fmt.Errorf("analyze link: %w", err)
+	}
+	rxGround, err := p.Terrain.ElevationM(req.Receiver)
+	if err != nil {
+		return nil, fmt.Errorf("analyze link: receiver terrain: %w", err)
+	}
+	out := &appliance.LinkAnalysis{Request: req, ReceiverGroundM: rxGround, Engine: eng.ID()}
+
+	radiusM := req.MaxDistanceKm * 1000
+	var cands []cand
+	for _, t := range p.Towers().Within(req.Receiver, radiusM) {
+		if req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
+			continue
+		}
+		c := cand{t: t, distM: req.Receiver.DistanceM(t.Pos())}
+		c.bearRx = req.Receiver.BearingDeg(t.Pos())
+		c.bearTx = t.Pos().BearingDeg(req.Receiver)
+		if t.HasERP() {
+			c.eirp = t.ERPDBm + 2.15
+		} else {
+			c.eirp, c.assumed = req.AssumedEIRPDBm, true
+		}
+		c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
+		fs := radio.FreeSpaceLossExactDB(req.FreqMHz, math.Max(c.distM, 1)/1000)
+		// 1e-6 dB of slack keeps the bound safe against rounding.
+		c.optimist = c.eirp - c.pattern - fs + req.RxGainDBi - req.CableLossDB - req.RxThresholdDBm + 1e-6
+		cands = append(cands, c)
+	}
+	out.InRange = len(cands)
+	if len(cands) == 0 {
+		out.Reason = fmt.Sprintf("no tower within %g km of the receiver", req.MaxDistanceKm)
+		if req.Operator != "" {
+			out.Reason = fmt.Sprintf("no %s tower within %g km of the receiver", req.Operator, req.MaxDistanceKm)
+		}
+		return out, nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].optimist != cands[j].optimist {
+			return cands[i].optimist > cands[j].optimist
+		}
+		if cands[i].distM != cands[j].distM {
+			return cands[i].distM < cands[j].distM
+		}
+		return cands[i].t.ID < cands[j].t.ID
+	})
+
+	want := 1 + req.MaxAlternatives
+	bounded := false
+	if fb, ok := eng.(FreeSpaceBounded); ok && fb.LossAtLeastFreeSpace() {
+		bounded = true
+	}
+	missing := map[string]bool{}
+	var results []appliance.LinkCandidate
+	for _, c := range cands {
+		if bounded && len(results) >= want && c.optimist < results[want-1].LinkMarginDB {
+			break
+		}
+		if !bounded && out.Evaluated >= p.MaxEvaluated {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("analyze link: %w", err)
+		}
+		lc, err := p.evaluate(ctx, eng, req, c)
+		var tm *appliance.TileMissingError
+		if errors.As(err, &tm) {
+			out.SkippedNoTerrain++
+			missing[tm.Tile] = true
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("analyze link: tower %s: %w", c.t.ID, err)
+		}
+		out.Evaluated++
+		if out.EngineVersion == "" {
+			out.EngineVersion = lc.Prediction.EngineVersion
+		}
+		results = insertRanked(results, lc, want)
+	}
+	for t := range missing {
+		out.MissingTiles = append(out.MissingTiles, t)
+	}
+	slices.Sort(out.MissingTiles)
+	if len(results) == 0 {
+		out.Reason = fmt.Sprintf("%d towers are within %g km but no terrain covers their paths", out.InRange, req.MaxDistanceKm)
+		return out, nil
+	}
+	out.Best = &results[0]
+	out.Alternatives = results[1:]
+	for _, r := range results {
+		if r.Tower.Synthetic {
+			out.SyntheticTowers++
+		}
+	}
+	return out, nil
+}
+
+func rankLess(a, b *appliance.LinkCandidate) int {
+	if c := cmp.Compare(b.LinkMarginDB, a.LinkMarginDB); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.DistanceKm, b.DistanceKm); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Tower.ID, b.Tower.ID)
+}
+
+// insertRanked keeps the best n candidates in rank order.
+func insertRanked(rs []appliance.LinkCandidate, c appliance.LinkCandidate, n int) []appliance.LinkCandidate {
+	i, _ := slices.BinarySearchFunc(rs, &c, func(e appliance.LinkCandidate, t *appliance.LinkCandidate) int { return rankLess(&e, t) })
+	if i >= n {
+		return rs
+	}
+	rs = slices.Insert(rs, i, c)
+	if len(rs) > n {
+		rs = rs[:n]
+	}
+	return rs
+}
+
+func (p *Planner) evaluate(ctx context.Context, eng appliance.Engine, req appliance.LinkRequest, c cand) (appliance.LinkCandidate, error) {
+	prof, err := p.Terrain.Profile(c.t.Pos(), req.Receiver, p.StepM)
+	if err != nil {
+		return appliance.LinkCandidate{}, err
+	}
+	if prof.Len() < 2 { // co-located: a two-point profile keeps every engine defined
+		return appliance.LinkCandidate{}, fmt.Errorf("tower is co-located with the receiver: %w", appliance.ErrInvalid)
+	}
+	pred, err := eng.Predict(ctx, appliance.LinkInput{
+		Tx: c.t.Pos(), Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
+		FreqMHz: req.FreqMHz, Profile: prof,
+	})
+	if err != nil {
+		return appliance.LinkCandidate{}, err
+	}
+	rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
+	return appliance.LinkCandidate{
+		Tower: c.t, DistanceKm: c.distM / 1000, AzimuthDeg: c.bearRx, TowerToRxDeg: c.bearTx,
+		Prediction: pred, EIRPDBm: c.eirp, EIRPAssumed: c.assumed, PatternLossDB: c.pattern,
+		RxPowerDBm: rx, LinkMarginDB: rx - req.RxThresholdDBm, TowerGroundM: prof.HeightsM[0],
+	}, nil
+}
+
+// Defaults fills the zero-valued optional fields of a request; set marks
+// which optional fields the client gave (by JSON name) so that an explicit 0
+// is kept.
+func Defaults(r *appliance.LinkRequest, set map[string]bool) {
+	if !set["receiver.height"] {
+		r.RxHeightM = DefaultRxHeightM
+	}
+	if !set["max_distance_km"] {
+		r.MaxDistanceKm = DefaultMaxDistanceKm
+	}
+	if !set["rx_threshold_dbm"] {
+		r.RxThresholdDBm = DefaultRxThresholdDBm
+	}
+	if !set["assumed_eirp_dbm"] {
+		r.AssumedEIRPDBm = DefaultAssumedEIRPDBm
+	}
+	if !set["max_alternatives"] {
+		r.MaxAlternatives = DefaultAlternatives
+	}
+}

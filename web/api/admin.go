@@ -1,0 +1,102 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"linkplan/appliance"
+	"linkplan/appliance/tenancy"
+)
+
+func (a *API) registerAdmin(r *mux.Router) {
+	r.HandleFunc("/admin/keys", a.wrap(a.authed(a.issueKey))).Methods(http.MethodPost)
+}
+
+type issueKeyRequest struct {
+	Tier          string  `json:"tier"`
+	Email         string  `json:"email"`
+	Owner         string  `json:"owner"`
+	Role          *string `json:"role"` // "tenant" (default) or "internal"
+	TOTP          *string `json:"totp"`
+	Justification string  `json:"justification"`
+}
+
+// IssuedKey is the response of POST /admin/keys: the plain key, shown once.
+type IssuedKey struct {
+	APIKey   string `json:"api_key"`
+	KeyID    string `json:"key_id"`
+	Prefix   string `json:"prefix"`
+	Tier     string `json:"tier"`
+	Role     string `json:"role"`
+	TenantID string `json:"tenant_id"`
+	Owner    string `json:"owner"`
+	Email    string `json:"email"`
+	Created  int64  `json:"created_unix"`
+}
+
+func (a *API) issueKey(w http.ResponseWriter, r *http.Request) (any, error) {
+	admin := keyFrom(r.Context())
+	if admin.Role != appliance.RoleAdmin {
+		return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: "an admin key is required"}
+	}
+	var req issueKeyRequest
+	if err := decode(r, &req); err != nil {
+		return nil, err
+	}
+	code := r.Header.Get("X-Admin-Totp")
+	if code == "" && req.TOTP != nil {
+		code = *req.TOTP
+	}
+	if err := a.Auth.VerifyAdmin(admin, code); err != nil {
+		return nil, err
+	}
+	v := &appliance.ValidationError{}
+	tier, err := appliance.ParseTier(req.Tier)
+	if err != nil {
+		v.Add("tier", "must be one of Free, Starter, Pro, Business, Enterprise, Ultra; got %q", req.Tier)
+	}
+	role := appliance.RoleTenant
+	if req.Role != nil {
+		switch appliance.Role(*req.Role) {
+		case appliance.RoleTenant, appliance.RoleInternal:
+			role = appliance.Role(*req.Role)
+		default:
+			v.Add("role", "must be tenant or internal; got %q", *req.Role)
+		}
+	}
+	if j := strings.TrimSpace(req.Justification); len(j) < 10 || len(j) > 1000 {
+		v.Add("justification", "a justification of 10 to 1000 characters is required for admin actions")
+	}
+	if e := strings.TrimSpace(req.Email); e == "" || len(e) > 254 || !strings.Contains(e, "@") {
+		v.Add("email", "must be an e-mail address")
+	}
+	if o := strings.TrimSpace(req.Owner); o == "" || len(o) > 200 {
+		v.Add("owner", "must be 1 to 200 characters")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	plain, k, err := a.Auth.Issue(tenancy.IssueRequest{Tier: tier, Role: role, Owner: strings.TrimSpace(req.Owner), Email: strings.TrimSpace(req.Email)})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.Audit.AppendAudit(appliance.AuditEntry{
+		Action: "admin.key.issue", ActorKey: admin.ID, ActorEmail: admin.Email, TenantID: k.TenantID, Route: "/admin/keys",
+		Params: map[string]string{"key_id": k.ID, "tier": string(k.Tier), "role": string(k.Role), "justification": req.Justification},
+		IP:     clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context()),
+	}); err != nil {
+		return nil, err
+	}
+	return created{IssuedKey{APIKey: plain, KeyID: k.ID, Prefix: k.Prefix, Tier: string(k.Tier), Role: string(k.Role),
+		TenantID: k.TenantID, Owner: k.Owner, Email: k.Email, Created: k.CreatedUnix}}, nil
+}
+
+func clientIP(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i > 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}

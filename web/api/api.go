@@ -1,0 +1,118 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/gorilla/mux"
+
+	"linkplan/appliance"
+	"linkplan/appliance/tenancy"
+)
+
+// Authenticator verifies and issues keys (appliance/tenancy).
+type Authenticator interface {
+	Authenticate(plain string) (*appliance.APIKey, error)
+	VerifyAdmin(k *appliance.APIKey, code string) error
+	Issue(req tenancy.IssueRequest) (string, *appliance.APIKey, error)
+}
+
+// LinkAnalyzer runs link analyses (appliance/planner).
+type LinkAnalyzer interface {
+	AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*appliance.LinkAnalysis, error)
+}
+
+// TowerStore persists user-registered towers (store).
+type TowerStore interface {
+	PutUserTower(t *appliance.Tower, maxPerOwner int) error
+}
+
+// Auditor appends audit entries (store).
+type Auditor interface {
+	AppendAudit(e appliance.AuditEntry) (uint64, error)
+}
+
+// Check is one named readiness check; nil error means healthy.
+type Check struct {
+	Name string
+	Fn   func(ctx context.Context) error
+}
+
+// Deps are the services the API calls.
+type Deps struct {
+	Auth    Authenticator
+	Links   LinkAnalyzer
+	Towers  func() appliance.TowerIndex // current tower snapshot
+	Upsert  func(t *appliance.Tower)    // add a tower to the live index after commit
+	TowerDB TowerStore
+	Audit   Auditor
+	Checks  []Check      // readiness checks, in order
+	Metrics *metrics.Set // the appliance's one metrics set
+	Log     *slog.Logger
+	Version string
+	Offline bool // true: the appliance makes no outbound calls
+	// TerrainDescription names the loaded terrain for data provenance.
+	TerrainDescription string
+}
+
+// API is the HTTP handler of the appliance.
+type API struct {
+	Deps
+	// MaxBodyBytes limits request bodies; larger bodies get 413.
+	MaxBodyBytes int64
+
+	log     *slog.Logger
+	metrics *metrics.Set
+	state   atomic.Value // "starting" | "ready" | "stopping"
+	router  *mux.Router
+}
+
+// Readiness states.
+const (
+	StateStarting = "starting"
+	StateReady    = "ready"
+	StateStopping = "stopping"
+)
+
+// DefaultMaxBodyBytes is the default request body limit (1 MiB).
+const DefaultMaxBodyBytes = 1 << 20
+
+// New builds the API. It starts in state "starting": data routes answer 503
+// until SetState(StateReady).
+func New(d Deps) *API {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Metrics == nil {
+		d.Metrics = metrics.NewSet()
+	}
+	a := &API{Deps: d, MaxBodyBytes: DefaultMaxBodyBytes, log: d.Log.With("component", "api"), metrics: d.Metrics}
+	a.state.Store(StateStarting)
+	r := mux.NewRouter()
+	r.NotFoundHandler = a.wrap(func(http.ResponseWriter, *http.Request) (any, error) {
+		return nil, &httpError{status: http.StatusNotFound, code: "not_found", msg: "no such route"}
+	})
+	r.MethodNotAllowedHandler = a.wrap(func(http.ResponseWriter, *http.Request) (any, error) {
+		return nil, &httpError{status: http.StatusMethodNotAllowed, code: "method_not_allowed", msg: "method not allowed on this route"}
+	})
+	a.registerHealth(r)
+	a.registerAdmin(r)
+	a.registerLinks(r)
+	a.registerTowers(r)
+	a.registerDocs(r)
+	a.router = r
+	return a
+}
+
+// SetState moves the readiness state machine.
+func (a *API) SetState(s string) { a.state.Store(s) }
+
+func (a *API) isReady() bool { return a.state.Load() == StateReady }
+
+// ServeHTTP implements http.Handler.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.outer(a.router).ServeHTTP(w, r)
+}

@@ -1,0 +1,206 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"linkplan/appliance"
+	"linkplan/appliance/planner"
+)
+
+func (a *API) registerLinks(r *mux.Router) {
+	r.HandleFunc("/analyze_link", a.wrap(a.ready(a.authed(a.analyzeLink)))).Methods(http.MethodPost)
+}
+
+type receiverJSON struct {
+	Lat    *float64 `json:"lat"`
+	Lon    *float64 `json:"lon"`
+	Height *float64 `json:"height"` // metres above ground
+}
+
+type analyzeLinkRequest struct {
+	Receiver        *receiverJSON `json:"receiver"`
+	FrequencyMHz    *float64      `json:"frequency_mhz"`
+	MaxDistanceKm   *float64      `json:"max_distance_km"`
+	RxGainDBi       *float64      `json:"rx_gain_dbi"`
+	CableLossDB     *float64      `json:"cable_loss_db"`
+	RxThresholdDBm  *float64      `json:"rx_threshold_dbm"`
+	AssumedEIRPDBm  *float64      `json:"assumed_eirp_dbm"`
+	Operator        *string       `json:"operator"`
+	Engine          *string       `json:"engine"`
+	MaxAlternatives *int          `json:"max_alternatives"`
+}
+
+// toDomain checks required fields, applies defaults and returns the domain
+// request.
+func (q *analyzeLinkRequest) toDomain() (appliance.LinkRequest, error) {
+	v := &appliance.ValidationError{}
+	var req appliance.LinkRequest
+	set := map[string]bool{}
+	if q.Receiver == nil {
+		v.Add("receiver", "is required: an object with lat, lon (degrees) and height (metres above ground)")
+	} else {
+		if q.Receiver.Lat == nil {
+			v.Add("receiver.lat", "is required")
+		} else {
+			req.Receiver.Lat = *q.Receiver.Lat
+		}
+		if q.Receiver.Lon == nil {
+			v.Add("receiver.lon", "is required")
+		} else {
+			req.Receiver.Lon = *q.Receiver.Lon
+		}
+		if q.Receiver.Height != nil {
+			req.RxHeightM, set["receiver.height"] = *q.Receiver.Height, true
+		}
+	}
+	if q.FrequencyMHz == nil {
+		v.Add("frequency_mhz", "is required")
+	} else {
+		req.FreqMHz = *q.FrequencyMHz
+	}
+	opt := func(p *float64, name string, dst *float64) {
+		if p != nil {
+			*dst, set[name] = *p, true
+		}
+	}
+	opt(q.MaxDistanceKm, "max_distance_km", &req.MaxDistanceKm)
+	opt(q.RxGainDBi, "rx_gain_dbi", &req.RxGainDBi)
+	opt(q.CableLossDB, "cable_loss_db", &req.CableLossDB)
+	opt(q.RxThresholdDBm, "rx_threshold_dbm", &req.RxThresholdDBm)
+	opt(q.AssumedEIRPDBm, "assumed_eirp_dbm", &req.AssumedEIRPDBm)
+	if q.MaxAlternatives != nil {
+		req.MaxAlternatives, set["max_alternatives"] = *q.MaxAlternatives, true
+	}
+	if q.Operator != nil {
+		req.Operator = *q.Operator
+	}
+	if q.Engine != nil {
+		req.Engine = appliance.EngineID(*q.Engine)
+	}
+	if err := v.Err(); err != nil {
+		return req, err
+	}
+	planner.Defaults(&req, set)
+	return req, nil
+}
+
+// LinkResultJSON is one tower of an /analyze_link answer (SPEC §2.3 plus the
+// budget terms that produced the margin).
+type LinkResultJSON struct {
+	TowerID              string   `json:"tower_id"`
+	Operator             string   `json:"operator"`
+	DistanceKm           float64  `json:"distance_km"`
+	AzimuthDeg           float64  `json:"azimuth_deg"`           // receiver -> tower, degrees clockwise from true north
+	TowerToReceiverDeg   float64  `json:"tower_to_receiver_deg"` // tower -> receiver
+	LOSClear             bool     `json:"los_clear"`
+	FresnelOK            bool     `json:"fresnel_ok"`
+	MinFresnelClearance  *float64 `json:"min_fresnel_clearance_ratio"` // null for a path with no intermediate sample
+	PathLossDB           float64  `json:"path_loss_db"`
+	DiffractionDB        float64  `json:"diffraction_db"`
+	LinkMarginDB         float64  `json:"link_margin_db"`
+	RxPowerDBm           float64  `json:"rx_power_dbm"`
+	EIRPDBm              float64  `json:"eirp_dbm"`
+	EIRPAssumed          bool     `json:"eirp_assumed"`
+	PatternLossDB        float64  `json:"antenna_pattern_loss_db"`
+	TowerLat             float64  `json:"tower_lat"`
+	TowerLon             float64  `json:"tower_lon"`
+	TowerHeightM         float64  `json:"tower_height_m"`
+	TowerGroundM         float64  `json:"tower_ground_elevation_m"`
+	Source               string   `json:"source"`
+	Placement            string   `json:"placement"`
+	PositionUncertaintyM float64  `json:"position_uncertainty_m"`
+	Synthetic            bool     `json:"synthetic"`
+	Engine               string   `json:"engine"`
+}
+
+func linkResult(c *appliance.LinkCandidate) LinkResultJSON {
+	t := c.Tower
+	return LinkResultJSON{
+		TowerID: t.ID, Operator: t.Operator, DistanceKm: r3(c.DistanceKm), AzimuthDeg: r3(c.AzimuthDeg),
+		TowerToReceiverDeg: r3(c.TowerToRxDeg), LOSClear: c.Prediction.LOSClear, FresnelOK: c.Prediction.FresnelOK,
+		MinFresnelClearance: round3(c.Prediction.MinClearanceRatio), PathLossDB: r3(c.Prediction.PathLossDB),
+		DiffractionDB: r3(c.Prediction.DiffractionDB), LinkMarginDB: r3(c.LinkMarginDB), RxPowerDBm: r3(c.RxPowerDBm),
+		EIRPDBm: r3(c.EIRPDBm), EIRPAssumed: c.EIRPAssumed, PatternLossDB: r3(c.PatternLossDB),
+		TowerLat: t.Lat, TowerLon: t.Lon, TowerHeightM: t.HeightM, TowerGroundM: r3(c.TowerGroundM),
+		Source: string(t.Source), Placement: string(t.Placement), PositionUncertaintyM: t.UncertaintyM,
+		Synthetic: t.Synthetic, Engine: string(c.Prediction.Engine),
+	}
+}
+
+// AnalyzeLinkResponse is the body of POST /analyze_link.
+type AnalyzeLinkResponse struct {
+	BestTower     *LinkResultJSON  `json:"best_tower"`
+	Alternatives  []LinkResultJSON `json:"alternatives"`
+	Reason        string           `json:"reason,omitempty"`
+	EngineUsed    string           `json:"engine_used"`
+	EngineVersion string           `json:"engine_version,omitempty"`
+	Receiver      struct {
+		Lat             float64 `json:"lat"`
+		Lon             float64 `json:"lon"`
+		HeightM         float64 `json:"height_m"`
+		GroundElevation float64 `json:"ground_elevation_m"`
+	} `json:"receiver"`
+	FrequencyMHz  float64 `json:"frequency_mhz"`
+	MaxDistanceKm float64 `json:"max_distance_km"`
+	LinkBudget    struct {
+		RxGainDBi      float64 `json:"rx_gain_dbi"`
+		CableLossDB    float64 `json:"cable_loss_db"`
+		RxThresholdDBm float64 `json:"rx_threshold_dbm"`
+		AssumedEIRPDBm float64 `json:"assumed_eirp_dbm"`
+	} `json:"link_budget"`
+	Search struct {
+		TowersInRange          int      `json:"towers_in_range"`
+		TowersEvaluated        int      `json:"towers_evaluated"`
+		TowersSkippedNoTerrain int      `json:"towers_skipped_no_terrain"`
+		MissingTiles           []string `json:"missing_tiles"`
+	} `json:"search"`
+	DataProvenance struct {
+		Terrain         string `json:"terrain"`
+		SyntheticTowers int    `json:"synthetic_towers_in_result"`
+		Note            string `json:"note,omitempty"`
+	} `json:"data_provenance"`
+}
+
+func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
+	var q analyzeLinkRequest
+	if err := decode(r, &q); err != nil {
+		return nil, err
+	}
+	req, err := q.toDomain()
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.Links.AnalyzeLink(r.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	var out AnalyzeLinkResponse
+	if res.Best != nil {
+		b := linkResult(res.Best)
+		out.BestTower = &b
+	}
+	out.Alternatives = make([]LinkResultJSON, 0, len(res.Alternatives))
+	for i := range res.Alternatives {
+		out.Alternatives = append(out.Alternatives, linkResult(&res.Alternatives[i]))
+	}
+	out.Reason = res.Reason
+	out.EngineUsed, out.EngineVersion = string(res.Engine), res.EngineVersion
+	out.Receiver.Lat, out.Receiver.Lon, out.Receiver.HeightM = req.Receiver.Lat, req.Receiver.Lon, req.RxHeightM
+	out.Receiver.GroundElevation = r3(res.ReceiverGroundM)
+	out.FrequencyMHz, out.MaxDistanceKm = req.FreqMHz, req.MaxDistanceKm
+	out.LinkBudget.RxGainDBi, out.LinkBudget.CableLossDB = req.RxGainDBi, req.CableLossDB
+	out.LinkBudget.RxThresholdDBm, out.LinkBudget.AssumedEIRPDBm = req.RxThresholdDBm, req.AssumedEIRPDBm
+	out.Search.TowersInRange, out.Search.TowersEvaluated = res.InRange, res.Evaluated
+	out.Search.TowersSkippedNoTerrain, out.Search.MissingTiles = res.SkippedNoTerrain, res.MissingTiles
+	if out.Search.MissingTiles == nil {
+		out.Search.MissingTiles = []string{}
+	}
+	out.DataProvenance.Terrain = a.TerrainDescription
+	out.DataProvenance.SyntheticTowers = res.SyntheticTowers
+	if res.SyntheticTowers > 0 {
+		out.DataProvenance.Note = "results include synthetic sample towers: they are not real infrastructure"
+	}
+	return out, nil
+}
