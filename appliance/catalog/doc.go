@@ -1,0 +1,2 @@
+// Package catalog is the tower catalogue's data path.
+package catalog
