@@ -11,8 +11,8 @@ const (
 	DeltaBullingtonMethod DiffractionMethod = iota
 	// DeygoutMethod replaces the whole diffraction loss Ld (for both the
 	// median and the β0 effective Earth radius) by the three-edge Deygout
-	// construction of the ITU-R P.526/P.452 multiple knife-edge method
-	// (see Deygout). It is not part of P.1812-8.
+	// multiple knife-edge construction (see Deygout). It is not part of
+	// P.1812-8.
 	DeygoutMethod
 )
 
@@ -41,7 +41,11 @@ func (m DiffractionMethod) String() string {
 //
 //	L = J(νp) + T·[J(νt) + J(νr) + C],  T = 1 − exp(−J(νp)/6),  C = 10 + 0.04·d
 //
-// with J of KnifeEdgeJ and d the path length, km. It is 0 when J(νp) = 0.
+// with J of KnifeEdgeJ and d the path length, km: the ITU-R P.526 knife-edge
+// loss with the empirical three-edge correction of the Deygout-based
+// diffraction method of earlier ITU-R P.452 editions. It is 0 when
+// J(νp) = 0. The subsidiary edges get no correction of their own (no
+// further recursion).
 func Deygout(in DiffractionInput) float64 {
 	return deygout(in.DKm, in.HM, nil, in.HtsM, in.HrsM, in.ApKm, in.wavelengthM())
 }

@@ -482,7 +482,7 @@ func cInv(z float64) float64 {
 }
 
 // LocationSigmaDB returns the standard deviation of the location
-// variability σL of P.1812-8 §4.8 (Eqs. 64–65), dB, for the frequency fGHz
+// variability σL of P.1812-8 §4.8, dB, for the frequency fGHz
 // (GHz), the receiver antenna height above ground hM (metres), the
 // representative clutter height at the receiver rM (metres) and the width of
 // the square area over which the variability applies widthM (metres).
