@@ -162,9 +162,15 @@ func diffractionHeights(d, h []float64, hts, hrs, hst, hsr float64) (hstd, hsrd 
 	aobr := math.Inf(-1)
 	for i := 1; i < n-1; i++ {
 		hh := h[i] - (hts*(dtot-d[i])+hrs*d[i])/dtot
-		hobs = math.Max(hobs, hh)
-		aobt = math.Max(aobt, hh/d[i])
-		aobr = math.Max(aobr, hh/(dtot-d[i]))
+		if hh > hobs {
+			hobs = hh
+		}
+		if a := hh / d[i]; a > aobt {
+			aobt = a
+		}
+		if a := hh / (dtot - d[i]); a > aobr {
+			aobr = a
+		}
 	}
 	hstp, hsrp := hst, hsr
 	if hobs > 0 {

@@ -122,13 +122,16 @@ func analysePath(in *Input, res *Result, lam float64) {
 	res.HstdM, res.HsrdM = diffractionHeights(d, h, hts, hrs, res.HstRawM, res.HsrRawM)
 
 	// Transmitter horizon, Eqs. 76–78.
-	thetaMax, lt := math.Inf(-1), 1
+	// atan is increasing, so the maximum is taken over its argument and
+	// atan is evaluated once.
+	xMax, lt := math.Inf(-1), 1
 	for i := 1; i < n-1; i++ {
-		th := 1000 * math.Atan((h[i]-hts)/(1000*d[i])-d[i]/(2*ae))
-		if th > thetaMax {
-			thetaMax, lt = th, i
+		x := (h[i]-hts)/(1000*d[i]) - d[i]/(2*ae)
+		if x > xMax {
+			xMax, lt = x, i
 		}
 	}
+	thetaMax := 1000 * math.Atan(xMax)
 	thetaTd := 1000 * math.Atan((hrs-hts)/(1000*dtot)-dtot/(2*ae))
 	thetaRd := 1000 * math.Atan((hts-hrs)/(1000*dtot)-dtot/(2*ae))
 	res.TransHorizon = thetaMax > thetaTd
@@ -137,15 +140,15 @@ func analysePath(in *Input, res *Result, lam float64) {
 		res.ThetaTMrad = thetaMax
 		res.DltKm = d[lt]
 		// Receiver horizon, Eqs. 79–81 (last point of the maximum).
-		thr := math.Inf(-1)
+		xr := math.Inf(-1)
 		for i := 1; i < n-1; i++ {
 			dr := dtot - d[i]
-			th := 1000 * math.Atan((h[i]-hrs)/(1000*dr)-dr/(2*ae))
-			if th >= thr {
-				thr, lr = th, i
+			x := (h[i]-hrs)/(1000*dr) - dr/(2*ae)
+			if x >= xr {
+				xr, lr = x, i
 			}
 		}
-		res.ThetaRMrad = thr
+		res.ThetaRMrad = 1000 * math.Atan(xr)
 		res.DlrKm = dtot - d[lr]
 	} else {
 		res.ThetaTMrad = thetaTd
