@@ -78,3 +78,5 @@ func TestFormatNames(t *testing.T) {
 		t.Errorf("ParseFormat(csv) err = %v, want ErrInvalid", err)
 	}
 }
+
+func stringsReader(b []byte) *strings.Reader { return strings.NewReader(string(b)) }

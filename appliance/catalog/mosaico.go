@@ -339,7 +339,8 @@ func ParseMosaicoJSON(r io.Reader) (*Result, error) {
 	}
 	if array && !broken {
 		if _, err := dec.Token(); err != nil {
-			fail(err)
+			res.Warnings = append(res.Warnings, Reject{li.lineAt(skipped + dec.InputOffset()),
+				"malformed JSON after the last document: " + err.Error()})
 		}
 	}
 	g.finish()

@@ -308,6 +308,11 @@ func nearestSeat(ms []Municipality, grid map[seatCell][]int, p appliance.LatLon,
 					if j == skip {
 						continue
 					}
+					// The latitude difference alone bounds the haversine distance
+					// from below: d >= 2R·sin(|Δφ|/2).
+					if dφ := math.Abs(ms[j].Lat-p.Lat) * math.Pi / 180; 2*appliance.EarthRadiusM*math.Sin(dφ/2) > bestD {
+						continue
+					}
 					if d := p.DistanceM(ms[j].Pos()); d < bestD || (d == bestD && j < best) {
 						best, bestD = j, d
 					}
