@@ -1,0 +1,61 @@
+# linkplan — the only entry point for humans and CI.
+# make run    builds and starts the appliance on its embedded sample data (offline)
+# make test   runs every test (installs any system package the tests need first)
+
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.Version=$(VERSION)
+BIN      := bin/linkplan
+ADDR     ?= 127.0.0.1:8080
+DATA_DIR ?= .data
+PKGS     := ./...
+
+.PHONY: all build run test test-deps bench check fmt-verify vet race systemd-verify static-check clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./appliance/cmd/linkplan
+
+run: build
+	$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
+
+# System packages the tests need. None yet beyond Go itself; later issues add
+# (chromium for the console, gdal-bin for geo exports, poppler-utils for PDFs).
+TEST_DEBS :=
+test-deps:
+	@missing=""; for p in $(TEST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
+	fi
+
+test: test-deps
+	$(GO) test -count=1 $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s $(PKGS)
+
+fmt-verify:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+race:
+	$(GO) test -race -count=1 $(PKGS)
+
+systemd-verify:
+	@if command -v systemd-analyze >/dev/null 2>&1; then systemd-analyze verify --man=no systemd/linkplan.service || true; \
+	else echo "systemd-analyze not installed: skipped"; fi
+
+# The binary must be static (CGO_ENABLED=0): it runs on any Linux box.
+static-check: build
+	@if command -v ldd >/dev/null 2>&1 && ldd $(BIN) 2>&1 | grep -q '=>'; then echo "$(BIN) is dynamically linked"; exit 1; fi
+	@echo "$(BIN) is static"
+
+check: fmt-verify vet race systemd-verify static-check
+
+clean:
+	rm -rf bin
