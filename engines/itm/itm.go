@@ -160,13 +160,13 @@ func (r Result) ReturnCode() int {
 // variability given as time, location and situation percentages, each
 // strictly between 0 and 100 (ITM_P2P_TLS_Ex).
 func P2PTLS(in P2PInput, timePct, locPct, sitPct float64) (Result, error) {
-	v := &appliance.ValidationError{}
-	validateCommon(v, in.HTxM, in.HRxM, in.ClimateCode, in.N0, in.FreqMHz, in.Pol, in.Epsilon, in.SigmaSm, in.MdVar)
-	checkPct(v, "time_pct", timePct)
-	checkPct(v, "location_pct", locPct)
-	checkPct(v, "situation_pct", sitPct)
-	validatePFL(v, in.PFL)
-	if err := v.Err(); err != nil {
+	var v appliance.ValidationError
+	validateCommon(&v, in.HTxM, in.HRxM, in.ClimateCode, in.N0, in.FreqMHz, in.Pol, in.Epsilon, in.SigmaSm, in.MdVar)
+	checkPct(&v, "time_pct", timePct)
+	checkPct(&v, "location_pct", locPct)
+	checkPct(&v, "situation_pct", sitPct)
+	validatePFL(&v, in.PFL)
+	if err := invalid(v); err != nil {
 		return Result{}, fmt.Errorf("itm p2p: %w", err)
 	}
 	return p2p(in, timePct, locPct, sitPct)
@@ -177,12 +177,12 @@ func P2PTLS(in P2PInput, timePct, locPct, sitPct float64) (Result, error) {
 // between 0 and 100 (ITM_P2P_CR_Ex). It equals P2PTLS with time =
 // reliability, location = 50 and situation = confidence.
 func P2PCR(in P2PInput, confPct, relPct float64) (Result, error) {
-	v := &appliance.ValidationError{}
-	validateCommon(v, in.HTxM, in.HRxM, in.ClimateCode, in.N0, in.FreqMHz, in.Pol, in.Epsilon, in.SigmaSm, in.MdVar)
-	checkPct(v, "confidence_pct", confPct)
-	checkPct(v, "reliability_pct", relPct)
-	validatePFL(v, in.PFL)
-	if err := v.Err(); err != nil {
+	var v appliance.ValidationError
+	validateCommon(&v, in.HTxM, in.HRxM, in.ClimateCode, in.N0, in.FreqMHz, in.Pol, in.Epsilon, in.SigmaSm, in.MdVar)
+	checkPct(&v, "confidence_pct", confPct)
+	checkPct(&v, "reliability_pct", relPct)
+	validatePFL(&v, in.PFL)
+	if err := invalid(v); err != nil {
 		return Result{}, fmt.Errorf("itm p2p: %w", err)
 	}
 	return p2p(in, relPct, 50, confPct)
@@ -191,12 +191,12 @@ func P2PCR(in P2PInput, confPct, relPct float64) (Result, error) {
 // AreaTLS predicts the basic transmission loss in area mode with variability
 // given as time, location and situation percentages (ITM_AREA_TLS_Ex).
 func AreaTLS(in AreaInput, timePct, locPct, sitPct float64) (Result, error) {
-	v := &appliance.ValidationError{}
-	validateArea(v, in)
-	checkPct(v, "time_pct", timePct)
-	checkPct(v, "location_pct", locPct)
-	checkPct(v, "situation_pct", sitPct)
-	if err := v.Err(); err != nil {
+	var v appliance.ValidationError
+	validateArea(&v, in)
+	checkPct(&v, "time_pct", timePct)
+	checkPct(&v, "location_pct", locPct)
+	checkPct(&v, "situation_pct", sitPct)
+	if err := invalid(v); err != nil {
 		return Result{}, fmt.Errorf("itm area: %w", err)
 	}
 	return area(in, timePct, locPct, sitPct)
@@ -206,14 +206,24 @@ func AreaTLS(in AreaInput, timePct, locPct, sitPct float64) (Result, error) {
 // given as confidence and reliability percentages (ITM_AREA_CR_Ex): AreaTLS
 // with time = reliability, location = 50 and situation = confidence.
 func AreaCR(in AreaInput, confPct, relPct float64) (Result, error) {
-	v := &appliance.ValidationError{}
-	validateArea(v, in)
-	checkPct(v, "confidence_pct", confPct)
-	checkPct(v, "reliability_pct", relPct)
-	if err := v.Err(); err != nil {
+	var v appliance.ValidationError
+	validateArea(&v, in)
+	checkPct(&v, "confidence_pct", confPct)
+	checkPct(&v, "reliability_pct", relPct)
+	if err := invalid(v); err != nil {
 		return Result{}, fmt.Errorf("itm area: %w", err)
 	}
 	return area(in, relPct, 50, confPct)
+}
+
+// invalid returns v as an error when it holds a field (copied, so that the
+// successful path does not allocate).
+func invalid(v appliance.ValidationError) error {
+	if len(v.Fields) == 0 {
+		return nil
+	}
+	ve := v
+	return &ve
 }
 
 // p2p runs the point-to-point model on validated input.
@@ -222,6 +232,7 @@ func p2p(in P2PInput, timePct, locPct, sitPct float64) (Result, error) {
 }
 
 func p2pWith(k terrainKernels, in P2PInput, timePct, locPct, sitPct float64) (Result, error) {
+	const modeName = "p2p"
 	var res Result
 	res.Warnings = inputWarnings(in.HTxM, in.HRxM, in.FreqMHz)
 	np := int(in.PFL[0])
@@ -253,11 +264,15 @@ func p2pWith(k terrainKernels, in P2PInput, timePct, locPct, sitPct float64) (Re
 	im.FreeSpaceLossDB = afs
 	im.Mode = ref.mode
 	im.EffEarthRadiusM = 1 / g.gammaE
+	if err := checkFinite(res); err != nil {
+		return Result{}, fmt.Errorf("itm %s: %w", modeName, err)
+	}
 	return res, nil
 }
 
 // area runs the area-mode model on validated input.
 func area(in AreaInput, timePct, locPct, sitPct float64) (Result, error) {
+	const modeName = "area"
 	var res Result
 	res.Warnings = inputWarnings(in.HTxM, in.HRxM, in.FreqMHz)
 	g := newGround(in.FreqMHz, 0, in.N0, in.Pol, in.Epsilon, in.SigmaSm)
@@ -284,5 +299,8 @@ func area(in AreaInput, timePct, locPct, sitPct float64) (Result, error) {
 	im.FreeSpaceLossDB = afs
 	im.Mode = ref.mode
 	im.EffEarthRadiusM = 1 / g.gammaE
+	if err := checkFinite(res); err != nil {
+		return Result{}, fmt.Errorf("itm %s: %w", modeName, err)
+	}
 	return res, nil
 }

@@ -138,7 +138,8 @@ func inputWarnings(hTx, hRx, f float64) Warning {
 // a bad input field): a derived quantity fell outside the range the model is
 // defined for. It matches appliance.ErrOutsideEnvelope with errors.Is.
 type ModelError struct {
-	// Code is the NTIA v1.4 error code (1013, 1016, 1021 or 1022).
+	// Code is the NTIA v1.4 error code (1013, 1016, 1021 or 1022), or
+	// CodeNonFinite.
 	Code   int
 	Reason string
 }
@@ -149,7 +150,23 @@ const (
 	CodeEffectiveEarth           = 1016 // effective earth radius outside 4000–13333 km
 	CodeSurfaceRefractivitySmall = 1021 // N_s below 150 N-units
 	CodeSurfaceRefractivityLarge = 1022 // N_s above 400 N-units
+	// CodeNonFinite has no NTIA counterpart: the computation gave NaN or
+	// ±Inf, which happens only for physically absurd input (for example
+	// kilometres of relief over a few hundred metres of path).
+	CodeNonFinite = -1
 )
+
+// checkFinite turns a non-finite result into a ModelError.
+func checkFinite(res Result) error {
+	im := res.Intermediate
+	for _, v := range [...]float64{res.LossDB, im.ARefDB, im.FreeSpaceLossDB, im.DeltaHM, im.HEffM[0], im.HEffM[1],
+		im.DHznM[0], im.DHznM[1], im.ThetaHznRad[0], im.ThetaHznRad[1]} {
+		if !finite(v) {
+			return &ModelError{Code: CodeNonFinite, Reason: "the computation gave a non-finite value; check the profile and heights"}
+		}
+	}
+	return nil
+}
 
 func (e *ModelError) Error() string {
 	return fmt.Sprintf("itm error %d: %s", e.Code, e.Reason)
