@@ -49,7 +49,9 @@
 // 3 points with positive spacing. Failures found during the computation
 // (N_s outside 150–400, effective earth radius or ground impedance out of
 // range) return a *ModelError carrying the NTIA error code, which matches
-// appliance.ErrOutsideEnvelope.
+// appliance.ErrOutsideEnvelope; so does a result that would be NaN or ±Inf
+// (CodeNonFinite, only for absurd terrain such as kilometres of relief over
+// a few hundred metres of path).
 //
 // Warnings: Result.Warnings holds the NTIA v1.4 warning bits (Warning
 // constants, same values as Warnings.h); Warning.Strings turns them into
@@ -67,14 +69,27 @@
 //     inputs on one platform, whatever GOMAXPROCS (no goroutines, no state);
 //     platforms on which the Go compiler fuses multiply-adds (arm64,
 //     ppc64le, s390x) may differ in the last bits.
-//   - Point-to-point mode is reciprocal: swapping the terminals (reversed
-//     profile, swapped heights) gives the same loss, for TLS and CR and
-//     every mdvar, to floating-point rounding, except where two profile
-//     points give exactly the same horizon angle (ties are broken towards
-//     the terminal on one side only, as in the reference).
+//   - Point-to-point mode is reciprocal in exact arithmetic: swapping the
+//     terminals (reversed profile, swapped heights) gives the same loss for
+//     TLS and CR and every mdvar, and this package reproduces that to
+//     1e-9 dB. Like the reference, though, QuickPfl truncates distances to
+//     profile indices and sample counts (⌊d_start/xi⌋, ⌈0.9·d_hzn/xi⌉,
+//     ⌊0.1·(range+8)⌋ for Δh). Horizon distances are whole multiples of xi,
+//     so these are often whole numbers up to rounding, and the rounding
+//     differs with the direction: the two directions then use one more or
+//     one fewer profile point. Over random rough test paths about 7 % of
+//     paths differ this way, typically by tenths of a dB (1.7 dB seen at
+//     most). Exact horizon-angle ties are also
+//     broken towards one side only. This package keeps the reference
+//     behaviour rather than "fixing" it.
 //   - A profile is used as given: ITM has no clutter, buildings or
 //     vegetation, and the profile is expected to be sampled evenly along the
 //     great circle.
+//   - Cost: one prediction on a 100 km profile of 1112 points takes about
+//     12 µs and does not allocate; the time is linear in the number of
+//     points (horizon search, mean elevation and up to two least-squares
+//     fits) plus a constant part (Δh on at most 245 resampled points, the
+//     Longley-Rice and variability formulas).
 //   - N_s is derived from N_0 and the mean elevation of the middle 80 % of
 //     the profile, as v1.4 does. To feed a surface refractivity N_s
 //     directly (older tools, e.g. the QKPFL deck), pass
