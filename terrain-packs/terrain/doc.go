@@ -1,0 +1,47 @@
+// Package terrain reads linkplan terrain packs (terrain-packs/FORMAT.md)
+// and answers elevation queries: it implements appliance.Terrain.
+//
+// # Basics
+//
+// A pack holds one-degree tiles on one grid (SamplesPerDegree: 1200 for
+// SRTM3's 3″, 3600 for SRTM1's 1″), each tile (SamplesPerDegree+1)² int16
+// heights in metres above mean sea level, compressed and checksummed
+// separately, behind a small index, so that any tile is read with one
+// positioned read and decoded without touching the others.
+//
+//	p, err := terrain.Open("/var/lib/linkplan/brazil.ltp", terrain.WithCacheBytes(512<<20))
+//	h, err := p.ElevationM(appliance.LatLon{Lat: -22.9436, Lon: -43.2858}) // metres AMSL
+//	prof, err := p.Profile(a, b, 90)                                       // every 90 m
+//	info := p.Info()                                                       // tiles, bounds, sizes
+//
+// OpenBytes opens a pack held in memory (the embedded sample pack,
+// terrain-packs/sample). Layered stacks several packs, the first that can
+// answer a point wins. Decoded tiles live in a bounded LRU cache
+// (WithCacheBytes, default DefaultCacheBytes) shared by all goroutines;
+// concurrent misses on one tile decode it once.
+//
+// Heights are bilinear between the four samples around the point. Sample
+// (r, c) of tile (lat0, lon0) lies at latitude lat0+1 - r/SamplesPerDegree
+// and longitude lon0 + c/SamplesPerDegree degrees (SRTM's pixel-is-point
+// convention: tile edges are shared by neighbours).
+//
+// # Caveats
+//
+//   - There is no fallback: a point in a tile no pack holds, in a void tile,
+//     or next to a NoData sample (a tile only partly covered by its
+//     source) returns a *appliance.TileMissingError naming the SRTM tile
+//     (for example "S24W047"), never sea level (SPEC §8.6).
+//   - Sea tiles answer 0 m and set PathProfile.Sea. Land tiles do not know
+//     where the sea is: their 0 m samples are reported as land (Sea false).
+//   - A point on a tile edge is answered by the tile north/east of it (the
+//     tile TileOf names), or by the tile south/west when only that one is in
+//     the pack; both hold the same edge row in SRTM data.
+//   - A tile whose payload fails its CRC32C is an error matching ErrCorrupt,
+//     never garbage heights; the failure is not cached, so a repaired file
+//     can be retried after reopening.
+//   - The cache bound counts decoded samples (2 bytes each): an SRTM3 tile
+//     is 2.9 MB, an SRTM1 tile 25.9 MB. One tile is always kept.
+//   - Profile distances are great-circle metres on the mean sphere
+//     (appliance.EarthRadiusM); sample i lies at i*stepM metres, the last at
+//     the full distance.
+package terrain

@@ -1,0 +1,295 @@
+package terrain
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+)
+
+// Format constants; FORMAT.md is the normative description.
+const (
+	// Magic is the first 8 bytes of every pack.
+	Magic = "LPTERRA\x1a"
+	// HeaderSize is the fixed header length, bytes.
+	HeaderSize = 64
+	// EntrySize is the length of one tile index entry, bytes.
+	EntrySize = 32
+	// VersionV1 packs hold CodecZstdRaw tiles only.
+	VersionV1 = 1
+	// MaxSamplesPerDegree is the finest grid a reader accepts (1″ = 3600).
+	MaxSamplesPerDegree = 3600
+	// NoData is the sample value that means "no source data here" (SRTM
+	// void). Packs built from .hgt never hold it (voids are filled); a pack
+	// built from a GeoTIFF that covers part of a tile holds it outside the
+	// raster footprint.
+	NoData = math.MinInt16
+	// maxTiles is the number of one-degree tiles on the globe.
+	maxTiles = 180 * 360
+)
+
+// Kind says what a tile holds.
+type Kind uint8
+
+// Tile kinds.
+const (
+	// KindLand tiles carry samples.
+	KindLand Kind = 1
+	// KindSea tiles are known to be open sea: every height is 0 m and no
+	// samples are stored.
+	KindSea Kind = 2
+	// KindVoid tiles are known to the pack but have no data at all (an
+	// all-void source tile); queries there return a *TileMissingError.
+	KindVoid Kind = 3
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindLand:
+		return "land"
+	case KindSea:
+		return "sea"
+	case KindVoid:
+		return "void"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Codec says how the samples of a land tile are coded.
+type Codec uint8
+
+// Tile codecs.
+const (
+	// CodecNone is used by sea and void tiles (no payload).
+	CodecNone Codec = 0
+	// CodecZstdRaw (v1) is one zstd frame of the int16 little-endian
+	// samples, row-major, north row first.
+	CodecZstdRaw Codec = 1
+)
+
+func (c Codec) String() string {
+	switch c {
+	case CodecNone:
+		return "none"
+	case CodecZstdRaw:
+		return "zstd-int16le"
+	}
+	return fmt.Sprintf("codec(%d)", uint8(c))
+}
+
+// minVersion returns the lowest pack version that may hold codec c.
+func (c Codec) minVersion() int {
+	return VersionV1
+}
+
+// Entry flags.
+const (
+	// FlagNoData marks a land tile that holds NoData samples (partial
+	// source coverage).
+	FlagNoData uint16 = 1 << 0
+)
+
+// Header is the decoded fixed-size pack header.
+type Header struct {
+	Version          int // format version
+	SamplesPerDegree int // grid: samples per degree; a tile is (SamplesPerDegree+1)² samples
+	TileSpanDeg      int // tile size, degrees (always 1)
+	TileCount        int // number of index entries
+	MinLat, MinLon   int // bounds, degrees: south and west edge of the southernmost/westernmost tile
+	MaxLat, MaxLon   int // bounds, degrees: north and east edge
+	DataOffset       int64
+	FileSize         int64 // total pack length, bytes
+}
+
+// TileSamples returns the number of samples along one side of a tile.
+func (h Header) TileSamples() int { return h.SamplesPerDegree + 1 }
+
+// Entry is one tile index entry.
+type Entry struct {
+	Tile   TileID
+	Kind   Kind
+	Codec  Codec
+	Flags  uint16
+	Offset int64  // absolute offset of the payload, bytes (0 without payload)
+	Length int64  // payload length, bytes (0 without payload)
+	CRC    uint32 // CRC32C (Castagnoli) of the payload
+	MinM   int16  // lowest sample, metres (NoData excluded)
+	MaxM   int16  // highest sample, metres (NoData excluded)
+	Filled uint32 // number of void samples the packer filled
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Checksum returns the CRC32C (Castagnoli) of b, the checksum every pack
+// field uses.
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+var le = binary.LittleEndian
+
+// MarshalHeaderIndex returns the header and index bytes of a pack holding
+// entries (which must be sorted south to north, west to east, with offsets
+// already laid out). The header fields TileCount, bounds, DataOffset are
+// derived from entries; Version, SamplesPerDegree and FileSize are taken
+// from h.
+func MarshalHeaderIndex(h Header, entries []Entry) ([]byte, error) {
+	if h.SamplesPerDegree < 1 || h.SamplesPerDegree > MaxSamplesPerDegree {
+		return nil, fmt.Errorf("marshal header: samples per degree %d outside 1..%d", h.SamplesPerDegree, MaxSamplesPerDegree)
+	}
+	if len(entries) > maxTiles {
+		return nil, fmt.Errorf("marshal header: %d tiles", len(entries))
+	}
+	b := make([]byte, HeaderSize+EntrySize*len(entries))
+	copy(b, Magic)
+	le.PutUint16(b[8:], uint16(h.Version))
+	le.PutUint16(b[10:], HeaderSize)
+	le.PutUint16(b[12:], EntrySize)
+	le.PutUint32(b[16:], uint32(h.SamplesPerDegree))
+	le.PutUint32(b[20:], 1)
+	le.PutUint32(b[24:], uint32(len(entries)))
+	minLat, minLon, maxLat, maxLon := 0, 0, 0, 0
+	for i, e := range entries {
+		if !e.Tile.Valid() {
+			return nil, fmt.Errorf("marshal index: tile %v outside the globe", e.Tile)
+		}
+		if i > 0 && !entries[i-1].Tile.less(e.Tile) {
+			return nil, fmt.Errorf("marshal index: tiles not sorted or duplicated at %s", e.Tile)
+		}
+		if e.Codec.minVersion() > h.Version {
+			return nil, fmt.Errorf("marshal index: tile %s codec %s needs version %d", e.Tile, e.Codec, e.Codec.minVersion())
+		}
+		if i == 0 {
+			minLat, minLon, maxLat, maxLon = e.Tile.Lat, e.Tile.Lon, e.Tile.Lat+1, e.Tile.Lon+1
+		}
+		minLat, maxLat = min(minLat, e.Tile.Lat), max(maxLat, e.Tile.Lat+1)
+		minLon, maxLon = min(minLon, e.Tile.Lon), max(maxLon, e.Tile.Lon+1)
+		o := b[HeaderSize+i*EntrySize:]
+		le.PutUint16(o[0:], uint16(int16(e.Tile.Lat)))
+		le.PutUint16(o[2:], uint16(int16(e.Tile.Lon)))
+		o[4] = byte(e.Kind)
+		o[5] = byte(e.Codec)
+		le.PutUint16(o[6:], e.Flags)
+		le.PutUint64(o[8:], uint64(e.Offset))
+		le.PutUint32(o[16:], uint32(e.Length))
+		le.PutUint32(o[20:], e.CRC)
+		le.PutUint16(o[24:], uint16(e.MinM))
+		le.PutUint16(o[26:], uint16(e.MaxM))
+		le.PutUint32(o[28:], e.Filled)
+	}
+	le.PutUint16(b[28:], uint16(int16(minLat)))
+	le.PutUint16(b[30:], uint16(int16(minLon)))
+	le.PutUint16(b[32:], uint16(int16(maxLat)))
+	le.PutUint16(b[34:], uint16(int16(maxLon)))
+	le.PutUint64(b[36:], uint64(len(b)))
+	le.PutUint64(b[44:], uint64(h.FileSize))
+	le.PutUint32(b[52:], Checksum(b[HeaderSize:]))
+	le.PutUint32(b[60:], Checksum(b[:60]))
+	return b, nil
+}
+
+// ErrCorrupt is matched (errors.Is) by every error about damaged or
+// malformed pack bytes: bad magic, checksum mismatch, impossible fields.
+var ErrCorrupt = errors.New("corrupt terrain pack")
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrCorrupt)
+}
+
+// parseHeader decodes and checks the 64-byte header; size is the length of
+// the whole pack.
+func parseHeader(b []byte, size int64) (Header, error) {
+	if len(b) < HeaderSize {
+		return Header{}, corrupt("header: %d bytes, want %d", len(b), HeaderSize)
+	}
+	if string(b[:8]) != Magic {
+		return Header{}, corrupt("header: bad magic %q", b[:8])
+	}
+	if got, want := le.Uint32(b[60:]), Checksum(b[:60]); got != want {
+		return Header{}, corrupt("header: checksum %08x, computed %08x", got, want)
+	}
+	h := Header{
+		Version:          int(le.Uint16(b[8:])),
+		SamplesPerDegree: int(le.Uint32(b[16:])),
+		TileSpanDeg:      int(le.Uint32(b[20:])),
+		TileCount:        int(le.Uint32(b[24:])),
+		MinLat:           int(int16(le.Uint16(b[28:]))),
+		MinLon:           int(int16(le.Uint16(b[30:]))),
+		MaxLat:           int(int16(le.Uint16(b[32:]))),
+		MaxLon:           int(int16(le.Uint16(b[34:]))),
+	}
+	dataOff, fileSize := le.Uint64(b[36:]), le.Uint64(b[44:])
+	switch {
+	case h.Version != VersionV1:
+		return Header{}, fmt.Errorf("header: version %d (this reader knows 1): %w", h.Version, ErrCorrupt)
+	case le.Uint16(b[10:]) != HeaderSize || le.Uint16(b[12:]) != EntrySize:
+		return Header{}, corrupt("header: header/entry size %d/%d", le.Uint16(b[10:]), le.Uint16(b[12:]))
+	case h.SamplesPerDegree < 1 || h.SamplesPerDegree > MaxSamplesPerDegree:
+		return Header{}, corrupt("header: samples per degree %d", h.SamplesPerDegree)
+	case h.TileSpanDeg != 1:
+		return Header{}, corrupt("header: tile span %d degrees", h.TileSpanDeg)
+	case h.TileCount > maxTiles:
+		return Header{}, corrupt("header: %d tiles", h.TileCount)
+	case dataOff != uint64(HeaderSize+EntrySize*h.TileCount):
+		return Header{}, corrupt("header: data offset %d for %d tiles", dataOff, h.TileCount)
+	case fileSize != uint64(size):
+		return Header{}, corrupt("header: pack is %d bytes, header says %d (truncated?)", size, fileSize)
+	}
+	h.DataOffset, h.FileSize = int64(dataOff), int64(fileSize)
+	return h, nil
+}
+
+// parseIndex decodes and checks the index that follows the header (b holds
+// header and index).
+func parseIndex(h Header, b []byte) ([]Entry, error) {
+	idx := b[HeaderSize:h.DataOffset]
+	if got, want := le.Uint32(b[52:]), Checksum(idx); got != want {
+		return nil, corrupt("index: checksum %08x, computed %08x", got, want)
+	}
+	n := h.TileSamples()
+	maxPayload := int64(n*n*2) + 1<<16 // worst-case zstd expansion is tiny
+	entries := make([]Entry, h.TileCount)
+	for i := range entries {
+		o := idx[i*EntrySize:]
+		e := Entry{
+			Tile:   TileID{Lat: int(int16(le.Uint16(o[0:]))), Lon: int(int16(le.Uint16(o[2:])))},
+			Kind:   Kind(o[4]),
+			Codec:  Codec(o[5]),
+			Flags:  le.Uint16(o[6:]),
+			Offset: int64(le.Uint64(o[8:])),
+			Length: int64(le.Uint32(o[16:])),
+			CRC:    le.Uint32(o[20:]),
+			MinM:   int16(le.Uint16(o[24:])),
+			MaxM:   int16(le.Uint16(o[26:])),
+			Filled: le.Uint32(o[28:]),
+		}
+		if !e.Tile.Valid() {
+			return nil, corrupt("index entry %d: tile %d,%d outside the globe", i, e.Tile.Lat, e.Tile.Lon)
+		}
+		if i > 0 && !entries[i-1].Tile.less(e.Tile) {
+			return nil, corrupt("index entry %d: %s out of order", i, e.Tile)
+		}
+		if e.Tile.Lat < h.MinLat || e.Tile.Lat+1 > h.MaxLat || e.Tile.Lon < h.MinLon || e.Tile.Lon+1 > h.MaxLon {
+			return nil, corrupt("index entry %d: %s outside the header bounds", i, e.Tile)
+		}
+		switch e.Kind {
+		case KindLand:
+			if e.Codec != CodecZstdRaw {
+				return nil, corrupt("tile %s: unknown codec %d", e.Tile, e.Codec)
+			}
+			if e.Codec.minVersion() > h.Version {
+				return nil, corrupt("tile %s: codec %s in a version %d pack", e.Tile, e.Codec, h.Version)
+			}
+			if e.Offset < h.DataOffset || e.Length < 1 || e.Length > maxPayload || e.Offset > h.FileSize-e.Length {
+				return nil, corrupt("tile %s: payload %d+%d outside the data section", e.Tile, e.Offset, e.Length)
+			}
+		case KindSea, KindVoid:
+			if e.Codec != CodecNone || e.Offset != 0 || e.Length != 0 {
+				return nil, corrupt("tile %s: %s tile with a payload", e.Tile, e.Kind)
+			}
+		default:
+			return nil, corrupt("tile %s: unknown kind %d", e.Tile, e.Kind)
+		}
+		entries[i] = e
+	}
+	return entries, nil
+}

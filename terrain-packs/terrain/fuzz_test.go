@@ -1,0 +1,89 @@
+package terrain_test
+
+import (
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/terrain-packs/sample"
+	"linkplan/terrain-packs/terrain"
+)
+
+// realCrop returns a small real tile: every 40th sample of the sample
+// pack's S23W044 (31×31 samples, a 2′ grid).
+func realCrop(t testing.TB) []int16 {
+	t.Helper()
+	p, err := terrain.OpenBytes(sample.Pack())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	s, err := p.ReadTile(tRio)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]int16, 0, 31*31)
+	for r := 0; r <= 1200; r += 40 {
+		for c := 0; c <= 1200; c += 40 {
+			out = append(out, s[r*1201+c])
+		}
+	}
+	return out
+}
+
+// FuzzOpen feeds arbitrary bytes to the header and index parser and, when
+// they open, to the tile decoder and ElevationM. Nothing may panic, and a
+// tile that decodes must have the grid's size and heights within the
+// index's min/max.
+func FuzzOpen(f *testing.F) {
+	crop := realCrop(f)
+	f.Add(makePack(f, 30, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{
+		{id: tRio, kind: terrain.KindLand, samples: crop},
+		{id: tSea, kind: terrain.KindSea},
+	}))
+	f.Add(makePack(f, 2, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{
+		{id: tRio, kind: terrain.KindLand, samples: grid3},
+		{id: tVoi, kind: terrain.KindVoid},
+	}))
+	hdr := sample.Pack()
+	f.Add(append([]byte(nil), hdr[:terrain.HeaderSize+2*terrain.EntrySize]...)) // real header+index, no data
+	f.Add([]byte(terrain.Magic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := terrain.OpenBytes(b)
+		if err != nil {
+			return
+		}
+		defer p.Close()
+		h := p.Header()
+		_ = p.Info()
+		n := h.TileSamples()
+		for _, e := range p.Entries() {
+			centre := appliance.LatLon{Lat: float64(e.Tile.Lat) + 0.5, Lon: float64(e.Tile.Lon) + 0.5}
+			hm, herr := p.ElevationM(centre)
+			if e.Kind != terrain.KindLand {
+				continue
+			}
+			s, err := p.ReadTile(e.Tile)
+			if err != nil {
+				if herr == nil {
+					t.Fatalf("tile %s: ReadTile fails (%v) but ElevationM answers %v", e.Tile, err, hm)
+				}
+				continue
+			}
+			if len(s) != n*n {
+				t.Fatalf("tile %s: %d samples, want %d", e.Tile, len(s), n*n)
+			}
+			if herr == nil && (hm < float64(e.MinM)-1e-9 || hm > float64(e.MaxM)+1e-9) && e.Flags&terrain.FlagNoData == 0 {
+				// Heights interpolate samples, so they stay in the samples'
+				// range; the index range is only a claim of the file, check it
+				// against the samples instead of trusting it.
+				lo, hi := s[0], s[0]
+				for _, v := range s {
+					lo, hi = min(lo, v), max(hi, v)
+				}
+				if hm < float64(lo)-1e-9 || hm > float64(hi)+1e-9 {
+					t.Fatalf("tile %s: height %v outside its samples %d..%d", e.Tile, hm, lo, hi)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,71 @@
+package terrain
+
+import (
+	"errors"
+	"fmt"
+
+	"linkplan/appliance"
+)
+
+var _ appliance.Terrain = (*Layered)(nil)
+
+// Layered answers from several packs: for each point the first pack (in the
+// order given) that can answer wins. A pack that lacks the tile, or holds it
+// as void, or has a NoData sample there, passes the point to the next pack.
+// When no pack answers, the error is the *appliance.TileMissingError of the
+// tile. Layered is safe for concurrent use; it does not own the packs.
+type Layered struct {
+	packs []*Pack
+}
+
+// NewLayered returns the packs layered in priority order (first wins).
+func NewLayered(packs ...*Pack) *Layered {
+	return &Layered{packs: append([]*Pack(nil), packs...)}
+}
+
+// Packs returns the layered packs in priority order.
+func (l *Layered) Packs() []*Pack { return append([]*Pack(nil), l.packs...) }
+
+// HasTile reports whether any pack's index holds t.
+func (l *Layered) HasTile(t TileID) bool {
+	for _, p := range l.packs {
+		if p.HasTile(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Layered) elevation(q appliance.LatLon, ref *tileRef) (float64, bool, error) {
+	if !q.Valid() {
+		return 0, false, appliance.Invalid("position", "%v is not a valid WGS84 position", q)
+	}
+	for _, p := range l.packs {
+		h, sea, err := p.elevation(q, ref)
+		if err == nil {
+			return h, sea, nil
+		}
+		var miss *appliance.TileMissingError
+		if !errors.As(err, &miss) {
+			return 0, false, err
+		}
+	}
+	return 0, false, &appliance.TileMissingError{Tile: TileOf(q).Name()}
+}
+
+// ElevationM returns the ground height at q in metres above mean sea level
+// from the first pack that has it (see Pack.ElevationM).
+func (l *Layered) ElevationM(q appliance.LatLon) (float64, error) {
+	h, _, err := l.elevation(q, nil)
+	return h, err
+}
+
+// Profile samples the great circle from a to b every stepM metres, each
+// sample from the first pack that has it (see Pack.Profile).
+func (l *Layered) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
+	prof, err := profile(a, b, stepM, l.elevation)
+	if err != nil {
+		return nil, fmt.Errorf("layered: %w", err)
+	}
+	return prof, nil
+}

@@ -1,0 +1,387 @@
+package terrain
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+
+	"linkplan/appliance"
+)
+
+var _ appliance.Terrain = (*Pack)(nil)
+
+// DefaultCacheBytes is the default bound of the decoded-tile cache, bytes
+// (about 93 SRTM3 tiles or 10 SRTM1 tiles).
+const DefaultCacheBytes = 256 << 20
+
+// MaxProfileSamples bounds the number of samples one Profile call returns.
+const MaxProfileSamples = 1 << 20
+
+// Option configures Open and OpenBytes.
+type Option func(*config)
+
+type config struct {
+	cacheBytes int64
+}
+
+// WithCacheBytes bounds the decoded-tile cache to n bytes of int16 samples
+// (2 bytes per sample). One tile is always kept, even when n is smaller
+// than a tile.
+func WithCacheBytes(n int64) Option { return func(c *config) { c.cacheBytes = n } }
+
+// Pack is an open terrain pack. It is safe for concurrent use.
+type Pack struct {
+	src     io.ReaderAt
+	data    []byte // the whole pack when opened with OpenBytes
+	closer  io.Closer
+	hdr     Header
+	entries []Entry
+	byTile  map[TileID]int
+	dec     *decoder
+	cache   *tileCache
+}
+
+// Open opens the pack file at path. Only the header and index are read;
+// tiles are read on demand (one positioned read each). Close releases the
+// file.
+func Open(path string, opts ...Option) (*Pack, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open terrain pack: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open terrain pack: %w", err)
+	}
+	p, err := open(f, nil, st.Size(), opts)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open terrain pack %s: %w", path, err)
+	}
+	p.closer = f
+	return p, nil
+}
+
+// OpenBytes opens a pack held in memory (for example one embedded with
+// go:embed). b is not copied and must not change.
+func OpenBytes(b []byte, opts ...Option) (*Pack, error) {
+	p, err := open(nil, b, int64(len(b)), opts)
+	if err != nil {
+		return nil, fmt.Errorf("open terrain pack: %w", err)
+	}
+	return p, nil
+}
+
+func open(src io.ReaderAt, data []byte, size int64, opts []Option) (*Pack, error) {
+	cfg := config{cacheBytes: DefaultCacheBytes}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	p := &Pack{src: src, data: data}
+	head := make([]byte, HeaderSize)
+	if err := p.readAt(head, 0, size); err != nil {
+		return nil, fmt.Errorf("read header: %w", err)
+	}
+	h, err := parseHeader(head, size)
+	if err != nil {
+		return nil, fmt.Errorf("parse header: %w", err)
+	}
+	hi := make([]byte, h.DataOffset)
+	if err := p.readAt(hi, 0, size); err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	entries, err := parseIndex(h, hi)
+	if err != nil {
+		return nil, fmt.Errorf("parse index: %w", err)
+	}
+	n := h.TileSamples()
+	dec, err := newDecoder(2 * n * n)
+	if err != nil {
+		return nil, err
+	}
+	p.hdr, p.entries, p.dec = h, entries, dec
+	p.byTile = make(map[TileID]int, len(entries))
+	for i, e := range entries {
+		p.byTile[e.Tile] = i
+	}
+	p.cache = newTileCache(cfg.cacheBytes)
+	return p, nil
+}
+
+func (p *Pack) readAt(b []byte, off, size int64) error {
+	if off < 0 || off > size || int64(len(b)) > size-off {
+		return corrupt("read %d bytes at %d: pack is %d bytes", len(b), off, size)
+	}
+	if p.data != nil {
+		copy(b, p.data[off:])
+		return nil
+	}
+	_, err := p.src.ReadAt(b, off)
+	if err != nil {
+		return fmt.Errorf("read %d bytes at %d: %w", len(b), off, err)
+	}
+	return nil
+}
+
+// Close releases the pack's file and decoder. Close on a pack opened with
+// OpenBytes only releases the decoder.
+func (p *Pack) Close() error {
+	p.dec.close()
+	if p.closer != nil {
+		return p.closer.Close()
+	}
+	return nil
+}
+
+// Header returns the decoded pack header.
+func (p *Pack) Header() Header { return p.hdr }
+
+// Entries returns a copy of the tile index, south to north, west to east.
+func (p *Pack) Entries() []Entry { return append([]Entry(nil), p.entries...) }
+
+// Entry returns the index entry of t and whether the pack has it.
+func (p *Pack) Entry(t TileID) (Entry, bool) {
+	i, ok := p.byTile[t]
+	if !ok {
+		return Entry{}, false
+	}
+	return p.entries[i], true
+}
+
+// HasTile reports whether the pack's index holds t (of any kind).
+func (p *Pack) HasTile(t TileID) bool {
+	_, ok := p.byTile[t]
+	return ok
+}
+
+// CacheStats returns the decoded-tile cache counters.
+func (p *Pack) CacheStats() CacheStats { return p.cache.snapshot() }
+
+// ReadTile reads, checks and decodes tile t, bypassing the cache. The
+// samples are (SamplesPerDegree+1)² heights in metres, row-major, north row
+// first, west column first. A checksum mismatch is an error matching
+// ErrCorrupt, never garbage heights.
+func (p *Pack) ReadTile(t TileID) ([]int16, error) {
+	i, ok := p.byTile[t]
+	if !ok {
+		return nil, &appliance.TileMissingError{Tile: t.Name()}
+	}
+	e := p.entries[i]
+	if e.Kind != KindLand {
+		return nil, fmt.Errorf("read tile %s: %s tile has no samples", t, e.Kind)
+	}
+	var payload []byte
+	if p.data != nil {
+		payload = p.data[e.Offset : e.Offset+e.Length]
+	} else {
+		payload = make([]byte, e.Length)
+		if err := p.readAt(payload, e.Offset, p.hdr.FileSize); err != nil {
+			return nil, fmt.Errorf("read tile %s: %w", t, err)
+		}
+	}
+	if got := Checksum(payload); got != e.CRC {
+		return nil, fmt.Errorf("read tile %s: checksum %08x, index says %08x: %w", t, got, e.CRC, ErrCorrupt)
+	}
+	s, err := p.dec.decode(payload, e.Codec, p.hdr.TileSamples())
+	if err != nil {
+		return nil, fmt.Errorf("decode tile %s: %w", t, err)
+	}
+	return s, nil
+}
+
+// samples returns the cached samples of land tile t.
+func (p *Pack) samples(t TileID) ([]int16, error) {
+	return p.cache.get(t, func() ([]int16, error) { return p.ReadTile(t) })
+}
+
+// ElevationM returns the ground height at q in metres above mean sea level,
+// interpolated bilinearly between the four surrounding samples. It returns
+// a *appliance.TileMissingError naming the tile when the pack lacks it (or
+// the tile is void, or q touches a NoData sample), 0 on sea tiles, and an
+// error matching appliance.ErrInvalid for an invalid position.
+func (p *Pack) ElevationM(q appliance.LatLon) (float64, error) {
+	h, _, err := p.elevation(q, nil)
+	return h, err
+}
+
+// tileRef lets Profile keep the current tile between samples.
+type tileRef struct {
+	owner   *Pack
+	id      TileID
+	samples []int16
+}
+
+func (p *Pack) elevation(q appliance.LatLon, ref *tileRef) (heightM float64, sea bool, err error) {
+	if !q.Valid() {
+		return 0, false, appliance.Invalid("position", "%v is not a valid WGS84 position", q)
+	}
+	t := TileOf(q)
+	var s []int16
+	if ref != nil && ref.owner == p && ref.id == t {
+		s = ref.samples
+	} else {
+		i, ok := p.byTile[t]
+		if !ok {
+			// A point on a tile edge is also on the edge row or column of
+			// the tile south or west of it, which may be in the pack.
+			if t2, ok2 := p.edgeNeighbour(q, t); ok2 {
+				t, i, ok = t2, p.byTile[t2], true
+			}
+		}
+		if !ok {
+			return 0, false, &appliance.TileMissingError{Tile: t.Name()}
+		}
+		switch p.entries[i].Kind {
+		case KindSea:
+			return 0, true, nil
+		case KindVoid:
+			return 0, false, &appliance.TileMissingError{Tile: t.Name()}
+		}
+		s, err = p.samples(t)
+		if err != nil {
+			return 0, false, fmt.Errorf("elevation at %v: %w", q, err)
+		}
+		if ref != nil {
+			ref.owner, ref.id, ref.samples = p, t, s
+		}
+	}
+	h, ok := bilinear(s, p.hdr.SamplesPerDegree, t, q)
+	if !ok {
+		return 0, false, &appliance.TileMissingError{Tile: t.Name()}
+	}
+	return h, false, nil
+}
+
+// edgeNeighbour returns a tile of the pack, other than t, whose edge q
+// lies on: the tile south of t when q is on t's south edge, west of it on
+// the west edge, or south-west at the corner.
+func (p *Pack) edgeNeighbour(q appliance.LatLon, t TileID) (TileID, bool) {
+	onS, onW := q.Lat == float64(t.Lat) && t.Lat > -90, q.Lon == float64(t.Lon) && t.Lon > -180
+	for _, c := range [3]struct {
+		ok   bool
+		tile TileID
+	}{
+		{onS, TileID{Lat: t.Lat - 1, Lon: t.Lon}},
+		{onW, TileID{Lat: t.Lat, Lon: t.Lon - 1}},
+		{onS && onW, TileID{Lat: t.Lat - 1, Lon: t.Lon - 1}},
+	} {
+		if c.ok {
+			if _, ok := p.byTile[c.tile]; ok {
+				return c.tile, true
+			}
+		}
+	}
+	return TileID{}, false
+}
+
+// bilinear interpolates tile samples s (spd+1 per side) at q, which lies in
+// tile t. ok is false when a sample with a non-zero weight is NoData.
+func bilinear(s []int16, spd int, t TileID, q appliance.LatLon) (float64, bool) {
+	n := spd + 1
+	y := (float64(t.Lat+1) - q.Lat) * float64(spd) // rows from the north edge
+	x := (q.Lon - float64(t.Lon)) * float64(spd)   // columns from the west edge
+	y = math.Min(math.Max(y, 0), float64(spd))
+	x = math.Min(math.Max(x, 0), float64(spd))
+	r, c := int(y), int(x)
+	if r > n-2 {
+		r = n - 2
+	}
+	if c > n-2 {
+		c = n - 2
+	}
+	fy, fx := y-float64(r), x-float64(c)
+	i := r*n + c
+	v00, v01, v10, v11 := s[i], s[i+1], s[i+n], s[i+n+1]
+	w00, w01, w10, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
+	if (v00 == NoData && w00 > 0) || (v01 == NoData && w01 > 0) ||
+		(v10 == NoData && w10 > 0) || (v11 == NoData && w11 > 0) {
+		return 0, false
+	}
+	h := 0.0
+	for _, vw := range [4]struct {
+		v int16
+		w float64
+	}{{v00, w00}, {v01, w01}, {v10, w10}, {v11, w11}} {
+		if vw.w > 0 {
+			h += vw.w * float64(vw.v)
+		}
+	}
+	return h, true
+}
+
+// Profile samples the great circle from a to b every stepM metres; the last
+// step may be shorter so that b is the last sample. Sea marks samples on sea
+// tiles (false elsewhere, including 0 m samples of land tiles). The first
+// missing tile aborts with its *appliance.TileMissingError.
+func (p *Pack) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
+	return profile(a, b, stepM, func(q appliance.LatLon, ref *tileRef) (float64, bool, error) {
+		return p.elevation(q, ref)
+	})
+}
+
+type sampler func(q appliance.LatLon, ref *tileRef) (float64, bool, error)
+
+func profile(a, b appliance.LatLon, stepM float64, at sampler) (*appliance.PathProfile, error) {
+	var v appliance.ValidationError
+	if !a.Valid() {
+		v.Add("a", "%v is not a valid WGS84 position", a)
+	}
+	if !b.Valid() {
+		v.Add("b", "%v is not a valid WGS84 position", b)
+	}
+	if !(stepM > 0) || math.IsInf(stepM, 0) {
+		v.Add("step_m", "step %v m must be a positive finite number of metres", stepM)
+	}
+	if err := v.Err(); err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	d := a.DistanceM(b)
+	steps := math.Ceil(d/stepM - 1e-9) // a hair over a whole step is not a new step
+	if steps+1 > MaxProfileSamples {
+		return nil, fmt.Errorf("profile: %.0f m every %g m needs %.0f samples (max %d): %w",
+			d, stepM, steps+1, MaxProfileSamples, appliance.ErrInvalid)
+	}
+	return sampleProfile(a, b, d, stepM, int(max(steps, 0)), at)
+}
+
+func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sampler) (*appliance.PathProfile, error) {
+	prof := &appliance.PathProfile{
+		DistancesM: make([]float64, steps+1),
+		HeightsM:   make([]float64, steps+1),
+		Sea:        make([]bool, steps+1),
+	}
+	var ref tileRef
+	for i := 0; i <= steps; i++ {
+		di := float64(i) * stepM
+		q := a
+		switch {
+		case i == steps:
+			di, q = d, b
+		case i > 0:
+			q = a.Intermediate(b, di/d)
+		}
+		h, sea, err := at(q, &ref)
+		if err != nil {
+			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
+		}
+		prof.DistancesM[i], prof.HeightsM[i], prof.Sea[i] = di, h, sea
+	}
+	return prof, nil
+}
+
+// Tiles returns the names of the pack's tiles, sorted.
+func (p *Pack) Tiles() []string {
+	out := make([]string, len(p.entries))
+	for i, e := range p.entries {
+		out[i] = e.Tile.Name()
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsMissing reports whether err says that a terrain tile is missing.
+func IsMissing(err error) bool { return errors.Is(err, appliance.ErrTerrainMissing) }
