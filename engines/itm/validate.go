@@ -88,10 +88,17 @@ func validatePFL(v *appliance.ValidationError, pfl []float64) {
 	if !finite(xi) || xi <= 0 {
 		v.Add("pfl", "spacing xi = %v m is not a positive finite number", xi)
 	}
-	for i, z := range pfl[2:] {
-		if !finite(z) {
-			v.Add("pfl", "elevation %d is %v, not a finite number", i, z)
-			return
+	// z·0 is 0 for finite z and NaN for NaN or ±Inf: one branch for the lot
+	nonFinite := 0.0
+	for _, z := range pfl[2:] {
+		nonFinite += z * 0
+	}
+	if nonFinite != 0 { // NaN != 0 too
+		for i, z := range pfl[2:] {
+			if !finite(z) {
+				v.Add("pfl", "elevation %d is %v, not a finite number", i, z)
+				return
+			}
 		}
 	}
 }
