@@ -55,6 +55,7 @@ const (
 	ModeTroposcatter PropMode = 3
 )
 
+// String names the mode as NTIA's driver does, in lower case.
 func (m PropMode) String() string {
 	switch m {
 	case ModeLineOfSight:

@@ -147,7 +147,8 @@ func inputWarnings(hTx, hRx, f float64) Warning {
 type ModelError struct {
 	// Code is the NTIA v1.4 error code (1013, 1016, 1021 or 1022), or
 	// CodeNonFinite.
-	Code   int
+	Code int
+	// Reason says in words what went out of range.
 	Reason string
 }
 
@@ -175,6 +176,7 @@ func checkFinite(res Result) error {
 	return nil
 }
 
+// Error returns "itm error <code>: <reason>".
 func (e *ModelError) Error() string {
 	return fmt.Sprintf("itm error %d: %s", e.Code, e.Reason)
 }
