@@ -9,11 +9,12 @@ import (
 
 var (
 	bucketMeta        = []byte("meta")
-	bucketKeys        = []byte("keys")         // key hash hex -> keyRecord
-	bucketKeyIDs      = []byte("key_ids")      // key id -> key hash hex
-	bucketTowers      = []byte("towers")       // tower id -> towerRecord (user-registered towers)
-	bucketTowersOwner = []byte("towers_owner") // owner key id + 0x00 + tower id -> empty
-	bucketAudit       = []byte("audit")        // big-endian seq -> auditRecord
+	bucketKeys        = []byte("keys")            // key hash hex -> keyRecord
+	bucketKeyIDs      = []byte("key_ids")         // key id -> key hash hex
+	bucketTowers      = []byte("towers")          // tower id -> towerRecord (user-registered towers)
+	bucketTowersOwner = []byte("towers_owner")    // owner key id + 0x00 + tower id -> empty
+	bucketAudit       = []byte("audit")           // big-endian seq -> auditRecord
+	bucketRefreshes   = []byte("tower_refreshes") // big-endian seq -> appliance.TowerRefresh
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -34,6 +35,10 @@ var migrations = []migration{
 			}
 		}
 		return nil
+	}},
+	{2, "tower source refresh history", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketRefreshes)
+		return err
 	}},
 }
 

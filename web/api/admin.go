@@ -12,6 +12,33 @@ import (
 
 func (a *API) registerAdmin(r *mux.Router) {
 	r.HandleFunc("/admin/keys", a.wrap(a.authed(a.issueKey))).Methods(http.MethodPost)
+	r.HandleFunc("/admin/towers/refreshes", a.wrap(a.authed(a.towerRefreshes))).Methods(http.MethodGet)
+}
+
+// RefreshList is the body of GET /admin/towers/refreshes.
+type RefreshList struct {
+	Refreshes []appliance.TowerRefresh `json:"refreshes"`
+}
+
+// towerRefreshes lists the tower source refresh history, newest first. It is
+// read-only, so an admin key suffices (no TOTP step-up).
+func (a *API) towerRefreshes(w http.ResponseWriter, r *http.Request) (any, error) {
+	if keyFrom(r.Context()).Role != appliance.RoleAdmin {
+		return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: "an admin key is required"}
+	}
+	q := newQuery(r)
+	limit := q.int("limit", 50, 1, 1000)
+	if err := q.e.Err(); err != nil {
+		return nil, err
+	}
+	recs, err := a.Refreshes.TowerRefreshes(limit)
+	if err != nil {
+		return nil, err
+	}
+	if recs == nil {
+		recs = []appliance.TowerRefresh{}
+	}
+	return RefreshList{Refreshes: recs}, nil
 }
 
 type issueKeyRequest struct {

@@ -35,6 +35,11 @@ type Auditor interface {
 	AppendAudit(e appliance.AuditEntry) (uint64, error)
 }
 
+// RefreshLog lists tower source refreshes (store).
+type RefreshLog interface {
+	TowerRefreshes(limit int) ([]appliance.TowerRefresh, error)
+}
+
 // Check is one named readiness check; nil error means healthy.
 type Check struct {
 	Name string
@@ -43,17 +48,18 @@ type Check struct {
 
 // Deps are the services the API calls.
 type Deps struct {
-	Auth    Authenticator
-	Links   LinkAnalyzer
-	Towers  func() appliance.TowerIndex // current tower snapshot
-	Upsert  func(t *appliance.Tower)    // add a tower to the live index after commit
-	TowerDB TowerStore
-	Audit   Auditor
-	Checks  []Check      // readiness checks, in order
-	Metrics *metrics.Set // the appliance's one metrics set
-	Log     *slog.Logger
-	Version string
-	Offline bool // true: the appliance makes no outbound calls
+	Auth      Authenticator
+	Links     LinkAnalyzer
+	Towers    func() appliance.TowerIndex // current tower snapshot
+	Upsert    func(t *appliance.Tower)    // add a tower to the live index after commit
+	TowerDB   TowerStore
+	Audit     Auditor
+	Refreshes RefreshLog   // tower source refresh history
+	Checks    []Check      // readiness checks, in order
+	Metrics   *metrics.Set // the appliance's one metrics set
+	Log       *slog.Logger
+	Version   string
+	Offline   bool // true: the appliance makes no outbound calls
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 }

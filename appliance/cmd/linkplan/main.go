@@ -32,6 +32,7 @@ const usage = `usage: linkplan <command> [flags]
 commands:
   serve      run the appliance (API, console) on embedded or given data
   terrain    build | info | elevation | verify terrain packs
+  towers     import tower files (Anatel, MOSAICO, OpenCelliD formats)
   version    print the version
 `
 
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = serve(ctx, args[1:], stderr)
 	case "terrain":
 		err = terrainCmd(ctx, args[1:], stdout, stderr)
+	case "towers":
+		err = towersCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "linkplan", version())
 	case "help", "-h", "--help":

@@ -12,14 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/VictoriaMetrics/metrics"
-
-	"linkplan/appliance"
-	"linkplan/appliance/planner"
-	"linkplan/appliance/tenancy"
-	"linkplan/engines/fspl"
-	"linkplan/store"
-	"linkplan/store/spatial"
+	"linkplan/appliance/refresh"
 	"linkplan/web"
 	"linkplan/web/api"
 )
@@ -29,6 +22,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory (database, credentials)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	interval := fs.Duration("refresh-interval", refresh.DefaultInterval, "time between tower source refreshes")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
@@ -39,76 +33,24 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := lvl.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("serve: --log-level: %w", errUsage)
 	}
+	if *interval < 1e9 {
+		return fmt.Errorf("serve: --refresh-interval must be at least 1s: %w", errUsage)
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
-	set := metrics.NewSet()
 
-	// Start order: store, terrain, indexes, engines, web; then ready.
-	db, err := store.Open(*dataDir, store.Options{})
+	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, Log: log})
 	if err != nil {
 		return err
 	}
-	defer db.Close() // closed last: everything above writes through it
-	auth := tenancy.New(db, nil)
-	credPath, createdCred, err := auth.Bootstrap(*dataDir)
-	if err != nil {
-		return err
-	}
-	if createdCred {
-		log.Info("created admin credentials; keep this file safe", "path", credPath)
-	} else {
-		log.Info("admin credentials", "path", credPath)
-	}
-
-	ter, terrainDesc, err := openTerrain(packs)
-	if err != nil {
-		return err
-	}
-	towers, stats, err := loadTowers(ter, towerFiles)
-	if err != nil {
-		return err
-	}
-	user, err := db.UserTowers()
-	if err != nil {
-		return err
-	}
-	all := append(towers, user...)
-	index := spatial.New(all)
-	log.Info("towers loaded", "total", len(all), "regulator", stats.Regulator, "crowd", stats.Crowd,
-		"synthetic", stats.Synthetic, "user", len(user), "rejected_rows", stats.Rejected, "source", stats.Source)
-
-	fsplEngine := fspl.New()
-	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
-		switch id {
-		case "", appliance.EngineFSPL:
-			return fsplEngine, nil
-		}
-		return nil, appliance.Invalid("engine", "engine %q is not available; available: fspl", id)
-	}
-	plan := planner.New(ter, func() appliance.TowerIndex { return index }, lookup)
-
-	a := api.New(api.Deps{
-		Auth: auth, Links: plan, Towers: func() appliance.TowerIndex { return index }, Upsert: index.Upsert,
-		TowerDB: db, Audit: db, Metrics: set, Log: log, Version: version(), Offline: true,
-		TerrainDescription: terrainDesc,
-		Checks: []api.Check{
-			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
-			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
-			{Name: "towers", Fn: func(context.Context) error {
-				if index.Len() == 0 {
-					return errors.New("no tower loaded")
-				}
-				return nil
-			}},
-		},
-	})
+	defer a.close()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen %s: %w", *addr, err)
 	}
-	srv := web.New(a, log)
-	a.SetState(api.StateReady)
-	log.Info("linkplan serving", "addr", ln.Addr().String(), "version", version(), "data_dir", *dataDir, "terrain", terrainDesc)
-	err = srv.Serve(ctx, ln, func() { a.SetState(api.StateStopping) })
+	a.refresh.Start(ctx)
+	a.api.SetState(api.StateReady)
+	log.Info("linkplan serving", "addr", ln.Addr().String(), "version", version())
+	err = web.New(a.api, log).Serve(ctx, ln, func() { a.api.SetState(api.StateStopping) })
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"linkplan/appliance"
+	"linkplan/appliance/catalog"
+	"linkplan/appliance/planner"
+	"linkplan/appliance/refresh"
+	"linkplan/appliance/sampledata"
+	"linkplan/appliance/tenancy"
+	"linkplan/engines/fspl"
+	"linkplan/store"
+	"linkplan/store/spatial"
+	"linkplan/web/api"
+)
+
+// config is what serve needs to boot.
+type config struct {
+	DataDir         string
+	Packs           []string
+	TowerFiles      []string
+	RefreshInterval time.Duration
+	Log             *slog.Logger
+}
+
+// app is the assembled appliance.
+type app struct {
+	db              *store.DB
+	ter             *terrainSet
+	index           *spatial.Index
+	refresh         *refresh.Service
+	api             *api.API
+	credentialsPath string
+}
+
+// boot assembles the appliance in start order: store, terrain, towers and
+// indexes, engines, API. The caller starts serving and then marks it ready.
+func boot(ctx context.Context, cfg config) (*app, error) {
+	log := cfg.Log
+	a := &app{}
+	db, err := store.Open(cfg.DataDir, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	a.db = db
+	ok := false
+	defer func() {
+		if !ok {
+			a.close()
+		}
+	}()
+	auth := tenancy.New(db, nil)
+	path, created, err := auth.Bootstrap(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	a.credentialsPath = path
+	if created {
+		log.Info("created admin credentials; keep this file safe", "path", path)
+	} else {
+		log.Info("admin credentials", "path", path)
+	}
+
+	ter, terrainDesc, err := openTerrain(cfg.Packs)
+	if err != nil {
+		return nil, err
+	}
+	a.ter = ter
+
+	gaz, err := catalog.EmbeddedGazetteer()
+	if err != nil {
+		return nil, err
+	}
+	a.index = spatial.New(nil)
+	rs := refresh.New(gaz, log)
+	rs.Recorder = db
+	if cfg.RefreshInterval > 0 {
+		rs.Interval = cfg.RefreshInterval
+	}
+	rs.Apply = a.index.Replace
+	var synthetic []*appliance.Tower
+	installed, err := installedSources(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	files := append(append([]string(nil), cfg.TowerFiles...), installed...)
+	if len(files) == 0 {
+		onTerrain := func(t *appliance.Tower) bool { _, err := ter.ElevationM(t.Pos()); return err == nil }
+		rs.Sources = []refresh.Source{
+			{Name: "embedded:anatel_erbs_sample.csv", Read: refresh.ReadAllFrom(sampledata.AnatelERBs()), Keep: onTerrain},
+			{Name: "embedded:opencellid_724_sample.csv", Read: refresh.ReadAllFrom(sampledata.OpenCelliD()), Keep: onTerrain},
+		}
+		syn := catalog.SyntheticInBox(ter.bounds(), 3, 1)
+		for i := range syn {
+			if onTerrain(&syn[i]) {
+				synthetic = append(synthetic, &syn[i])
+			}
+		}
+	} else {
+		for _, f := range files {
+			rs.Sources = append(rs.Sources, refresh.FileSource(f))
+		}
+	}
+	rs.Extra = func() ([]*appliance.Tower, error) {
+		user, err := db.UserTowers()
+		return append(append([]*appliance.Tower(nil), synthetic...), user...), err
+	}
+	if _, err := rs.RefreshOnce(ctx, true); err != nil {
+		return nil, fmt.Errorf("load towers: %w", err)
+	}
+	a.refresh = rs
+
+	fsplEngine := fspl.New()
+	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
+		switch id {
+		case "", appliance.EngineFSPL:
+			return fsplEngine, nil
+		}
+		return nil, appliance.Invalid("engine", "engine %q is not available; available: fspl", id)
+	}
+	towers := func() appliance.TowerIndex { return a.index }
+	plan := planner.New(ter, towers, lookup)
+
+	a.api = api.New(api.Deps{
+		Auth: auth, Links: plan, Towers: towers, Upsert: a.index.Upsert,
+		TowerDB: db, Audit: db, Refreshes: db, Metrics: metrics.NewSet(), Log: log, Version: version(), Offline: true,
+		TerrainDescription: terrainDesc,
+		Checks: []api.Check{
+			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
+			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
+			{Name: "towers", Fn: func(context.Context) error {
+				if a.index.Len() == 0 {
+					return errors.New("no tower loaded")
+				}
+				return nil
+			}},
+		},
+	})
+	log.Info("appliance assembled", "towers", a.index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
+	ok = true
+	return a, nil
+}
+
+// close releases everything in reverse start order; the database is last
+// because everything above writes through it.
+func (a *app) close() {
+	if a.refresh != nil {
+		a.refresh.Close()
+	}
+	if a.ter != nil {
+		for _, p := range a.ter.packs {
+			_ = p.Close()
+		}
+	}
+	if a.db != nil {
+		_ = a.db.Close()
+	}
+}

@@ -1,0 +1,255 @@
+package refresh
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"linkplan/appliance"
+	"linkplan/appliance/catalog"
+)
+
+// DefaultInterval is the time between scheduled refreshes.
+const DefaultInterval = 6 * time.Hour
+
+// MaxRecordedRejects caps the rejects kept per refresh record.
+const MaxRecordedRejects = 100
+
+// Source is one tower source.
+type Source struct {
+	Name string                        // file path or a label for embedded data
+	Read func() ([]byte, error)        // reads the whole source
+	Keep func(t *appliance.Tower) bool // optional filter (e.g. "stands on loaded terrain")
+}
+
+// FileSource reads a file on every refresh.
+func FileSource(path string) Source {
+	return Source{Name: path, Read: func() ([]byte, error) { return os.ReadFile(path) }}
+}
+
+// Recorder stores refresh records (store.DB).
+type Recorder interface {
+	AppendTowerRefresh(r appliance.TowerRefresh) error
+}
+
+// Service refreshes the catalogue.
+type Service struct {
+	Sources  []Source
+	Interval time.Duration
+	// Extra returns towers that are not from sources (user-registered,
+	// synthetic sample sets); they are appended on every apply.
+	Extra func() ([]*appliance.Tower, error)
+	// Apply receives the complete new catalogue; it must swap it in
+	// atomically.
+	Apply    func(towers []*appliance.Tower)
+	SnapM    float64 // snapping radius, metres; 0 means catalog.DefaultSnapRadiusM
+	Recorder Recorder
+
+	gaz *catalog.Gazetteer
+	log *slog.Logger
+	now func() time.Time
+
+	mu      sync.Mutex // serialises refreshes
+	lastSHA map[string]string
+	last    Summary
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Summary describes the catalogue after a refresh.
+type Summary struct {
+	Regulator, Crowd, Extra, Rejected int
+	Changed                           bool
+	Records                           []appliance.TowerRefresh
+}
+
+// New returns a service over the embedded gazetteer.
+func New(gaz *catalog.Gazetteer, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{Interval: DefaultInterval, gaz: gaz, log: log.With("component", "refresh"), now: time.Now, lastSHA: map[string]string{}}
+}
+
+type imported struct {
+	regulator, crowd []appliance.Tower
+	rec              appliance.TowerRefresh
+	err              error
+}
+
+func (s *Service) importOne(src Source) imported {
+	start := s.now()
+	out := imported{rec: appliance.TowerRefresh{Source: src.Name}}
+	fail := func(err error) imported {
+		out.err = err
+		out.rec.Error = err.Error()
+		out.rec.DurationMs = float64(s.now().Sub(start).Microseconds()) / 1000
+		out.rec.TimeUnix = float64(s.now().UnixNano()) / 1e9
+		return out
+	}
+	data, err := src.Read()
+	if err != nil {
+		return fail(fmt.Errorf("read %s: %w", src.Name, err))
+	}
+	sum := sha256.Sum256(data)
+	out.rec.SHA256 = hex.EncodeToString(sum[:])
+	out.rec.Changed = s.lastSHA[src.Name] != out.rec.SHA256
+	f, err := catalog.DetectFormat(data)
+	if err != nil {
+		return fail(fmt.Errorf("detect format of %s: %w", src.Name, err))
+	}
+	out.rec.Format = f.String()
+	var placer *catalog.Placer
+	if f != catalog.FormatOpenCelliD {
+		placer = catalog.NewPlacer(s.gaz)
+	}
+	res, _, err := catalog.Import(f, bytes.NewReader(data), placer)
+	if err != nil {
+		return fail(fmt.Errorf("import %s: %w", src.Name, err))
+	}
+	out.rec.Rows, out.rec.Rejected = res.Rows, len(res.Rejects)
+	for i, r := range res.Rejects {
+		if i == MaxRecordedRejects {
+			break
+		}
+		out.rec.Rejects = append(out.rec.Rejects, appliance.RowIssue{Line: r.Line, Reason: r.Reason})
+	}
+	towers := res.Towers()
+	if f == catalog.FormatOpenCelliD {
+		out.crowd = towers
+	} else {
+		out.regulator = towers
+	}
+	out.rec.Towers = len(towers)
+	out.rec.DurationMs = float64(s.now().Sub(start).Microseconds()) / 1000
+	out.rec.TimeUnix = float64(s.now().UnixNano()) / 1e9
+	return out
+}
+
+// RefreshOnce imports every source and, when anything changed (or force),
+// applies the new catalogue. A source that fails to read or parse aborts
+// the apply: the previous catalogue stays.
+func (s *Service) RefreshOnce(ctx context.Context, force bool) (Summary, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var (
+		regulator, crowd []appliance.Tower
+		sum              Summary
+		firstErr         error
+	)
+	for _, src := range s.Sources {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		im := s.importOne(src)
+		sum.Records = append(sum.Records, im.rec)
+		if s.Recorder != nil {
+			if err := s.Recorder.AppendTowerRefresh(im.rec); err != nil {
+				s.log.Warn("record refresh", "source", src.Name, "err", err)
+			}
+		}
+		if im.err != nil {
+			s.log.Error("tower source refresh failed; keeping the previous catalogue", "source", src.Name, "err", im.err)
+			if firstErr == nil {
+				firstErr = im.err
+			}
+			continue
+		}
+		sum.Changed = sum.Changed || im.rec.Changed
+		sum.Rejected += im.rec.Rejected
+		for _, t := range im.regulator {
+			if src.Keep == nil || src.Keep(&t) {
+				regulator = append(regulator, t)
+			}
+		}
+		for _, t := range im.crowd {
+			if src.Keep == nil || src.Keep(&t) {
+				crowd = append(crowd, t)
+			}
+		}
+	}
+	if firstErr != nil {
+		return sum, firstErr
+	}
+	for _, r := range sum.Records {
+		s.lastSHA[r.Source] = r.SHA256
+	}
+	if !sum.Changed && !force {
+		s.last.Records = sum.Records
+		s.log.Info("tower sources unchanged", "sources", len(s.Sources))
+		return s.last, nil
+	}
+	catalog.Snap(regulator, crowd, s.snapM())
+	all := make([]*appliance.Tower, 0, len(regulator)+len(crowd))
+	for i := range regulator {
+		all = append(all, &regulator[i])
+	}
+	for i := range crowd {
+		all = append(all, &crowd[i])
+	}
+	if s.Extra != nil {
+		extra, err := s.Extra()
+		if err != nil {
+			return sum, fmt.Errorf("refresh: extra towers: %w", err)
+		}
+		sum.Extra = len(extra)
+		all = append(all, extra...)
+	}
+	sum.Regulator, sum.Crowd = len(regulator), len(crowd)
+	if s.Apply != nil {
+		s.Apply(all)
+	}
+	s.last = sum
+	s.log.Info("tower catalogue refreshed", "regulator", sum.Regulator, "crowd", sum.Crowd, "extra", sum.Extra, "rejected_rows", sum.Rejected)
+	return sum, nil
+}
+
+func (s *Service) snapM() float64 {
+	if s.SnapM > 0 {
+		return s.SnapM
+	}
+	return catalog.DefaultSnapRadiusM
+}
+
+// Start runs RefreshOnce every Interval until Close. The first refresh is
+// the caller's (RefreshOnce at start-up), so Start only schedules.
+func (s *Service) Start(ctx context.Context) {
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.done = make(chan struct{})
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(s.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := s.RefreshOnce(ctx, false); err != nil && ctx.Err() == nil {
+					s.log.Warn("scheduled refresh", "err", err)
+				}
+			}
+		}
+	}()
+}
+
+// Close stops the schedule and waits for a running refresh to finish.
+func (s *Service) Close() {
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+	}
+}
+
+// ReadAllFrom adapts an embedded byte slice to a Source reader.
+func ReadAllFrom(b []byte) func() ([]byte, error) {
+	return func() ([]byte, error) { return io.ReadAll(bytes.NewReader(b)) }
+}
