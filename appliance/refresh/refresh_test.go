@@ -87,8 +87,8 @@ func TestFailingSourceKeepsThePreviousCatalogue(t *testing.T) {
 	if applies.Load() != 1 || len(*current) != 308 {
 		t.Fatalf("catalogue changed after a failed refresh: %d applies, %d towers", applies.Load(), len(*current))
 	}
-	recs, _ := db.TowerRefreshes(1)
-	if len(recs) != 1 || recs[0].Error == "" {
+	recs, _ := db.TowerRefreshes(2)
+	if len(recs) != 2 || recs[1].Error == "" { // newest first: ocid, then the broken erbs
 		t.Fatalf("failure not recorded: %+v", recs)
 	}
 }
