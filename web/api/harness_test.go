@@ -1,0 +1,307 @@
+package api_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
+
+	"linkplan/appliance"
+	"linkplan/appliance/catalog"
+	"linkplan/appliance/planner"
+	"linkplan/appliance/refresh"
+	"linkplan/appliance/sampledata"
+	"linkplan/appliance/tenancy"
+	"linkplan/engines/fspl"
+	"linkplan/store"
+	"linkplan/store/spatial"
+	"linkplan/terrain-packs/sample"
+	"linkplan/terrain-packs/terrain"
+	"linkplan/web/api"
+)
+
+// clock is the time source of the harness's tenancy service. Admin TOTP
+// codes are accepted once per 30 s step (replay protection), so every admin
+// scenario moves the clock to a fresh step instead of sleeping.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// nextStep advances the clock by one TOTP step (30 s) and returns the new
+// time.
+func (c *clock) nextStep() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(30 * time.Second)
+	return c.t
+}
+
+// harnessOptions change how the harness composes the API. The zero value is
+// the composition of appliance/cmd/linkplan serve.
+type harnessOptions struct {
+	state  string                          // readiness state after start; "" = ready
+	audit  func(real api.Auditor) api.Auditor // wraps the store's auditor
+	towers func(real appliance.TowerIndex) appliance.TowerIndex
+}
+
+// harness is the real API composed in-process like the composition root
+// (appliance/cmd/linkplan/serve.go): bbolt store in a temp dir, tenancy
+// bootstrap, the embedded Rio sample terrain, the embedded sample towers,
+// the R-tree index, the fspl engine and the planner, behind httptest.
+type harness struct {
+	api     *api.API
+	srv     *httptest.Server
+	db      *store.DB
+	auth    *tenancy.Service
+	clock   *clock
+	index   *spatial.Index
+	terrain *terrain.Layered
+	dataDir string
+	desc    string // terrain description, as the composition root words it
+
+	adminKey, adminSecret string
+	keys                  map[string]string // role name in scenarios -> plain key
+	keyIDs                map[string]string // role name -> key id
+}
+
+const terrainDesc = "embedded sample pack: SRTM3 v2.1 tiles S23W044 and S22W043 (Rio de Janeiro), 3 arc-second grid"
+
+// loadTowers reproduces the default branch of the composition root's boot
+// (appliance/cmd/linkplan/app.go): the refresh service imports the embedded
+// Anatel and OpenCelliD samples (placed, snapped, kept when on loaded
+// terrain), appends synthetic towers inside the terrain bounds and the
+// user towers from the store, records the refresh in the store and swaps
+// the catalogue into the index.
+func (h *harness) loadTowers(tb testing.TB, pack *terrain.Pack) {
+	tb.Helper()
+	gaz, err := catalog.EmbeddedGazetteer()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	onTerrain := func(t *appliance.Tower) bool { _, err := h.terrain.ElevationM(t.Pos()); return err == nil }
+	in := pack.Info().Bounds
+	box := appliance.BBox{MinLat: float64(in.MinLat), MinLon: float64(in.MinLon), MaxLat: float64(in.MaxLat), MaxLon: float64(in.MaxLon)}
+	var synthetic []*appliance.Tower
+	syn := catalog.SyntheticInBox(box, 3, 1)
+	for i := range syn {
+		if onTerrain(&syn[i]) {
+			synthetic = append(synthetic, &syn[i])
+		}
+	}
+	h.index = spatial.New(nil)
+	rs := refresh.New(gaz, nil)
+	rs.Recorder = h.db
+	rs.Apply = h.index.Replace
+	rs.Sources = []refresh.Source{
+		{Name: "embedded:anatel_erbs_sample.csv", Read: refresh.ReadAllFrom(sampledata.AnatelERBs()), Keep: onTerrain},
+		{Name: "embedded:opencellid_724_sample.csv", Read: refresh.ReadAllFrom(sampledata.OpenCelliD()), Keep: onTerrain},
+	}
+	rs.Extra = func() ([]*appliance.Tower, error) {
+		user, err := h.db.UserTowers()
+		return append(append([]*appliance.Tower(nil), synthetic...), user...), err
+	}
+	if _, err := rs.RefreshOnce(context.Background(), true); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func newHarness(tb testing.TB, opt harnessOptions) *harness {
+	tb.Helper()
+	h := &harness{dataDir: tb.TempDir(), clock: &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)},
+		keys: map[string]string{}, keyIDs: map[string]string{}, desc: terrainDesc}
+	db, err := store.Open(h.dataDir, store.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h.db = db
+	tb.Cleanup(func() { _ = db.Close() })
+	h.auth = tenancy.New(db, h.clock.Now)
+	if _, created, err := h.auth.Bootstrap(h.dataDir); err != nil || !created {
+		tb.Fatalf("bootstrap: created=%v err=%v", created, err)
+	}
+	raw, err := os.ReadFile(filepath.Join(h.dataDir, tenancy.CredentialsFile))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var cred tenancy.Credentials
+	if err := json.Unmarshal(raw, &cred); err != nil {
+		tb.Fatal(err)
+	}
+	h.adminKey, h.adminSecret = cred.APIKey, cred.TOTPSecret
+	h.keys["admin"] = cred.APIKey
+
+	pack, err := terrain.OpenBytes(sample.Pack())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h.terrain = terrain.NewLayered(pack)
+	h.loadTowers(tb, pack)
+	eng := fspl.New()
+	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
+		switch id {
+		case "", appliance.EngineFSPL:
+			return eng, nil
+		}
+		return nil, appliance.Invalid("engine", "engine %q is not available; available: fspl", id)
+	}
+	var ix appliance.TowerIndex = h.index
+	if opt.towers != nil {
+		ix = opt.towers(h.index)
+	}
+	towers := func() appliance.TowerIndex { return ix }
+	plan := planner.New(h.terrain, towers, lookup)
+	var audit api.Auditor = db
+	if opt.audit != nil {
+		audit = opt.audit(db)
+	}
+	h.api = api.New(api.Deps{
+		Auth: h.auth, Links: plan, Towers: towers, Upsert: h.index.Upsert,
+		TowerDB: db, Audit: audit, Refreshes: db, Version: "test", Offline: true, TerrainDescription: h.desc,
+		Checks: []api.Check{
+			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
+			{Name: "terrain", Fn: func(context.Context) error {
+				ents := pack.Entries()
+				if len(ents) == 0 {
+					return errors.New("terrain pack has no tile")
+				}
+				_, err := pack.ReadTile(ents[0].Tile)
+				return err
+			}},
+			{Name: "towers", Fn: func(context.Context) error {
+				if h.index.Len() == 0 {
+					return errors.New("no tower loaded")
+				}
+				return nil
+			}},
+		},
+	})
+	state := opt.state
+	if state == "" {
+		state = api.StateReady
+	}
+	h.api.SetState(state)
+	h.srv = httptest.NewServer(h.api)
+	tb.Cleanup(h.srv.Close)
+
+	for _, k := range []struct {
+		name string
+		tier appliance.Tier
+		role appliance.Role
+	}{
+		{"pro", appliance.TierPro, appliance.RoleTenant},
+		{"free", appliance.TierFree, appliance.RoleTenant},
+		{"internal", appliance.TierBusiness, appliance.RoleInternal},
+		{"revoked", appliance.TierPro, appliance.RoleTenant},
+		{"erased", appliance.TierPro, appliance.RoleTenant},
+	} {
+		h.issue(tb, k.name, k.tier, k.role)
+	}
+	h.keys["unknown"] = appliance.KeyPrefixTenant + strings.Repeat("0", 40)
+	return h
+}
+
+// issue issues a key through the tenancy service. The revoked and erased
+// keys are stored directly in the state that key rotation and the privacy
+// erase leave behind (those routes are not served yet).
+func (h *harness) issue(tb testing.TB, name string, tier appliance.Tier, role appliance.Role) string {
+	tb.Helper()
+	req := tenancy.IssueRequest{Tier: tier, Role: role, Owner: "harness " + name, Email: name + "@example.com"}
+	if name != "revoked" && name != "erased" {
+		plain, k, err := h.auth.Issue(req)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		h.keys[name], h.keyIDs[name] = plain, k.ID
+		return plain
+	}
+	var raw [20]byte
+	_, _ = rand.Read(raw[:])
+	plain := appliance.KeyPrefixTenant + hex.EncodeToString(raw[:])
+	hash := tenancy.Hash(plain)
+	k := &appliance.APIKey{ID: hash[:12], HashHex: hash, Prefix: plain[:14], Tier: tier, Role: role,
+		Owner: req.Owner, Email: req.Email, TenantID: "t_" + hash[:12], CreatedUnix: h.clock.Now().Unix()}
+	if name == "revoked" {
+		k.RevokedUnix = h.clock.Now().Unix()
+	} else {
+		k.Tier = appliance.TierErased
+	}
+	if err := h.db.PutKey(k); err != nil {
+		tb.Fatal(err)
+	}
+	h.keys[name], h.keyIDs[name] = plain, k.ID
+	return plain
+}
+
+// freshTOTP moves the clock to a new step and returns the admin code for it.
+func (h *harness) freshTOTP(tb testing.TB) string {
+	tb.Helper()
+	code, err := totp.GenerateCode(h.adminSecret, h.clock.nextStep())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return code
+}
+
+// response is a finished exchange.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *response) json(tb testing.TB) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		tb.Fatalf("body is not a JSON object: %v\n%s", err, r.body)
+	}
+	return m
+}
+
+// do sends one request to the harness server.
+func (h *harness) do(tb testing.TB, method, url, key string, header map[string]string, body string) *response {
+	tb.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.srv.URL+url, rd)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := h.srv.Client().Do(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &response{status: res.StatusCode, header: res.Header, body: b}
+}
