@@ -11,8 +11,16 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/char/regexp"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 )
+
+// newMemIndex returns an in-memory scorch index. bleve.NewMemOnly would use
+// the older upsidedown/gtreap engine, measured 3 to 10 times slower here both
+// to build and to query.
+func newMemIndex(im mapping.IndexMapping) (bleve.Index, error) {
+	return bleve.NewUsing("", im, scorch.Name, scorch.Name, nil)
+}
 
 // Analyzer and char filter names registered on the index mappings (not in a
 // global registry: they live in the mapping and are persisted with it).

@@ -67,7 +67,7 @@ func buildPlaces(ps []Place) (*places, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, err := bleve.NewMemOnly(im)
+	idx, err := newMemIndex(im)
 	if err != nil {
 		return nil, fmt.Errorf("create places index: %w", err)
 	}
