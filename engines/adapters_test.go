@@ -186,9 +186,15 @@ func TestP1411Adapter(t *testing.T) {
 		direct  func(d float64) (float64, error)
 	}{
 		{name: "auto LoS above 2.2 GHz is above-rooftop LoS", freq: 3500, txH: 30, rxH: 1.5, wantEnv: engines.P1411AboveLoS,
-			direct: func(d float64) (float64, error) { l, _, err := p1411.AboveRooftop(p1411.AboveLoS, 3500, d); return l, err }},
+			direct: func(d float64) (float64, error) {
+				l, _, err := p1411.AboveRooftop(p1411.AboveLoS, 3500, d)
+				return l, err
+			}},
 		{name: "auto LoS below 2.2 GHz is below-rooftop LoS", freq: 1800, txH: 30, rxH: 1.5, wantEnv: engines.P1411BelowLoS,
-			direct: func(d float64) (float64, error) { l, _, err := p1411.BelowRooftop(p1411.BelowLoS, 1800, d); return l, err }},
+			direct: func(d float64) (float64, error) {
+				l, _, err := p1411.BelowRooftop(p1411.BelowLoS, 1800, d)
+				return l, err
+			}},
 		{name: "auto street-level terminals is low-height urban", freq: 900, txH: 2, rxH: 1.5, locPct: 90, wantEnv: engines.P1411LowHeightUrban,
 			direct: func(d float64) (float64, error) {
 				l, _, err := p1411.LowHeight(p1411.LowUrban, 900, d, 90, p1411.DefaultTransitionWidthM)

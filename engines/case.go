@@ -197,6 +197,15 @@ func (c *Case) Validate() error {
 	}
 	if c.Profile != nil {
 		c.Profile.validate(v)
+	} else if len(v.Fields) == 0 {
+		step := c.StepM
+		if step == 0 {
+			step = DefaultCaseStepM
+		}
+		d := appliance.LatLon{Lat: c.Tx.Lat, Lon: c.Tx.Lon}.DistanceM(appliance.LatLon{Lat: c.Rx.Lat, Lon: c.Rx.Lon})
+		if n := d/step + 2; n > MaxCaseProfilePts {
+			v.Add("step_m", "a %.0f m step over %.1f km gives %.0f terrain samples, at most %d are accepted", step, d/1000, n, MaxCaseProfilePts)
+		}
 	}
 	c.P1812.validate(v, "p1812")
 	c.ITM.validate(v, "itm")

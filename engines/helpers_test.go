@@ -1,6 +1,7 @@
 package engines_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -178,4 +179,30 @@ func fieldsOf(err error) string {
 
 func describe(p appliance.LinkPrediction) string {
 	return fmt.Sprintf("%s %.4f dB warnings=%v", p.Engine, p.PathLossDB, p.Warnings)
+}
+
+func nan() float64 { return math.NaN() }
+
+func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
+	return context.WithCancel(t.Context())
+}
+
+// refLoss returns column col of case id in a validation suite's CSV.
+func refLoss(tb testing.TB, suite, file, id, col string) float64 {
+	tb.Helper()
+	rows, err := enginetest.ReadCSV(filepath.Join(enginetest.Dir(suite), file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, r := range rows {
+		if r["case_id"] == id {
+			v, err := r.Float(col)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return v
+		}
+	}
+	tb.Fatalf("%s/%s: no case %s", suite, file, id)
+	return 0
 }
