@@ -171,4 +171,3 @@ func BenchmarkLoadGazetteer(b *testing.B) {
 		}
 	}
 }
-
