@@ -54,11 +54,24 @@ const (
 	Float64
 )
 
-var sampleFormatNames = [...]string{"invalid", "uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "float64"}
-
 func (f SampleFormat) String() string {
-	if int(f) < len(sampleFormatNames) {
-		return sampleFormatNames[f]
+	switch f {
+	case Uint8:
+		return "uint8"
+	case Int8:
+		return "int8"
+	case Uint16:
+		return "uint16"
+	case Int16:
+		return "int16"
+	case Uint32:
+		return "uint32"
+	case Int32:
+		return "int32"
+	case Float32:
+		return "float32"
+	case Float64:
+		return "float64"
 	}
 	return "SampleFormat(" + strconv.Itoa(int(f)) + ")"
 }
