@@ -50,6 +50,10 @@ func (r *Registry) predictFallback(ctx context.Context, id appliance.EngineID, i
 			reason = fmt.Sprintf("engine %s returned a non-finite loss (%g dB)", id, pred.PathLossDB)
 		case errors.Is(err, appliance.ErrOutsideEnvelope):
 			reason = err.Error()
+			var ee *EnvelopeError
+			if errors.As(err, &ee) {
+				reason = ee.Error()
+			}
 		default:
 			return appliance.LinkPrediction{}, false, "", err
 		}
