@@ -1,11 +1,14 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 
 	"linkplan/appliance"
@@ -18,7 +21,10 @@ func decode(r *http.Request, v any) error {
 	// The Content-Type is not checked: curl's default form type on a JSON
 	// body is the commonest client mistake, and the body is parsed as JSON
 	// whatever the header says.
-	dec := json.NewDecoder(r.Body)
+	// The copy of what was read names nested unknown fields by their full
+	// path ("receiver.alt"): encoding/json reports only the member name.
+	var seen bytes.Buffer
+	dec := json.NewDecoder(io.TeeReader(r.Body, &seen))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil {
@@ -49,6 +55,19 @@ func decode(r *http.Request, v any) error {
 		}
 		return appliance.Invalid(field, "must be of JSON type %s, got %s", jsonType(ute.Type.Kind().String()), ute.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		var raw any
+		if json.Unmarshal(seen.Bytes(), &raw) == nil {
+			var paths []string
+			unknownFields(raw, reflect.TypeOf(v), "", &paths)
+			slices.Sort(paths)
+			if len(paths) > 0 {
+				ve := &appliance.ValidationError{}
+				for _, p := range paths {
+					ve.Add(p, "is not a known field of this request")
+				}
+				return ve
+			}
+		}
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return appliance.Invalid(name, "is not a known field of this request")
 	}
@@ -57,8 +76,10 @@ func decode(r *http.Request, v any) error {
 
 func jsonType(kind string) string {
 	switch kind {
-	case "float64", "float32", "int", "int64", "int32", "uint", "uint64":
+	case "float64", "float32":
 		return "number"
+	case "int", "int64", "int32", "uint", "uint64":
+		return "integer"
 	case "string":
 		return "string"
 	case "bool":
@@ -71,4 +92,57 @@ func jsonType(kind string) string {
 		return "number or object"
 	}
 	return kind
+}
+
+// unknownFields appends to out the JSON paths of the object members in raw
+// that type t (a struct, through pointers, slices and arrays) does not
+// declare, matching names case-insensitively like encoding/json.
+func unknownFields(raw any, t reflect.Type, path string, out *[]string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch x := raw.(type) {
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for k, val := range x {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			f, ok := jsonField(t, k)
+			if !ok {
+				*out = append(*out, p)
+				continue
+			}
+			unknownFields(val, f.Type, p, out)
+		}
+	case []any:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return
+		}
+		for i, e := range x {
+			unknownFields(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
+}
+
+// jsonField returns the field of struct type t that decodes the JSON member
+// name.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if strings.EqualFold(tag, name) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }

@@ -58,7 +58,7 @@ func (c *clock) nextStep() time.Time {
 // harnessOptions change how the harness composes the API. The zero value is
 // the composition of appliance/cmd/linkplan serve.
 type harnessOptions struct {
-	state  string                          // readiness state after start; "" = ready
+	state  string                             // readiness state after start; "" = ready
 	audit  func(real api.Auditor) api.Auditor // wraps the store's auditor
 	towers func(real appliance.TowerIndex) appliance.TowerIndex
 }

@@ -1,0 +1,831 @@
+package api_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/web/api"
+)
+
+// docExpect says how a scenario's request must fare against the request
+// schemas of the document.
+type docExpect int
+
+const (
+	// docDerived: a 2xx request must satisfy the documented schemas
+	// (body and query); others are not checked.
+	docDerived docExpect = iota
+	// docRejects: the documented schemas must refuse the request too (the
+	// server's refusal is visible in the contract).
+	docRejects
+)
+
+// scenario is one HTTP exchange and what must come back (pocketbase's
+// ApiScenario).
+type scenario struct {
+	name    string
+	method  string
+	url     string
+	key     string // harness key name: "", admin, pro, free, internal, unknown, revoked, erased
+	totp    string // "": none; header: a fresh code in X-Admin-Totp; body: a fresh code for {{totp}} in the body; bad: a wrong code in the header; replay: a code already used once
+	headers map[string]string
+	body    string
+	status  int
+	code    string   // error code, for 4xx and 503
+	fields  []string // error fields in any order; nil: the error has no fields
+	// contains are substrings the body must hold.
+	contains []string
+	doc      docExpect
+	check    func(t *testing.T, h *harness, res *response)
+}
+
+// scenarioRun collects what the scenarios exercised.
+type scenarioRun struct {
+	d        *openAPI
+	statuses map[string]bool // "GET /towers/{id} 404"
+	codes    map[string]bool
+	n        int
+}
+
+func newRun(t *testing.T) *scenarioRun {
+	return &scenarioRun{d: loadOpenAPI(t), statuses: map[string]bool{}, codes: map[string]bool{}}
+}
+
+func (run *scenarioRun) run(t *testing.T, h *harness, scs []scenario) {
+	t.Helper()
+	for _, sc := range scs {
+		t.Run(sc.name, func(t *testing.T) {
+			run.n++
+			run.one(t, h, sc)
+		})
+	}
+}
+
+func (run *scenarioRun) one(t *testing.T, h *harness, sc scenario) {
+	hdr := map[string]string{}
+	for k, v := range sc.headers {
+		hdr[k] = v
+	}
+	key := ""
+	if sc.key != "" {
+		var ok bool
+		if key, ok = h.keys[sc.key]; !ok {
+			t.Fatalf("no harness key %q", sc.key)
+		}
+	}
+	body := sc.body
+	switch sc.totp {
+	case "header":
+		hdr["X-Admin-Totp"] = h.freshTOTP(t)
+	case "body":
+		body = strings.ReplaceAll(body, "{{totp}}", h.freshTOTP(t))
+	case "bad":
+		c, _ := strconv.Atoi(h.freshTOTP(t))
+		hdr["X-Admin-Totp"] = fmt.Sprintf("%06d", (c+500000)%1000000)
+	case "replay":
+		code := h.freshTOTP(t)
+		first := h.do(t, http.MethodPost, "/admin/keys", h.adminKey, map[string]string{"X-Admin-Totp": code}, issueBody("Starter", ""))
+		if first.status != http.StatusCreated {
+			t.Fatalf("priming request: status %d: %s", first.status, first.body)
+		}
+		hdr["X-Admin-Totp"] = code
+	case "":
+	default:
+		t.Fatalf("bad totp mode %q", sc.totp)
+	}
+	u, err := url.Parse(sc.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The request against the document.
+	if sc.doc == docRejects || sc.status/100 == 2 {
+		var errs []string
+		if s := run.d.requestSchema(sc.method, u.Path); s != nil && body != "" {
+			var v any
+			if err := json.Unmarshal([]byte(body), &v); err != nil {
+				errs = append(errs, "body is not JSON")
+			} else {
+				errs = append(errs, run.d.validate(s, v, "request")...)
+			}
+		}
+		errs = append(errs, run.d.checkQuery(sc.method, u.Path, u.Query())...)
+		if sc.doc == docRejects && len(errs) == 0 {
+			t.Errorf("the document accepts a request the server refuses")
+		}
+		if sc.doc != docRejects && len(errs) > 0 {
+			t.Errorf("the document refuses a request the server accepts: %v", errs)
+		}
+	}
+
+	res := h.do(t, sc.method, sc.url, key, hdr, body)
+	if res.status != sc.status {
+		t.Fatalf("status %d, want %d; body: %.600s", res.status, sc.status, res.body)
+	}
+	rid := res.header.Get("X-Request-Id")
+	if rid == "" {
+		t.Error("no X-Request-Id header")
+	}
+	if c := sc.headers["X-Request-Id"]; c != "" && saneClientID(c) && rid != c {
+		t.Errorf("X-Request-Id %q, want the client's %q", rid, c)
+	}
+	for _, e := range run.d.checkResponse(sc.method, u.Path, res) {
+		t.Errorf("contract: %s", e)
+	}
+	tpl := run.d.templateFor(u.Path)
+	run.statuses[fmt.Sprintf("%s %s %d", sc.method, tpl, res.status)] = true
+	if res.status >= 400 && res.status != http.StatusInternalServerError {
+		var eb struct {
+			Error struct {
+				Code      string  `json:"code"`
+				RequestID string  `json:"request_id"`
+				Fields    []field `json:"fields"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(res.body, &eb); err != nil {
+			t.Fatalf("error body: %v: %s", err, res.body)
+		}
+		run.codes[eb.Error.Code] = true
+		if sc.code == "" {
+			t.Error("scenario names no error code")
+		}
+		if eb.Error.Code != sc.code {
+			t.Errorf("code %q, want %q", eb.Error.Code, sc.code)
+		}
+		if eb.Error.RequestID != rid {
+			t.Errorf("request_id %q differs from X-Request-Id %q", eb.Error.RequestID, rid)
+		}
+		var got []string
+		for _, f := range eb.Error.Fields {
+			got = append(got, f.Field)
+			if f.Reason == "" {
+				t.Errorf("field %s without reason", f.Field)
+			}
+		}
+		want := slices.Clone(sc.fields)
+		sort.Strings(got)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("fields %v, want %v; body %s", got, want, res.body)
+		}
+	}
+	for _, s := range sc.contains {
+		if !strings.Contains(string(res.body), s) {
+			t.Errorf("body does not contain %q: %.600s", s, res.body)
+		}
+	}
+	if sc.check != nil {
+		sc.check(t, h, res)
+	}
+}
+
+type field struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+func saneClientID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// issueBody is a valid POST /admin/keys body; totp, when not empty, goes in
+// the body.
+func issueBody(tier, totp string) string {
+	m := map[string]any{"tier": tier, "email": "ops@example.com", "owner": "Example Telecom", "justification": "contract test: issue a key"}
+	if totp != "" {
+		m["totp"] = totp
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// tileName is the SRTM name of the 1°×1° tile holding a point: its
+// south-west corner.
+func tileName(lat, lon float64) string {
+	la, lo := int(math.Floor(lat)), int(math.Floor(lon))
+	ns, ew := "N", "E"
+	if la < 0 {
+		ns, la = "S", -la
+	}
+	if lo < 0 {
+		ew, lo = "W", -lo
+	}
+	return fmt.Sprintf("%s%02d%s%03d", ns, la, ew, lo)
+}
+
+// haversineKm is an independent great-circle distance, km, on the mean
+// sphere (radius 6371.0088 km).
+func haversineKm(lat1, lon1, lat2, lon2 float64) float64 {
+	r := math.Pi / 180
+	dLat, dLon := (lat2-lat1)*r, (lon2-lon1)*r
+	a := math.Sin(dLat/2)*math.Sin(dLat/2) + math.Cos(lat1*r)*math.Cos(lat2*r)*math.Sin(dLon/2)*math.Sin(dLon/2)
+	return 2 * 6371.0088 * math.Asin(math.Sqrt(a))
+}
+
+func decodeJSON[T any](t *testing.T, res *response) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(res.body, &v); err != nil {
+		t.Fatalf("decode %T: %v: %s", v, err, res.body)
+	}
+	return v
+}
+
+func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
+
+// Wire types as a client would declare them (decoding strictly checks the
+// shapes the schema validation already accepted).
+type linkResult struct {
+	TowerID        string   `json:"tower_id"`
+	Operator       string   `json:"operator"`
+	DistanceKm     float64  `json:"distance_km"`
+	AzimuthDeg     float64  `json:"azimuth_deg"`
+	LOSClear       bool     `json:"los_clear"`
+	FresnelOK      bool     `json:"fresnel_ok"`
+	MinClearance   *float64 `json:"min_fresnel_clearance_ratio"`
+	PathLossDB     float64  `json:"path_loss_db"`
+	LinkMarginDB   float64  `json:"link_margin_db"`
+	RxPowerDBm     float64  `json:"rx_power_dbm"`
+	EIRPDBm        float64  `json:"eirp_dbm"`
+	EIRPAssumed    bool     `json:"eirp_assumed"`
+	PatternLossDB  float64  `json:"antenna_pattern_loss_db"`
+	TowerLat       float64  `json:"tower_lat"`
+	TowerLon       float64  `json:"tower_lon"`
+	Synthetic      bool     `json:"synthetic"`
+	Engine         string   `json:"engine"`
+	SourceOfTower  string   `json:"source"`
+	PlacementTower string   `json:"placement"`
+}
+
+type analysis struct {
+	BestTower     *linkResult  `json:"best_tower"`
+	Alternatives  []linkResult `json:"alternatives"`
+	Reason        string       `json:"reason"`
+	EngineUsed    string       `json:"engine_used"`
+	EngineVersion string       `json:"engine_version"`
+	Receiver      struct {
+		Lat, Lon float64
+		HeightM  float64 `json:"height_m"`
+		GroundM  float64 `json:"ground_elevation_m"`
+	} `json:"receiver"`
+	FrequencyMHz  float64 `json:"frequency_mhz"`
+	MaxDistanceKm float64 `json:"max_distance_km"`
+	LinkBudget    struct {
+		RxGainDBi      float64 `json:"rx_gain_dbi"`
+		CableLossDB    float64 `json:"cable_loss_db"`
+		RxThresholdDBm float64 `json:"rx_threshold_dbm"`
+		AssumedEIRPDBm float64 `json:"assumed_eirp_dbm"`
+	} `json:"link_budget"`
+	Search struct {
+		InRange   int      `json:"towers_in_range"`
+		Evaluated int      `json:"towers_evaluated"`
+		Skipped   int      `json:"towers_skipped_no_terrain"`
+		Missing   []string `json:"missing_tiles"`
+	} `json:"search"`
+	DataProvenance struct {
+		Terrain   string `json:"terrain"`
+		Synthetic int    `json:"synthetic_towers_in_result"`
+		Note      string `json:"note"`
+	} `json:"data_provenance"`
+}
+
+type towerJSON struct {
+	ID         string   `json:"id"`
+	Source     string   `json:"source"`
+	Operator   string   `json:"operator"`
+	LatW       float64  `json:"lat"`
+	LonW       float64  `json:"lon"`
+	Height     float64  `json:"height"`
+	Power      *float64 `json:"power"`
+	Azimuth    *float64 `json:"azimuth"`
+	Tilt       *float64 `json:"tilt"`
+	Placement  string   `json:"placement"`
+	Synthetic  bool     `json:"synthetic"`
+	DistanceKm float64  `json:"distance_km"`
+	BearingDeg float64  `json:"bearing_deg"`
+}
+
+type towerPage struct {
+	Towers     []towerJSON `json:"towers"`
+	Total      int         `json:"total"`
+	Limit      int         `json:"limit"`
+	Offset     int         `json:"offset"`
+	NextOffset *int        `json:"next_offset"`
+}
+
+// checkAnalysis checks the internal consistency of an /analyze_link answer
+// for request req (the defaults applied): ranking, budget arithmetic,
+// distances, and that every tower is within the radius.
+func checkAnalysis(t *testing.T, h *harness, a analysis, lat, lon, maxKm, thresholdDBm float64) {
+	t.Helper()
+	const tolDB = 0.005 // dB: every term is rounded to 1e-3
+	all := a.Alternatives
+	if a.BestTower != nil {
+		all = append([]linkResult{*a.BestTower}, all...)
+	}
+	for i, r := range all {
+		got := r.EIRPDBm - r.PatternLossDB - r.PathLossDB + a.LinkBudget.RxGainDBi - a.LinkBudget.CableLossDB
+		if !near(r.RxPowerDBm, got, tolDB) {
+			t.Errorf("%s: rx_power_dbm %g, budget terms give %g", r.TowerID, r.RxPowerDBm, got)
+		}
+		if !near(r.LinkMarginDB, r.RxPowerDBm-thresholdDBm, tolDB) {
+			t.Errorf("%s: link_margin_db %g, rx_power − threshold = %g", r.TowerID, r.LinkMarginDB, r.RxPowerDBm-thresholdDBm)
+		}
+		if d := haversineKm(lat, lon, r.TowerLat, r.TowerLon); !near(r.DistanceKm, d, 0.002) || d > maxKm+0.001 {
+			t.Errorf("%s: distance_km %g, haversine %g, radius %g", r.TowerID, r.DistanceKm, d, maxKm)
+		}
+		if i > 0 && r.LinkMarginDB > all[i-1].LinkMarginDB {
+			t.Errorf("not ranked by margin: %s %g after %g", r.TowerID, r.LinkMarginDB, all[i-1].LinkMarginDB)
+		}
+		tw, ok := h.index.Get(r.TowerID)
+		if !ok {
+			t.Errorf("%s: not in the index", r.TowerID)
+		} else if tw.Operator != r.Operator || tw.Synthetic != r.Synthetic || string(tw.Source) != r.SourceOfTower {
+			t.Errorf("%s: operator/synthetic/source differ from the catalogue", r.TowerID)
+		}
+		if r.Engine != a.EngineUsed {
+			t.Errorf("%s: engine %s, engine_used %s", r.TowerID, r.Engine, a.EngineUsed)
+		}
+	}
+	syn := 0
+	for _, r := range all {
+		if r.Synthetic {
+			syn++
+		}
+	}
+	if syn != a.DataProvenance.Synthetic || (syn > 0) != (a.DataProvenance.Note != "") {
+		t.Errorf("synthetic_towers_in_result %d (note %q), counted %d", a.DataProvenance.Synthetic, a.DataProvenance.Note, syn)
+	}
+	if a.DataProvenance.Terrain != h.desc {
+		t.Errorf("data_provenance.terrain %q", a.DataProvenance.Terrain)
+	}
+	if a.Search.Evaluated > a.Search.InRange || len(all) > a.Search.Evaluated {
+		t.Errorf("search counts inconsistent: %+v with %d results", a.Search, len(all))
+	}
+}
+
+// TestScenarios runs the contract scenario tables against the real API.
+func TestScenarios(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	run := newRun(t)
+
+	// Fixtures picked from the loaded catalogue.
+	var anatelID string
+	for _, tw := range h.index.InBox(appliance.BBox{MinLat: -90, MinLon: -180, MaxLat: 90, MaxLon: 180}) {
+		if tw.Source == appliance.SourceAnatel {
+			anatelID = tw.ID
+			break
+		}
+	}
+	if anatelID == "" {
+		t.Fatal("no Anatel tower in the sample catalogue")
+	}
+	const rxLat, rxLon = -22.95, -43.20
+	rio := appliance.LatLon{Lat: rxLat, Lon: rxLon}
+	nearest := h.index.Nearest(rio, 1, 50000)
+	if len(nearest) == 0 {
+		t.Fatal("no tower near Rio")
+	}
+	rioOperator := nearest[0].Operator
+	const southLat, southLon = -25.4, -49.2 // Curitiba: outside the Rio pack
+	missingTile := tileName(southLat, southLon)
+	huge := `{"operator":"` + strings.Repeat("a", 1<<20) + `"}`
+	analyzeRio := `{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20}`
+
+	groups := []struct {
+		name string
+		scs  []scenario
+	}{
+		{"operations", []scenario{
+			{name: "health constant body", method: "GET", url: "/health", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				if string(res.body) != `{"status":"healthy"}`+"\n" {
+					t.Errorf("body %q", res.body)
+				}
+			}},
+			{name: "health echoes a sane client request id", method: "GET", url: "/health", headers: map[string]string{"X-Request-Id": "client-req_42.abc"}, status: 200},
+			{name: "health replaces an insane request id", method: "GET", url: "/health", headers: map[string]string{"X-Request-Id": "has space"}, status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					if rid := res.header.Get("X-Request-Id"); rid == "has space" || len(rid) != 24 {
+						t.Errorf("X-Request-Id %q, want a new 24-hex id", rid)
+					}
+				}},
+			{name: "health replaces an over-long request id", method: "GET", url: "/health", headers: map[string]string{"X-Request-Id": strings.Repeat("x", 129)}, status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					if rid := res.header.Get("X-Request-Id"); len(rid) != 24 {
+						t.Errorf("X-Request-Id %q, want a new 24-hex id", rid)
+					}
+				}},
+			{name: "ready with every check ok", method: "GET", url: "/health/ready", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				m := res.json(t)
+				if m["status"] != "ready" || m["state"] != "ready" || m["offline"] != true {
+					t.Errorf("report %v", m)
+				}
+				checks := m["checks"].(map[string]any)
+				for _, c := range []string{"database", "terrain", "towers"} {
+					if checks[c] != "ok" {
+						t.Errorf("check %s = %v", c, checks[c])
+					}
+				}
+			}},
+			{name: "metrics exposition", method: "GET", url: "/metrics", status: 200, contains: []string{"linkplan_http_requests_total{"}},
+			{name: "openapi document", method: "GET", url: "/openapi.json", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				var a, b any
+				_ = json.Unmarshal(res.body, &a)
+				_ = json.Unmarshal(api.OpenAPI(), &b)
+				if !equalJSON(a, b) {
+					t.Error("served document differs from OpenAPI()")
+				}
+			}},
+			{name: "no YAML document", method: "GET", url: "/openapi.yaml", status: 404, code: "not_found"},
+			{name: "unknown route", method: "GET", url: "/nope", status: 404, code: "not_found",
+				headers: map[string]string{"X-Request-Id": "trace-404"}},
+			{name: "unknown route with POST", method: "POST", url: "/v1/analyze_link", body: analyzeRio, status: 404, code: "not_found"},
+			{name: "trailing slash is another route", method: "GET", url: "/towers/", key: "pro", status: 404, code: "not_found"},
+			{name: "health with POST", method: "POST", url: "/health", status: 405, code: "method_not_allowed"},
+		}},
+		{"authentication", []scenario{
+			{name: "analyze without key", method: "POST", url: "/analyze_link", body: analyzeRio, status: 401, code: "unauthenticated",
+				contains: []string{"X-API-Key"}, headers: map[string]string{"X-Request-Id": "trace-401"}},
+			{name: "analyze with unknown key", method: "POST", url: "/analyze_link", key: "unknown", body: analyzeRio, status: 401, code: "unauthenticated"},
+			{name: "analyze with revoked key", method: "POST", url: "/analyze_link", key: "revoked", body: analyzeRio, status: 401, code: "unauthenticated", contains: []string{"revoked"}},
+			{name: "analyze with erased key", method: "POST", url: "/analyze_link", key: "erased", body: analyzeRio, status: 401, code: "key_erased", contains: []string{"API key has been erased"}},
+			{name: "towers without key", method: "GET", url: "/towers", status: 401, code: "unauthenticated"},
+			{name: "nearest without key", method: "GET", url: "/towers/nearest?lat=-22.95&lon=-43.2", status: 401, code: "unauthenticated"},
+			{name: "tower without key", method: "GET", url: "/towers/" + anatelID, status: 401, code: "unauthenticated"},
+			{name: "register without key", method: "POST", url: "/towers", body: `{"operator":"Vivo","lat":-22.9,"lon":-43.2}`, status: 401, code: "unauthenticated"},
+			{name: "admin keys without key", method: "POST", url: "/admin/keys", body: issueBody("Pro", ""), status: 401, code: "unauthenticated"},
+			{name: "refreshes without key", method: "GET", url: "/admin/towers/refreshes", status: 401, code: "unauthenticated"},
+		}},
+		{"admin", []scenario{
+			{name: "issue a Pro key (TOTP header)", method: "POST", url: "/admin/keys", key: "admin", totp: "header", body: issueBody("Pro", ""), status: 201,
+				check: func(t *testing.T, h *harness, res *response) {
+					m := res.json(t)
+					plain, _ := m["api_key"].(string)
+					if !strings.HasPrefix(plain, appliance.KeyPrefixTenant) || m["tier"] != "Pro" || m["role"] != "tenant" || !strings.HasPrefix(plain, m["prefix"].(string)) {
+						t.Errorf("issued %v", m)
+					}
+					if m["created_unix"] != float64(h.clock.Now().Unix()) {
+						t.Errorf("created_unix %v, clock %d", m["created_unix"], h.clock.Now().Unix())
+					}
+					// The new key works at once.
+					if r := h.do(t, "GET", "/towers/nearest?lat=-22.95&lon=-43.2&k=1", plain, nil, ""); r.status != 200 {
+						t.Errorf("the issued key is refused: %d %s", r.status, r.body)
+					}
+				}},
+			{name: "issue an internal key (TOTP in body)", method: "POST", url: "/admin/keys", key: "admin", totp: "body",
+				body:   `{"tier":"business","role":"internal","email":"bot@example.com","owner":"automation","justification":"nightly export job","totp":"{{totp}}"}`,
+				status: 201, doc: docRejects, // the document lists canonical tier names; the server matches them case-insensitively
+				check: func(t *testing.T, h *harness, res *response) {
+					m := res.json(t)
+					if !strings.HasPrefix(m["api_key"].(string), appliance.KeyPrefixInternal) || m["role"] != "internal" || m["tier"] != "Business" {
+						t.Errorf("issued %v", m)
+					}
+				}},
+			{name: "tenant key on admin keys", method: "POST", url: "/admin/keys", key: "pro", totp: "header", body: issueBody("Pro", ""), status: 403, code: "forbidden"},
+			{name: "internal key on admin keys", method: "POST", url: "/admin/keys", key: "internal", totp: "header", body: issueBody("Pro", ""), status: 403, code: "forbidden"},
+			{name: "wrong TOTP", method: "POST", url: "/admin/keys", key: "admin", totp: "bad", body: issueBody("Pro", ""), status: 403, code: "forbidden"},
+			{name: "replayed TOTP", method: "POST", url: "/admin/keys", key: "admin", totp: "replay", body: issueBody("Pro", ""), status: 403, code: "forbidden", contains: []string{"already used"}},
+			{name: "missing TOTP", method: "POST", url: "/admin/keys", key: "admin", body: issueBody("Pro", ""), status: 422, code: "invalid_input", fields: []string{"totp"}},
+			{name: "every bad field named", method: "POST", url: "/admin/keys", key: "admin", totp: "header",
+				body:   `{"tier":"Gold","role":"admin","email":"nope","owner":"","justification":"short"}`,
+				status: 422, code: "invalid_input", fields: []string{"tier", "role", "email", "owner", "justification"}, doc: docRejects},
+			{name: "unknown field", method: "POST", url: "/admin/keys", key: "admin", totp: "header",
+				body: `{"tier":"Pro","email":"a@b.c","owner":"o","justification":"long enough text","is_admin":true}`, status: 422, code: "invalid_input", fields: []string{"is_admin"}, doc: docRejects},
+			{name: "wrong type", method: "POST", url: "/admin/keys", key: "admin", totp: "header",
+				body: `{"tier":5,"email":"a@b.c","owner":"o","justification":"long enough text"}`, status: 422, code: "invalid_input", fields: []string{"tier"}, doc: docRejects},
+			{name: "malformed JSON", method: "POST", url: "/admin/keys", key: "admin", totp: "header", body: `{"tier":`, status: 400, code: "malformed_json"},
+			{name: "empty body", method: "POST", url: "/admin/keys", key: "admin", totp: "header", status: 400, code: "malformed_json"},
+			{name: "oversized body", method: "POST", url: "/admin/keys", key: "admin", totp: "header", body: huge, status: 413, code: "body_too_large"},
+			{name: "GET admin keys", method: "GET", url: "/admin/keys", key: "admin", status: 405, code: "method_not_allowed"},
+			{name: "refresh history", method: "GET", url: "/admin/towers/refreshes?limit=10", key: "admin", status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					l := decodeJSON[struct {
+						Refreshes []appliance.TowerRefresh `json:"refreshes"`
+					}](t, res)
+					if len(l.Refreshes) != 2 {
+						t.Fatalf("%d records, want the 2 embedded sources", len(l.Refreshes))
+					}
+					if l.Refreshes[0].Seq <= l.Refreshes[1].Seq {
+						t.Error("not newest first")
+					}
+					for _, r := range l.Refreshes {
+						if !strings.HasPrefix(r.Source, "embedded:") || r.Towers == 0 || r.Error != "" {
+							t.Errorf("record %+v", r)
+						}
+					}
+				}},
+			{name: "refresh history limit out of range", method: "GET", url: "/admin/towers/refreshes?limit=0", key: "admin", status: 422, code: "invalid_input", fields: []string{"limit"}, doc: docRejects},
+			{name: "refresh history with a tenant key", method: "GET", url: "/admin/towers/refreshes", key: "pro", status: 403, code: "forbidden"},
+		}},
+		{"analyze_link", []scenario{
+			{name: "Rio receiver", method: "POST", url: "/analyze_link", key: "pro", body: analyzeRio, status: 200,
+				headers: map[string]string{"X-Request-Id": "trace-analyze-1"},
+				check: func(t *testing.T, h *harness, res *response) {
+					a := decodeJSON[analysis](t, res)
+					if a.BestTower == nil {
+						t.Fatalf("no best tower: %s", a.Reason)
+					}
+					if a.EngineUsed != "fspl" || a.EngineVersion == "" || a.Reason != "" {
+						t.Errorf("engine_used %q version %q reason %q", a.EngineUsed, a.EngineVersion, a.Reason)
+					}
+					if a.Receiver.Lat != rxLat || a.Receiver.Lon != rxLon || a.Receiver.HeightM != 10 || a.FrequencyMHz != 1800 || a.MaxDistanceKm != 20 {
+						t.Errorf("request echo %+v", a.Receiver)
+					}
+					g, err := h.terrain.ElevationM(rio)
+					if err != nil || !near(a.Receiver.GroundM, g, 0.0005) {
+						t.Errorf("ground_elevation_m %g, terrain %g (%v)", a.Receiver.GroundM, g, err)
+					}
+					if len(a.Alternatives) == 0 || len(a.Alternatives) > 5 {
+						t.Errorf("%d alternatives", len(a.Alternatives))
+					}
+					lb := a.LinkBudget
+					if lb.RxGainDBi != 0 || lb.CableLossDB != 0 || lb.RxThresholdDBm != -95 || lb.AssumedEIRPDBm != 58 {
+						t.Errorf("defaults %+v", lb)
+					}
+					checkAnalysis(t, h, a, rxLat, rxLon, 20, -95)
+				}},
+			{name: "defaults applied", method: "POST", url: "/analyze_link", key: "free", body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":900}`, status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					a := decodeJSON[analysis](t, res)
+					if a.Receiver.HeightM != 10 || a.MaxDistanceKm != 30 || a.LinkBudget.RxThresholdDBm != -95 || a.LinkBudget.AssumedEIRPDBm != 58 {
+						t.Errorf("defaults: %+v %g %+v", a.Receiver, a.MaxDistanceKm, a.LinkBudget)
+					}
+					checkAnalysis(t, h, a, rxLat, rxLon, 30, -95)
+				}},
+			{name: "explicit values and nulls", method: "POST", url: "/analyze_link", key: "pro",
+				body:   `{"receiver":{"lat":-22.95,"lon":-43.2,"height":null},"frequency_mhz":2600,"max_distance_km":15,"rx_gain_dbi":14,"cable_loss_db":1.5,"rx_threshold_dbm":-100,"assumed_eirp_dbm":null,"operator":null,"engine":"fspl","max_alternatives":0}`,
+				status: 200, check: func(t *testing.T, h *harness, res *response) {
+					a := decodeJSON[analysis](t, res)
+					if len(a.Alternatives) != 0 || a.BestTower == nil {
+						t.Errorf("max_alternatives 0: best %v, %d alternatives", a.BestTower != nil, len(a.Alternatives))
+					}
+					if a.Receiver.HeightM != 10 || a.LinkBudget.RxGainDBi != 14 || a.LinkBudget.CableLossDB != 1.5 || a.LinkBudget.AssumedEIRPDBm != 58 {
+						t.Errorf("echo %+v %+v", a.Receiver, a.LinkBudget)
+					}
+					checkAnalysis(t, h, a, rxLat, rxLon, 15, -100)
+				}},
+			{name: "operator filter", method: "POST", url: "/analyze_link", key: "pro",
+				body:   fmt.Sprintf(`{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"operator":%q}`, strings.ToUpper(rioOperator)),
+				status: 200, check: func(t *testing.T, h *harness, res *response) {
+					a := decodeJSON[analysis](t, res)
+					if a.BestTower == nil {
+						t.Fatalf("no %s tower: %s", rioOperator, a.Reason)
+					}
+					for _, r := range append([]linkResult{*a.BestTower}, a.Alternatives...) {
+						if !strings.EqualFold(r.Operator, rioOperator) {
+							t.Errorf("operator %s in a %s-only answer", r.Operator, rioOperator)
+						}
+					}
+				}},
+			{name: "no tower in range", method: "POST", url: "/analyze_link", key: "pro",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"max_distance_km":0.001}`, status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					a := decodeJSON[analysis](t, res)
+					if a.BestTower != nil || len(a.Alternatives) != 0 || !strings.Contains(a.Reason, "no tower within") || a.Search.InRange != 0 {
+						t.Errorf("answer %+v", a)
+					}
+				}},
+			{name: "engine not offered", method: "POST", url: "/analyze_link", key: "pro",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"itm"}`, status: 422, code: "invalid_input", fields: []string{"engine"}},
+			{name: "every out-of-range field named", method: "POST", url: "/analyze_link", key: "pro",
+				body:   `{"receiver":{"lat":91,"lon":-200,"height":0},"frequency_mhz":10,"max_distance_km":500,"rx_gain_dbi":100,"cable_loss_db":-1,"rx_threshold_dbm":10,"assumed_eirp_dbm":200,"max_alternatives":9,"operator":"` + strings.Repeat("o", 65) + `"}`,
+				status: 422, code: "invalid_input", doc: docRejects,
+				fields: []string{"receiver.lat", "receiver.lon", "receiver.height", "frequency_mhz", "max_distance_km", "rx_gain_dbi", "cable_loss_db", "rx_threshold_dbm", "assumed_eirp_dbm", "max_alternatives", "operator"}},
+			{name: "zero radius", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"max_distance_km":0}`,
+				status: 422, code: "invalid_input", fields: []string{"max_distance_km"}, doc: docRejects},
+			{name: "required fields missing", method: "POST", url: "/analyze_link", key: "pro", body: `{}`, status: 422, code: "invalid_input",
+				fields: []string{"receiver", "frequency_mhz"}, doc: docRejects},
+			{name: "receiver without position", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"height":5},"frequency_mhz":1800}`,
+				status: 422, code: "invalid_input", fields: []string{"receiver.lat", "receiver.lon"}, doc: docRejects},
+			{name: "null body", method: "POST", url: "/analyze_link", key: "pro", body: `null`, status: 422, code: "invalid_input",
+				fields: []string{"receiver", "frequency_mhz"}, doc: docRejects},
+			{name: "string frequency", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":"1800"}`,
+				status: 422, code: "invalid_input", fields: []string{"frequency_mhz"}, doc: docRejects},
+			{name: "string latitude", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":"-22.95","lon":-43.2},"frequency_mhz":1800}`,
+				status: 422, code: "invalid_input", fields: []string{"receiver.lat"}, doc: docRejects},
+			{name: "receiver not an object", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":[1,2],"frequency_mhz":1800}`,
+				status: 422, code: "invalid_input", fields: []string{"receiver"}, doc: docRejects},
+			{name: "fractional max_alternatives", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"max_alternatives":2.5}`,
+				status: 422, code: "invalid_input", fields: []string{"max_alternatives"}, doc: docRejects},
+			{name: "number overflow", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1e400}`,
+				status: 422, code: "invalid_input", fields: []string{"frequency_mhz"}},
+			{name: "body is an array", method: "POST", url: "/analyze_link", key: "pro", body: `[]`, status: 422, code: "invalid_input", fields: []string{"(body)"}, doc: docRejects},
+			{name: "unknown field", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"freq":1}`,
+				status: 422, code: "invalid_input", fields: []string{"freq"}, doc: docRejects},
+			{name: "unknown nested field", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":-22.95,"lon":-43.2,"alt":3},"frequency_mhz":1800}`,
+				status: 422, code: "invalid_input", fields: []string{"receiver.alt"}, doc: docRejects},
+			{name: "unknown fields at two levels", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"LAT":-22.95,"lon":-43.2,"alt":3},"frequency_mhz":1800,"zz":[1]}`,
+				status: 422, code: "invalid_input", fields: []string{"receiver.alt", "zz"}, doc: docRejects},
+			{name: "receiver outside the terrain", method: "POST", url: "/analyze_link", key: "pro",
+				body:   fmt.Sprintf(`{"receiver":{"lat":%g,"lon":%g,"height":10},"frequency_mhz":1800}`, southLat, southLon),
+				status: 422, code: "terrain_missing", contains: []string{missingTile}},
+			{name: "malformed JSON", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":-22.95,`, status: 400, code: "malformed_json",
+				headers: map[string]string{"X-Request-Id": "trace-400"}},
+			{name: "syntax error", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver" "x"}`, status: 400, code: "malformed_json"},
+			{name: "trailing data", method: "POST", url: "/analyze_link", key: "pro", body: analyzeRio + `{}`, status: 400, code: "malformed_json"},
+			{name: "oversized body", method: "POST", url: "/analyze_link", key: "pro", body: huge, status: 413, code: "body_too_large"},
+			{name: "GET analyze_link", method: "GET", url: "/analyze_link", key: "pro", status: 405, code: "method_not_allowed"},
+		}},
+		{"towers", []scenario{
+			{name: "list first page", method: "GET", url: "/towers", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				p := decodeJSON[towerPage](t, res)
+				if p.Total != h.index.Len() || p.Limit != 100 || p.Offset != 0 || len(p.Towers) != min(100, p.Total) {
+					t.Errorf("page total %d (index %d) limit %d offset %d len %d", p.Total, h.index.Len(), p.Limit, p.Offset, len(p.Towers))
+				}
+				if (p.NextOffset == nil) != (p.Total <= 100) || (p.NextOffset != nil && *p.NextOffset != 100) {
+					t.Errorf("next_offset %v with total %d", p.NextOffset, p.Total)
+				}
+				if !slices.IsSortedFunc(p.Towers, func(a, b towerJSON) int { return strings.Compare(a.ID, b.ID) }) {
+					t.Error("not ordered by id")
+				}
+			}},
+			{name: "list a box", method: "GET", url: "/towers?bbox=-43.3,-23.0,-43.1,-22.8&limit=5", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				p := decodeJSON[towerPage](t, res)
+				want := len(h.index.InBox(appliance.BBox{MinLon: -43.3, MinLat: -23.0, MaxLon: -43.1, MaxLat: -22.8}))
+				if p.Total != want || want == 0 || len(p.Towers) != min(5, want) {
+					t.Errorf("total %d, index says %d; %d towers", p.Total, want, len(p.Towers))
+				}
+				for _, tw := range p.Towers {
+					if tw.LatW < -23.0 || tw.LatW > -22.8 || tw.LonW < -43.3 || tw.LonW > -43.1 {
+						t.Errorf("%s outside the box", tw.ID)
+					}
+				}
+			}},
+			{name: "list last page", method: "GET", url: "/towers?offset=100000&limit=1000", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				p := decodeJSON[towerPage](t, res)
+				if len(p.Towers) != 0 || p.NextOffset != nil || p.Total != h.index.Len() {
+					t.Errorf("past the end: %d towers, next %v", len(p.Towers), p.NextOffset)
+				}
+			}},
+			{name: "list synthetic only", method: "GET", url: "/towers?source=synthetic&limit=1000", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				p := decodeJSON[towerPage](t, res)
+				if p.Total == 0 {
+					t.Error("no synthetic tower")
+				}
+				for _, tw := range p.Towers {
+					if tw.Source != "synthetic" || !tw.Synthetic || !strings.HasPrefix(tw.ID, "synthetic:") {
+						t.Errorf("%s source %s synthetic %v", tw.ID, tw.Source, tw.Synthetic)
+					}
+				}
+			}},
+			{name: "list by operator", method: "GET", url: "/towers?operator=" + url.QueryEscape(strings.ToLower(rioOperator)) + "&limit=1000", key: "free", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				p := decodeJSON[towerPage](t, res)
+				if p.Total == 0 {
+					t.Error("no tower")
+				}
+				for _, tw := range p.Towers {
+					if !strings.EqualFold(tw.Operator, rioOperator) {
+						t.Errorf("%s operator %s", tw.ID, tw.Operator)
+					}
+				}
+			}},
+			{name: "list with bad parameters", method: "GET", url: "/towers?bbox=1,2,3&limit=0&offset=-1", key: "pro", status: 422, code: "invalid_input",
+				fields: []string{"bbox", "limit", "offset"}, doc: docRejects},
+			{name: "list with an inverted box", method: "GET", url: "/towers?bbox=-43,-22,-44,-23", key: "pro", status: 422, code: "invalid_input", fields: []string{"bbox"}},
+			{name: "list with a box off the globe", method: "GET", url: "/towers?bbox=-200,-22,-43,-21", key: "pro", status: 422, code: "invalid_input", fields: []string{"bbox"}},
+			{name: "list with a huge limit", method: "GET", url: "/towers?limit=1001", key: "pro", status: 422, code: "invalid_input", fields: []string{"limit"}, doc: docRejects},
+			{name: "nearest", method: "GET", url: "/towers/nearest?lat=-22.95&lon=-43.2&k=3", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				r := decodeJSON[struct {
+					Towers []towerJSON `json:"towers"`
+					Count  int         `json:"count"`
+				}](t, res)
+				if r.Count != 3 || len(r.Towers) != 3 {
+					t.Fatalf("count %d, %d towers", r.Count, len(r.Towers))
+				}
+				if r.Towers[0].ID != nearest[0].ID {
+					t.Errorf("first %s, the index's nearest is %s", r.Towers[0].ID, nearest[0].ID)
+				}
+				for i, tw := range r.Towers {
+					d := haversineKm(rxLat, rxLon, tw.LatW, tw.LonW)
+					if !near(tw.DistanceKm, d, 0.002) || d > 50 {
+						t.Errorf("%s distance %g, haversine %g", tw.ID, tw.DistanceKm, d)
+					}
+					if i > 0 && tw.DistanceKm < r.Towers[i-1].DistanceKm {
+						t.Error("not nearest first")
+					}
+				}
+			}},
+			{name: "nearest by operator within a radius", method: "GET", url: "/towers/nearest?lat=-22.95&lon=-43.2&k=100&max_km=10&operator=" + url.QueryEscape(rioOperator), key: "pro", status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					m := res.json(t)
+					for _, tw := range m["towers"].([]any) {
+						o := tw.(map[string]any)
+						if !strings.EqualFold(o["operator"].(string), rioOperator) || o["distance_km"].(float64) > 10 {
+							t.Errorf("tower %v", o["id"])
+						}
+					}
+				}},
+			{name: "nearest with no candidate", method: "GET", url: "/towers/nearest?lat=0&lon=0", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				if string(res.body) != `{"towers":[],"count":0}`+"\n" {
+					t.Errorf("body %s", res.body)
+				}
+			}},
+			{name: "nearest without position", method: "GET", url: "/towers/nearest", key: "pro", status: 422, code: "invalid_input", fields: []string{"lat", "lon"}, doc: docRejects},
+			{name: "nearest with bad parameters", method: "GET", url: "/towers/nearest?lat=100&lon=abc&k=0&max_km=0", key: "pro", status: 422, code: "invalid_input",
+				fields: []string{"lat", "lon", "k", "max_km"}, doc: docRejects},
+			{name: "one tower", method: "GET", url: "/towers/" + anatelID, key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				tw := decodeJSON[towerJSON](t, res)
+				want, _ := h.index.Get(anatelID)
+				if tw.ID != anatelID || tw.Source != "anatel" || tw.Operator != want.Operator || tw.LatW != want.Lat || tw.LonW != want.Lon || tw.Height != want.HeightM {
+					t.Errorf("tower %+v, index %+v", tw, want)
+				}
+				if (tw.Power == nil) != !want.HasERP() {
+					t.Errorf("power %v, ERP known %v", tw.Power, want.HasERP())
+				}
+			}},
+			{name: "unknown tower", method: "GET", url: "/towers/anatel:0", key: "pro", status: 404, code: "not_found", contains: []string{"anatel:0"}},
+			{name: "register a tower", method: "POST", url: "/towers", key: "pro",
+				body:   `{"operator":" Vivo ","lat":-22.9519,"lon":-43.2105,"height":35,"power":60,"azimuth":360,"tilt":2,"station_number":"123","technologies":["LTE","NR"],"bands_mhz":[1800,3500]}`,
+				status: 201, check: func(t *testing.T, h *harness, res *response) {
+					tw := decodeJSON[towerJSON](t, res)
+					if !strings.HasPrefix(tw.ID, "user:") || tw.Source != "user" || tw.Operator != "Vivo" || tw.Placement != "surveyed" || tw.Height != 35 {
+						t.Errorf("tower %+v", tw)
+					}
+					if tw.Azimuth == nil || *tw.Azimuth != 0 {
+						t.Errorf("azimuth 360 stored as %v, want 0", tw.Azimuth)
+					}
+					// Live in the index and stored, owned by the key.
+					if r := h.do(t, "GET", "/towers/"+tw.ID, h.keys["free"], nil, ""); r.status != 200 {
+						t.Errorf("GET the new tower: %d", r.status)
+					}
+					stored, err := h.db.UserTowers()
+					if err != nil {
+						t.Fatal(err)
+					}
+					found := false
+					for _, s := range stored {
+						found = found || (s.ID == tw.ID && s.OwnerKeyID == h.keyIDs["pro"])
+					}
+					if !found {
+						t.Error("not stored with its owner")
+					}
+				}},
+			{name: "register the minimum", method: "POST", url: "/towers", key: "free", body: `{"operator":"TIM","lat":-22.9,"lon":-43.1}`, status: 201,
+				check: func(t *testing.T, h *harness, res *response) {
+					tw := decodeJSON[towerJSON](t, res)
+					if tw.Height != appliance.DefaultTowerHeightM || tw.Power != nil || tw.Azimuth != nil || tw.Tilt != nil {
+						t.Errorf("defaults %+v", tw)
+					}
+				}},
+			{name: "register with every field bad", method: "POST", url: "/towers", key: "pro",
+				body:   `{"operator":"","lat":95,"lon":-200,"height":0.1,"power":200,"azimuth":400,"tilt":91,"station_number":"` + strings.Repeat("9", 33) + `","technologies":[""],"bands_mhz":[0.5]}`,
+				status: 422, code: "invalid_input", doc: docRejects,
+				fields: []string{"operator", "lat", "lon", "height", "power", "azimuth", "tilt", "station_number", "technologies[0]", "bands_mhz[0]"}},
+			{name: "register too many entries", method: "POST", url: "/towers", key: "pro",
+				body:   `{"operator":"Oi","lat":-22.9,"lon":-43.1,"technologies":[` + strings.TrimSuffix(strings.Repeat(`"LTE",`, 17), ",") + `]}`,
+				status: 422, code: "invalid_input", fields: []string{"technologies"}, doc: docRejects},
+			{name: "register nothing", method: "POST", url: "/towers", key: "pro", body: `{}`, status: 422, code: "invalid_input", fields: []string{"operator", "lat", "lon"}, doc: docRejects},
+			{name: "register with a string latitude", method: "POST", url: "/towers", key: "pro", body: `{"operator":"Oi","lat":"x","lon":-43.1}`,
+				status: 422, code: "invalid_input", fields: []string{"lat"}, doc: docRejects},
+			{name: "register with an unknown field", method: "POST", url: "/towers", key: "pro", body: `{"operator":"Oi","lat":-22.9,"lon":-43.1,"id":"anatel:1"}`,
+				status: 422, code: "invalid_input", fields: []string{"id"}, doc: docRejects},
+			{name: "register malformed", method: "POST", url: "/towers", key: "pro", body: `{"operator":"Oi",`, status: 400, code: "malformed_json"},
+			{name: "register oversized", method: "POST", url: "/towers", key: "pro", body: huge, status: 413, code: "body_too_large"},
+			{name: "DELETE towers", method: "DELETE", url: "/towers", key: "pro", status: 405, code: "method_not_allowed"},
+			{name: "PUT a tower", method: "PUT", url: "/towers/" + anatelID, key: "pro", body: `{}`, status: 405, code: "method_not_allowed"},
+			{name: "POST nearest", method: "POST", url: "/towers/nearest", key: "pro", body: `{}`, status: 405, code: "method_not_allowed"},
+		}},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) { run.run(t, h, g.scs) })
+	}
+
+	// Every documented operation's success status was exercised.
+	for tpl, item := range obj(run.d.root, "paths") {
+		for method, opv := range item.(map[string]any) {
+			for st := range obj(opv, "responses") {
+				key := fmt.Sprintf("%s %s %s", strings.ToUpper(method), tpl, st)
+				if st[0] == '2' && !run.statuses[key] {
+					t.Errorf("no happy-path scenario for %s", key)
+				}
+			}
+		}
+	}
+	t.Logf("%d scenarios; error codes seen: %v", run.n, sortedKeys(run.codes))
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
