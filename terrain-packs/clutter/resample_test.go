@@ -65,10 +65,10 @@ func TestResampleTileMatchesNaive(t *testing.T) {
 		// 3″ grid over N00W052: 92.6 m cells = 3.1 AP pixels -> 3×3 votes.
 		{"N00W052 3 arc-second majority", 0, -52, 1, -51, 1201, 3, 40, 0.001},
 		// 0.9″ grid: cells of 27.8 m < 1.5 pixels -> nearest neighbour.
-		{"nearest neighbour 0.1 degree", 1.0, -51.3, 1.1, -51.2, 401, 1, 1, 0.0005},
+		{"nearest neighbour 0.1 degree", 1.0, -51.3, 1.1, -51.2, 401, 1, 4, 0.0005},
 		// Tile across the north-east edge of the raster: 6.1″ cells = 6.2
 		// pixels -> 6×6 votes; Unknown outside.
-		{"raster edge", 1.5, -51.2, 2.0, -50.7, 301, 6, 1, 0.001},
+		{"raster edge", 1.5, -51.2, 2.0, -50.7, 301, 6, 3, 0.001},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -17,92 +17,84 @@ const (
 )
 
 // lzwDecode expands src into exactly want bytes; the output buffer starts at
-// capacity capHint and grows only as data is decoded.
+// capacity capHint and grows only as data is decoded. Every table string is
+// a substring of the output already produced, so the table stores its
+// position and length and decoding a code is one copy.
 func lzwDecode(src []byte, want, capHint int) ([]byte, error) {
 	if len(src) >= 2 && src[0] == 0 && src[1]&1 != 0 {
 		return nil, fmt.Errorf("old-style (pre-TIFF 6.0, LSB-first) lzw: %w", ErrUnsupported)
 	}
 	var (
-		prefix [lzwMaxCodes]uint16
-		suffix [lzwMaxCodes]byte
-		first  [lzwMaxCodes]byte
-		length [lzwMaxCodes]uint16
+		start  [lzwMaxCodes]int32  // output position of the string of code
+		length [lzwMaxCodes]uint16 // its length; 1 for literals
 	)
-	for i := 0; i < 256; i++ {
-		suffix[i], first[i], length[i] = byte(i), byte(i), 1
-	}
 	out := make([]byte, 0, capHint)
 	var (
-		acc   uint32 // bit accumulator
-		nacc  uint   // bits in acc
-		pos   int    // next byte of src
-		width uint   = 9
-		next         = lzwFirst
-		prev         = -1 // previous code, -1 right after Clear
+		acc       uint64 // bit accumulator
+		nacc      uint   // bits in acc
+		pos       int    // next byte of src
+		width     uint   = 9
+		next             = lzwFirst
+		prev             = -1 // previous code, -1 right after Clear
+		prevStart int         // output position of prev's string
 	)
 	for len(out) < want {
-		for nacc < width {
-			if pos >= len(src) {
+		if nacc < width {
+			for nacc <= 56 && pos < len(src) {
+				acc = acc<<8 | uint64(src[pos])
+				pos++
+				nacc += 8
+			}
+			if nacc < width {
 				return nil, fmt.Errorf("lzw: %d of %d bytes: %v: %w", len(out), want, errShort, ErrFormat)
 			}
-			acc = acc<<8 | uint32(src[pos])
-			pos++
-			nacc += 8
 		}
 		code := int(acc>>(nacc-width)) & (1<<width - 1)
 		nacc -= width
+		curStart := len(out)
 		switch {
 		case code == lzwClear:
 			width, next, prev = 9, lzwFirst, -1
 			continue
 		case code == lzwEOI:
 			return nil, fmt.Errorf("lzw: end of information after %d of %d bytes: %w", len(out), want, ErrFormat)
-		case prev == -1:
-			if code > 255 {
-				return nil, fmt.Errorf("lzw: code %d after clear: %w", code, ErrFormat)
-			}
+		case code < 256:
 			out = append(out, byte(code))
-			prev = code
-			continue
-		}
-		var firstByte byte
-		switch {
+		case prev == -1:
+			return nil, fmt.Errorf("lzw: code %d after clear: %w", code, ErrFormat)
 		case code < next:
-			firstByte = first[code]
-			out = appendCode(out, code, &prefix, &suffix, &length)
+			s, n := int(start[code]), int(length[code])
+			out = slices.Grow(out, n)
+			out = append(out, out[s:s+n]...)
 		case code == next && next < lzwMaxCodes:
 			// KwKwK: the string of prev followed by its own first byte.
-			firstByte = first[prev]
-			out = appendCode(out, prev, &prefix, &suffix, &length)
-			out = append(out, firstByte)
+			n := lengthOf(prev, &length)
+			out = slices.Grow(out, n+1)
+			out = append(out, out[prevStart:prevStart+n]...)
+			out = append(out, out[prevStart])
 		default:
 			return nil, fmt.Errorf("lzw: code %d beyond table of %d: %w", code, next, ErrFormat)
 		}
-		if next < lzwMaxCodes {
-			prefix[next] = uint16(prev)
-			suffix[next] = firstByte
-			first[next] = first[prev]
-			length[next] = length[prev] + 1
+		if prev != -1 && next < lzwMaxCodes {
+			// New entry: prev's string plus the first byte of this one,
+			// which sits right after prev's string in the output.
+			start[next] = int32(prevStart)
+			length[next] = uint16(lengthOf(prev, &length) + 1)
 			next++
 			if next >= 1<<width-1 && width < 12 {
 				width++
 			}
 		}
-		prev = code
+		prev, prevStart = code, curStart
 	}
 	return out[:want], nil
 }
 
-// appendCode appends the string of code to out.
-func appendCode(out []byte, code int, prefix *[lzwMaxCodes]uint16, suffix *[lzwMaxCodes]byte, length *[lzwMaxCodes]uint16) []byte {
-	n := int(length[code])
-	start := len(out)
-	out = slices.Grow(out, n)[:start+n]
-	for i := start + n - 1; i >= start; i-- {
-		out[i] = suffix[code]
-		code = int(prefix[code])
+func lengthOf(code int, length *[lzwMaxCodes]uint16) int {
+	if code < 256 {
+		return 1
 	}
-	return out
+	return int(length[code])
 }
 
 // packBitsDecode expands Apple PackBits data into exactly want bytes.
