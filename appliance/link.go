@@ -61,3 +61,21 @@ type LinkAnalysis struct {
 	MissingTiles     []string
 	SyntheticTowers  int // towers among the results that are synthetic sample data
 }
+
+// PairRequest asks for the link budget of one tower–receiver pair
+// (POST /analyze). Either TowerID names a catalogued tower or Tower gives an
+// ad-hoc transmitter.
+type PairRequest struct {
+	TowerID        string
+	Tower          *Tower // used when TowerID is empty
+	Receiver       LatLon
+	RxHeightM      float64 // metres above ground
+	FreqMHz        float64 // MHz
+	RxGainDBi      float64 // dBi
+	CableLossDB    float64 // dB
+	RxThresholdDBm float64 // dBm
+	AssumedEIRPDBm float64 // dBm, for a tower without ERP
+	Engine         EngineID
+	TimePct        float64 // % of time, 0 = engine default (50)
+	LocationPct    float64 // % of locations, 0 = 50
+}

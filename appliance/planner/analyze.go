@@ -242,6 +242,10 @@ func insertRanked(rs []appliance.LinkCandidate, c appliance.LinkCandidate, n int
 }
 
 func (p *Planner) evaluate(ctx context.Context, eng appliance.Engine, req appliance.LinkRequest, c cand) (appliance.LinkCandidate, error) {
+	return p.evaluateWith(ctx, eng, req, c, 0, 0)
+}
+
+func (p *Planner) evaluateWith(ctx context.Context, eng appliance.Engine, req appliance.LinkRequest, c cand, timePct, locPct float64) (appliance.LinkCandidate, error) {
 	prof, err := p.Terrain.Profile(c.t.Pos(), req.Receiver, p.StepM)
 	if err != nil {
 		return appliance.LinkCandidate{}, err
@@ -251,7 +255,7 @@ func (p *Planner) evaluate(ctx context.Context, eng appliance.Engine, req applia
 	}
 	pred, err := eng.Predict(ctx, appliance.LinkInput{
 		Tx: c.t.Pos(), Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
-		FreqMHz: req.FreqMHz, Profile: prof,
+		FreqMHz: req.FreqMHz, Profile: prof, TimePct: timePct, LocationPct: locPct,
 	})
 	if err != nil {
 		return appliance.LinkCandidate{}, err

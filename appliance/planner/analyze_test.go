@@ -287,7 +287,9 @@ func benchNational(b *testing.B, eng appliance.Engine, maxEval int) {
 
 // BenchmarkAnalyzeLinkNational: 140,000 towers, receiver in São Paulo,
 // 50 km radius, fspl with exact pruning.
-func BenchmarkAnalyzeLinkNational(b *testing.B) { benchNational(b, fspl.New(), planner.DefaultMaxEvaluated) }
+func BenchmarkAnalyzeLinkNational(b *testing.B) {
+	benchNational(b, fspl.New(), planner.DefaultMaxEvaluated)
+}
 
 // BenchmarkAnalyzeLinkNationalNaive evaluates the terrain path of every tower
 // in range: the baseline the pruning is measured against.

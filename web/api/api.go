@@ -54,9 +54,12 @@ type Deps struct {
 	Upsert    func(t *appliance.Tower)    // add a tower to the live index after commit
 	TowerDB   TowerStore
 	Audit     Auditor
-	Refreshes RefreshLog   // tower source refresh history
-	Checks    []Check      // readiness checks, in order
-	Metrics   *metrics.Set // the appliance's one metrics set
+	Refreshes RefreshLog        // tower source refresh history
+	Engines   Engines           // engine registry
+	Pairs     PairAnalyzer      // one tower–receiver link budget
+	Terrain   appliance.Terrain // for engine cases in terrain mode
+	Checks    []Check           // readiness checks, in order
+	Metrics   *metrics.Set      // the appliance's one metrics set
 	Log       *slog.Logger
 	Version   string
 	Offline   bool // true: the appliance makes no outbound calls
@@ -108,6 +111,7 @@ func New(d Deps) *API {
 	a.registerAdmin(r)
 	a.registerLinks(r)
 	a.registerTowers(r)
+	a.registerCoverage(r)
 	a.registerDocs(r)
 	a.router = r
 	return a

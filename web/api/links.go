@@ -136,6 +136,7 @@ type AnalyzeLinkResponse struct {
 	Reason        string           `json:"reason,omitempty"`
 	EngineUsed    string           `json:"engine_used"`
 	EngineVersion string           `json:"engine_version,omitempty"`
+	Notes         []string         `json:"notes"` // e.g. how "auto" resolved for this tier
 	Receiver      struct {
 		Lat             float64 `json:"lat"`
 		Lon             float64 `json:"lon"`
@@ -172,6 +173,11 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	id, note, err := a.resolveEngine(keyFrom(r.Context()), req.Engine)
+	if err != nil {
+		return nil, err
+	}
+	req.Engine = id
 	res, err := a.Links.AnalyzeLink(r.Context(), req)
 	if err != nil {
 		return nil, err
@@ -186,6 +192,10 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 		out.Alternatives = append(out.Alternatives, linkResult(&res.Alternatives[i]))
 	}
 	out.Reason = res.Reason
+	out.Notes = []string{}
+	if note != "" {
+		out.Notes = append(out.Notes, note)
+	}
 	out.EngineUsed, out.EngineVersion = string(res.Engine), res.EngineVersion
 	out.Receiver.Lat, out.Receiver.Lon, out.Receiver.HeightM = req.Receiver.Lat, req.Receiver.Lon, req.RxHeightM
 	out.Receiver.GroundElevation = r3(res.ReceiverGroundM)

@@ -16,7 +16,7 @@ import (
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/sampledata"
 	"linkplan/appliance/tenancy"
-	"linkplan/engines/fspl"
+	"linkplan/engines"
 	"linkplan/store"
 	"linkplan/store/spatial"
 	"linkplan/web/api"
@@ -28,6 +28,7 @@ type config struct {
 	Packs           []string
 	TowerFiles      []string
 	RefreshInterval time.Duration
+	RefractivityDir string // ITU-R P.1812 DN50/N050 map files; "" = documented Brazil defaults
 	Log             *slog.Logger
 }
 
@@ -118,20 +119,25 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	}
 	a.refresh = rs
 
-	fsplEngine := fspl.New()
+	reg, err := engines.New(engines.Config{RefractivityDir: cfg.RefractivityDir})
+	if err != nil {
+		return nil, err
+	}
+	// fspl is handed over unwrapped: it declares the free-space bound the
+	// planner prunes with. Every other engine answers through the fspl
+	// fallback when asked outside its validity range (SPEC §2.5).
 	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
-		switch id {
-		case "", appliance.EngineFSPL:
-			return fsplEngine, nil
+		if id == "" || id == appliance.EngineFSPL {
+			return reg.FSPL(), nil
 		}
-		return nil, appliance.Invalid("engine", "engine %q is not available; available: fspl", id)
+		return reg.WithFallback(id)
 	}
 	towers := func() appliance.TowerIndex { return a.index }
 	plan := planner.New(ter, towers, lookup)
 
 	a.api = api.New(api.Deps{
 		Auth: auth, Links: plan, Towers: towers, Upsert: a.index.Upsert,
-		TowerDB: db, Audit: db, Refreshes: db, Metrics: metrics.NewSet(), Log: log, Version: version(), Offline: true,
+		TowerDB: db, Audit: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Metrics: metrics.NewSet(), Log: log, Version: version(), Offline: true,
 		TerrainDescription: terrainDesc,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},

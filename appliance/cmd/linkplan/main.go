@@ -32,6 +32,7 @@ const usage = `usage: linkplan <command> [flags]
 commands:
   serve      run the appliance (API, console) on embedded or given data
   terrain    build | info | elevation | verify terrain packs
+  predict    run a propagation engine on a case (endpoints or explicit profile)
   towers     import tower files (Anatel, MOSAICO, OpenCelliD formats)
   version    print the version
 `
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = serve(ctx, args[1:], stderr)
 	case "terrain":
 		err = terrainCmd(ctx, args[1:], stdout, stderr)
+	case "predict":
+		err = predictCmd(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "towers":
 		err = towersCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":

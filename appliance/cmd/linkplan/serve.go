@@ -23,6 +23,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory (database, credentials)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	interval := fs.Duration("refresh-interval", refresh.DefaultInterval, "time between tower source refreshes")
+	refrDir := fs.String("refractivity-dir", "", "directory with the ITU-R DN50.TXT and N050.TXT maps (operator-supplied); default: documented Brazil values")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
@@ -38,7 +39,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 
-	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, Log: log})
+	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir, Log: log})
 	if err != nil {
 		return err
 	}

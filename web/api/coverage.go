@@ -1,0 +1,241 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"linkplan/appliance"
+	"linkplan/appliance/planner"
+	"linkplan/appliance/tenancy"
+	"linkplan/engines"
+)
+
+// Engines is the engine registry (linkplan/engines).
+type Engines interface {
+	Public() []engines.Info
+	Info(id appliance.EngineID) (engines.Info, bool)
+	PredictCase(ctx context.Context, c engines.Case, terrain appliance.Terrain) (engines.CaseResult, error)
+	CompareCase(ctx context.Context, c engines.Case, terrain appliance.Terrain) ([]engines.CompareRow, error)
+}
+
+// PairAnalyzer computes one tower–receiver link budget (appliance/planner).
+type PairAnalyzer interface {
+	AnalyzePair(ctx context.Context, req appliance.PairRequest) (*appliance.LinkCandidate, error)
+}
+
+func (a *API) registerCoverage(r *mux.Router) {
+	r.HandleFunc("/coverage/engines", a.wrap(a.authed(a.listEngines))).Methods(http.MethodGet)
+	r.HandleFunc("/coverage/engines/predict", a.wrap(a.ready(a.authed(a.enginePredict)))).Methods(http.MethodPost)
+	r.HandleFunc("/coverage/engines/compare", a.wrap(a.ready(a.authed(a.engineCompare)))).Methods(http.MethodPost)
+	r.HandleFunc("/analyze", a.wrap(a.ready(a.authed(a.analyzePair)))).Methods(http.MethodPost)
+}
+
+// resolveEngine applies the default and the tier rules to an engine id:
+// an engine above the caller's tier is a 403; "auto" for a tier below Pro
+// resolves to fspl (the only engine such a tier may use), with a note.
+func (a *API) resolveEngine(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
+	if id == "" {
+		return appliance.EngineFSPL, "", nil
+	}
+	info, ok := a.Engines.Info(id)
+	if !ok || info.Status == engines.StatusHidden {
+		return "", "", appliance.Invalid("engine", "unknown engine %q; GET /coverage/engines lists them", id)
+	}
+	if info.Status != engines.StatusAvailable {
+		return "", "", appliance.Invalid("engine", "engine %q is not available on this appliance: %s", id, info.Notes)
+	}
+	if id == appliance.EngineAuto && tenancy.RequireTier(k, appliance.TierPro) != nil {
+		return appliance.EngineFSPL, "auto resolves to fspl for tier " + string(k.Tier) + " (other engines need Pro)", nil
+	}
+	if info.MinTier != "" {
+		if err := tenancy.RequireTier(k, appliance.Tier(info.MinTier)); err != nil {
+			return "", "", fmt.Errorf("engine %s: %w", id, err)
+		}
+	}
+	return id, "", nil
+}
+
+// EngineJSON is one engine of GET /coverage/engines.
+type EngineJSON struct {
+	engines.Info
+	AllowedForKey bool `json:"allowed_for_key"` // the calling key's tier may use it
+}
+
+// EngineList is the body of GET /coverage/engines.
+type EngineList struct {
+	Engines []EngineJSON `json:"engines"`
+	Default string       `json:"default"`
+}
+
+func (a *API) listEngines(w http.ResponseWriter, r *http.Request) (any, error) {
+	k := keyFrom(r.Context())
+	out := EngineList{Default: string(appliance.EngineFSPL)}
+	for _, in := range a.Engines.Public() {
+		allowed := in.Status == engines.StatusAvailable && (in.MinTier == "" || tenancy.RequireTier(k, appliance.Tier(in.MinTier)) == nil)
+		out.Engines = append(out.Engines, EngineJSON{Info: in, AllowedForKey: allowed})
+	}
+	return out, nil
+}
+
+func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error) {
+	c, err := engines.ParseCase(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	id, note, err := a.resolveEngine(keyFrom(r.Context()), c.Engine)
+	if err != nil {
+		return nil, err
+	}
+	if c.Engine != "" || note != "" {
+		c.Engine = id
+	}
+	res, err := a.Engines.PredictCase(r.Context(), c, a.Terrain)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		res.Warnings = append(res.Warnings, note)
+	}
+	return res, nil
+}
+
+// CompareResult is the body of POST /coverage/engines/compare.
+type CompareResult struct {
+	Rows          []engines.CompareRow `json:"rows"`
+	TotalElapsedU int64                `json:"total_elapsed_us"` // wall time of the whole comparison, µs
+}
+
+func (a *API) engineCompare(w http.ResponseWriter, r *http.Request) (any, error) {
+	if err := tenancy.RequireTier(keyFrom(r.Context()), appliance.TierPro); err != nil {
+		return nil, fmt.Errorf("comparing engines runs P.1812 and ITM: %w", err)
+	}
+	c, err := engines.ParseCase(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	rows, err := a.Engines.CompareCase(r.Context(), c, a.Terrain)
+	if err != nil {
+		return nil, err
+	}
+	return CompareResult{Rows: rows, TotalElapsedU: time.Since(start).Microseconds()}, nil
+}
+
+type towerJSONIn struct {
+	Lat     *float64 `json:"lat"`
+	Lon     *float64 `json:"lon"`
+	Height  *float64 `json:"height"`  // metres above ground, default 30
+	Power   *float64 `json:"power"`   // ERP, dBm
+	Azimuth *float64 `json:"azimuth"` // degrees
+}
+
+type analyzeRequest struct {
+	TowerID        *string       `json:"tower_id"`
+	Tower          *towerJSONIn  `json:"tower"`
+	Receiver       *receiverJSON `json:"receiver"`
+	FrequencyMHz   *float64      `json:"frequency_mhz"`
+	Engine         *string       `json:"engine"`
+	RxGainDBi      *float64      `json:"rx_gain_dbi"`
+	CableLossDB    *float64      `json:"cable_loss_db"`
+	RxThresholdDBm *float64      `json:"rx_threshold_dbm"`
+	AssumedEIRPDBm *float64      `json:"assumed_eirp_dbm"`
+	TimePct        *float64      `json:"time_pct"`
+	LocationPct    *float64      `json:"location_pct"`
+}
+
+// AnalyzeResponse is the body of POST /analyze.
+type AnalyzeResponse struct {
+	LinkResultJSON
+	EngineUsed     string             `json:"engine_used"`
+	EngineVersion  string             `json:"engine_version"`
+	Confidence     float64            `json:"confidence"`
+	CVRMSEdB       *float64           `json:"cv_rmse_db"`    // null: no learned model is involved
+	ModelVersion   *string            `json:"model_version"` // null: no learned model is involved
+	ModelSource    string             `json:"model_source"`  // "physics"
+	RxThresholdDBm float64            `json:"rx_threshold_dbm"`
+	Warnings       []string           `json:"warnings"`
+	Intermediate   map[string]float64 `json:"intermediate"`
+}
+
+func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
+	var q analyzeRequest
+	if err := decode(r, &q); err != nil {
+		return nil, err
+	}
+	// Reuse the link request's decoding for the shared fields.
+	lq := analyzeLinkRequest{Receiver: q.Receiver, FrequencyMHz: q.FrequencyMHz, RxGainDBi: q.RxGainDBi,
+		CableLossDB: q.CableLossDB, RxThresholdDBm: q.RxThresholdDBm, AssumedEIRPDBm: q.AssumedEIRPDBm}
+	lr, err := lq.toDomain()
+	v := &appliance.ValidationError{}
+	if err != nil {
+		if ve, ok := err.(*appliance.ValidationError); ok {
+			v.Fields = append(v.Fields, ve.Fields...)
+		}
+	}
+	req := appliance.PairRequest{Receiver: lr.Receiver, RxHeightM: lr.RxHeightM, FreqMHz: lr.FreqMHz,
+		RxGainDBi: lr.RxGainDBi, CableLossDB: lr.CableLossDB, RxThresholdDBm: lr.RxThresholdDBm,
+		AssumedEIRPDBm: lr.AssumedEIRPDBm}
+	switch {
+	case q.TowerID != nil && q.Tower != nil:
+		v.Add("tower", "give either tower_id or tower, not both")
+	case q.TowerID != nil:
+		req.TowerID = *q.TowerID
+	case q.Tower != nil:
+		rt := registerTowerRequest{Operator: ptr("ad hoc"), Lat: q.Tower.Lat, Lon: q.Tower.Lon, Height: q.Tower.Height,
+			Power: q.Tower.Power, Azimuth: q.Tower.Azimuth}
+		t, err := rt.toDomain()
+		if ve, ok := err.(*appliance.ValidationError); ok {
+			for _, f := range ve.Fields {
+				v.Add("tower."+f.Field, "%s", f.Reason)
+			}
+		}
+		if t != nil {
+			t.ID, t.Source, t.Provenance = "adhoc", appliance.SourceUser, "given in the request"
+		}
+		req.Tower = t
+	}
+	if q.TimePct != nil {
+		req.TimePct = *q.TimePct
+	}
+	if q.LocationPct != nil {
+		req.LocationPct = *q.LocationPct
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	var asked appliance.EngineID
+	if q.Engine != nil {
+		asked = appliance.EngineID(*q.Engine)
+	}
+	id, note, err := a.resolveEngine(keyFrom(r.Context()), asked)
+	if err != nil {
+		return nil, err
+	}
+	req.Engine = id
+	c, err := a.Pairs.AnalyzePair(r.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	out := AnalyzeResponse{LinkResultJSON: linkResult(c), EngineUsed: string(c.Prediction.Engine),
+		EngineVersion: c.Prediction.EngineVersion, Confidence: planner.PhysicsConfidence(c.Prediction.Engine),
+		ModelSource: "physics", RxThresholdDBm: req.RxThresholdDBm, Warnings: c.Prediction.Warnings,
+		Intermediate: map[string]float64{}}
+	if note != "" {
+		out.Warnings = append(out.Warnings, note)
+	}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	for k, x := range c.Prediction.Intermediate {
+		if p := round3(x); p != nil {
+			out.Intermediate[k] = *p
+		}
+	}
+	return out, nil
+}
+
+func ptr[T any](v T) *T { return &v }
