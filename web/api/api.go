@@ -56,6 +56,7 @@ type Deps struct {
 	Audit     Auditor
 	Refreshes RefreshLog        // tower source refresh history
 	Engines   Engines           // engine registry
+	Search    Searcher          // full-text search over towers and places
 	Pairs     PairAnalyzer      // one tower–receiver link budget
 	Terrain   appliance.Terrain // for engine cases in terrain mode
 	Checks    []Check           // readiness checks, in order
@@ -112,6 +113,7 @@ func New(d Deps) *API {
 	a.registerLinks(r)
 	a.registerTowers(r)
 	a.registerCoverage(r)
+	a.registerPlaces(r)
 	a.registerDocs(r)
 	a.router = r
 	return a

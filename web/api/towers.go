@@ -91,8 +91,18 @@ func (a *API) listTowers(w http.ResponseWriter, r *http.Request) (any, error) {
 	offset := q.int("offset", 0, 0, math.MaxInt32)
 	operator := strings.TrimSpace(q.v.Get("operator"))
 	source := strings.TrimSpace(q.v.Get("source"))
+	text := strings.TrimSpace(q.v.Get("q"))
+	if len(text) > 200 {
+		q.e.Add("q", "must be at most 200 characters")
+	}
+	if text != "" && (q.v.Get("bbox") != "" || operator != "" || source != "") {
+		q.e.Add("q", "full-text search cannot be combined with bbox, operator or source (put the operator in q)")
+	}
 	if err := q.e.Err(); err != nil {
 		return nil, err
+	}
+	if text != "" {
+		return a.searchTowerPage(r.Context(), text, limit, offset)
 	}
 	all := a.Towers().InBox(box)
 	if operator != "" || source != "" {

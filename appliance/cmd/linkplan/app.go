@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -18,6 +21,7 @@ import (
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
 	"linkplan/store"
+	"linkplan/store/search"
 	"linkplan/store/spatial"
 	"linkplan/web/api"
 )
@@ -38,6 +42,7 @@ type app struct {
 	ter             *terrainSet
 	index           *spatial.Index
 	refresh         *refresh.Service
+	search          *search.Index
 	api             *api.API
 	credentialsPath string
 }
@@ -81,12 +86,24 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		return nil, err
 	}
 	a.index = spatial.New(nil)
+	// Search (bleve) is derived data: the tower index persists in the data
+	// directory and is reused when the catalogue fingerprint matches, else
+	// rebuilt in the background (tower search answers 503 meanwhile).
+	a.search = search.New(searchPlaces(gaz), search.Options{Dir: filepath.Join(cfg.DataDir, "search")})
+	if err := a.search.Open(ctx); err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
+	}
 	rs := refresh.New(gaz, log)
 	rs.Recorder = db
 	if cfg.RefreshInterval > 0 {
 		rs.Interval = cfg.RefreshInterval
 	}
-	rs.Apply = a.index.Replace
+	rs.Apply = func(ts []*appliance.Tower) {
+		a.index.Replace(ts)
+		if err := a.search.ReplaceTowersInBackground(catalogFingerprint(ts), ts); err != nil {
+			log.Warn("tower search index not rebuilt", "err", err)
+		}
+	}
 	var synthetic []*appliance.Tower
 	installed, err := installedSources(cfg.DataDir)
 	if err != nil {
@@ -136,7 +153,14 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	plan := planner.New(ter, towers, lookup)
 
 	a.api = api.New(api.Deps{
-		Auth: auth, Links: plan, Towers: towers, Upsert: a.index.Upsert,
+		Auth: auth, Links: plan, Towers: towers, Search: a.search,
+		Upsert: func(t *appliance.Tower) {
+			a.index.Upsert(t)
+			// "" as fingerprint: the next start re-indexes the full set.
+			if err := a.search.UpsertTower(context.Background(), "", t); err != nil {
+				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
+			}
+		},
 		TowerDB: db, Audit: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Metrics: metrics.NewSet(), Log: log, Version: version(), Offline: true,
 		TerrainDescription: terrainDesc,
 		Checks: []api.Check{
@@ -161,6 +185,9 @@ func (a *app) close() {
 	if a.refresh != nil {
 		a.refresh.Close()
 	}
+	if a.search != nil {
+		_ = a.search.Close()
+	}
 	if a.ter != nil {
 		for _, p := range a.ter.packs {
 			_ = p.Close()
@@ -169,4 +196,32 @@ func (a *app) close() {
 	if a.db != nil {
 		_ = a.db.Close()
 	}
+}
+
+// searchPlaces converts the gazetteer for the search index.
+func searchPlaces(g *catalog.Gazetteer) []search.Place {
+	ms := g.All()
+	out := make([]search.Place, len(ms))
+	for i, m := range ms {
+		out[i] = search.Place{IBGECode: m.IBGECode, Name: m.Name, UF: m.UF, Region: string(m.Region), Lat: m.Lat, Lon: m.Lon, Capital: m.Capital}
+	}
+	return out
+}
+
+// catalogFingerprint identifies a tower set (ids, positions, operators,
+// heights) so a persisted search index is reused only for the same set.
+func catalogFingerprint(ts []*appliance.Tower) string {
+	h := sha256.New()
+	ids := make([]int, len(ts))
+	for i := range ids {
+		ids[i] = i
+	}
+	sort.Slice(ids, func(x, y int) bool { return ts[ids[x]].ID < ts[ids[y]].ID })
+	var buf []byte
+	for _, i := range ids {
+		t := ts[i]
+		buf = fmt.Appendf(buf[:0], "%s|%s|%.7f|%.7f|%g|%s|%s\n", t.ID, t.Operator, t.Lat, t.Lon, t.HeightM, t.Municipality, t.StationNumber)
+		h.Write(buf)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

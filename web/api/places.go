@@ -1,0 +1,93 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"linkplan/store/search"
+)
+
+// Searcher is the full-text index (store/search).
+type Searcher interface {
+	SearchTowers(ctx context.Context, q string, limit, offset int) (search.TowerHits, error)
+	SearchPlaces(ctx context.Context, q string, limit int) ([]search.PlaceHit, error)
+	SearchPlacesInUF(ctx context.Context, q, uf string, limit int) ([]search.PlaceHit, error)
+}
+
+func (a *API) registerPlaces(r *mux.Router) {
+	r.HandleFunc("/places", a.wrap(a.authed(a.searchPlaces))).Methods(http.MethodGet)
+}
+
+// PlaceJSON is one municipality of GET /places.
+type PlaceJSON struct {
+	IBGECode string  `json:"ibge_code"`
+	Name     string  `json:"name"`
+	UF       string  `json:"uf"`
+	Region   string  `json:"region"` // macro-region: N, NE, CO, SE or S
+	Lat      float64 `json:"lat"`    // municipality seat, degrees
+	Lon      float64 `json:"lon"`    // degrees
+	Capital  bool    `json:"capital"`
+	Score    float64 `json:"score"` // relevance, higher is better; only the order is meaningful
+}
+
+// PlaceList is the body of GET /places.
+type PlaceList struct {
+	Places []PlaceJSON `json:"places"`
+	Count  int         `json:"count"`
+}
+
+func (a *API) searchPlaces(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := newQuery(r)
+	text := strings.TrimSpace(q.v.Get("q"))
+	if text == "" || len(text) > 200 {
+		q.e.Add("q", "is required: 1 to 200 characters of a municipality name (accents and case do not matter)")
+	}
+	limit := q.int("limit", 10, 1, search.MaxLimit)
+	uf := strings.ToUpper(strings.TrimSpace(q.v.Get("uf")))
+	if uf != "" && len(uf) != 2 {
+		q.e.Add("uf", "must be a two-letter state code, got %q", uf)
+	}
+	if err := q.e.Err(); err != nil {
+		return nil, err
+	}
+	var hits []search.PlaceHit
+	var err error
+	if uf != "" {
+		hits, err = a.Search.SearchPlacesInUF(r.Context(), text, uf, limit)
+	} else {
+		hits, err = a.Search.SearchPlaces(r.Context(), text, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("search places: %w", err)
+	}
+	out := PlaceList{Places: make([]PlaceJSON, 0, len(hits))}
+	for _, h := range hits {
+		p := h.Place
+		out.Places = append(out.Places, PlaceJSON{IBGECode: p.IBGECode, Name: p.Name, UF: p.UF, Region: p.Region, Lat: p.Lat, Lon: p.Lon, Capital: p.Capital, Score: r3(h.Score)})
+	}
+	out.Count = len(out.Places)
+	return out, nil
+}
+
+// searchTowerPage answers GET /towers?q= from the full-text index.
+func (a *API) searchTowerPage(ctx context.Context, text string, limit, offset int) (TowerPage, error) {
+	hits, err := a.Search.SearchTowers(ctx, text, limit, offset)
+	if err != nil {
+		return TowerPage{}, fmt.Errorf("search towers: %w", err)
+	}
+	page := TowerPage{Towers: []TowerJSON{}, Total: hits.Total, Limit: limit, Offset: offset}
+	ix := a.Towers()
+	for _, id := range hits.IDs {
+		if t, ok := ix.Get(id); ok {
+			page.Towers = append(page.Towers, towerJSON(t))
+		}
+	}
+	if next := offset + limit; next < hits.Total && next < search.MaxWindow {
+		page.NextOffset = &next
+	}
+	return page, nil
+}
