@@ -4,38 +4,64 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"linkplan/appliance"
 	"linkplan/terrain-packs/terrain"
 )
 
-// Options configures Build.
+// Options configures Build. The zero value builds a version-2 pack on the
+// inputs' grid with all cores.
 type Options struct {
 	// SamplesPerDegree is the pack grid: 1200 (3″) or 3600 (1″), or any
-	// value in 1..3600. 0 takes the grid of the .hgt inputs, which must
-	// then all share one grid. Inputs on another grid are resampled
-	// bilinearly (1″ → 3″ is exact decimation).
+	// value in 1..3600. 0 takes the grid of the inputs, which must then
+	// agree (.hgt: 1200 or 3600 from the file size; GeoTIFF: the nearest
+	// whole number of pixels per degree). Inputs on another grid are
+	// resampled bilinearly (1″ → 3″ is exact decimation).
 	SamplesPerDegree int
+	// Codec codes land tiles: terrain.CodecPredictive (the default, a
+	// version-2 pack) or terrain.CodecZstdRaw (a version-1 pack that old
+	// readers can open, about 1.7× larger).
+	Codec terrain.Codec
 	// SeaTiles names tiles known to be open sea (SRTM names such as
 	// "S24W041"); they are recorded as sea, without samples. A name that
-	// also has an input file is an error.
+	// also has an input is an error.
 	SeaTiles []string
-	// Progress, when set, is called after each tile, from one goroutine at
-	// a time.
+	// AllZeroAsSea records an input tile whose samples are all exactly 0 m
+	// (after void filling) as a sea tile: SRTM writes 0 over the ocean.
+	AllZeroAsSea bool
+	// GeoTIFFEPSG is the CRS assumed for a GeoTIFF without a
+	// GeoKeyDirectory; 0 means 4326 (WGS 84 latitude/longitude).
+	GeoTIFFEPSG int
+	// Workers is the number of tiles built at once; 0 means GOMAXPROCS.
+	// The output does not depend on it.
+	Workers int
+	// Resume keeps the finished tiles of an interrupted build of the same
+	// out path (in out+".parts") when they were made from the same input
+	// files (path, size, modification time) with the same options; the
+	// other tiles are rebuilt. Without Resume an old parts directory is
+	// discarded.
+	Resume bool
+	// Progress, when set, is called once per tile as it finishes (resumed
+	// tiles included), from one goroutine at a time, in completion order.
 	Progress func(Progress)
 }
 
 // Progress reports one finished tile.
 type Progress struct {
-	Done  int    // tiles finished so far
-	Total int    // tiles in the pack
-	Tile  string // the tile just finished
-	Kind  string // land, sea or void
+	Done    int    // tiles finished so far
+	Total   int    // tiles in the pack
+	Tile    string // the tile just finished, e.g. "S23W044"
+	Kind    string // land, sea or void
+	Bytes   int64  // its payload, bytes
+	Resumed bool   // taken from an earlier interrupted build
 }
 
 // Stats summarises a build.
@@ -44,6 +70,7 @@ type Stats struct {
 	LandTiles       int           `json:"land_tiles"`
 	SeaTiles        int           `json:"sea_tiles"`
 	VoidTiles       int           `json:"void_tiles"`
+	ResumedTiles    int           `json:"resumed_tiles"`    // taken from an interrupted build
 	FilledSamples   int64         `json:"filled_samples"`   // voids filled by interpolation
 	RawBytes        int64         `json:"raw_bytes"`        // land samples as int16, bytes
 	CompressedBytes int64         `json:"compressed_bytes"` // land payloads, bytes
@@ -60,40 +87,90 @@ func (s Stats) Ratio() float64 {
 	return float64(s.CompressedBytes) / float64(s.RawBytes)
 }
 
-// job is one tile to build: from an input file or a sea tile.
+// source kinds of a job.
+const (
+	srcSea = iota
+	srcHGT
+	srcGeoTIFF
+)
+
+// job is one tile to build.
 type job struct {
 	tile  terrain.TileID
-	input string // "" for a sea tile
+	kind  int
+	input string     // .hgt or GeoTIFF path
+	geo   *geoSource // GeoTIFF jobs
+	index int        // position in the pack
 }
 
-// plan sorts inputs and sea tiles into one job per tile.
-func plan(inputs []string, seaTiles []string) ([]job, error) {
+func (j job) describe() string {
+	switch j.kind {
+	case srcSea:
+		return "(sea tile)"
+	default:
+		return j.input
+	}
+}
+
+// plan sorts inputs and sea tiles into one job per tile, in index order.
+// GeoTIFF inputs are opened (and must be closed with closeAll).
+func plan(inputs []string, opts Options) ([]job, []*geoSource, error) {
 	seen := make(map[terrain.TileID]string)
 	var jobs []job
+	var geos []*geoSource
+	add := func(j job) error {
+		if prev, dup := seen[j.tile]; dup {
+			return fmt.Errorf("tile %s comes from both %s and %s: %w", j.tile, prev, j.describe(), appliance.ErrInvalid)
+		}
+		seen[j.tile] = j.describe()
+		jobs = append(jobs, j)
+		return nil
+	}
+	epsg := opts.GeoTIFFEPSG
+	if epsg == 0 {
+		epsg = 4326
+	}
+	fail := func(err error) ([]job, []*geoSource, error) {
+		closeAll(geos)
+		return nil, nil, err
+	}
 	for _, in := range inputs {
+		if isGeoTIFF(in) {
+			g, err := openGeoTIFF(in, epsg)
+			if err != nil {
+				return fail(err)
+			}
+			geos = append(geos, g)
+			ts := g.tiles()
+			if len(ts) == 0 {
+				return fail(fmt.Errorf("geotiff %s covers no tile: %w", in, appliance.ErrInvalid))
+			}
+			for _, t := range ts {
+				if err := add(job{tile: t, kind: srcGeoTIFF, input: in, geo: g}); err != nil {
+					return fail(err)
+				}
+			}
+			continue
+		}
 		t, err := TileFromFileName(in)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
-		if prev, dup := seen[t]; dup {
-			return nil, fmt.Errorf("tile %s comes from both %s and %s: %w", t, prev, in, appliance.ErrInvalid)
+		if err := add(job{tile: t, kind: srcHGT, input: in}); err != nil {
+			return fail(err)
 		}
-		seen[t] = in
-		jobs = append(jobs, job{tile: t, input: in})
 	}
-	for _, name := range seaTiles {
+	for _, name := range opts.SeaTiles {
 		t, err := terrain.ParseTileName(name)
 		if err != nil {
-			return nil, fmt.Errorf("sea tile: %w", err)
+			return fail(fmt.Errorf("sea tile: %w", err))
 		}
-		if prev, dup := seen[t]; dup {
-			return nil, fmt.Errorf("sea tile %s also comes from %q: %w", t, prev, appliance.ErrInvalid)
+		if err := add(job{tile: t, kind: srcSea}); err != nil {
+			return fail(err)
 		}
-		seen[t] = "(sea)"
-		jobs = append(jobs, job{tile: t})
 	}
 	if len(jobs) == 0 {
-		return nil, fmt.Errorf("no inputs and no sea tiles: %w", appliance.ErrInvalid)
+		return fail(fmt.Errorf("no inputs and no sea tiles: %w", appliance.ErrInvalid))
 	}
 	sort.Slice(jobs, func(i, j int) bool {
 		a, b := jobs[i].tile, jobs[j].tile
@@ -102,11 +179,19 @@ func plan(inputs []string, seaTiles []string) ([]job, error) {
 		}
 		return a.Lon < b.Lon
 	})
-	return jobs, nil
+	for i := range jobs {
+		jobs[i].index = i
+	}
+	return jobs, geos, nil
 }
 
-// gridOf returns the pack grid: opts.SamplesPerDegree or the one grid of
-// the .hgt inputs (read from their uncompressed sizes).
+func closeAll(geos []*geoSource) {
+	for _, g := range geos {
+		g.close()
+	}
+}
+
+// gridOf returns the pack grid: want, or the one grid of the inputs.
 func gridOf(jobs []job, want int) (int, error) {
 	if want != 0 {
 		if want < 1 || want > terrain.MaxSamplesPerDegree {
@@ -114,19 +199,25 @@ func gridOf(jobs []job, want int) (int, error) {
 		}
 		return want, nil
 	}
-	grid := 0
+	grid, from := 0, ""
 	for _, j := range jobs {
-		if j.input == "" {
+		var spd int
+		switch j.kind {
+		case srcHGT:
+			var err error
+			if spd, err = hgtGrid(j.input); err != nil {
+				return 0, err
+			}
+		case srcGeoTIFF:
+			spd = j.geo.nativeSPD
+		default:
 			continue
 		}
-		spd, err := hgtGrid(j.input)
-		if err != nil {
-			return 0, err
-		}
 		if grid != 0 && spd != grid {
-			return 0, fmt.Errorf("inputs mix %d and %d samples per degree; set SamplesPerDegree: %w", grid, spd, appliance.ErrInvalid)
+			return 0, fmt.Errorf("%s has %d samples per degree, %s has %d; set SamplesPerDegree: %w",
+				from, grid, j.input, spd, appliance.ErrInvalid)
 		}
-		grid = spd
+		grid, from = spd, j.input
 	}
 	if grid == 0 {
 		grid = 1200 // only sea tiles: the grid does not matter, use 3″
@@ -134,140 +225,358 @@ func gridOf(jobs []job, want int) (int, error) {
 	return grid, nil
 }
 
-// encoded is one finished tile.
-type encoded struct {
-	entry   terrain.Entry
-	payload []byte
+// built is one finished tile: its index entry (offset not yet laid out)
+// and where its payload is.
+type built struct {
+	entry    terrain.Entry
+	partPath string // "" without payload
+	resumed  bool
 }
 
-// buildTile reads, fills, resamples and encodes one tile.
-func buildTile(j job, spd int, enc *terrain.Encoder, codec terrain.Codec) (encoded, error) {
-	e := terrain.Entry{Tile: j.tile}
-	if j.input == "" {
-		e.Kind = terrain.KindSea
-		return encoded{entry: e}, nil
-	}
-	s, srcSPD, err := ReadHGT(j.input)
-	if err != nil {
-		return encoded{}, err
-	}
-	filled, ok := FillVoids(s, srcSPD+1)
-	if !ok {
-		e.Kind = terrain.KindVoid
-		return encoded{entry: e}, nil
-	}
-	if srcSPD != spd {
-		s = Resample(s, srcSPD+1, spd+1)
-	}
-	return encodeSamples(e, s, uint32(filled), enc, codec)
-}
-
-func encodeSamples(e terrain.Entry, s []int16, filled uint32, enc *terrain.Encoder, codec terrain.Codec) (encoded, error) {
-	e.Kind, e.Codec, e.Filled = terrain.KindLand, codec, filled
-	first := true
-	for _, v := range s {
-		if v == terrain.NoData {
-			e.Flags |= terrain.FlagNoData
-			continue
-		}
-		if first || v < e.MinM {
-			e.MinM = v
-		}
-		if first || v > e.MaxM {
-			e.MaxM = v
-		}
-		first = false
-	}
-	if first {
-		e.Kind, e.Codec, e.Flags = terrain.KindVoid, terrain.CodecNone, 0
-		return encoded{entry: e}, nil
-	}
-	payload, err := enc.Encode(nil, s, codec)
-	if err != nil {
-		return encoded{}, fmt.Errorf("encode tile %s: %w", e.Tile, err)
-	}
-	e.Length, e.CRC = int64(len(payload)), terrain.Checksum(payload)
-	return encoded{entry: e, payload: payload}, nil
-}
-
-// Build writes a pack to out from SRTM .hgt inputs (plain, .zip or .gz;
-// the tile comes from the file name) and opts.SeaTiles. Voids are filled
-// (FillVoids); an all-void input becomes a void tile. The pack is written
-// to out+".tmp", synced and renamed, so out is either the old file or the
-// complete new pack. Tiles are processed one at a time: memory stays near
-// two decoded tiles whatever the number of inputs.
+// Build writes a terrain pack to out from SRTM .hgt inputs (plain, .zip or
+// .gz; the tile comes from the file name), GeoTIFF DEMs (.tif/.tiff, one
+// or more tiles each, resampled onto the pack grid) and opts.SeaTiles.
+//
+// Tiles are built in parallel (opts.Workers), each into its own part file
+// under out+".parts" (this is what Resume reuses), then assembled in index
+// order into out+".tmp", synced and renamed to out; the manifest goes to
+// ManifestPath(out) and the parts directory is removed. The output is
+// byte-for-byte the same whatever the worker count, the input order or
+// resumption. Memory stays near Workers decoded tiles (2.9 MB each for
+// 3″, 26 MB for 1″) plus their coding buffers, whatever the number of
+// tiles. On error or cancellation the finished parts are kept for Resume.
 func Build(ctx context.Context, out string, inputs []string, opts Options) (Stats, error) {
 	start := time.Now()
-	jobs, err := plan(inputs, opts.SeaTiles)
+	st, err := build(ctx, out, inputs, opts)
 	if err != nil {
-		return Stats{}, fmt.Errorf("build %s: %w", out, err)
-	}
-	spd, err := gridOf(jobs, opts.SamplesPerDegree)
-	if err != nil {
-		return Stats{}, fmt.Errorf("build %s: %w", out, err)
-	}
-	enc, err := terrain.NewEncoder()
-	if err != nil {
-		return Stats{}, fmt.Errorf("build %s: %w", out, err)
-	}
-	defer enc.Close()
-
-	tmp := out + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return Stats{}, fmt.Errorf("build %s: %w", out, err)
-	}
-	defer func() {
-		if f != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	dataOff := int64(terrain.HeaderSize + terrain.EntrySize*len(jobs))
-	if _, err := f.Seek(dataOff, io.SeekStart); err != nil {
-		return Stats{}, fmt.Errorf("build %s: %w", out, err)
-	}
-	var st Stats
-	entries := make([]terrain.Entry, len(jobs))
-	off := dataOff
-	for i, j := range jobs {
-		if err := ctx.Err(); err != nil {
-			return Stats{}, fmt.Errorf("build %s: %w", out, err)
-		}
-		t, err := buildTile(j, spd, enc, terrain.CodecZstdRaw)
-		if err != nil {
-			return Stats{}, fmt.Errorf("build %s: tile %s: %w", out, j.tile, err)
-		}
-		if t.payload != nil {
-			t.entry.Offset = off
-			if _, err := f.Write(t.payload); err != nil {
-				return Stats{}, fmt.Errorf("build %s: write tile %s: %w", out, j.tile, err)
-			}
-			off += t.entry.Length
-		}
-		entries[i] = t.entry
-		st.add(t.entry, spd)
-		if opts.Progress != nil {
-			opts.Progress(Progress{Done: i + 1, Total: len(jobs), Tile: j.tile.Name(), Kind: t.entry.Kind.String()})
-		}
-	}
-	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: terrain.VersionV1, SamplesPerDegree: spd, FileSize: off}, entries)
-	if err != nil {
-		return Stats{}, fmt.Errorf("build %s: %w", out, err)
-	}
-	if _, err := f.WriteAt(hi, 0); err != nil {
-		return Stats{}, fmt.Errorf("build %s: write index: %w", out, err)
-	}
-	if err := finish(f, tmp, out); err != nil {
-		return Stats{}, fmt.Errorf("build %s: %w", out, err)
-	}
-	f = nil
-	st.FileBytes = off
-	if st.SHA256, err = writeManifest(out); err != nil {
 		return Stats{}, fmt.Errorf("build %s: %w", out, err)
 	}
 	st.Duration = time.Since(start)
 	return st, nil
+}
+
+func build(ctx context.Context, out string, inputs []string, opts Options) (Stats, error) {
+	if opts.Codec == terrain.CodecNone {
+		opts.Codec = terrain.CodecPredictive
+	}
+	if opts.Codec != terrain.CodecPredictive && opts.Codec != terrain.CodecZstdRaw {
+		return Stats{}, fmt.Errorf("codec %s: %w", opts.Codec, appliance.ErrInvalid)
+	}
+	jobs, geos, err := plan(inputs, opts)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer closeAll(geos)
+	spd, err := gridOf(jobs, opts.SamplesPerDegree)
+	if err != nil {
+		return Stats{}, err
+	}
+	partsDir := out + ".parts"
+	if !opts.Resume {
+		if err := os.RemoveAll(partsDir); err != nil {
+			return Stats{}, fmt.Errorf("clear parts: %w", err)
+		}
+	}
+	if err := os.MkdirAll(partsDir, 0o755); err != nil {
+		return Stats{}, fmt.Errorf("parts directory: %w", err)
+	}
+	enc, err := terrain.NewEncoder()
+	if err != nil {
+		return Stats{}, err
+	}
+	defer enc.Close()
+
+	results, err := runJobs(ctx, jobs, opts, spd, partsDir, enc)
+	if err != nil {
+		return Stats{}, err
+	}
+	st, err := assemble(out, results, spd, opts.Codec)
+	if err != nil {
+		return Stats{}, err
+	}
+	if err := os.RemoveAll(partsDir); err != nil {
+		return Stats{}, fmt.Errorf("remove parts: %w", err)
+	}
+	return st, nil
+}
+
+// runJobs builds (or resumes) every tile with opts.Workers goroutines and
+// returns the results in index order.
+func runJobs(ctx context.Context, jobs []job, opts Options, spd int, partsDir string, enc *terrain.Encoder) ([]built, error) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(jobs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	type result struct {
+		i   int
+		b   built
+		err error
+	}
+	todo := make(chan job)
+	done := make(chan result)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range todo {
+				b, err := buildPart(ctx, j, spd, opts, partsDir, enc)
+				if err != nil {
+					err = fmt.Errorf("tile %s from %s: %w", j.tile, j.describe(), err)
+				}
+				select {
+				case done <- result{i: j.index, b: b, err: err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(todo)
+		for _, j := range jobs {
+			select {
+			case todo <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+
+	results := make([]built, len(jobs))
+	var firstErr error
+	n := 0
+	for r := range done {
+		if r.err != nil {
+			if firstErr == nil {
+				firstErr = r.err
+				cancel()
+			}
+			continue
+		}
+		if firstErr != nil {
+			continue
+		}
+		results[r.i] = r.b
+		n++
+		if opts.Progress != nil {
+			e := r.b.entry
+			opts.Progress(Progress{Done: n, Total: len(jobs), Tile: e.Tile.Name(), Kind: e.Kind.String(),
+				Bytes: e.Length, Resumed: r.b.resumed})
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil || n != len(jobs) {
+		if err == nil {
+			err = context.Canceled
+		}
+		return nil, fmt.Errorf("build interrupted after %d of %d tiles (continue with Resume): %w", n, len(jobs), err)
+	}
+	return results, nil
+}
+
+// buildPart builds one tile into its part file, or reuses a valid one.
+func buildPart(ctx context.Context, j job, spd int, opts Options, partsDir string, enc *terrain.Encoder) (built, error) {
+	if err := ctx.Err(); err != nil {
+		return built{}, err
+	}
+	rec, err := recipe(j, spd, opts)
+	if err != nil {
+		return built{}, err
+	}
+	path := filepath.Join(partsDir, j.tile.Name()+".part")
+	if opts.Resume {
+		if e, ok := readPartHeader(path, rec, j.tile); ok {
+			b := built{entry: e, resumed: true}
+			if e.Kind == terrain.KindLand {
+				b.partPath = path
+			}
+			return b, nil
+		}
+	}
+	e, payload, err := makeTile(j, spd, opts, enc)
+	if err != nil {
+		return built{}, err
+	}
+	if err := writePart(path, rec, e, payload); err != nil {
+		return built{}, err
+	}
+	b := built{entry: e}
+	if e.Kind == terrain.KindLand {
+		b.partPath = path
+	}
+	return b, nil
+}
+
+// makeTile reads, fills, resamples and encodes one tile.
+func makeTile(j job, spd int, opts Options, enc *terrain.Encoder) (terrain.Entry, []byte, error) {
+	e := terrain.Entry{Tile: j.tile}
+	var s []int16
+	var filled int
+	switch j.kind {
+	case srcSea:
+		e.Kind = terrain.KindSea
+		return e, nil, nil
+	case srcHGT:
+		src, srcSPD, err := ReadHGT(j.input)
+		if err != nil {
+			return e, nil, err
+		}
+		var ok bool
+		if filled, ok = FillVoids(src, srcSPD+1); !ok {
+			e.Kind = terrain.KindVoid
+			return e, nil, nil
+		}
+		s = src
+		if srcSPD != spd {
+			s = Resample(src, srcSPD+1, spd+1)
+		}
+	case srcGeoTIFF:
+		var err error
+		if s, err = j.geo.tile(j.tile, spd); err != nil {
+			return e, nil, err
+		}
+	}
+	if opts.AllZeroAsSea && allZero(s) {
+		e.Kind = terrain.KindSea
+		return e, nil, nil
+	}
+	return encodeSamples(e, s, uint32(filled), enc, opts.Codec)
+}
+
+func allZero(s []int16) bool {
+	for _, v := range s {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func encodeSamples(e terrain.Entry, s []int16, filled uint32, enc *terrain.Encoder, codec terrain.Codec) (terrain.Entry, []byte, error) {
+	e.Kind, e.Codec, e.Filled = terrain.KindLand, codec, filled
+	lo, hi, ok := minMax(s)
+	if !ok {
+		return terrain.Entry{Tile: e.Tile, Kind: terrain.KindVoid}, nil, nil
+	}
+	e.MinM, e.MaxM = lo, hi
+	for _, v := range s {
+		if v == terrain.NoData {
+			e.Flags |= terrain.FlagNoData
+			break
+		}
+	}
+	payload, err := enc.Encode(nil, s, codec)
+	if err != nil {
+		return e, nil, err
+	}
+	e.Length, e.CRC = int64(len(payload)), terrain.Checksum(payload)
+	return e, payload, nil
+}
+
+// assemble lays out the index and copies the part payloads, in index
+// order, into out.
+func assemble(out string, results []built, spd int, codec terrain.Codec) (Stats, error) {
+	var st Stats
+	entries := make([]terrain.Entry, len(results))
+	off := int64(terrain.HeaderSize + terrain.EntrySize*len(results))
+	version := terrain.VersionV1
+	for i, b := range results {
+		e := b.entry
+		if e.Kind == terrain.KindLand {
+			e.Offset = off
+			off += e.Length
+			if e.Codec == terrain.CodecPredictive {
+				version = terrain.VersionV2
+			}
+		}
+		entries[i] = e
+		st.add(e, spd)
+		if b.resumed {
+			st.ResumedTiles++
+		}
+	}
+	if codec == terrain.CodecPredictive {
+		version = terrain.VersionV2
+	}
+	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off}, entries)
+	if err != nil {
+		return Stats{}, err
+	}
+	tmp := out + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return Stats{}, fmt.Errorf("create: %w", err)
+	}
+	if err := writePack(f, hi, results); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return Stats{}, err
+	}
+	if err := finish(f, tmp, out); err != nil {
+		return Stats{}, err
+	}
+	st.FileBytes = off
+	if st.SHA256, err = writeManifest(out); err != nil {
+		return Stats{}, err
+	}
+	return st, nil
+}
+
+func writePack(f *os.File, hi []byte, results []built) error {
+	if _, err := f.Write(hi); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	for _, b := range results {
+		if b.partPath == "" {
+			continue
+		}
+		if err := copyPayload(f, b); err != nil {
+			return fmt.Errorf("tile %s: %w", b.entry.Tile, err)
+		}
+	}
+	return nil
+}
+
+// copyPayload streams a part's payload into w, checking its CRC32C.
+func copyPayload(w io.Writer, b built) error {
+	pf, err := os.Open(b.partPath)
+	if err != nil {
+		return fmt.Errorf("open part: %w", err)
+	}
+	defer pf.Close()
+	cw := &crcWriter{w: w}
+	n, err := io.Copy(cw, io.NewSectionReader(pf, partHeaderSize, b.entry.Length))
+	if err != nil {
+		return fmt.Errorf("copy part: %w", err)
+	}
+	if n != b.entry.Length || cw.crc != b.entry.CRC {
+		return fmt.Errorf("part %s is damaged (%d bytes, crc %08x, want %d, %08x): %w",
+			b.partPath, n, cw.crc, b.entry.Length, b.entry.CRC, terrain.ErrCorrupt)
+	}
+	return nil
+}
+
+type crcWriter struct {
+	w   io.Writer
+	crc uint32
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	c.crc = crc32.Update(c.crc, castagnoli, p)
+	return c.w.Write(p)
 }
 
 func (st *Stats) add(e terrain.Entry, spd int) {
@@ -300,11 +609,15 @@ func finish(f *os.File, tmp, out string) error {
 		os.Remove(tmp)
 		return fmt.Errorf("rename: %w", err)
 	}
-	if d, err := os.Open(filepath.Dir(out)); err == nil {
+	syncDir(filepath.Dir(out))
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // writeManifest writes ManifestPath(out) for the finished pack and returns

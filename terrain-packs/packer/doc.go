@@ -1,6 +1,7 @@
 // Package packer builds and verifies linkplan terrain packs
-// (terrain-packs/FORMAT.md) from SRTM .hgt tiles; `linkplan terrain build`
-// and `linkplan terrain verify` call Build and Verify.
+// (terrain-packs/FORMAT.md) from SRTM .hgt tiles and GeoTIFF DEMs;
+// `linkplan terrain build` and `linkplan terrain verify` call Build and
+// Verify.
 //
 // # Basics
 //
@@ -10,9 +11,22 @@
 //
 // Inputs are SRTM .hgt files, plain, zipped (one .hgt inside) or gzipped;
 // the tile comes from the file name (S23W044...). 3″ files are 1201×1201,
-// 1″ files 3601×3601 int16 big-endian samples, void -32768. The pack has
-// one grid (Options.SamplesPerDegree, default: the inputs' grid); a source
-// on another grid is resampled bilinearly (1″ to 3″ is exact decimation).
+// 1″ files 3601×3601 int16 big-endian samples, void -32768. GeoTIFF DEMs
+// (.tif/.tiff, read with terrain-packs/geotiff; any CRS that package
+// projects: EPSG:4326/4674 and UTM; Options.GeoTIFFEPSG when the file does
+// not say) become every tile their footprint overlaps: each pack sample is
+// the bilinear interpolation of the four pixel centres around it, rounded
+// to whole metres; outside the raster, or next to a NoData pixel, it is
+// NoData (the tile is flagged and the reader answers "tile missing" there).
+// The pack has one grid (Options.SamplesPerDegree, default: the inputs'
+// grid, which must agree); a source on another grid is resampled
+// bilinearly (1″ to 3″ is exact decimation).
+//
+// Land tiles are coded with terrain.CodecPredictive (a version-2 pack,
+// about a third of the raw int16 size on real SRTM3 terrain) unless
+// Options.Codec asks for the version-1 terrain.CodecZstdRaw. Sea tiles come
+// from Options.SeaTiles or, with Options.AllZeroAsSea, from inputs whose
+// samples are all 0 m; they cost no payload.
 //
 // Void filling (FillVoids): each void sample becomes the inverse-distance-
 // squared mean of the nearest valid sample in each of the 8 grid
@@ -22,9 +36,16 @@
 // any of its 8 lines is filled in a second round from the first round's
 // values. A tile with no valid sample at all becomes a void tile.
 //
-// Build writes out+".tmp" and renames it, then writes the manifest (bounds,
-// tiles, sha256) to ManifestPath(out). Output is deterministic: the same
-// inputs and options give the same bytes, whatever their order.
+// Build is parallel (Options.Workers, default GOMAXPROCS) and streaming:
+// each worker holds one tile at a time and writes it to a part file in
+// out+".parts"; the parts are then copied in index order into out+".tmp",
+// which is synced and renamed to out, and the manifest (bounds, tiles,
+// sha256) goes to ManifestPath(out). Output is deterministic: the same
+// inputs and options give the same bytes whatever their order, the worker
+// count, GOMAXPROCS or an interruption. Options.Resume continues an
+// interrupted build, reusing every part whose recipe (input path, size,
+// modification time, grid, codec, options) still matches. Options.Progress
+// is told about every tile.
 //
 // # Caveats
 //
@@ -34,4 +55,11 @@
 //     shared edge two neighbouring tiles may disagree by a few metres.
 //   - Distances in the fill are in sample steps, not metres: at 23°S a step
 //     east is 8 % shorter than a step north; the weighting ignores that.
+//   - GeoTIFF NoData inside the footprint is not filled (only .hgt voids
+//     are); a GeoTIFF and an .hgt, or two GeoTIFFs, may not supply the same
+//     tile (mosaicking is not implemented).
+//   - Resume trusts modification times: an input rewritten within the same
+//     nanosecond timestamp with the same size would not be noticed.
+//   - Build needs free disk for the parts and the pack at once (about twice
+//     the pack size) until the parts directory is removed.
 package packer

@@ -1,27 +1,51 @@
 package terrain_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"linkplan/appliance"
-	"linkplan/terrain-packs/sample"
 	"linkplan/terrain-packs/terrain"
 )
 
 var sink float64
 
+// rioPack returns the real S23W044 tile re-coded with codec in a pack.
+func rioPack(b *testing.B, codec terrain.Codec) *terrain.Pack {
+	src := openSample(b)
+	s, err := src.ReadTile(tRio)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := terrain.OpenBytes(makePack(b, 1200, codec, terrain.VersionV2, []synthTile{{id: tRio, kind: terrain.KindLand, samples: s}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	return p
+}
+
 // BenchmarkReadTile measures random access to one tile: checksum and
-// decode of a 1201×1201 SRTM3 tile of the embedded pack (no cache).
+// decode of the real 1201×1201 S23W044 tile (no cache). zstd-int16le (v1)
+// is the naive baseline.
 func BenchmarkReadTile(b *testing.B) {
-	p := openSample(b)
-	b.ReportAllocs()
-	b.SetBytes(2 * 1201 * 1201)
-	for b.Loop() {
-		s, err := p.ReadTile(tRio)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sink += float64(s[0])
+	for _, codec := range []terrain.Codec{terrain.CodecZstdRaw, terrain.CodecPredictive} {
+		b.Run(codec.String(), func(b *testing.B) {
+			p := rioPack(b, codec)
+			b.ReportAllocs()
+			b.SetBytes(2 * 1201 * 1201)
+			cpu0, n := processCPU(), 0
+			for b.Loop() {
+				s, err := p.ReadTile(tRio)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sink += float64(s[0])
+				n++
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(n)/1e6, "cpu-ms/op")
+		})
 	}
 }
 
@@ -92,31 +116,60 @@ func BenchmarkProfile50kmPointwise(b *testing.B) {
 	}
 }
 
-// BenchmarkEncode codes the real Rio tile; the metric pct-of-raw is the
-// payload size as a percentage of the raw int16 samples.
+// BenchmarkEncode codes the real Rio tiles; the metric pct-of-raw is the
+// payload size as a percentage of the raw int16 samples. zstd-int16le (v1,
+// plain zstd of the raw samples) is the naive baseline.
 func BenchmarkEncode(b *testing.B) {
-	p, err := terrain.OpenBytes(sample.Pack())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	s, err := p.ReadTile(tRio)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := openSample(b)
 	enc, err := terrain.NewEncoder()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer enc.Close()
-	b.ReportAllocs()
-	b.SetBytes(int64(2 * len(s)))
-	var out []byte
-	for b.Loop() {
-		out, err = enc.Encode(out[:0], s, terrain.CodecZstdRaw)
+	for _, tile := range []terrain.TileID{tRio, {Lat: -22, Lon: -43}} {
+		s, err := p.ReadTile(tile)
 		if err != nil {
 			b.Fatal(err)
 		}
+		for _, codec := range []terrain.Codec{terrain.CodecZstdRaw, terrain.CodecPredictive} {
+			b.Run(tile.Name()+"/"+codec.String(), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(2 * len(s)))
+				var out []byte
+				for b.Loop() {
+					out, err = enc.Encode(out[:0], s, codec)
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(100*float64(len(out))/float64(2*len(s)), "pct-of-raw")
+			})
+		}
 	}
-	b.ReportMetric(100*float64(len(out))/float64(2*len(s)), "pct-of-raw")
+}
+
+// BenchmarkReadTileFile is random access through a pack file (positioned
+// read of one payload, checksum, decode), as in production.
+func BenchmarkReadTileFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rio.ltp")
+	if err := os.WriteFile(path, sampleBytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	p, err := terrain.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	tiles := []terrain.TileID{tRio, {Lat: -22, Lon: -43}}
+	b.ReportAllocs()
+	cpu0, n := processCPU(), 0
+	for b.Loop() {
+		s, err := p.ReadTile(tiles[n%2])
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink += float64(s[0])
+		n++
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(n)/1e6, "cpu-ms/op")
 }

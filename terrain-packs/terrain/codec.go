@@ -1,7 +1,10 @@
 package terrain
 
 import (
+	"bytes"
 	"fmt"
+	"math"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -10,47 +13,159 @@ import (
 // deterministic: the same samples and codec always give the same bytes
 // (for the pinned github.com/klauspost/compress version).
 type Encoder struct {
-	zw *zstd.Encoder
+	raw  *zstd.Encoder // CodecZstdRaw: the best zstd level (slow, but v1 is the baseline)
+	pred *zstd.Encoder // CodecPredictive: SpeedBetterCompression is as small as the best level on residual planes and ~15× faster
 }
 
 // NewEncoder returns an Encoder. Close releases it.
 func NewEncoder() (*Encoder, error) {
-	zw, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-		zstd.WithEncoderConcurrency(1),
-		zstd.WithEncoderCRC(false), // the pack index carries a CRC32C per tile
-		zstd.WithSingleSegment(true),
-		zstd.WithZeroFrames(true),
-		zstd.WithLowerEncoderMem(false),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("new zstd encoder: %w", err)
+	mk := func(level zstd.EncoderLevel) (*zstd.Encoder, error) {
+		zw, err := zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(level),
+			zstd.WithEncoderConcurrency(1),
+			zstd.WithEncoderCRC(false), // the pack index carries a CRC32C per tile
+			zstd.WithSingleSegment(true),
+			zstd.WithZeroFrames(true),
+			zstd.WithLowerEncoderMem(false),
+		)
+		if err != nil {
+			return nil, fmt.Errorf("new zstd encoder: %w", err)
+		}
+		return zw, nil
 	}
-	return &Encoder{zw: zw}, nil
+	raw, err := mk(zstd.SpeedBestCompression)
+	if err != nil {
+		return nil, err
+	}
+	pred, err := mk(zstd.SpeedBetterCompression)
+	if err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return &Encoder{raw: raw, pred: pred}, nil
 }
 
 // Close releases the encoder's resources.
-func (e *Encoder) Close() error { return e.zw.Close() }
+func (e *Encoder) Close() error {
+	e.raw.Close()
+	return e.pred.Close()
+}
 
 // Encode codes samples (row-major, north row first, n×n with n² ==
 // len(samples)) with codec c and appends the payload to dst.
 func (e *Encoder) Encode(dst []byte, samples []int16, c Codec) ([]byte, error) {
 	var raw []byte
+	zw := e.raw
 	switch c {
 	case CodecZstdRaw:
 		raw = make([]byte, 2*len(samples))
 		for i, v := range samples {
 			le.PutUint16(raw[2*i:], uint16(v))
 		}
+	case CodecPredictive:
+		n := isqrt(len(samples))
+		if n*n != len(samples) {
+			return nil, fmt.Errorf("encode tile: %d samples is not a square", len(samples))
+		}
+		raw = predictEncode(samples, n)
+		zw = e.pred
 	default:
 		return nil, fmt.Errorf("encode tile: codec %s has no payload", c)
 	}
-	return e.zw.EncodeAll(raw, dst), nil
+	return zw.EncodeAll(raw, dst), nil
 }
+
+func isqrt(v int) int {
+	n := int(math.Sqrt(float64(v)))
+	for n*n > v {
+		n--
+	}
+	for (n+1)*(n+1) <= v {
+		n++
+	}
+	return n
+}
+
+// predictEncode returns the CodecPredictive content of an n×n tile: the
+// residuals d = x - p of the planar predictor p = left + up - upleft (left
+// only on the first row, up only on the first column, 0 for the first
+// sample), all in wrapping int16 arithmetic, zig-zagged to uint16
+// ((d << 1) ^ (d >> 15)) and stored as n² low bytes then n² high bytes.
+func predictEncode(s []int16, n int) []byte {
+	nn := n * n
+	out := make([]byte, 2*nn)
+	lo, hi := out[:nn], out[nn:]
+	put := func(i int, pred int16) {
+		d := s[i] - pred
+		z := uint16(d<<1) ^ uint16(d>>15)
+		lo[i], hi[i] = byte(z), byte(z>>8)
+	}
+	put(0, 0)
+	for c := 1; c < n; c++ {
+		put(c, s[c-1])
+	}
+	for r := 1; r < n; r++ {
+		i := r * n
+		put(i, s[i-n])
+		for c := 1; c < n; c++ {
+			i++
+			put(i, s[i-1]+s[i-n]-s[i-n-1])
+		}
+	}
+	return out
+}
+
+// predictDecode inverts predictEncode into out (n² samples). With the
+// planar predictor x[r][c] - x[r-1][c] = x[r][c-1] - x[r-1][c-1] + d, so
+// each row is the row above plus the running sum of its residuals (the
+// first row: the running sum alone), one addition chain per row.
+func predictDecode(raw []byte, out []int16, n int) {
+	nn := n * n
+	lo, hi := raw[:nn:nn], raw[nn:2*nn:2*nn]
+	var zero []int16
+	for r := 0; r < n; r++ {
+		i := r * n
+		row := out[i : i+n : i+n]
+		l, h := lo[i:i+n:i+n], hi[i:i+n:i+n]
+		up := zero
+		if r > 0 {
+			up = out[i-n : i : i]
+		}
+		var acc int16
+		if r == 0 {
+			for c := range row {
+				z := uint16(l[c]) | uint16(h[c])<<8
+				acc += int16(z>>1) ^ -int16(z&1)
+				row[c] = acc
+			}
+			continue
+		}
+		up = up[:len(row)]
+		if len(h) <= len(zeroRow) && bytes.Equal(h, zeroRow[:len(h)]) {
+			// Common case: every residual of the row is in -128..127.
+			l = l[:len(row)]
+			for c := range row {
+				z := int16(l[c])
+				acc += (z >> 1) ^ -(z & 1)
+				row[c] = up[c] + acc
+			}
+			continue
+		}
+		for c := range row {
+			z := uint16(l[c]) | uint16(h[c])<<8
+			acc += int16(z>>1) ^ -int16(z&1)
+			row[c] = up[c] + acc
+		}
+	}
+}
+
+// zeroRow is compared with a row of the high-byte plane (read only).
+var zeroRow = make([]byte, MaxSamplesPerDegree+1)
 
 // decoder decodes tile payloads; safe for concurrent use.
 type decoder struct {
-	zr *zstd.Decoder
+	zr   *zstd.Decoder
+	bufs sync.Pool // *[]byte of decompressed payloads, reused
 }
 
 func newDecoder(maxTileBytes int) (*decoder, error) {
@@ -71,7 +186,13 @@ func (d *decoder) close() { d.zr.Close() }
 // decode turns a checked payload into n×n samples.
 func (d *decoder) decode(payload []byte, c Codec, n int) ([]int16, error) {
 	want := 2 * n * n
-	raw, err := d.zr.DecodeAll(payload, make([]byte, 0, want))
+	bp, _ := d.bufs.Get().(*[]byte)
+	if bp == nil || cap(*bp) < want {
+		b := make([]byte, 0, want)
+		bp = &b
+	}
+	defer d.bufs.Put(bp)
+	raw, err := d.zr.DecodeAll(payload, (*bp)[:0])
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w: %w", err, ErrCorrupt)
 	}
@@ -84,6 +205,8 @@ func (d *decoder) decode(payload []byte, c Codec, n int) ([]int16, error) {
 		for i := range out {
 			out[i] = int16(le.Uint16(raw[2*i:]))
 		}
+	case CodecPredictive:
+		predictDecode(raw, out, n)
 	default:
 		return nil, corrupt("codec %s", c)
 	}

@@ -14,6 +14,11 @@
 //	prof, err := p.Profile(a, b, 90)                                       // every 90 m
 //	info := p.Info()                                                       // tiles, bounds, sizes
 //
+// Tiles are coded with CodecPredictive (version-2 packs: planar
+// prediction, zig-zag, byte planes, zstd; about a third of the raw int16
+// size) or CodecZstdRaw (version 1, still read). Encoder and
+// MarshalHeaderIndex are the writer's side, used by terrain-packs/packer.
+//
 // OpenBytes opens a pack held in memory (the embedded sample pack,
 // terrain-packs/sample). Layered stacks several packs, the first that can
 // answer a point wins. Decoded tiles live in a bounded LRU cache

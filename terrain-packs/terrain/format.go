@@ -18,6 +18,8 @@ const (
 	EntrySize = 32
 	// VersionV1 packs hold CodecZstdRaw tiles only.
 	VersionV1 = 1
+	// VersionV2 packs may also hold CodecPredictive tiles.
+	VersionV2 = 2
 	// MaxSamplesPerDegree is the finest grid a reader accepts (1″ = 3600).
 	MaxSamplesPerDegree = 3600
 	// NoData is the sample value that means "no source data here" (SRTM
@@ -66,6 +68,10 @@ const (
 	// CodecZstdRaw (v1) is one zstd frame of the int16 little-endian
 	// samples, row-major, north row first.
 	CodecZstdRaw Codec = 1
+	// CodecPredictive (v2) is one zstd frame of the zig-zagged residuals of
+	// the planar predictor left + up - up-left, split into a low-byte plane
+	// and a high-byte plane.
+	CodecPredictive Codec = 2
 )
 
 func (c Codec) String() string {
@@ -74,12 +80,17 @@ func (c Codec) String() string {
 		return "none"
 	case CodecZstdRaw:
 		return "zstd-int16le"
+	case CodecPredictive:
+		return "planar-zigzag-planes-zstd"
 	}
 	return fmt.Sprintf("codec(%d)", uint8(c))
 }
 
 // minVersion returns the lowest pack version that may hold codec c.
 func (c Codec) minVersion() int {
+	if c == CodecPredictive {
+		return VersionV2
+	}
 	return VersionV1
 }
 
@@ -92,7 +103,7 @@ const (
 
 // Header is the decoded fixed-size pack header.
 type Header struct {
-	Version          int // format version
+	Version          int // format version, 1 or 2
 	SamplesPerDegree int // grid: samples per degree; a tile is (SamplesPerDegree+1)² samples
 	TileSpanDeg      int // tile size, degrees (always 1)
 	TileCount        int // number of index entries
@@ -219,8 +230,8 @@ func parseHeader(b []byte, size int64) (Header, error) {
 	}
 	dataOff, fileSize := le.Uint64(b[36:]), le.Uint64(b[44:])
 	switch {
-	case h.Version != VersionV1:
-		return Header{}, fmt.Errorf("header: version %d (this reader knows 1): %w", h.Version, ErrCorrupt)
+	case h.Version != VersionV1 && h.Version != VersionV2:
+		return Header{}, fmt.Errorf("header: version %d (this reader knows 1 and 2): %w", h.Version, ErrCorrupt)
 	case le.Uint16(b[10:]) != HeaderSize || le.Uint16(b[12:]) != EntrySize:
 		return Header{}, corrupt("header: header/entry size %d/%d", le.Uint16(b[10:]), le.Uint16(b[12:]))
 	case h.SamplesPerDegree < 1 || h.SamplesPerDegree > MaxSamplesPerDegree:
@@ -273,7 +284,7 @@ func parseIndex(h Header, b []byte) ([]Entry, error) {
 		}
 		switch e.Kind {
 		case KindLand:
-			if e.Codec != CodecZstdRaw {
+			if e.Codec != CodecZstdRaw && e.Codec != CodecPredictive {
 				return nil, corrupt("tile %s: unknown codec %d", e.Tile, e.Codec)
 			}
 			if e.Codec.minVersion() > h.Version {

@@ -1,6 +1,7 @@
 package terrain_test
 
 import (
+	"strings"
 	"testing"
 
 	"linkplan/appliance"
@@ -39,6 +40,10 @@ func FuzzOpen(f *testing.F) {
 	f.Add(makePack(f, 30, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{
 		{id: tRio, kind: terrain.KindLand, samples: crop},
 		{id: tSea, kind: terrain.KindSea},
+	}))
+	f.Add(makePack(f, 30, terrain.CodecPredictive, terrain.VersionV2, []synthTile{
+		{id: tRio, kind: terrain.KindLand, samples: crop},
+		{id: tVoi, kind: terrain.KindVoid},
 	}))
 	f.Add(makePack(f, 2, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{
 		{id: tRio, kind: terrain.KindLand, samples: grid3},
@@ -84,6 +89,27 @@ func FuzzOpen(f *testing.F) {
 					t.Fatalf("tile %s: height %v outside its samples %d..%d", e.Tile, hm, lo, hi)
 				}
 			}
+		}
+	})
+}
+
+// FuzzParseTileName: a name that parses prints back as itself (upper
+// case), and every valid tile's name parses back to the tile.
+func FuzzParseTileName(f *testing.F) {
+	for _, s := range []string{"S23W044", "S22W043", "S46W066", "N00E000", "s04w039", "N89E179", "S90W180", "X1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := terrain.ParseTileName(s)
+		if err != nil {
+			return
+		}
+		if got := id.Name(); !strings.EqualFold(got, s) {
+			t.Fatalf("ParseTileName(%q).Name() = %q", s, got)
+		}
+		back, err := terrain.ParseTileName(id.Name())
+		if err != nil || back != id {
+			t.Fatalf("round trip of %v: %v, %v", id, back, err)
 		}
 	})
 }

@@ -233,7 +233,7 @@ func TestTileNames(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "S23W44", "X23W044", "S23X044", "S9AW044", "N90E000", "S23W181"} {
+	for _, bad := range []string{"", "S23W44", "X23W044", "S23X044", "S9AW044", "N90E000", "S23W181", "S00E010", "N10W000"} {
 		t.Run("bad "+bad, func(t *testing.T) {
 			if _, err := terrain.ParseTileName(bad); !errors.Is(err, appliance.ErrInvalid) {
 				t.Fatalf("ParseTileName(%q) err = %v, want ErrInvalid", bad, err)
@@ -241,6 +241,8 @@ func TestTileNames(t *testing.T) {
 		})
 	}
 }
+
+func sampleBytes() []byte { return sample.Pack() }
 
 func openSample(t testing.TB, opts ...terrain.Option) *terrain.Pack {
 	t.Helper()

@@ -71,6 +71,10 @@ func ParseTileName(s string) (TileID, error) {
 	default:
 		return TileID{}, fmt.Errorf("parse tile name %q: want E or W at position 4: %w", s, appliance.ErrInvalid)
 	}
+	if (t.Lat == 0 && (s[0] == 'S' || s[0] == 's')) || (t.Lon == 0 && (s[3] == 'W' || s[3] == 'w')) {
+		// S00 and W000 would name the tiles N00 and E000: SRTM never uses them.
+		return TileID{}, fmt.Errorf("parse tile name %q: S00 and W000 do not exist (the tile is N00/E000): %w", s, appliance.ErrInvalid)
+	}
 	if !t.Valid() {
 		return TileID{}, fmt.Errorf("parse tile name %q: outside the globe: %w", s, appliance.ErrInvalid)
 	}
