@@ -99,7 +99,7 @@ type job struct {
 	tile  terrain.TileID
 	kind  int
 	input string     // .hgt or GeoTIFF path
-	geo   *geoSource // GeoTIFF jobs
+	geo   *geoSource // GeoTIFF jobs (footprint; each job opens the file)
 	index int        // position in the pack
 }
 
@@ -113,11 +113,9 @@ func (j job) describe() string {
 }
 
 // plan sorts inputs and sea tiles into one job per tile, in index order.
-// GeoTIFF inputs are opened (and must be closed with closeAll).
-func plan(inputs []string, opts Options) ([]job, []*geoSource, error) {
+func plan(inputs []string, opts Options) ([]job, error) {
 	seen := make(map[terrain.TileID]string)
 	var jobs []job
-	var geos []*geoSource
 	add := func(j job) error {
 		if prev, dup := seen[j.tile]; dup {
 			return fmt.Errorf("tile %s comes from both %s and %s: %w", j.tile, prev, j.describe(), appliance.ErrInvalid)
@@ -130,17 +128,13 @@ func plan(inputs []string, opts Options) ([]job, []*geoSource, error) {
 	if epsg == 0 {
 		epsg = 4326
 	}
-	fail := func(err error) ([]job, []*geoSource, error) {
-		closeAll(geos)
-		return nil, nil, err
-	}
+	fail := func(err error) ([]job, error) { return nil, err }
 	for _, in := range inputs {
 		if isGeoTIFF(in) {
 			g, err := openGeoTIFF(in, epsg)
 			if err != nil {
 				return fail(err)
 			}
-			geos = append(geos, g)
 			ts := g.tiles()
 			if len(ts) == 0 {
 				return fail(fmt.Errorf("geotiff %s covers no tile: %w", in, appliance.ErrInvalid))
@@ -182,13 +176,7 @@ func plan(inputs []string, opts Options) ([]job, []*geoSource, error) {
 	for i := range jobs {
 		jobs[i].index = i
 	}
-	return jobs, geos, nil
-}
-
-func closeAll(geos []*geoSource) {
-	for _, g := range geos {
-		g.close()
-	}
+	return jobs, nil
 }
 
 // gridOf returns the pack grid: want, or the one grid of the inputs.
@@ -243,8 +231,8 @@ type built struct {
 // ManifestPath(out) and the parts directory is removed. The output is
 // byte-for-byte the same whatever the worker count, the input order or
 // resumption. Memory stays near Workers decoded tiles (2.9 MB each for
-// 3″, 26 MB for 1″) plus their coding buffers, whatever the number of
-// tiles. On error or cancellation the finished parts are kept for Resume.
+// 3″, 26 MB for 1″) plus their coding buffers and, for GeoTIFF tiles, a
+// 16 MB strip cache per worker, whatever the number of tiles and inputs. On error or cancellation the finished parts are kept for Resume.
 func Build(ctx context.Context, out string, inputs []string, opts Options) (Stats, error) {
 	start := time.Now()
 	st, err := build(ctx, out, inputs, opts)
@@ -262,11 +250,10 @@ func build(ctx context.Context, out string, inputs []string, opts Options) (Stat
 	if opts.Codec != terrain.CodecPredictive && opts.Codec != terrain.CodecZstdRaw {
 		return Stats{}, fmt.Errorf("codec %s: %w", opts.Codec, appliance.ErrInvalid)
 	}
-	jobs, geos, err := plan(inputs, opts)
+	jobs, err := plan(inputs, opts)
 	if err != nil {
 		return Stats{}, err
 	}
-	defer closeAll(geos)
 	spd, err := gridOf(jobs, opts.SamplesPerDegree)
 	if err != nil {
 		return Stats{}, err

@@ -17,38 +17,51 @@ func isGeoTIFF(path string) bool {
 	return strings.HasSuffix(l, ".tif") || strings.HasSuffix(l, ".tiff")
 }
 
-// geoSource is an open GeoTIFF input, shared by the build workers (an
-// Image is safe for concurrent use).
+// geoCacheBytes bounds the strip/tile cache of each GeoTIFF a worker has
+// open, bytes.
+const geoCacheBytes = 16 << 20
+
+// geoSource describes a GeoTIFF input: its footprint and grid. The file is
+// opened again for each tile (tile), so memory stays bounded by the
+// workers, not by the number of GeoTIFFs.
 type geoSource struct {
 	path                           string
-	f                              *os.File
-	img                            *geotiff.Image
+	epsg                           int
 	minLat, minLon, maxLat, maxLon float64 // footprint, degrees
 	nativeSPD                      int     // the raster's resolution as samples per degree
 }
 
-// openGeoTIFF opens a DEM GeoTIFF. epsg is assumed when the file has no
-// GeoKeyDirectory.
-func openGeoTIFF(path string, epsg int) (*geoSource, error) {
+// openImage opens the GeoTIFF; the caller closes the returned file.
+func openImage(path string, epsg int) (*os.File, *geotiff.Image, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open geotiff: %w", err)
+		return nil, nil, fmt.Errorf("open geotiff: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("open geotiff: %w", err)
+		return nil, nil, fmt.Errorf("open geotiff: %w", err)
 	}
-	img, err := geotiff.OpenOptions(f, st.Size(), geotiff.Options{DefaultEPSG: epsg})
+	img, err := geotiff.OpenOptions(f, st.Size(), geotiff.Options{DefaultEPSG: epsg, CacheBytes: geoCacheBytes})
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("open geotiff %s: %w", path, err)
+		return nil, nil, fmt.Errorf("open geotiff %s: %w", path, err)
 	}
-	g := &geoSource{path: path, f: f, img: img,
+	return f, img, nil
+}
+
+// openGeoTIFF reads the footprint and grid of a DEM GeoTIFF. epsg is
+// assumed when the file has no GeoKeyDirectory.
+func openGeoTIFF(path string, epsg int) (*geoSource, error) {
+	f, img, err := openImage(path, epsg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	g := &geoSource{path: path, epsg: epsg,
 		minLat: math.Inf(1), minLon: math.Inf(1), maxLat: math.Inf(-1), maxLon: math.Inf(-1)}
 	proj, err := img.Projection()
 	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("open geotiff %s: %w", path, err)
 	}
 	// The footprint: the raster's outline, 64 points per side (exact for
@@ -60,7 +73,6 @@ func openGeoTIFF(path string, epsg int) (*geoSource, error) {
 		for _, pt := range [4][2]float64{{f * w, 0}, {f * w, h}, {0, f * h}, {w, f * h}} {
 			lat, lon, err := img.PixelToLatLon(pt[0], pt[1])
 			if err != nil {
-				g.close()
 				return nil, fmt.Errorf("open geotiff %s: %w", path, err)
 			}
 			g.minLat, g.maxLat = math.Min(g.minLat, lat), math.Max(g.maxLat, lat)
@@ -74,8 +86,6 @@ func openGeoTIFF(path string, epsg int) (*geoSource, error) {
 	g.nativeSPD = min(max(int(math.Round(1/px)), 1), terrain.MaxSamplesPerDegree)
 	return g, nil
 }
-
-func (g *geoSource) close() { g.f.Close() }
 
 // tiles returns the one-degree tiles the footprint overlaps (touching an
 // edge is not overlapping).
@@ -98,11 +108,15 @@ func (g *geoSource) tiles() []terrain.TileID {
 // Heights are rounded to whole metres.
 func (g *geoSource) tile(t terrain.TileID, spd int) ([]int16, error) {
 	n := spd + 1
+	f, img, err := openImage(g.path, g.epsg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	s := make([]int16, n*n)
 	for i := range s {
 		s[i] = terrain.NoData
 	}
-	img := g.img
 	cur := img.NewCursor()
 	w, h := img.Width, img.Height
 	for r := 0; r < n; r++ {
