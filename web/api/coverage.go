@@ -1,9 +1,15 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -82,7 +88,7 @@ func (a *API) listEngines(w http.ResponseWriter, r *http.Request) (any, error) {
 }
 
 func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error) {
-	c, err := engines.ParseCase(r.Body)
+	c, err := parseCase(r)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +119,7 @@ func (a *API) engineCompare(w http.ResponseWriter, r *http.Request) (any, error)
 	if err := tenancy.RequireTier(keyFrom(r.Context()), appliance.TierPro); err != nil {
 		return nil, fmt.Errorf("comparing engines runs P.1812 and ITM: %w", err)
 	}
-	c, err := engines.ParseCase(r.Body)
+	c, err := parseCase(r)
 	if err != nil {
 		return nil, err
 	}
@@ -239,3 +245,36 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// parseCase reads an engine case with the body rules of every other route
+// (400 for a body that is not one JSON value, 413 over the limit, 422
+// naming every unknown field by its path), then decodes and validates it
+// strictly with engines.ParseCase (422).
+func parseCase(r *http.Request) (engines.Case, error) {
+	b, err := io.ReadAll(r.Body)
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return engines.Case{}, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+	case err != nil:
+		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+	case len(bytes.TrimSpace(b)) == 0:
+		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is empty: a JSON object is required"}
+	case !json.Valid(b):
+		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is not one valid JSON value"}
+	}
+	var raw any
+	if json.Unmarshal(b, &raw) == nil {
+		var paths []string
+		unknownFields(raw, reflect.TypeOf(engines.Case{}), "", &paths)
+		if len(paths) > 0 {
+			slices.Sort(paths)
+			ve := &appliance.ValidationError{}
+			for _, p := range paths {
+				ve.Add(p, "is not a known field of an engine case")
+			}
+			return engines.Case{}, ve
+		}
+	}
+	return engines.ParseCase(bytes.NewReader(b))
+}

@@ -24,8 +24,9 @@ import (
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/sampledata"
 	"linkplan/appliance/tenancy"
-	"linkplan/engines/fspl"
+	"linkplan/engines"
 	"linkplan/store"
+	"linkplan/store/search"
 	"linkplan/store/spatial"
 	"linkplan/terrain-packs/sample"
 	"linkplan/terrain-packs/terrain"
@@ -65,8 +66,10 @@ type harnessOptions struct {
 
 // harness is the real API composed in-process like the composition root
 // (appliance/cmd/linkplan/serve.go): bbolt store in a temp dir, tenancy
-// bootstrap, the embedded Rio sample terrain, the embedded sample towers,
-// the R-tree index, the fspl engine and the planner, behind httptest.
+// bootstrap, the embedded Rio sample terrain, the embedded sample towers
+// through the refresh service, the R-tree index, the engine registry (fspl
+// unwrapped, the others behind the fspl fallback) and the planner, behind
+// httptest.
 type harness struct {
 	api     *api.API
 	srv     *httptest.Server
@@ -74,6 +77,7 @@ type harness struct {
 	auth    *tenancy.Service
 	clock   *clock
 	index   *spatial.Index
+	search  *search.Index
 	terrain *terrain.Layered
 	dataDir string
 	desc    string // terrain description, as the composition root words it
@@ -108,9 +112,27 @@ func (h *harness) loadTowers(tb testing.TB, pack *terrain.Pack) {
 		}
 	}
 	h.index = spatial.New(nil)
+	ms := gaz.All()
+	places := make([]search.Place, len(ms))
+	for i, m := range ms {
+		places[i] = search.Place{IBGECode: m.IBGECode, Name: m.Name, UF: m.UF, Region: string(m.Region), Lat: m.Lat, Lon: m.Lon, Capital: m.Capital}
+	}
+	h.search = search.New(places, search.Options{Dir: filepath.Join(h.dataDir, "search")})
+	if err := h.search.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = h.search.Close() })
 	rs := refresh.New(gaz, nil)
 	rs.Recorder = h.db
-	rs.Apply = h.index.Replace
+	// As the composition root: the R-tree swap, then the full-text index
+	// rebuilt in the background (the harness waits for it below, so that
+	// scenarios do not depend on the build's timing).
+	rs.Apply = func(ts []*appliance.Tower) {
+		h.index.Replace(ts)
+		if err := h.search.ReplaceTowersInBackground("", ts); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	rs.Sources = []refresh.Source{
 		{Name: "embedded:anatel_erbs_sample.csv", Read: refresh.ReadAllFrom(sampledata.AnatelERBs()), Keep: onTerrain},
 		{Name: "embedded:opencellid_724_sample.csv", Read: refresh.ReadAllFrom(sampledata.OpenCelliD()), Keep: onTerrain},
@@ -121,6 +143,13 @@ func (h *harness) loadTowers(tb testing.TB, pack *terrain.Pack) {
 	}
 	if _, err := rs.RefreshOnce(context.Background(), true); err != nil {
 		tb.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for st := h.search.TowerState(); !st.Ready || st.Building; st = h.search.TowerState() {
+		if st.Err != nil || time.Now().After(deadline) {
+			tb.Fatalf("tower search index: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -155,13 +184,15 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	h.terrain = terrain.NewLayered(pack)
 	h.loadTowers(tb, pack)
-	eng := fspl.New()
+	reg, err := engines.New(engines.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
-		switch id {
-		case "", appliance.EngineFSPL:
-			return eng, nil
+		if id == "" || id == appliance.EngineFSPL {
+			return reg.FSPL(), nil
 		}
-		return nil, appliance.Invalid("engine", "engine %q is not available; available: fspl", id)
+		return reg.WithFallback(id)
 	}
 	var ix appliance.TowerIndex = h.index
 	if opt.towers != nil {
@@ -174,8 +205,14 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		audit = opt.audit(db)
 	}
 	h.api = api.New(api.Deps{
-		Auth: h.auth, Links: plan, Towers: towers, Upsert: h.index.Upsert,
-		TowerDB: db, Audit: audit, Refreshes: db, Version: "test", Offline: true, TerrainDescription: h.desc,
+		Auth: h.auth, Links: plan, Towers: towers, Search: h.search,
+		Upsert: func(t *appliance.Tower) {
+			h.index.Upsert(t)
+			if err := h.search.UpsertTower(context.Background(), "", t); err != nil {
+				panic(err) // the harness's index is open for the whole test
+			}
+		},
+		TowerDB: db, Audit: audit, Refreshes: db, Engines: reg, Pairs: plan, Terrain: h.terrain, Version: "test", Offline: true, TerrainDescription: h.desc,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"linkplan/appliance"
+	"linkplan/appliance/planner"
 	"linkplan/web/api"
 )
 
@@ -280,6 +281,7 @@ type analysis struct {
 	Reason        string       `json:"reason"`
 	EngineUsed    string       `json:"engine_used"`
 	EngineVersion string       `json:"engine_version"`
+	Notes         []string     `json:"notes"`
 	Receiver      struct {
 		Lat, Lon float64
 		HeightM  float64 `json:"height_m"`
@@ -322,6 +324,60 @@ type towerJSON struct {
 	BearingDeg float64  `json:"bearing_deg"`
 }
 
+type engineList struct {
+	Engines []struct {
+		ID      string `json:"id"`
+		Allowed bool   `json:"allowed_for_key"`
+	} `json:"engines"`
+	Default string `json:"default"`
+}
+
+func (l engineList) has(id string) bool {
+	for _, e := range l.Engines {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (l engineList) allowed(id string) bool {
+	for _, e := range l.Engines {
+		if e.ID == id {
+			return e.Allowed
+		}
+	}
+	return false
+}
+
+type caseResult struct {
+	Engine        string   `json:"engine"`
+	UsedEngine    string   `json:"used_engine"`
+	PathLossDB    float64  `json:"path_loss_db"`
+	DistanceKm    float64  `json:"distance_km"`
+	ProfilePoints int      `json:"profile_points"`
+	ProfileSource string   `json:"profile_source"`
+	Warnings      []string `json:"warnings"`
+}
+
+type placeList struct {
+	Places []struct {
+		Name string `json:"name"`
+		UF   string `json:"uf"`
+	} `json:"places"`
+	Count int `json:"count"`
+}
+
+// caseBody is an engine case from Corcovado to a receiver in Rio (terrain
+// mode unless extra adds a profile); engine "" leaves the field out.
+func caseBody(engine, extra string) string {
+	e := ""
+	if engine != "" {
+		e = fmt.Sprintf(`"engine":%q,`, engine)
+	}
+	return `{` + e + `"tx":{"lat":-22.9519,"lon":-43.2105,"height_m":30},"rx":{"lat":-22.95,"lon":-43.2,"height_m":10},"frequency_mhz":1800` + extra + `}`
+}
+
 type towerPage struct {
 	Towers     []towerJSON `json:"towers"`
 	Total      int         `json:"total"`
@@ -360,7 +416,7 @@ func checkAnalysis(t *testing.T, h *harness, a analysis, lat, lon, maxKm, thresh
 		} else if tw.Operator != r.Operator || tw.Synthetic != r.Synthetic || string(tw.Source) != r.SourceOfTower {
 			t.Errorf("%s: operator/synthetic/source differ from the catalogue", r.TowerID)
 		}
-		if r.Engine != a.EngineUsed {
+		if r.Engine != a.EngineUsed && r.Engine != "fspl" { // fspl: the fallback answered
 			t.Errorf("%s: engine %s, engine_used %s", r.TowerID, r.Engine, a.EngineUsed)
 		}
 	}
@@ -602,8 +658,32 @@ func TestScenarios(t *testing.T) {
 						t.Errorf("answer %+v", a)
 					}
 				}},
-			{name: "engine not offered", method: "POST", url: "/analyze_link", key: "pro",
-				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"itm"}`, status: 422, code: "invalid_input", fields: []string{"engine"}},
+			{name: "engine above the tier", method: "POST", url: "/analyze_link", key: "free",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"itm"}`, status: 403, code: "forbidden", contains: []string{"Pro"}},
+			{name: "engine listed but unavailable", method: "POST", url: "/analyze_link", key: "pro",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"raytrace"}`, status: 422, code: "invalid_input", fields: []string{"engine"}},
+			{name: "hidden engine", method: "POST", url: "/analyze_link", key: "pro",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"raytrace_ml"}`, status: 422, code: "invalid_input", fields: []string{"engine"}},
+			{name: "unknown engine", method: "POST", url: "/analyze_link", key: "pro",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"magic"}`, status: 422, code: "invalid_input", fields: []string{"engine"}, doc: docRejects},
+			{name: "auto below Pro resolves to fspl", method: "POST", url: "/analyze_link", key: "free",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"max_distance_km":10,"engine":"auto"}`, status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					a := decodeJSON[analysis](t, res)
+					if a.EngineUsed != "fspl" || len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "fspl") {
+						t.Errorf("engine_used %s notes %q", a.EngineUsed, a.Notes)
+					}
+					checkAnalysis(t, h, a, rxLat, rxLon, 10, -95)
+				}},
+			{name: "itm for a Pro key", method: "POST", url: "/analyze_link", key: "pro",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"max_distance_km":10,"engine":"itm","max_alternatives":2}`, status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					a := decodeJSON[analysis](t, res)
+					if a.EngineUsed != "itm" || len(a.Notes) != 0 || len(a.Alternatives) > 2 {
+						t.Errorf("engine_used %s notes %q, %d alternatives", a.EngineUsed, a.Notes, len(a.Alternatives))
+					}
+					checkAnalysis(t, h, a, rxLat, rxLon, 10, -95)
+				}},
 			{name: "every out-of-range field named", method: "POST", url: "/analyze_link", key: "pro",
 				body:   `{"receiver":{"lat":91,"lon":-200,"height":0},"frequency_mhz":10,"max_distance_km":500,"rx_gain_dbi":100,"cable_loss_db":-1,"rx_threshold_dbm":10,"assumed_eirp_dbm":200,"max_alternatives":9,"operator":"` + strings.Repeat("o", 65) + `"}`,
 				status: 422, code: "invalid_input", doc: docRejects,
@@ -801,6 +881,151 @@ func TestScenarios(t *testing.T) {
 			{name: "DELETE towers", method: "DELETE", url: "/towers", key: "pro", status: 405, code: "method_not_allowed"},
 			{name: "PUT a tower", method: "PUT", url: "/towers/" + anatelID, key: "pro", body: `{}`, status: 405, code: "method_not_allowed"},
 			{name: "POST nearest", method: "POST", url: "/towers/nearest", key: "pro", body: `{}`, status: 405, code: "method_not_allowed"},
+		}},
+		{"coverage and search", []scenario{
+			{name: "engines for a Pro key", method: "GET", url: "/coverage/engines", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				l := decodeJSON[engineList](t, res)
+				if l.Default != "fspl" || !l.allowed("fspl") || !l.allowed("itm") || !l.allowed("auto") || l.allowed("raytrace") || l.has("raytrace_ml") {
+					t.Errorf("list %+v", l)
+				}
+			}},
+			{name: "engines for a Free key", method: "GET", url: "/coverage/engines", key: "free", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				l := decodeJSON[engineList](t, res)
+				if !l.allowed("fspl") || l.allowed("itm") || l.allowed("p1812") {
+					t.Errorf("list %+v", l)
+				}
+			}},
+			{name: "predict fspl on the terrain", method: "POST", url: "/coverage/engines/predict", key: "free", body: caseBody("fspl", ""), status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					r := decodeJSON[caseResult](t, res)
+					d := haversineKm(-22.9519, -43.2105, -22.95, -43.2)
+					if r.UsedEngine != "fspl" || r.ProfileSource != "terrain" || !near(r.DistanceKm, d, 0.01) || r.PathLossDB <= 0 {
+						t.Errorf("result %+v (haversine %g km)", r, d)
+					}
+				}},
+			{name: "predict itm on a given profile", method: "POST", url: "/coverage/engines/predict", key: "pro",
+				body: caseBody("itm", `,"profile":{"distances_m":[0,500,1000,1500,2000],"heights_m":[10,12,30,15,8]}`), status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					r := decodeJSON[caseResult](t, res)
+					if r.Engine != "itm" || r.ProfileSource != "case" || r.ProfilePoints != 5 || !near(r.DistanceKm, 2, 1e-9) {
+						t.Errorf("result %+v", r)
+					}
+				}},
+			{name: "predict auto below Pro", method: "POST", url: "/coverage/engines/predict", key: "free", body: caseBody("auto", ""), status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					r := decodeJSON[caseResult](t, res)
+					if r.UsedEngine != "fspl" || len(r.Warnings) == 0 {
+						t.Errorf("result %+v", r)
+					}
+				}},
+			{name: "predict an engine above the tier", method: "POST", url: "/coverage/engines/predict", key: "free", body: caseBody("p1812", ""), status: 403, code: "forbidden"},
+			{name: "predict with required fields missing", method: "POST", url: "/coverage/engines/predict", key: "pro", body: `{}`, status: 422, code: "invalid_input",
+				fields: []string{"tx", "rx", "frequency_mhz"}, doc: docRejects},
+			{name: "predict with bad ranges", method: "POST", url: "/coverage/engines/predict", key: "pro",
+				body:   `{"tx":{"lat":-95,"lon":-43.2,"height_m":30},"rx":{"lat":-22.95,"lon":-43.2,"height_m":-1},"frequency_mhz":5,"itm":{"climate":9}}`,
+				status: 422, code: "invalid_input", fields: []string{"tx.lat", "rx.height_m", "frequency_mhz", "itm.climate"}, doc: docRejects},
+			{name: "predict with unknown fields", method: "POST", url: "/coverage/engines/predict", key: "pro", body: caseBody("fspl", `,"tx_power":1,"itm":{"climat":1}`),
+				status: 422, code: "invalid_input", fields: []string{"itm.climat", "tx_power"}, doc: docRejects},
+			{name: "predict outside the terrain", method: "POST", url: "/coverage/engines/predict", key: "pro",
+				body:   `{"engine":"fspl","tx":{"lat":-25.40,"lon":-49.20,"height_m":30},"rx":{"lat":-25.41,"lon":-49.21,"height_m":10},"frequency_mhz":900}`,
+				status: 422, code: "terrain_missing", contains: []string{missingTile}},
+			{name: "predict malformed", method: "POST", url: "/coverage/engines/predict", key: "pro", body: `{"tx":`, status: 400, code: "malformed_json"},
+			{name: "predict trailing data", method: "POST", url: "/coverage/engines/predict", key: "pro", body: caseBody("fspl", "") + `[]`, status: 400, code: "malformed_json"},
+			{name: "predict empty body", method: "POST", url: "/coverage/engines/predict", key: "pro", status: 400, code: "malformed_json"},
+			{name: "predict oversized", method: "POST", url: "/coverage/engines/predict", key: "pro", body: huge, status: 413, code: "body_too_large"},
+			{name: "compare for a Pro key", method: "POST", url: "/coverage/engines/compare", key: "pro", body: caseBody("", ""), status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					r := decodeJSON[struct {
+						Rows []struct {
+							Engine string `json:"engine"`
+							Error  string `json:"error"`
+						} `json:"rows"`
+					}](t, res)
+					var got []string
+					for _, row := range r.Rows {
+						got = append(got, row.Engine)
+						if row.Error != "" {
+							t.Errorf("%s: %s", row.Engine, row.Error)
+						}
+					}
+					if want := []string{"fspl", "p1812", "itm", "p1411", "p1812-p1411-hybrid"}; !slices.Equal(got, want) {
+						t.Errorf("engines %v, want %v", got, want)
+					}
+				}},
+			{name: "compare for a Free key", method: "POST", url: "/coverage/engines/compare", key: "free", body: caseBody("", ""), status: 403, code: "forbidden"},
+			{name: "compare malformed", method: "POST", url: "/coverage/engines/compare", key: "pro", body: `nope`, status: 400, code: "malformed_json"},
+			{name: "analyze a catalogue tower", method: "POST", url: "/analyze", key: "free",
+				body:   fmt.Sprintf(`{"tower_id":%q,"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`, anatelID),
+				status: 200, check: func(t *testing.T, h *harness, res *response) {
+					m := res.json(t)
+					if m["tower_id"] != anatelID || m["engine_used"] != "fspl" || m["confidence"] != planner.PhysicsConfidence("fspl") ||
+						m["model_source"] != "physics" || m["cv_rmse_db"] != nil || m["model_version"] != nil || m["rx_threshold_dbm"] != -95.0 {
+						t.Errorf("answer %v", m)
+					}
+				}},
+			{name: "analyze an ad hoc tower with p1812", method: "POST", url: "/analyze", key: "pro",
+				body:   `{"tower":{"lat":-22.9519,"lon":-43.2105,"height":30,"power":43,"azimuth":120},"receiver":{"lat":-22.95,"lon":-43.2,"height":10},"frequency_mhz":1800,"engine":"p1812","time_pct":10}`,
+				status: 200, check: func(t *testing.T, h *harness, res *response) {
+					m := res.json(t)
+					used := appliance.EngineID(m["engine_used"].(string))
+					if (used != "p1812" && used != "fspl") || m["confidence"] != planner.PhysicsConfidence(used) || m["eirp_assumed"] != false {
+						t.Errorf("answer %v", m)
+					}
+				}},
+			{name: "analyze with both towers", method: "POST", url: "/analyze", key: "pro",
+				body:   fmt.Sprintf(`{"tower_id":%q,"tower":{"lat":-22.9,"lon":-43.2},"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`, anatelID),
+				status: 422, code: "invalid_input", fields: []string{"tower"}},
+			{name: "analyze without a tower", method: "POST", url: "/analyze", key: "pro", body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`,
+				status: 422, code: "invalid_input", fields: []string{"tower_id"}},
+			{name: "analyze a bad ad hoc tower", method: "POST", url: "/analyze", key: "pro",
+				body:   `{"tower":{"lat":95,"height":0},"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`,
+				status: 422, code: "invalid_input", fields: []string{"tower.lat", "tower.lon", "tower.height"}, doc: docRejects},
+			// time_pct is checked by the planner, after the tower fields: a
+			// request with both kinds of error learns of them in two rounds.
+			{name: "analyze with a bad time percentage", method: "POST", url: "/analyze", key: "pro",
+				body:   `{"tower":{"lat":-22.9,"lon":-43.2},"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"time_pct":100,"location_pct":-1}`,
+				status: 422, code: "invalid_input", fields: []string{"time_pct", "location_pct"}, doc: docRejects},
+			{name: "analyze an unknown tower", method: "POST", url: "/analyze", key: "pro", body: `{"tower_id":"anatel:0","receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`,
+				status: 404, code: "not_found"},
+			{name: "analyze with an engine above the tier", method: "POST", url: "/analyze", key: "free",
+				body:   fmt.Sprintf(`{"tower_id":%q,"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"itm"}`, anatelID),
+				status: 403, code: "forbidden"},
+			{name: "analyze with an unknown field", method: "POST", url: "/analyze", key: "pro", body: `{"tower":{"lat":-22.9,"lon":-43.2,"operator":"x"},"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`,
+				status: 422, code: "invalid_input", fields: []string{"tower.operator"}, doc: docRejects},
+			{name: "analyze malformed", method: "POST", url: "/analyze", key: "pro", body: `{`, status: 400, code: "malformed_json"},
+			{name: "analyze oversized", method: "POST", url: "/analyze", key: "pro", body: huge, status: 413, code: "body_too_large"},
+			{name: "places", method: "GET", url: "/places?q=niteroi", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				l := decodeJSON[placeList](t, res)
+				if l.Count == 0 || l.Count != len(l.Places) || l.Places[0].Name != "Niterói" || l.Places[0].UF != "RJ" {
+					t.Errorf("places %+v", l)
+				}
+			}},
+			{name: "places in a state", method: "GET", url: "/places?q=campinas&uf=sp&limit=3", key: "free", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				l := decodeJSON[placeList](t, res)
+				if l.Count == 0 || l.Count > 3 || l.Places[0].Name != "Campinas" {
+					t.Errorf("places %+v", l)
+				}
+				for _, p := range l.Places {
+					if p.UF != "SP" {
+						t.Errorf("%s/%s outside SP", p.Name, p.UF)
+					}
+				}
+			}},
+			{name: "places without a query", method: "GET", url: "/places", key: "pro", status: 422, code: "invalid_input", fields: []string{"q"}, doc: docRejects},
+			{name: "places with bad parameters", method: "GET", url: "/places?q=rio&uf=rio&limit=0", key: "pro", status: 422, code: "invalid_input", fields: []string{"uf", "limit"}, doc: docRejects},
+			{name: "places without key", method: "GET", url: "/places?q=rio", status: 401, code: "unauthenticated"},
+			{name: "towers full-text", method: "GET", url: "/towers?q=" + url.QueryEscape(rioOperator) + "&limit=5", key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				p := decodeJSON[towerPage](t, res)
+				if p.Total == 0 || len(p.Towers) == 0 || len(p.Towers) > 5 {
+					t.Errorf("page total %d, %d towers", p.Total, len(p.Towers))
+				}
+				for _, tw := range p.Towers {
+					if !strings.EqualFold(tw.Operator, rioOperator) {
+						t.Errorf("%s operator %s for q=%s", tw.ID, tw.Operator, rioOperator)
+					}
+				}
+			}},
+			{name: "towers full-text with a filter", method: "GET", url: "/towers?q=vivo&source=anatel", key: "pro", status: 422, code: "invalid_input", fields: []string{"q"}},
 		}},
 	}
 	for _, g := range groups {
