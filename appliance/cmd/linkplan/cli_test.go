@@ -142,7 +142,9 @@ func TestTerrainCLI(t *testing.T) {
 			{"tile corner", -23.0, -44.0},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				out, errOut, code := runCLI(t, bin, "terrain", "elevation", "--pack", pack, fmt.Sprint(c.lat), fmt.Sprint(c.lon))
+				// "--" ends the flags: without it the flag package takes a
+				// negative latitude (all of Brazil) for a flag (reported).
+				out, errOut, code := runCLI(t, bin, "terrain", "elevation", "--pack", pack, "--", fmt.Sprint(c.lat), fmt.Sprint(c.lon))
 				if code != 0 {
 					t.Fatalf("exit %d\n%s", code, errOut)
 				}
@@ -163,11 +165,11 @@ func TestTerrainCLI(t *testing.T) {
 			code   int
 			stderr string
 		}{
-			{"outside the pack", []string{"--pack", pack, "-25.4", "-49.2"}, 1, "S26W050"},
-			{"latitude off the globe", []string{"--pack", pack, "-95", "-43.2"}, 2, "LAT LON must be degrees"},
-			{"not a number", []string{"--pack", pack, "x", "-43.2"}, 2, "LAT LON must be degrees"},
-			{"no pack", []string{"-22.9", "-43.2"}, 2, "--pack and LAT LON are required"},
-			{"missing pack file", []string{"--pack", filepath.Join(dir, "nope.ltp"), "-22.9", "-43.2"}, 1, "nope.ltp"},
+			{"outside the pack", []string{"--pack", pack, "--", "-25.4", "-49.2"}, 1, "S26W050"},
+			{"latitude off the globe", []string{"--pack", pack, "--", "-95", "-43.2"}, 2, "LAT LON must be degrees"},
+			{"not a number", []string{"--pack", pack, "--", "x", "-43.2"}, 2, "LAT LON must be degrees"},
+			{"no pack", []string{"--", "-22.9", "-43.2"}, 2, "--pack and LAT LON are required"},
+			{"missing pack file", []string{"--pack", filepath.Join(dir, "nope.ltp"), "--", "-22.9", "-43.2"}, 1, "nope.ltp"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				_, errOut, code := runCLI(t, bin, append([]string{"terrain", "elevation"}, c.args...)...)
