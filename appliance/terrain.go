@@ -12,6 +12,28 @@ type PathProfile struct {
 	// Sea marks samples that lie on sea (open water) when the terrain source
 	// knows it; nil when unknown.
 	Sea []bool
+	// ClutterClass holds the land-cover class of each sample (the values of
+	// terrain-packs/clutter.Class: 1 Forest … 10 Other, 0 unknown); nil when
+	// the terrain has no land-cover layer.
+	ClutterClass []uint8
+	// ClutterHeightsM holds the representative clutter height of each
+	// sample, metres (ITU-R P.1812 R); nil when the terrain has no
+	// land-cover layer.
+	ClutterHeightsM []float64
+}
+
+// ClutterInfo is the land cover at one point.
+type ClutterInfo struct {
+	Class   uint8   // terrain-packs/clutter.Class value, 0 unknown
+	Label   string  // class name, e.g. "Urban"
+	HeightM float64 // representative clutter height, metres
+}
+
+// ClutterMap answers land-cover queries. A terrain without a land-cover
+// layer returns an error matching ErrUnavailable that says so: it never
+// guesses a class.
+type ClutterMap interface {
+	ClutterAt(p LatLon) (ClutterInfo, error)
 }
 
 // Len returns the number of samples.
