@@ -83,6 +83,11 @@ func (r *Registry) p1812Input(in appliance.LinkInput, x *extras) (p1812.Input, e
 	}
 	h := append(make([]float64, 0, n+1), p.HeightsM...)
 	clutter := x.clutterM
+	if clutter == nil && len(p.ClutterHeightsM) == n {
+		// Representative clutter heights from the terrain's land-cover
+		// layer (P.1812-8 R), when the pack has one.
+		clutter = p.ClutterHeightsM
+	}
 	zones := x.zones
 	if zones == nil {
 		zones = ZonesFromSea(p)
