@@ -56,7 +56,7 @@ func decode(r *http.Request, v any) error {
 		return appliance.Invalid(field, "must be of JSON type %s, got %s", jsonType(ute.Type.Kind().String()), ute.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		var raw any
-		if json.Unmarshal(seen.Bytes(), &raw) == nil {
+		if json.NewDecoder(&seen).Decode(&raw) == nil { // the first value only
 			var paths []string
 			unknownFields(raw, reflect.TypeOf(v), "", &paths)
 			slices.Sort(paths)
@@ -69,6 +69,9 @@ func decode(r *http.Request, v any) error {
 			}
 		}
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		if name == "" {
+			name = `""`
+		}
 		return appliance.Invalid(name, "is not a known field of this request")
 	}
 	return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
@@ -107,9 +110,13 @@ func unknownFields(raw any, t reflect.Type, path string, out *[]string) {
 			return
 		}
 		for k, val := range x {
-			p := k
+			name := k
+			if name == "" {
+				name = `""` // a member with an empty name still gets a visible path
+			}
+			p := name
 			if path != "" {
-				p = path + "." + k
+				p = path + "." + name
 			}
 			f, ok := jsonField(t, k)
 			if !ok {

@@ -1,0 +1,53 @@
+package api_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// fuzzBodies runs the real API on arbitrary request bodies for one route:
+// whatever the body, the answer is a documented status (never a 500), its
+// body satisfies the document and it carries X-Request-Id.
+func fuzzBodies(f *testing.F, path string, seeds []string) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	h := newHarness(f, harnessOptions{})
+	d := loadOpenAPI(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		req.Header.Set("X-API-Key", h.keys["pro"])
+		rec := httptest.NewRecorder()
+		h.api.ServeHTTP(rec, req)
+		res := rec.Result()
+		b, _ := io.ReadAll(res.Body)
+		r := &response{status: res.StatusCode, header: res.Header, body: b}
+		if r.status == http.StatusInternalServerError {
+			t.Fatalf("500 for %q", body)
+		}
+		for _, e := range d.checkResponse(http.MethodPost, path, r) {
+			t.Errorf("contract: %s (body %q)", e, body)
+		}
+	})
+}
+
+func FuzzAnalyzeLinkBody(f *testing.F) {
+	fuzzBodies(f, "/analyze_link", []string{
+		`{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20}`,
+		`{"receiver":{"lat":-22.95,"lon":-43.2,"alt":3},"frequency_mhz":1800,"zz":[1]}`,
+		`{"receiver":{"lat":-25.4,"lon":-49.2},"frequency_mhz":900,"engine":"auto","max_alternatives":0}`,
+		`{"receiver":[1],"frequency_mhz":"x"}`, `null`, `[]`, `{`, ``,
+	})
+}
+
+func FuzzEngineCaseBody(f *testing.F) {
+	fuzzBodies(f, "/coverage/engines/predict", []string{
+		caseBody("fspl", ""),
+		caseBody("itm", `,"profile":{"distances_m":[0,500,1000],"heights_m":[10,30,8],"zones":[4,4,4]}`),
+		caseBody("p1812", `,"p1812":{"delta_n":40,"diffraction":"deygout"},"time_pct":10`),
+		`{"tx":{"lat":-95},"itm":{"climat":1}}`, `{}`, `nope`,
+	})
+}
