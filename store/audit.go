@@ -13,29 +13,35 @@ import (
 // AppendAudit appends an entry to the audit log and returns its sequence
 // number. The entry's time is set from the store clock when zero.
 func (db *DB) AppendAudit(e appliance.AuditEntry) (uint64, error) {
-	if e.TimeUnix == 0 {
-		e.TimeUnix = float64(db.now().UnixNano()) / 1e9
-	}
+	db.stamp(&e)
 	var seq uint64
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketAudit)
-		s, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		seq, e.Seq = s, s
-		raw, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		var k [8]byte
-		binary.BigEndian.PutUint64(k[:], s)
-		return b.Put(k[:], raw)
+		var err error
+		seq, err = appendAuditTx(tx, e)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("append audit: %w", err)
 	}
 	return seq, nil
+}
+
+// appendAuditTx writes e inside tx, so that an audited change and its audit
+// entry commit together or not at all.
+func appendAuditTx(tx *bolt.Tx, e appliance.AuditEntry) (uint64, error) {
+	b := tx.Bucket(bucketAudit)
+	s, err := b.NextSequence()
+	if err != nil {
+		return 0, err
+	}
+	e.Seq = s
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return 0, err
+	}
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], s)
+	return s, b.Put(k[:], raw)
 }
 
 // Audit returns up to limit audit entries of a tenant, newest first. An empty
@@ -59,4 +65,10 @@ func (db *DB) Audit(tenantID string, limit int) ([]appliance.AuditEntry, error) 
 		return nil, fmt.Errorf("read audit: %w", err)
 	}
 	return out, nil
+}
+
+func (db *DB) stamp(e *appliance.AuditEntry) {
+	if e.TimeUnix == 0 {
+		e.TimeUnix = float64(db.now().UnixNano()) / 1e9
+	}
 }

@@ -9,9 +9,9 @@ import (
 	"linkplan/appliance"
 )
 
-// PutKey stores a new API key record. A key with the same hash or id is an
-// appliance.ErrConflict.
-func (db *DB) PutKey(k *appliance.APIKey) error {
+// PutKey stores a new API key record, and audit entries in the same
+// transaction. A key with the same hash or id is an appliance.ErrConflict.
+func (db *DB) PutKey(k *appliance.APIKey, audit ...appliance.AuditEntry) error {
 	raw, err := json.Marshal(toKeyRecord(k))
 	if err != nil {
 		return fmt.Errorf("put key: encode: %w", err)
@@ -24,7 +24,16 @@ func (db *DB) PutKey(k *appliance.APIKey) error {
 		if err := keys.Put([]byte(k.HashHex), raw); err != nil {
 			return err
 		}
-		return ids.Put([]byte(k.ID), []byte(k.HashHex))
+		if err := ids.Put([]byte(k.ID), []byte(k.HashHex)); err != nil {
+			return err
+		}
+		for _, e := range audit {
+			db.stamp(&e)
+			if _, err := appendAuditTx(tx, e); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("put key: %w", err)

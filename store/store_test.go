@@ -110,3 +110,30 @@ func TestAuditNewestFirst(t *testing.T) {
 		t.Fatalf("got %+v, %v", got, err)
 	}
 }
+
+func TestAuditCommitsWithTheChange(t *testing.T) {
+	db := mustOpen(t, t.TempDir())
+	defer db.Close()
+	tw := func(id string) *appliance.Tower {
+		return &appliance.Tower{ID: id, Operator: "X", OwnerKeyID: "k", ERPDBm: math.NaN(), AzimuthDeg: math.NaN(), TiltDeg: math.NaN()}
+	}
+	e := appliance.AuditEntry{Action: "tower.register", TenantID: "t"}
+	if err := db.PutUserTower(tw("user:1"), 1, e); err != nil {
+		t.Fatal(err)
+	}
+	// Over the cap: neither the tower nor its audit entry is written.
+	if err := db.PutUserTower(tw("user:2"), 1, e); !errors.Is(err, appliance.ErrQuota) {
+		t.Fatalf("got %v", err)
+	}
+	k := &appliance.APIKey{ID: "id1", HashHex: "h1", TenantID: "t"}
+	if err := db.PutKey(k, appliance.AuditEntry{Action: "admin.key.issue", TenantID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutKey(k, appliance.AuditEntry{Action: "admin.key.issue", TenantID: "t"}); !errors.Is(err, appliance.ErrConflict) {
+		t.Fatalf("got %v", err)
+	}
+	got, err := db.Audit("t", 0)
+	if err != nil || len(got) != 2 || got[0].Action != "admin.key.issue" || got[1].Action != "tower.register" || got[1].TimeUnix == 0 {
+		t.Fatalf("audit rows: %+v, %v", got, err)
+	}
+}

@@ -14,11 +14,11 @@ func ownerKey(owner, id string) []byte {
 	return append(append([]byte(owner), 0), id...)
 }
 
-// PutUserTower stores a user-registered tower owned by t.OwnerKeyID. When
-// maxPerOwner >= 0 and the owner already has that many towers, it returns an
-// appliance.ErrQuota error and writes nothing. An existing id is an
-// appliance.ErrConflict.
-func (db *DB) PutUserTower(t *appliance.Tower, maxPerOwner int) error {
+// PutUserTower stores a user-registered tower owned by t.OwnerKeyID, and
+// audit entries in the same transaction. When maxPerOwner >= 0 and the owner
+// already has that many towers, it returns an appliance.ErrQuota error and
+// writes nothing. An existing id is an appliance.ErrConflict.
+func (db *DB) PutUserTower(t *appliance.Tower, maxPerOwner int, audit ...appliance.AuditEntry) error {
 	raw, err := json.Marshal(toTowerRecord(t))
 	if err != nil {
 		return fmt.Errorf("put tower: encode: %w", err)
@@ -41,7 +41,16 @@ func (db *DB) PutUserTower(t *appliance.Tower, maxPerOwner int) error {
 		if err := towers.Put([]byte(t.ID), raw); err != nil {
 			return err
 		}
-		return owners.Put(ownerKey(t.OwnerKeyID, t.ID), nil)
+		if err := owners.Put(ownerKey(t.OwnerKeyID, t.ID), nil); err != nil {
+			return err
+		}
+		for _, e := range audit {
+			db.stamp(&e)
+			if _, err := appendAuditTx(tx, e); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("put tower: %w", err)

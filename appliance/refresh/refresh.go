@@ -87,7 +87,7 @@ type imported struct {
 
 func (s *Service) importOne(src Source) imported {
 	start := s.now()
-	out := imported{rec: appliance.TowerRefresh{Source: src.Name}}
+	out := imported{rec: appliance.TowerRefresh{Source: src.Name, Rejects: []appliance.RowIssue{}}}
 	fail := func(err error) imported {
 		out.err = err
 		out.rec.Error = err.Error()

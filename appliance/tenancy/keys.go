@@ -21,7 +21,7 @@ import (
 
 // KeyStore is what tenancy needs from storage.
 type KeyStore interface {
-	PutKey(k *appliance.APIKey) error
+	PutKey(k *appliance.APIKey, audit ...appliance.AuditEntry) error
 	KeyByHash(hashHex string) (*appliance.APIKey, error)
 	CountKeys() (int, error)
 	AppendAudit(e appliance.AuditEntry) (uint64, error)
@@ -71,6 +71,9 @@ type IssueRequest struct {
 	Owner    string
 	Email    string
 	TenantID string // empty: a new tenant named after the key id
+	// Audit, when set, is written in the same transaction as the key; its
+	// TenantID and Params["key_id"], ["tier"], ["role"] are filled in.
+	Audit *appliance.AuditEntry
 }
 
 // Issue creates a key and returns the plain key (shown once) and its record.
@@ -79,7 +82,18 @@ func (s *Service) Issue(req IssueRequest) (string, *appliance.APIKey, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if err := s.store.PutKey(k); err != nil {
+	var audit []appliance.AuditEntry
+	if req.Audit != nil {
+		e := *req.Audit
+		e.TenantID = k.TenantID
+		e.Params = map[string]string{}
+		for key, v := range req.Audit.Params {
+			e.Params[key] = v
+		}
+		e.Params["key_id"], e.Params["tier"], e.Params["role"] = k.ID, string(k.Tier), string(k.Role)
+		audit = append(audit, e)
+	}
+	if err := s.store.PutKey(k, audit...); err != nil {
 		return "", nil, fmt.Errorf("issue key: %w", err)
 	}
 	return plain, k, nil
@@ -208,9 +222,8 @@ func (s *Service) Bootstrap(dataDir string) (path string, created bool, err erro
 	if err := os.Rename(tmp, path); err != nil {
 		return path, false, fmt.Errorf("bootstrap admin: write credentials: %w", err)
 	}
-	if err := s.store.PutKey(k); err != nil {
+	if err := s.store.PutKey(k, appliance.AuditEntry{Action: "admin.bootstrap", ActorKey: k.ID, TenantID: k.TenantID}); err != nil {
 		return path, false, fmt.Errorf("bootstrap admin: %w", err)
 	}
-	_, _ = s.store.AppendAudit(appliance.AuditEntry{Action: "admin.bootstrap", ActorKey: k.ID, TenantID: k.TenantID})
 	return path, true, nil
 }

@@ -38,6 +38,11 @@ func (a *API) towerRefreshes(w http.ResponseWriter, r *http.Request) (any, error
 	if recs == nil {
 		recs = []appliance.TowerRefresh{}
 	}
+	for i := range recs { // records written before rejects were always set
+		if recs[i].Rejects == nil {
+			recs[i].Rejects = []appliance.RowIssue{}
+		}
+	}
 	return RefreshList{Refreshes: recs}, nil
 }
 
@@ -105,15 +110,11 @@ func (a *API) issueKey(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	plain, k, err := a.Auth.Issue(tenancy.IssueRequest{Tier: tier, Role: role, Owner: strings.TrimSpace(req.Owner), Email: strings.TrimSpace(req.Email)})
+	plain, k, err := a.Auth.Issue(tenancy.IssueRequest{Tier: tier, Role: role, Owner: strings.TrimSpace(req.Owner), Email: strings.TrimSpace(req.Email),
+		Audit: &appliance.AuditEntry{Action: "admin.key.issue", ActorKey: admin.ID, ActorEmail: admin.Email, Route: "/admin/keys",
+			Params: map[string]string{"justification": req.Justification},
+			IP:     clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())}})
 	if err != nil {
-		return nil, err
-	}
-	if _, err := a.Audit.AppendAudit(appliance.AuditEntry{
-		Action: "admin.key.issue", ActorKey: admin.ID, ActorEmail: admin.Email, TenantID: k.TenantID, Route: "/admin/keys",
-		Params: map[string]string{"key_id": k.ID, "tier": string(k.Tier), "role": string(k.Role), "justification": req.Justification},
-		IP:     clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context()),
-	}); err != nil {
 		return nil, err
 	}
 	return created{IssuedKey{APIKey: plain, KeyID: k.ID, Prefix: k.Prefix, Tier: string(k.Tier), Role: string(k.Role),

@@ -27,12 +27,7 @@ type LinkAnalyzer interface {
 
 // TowerStore persists user-registered towers (store).
 type TowerStore interface {
-	PutUserTower(t *appliance.Tower, maxPerOwner int) error
-}
-
-// Auditor appends audit entries (store).
-type Auditor interface {
-	AppendAudit(e appliance.AuditEntry) (uint64, error)
+	PutUserTower(t *appliance.Tower, maxPerOwner int, audit ...appliance.AuditEntry) error
 }
 
 // RefreshLog lists tower source refreshes (store).
@@ -53,7 +48,6 @@ type Deps struct {
 	Towers    func() appliance.TowerIndex // current tower snapshot
 	Upsert    func(t *appliance.Tower)    // add a tower to the live index after commit
 	TowerDB   TowerStore
-	Audit     Auditor
 	Refreshes RefreshLog        // tower source refresh history
 	Engines   Engines           // engine registry
 	Search    Searcher          // full-text search over towers and places

@@ -210,6 +210,21 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	if q.LocationPct != nil {
 		req.LocationPct = *q.LocationPct
 	}
+	// Range checks of the planner, merged so that the client learns of every
+	// bad field in one answer.
+	seen := map[string]bool{}
+	for _, f := range v.Fields {
+		seen[f.Field] = true
+	}
+	var pv *appliance.ValidationError
+	if errors.As(planner.ValidatePair(&req), &pv) {
+		for _, f := range pv.Fields {
+			if !seen[f.Field] && !(f.Field == "tower_id" && seen["tower"]) {
+				seen[f.Field] = true
+				v.Fields = append(v.Fields, f)
+			}
+		}
+	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}

@@ -16,8 +16,8 @@
 // panic is a bug: the body is the plain text "Internal Server Error" (SPEC
 // §7) and the request id goes to the log with the error.
 //
-// The OpenAPI 3.1 document (openapi.yaml) describes every route and is
-// served at /openapi.yaml; tests check real responses against it.
+// The OpenAPI 3.1 document (openapi.json) describes every route and is
+// served at /openapi.json; tests check real responses against it.
 //
 // # Design note
 //

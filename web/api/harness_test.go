@@ -59,9 +59,10 @@ func (c *clock) nextStep() time.Time {
 // harnessOptions change how the harness composes the API. The zero value is
 // the composition of appliance/cmd/linkplan serve.
 type harnessOptions struct {
-	state  string                             // readiness state after start; "" = ready
-	audit  func(real api.Auditor) api.Auditor // wraps the store's auditor
-	towers func(real appliance.TowerIndex) appliance.TowerIndex
+	state   string                                   // readiness state after start; "" = ready
+	towerDB func(real api.TowerStore) api.TowerStore // wraps the store's tower writer
+	auth    func(real api.Authenticator) api.Authenticator
+	towers  func(real appliance.TowerIndex) appliance.TowerIndex
 }
 
 // harness is the real API composed in-process like the composition root
@@ -200,19 +201,23 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	towers := func() appliance.TowerIndex { return ix }
 	plan := planner.New(h.terrain, towers, lookup)
-	var audit api.Auditor = db
-	if opt.audit != nil {
-		audit = opt.audit(db)
+	var towerDB api.TowerStore = db
+	if opt.towerDB != nil {
+		towerDB = opt.towerDB(db)
+	}
+	var auth api.Authenticator = h.auth
+	if opt.auth != nil {
+		auth = opt.auth(h.auth)
 	}
 	h.api = api.New(api.Deps{
-		Auth: h.auth, Links: plan, Towers: towers, Search: h.search,
+		Auth: auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {
 			h.index.Upsert(t)
 			if err := h.search.UpsertTower(context.Background(), "", t); err != nil {
 				panic(err) // the harness's index is open for the whole test
 			}
 		},
-		TowerDB: db, Audit: audit, Refreshes: db, Engines: reg, Pairs: plan, Terrain: h.terrain, Version: "test", Offline: true, TerrainDescription: h.desc,
+		TowerDB: towerDB, Refreshes: db, Engines: reg, Pairs: plan, Terrain: h.terrain, Version: "test", Offline: true, TerrainDescription: h.desc,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"linkplan/appliance"
+	"linkplan/appliance/tenancy"
 	"linkplan/web/api"
 )
 
@@ -102,13 +103,21 @@ func TestReadinessFailingCheck(t *testing.T) {
 	}
 }
 
-// failingAuditor is a fake that simulates a broken audit store: the error
-// matches no appliance sentinel, so it is an internal error (a bug or an
-// outage), which must give the plain-text 500.
-type failingAuditor struct{}
+// failingTowerDB and failingIssuer are fakes that simulate a broken store
+// (the tower or key and its audit entry are written in one transaction, so
+// the store is where such a failure happens): the error matches no
+// appliance sentinel, so it is an internal error, which must give the
+// plain-text 500.
+type failingTowerDB struct{}
 
-func (failingAuditor) AppendAudit(appliance.AuditEntry) (uint64, error) {
-	return 0, errors.New("audit log unavailable (injected by the test)")
+func (failingTowerDB) PutUserTower(*appliance.Tower, int, ...appliance.AuditEntry) error {
+	return errors.New("store unavailable (injected by the test)")
+}
+
+type failingIssuer struct{ api.Authenticator }
+
+func (failingIssuer) Issue(tenancy.IssueRequest) (string, *appliance.APIKey, error) {
+	return "", nil, errors.New("store unavailable (injected by the test)")
 }
 
 // panickingIndex is a fake tower index that panics on every query: it
@@ -126,7 +135,8 @@ func (panickingIndex) Get(string) (*appliance.Tower, bool)     { panic("injected
 
 func TestInternalErrors(t *testing.T) {
 	d := loadOpenAPI(t)
-	auditFails := harnessOptions{audit: func(api.Auditor) api.Auditor { return failingAuditor{} }}
+	towerStoreFails := harnessOptions{towerDB: func(api.TowerStore) api.TowerStore { return failingTowerDB{} }}
+	keyStoreFails := harnessOptions{auth: func(real api.Authenticator) api.Authenticator { return failingIssuer{real} }}
 	indexPanics := harnessOptions{towers: func(real appliance.TowerIndex) appliance.TowerIndex { return panickingIndex{real} }}
 	for _, c := range []struct {
 		name   string
@@ -137,8 +147,8 @@ func TestInternalErrors(t *testing.T) {
 		totp   bool
 		body   string
 	}{
-		{"audit fails after a tower is stored", auditFails, "POST", "/towers", "pro", false, `{"operator":"Oi","lat":-22.9,"lon":-43.1}`},
-		{"audit fails after a key is issued", auditFails, "POST", "/admin/keys", "admin", true, issueBody("Pro", "")},
+		{"store fails while registering a tower", towerStoreFails, "POST", "/towers", "pro", false, `{"operator":"Oi","lat":-22.9,"lon":-43.1}`},
+		{"store fails while issuing a key", keyStoreFails, "POST", "/admin/keys", "admin", true, issueBody("Pro", "")},
 		{"index panics on list", indexPanics, "GET", "/towers", "pro", false, ""},
 		{"index panics on nearest", indexPanics, "GET", "/towers/nearest?lat=-22.9&lon=-43.2", "pro", false, ""},
 		{"index panics on get", indexPanics, "GET", "/towers/anatel:1", "pro", false, ""},

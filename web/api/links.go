@@ -79,11 +79,10 @@ func (q *analyzeLinkRequest) toDomain() (appliance.LinkRequest, error) {
 	if q.Engine != nil {
 		req.Engine = appliance.EngineID(*q.Engine)
 	}
-	if err := v.Err(); err != nil {
-		return req, err
-	}
+	// Defaults first, so that a caller who also checks ranges (POST /analyze)
+	// does not report an omitted optional field as out of range.
 	planner.Defaults(&req, set)
-	return req, nil
+	return req, v.Err()
 }
 
 // LinkResultJSON is one tower of an /analyze_link answer (SPEC §2.3 plus the

@@ -267,14 +267,12 @@ func (a *API) registerTower(w http.ResponseWriter, r *http.Request) (any, error)
 	if key.Role == appliance.RoleAdmin {
 		limit = -1
 	}
-	if err := a.TowerDB.PutUserTower(t, limit); err != nil {
+	audit := appliance.AuditEntry{Action: "tower.register", ActorKey: key.ID, ActorEmail: key.Email,
+		TenantID: key.TenantID, Route: "/towers", Params: map[string]string{"tower_id": t.ID},
+		IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())}
+	if err := a.TowerDB.PutUserTower(t, limit, audit); err != nil {
 		return nil, err
 	}
 	a.Upsert(t) // only after the commit succeeded
-	if _, err := a.Audit.AppendAudit(appliance.AuditEntry{Action: "tower.register", ActorKey: key.ID, ActorEmail: key.Email,
-		TenantID: key.TenantID, Route: "/towers", Params: map[string]string{"tower_id": t.ID},
-		IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())}); err != nil {
-		return nil, err
-	}
 	return created{towerJSON(t)}, nil
 }

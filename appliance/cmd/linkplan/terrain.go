@@ -90,15 +90,16 @@ func terrainInfo(args []string, stdout, stderr io.Writer) error {
 func terrainElevation(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("terrain elevation", stderr)
 	pack := fs.String("pack", "", "pack path")
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseWithNumbers(fs, args)
+	if err != nil {
 		return fmt.Errorf("terrain elevation: %w", errUsage)
 	}
-	if *pack == "" || fs.NArg() != 2 {
+	if *pack == "" || len(rest) != 2 {
 		fmt.Fprint(stderr, terrainUsage)
 		return fmt.Errorf("terrain elevation: --pack and LAT LON are required: %w", errUsage)
 	}
-	lat, err1 := strconv.ParseFloat(fs.Arg(0), 64)
-	lon, err2 := strconv.ParseFloat(fs.Arg(1), 64)
+	lat, err1 := strconv.ParseFloat(rest[0], 64)
+	lon, err2 := strconv.ParseFloat(rest[1], 64)
 	pt := appliance.LatLon{Lat: lat, Lon: lon}
 	if err1 != nil || err2 != nil || !pt.Valid() {
 		return fmt.Errorf("terrain elevation: LAT LON must be degrees (-90..90, -180..180): %w", errUsage)
