@@ -5,15 +5,40 @@ import (
 	"sync"
 )
 
-// CacheStats counts the decoded-tile cache's activity since Open.
+// CacheStats counts the decoded-tile cache's activity since Open. Height
+// tiles and land-cover tiles share the cache and its bound; each counts
+// as one tile.
 type CacheStats struct {
 	Hits      int64 `json:"hits"`      // lookups served from the cache
 	Misses    int64 `json:"misses"`    // lookups that decoded a tile
 	Evictions int64 `json:"evictions"` // tiles dropped to stay within the bound
-	Tiles     int   `json:"tiles"`     // decoded tiles held now
-	Bytes     int64 `json:"bytes"`     // bytes of decoded samples held now
+	Tiles     int   `json:"tiles"`     // decoded tiles (heights or land cover) held now
+	Bytes     int64 `json:"bytes"`     // bytes of decoded samples held now: 2 per height, 1 per land-cover class
 	MaxBytes  int64 `json:"max_bytes"` // the bound, bytes of decoded samples
 }
+
+// layer names what a cached tile holds.
+type layer uint8
+
+const (
+	layerHeights layer = iota // int16 heights
+	layerClutter              // uint8 land-cover classes
+)
+
+// cacheKey names one decoded tile of one layer.
+type cacheKey struct {
+	tile  TileID
+	layer layer
+}
+
+// tileData is a decoded tile: heights or land-cover classes.
+type tileData struct {
+	samples []int16 // layerHeights
+	classes []uint8 // layerClutter
+}
+
+// bytes returns the decoded size of d, bytes.
+func (d tileData) bytes() int64 { return int64(2*len(d.samples) + len(d.classes)) }
 
 // tileCache is a bounded LRU of decoded tiles, safe for concurrent use. A
 // tile being decoded is shared: concurrent lookups of the same tile wait
@@ -24,62 +49,62 @@ type tileCache struct {
 	maxBytes int64
 	bytes    int64
 	lru      *list.List // of *cacheEntry, most recent at the front
-	byTile   map[TileID]*cacheEntry
+	byKey    map[cacheKey]*cacheEntry
 	stats    CacheStats
 }
 
 type cacheEntry struct {
-	tile    TileID
-	elem    *list.Element // nil while loading
-	ready   chan struct{} // closed when samples or err is set
-	samples []int16
-	err     error
+	key   cacheKey
+	elem  *list.Element // nil while loading
+	ready chan struct{} // closed when data or err is set
+	data  tileData
+	err   error
 }
 
 func newTileCache(maxBytes int64) *tileCache {
-	return &tileCache{maxBytes: maxBytes, lru: list.New(), byTile: make(map[TileID]*cacheEntry)}
+	return &tileCache{maxBytes: maxBytes, lru: list.New(), byKey: make(map[cacheKey]*cacheEntry)}
 }
 
-// get returns the samples of t, calling load once on a miss.
-func (c *tileCache) get(t TileID, load func() ([]int16, error)) ([]int16, error) {
+// get returns the decoded tile k, calling load once on a miss.
+func (c *tileCache) get(k cacheKey, load func() (tileData, error)) (tileData, error) {
 	c.mu.Lock()
-	if e, ok := c.byTile[t]; ok {
+	if e, ok := c.byKey[k]; ok {
 		if e.elem != nil {
 			c.lru.MoveToFront(e.elem)
 			c.stats.Hits++
-			s := e.samples
+			d := e.data
 			c.mu.Unlock()
-			return s, nil
+			return d, nil
 		}
 		c.stats.Hits++
 		c.mu.Unlock()
 		<-e.ready
-		return e.samples, e.err
+		return e.data, e.err
 	}
-	e := &cacheEntry{tile: t, ready: make(chan struct{})}
-	c.byTile[t] = e
+	e := &cacheEntry{key: k, ready: make(chan struct{})}
+	c.byKey[k] = e
 	c.stats.Misses++
 	c.mu.Unlock()
 
-	s, err := load()
+	d, err := load()
 
 	c.mu.Lock()
-	e.samples, e.err = s, err
+	e.data, e.err = d, err
 	if err != nil {
-		delete(c.byTile, t) // a later lookup retries
+		delete(c.byKey, k) // a later lookup retries
 	} else {
 		e.elem = c.lru.PushFront(e)
-		c.bytes += int64(2 * len(s))
+		c.bytes += d.bytes()
 		for c.bytes > c.maxBytes && c.lru.Len() > 1 {
 			old := c.lru.Remove(c.lru.Back()).(*cacheEntry)
-			delete(c.byTile, old.tile)
-			c.bytes -= int64(2 * len(old.samples))
+			delete(c.byKey, old.key)
+			c.bytes -= old.data.bytes()
 			c.stats.Evictions++
 		}
 	}
 	close(e.ready)
 	c.mu.Unlock()
-	return s, err
+	return d, err
 }
 
 func (c *tileCache) snapshot() CacheStats {

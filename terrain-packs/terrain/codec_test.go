@@ -2,6 +2,7 @@ package terrain_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"math"
 	"math/rand"
@@ -77,19 +78,55 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 }
 
-// TestVersionRules: a v1 pack cannot claim v2 codecs, and this reader
-// rejects versions it does not know.
+// TestVersionRules: a v1 pack cannot claim v2 codecs, nor a v2 pack the
+// land-cover layer, and this reader rejects versions it does not know.
 func TestVersionRules(t *testing.T) {
 	if _, err := terrain.MarshalHeaderIndex(terrain.Header{Version: terrain.VersionV1, SamplesPerDegree: 2, FileSize: 1},
 		[]terrain.Entry{{Tile: tRio, Kind: terrain.KindLand, Codec: terrain.CodecPredictive, Offset: 96, Length: 1}}); err == nil {
 		t.Fatal("a v1 header with a v2 codec was accepted")
 	}
+	if _, err := terrain.MarshalHeaderIndex(terrain.Header{Version: terrain.VersionV2, SamplesPerDegree: 2, FileSize: 64 + 96, Clutter: true},
+		[]terrain.Entry{{Tile: tRio, Kind: terrain.KindSea, Clutter: terrain.ClutterEntry{Class: 8, Counts: [11]uint32{8: 9}}}}); err == nil {
+		t.Fatal("a v2 header with the land-cover layer was accepted")
+	}
 	b := makePack(t, 2, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{{id: tRio, kind: terrain.KindLand, samples: grid3}})
-	b[8] = 3 // version 3, header CRC fixed below
 	le := func(v uint32) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)} }
-	copy(b[60:], le(terrain.Checksum(b[:60])))
-	if _, err := terrain.OpenBytes(b); err == nil {
-		t.Fatal("version 3 was accepted")
+	patched := func(version, flags byte) []byte {
+		c := append([]byte(nil), b...)
+		c[8], c[14] = version, flags
+		copy(c[60:], le(terrain.Checksum(c[:60])))
+		return c
+	}
+	cases := []struct {
+		name           string
+		version, flags byte
+		ok             bool
+	}{
+		{"version 4", 4, 0, false},
+		{"version 0", 0, 0, false},
+		{"v1 flags are ignored", 1, 0xff, true},
+		{"v3 without the layer", 3, 0, true},
+		{"v3 unknown flag", 3, 2, false},
+		{"v3 layer flag without the land-cover index", 3, 1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := terrain.OpenBytes(patched(tc.version, tc.flags))
+			if (err == nil) != tc.ok {
+				t.Fatalf("OpenBytes: err = %v, want ok=%v", err, tc.ok)
+			}
+			if err == nil {
+				defer p.Close()
+				if p.HasClutter() {
+					t.Fatal("HasClutter on a pack without the land-cover index")
+				}
+				if h, err := p.ElevationM(appliance.LatLon{Lat: -22.5, Lon: -43.5}); err != nil || h != 40 {
+					t.Fatalf("ElevationM = %v, %v; want 40", h, err)
+				}
+			} else if !errors.Is(err, terrain.ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+		})
 	}
 }
 

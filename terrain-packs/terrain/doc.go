@@ -14,6 +14,16 @@
 //	prof, err := p.Profile(a, b, 90)                                       // every 90 m
 //	info := p.Info()                                                       // tiles, bounds, sizes
 //
+// Version-3 packs may carry the land-cover (clutter) layer: per tile, one
+// class per sample on the same grid as the heights (0 unknown, 1…10 the
+// classes of terrain-packs/clutter), stored uniform (no payload) or as one
+// zstd frame, with its own offset, length, CRC32C and class counts in a
+// second index:
+//
+//	c, err := p.ClutterAt(q)        // appliance.ClutterInfo{Class: 1, Label: "Forest", HeightM: 20}
+//	ok := p.HasClutter()            // false: ClutterAt says ErrNoClutterLayer
+//	prof.ClutterClass, prof.ClutterHeightsM // filled by Profile when the layer exists
+//
 // Tiles are coded with CodecPredictive (version-2 packs: planar
 // prediction, zig-zag, byte planes, zstd; about a third of the raw int16
 // size) or CodecZstdRaw (version 1, still read). Encoder and
@@ -21,9 +31,10 @@
 //
 // OpenBytes opens a pack held in memory (the embedded sample pack,
 // terrain-packs/sample). Layered stacks several packs, the first that can
-// answer a point wins. Decoded tiles live in a bounded LRU cache
-// (WithCacheBytes, default DefaultCacheBytes) shared by all goroutines;
-// concurrent misses on one tile decode it once.
+// answer a point wins (for land cover: the first pack with the layer that
+// knows a class there). Decoded tiles, heights and land cover alike, live
+// in one bounded LRU cache (WithCacheBytes, default DefaultCacheBytes)
+// shared by all goroutines; concurrent misses on one tile decode it once.
 //
 // Heights are bilinear between the four samples around the point. Sample
 // (r, c) of tile (lat0, lon0) lies at latitude lat0+1 - r/SamplesPerDegree
@@ -44,8 +55,22 @@
 //   - A tile whose payload fails its CRC32C is an error matching ErrCorrupt,
 //     never garbage heights; the failure is not cached, so a repaired file
 //     can be retried after reopening.
-//   - The cache bound counts decoded samples (2 bytes each): an SRTM3 tile
-//     is 2.9 MB, an SRTM1 tile 25.9 MB. One tile is always kept.
+//   - The cache bound counts decoded samples (2 bytes per height, 1 per
+//     land-cover class): an SRTM3 tile is 2.9 MB of heights and 1.4 MB of
+//     land cover, an SRTM1 tile 25.9 MB and 13 MB. One tile is always kept.
+//   - Land cover is the nearest sample, not interpolated: on an SRTM3 pack
+//     a class stands for a 3″ cell (about 92 m), itself the majority vote
+//     of the 30 m MapBiomas pixels in it (terrain-packs/clutter). Class 0
+//     "Unknown" (0 m) means no land-cover source covered the point or it
+//     was not observed; it is reported as such, never guessed. A pack
+//     without the layer (versions 1 and 2, or built without land-cover
+//     inputs) answers ClutterAt with an error matching ErrNoClutterLayer
+//     and appliance.ErrUnavailable, and Profile leaves ClutterClass and
+//     ClutterHeightsM nil; a Layered profile fills them only when every
+//     sample's height came from a pack with the layer.
+//   - Land cover is answered wherever the pack holds the tile, void tiles
+//     included (the heights there are still "tile missing"); sea tiles are
+//     Water.
 //   - Profile distances are great-circle metres on the mean sphere
 //     (appliance.EarthRadiusM); sample i lies at i*stepM metres, the last at
 //     the full distance.

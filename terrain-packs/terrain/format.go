@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+
+	"linkplan/terrain-packs/clutter"
 )
 
 // Format constants; FORMAT.md is the normative description.
@@ -20,6 +22,15 @@ const (
 	VersionV1 = 1
 	// VersionV2 packs may also hold CodecPredictive tiles.
 	VersionV2 = 2
+	// VersionV3 packs may also carry the land-cover (clutter) layer: header
+	// flag FlagClutterLayer and a second index of ClutterEntrySize-byte
+	// entries after the tile index.
+	VersionV3 = 3
+	// ClutterEntrySize is the length of one land-cover index entry, bytes.
+	ClutterEntrySize = 64
+	// ClutterClasses is the number of land-cover class values: 0 (unknown)
+	// and the ten classes of terrain-packs/clutter (1 Forest … 10 Other).
+	ClutterClasses = clutter.NumClasses + 1
 	// MaxSamplesPerDegree is the finest grid a reader accepts (1″ = 3600).
 	MaxSamplesPerDegree = 3600
 	// NoData is the sample value that means "no source data here" (SRTM
@@ -101,9 +112,53 @@ const (
 	FlagNoData uint16 = 1 << 0
 )
 
+// Header flags.
+const (
+	// FlagClutterLayer (header bit 0, version 3+) says that the pack has
+	// the land-cover layer: the land-cover index follows the tile index.
+	FlagClutterLayer uint16 = 1 << 0
+)
+
+// ClutterCodec says how the land-cover classes of a tile are stored.
+type ClutterCodec uint8
+
+// Land-cover codecs.
+const (
+	// ClutterUniform tiles have no payload: every sample is the entry's
+	// Class (0 for a tile no land-cover source covered).
+	ClutterUniform ClutterCodec = 0
+	// ClutterZstd is one zstd frame of the (SamplesPerDegree+1)² class
+	// bytes, row-major, north row first, on the grid of the heights.
+	ClutterZstd ClutterCodec = 1
+)
+
+func (c ClutterCodec) String() string {
+	switch c {
+	case ClutterUniform:
+		return "uniform"
+	case ClutterZstd:
+		return "zstd-u8"
+	}
+	return fmt.Sprintf("clutter-codec(%d)", uint8(c))
+}
+
+// ClutterEntry is one land-cover index entry: the land cover of the tile
+// of the tile-index entry at the same position.
+type ClutterEntry struct {
+	Codec  ClutterCodec
+	Class  uint8  // ClutterUniform: the class of every sample (0 unknown); else 0
+	Offset int64  // absolute offset of the payload, bytes (0 without payload)
+	Length int64  // payload length, bytes (0 without payload)
+	CRC    uint32 // CRC32C (Castagnoli) of the payload
+	// Counts holds the number of samples of each class value (index 0:
+	// unknown, 1…10: clutter.Forest … clutter.Other); they sum to
+	// (SamplesPerDegree+1)².
+	Counts [ClutterClasses]uint32
+}
+
 // Header is the decoded fixed-size pack header.
 type Header struct {
-	Version          int // format version, 1 or 2
+	Version          int // format version, 1, 2 or 3
 	SamplesPerDegree int // grid: samples per degree; a tile is (SamplesPerDegree+1)² samples
 	TileSpanDeg      int // tile size, degrees (always 1)
 	TileCount        int // number of index entries
@@ -111,7 +166,25 @@ type Header struct {
 	MaxLat, MaxLon   int // bounds, degrees: north and east edge
 	DataOffset       int64
 	FileSize         int64 // total pack length, bytes
+	// Clutter says that the pack has the land-cover layer (version 3,
+	// header flag FlagClutterLayer).
+	Clutter bool
 }
+
+// dataOffset returns where the data section of a pack of count tiles
+// starts, bytes: after the header, the tile index and, with the
+// land-cover layer, the land-cover index.
+func dataOffset(count int, withClutter bool) int64 {
+	per := EntrySize
+	if withClutter {
+		per += ClutterEntrySize
+	}
+	return int64(HeaderSize + per*count)
+}
+
+// maxClutterPayload is the largest land-cover payload accepted for tiles
+// of n×n samples, bytes.
+func maxClutterPayload(n int) int64 { return int64(n*n) + 1<<16 }
 
 // TileSamples returns the number of samples along one side of a tile.
 func (h Header) TileSamples() int { return h.SamplesPerDegree + 1 }
@@ -128,6 +201,8 @@ type Entry struct {
 	MinM   int16  // lowest sample, metres (NoData excluded)
 	MaxM   int16  // highest sample, metres (NoData excluded)
 	Filled uint32 // number of void samples the packer filled
+	// Clutter is the tile's land-cover entry (packs with the layer only).
+	Clutter ClutterEntry
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -140,9 +215,10 @@ var le = binary.LittleEndian
 
 // MarshalHeaderIndex returns the header and index bytes of a pack holding
 // entries (which must be sorted south to north, west to east, with offsets
-// already laid out). The header fields TileCount, bounds, DataOffset are
-// derived from entries; Version, SamplesPerDegree and FileSize are taken
-// from h.
+// already laid out): the header, the tile index and, when h.Clutter is set
+// (version 3 or later), the land-cover index. The header fields TileCount,
+// bounds, DataOffset are derived from entries; Version, SamplesPerDegree,
+// Clutter and FileSize are taken from h.
 func MarshalHeaderIndex(h Header, entries []Entry) ([]byte, error) {
 	if h.SamplesPerDegree < 1 || h.SamplesPerDegree > MaxSamplesPerDegree {
 		return nil, fmt.Errorf("marshal header: samples per degree %d outside 1..%d", h.SamplesPerDegree, MaxSamplesPerDegree)
@@ -150,11 +226,19 @@ func MarshalHeaderIndex(h Header, entries []Entry) ([]byte, error) {
 	if len(entries) > maxTiles {
 		return nil, fmt.Errorf("marshal header: %d tiles", len(entries))
 	}
-	b := make([]byte, HeaderSize+EntrySize*len(entries))
+	if h.Clutter && h.Version < VersionV3 {
+		return nil, fmt.Errorf("marshal header: the land-cover layer needs version %d, not %d", VersionV3, h.Version)
+	}
+	n := h.SamplesPerDegree + 1
+	dataOff := dataOffset(len(entries), h.Clutter)
+	b := make([]byte, dataOff)
 	copy(b, Magic)
 	le.PutUint16(b[8:], uint16(h.Version))
 	le.PutUint16(b[10:], HeaderSize)
 	le.PutUint16(b[12:], EntrySize)
+	if h.Clutter {
+		le.PutUint16(b[14:], FlagClutterLayer)
+	}
 	le.PutUint32(b[16:], uint32(h.SamplesPerDegree))
 	le.PutUint32(b[20:], 1)
 	le.PutUint32(b[24:], uint32(len(entries)))
@@ -186,6 +270,12 @@ func MarshalHeaderIndex(h Header, entries []Entry) ([]byte, error) {
 		le.PutUint16(o[24:], uint16(e.MinM))
 		le.PutUint16(o[26:], uint16(e.MaxM))
 		le.PutUint32(o[28:], e.Filled)
+		if h.Clutter {
+			if err := checkClutterEntry(e.Clutter, n, dataOff, h.FileSize); err != nil {
+				return nil, fmt.Errorf("marshal land-cover index: tile %s: %w", e.Tile, err)
+			}
+			PutClutterEntry(b[HeaderSize+len(entries)*EntrySize+i*ClutterEntrySize:], e.Clutter)
+		}
 	}
 	le.PutUint16(b[28:], uint16(int16(minLat)))
 	le.PutUint16(b[30:], uint16(int16(minLon)))
@@ -196,6 +286,67 @@ func MarshalHeaderIndex(h Header, entries []Entry) ([]byte, error) {
 	le.PutUint32(b[52:], Checksum(b[HeaderSize:]))
 	le.PutUint32(b[60:], Checksum(b[:60]))
 	return b, nil
+}
+
+// PutClutterEntry writes e into the first ClutterEntrySize bytes of b in
+// the FORMAT.md layout (the packer's part files use it too).
+func PutClutterEntry(b []byte, e ClutterEntry) {
+	b = b[:ClutterEntrySize]
+	b[0], b[1], b[2], b[3] = byte(e.Codec), e.Class, 0, 0
+	le.PutUint32(b[4:], uint32(e.Length))
+	le.PutUint64(b[8:], uint64(e.Offset))
+	le.PutUint32(b[16:], e.CRC)
+	for k, c := range e.Counts {
+		le.PutUint32(b[20+4*k:], c)
+	}
+}
+
+// GetClutterEntry decodes the first ClutterEntrySize bytes of b. It does
+// not check the fields; see ParseClutterEntry.
+func GetClutterEntry(b []byte) ClutterEntry {
+	b = b[:ClutterEntrySize]
+	e := ClutterEntry{
+		Codec:  ClutterCodec(b[0]),
+		Class:  b[1],
+		Length: int64(le.Uint32(b[4:])),
+		Offset: int64(le.Uint64(b[8:])),
+		CRC:    le.Uint32(b[16:]),
+	}
+	for k := range e.Counts {
+		e.Counts[k] = le.Uint32(b[20+4*k:])
+	}
+	return e
+}
+
+// checkClutterEntry checks a land-cover entry of an n×n-sample tile whose
+// payload must lie in [dataOff, fileSize).
+func checkClutterEntry(e ClutterEntry, n int, dataOff, fileSize int64) error {
+	var sum uint64
+	for _, c := range e.Counts {
+		sum += uint64(c)
+	}
+	if sum != uint64(n)*uint64(n) {
+		return fmt.Errorf("class counts sum to %d, want %d samples", sum, n*n)
+	}
+	switch e.Codec {
+	case ClutterUniform:
+		if e.Offset != 0 || e.Length != 0 || e.CRC != 0 {
+			return fmt.Errorf("uniform land cover with a payload")
+		}
+		if int(e.Class) >= ClutterClasses || e.Counts[e.Class] != uint32(n*n) {
+			return fmt.Errorf("uniform land cover of class %d with counts %v", e.Class, e.Counts)
+		}
+	case ClutterZstd:
+		if e.Class != 0 {
+			return fmt.Errorf("land-cover payload with a uniform class %d", e.Class)
+		}
+		if e.Offset < dataOff || e.Length < 1 || e.Length > maxClutterPayload(n) || e.Offset > fileSize-e.Length {
+			return fmt.Errorf("land-cover payload %d+%d outside the data section", e.Offset, e.Length)
+		}
+	default:
+		return fmt.Errorf("unknown land-cover codec %d", e.Codec)
+	}
+	return nil
 }
 
 // ErrCorrupt is matched (errors.Is) by every error about damaged or
@@ -229,9 +380,18 @@ func parseHeader(b []byte, size int64) (Header, error) {
 		MaxLon:           int(int16(le.Uint16(b[34:]))),
 	}
 	dataOff, fileSize := le.Uint64(b[36:]), le.Uint64(b[44:])
+	flags := le.Uint16(b[14:])
+	if h.Version >= VersionV3 {
+		// Versions 1 and 2 reserved the flags and told readers to ignore
+		// them; from version 3 on they mean something.
+		if flags&^FlagClutterLayer != 0 {
+			return Header{}, corrupt("header: unknown flags %#04x", flags)
+		}
+		h.Clutter = flags&FlagClutterLayer != 0
+	}
 	switch {
-	case h.Version != VersionV1 && h.Version != VersionV2:
-		return Header{}, fmt.Errorf("header: version %d (this reader knows 1 and 2): %w", h.Version, ErrCorrupt)
+	case h.Version < VersionV1 || h.Version > VersionV3:
+		return Header{}, fmt.Errorf("header: version %d (this reader knows 1 to 3): %w", h.Version, ErrCorrupt)
 	case le.Uint16(b[10:]) != HeaderSize || le.Uint16(b[12:]) != EntrySize:
 		return Header{}, corrupt("header: header/entry size %d/%d", le.Uint16(b[10:]), le.Uint16(b[12:]))
 	case h.SamplesPerDegree < 1 || h.SamplesPerDegree > MaxSamplesPerDegree:
@@ -240,7 +400,9 @@ func parseHeader(b []byte, size int64) (Header, error) {
 		return Header{}, corrupt("header: tile span %d degrees", h.TileSpanDeg)
 	case h.TileCount > maxTiles:
 		return Header{}, corrupt("header: %d tiles", h.TileCount)
-	case dataOff != uint64(HeaderSize+EntrySize*h.TileCount):
+	case h.Version >= VersionV3 && le.Uint32(b[56:]) != 0:
+		return Header{}, corrupt("header: reserved field %08x", le.Uint32(b[56:]))
+	case dataOff != uint64(dataOffset(h.TileCount, h.Clutter)):
 		return Header{}, corrupt("header: data offset %d for %d tiles", dataOff, h.TileCount)
 	case fileSize != uint64(size):
 		return Header{}, corrupt("header: pack is %d bytes, header says %d (truncated?)", size, fileSize)
@@ -249,8 +411,8 @@ func parseHeader(b []byte, size int64) (Header, error) {
 	return h, nil
 }
 
-// parseIndex decodes and checks the index that follows the header (b holds
-// header and index).
+// parseIndex decodes and checks the index (or indexes) that follow the
+// header (b holds header and indexes).
 func parseIndex(h Header, b []byte) ([]Entry, error) {
 	idx := b[HeaderSize:h.DataOffset]
 	if got, want := le.Uint32(b[52:]), Checksum(idx); got != want {
@@ -299,6 +461,16 @@ func parseIndex(h Header, b []byte) ([]Entry, error) {
 			}
 		default:
 			return nil, corrupt("tile %s: unknown kind %d", e.Tile, e.Kind)
+		}
+		if h.Clutter {
+			o := idx[h.TileCount*EntrySize+i*ClutterEntrySize:]
+			if o[2] != 0 || o[3] != 0 {
+				return nil, corrupt("tile %s: land-cover entry reserved bytes %02x%02x", e.Tile, o[2], o[3])
+			}
+			e.Clutter = GetClutterEntry(o)
+			if err := checkClutterEntry(e.Clutter, n, h.DataOffset, h.FileSize); err != nil {
+				return nil, corrupt("tile %s: %v", e.Tile, err)
+			}
 		}
 		entries[i] = e
 	}

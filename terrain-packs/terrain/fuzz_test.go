@@ -1,6 +1,8 @@
 package terrain_test
 
 import (
+	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -31,10 +33,11 @@ func realCrop(t testing.TB) []int16 {
 	return out
 }
 
-// FuzzOpen feeds arbitrary bytes to the header and index parser and, when
-// they open, to the tile decoder and ElevationM. Nothing may panic, and a
-// tile that decodes must have the grid's size and heights within the
-// index's min/max.
+// FuzzOpen feeds arbitrary bytes to the header and index parser (the
+// land-cover index included) and, when they open, to the tile decoders,
+// ElevationM and ClutterAt. Nothing may panic, a tile that decodes must
+// have the grid's size and heights within the index's min/max, and land
+// cover that decodes must hold classes 0…10 with the index's counts.
 func FuzzOpen(f *testing.F) {
 	crop := realCrop(f)
 	f.Add(makePack(f, 30, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{
@@ -49,6 +52,17 @@ func FuzzOpen(f *testing.F) {
 		{id: tRio, kind: terrain.KindLand, samples: grid3},
 		{id: tVoi, kind: terrain.KindVoid},
 	}))
+	f.Add(makeClutterPack(f, 30, terrain.CodecPredictive, []synthTile{
+		{id: tRio, kind: terrain.KindLand, samples: crop, classes: realClasses(f)},
+		{id: tSea, kind: terrain.KindSea, class: 8},
+		{id: tVoi, kind: terrain.KindVoid},
+	}))
+	f.Add(clutterPackBytes(f))
+	if b, err := os.ReadFile("testdata/v3-clutter-crop.ltp"); err == nil {
+		f.Add(b)
+	} else {
+		f.Fatal(err)
+	}
 	hdr := sample.Pack()
 	f.Add(append([]byte(nil), hdr[:terrain.HeaderSize+2*terrain.EntrySize]...)) // real header+index, no data
 	f.Add([]byte(terrain.Magic))
@@ -63,6 +77,7 @@ func FuzzOpen(f *testing.F) {
 		n := h.TileSamples()
 		for _, e := range p.Entries() {
 			centre := appliance.LatLon{Lat: float64(e.Tile.Lat) + 0.5, Lon: float64(e.Tile.Lon) + 0.5}
+			checkClutter(t, p, e, centre)
 			hm, herr := p.ElevationM(centre)
 			if e.Kind != terrain.KindLand {
 				continue
@@ -91,6 +106,45 @@ func FuzzOpen(f *testing.F) {
 			}
 		}
 	})
+}
+
+// realClasses returns 31×31 real land-cover classes: the Amapá raster
+// resampled onto N00W052 on a 2′ grid.
+func realClasses(t testing.TB) []uint8 { return apClasses(t, tAmapa, 31) }
+
+// checkClutter checks the land cover of entry e of a fuzzed pack.
+func checkClutter(t *testing.T, p *terrain.Pack, e terrain.Entry, centre appliance.LatLon) {
+	info, cerr := p.ClutterAt(centre)
+	if !p.HasClutter() {
+		if !errors.Is(cerr, terrain.ErrNoClutterLayer) {
+			t.Fatalf("tile %s: pack without land cover: ClutterAt err = %v", e.Tile, cerr)
+		}
+		return
+	}
+	cs, err := p.ReadClutter(e.Tile)
+	if err != nil {
+		if cerr == nil && e.Clutter.Codec == terrain.ClutterZstd && terrain.TileOf(centre) == e.Tile {
+			t.Fatalf("tile %s: ReadClutter fails (%v) but ClutterAt answers %+v", e.Tile, err, info)
+		}
+		return
+	}
+	n := p.Header().TileSamples()
+	if len(cs) != n*n {
+		t.Fatalf("tile %s: %d land-cover samples, want %d", e.Tile, len(cs), n*n)
+	}
+	var counts [terrain.ClutterClasses]uint32
+	for _, c := range cs {
+		if int(c) >= terrain.ClutterClasses {
+			t.Fatalf("tile %s: class %d", e.Tile, c)
+		}
+		counts[c]++
+	}
+	if counts != e.Clutter.Counts {
+		t.Fatalf("tile %s: class counts %v, index says %v", e.Tile, counts, e.Clutter.Counts)
+	}
+	if cerr == nil && int(info.Class) >= terrain.ClutterClasses {
+		t.Fatalf("tile %s: ClutterAt class %d", e.Tile, info.Class)
+	}
 }
 
 // FuzzParseTileName: a name that parses prints back as itself (upper

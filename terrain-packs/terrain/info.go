@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+
+	"linkplan/terrain-packs/clutter"
 )
 
 // Bounds is a latitude/longitude rectangle in whole degrees.
@@ -26,24 +28,57 @@ type TileInfo struct {
 	MaxM            int    `json:"max_m"`            // highest sample, metres (land tiles)
 	FilledSamples   int    `json:"filled_samples"`   // voids the packer filled
 	NoData          bool   `json:"nodata"`           // the tile holds NoData samples
+	// Clutter is the tile's land cover (packs with the layer only).
+	Clutter *TileClutter `json:"clutter,omitempty"`
+}
+
+// TileClutter describes the land-cover layer of one tile.
+type TileClutter struct {
+	Codec           string       `json:"codec"`            // uniform or zstd-u8
+	CompressedBytes int64        `json:"compressed_bytes"` // payload length, bytes (0 when uniform)
+	CRC32C          string       `json:"crc32c,omitempty"` // payload checksum, 8 hex digits
+	Histogram       []ClassCount `json:"histogram"`        // samples per class, classes with samples only
+}
+
+// ClassCount is the number of samples of one land-cover class.
+type ClassCount struct {
+	Class   uint8  `json:"class"`   // 0 unknown, 1…10 clutter.Class
+	Label   string `json:"label"`   // e.g. "Forest", "Unknown"
+	Samples int64  `json:"samples"` // number of samples
+}
+
+// histogram lists the classes of counts that have samples, in class order.
+func histogram(counts []int64) []ClassCount {
+	out := []ClassCount{}
+	for c, v := range counts {
+		if v > 0 {
+			out = append(out, ClassCount{Class: uint8(c), Label: clutter.Class(c).String(), Samples: v})
+		}
+	}
+	return out
 }
 
 // Info summarises a pack (the payload of `linkplan terrain info`).
 type Info struct {
-	Version          int        `json:"version"`            // format version
-	SamplesPerDegree int        `json:"samples_per_degree"` // grid: samples per degree
-	SpacingArcSec    float64    `json:"spacing_arcsec"`     // sample spacing, arc-seconds
-	TileSamples      int        `json:"tile_samples"`       // samples along one side of a tile
-	Bounds           Bounds     `json:"bounds"`             // degrees
-	TileCount        int        `json:"tile_count"`
-	LandTiles        int        `json:"land_tiles"`
-	SeaTiles         int        `json:"sea_tiles"`
-	VoidTiles        int        `json:"void_tiles"`
-	RawBytes         int64      `json:"raw_bytes"`         // land samples as int16, bytes
-	CompressedBytes  int64      `json:"compressed_bytes"`  // land payloads, bytes
-	FileBytes        int64      `json:"file_bytes"`        // whole pack, bytes
-	CompressionRatio float64    `json:"compression_ratio"` // compressed / raw (0 without land)
-	Tiles            []TileInfo `json:"tiles"`
+	Version          int     `json:"version"`            // format version
+	SamplesPerDegree int     `json:"samples_per_degree"` // grid: samples per degree
+	SpacingArcSec    float64 `json:"spacing_arcsec"`     // sample spacing, arc-seconds
+	TileSamples      int     `json:"tile_samples"`       // samples along one side of a tile
+	Bounds           Bounds  `json:"bounds"`             // degrees
+	TileCount        int     `json:"tile_count"`
+	LandTiles        int     `json:"land_tiles"`
+	SeaTiles         int     `json:"sea_tiles"`
+	VoidTiles        int     `json:"void_tiles"`
+	RawBytes         int64   `json:"raw_bytes"`         // land samples as int16, bytes
+	CompressedBytes  int64   `json:"compressed_bytes"`  // land payloads, bytes
+	FileBytes        int64   `json:"file_bytes"`        // whole pack, bytes
+	CompressionRatio float64 `json:"compression_ratio"` // compressed / raw (0 without land)
+	// Clutter says whether the pack has the land-cover layer; without it
+	// ClutterBytes is 0 and ClutterHistogram nil.
+	Clutter          bool         `json:"clutter"`
+	ClutterBytes     int64        `json:"clutter_bytes"`               // land-cover payloads, bytes
+	ClutterHistogram []ClassCount `json:"clutter_histogram,omitempty"` // samples per class over all tiles (shared edges counted per tile)
+	Tiles            []TileInfo   `json:"tiles"`
 }
 
 // Info returns the pack summary; it reads nothing beyond the index.
@@ -58,8 +93,10 @@ func (p *Pack) Info() Info {
 		Bounds:           Bounds{MinLat: h.MinLat, MinLon: h.MinLon, MaxLat: h.MaxLat, MaxLon: h.MaxLon},
 		TileCount:        len(p.entries),
 		FileBytes:        h.FileSize,
+		Clutter:          h.Clutter,
 		Tiles:            make([]TileInfo, len(p.entries)),
 	}
+	var total [ClutterClasses]int64
 	for i, e := range p.entries {
 		ti := TileInfo{Name: e.Tile.Name(), Kind: e.Kind.String(), Codec: e.Codec.String(),
 			CompressedBytes: e.Length, FilledSamples: int(e.Filled), NoData: e.Flags&FlagNoData != 0}
@@ -75,7 +112,23 @@ func (p *Pack) Info() Info {
 		case KindVoid:
 			in.VoidTiles++
 		}
+		if h.Clutter {
+			c := e.Clutter
+			var counts [ClutterClasses]int64
+			for k, v := range c.Counts {
+				counts[k] = int64(v)
+				total[k] += int64(v)
+			}
+			ti.Clutter = &TileClutter{Codec: c.Codec.String(), CompressedBytes: c.Length, Histogram: histogram(counts[:])}
+			if c.Codec != ClutterUniform {
+				ti.Clutter.CRC32C = fmt.Sprintf("%08x", c.CRC)
+			}
+			in.ClutterBytes += c.Length
+		}
 		in.Tiles[i] = ti
+	}
+	if h.Clutter {
+		in.ClutterHistogram = histogram(total[:])
 	}
 	if in.RawBytes > 0 {
 		in.CompressionRatio = float64(in.CompressedBytes) / float64(in.RawBytes)
@@ -95,14 +148,16 @@ type Manifest struct {
 	SamplesPerDegree int            `json:"samples_per_degree"` // grid
 	Bounds           Bounds         `json:"bounds"`             // degrees
 	TileCount        int            `json:"tile_count"`
+	Clutter          bool           `json:"clutter,omitempty"` // the pack has the land-cover layer
 	Tiles            []ManifestTile `json:"tiles"`
 }
 
 // ManifestTile is one tile of a Manifest.
 type ManifestTile struct {
-	Name   string `json:"name"`             // SRTM-style name
-	Kind   string `json:"kind"`             // land, sea or void
-	CRC32C string `json:"crc32c,omitempty"` // payload checksum (land tiles)
+	Name          string `json:"name"`                     // SRTM-style name
+	Kind          string `json:"kind"`                     // land, sea or void
+	CRC32C        string `json:"crc32c,omitempty"`         // payload checksum (land tiles)
+	ClutterCRC32C string `json:"clutter_crc32c,omitempty"` // land-cover payload checksum (tiles with one)
 }
 
 // ManifestFormat is the Format of every Manifest.
@@ -127,10 +182,13 @@ func (p *Pack) Manifest(name string) (Manifest, error) {
 	}
 	in := p.Info()
 	m := Manifest{Format: ManifestFormat, Version: in.Version, Name: name, Bytes: in.FileBytes, SHA256: sum,
-		SamplesPerDegree: in.SamplesPerDegree, Bounds: in.Bounds, TileCount: in.TileCount,
+		SamplesPerDegree: in.SamplesPerDegree, Bounds: in.Bounds, TileCount: in.TileCount, Clutter: in.Clutter,
 		Tiles: make([]ManifestTile, len(in.Tiles))}
 	for i, t := range in.Tiles {
 		m.Tiles[i] = ManifestTile{Name: t.Name, Kind: t.Kind, CRC32C: t.CRC32C}
+		if t.Clutter != nil {
+			m.Tiles[i].ClutterCRC32C = t.Clutter.CRC32C
+		}
 	}
 	return m, nil
 }
@@ -148,7 +206,7 @@ func (p *Pack) CheckManifest(m Manifest) error {
 	case got.SHA256 != m.SHA256:
 		return fmt.Errorf("check manifest: sha256 %s, manifest says %s: %w", got.SHA256, m.SHA256, ErrCorrupt)
 	case got.Bytes != m.Bytes || got.Version != m.Version || got.SamplesPerDegree != m.SamplesPerDegree ||
-		got.Bounds != m.Bounds || got.TileCount != m.TileCount || len(got.Tiles) != len(m.Tiles):
+		got.Bounds != m.Bounds || got.TileCount != m.TileCount || got.Clutter != m.Clutter || len(got.Tiles) != len(m.Tiles):
 		return fmt.Errorf("check manifest: header fields differ from the manifest: %w", ErrCorrupt)
 	}
 	for i := range got.Tiles {

@@ -36,34 +36,41 @@ func (l *Layered) HasTile(t TileID) bool {
 	return false
 }
 
-func (l *Layered) elevation(q appliance.LatLon, ref *tileRef) (float64, bool, error) {
+func (l *Layered) elevation(q appliance.LatLon, ref *tileRef) (float64, bool, *Pack, error) {
 	if !q.Valid() {
-		return 0, false, appliance.Invalid("position", "%v is not a valid WGS84 position", q)
+		return 0, false, nil, appliance.Invalid("position", "%v is not a valid WGS84 position", q)
 	}
 	for _, p := range l.packs {
-		h, sea, err := p.elevation(q, ref)
+		h, sea, owner, err := p.elevation(q, ref)
 		if err == nil {
-			return h, sea, nil
+			return h, sea, owner, nil
 		}
 		var miss *appliance.TileMissingError
 		if !errors.As(err, &miss) {
-			return 0, false, err
+			return 0, false, nil, err
 		}
 	}
-	return 0, false, &appliance.TileMissingError{Tile: TileOf(q).Name()}
+	return 0, false, nil, &appliance.TileMissingError{Tile: TileOf(q).Name()}
 }
 
 // ElevationM returns the ground height at q in metres above mean sea level
 // from the first pack that has it (see Pack.ElevationM).
 func (l *Layered) ElevationM(q appliance.LatLon) (float64, error) {
-	h, _, err := l.elevation(q, nil)
+	h, _, _, err := l.elevation(q, nil)
 	return h, err
 }
 
 // Profile samples the great circle from a to b every stepM metres, each
-// sample from the first pack that has it (see Pack.Profile).
+// sample from the first pack that has it (see Pack.Profile). ClutterClass
+// and ClutterHeightsM are filled (as by ClutterAt) only when the pack that
+// answered every sample's height has the land-cover layer; otherwise they
+// are nil.
 func (l *Layered) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
-	prof, err := profile(a, b, stepM, l.elevation)
+	var cl clutterSampler
+	if l.HasClutter() {
+		cl = l.clutterClass
+	}
+	prof, err := profile(a, b, stepM, l.elevation, cl)
 	if err != nil {
 		return nil, fmt.Errorf("layered: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"linkplan/appliance"
+	"linkplan/terrain-packs/clutter"
 )
 
 var _ appliance.Terrain = (*Pack)(nil)
@@ -195,7 +196,11 @@ func (p *Pack) ReadTile(t TileID) ([]int16, error) {
 
 // samples returns the cached samples of land tile t.
 func (p *Pack) samples(t TileID) ([]int16, error) {
-	return p.cache.get(t, func() ([]int16, error) { return p.ReadTile(t) })
+	d, err := p.cache.get(cacheKey{tile: t, layer: layerHeights}, func() (tileData, error) {
+		s, err := p.ReadTile(t)
+		return tileData{samples: s}, err
+	})
+	return d.samples, err
 }
 
 // ElevationM returns the ground height at q in metres above mean sea level,
@@ -204,7 +209,7 @@ func (p *Pack) samples(t TileID) ([]int16, error) {
 // the tile is void, or q touches a NoData sample), 0 on sea tiles, and an
 // error matching appliance.ErrInvalid for an invalid position.
 func (p *Pack) ElevationM(q appliance.LatLon) (float64, error) {
-	h, _, err := p.elevation(q, nil)
+	h, _, _, err := p.elevation(q, nil)
 	return h, err
 }
 
@@ -215,35 +220,32 @@ type tileRef struct {
 	samples []int16
 }
 
-func (p *Pack) elevation(q appliance.LatLon, ref *tileRef) (heightM float64, sea bool, err error) {
+// elevation returns the height at q, whether q is on a sea tile, and the
+// pack that answered (p, or nil with an error).
+func (p *Pack) elevation(q appliance.LatLon, ref *tileRef) (heightM float64, sea bool, owner *Pack, err error) {
 	if !q.Valid() {
-		return 0, false, appliance.Invalid("position", "%v is not a valid WGS84 position", q)
+		return 0, false, nil, appliance.Invalid("position", "%v is not a valid WGS84 position", q)
 	}
 	t := TileOf(q)
 	var s []int16
 	if ref != nil && ref.owner == p && ref.id == t {
 		s = ref.samples
 	} else {
-		i, ok := p.byTile[t]
+		var i int
+		var ok bool
+		t, i, ok = p.locate(q)
 		if !ok {
-			// A point on a tile edge is also on the edge row or column of
-			// the tile south or west of it, which may be in the pack.
-			if t2, ok2 := p.edgeNeighbour(q, t); ok2 {
-				t, i, ok = t2, p.byTile[t2], true
-			}
-		}
-		if !ok {
-			return 0, false, &appliance.TileMissingError{Tile: t.Name()}
+			return 0, false, nil, &appliance.TileMissingError{Tile: t.Name()}
 		}
 		switch p.entries[i].Kind {
 		case KindSea:
-			return 0, true, nil
+			return 0, true, p, nil
 		case KindVoid:
-			return 0, false, &appliance.TileMissingError{Tile: t.Name()}
+			return 0, false, nil, &appliance.TileMissingError{Tile: t.Name()}
 		}
 		s, err = p.samples(t)
 		if err != nil {
-			return 0, false, fmt.Errorf("elevation at %v: %w", q, err)
+			return 0, false, nil, fmt.Errorf("elevation at %v: %w", q, err)
 		}
 		if ref != nil {
 			ref.owner, ref.id, ref.samples = p, t, s
@@ -251,9 +253,26 @@ func (p *Pack) elevation(q appliance.LatLon, ref *tileRef) (heightM float64, sea
 	}
 	h, ok := bilinear(s, p.hdr.SamplesPerDegree, t, q)
 	if !ok {
-		return 0, false, &appliance.TileMissingError{Tile: t.Name()}
+		return 0, false, nil, &appliance.TileMissingError{Tile: t.Name()}
 	}
-	return h, false, nil
+	return h, false, p, nil
+}
+
+// locate returns the tile of the pack that answers q and its index
+// position: TileOf(q), or, for a point on the south or west edge of a tile
+// the pack lacks, the neighbour that shares that edge. ok is false (and t
+// is TileOf(q)) when the pack holds neither.
+func (p *Pack) locate(q appliance.LatLon) (t TileID, i int, ok bool) {
+	t = TileOf(q)
+	if i, ok = p.byTile[t]; ok {
+		return t, i, true
+	}
+	// A point on a tile edge is also on the edge row or column of the tile
+	// south or west of it, which may be in the pack.
+	if t2, ok2 := p.edgeNeighbour(q, t); ok2 {
+		return t2, p.byTile[t2], true
+	}
+	return t, 0, false
 }
 
 // edgeNeighbour returns a tile of the pack, other than t, whose edge q
@@ -316,16 +335,26 @@ func bilinear(s []int16, spd int, t TileID, q appliance.LatLon) (float64, bool) 
 // Profile samples the great circle from a to b every stepM metres; the last
 // step may be shorter so that b is the last sample. Sea marks samples on sea
 // tiles (false elsewhere, including 0 m samples of land tiles). The first
-// missing tile aborts with its *appliance.TileMissingError.
+// missing tile aborts with its *appliance.TileMissingError. When the pack
+// has the land-cover layer, ClutterClass and ClutterHeightsM (metres) hold
+// the land cover of each sample (nearest sample, see ClutterAt; 0 and 0 m
+// where no land-cover source covered the tile); otherwise they are nil.
 func (p *Pack) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
-	return profile(a, b, stepM, func(q appliance.LatLon, ref *tileRef) (float64, bool, error) {
-		return p.elevation(q, ref)
-	})
+	var cl clutterSampler
+	if p.hdr.Clutter {
+		cl = func(q appliance.LatLon, ref *clutterRef) (uint8, error) { return p.clutterClass(q, ref) }
+	}
+	return profile(a, b, stepM, p.elevation, cl)
 }
 
-type sampler func(q appliance.LatLon, ref *tileRef) (float64, bool, error)
+// sampler answers the height at q, whether q is on sea, and the pack that
+// answered.
+type sampler func(q appliance.LatLon, ref *tileRef) (heightM float64, sea bool, owner *Pack, err error)
 
-func profile(a, b appliance.LatLon, stepM float64, at sampler) (*appliance.PathProfile, error) {
+// clutterSampler answers the land-cover class at q.
+type clutterSampler func(q appliance.LatLon, ref *clutterRef) (uint8, error)
+
+func profile(a, b appliance.LatLon, stepM float64, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
 	var v appliance.ValidationError
 	if !a.Valid() {
 		v.Add("a", "%v is not a valid WGS84 position", a)
@@ -345,16 +374,23 @@ func profile(a, b appliance.LatLon, stepM float64, at sampler) (*appliance.PathP
 		return nil, fmt.Errorf("profile: %.0f m every %g m needs %.0f samples (max %d): %w",
 			d, stepM, steps+1, MaxProfileSamples, appliance.ErrInvalid)
 	}
-	return sampleProfile(a, b, d, stepM, int(max(steps, 0)), at)
+	return sampleProfile(a, b, d, stepM, int(max(steps, 0)), at, cl)
 }
 
-func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sampler) (*appliance.PathProfile, error) {
+// sampleProfile fills the profile. Land cover (cl != nil) is kept only
+// when every sample's height came from a pack with the land-cover layer.
+func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
 	prof := &appliance.PathProfile{
 		DistancesM: make([]float64, steps+1),
 		HeightsM:   make([]float64, steps+1),
 		Sea:        make([]bool, steps+1),
 	}
+	var classes []uint8
+	if cl != nil {
+		classes = make([]uint8, steps+1)
+	}
 	var ref tileRef
+	var cref clutterRef
 	for i := 0; i <= steps; i++ {
 		di := float64(i) * stepM
 		q := a
@@ -364,11 +400,28 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 		case i > 0:
 			q = a.Intermediate(b, di/d)
 		}
-		h, sea, err := at(q, &ref)
+		h, sea, owner, err := at(q, &ref)
 		if err != nil {
 			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
 		}
 		prof.DistancesM[i], prof.HeightsM[i], prof.Sea[i] = di, h, sea
+		if classes == nil {
+			continue
+		}
+		if !owner.hdr.Clutter {
+			classes = nil // this pack cannot tell: no land cover for the path
+			continue
+		}
+		if classes[i], err = cl(q, &cref); err != nil {
+			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
+		}
+	}
+	if classes != nil {
+		prof.ClutterClass = classes
+		prof.ClutterHeightsM = make([]float64, len(classes))
+		for i, c := range classes {
+			prof.ClutterHeightsM[i] = clutter.Class(c).HeightM()
+		}
 	}
 	return prof, nil
 }

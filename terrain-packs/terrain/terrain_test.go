@@ -18,10 +18,26 @@ type synthTile struct {
 	id      terrain.TileID
 	kind    terrain.Kind
 	samples []int16 // land only
+	classes []uint8 // land cover (packs with the layer): nil means uniform class
+	class   uint8   // the uniform land-cover class when classes is nil
 }
 
-// makePack lays out a pack by hand, with the exported format helpers.
+// makePack lays out a pack without land cover by hand, with the exported
+// format helpers.
 func makePack(t testing.TB, spd int, codec terrain.Codec, version int, tiles []synthTile) []byte {
+	t.Helper()
+	return layOut(t, spd, codec, version, false, tiles)
+}
+
+// makeClutterPack lays out a version-3 pack with the land-cover layer.
+func makeClutterPack(t testing.TB, spd int, codec terrain.Codec, tiles []synthTile) []byte {
+	t.Helper()
+	return layOut(t, spd, codec, terrain.VersionV3, true, tiles)
+}
+
+// layOut writes header, index(es) and, tile by tile, the height payload
+// then the land-cover payload.
+func layOut(t testing.TB, spd int, codec terrain.Codec, version int, withClutter bool, tiles []synthTile) []byte {
 	t.Helper()
 	enc, err := terrain.NewEncoder()
 	if err != nil {
@@ -37,6 +53,10 @@ func makePack(t testing.TB, spd int, codec terrain.Codec, version int, tiles []s
 	entries := make([]terrain.Entry, len(tiles))
 	var payloads []byte
 	off := int64(terrain.HeaderSize + terrain.EntrySize*len(tiles))
+	if withClutter {
+		off += int64(terrain.ClutterEntrySize * len(tiles))
+	}
+	n := spd + 1
 	for i, st := range tiles {
 		e := terrain.Entry{Tile: st.id, Kind: st.kind}
 		if st.kind == terrain.KindLand {
@@ -56,9 +76,27 @@ func makePack(t testing.TB, spd int, codec terrain.Codec, version int, tiles []s
 			off += int64(len(p))
 			payloads = append(payloads, p...)
 		}
+		if withClutter {
+			c := terrain.ClutterEntry{Class: st.class}
+			if st.classes == nil {
+				c.Counts[st.class] = uint32(n * n)
+			} else {
+				for _, v := range st.classes {
+					c.Counts[v]++
+				}
+				p, err := enc.EncodeClutter(nil, st.classes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.Codec, c.Offset, c.Length, c.CRC = terrain.ClutterZstd, off, int64(len(p)), terrain.Checksum(p)
+				off += int64(len(p))
+				payloads = append(payloads, p...)
+			}
+			e.Clutter = c
+		}
 		entries[i] = e
 	}
-	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off}, entries)
+	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off, Clutter: withClutter}, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
