@@ -24,6 +24,8 @@ type LinkRequest struct {
 	// MaxAlternatives is how many alternatives to return besides the best
 	// tower, 0..5.
 	MaxAlternatives int
+	// TenantID scopes user-registered towers to their tenant; "" sees all.
+	TenantID string
 }
 
 // LinkCandidate is the link budget of one tower for a receiver.
@@ -59,7 +61,12 @@ type LinkAnalysis struct {
 	// tile that no pack holds; MissingTiles names those tiles.
 	SkippedNoTerrain int
 	MissingTiles     []string
-	SyntheticTowers  int // towers among the results that are synthetic sample data
+	// SkippedOther counts towers in range that could not be evaluated for
+	// another reason (co-located with the receiver, catalogue data an engine
+	// refuses); SkipReasons holds up to 5 distinct reasons.
+	SkippedOther    int
+	SkipReasons     []string
+	SyntheticTowers int // towers among the results that are synthetic sample data
 }
 
 // PairRequest asks for the link budget of one tower–receiver pair
@@ -76,6 +83,7 @@ type PairRequest struct {
 	RxThresholdDBm float64 // dBm
 	AssumedEIRPDBm float64 // dBm, for a tower without ERP
 	Engine         EngineID
+	TenantID       string  // scopes user-registered towers; "" sees all
 	TimePct        float64 // % of time, 0 = engine default (50)
 	LocationPct    float64 // % of locations, 0 = 50
 }

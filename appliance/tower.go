@@ -63,6 +63,7 @@ type Tower struct {
 	Technologies  []string  // e.g. "LTE", "NR", "GSM"
 	BandsMHz      []float64 // nominal bands in MHz, when known
 	OwnerKeyID    string    // for user-registered towers, the id of the registering key
+	OwnerTenantID string    // for user-registered towers, the tenant that owns it (SPEC §5.2 scoping)
 	UpdatedUnix   int64     // epoch seconds of the source record, 0 when unknown
 }
 
@@ -74,6 +75,14 @@ func (t *Tower) HasERP() bool { return !math.IsNaN(t.ERPDBm) }
 
 // Omni reports whether the tower is treated as omnidirectional.
 func (t *Tower) Omni() bool { return math.IsNaN(t.AzimuthDeg) }
+
+// VisibleTo reports whether a tenant may see the tower: public towers
+// (regulator, crowd-sourced, synthetic) are visible to all, a user-registered
+// tower only to its own tenant. An empty tenantID means an operator view
+// that sees everything.
+func (t *Tower) VisibleTo(tenantID string) bool {
+	return tenantID == "" || t.Source != SourceUser || t.OwnerTenantID == tenantID
+}
 
 // TowerID builds the id of a tower from its source and the source's key.
 func TowerID(src TowerSource, key string) string { return string(src) + ":" + key }

@@ -43,6 +43,7 @@ type towerRecord struct {
 	Technologies  []string  `json:"technologies,omitempty"`
 	BandsMHz      []float64 `json:"bands_mhz,omitempty"`
 	OwnerKeyID    string    `json:"owner_key_id,omitempty"`
+	OwnerTenantID string    `json:"owner_tenant_id,omitempty"`
 	UpdatedUnix   int64     `json:"updated_unix,omitempty"`
 }
 
@@ -53,7 +54,7 @@ func toTowerRecord(t *appliance.Tower) towerRecord {
 		Placement: string(t.Placement), UncertaintyM: t.UncertaintyM, Synthetic: t.Synthetic,
 		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, UF: t.UF,
 		IBGECode: t.IBGECode, Technologies: t.Technologies, BandsMHz: t.BandsMHz, OwnerKeyID: t.OwnerKeyID,
-		UpdatedUnix: t.UpdatedUnix,
+		OwnerTenantID: t.OwnerTenantID, UpdatedUnix: t.UpdatedUnix,
 	}
 }
 
@@ -64,7 +65,7 @@ func (r towerRecord) tower() *appliance.Tower {
 		Placement: appliance.Placement(r.Placement), UncertaintyM: r.UncertaintyM, Synthetic: r.Synthetic,
 		Provenance: r.Provenance, StationNumber: r.StationNumber, Municipality: r.Municipality, UF: r.UF,
 		IBGECode: r.IBGECode, Technologies: r.Technologies, BandsMHz: r.BandsMHz, OwnerKeyID: r.OwnerKeyID,
-		UpdatedUnix: r.UpdatedUnix,
+		OwnerTenantID: r.OwnerTenantID, UpdatedUnix: r.UpdatedUnix,
 	}
 }
 

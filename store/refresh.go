@@ -32,10 +32,16 @@ func (db *DB) AppendTowerRefresh(r appliance.TowerRefresh) error {
 		if err := b.Put(k[:], raw); err != nil {
 			return err
 		}
-		for n := b.Stats().KeyN; n > MaxRefreshRecords; n-- {
-			c := b.Cursor()
-			first, _ := c.First()
-			if err := b.Delete(first); err != nil {
+		// Keep the newest MaxRefreshRecords: delete every key below the
+		// cutoff sequence (only the few oldest, never a full walk).
+		if s <= MaxRefreshRecords {
+			return nil
+		}
+		var cut [8]byte
+		binary.BigEndian.PutUint64(cut[:], s-MaxRefreshRecords+1)
+		c := b.Cursor()
+		for key, _ := c.First(); key != nil && string(key) < string(cut[:]); key, _ = c.First() {
+			if err := c.Delete(); err != nil {
 				return err
 			}
 		}

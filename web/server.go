@@ -57,11 +57,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, beforeShutdown func
 		beforeShutdown()
 	}
 	s.log.Info("shutting down")
-	cancelBase()
+	// In-flight requests get ShutdownTimeout to finish; only then is the
+	// base context cancelled (ending streams and stragglers) and the
+	// remaining connections closed.
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := srv.Shutdown(sctx)
+	if err != nil {
+		cancelBase()
+		_ = srv.Close()
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && serr != nil {
+		return serr
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return <-errc
+	return nil
 }

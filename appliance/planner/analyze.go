@@ -132,7 +132,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	radiusM := req.MaxDistanceKm * 1000
 	var cands []cand
 	for _, t := range p.Towers().Within(req.Receiver, radiusM) {
-		if req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
+		if !t.VisibleTo(req.TenantID) || req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
 			continue
 		}
 		c := cand{t: t, distM: req.Receiver.DistanceM(t.Pos())}
@@ -192,7 +192,16 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("analyze link: tower %s: %w", c.t.ID, err)
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("analyze link: %w", ctx.Err())
+			}
+			// One tower the engine cannot evaluate (co-located with the
+			// receiver, catalogue data it refuses) must not sink the search.
+			out.SkippedOther++
+			if reason := fmt.Sprintf("tower %s: %v", c.t.ID, err); len(out.SkipReasons) < 5 {
+				out.SkipReasons = append(out.SkipReasons, reason)
+			}
+			continue
 		}
 		out.Evaluated++
 		if out.EngineVersion == "" {

@@ -296,3 +296,31 @@ func BenchmarkAnalyzeLinkNational(b *testing.B) {
 func BenchmarkAnalyzeLinkNationalNaive(b *testing.B) {
 	benchNational(b, unbounded{fspl.New()}, math.MaxInt)
 }
+
+func TestColocatedTowerIsSkippedNotFatal(t *testing.T) {
+	ter := rioTerrain(t)
+	at := appliance.Tower{ID: "user:here", Operator: "A", Lat: -22.96, Lon: -43.21, HeightM: 30, ERPDBm: 55, AzimuthDeg: math.NaN(), TiltDeg: math.NaN()}
+	near := appliance.Tower{ID: "user:near", Operator: "A", Lat: -22.975, Lon: -43.23, HeightM: 30, ERPDBm: 55, AzimuthDeg: math.NaN(), TiltDeg: math.NaN()}
+	p := newPlanner(ter, []*appliance.Tower{&at, &near}, fspl.New())
+	res, err := p.AnalyzeLink(context.Background(), request(-22.96, -43.21))
+	if err != nil || res.Best == nil || res.Best.Tower.ID != "user:near" || res.SkippedOther != 1 || len(res.SkipReasons) != 1 {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+}
+
+func TestUserTowersAreScopedToTheirTenant(t *testing.T) {
+	ter := rioTerrain(t)
+	mine := appliance.Tower{ID: "user:mine", Source: appliance.SourceUser, OwnerTenantID: "t1", Operator: "A", Lat: -22.975, Lon: -43.23, HeightM: 30, ERPDBm: 55, AzimuthDeg: math.NaN(), TiltDeg: math.NaN()}
+	p := newPlanner(ter, []*appliance.Tower{&mine}, fspl.New())
+	for _, tc := range []struct {
+		tenant string
+		found  bool
+	}{{"t1", true}, {"t2", false}, {"", true}} {
+		req := request(-22.96, -43.21)
+		req.TenantID = tc.tenant
+		res, err := p.AnalyzeLink(context.Background(), req)
+		if err != nil || (res.Best != nil) != tc.found {
+			t.Fatalf("tenant %q: best %v, %v", tc.tenant, res.Best, err)
+		}
+	}
+}

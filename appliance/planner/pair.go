@@ -42,7 +42,7 @@ func (p *Planner) AnalyzePair(ctx context.Context, req appliance.PairRequest) (*
 	t := req.Tower
 	if req.TowerID != "" {
 		var ok bool
-		if t, ok = p.Towers().Get(req.TowerID); !ok {
+		if t, ok = p.Towers().Get(req.TowerID); !ok || !t.VisibleTo(req.TenantID) {
 			return nil, fmt.Errorf("tower %q: %w", req.TowerID, appliance.ErrNotFound)
 		}
 	}

@@ -41,14 +41,16 @@ type Recorder interface {
 
 // Service refreshes the catalogue.
 type Service struct {
-	Sources  []Source
+	Sources []Source
+	// Discover, when set, lists further sources on every refresh (files
+	// installed in the data directory by `linkplan towers import`).
+	Discover func() ([]Source, error)
 	Interval time.Duration
-	// Extra returns towers that are not from sources (user-registered,
-	// synthetic sample sets); they are appended on every apply.
-	Extra func() ([]*appliance.Tower, error)
-	// Apply receives the complete new catalogue; it must swap it in
-	// atomically.
-	Apply    func(towers []*appliance.Tower)
+	// Apply receives the towers of every source; it adds what does not
+	// come from sources (user-registered towers) and swaps the catalogue in
+	// atomically. An error keeps the previous catalogue, and the sources
+	// are retried at the next refresh.
+	Apply    func(towers []*appliance.Tower) error
 	SnapM    float64 // snapping radius, metres; 0 means catalog.DefaultSnapRadiusM
 	Recorder Recorder
 
@@ -66,9 +68,9 @@ type Service struct {
 
 // Summary describes the catalogue after a refresh.
 type Summary struct {
-	Regulator, Crowd, Extra, Rejected int
-	Changed                           bool
-	Records                           []appliance.TowerRefresh
+	Regulator, Crowd, Rejected int
+	Changed                    bool
+	Records                    []appliance.TowerRefresh
 }
 
 // New returns a service over the embedded gazetteer.
@@ -145,7 +147,15 @@ func (s *Service) RefreshOnce(ctx context.Context, force bool) (Summary, error) 
 		sum              Summary
 		firstErr         error
 	)
-	for _, src := range s.Sources {
+	sources := s.Sources
+	if s.Discover != nil {
+		more, err := s.Discover()
+		if err != nil {
+			return sum, fmt.Errorf("refresh: discover sources: %w", err)
+		}
+		sources = append(append([]Source(nil), sources...), more...)
+	}
+	for _, src := range sources {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
@@ -179,8 +189,8 @@ func (s *Service) RefreshOnce(ctx context.Context, force bool) (Summary, error) 
 	if firstErr != nil {
 		return sum, firstErr
 	}
-	for _, r := range sum.Records {
-		s.lastSHA[r.Source] = r.SHA256
+	if len(sources) != len(s.lastSHA) {
+		sum.Changed = true // a source appeared or went away
 	}
 	if !sum.Changed && !force {
 		s.last.Records = sum.Records
@@ -195,20 +205,19 @@ func (s *Service) RefreshOnce(ctx context.Context, force bool) (Summary, error) 
 	for i := range crowd {
 		all = append(all, &crowd[i])
 	}
-	if s.Extra != nil {
-		extra, err := s.Extra()
-		if err != nil {
-			return sum, fmt.Errorf("refresh: extra towers: %w", err)
-		}
-		sum.Extra = len(extra)
-		all = append(all, extra...)
-	}
 	sum.Regulator, sum.Crowd = len(regulator), len(crowd)
 	if s.Apply != nil {
-		s.Apply(all)
+		if err := s.Apply(all); err != nil {
+			return sum, fmt.Errorf("refresh: apply: %w", err)
+		}
+	}
+	// Only now are the sources' bytes "seen": a failed apply retries them.
+	clear(s.lastSHA)
+	for _, r := range sum.Records {
+		s.lastSHA[r.Source] = r.SHA256
 	}
 	s.last = sum
-	s.log.Info("tower catalogue refreshed", "regulator", sum.Regulator, "crowd", sum.Crowd, "extra", sum.Extra, "rejected_rows", sum.Rejected)
+	s.log.Info("tower catalogue refreshed", "regulator", sum.Regulator, "crowd", sum.Crowd, "rejected_rows", sum.Rejected)
 	return sum, nil
 }
 

@@ -2,6 +2,7 @@ package refresh_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -39,7 +40,7 @@ func setup(t *testing.T) (*refresh.Service, *store.DB, *atomic.Int64, *[]*applia
 	s.Recorder = db
 	applies := &atomic.Int64{}
 	var current []*appliance.Tower
-	s.Apply = func(ts []*appliance.Tower) { applies.Add(1); current = ts }
+	s.Apply = func(ts []*appliance.Tower) error { applies.Add(1); current = ts; return nil }
 	return s, db, applies, &current, erbs
 }
 
@@ -106,5 +107,43 @@ func TestRejectsAreRecordedWithLines(t *testing.T) {
 	r := recs[1] // the ERBs record (sources are recorded in order)
 	if r.Rejected != 1 || len(r.Rejects) != 1 || r.Rejects[0].Line != 106 {
 		t.Fatalf("reject not recorded with its line: %+v", r)
+	}
+}
+
+func TestFailedApplyIsRetried(t *testing.T) {
+	s, _, applies, _, _ := setup(t)
+	fail := true
+	inner := s.Apply
+	s.Apply = func(ts []*appliance.Tower) error {
+		if fail {
+			return errors.New("apply failed (injected)")
+		}
+		return inner(ts)
+	}
+	if _, err := s.RefreshOnce(context.Background(), false); err == nil {
+		t.Fatal("a failed apply did not fail the refresh")
+	}
+	fail = false
+	if _, err := s.RefreshOnce(context.Background(), false); err != nil || applies.Load() != 1 {
+		t.Fatalf("unchanged sources were not applied after a failed apply: %v, %d applies", err, applies.Load())
+	}
+}
+
+func TestDiscoveredSourcesJoinTheCatalogue(t *testing.T) {
+	s, _, applies, current, _ := setup(t)
+	ctx := context.Background()
+	erbsOnly := s.Sources[:1]
+	s.Sources = erbsOnly
+	if _, err := s.RefreshOnce(ctx, false); err != nil || len(*current) != 104 {
+		t.Fatalf("%v, %d towers", err, len(*current))
+	}
+	dir := t.TempDir()
+	ocid := filepath.Join(dir, "ocid.csv")
+	if err := os.WriteFile(ocid, sampledata.OpenCelliD(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Discover = func() ([]refresh.Source, error) { return []refresh.Source{refresh.FileSource(ocid)}, nil }
+	if _, err := s.RefreshOnce(ctx, false); err != nil || len(*current) != 308 || applies.Load() != 2 {
+		t.Fatalf("a newly installed source was not picked up: %v, %d towers, %d applies", err, len(*current), applies.Load())
 	}
 }

@@ -37,15 +37,24 @@ type Service struct {
 	now   func() time.Time
 
 	mu       sync.Mutex
-	lastStep map[string]uint64 // admin key id -> last TOTP step accepted
+	lastStep map[string]uint64      // admin key id -> last TOTP step accepted
+	failures map[string][]time.Time // admin key id -> recent failed TOTP attempts
 }
+
+// TOTP brute-force guard: after MaxTOTPFailures failed codes within
+// TOTPFailureWindow, an admin key's step-up is refused (429) until the
+// window has passed. Each failure is audited.
+const (
+	MaxTOTPFailures   = 5
+	TOTPFailureWindow = 5 * time.Minute
+)
 
 // New returns a Service over store. now nil means time.Now.
 func New(store KeyStore, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, now: now, lastStep: map[string]uint64{}}
+	return &Service{store: store, now: now, lastStep: map[string]uint64{}, failures: map[string][]time.Time{}}
 }
 
 // Hash returns the hex SHA-256 of a plain key.
@@ -169,8 +178,15 @@ func (s *Service) VerifyAdmin(k *appliance.APIKey, code string) error {
 		return appliance.Invalid("totp", "a TOTP code is required (header X-Admin-Totp or body field totp)")
 	}
 	now := s.now()
+	if s.recentFailures(k.ID, now) >= MaxTOTPFailures {
+		return fmt.Errorf("too many failed TOTP codes for this admin key; wait %v: %w", TOTPFailureWindow, appliance.ErrQuota)
+	}
 	ok, err := totp.ValidateCustom(code, k.TOTPSecret, now, totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
 	if err != nil || !ok {
+		s.mu.Lock()
+		s.failures[k.ID] = append(s.failures[k.ID], now)
+		s.mu.Unlock()
+		_, _ = s.store.AppendAudit(appliance.AuditEntry{Action: "admin.totp.failed", ActorKey: k.ID, ActorEmail: k.Email, TenantID: k.TenantID})
 		return fmt.Errorf("TOTP code is not valid: %w", appliance.ErrForbidden)
 	}
 	// Find which step matched, to refuse replays of the same code.
@@ -188,6 +204,20 @@ func (s *Service) VerifyAdmin(k *appliance.APIKey, code string) error {
 	}
 	s.lastStep[k.ID] = step
 	return nil
+}
+
+// recentFailures counts failed TOTP attempts of a key within the window,
+// forgetting older ones.
+func (s *Service) recentFailures(keyID string, now time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fs := s.failures[keyID]
+	i := 0
+	for i < len(fs) && now.Sub(fs[i]) > TOTPFailureWindow {
+		i++
+	}
+	s.failures[keyID] = fs[i:]
+	return len(fs) - i
 }
 
 // Credentials is the content of the bootstrap credentials file.

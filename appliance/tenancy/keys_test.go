@@ -117,3 +117,27 @@ func TestVerifyAdminTOTP(t *testing.T) {
 		})
 	}
 }
+
+func TestTOTPFailuresAreThrottled(t *testing.T) {
+	now := time.Unix(1_790_000_000, 0)
+	svc, dir := setup(t, func() time.Time { return now })
+	path, _, _ := svc.Bootstrap(dir)
+	var c tenancy.Credentials
+	raw, _ := os.ReadFile(path)
+	_ = json.Unmarshal(raw, &c)
+	admin, _ := svc.Authenticate(c.APIKey)
+	for i := 0; i < tenancy.MaxTOTPFailures; i++ {
+		if err := svc.VerifyAdmin(admin, "000000"); !errors.Is(err, appliance.ErrForbidden) {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	good, _ := totp.GenerateCode(c.TOTPSecret, now)
+	if err := svc.VerifyAdmin(admin, good); !errors.Is(err, appliance.ErrQuota) {
+		t.Fatalf("a valid code after %d failures: %v, want ErrQuota", tenancy.MaxTOTPFailures, err)
+	}
+	now = now.Add(tenancy.TOTPFailureWindow + time.Minute)
+	good, _ = totp.GenerateCode(c.TOTPSecret, now)
+	if err := svc.VerifyAdmin(admin, good); err != nil {
+		t.Fatalf("after the window: %v", err)
+	}
+}

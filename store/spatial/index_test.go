@@ -160,3 +160,21 @@ func BenchmarkNearest10of140k(b *testing.B) {
 		ix.Nearest(p, 10, 0)
 	}
 }
+
+func TestConcurrentUpserts(t *testing.T) {
+	ix := spatial.New(randomTowers(1000, seed(t)))
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				ix.Upsert(&appliance.Tower{ID: fmt.Sprintf("user:%d-%d", g, i), Lat: -22.9, Lon: -43.2})
+			}
+		}()
+	}
+	wg.Wait()
+	if ix.Len() != 1100 {
+		t.Fatalf("lost upserts: %d towers, want 1100", ix.Len())
+	}
+}

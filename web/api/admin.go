@@ -77,13 +77,6 @@ func (a *API) issueKey(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err := decode(r, &req); err != nil {
 		return nil, err
 	}
-	code := r.Header.Get("X-Admin-Totp")
-	if code == "" && req.TOTP != nil {
-		code = *req.TOTP
-	}
-	if err := a.Auth.VerifyAdmin(admin, code); err != nil {
-		return nil, err
-	}
 	v := &appliance.ValidationError{}
 	tier, err := appliance.ParseTier(req.Tier)
 	if err != nil {
@@ -108,6 +101,15 @@ func (a *API) issueKey(w http.ResponseWriter, r *http.Request) (any, error) {
 		v.Add("owner", "must be 1 to 200 characters")
 	}
 	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	// The TOTP code is spent only on a request that is otherwise valid, so
+	// a typo in the body does not cost the admin a 30 s step.
+	code := r.Header.Get("X-Admin-Totp")
+	if code == "" && req.TOTP != nil {
+		code = *req.TOTP
+	}
+	if err := a.Auth.VerifyAdmin(admin, code); err != nil {
 		return nil, err
 	}
 	plain, k, err := a.Auth.Issue(tenancy.IssueRequest{Tier: tier, Role: role, Owner: strings.TrimSpace(req.Owner), Email: strings.TrimSpace(req.Email),

@@ -92,13 +92,17 @@ func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	id, note, err := a.resolveEngine(keyFrom(r.Context()), c.Engine)
+	// An omitted engine means auto (engines.DefaultCaseEngineID): resolve
+	// it like an explicit "auto", so the caller's tier bounds what it picks.
+	asked := c.Engine
+	if asked == "" {
+		asked = appliance.EngineAuto
+	}
+	id, note, err := a.resolveEngine(keyFrom(r.Context()), asked)
 	if err != nil {
 		return nil, err
 	}
-	if c.Engine != "" || note != "" {
-		c.Engine = id
-	}
+	c.Engine = id
 	res, err := a.Engines.PredictCase(r.Context(), c, a.Terrain)
 	if err != nil {
 		return nil, err
@@ -182,7 +186,7 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 			v.Fields = append(v.Fields, ve.Fields...)
 		}
 	}
-	req := appliance.PairRequest{Receiver: lr.Receiver, RxHeightM: lr.RxHeightM, FreqMHz: lr.FreqMHz,
+	req := appliance.PairRequest{TenantID: scope(keyFrom(r.Context())), Receiver: lr.Receiver, RxHeightM: lr.RxHeightM, FreqMHz: lr.FreqMHz,
 		RxGainDBi: lr.RxGainDBi, CableLossDB: lr.CableLossDB, RxThresholdDBm: lr.RxThresholdDBm,
 		AssumedEIRPDBm: lr.AssumedEIRPDBm}
 	switch {

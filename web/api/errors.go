@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -40,6 +42,10 @@ func status(err error) (int, string) {
 	switch {
 	case errors.As(err, &he):
 		return he.status, he.code
+	case errors.Is(err, context.Canceled):
+		return statusClientClosed, "client_closed"
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, "timeout"
 	case errors.Is(err, appliance.ErrErased):
 		return http.StatusUnauthorized, "key_erased"
 	case errors.Is(err, appliance.ErrUnauthenticated):
@@ -68,6 +74,13 @@ func status(err error) (int, string) {
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	st, code := status(err)
 	rid := requestID(r.Context())
+	if st == statusClientClosed {
+		// The client went away (or the server is shutting down): nobody
+		// reads the answer, and it is not a bug.
+		a.log.Debug("request cancelled", "request_id", rid, "path", r.URL.Path)
+		w.WriteHeader(st)
+		return
+	}
 	if st == http.StatusInternalServerError {
 		a.log.Error("internal error", "request_id", rid, "method", r.Method, "path", r.URL.Path, "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
@@ -89,10 +102,20 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, st, body)
 }
 
+// statusClientClosed is nginx's 499: the client closed the request.
+const statusClientClosed = 499
+
+// writeJSON encodes v before writing anything, so an encoding failure (a
+// bug: a NaN that escaped) becomes a 500 instead of an empty 200.
 func writeJSON(w http.ResponseWriter, st int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(st)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(buf.Bytes())
 }

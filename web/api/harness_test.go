@@ -128,19 +128,18 @@ func (h *harness) loadTowers(tb testing.TB, pack *terrain.Pack) {
 	// As the composition root: the R-tree swap, then the full-text index
 	// rebuilt in the background (the harness waits for it below, so that
 	// scenarios do not depend on the build's timing).
-	rs.Apply = func(ts []*appliance.Tower) {
-		h.index.Replace(ts)
-		if err := h.search.ReplaceTowersInBackground("", ts); err != nil {
-			tb.Fatal(err)
+	rs.Apply = func(ts []*appliance.Tower) error {
+		user, err := h.db.UserTowers()
+		if err != nil {
+			return err
 		}
+		all := append(append(append([]*appliance.Tower(nil), ts...), synthetic...), user...)
+		h.index.Replace(all)
+		return h.search.ReplaceTowersInBackground("", all)
 	}
 	rs.Sources = []refresh.Source{
 		{Name: "embedded:anatel_erbs_sample.csv", Read: refresh.ReadAllFrom(sampledata.AnatelERBs()), Keep: onTerrain},
 		{Name: "embedded:opencellid_724_sample.csv", Read: refresh.ReadAllFrom(sampledata.OpenCelliD()), Keep: onTerrain},
-	}
-	rs.Extra = func() ([]*appliance.Tower, error) {
-		user, err := h.db.UserTowers()
-		return append(append([]*appliance.Tower(nil), synthetic...), user...), err
 	}
 	if _, err := rs.RefreshOnce(context.Background(), true); err != nil {
 		tb.Fatal(err)

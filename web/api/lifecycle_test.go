@@ -1,9 +1,11 @@
 package api_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -260,12 +262,45 @@ func TestTowerQuotaFreeKey(t *testing.T) {
 	if n != capN || h.index.Len() != before {
 		t.Errorf("stored %d towers for the key (want %d); index %d -> %d", n, capN, before, h.index.Len())
 	}
-	list := h.do(t, "GET", "/towers?source=user&limit=1000", h.keys["pro"], nil, "")
+	// The owner sees its towers; another tenant sees none of them.
+	list := h.do(t, "GET", "/towers?source=user&limit=1000", h.keys["free"], nil, "")
 	if p := decodeJSON[towerPage](t, list); p.Total != capN {
 		t.Errorf("GET /towers?source=user total %d, want %d", p.Total, capN)
+	}
+	other := h.do(t, "GET", "/towers?source=user&limit=1000", h.keys["pro"], nil, "")
+	if p := decodeJSON[towerPage](t, other); p.Total != 0 {
+		t.Errorf("another tenant lists %d of the Free key's towers, want 0", p.Total)
 	}
 	// The cap is per key: another key still registers.
 	if r := h.do(t, "POST", "/towers", h.keys["pro"], nil, body(0)); r.status != http.StatusCreated {
 		t.Errorf("a Pro key after the Free key's cap: %d", r.status)
+	}
+}
+
+// TestCancelledRequestIsNotA500: a client that goes away (or a shutdown
+// past its grace period) cancels the request context; that is not a bug and
+// must not count as a 5xx.
+func TestCancelledRequestIsNotA500(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest("POST", "/analyze_link", strings.NewReader(`{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`)).WithContext(ctx)
+	req.Header.Set("X-API-Key", h.keys["pro"])
+	rec := httptest.NewRecorder()
+	h.api.ServeHTTP(rec, req)
+	if rec.Code != 499 || rec.Header().Get("X-Request-Id") == "" {
+		t.Fatalf("status %d, X-Request-Id %q", rec.Code, rec.Header().Get("X-Request-Id"))
+	}
+}
+
+// TestMetricsMethodLabelIsClosed: invented methods must not mint series.
+func TestMetricsMethodLabelIsClosed(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for _, m := range []string{"FOO0", "FOO1", "FOO2"} {
+		h.do(t, m, "/health", "", nil, "")
+	}
+	body := string(h.do(t, "GET", "/metrics", "", nil, "").body)
+	if strings.Contains(body, "FOO") || !strings.Contains(body, `method="other"`) {
+		t.Fatalf("method label not normalised:\n%s", body)
 	}
 }

@@ -155,6 +155,8 @@ type AnalyzeLinkResponse struct {
 		TowersEvaluated        int      `json:"towers_evaluated"`
 		TowersSkippedNoTerrain int      `json:"towers_skipped_no_terrain"`
 		MissingTiles           []string `json:"missing_tiles"`
+		TowersSkippedOther     int      `json:"towers_skipped_other"`
+		SkipReasons            []string `json:"skip_reasons"`
 	} `json:"search"`
 	DataProvenance struct {
 		Terrain         string `json:"terrain"`
@@ -177,6 +179,7 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, err
 	}
 	req.Engine = id
+	req.TenantID = scope(keyFrom(r.Context()))
 	res, err := a.Links.AnalyzeLink(r.Context(), req)
 	if err != nil {
 		return nil, err
@@ -205,6 +208,10 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	out.Search.TowersSkippedNoTerrain, out.Search.MissingTiles = res.SkippedNoTerrain, res.MissingTiles
 	if out.Search.MissingTiles == nil {
 		out.Search.MissingTiles = []string{}
+	}
+	out.Search.TowersSkippedOther, out.Search.SkipReasons = res.SkippedOther, res.SkipReasons
+	if out.Search.SkipReasons == nil {
+		out.Search.SkipReasons = []string{}
 	}
 	out.DataProvenance.Terrain = a.TerrainDescription
 	out.DataProvenance.SyntheticTowers = res.SyntheticTowers

@@ -111,7 +111,18 @@ func (a *API) outer(next http.Handler) http.Handler {
 	})
 }
 
+// metricMethod maps a request method onto a closed set, so that clients
+// cannot mint metric series with invented methods.
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodHead, http.MethodOptions, http.MethodPatch:
+		return m
+	}
+	return "other"
+}
+
 func (a *API) observe(method, route string, status int, d time.Duration) {
+	method = metricMethod(method)
 	if status == 0 {
 		status = http.StatusOK
 	}

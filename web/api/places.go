@@ -81,8 +81,11 @@ func (a *API) searchTowerPage(ctx context.Context, text string, limit, offset in
 	}
 	page := TowerPage{Towers: []TowerJSON{}, Total: hits.Total, Limit: limit, Offset: offset}
 	ix := a.Towers()
+	tenant := scope(keyFrom(ctx))
 	for _, id := range hits.IDs {
-		if t, ok := ix.Get(id); ok {
+		// Another tenant's user-registered towers are left out of the page
+		// (total still counts them: the index is shared).
+		if t, ok := ix.Get(id); ok && t.VisibleTo(tenant) {
 			page.Towers = append(page.Towers, towerJSON(t))
 		}
 	}

@@ -841,9 +841,13 @@ func TestScenarios(t *testing.T) {
 					if tw.Azimuth == nil || *tw.Azimuth != 0 {
 						t.Errorf("azimuth 360 stored as %v, want 0", tw.Azimuth)
 					}
-					// Live in the index and stored, owned by the key.
-					if r := h.do(t, "GET", "/towers/"+tw.ID, h.keys["free"], nil, ""); r.status != 200 {
+					// Live in the index and stored, owned by the key; another
+					// tenant cannot see it (SPEC §5.2: data is scoped by tenant).
+					if r := h.do(t, "GET", "/towers/"+tw.ID, h.keys["pro"], nil, ""); r.status != 200 {
 						t.Errorf("GET the new tower: %d", r.status)
+					}
+					if r := h.do(t, "GET", "/towers/"+tw.ID, h.keys["free"], nil, ""); r.status != 404 {
+						t.Errorf("another tenant GETs the new tower: %d, want 404", r.status)
 					}
 					stored, err := h.db.UserTowers()
 					if err != nil {

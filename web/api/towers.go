@@ -105,15 +105,14 @@ func (a *API) listTowers(w http.ResponseWriter, r *http.Request) (any, error) {
 		return a.searchTowerPage(r.Context(), text, limit, offset)
 	}
 	all := a.Towers().InBox(box)
-	if operator != "" || source != "" {
-		kept := all[:0:0]
-		for _, t := range all {
-			if (operator == "" || strings.EqualFold(t.Operator, operator)) && (source == "" || string(t.Source) == source) {
-				kept = append(kept, t)
-			}
+	tenant := scope(keyFrom(r.Context()))
+	kept := all[:0:0]
+	for _, t := range all {
+		if t.VisibleTo(tenant) && (operator == "" || strings.EqualFold(t.Operator, operator)) && (source == "" || string(t.Source) == source) {
+			kept = append(kept, t)
 		}
-		all = kept
 	}
+	all = kept
 	page := TowerPage{Towers: []TowerJSON{}, Total: len(all), Limit: limit, Offset: offset}
 	for i := offset; i < len(all) && i < offset+limit; i++ {
 		page.Towers = append(page.Towers, towerJSON(all[i]))
@@ -149,12 +148,13 @@ func (a *API) nearestTowers(w http.ResponseWriter, r *http.Request) (any, error)
 	}
 	p := appliance.LatLon{Lat: lat, Lon: lon}
 	ix := a.Towers()
+	tenant := scope(keyFrom(r.Context()))
 	var ts []*appliance.Tower
-	if operator == "" {
+	if operator == "" && tenant == "" {
 		ts = ix.Nearest(p, k, maxKm*1000)
 	} else {
 		for _, t := range ix.Within(p, maxKm*1000) {
-			if strings.EqualFold(t.Operator, operator) {
+			if t.VisibleTo(tenant) && (operator == "" || strings.EqualFold(t.Operator, operator)) {
 				ts = append(ts, t)
 				if len(ts) == k {
 					break
@@ -172,7 +172,7 @@ func (a *API) nearestTowers(w http.ResponseWriter, r *http.Request) (any, error)
 func (a *API) getTower(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := mux.Vars(r)["id"]
 	t, ok := a.Towers().Get(id)
-	if !ok {
+	if !ok || !t.VisibleTo(scope(keyFrom(r.Context()))) {
 		return nil, fmt.Errorf("tower %q: %w", id, appliance.ErrNotFound)
 	}
 	return towerJSON(t), nil
@@ -261,7 +261,7 @@ func (a *API) registerTower(w http.ResponseWriter, r *http.Request) (any, error)
 	var raw [8]byte
 	_, _ = rand.Read(raw[:])
 	t.ID = appliance.TowerID(appliance.SourceUser, hex.EncodeToString(raw[:]))
-	t.OwnerKeyID = key.ID
+	t.OwnerKeyID, t.OwnerTenantID = key.ID, key.TenantID
 	t.UpdatedUnix = time.Now().Unix()
 	limit := key.Tier.TowersPerKey()
 	if key.Role == appliance.RoleAdmin {
@@ -275,4 +275,13 @@ func (a *API) registerTower(w http.ResponseWriter, r *http.Request) (any, error)
 	}
 	a.Upsert(t) // only after the commit succeeded
 	return created{towerJSON(t)}, nil
+}
+
+// scope is the tenant whose user-registered towers a key may see; admin
+// keys see every tenant's ("").
+func scope(k *appliance.APIKey) string {
+	if k.Role == appliance.RoleAdmin {
+		return ""
+	}
+	return k.TenantID
 }

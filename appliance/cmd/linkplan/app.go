@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -98,19 +99,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if cfg.RefreshInterval > 0 {
 		rs.Interval = cfg.RefreshInterval
 	}
-	rs.Apply = func(ts []*appliance.Tower) {
-		a.index.Replace(ts)
-		if err := a.search.ReplaceTowersInBackground(catalogFingerprint(ts), ts); err != nil {
-			log.Warn("tower search index not rebuilt", "err", err)
-		}
-	}
 	var synthetic []*appliance.Tower
 	installed, err := installedSources(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	files := append(append([]string(nil), cfg.TowerFiles...), installed...)
-	if len(files) == 0 {
+	if len(cfg.TowerFiles) == 0 && len(installed) == 0 {
 		onTerrain := func(t *appliance.Tower) bool { _, err := ter.ElevationM(t.Pos()); return err == nil }
 		rs.Sources = []refresh.Source{
 			{Name: "embedded:anatel_erbs_sample.csv", Read: refresh.ReadAllFrom(sampledata.AnatelERBs()), Keep: onTerrain},
@@ -123,13 +117,37 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			}
 		}
 	} else {
-		for _, f := range files {
+		for _, f := range cfg.TowerFiles {
 			rs.Sources = append(rs.Sources, refresh.FileSource(f))
 		}
+		// Files installed by `linkplan towers import --data-dir` are listed
+		// again on every refresh, so a new one joins without a restart.
+		rs.Discover = func() ([]refresh.Source, error) {
+			files, err := installedSources(cfg.DataDir)
+			srcs := make([]refresh.Source, len(files))
+			for i, f := range files {
+				srcs[i] = refresh.FileSource(f)
+			}
+			return srcs, err
+		}
 	}
-	rs.Extra = func() ([]*appliance.Tower, error) {
+	// One lock orders catalogue swaps and tower registrations: a swap reads
+	// the user towers from the store under it, and a registration (committed
+	// before) adds its tower under it, so neither can lose the other's work.
+	var catalogMu sync.Mutex
+	rs.Apply = func(ts []*appliance.Tower) error {
+		catalogMu.Lock()
+		defer catalogMu.Unlock()
 		user, err := db.UserTowers()
-		return append(append([]*appliance.Tower(nil), synthetic...), user...), err
+		if err != nil {
+			return err
+		}
+		all := append(append(append(make([]*appliance.Tower, 0, len(ts)+len(synthetic)+len(user)), ts...), synthetic...), user...)
+		a.index.Replace(all)
+		if err := a.search.ReplaceTowersInBackground(catalogFingerprint(all), all); err != nil {
+			log.Warn("tower search index not rebuilt", "err", err)
+		}
+		return nil
 	}
 	if _, err := rs.RefreshOnce(ctx, true); err != nil {
 		return nil, fmt.Errorf("load towers: %w", err)
@@ -155,6 +173,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.api = api.New(api.Deps{
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
 		Upsert: func(t *appliance.Tower) {
+			catalogMu.Lock()
+			defer catalogMu.Unlock()
 			a.index.Upsert(t)
 			// "" as fingerprint: the next start re-indexes the full set.
 			if err := a.search.UpsertTower(context.Background(), "", t); err != nil {

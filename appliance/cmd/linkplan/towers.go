@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"linkplan/appliance"
 	"linkplan/appliance/catalog"
@@ -16,8 +17,9 @@ import (
 const towersUsage = `usage:
   linkplan towers import [--format F] [--data-dir DIR] FILE...
       parse tower files and print a report (rows, towers, rejects with line numbers);
-      with --data-dir, install them as tower sources of that appliance (picked up at the
-      next scheduled refresh and at start-up). Formats: %s (default: detected)
+      with --data-dir, install them as tower sources of that appliance: a running appliance
+      picks them up at its next scheduled refresh (one started on the embedded sample data
+      switches to them at its next start). Formats: %s (default: detected)
 `
 
 // sourcesDir is where installed tower source files live in the data dir.
@@ -46,6 +48,17 @@ func towersCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var reps []report
 	failed := false
+	bases := map[string]string{}
+	for _, name := range fs.Args() {
+		base := filepath.Base(name)
+		if strings.HasPrefix(base, ".") {
+			return fmt.Errorf("towers import %s: file names starting with '.' are not installed: %w", name, errUsage)
+		}
+		if prev, dup := bases[base]; dup && *dataDir != "" {
+			return fmt.Errorf("towers import: %s and %s share the name %s; rename one: %w", prev, name, base, errUsage)
+		}
+		bases[base] = name
+	}
 	for _, name := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
