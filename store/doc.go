@@ -10,10 +10,13 @@
 // every migration above the stored version in one transaction each, so a
 // crash mid-migration leaves the file at the previous version.
 //
-// Records are encoded as JSON (codec.go) through explicit record types, never
-// the domain types directly: the wire shape of the file is stable even when a
-// domain struct gains a field, and NaN (an unknown ERP, an omnidirectional
-// azimuth) is stored as an absent field.
+// Keys and towers are encoded as JSON (codec.go) through explicit record
+// types, not the domain types: the shape of the file stays stable when a
+// domain struct changes, and NaN (an unknown ERP, an omnidirectional
+// azimuth) is stored as an absent field. The append-only logs (audit
+// entries, tower refreshes) are encoded from their domain types, whose JSON
+// tags are declared stable in appliance: they hold no NaN and only gain
+// fields, so a record type would be a field-for-field copy.
 //
 // # Caveats
 //

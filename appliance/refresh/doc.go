@@ -14,6 +14,10 @@
 // §8.6) until Close; a failing source keeps the previous catalogue and is
 // recorded with its error, so a bad file never empties the index.
 //
+// It depends on appliance/catalog, the service that parses, places and
+// snaps: refresh is the scheduler and bookkeeper around it, kept apart so
+// that catalog stays a pure function of its inputs (no clock, no store).
+//
 // # Caveats
 //
 // The whole catalogue is rebuilt in memory on a change (about 1 s for

@@ -19,7 +19,15 @@
 // The OpenAPI 3.1 document (openapi.json) describes every route and is
 // served at /openapi.json; tests check real responses against it.
 //
-// # Design note
+// # Design notes
+//
+// The interfaces this package consumes are declared here (Engines,
+// Searcher, LinkAnalyzer, ...). Their method signatures use the result
+// types of two leaves, linkplan/engines (Info, Case, CaseResult,
+// CompareRow) and linkplan/store/search (TowerHits, PlaceHit): those are
+// already wire-shaped, JSON-tagged values, and wrapping them in API-owned
+// copies would only duplicate fields. The concrete registry and index are
+// still only met in the composition root.
 //
 // The middleware lives here rather than in package web (as the starting
 // layout proposed) because the request id and the error body are part of
