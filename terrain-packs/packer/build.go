@@ -37,9 +37,19 @@ type Options struct {
 	// AllZeroAsSea records an input tile whose samples are all exactly 0 m
 	// (after void filling) as a sea tile: SRTM writes 0 over the ocean.
 	AllZeroAsSea bool
-	// GeoTIFFEPSG is the CRS assumed for a GeoTIFF without a
-	// GeoKeyDirectory; 0 means 4326 (WGS 84 latitude/longitude).
+	// GeoTIFFEPSG is the CRS assumed for a GeoTIFF (DEM or land cover)
+	// without a GeoKeyDirectory; 0 means 4326 (WGS 84 latitude/longitude).
 	GeoTIFFEPSG int
+	// LandCover lists MapBiomas land-cover GeoTIFFs (Collection 6 codes;
+	// any CRS terrain-packs/geotiff projects, SIRGAS 2000 / UTM included).
+	// When set, the pack gets the land-cover layer (format version 3):
+	// every tile of the pack gets one class per sample on the height grid
+	// (clutter.ResampleTile), sea tiles are Water, and a tile no input
+	// covers is stored as uniform class 0 (Unknown), explicitly. Where
+	// inputs overlap, the first in this order with a known class at a
+	// sample wins. Land cover does not add tiles: only the tiles of the
+	// height inputs and SeaTiles are in the pack.
+	LandCover []string
 	// Workers is the number of tiles built at once; 0 means GOMAXPROCS.
 	// The output does not depend on it.
 	Workers int
@@ -56,27 +66,37 @@ type Options struct {
 
 // Progress reports one finished tile.
 type Progress struct {
-	Done    int    // tiles finished so far
-	Total   int    // tiles in the pack
-	Tile    string // the tile just finished, e.g. "S23W044"
-	Kind    string // land, sea or void
-	Bytes   int64  // its payload, bytes
-	Resumed bool   // taken from an earlier interrupted build
+	Done  int    // tiles finished so far
+	Total int    // tiles in the pack
+	Tile  string // the tile just finished, e.g. "S23W044"
+	Kind  string // land, sea or void
+	Bytes int64  // its height payload, bytes
+	// ClutterBytes is its land-cover payload, bytes (0 when uniform or
+	// without the layer).
+	ClutterBytes int64
+	Resumed      bool // taken from an earlier interrupted build
 }
 
 // Stats summarises a build.
 type Stats struct {
-	Tiles           int           `json:"tiles"`
-	LandTiles       int           `json:"land_tiles"`
-	SeaTiles        int           `json:"sea_tiles"`
-	VoidTiles       int           `json:"void_tiles"`
-	ResumedTiles    int           `json:"resumed_tiles"`    // taken from an interrupted build
-	FilledSamples   int64         `json:"filled_samples"`   // voids filled by interpolation
-	RawBytes        int64         `json:"raw_bytes"`        // land samples as int16, bytes
-	CompressedBytes int64         `json:"compressed_bytes"` // land payloads, bytes
-	FileBytes       int64         `json:"file_bytes"`       // the pack, bytes
-	SHA256          string        `json:"sha256"`           // of the pack, hex
-	Duration        time.Duration `json:"duration_ns"`      // wall time of the build
+	Tiles           int   `json:"tiles"`
+	LandTiles       int   `json:"land_tiles"`
+	SeaTiles        int   `json:"sea_tiles"`
+	VoidTiles       int   `json:"void_tiles"`
+	ResumedTiles    int   `json:"resumed_tiles"`    // taken from an interrupted build
+	FilledSamples   int64 `json:"filled_samples"`   // voids filled by interpolation
+	RawBytes        int64 `json:"raw_bytes"`        // land samples as int16, bytes
+	CompressedBytes int64 `json:"compressed_bytes"` // land payloads, bytes
+	FileBytes       int64 `json:"file_bytes"`       // the pack, bytes
+	// Clutter says whether the pack has the land-cover layer.
+	Clutter bool `json:"clutter"`
+	// ClutterBytes is the total of the land-cover payloads, bytes.
+	ClutterBytes int64 `json:"clutter_bytes"`
+	// UncoveredTiles counts the tiles whose land cover is Unknown at every
+	// sample (no land-cover input covers them; stored as uniform class 0).
+	UncoveredTiles int           `json:"uncovered_tiles"`
+	SHA256         string        `json:"sha256"`      // of the pack, hex
+	Duration       time.Duration `json:"duration_ns"` // wall time of the build
 }
 
 // Ratio returns compressed / raw bytes of the land tiles (0 without land).
@@ -101,6 +121,11 @@ type job struct {
 	input string     // .hgt or GeoTIFF path
 	geo   *geoSource // GeoTIFF jobs (footprint; each job opens the file)
 	index int        // position in the pack
+	// layer is set when the pack has the land-cover layer; cover lists
+	// the land-cover inputs whose footprint touches the tile, in
+	// Options.LandCover order.
+	layer bool
+	cover []*geoSource
 }
 
 func (j job) describe() string {
@@ -165,6 +190,27 @@ func plan(inputs []string, opts Options) ([]job, error) {
 	}
 	if len(jobs) == 0 {
 		return fail(fmt.Errorf("no inputs and no sea tiles: %w", appliance.ErrInvalid))
+	}
+	if len(opts.LandCover) > 0 {
+		var covers []*geoSource
+		for _, in := range opts.LandCover {
+			if !isGeoTIFF(in) {
+				return fail(fmt.Errorf("land cover %s: want a GeoTIFF (.tif, .tiff): %w", in, appliance.ErrInvalid))
+			}
+			g, err := openGeoTIFF(in, epsg)
+			if err != nil {
+				return fail(fmt.Errorf("land cover: %w", err))
+			}
+			covers = append(covers, g)
+		}
+		for i := range jobs {
+			jobs[i].layer = true
+			for _, g := range covers {
+				if g.touches(jobs[i].tile) {
+					jobs[i].cover = append(jobs[i].cover, g)
+				}
+			}
+		}
 	}
 	sort.Slice(jobs, func(i, j int) bool {
 		a, b := jobs[i].tile, jobs[j].tile
@@ -277,7 +323,7 @@ func build(ctx context.Context, out string, inputs []string, opts Options) (Stat
 	if err != nil {
 		return Stats{}, err
 	}
-	st, err := assemble(out, results, spd, opts.Codec)
+	st, err := assemble(out, results, spd, opts.Codec, len(opts.LandCover) > 0)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -357,7 +403,7 @@ func runJobs(ctx context.Context, jobs []job, opts Options, spd int, partsDir st
 		if opts.Progress != nil {
 			e := r.b.entry
 			opts.Progress(Progress{Done: n, Total: len(jobs), Tile: e.Tile.Name(), Kind: e.Kind.String(),
-				Bytes: e.Length, Resumed: r.b.resumed})
+				Bytes: e.Length, ClutterBytes: e.Clutter.Length, Resumed: r.b.resumed})
 		}
 	}
 	if firstErr != nil {
@@ -385,7 +431,7 @@ func buildPart(ctx context.Context, j job, spd int, opts Options, partsDir strin
 	if opts.Resume {
 		if e, ok := readPartHeader(path, rec, j.tile); ok {
 			b := built{entry: e, resumed: true}
-			if e.Kind == terrain.KindLand {
+			if e.Length > 0 || e.Clutter.Length > 0 {
 				b.partPath = path
 			}
 			return b, nil
@@ -395,11 +441,17 @@ func buildPart(ctx context.Context, j job, spd int, opts Options, partsDir strin
 	if err != nil {
 		return built{}, err
 	}
-	if err := writePart(path, rec, e, payload); err != nil {
+	var cpayload []byte
+	if j.layer {
+		if e.Clutter, cpayload, err = makeClutter(j, e.Kind, spd, enc); err != nil {
+			return built{}, err
+		}
+	}
+	if err := writePart(path, rec, e, payload, cpayload); err != nil {
 		return built{}, err
 	}
 	b := built{entry: e}
-	if e.Kind == terrain.KindLand {
+	if e.Length > 0 || e.Clutter.Length > 0 {
 		b.partPath = path
 	}
 	return b, nil
@@ -473,10 +525,13 @@ func encodeSamples(e terrain.Entry, s []int16, filled uint32, enc *terrain.Encod
 
 // assemble lays out the index and copies the part payloads, in index
 // order, into out.
-func assemble(out string, results []built, spd int, codec terrain.Codec) (Stats, error) {
-	var st Stats
+func assemble(out string, results []built, spd int, codec terrain.Codec, withClutter bool) (Stats, error) {
+	st := Stats{Clutter: withClutter}
 	entries := make([]terrain.Entry, len(results))
 	off := int64(terrain.HeaderSize + terrain.EntrySize*len(results))
+	if withClutter {
+		off += int64(terrain.ClutterEntrySize * len(results))
+	}
 	version := terrain.VersionV1
 	for i, b := range results {
 		e := b.entry
@@ -487,6 +542,10 @@ func assemble(out string, results []built, spd int, codec terrain.Codec) (Stats,
 				version = terrain.VersionV2
 			}
 		}
+		if e.Clutter.Codec == terrain.ClutterZstd {
+			e.Clutter.Offset = off
+			off += e.Clutter.Length
+		}
 		entries[i] = e
 		st.add(e, spd)
 		if b.resumed {
@@ -496,7 +555,10 @@ func assemble(out string, results []built, spd int, codec terrain.Codec) (Stats,
 	if codec == terrain.CodecPredictive {
 		version = terrain.VersionV2
 	}
-	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off}, entries)
+	if withClutter {
+		version = terrain.VersionV3
+	}
+	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off, Clutter: withClutter}, entries)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -528,28 +590,38 @@ func writePack(f *os.File, hi []byte, results []built) error {
 		if b.partPath == "" {
 			continue
 		}
-		if err := copyPayload(f, b); err != nil {
+		if err := copyPayloads(f, b); err != nil {
 			return fmt.Errorf("tile %s: %w", b.entry.Tile, err)
 		}
 	}
 	return nil
 }
 
-// copyPayload streams a part's payload into w, checking its CRC32C.
-func copyPayload(w io.Writer, b built) error {
+// copyPayloads streams a part's height payload, then its land-cover
+// payload, into w, checking their CRC32C.
+func copyPayloads(w io.Writer, b built) error {
 	pf, err := os.Open(b.partPath)
 	if err != nil {
 		return fmt.Errorf("open part: %w", err)
 	}
 	defer pf.Close()
-	cw := &crcWriter{w: w}
-	n, err := io.Copy(cw, io.NewSectionReader(pf, partHeaderSize, b.entry.Length))
-	if err != nil {
-		return fmt.Errorf("copy part: %w", err)
-	}
-	if n != b.entry.Length || cw.crc != b.entry.CRC {
-		return fmt.Errorf("part %s is damaged (%d bytes, crc %08x, want %d, %08x): %w",
-			b.partPath, n, cw.crc, b.entry.Length, b.entry.CRC, terrain.ErrCorrupt)
+	e := b.entry
+	for _, sec := range [2]struct {
+		off, length int64
+		crc         uint32
+	}{{partHeaderSize, e.Length, e.CRC}, {partHeaderSize + e.Length, e.Clutter.Length, e.Clutter.CRC}} {
+		if sec.length == 0 {
+			continue
+		}
+		cw := &crcWriter{w: w}
+		n, err := io.Copy(cw, io.NewSectionReader(pf, sec.off, sec.length))
+		if err != nil {
+			return fmt.Errorf("copy part: %w", err)
+		}
+		if n != sec.length || cw.crc != sec.crc {
+			return fmt.Errorf("part %s is damaged (%d bytes, crc %08x, want %d, %08x): %w",
+				b.partPath, n, cw.crc, sec.length, sec.crc, terrain.ErrCorrupt)
+		}
 	}
 	return nil
 }
@@ -578,6 +650,12 @@ func (st *Stats) add(e terrain.Entry, spd int) {
 		st.SeaTiles++
 	case terrain.KindVoid:
 		st.VoidTiles++
+	}
+	if st.Clutter {
+		st.ClutterBytes += e.Clutter.Length
+		if e.Kind != terrain.KindSea && e.Clutter.Codec == terrain.ClutterUniform && e.Clutter.Class == 0 {
+			st.UncoveredTiles++
+		}
 	}
 }
 

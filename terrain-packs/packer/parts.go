@@ -13,18 +13,20 @@ import (
 
 // A part file holds one finished tile of an unfinished build:
 //
-//	0   8  magic "LPTPART\x01"
-//	8  32  recipe: sha256 of what the tile was made from (recipe)
-//	40 32  the tile's index entry (FORMAT.md layout, offset 0)
-//	72  4  CRC32C of bytes [0, 72)
-//	76  …  payload (entry length bytes; its CRC32C is in the entry)
+//	0    8  magic "LPTPART\x02"
+//	8   32  recipe: sha256 of what the tile was made from (recipe)
+//	40  32  the tile's index entry (FORMAT.md layout, offset 0)
+//	72  64  its land-cover entry (FORMAT.md layout, offset 0; zero without the layer)
+//	136  4  CRC32C of bytes [0, 136)
+//	140  …  height payload (entry length bytes), then land-cover payload
+//	        (land-cover entry length bytes); their CRC32C are in the entries
 //
 // Parts are written to a temporary name, synced and renamed, so a part
 // that exists is complete unless the disk lies; assembly checks the payload
-// CRC again anyway.
+// CRCs again anyway. Parts of the older layout ("LPTPART\x01") are rebuilt.
 const (
-	partMagic      = "LPTPART\x01"
-	partHeaderSize = 76
+	partMagic      = "LPTPART\x02"
+	partHeaderSize = 140
 )
 
 // fillMethod names the void fill; change it when FillVoids changes so that
@@ -32,22 +34,38 @@ const (
 const fillMethod = "idw2-8dir-v1"
 
 // recipe is the sha256 of everything a tile's bytes depend on: the tile,
-// grid, codec, sea option, fill method, and the input file's absolute
-// path, size and modification time.
+// grid, codec, sea option, fill method, the input file's absolute path,
+// size and modification time, and, with the land-cover layer, the
+// land-cover method and the same facts about each land-cover input that
+// touches the tile, in order.
 func recipe(j job, spd int, opts Options) ([32]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "ltp-part|tile=%s|spd=%d|codec=%d|allzerosea=%v|fill=%s|kind=%d|epsg=%d",
 		j.tile.Name(), spd, opts.Codec, opts.AllZeroAsSea, fillMethod, j.kind, opts.GeoTIFFEPSG)
+	src := func(key, path string) error {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return fmt.Errorf("recipe: %w", err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("recipe: %w", err)
+		}
+		fmt.Fprintf(h, "|%s=%s|size=%d|mtime=%d", key, abs, fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	}
 	if j.kind != srcSea {
-		abs, err := filepath.Abs(j.input)
-		if err != nil {
-			return [32]byte{}, fmt.Errorf("recipe: %w", err)
+		if err := src("src", j.input); err != nil {
+			return [32]byte{}, err
 		}
-		fi, err := os.Stat(j.input)
-		if err != nil {
-			return [32]byte{}, fmt.Errorf("recipe: %w", err)
+	}
+	if j.layer {
+		fmt.Fprintf(h, "|landcover=%s|covers=%d", clutterMethod, len(j.cover))
+		for _, g := range j.cover {
+			if err := src("cover", g.path); err != nil {
+				return [32]byte{}, err
+			}
 		}
-		fmt.Fprintf(h, "|src=%s|size=%d|mtime=%d", abs, fi.Size(), fi.ModTime().UnixNano())
 	}
 	var out [32]byte
 	copy(out[:], h.Sum(nil))
@@ -84,19 +102,26 @@ func getEntry(b []byte) terrain.Entry {
 }
 
 // writePart writes a part atomically (temporary name, sync, rename).
-func writePart(path string, rec [32]byte, e terrain.Entry, payload []byte) error {
+func writePart(path string, rec [32]byte, e terrain.Entry, payload, clutterPayload []byte) error {
 	var hdr [partHeaderSize]byte
 	copy(hdr[:], partMagic)
 	copy(hdr[8:], rec[:])
 	putEntry(hdr[40:72], e)
-	binary.LittleEndian.PutUint32(hdr[72:], terrain.Checksum(hdr[:72]))
+	c := e.Clutter
+	c.Offset = 0
+	terrain.PutClutterEntry(hdr[72:136], c)
+	binary.LittleEndian.PutUint32(hdr[136:], terrain.Checksum(hdr[:136]))
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("write part: %w", err)
 	}
-	if _, err := f.Write(hdr[:]); err == nil {
+	_, err = f.Write(hdr[:])
+	if err == nil {
 		_, err = f.Write(payload)
+	}
+	if err == nil {
+		_, err = f.Write(clutterPayload)
 	}
 	if err != nil {
 		f.Close()
@@ -123,16 +148,26 @@ func readPartHeader(path string, rec [32]byte, t terrain.TileID) (terrain.Entry,
 		return terrain.Entry{}, false
 	}
 	if string(hdr[:8]) != partMagic || [32]byte(hdr[8:40]) != rec ||
-		binary.LittleEndian.Uint32(hdr[72:]) != terrain.Checksum(hdr[:72]) {
+		binary.LittleEndian.Uint32(hdr[136:]) != terrain.Checksum(hdr[:136]) {
 		return terrain.Entry{}, false
 	}
 	e := getEntry(hdr[40:72])
+	e.Clutter = terrain.GetClutterEntry(hdr[72:136])
 	if e.Tile != t {
 		return terrain.Entry{}, false
 	}
-	if e.Kind == terrain.KindLand {
-		payload := make([]byte, e.Length)
-		if _, err := io.ReadFull(f, payload); err != nil || terrain.Checksum(payload) != e.CRC {
+	for _, sec := range [2]struct {
+		length int64
+		crc    uint32
+	}{{e.Length, e.CRC}, {e.Clutter.Length, e.Clutter.CRC}} {
+		if sec.length == 0 {
+			continue
+		}
+		if sec.length > 1<<30 {
+			return terrain.Entry{}, false
+		}
+		payload := make([]byte, sec.length)
+		if _, err := io.ReadFull(f, payload); err != nil || terrain.Checksum(payload) != sec.crc {
 			return terrain.Entry{}, false
 		}
 	}

@@ -17,19 +17,24 @@ func ManifestPath(path string) string { return path + ".manifest.json" }
 
 // Report is the result of Verify.
 type Report struct {
-	Path          string       `json:"path"`
-	Info          terrain.Info `json:"info"`
-	TilesChecked  int          `json:"tiles_checked"`  // land tiles read, checksummed and decoded
-	SHA256        string       `json:"sha256"`         // of the whole pack, hex
-	ManifestFound bool         `json:"manifest_found"` // a manifest sat beside the pack
-	ManifestOK    bool         `json:"manifest_ok"`    // and it matched
+	Path         string       `json:"path"`
+	Info         terrain.Info `json:"info"`
+	TilesChecked int          `json:"tiles_checked"` // land tiles read, checksummed and decoded
+	// ClutterChecked counts the land-cover payloads read, checksummed,
+	// decoded and checked against the index's class counts.
+	ClutterChecked int    `json:"clutter_checked"`
+	SHA256         string `json:"sha256"`         // of the whole pack, hex
+	ManifestFound  bool   `json:"manifest_found"` // a manifest sat beside the pack
+	ManifestOK     bool   `json:"manifest_ok"`    // and it matched
 }
 
 // Verify checks the pack at path completely: header and index checksums,
 // every land tile's CRC32C, decoding, and the index's min/max heights
-// against the decoded samples; and, when ManifestPath(path) exists, the
-// pack against that manifest (sha256 included). The first problem is
-// returned as an error matching terrain.ErrCorrupt.
+// against the decoded samples; with the land-cover layer, every land-cover
+// payload's CRC32C, decoding, class values and the index's class counts;
+// and, when ManifestPath(path) exists, the pack against that manifest
+// (sha256 included). The first problem is returned as an error matching
+// terrain.ErrCorrupt.
 func Verify(ctx context.Context, path string) (Report, error) {
 	p, err := terrain.Open(path, terrain.WithCacheBytes(0))
 	if err != nil {
@@ -40,6 +45,12 @@ func Verify(ctx context.Context, path string) (Report, error) {
 	for _, e := range p.Entries() {
 		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("verify %s: %w", path, err)
+		}
+		if e.Clutter.Codec == terrain.ClutterZstd {
+			if _, err := p.ReadClutter(e.Tile); err != nil {
+				return rep, fmt.Errorf("verify %s: %w", path, err)
+			}
+			rep.ClutterChecked++
 		}
 		if e.Kind != terrain.KindLand {
 			continue
