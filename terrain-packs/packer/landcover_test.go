@@ -245,6 +245,10 @@ func TestLandCoverReal(t *testing.T) {
 			t.Fatalf("counts %v: Formação Florestal dominates this tile", counts)
 		}
 		t.Logf("N01W052: %v", ti.Clutter.Histogram)
+		for _, x := range info.Tiles {
+			t.Logf("%s %s: land cover %s, %d bytes (%.1f %% of %d)", x.Name, x.Kind, x.Clutter.Codec,
+				x.Clutter.CompressedBytes, 100*float64(x.Clutter.CompressedBytes)/float64(n*n), n*n)
+		}
 	})
 
 	t.Run("class shares of the pack match the raster", func(t *testing.T) {
@@ -608,6 +612,31 @@ func TestAcceptanceSeaAndAbsentTiles(t *testing.T) {
 			}
 			if sea == 0 || sea == prof.Len() {
 				t.Fatalf("%d of %d samples on sea: the path must cross from land to sea", sea, prof.Len())
+			}
+		})
+	}
+}
+
+// BenchmarkBuildTileLandCover builds one SRTM3 tile (N01W052, synthetic
+// heights) with and without its land-cover layer from the real Amapá
+// raster: the difference is the cost of one tile's layer (open the
+// GeoTIFF, clutter.ResampleTile with 3×3 votes per sample, class counts,
+// zstd). "heights only" is the baseline.
+func BenchmarkBuildTileLandCover(b *testing.B) {
+	inputs := amapaInputs(b, terrain.TileID{Lat: 1, Lon: -52})
+	dir := b.TempDir()
+	for _, tc := range []struct {
+		name  string
+		cover []string
+	}{{"heights only", nil}, {"heights and land cover", []string{apRaster}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				st, err := packer.Build(b.Context(), filepath.Join(dir, "b.ltp"), inputs, packer.Options{Workers: 1, LandCover: tc.cover})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(st.ClutterBytes), "clutter-bytes")
 			}
 		})
 	}
