@@ -20,4 +20,9 @@
 // S23W043 is a *appliance.TileMissingError, as it is for any tile outside
 // the pack. SRTM v2.1 voids (3 789 + 160 samples, among them Corcovado and
 // Copacabana) are filled by interpolation, so heights there are estimates.
+//
+// The pack has no land-cover (clutter) layer: there is no land-cover
+// raster of Rio in the repository. It stays a version-2 pack, and
+// ClutterAt answers with an error matching terrain.ErrNoClutterLayer and
+// appliance.ErrUnavailable instead of guessing a class.
 package sample

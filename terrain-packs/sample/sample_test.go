@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"linkplan/appliance"
@@ -162,6 +163,32 @@ func TestMissingTiles(t *testing.T) {
 			var miss *appliance.TileMissingError
 			if !errors.As(err, &miss) || miss.Tile != tc.tile || !errors.Is(err, appliance.ErrTerrainMissing) {
 				t.Fatalf("err = %v, want tile %s missing", err, tc.tile)
+			}
+		})
+	}
+}
+
+// TestNoLandCover: the sample has no land-cover layer and says so for
+// every point, inside or outside its tiles, instead of guessing.
+func TestNoLandCover(t *testing.T) {
+	p := openSample(t)
+	if p.HasClutter() || p.Header().Version != terrain.VersionV2 {
+		t.Fatalf("version %d, land cover %v; want a version-2 pack without the layer", p.Header().Version, p.HasClutter())
+	}
+	cases := []struct {
+		name string
+		at   appliance.LatLon
+	}{
+		{"Pico da Tijuca", appliance.LatLon{Lat: -22.9467, Lon: -43.2861}},
+		{"Guanabara Bay", appliance.LatLon{Lat: -22.8100, Lon: -43.1500}},
+		{"Sao Paulo, outside the pack", appliance.LatLon{Lat: -23.55, Lon: -46.63}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := p.ClutterAt(tc.at)
+			if !errors.Is(err, appliance.ErrUnavailable) || !errors.Is(err, terrain.ErrNoClutterLayer) ||
+				!strings.Contains(err.Error(), "land-cover") || c != (appliance.ClutterInfo{}) {
+				t.Fatalf("ClutterAt = %+v, %v; want ErrUnavailable naming the missing land-cover layer", c, err)
 			}
 		})
 	}
