@@ -302,7 +302,7 @@ func PutClutterEntry(b []byte, e ClutterEntry) {
 }
 
 // GetClutterEntry decodes the first ClutterEntrySize bytes of b. It does
-// not check the fields; see ParseClutterEntry.
+// not check the fields (opening a pack does).
 func GetClutterEntry(b []byte) ClutterEntry {
 	b = b[:ClutterEntrySize]
 	e := ClutterEntry{

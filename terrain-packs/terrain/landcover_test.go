@@ -3,8 +3,10 @@ package terrain_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -304,6 +306,62 @@ func TestClutterCache(t *testing.T) {
 				t.Fatalf("cache %+v, want %d tiles, %d bytes", st, tc.wantTiles, tc.wantBytes)
 			}
 		})
+	}
+}
+
+// TestClutterConcurrent mixes height and land-cover queries of two tiles
+// from many goroutines on a one-tile cache (constant eviction across both
+// layers); run with -race. Every answer must equal the single-threaded one.
+func TestClutterConcurrent(t *testing.T) {
+	p := clutterPack(t, terrain.WithCacheBytes(1))
+	ref := clutterPack(t)
+	pts := []appliance.LatLon{{Lat: -22.3, Lon: -43.7}, {Lat: -21.5, Lon: -43.5}, {Lat: -22.95, Lon: -43.05}, {Lat: -22.1, Lon: -43.9}}
+	type answer struct {
+		h float64
+		c appliance.ClutterInfo
+	}
+	want := make([]answer, len(pts))
+	for i, q := range pts {
+		h, err := ref.ElevationM(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ref.ClutterAt(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = answer{h, c}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 50; k++ {
+				i := (g + k) % len(pts)
+				h, err := p.ElevationM(pts[i])
+				if err == nil {
+					var c appliance.ClutterInfo
+					c, err = p.ClutterAt(pts[i])
+					if err == nil && (answer{h, c}) != want[i] {
+						err = fmt.Errorf("point %d: %v %+v, want %+v", i, h, c, want[i])
+					}
+				}
+				if err != nil {
+					errs <- fmt.Errorf("goroutine %d: %w", g, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if st := p.CacheStats(); st.Tiles != 1 {
+		t.Fatalf("cache holds %d tiles, want 1", st.Tiles)
 	}
 }
 
