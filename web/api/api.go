@@ -48,13 +48,14 @@ type Deps struct {
 	Towers    func() appliance.TowerIndex // current tower snapshot
 	Upsert    func(t *appliance.Tower)    // add a tower to the live index after commit
 	TowerDB   TowerStore
-	Refreshes RefreshLog        // tower source refresh history
-	Engines   Engines           // engine registry
-	Search    Searcher          // full-text search over towers and places
-	Pairs     PairAnalyzer      // one tower–receiver link budget
-	Terrain   appliance.Terrain // for engine cases in terrain mode
-	Checks    []Check           // readiness checks, in order
-	Metrics   *metrics.Set      // the appliance's one metrics set
+	Refreshes RefreshLog           // tower source refresh history
+	Engines   Engines              // engine registry
+	Search    Searcher             // full-text search over towers and places
+	Pairs     PairAnalyzer         // one tower–receiver link budget
+	Terrain   appliance.Terrain    // for engine cases in terrain mode and point queries
+	Clutter   appliance.ClutterMap // land cover; nil when no pack has the layer
+	Checks    []Check              // readiness checks, in order
+	Metrics   *metrics.Set         // the appliance's one metrics set
 	Log       *slog.Logger
 	Version   string
 	Offline   bool // true: the appliance makes no outbound calls
@@ -108,6 +109,7 @@ func New(d Deps) *API {
 	a.registerTowers(r)
 	a.registerCoverage(r)
 	a.registerPlaces(r)
+	a.registerTerrain(r)
 	a.registerDocs(r)
 	a.router = r
 	return a

@@ -208,8 +208,10 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	if opt.auth != nil {
 		auth = opt.auth(h.auth)
 	}
+	clutter, _ := h.terrain.(appliance.ClutterMap)
 	h.api = api.New(api.Deps{
-		Auth: auth, Links: plan, Towers: towers, Search: h.search,
+		Clutter: clutter,
+		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {
 			h.index.Upsert(t)
 			if err := h.search.UpsertTower(context.Background(), "", t); err != nil {

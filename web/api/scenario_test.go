@@ -818,6 +818,15 @@ func TestScenarios(t *testing.T) {
 				}
 			}},
 			{name: "nearest without position", method: "GET", url: "/towers/nearest", key: "pro", status: 422, code: "invalid_input", fields: []string{"lat", "lon"}, doc: docRejects},
+			{name: "terrain point in Rio (sample pack has no land cover)", method: "GET", url: "/terrain/point?lat=-22.95&lon=-43.2", key: "free", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				m := res.json(t)
+				if e, _ := m["elevation_m"].(float64); e < 0 || e > 200 || m["clutter"] != nil || !strings.Contains(m["clutter_status"].(string), "land-cover") {
+					t.Errorf("point %v", m)
+				}
+			}},
+			{name: "terrain point outside every pack", method: "GET", url: "/terrain/point?lat=-25.4&lon=-49.2", key: "pro", status: 422, code: "terrain_missing", contains: []string{"S26W050"}},
+			{name: "terrain point with bad coordinates", method: "GET", url: "/terrain/point?lat=-91&lon=x", key: "pro", status: 422, code: "invalid_input", fields: []string{"lat", "lon"}, doc: docRejects},
+			{name: "terrain point without key", method: "GET", url: "/terrain/point?lat=-22.95&lon=-43.2", status: 401, code: "unauthenticated"},
 			{name: "nearest with bad parameters", method: "GET", url: "/towers/nearest?lat=100&lon=abc&k=0&max_km=0", key: "pro", status: 422, code: "invalid_input",
 				fields: []string{"lat", "lon", "k", "max_km"}, doc: docRejects},
 			{name: "one tower", method: "GET", url: "/towers/" + anatelID, key: "pro", status: 200, check: func(t *testing.T, h *harness, res *response) {

@@ -14,9 +14,12 @@ import (
 )
 
 const terrainUsage = `usage:
-  linkplan terrain build --out PACK [--sea TILE,...] INPUT...   build a pack from .hgt(.zip|.gz) files
+  linkplan terrain build --out PACK [--sea TILE,...] [--landcover TIF]... INPUT...
+                                      build a pack from SRTM .hgt(.zip|.gz) files and GeoTIFF DEMs, with an
+                                      optional land-cover (clutter) layer from MapBiomas GeoTIFFs
   linkplan terrain info PACK                                     print the pack summary as JSON
   linkplan terrain elevation --pack PACK LAT LON                 print the ground height in metres
+  linkplan terrain clutter --pack PACK LAT LON                   print the land-cover class as JSON
   linkplan terrain verify PACK                                   check every tile checksum and the manifest
 `
 
@@ -34,6 +37,8 @@ func terrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return terrainElevation(args[1:], stdout, stderr)
 	case "verify":
 		return terrainVerify(ctx, args[1:], stdout, stderr)
+	case "clutter":
+		return terrainClutter(args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, terrainUsage)
 	return fmt.Errorf("terrain: unknown subcommand %q: %w", args[0], errUsage)
@@ -51,6 +56,8 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	sea := fs.String("sea", "", "comma-separated tiles known to be open sea, e.g. S24W041,S24W042")
 	spd := fs.Int("samples-per-degree", 0, "pack grid (1200 for 3\", 3600 for 1\"); 0 keeps the inputs' grid")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	var landcover multi
+	fs.Var(&landcover, "landcover", "MapBiomas land-cover GeoTIFF for the clutter layer (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("terrain build: %w", errUsage)
 	}
@@ -58,7 +65,7 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprint(stderr, terrainUsage)
 		return fmt.Errorf("terrain build: --out and at least one input are required: %w", errUsage)
 	}
-	opts := packer.Options{SamplesPerDegree: *spd}
+	opts := packer.Options{SamplesPerDegree: *spd, LandCover: landcover}
 	if *sea != "" {
 		opts.SeaTiles = strings.Split(*sea, ",")
 	}
@@ -88,23 +95,11 @@ func terrainInfo(args []string, stdout, stderr io.Writer) error {
 }
 
 func terrainElevation(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("terrain elevation", stderr)
-	pack := fs.String("pack", "", "pack path")
-	rest, err := parseWithNumbers(fs, args)
+	path, pt, err := pointArgs("terrain elevation", args, stderr)
 	if err != nil {
-		return fmt.Errorf("terrain elevation: %w", errUsage)
+		return err
 	}
-	if *pack == "" || len(rest) != 2 {
-		fmt.Fprint(stderr, terrainUsage)
-		return fmt.Errorf("terrain elevation: --pack and LAT LON are required: %w", errUsage)
-	}
-	lat, err1 := strconv.ParseFloat(rest[0], 64)
-	lon, err2 := strconv.ParseFloat(rest[1], 64)
-	pt := appliance.LatLon{Lat: lat, Lon: lon}
-	if err1 != nil || err2 != nil || !pt.Valid() {
-		return fmt.Errorf("terrain elevation: LAT LON must be degrees (-90..90, -180..180): %w", errUsage)
-	}
-	p, err := terrain.Open(*pack)
+	p, err := terrain.Open(path)
 	if err != nil {
 		return fmt.Errorf("terrain elevation: %w", err)
 	}
@@ -115,6 +110,41 @@ func terrainElevation(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%.1f\n", h)
 	return nil
+}
+
+// pointArgs parses "--pack PACK LAT LON" (negative numbers allowed).
+func pointArgs(name string, args []string, stderr io.Writer) (string, appliance.LatLon, error) {
+	fs := newFlags(name, stderr)
+	pack := fs.String("pack", "", "pack path")
+	rest, err := parseWithNumbers(fs, args)
+	if err != nil || *pack == "" || len(rest) != 2 {
+		fmt.Fprint(stderr, terrainUsage)
+		return "", appliance.LatLon{}, fmt.Errorf("%s: --pack and LAT LON are required: %w", name, errUsage)
+	}
+	lat, err1 := strconv.ParseFloat(rest[0], 64)
+	lon, err2 := strconv.ParseFloat(rest[1], 64)
+	pt := appliance.LatLon{Lat: lat, Lon: lon}
+	if err1 != nil || err2 != nil || !pt.Valid() {
+		return "", pt, fmt.Errorf("%s: LAT LON must be degrees (-90..90, -180..180): %w", name, errUsage)
+	}
+	return *pack, pt, nil
+}
+
+func terrainClutter(args []string, stdout, stderr io.Writer) error {
+	path, pt, err := pointArgs("terrain clutter", args, stderr)
+	if err != nil {
+		return err
+	}
+	p, err := terrain.Open(path)
+	if err != nil {
+		return fmt.Errorf("terrain clutter: %w", err)
+	}
+	defer p.Close()
+	c, err := p.ClutterAt(pt)
+	if err != nil {
+		return fmt.Errorf("terrain clutter: %w", err)
+	}
+	return printJSON(stdout, map[string]any{"clutter_class": c.Class, "clutter_label": c.Label, "clutter_height_m": c.HeightM})
 }
 
 func terrainVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -1,0 +1,61 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"linkplan/appliance"
+)
+
+func (a *API) registerTerrain(r *mux.Router) {
+	r.HandleFunc("/terrain/point", a.wrap(a.ready(a.authed(a.terrainPoint)))).Methods(http.MethodGet)
+}
+
+// ClutterJSON is the land cover at a point.
+type ClutterJSON struct {
+	Class   uint8   `json:"clutter_class"`    // 1 Forest … 10 Other (SPEC §2.5 order), 0 Unknown
+	Label   string  `json:"clutter_label"`    // class name
+	HeightM float64 `json:"clutter_height_m"` // representative clutter height, metres
+}
+
+// TerrainPoint is the body of GET /terrain/point.
+type TerrainPoint struct {
+	Lat        float64      `json:"lat"`
+	Lon        float64      `json:"lon"`
+	ElevationM float64      `json:"elevation_m"` // ground height, metres above mean sea level
+	Clutter    *ClutterJSON `json:"clutter"`     // null when the loaded terrain has no land-cover layer here
+	// ClutterStatus is "ok", or why there is no class (no land-cover layer):
+	// the appliance never guesses a class.
+	ClutterStatus string `json:"clutter_status"`
+}
+
+func (a *API) terrainPoint(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := newQuery(r)
+	lat := q.float("lat", 0, -90, 90, true)
+	lon := q.float("lon", 0, -180, 180, true)
+	if err := q.e.Err(); err != nil {
+		return nil, err
+	}
+	p := appliance.LatLon{Lat: lat, Lon: lon}
+	h, err := a.Terrain.ElevationM(p)
+	if err != nil {
+		return nil, err
+	}
+	out := TerrainPoint{Lat: lat, Lon: lon, ElevationM: r3(h), ClutterStatus: "ok"}
+	if a.Clutter == nil {
+		out.ClutterStatus = "the loaded terrain has no land-cover (clutter) layer"
+		return out, nil
+	}
+	c, err := a.Clutter.ClutterAt(p)
+	switch {
+	case errors.Is(err, appliance.ErrUnavailable):
+		out.ClutterStatus = err.Error()
+	case err != nil:
+		return nil, err
+	default:
+		out.Clutter = &ClutterJSON{Class: c.Class, Label: c.Label, HeightM: c.HeightM}
+	}
+	return out, nil
+}
