@@ -208,7 +208,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	if opt.auth != nil {
 		auth = opt.auth(h.auth)
 	}
-	clutter, _ := h.terrain.(appliance.ClutterMap)
+	var clutter appliance.ClutterMap = h.terrain
 	h.api = api.New(api.Deps{
 		Clutter: clutter,
 		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
