@@ -46,8 +46,13 @@ vet:
 race:
 	$(GO) test -race -count=1 $(PKGS)
 
-systemd-verify:
-	@if command -v systemd-analyze >/dev/null 2>&1; then systemd-analyze verify --man=no systemd/linkplan.service || true; \
+# Verifies the unit as installed: a copy whose ExecStart points at the built
+# binary (the real path, /usr/bin/linkplan, exists only after installation).
+systemd-verify: build
+	@if command -v systemd-analyze >/dev/null 2>&1; then \
+	  d=$$(mktemp -d) && sed 's|/usr/bin/linkplan|$(CURDIR)/$(BIN)|' systemd/linkplan.service > $$d/linkplan.service && \
+	  systemd-analyze verify --man=no $$d/linkplan.service; rc=$$?; rm -rf $$d; \
+	  if [ $$rc -ne 0 ]; then exit $$rc; fi; echo "systemd/linkplan.service verified"; \
 	else echo "systemd-analyze not installed: skipped"; fi
 
 # The binary must be static (CGO_ENABLED=0): it runs on any Linux box.

@@ -18,6 +18,22 @@ var _ appliance.TowerIndex = (*Index)(nil)
 type Snapshot struct {
 	tree rtree.RTreeG[*appliance.Tower]
 	byID map[string]*appliance.Tower
+
+	sortOnce sync.Once
+	sorted   []*appliance.Tower // every tower by id, built on first use
+}
+
+// all returns every tower of the snapshot ordered by id, sorting once per
+// snapshot rather than once per request.
+func (s *Snapshot) all() []*appliance.Tower {
+	s.sortOnce.Do(func() {
+		s.sorted = make([]*appliance.Tower, 0, len(s.byID))
+		for _, t := range s.byID {
+			s.sorted = append(s.sorted, t)
+		}
+		slices.SortFunc(s.sorted, func(a, b *appliance.Tower) int { return cmp.Compare(a.ID, b.ID) })
+	})
+	return s.sorted
 }
 
 // Index is a concurrency-safe tower index: readers load the current
@@ -148,10 +164,15 @@ func (ix *Index) Nearest(p appliance.LatLon, k int, maxM float64) []*appliance.T
 	}
 }
 
-// InBox returns the towers inside b, ordered by id.
+// InBox returns the towers inside b, ordered by id. The slice is the
+// caller's.
 func (ix *Index) InBox(b appliance.BBox) []*appliance.Tower {
+	s := ix.cur.Load()
+	if mn, mx := s.tree.Bounds(); b.MinLon <= mn[0] && b.MinLat <= mn[1] && b.MaxLon >= mx[0] && b.MaxLat >= mx[1] {
+		return slices.Clone(s.all()) // the box holds every tower
+	}
 	var out []*appliance.Tower
-	ix.cur.Load().tree.Search([2]float64{b.MinLon, b.MinLat}, [2]float64{b.MaxLon, b.MaxLat}, func(_, _ [2]float64, t *appliance.Tower) bool {
+	s.tree.Search([2]float64{b.MinLon, b.MinLat}, [2]float64{b.MaxLon, b.MaxLat}, func(_, _ [2]float64, t *appliance.Tower) bool {
 		out = append(out, t)
 		return true
 	})
