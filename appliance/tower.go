@@ -58,6 +58,7 @@ type Tower struct {
 	Provenance    string    // dataset or file the record came from
 	StationNumber string    // regulator station number, when known
 	Municipality  string    // municipality name, when known
+	Address       string    // street address as the source gives it, when known
 	UF            string    // two-letter state code, when known
 	IBGECode      string    // 7-digit IBGE municipality code, when known
 	Technologies  []string  // e.g. "LTE", "NR", "GSM"

@@ -38,6 +38,7 @@ type towerRecord struct {
 	Provenance    string    `json:"provenance,omitempty"`
 	StationNumber string    `json:"station_number,omitempty"`
 	Municipality  string    `json:"municipality,omitempty"`
+	Address       string    `json:"address,omitempty"`
 	UF            string    `json:"uf,omitempty"`
 	IBGECode      string    `json:"ibge_code,omitempty"`
 	Technologies  []string  `json:"technologies,omitempty"`
@@ -52,7 +53,7 @@ func toTowerRecord(t *appliance.Tower) towerRecord {
 		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: t.Lat, Lon: t.Lon, HeightM: t.HeightM,
 		ERPDBm: optFloat(t.ERPDBm), AzimuthDeg: optFloat(t.AzimuthDeg), TiltDeg: optFloat(t.TiltDeg),
 		Placement: string(t.Placement), UncertaintyM: t.UncertaintyM, Synthetic: t.Synthetic,
-		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, UF: t.UF,
+		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, Address: t.Address, UF: t.UF,
 		IBGECode: t.IBGECode, Technologies: t.Technologies, BandsMHz: t.BandsMHz, OwnerKeyID: t.OwnerKeyID,
 		OwnerTenantID: t.OwnerTenantID, UpdatedUnix: t.UpdatedUnix,
 	}
@@ -63,7 +64,7 @@ func (r towerRecord) tower() *appliance.Tower {
 		ID: r.ID, Source: appliance.TowerSource(r.Source), Operator: r.Operator, Lat: r.Lat, Lon: r.Lon,
 		HeightM: r.HeightM, ERPDBm: fromOpt(r.ERPDBm), AzimuthDeg: fromOpt(r.AzimuthDeg), TiltDeg: fromOpt(r.TiltDeg),
 		Placement: appliance.Placement(r.Placement), UncertaintyM: r.UncertaintyM, Synthetic: r.Synthetic,
-		Provenance: r.Provenance, StationNumber: r.StationNumber, Municipality: r.Municipality, UF: r.UF,
+		Provenance: r.Provenance, StationNumber: r.StationNumber, Municipality: r.Municipality, Address: r.Address, UF: r.UF,
 		IBGECode: r.IBGECode, Technologies: r.Technologies, BandsMHz: r.BandsMHz, OwnerKeyID: r.OwnerKeyID,
 		OwnerTenantID: r.OwnerTenantID, UpdatedUnix: r.UpdatedUnix,
 	}

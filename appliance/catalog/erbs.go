@@ -15,8 +15,8 @@ const ProvenanceAnatelERBs = "Anatel ERBs station list (anatel-erbs)"
 
 // erbsColumns are the folded ERBs header names this parser uses.
 var erbsColumns = struct {
-	station, operator, uf, mun, lat, lon, ibge, infra, techs, bands string
-}{"numero estacao", "operadora", "siglauf", "mun", "latitude", "longitude", "ibge", "classinfrafisica", "tecs", "faixa"}
+	station, operator, uf, mun, lat, lon, ibge, infra, techs, bands, street, district string
+}{"numero estacao", "operadora", "siglauf", "mun", "latitude", "longitude", "ibge", "classinfrafisica", "tecs", "faixa", "logradouro", "bairro"}
 
 // ParseAnatelERBs reads an Anatel "ERBs" station list: UTF-8 (Latin-1
 // tolerated), ';'-separated, one header line, one row per station, fields
@@ -100,6 +100,7 @@ func ParseAnatelERBs(r io.Reader) (*Result, error) {
 		t.Operator = op
 		t.UF = strings.ToUpper(get(f, c.uf))
 		t.Municipality = get(f, c.mun)
+		t.Address = joinAddress(get(f, c.street), get(f, c.district))
 		t.IBGECode = get(f, c.ibge)
 		if hasPos {
 			setSurveyed(&t, lat, lon)

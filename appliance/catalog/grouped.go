@@ -20,6 +20,7 @@ type emissionRow struct {
 	hasPos       bool
 	uf           string
 	municipality string
+	address      string // street address, when the format has one
 	ibge         string
 	updatedUnix  int64
 	sector       Sector
@@ -65,6 +66,7 @@ func (g *grouper) add(row emissionRow) {
 	t.Operator = row.operator
 	t.UF = row.uf
 	t.Municipality = row.municipality
+	t.Address = row.address
 	t.IBGECode = row.ibge
 	t.UpdatedUnix = row.updatedUnix
 	if row.hasPos {

@@ -98,6 +98,7 @@ func licenciadasRow(rows *csvRows, rec []string, line int) (emissionRow, string)
 		line: line, station: st, operator: op, lat: lat, lon: lon, hasPos: hasPos,
 		uf:           strings.ToUpper(rows.get(rec, "uf")),
 		municipality: rows.get(rec, "municipio"),
+		address:      joinAddress(rows.get(rec, "logradouro")),
 		ibge:         rows.get(rec, "codigo do municipio"),
 		sector:       sec,
 	}, ""

@@ -36,6 +36,7 @@ var MosaicoLicenciamentoColumns = [...]string{
 // container (TSV, CSV, JSON).
 type mosaicoFields struct {
 	status, entity, station, uf, municipality, emission, tech string
+	address                                                   string
 	freq, azimuth, gain, tilt, pol, height, power, lat, lon   string
 	date                                                      string
 }
@@ -104,7 +105,7 @@ func mosaicoRow(f mosaicoFields, line int, decimalComma bool) (row emissionRow, 
 	}
 	row = emissionRow{
 		line: line, station: st, operator: op, lat: lat, lon: lon, hasPos: hasPos,
-		uf: strings.ToUpper(strings.TrimSpace(f.uf)), updatedUnix: updated, sector: sec,
+		uf: strings.ToUpper(strings.TrimSpace(f.uf)), updatedUnix: updated, sector: sec, address: f.address,
 	}
 	// CodMunicipio holds the 7-digit IBGE code in MOSAICO proper, but the
 	// municipality name in the Licenciamento export.
@@ -169,7 +170,7 @@ func ParseMosaicoLicenciamento(r io.Reader) (*Result, error) {
 			continue
 		}
 		row, reason, warning := mosaicoRow(mosaicoFields{
-			status: c[0], entity: c[1], station: c[5], uf: c[8], municipality: c[9], emission: c[10], tech: c[11],
+			status: c[0], entity: c[1], station: c[5], uf: c[8], municipality: c[9], address: joinAddress(c[6], c[7]), emission: c[10], tech: c[11],
 			freq: c[14], azimuth: c[16], gain: c[22], tilt: c[25], pol: c[26], height: c[27], power: c[29],
 			lat: c[30], lon: c[31], date: c[33],
 		}, n, true)

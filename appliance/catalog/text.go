@@ -258,3 +258,17 @@ func foldRune(r rune) rune {
 func tidySpaces(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// joinAddress joins the non-empty address parts with ", ", trimming the
+// spaces (runs collapse to one) and trailing separators the registry
+// exports carry ("RUA DR ALVES VALENÇA, S/N, " -> "RUA DR ALVES VALENÇA, S/N").
+func joinAddress(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		p = strings.Trim(strings.Join(strings.Fields(p), " "), ",;- ")
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ", ")
+}

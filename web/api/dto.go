@@ -36,6 +36,7 @@ type TowerJSON struct {
 	Provenance           string    `json:"provenance,omitempty"`
 	StationNumber        string    `json:"station_number,omitempty"`
 	Municipality         string    `json:"municipality,omitempty"`
+	Address              string    `json:"address,omitempty"`
 	UF                   string    `json:"uf,omitempty"`
 	Technologies         []string  `json:"technologies,omitempty"`
 	BandsMHz             []float64 `json:"bands_mhz,omitempty"`
@@ -46,7 +47,7 @@ func towerJSON(t *appliance.Tower) TowerJSON {
 		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: t.Lat, Lon: t.Lon, Height: t.HeightM,
 		Power: round3(t.ERPDBm), Azimuth: round3(t.AzimuthDeg), Tilt: round3(t.TiltDeg),
 		Placement: string(t.Placement), PositionUncertaintyM: t.UncertaintyM, Synthetic: t.Synthetic,
-		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, UF: t.UF,
+		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, Address: t.Address, UF: t.UF,
 		Technologies: t.Technologies, BandsMHz: t.BandsMHz,
 	}
 }

@@ -118,7 +118,7 @@ func (h *harness) loadTowers(tb testing.TB, pack *terrain.Pack) {
 	for i, m := range ms {
 		places[i] = search.Place{IBGECode: m.IBGECode, Name: m.Name, UF: m.UF, Region: string(m.Region), Lat: m.Lat, Lon: m.Lon, Capital: m.Capital}
 	}
-	h.search = search.New(places, search.Options{Dir: filepath.Join(h.dataDir, "search")})
+	h.search = search.New(places, search.Options{Dir: filepath.Join(h.dataDir, "search"), Address: func(t *appliance.Tower) string { return t.Address }})
 	if err := h.search.Open(context.Background()); err != nil {
 		tb.Fatal(err)
 	}

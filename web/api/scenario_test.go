@@ -824,6 +824,7 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("point %v", m)
 				}
 			}},
+			{name: "tower search by street address", method: "GET", url: "/towers?q=belas%20artes", key: "pro", status: 200, contains: []string{"anatel:1000029007", "TRAVESSA BELAS ARTES, 15, CENTRO"}},
 			{name: "terrain point outside every pack", method: "GET", url: "/terrain/point?lat=-25.4&lon=-49.2", key: "pro", status: 422, code: "terrain_missing", contains: []string{"S26W050"}},
 			{name: "terrain point with bad coordinates", method: "GET", url: "/terrain/point?lat=-91&lon=x", key: "pro", status: 422, code: "invalid_input", fields: []string{"lat", "lon"}, doc: docRejects},
 			{name: "terrain point without key", method: "GET", url: "/terrain/point?lat=-22.95&lon=-43.2", status: 401, code: "unauthenticated"},

@@ -90,7 +90,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// Search (bleve) is derived data: the tower index persists in the data
 	// directory and is reused when the catalogue fingerprint matches, else
 	// rebuilt in the background (tower search answers 503 meanwhile).
-	a.search = search.New(searchPlaces(gaz), search.Options{Dir: filepath.Join(cfg.DataDir, "search")})
+	a.search = search.New(searchPlaces(gaz), search.Options{Dir: filepath.Join(cfg.DataDir, "search"), Address: func(t *appliance.Tower) string { return t.Address }})
 	if err := a.search.Open(ctx); err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
