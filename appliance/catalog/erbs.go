@@ -28,8 +28,10 @@ var erbsColumns = struct {
 // It returns an error only when the input cannot be read or the header lacks
 // a required column; every bad row becomes a Reject.
 func ParseAnatelERBs(r io.Reader) (*Result, error) {
+	// A national ERBs row is ~120 bytes; presizing avoids regrowing the
+	// station slice (see capacityHint).
+	res := &Result{Format: FormatAnatelERBs, Stations: make([]Station, 0, capacityHint(r, 100))}
 	lr := newLineReader(r)
-	res := &Result{Format: FormatAnatelERBs}
 	header, _, err := lr.next()
 	if err != nil {
 		if errors.Is(err, io.EOF) {

@@ -36,7 +36,7 @@ var OpenCelliDColumns = [...]string{"radio", "mcc", "net", "area", "cell", "unit
 // height DefaultTowerHeightM, UpdatedUnix = updated. A repeated cell is
 // rejected; an MNC missing from the table keeps the operator "MNC 724-<net>".
 func ParseOpenCelliD(r io.Reader) (*Result, error) {
-	res := &Result{Format: FormatOpenCelliD}
+	res := &Result{Format: FormatOpenCelliD, Stations: make([]Station, 0, capacityHint(r, 60))}
 	lr := newLineReader(r)
 	seen := map[string]int{}
 	for {

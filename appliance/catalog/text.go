@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -271,4 +272,27 @@ func joinAddress(parts ...string) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// capacityHint estimates how many rows r holds from its length when it
+// reports one (bytes.Reader, strings.Reader, a file via Stat), so parsers can
+// size their result once: growing a slice of pointer-holding stations
+// copies it through the GC's write barriers at every doubling, which cost
+// more than the parsing itself on a national file. bytesPerRow is the
+// smallest plausible row of the format; the hint is capped.
+func capacityHint(r io.Reader, bytesPerRow int) int {
+	var n int64
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		n = int64(v.Len())
+	case interface{ Stat() (os.FileInfo, error) }:
+		if st, err := v.Stat(); err == nil {
+			n = st.Size()
+		}
+	}
+	const maxHint = 2_000_000
+	if n <= 0 || bytesPerRow <= 0 {
+		return 0
+	}
+	return int(min(n/int64(bytesPerRow)+1, maxHint))
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"linkplan/appliance/refresh"
@@ -23,6 +24,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory (database, credentials)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	interval := fs.Duration("refresh-interval", refresh.DefaultInterval, "time between tower source refreshes")
+	memLimit := fs.Int64("memory-limit-mib", 320, "soft memory limit of the Go runtime, MiB (GOMEMLIMIT overrides; 0: none): keeps the first search-index build of a national catalogue under 400 MB resident")
 	refrDir := fs.String("refractivity-dir", "", "directory with the ITU-R DN50.TXT and N050.TXT maps (operator-supplied); default: documented Brazil values")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
@@ -38,6 +40,14 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: --refresh-interval must be at least 1s: %w", errUsage)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	if *memLimit < 0 {
+		return fmt.Errorf("serve: --memory-limit-mib must be >= 0: %w", errUsage)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
+		// A soft limit: the collector works harder near it, and the runtime
+		// caps its GC CPU share, so a larger live catalogue still runs.
+		debug.SetMemoryLimit(*memLimit << 20)
+	}
 
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir, Log: log})
 	if err != nil {
