@@ -1,7 +1,3 @@
-// Command linkplan is the RF link-planning appliance: one binary that serves
-// the API and console (serve), builds and inspects terrain packs (terrain),
-// and reports its version (version). It is the only place where concrete
-// types meet.
 package main
 
 import (

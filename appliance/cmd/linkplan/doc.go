@@ -1,0 +1,28 @@
+// Command linkplan is the RF link-planning appliance: one binary that serves
+// the API (serve), builds and inspects terrain packs (terrain), imports tower
+// files (towers), runs an engine on a case (predict) and reports its version
+// (version).
+//
+// # Basics
+//
+// This package is the only composition root: it is the one place where the
+// store, terrain packs, tower index, search index, engines and services meet
+// (app.go, boot). Start order is store, terrain, towers and indexes,
+// engines, API; then the server listens and readiness flips to ready. Stop
+// order is the reverse: readiness to stopping, graceful HTTP shutdown (15 s),
+// refresh schedule, search index, terrain packs, and the database last.
+//
+// serve flags: --addr (default 127.0.0.1:8080), --data-dir (default
+// $STATE_DIRECTORY, else ./.data), --terrain PACK (repeatable; default the
+// embedded Rio de Janeiro sample), --towers FILE (repeatable; default the
+// embedded sample towers), --refresh-interval (default 6h),
+// --refractivity-dir (ITU-R DN50/N050 maps; default documented Brazil
+// values), --memory-limit-mib (default 320 MiB soft limit) and --log-level.
+//
+// # Caveats
+//
+// With no --towers file and no installed source, the appliance serves the
+// embedded sample towers plus a synthetic set marked as such; installing a
+// real source (linkplan towers import --data-dir) takes effect at the next
+// start in that case, and at the next scheduled refresh otherwise.
+package main
