@@ -52,11 +52,14 @@ type LinkAnalysis struct {
 	ReceiverGroundM float64 // ground height at the receiver, metres AMSL
 	Best            *LinkCandidate
 	Alternatives    []LinkCandidate
-	Reason          string // why Best is nil, when it is
-	Engine          EngineID
-	EngineVersion   string
-	InRange         int // towers within MaxDistanceKm (after the operator filter)
-	Evaluated       int // towers whose terrain path was computed
+	Reason          string   // why Best is nil, when it is
+	Engine          EngineID // engine requested (resolved default)
+	EngineVersion   string   // version of the engine that produced Best's number
+	// Warnings are the distinct engine warnings of the evaluated paths
+	// (for example why an engine fell back to fspl), at most 10.
+	Warnings  []string
+	InRange   int // towers within MaxDistanceKm (after the operator filter)
+	Evaluated int // towers whose terrain path was computed
 	// SkippedNoTerrain counts towers in range whose path needs a terrain
 	// tile that no pack holds; MissingTiles names those tiles.
 	SkippedNoTerrain int

@@ -53,7 +53,8 @@ func (p *PathProfile) LengthM() float64 {
 type Terrain interface {
 	// ElevationM returns the ground height at p, metres above mean sea level.
 	ElevationM(p LatLon) (float64, error)
-	// Profile samples the great circle from a to b every stepM metres (the
-	// last step may be shorter so that b is the last sample).
+	// Profile samples the great circle from a to b at n+1 equally spaced
+	// points, n = ceil(d/stepM): the spacing d/n is at most stepM, and a and
+	// b are the first and last samples.
 	Profile(a, b LatLon, stepM float64) (*PathProfile, error)
 }

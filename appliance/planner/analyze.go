@@ -204,8 +204,10 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 			continue
 		}
 		out.Evaluated++
-		if out.EngineVersion == "" {
-			out.EngineVersion = lc.Prediction.EngineVersion
+		for _, w := range lc.Prediction.Warnings {
+			if len(out.Warnings) < 10 && !slices.Contains(out.Warnings, w) {
+				out.Warnings = append(out.Warnings, w)
+			}
 		}
 		results = insertRanked(results, lc, want)
 	}
@@ -218,6 +220,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		return out, nil
 	}
 	out.Best = &results[0]
+	out.EngineVersion = out.Best.Prediction.EngineVersion
 	out.Alternatives = results[1:]
 	for _, r := range results {
 		if r.Tower.Synthetic {

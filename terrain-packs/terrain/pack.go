@@ -332,8 +332,9 @@ func bilinear(s []int16, spd int, t TileID, q appliance.LatLon) (float64, bool) 
 	return h, true
 }
 
-// Profile samples the great circle from a to b every stepM metres; the last
-// step may be shorter so that b is the last sample. Sea marks samples on sea
+// Profile samples the great circle from a to b at n+1 equally spaced
+// points, n = ceil(d/stepM), so the spacing d/n is at most stepM and b is
+// the last sample. Sea marks samples on sea
 // tiles (false elsewhere, including 0 m samples of land tiles). The first
 // missing tile aborts with its *appliance.TileMissingError. When the pack
 // has the land-cover layer, ClutterClass and ClutterHeightsM (metres) hold
@@ -391,8 +392,14 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 	}
 	var ref tileRef
 	var cref clutterRef
+	// Equal spacing d/steps (at most stepM): the engines that want a
+	// regular grid (ITM's PFL) then need no resampling.
+	spacing := 0.0
+	if steps > 0 {
+		spacing = d / float64(steps)
+	}
 	for i := 0; i <= steps; i++ {
-		di := float64(i) * stepM
+		di := float64(i) * spacing
 		q := a
 		switch {
 		case i == steps:

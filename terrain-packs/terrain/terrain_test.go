@@ -330,10 +330,11 @@ func TestProfile(t *testing.T) {
 			if prof.DistancesM[0] != 0 || math.Abs(prof.LengthM()-d) > 1e-9 {
 				t.Fatalf("distances from %v to %v, want 0 to %v", prof.DistancesM[0], prof.LengthM(), d)
 			}
+			spacing := d / float64(wantN-1)
 			for i := 1; i < prof.Len(); i++ {
 				step := prof.DistancesM[i] - prof.DistancesM[i-1]
-				if step <= 0 || step > tc.stepM+1e-9 || (i < prof.Len()-1 && math.Abs(step-tc.stepM) > 1e-9) {
-					t.Fatalf("step %d = %v m, want %v m (last may be shorter)", i, step, tc.stepM)
+				if step <= 0 || step > tc.stepM+1e-9 || math.Abs(step-spacing) > 1e-6 {
+					t.Fatalf("step %d = %v m, want equal spacing %v m (at most %v)", i, step, spacing, tc.stepM)
 				}
 			}
 			for _, end := range []struct {

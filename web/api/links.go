@@ -111,11 +111,16 @@ type LinkResultJSON struct {
 	Placement            string   `json:"placement"`
 	PositionUncertaintyM float64  `json:"position_uncertainty_m"`
 	Synthetic            bool     `json:"synthetic"`
-	Engine               string   `json:"engine"`
+	Engine               string   `json:"engine"`   // engine that produced this tower's number
+	Warnings             []string `json:"warnings"` // engine warnings for this path (e.g. why it fell back to fspl)
 }
 
 func linkResult(c *appliance.LinkCandidate) LinkResultJSON {
 	t := c.Tower
+	warnings := c.Prediction.Warnings
+	if warnings == nil {
+		warnings = []string{}
+	}
 	return LinkResultJSON{
 		TowerID: t.ID, Operator: t.Operator, DistanceKm: r3(c.DistanceKm), AzimuthDeg: r3(c.AzimuthDeg),
 		TowerToReceiverDeg: r3(c.TowerToRxDeg), LOSClear: c.Prediction.LOSClear, FresnelOK: c.Prediction.FresnelOK,
@@ -124,7 +129,7 @@ func linkResult(c *appliance.LinkCandidate) LinkResultJSON {
 		EIRPDBm: r3(c.EIRPDBm), EIRPAssumed: c.EIRPAssumed, PatternLossDB: r3(c.PatternLossDB),
 		TowerLat: t.Lat, TowerLon: t.Lon, TowerHeightM: t.HeightM, TowerGroundM: r3(c.TowerGroundM),
 		Source: string(t.Source), Placement: string(t.Placement), PositionUncertaintyM: t.UncertaintyM,
-		Synthetic: t.Synthetic, Engine: string(c.Prediction.Engine),
+		Synthetic: t.Synthetic, Engine: string(c.Prediction.Engine), Warnings: warnings,
 	}
 }
 
@@ -133,7 +138,8 @@ type AnalyzeLinkResponse struct {
 	BestTower     *LinkResultJSON  `json:"best_tower"`
 	Alternatives  []LinkResultJSON `json:"alternatives"`
 	Reason        string           `json:"reason,omitempty"`
-	EngineUsed    string           `json:"engine_used"`
+	EngineUsed    string           `json:"engine_used"`      // engine of the best tower's number (the requested one unless it fell back)
+	EngineAsked   string           `json:"engine_requested"` // engine requested, after defaults and tier rules
 	EngineVersion string           `json:"engine_version,omitempty"`
 	Notes         []string         `json:"notes"` // e.g. how "auto" resolved for this tier
 	Receiver      struct {
@@ -198,7 +204,11 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if note != "" {
 		out.Notes = append(out.Notes, note)
 	}
-	out.EngineUsed, out.EngineVersion = string(res.Engine), res.EngineVersion
+	out.Notes = append(out.Notes, res.Warnings...)
+	out.EngineAsked, out.EngineUsed, out.EngineVersion = string(res.Engine), string(res.Engine), res.EngineVersion
+	if res.Best != nil {
+		out.EngineUsed = string(res.Best.Prediction.Engine)
+	}
 	out.Receiver.Lat, out.Receiver.Lon, out.Receiver.HeightM = req.Receiver.Lat, req.Receiver.Lon, req.RxHeightM
 	out.Receiver.GroundElevation = r3(res.ReceiverGroundM)
 	out.FrequencyMHz, out.MaxDistanceKm = req.FreqMHz, req.MaxDistanceKm
