@@ -3,11 +3,18 @@ module linkplan
 go 1.26.8
 
 require (
-	codeberg.org/go-pdf/fpdf v0.12.0 // indirect
+	github.com/VictoriaMetrics/metrics v1.35.1
+	github.com/blevesearch/bleve/v2 v2.6.1
+	github.com/gorilla/mux v1.8.1
+	github.com/klauspost/compress v1.20.3
+	github.com/pquerna/otp v1.5.0
+	github.com/tidwall/rtree v1.10.0
+	go.etcd.io/bbolt v1.5.0
+)
+
+require (
 	github.com/RoaringBitmap/roaring/v2 v2.14.5 // indirect
-	github.com/VictoriaMetrics/metrics v1.35.1 // indirect
 	github.com/bits-and-blooms/bitset v1.24.2 // indirect
-	github.com/blevesearch/bleve/v2 v2.6.1 // indirect
 	github.com/blevesearch/bleve_index_api v1.4.1 // indirect
 	github.com/blevesearch/geo v0.2.6 // indirect
 	github.com/blevesearch/go-faiss v1.1.5 // indirect
@@ -28,16 +35,11 @@ require (
 	github.com/blevesearch/zapx/v17 v17.2.3 // indirect
 	github.com/boombuler/barcode v1.1.0 // indirect
 	github.com/golang/snappy v1.0.0 // indirect
-	github.com/gorilla/mux v1.8.1 // indirect
 	github.com/json-iterator/go v0.0.0-20171115153421-f7279a603ede // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
-	github.com/pquerna/otp v1.5.0 // indirect
 	github.com/tidwall/geoindex v1.7.0 // indirect
-	github.com/tidwall/rtree v1.10.0 // indirect
 	github.com/valyala/fastrand v1.1.0 // indirect
 	github.com/valyala/histogram v1.2.0 // indirect
-	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/sys v0.45.0 // indirect
 	google.golang.org/protobuf v1.36.6 // indirect
 )
