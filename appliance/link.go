@@ -90,3 +90,12 @@ type PairRequest struct {
 	TimePct        float64 // % of time, 0 = engine default (50)
 	LocationPct    float64 // % of locations, 0 = 50
 }
+
+// Warning is a condition the caller of a result should know (an optimistic
+// engine on an obstructed path, an assumed EIRP, void-filled terrain …),
+// with a stable code clients can match on and a sentence for people. The
+// codes and what raises them are documented in the planner package.
+type Warning struct {
+	Code    string // stable snake_case code, e.g. "void_filled_terrain"
+	Message string // one sentence, no internal prefixes
+}

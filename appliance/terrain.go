@@ -20,6 +20,42 @@ type PathProfile struct {
 	// sample, metres (ITU-R P.1812 R); nil when the terrain has no
 	// land-cover layer.
 	ClutterHeightsM []float64
+	// VoidFilled marks samples whose height was interpolated across a void
+	// of the source DEM (no measured sample among the ones the height was
+	// interpolated from); nil when the terrain knows of no void on the path.
+	// A void-filled height can be far below the real ground (an SRTM void
+	// on a steep peak), so results that used one must say so.
+	VoidFilled []bool
+}
+
+// VoidStats summarises the void-filled samples of a profile: how many
+// there are and the longest run of consecutive void-filled samples along
+// the path, metres (distance from the first to the last sample of the run;
+// a single sample spans 0 m). Both are 0 when VoidFilled is nil.
+func (p *PathProfile) VoidStats() (count int, maxSpanM float64) {
+	start := -1
+	for i, v := range p.VoidFilled {
+		if v {
+			count++
+			if start < 0 {
+				start = i
+			}
+			if span := p.DistancesM[i] - p.DistancesM[start]; span > maxSpanM {
+				maxSpanM = span
+			}
+		} else {
+			start = -1
+		}
+	}
+	return count, maxSpanM
+}
+
+// VoidMap answers whether the height at a point was interpolated across a
+// void of the source DEM. Terrains that keep a void mask implement it
+// beside Terrain; the answer for a point no pack covers is the same
+// *TileMissingError ElevationM returns.
+type VoidMap interface {
+	VoidFilledAt(p LatLon) (bool, error)
 }
 
 // ClutterInfo is the land cover at one point.
