@@ -90,7 +90,7 @@ func BenchmarkSearchTowers140k(b *testing.B) {
 			b.ReportAllocs()
 			var total int
 			for b.Loop() {
-				h, err := ix.SearchTowers(b.Context(), tq.q, 20, 0)
+				h, err := ix.SearchTowers(b.Context(), tq.q, search.Scope{All: true}, 20, 0)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -102,7 +102,7 @@ func BenchmarkSearchTowers140k(b *testing.B) {
 	b.Run("deep_page_offset_5000", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := ix.SearchTowers(b.Context(), "vivo", 20, 5000); err != nil {
+			if _, err := ix.SearchTowers(b.Context(), "vivo", search.Scope{All: true}, 20, 5000); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -240,7 +240,7 @@ func BenchmarkReopenTowers140k(b *testing.B) {
 			b.Fatal(err)
 		}
 		replace(b, ix, "bench", towers)
-		if _, err := ix.SearchTowers(b.Context(), "vivo sao paulo", 10, 0); err != nil {
+		if _, err := ix.SearchTowers(b.Context(), "vivo sao paulo", search.Scope{All: true}, 10, 0); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

@@ -11,7 +11,7 @@
 //	defer ix.Close()
 //	err := ix.ReplaceTowers(ctx, catalogueVersion, towers) // reuses the persisted index when the fingerprint matches
 //	hits, err := ix.SearchPlaces(ctx, "sao paulo", 10)
-//	page, err := ix.SearchTowers(ctx, "vivo petrop", 20, 0)
+//	page, err := ix.SearchTowers(ctx, "vivo petrop", search.Scope{Tenant: tenantID}, 20, 0)
 //
 // Text is analysed by a custom analyzer: apostrophes removed, ASCII folding,
 // unicode word segmentation, lower case. "sao paulo" finds "São Paulo",
@@ -28,11 +28,22 @@
 // first, then folded name, then IBGE code: a total order, so the same query
 // always gives the same list, whatever the order the places were given in.
 //
-// Towers: operator, station number (exact, or prefix), municipality, UF and
-// the address given by Options.Address are indexed. SearchTowers returns the
-// ids of one page, by score descending then id, and the total match count;
-// pages of any size concatenate to the same list. An empty query lists all
-// towers by id.
+// Towers: operator, station number, municipality, UF and the address given
+// by Options.Address are indexed. The station number is indexed twice: whole
+// (ASCII-folded and lower-cased, so "ERB-12A" is found by "erb-12a" or the
+// prefix "erb-1") and word by word with the text analyzer ("12a"). Each
+// tower also carries a tenant field: "public" for catalogue towers, the
+// owner's tenant id for user-registered ones. SearchTowers takes a Scope
+// and filters inside the index query, so the total match count, the pages
+// and their offsets count only what the scope may see (issue 7, finding 4):
+//
+//	Scope{All: true}         every tower (admin keys)
+//	Scope{Tenant: "t_x"}     catalogue towers and tenant t_x's own
+//	Scope{}                  catalogue towers only (fails closed)
+//
+// It returns the ids of one page, by score descending then id, and the total;
+// pages of any size concatenate to the same list. An empty query lists every
+// tower of the scope by id.
 //
 // Replacement is atomic: ReplaceTowers builds a whole new index and swaps a
 // pointer; readers hold the index they started with (a read lock) and an old
@@ -45,8 +56,10 @@
 // resident. Building the tower index was measured too slow for that, so with
 // Options.Dir the tower index is persisted (scorch on disk) in Dir/towers-NNNNNN,
 // named by Dir/CURRENT, and carries the caller's catalogue fingerprint as a
-// bleve internal value. ReplaceTowers reuses it when the fingerprint and the
-// document count match, and builds a new one otherwise; ReplaceTowersInBackground
+// bleve internal value, prefixed with the mapping version (towerMappingVersion,
+// bumped on every change of the tower mapping or document shape).
+// ReplaceTowers reuses it when the version, the fingerprint and the document
+// count match, and builds a new one otherwise (removing the unused one); ReplaceTowersInBackground
 // does the same in a goroutine owned by the Index, while SearchTowers answers
 // appliance.ErrUnavailable until a first index serves. UpsertTower and
 // DeleteTower write the new fingerprint in the same batch, so after a restart

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/blevesearch/bleve/v2/analysis"
+
 	"linkplan/appliance"
 )
 
@@ -42,11 +44,12 @@ type TowerState struct {
 // towers. Build it with New, then Open it; Close releases it. All methods are
 // safe for concurrent use.
 type Index struct {
-	opts   Options
-	input  []Place
-	pl     *places
-	towers atomic.Pointer[towerHandle]
-	wsem   chan struct{} // one-slot semaphore serialising tower index writes
+	opts      Options
+	input     []Place
+	pl        *places
+	stationAn analysis.Analyzer // the station analyzer of the tower mapping, for queries
+	towers    atomic.Pointer[towerHandle]
+	wsem      chan struct{} // one-slot semaphore serialising tower index writes
 
 	mu       sync.Mutex // guards the fields below
 	opened   bool
@@ -96,6 +99,12 @@ func (ix *Index) Open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open search index: %w", err)
 	}
+	tm, err := newTowerMapping()
+	if err != nil {
+		_ = pl.close()
+		return fmt.Errorf("open search index: %w", err)
+	}
+	ix.stationAn = tm.AnalyzerNamed(stationAnalyzer)
 	ix.pl = pl
 	ix.input = nil
 	ix.ctx, ix.cancel = context.WithCancel(context.Background())

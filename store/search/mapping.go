@@ -10,6 +10,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/char/asciifolding"
 	"github.com/blevesearch/bleve/v2/analysis/char/regexp"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -25,9 +26,20 @@ func newMemIndex(im mapping.IndexMapping) (bleve.Index, error) {
 // Analyzer and char filter names registered on the index mappings (not in a
 // global registry: they live in the mapping and are persisted with it).
 const (
-	foldedAnalyzer = "linkplan_folded"
-	apostropheChar = "linkplan_apostrophe"
+	foldedAnalyzer  = "linkplan_folded"
+	stationAnalyzer = "linkplan_station"
+	apostropheChar  = "linkplan_apostrophe"
 )
+
+// towerMappingVersion names the tower index mapping. It is stored with the
+// catalogue fingerprint of a persisted index, so a binary whose mapping
+// differs rebuilds the index instead of reusing one whose fields it reads
+// differently. Bump it on every change of newTowerMapping or towerDoc.
+//
+//	1  operator, municipality, address folded; station and UF keywords
+//	2  tenant keyword (visibility filter, finding 4 of issue 7); station
+//	   lower-cased whole (keyword tokenizer) plus its folded words
+const towerMappingVersion = "2"
 
 // Field names of the indexed documents.
 const (
@@ -38,9 +50,19 @@ const (
 	fCapital  = "capital" // place: "1" for a state capital, "0" otherwise
 	fOrder    = "order"   // place: deterministic tie-break key
 	fOperator = "operator"
-	fStation  = "station" // tower: station number, keyword
+	fStation  = "station"       // tower: whole station number, folded and lower-cased
+	fStationW = "station_words" // tower: words of the station number, folded
+	fTenant   = "tenant"        // tower: tenantPublic or tenantPrefix + owner tenant id
 	fMunic    = "municipality"
 	fAddress  = "address"
+)
+
+// Values of the tenant field: catalogue towers (regulator, crowd-sourced,
+// synthetic) are public; a user-registered tower carries its owner's tenant
+// id behind a prefix, so no tenant id can collide with the public value.
+const (
+	tenantPublic = "public"
+	tenantPrefix = "tenant:"
 )
 
 // addFoldedAnalyzer registers the accent- and case-folding analyzer on im:
@@ -61,6 +83,22 @@ func addFoldedAnalyzer(im *mapping.IndexMappingImpl) error {
 		"token_filters": []any{lowercase.Name},
 	}); err != nil {
 		return fmt.Errorf("add folded analyzer: %w", err)
+	}
+	return nil
+}
+
+// addStationAnalyzer registers the station-number analyzer on im: the whole
+// value as one token, ASCII-folded and lower-cased, so "ERB-12A" is found by
+// "erb-12a" (station numbers of user towers may hold letters and separators;
+// the folded words are indexed separately in fStationW).
+func addStationAnalyzer(im *mapping.IndexMappingImpl) error {
+	if err := im.AddCustomAnalyzer(stationAnalyzer, map[string]any{
+		"type":          custom.Name,
+		"char_filters":  []any{asciifolding.Name},
+		"tokenizer":     single.Name,
+		"token_filters": []any{lowercase.Name},
+	}); err != nil {
+		return fmt.Errorf("add station analyzer: %w", err)
 	}
 	return nil
 }
@@ -113,13 +151,20 @@ func newTowerMapping() (*mapping.IndexMappingImpl, error) {
 	if err := addFoldedAnalyzer(im); err != nil {
 		return nil, err
 	}
+	if err := addStationAnalyzer(im); err != nil {
+		return nil, err
+	}
 	im.DefaultAnalyzer = foldedAnalyzer
 	dm := bleve.NewDocumentStaticMapping()
 	dm.AddFieldMappingsAt(fOperator, textField(false))
 	dm.AddFieldMappingsAt(fMunic, textField(false))
 	dm.AddFieldMappingsAt(fAddress, textField(false))
-	dm.AddFieldMappingsAt(fStation, keywordField(false))
+	station := textField(false)
+	station.Analyzer = stationAnalyzer
+	dm.AddFieldMappingsAt(fStation, station)
+	dm.AddFieldMappingsAt(fStationW, textField(false))
 	dm.AddFieldMappingsAt(fUF, keywordField(false))
+	dm.AddFieldMappingsAt(fTenant, keywordField(false))
 	im.DefaultMapping = dm
 	im.StoreDynamic = false
 	im.IndexDynamic = false

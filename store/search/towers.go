@@ -30,6 +30,21 @@ const (
 	tmpSuffix   = ".tmp"        // partially written files and directories
 )
 
+// Scope says whose user-registered towers a tower search may return.
+// Catalogue towers (regulator, crowd-sourced, synthetic) are visible to
+// every scope. The zero value sees catalogue towers only, so a forgotten
+// scope fails closed.
+type Scope struct {
+	All    bool   // operator view: every tenant's towers (admin keys)
+	Tenant string // the caller's tenant id: its own user towers are visible too
+}
+
+// Sees reports whether t is visible in the scope: the rule the index query
+// applies, for callers that hold towers from elsewhere.
+func (s Scope) Sees(t *appliance.Tower) bool {
+	return s.All || t.Source != appliance.SourceUser || (s.Tenant != "" && t.OwnerTenantID == s.Tenant)
+}
+
 // TowerHits is one page of SearchTowers.
 type TowerHits struct {
 	IDs   []string // tower ids of this page, best first, ties by id
@@ -92,12 +107,27 @@ func (ix *Index) lockWrites(ctx context.Context, op string) error {
 
 func (ix *Index) unlockWrites() { <-ix.wsem }
 
+// tenantOf is the tenant field value of t; see tenantPublic.
+func tenantOf(t *appliance.Tower) string {
+	if t.Source != appliance.SourceUser {
+		return tenantPublic
+	}
+	return tenantPrefix + t.OwnerTenantID
+}
+
+// storedFingerprint is the value kept in a persisted index for the caller's
+// fingerprint fp: prefixed with the mapping version, so an index built by a
+// binary with another mapping never matches.
+func storedFingerprint(fp string) string { return "mapping-v" + towerMappingVersion + "/" + fp }
+
 func (ix *Index) towerDoc(t *appliance.Tower) map[string]any {
 	d := map[string]any{
 		fOperator: t.Operator,
 		fMunic:    t.Municipality,
 		fStation:  t.StationNumber,
+		fStationW: t.StationNumber,
 		fUF:       strings.ToLower(t.UF),
+		fTenant:   tenantOf(t),
 	}
 	if ix.opts.Address != nil {
 		d[fAddress] = ix.opts.Address(t)
@@ -184,6 +214,13 @@ func (ix *Index) replace(ctx context.Context, fp string, towers []*appliance.Tow
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	ix.towers.Store(h)
+	if old == nil && h.dir != "" {
+		// A persisted index that was not reused (another fingerprint or
+		// mapping version) is not open: remove it now, not at the next Open.
+		if err := removeStale(ix.opts.Dir); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+	}
 	if old != nil {
 		err = old.close()
 		if old.dir != "" && old.dir != h.dir {
@@ -219,7 +256,7 @@ func (ix *Index) reopen(fp string, n int) (*towerHandle, error) {
 	}
 	got, err := idx.GetInternal([]byte(fpKey))
 	cnt, cerr := idx.DocCount()
-	if err != nil || cerr != nil || string(got) != fp || cnt != uint64(n) {
+	if err != nil || cerr != nil || string(got) != storedFingerprint(fp) || cnt != uint64(n) {
 		if err := idx.Close(); err != nil {
 			return nil, fmt.Errorf("close stale index %s: %w", name, err)
 		}
@@ -273,7 +310,7 @@ func (ix *Index) fill(ctx context.Context, idx bleve.Index, fp string, towers []
 			b.Reset()
 		}
 	}
-	b.SetInternal([]byte(fpKey), []byte(fp))
+	b.SetInternal([]byte(fpKey), []byte(storedFingerprint(fp)))
 	// With unsafe_batch (the persisted build) Batch returns before the
 	// segment is on disk; wait for the last one, which persists all before it.
 	persisted := make(chan error, 1)
@@ -405,7 +442,7 @@ func (ix *Index) write(ctx context.Context, op, fp string, add func(*bleve.Batch
 	if err := add(b); err != nil {
 		return err
 	}
-	b.SetInternal([]byte(fpKey), []byte(fp))
+	b.SetInternal([]byte(fpKey), []byte(storedFingerprint(fp)))
 	if err := h.idx.Batch(b); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -413,15 +450,18 @@ func (ix *Index) write(ctx context.Context, op, fp string, add func(*bleve.Batch
 	return nil
 }
 
-// SearchTowers returns one page of tower ids matching q, best first, ties
-// broken by id, and the total number of matches. Every word of q must match
-// the operator, municipality, address (accent- and case-insensitive, typo
-// tolerant, last word as prefix), the station number (exact, or prefix for
-// the last word) or the UF. An empty q matches every tower, in id order.
-// limit <= 0 means DefaultLimit and is clamped to MaxLimit; offset must be
-// >= 0 and offset+limit <= MaxWindow. ErrUnavailable while no tower index is
-// serving.
-func (ix *Index) SearchTowers(ctx context.Context, q string, limit, offset int) (TowerHits, error) {
+// SearchTowers returns one page of tower ids matching q and visible in
+// scope, best first, ties broken by id, and the total number of matches in
+// scope. Every word of q must match the operator, municipality, address
+// (accent- and case-insensitive, typo tolerant, last word as prefix), a word
+// of the station number (exact, or prefix for the last word) or the UF; or
+// the whole of q equals (or, from 3 characters, begins) a station number,
+// case- and accent-insensitively. An empty q matches every tower in scope, in
+// id order. The scope is part of the index query, so Total, the pages and
+// their offsets count only the towers the scope may see. limit <= 0 means
+// DefaultLimit and is clamped to MaxLimit; offset must be >= 0 and
+// offset+limit <= MaxWindow. ErrUnavailable while no tower index is serving.
+func (ix *Index) SearchTowers(ctx context.Context, q string, scope Scope, limit, offset int) (TowerHits, error) {
 	const op = "search towers"
 	if err := ix.usable(op); err != nil {
 		return TowerHits{}, err
@@ -440,7 +480,10 @@ func (ix *Index) SearchTowers(ctx context.Context, q string, limit, offset int) 
 	if len(toks) == 0 {
 		qq = query.NewMatchAllQuery()
 	} else {
-		qq = towerQuery(toks)
+		qq = towerQuery(toks, tokens(ix.stationAn, strings.TrimSpace(q)))
+	}
+	if f := scopeQuery(scope); f != nil {
+		qq = query.NewConjunctionQuery([]query.Query{qq, f})
 	}
 	req := bleve.NewSearchRequestOptions(qq, limit, offset, false)
 	req.SortBy([]string{"-_score", "_id"})
@@ -455,7 +498,28 @@ func (ix *Index) SearchTowers(ctx context.Context, q string, limit, offset int) 
 	return out, nil
 }
 
-func towerQuery(toks []string) query.Query {
+// scopeQuery is the visibility filter of scope (nil: no filter). Its boost
+// is 0: it selects, it does not rank.
+func scopeQuery(scope Scope) query.Query {
+	if scope.All {
+		return nil
+	}
+	pub := query.NewTermQuery(tenantPublic)
+	pub.SetField(fTenant)
+	pub.SetBoost(0)
+	if scope.Tenant == "" {
+		return pub
+	}
+	own := query.NewTermQuery(tenantPrefix + scope.Tenant)
+	own.SetField(fTenant)
+	own.SetBoost(0)
+	return query.NewDisjunctionQuery([]query.Query{pub, own})
+}
+
+// towerQuery matches every word of toks against the tower fields, or the
+// whole query (whole, the station analyzer's tokens of it) against the
+// station number.
+func towerQuery(toks, whole []string) query.Query {
 	must := make([]query.Query, 0, len(toks))
 	for i, w := range toks {
 		last := i == len(toks)-1
@@ -464,12 +528,12 @@ func towerQuery(toks []string) query.Query {
 		alts = append(alts, wordQuery(fMunic, w, last)...)
 		alts = append(alts, wordQuery(fAddress, w, last)...)
 		st := query.NewTermQuery(w)
-		st.SetField(fStation)
+		st.SetField(fStationW)
 		st.SetBoost(boostTerm)
 		alts = append(alts, st)
 		if last && len(w) >= 3 {
 			sp := query.NewPrefixQuery(w)
-			sp.SetField(fStation)
+			sp.SetField(fStationW)
 			sp.SetBoost(boostPrefix)
 			alts = append(alts, sp)
 		}
@@ -481,7 +545,21 @@ func towerQuery(toks []string) query.Query {
 		}
 		must = append(must, query.NewDisjunctionQuery(alts))
 	}
-	return query.NewConjunctionQuery(must)
+	words := query.NewConjunctionQuery(must)
+	if len(whole) != 1 {
+		return words
+	}
+	st := query.NewTermQuery(whole[0])
+	st.SetField(fStation)
+	st.SetBoost(boostExactName)
+	alts := []query.Query{words, st}
+	if len(whole[0]) >= 3 {
+		sp := query.NewPrefixQuery(whole[0])
+		sp.SetField(fStation)
+		sp.SetBoost(boostPrefix)
+		alts = append(alts, sp)
+	}
+	return query.NewDisjunctionQuery(alts)
 }
 
 // readCurrent returns the directory name recorded in CURRENT, "" when none.

@@ -81,7 +81,7 @@ func TestSearchTowers(t *testing.T) {
 					if len(want) < tc.wantMin {
 						t.Fatalf("oracle found %d towers for %q, want at least %d", len(want), tc.q, tc.wantMin)
 					}
-					got, err := ix.SearchTowers(t.Context(), tc.q, search.MaxLimit, 0)
+					got, err := ix.SearchTowers(t.Context(), tc.q, search.Scope{All: true}, search.MaxLimit, 0)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -108,7 +108,7 @@ func TestSearchTowersPaging(t *testing.T) {
 	replace(t, ix, "erbs-1", towers)
 	for _, q := range []string{"vivo", "", "avenida", "sp"} {
 		t.Run(fmt.Sprintf("q=%q", q), func(t *testing.T) {
-			all, err := ix.SearchTowers(t.Context(), q, search.MaxLimit, 0)
+			all, err := ix.SearchTowers(t.Context(), q, search.Scope{All: true}, search.MaxLimit, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestSearchTowersPaging(t *testing.T) {
 			}
 			var paged []string
 			for off := 0; off < len(all.IDs); off += 7 {
-				p, err := ix.SearchTowers(t.Context(), q, 7, off)
+				p, err := ix.SearchTowers(t.Context(), q, search.Scope{All: true}, 7, off)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -140,7 +140,7 @@ func TestSearchTowersPaging(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := ix.SearchTowers(t.Context(), "vivo", tc.limit, tc.offset); !errors.Is(err, appliance.ErrInvalid) {
+			if _, err := ix.SearchTowers(t.Context(), "vivo", search.Scope{All: true}, tc.limit, tc.offset); !errors.Is(err, appliance.ErrInvalid) {
 				t.Errorf("err = %v, want ErrInvalid", err)
 			}
 		})
@@ -157,7 +157,7 @@ func TestTowersUnavailableAndInvalid(t *testing.T) {
 	if err := ix.Open(t.Context()); !errors.Is(err, appliance.ErrConflict) {
 		t.Errorf("second Open: err = %v, want ErrConflict", err)
 	}
-	if _, err := ix.SearchTowers(t.Context(), "vivo", 10, 0); !errors.Is(err, appliance.ErrUnavailable) {
+	if _, err := ix.SearchTowers(t.Context(), "vivo", search.Scope{All: true}, 10, 0); !errors.Is(err, appliance.ErrUnavailable) {
 		t.Errorf("search before ReplaceTowers: err = %v, want ErrUnavailable", err)
 	}
 	if err := ix.UpsertTower(t.Context(), "x", towers[0]); !errors.Is(err, appliance.ErrUnavailable) {
@@ -193,7 +193,7 @@ func TestUpsertDeleteTower(t *testing.T) {
 	if err := ix.UpsertTower(t.Context(), "v2", nt); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ix.SearchTowers(t.Context(), "brisanet mossoro", 10, 0)
+	got, err := ix.SearchTowers(t.Context(), "brisanet mossoro", search.Scope{All: true}, 10, 0)
 	if err != nil || !slices.Equal(got.IDs, []string{"user:k1-1"}) {
 		t.Fatalf("after upsert: %v, %v; want [user:k1-1]", got, err)
 	}
@@ -202,16 +202,16 @@ func TestUpsertDeleteTower(t *testing.T) {
 	if err := ix.UpsertTower(t.Context(), "v3", &moved); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := ix.SearchTowers(t.Context(), "brisanet mossoro", 10, 0); got.Total != 0 {
+	if got, _ := ix.SearchTowers(t.Context(), "brisanet mossoro", search.Scope{All: true}, 10, 0); got.Total != 0 {
 		t.Errorf("old text still found after update: %v", got)
 	}
-	if got, _ := ix.SearchTowers(t.Context(), "brisanet natal", 10, 0); !slices.Equal(got.IDs, []string{"user:k1-1"}) {
+	if got, _ := ix.SearchTowers(t.Context(), "brisanet natal", search.Scope{All: true}, 10, 0); !slices.Equal(got.IDs, []string{"user:k1-1"}) {
 		t.Errorf("updated text not found: %v", got)
 	}
 	if err := ix.DeleteTower(t.Context(), "v4", "user:k1-1"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := ix.SearchTowers(t.Context(), "brisanet", 10, 0); got.Total != 0 {
+	if got, _ := ix.SearchTowers(t.Context(), "brisanet", search.Scope{All: true}, 10, 0); got.Total != 0 {
 		t.Errorf("deleted tower still found: %v", got)
 	}
 	if st := ix.TowerState(); st.Fingerprint != "v4" || !st.Ready || !st.Persisted {
@@ -234,7 +234,7 @@ func TestFingerprintReuse(t *testing.T) {
 		return ix
 	}
 	total := func(ix *search.Index, q string) int {
-		h, err := ix.SearchTowers(t.Context(), q, 10, 0)
+		h, err := ix.SearchTowers(t.Context(), q, search.Scope{All: true}, 10, 0)
 		if err != nil {
 			t.Fatalf("search %q: %v", q, err)
 		}
@@ -348,7 +348,7 @@ func TestReplaceTowersConcurrentReaders(t *testing.T) {
 				wg.Go(func() {
 					q := []string{"vivo", "sao paulo", "avenida", ""}[r]
 					for ctx.Err() == nil {
-						h, err := ix.SearchTowers(ctx, q, search.MaxLimit, 0)
+						h, err := ix.SearchTowers(ctx, q, search.Scope{All: true}, search.MaxLimit, 0)
 						if err != nil {
 							if ctx.Err() == nil {
 								t.Errorf("search %q: %v", q, err)
@@ -400,7 +400,7 @@ func TestReplaceTowersInBackground(t *testing.T) {
 	}
 	deadline := time.Now().Add(2 * time.Minute)
 	for ix.TowerState().Building {
-		if _, err := ix.SearchTowers(t.Context(), "vivo", 10, 0); err != nil && !errors.Is(err, appliance.ErrUnavailable) {
+		if _, err := ix.SearchTowers(t.Context(), "vivo", search.Scope{All: true}, 10, 0); err != nil && !errors.Is(err, appliance.ErrUnavailable) {
 			t.Fatalf("search while building: %v, want nil or ErrUnavailable", err)
 		}
 		if time.Now().After(deadline) {
@@ -418,7 +418,7 @@ func TestReplaceTowersInBackground(t *testing.T) {
 			want++
 		}
 	}
-	h, err := ix.SearchTowers(t.Context(), "vivo", 10, 0)
+	h, err := ix.SearchTowers(t.Context(), "vivo", search.Scope{All: true}, 10, 0)
 	if err != nil || h.Total != want {
 		t.Errorf("vivo: total %d, err %v, want %d", h.Total, err, want)
 	}

@@ -13,7 +13,7 @@ import (
 
 // Searcher is the full-text index (store/search).
 type Searcher interface {
-	SearchTowers(ctx context.Context, q string, limit, offset int) (search.TowerHits, error)
+	SearchTowers(ctx context.Context, q string, scope search.Scope, limit, offset int) (search.TowerHits, error)
 	SearchPlaces(ctx context.Context, q string, limit int) ([]search.PlaceHit, error)
 	SearchPlacesInUF(ctx context.Context, q, uf string, limit int) ([]search.PlaceHit, error)
 }
@@ -71,26 +71,4 @@ func (a *API) searchPlaces(w http.ResponseWriter, r *http.Request) (any, error) 
 	}
 	out.Count = len(out.Places)
 	return out, nil
-}
-
-// searchTowerPage answers GET /towers?q= from the full-text index.
-func (a *API) searchTowerPage(ctx context.Context, text string, limit, offset int) (TowerPage, error) {
-	hits, err := a.Search.SearchTowers(ctx, text, limit, offset)
-	if err != nil {
-		return TowerPage{}, fmt.Errorf("search towers: %w", err)
-	}
-	page := TowerPage{Towers: []TowerJSON{}, Total: hits.Total, Limit: limit, Offset: offset}
-	ix := a.Towers()
-	tenant := scope(keyFrom(ctx))
-	for _, id := range hits.IDs {
-		// Another tenant's user-registered towers are left out of the page
-		// (total still counts them: the index is shared).
-		if t, ok := ix.Get(id); ok && t.VisibleTo(tenant) {
-			page.Towers = append(page.Towers, towerJSON(t))
-		}
-	}
-	if next := offset + limit; next < hits.Total && next < search.MaxWindow {
-		page.NextOffset = &next
-	}
-	return page, nil
 }
