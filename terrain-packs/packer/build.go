@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,8 +18,8 @@ import (
 	"linkplan/terrain-packs/terrain"
 )
 
-// Options configures Build. The zero value builds a version-2 pack on the
-// inputs' grid with all cores.
+// Options configures Build. The zero value builds a version-4 pack with
+// the void mask on the inputs' grid with all cores.
 type Options struct {
 	// SamplesPerDegree is the pack grid: 1200 (3″) or 3600 (1″), or any
 	// value in 1..3600. 0 takes the grid of the inputs, which must then
@@ -26,10 +27,14 @@ type Options struct {
 	// whole number of pixels per degree). Inputs on another grid are
 	// resampled bilinearly (1″ → 3″ is exact decimation).
 	SamplesPerDegree int
-	// Codec codes land tiles: terrain.CodecPredictive (the default, a
-	// version-2 pack) or terrain.CodecZstdRaw (a version-1 pack that old
-	// readers can open, about 1.7× larger).
+	// Codec codes land tiles: terrain.CodecPredictive (the default) or
+	// terrain.CodecZstdRaw (about 1.7× larger; with NoVoidMask and without
+	// land cover, a version-1 pack that the oldest readers can open).
 	Codec terrain.Codec
+	// NoVoidMask leaves the void mask out: the pack is then version 1, 2
+	// or 3 (readable by readers older than version 4), and its readers
+	// cannot tell which heights were interpolated across source voids.
+	NoVoidMask bool
 	// SeaTiles names tiles known to be open sea (SRTM names such as
 	// "S24W041"); they are recorded as sea, without samples. A name that
 	// also has an input is an error.
@@ -79,12 +84,19 @@ type Progress struct {
 
 // Stats summarises a build.
 type Stats struct {
-	Tiles           int   `json:"tiles"`
-	LandTiles       int   `json:"land_tiles"`
-	SeaTiles        int   `json:"sea_tiles"`
-	VoidTiles       int   `json:"void_tiles"`
-	ResumedTiles    int   `json:"resumed_tiles"`    // taken from an interrupted build
-	FilledSamples   int64 `json:"filled_samples"`   // voids filled by interpolation
+	Tiles         int   `json:"tiles"`
+	LandTiles     int   `json:"land_tiles"`
+	SeaTiles      int   `json:"sea_tiles"`
+	VoidTiles     int   `json:"void_tiles"`
+	ResumedTiles  int   `json:"resumed_tiles"`  // taken from an interrupted build
+	FilledSamples int64 `json:"filled_samples"` // samples interpolated across voids (void-filled)
+	// MeasuredFromLower counts the samples that were voids or NoData in an
+	// input and were taken from a lower-priority input that measured them
+	// (not void-filled).
+	MeasuredFromLower int64 `json:"measured_from_lower"`
+	// VoidMask says whether the pack has the void mask (version 4).
+	VoidMask        bool  `json:"void_mask"`
+	VoidMaskBytes   int64 `json:"void_mask_bytes"`  // void-mask payloads, bytes
 	RawBytes        int64 `json:"raw_bytes"`        // land samples as int16, bytes
 	CompressedBytes int64 `json:"compressed_bytes"` // land payloads, bytes
 	FileBytes       int64 `json:"file_bytes"`       // the pack, bytes
@@ -107,20 +119,29 @@ func (s Stats) Ratio() float64 {
 	return float64(s.CompressedBytes) / float64(s.RawBytes)
 }
 
-// source kinds of a job.
+// source kinds.
 const (
 	srcSea = iota
 	srcHGT
 	srcGeoTIFF
 )
 
+// source is one height input of a tile.
+type source struct {
+	kind  int        // srcHGT or srcGeoTIFF
+	input string     // .hgt or GeoTIFF path
+	geo   *geoSource // GeoTIFF sources (footprint; each job opens the file)
+}
+
 // job is one tile to build.
 type job struct {
-	tile  terrain.TileID
-	kind  int
-	input string     // .hgt or GeoTIFF path
-	geo   *geoSource // GeoTIFF jobs (footprint; each job opens the file)
-	index int        // position in the pack
+	tile terrain.TileID
+	kind int // srcSea, or srcHGT/srcGeoTIFF: the kind of srcs[0]
+	// srcs are the height inputs of the tile in priority order (the order
+	// of the inputs given to Build): at each sample the first that
+	// measured it wins.
+	srcs  []source
+	index int // position in the pack
 	// layer is set when the pack has the land-cover layer; cover lists
 	// the land-cover inputs whose footprint touches the tile, in
 	// Options.LandCover order.
@@ -129,24 +150,37 @@ type job struct {
 }
 
 func (j job) describe() string {
-	switch j.kind {
-	case srcSea:
+	if j.kind == srcSea {
 		return "(sea tile)"
-	default:
-		return j.input
 	}
+	names := make([]string, len(j.srcs))
+	for i, src := range j.srcs {
+		names[i] = src.input
+	}
+	return strings.Join(names, " over ")
 }
 
-// plan sorts inputs and sea tiles into one job per tile, in index order.
+// plan sorts inputs and sea tiles into one job per tile, in index order;
+// inputs supplying the same tile are layered in the order given.
 func plan(inputs []string, opts Options) ([]job, error) {
-	seen := make(map[terrain.TileID]string)
+	at := make(map[terrain.TileID]int) // position in jobs
 	var jobs []job
 	add := func(j job) error {
-		if prev, dup := seen[j.tile]; dup {
-			return fmt.Errorf("tile %s comes from both %s and %s: %w", j.tile, prev, j.describe(), appliance.ErrInvalid)
+		i, dup := at[j.tile]
+		switch {
+		case !dup:
+			at[j.tile] = len(jobs)
+			jobs = append(jobs, j)
+			return nil
+		case j.kind == srcSea || jobs[i].kind == srcSea:
+			return fmt.Errorf("tile %s comes from both %s and %s: %w", j.tile, jobs[i].describe(), j.describe(), appliance.ErrInvalid)
 		}
-		seen[j.tile] = j.describe()
-		jobs = append(jobs, j)
+		for _, src := range jobs[i].srcs {
+			if src.input == j.srcs[0].input {
+				return fmt.Errorf("input %s is given twice: %w", src.input, appliance.ErrInvalid)
+			}
+		}
+		jobs[i].srcs = append(jobs[i].srcs, j.srcs...)
 		return nil
 	}
 	epsg := opts.GeoTIFFEPSG
@@ -165,7 +199,7 @@ func plan(inputs []string, opts Options) ([]job, error) {
 				return fail(fmt.Errorf("geotiff %s covers no tile: %w", in, appliance.ErrInvalid))
 			}
 			for _, t := range ts {
-				if err := add(job{tile: t, kind: srcGeoTIFF, input: in, geo: g}); err != nil {
+				if err := add(job{tile: t, kind: srcGeoTIFF, srcs: []source{{kind: srcGeoTIFF, input: in, geo: g}}}); err != nil {
 					return fail(err)
 				}
 			}
@@ -175,7 +209,7 @@ func plan(inputs []string, opts Options) ([]job, error) {
 		if err != nil {
 			return fail(err)
 		}
-		if err := add(job{tile: t, kind: srcHGT, input: in}); err != nil {
+		if err := add(job{tile: t, kind: srcHGT, srcs: []source{{kind: srcHGT, input: in}}}); err != nil {
 			return fail(err)
 		}
 	}
@@ -235,23 +269,23 @@ func gridOf(jobs []job, want int) (int, error) {
 	}
 	grid, from := 0, ""
 	for _, j := range jobs {
-		var spd int
-		switch j.kind {
-		case srcHGT:
-			var err error
-			if spd, err = hgtGrid(j.input); err != nil {
-				return 0, err
+		for _, src := range j.srcs {
+			var spd int
+			switch src.kind {
+			case srcHGT:
+				var err error
+				if spd, err = hgtGrid(src.input); err != nil {
+					return 0, err
+				}
+			case srcGeoTIFF:
+				spd = src.geo.nativeSPD
 			}
-		case srcGeoTIFF:
-			spd = j.geo.nativeSPD
-		default:
-			continue
+			if grid != 0 && spd != grid {
+				return 0, fmt.Errorf("%s has %d samples per degree, %s has %d; set SamplesPerDegree: %w",
+					from, grid, src.input, spd, appliance.ErrInvalid)
+			}
+			grid, from = spd, src.input
 		}
-		if grid != 0 && spd != grid {
-			return 0, fmt.Errorf("%s has %d samples per degree, %s has %d; set SamplesPerDegree: %w",
-				from, grid, j.input, spd, appliance.ErrInvalid)
-		}
-		grid, from = spd, j.input
 	}
 	if grid == 0 {
 		grid = 1200 // only sea tiles: the grid does not matter, use 3″
@@ -262,9 +296,10 @@ func gridOf(jobs []job, want int) (int, error) {
 // built is one finished tile: its index entry (offset not yet laid out)
 // and where its payload is.
 type built struct {
-	entry    terrain.Entry
-	partPath string // "" without payload
-	resumed  bool
+	entry     terrain.Entry
+	partPath  string // "" without payload
+	fromLower int64  // samples taken from a lower-priority input
+	resumed   bool
 }
 
 // Build writes a terrain pack to out from SRTM .hgt inputs (plain, .zip or
@@ -323,7 +358,7 @@ func build(ctx context.Context, out string, inputs []string, opts Options) (Stat
 	if err != nil {
 		return Stats{}, err
 	}
-	st, err := assemble(out, results, spd, opts.Codec, len(opts.LandCover) > 0)
+	st, err := assemble(out, results, spd, opts.Codec, len(opts.LandCover) > 0, !opts.NoVoidMask)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -429,15 +464,15 @@ func buildPart(ctx context.Context, j job, spd int, opts Options, partsDir strin
 	}
 	path := filepath.Join(partsDir, j.tile.Name()+".part")
 	if opts.Resume {
-		if e, ok := readPartHeader(path, rec, j.tile); ok {
-			b := built{entry: e, resumed: true}
-			if e.Length > 0 || e.Clutter.Length > 0 {
+		if e, fromLower, ok := readPartHeader(path, rec, j.tile); ok {
+			b := built{entry: e, fromLower: fromLower, resumed: true}
+			if e.Length > 0 || e.Clutter.Length > 0 || e.Void.Length > 0 {
 				b.partPath = path
 			}
 			return b, nil
 		}
 	}
-	e, payload, err := makeTile(j, spd, opts, enc)
+	e, payload, vpayload, fromLower, err := makeTile(j, spd, opts, enc)
 	if err != nil {
 		return built{}, err
 	}
@@ -447,50 +482,102 @@ func buildPart(ctx context.Context, j job, spd int, opts Options, partsDir strin
 			return built{}, err
 		}
 	}
-	if err := writePart(path, rec, e, payload, cpayload); err != nil {
+	if err := writePart(path, rec, e, fromLower, payload, cpayload, vpayload); err != nil {
 		return built{}, err
 	}
-	b := built{entry: e}
-	if e.Length > 0 || e.Clutter.Length > 0 {
+	b := built{entry: e, fromLower: fromLower}
+	if e.Length > 0 || e.Clutter.Length > 0 || e.Void.Length > 0 {
 		b.partPath = path
 	}
 	return b, nil
 }
 
-// makeTile reads, fills, resamples and encodes one tile.
-func makeTile(j job, spd int, opts Options, enc *terrain.Encoder) (terrain.Entry, []byte, error) {
+// makeTile reads the tile's inputs, layers them in priority order,
+// fills the remaining voids and encodes the tile: its index entry (with
+// the void-mask entry when opts asks for the mask), height payload and
+// void-mask payload, and the number of samples taken from a lower-priority
+// input.
+func makeTile(j job, spd int, opts Options, enc *terrain.Encoder) (terrain.Entry, []byte, []byte, int64, error) {
 	e := terrain.Entry{Tile: j.tile}
-	var s []int16
-	var filled int
-	switch j.kind {
-	case srcSea:
+	if j.kind == srcSea {
 		e.Kind = terrain.KindSea
-		return e, nil, nil
-	case srcHGT:
-		src, srcSPD, err := ReadHGT(j.input)
-		if err != nil {
-			return e, nil, err
+		return e, nil, nil, 0, nil
+	}
+	s, fillable, fromLower, err := layerSources(j, spd)
+	if err != nil {
+		return e, nil, nil, 0, err
+	}
+	var mask []bool
+	if fillable {
+		mask = make([]bool, len(s))
+		for i, v := range s {
+			mask[i] = v == terrain.NoData
 		}
-		var ok bool
-		if filled, ok = FillVoids(src, srcSPD+1); !ok {
+		filled, ok := FillVoids(s, spd+1)
+		if !ok {
 			e.Kind = terrain.KindVoid
-			return e, nil, nil
+			return e, nil, nil, fromLower, nil
 		}
-		s = src
-		if srcSPD != spd {
-			s = Resample(src, srcSPD+1, spd+1)
-		}
-	case srcGeoTIFF:
-		var err error
-		if s, err = j.geo.tile(j.tile, spd); err != nil {
-			return e, nil, err
-		}
+		e.Filled = uint32(filled)
 	}
 	if opts.AllZeroAsSea && allZero(s) {
-		e.Kind = terrain.KindSea
-		return e, nil, nil
+		e = terrain.Entry{Tile: j.tile, Kind: terrain.KindSea}
+		return e, nil, nil, fromLower, nil
 	}
-	return encodeSamples(e, s, uint32(filled), enc, opts.Codec)
+	e, payload, err := encodeSamples(e, s, enc, opts.Codec)
+	if err != nil || e.Kind != terrain.KindLand || opts.NoVoidMask || e.Filled == 0 {
+		if e.Kind != terrain.KindLand {
+			e.Filled = 0
+		}
+		return e, payload, nil, fromLower, err
+	}
+	vpayload, count := enc.EncodeVoidMask(nil, mask)
+	if uint32(count) != e.Filled {
+		return e, nil, nil, 0, fmt.Errorf("void mask counts %d samples, %d filled", count, e.Filled)
+	}
+	e.Void = terrain.VoidEntry{Codec: terrain.VoidZstdBitmap, Count: e.Filled,
+		Length: int64(len(vpayload)), CRC: terrain.Checksum(vpayload)}
+	return e, payload, vpayload, fromLower, nil
+}
+
+// layerSources returns the samples of tile j on the spd grid: at each
+// sample the value of the first source (in priority order) that measured
+// it; NoData where none did. fillable is true when a source is an .hgt
+// file (which covers the whole tile, so its NoData samples are voids to
+// fill); GeoTIFF-only tiles keep NoData outside their footprint.
+// fromLower counts the samples the first source lacked and a later one
+// supplied.
+func layerSources(j job, spd int) (s []int16, fillable bool, fromLower int64, err error) {
+	for k, src := range j.srcs {
+		var t []int16
+		switch src.kind {
+		case srcHGT:
+			raw, srcSPD, err := ReadHGT(src.input)
+			if err != nil {
+				return nil, false, 0, err
+			}
+			t = raw
+			if srcSPD != spd {
+				t = Resample(raw, srcSPD+1, spd+1)
+			}
+			fillable = true
+		case srcGeoTIFF:
+			if t, err = src.geo.tile(j.tile, spd); err != nil {
+				return nil, false, 0, err
+			}
+		}
+		if k == 0 {
+			s = t
+			continue
+		}
+		for i, v := range s {
+			if v == terrain.NoData && t[i] != terrain.NoData {
+				s[i] = t[i]
+				fromLower++
+			}
+		}
+	}
+	return s, fillable, fromLower, nil
 }
 
 func allZero(s []int16) bool {
@@ -502,8 +589,8 @@ func allZero(s []int16) bool {
 	return true
 }
 
-func encodeSamples(e terrain.Entry, s []int16, filled uint32, enc *terrain.Encoder, codec terrain.Codec) (terrain.Entry, []byte, error) {
-	e.Kind, e.Codec, e.Filled = terrain.KindLand, codec, filled
+func encodeSamples(e terrain.Entry, s []int16, enc *terrain.Encoder, codec terrain.Codec) (terrain.Entry, []byte, error) {
+	e.Kind, e.Codec = terrain.KindLand, codec
 	lo, hi, ok := minMax(s)
 	if !ok {
 		return terrain.Entry{Tile: e.Tile, Kind: terrain.KindVoid}, nil, nil
@@ -525,12 +612,15 @@ func encodeSamples(e terrain.Entry, s []int16, filled uint32, enc *terrain.Encod
 
 // assemble lays out the index and copies the part payloads, in index
 // order, into out.
-func assemble(out string, results []built, spd int, codec terrain.Codec, withClutter bool) (Stats, error) {
-	st := Stats{Clutter: withClutter}
+func assemble(out string, results []built, spd int, codec terrain.Codec, withClutter, withVoids bool) (Stats, error) {
+	st := Stats{Clutter: withClutter, VoidMask: withVoids}
 	entries := make([]terrain.Entry, len(results))
 	off := int64(terrain.HeaderSize + terrain.EntrySize*len(results))
 	if withClutter {
 		off += int64(terrain.ClutterEntrySize * len(results))
+	}
+	if withVoids {
+		off += int64(terrain.VoidEntrySize * len(results))
 	}
 	version := terrain.VersionV1
 	for i, b := range results {
@@ -546,8 +636,13 @@ func assemble(out string, results []built, spd int, codec terrain.Codec, withClu
 			e.Clutter.Offset = off
 			off += e.Clutter.Length
 		}
+		if e.Void.Codec == terrain.VoidZstdBitmap {
+			e.Void.Offset = off
+			off += e.Void.Length
+		}
 		entries[i] = e
 		st.add(e, spd)
+		st.MeasuredFromLower += b.fromLower
 		if b.resumed {
 			st.ResumedTiles++
 		}
@@ -558,7 +653,11 @@ func assemble(out string, results []built, spd int, codec terrain.Codec, withClu
 	if withClutter {
 		version = terrain.VersionV3
 	}
-	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off, Clutter: withClutter}, entries)
+	if withVoids {
+		version = terrain.VersionV4
+	}
+	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off,
+		Clutter: withClutter, VoidMask: withVoids}, entries)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -597,8 +696,8 @@ func writePack(f *os.File, hi []byte, results []built) error {
 	return nil
 }
 
-// copyPayloads streams a part's height payload, then its land-cover
-// payload, into w, checking their CRC32C.
+// copyPayloads streams a part's height payload, its land-cover payload
+// and its void-mask payload into w, checking their CRC32C.
 func copyPayloads(w io.Writer, b built) error {
 	pf, err := os.Open(b.partPath)
 	if err != nil {
@@ -606,10 +705,11 @@ func copyPayloads(w io.Writer, b built) error {
 	}
 	defer pf.Close()
 	e := b.entry
-	for _, sec := range [2]struct {
+	for _, sec := range [3]struct {
 		off, length int64
 		crc         uint32
-	}{{partHeaderSize, e.Length, e.CRC}, {partHeaderSize + e.Length, e.Clutter.Length, e.Clutter.CRC}} {
+	}{{partHeaderSize, e.Length, e.CRC}, {partHeaderSize + e.Length, e.Clutter.Length, e.Clutter.CRC},
+		{partHeaderSize + e.Length + e.Clutter.Length, e.Void.Length, e.Void.CRC}} {
 		if sec.length == 0 {
 			continue
 		}
@@ -651,6 +751,7 @@ func (st *Stats) add(e terrain.Entry, spd int) {
 	case terrain.KindVoid:
 		st.VoidTiles++
 	}
+	st.VoidMaskBytes += e.Void.Length
 	if st.Clutter {
 		st.ClutterBytes += e.Clutter.Length
 		if e.Kind != terrain.KindSea && e.Clutter.Codec == terrain.ClutterUniform && e.Clutter.Class == 0 {

@@ -205,28 +205,34 @@ func TestCodecOption(t *testing.T) {
 	cases := []struct {
 		name    string
 		codec   terrain.Codec
+		noMask  bool
 		version int
 	}{
-		{"default predictive is v2", 0, terrain.VersionV2},
-		{"raw zstd is v1", terrain.CodecZstdRaw, terrain.VersionV1},
+		{"default predictive with the void mask is v4", 0, false, terrain.VersionV4},
+		{"raw zstd with the void mask is v4", terrain.CodecZstdRaw, false, terrain.VersionV4},
+		{"predictive without the void mask is v2", 0, true, terrain.VersionV2},
+		{"raw zstd without the void mask is v1", terrain.CodecZstdRaw, true, terrain.VersionV1},
 	}
 	var sizes []int64
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out, st := buildPack(t, []string{rio, interio}, packer.Options{Codec: tc.codec})
+			out, st := buildPack(t, []string{rio, interio}, packer.Options{Codec: tc.codec, NoVoidMask: tc.noMask})
 			p, err := terrain.Open(out)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			if p.Header().Version != tc.version {
-				t.Fatalf("version %d, want %d", p.Header().Version, tc.version)
+			if p.Header().Version != tc.version || p.HasVoidMask() == tc.noMask || st.VoidMask == tc.noMask {
+				t.Fatalf("version %d, void mask %v (stats %v), want %d, %v", p.Header().Version, p.HasVoidMask(), st.VoidMask, tc.version, !tc.noMask)
+			}
+			if st.FilledSamples != 3789+160 {
+				t.Fatalf("%d samples filled, want the 3 789 + 160 voids of the two tiles", st.FilledSamples)
 			}
 			sizes = append(sizes, st.CompressedBytes)
 			t.Logf("%s: %d of %d raw bytes = %.1f %%", tc.name, st.CompressedBytes, st.RawBytes, 100*st.Ratio())
 		})
 	}
-	if len(sizes) == 2 && sizes[0] >= sizes[1] {
+	if len(sizes) == 4 && (sizes[0] >= sizes[1] || sizes[2] >= sizes[3]) {
 		t.Fatalf("predictive %d bytes not smaller than raw zstd %d", sizes[0], sizes[1])
 	}
 }

@@ -2,144 +2,179 @@ package packer
 
 import (
 	"math"
+	"slices"
 
 	"linkplan/terrain-packs/terrain"
 )
 
+// SeaLevelM is the height at or below which a sample bordering a void is
+// taken for sea (SRTM writes 0 m over the ocean) by FillVoids, metres.
+const SeaLevelM = 0
+
 // FillVoids replaces every void (terrain.NoData) of the n×n tile s, in
-// place, by the inverse-distance-squared mean of the nearest valid sample
-// in each of the 8 grid directions (N, S, E, W and the diagonals; distance
-// in sample steps, √2 per diagonal step). Only original valid samples take
-// part, so the result does not depend on the order of filling. It returns
-// the number of samples filled; ok is false when the tile has no valid
-// sample at all (nothing is changed then).
+// place, by a membrane (Laplace) fill: the voids of each 4-connected void
+// region take the values of the smooth surface (each filled sample the
+// mean of its 4 neighbours) that meets the region's measured border
+// samples. Border samples at or below SeaLevelM (sea, coast) are left out
+// of the border (the surface slopes freely there, no pull toward 0 m)
+// unless the whole border is sea, so a void on a coastal hill is filled
+// from its land border only, while a void in open water or on an island
+// ringed by sea stays at sea level. It returns the number of samples
+// filled; ok is false when the tile has no valid sample at all (nothing is
+// changed then).
 //
-// Cost: two row-major sweeps of the tile plus one pass per row that holds
-// voids; memory: 16 bytes per void plus 4 arrays of about 2n ints.
+// The fill is deterministic (regions in row-major order of their first
+// sample, successive over-relaxation in row-major order until no sample
+// moves by more than 0.005 m). Cost: about O(region samples × region
+// width) per region; memory: a few ints per void.
 func FillVoids(s []int16, n int) (filled int, ok bool) {
-	rowStart := make([]int, n+1)
-	var voids []int32
-	for r := 0; r < n; r++ {
-		rowStart[r] = len(voids)
-		for c := 0; c < n; c++ {
-			if s[r*n+c] == terrain.NoData {
-				voids = append(voids, int32(r*n+c))
-			}
+	nv := 0
+	for _, v := range s {
+		if v == terrain.NoData {
+			nv++
 		}
 	}
-	rowStart[n] = len(voids)
-	if len(voids) == 0 {
+	if nv == 0 {
 		return 0, true
 	}
-	if len(voids) == n*n {
+	if nv == len(s) {
 		return 0, false
 	}
-	sumW := make([]float64, len(voids))
-	sumWV := make([]float64, len(voids))
-	add := func(k int, dist float64, v int16) {
-		w := 1 / (dist * dist)
-		sumW[k] += w
-		sumWV[k] += w * float64(v)
-	}
-
-	// West and east neighbours, row by row.
-	for r := 0; r < n; r++ {
-		if rowStart[r] == rowStart[r+1] {
+	// region[i] is 1 + the index of the region holding void i, 0 for
+	// samples that are not voids or not yet labelled.
+	region := make([]int32, len(s))
+	var cells, stack []int
+	id := int32(0)
+	for i, v := range s {
+		if v != terrain.NoData || region[i] != 0 {
 			continue
 		}
-		row := s[r*n : (r+1)*n]
-		last, k := -1, rowStart[r]
-		for c := 0; c < n; c++ {
-			if row[c] != terrain.NoData {
-				last = c
-				continue
-			}
-			if last >= 0 {
-				add(k, float64(c-last), row[last])
-			}
-			k++
-		}
-		last, k = -1, rowStart[r+1]-1
-		for c := n - 1; c >= 0; c-- {
-			if row[c] != terrain.NoData {
-				last = c
-				continue
-			}
-			if last >= 0 {
-				add(k, float64(last-c), row[last])
-			}
-			k--
-		}
-	}
-
-	// North, north-west, north-east (sweep down), then south, south-west,
-	// south-east (sweep up). last* hold the row of the nearest valid sample
-	// on the column / diagonal, -1 for none.
-	vert := make([]int, n)
-	diagA := make([]int, 2*n) // keyed by c-r+n-1: the NW-SE diagonal
-	diagB := make([]int, 2*n) // keyed by c+r: the NE-SW diagonal
-	sweep := func(down bool) {
-		for i := range vert {
-			vert[i] = -1
-		}
-		for i := range diagA {
-			diagA[i], diagB[i] = -1, -1
-		}
-		for step := 0; step < n; step++ {
-			r := step
-			if !down {
-				r = n - 1 - step
-			}
-			k := rowStart[r]
-			for c := 0; c < n; c++ {
-				v := s[r*n+c]
-				a, b := c-r+n-1, c+r
-				if v != terrain.NoData {
-					vert[c], diagA[a], diagB[b] = r, r, r
-					continue
+		id++
+		cells, stack = cells[:0], append(stack[:0], i)
+		region[i] = id
+		for len(stack) > 0 {
+			k := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			cells = append(cells, k)
+			for _, j := range neighbours4(k, n) {
+				if j >= 0 && s[j] == terrain.NoData && region[j] == 0 {
+					region[j] = id
+					stack = append(stack, j)
 				}
-				if lr := vert[c]; lr >= 0 {
-					add(k, float64(abs(r-lr)), s[lr*n+c])
-				}
-				if lr := diagA[a]; lr >= 0 {
-					d := lr - r // the diagonal c-r constant: column moves with the row
-					add(k, math.Sqrt2*float64(abs(d)), s[lr*n+c+d])
-				}
-				if lr := diagB[b]; lr >= 0 {
-					d := r - lr // c+r constant
-					add(k, math.Sqrt2*float64(abs(d)), s[lr*n+c+d])
-				}
-				k++
 			}
 		}
-	}
-	sweep(true)
-	sweep(false)
-
-	for k, i := range voids {
-		if sumW[k] == 0 {
-			// No valid sample on any of the 8 lines: leave it for a second
-			// round below.
-			continue
-		}
-		s[i] = int16(math.Round(sumWV[k] / sumW[k]))
-		filled++
-	}
-	if filled < len(voids) {
-		// Rare: a void that sees no valid sample on its 8 lines (inside a
-		// very large void). Repeat with the samples filled so far; each
-		// round fills at least one more sample.
-		more, _ := FillVoids(s, n)
-		filled += more
+		slices.Sort(cells)
+		fillRegion(s, n, cells, region, id)
+		filled += len(cells)
 	}
 	return filled, true
 }
 
-func abs(v int) int {
-	if v < 0 {
-		return -v
+// neighbours4 returns the north, south, west and east neighbours of
+// sample k of an n×n tile, -1 outside the tile.
+func neighbours4(k, n int) [4]int {
+	r, c := k/n, k%n
+	out := [4]int{-1, -1, -1, -1}
+	if r > 0 {
+		out[0] = k - n
 	}
-	return v
+	if r < n-1 {
+		out[1] = k + n
+	}
+	if c > 0 {
+		out[2] = k - 1
+	}
+	if c < n-1 {
+		out[3] = k + 1
+	}
+	return out
+}
+
+// fillRegion fills the void samples cells (row-major order) of region id.
+func fillRegion(s []int16, n int, cells []int, region []int32, id int32) {
+	// The border: measured 4-neighbours. Sea border samples count only
+	// when the whole border is sea.
+	land := false
+	minR, maxR, minC, maxC := n, 0, n, 0
+	for _, k := range cells {
+		r, c := k/n, k%n
+		minR, maxR, minC, maxC = min(minR, r), max(maxR, r), min(minC, c), max(maxC, c)
+		for _, j := range neighbours4(k, n) {
+			if j >= 0 && s[j] != terrain.NoData && s[j] > SeaLevelM {
+				land = true
+			}
+		}
+	}
+	uses := func(v int16) bool { return v != terrain.NoData && (!land || v > SeaLevelM) }
+	// Start from the mean of the border, then relax.
+	sum, cnt := 0.0, 0
+	for _, k := range cells {
+		for _, j := range neighbours4(k, n) {
+			if j >= 0 && region[j] != id && uses(s[j]) {
+				sum += float64(s[j])
+				cnt++
+			}
+		}
+	}
+	start := sum / float64(cnt)
+	pos := make(map[int]int, len(cells))
+	for x, k := range cells {
+		pos[k] = x
+	}
+	// For each cell: its neighbours in the region (as positions) and the
+	// sum and count of its border neighbours, which do not change.
+	type node struct {
+		in        [4]int
+		nin       int
+		fixed     float64
+		nfixed    int
+		neighbour int // nin + nfixed
+	}
+	nodes := make([]node, len(cells))
+	x := make([]float64, len(cells))
+	for q, k := range cells {
+		nd := &nodes[q]
+		for _, j := range neighbours4(k, n) {
+			switch {
+			case j < 0:
+			case region[j] == id:
+				nd.in[nd.nin] = pos[j]
+				nd.nin++
+			case uses(s[j]):
+				nd.fixed += float64(s[j])
+				nd.nfixed++
+			}
+		}
+		nd.neighbour = nd.nin + nd.nfixed
+		x[q] = start
+	}
+	// Successive over-relaxation with the optimal factor of a square of
+	// the region's extent.
+	l := float64(max(maxR-minR, maxC-minC) + 2)
+	omega := 2 / (1 + math.Sin(math.Pi/l))
+	maxIter := 100 + 50*int(l)
+	for it := 0; it < maxIter; it++ {
+		worst := 0.0
+		for q := range nodes {
+			nd := &nodes[q]
+			if nd.neighbour == 0 {
+				continue
+			}
+			v := nd.fixed
+			for _, p := range nd.in[:nd.nin] {
+				v += x[p]
+			}
+			d := omega * (v/float64(nd.neighbour) - x[q])
+			x[q] += d
+			worst = max(worst, math.Abs(d))
+		}
+		if worst < 0.005 {
+			break
+		}
+	}
+	for q, k := range cells {
+		s[k] = int16(math.Round(math.Min(math.Max(x[q], -32767), 32767)))
+	}
 }
 
 // Resample maps an nSrc×nSrc tile onto an nDst×nDst tile of the same

@@ -123,7 +123,7 @@ func TestLandCoverReal(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	p := openPack(t, out)
-	if !p.HasClutter() || p.Header().Version != terrain.VersionV3 {
+	if !p.HasClutter() || p.Header().Version != terrain.VersionV4 {
 		t.Fatalf("version %d, clutter %v", p.Header().Version, p.HasClutter())
 	}
 	img := openAP(t)

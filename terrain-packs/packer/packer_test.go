@@ -134,25 +134,30 @@ func TestFillVoids(t *testing.T) {
 		ok     bool
 	}{
 		{
-			name: "single void in a plane takes the mean of its 8 lines",
+			name: "single void in a plane takes the mean of its 4 neighbours",
 			n:    3,
 			in:   []int16{10, 20, 30, 10, v, 30, 10, 20, 30},
-			// W 10, E 30, N 20, S 20 at distance 1 (w=1); NW 10, NE 30, SW 10,
-			// SE 30 at distance √2 (w=0.5): (10+30+20+20 + 0.5*80)/6 = 20.
 			want: []int16{10, 20, 30, 10, 20, 30, 10, 20, 30}, filled: 1, ok: true,
 		},
 		{
-			name: "inverse distance squared along a row",
+			name: "two voids solve the membrane equations",
 			n:    4,
-			// Row 0: 0 v v 90 -> void at c=1: W 0 (d1), E 90 (d2), S 0 (d1),
-			// SW (1,0)=0 and SE (1,2)=0 at √2; no N line in row 0.
-			in: []int16{0, v, v, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-			want: []int16{
-				0, fillRef(t, []pair{{1, 0}, {2, 90}, {1, 0}, {math.Sqrt2, 0}, {math.Sqrt2, 0}}),
-				fillRef(t, []pair{{2, 0}, {1, 90}, {1, 0}, {math.Sqrt2, 0}, {math.Sqrt2, 0}}),
-				90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-			},
-			filled: 2, ok: true,
+			// x1 = (20+20+10+x2)/4, x2 = (30+30+40+x1)/4: x1 = 20, x2 = 30.
+			in:   []int16{10, 20, 30, 40, 10, v, v, 40, 10, 20, 30, 40, 10, 20, 30, 40},
+			want: []int16{10, 20, 30, 40, 10, 20, 30, 40, 10, 20, 30, 40, 10, 20, 30, 40}, filled: 2, ok: true,
+		},
+		{
+			name: "a sea border is left out when land borders the void",
+			n:    4,
+			// Row 0: 0 v v 90 over sea: the only land border sample is 90.
+			in:   []int16{0, v, v, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+			want: []int16{0, 90, 90, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, filled: 2, ok: true,
+		},
+		{
+			name: "a void ringed by sea stays at sea level",
+			n:    3,
+			in:   []int16{0, 0, 0, 0, v, -1, 0, 0, 0},
+			want: []int16{0, 0, 0, 0, 0, -1, 0, 0, 0}, filled: 1, ok: true,
 		},
 		{
 			name: "no void changes nothing",
@@ -177,20 +182,6 @@ func TestFillVoids(t *testing.T) {
 			}
 		})
 	}
-}
-
-type pair struct{ d, v float64 }
-
-// fillRef is the reference inverse-distance-squared mean.
-func fillRef(t *testing.T, ps []pair) int16 {
-	t.Helper()
-	sw, swv := 0.0, 0.0
-	for _, p := range ps {
-		w := 1 / (p.d * p.d)
-		sw += w
-		swv += w * p.v
-	}
-	return int16(math.Round(swv / sw))
 }
 
 // TestFillVoidsRealHoles punches holes into the real Rio tile where the
@@ -279,7 +270,7 @@ func TestBuildErrors(t *testing.T) {
 		invalid bool
 	}{
 		{"no inputs", nil, packer.Options{}, true},
-		{"duplicate tile", []string{rio, rio}, packer.Options{}, true},
+		{"the same input twice", []string{rio, rio}, packer.Options{}, true},
 		{"sea tile that has an input", []string{rio}, packer.Options{SeaTiles: []string{"S23W044"}}, true},
 		{"bad sea name", nil, packer.Options{SeaTiles: []string{"X23W044"}}, true},
 		{"mixed grids", []string{rio, chubut}, packer.Options{}, true},

@@ -13,25 +13,29 @@ import (
 
 // A part file holds one finished tile of an unfinished build:
 //
-//	0    8  magic "LPTPART\x02"
+//	0    8  magic "LPTPART\x03"
 //	8   32  recipe: sha256 of what the tile was made from (recipe)
 //	40  32  the tile's index entry (FORMAT.md layout, offset 0)
 //	72  64  its land-cover entry (FORMAT.md layout, offset 0; zero without the layer)
-//	136  4  CRC32C of bytes [0, 136)
-//	140  …  height payload (entry length bytes), then land-cover payload
-//	        (land-cover entry length bytes); their CRC32C are in the entries
+//	136 24  its void-mask entry (FORMAT.md layout, offset 0; zero without a mask)
+//	160  8  u64: samples taken from a lower-priority input (Stats.MeasuredFromLower)
+//	168  4  CRC32C of bytes [0, 168)
+//	172  …  height payload (entry length bytes), then land-cover payload
+//	        (land-cover entry length bytes), then void-mask payload;
+//	        their CRC32C are in the entries
 //
 // Parts are written to a temporary name, synced and renamed, so a part
 // that exists is complete unless the disk lies; assembly checks the payload
-// CRCs again anyway. Parts of the older layout ("LPTPART\x01") are rebuilt.
+// CRCs again anyway. Parts of older layouts ("LPTPART\x01", "\x02") are
+// rebuilt.
 const (
-	partMagic      = "LPTPART\x02"
-	partHeaderSize = 140
+	partMagic      = "LPTPART\x03"
+	partHeaderSize = 172
 )
 
 // fillMethod names the void fill; change it when FillVoids changes so that
 // Resume does not reuse parts filled the old way.
-const fillMethod = "idw2-8dir-v1"
+const fillMethod = "membrane-landborder-v1"
 
 // recipe is the sha256 of everything a tile's bytes depend on: the tile,
 // grid, codec, sea option, fill method, the input file's absolute path,
@@ -40,8 +44,8 @@ const fillMethod = "idw2-8dir-v1"
 // touches the tile, in order.
 func recipe(j job, spd int, opts Options) ([32]byte, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "ltp-part|tile=%s|spd=%d|codec=%d|allzerosea=%v|fill=%s|kind=%d|epsg=%d",
-		j.tile.Name(), spd, opts.Codec, opts.AllZeroAsSea, fillMethod, j.kind, opts.GeoTIFFEPSG)
+	fmt.Fprintf(h, "ltp-part|tile=%s|spd=%d|codec=%d|allzerosea=%v|fill=%s|kind=%d|epsg=%d|voidmask=%v",
+		j.tile.Name(), spd, opts.Codec, opts.AllZeroAsSea, fillMethod, j.kind, opts.GeoTIFFEPSG, !opts.NoVoidMask)
 	src := func(key, path string) error {
 		abs, err := filepath.Abs(path)
 		if err != nil {
@@ -54,8 +58,9 @@ func recipe(j job, spd int, opts Options) ([32]byte, error) {
 		fmt.Fprintf(h, "|%s=%s|size=%d|mtime=%d", key, abs, fi.Size(), fi.ModTime().UnixNano())
 		return nil
 	}
-	if j.kind != srcSea {
-		if err := src("src", j.input); err != nil {
+	fmt.Fprintf(h, "|sources=%d", len(j.srcs))
+	for _, s := range j.srcs {
+		if err := src("src", s.input); err != nil {
 			return [32]byte{}, err
 		}
 	}
@@ -102,7 +107,7 @@ func getEntry(b []byte) terrain.Entry {
 }
 
 // writePart writes a part atomically (temporary name, sync, rename).
-func writePart(path string, rec [32]byte, e terrain.Entry, payload, clutterPayload []byte) error {
+func writePart(path string, rec [32]byte, e terrain.Entry, fromLower int64, payload, clutterPayload, voidPayload []byte) error {
 	var hdr [partHeaderSize]byte
 	copy(hdr[:], partMagic)
 	copy(hdr[8:], rec[:])
@@ -110,7 +115,11 @@ func writePart(path string, rec [32]byte, e terrain.Entry, payload, clutterPaylo
 	c := e.Clutter
 	c.Offset = 0
 	terrain.PutClutterEntry(hdr[72:136], c)
-	binary.LittleEndian.PutUint32(hdr[136:], terrain.Checksum(hdr[:136]))
+	v := e.Void
+	v.Offset = 0
+	terrain.PutVoidEntry(hdr[136:160], v)
+	binary.LittleEndian.PutUint64(hdr[160:], uint64(fromLower))
+	binary.LittleEndian.PutUint32(hdr[168:], terrain.Checksum(hdr[:168]))
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -122,6 +131,9 @@ func writePart(path string, rec [32]byte, e terrain.Entry, payload, clutterPaylo
 	}
 	if err == nil {
 		_, err = f.Write(clutterPayload)
+	}
+	if err == nil {
+		_, err = f.Write(voidPayload)
 	}
 	if err != nil {
 		f.Close()
@@ -135,41 +147,43 @@ func writePart(path string, rec [32]byte, e terrain.Entry, payload, clutterPaylo
 }
 
 // readPartHeader returns the entry of a complete part made by rec for
-// tile t; ok is false for a missing, stale or damaged part (which is then
-// rebuilt).
-func readPartHeader(path string, rec [32]byte, t terrain.TileID) (terrain.Entry, bool) {
+// tile t and its count of samples taken from lower-priority inputs; ok is
+// false for a missing, stale or damaged part (which is then rebuilt).
+func readPartHeader(path string, rec [32]byte, t terrain.TileID) (e terrain.Entry, fromLower int64, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return terrain.Entry{}, false
+		return terrain.Entry{}, 0, false
 	}
 	defer f.Close()
 	var hdr [partHeaderSize]byte
 	if _, err := io.ReadFull(f, hdr[:]); err != nil {
-		return terrain.Entry{}, false
+		return terrain.Entry{}, 0, false
 	}
 	if string(hdr[:8]) != partMagic || [32]byte(hdr[8:40]) != rec ||
-		binary.LittleEndian.Uint32(hdr[136:]) != terrain.Checksum(hdr[:136]) {
-		return terrain.Entry{}, false
+		binary.LittleEndian.Uint32(hdr[168:]) != terrain.Checksum(hdr[:168]) {
+		return terrain.Entry{}, 0, false
 	}
-	e := getEntry(hdr[40:72])
+	e = getEntry(hdr[40:72])
 	e.Clutter = terrain.GetClutterEntry(hdr[72:136])
+	e.Void = terrain.GetVoidEntry(hdr[136:160])
+	fromLower = int64(binary.LittleEndian.Uint64(hdr[160:]))
 	if e.Tile != t {
-		return terrain.Entry{}, false
+		return terrain.Entry{}, 0, false
 	}
-	for _, sec := range [2]struct {
+	for _, sec := range [3]struct {
 		length int64
 		crc    uint32
-	}{{e.Length, e.CRC}, {e.Clutter.Length, e.Clutter.CRC}} {
+	}{{e.Length, e.CRC}, {e.Clutter.Length, e.Clutter.CRC}, {e.Void.Length, e.Void.CRC}} {
 		if sec.length == 0 {
 			continue
 		}
 		if sec.length > 1<<30 {
-			return terrain.Entry{}, false
+			return terrain.Entry{}, 0, false
 		}
 		payload := make([]byte, sec.length)
 		if _, err := io.ReadFull(f, payload); err != nil || terrain.Checksum(payload) != sec.crc {
-			return terrain.Entry{}, false
+			return terrain.Entry{}, 0, false
 		}
 	}
-	return e, true
+	return e, fromLower, true
 }

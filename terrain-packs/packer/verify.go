@@ -22,17 +22,21 @@ type Report struct {
 	TilesChecked int          `json:"tiles_checked"` // land tiles read, checksummed and decoded
 	// ClutterChecked counts the land-cover payloads read, checksummed,
 	// decoded and checked against the index's class counts.
-	ClutterChecked int    `json:"clutter_checked"`
-	SHA256         string `json:"sha256"`         // of the whole pack, hex
-	ManifestFound  bool   `json:"manifest_found"` // a manifest sat beside the pack
-	ManifestOK     bool   `json:"manifest_ok"`    // and it matched
+	ClutterChecked int `json:"clutter_checked"`
+	// VoidMasksChecked counts the void-mask payloads read, checksummed,
+	// decoded and checked against the index's counts.
+	VoidMasksChecked int    `json:"void_masks_checked"`
+	SHA256           string `json:"sha256"`         // of the whole pack, hex
+	ManifestFound    bool   `json:"manifest_found"` // a manifest sat beside the pack
+	ManifestOK       bool   `json:"manifest_ok"`    // and it matched
 }
 
 // Verify checks the pack at path completely: header and index checksums,
 // every land tile's CRC32C, decoding, and the index's min/max heights
 // against the decoded samples; with the land-cover layer, every land-cover
 // payload's CRC32C, decoding, class values and the index's class counts;
-// and, when ManifestPath(path) exists, the pack against that manifest
+// with the void mask, every void-mask payload's CRC32C, decoding, padding
+// and the index's count of void-filled samples; and, when ManifestPath(path) exists, the pack against that manifest
 // (sha256 included). The first problem is returned as an error matching
 // terrain.ErrCorrupt.
 func Verify(ctx context.Context, path string) (Report, error) {
@@ -51,6 +55,12 @@ func Verify(ctx context.Context, path string) (Report, error) {
 				return rep, fmt.Errorf("verify %s: %w", path, err)
 			}
 			rep.ClutterChecked++
+		}
+		if e.Void.Codec != terrain.VoidNone {
+			if _, err := p.ReadVoidMask(e.Tile); err != nil {
+				return rep, fmt.Errorf("verify %s: %w", path, err)
+			}
+			rep.VoidMasksChecked++
 		}
 		if e.Kind != terrain.KindLand {
 			continue

@@ -6,14 +6,14 @@ import (
 )
 
 // CacheStats counts the decoded-tile cache's activity since Open. Height
-// tiles and land-cover tiles share the cache and its bound; each counts
-// as one tile.
+// tiles, land-cover tiles and void masks share the cache and its bound;
+// each counts as one tile.
 type CacheStats struct {
 	Hits      int64 `json:"hits"`      // lookups served from the cache
 	Misses    int64 `json:"misses"`    // lookups that decoded a tile
 	Evictions int64 `json:"evictions"` // tiles dropped to stay within the bound
 	Tiles     int   `json:"tiles"`     // decoded tiles (heights or land cover) held now
-	Bytes     int64 `json:"bytes"`     // bytes of decoded samples held now: 2 per height, 1 per land-cover class
+	Bytes     int64 `json:"bytes"`     // bytes of decoded samples held now: 2 per height, 1 per land-cover class, 1/8 per void flag
 	MaxBytes  int64 `json:"max_bytes"` // the bound, bytes of decoded samples
 }
 
@@ -23,6 +23,7 @@ type layer uint8
 const (
 	layerHeights layer = iota // int16 heights
 	layerClutter              // uint8 land-cover classes
+	layerVoids                // void-mask bitmap, one bit per sample
 )
 
 // cacheKey names one decoded tile of one layer.
@@ -35,10 +36,11 @@ type cacheKey struct {
 type tileData struct {
 	samples []int16 // layerHeights
 	classes []uint8 // layerClutter
+	voids   []byte  // layerVoids: bit k%8 of byte k/8 is sample k
 }
 
 // bytes returns the decoded size of d, bytes.
-func (d tileData) bytes() int64 { return int64(2*len(d.samples) + len(d.classes)) }
+func (d tileData) bytes() int64 { return int64(2*len(d.samples) + len(d.classes) + len(d.voids)) }
 
 // tileCache is a bounded LRU of decoded tiles, safe for concurrent use. A
 // tile being decoded is shared: concurrent lookups of the same tile wait

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -86,6 +87,30 @@ func (e *Encoder) EncodeClutter(dst []byte, classes []uint8) ([]byte, error) {
 		}
 	}
 	return e.raw.EncodeAll(classes, dst), nil
+}
+
+// EncodeVoidMask codes the void mask of one tile (n×n flags, row-major,
+// north row first; true marks a sample interpolated across a void) as a
+// VoidZstdBitmap payload appended to dst: one zstd frame of the bitmap,
+// one bit per sample, least significant bit first, at zstd's best level.
+// It also returns the number of set flags.
+func (e *Encoder) EncodeVoidMask(dst []byte, mask []bool) ([]byte, int) {
+	bits, count := PackVoidMask(mask)
+	return e.raw.EncodeAll(bits, dst), count
+}
+
+// PackVoidMask returns the bitmap of mask (bit k is bit k%8 of byte k/8)
+// and the number of set flags.
+func PackVoidMask(mask []bool) ([]byte, int) {
+	bits := make([]byte, (len(mask)+7)/8)
+	count := 0
+	for k, v := range mask {
+		if v {
+			bits[k>>3] |= 1 << (k & 7)
+			count++
+		}
+	}
+	return bits, count
 }
 
 func isqrt(v int) int {
@@ -195,6 +220,31 @@ func (d *decoder) decodeClutter(payload []byte, n int, counts *[ClutterClasses]u
 		case c < ClutterClasses && v != counts[c]:
 			return nil, corrupt("%d land-cover samples of class %d, index says %d", v, c, counts[c])
 		}
+	}
+	return out, nil
+}
+
+// decodeVoidMask turns a checked VoidZstdBitmap payload into the bitmap of
+// an n×n tile, checking its length, that the padding bits after the last
+// sample are 0 and that it has exactly count set bits.
+func (d *decoder) decodeVoidMask(payload []byte, n int, count uint32) ([]byte, error) {
+	want := VoidMaskBytes(n)
+	out, err := d.zr.DecodeAll(payload, make([]byte, 0, want))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w: %w", err, ErrCorrupt)
+	}
+	if len(out) != want {
+		return nil, corrupt("decoded %d void-mask bytes, want %d", len(out), want)
+	}
+	if pad := n * n % 8; pad != 0 && out[want-1]>>pad != 0 {
+		return nil, corrupt("void mask has padding bits set")
+	}
+	var set uint32
+	for _, b := range out {
+		set += uint32(bits.OnesCount8(b))
+	}
+	if set != count {
+		return nil, corrupt("void mask has %d set bits, index says %d", set, count)
 	}
 	return out, nil
 }

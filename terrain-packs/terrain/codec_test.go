@@ -79,7 +79,8 @@ func TestCodecRoundTrip(t *testing.T) {
 }
 
 // TestVersionRules: a v1 pack cannot claim v2 codecs, nor a v2 pack the
-// land-cover layer, and this reader rejects versions it does not know.
+// land-cover layer, nor a v3 pack the void mask, and this reader rejects
+// versions it does not know.
 func TestVersionRules(t *testing.T) {
 	if _, err := terrain.MarshalHeaderIndex(terrain.Header{Version: terrain.VersionV1, SamplesPerDegree: 2, FileSize: 1},
 		[]terrain.Entry{{Tile: tRio, Kind: terrain.KindLand, Codec: terrain.CodecPredictive, Offset: 96, Length: 1}}); err == nil {
@@ -88,6 +89,10 @@ func TestVersionRules(t *testing.T) {
 	if _, err := terrain.MarshalHeaderIndex(terrain.Header{Version: terrain.VersionV2, SamplesPerDegree: 2, FileSize: 64 + 96, Clutter: true},
 		[]terrain.Entry{{Tile: tRio, Kind: terrain.KindSea, Clutter: terrain.ClutterEntry{Class: 8, Counts: [11]uint32{8: 9}}}}); err == nil {
 		t.Fatal("a v2 header with the land-cover layer was accepted")
+	}
+	if _, err := terrain.MarshalHeaderIndex(terrain.Header{Version: terrain.VersionV3, SamplesPerDegree: 2, FileSize: 64 + 56, VoidMask: true},
+		[]terrain.Entry{{Tile: tRio, Kind: terrain.KindSea}}); err == nil {
+		t.Fatal("a v3 header with the void mask was accepted")
 	}
 	b := makePack(t, 2, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{{id: tRio, kind: terrain.KindLand, samples: grid3}})
 	le := func(v uint32) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)} }
@@ -102,7 +107,10 @@ func TestVersionRules(t *testing.T) {
 		version, flags byte
 		ok             bool
 	}{
-		{"version 4", 4, 0, false},
+		{"version 5", 5, 0, false},
+		{"v4 without the mask", 4, 0, true},
+		{"v4 unknown flag", 4, 4, false},
+		{"v4 mask flag without the void-mask index", 4, 2, false},
 		{"version 0", 0, 0, false},
 		{"v1 flags are ignored", 1, 0xff, true},
 		{"v3 without the layer", 3, 0, true},
@@ -161,10 +169,9 @@ func TestReadsV1Golden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range crop {
-		if got[i] != crop[i] {
-			t.Fatalf("sample %d = %d, want %d", i, got[i], crop[i])
-		}
+	checkCrop(t, got, crop)
+	if p.HasVoidMask() {
+		t.Fatal("a v1 pack claims a void mask")
 	}
 	h, err := p.ElevationM(appliance.LatLon{Lat: -22.5, Lon: -42.5})
 	if err != nil || h != 0 {

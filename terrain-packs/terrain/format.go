@@ -26,6 +26,12 @@ const (
 	// flag FlagClutterLayer and a second index of ClutterEntrySize-byte
 	// entries after the tile index.
 	VersionV3 = 3
+	// VersionV4 packs may also carry the void mask: header flag
+	// FlagVoidMask and a third index of VoidEntrySize-byte entries saying,
+	// per tile, which samples the packer interpolated across a source void.
+	VersionV4 = 4
+	// VoidEntrySize is the length of one void-mask index entry, bytes.
+	VoidEntrySize = 24
 	// ClutterEntrySize is the length of one land-cover index entry, bytes.
 	ClutterEntrySize = 64
 	// ClutterClasses is the number of land-cover class values: 0 (unknown)
@@ -117,7 +123,105 @@ const (
 	// FlagClutterLayer (header bit 0, version 3+) says that the pack has
 	// the land-cover layer: the land-cover index follows the tile index.
 	FlagClutterLayer uint16 = 1 << 0
+	// FlagVoidMask (header bit 1, version 4+) says that the pack has the
+	// void mask: the void-mask index follows the tile index (and the
+	// land-cover index when FlagClutterLayer is set too).
+	FlagVoidMask uint16 = 1 << 1
 )
+
+// VoidCodec says how the void mask of a tile is stored.
+type VoidCodec uint8
+
+// Void-mask codecs.
+const (
+	// VoidNone tiles have no payload: no sample of the tile was
+	// interpolated across a void (sea and void tiles always).
+	VoidNone VoidCodec = 0
+	// VoidZstdBitmap is one zstd frame of a bitmap of the
+	// (SamplesPerDegree+1)² samples, one bit per sample in sample order,
+	// least significant bit first; a set bit marks a void-filled sample.
+	VoidZstdBitmap VoidCodec = 1
+)
+
+func (c VoidCodec) String() string {
+	switch c {
+	case VoidNone:
+		return "none"
+	case VoidZstdBitmap:
+		return "zstd-bitmap"
+	}
+	return fmt.Sprintf("void-codec(%d)", uint8(c))
+}
+
+// VoidEntry is one void-mask index entry: which samples of the tile at
+// the same index position were interpolated across a void of the source
+// DEM.
+type VoidEntry struct {
+	Codec  VoidCodec
+	Count  uint32 // number of void-filled samples (set bits); 0 with VoidNone
+	Offset int64  // absolute offset of the payload, bytes (0 without payload)
+	Length int64  // payload length, bytes (0 without payload)
+	CRC    uint32 // CRC32C (Castagnoli) of the payload
+}
+
+// VoidMaskBytes returns the length of the uncompressed void bitmap of a
+// tile of n×n samples, bytes.
+func VoidMaskBytes(n int) int { return (n*n + 7) / 8 }
+
+// maxVoidPayload is the largest void-mask payload accepted for tiles of
+// n×n samples, bytes.
+func maxVoidPayload(n int) int64 { return int64(VoidMaskBytes(n)) + 1<<16 }
+
+// PutVoidEntry writes e into the first VoidEntrySize bytes of b in the
+// FORMAT.md layout (the packer's part files use it too).
+func PutVoidEntry(b []byte, e VoidEntry) {
+	b = b[:VoidEntrySize]
+	b[0], b[1], b[2], b[3] = byte(e.Codec), 0, 0, 0
+	le.PutUint32(b[4:], e.Count)
+	le.PutUint64(b[8:], uint64(e.Offset))
+	le.PutUint32(b[16:], uint32(e.Length))
+	le.PutUint32(b[20:], e.CRC)
+}
+
+// GetVoidEntry decodes the first VoidEntrySize bytes of b. It does not
+// check the fields (opening a pack does).
+func GetVoidEntry(b []byte) VoidEntry {
+	b = b[:VoidEntrySize]
+	return VoidEntry{
+		Codec:  VoidCodec(b[0]),
+		Count:  le.Uint32(b[4:]),
+		Offset: int64(le.Uint64(b[8:])),
+		Length: int64(le.Uint32(b[16:])),
+		CRC:    le.Uint32(b[20:]),
+	}
+}
+
+// checkVoidEntry checks the void-mask entry of tile e (n×n samples) whose
+// payload must lie in [dataOff, fileSize).
+func checkVoidEntry(v VoidEntry, e Entry, n int, dataOff, fileSize int64) error {
+	switch v.Codec {
+	case VoidNone:
+		if v.Count != 0 || v.Offset != 0 || v.Length != 0 || v.CRC != 0 {
+			return fmt.Errorf("void mask without payload has count %d, payload %d+%d", v.Count, v.Offset, v.Length)
+		}
+	case VoidZstdBitmap:
+		if e.Kind != KindLand {
+			return fmt.Errorf("void mask on a %s tile", e.Kind)
+		}
+		if v.Count < 1 || int64(v.Count) > int64(n)*int64(n) {
+			return fmt.Errorf("void mask counts %d of %d samples", v.Count, n*n)
+		}
+		if v.Offset < dataOff || v.Length < 1 || v.Length > maxVoidPayload(n) || v.Offset > fileSize-v.Length {
+			return fmt.Errorf("void-mask payload %d+%d outside the data section", v.Offset, v.Length)
+		}
+	default:
+		return fmt.Errorf("unknown void-mask codec %d", v.Codec)
+	}
+	if v.Count != e.Filled {
+		return fmt.Errorf("void mask counts %d samples, the tile entry %d filled", v.Count, e.Filled)
+	}
+	return nil
+}
 
 // ClutterCodec says how the land-cover classes of a tile are stored.
 type ClutterCodec uint8
@@ -158,7 +262,7 @@ type ClutterEntry struct {
 
 // Header is the decoded fixed-size pack header.
 type Header struct {
-	Version          int // format version, 1, 2 or 3
+	Version          int // format version, 1 to 4
 	SamplesPerDegree int // grid: samples per degree; a tile is (SamplesPerDegree+1)² samples
 	TileSpanDeg      int // tile size, degrees (always 1)
 	TileCount        int // number of index entries
@@ -169,17 +273,32 @@ type Header struct {
 	// Clutter says that the pack has the land-cover layer (version 3,
 	// header flag FlagClutterLayer).
 	Clutter bool
+	// VoidMask says that the pack has the void mask (version 4, header
+	// flag FlagVoidMask).
+	VoidMask bool
 }
 
 // dataOffset returns where the data section of a pack of count tiles
 // starts, bytes: after the header, the tile index and, with the
 // land-cover layer, the land-cover index.
-func dataOffset(count int, withClutter bool) int64 {
+func dataOffset(count int, withClutter, withVoids bool) int64 {
 	per := EntrySize
 	if withClutter {
 		per += ClutterEntrySize
 	}
+	if withVoids {
+		per += VoidEntrySize
+	}
 	return int64(HeaderSize + per*count)
+}
+
+// voidIndexOffset returns where the void-mask index starts, bytes.
+func (h Header) voidIndexOffset() int {
+	off := HeaderSize + EntrySize*h.TileCount
+	if h.Clutter {
+		off += ClutterEntrySize * h.TileCount
+	}
+	return off
 }
 
 // maxClutterPayload is the largest land-cover payload accepted for tiles
@@ -200,9 +319,14 @@ type Entry struct {
 	CRC    uint32 // CRC32C (Castagnoli) of the payload
 	MinM   int16  // lowest sample, metres (NoData excluded)
 	MaxM   int16  // highest sample, metres (NoData excluded)
-	Filled uint32 // number of void samples the packer filled
+	// Filled is the number of samples the packer interpolated across a
+	// void of the source DEM (samples taken from a lower-priority measured
+	// input are not counted).
+	Filled uint32
 	// Clutter is the tile's land-cover entry (packs with the layer only).
 	Clutter ClutterEntry
+	// Void is the tile's void-mask entry (packs with the mask only).
+	Void VoidEntry
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -216,9 +340,10 @@ var le = binary.LittleEndian
 // MarshalHeaderIndex returns the header and index bytes of a pack holding
 // entries (which must be sorted south to north, west to east, with offsets
 // already laid out): the header, the tile index and, when h.Clutter is set
-// (version 3 or later), the land-cover index. The header fields TileCount,
+// (version 3 or later), the land-cover index, and when h.VoidMask is set
+// (version 4 or later), the void-mask index. The header fields TileCount,
 // bounds, DataOffset are derived from entries; Version, SamplesPerDegree,
-// Clutter and FileSize are taken from h.
+// Clutter, VoidMask and FileSize are taken from h.
 func MarshalHeaderIndex(h Header, entries []Entry) ([]byte, error) {
 	if h.SamplesPerDegree < 1 || h.SamplesPerDegree > MaxSamplesPerDegree {
 		return nil, fmt.Errorf("marshal header: samples per degree %d outside 1..%d", h.SamplesPerDegree, MaxSamplesPerDegree)
@@ -229,16 +354,29 @@ func MarshalHeaderIndex(h Header, entries []Entry) ([]byte, error) {
 	if h.Clutter && h.Version < VersionV3 {
 		return nil, fmt.Errorf("marshal header: the land-cover layer needs version %d, not %d", VersionV3, h.Version)
 	}
+	if h.VoidMask && h.Version < VersionV4 {
+		return nil, fmt.Errorf("marshal header: the void mask needs version %d, not %d", VersionV4, h.Version)
+	}
+	if h.Version < VersionV1 || h.Version > VersionV4 {
+		return nil, fmt.Errorf("marshal header: version %d", h.Version)
+	}
 	n := h.SamplesPerDegree + 1
-	dataOff := dataOffset(len(entries), h.Clutter)
+	dataOff := dataOffset(len(entries), h.Clutter, h.VoidMask)
+	h.TileCount = len(entries)
+	voidOff := h.voidIndexOffset()
 	b := make([]byte, dataOff)
 	copy(b, Magic)
 	le.PutUint16(b[8:], uint16(h.Version))
 	le.PutUint16(b[10:], HeaderSize)
 	le.PutUint16(b[12:], EntrySize)
+	var flags uint16
 	if h.Clutter {
-		le.PutUint16(b[14:], FlagClutterLayer)
+		flags |= FlagClutterLayer
 	}
+	if h.VoidMask {
+		flags |= FlagVoidMask
+	}
+	le.PutUint16(b[14:], flags)
 	le.PutUint32(b[16:], uint32(h.SamplesPerDegree))
 	le.PutUint32(b[20:], 1)
 	le.PutUint32(b[24:], uint32(len(entries)))
@@ -275,6 +413,12 @@ func MarshalHeaderIndex(h Header, entries []Entry) ([]byte, error) {
 				return nil, fmt.Errorf("marshal land-cover index: tile %s: %w", e.Tile, err)
 			}
 			PutClutterEntry(b[HeaderSize+len(entries)*EntrySize+i*ClutterEntrySize:], e.Clutter)
+		}
+		if h.VoidMask {
+			if err := checkVoidEntry(e.Void, e, n, dataOff, h.FileSize); err != nil {
+				return nil, fmt.Errorf("marshal void-mask index: tile %s: %w", e.Tile, err)
+			}
+			PutVoidEntry(b[voidOff+i*VoidEntrySize:], e.Void)
 		}
 	}
 	le.PutUint16(b[28:], uint16(int16(minLat)))
@@ -383,15 +527,21 @@ func parseHeader(b []byte, size int64) (Header, error) {
 	flags := le.Uint16(b[14:])
 	if h.Version >= VersionV3 {
 		// Versions 1 and 2 reserved the flags and told readers to ignore
-		// them; from version 3 on they mean something.
-		if flags&^FlagClutterLayer != 0 {
-			return Header{}, corrupt("header: unknown flags %#04x", flags)
+		// them; from version 3 on they mean something: bit 0 in version
+		// 3, bits 0 and 1 from version 4.
+		known := FlagClutterLayer
+		if h.Version >= VersionV4 {
+			known |= FlagVoidMask
+		}
+		if flags&^known != 0 {
+			return Header{}, corrupt("header: unknown flags %#04x for version %d", flags, h.Version)
 		}
 		h.Clutter = flags&FlagClutterLayer != 0
+		h.VoidMask = flags&FlagVoidMask != 0
 	}
 	switch {
-	case h.Version < VersionV1 || h.Version > VersionV3:
-		return Header{}, fmt.Errorf("header: version %d (this reader knows 1 to 3): %w", h.Version, ErrCorrupt)
+	case h.Version < VersionV1 || h.Version > VersionV4:
+		return Header{}, fmt.Errorf("header: version %d (this reader knows 1 to 4): %w", h.Version, ErrCorrupt)
 	case le.Uint16(b[10:]) != HeaderSize || le.Uint16(b[12:]) != EntrySize:
 		return Header{}, corrupt("header: header/entry size %d/%d", le.Uint16(b[10:]), le.Uint16(b[12:]))
 	case h.SamplesPerDegree < 1 || h.SamplesPerDegree > MaxSamplesPerDegree:
@@ -402,7 +552,7 @@ func parseHeader(b []byte, size int64) (Header, error) {
 		return Header{}, corrupt("header: %d tiles", h.TileCount)
 	case h.Version >= VersionV3 && le.Uint32(b[56:]) != 0:
 		return Header{}, corrupt("header: reserved field %08x", le.Uint32(b[56:]))
-	case dataOff != uint64(dataOffset(h.TileCount, h.Clutter)):
+	case dataOff != uint64(dataOffset(h.TileCount, h.Clutter, h.VoidMask)):
 		return Header{}, corrupt("header: data offset %d for %d tiles", dataOff, h.TileCount)
 	case fileSize != uint64(size):
 		return Header{}, corrupt("header: pack is %d bytes, header says %d (truncated?)", size, fileSize)
@@ -469,6 +619,16 @@ func parseIndex(h Header, b []byte) ([]Entry, error) {
 			}
 			e.Clutter = GetClutterEntry(o)
 			if err := checkClutterEntry(e.Clutter, n, h.DataOffset, h.FileSize); err != nil {
+				return nil, corrupt("tile %s: %v", e.Tile, err)
+			}
+		}
+		if h.VoidMask {
+			o := b[h.voidIndexOffset()+i*VoidEntrySize:]
+			if o[1] != 0 || o[2] != 0 || o[3] != 0 {
+				return nil, corrupt("tile %s: void-mask entry reserved bytes %02x%02x%02x", e.Tile, o[1], o[2], o[3])
+			}
+			e.Void = GetVoidEntry(o)
+			if err := checkVoidEntry(e.Void, e, n, h.DataOffset, h.FileSize); err != nil {
 				return nil, corrupt("tile %s: %v", e.Tile, err)
 			}
 		}

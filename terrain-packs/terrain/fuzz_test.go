@@ -35,9 +35,10 @@ func realCrop(t testing.TB) []int16 {
 
 // FuzzOpen feeds arbitrary bytes to the header and index parser (the
 // land-cover index included) and, when they open, to the tile decoders,
-// ElevationM and ClutterAt. Nothing may panic, a tile that decodes must
-// have the grid's size and heights within the index's min/max, and land
-// cover that decodes must hold classes 0…10 with the index's counts.
+// ElevationM, ClutterAt, ReadVoidMask and VoidFilledAt. Nothing may panic,
+// a tile that decodes must have the grid's size and heights within the
+// index's min/max, land cover that decodes must hold classes 0…10 with the
+// index's counts, and a void mask that decodes must have the index's count.
 func FuzzOpen(f *testing.F) {
 	crop := realCrop(f)
 	f.Add(makePack(f, 30, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{
@@ -58,10 +59,18 @@ func FuzzOpen(f *testing.F) {
 		{id: tVoi, kind: terrain.KindVoid},
 	}))
 	f.Add(clutterPackBytes(f))
-	if b, err := os.ReadFile("testdata/v3-clutter-crop.ltp"); err == nil {
+	vs, vm := voidGrid()
+	f.Add(makeVoidPack(f, 4, terrain.CodecPredictive, false, []synthTile{
+		{id: tRio, kind: terrain.KindLand, samples: vs, voids: vm},
+		{id: tSea, kind: terrain.KindSea},
+		{id: tVoi, kind: terrain.KindVoid},
+	}))
+	for _, golden := range []string{"testdata/v3-clutter-crop.ltp", "testdata/v4-voids-crop.ltp", "testdata/v2-rio-crop.ltp"} {
+		b, err := os.ReadFile(golden)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(b)
-	} else {
-		f.Fatal(err)
 	}
 	hdr := sample.Pack()
 	f.Add(append([]byte(nil), hdr[:terrain.HeaderSize+2*terrain.EntrySize]...)) // real header+index, no data
@@ -78,6 +87,7 @@ func FuzzOpen(f *testing.F) {
 		for _, e := range p.Entries() {
 			centre := appliance.LatLon{Lat: float64(e.Tile.Lat) + 0.5, Lon: float64(e.Tile.Lon) + 0.5}
 			checkClutter(t, p, e, centre)
+			checkVoids(t, p, e, centre)
 			hm, herr := p.ElevationM(centre)
 			if e.Kind != terrain.KindLand {
 				continue
@@ -106,6 +116,37 @@ func FuzzOpen(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkVoids checks the void mask of entry e of a fuzzed pack: a mask
+// that decodes has the grid's size and the index's count, and VoidFilledAt
+// fails exactly where ElevationM does.
+func checkVoids(t *testing.T, p *terrain.Pack, e terrain.Entry, centre appliance.LatLon) {
+	_, herr := p.ElevationM(centre)
+	v, verr := p.VoidFilledAt(centre)
+	if herr != nil && verr == nil {
+		t.Fatalf("tile %s: ElevationM fails (%v) but VoidFilledAt answers %v", e.Tile, herr, v)
+	}
+	if v && !p.HasVoidMask() {
+		t.Fatalf("tile %s: void-filled in a pack without the mask", e.Tile)
+	}
+	mask, err := p.ReadVoidMask(e.Tile)
+	if err != nil {
+		return
+	}
+	n := p.Header().TileSamples()
+	if len(mask) != n*n {
+		t.Fatalf("tile %s: %d mask flags, want %d", e.Tile, len(mask), n*n)
+	}
+	count := uint32(0)
+	for _, m := range mask {
+		if m {
+			count++
+		}
+	}
+	if count != e.Void.Count {
+		t.Fatalf("tile %s: %d void-filled samples, index says %d", e.Tile, count, e.Void.Count)
+	}
 }
 
 // realClasses returns 31×31 real land-cover classes: the Amapá raster

@@ -26,10 +26,20 @@ type TileInfo struct {
 	CRC32C          string `json:"crc32c"`           // payload checksum, 8 hex digits
 	MinM            int    `json:"min_m"`            // lowest sample, metres (land tiles)
 	MaxM            int    `json:"max_m"`            // highest sample, metres (land tiles)
-	FilledSamples   int    `json:"filled_samples"`   // voids the packer filled
+	FilledSamples   int    `json:"filled_samples"`   // samples the packer interpolated across source voids
 	NoData          bool   `json:"nodata"`           // the tile holds NoData samples
 	// Clutter is the tile's land cover (packs with the layer only).
 	Clutter *TileClutter `json:"clutter,omitempty"`
+	// VoidMask is the tile's void mask (packs with the mask only).
+	VoidMask *TileVoidMask `json:"void_mask,omitempty"`
+}
+
+// TileVoidMask describes the void mask of one tile.
+type TileVoidMask struct {
+	Codec           string `json:"codec"`            // none or zstd-bitmap
+	VoidFilled      int64  `json:"void_filled"`      // samples interpolated across a void
+	CompressedBytes int64  `json:"compressed_bytes"` // payload length, bytes (0 when none)
+	CRC32C          string `json:"crc32c,omitempty"` // payload checksum, 8 hex digits
 }
 
 // TileClutter describes the land-cover layer of one tile.
@@ -78,7 +88,16 @@ type Info struct {
 	Clutter          bool         `json:"clutter"`
 	ClutterBytes     int64        `json:"clutter_bytes"`               // land-cover payloads, bytes
 	ClutterHistogram []ClassCount `json:"clutter_histogram,omitempty"` // samples per class over all tiles (shared edges counted per tile)
-	Tiles            []TileInfo   `json:"tiles"`
+	// VoidMask says whether the pack has the void mask (version 4); a
+	// pack without it knows no voids.
+	VoidMask bool `json:"void_mask"`
+	// FilledSamples is the number of samples interpolated across source
+	// voids, all tiles (shared edges counted per tile).
+	FilledSamples int64 `json:"filled_samples"`
+	// VoidFilledTiles counts the tiles with at least one such sample.
+	VoidFilledTiles int        `json:"void_filled_tiles"`
+	VoidMaskBytes   int64      `json:"void_mask_bytes"` // void-mask payloads, bytes
+	Tiles           []TileInfo `json:"tiles"`
 }
 
 // Info returns the pack summary; it reads nothing beyond the index.
@@ -94,6 +113,7 @@ func (p *Pack) Info() Info {
 		TileCount:        len(p.entries),
 		FileBytes:        h.FileSize,
 		Clutter:          h.Clutter,
+		VoidMask:         h.VoidMask,
 		Tiles:            make([]TileInfo, len(p.entries)),
 	}
 	var total [ClutterClasses]int64
@@ -125,6 +145,18 @@ func (p *Pack) Info() Info {
 			}
 			in.ClutterBytes += c.Length
 		}
+		in.FilledSamples += int64(e.Filled)
+		if e.Filled > 0 {
+			in.VoidFilledTiles++
+		}
+		if h.VoidMask {
+			v := e.Void
+			ti.VoidMask = &TileVoidMask{Codec: v.Codec.String(), VoidFilled: int64(v.Count), CompressedBytes: v.Length}
+			if v.Codec != VoidNone {
+				ti.VoidMask.CRC32C = fmt.Sprintf("%08x", v.CRC)
+			}
+			in.VoidMaskBytes += v.Length
+		}
 		in.Tiles[i] = ti
 	}
 	if h.Clutter {
@@ -148,7 +180,8 @@ type Manifest struct {
 	SamplesPerDegree int            `json:"samples_per_degree"` // grid
 	Bounds           Bounds         `json:"bounds"`             // degrees
 	TileCount        int            `json:"tile_count"`
-	Clutter          bool           `json:"clutter,omitempty"` // the pack has the land-cover layer
+	Clutter          bool           `json:"clutter,omitempty"`   // the pack has the land-cover layer
+	VoidMask         bool           `json:"void_mask,omitempty"` // the pack has the void mask
 	Tiles            []ManifestTile `json:"tiles"`
 }
 
@@ -158,6 +191,7 @@ type ManifestTile struct {
 	Kind          string `json:"kind"`                     // land, sea or void
 	CRC32C        string `json:"crc32c,omitempty"`         // payload checksum (land tiles)
 	ClutterCRC32C string `json:"clutter_crc32c,omitempty"` // land-cover payload checksum (tiles with one)
+	VoidCRC32C    string `json:"void_crc32c,omitempty"`    // void-mask payload checksum (tiles with one)
 }
 
 // ManifestFormat is the Format of every Manifest.
@@ -183,11 +217,14 @@ func (p *Pack) Manifest(name string) (Manifest, error) {
 	in := p.Info()
 	m := Manifest{Format: ManifestFormat, Version: in.Version, Name: name, Bytes: in.FileBytes, SHA256: sum,
 		SamplesPerDegree: in.SamplesPerDegree, Bounds: in.Bounds, TileCount: in.TileCount, Clutter: in.Clutter,
-		Tiles: make([]ManifestTile, len(in.Tiles))}
+		VoidMask: in.VoidMask, Tiles: make([]ManifestTile, len(in.Tiles))}
 	for i, t := range in.Tiles {
 		m.Tiles[i] = ManifestTile{Name: t.Name, Kind: t.Kind, CRC32C: t.CRC32C}
 		if t.Clutter != nil {
 			m.Tiles[i].ClutterCRC32C = t.Clutter.CRC32C
+		}
+		if t.VoidMask != nil {
+			m.Tiles[i].VoidCRC32C = t.VoidMask.CRC32C
 		}
 	}
 	return m, nil
@@ -206,7 +243,7 @@ func (p *Pack) CheckManifest(m Manifest) error {
 	case got.SHA256 != m.SHA256:
 		return fmt.Errorf("check manifest: sha256 %s, manifest says %s: %w", got.SHA256, m.SHA256, ErrCorrupt)
 	case got.Bytes != m.Bytes || got.Version != m.Version || got.SamplesPerDegree != m.SamplesPerDegree ||
-		got.Bounds != m.Bounds || got.TileCount != m.TileCount || got.Clutter != m.Clutter || len(got.Tiles) != len(m.Tiles):
+		got.Bounds != m.Bounds || got.TileCount != m.TileCount || got.Clutter != m.Clutter || got.VoidMask != m.VoidMask || len(got.Tiles) != len(m.Tiles):
 		return fmt.Errorf("check manifest: header fields differ from the manifest: %w", ErrCorrupt)
 	}
 	for i := range got.Tiles {

@@ -591,11 +591,7 @@ func TestReadsV3Golden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range crop {
-		if got[i] != crop[i] {
-			t.Fatalf("sample %d = %d, want %d", i, got[i], crop[i])
-		}
-	}
+	checkCrop(t, got, crop)
 	cs, err := p.ReadClutter(tAmapa)
 	if err != nil {
 		t.Fatal(err)

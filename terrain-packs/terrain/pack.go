@@ -297,9 +297,11 @@ func (p *Pack) edgeNeighbour(q appliance.LatLon, t TileID) (TileID, bool) {
 	return TileID{}, false
 }
 
-// bilinear interpolates tile samples s (spd+1 per side) at q, which lies in
-// tile t. ok is false when a sample with a non-zero weight is NoData.
-func bilinear(s []int16, spd int, t TileID, q appliance.LatLon) (float64, bool) {
+// cell returns, for q in tile t (spd+1 samples per side), the index of the
+// north-west sample of the grid cell around q and the bilinear weights of
+// its four corners: north-west, north-east, south-west, south-east, at
+// indexes i, i+1, i+n, i+n+1 with n = spd+1.
+func cell(spd int, t TileID, q appliance.LatLon) (i int, w [4]float64) {
 	n := spd + 1
 	y := (float64(t.Lat+1) - q.Lat) * float64(spd) // rows from the north edge
 	x := (q.Lon - float64(t.Lon)) * float64(spd)   // columns from the west edge
@@ -313,20 +315,24 @@ func bilinear(s []int16, spd int, t TileID, q appliance.LatLon) (float64, bool) 
 		c = n - 2
 	}
 	fy, fx := y-float64(r), x-float64(c)
-	i := r*n + c
-	v00, v01, v10, v11 := s[i], s[i+1], s[i+n], s[i+n+1]
-	w00, w01, w10, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
-	if (v00 == NoData && w00 > 0) || (v01 == NoData && w01 > 0) ||
-		(v10 == NoData && w10 > 0) || (v11 == NoData && w11 > 0) {
-		return 0, false
+	return r*n + c, [4]float64{(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy}
+}
+
+// bilinear interpolates tile samples s (spd+1 per side) at q, which lies in
+// tile t. ok is false when a sample with a non-zero weight is NoData.
+func bilinear(s []int16, spd int, t TileID, q appliance.LatLon) (float64, bool) {
+	n := spd + 1
+	i, w := cell(spd, t, q)
+	v := [4]int16{s[i], s[i+1], s[i+n], s[i+n+1]}
+	for k := range v {
+		if v[k] == NoData && w[k] > 0 {
+			return 0, false
+		}
 	}
 	h := 0.0
-	for _, vw := range [4]struct {
-		v int16
-		w float64
-	}{{v00, w00}, {v01, w01}, {v10, w10}, {v11, w11}} {
-		if vw.w > 0 {
-			h += vw.w * float64(vw.v)
+	for k := range v {
+		if w[k] > 0 {
+			h += w[k] * float64(v[k])
 		}
 	}
 	return h, true
@@ -340,6 +346,10 @@ func bilinear(s []int16, spd int, t TileID, q appliance.LatLon) (float64, bool) 
 // has the land-cover layer, ClutterClass and ClutterHeightsM (metres) hold
 // the land cover of each sample (nearest sample, see ClutterAt; 0 and 0 m
 // where no land-cover source covered the tile); otherwise they are nil.
+//
+// VoidFilled marks the samples whose height was interpolated across a void
+// of the source DEM (see VoidFilledAt); it is nil when no sample is (and
+// always for packs without the void mask, which know no voids).
 func (p *Pack) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
 	var cl clutterSampler
 	if p.hdr.Clutter {
@@ -390,8 +400,10 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 	if cl != nil {
 		classes = make([]uint8, steps+1)
 	}
+	var voids []bool // allocated at the first void-filled sample
 	var ref tileRef
 	var cref clutterRef
+	var vref voidRef
 	// Equal spacing d/steps (at most stepM): the engines that want a
 	// regular grid (ITM's PFL) then need no resampling.
 	spacing := 0.0
@@ -412,6 +424,18 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
 		}
 		prof.DistancesM[i], prof.HeightsM[i], prof.Sea[i] = di, h, sea
+		if !sea && owner.hdr.VoidMask {
+			v, err := owner.voidFilled(q, &vref)
+			if err != nil {
+				return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
+			}
+			if v {
+				if voids == nil {
+					voids = make([]bool, steps+1)
+				}
+				voids[i] = true
+			}
+		}
 		if classes == nil {
 			continue
 		}
@@ -423,6 +447,7 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
 		}
 	}
+	prof.VoidFilled = voids
 	if classes != nil {
 		prof.ClutterClass = classes
 		prof.ClutterHeightsM = make([]float64, len(classes))

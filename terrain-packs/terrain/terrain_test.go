@@ -20,6 +20,7 @@ type synthTile struct {
 	samples []int16 // land only
 	classes []uint8 // land cover (packs with the layer): nil means uniform class
 	class   uint8   // the uniform land-cover class when classes is nil
+	voids   []bool  // void mask (packs with the mask): nil means no void-filled sample
 }
 
 // makePack lays out a pack without land cover by hand, with the exported
@@ -39,6 +40,20 @@ func makeClutterPack(t testing.TB, spd int, codec terrain.Codec, tiles []synthTi
 // then the land-cover payload.
 func layOut(t testing.TB, spd int, codec terrain.Codec, version int, withClutter bool, tiles []synthTile) []byte {
 	t.Helper()
+	return layOutVoids(t, spd, codec, version, withClutter, false, tiles)
+}
+
+// makeVoidPack lays out a version-4 pack with the void mask (and the
+// land-cover layer when withClutter).
+func makeVoidPack(t testing.TB, spd int, codec terrain.Codec, withClutter bool, tiles []synthTile) []byte {
+	t.Helper()
+	return layOutVoids(t, spd, codec, terrain.VersionV4, withClutter, true, tiles)
+}
+
+// layOutVoids is layOut with the void mask: each tile's void-mask payload
+// follows its land-cover payload.
+func layOutVoids(t testing.TB, spd int, codec terrain.Codec, version int, withClutter, withVoids bool, tiles []synthTile) []byte {
+	t.Helper()
 	enc, err := terrain.NewEncoder()
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +70,9 @@ func layOut(t testing.TB, spd int, codec terrain.Codec, version int, withClutter
 	off := int64(terrain.HeaderSize + terrain.EntrySize*len(tiles))
 	if withClutter {
 		off += int64(terrain.ClutterEntrySize * len(tiles))
+	}
+	if withVoids {
+		off += int64(terrain.VoidEntrySize * len(tiles))
 	}
 	n := spd + 1
 	for i, st := range tiles {
@@ -94,9 +112,20 @@ func layOut(t testing.TB, spd int, codec terrain.Codec, version int, withClutter
 			}
 			e.Clutter = c
 		}
+		if withVoids && st.voids != nil {
+			p, count := enc.EncodeVoidMask(nil, st.voids)
+			if count > 0 {
+				e.Filled = uint32(count)
+				e.Void = terrain.VoidEntry{Codec: terrain.VoidZstdBitmap, Count: uint32(count), Offset: off,
+					Length: int64(len(p)), CRC: terrain.Checksum(p)}
+				off += int64(len(p))
+				payloads = append(payloads, p...)
+			}
+		}
 		entries[i] = e
 	}
-	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off, Clutter: withClutter}, entries)
+	hi, err := terrain.MarshalHeaderIndex(terrain.Header{Version: version, SamplesPerDegree: spd, FileSize: off,
+		Clutter: withClutter, VoidMask: withVoids}, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
