@@ -29,6 +29,12 @@ type TerrainPoint struct {
 	// ClutterStatus is "ok", or why there is no class (no land-cover layer):
 	// the appliance never guesses a class.
 	ClutterStatus string `json:"clutter_status"`
+	// VoidFilled is true when ElevationM was interpolated across a void of
+	// the source DEM (any of the samples it was interpolated from was a
+	// void): the real ground may be far higher (an SRTM void on a steep
+	// peak). False when every such sample was measured, and for terrain
+	// that carries no void mask (packs older than format version 4).
+	VoidFilled bool `json:"void_filled"`
 }
 
 func (a *API) terrainPoint(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -44,6 +50,11 @@ func (a *API) terrainPoint(w http.ResponseWriter, r *http.Request) (any, error) 
 		return nil, err
 	}
 	out := TerrainPoint{Lat: lat, Lon: lon, ElevationM: r3(h), ClutterStatus: "ok"}
+	if vm, ok := a.Terrain.(appliance.VoidMap); ok {
+		if out.VoidFilled, err = vm.VoidFilledAt(p); err != nil {
+			return nil, err
+		}
+	}
 	if a.Clutter == nil {
 		out.ClutterStatus = "the loaded terrain has no land-cover (clutter) layer"
 		return out, nil

@@ -1,0 +1,109 @@
+package api_test
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/appliance/planner"
+	"linkplan/engines"
+	"linkplan/terrain-packs/packer"
+	"linkplan/terrain-packs/terrain"
+	"linkplan/web/api"
+)
+
+// Real SRTM3 v2.1 tile of Rio and the SYNTHETIC peak GeoTIFF (a 396 m
+// cone at Pão de Açúcar standing in for a void-filled DEM; see
+// terrain-packs/testdata/PROVENANCE.md).
+const (
+	srtmRio       = "../../terrain-packs/testdata/S23W044.hgt.zip"
+	syntheticPeak = "../../terrain-packs/testdata/sugarloaf-synthetic-peak.tif"
+)
+
+// peakServer composes a second API over h's keys, towers and store whose
+// terrain is a pack built from the SRTM tile S23W044 with the synthetic
+// peak layered after it (earlier inputs win; the peak fills the SRTM
+// voids under it).
+func peakServer(tb testing.TB, h *harness) *httptest.Server {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "rio-peak.ltp")
+	if _, err := packer.Build(tb.Context(), out, []string{srtmRio, syntheticPeak}, packer.Options{}); err != nil {
+		tb.Fatal(err)
+	}
+	pack, err := terrain.Open(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { pack.Close() })
+	terr := terrain.NewLayered(pack)
+	reg, err := engines.New(engines.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
+		if id == "" || id == appliance.EngineFSPL {
+			return reg.FSPL(), nil
+		}
+		return reg.WithFallback(id)
+	}
+	towers := func() appliance.TowerIndex { return h.index }
+	plan := planner.New(terr, towers, lookup)
+	a := api.New(api.Deps{
+		Clutter: terr, Auth: h.auth, Links: plan, Towers: towers, Search: h.search,
+		TowerDB: h.db, Refreshes: h.db, Engines: reg, Pairs: plan, Terrain: terr, Version: "test", Offline: true,
+		TerrainDescription: "S23W044 (SRTM3 v2.1) over a synthetic 396 m peak at Pão de Açúcar",
+	})
+	a.SetState(api.StateReady)
+	srv := httptest.NewServer(a)
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// TestTerrainPointVoidFilled_Finding1 (issue 7, finding 1): GET
+// /terrain/point says void_filled on the SRTM voids of Rio's summits
+// (the elevation is still the interpolated value, far below the real
+// summit) and not on measured ground, nor where a second DEM measured the
+// void.
+func TestTerrainPointVoidFilled_Finding1(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	peak := peakServer(t, h)
+	doc := loadOpenAPI(t)
+	cases := []struct {
+		name     string
+		onPeak   bool // ask the API over the synthetic peak
+		lat, lon float64
+		void     bool
+		minM     float64 // elevation_m at least, metres
+		maxM     float64 // and at most
+	}{
+		{"Pão de Açúcar (396 m) on the sample pack", false, -22.9486, -43.1567, true, 0, 60},
+		{"Dois Irmãos summit (533 m) on the sample pack", false, -22.9908, -43.2397, true, 150, 400},
+		{"Corcovado (710 m) on the sample pack", false, -22.9519, -43.2105, true, 350, 660},
+		{"Cantagalo, measured ground", false, -21.9811, -42.3678, false, 300, 600},
+		{"Pão de Açúcar over the synthetic peak", true, -22.9486, -43.1567, false, 380, 396},
+		{"Corcovado outside the synthetic peak stays void-filled", true, -22.9519, -43.2105, true, 350, 660},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			hh := *h
+			if tc.onPeak {
+				hh.srv = peak
+			}
+			res := hh.do(t, "GET", fmt.Sprintf("/terrain/point?lat=%v&lon=%v", tc.lat, tc.lon), h.keys["free"], nil, "")
+			if res.status != 200 {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			for _, e := range doc.checkResponse("GET", "/terrain/point", res) {
+				t.Errorf("schema: %s", e)
+			}
+			m := res.json(t)
+			h, _ := m["elevation_m"].(float64)
+			t.Logf("%s: elevation_m %.1f, void_filled %v", tc.name, h, m["void_filled"])
+			if m["void_filled"] != tc.void || h < tc.minM || h > tc.maxM {
+				t.Fatalf("answer %v; want void_filled %v, elevation %.0f..%.0f m", m, tc.void, tc.minM, tc.maxM)
+			}
+		})
+	}
+}
