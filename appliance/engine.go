@@ -48,7 +48,7 @@ type LinkPrediction struct {
 	MinClearanceRatio float64
 	DiffractionDB     float64            // diffraction part of PathLossDB, dB
 	Intermediate      map[string]float64 // engine-specific values worth showing, units in the key names
-	Warnings          []string           // conditions the caller should know (outside validity, fallbacks)
+	Warnings          []Warning          // conditions the caller should know (outside validity, fallbacks), with stable codes
 }
 
 // Engine is a deterministic propagation model.

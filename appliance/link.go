@@ -26,6 +26,9 @@ type LinkRequest struct {
 	MaxAlternatives int
 	// TenantID scopes user-registered towers to their tenant; "" sees all.
 	TenantID string
+	// IncludeProfile asks for the PathCheck of every returned candidate
+	// (request field include: ["profile"]).
+	IncludeProfile bool
 }
 
 // LinkCandidate is the link budget of one tower for a receiver.
@@ -44,6 +47,70 @@ type LinkCandidate struct {
 	RxPowerDBm    float64 // predicted received power, dBm
 	LinkMarginDB  float64 // RxPowerDBm − RxThresholdDBm, dB
 	TowerGroundM  float64 // ground height at the tower, metres AMSL
+	// Path is the checkable geometry of the path (profile, dominant
+	// obstacle, minimum antenna heights); nil unless asked for.
+	Path *PathCheck
+	// Warnings are the conditions of this result the caller should know,
+	// engine warnings included; never nil after the planner.
+	Warnings []Warning
+}
+
+// ProfilePoint is one sample of a checkable path profile. Heights are
+// metres above mean sea level; the effective ground adds the earth bulge of
+// the k = 4/3 effective earth to the ground, so that the line of sight is a
+// straight line in the same frame.
+type ProfilePoint struct {
+	DistanceM        float64 // distance from the transmitter (tower), metres
+	GroundM          float64 // ground height, metres AMSL
+	EffectiveGroundM float64 // ground plus earth bulge (k = 4/3), metres
+	LOSM             float64 // height of the straight line between the antenna tips, metres
+	F1RadiusM        float64 // radius of the first Fresnel zone, metres
+	VoidFilled       bool    // the ground height was interpolated across a DEM void
+}
+
+// Obstacle is the dominant obstacle of a path: the intermediate sample with
+// the smallest clearance as a fraction of the first Fresnel zone radius.
+type Obstacle struct {
+	DistanceFromRxM  float64 // metres from the receiver
+	DistanceFromTxM  float64 // metres from the transmitter (tower)
+	GroundM          float64 // ground height, metres AMSL
+	EffectiveGroundM float64 // ground plus earth bulge (k = 4/3), metres
+	LOSM             float64 // line-of-sight height above it, metres
+	ClearanceM       float64 // LOSM − EffectiveGroundM, metres; negative when the ground blocks the ray
+	F1RadiusM        float64 // first Fresnel zone radius there, metres
+	ClearanceF1      float64 // ClearanceM / F1RadiusM, dimensionless (0.6 is the usual design rule)
+	VoidFilled       bool    // its height was interpolated across a DEM void
+}
+
+// MinHeight is the smallest antenna height above ground that meets a
+// clearance rule with the other end as given.
+type MinHeight struct {
+	// HeightM is the height, metres above ground, rounded up to the next
+	// centimetre; when Achievable is false it is the cap that was searched.
+	HeightM float64
+	// Achievable is false when no height up to the cap meets the rule.
+	Achievable bool
+}
+
+// PathCheck is what an engineer needs to check a link result by hand: the
+// profile, the dominant obstacle and the antenna heights that would give
+// line of sight and 60 % first-Fresnel-zone clearance. It uses k = 4/3.
+type PathCheck struct {
+	KFactor      float64 // effective earth radius factor, dimensionless (4/3)
+	FreqMHz      float64 // frequency of the Fresnel radii, MHz
+	TxHeightM    float64 // transmitter antenna height above ground used, metres
+	RxHeightM    float64 // receiver antenna height above ground used, metres
+	SamplesTotal int     // samples of the computed terrain profile
+	// Profile is the terrain profile from the transmitter to the receiver,
+	// decimated to at most MaxProfilePoints points (planner package doc).
+	Profile []ProfilePoint
+	// Obstacle is the dominant obstacle; nil for a profile without an
+	// intermediate sample.
+	Obstacle *Obstacle
+	// Minimum receiver heights with the tower as given.
+	RxMinLOS, RxMinFresnel60 MinHeight
+	// Minimum tower (transmitter) heights with the receiver as given.
+	TxMinLOS, TxMinFresnel60 MinHeight
 }
 
 // LinkAnalysis is the answer to a LinkRequest.
@@ -55,9 +122,9 @@ type LinkAnalysis struct {
 	Reason          string   // why Best is nil, when it is
 	Engine          EngineID // engine requested (resolved default)
 	EngineVersion   string   // version of the engine that produced Best's number
-	// Warnings are the distinct engine warnings of the evaluated paths
-	// (for example why an engine fell back to fspl), at most 10.
-	Warnings  []string
+	// Warnings are the distinct warnings (by code) of the returned
+	// candidates, best first; never nil after the planner.
+	Warnings  []Warning
 	InRange   int // towers within MaxDistanceKm (after the operator filter)
 	Evaluated int // towers whose terrain path was computed
 	// SkippedNoTerrain counts towers in range whose path needs a terrain
@@ -96,6 +163,49 @@ type PairRequest struct {
 // with a stable code clients can match on and a sentence for people. The
 // codes and what raises them are documented in the planner package.
 type Warning struct {
-	Code    string // stable snake_case code, e.g. "void_filled_terrain"
-	Message string // one sentence, no internal prefixes
+	Code    string `json:"code"`    // stable snake_case code, e.g. "void_filled_terrain"
+	Message string `json:"message"` // one sentence, no internal prefixes
 }
+
+// Warning codes. They are stable: clients match on them. What raises each
+// one is documented in the planner package (link results) and the engines
+// package (engine warnings).
+const (
+	// WarnFSPLObstructed: the path is obstructed (clearance below 60 % of
+	// F1) and the engine is fspl, which models it with one knife edge.
+	WarnFSPLObstructed = "fspl_obstructed"
+	// WarnEIRPAssumed: the tower has no ERP; the request's assumed EIRP was
+	// used.
+	WarnEIRPAssumed = "eirp_assumed"
+	// WarnSyntheticTower: the tower is synthetic sample data.
+	WarnSyntheticTower = "synthetic_tower"
+	// WarnPositionUncertainty: the tower's position uncertainty exceeds a
+	// documented fraction of the link length.
+	WarnPositionUncertainty = "position_uncertainty"
+	// WarnNoLandCover: no land-cover layer covers the path.
+	WarnNoLandCover = "no_land_cover"
+	// WarnVoidFilledTerrain: the path crosses heights interpolated across
+	// voids of the source DEM.
+	WarnVoidFilledTerrain = "void_filled_terrain"
+	// WarnEngineFallback: the requested engine could not answer and fspl
+	// did.
+	WarnEngineFallback = "engine_fallback"
+	// WarnEngineResolved: the requested engine resolved to another one
+	// ("auto" for a tier below Pro).
+	WarnEngineResolved = "engine_resolved"
+	// WarnOutsideValidity: an input lies outside the range a model was
+	// validated for; the number is an extrapolation.
+	WarnOutsideValidity = "outside_validity"
+	// WarnITM: a warning flag of the NTIA ITM (the message names the flag
+	// and its NTIA bit value).
+	WarnITM = "itm_warning"
+	// WarnITMTroposcatter: ITM answered in its troposcatter mode (the path
+	// is beyond the diffraction range).
+	WarnITMTroposcatter = "itm_troposcatter"
+	// WarnProfileResampled: the engine re-interpolated a profile that was
+	// not equally spaced.
+	WarnProfileResampled = "profile_resampled"
+	// WarnParameterIgnored: a request parameter has no effect on the
+	// engine used (e.g. time_pct for P.1411).
+	WarnParameterIgnored = "parameter_ignored"
+)

@@ -140,6 +140,18 @@ func PFL(p *appliance.PathProfile) (pfl []float64, resampled bool) {
 	return pfl, true
 }
 
+// ITMWarnings turns the NTIA warning flags of an ITM result into
+// appliance.Warnings, one per flag in bit order, each with the code
+// appliance.WarnITM and a message that names the NTIA bit value.
+func ITMWarnings(w itm.Warning) []appliance.Warning {
+	var out []appliance.Warning
+	for _, f := range w.Flags() {
+		out = append(out, appliance.Warning{Code: appliance.WarnITM,
+			Message: fmt.Sprintf("ITM warning flag %#04x: %s", uint32(f), f.String())})
+	}
+	return out
+}
+
 func (e *itmEngine) run(ctx context.Context, in appliance.LinkInput, x *extras) (appliance.LinkPrediction, error) {
 	if err := ctx.Err(); err != nil {
 		return appliance.LinkPrediction{}, err
@@ -224,7 +236,7 @@ func (e *itmEngine) run(ctx context.Context, in appliance.LinkInput, x *extras) 
 		EngineVersion: ITMVersion,
 		PathLossDB:    res.LossDB,
 		DiffractionDB: diff,
-		Warnings:      res.Warnings.Strings(),
+		Warnings:      ITMWarnings(res.Warnings),
 		Intermediate: map[string]float64{
 			"free_space_db":       im.FreeSpaceLossDB,
 			"a_ref_db":            im.ARefDB,
@@ -253,7 +265,8 @@ func (e *itmEngine) run(ctx context.Context, in appliance.LinkInput, x *extras) 
 		},
 	}
 	if resampled {
-		pred.Warnings = append(pred.Warnings, fmt.Sprintf("profile was not equally spaced: heights re-interpolated at %.3f m spacing", pfl[1]))
+		pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnProfileResampled,
+			Message: fmt.Sprintf("the profile was not equally spaced: ITM re-interpolated its heights at %.3f m spacing", pfl[1])})
 	}
 	r.geometry(in, &pred)
 	return pred, nil

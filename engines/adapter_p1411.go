@@ -171,10 +171,11 @@ func (e *p1411Engine) run(ctx context.Context, in appliance.LinkInput, x *extras
 		"warning_bits":   float64(warn),
 	}
 	for _, w := range warn.Strings() {
-		pred.Warnings = append(pred.Warnings, "p1411 "+env.name+": "+w)
+		pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnOutsideValidity, Message: "P.1411 " + env.name + ": " + w})
 	}
 	if tp := pct(in.TimePct, 50); tp != 50 {
-		pred.Warnings = append(pred.Warnings, fmt.Sprintf("P.1411 site-general models have no time variability: time_pct %g ignored", tp))
+		pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnParameterIgnored,
+			Message: fmt.Sprintf("P.1411 site-general models have no time variability: time_pct %g was ignored", tp)})
 	}
 	return pred, nil
 }

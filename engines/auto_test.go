@@ -123,7 +123,7 @@ func TestPredictWithFallback(t *testing.T) {
 			used := tc.used
 			if tc.fellBack {
 				used = appliance.EngineFSPL
-				if len(pred.Warnings) == 0 || !strings.Contains(pred.Warnings[len(pred.Warnings)-1], reason) {
+				if w := pred.Warnings; len(w) == 0 || w[len(w)-1].Code != appliance.WarnEngineFallback || !strings.Contains(w[len(w)-1].Message, reason) {
 					t.Errorf("warnings %v do not carry the reason", pred.Warnings)
 				}
 				want := reg.FSPL().Compute(tc.in.Profile, tc.in.TxHeightM, tc.in.RxHeightM, tc.in.FreqMHz)

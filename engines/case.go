@@ -20,6 +20,7 @@ const (
 	CaseMinFreqMHz      = 20.0     // MHz, the lowest frequency any engine takes (ITM)
 	CaseMaxFreqMHz      = 100000.0 // MHz, the highest (fspl)
 	CaseMaxAntennaM     = 3000.0   // metres above ground
+	CaseMinPathM        = 1.0      // metres: the least terminal separation of a terrain-mode case
 	CaseMinTerrainM     = -500.0   // metres above sea level
 	CaseMaxTerrainM     = 9000.0   // metres above sea level
 	CaseMaxClutterM     = 500.0    // metres
@@ -203,7 +204,9 @@ func (c *Case) Validate() error {
 			step = DefaultCaseStepM
 		}
 		d := appliance.LatLon{Lat: c.Tx.Lat, Lon: c.Tx.Lon}.DistanceM(appliance.LatLon{Lat: c.Rx.Lat, Lon: c.Rx.Lon})
-		if n := d/step + 2; n > MaxCaseProfilePts {
+		if d < CaseMinPathM {
+			v.Add("rx", "is %.2f m from tx: the terminals must be at least %g m apart to make a path", d, CaseMinPathM)
+		} else if n := d/step + 2; n > MaxCaseProfilePts {
 			v.Add("step_m", "a %.0f m step over %.1f km gives %.0f terrain samples, at most %d are accepted", step, d/1000, n, MaxCaseProfilePts)
 		}
 	}
@@ -270,23 +273,23 @@ func (p *CaseProfile) validate(v *appliance.ValidationError) {
 // CaseResult is the answer to one Case. Non-finite intermediate values are
 // left out (JSON cannot carry them).
 type CaseResult struct {
-	Engine            appliance.EngineID `json:"engine"`      // engine asked ("auto" when omitted)
-	UsedEngine        appliance.EngineID `json:"used_engine"` // engine that produced the number
-	EngineVersion     string             `json:"engine_version"`
-	AutoReason        string             `json:"auto_reason,omitempty"` // why auto chose UsedEngine
-	PathLossDB        float64            `json:"path_loss_db"`          // basic transmission loss, dB
-	DiffractionDB     float64            `json:"diffraction_db"`        // dB
-	LOSClear          bool               `json:"los_clear"`
-	FresnelOK         bool               `json:"fresnel_ok"`
-	MinClearanceRatio *float64           `json:"min_clearance_ratio"` // nil when the profile has no intermediate point
-	DistanceKm        float64            `json:"distance_km"`         // profile length, km
-	ProfilePoints     int                `json:"profile_points"`
-	ProfileSource     string             `json:"profile_source"` // "case" or "terrain"
-	P1411Environment  string             `json:"p1411_environment,omitempty"`
-	Intermediate      map[string]float64 `json:"intermediate"`
-	Warnings          []string           `json:"warnings"`
-	FellBack          bool               `json:"fell_back"`
-	FallbackReason    string             `json:"fallback_reason,omitempty"`
+	Engine            appliance.EngineID  `json:"engine"`      // engine asked ("auto" when omitted)
+	UsedEngine        appliance.EngineID  `json:"used_engine"` // engine that produced the number
+	EngineVersion     string              `json:"engine_version"`
+	AutoReason        string              `json:"auto_reason,omitempty"` // why auto chose UsedEngine
+	PathLossDB        float64             `json:"path_loss_db"`          // basic transmission loss, dB
+	DiffractionDB     float64             `json:"diffraction_db"`        // dB
+	LOSClear          bool                `json:"los_clear"`
+	FresnelOK         bool                `json:"fresnel_ok"`
+	MinClearanceRatio *float64            `json:"min_clearance_ratio"` // nil when the profile has no intermediate point
+	DistanceKm        float64             `json:"distance_km"`         // profile length, km
+	ProfilePoints     int                 `json:"profile_points"`
+	ProfileSource     string              `json:"profile_source"` // "case" or "terrain"
+	P1411Environment  string              `json:"p1411_environment,omitempty"`
+	Intermediate      map[string]float64  `json:"intermediate"`
+	Warnings          []appliance.Warning `json:"warnings"` // never null
+	FellBack          bool                `json:"fell_back"`
+	FallbackReason    string              `json:"fallback_reason,omitempty"`
 }
 
 // LinkInput returns the engine input of c and the case extras. In terrain
@@ -363,7 +366,7 @@ func (r *Registry) PredictCase(ctx context.Context, c Case, terrain appliance.Te
 	res.Intermediate = finiteOnly(pred.Intermediate)
 	res.Warnings = pred.Warnings
 	if res.Warnings == nil {
-		res.Warnings = []string{}
+		res.Warnings = []appliance.Warning{}
 	}
 	res.FellBack, res.FallbackReason = fell, reason
 	if code, ok := pred.Intermediate["p1411_env_code"]; ok {
@@ -380,6 +383,11 @@ func (r *Registry) CompareCase(ctx context.Context, c Case, terrain appliance.Te
 	}
 	in, x, _, err := c.linkInput(terrain)
 	if err != nil {
+		return nil, fmt.Errorf("compare case: %w", err)
+	}
+	// What every engine needs is checked once: a path no engine can take
+	// is refused as a whole (as PredictCase does), not row by row.
+	if err := ValidateLink(in); err != nil {
 		return nil, fmt.Errorf("compare case: %w", err)
 	}
 	rows := r.compare(ctx, in, x)

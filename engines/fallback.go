@@ -62,7 +62,8 @@ func (r *Registry) predictFallback(ctx context.Context, id appliance.EngineID, i
 		return appliance.LinkPrediction{}, false, "", fmt.Errorf("predict %s (%s) with the fspl fallback: %w", id, reason, ferr)
 	}
 	pred := r.fspl.Compute(in.Profile, in.TxHeightM, in.RxHeightM, in.FreqMHz)
-	pred.Warnings = append(pred.Warnings, "fell back to fspl: "+reason)
+	pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnEngineFallback,
+		Message: "fspl answered instead of " + string(id) + ": " + reason})
 	return pred, true, reason, nil
 }
 
@@ -101,20 +102,20 @@ func (e *fallbackEngine) Predict(ctx context.Context, in appliance.LinkInput) (a
 // CompareRow is one engine's answer in Compare. Every field but
 // ElapsedMicros is deterministic.
 type CompareRow struct {
-	Engine            appliance.EngineID `json:"engine"`      // engine asked
-	UsedEngine        appliance.EngineID `json:"used_engine"` // engine that answered (fspl after a fallback); "" on error
-	EngineVersion     string             `json:"engine_version"`
-	PathLossDB        float64            `json:"path_loss_db"`   // dB; 0 on error
-	DiffractionDB     float64            `json:"diffraction_db"` // dB
-	LOSClear          bool               `json:"los_clear"`
-	FresnelOK         bool               `json:"fresnel_ok"`
-	Warnings          []string           `json:"warnings"`
-	Error             string             `json:"error,omitempty"`
-	FellBack          bool               `json:"fell_back"`
-	FallbackReason    string             `json:"fallback_reason,omitempty"`
-	ElapsedMicros     int64              `json:"elapsed_us"` // wall time of this engine, µs
-	Intermediate      map[string]float64 `json:"intermediate,omitempty"`
-	MinClearanceRatio float64            `json:"-"` // may be +Inf (no intermediate point)
+	Engine            appliance.EngineID  `json:"engine"`      // engine asked
+	UsedEngine        appliance.EngineID  `json:"used_engine"` // engine that answered (fspl after a fallback); "" on error
+	EngineVersion     string              `json:"engine_version"`
+	PathLossDB        float64             `json:"path_loss_db"`   // dB; 0 on error
+	DiffractionDB     float64             `json:"diffraction_db"` // dB
+	LOSClear          bool                `json:"los_clear"`
+	FresnelOK         bool                `json:"fresnel_ok"`
+	Warnings          []appliance.Warning `json:"warnings"` // never null
+	Error             string              `json:"error,omitempty"`
+	FellBack          bool                `json:"fell_back"`
+	FallbackReason    string              `json:"fallback_reason,omitempty"`
+	ElapsedMicros     int64               `json:"elapsed_us"` // wall time of this engine, µs
+	Intermediate      map[string]float64  `json:"intermediate,omitempty"`
+	MinClearanceRatio float64             `json:"-"` // may be +Inf (no intermediate point)
 }
 
 // CompareEngines is the fixed order in which Compare runs the engines: every
@@ -148,6 +149,9 @@ func (r *Registry) compare(ctx context.Context, in appliance.LinkInput, x *extra
 		row.DiffractionDB = pred.DiffractionDB
 		row.LOSClear, row.FresnelOK, row.MinClearanceRatio = pred.LOSClear, pred.FresnelOK, pred.MinClearanceRatio
 		row.Warnings = pred.Warnings
+		if row.Warnings == nil {
+			row.Warnings = []appliance.Warning{}
+		}
 		row.FellBack, row.FallbackReason = fell, reason
 		row.Intermediate = pred.Intermediate
 		rows = append(rows, row)

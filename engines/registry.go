@@ -152,7 +152,7 @@ func (r *Registry) buildEntries() []entry {
 		{info: Info{ID: appliance.EngineRaytrace, Name: "3D ray tracing",
 			Method:  "3D ray tracing, asynchronous via a GPU batch queue",
 			Version: RaytraceNote, MinTier: string(appliance.TierEnterprise), Status: StatusUnavailable,
-			Notes: "not implemented in this build; requests fall back to fspl"}},
+			Notes: "not implemented in this build: requests that name it are refused; choose fspl, p1812, itm, p1411, p1812-p1411-hybrid or auto"}},
 		{info: Info{ID: appliance.EngineRaytraceML, Name: "Learned ray-tracing surrogate",
 			Method:  "learned model",
 			Version: RaytraceNote, MinTier: "", Status: StatusHidden,

@@ -127,7 +127,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	if err != nil {
 		return nil, fmt.Errorf("analyze link: receiver terrain: %w", err)
 	}
-	out := &appliance.LinkAnalysis{Request: req, ReceiverGroundM: rxGround, Engine: eng.ID()}
+	out := &appliance.LinkAnalysis{Request: req, ReceiverGroundM: rxGround, Engine: eng.ID(), Warnings: []appliance.Warning{}}
 
 	radiusM := req.MaxDistanceKm * 1000
 	var cands []cand
@@ -204,11 +204,6 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 			continue
 		}
 		out.Evaluated++
-		for _, w := range lc.Prediction.Warnings {
-			if len(out.Warnings) < 10 && !slices.Contains(out.Warnings, w) {
-				out.Warnings = append(out.Warnings, w)
-			}
-		}
 		results = insertRanked(results, lc, want)
 	}
 	for t := range missing {
@@ -222,6 +217,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	out.Best = &results[0]
 	out.EngineVersion = out.Best.Prediction.EngineVersion
 	out.Alternatives = results[1:]
+	out.Warnings = analysisWarnings(results)
 	for _, r := range results {
 		if r.Tower.Synthetic {
 			out.SyntheticTowers++
@@ -273,11 +269,18 @@ func (p *Planner) evaluateWith(ctx context.Context, eng appliance.Engine, req ap
 		return appliance.LinkCandidate{}, err
 	}
 	rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
-	return appliance.LinkCandidate{
+	lc := appliance.LinkCandidate{
 		Tower: c.t, DistanceKm: c.distM / 1000, AzimuthDeg: c.bearRx, TowerToRxDeg: c.bearTx,
 		Prediction: pred, EIRPDBm: c.eirp, EIRPAssumed: c.assumed, PatternLossDB: c.pattern,
 		RxPowerDBm: rx, LinkMarginDB: rx - req.RxThresholdDBm, TowerGroundM: prof.HeightsM[0],
-	}, nil
+	}
+	lc.Warnings = CandidateWarnings(&lc, prof)
+	if req.IncludeProfile {
+		if lc.Path, err = CheckPath(prof, c.t.HeightM, req.RxHeightM, req.FreqMHz); err != nil {
+			return appliance.LinkCandidate{}, fmt.Errorf("path check: %w", err)
+		}
+	}
+	return lc, nil
 }
 
 // Defaults fills the zero-valued optional fields of a request; set marks

@@ -66,7 +66,7 @@ func (p *Planner) AnalyzePair(ctx context.Context, req appliance.PairRequest) (*
 	}
 	c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
 	lr := appliance.LinkRequest{Receiver: req.Receiver, RxHeightM: req.RxHeightM, FreqMHz: req.FreqMHz,
-		RxGainDBi: req.RxGainDBi, CableLossDB: req.CableLossDB, RxThresholdDBm: req.RxThresholdDBm}
+		RxGainDBi: req.RxGainDBi, CableLossDB: req.CableLossDB, RxThresholdDBm: req.RxThresholdDBm, IncludeProfile: true}
 	lc, err := p.evaluateWith(ctx, eng, lr, c, req.TimePct, req.LocationPct)
 	if err != nil {
 		return nil, fmt.Errorf("analyze pair: %w", err)

@@ -95,6 +95,18 @@ func (w Warning) Strings() []string {
 	return out
 }
 
+// Flags returns the flags set in w one by one, in bit order (unknown bits
+// included, each as its own flag). It returns nil when w is zero.
+func (w Warning) Flags() []Warning {
+	var out []Warning
+	for b := Warning(1); b != 0 && b <= w; b <<= 1 {
+		if w&b != 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // String joins Strings with "; ", or returns "no warnings".
 func (w Warning) String() string {
 	if w == 0 {

@@ -108,9 +108,9 @@ func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error)
 		return nil, err
 	}
 	if note != "" {
-		res.Warnings = append(res.Warnings, note)
+		res.Warnings = append(res.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
 	}
-	return res, nil
+	return roundCase(res), nil
 }
 
 // CompareResult is the body of POST /coverage/engines/compare.
@@ -132,7 +132,48 @@ func (a *API) engineCompare(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	for i := range rows {
+		rows[i] = roundRow(rows[i])
+	}
 	return CompareResult{Rows: rows, TotalElapsedU: time.Since(start).Microseconds()}, nil
+}
+
+// roundMap rounds the values of an intermediate map to 3 decimals, leaving
+// out the non-finite ones.
+func roundMap(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, x := range m {
+		if p := round3(x); p != nil {
+			out[k] = *p
+		}
+	}
+	return out
+}
+
+// roundCase rounds the numbers of an engine case answer to the documented
+// precision (LinkResultJSON) and makes its warnings an array.
+func roundCase(res engines.CaseResult) engines.CaseResult {
+	res.PathLossDB, res.DiffractionDB, res.DistanceKm = r3(res.PathLossDB), r3(res.DiffractionDB), r3(res.DistanceKm)
+	if res.MinClearanceRatio != nil {
+		res.MinClearanceRatio = round3(*res.MinClearanceRatio)
+	}
+	res.Intermediate = roundMap(res.Intermediate)
+	if res.Warnings == nil {
+		res.Warnings = []appliance.Warning{}
+	}
+	return res
+}
+
+// roundRow is roundCase for one row of a comparison.
+func roundRow(row engines.CompareRow) engines.CompareRow {
+	row.PathLossDB, row.DiffractionDB = r3(row.PathLossDB), r3(row.DiffractionDB)
+	if row.Intermediate != nil {
+		row.Intermediate = roundMap(row.Intermediate)
+	}
+	if row.Warnings == nil {
+		row.Warnings = []appliance.Warning{}
+	}
+	return row
 }
 
 type towerJSONIn struct {
@@ -167,7 +208,6 @@ type AnalyzeResponse struct {
 	ModelVersion   *string            `json:"model_version"` // null: no learned model is involved
 	ModelSource    string             `json:"model_source"`  // "physics"
 	RxThresholdDBm float64            `json:"rx_threshold_dbm"`
-	Warnings       []string           `json:"warnings"`
 	Intermediate   map[string]float64 `json:"intermediate"`
 }
 
@@ -247,19 +287,11 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	out := AnalyzeResponse{LinkResultJSON: linkResult(c), EngineUsed: string(c.Prediction.Engine),
 		EngineVersion: c.Prediction.EngineVersion, Confidence: planner.PhysicsConfidence(c.Prediction.Engine),
-		ModelSource: "physics", RxThresholdDBm: req.RxThresholdDBm, Warnings: c.Prediction.Warnings,
-		Intermediate: map[string]float64{}}
+		ModelSource: "physics", RxThresholdDBm: r3(req.RxThresholdDBm), Intermediate: map[string]float64{}}
 	if note != "" {
-		out.Warnings = append(out.Warnings, note)
+		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
 	}
-	if out.Warnings == nil {
-		out.Warnings = []string{}
-	}
-	for k, x := range c.Prediction.Intermediate {
-		if p := round3(x); p != nil {
-			out.Intermediate[k] = *p
-		}
-	}
+	out.Intermediate = roundMap(c.Prediction.Intermediate)
 	return out, nil
 }
 

@@ -1,7 +1,10 @@
 package api
 
 import (
+	"fmt"
+	"math"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -30,6 +33,36 @@ type analyzeLinkRequest struct {
 	Operator        *string       `json:"operator"`
 	Engine          *string       `json:"engine"`
 	MaxAlternatives *int          `json:"max_alternatives"`
+	Include         []string      `json:"include"` // optional parts of each result: "profile"
+}
+
+// includeValues are the accepted values of a request's "include" array.
+var includeValues = []string{"profile"}
+
+// parseInclude checks an "include" array and reports whether it asks for
+// the profile; an unknown value is named by its index.
+func parseInclude(include []string, v *appliance.ValidationError) (profile bool) {
+	for i, x := range include {
+		switch x {
+		case "profile":
+			profile = true
+		default:
+			v.Add(fmt.Sprintf("include[%d]", i), "must be one of %q, got %q", includeValues, truncate(x, 40))
+		}
+	}
+	return profile
+}
+
+// truncate shortens s to at most n bytes (on a rune boundary) for echoing
+// it in a message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // toDomain checks required fields, applies defaults and returns the domain
@@ -79,6 +112,7 @@ func (q *analyzeLinkRequest) toDomain() (appliance.LinkRequest, error) {
 	if q.Engine != nil {
 		req.Engine = appliance.EngineID(*q.Engine)
 	}
+	req.IncludeProfile = parseInclude(q.Include, v)
 	// Defaults first, so that a caller who also checks ranges (POST /analyze)
 	// does not report an omitted optional field as out of range.
 	planner.Defaults(&req, set)
@@ -87,6 +121,12 @@ func (q *analyzeLinkRequest) toDomain() (appliance.LinkRequest, error) {
 
 // LinkResultJSON is one tower of an /analyze_link answer (SPEC §2.3 plus the
 // budget terms that produced the margin).
+//
+// Precision of the link and coverage answers: every number is rounded to 3
+// decimals (dB and dBm to 0.001 dB, km to 0.001 km, metres to 0.001 m,
+// degrees of bearing to 0.001°, ratios to 0.001), except latitudes and
+// longitudes (6 decimals, about 0.1 m) and minimum antenna heights (rounded
+// up to the next 0.01 m so that the stated height always clears).
 type LinkResultJSON struct {
 	TowerID              string   `json:"tower_id"`
 	Operator             string   `json:"operator"`
@@ -111,15 +151,100 @@ type LinkResultJSON struct {
 	Placement            string   `json:"placement"`
 	PositionUncertaintyM float64  `json:"position_uncertainty_m"`
 	Synthetic            bool     `json:"synthetic"`
-	Engine               string   `json:"engine"`   // engine that produced this tower's number
-	Warnings             []string `json:"warnings"` // engine warnings for this path (e.g. why it fell back to fspl)
+	Engine               string   `json:"engine"` // engine that produced this tower's number
+	// Warnings are this path's warnings with stable codes (planner package
+	// doc), never null.
+	Warnings []appliance.Warning `json:"warnings"`
+	// Path is the checkable geometry: always on POST /analyze, on
+	// /analyze_link only with include: ["profile"].
+	Path *PathCheckJSON `json:"path,omitempty"`
+}
+
+// r6 rounds a latitude or longitude to 6 decimals (about 0.1 m).
+func r6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// ProfilePointJSON is one point of a path profile; heights are metres above
+// mean sea level, the effective ground includes the k = 4/3 earth bulge.
+type ProfilePointJSON struct {
+	DistanceM        float64 `json:"distance_m"`         // from the tower, metres
+	GroundM          float64 `json:"ground_m"`           // metres AMSL
+	EffectiveGroundM float64 `json:"effective_ground_m"` // ground + earth bulge, metres
+	LOSM             float64 `json:"los_m"`              // line between the antenna tips, metres
+	F1RadiusM        float64 `json:"f1_radius_m"`        // first Fresnel zone radius, metres
+	VoidFilled       bool    `json:"void_filled"`
+}
+
+// ObstacleJSON is the dominant obstacle of a path.
+type ObstacleJSON struct {
+	DistanceFromRxM  float64 `json:"distance_from_receiver_m"`
+	DistanceFromTxM  float64 `json:"distance_from_tower_m"`
+	GroundM          float64 `json:"ground_m"`
+	EffectiveGroundM float64 `json:"effective_ground_m"`
+	LOSM             float64 `json:"los_m"`
+	ClearanceM       float64 `json:"clearance_m"`           // negative: the ground blocks the ray
+	F1RadiusM        float64 `json:"f1_radius_m"`           // metres
+	ClearanceF1      float64 `json:"clearance_f1_fraction"` // clearance / F1
+	VoidFilled       bool    `json:"void_filled"`
+}
+
+// MinHeightJSON is a minimum antenna height; height_m is null when the rule
+// cannot be met below the cap.
+type MinHeightJSON struct {
+	HeightM    *float64 `json:"height_m"` // metres above ground, rounded up to 0.01 m
+	Achievable bool     `json:"achievable"`
+	Note       string   `json:"note,omitempty"`
+}
+
+// PathCheckJSON is the checkable geometry of a path.
+type PathCheckJSON struct {
+	KFactor              float64            `json:"k_factor"`
+	HeightsAbove         string             `json:"heights_above"` // "ground": antenna heights are above local ground
+	TowerHeightM         float64            `json:"tower_height_m"`
+	ReceiverHeightM      float64            `json:"receiver_height_m"`
+	ProfileSamples       int                `json:"profile_samples"` // samples of the computed profile
+	ProfileDecimated     bool               `json:"profile_decimated"`
+	Profile              []ProfilePointJSON `json:"profile"`
+	DominantObstacle     *ObstacleJSON      `json:"dominant_obstacle"`
+	MinReceiverHeightLOS MinHeightJSON      `json:"min_receiver_height_los"`
+	MinReceiverHeightF60 MinHeightJSON      `json:"min_receiver_height_fresnel60"`
+	MinTowerHeightLOS    MinHeightJSON      `json:"min_tower_height_los"`
+	MinTowerHeightF60    MinHeightJSON      `json:"min_tower_height_fresnel60"`
+}
+
+func minHeightJSON(m appliance.MinHeight) MinHeightJSON {
+	if !m.Achievable {
+		return MinHeightJSON{Note: fmt.Sprintf("not achievable below %g m", m.HeightM)}
+	}
+	h := m.HeightM
+	return MinHeightJSON{HeightM: &h, Achievable: true}
+}
+
+func pathCheckJSON(p *appliance.PathCheck) *PathCheckJSON {
+	if p == nil {
+		return nil
+	}
+	out := &PathCheckJSON{KFactor: r3(p.KFactor), HeightsAbove: "ground", TowerHeightM: r3(p.TxHeightM),
+		ReceiverHeightM: r3(p.RxHeightM), ProfileSamples: p.SamplesTotal, ProfileDecimated: len(p.Profile) < p.SamplesTotal,
+		Profile:              make([]ProfilePointJSON, len(p.Profile)),
+		MinReceiverHeightLOS: minHeightJSON(p.RxMinLOS), MinReceiverHeightF60: minHeightJSON(p.RxMinFresnel60),
+		MinTowerHeightLOS: minHeightJSON(p.TxMinLOS), MinTowerHeightF60: minHeightJSON(p.TxMinFresnel60)}
+	for i, pt := range p.Profile {
+		out.Profile[i] = ProfilePointJSON{DistanceM: r3(pt.DistanceM), GroundM: r3(pt.GroundM),
+			EffectiveGroundM: r3(pt.EffectiveGroundM), LOSM: r3(pt.LOSM), F1RadiusM: r3(pt.F1RadiusM), VoidFilled: pt.VoidFilled}
+	}
+	if o := p.Obstacle; o != nil {
+		out.DominantObstacle = &ObstacleJSON{DistanceFromRxM: r3(o.DistanceFromRxM), DistanceFromTxM: r3(o.DistanceFromTxM),
+			GroundM: r3(o.GroundM), EffectiveGroundM: r3(o.EffectiveGroundM), LOSM: r3(o.LOSM), ClearanceM: r3(o.ClearanceM),
+			F1RadiusM: r3(o.F1RadiusM), ClearanceF1: r3(o.ClearanceF1), VoidFilled: o.VoidFilled}
+	}
+	return out
 }
 
 func linkResult(c *appliance.LinkCandidate) LinkResultJSON {
 	t := c.Tower
-	warnings := c.Prediction.Warnings
+	warnings := c.Warnings
 	if warnings == nil {
-		warnings = []string{}
+		warnings = []appliance.Warning{}
 	}
 	return LinkResultJSON{
 		TowerID: t.ID, Operator: t.Operator, DistanceKm: r3(c.DistanceKm), AzimuthDeg: r3(c.AzimuthDeg),
@@ -127,9 +252,9 @@ func linkResult(c *appliance.LinkCandidate) LinkResultJSON {
 		MinFresnelClearance: round3(c.Prediction.MinClearanceRatio), PathLossDB: r3(c.Prediction.PathLossDB),
 		DiffractionDB: r3(c.Prediction.DiffractionDB), LinkMarginDB: r3(c.LinkMarginDB), RxPowerDBm: r3(c.RxPowerDBm),
 		EIRPDBm: r3(c.EIRPDBm), EIRPAssumed: c.EIRPAssumed, PatternLossDB: r3(c.PatternLossDB),
-		TowerLat: t.Lat, TowerLon: t.Lon, TowerHeightM: t.HeightM, TowerGroundM: r3(c.TowerGroundM),
-		Source: string(t.Source), Placement: string(t.Placement), PositionUncertaintyM: t.UncertaintyM,
-		Synthetic: t.Synthetic, Engine: string(c.Prediction.Engine), Warnings: warnings,
+		TowerLat: r6(t.Lat), TowerLon: r6(t.Lon), TowerHeightM: r3(t.HeightM), TowerGroundM: r3(c.TowerGroundM),
+		Source: string(t.Source), Placement: string(t.Placement), PositionUncertaintyM: r3(t.UncertaintyM),
+		Synthetic: t.Synthetic, Engine: string(c.Prediction.Engine), Warnings: warnings, Path: pathCheckJSON(c.Path),
 	}
 }
 
@@ -142,7 +267,10 @@ type AnalyzeLinkResponse struct {
 	EngineAsked   string           `json:"engine_requested"` // engine requested, after defaults and tier rules
 	EngineVersion string           `json:"engine_version,omitempty"`
 	Notes         []string         `json:"notes"` // e.g. how "auto" resolved for this tier
-	Receiver      struct {
+	// Warnings merge the warnings of the results, one per code (planner
+	// package doc), never null.
+	Warnings []appliance.Warning `json:"warnings"`
+	Receiver struct {
 		Lat             float64 `json:"lat"`
 		Lon             float64 `json:"lon"`
 		HeightM         float64 `json:"height_m"`
@@ -204,16 +332,19 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if note != "" {
 		out.Notes = append(out.Notes, note)
 	}
-	out.Notes = append(out.Notes, res.Warnings...)
+	out.Warnings = res.Warnings
+	if out.Warnings == nil {
+		out.Warnings = []appliance.Warning{}
+	}
 	out.EngineAsked, out.EngineUsed, out.EngineVersion = string(res.Engine), string(res.Engine), res.EngineVersion
 	if res.Best != nil {
 		out.EngineUsed = string(res.Best.Prediction.Engine)
 	}
-	out.Receiver.Lat, out.Receiver.Lon, out.Receiver.HeightM = req.Receiver.Lat, req.Receiver.Lon, req.RxHeightM
+	out.Receiver.Lat, out.Receiver.Lon, out.Receiver.HeightM = r6(req.Receiver.Lat), r6(req.Receiver.Lon), r3(req.RxHeightM)
 	out.Receiver.GroundElevation = r3(res.ReceiverGroundM)
-	out.FrequencyMHz, out.MaxDistanceKm = req.FreqMHz, req.MaxDistanceKm
-	out.LinkBudget.RxGainDBi, out.LinkBudget.CableLossDB = req.RxGainDBi, req.CableLossDB
-	out.LinkBudget.RxThresholdDBm, out.LinkBudget.AssumedEIRPDBm = req.RxThresholdDBm, req.AssumedEIRPDBm
+	out.FrequencyMHz, out.MaxDistanceKm = r3(req.FreqMHz), r3(req.MaxDistanceKm)
+	out.LinkBudget.RxGainDBi, out.LinkBudget.CableLossDB = r3(req.RxGainDBi), r3(req.CableLossDB)
+	out.LinkBudget.RxThresholdDBm, out.LinkBudget.AssumedEIRPDBm = r3(req.RxThresholdDBm), r3(req.AssumedEIRPDBm)
 	out.Search.TowersInRange, out.Search.TowersEvaluated = res.InRange, res.Evaluated
 	out.Search.TowersSkippedNoTerrain, out.Search.MissingTiles = res.SkippedNoTerrain, res.MissingTiles
 	if out.Search.MissingTiles == nil {

@@ -351,13 +351,13 @@ func (l engineList) allowed(id string) bool {
 }
 
 type caseResult struct {
-	Engine        string   `json:"engine"`
-	UsedEngine    string   `json:"used_engine"`
-	PathLossDB    float64  `json:"path_loss_db"`
-	DistanceKm    float64  `json:"distance_km"`
-	ProfilePoints int      `json:"profile_points"`
-	ProfileSource string   `json:"profile_source"`
-	Warnings      []string `json:"warnings"`
+	Engine        string                           `json:"engine"`
+	UsedEngine    string                           `json:"used_engine"`
+	PathLossDB    float64                          `json:"path_loss_db"`
+	DistanceKm    float64                          `json:"distance_km"`
+	ProfilePoints int                              `json:"profile_points"`
+	ProfileSource string                           `json:"profile_source"`
+	Warnings      []struct{ Code, Message string } `json:"warnings"`
 }
 
 type placeList struct {

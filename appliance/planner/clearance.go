@@ -1,0 +1,140 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+
+	"linkplan/appliance"
+	"linkplan/engines/radio"
+)
+
+// Path check settings (package doc, "Path check").
+const (
+	// KFactor is the effective earth radius factor of the path check,
+	// dimensionless: the standard atmosphere's 4/3.
+	KFactor = 4.0 / 3.0
+	// FresnelRule is the design clearance, as a fraction of the first
+	// Fresnel zone radius, of the "60 % F1" minimum heights.
+	FresnelRule = 0.6
+	// MaxProfilePoints is the most points a PathCheck profile holds.
+	MaxProfilePoints = 512
+	// MaxAntennaHeightM is the cap of the minimum-height search, metres
+	// above ground (the largest receiver height a request accepts).
+	MaxAntennaHeightM = 500.0
+)
+
+// CheckPath computes the PathCheck of a terrain profile p (index 0 the
+// transmitter) for antennas txHeightM and rxHeightM metres above ground at
+// freqMHz. It is deterministic and exact on the samples of p: see the
+// package doc for the geometry, the minimum-height rule and the decimation.
+// A profile with fewer than 2 samples, or non-increasing distances, is an
+// error matching appliance.ErrInvalid.
+func CheckPath(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) (*appliance.PathCheck, error) {
+	n := p.Len()
+	if n < 2 || len(p.HeightsM) != n || p.LengthM() <= 0 {
+		return nil, fmt.Errorf("check path: a profile needs 2 or more samples over a positive length: %w", appliance.ErrInvalid)
+	}
+	if !(freqMHz > 0) {
+		return nil, fmt.Errorf("check path: frequency %g MHz: %w", freqMHz, appliance.ErrInvalid)
+	}
+	d := p.LengthM()
+	g0, gn := p.HeightsM[0], p.HeightsM[n-1]
+	tipT, tipR := g0+txHeightM, gn+rxHeightM
+	pts := make([]appliance.ProfilePoint, n)
+	ratio := make([]float64, n) // clearance / F1 of the intermediate samples
+	obst := -1
+	for i := range n {
+		d1 := p.DistancesM[i]
+		d2 := d - d1
+		pt := appliance.ProfilePoint{DistanceM: d1, GroundM: p.HeightsM[i], EffectiveGroundM: p.HeightsM[i],
+			LOSM: tipT + (tipR-tipT)*d1/d}
+		if p.VoidFilled != nil {
+			pt.VoidFilled = p.VoidFilled[i]
+		}
+		ratio[i] = math.Inf(1)
+		if i > 0 && i < n-1 && d1 > 0 && d2 > 0 {
+			pt.EffectiveGroundM += radio.EarthBulgeM(d1, d2, KFactor)
+			pt.F1RadiusM = radio.FresnelRadiusM(freqMHz, d1, d2)
+			ratio[i] = (pt.LOSM - pt.EffectiveGroundM) / pt.F1RadiusM
+			if obst < 0 || ratio[i] < ratio[obst] {
+				obst = i
+			}
+		}
+		pts[i] = pt
+	}
+	pc := &appliance.PathCheck{KFactor: KFactor, FreqMHz: freqMHz, TxHeightM: txHeightM, RxHeightM: rxHeightM,
+		SamplesTotal: n, Profile: decimate(pts, ratio, MaxProfilePoints)}
+	if obst >= 0 {
+		o := pts[obst]
+		pc.Obstacle = &appliance.Obstacle{DistanceFromRxM: d - o.DistanceM, DistanceFromTxM: o.DistanceM,
+			GroundM: o.GroundM, EffectiveGroundM: o.EffectiveGroundM, LOSM: o.LOSM,
+			ClearanceM: o.LOSM - o.EffectiveGroundM, F1RadiusM: o.F1RadiusM, ClearanceF1: ratio[obst],
+			VoidFilled: o.VoidFilled}
+	}
+	pc.RxMinLOS = minHeight(pts, d, tipT, gn, 0, false)
+	pc.RxMinFresnel60 = minHeight(pts, d, tipT, gn, FresnelRule, false)
+	pc.TxMinLOS = minHeight(pts, d, tipR, g0, 0, true)
+	pc.TxMinFresnel60 = minHeight(pts, d, tipR, g0, FresnelRule, true)
+	return pc, nil
+}
+
+// minHeight returns the smallest height above ground (groundM) of the
+// moving end whose line to the fixed tip (fixedTipM, metres AMSL) clears
+// every intermediate sample by q·F1. The line height at a sample is linear
+// in the moving tip's height, so the bound of each sample is exact:
+//
+//	H ≥ (e_i + q·F1_i − fixed·(1 − t_i)) / t_i
+//
+// with t_i the fraction of the path from the fixed end to the sample. The
+// answer is the largest bound, never below 0 m, rounded up to the next
+// centimetre; the moving end is the transmitter when moveTx.
+func minHeight(pts []appliance.ProfilePoint, d, fixedTipM, groundM, q float64, moveTx bool) appliance.MinHeight {
+	need := math.Inf(-1)
+	for i := 1; i < len(pts)-1; i++ {
+		pt := pts[i]
+		t := pt.DistanceM / d // fraction from the transmitter
+		if moveTx {
+			t = 1 - t
+		}
+		if t <= 0 || t >= 1 {
+			continue
+		}
+		if h := (pt.EffectiveGroundM + q*pt.F1RadiusM - fixedTipM*(1-t)) / t; h > need {
+			need = h
+		}
+	}
+	h := math.Max(0, need-groundM)
+	h = math.Ceil(h*100-1e-6) / 100
+	if h > MaxAntennaHeightM {
+		return appliance.MinHeight{HeightM: MaxAntennaHeightM}
+	}
+	return appliance.MinHeight{HeightM: math.Max(h, 0), Achievable: true}
+}
+
+// decimate keeps at most max points of pts: all of them when they fit;
+// otherwise both endpoints and, of each of max−2 contiguous, near-equal
+// buckets of the intermediate samples (bucket j holds indices
+// 1+⌊j·m/B⌋ … ⌊(j+1)·m/B⌋ with m = n−2 and B = max−2), the sample with the
+// smallest clearance ratio (ties: the first). The global minimum, the
+// dominant obstacle, is therefore always kept, as is the worst point of
+// every stretch of the path.
+func decimate(pts []appliance.ProfilePoint, ratio []float64, max int) []appliance.ProfilePoint {
+	n := len(pts)
+	if n <= max {
+		return pts
+	}
+	m, b := n-2, max-2
+	out := make([]appliance.ProfilePoint, 0, max)
+	out = append(out, pts[0])
+	for j := range b {
+		lo, hi := 1+j*m/b, 1+(j+1)*m/b
+		best := lo
+		for i := lo + 1; i < hi; i++ {
+			if ratio[i] < ratio[best] {
+				best = i
+			}
+		}
+		out = append(out, pts[best])
+	}
+	return append(out, pts[n-1])
+}

@@ -1,0 +1,105 @@
+package planner
+
+import (
+	"fmt"
+
+	"linkplan/appliance"
+)
+
+// PositionUncertaintyFraction is the fraction of the link length above which
+// a tower's position uncertainty raises the position_uncertainty warning,
+// dimensionless: 10 %.
+const PositionUncertaintyFraction = 0.10
+
+// MaxAnalysisWarnings bounds the warnings of one LinkAnalysis.
+const MaxAnalysisWarnings = 20
+
+// CandidateWarnings returns the warnings of one evaluated path (package doc,
+// "Warnings"): those of the link result, in the documented order, then the
+// engine's own. It never returns nil.
+func CandidateWarnings(c *appliance.LinkCandidate, prof *appliance.PathProfile) []appliance.Warning {
+	out := []appliance.Warning{}
+	pred := &c.Prediction
+	if pred.Engine == appliance.EngineFSPL && !pred.FresnelOK {
+		state := "the first Fresnel zone is less than 60 % clear"
+		if !pred.LOSClear {
+			state = "the terrain blocks the line of sight"
+		}
+		out = append(out, appliance.Warning{Code: appliance.WarnFSPLObstructed, Message: fmt.Sprintf(
+			"%s (minimum clearance %.2f F1) and fspl models it with a single knife edge, so the margin can be optimistic by tens of dB: P.1812 and ITM are the design engines for obstructed paths",
+			state, pred.MinClearanceRatio)})
+	}
+	if c.EIRPAssumed {
+		out = append(out, appliance.Warning{Code: appliance.WarnEIRPAssumed, Message: fmt.Sprintf(
+			"the tower's source gives no ERP: an EIRP of %.1f dBm was assumed", c.EIRPDBm)})
+	}
+	t := c.Tower
+	if t != nil && t.Synthetic {
+		out = append(out, appliance.Warning{Code: appliance.WarnSyntheticTower, Message: "the tower is synthetic sample data, not real infrastructure"})
+	}
+	if lenM := c.DistanceKm * 1000; t != nil && lenM > 0 && t.UncertaintyM > PositionUncertaintyFraction*lenM {
+		out = append(out, appliance.Warning{Code: appliance.WarnPositionUncertainty, Message: fmt.Sprintf(
+			"the tower position is uncertain by %.0f m (%s placement), %.0f %% of the %.2f km link: the real path and its terrain may differ",
+			t.UncertaintyM, placementName(t.Placement), 100*t.UncertaintyM/lenM, c.DistanceKm)})
+	}
+	if prof != nil && prof.ClutterClass == nil {
+		out = append(out, appliance.Warning{Code: appliance.WarnNoLandCover, Message: "no land-cover layer covers this path: clutter losses near the antennas are not modelled"})
+	}
+	if prof != nil {
+		if count, span := prof.VoidStats(); count > 0 {
+			out = append(out, appliance.Warning{Code: appliance.WarnVoidFilledTerrain, Message: fmt.Sprintf(
+				"the path crosses %d void-filled terrain samples (largest interpolated span %.0f m): the real ground there can be much higher, check the obstruction",
+				count, span)})
+		}
+	}
+	return append(out, pred.Warnings...)
+}
+
+func placementName(p appliance.Placement) string {
+	if p == "" {
+		return "unknown"
+	}
+	return string(p)
+}
+
+// warningKey is what makes two warnings the same in an analysis: the code
+// for the link-result codes whose messages carry per-path figures, else the
+// code and the message.
+func warningKey(w appliance.Warning) string {
+	switch w.Code {
+	case appliance.WarnFSPLObstructed, appliance.WarnEIRPAssumed, appliance.WarnPositionUncertainty, appliance.WarnVoidFilledTerrain:
+		return w.Code
+	}
+	return w.Code + "\x00" + w.Message
+}
+
+// analysisWarnings merges the warnings of the ranked results: one per
+// warningKey, with the message of the best-ranked result that raised it,
+// and how many of the results raised it when more than one did; at most
+// MaxAnalysisWarnings. It never returns nil.
+func analysisWarnings(results []appliance.LinkCandidate) []appliance.Warning {
+	out := []appliance.Warning{}
+	var keys []string
+	count := map[string]int{}
+	for _, r := range results {
+		seen := map[string]bool{}
+		for _, w := range r.Warnings {
+			k := warningKey(w)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if count[k] == 0 && len(out) < MaxAnalysisWarnings {
+				out = append(out, w)
+				keys = append(keys, k)
+			}
+			count[k]++
+		}
+	}
+	for i := range out {
+		if k := count[keys[i]]; k > 1 {
+			out[i].Message += fmt.Sprintf(" (raised for %d of the %d results)", k, len(results))
+		}
+	}
+	return out
+}
