@@ -90,8 +90,15 @@ type APIKey struct {
 	CreatedUnix int64  // epoch seconds
 	RevokedUnix int64  // epoch seconds, 0 while active
 	// TOTPSecret is the base32 TOTP secret of an admin key (step-up
-	// authentication, SPEC §5.1.3); empty for other keys.
+	// authentication, SPEC §5.1.3); empty for other keys. It lives in memory
+	// only: authentication opens it from TOTPSealed with the plain key. A
+	// record stored before the secret was sealed carries it here until it is
+	// sealed.
 	TOTPSecret string
+	// TOTPSealed is the stored form of the TOTP secret: AES-256-GCM under a
+	// key derived from the plain API key (HKDF-SHA256), so the store alone
+	// does not yield it (appliance/tenancy).
+	TOTPSealed string
 }
 
 // Active reports whether the key may be used.

@@ -70,7 +70,8 @@ func (r towerRecord) tower() *appliance.Tower {
 	}
 }
 
-// keyRecord is the stored shape of an API key (schema version 1).
+// keyRecord is the stored shape of an API key (schema version 1; version 3
+// seals the TOTP secret). The clear TOTP secret is never written.
 type keyRecord struct {
 	ID          string `json:"id"`
 	HashHex     string `json:"hash"`
@@ -82,16 +83,21 @@ type keyRecord struct {
 	TenantID    string `json:"tenant_id"`
 	CreatedUnix int64  `json:"created_unix"`
 	RevokedUnix int64  `json:"revoked_unix,omitempty"`
-	TOTPSecret  string `json:"totp_secret,omitempty"`
+	// TOTPSecret is the clear TOTP secret that records written before
+	// schema version 3 hold; it is read, never written (see SealKeyTOTP).
+	TOTPSecret string `json:"totp_secret,omitempty"`
+	// TOTPSealed is the admin key's TOTP secret sealed under the plain key
+	// (appliance.APIKey.TOTPSealed).
+	TOTPSealed string `json:"totp_sealed,omitempty"`
 }
 
 func toKeyRecord(k *appliance.APIKey) keyRecord {
 	return keyRecord{ID: k.ID, HashHex: k.HashHex, Prefix: k.Prefix, Tier: string(k.Tier), Role: string(k.Role),
-		Owner: k.Owner, Email: k.Email, TenantID: k.TenantID, CreatedUnix: k.CreatedUnix, RevokedUnix: k.RevokedUnix, TOTPSecret: k.TOTPSecret}
+		Owner: k.Owner, Email: k.Email, TenantID: k.TenantID, CreatedUnix: k.CreatedUnix, RevokedUnix: k.RevokedUnix, TOTPSealed: k.TOTPSealed}
 }
 
 func (r keyRecord) key() *appliance.APIKey {
 	return &appliance.APIKey{ID: r.ID, HashHex: r.HashHex, Prefix: r.Prefix, Tier: appliance.Tier(r.Tier),
 		Role: appliance.Role(r.Role), Owner: r.Owner, Email: r.Email, TenantID: r.TenantID,
-		CreatedUnix: r.CreatedUnix, RevokedUnix: r.RevokedUnix, TOTPSecret: r.TOTPSecret}
+		CreatedUnix: r.CreatedUnix, RevokedUnix: r.RevokedUnix, TOTPSecret: r.TOTPSecret, TOTPSealed: r.TOTPSealed}
 }

@@ -18,6 +18,14 @@
 // tags are declared stable in appliance: they hold no NaN and only gain
 // fields, so a record type would be a field-for-field copy.
 //
+// Admin keys: the record holds the TOTP secret only sealed (totp_sealed,
+// appliance/tenancy); records of schema versions before 3 may hold it in
+// clear (totp_secret), which is read but never written, and SealKeyTOTP
+// replaces it. The last accepted TOTP time step per admin key (bucket
+// totp_steps, schema version 3) makes the replay guard survive restarts:
+// UseTOTPStep accepts a step only above the stored one, and writes the audit
+// entry of a refused replay in the same transaction.
+//
 // # Caveats
 //
 // No slow work happens inside a write transaction: callers compute first and

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
@@ -66,4 +67,69 @@ func (db *DB) CountKeys() (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// SealKeyTOTP replaces the TOTP secret of the key keyID by its sealed form:
+// the record keeps sealed and loses any clear secret, in one transaction with
+// the audit entries. An unknown key is an appliance.ErrNotFound error.
+func (db *DB) SealKeyTOTP(keyID, sealed string, audit ...appliance.AuditEntry) error {
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		keys, ids := tx.Bucket(bucketKeys), tx.Bucket(bucketKeyIDs)
+		hash := ids.Get([]byte(keyID))
+		if hash == nil {
+			return fmt.Errorf("key %s: %w", keyID, appliance.ErrNotFound)
+		}
+		hash = append([]byte(nil), hash...)
+		var rec keyRecord
+		if err := json.Unmarshal(keys.Get(hash), &rec); err != nil {
+			return fmt.Errorf("decode key %s: %w", keyID, err)
+		}
+		rec.TOTPSecret, rec.TOTPSealed = "", sealed
+		raw, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		if err := keys.Put(hash, raw); err != nil {
+			return err
+		}
+		for _, e := range audit {
+			db.stamp(&e)
+			if _, err := appendAuditTx(tx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("seal key totp: %w", err)
+	}
+	return nil
+}
+
+// UseTOTPStep records step as the last accepted TOTP time step of the admin
+// key keyID, so that a code is accepted once per key and step even across
+// restarts. When a step >= step was accepted before it returns false,
+// changes nothing but appends replay, the audit entry of the refused
+// attempt, in the same transaction.
+func (db *DB) UseTOTPStep(keyID string, step uint64, replay appliance.AuditEntry) (bool, error) {
+	accepted := false
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketTOTPSteps)
+		if last := b.Get([]byte(keyID)); len(last) == 8 && binary.BigEndian.Uint64(last) >= step {
+			db.stamp(&replay)
+			_, err := appendAuditTx(tx, replay)
+			return err
+		}
+		var v [8]byte
+		binary.BigEndian.PutUint64(v[:], step)
+		if err := b.Put([]byte(keyID), v[:]); err != nil {
+			return err
+		}
+		accepted = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("use totp step: %w", err)
+	}
+	return accepted, nil
 }

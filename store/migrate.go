@@ -15,6 +15,7 @@ var (
 	bucketTowersOwner = []byte("towers_owner")    // owner key id + 0x00 + tower id -> empty
 	bucketAudit       = []byte("audit")           // big-endian seq -> auditRecord
 	bucketRefreshes   = []byte("tower_refreshes") // big-endian seq -> appliance.TowerRefresh
+	bucketTOTPSteps   = []byte("totp_steps")      // admin key id -> big-endian last accepted TOTP time step
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -38,6 +39,10 @@ var migrations = []migration{
 	}},
 	{2, "tower source refresh history", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketRefreshes)
+		return err
+	}},
+	{3, "last accepted TOTP step per admin key", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketTOTPSteps)
 		return err
 	}},
 }

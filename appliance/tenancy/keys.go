@@ -4,11 +4,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -19,17 +16,37 @@ import (
 	"linkplan/appliance"
 )
 
-// KeyStore is what tenancy needs from storage.
+// KeyStore is what tenancy needs from storage (store.DB).
 type KeyStore interface {
 	PutKey(k *appliance.APIKey, audit ...appliance.AuditEntry) error
 	KeyByHash(hashHex string) (*appliance.APIKey, error)
 	CountKeys() (int, error)
 	AppendAudit(e appliance.AuditEntry) (uint64, error)
+	// SealKeyTOTP stores the sealed TOTP secret of a key, dropping a clear
+	// one, with the audit entries in the same transaction.
+	SealKeyTOTP(keyID, sealed string, audit ...appliance.AuditEntry) error
+	// UseTOTPStep records the last accepted TOTP step of a key; false (and
+	// replay appended to the audit log) when that step or a later one was
+	// accepted before.
+	UseTOTPStep(keyID string, step uint64, replay appliance.AuditEntry) (bool, error)
 }
 
-// CredentialsFile is the name of the bootstrap admin credentials file in the
-// data directory.
-const CredentialsFile = "admin-credentials.json"
+// Client describes where a step-up attempt comes from, for the throttle and
+// the audit log. The zero value is an unknown client.
+type Client struct {
+	IP        string // client address, no port
+	UserAgent string
+	RequestID string
+	Route     string // route template, e.g. "/admin/keys"
+}
+
+// Audit actions of the TOTP step-up (SPEC §6 naming).
+const (
+	ActionTOTPFailed    = "admin.totp.failed"    // a wrong code
+	ActionTOTPThrottled = "admin.totp.throttled" // refused unchecked: too many failures from this client
+	ActionTOTPReplayed  = "admin.totp.replayed"  // a valid code of an already used step
+	ActionTOTPSealed    = "admin.totp.sealed"    // a clear stored secret was sealed (migration)
+)
 
 // Service issues and verifies keys.
 type Service struct {
@@ -37,24 +54,40 @@ type Service struct {
 	now   func() time.Time
 
 	mu       sync.Mutex
-	lastStep map[string]uint64      // admin key id -> last TOTP step accepted
-	failures map[string][]time.Time // admin key id -> recent failed TOTP attempts
+	failures map[throttleKey][]time.Time // recent failed TOTP attempts per admin key and client address
 }
 
+// throttleKey is what the TOTP failure throttle counts by: a key and a
+// client address, or a key and anyAddress for all addresses together.
+type throttleKey struct{ keyID, ip string }
+
+// anyAddress is the ip of the per-key total; no client address looks so.
+const anyAddress = "\x00any"
+
 // TOTP brute-force guard: after MaxTOTPFailures failed codes within
-// TOTPFailureWindow, an admin key's step-up is refused (429) until the
-// window has passed. Each failure is audited.
+// TOTPFailureWindow from one client address, that address's step-ups with
+// that admin key are refused (429) until the window has passed; other
+// addresses are not affected, unless the key had MaxTOTPFailuresPerKey
+// failures from all addresses together (a distributed guess). Failures and
+// refusals are audited.
 const (
-	MaxTOTPFailures   = 5
-	TOTPFailureWindow = 5 * time.Minute
+	MaxTOTPFailures       = 5
+	MaxTOTPFailuresPerKey = 50
+	TOTPFailureWindow     = 5 * time.Minute
+	// maxThrottled bounds the throttle table; beyond it expired entries are
+	// swept on the next failure.
+	maxThrottled = 4096
 )
+
+// totpOpts are the RFC 6238 parameters of admin step-up codes.
+var totpOpts = totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 
 // New returns a Service over store. now nil means time.Now.
 func New(store KeyStore, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, now: now, lastStep: map[string]uint64{}, failures: map[string][]time.Time{}}
+	return &Service{store: store, now: now, failures: map[throttleKey][]time.Time{}}
 }
 
 // Hash returns the hex SHA-256 of a plain key.
@@ -131,6 +164,9 @@ func (s *Service) newKey(req IssueRequest) (string, *appliance.APIKey, error) {
 			return "", nil, fmt.Errorf("issue key: totp secret: %w", err)
 		}
 		k.TOTPSecret = sec.Secret()
+		if k.TOTPSealed, err = sealTOTP(plain, k.ID, k.TOTPSecret); err != nil {
+			return "", nil, fmt.Errorf("issue key: %w", err)
+		}
 	}
 	return plain, k, nil
 }
@@ -156,7 +192,39 @@ func (s *Service) Authenticate(plain string) (*appliance.APIKey, error) {
 	if k.RevokedUnix != 0 {
 		return nil, fmt.Errorf("API key was revoked: %w", appliance.ErrUnauthenticated)
 	}
+	if k.Role == appliance.RoleAdmin {
+		if err := s.openSecret(plain, k); err != nil {
+			return nil, fmt.Errorf("authenticate: %w", err)
+		}
+	}
 	return k, nil
+}
+
+// openSecret fills k.TOTPSecret from the sealed secret; a record still
+// holding the clear secret (stored before sealing existed) is sealed now,
+// with an audit entry.
+func (s *Service) openSecret(plain string, k *appliance.APIKey) error {
+	if k.TOTPSealed != "" {
+		sec, err := openTOTP(plain, k.ID, k.TOTPSealed)
+		if err != nil {
+			return err
+		}
+		k.TOTPSecret = sec
+		return nil
+	}
+	if k.TOTPSecret == "" {
+		return nil // VerifyAdmin refuses: no second factor to check
+	}
+	sealed, err := sealTOTP(plain, k.ID, k.TOTPSecret)
+	if err != nil {
+		return err
+	}
+	if err := s.store.SealKeyTOTP(k.ID, sealed, appliance.AuditEntry{Action: ActionTOTPSealed, ActorKey: k.ID,
+		ActorEmail: k.Email, TenantID: k.TenantID}); err != nil {
+		return err
+	}
+	k.TOTPSealed = sealed
+	return nil
 }
 
 // RequireTier returns an appliance.ErrForbidden error unless k's tier is at
@@ -168,8 +236,19 @@ func RequireTier(k *appliance.APIKey, min appliance.Tier) error {
 	return fmt.Errorf("tier %s or higher is required, this key is %s: %w", min, k.Tier, appliance.ErrForbidden)
 }
 
-// VerifyAdmin checks that k is an admin key and code a fresh TOTP code for it.
+// VerifyAdmin is VerifyAdminFrom with an unknown client.
 func (s *Service) VerifyAdmin(k *appliance.APIKey, code string) error {
+	return s.VerifyAdminFrom(k, code, Client{})
+}
+
+// VerifyAdminFrom checks that k is an admin key and code a fresh TOTP code
+// for it, coming from client c. Refusals: a missing code is ErrInvalid; a
+// client address with MaxTOTPFailures failures within TOTPFailureWindow is
+// ErrQuota (audited, the code is not checked); a wrong code is ErrForbidden
+// (audited, counted); a code of a time step already accepted for k, before
+// or after a restart, is ErrForbidden (audited). k.TOTPSecret must have been
+// opened by Authenticate.
+func (s *Service) VerifyAdminFrom(k *appliance.APIKey, code string, c Client) error {
 	if k.Role != appliance.RoleAdmin {
 		return fmt.Errorf("an admin key is required: %w", appliance.ErrForbidden)
 	}
@@ -177,83 +256,91 @@ func (s *Service) VerifyAdmin(k *appliance.APIKey, code string) error {
 	if code == "" {
 		return appliance.Invalid("totp", "a TOTP code is required (header X-Admin-Totp or body field totp)")
 	}
-	now := s.now()
-	if s.recentFailures(k.ID, now) >= MaxTOTPFailures {
-		return fmt.Errorf("too many failed TOTP codes for this admin key; wait %v: %w", TOTPFailureWindow, appliance.ErrQuota)
+	if k.TOTPSecret == "" {
+		return fmt.Errorf("admin key %s has no TOTP secret", k.ID)
 	}
-	ok, err := totp.ValidateCustom(code, k.TOTPSecret, now, totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
-	if err != nil || !ok {
-		s.mu.Lock()
-		s.failures[k.ID] = append(s.failures[k.ID], now)
-		s.mu.Unlock()
-		_, _ = s.store.AppendAudit(appliance.AuditEntry{Action: "admin.totp.failed", ActorKey: k.ID, ActorEmail: k.Email, TenantID: k.TenantID})
+	now := s.now()
+	tk := throttleKey{keyID: k.ID, ip: c.IP}
+	if s.recentFailures(tk, now) >= MaxTOTPFailures || s.recentFailures(throttleKey{k.ID, anyAddress}, now) >= MaxTOTPFailuresPerKey {
+		s.audit(k, c, ActionTOTPThrottled)
+		return fmt.Errorf("too many failed TOTP codes for this admin key from this address; wait %v: %w", TOTPFailureWindow, appliance.ErrQuota)
+	}
+	step, ok := matchStep(k.TOTPSecret, code, now)
+	if !ok {
+		s.fail(tk, now)
+		s.audit(k, c, ActionTOTPFailed)
 		return fmt.Errorf("TOTP code is not valid: %w", appliance.ErrForbidden)
 	}
-	// Find which step matched, to refuse replays of the same code.
-	step := uint64(now.Unix() / 30)
-	for _, cand := range []uint64{step - 1, step, step + 1} {
-		if c, _ := totp.GenerateCodeCustom(k.TOTPSecret, time.Unix(int64(cand)*30, 0), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}); c == code {
-			step = cand
-			break
-		}
+	accepted, err := s.store.UseTOTPStep(k.ID, step, s.entry(k, c, ActionTOTPReplayed))
+	if err != nil {
+		return fmt.Errorf("verify admin: %w", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if last, seen := s.lastStep[k.ID]; seen && step <= last {
+	if !accepted {
 		return fmt.Errorf("TOTP code was already used: %w", appliance.ErrForbidden)
 	}
-	s.lastStep[k.ID] = step
+	s.mu.Lock()
+	delete(s.failures, tk)
+	s.mu.Unlock()
 	return nil
 }
 
-// recentFailures counts failed TOTP attempts of a key within the window,
-// forgetting older ones.
-func (s *Service) recentFailures(keyID string, now time.Time) int {
+// matchStep returns the 30 s time step (Unix time / 30) whose code equals
+// code, among the steps around now that the skew allows.
+func matchStep(secret, code string, now time.Time) (uint64, bool) {
+	ok, err := totp.ValidateCustom(code, secret, now, totpOpts)
+	if err != nil || !ok {
+		return 0, false
+	}
+	step := uint64(now.Unix() / 30)
+	for _, cand := range []uint64{step - 1, step, step + 1} {
+		if c, err := totp.GenerateCodeCustom(secret, time.Unix(int64(cand)*30, 0), totpOpts); err == nil && c == code {
+			return cand, true
+		}
+	}
+	return 0, false
+}
+
+func (s *Service) entry(k *appliance.APIKey, c Client, action string) appliance.AuditEntry {
+	return appliance.AuditEntry{Action: action, ActorKey: k.ID, ActorEmail: k.Email, TenantID: k.TenantID,
+		Route: c.Route, IP: c.IP, UserAgent: c.UserAgent, RequestID: c.RequestID}
+}
+
+// audit appends a refusal entry. The request is refused whether or not the
+// entry could be written; a store that cannot write fails the next write
+// that matters too.
+func (s *Service) audit(k *appliance.APIKey, c Client, action string) {
+	_, _ = s.store.AppendAudit(s.entry(k, c, action))
+}
+
+func (s *Service) fail(tk throttleKey, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fs := s.failures[keyID]
+	if len(s.failures) >= maxThrottled {
+		for key, fs := range s.failures {
+			if len(fs) == 0 || now.Sub(fs[len(fs)-1]) > TOTPFailureWindow {
+				delete(s.failures, key)
+			}
+		}
+	}
+	s.failures[tk] = append(s.failures[tk], now)
+	all := throttleKey{tk.keyID, anyAddress}
+	s.failures[all] = append(s.failures[all], now)
+}
+
+// recentFailures counts failed TOTP attempts of a key and client within the
+// window, forgetting older ones.
+func (s *Service) recentFailures(tk throttleKey, now time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fs := s.failures[tk]
 	i := 0
 	for i < len(fs) && now.Sub(fs[i]) > TOTPFailureWindow {
 		i++
 	}
-	s.failures[keyID] = fs[i:]
+	if i == len(fs) {
+		delete(s.failures, tk)
+		return 0
+	}
+	s.failures[tk] = fs[i:]
 	return len(fs) - i
-}
-
-// Credentials is the content of the bootstrap credentials file.
-type Credentials struct {
-	APIKey     string `json:"api_key"`
-	TOTPSecret string `json:"totp_secret"` // base32
-}
-
-// Bootstrap makes sure an admin credential exists. On a store with no key it
-// issues an admin key and writes dataDir/admin-credentials.json (mode 0600),
-// returning the file path and created = true. Otherwise it changes nothing.
-func (s *Service) Bootstrap(dataDir string) (path string, created bool, err error) {
-	path = filepath.Join(dataDir, CredentialsFile)
-	n, err := s.store.CountKeys()
-	if err != nil {
-		return path, false, fmt.Errorf("bootstrap admin: %w", err)
-	}
-	if n > 0 {
-		return path, false, nil
-	}
-	// The file is written before the key is stored: a crash in between
-	// leaves a stale file and no key, and the next start simply repeats.
-	plain, k, err := s.newKey(IssueRequest{Tier: appliance.TierUltra, Role: appliance.RoleAdmin, Owner: "appliance operator", TenantID: "admin"})
-	if err != nil {
-		return path, false, fmt.Errorf("bootstrap admin: %w", err)
-	}
-	raw, _ := json.MarshalIndent(Credentials{APIKey: plain, TOTPSecret: k.TOTPSecret}, "", "  ")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(raw, '\n'), 0o600); err != nil {
-		return path, false, fmt.Errorf("bootstrap admin: write credentials: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return path, false, fmt.Errorf("bootstrap admin: write credentials: %w", err)
-	}
-	if err := s.store.PutKey(k, appliance.AuditEntry{Action: "admin.bootstrap", ActorKey: k.ID, TenantID: k.TenantID}); err != nil {
-		return path, false, fmt.Errorf("bootstrap admin: %w", err)
-	}
-	return path, true, nil
 }

@@ -109,7 +109,7 @@ func (a *API) issueKey(w http.ResponseWriter, r *http.Request) (any, error) {
 	if code == "" && req.TOTP != nil {
 		code = *req.TOTP
 	}
-	if err := a.Auth.VerifyAdmin(admin, code); err != nil {
+	if err := a.verifyAdmin(r, admin, code, "/admin/keys"); err != nil {
 		return nil, err
 	}
 	plain, k, err := a.Auth.Issue(tenancy.IssueRequest{Tier: tier, Role: role, Owner: strings.TrimSpace(req.Owner), Email: strings.TrimSpace(req.Email),
@@ -121,6 +121,23 @@ func (a *API) issueKey(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	return created{IssuedKey{APIKey: plain, KeyID: k.ID, Prefix: k.Prefix, Tier: string(k.Tier), Role: string(k.Role),
 		TenantID: k.TenantID, Owner: k.Owner, Email: k.Email, Created: k.CreatedUnix}}, nil
+}
+
+// stepUpVerifier is the TOTP step-up check with the client's details, for
+// the per-address throttle and the audit entries of refused attempts (issue
+// 7, finding 6); *tenancy.Service implements it.
+type stepUpVerifier interface {
+	VerifyAdminFrom(k *appliance.APIKey, code string, c tenancy.Client) error
+}
+
+// verifyAdmin checks the step-up code of an admin request. An
+// Authenticator without client details (a test double wrapping the real
+// one) is asked through VerifyAdmin.
+func (a *API) verifyAdmin(r *http.Request, k *appliance.APIKey, code, route string) error {
+	if v, ok := a.Auth.(stepUpVerifier); ok {
+		return v.VerifyAdminFrom(k, code, tenancy.Client{IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context()), Route: route})
+	}
+	return a.Auth.VerifyAdmin(k, code)
 }
 
 func clientIP(r *http.Request) string {

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 )
 
 // Version is stamped at build time with -ldflags "-X main.Version=...".
@@ -30,6 +31,7 @@ commands:
   terrain    build | info | elevation | verify terrain packs
   predict    run a propagation engine on a case (endpoints or explicit profile)
   towers     import tower files (Anatel, MOSAICO, OpenCelliD formats)
+  admin      totp | totp-forget: admin TOTP codes without oathtool, move the secret to an authenticator
   version    print the version
 `
 
@@ -55,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = predictCmd(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "towers":
 		err = towersCmd(ctx, args[1:], stdout, stderr)
+	case "admin":
+		err = adminCmd(ctx, args[1:], time.Now, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "linkplan", version())
 	case "help", "-h", "--help":
