@@ -14,11 +14,16 @@ import (
 )
 
 const terrainUsage = `usage:
-  linkplan terrain build --out PACK [--sea TILE,...] [--landcover TIF]... INPUT...
+  linkplan terrain build --out PACK [--sea TILE,...] [--landcover TIF]... [--no-void-mask] INPUT...
                                       build a pack from SRTM .hgt(.zip|.gz) files and GeoTIFF DEMs, with an
-                                      optional land-cover (clutter) layer from MapBiomas GeoTIFFs
+                                      optional land-cover (clutter) layer from MapBiomas GeoTIFFs. INPUTs are
+                                      in priority order: where several cover a tile, the first that measured
+                                      a sample wins, so later DEMs fill the voids and NoData of earlier ones
+                                      (e.g. SRTM v2.1 first, then a void-filled DEM or a survey); remaining
+                                      .hgt voids are interpolated and marked in the pack's void mask
   linkplan terrain info PACK                                     print the pack summary as JSON
-  linkplan terrain elevation --pack PACK LAT LON                 print the ground height in metres
+  linkplan terrain elevation --pack PACK LAT LON                 print the ground height in metres (a warning
+                                                                 on stderr when it was interpolated across a void)
   linkplan terrain clutter --pack PACK LAT LON                   print the land-cover class as JSON
   linkplan terrain verify PACK                                   check every tile checksum and the manifest
 `
@@ -56,6 +61,7 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	sea := fs.String("sea", "", "comma-separated tiles known to be open sea, e.g. S24W041,S24W042")
 	spd := fs.Int("samples-per-degree", 0, "pack grid (1200 for 3\", 3600 for 1\"); 0 keeps the inputs' grid")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	noVoidMask := fs.Bool("no-void-mask", false, "leave the void mask out (a pack older readers open, format 1 to 3; it cannot tell which heights were interpolated)")
 	var landcover multi
 	fs.Var(&landcover, "landcover", "MapBiomas land-cover GeoTIFF for the clutter layer (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -65,7 +71,7 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprint(stderr, terrainUsage)
 		return fmt.Errorf("terrain build: --out and at least one input are required: %w", errUsage)
 	}
-	opts := packer.Options{SamplesPerDegree: *spd, LandCover: landcover}
+	opts := packer.Options{SamplesPerDegree: *spd, LandCover: landcover, NoVoidMask: *noVoidMask}
 	if *sea != "" {
 		opts.SeaTiles = strings.Split(*sea, ",")
 	}
@@ -109,6 +115,13 @@ func terrainElevation(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("terrain elevation: %w", err)
 	}
 	fmt.Fprintf(stdout, "%.1f\n", h)
+	void, err := p.VoidFilledAt(pt)
+	if err != nil {
+		return fmt.Errorf("terrain elevation: %w", err)
+	}
+	if void {
+		fmt.Fprintf(stderr, "warning: the height at %g %g was interpolated across a void of the source DEM (void-filled); the real ground may be much higher\n", pt.Lat, pt.Lon)
+	}
 	return nil
 }
 
