@@ -264,6 +264,16 @@ func (e *itmEngine) run(ctx context.Context, in appliance.LinkInput, x *extras) 
 			"profile_spacing_m":   pfl[1],
 		},
 	}
+	if im.Mode == itm.ModeTroposcatter {
+		// NTIA's answer beyond the diffraction range: the whole excess
+		// over free space is forward scatter. Say so, rather than leave a
+		// large loss beside a diffraction of 0 dB.
+		msg := fmt.Sprintf("ITM answered in troposcatter mode (NTIA mode 3): the path is beyond its diffraction range, so the %.1f dB above free space is forward-scatter loss (intermediate a_ref_db), not diffraction", im.ARefDB)
+		if res.Warnings&(itm.WarnTxHorizonAngle|itm.WarnRxHorizonAngle) != 0 {
+			msg += "; a horizon angle above 200 mrad breaks the model's small-angle approximations, so the figure is not a design value"
+		}
+		pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnITMTroposcatter, Message: msg})
+	}
 	if resampled {
 		pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnProfileResampled,
 			Message: fmt.Sprintf("the profile was not equally spaced: ITM re-interpolated its heights at %.3f m spacing", pfl[1])})

@@ -19,7 +19,8 @@ import (
 // reference Lb (0.01 dB, the p1812 suite's tolerance).
 func TestP1812AdapterValidation(t *testing.T) {
 	reg := newRegistry(t)
-	rows, err := enginetest.ReadCSV(filepath.Join(enginetest.Dir("p1812"), "cases.csv"))
+	dir := enginetest.Dir("p1812")
+	rows, err := enginetest.ReadCSV(filepath.Join(dir, "cases.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestP1812AdapterValidation(t *testing.T) {
 			}
 			return v
 		}
-		prof := readP1812Profile(t, row["profile"])
+		prof := readP1812ProfileIn(t, dir, row["profile"])
 		dM := make([]float64, len(prof.dKm))
 		for i, d := range prof.dKm {
 			dM[i] = d * 1000
@@ -95,7 +96,8 @@ func TestP1812AdapterValidation(t *testing.T) {
 // (1e-9 dB: the adapter recomputes the spacing as length/np).
 func TestITMAdapterValidation(t *testing.T) {
 	reg := newRegistry(t)
-	rows, err := enginetest.ReadCSV(filepath.Join(enginetest.Dir("itm"), "ntia_generated_rj_p2p_cases.csv"))
+	dir := enginetest.Dir("itm")
+	rows, err := enginetest.ReadCSV(filepath.Join(dir, "ntia_generated_rj_p2p_cases.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestITMAdapterValidation(t *testing.T) {
 			}
 			return v
 		}
-		pfl := readPFL(t, row["pfl"])
+		pfl := readPFLIn(t, dir, row["pfl"])
 		in := appliance.LinkInput{
 			Tx: appliance.LatLon{Lat: -22.9519, Lon: -43.2367}, Rx: appliance.LatLon{Lat: -22.9, Lon: -43.0},
 			TxHeightM: num("h_tx__meter"), RxHeightM: num("h_rx__meter"), FreqMHz: num("f__mhz"),

@@ -43,7 +43,10 @@
 //     gets its mid-point inserted.
 //   - itm (NTIA ITM v1.4, point-to-point): 20–20000 MHz, antenna heights
 //     0.5–3000 m; ITM warnings (short or long paths, steep horizons…) are
-//     passed on as LinkPrediction.Warnings sentences. The profile keeps its
+//     passed on as LinkPrediction.Warnings, one itm_warning per NTIA flag
+//     (the message names the NTIA bit value), and NTIA's hard errors (codes
+//     1013, 1016, 1021, 1022) make the fspl fallback answer with an
+//     engine_fallback warning naming the code. The profile keeps its
 //     number of intervals and is re-interpolated to equal spacing when it is
 //     not equally spaced (the terrain packs shorten the last step). Climate:
 //     ITMClimate (1 equatorial north of 15° S; south of it 3 maritime
@@ -56,7 +59,22 @@
 //     no location variability), situation 50 %, time and location as given
 //     (default 50 %), vertical polarisation. DiffractionDB is A_ref (the
 //     median attenuation relative to free space) clipped at 0, or 0 in
-//     troposcatter mode.
+//     troposcatter mode, where A_ref is forward-scatter loss, not
+//     diffraction: that mode raises the itm_troposcatter warning with the
+//     A_ref figure (issue 7, finding 11: an 87 km obstructed path at
+//     700 MHz answers about 260 dB there, NTIA's own figure, flagged by
+//     NTIA for horizons too near or too steep).
+//
+// # Warning codes
+//
+// Engine warnings are appliance.Warning values with stable codes:
+// engine_fallback (fspl answered for the requested engine; the message
+// gives the reason), outside_validity (P.1411 inputs beyond the ranges of
+// its site-general models), itm_warning (an NTIA ITM warning flag),
+// itm_troposcatter (ITM answered in troposcatter mode), profile_resampled
+// (ITM re-interpolated an unequally spaced profile) and parameter_ignored
+// (time_pct for P.1411). The link-result codes are documented in
+// appliance/planner.
 //   - p1411 (ITU-R P.1411-11 site-general): paths shorter than 250 m; the
 //     frequency range is the environment's. The environment is
 //     P1411Params.Environment, or by default: both antennas at most 3 m

@@ -47,9 +47,17 @@ type p1812Profile struct {
 	zone        []int
 }
 
+// readP1812Profile reads a committed P.1812 profile fixture.
 func readP1812Profile(tb testing.TB, rel string) p1812Profile {
 	tb.Helper()
-	rows, err := enginetest.ReadCSV(filepath.Join(enginetest.Dir("p1812"), rel))
+	return readP1812ProfileIn(tb, enginetest.Fixtures("p1812"), rel)
+}
+
+// readP1812ProfileIn reads a P.1812 profile relative to dir (a validation
+// suite folder).
+func readP1812ProfileIn(tb testing.TB, dir, rel string) p1812Profile {
+	tb.Helper()
+	rows, err := enginetest.ReadCSV(filepath.Join(dir, rel))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,10 +77,17 @@ func readP1812Profile(tb testing.TB, rel string) p1812Profile {
 	return p
 }
 
-// readPFL reads an ITM PFL file of the itm validation suite.
+// readPFL reads a committed ITM PFL fixture.
 func readPFL(tb testing.TB, rel string) []float64 {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(enginetest.Dir("itm"), rel))
+	return readPFLIn(tb, enginetest.Fixtures("itm"), rel)
+}
+
+// readPFLIn reads an ITM PFL file relative to dir (a validation suite
+// folder).
+func readPFLIn(tb testing.TB, dir, rel string) []float64 {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, rel))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -187,10 +202,11 @@ func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
 	return context.WithCancel(t.Context())
 }
 
-// refLoss returns column col of case id in a validation suite's CSV.
+// refLoss returns column col of case id in a committed validation suite's
+// CSV (a named case is a fixture, not a suite run).
 func refLoss(tb testing.TB, suite, file, id, col string) float64 {
 	tb.Helper()
-	rows, err := enginetest.ReadCSV(filepath.Join(enginetest.Dir(suite), file))
+	rows, err := enginetest.ReadCSV(filepath.Join(enginetest.Fixtures(suite), file))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -205,4 +221,21 @@ func refLoss(tb testing.TB, suite, file, id, col string) float64 {
 	}
 	tb.Fatalf("%s/%s: no case %s", suite, file, id)
 	return 0
+}
+
+// TestFinding10_UnitFixturesIgnoreValidationDir: issue 7, finding 10. The
+// fixtures unit tests name (a case id, a profile) are read from the
+// committed copy even when LINKPLAN_VALIDATION_DIR points at a set that
+// lacks them (here an empty folder).
+func TestFinding10_UnitFixturesIgnoreValidationDir(t *testing.T) {
+	t.Setenv(enginetest.EnvValidationDir, t.TempDir())
+	if v := refLoss(t, "itm", "ntia_generated_rj_p2p_cases.csv", "rj_niteroi_f700_cr", "A__db"); math.Abs(v-113.2328) > 1e-9 {
+		t.Errorf("reference loss %g, want 113.2328", v)
+	}
+	if p := readPFL(t, "pfls/rj_sumare_to_niteroi.pfl.csv"); len(p) < 3 {
+		t.Errorf("PFL has %d values", len(p))
+	}
+	if p := readP1812Profile(t, "profiles/rburg_urban_with_clutter.csv"); len(p.dKm) < 3 {
+		t.Errorf("P.1812 profile has %d points", len(p.dKm))
+	}
 }

@@ -18,10 +18,22 @@ const EnvValidationDir = "LINKPLAN_VALIDATION_DIR"
 
 // Dir returns the folder of one validation suite: $LINKPLAN_VALIDATION_DIR/suite
 // when the variable is set, else the committed copy in engines/testdata/validation.
+// Only validation suites use it: tests that run every case of a suite file,
+// whatever the cases are, so that another set of the same format (the
+// held-out set) runs through them unchanged. A test that needs a particular
+// case, profile or file uses Fixtures.
 func Dir(suite string) string {
 	if d := os.Getenv(EnvValidationDir); d != "" {
 		return filepath.Join(d, suite)
 	}
+	return Fixtures(suite)
+}
+
+// Fixtures returns the committed copy of one validation suite,
+// engines/testdata/validation/suite, whatever LINKPLAN_VALIDATION_DIR says:
+// the folder of unit-test fixtures (a named case, a named profile, fuzz
+// seeds, the developer-only ITMDrvr examples).
+func Fixtures(suite string) string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "testdata", "validation", suite)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"linkplan/appliance"
+	"linkplan/engines/enginetest"
 	"linkplan/engines/itm"
 )
 
@@ -19,7 +20,7 @@ import (
 // survives a round trip, or gives an ErrInvalid error; never a panic.
 func FuzzParsePFL(f *testing.F) {
 	for _, rel := range []string{"cmd_examples/pfl.txt", "pfls/rj_sumare_to_barra.pfl.csv", "qkpfl/crystal_palace_mursley.pfl.csv"} {
-		if b, err := os.ReadFile(filepath.Join(suiteDir(), filepath.FromSlash(rel))); err == nil {
+		if b, err := os.ReadFile(filepath.Join(enginetest.Fixtures("itm"), filepath.FromSlash(rel))); err == nil {
 			f.Add(b)
 		}
 	}

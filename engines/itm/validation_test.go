@@ -37,14 +37,22 @@ func readSuite(t *testing.T, s *enginetest.Suite, file string) []enginetest.Row 
 	return rows
 }
 
-// profiles loads PFL files relative to the suite folder, once each.
-type profiles map[string][]float64
+// profiles loads PFL files relative to a folder (the suite's unless dir is
+// set), once each.
+type profiles struct {
+	dir    string
+	loaded map[string][]float64
+}
 
-func (p profiles) load(rel string) ([]float64, error) {
-	if pfl, ok := p[rel]; ok {
+func (p *profiles) load(rel string) ([]float64, error) {
+	if pfl, ok := p.loaded[rel]; ok {
 		return pfl, nil
 	}
-	f, err := os.Open(filepath.Join(suiteDir(), filepath.FromSlash(rel)))
+	dir := p.dir
+	if dir == "" {
+		dir = suiteDir()
+	}
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, fmt.Errorf("open profile: %w", err)
 	}
@@ -53,7 +61,10 @@ func (p profiles) load(rel string) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", rel, err)
 	}
-	p[rel] = pfl
+	if p.loaded == nil {
+		p.loaded = map[string][]float64{}
+	}
+	p.loaded[rel] = pfl
 	return pfl, nil
 }
 
@@ -89,7 +100,7 @@ func caseID(r enginetest.Row, i int) string {
 func TestValidationP2PTLS(t *testing.T) {
 	s := enginetest.NewSuite(t, "itm_p2p_tls")
 	defer s.Done()
-	pfls := profiles{}
+	pfls := &profiles{}
 	for i, r := range readSuite(t, s, "p2p_tls_cases.csv") {
 		id := caseID(r, i)
 		v, err := fields(r, "h_tx__meter", "h_rx__meter", "climate", "N_0", "f__mhz", "pol", "epsilon", "sigma",
@@ -204,7 +215,7 @@ func checkOptional(t *testing.T, id string, r enginetest.Row, col string, got, t
 func TestValidationQKPFL(t *testing.T) {
 	s := enginetest.NewSuite(t, "itm_qkpfl_cr")
 	defer s.Done()
-	pfls := profiles{}
+	pfls := &profiles{}
 	for i, r := range readSuite(t, s, "qkpfl_cr_cases.csv") {
 		id := caseID(r, i)
 		v, err := fields(r, "h_tx__meter", "h_rx__meter", "climate", "N_s_surface", "f__mhz", "pol", "epsilon",
@@ -249,7 +260,7 @@ func decimalTol(s string) float64 {
 func TestValidationGeneratedRJ(t *testing.T) {
 	s := enginetest.NewSuite(t, "itm_ntia_generated_rj")
 	defer s.Done()
-	pfls := profiles{}
+	pfls := &profiles{}
 	for i, r := range readSuite(t, s, "ntia_generated_rj_p2p_cases.csv") {
 		id := caseID(r, i)
 		v, err := fields(r, "h_tx__meter", "h_rx__meter", "climate", "N_0", "f__mhz", "pol", "epsilon", "sigma",

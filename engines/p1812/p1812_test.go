@@ -276,7 +276,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestKnifeEdgeJ(t *testing.T) {
-	path := filepath.Join(enginetest.Dir("p526_p525_formula"), "knife_edge_J_nu.csv")
+	path := filepath.Join(enginetest.Fixtures("p526_p525_formula"), "knife_edge_J_nu.csv")
 	rows, err := enginetest.ReadCSV(path)
 	if err != nil {
 		t.Skipf("no knife-edge table: %v", err)
