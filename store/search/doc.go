@@ -20,13 +20,19 @@
 // prefix (type-ahead: "petrop" finds Petrópolis), words of 4 to 7 letters
 // tolerate 1 edit and longer ones 2 ("florinopolys" finds Florianópolis).
 //
-// Places: a whole-name match, a name starting with the query, a capital, and
-// a match of the state name or UF each add to the score, so "rio" gives Rio de
-// Janeiro (RJ), then Rio Branco (AC), then the other "Rio …" towns. A trailing
-// state code ("Rio de Janeiro, RJ", "Natal - RN", "Campinas/SP") or
-// SearchPlacesInUF filters by state. Order is score descending, then capital
-// first, then folded name, then IBGE code: a total order, so the same query
-// always gives the same list, whatever the order the places were given in.
+// Places are ordered by a documented importance rule (PlaceHit): first the
+// match class (the whole name equals the query; every query word is a whole
+// word of the name; the name begins with the query; other matches: a later
+// word's prefix, a typo, the state), then, within a class, the 27 capitals
+// by population (IBGE Censo 2022: the embedded municipality table has a
+// capital flag but no population, so other municipalities have no rank),
+// then the text score, the folded name and the IBGE code: a total order, so
+// the same query always gives the same list, whatever the order the places
+// were given in. "rio" gives Rio de Janeiro (RJ), then Rio Branco (AC), then
+// the other "Rio …" towns; the length of a name no longer decides. A
+// trailing state code ("Rio de Janeiro, RJ", "Natal - RN", "Campinas/SP") or
+// SearchPlacesInUF filters by state. The rule orders the 2,000 best-scored
+// hits (maxRanked): only one- or two-letter queries match more.
 //
 // Towers: operator, station number, municipality, UF and the address given
 // by Options.Address are indexed. The station number is indexed twice: whole

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -26,11 +28,20 @@ type Place struct {
 }
 
 // PlaceHit is one result of SearchPlaces.
+//
+// Hits are ordered by the importance rule: first by Match (the whole name
+// equals the query; every query word is a whole word of the name; the name
+// begins with the query; any other match), then, within one Match, state
+// capitals by population (CapitalRank) before every other municipality, then
+// by Score, then by folded name, then by IBGE code: a total order. So "rio"
+// gives Rio de Janeiro, then Rio Branco, then the other towns named "Rio …",
+// whatever the lengths of the names.
 type PlaceHit struct {
 	Place Place
-	// Score is the bleve relevance score (dimensionless, higher is better).
-	// Hits with equal scores are ordered capital first, then by folded name,
-	// then by IBGE code.
+	// Match is the match class, MatchWhole (best) to MatchOther.
+	Match int
+	// Score is the bleve relevance score (dimensionless, higher is better)
+	// of the text match; it orders hits of one Match and importance.
 	Score float64
 }
 
@@ -59,7 +70,8 @@ type places struct {
 	idx    bleve.Index
 	an     analysis.Analyzer
 	byCode map[string]Place
-	ufs    map[string]bool // upper-case UF codes present
+	words  map[string][]string // IBGE code -> folded words of the name
+	ufs    map[string]bool     // upper-case UF codes present
 }
 
 func buildPlaces(ps []Place) (*places, error) {
@@ -75,6 +87,7 @@ func buildPlaces(ps []Place) (*places, error) {
 		idx:    idx,
 		an:     im.AnalyzerNamed(foldedAnalyzer),
 		byCode: make(map[string]Place, len(ps)),
+		words:  make(map[string][]string, len(ps)),
 		ufs:    make(map[string]bool, 27),
 	}
 	b := idx.NewBatch()
@@ -88,6 +101,7 @@ func buildPlaces(ps []Place) (*places, error) {
 			return nil, appliance.Invalid(fmt.Sprintf("places[%d].IBGECode", i), "duplicate IBGE code %q", p.IBGECode)
 		}
 		pl.byCode[p.IBGECode] = p
+		pl.words[p.IBGECode] = tokens(pl.an, p.Name)
 		pl.ufs[strings.ToUpper(p.UF)] = true
 		if err := b.Index(p.IBGECode, pl.doc(p)); err != nil {
 			_ = idx.Close()
@@ -101,11 +115,75 @@ func buildPlaces(ps []Place) (*places, error) {
 	return pl, nil
 }
 
+// capitalsByPopulation lists the IBGE codes of the 27 capitals (26 state
+// capitals and Brasília), most populous first, after the population counted
+// by the IBGE Censo Demográfico 2022. It is the importance rule of place
+// search: the embedded municipality table (kelvins/municipios-brasileiros)
+// has a capital flag but no population, so only capitals carry a rank.
+var capitalsByPopulation = [...]string{
+	"3550308", // São Paulo
+	"3304557", // Rio de Janeiro
+	"5300108", // Brasília
+	"2304400", // Fortaleza
+	"2927408", // Salvador
+	"3106200", // Belo Horizonte
+	"1302603", // Manaus
+	"4106902", // Curitiba
+	"2611606", // Recife
+	"5208707", // Goiânia
+	"4314902", // Porto Alegre
+	"1501402", // Belém
+	"2111300", // São Luís
+	"2704302", // Maceió
+	"5002704", // Campo Grande
+	"2211001", // Teresina
+	"2507507", // João Pessoa
+	"2408102", // Natal
+	"5103403", // Cuiabá
+	"2800308", // Aracaju
+	"4205407", // Florianópolis
+	"1100205", // Porto Velho
+	"1600303", // Macapá
+	"1400100", // Boa Vista
+	"1200401", // Rio Branco
+	"3205309", // Vitória
+	"1721000", // Palmas
+}
+
+// importance returns the tie-break prefix of p's order key: "0" and the
+// two-digit population rank for a listed capital ("000" São Paulo, "001"
+// Rio de Janeiro, ...), "099" for a capital the list lacks, "1" for every
+// other municipality. Smaller sorts first.
+func importance(p Place) string {
+	if r := CapitalRank(p); r > 0 {
+		return fmt.Sprintf("0%02d", r-1)
+	}
+	if p.Capital {
+		return "099"
+	}
+	return "1"
+}
+
+// CapitalRank returns the population rank of a capital (1 São Paulo, 2 Rio
+// de Janeiro, ... 27 Palmas; IBGE Censo 2022), 0 for a place that is not a
+// listed capital.
+func CapitalRank(p Place) int {
+	if !p.Capital {
+		return 0
+	}
+	for i, code := range capitalsByPopulation {
+		if code == p.IBGECode {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 func (pl *places) doc(p Place) map[string]any {
 	key := strings.Join(tokens(pl.an, p.Name), " ")
-	capital, order := "0", "1"
+	capital, order := "0", importance(p)
 	if p.Capital {
-		capital, order = "1", "0"
+		capital = "1"
 	}
 	return map[string]any{
 		fName:    p.Name,
@@ -141,17 +219,72 @@ func (pl *places) search(ctx context.Context, q, uf string, limit int) ([]PlaceH
 		return nil, nil
 	}
 	qq := placeQuery(toks, strings.ToLower(strings.TrimSpace(uf)))
-	req := bleve.NewSearchRequestOptions(qq, clampLimit(limit), 0, false)
+	req := bleve.NewSearchRequestOptions(qq, maxRanked, 0, false)
 	req.SortBy([]string{"-_score", fOrder})
 	res, err := pl.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search places %q: %w", q, err)
 	}
-	hits := make([]PlaceHit, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		hits = append(hits, PlaceHit{Place: pl.byCode[h.ID], Score: h.Score})
+	type ranked struct {
+		hit        PlaceHit
+		class      int
+		importance string
+		order      int // position in bleve's order: score, then the order key
+	}
+	rs := make([]ranked, 0, len(res.Hits))
+	for i, h := range res.Hits {
+		p := pl.byCode[h.ID]
+		c := matchClass(toks, pl.words[h.ID])
+		rs = append(rs, ranked{hit: PlaceHit{Place: p, Score: h.Score, Match: c}, class: c, importance: importance(p), order: i})
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.class != b.class {
+			return a.class > b.class
+		}
+		if a.importance != b.importance {
+			return a.importance < b.importance
+		}
+		return a.order < b.order
+	})
+	limit = clampLimit(limit)
+	hits := make([]PlaceHit, 0, min(limit, len(rs)))
+	for _, r := range rs[:min(limit, len(rs))] {
+		hits = append(hits, r.hit)
 	}
 	return hits, nil
+}
+
+// maxRanked is the number of best-scored hits the place ranking orders:
+// more than any query but one or two letters matches.
+const maxRanked = 2000
+
+// Match classes of PlaceHit.Match: how a place name matches the query,
+// best first (see matchClass).
+const (
+	MatchOther  = 0 // prefix of a later word, typo, state or UF match
+	MatchPrefix = 1 // the name begins with the query (last word as a prefix)
+	MatchWords  = 2 // every query word is a whole word of the name
+	MatchWhole  = 3 // the name is the query
+)
+
+// matchClass classifies how the folded query words q match the folded name
+// words n.
+func matchClass(q, n []string) int {
+	if slices.Equal(q, n) {
+		return MatchWhole
+	}
+	words := true
+	for _, w := range q {
+		words = words && slices.Contains(n, w)
+	}
+	if words {
+		return MatchWords
+	}
+	if len(q) <= len(n) && slices.Equal(q[:len(q)-1], n[:len(q)-1]) && strings.HasPrefix(n[len(q)-1], q[len(q)-1]) {
+		return MatchPrefix
+	}
+	return MatchOther
 }
 
 func clampLimit(limit int) int {

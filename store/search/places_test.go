@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -188,22 +189,39 @@ func TestSearchPlacesDeterministic(t *testing.T) {
 				t.Fatalf("index built in another order differs:\n%v\n%v", labels(first), labels(other))
 			}
 			for i := 1; i < len(first); i++ {
-				p, c := first[i-1], first[i]
-				if c.Score > p.Score {
-					t.Fatalf("hit %d %s score %g > previous %g", i, label(c.Place), c.Score, p.Score)
-				}
-				if c.Score == p.Score && p.Place.Capital == c.Place.Capital {
-					if fp, fc := fold(p.Place.Name), fold(c.Place.Name); fp > fc || (fp == fc && p.Place.IBGECode > c.Place.IBGECode) {
-						t.Fatalf("equal-score hits out of order: %s (%s) before %s (%s)",
-							label(p.Place), p.Place.IBGECode, label(c.Place), c.Place.IBGECode)
-					}
-				}
-				if c.Score == p.Score && c.Place.Capital && !p.Place.Capital {
-					t.Fatalf("capital %s after non-capital %s at equal score", label(c.Place), label(p.Place))
+				if err := checkPlaceOrder(first[i-1], first[i]); err != "" {
+					t.Fatalf("hit %d: %s", i, err)
 				}
 			}
 		})
 	}
+}
+
+// checkPlaceOrder returns why c may not follow p under the importance rule
+// of PlaceHit, "" when it may.
+func checkPlaceOrder(p, c search.PlaceHit) string {
+	switch {
+	case c.Match > p.Match:
+		return fmt.Sprintf("%s (match %d) after %s (match %d)", label(c.Place), c.Match, label(p.Place), p.Match)
+	case c.Match < p.Match:
+		return ""
+	}
+	pr, cr := search.CapitalRank(p.Place), search.CapitalRank(c.Place)
+	switch {
+	case cr > 0 && (pr == 0 || cr < pr):
+		return fmt.Sprintf("capital %s (rank %d) after %s (rank %d) in one match class", label(c.Place), cr, label(p.Place), pr)
+	case pr > 0 && cr != pr:
+		return ""
+	}
+	if c.Score > p.Score {
+		return fmt.Sprintf("%s score %g > previous %s %g", label(c.Place), c.Score, label(p.Place), p.Score)
+	}
+	if c.Score == p.Score {
+		if fp, fc := fold(p.Place.Name), fold(c.Place.Name); fp > fc || (fp == fc && p.Place.IBGECode > c.Place.IBGECode) {
+			return fmt.Sprintf("equal-score hits out of order: %s (%s) before %s (%s)", label(p.Place), p.Place.IBGECode, label(c.Place), c.Place.IBGECode)
+		}
+	}
+	return ""
 }
 
 func TestPlacesInvalid(t *testing.T) {

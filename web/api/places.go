@@ -31,7 +31,7 @@ type PlaceJSON struct {
 	Lat      float64 `json:"lat"`    // municipality seat, degrees
 	Lon      float64 `json:"lon"`    // degrees
 	Capital  bool    `json:"capital"`
-	Score    float64 `json:"score"` // relevance, higher is better; only the order is meaningful
+	Score    float64 `json:"score"` // text relevance, comparable only within one answer; the order is the importance rule of store/search
 }
 
 // PlaceList is the body of GET /places.
