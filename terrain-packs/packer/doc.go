@@ -22,9 +22,25 @@
 // grid, which must agree); a source on another grid is resampled
 // bilinearly (1″ to 3″ is exact decimation).
 //
-// Land tiles are coded with terrain.CodecPredictive (a version-2 pack,
-// about a third of the raw int16 size on real SRTM3 terrain) unless
-// Options.Codec asks for the version-1 terrain.CodecZstdRaw. Sea tiles come
+// Inputs are in priority order: when several inputs supply the same tile
+// (an SRTM v2.1 tile, then a void-filled DEM or a survey as GeoTIFF), each
+// sample comes from the first input that measured it; later inputs fill
+// the voids and NoData of earlier ones (Stats.MeasuredFromLower counts
+// those samples, which are measured, not void-filled). The same input
+// twice, or an input and a sea tile for one tile, is an error.
+//
+//	st, err := packer.Build(ctx, "rio.ltp", []string{"S23W044.hgt.zip", "rio-survey.tif"}, packer.Options{})
+//
+// Voids no input measured (in tiles with an .hgt input) are filled by
+// interpolation (FillVoids) and recorded in the pack's void mask (format
+// version 4): one bit per sample, so readers can say which heights are
+// interpolated (terrain.Pack.VoidFilledAt, PathProfile.VoidFilled).
+// Options.NoVoidMask leaves it out for readers older than version 4.
+//
+// Land tiles are coded with terrain.CodecPredictive (about a third of the
+// raw int16 size on real SRTM3 terrain) unless Options.Codec asks for
+// terrain.CodecZstdRaw; without the void mask and land cover the pack is
+// then version 2 or 1. Sea tiles come
 // from Options.SeaTiles or, with Options.AllZeroAsSea, from inputs whose
 // samples are all 0 m; they cost no payload.
 //
@@ -47,13 +63,37 @@
 // the tests). Land cover never adds tiles: only the height inputs and
 // SeaTiles make tiles.
 //
-// Void filling (FillVoids): each void sample becomes the inverse-distance-
-// squared mean of the nearest valid sample in each of the 8 grid
-// directions (rows, columns, diagonals; distance in sample steps, √2 per
-// diagonal step). Only original samples take part, so the result does not
-// depend on the order of filling; the rare void that sees no valid sample on
-// any of its 8 lines is filled in a second round from the first round's
-// values. A tile with no valid sample at all becomes a void tile.
+// Void filling (FillVoids): a membrane (Laplace) fill per 4-connected void
+// region: each filled sample is the mean of its 4 neighbours, the measured
+// samples touching the region (its border) fixed, solved by successive
+// over-relaxation in a fixed order (deterministic). A coastline border
+// (SRTM writes 0 m over the sea) counts like any other: only the sea
+// samples touching the void pull it toward 0 m, not sea seen far across
+// it along grid lines as in the 8-direction inverse-distance fill used
+// before format 4. A tile with no valid sample at all becomes a void tile.
+//
+// Measured error (TestFillError, seed 20240601, real tile S23W044): discs
+// of known samples of the size of real SRTM voids on steep ground (radius
+// 2 to 6 samples, 13 to 113 samples, 300 discs) masked, filled and
+// compared with the truth:
+//
+//	                          membrane (this fill)        old 8-direction IDW²
+//	inland steep discs        RMSE 36.6 m, max 180 m,     RMSE 37.3 m, max 211 m,
+//	(relief ≥ 150 m)          bias −3.2 m                 bias −3.5 m
+//	coastal discs (≥ 1/4      RMSE 22.9 m, max 165 m,     RMSE 23.0 m, max 176 m,
+//	sea, land masked)         bias −5.5 m                 bias −5.4 m
+//
+// The variant that leaves the sea border out (fills coastal voids from
+// their land border only) was measured too and rejected: on the coastal
+// discs its RMSE is 33.9 m with a bias of +14.5 m, because real coastal
+// land does slope to the shoreline. Every fill under-reads summits: the
+// highest filled sample of a disc is on average 25.7 m (inland) and 17.2 m
+// (coastal) below the disc's true maximum (the old fill: 11.3 m and 7.1 m;
+// a smooth membrane flattens peaks more, its RMSE is no worse). No
+// interpolation invents a peak: the Sugarloaf (396 m) is one void of 172
+// samples ringed by 83 sea samples and 9 land samples of at most 14 m, and
+// any fill reads it near 0 m. That is why the pack keeps the void mask,
+// answers say void_filled, and a second DEM can be layered over the voids.
 //
 // Build is parallel (Options.Workers, default GOMAXPROCS) and streaming:
 // each worker holds one tile at a time and writes it to a part file in
@@ -70,14 +110,20 @@
 // # Caveats
 //
 //   - Filled voids are estimates; the index records how many samples of each
-//     tile were filled (Entry.Filled, Info's filled_samples).
+//     tile were filled (Entry.Filled, Info's filled_samples) and the void
+//     mask which ones.
+//   - A sample is measured by the first input (in the order given) that has
+//     it; inputs are not blended, so a later DEM with a vertical offset
+//     from the first leaves steps at the edges of the voids it fills.
+//   - An .hgt input resampled to another grid (1″ to 3″) is resampled
+//     before its voids are filled: a pack sample is a void when a source
+//     sample it takes weight from is.
 //   - Edge samples shared by two tiles are filled per tile: at a void on a
 //     shared edge two neighbouring tiles may disagree by a few metres.
-//   - Distances in the fill are in sample steps, not metres: at 23°S a step
-//     east is 8 % shorter than a step north; the weighting ignores that.
-//   - GeoTIFF NoData inside the footprint is not filled (only .hgt voids
-//     are); a GeoTIFF and an .hgt, or two GeoTIFFs, may not supply the same
-//     tile (mosaicking is not implemented).
+//   - The membrane works in sample steps, not metres: at 23°S a step east is
+//     8 % shorter than a step north; the fill ignores that.
+//   - GeoTIFF NoData is not filled in a tile that no .hgt input supplies
+//     (the tile keeps NoData outside the rasters and is flagged).
 //   - Resume trusts modification times: an input rewritten within the same
 //     nanosecond timestamp with the same size would not be noticed.
 //   - Build needs free disk for the parts and the pack at once (about twice

@@ -35,7 +35,7 @@ const (
 
 // fillMethod names the void fill; change it when FillVoids changes so that
 // Resume does not reuse parts filled the old way.
-const fillMethod = "membrane-landborder-v1"
+const fillMethod = "membrane-v1"
 
 // recipe is the sha256 of everything a tile's bytes depend on: the tile,
 // grid, codec, sea option, fill method, the input file's absolute path,

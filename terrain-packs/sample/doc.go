@@ -18,11 +18,14 @@
 //
 // The two tiles touch only at the corner (-22, -43): a point in S22W044 or
 // S23W043 is a *appliance.TileMissingError, as it is for any tile outside
-// the pack. SRTM v2.1 voids (3 789 + 160 samples, among them Corcovado and
-// Copacabana) are filled by interpolation, so heights there are estimates.
+// the pack. SRTM v2.1 voids (3 789 + 160 samples, among them the summits of
+// Pão de Açúcar, Dois Irmãos, Corcovado and Pico da Tijuca) are filled by
+// interpolation, so heights there are estimates, often far below the real
+// ground (Pão de Açúcar, 396 m, reads 0 m); the pack is format version 4
+// and its void mask marks them (VoidFilledAt, PathProfile.VoidFilled).
 //
 // The pack has no land-cover (clutter) layer: there is no land-cover
-// raster of Rio in the repository. It stays a version-2 pack, and
+// raster of Rio in the repository, and
 // ClutterAt answers with an error matching terrain.ErrNoClutterLayer and
 // appliance.ErrUnavailable instead of guessing a class.
 package sample

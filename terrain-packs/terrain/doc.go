@@ -24,6 +24,16 @@
 //	ok := p.HasClutter()            // false: ClutterAt says ErrNoClutterLayer
 //	prof.ClutterClass, prof.ClutterHeightsM // filled by Profile when the layer exists
 //
+// Version-4 packs may carry the void mask: per tile, one bit per sample
+// saying whether the packer interpolated it across a void of its source
+// DEM (SRTM voids on steep peaks: such heights can be hundreds of metres
+// low). A point is void-filled when any sample with a non-zero bilinear
+// weight there is; Layered asks the pack that answered the height:
+//
+//	v, err := p.VoidFilledAt(q)     // appliance.VoidMap; false on packs without the mask
+//	prof.VoidFilled                 // nil unless a sample of the path is void-filled
+//	n, spanM := prof.VoidStats()
+//
 // Tiles are coded with CodecPredictive (version-2 packs: planar
 // prediction, zig-zag, byte planes, zstd; about a third of the raw int16
 // size) or CodecZstdRaw (version 1, still read). Encoder and
@@ -43,6 +53,8 @@
 //
 // # Caveats
 //
+//   - Packs older than version 4 know no voids: their interpolated heights
+//     read as measured (VoidFilledAt false, Profile.VoidFilled nil).
 //   - There is no fallback: a point in a tile no pack holds, in a void tile,
 //     or next to a NoData sample (a tile only partly covered by its
 //     source) returns a *appliance.TileMissingError naming the SRTM tile
