@@ -2,19 +2,17 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 
 	"linkplan/appliance"
+	"linkplan/appliance/registry"
 	"linkplan/store/search"
 )
 
@@ -193,89 +191,29 @@ type registerTowerRequest struct {
 	BandsMHz      []float64 `json:"bands_mhz"`
 }
 
-func (q *registerTowerRequest) toDomain() (*appliance.Tower, error) {
-	v := &appliance.ValidationError{}
-	t := &appliance.Tower{Source: appliance.SourceUser, HeightM: appliance.DefaultTowerHeightM, ERPDBm: math.NaN(),
-		AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), Placement: appliance.PlacementSurveyed, UncertaintyM: 10,
-		Provenance: "registered through POST /towers"}
-	if q.Operator == nil || strings.TrimSpace(*q.Operator) == "" || len(*q.Operator) > 64 {
-		v.Add("operator", "is required, 1 to 64 characters")
-	} else {
-		t.Operator = strings.TrimSpace(*q.Operator)
-	}
-	num := func(p *float64, name string, min, max float64, required bool, dst *float64) {
-		switch {
-		case p == nil && required:
-			v.Add(name, "is required")
-		case p == nil:
-		case math.IsNaN(*p) || *p < min || *p > max:
-			v.Add(name, "must be between %g and %g, got %g", min, max, *p)
-		default:
-			*dst = *p
-		}
-	}
-	num(q.Lat, "lat", -90, 90, true, &t.Lat)
-	num(q.Lon, "lon", -180, 180, true, &t.Lon)
-	num(q.Height, "height", 0.5, 500, false, &t.HeightM)
-	num(q.Power, "power", -30, 100, false, &t.ERPDBm)
-	num(q.Azimuth, "azimuth", 0, 360, false, &t.AzimuthDeg)
-	num(q.Tilt, "tilt", -90, 90, false, &t.TiltDeg)
-	if t.AzimuthDeg == 360 {
-		t.AzimuthDeg = 0
-	}
-	if q.StationNumber != nil {
-		if len(*q.StationNumber) > 32 {
-			v.Add("station_number", "must be at most 32 characters")
-		}
-		t.StationNumber = *q.StationNumber
-	}
-	if len(q.Technologies) > 16 {
-		v.Add("technologies", "at most 16 entries")
-	}
-	for i, s := range q.Technologies {
-		if s == "" || len(s) > 16 {
-			v.Add(fmt.Sprintf("technologies[%d]", i), "must be 1 to 16 characters")
-		}
-	}
-	t.Technologies = q.Technologies
-	if len(q.BandsMHz) > 32 {
-		v.Add("bands_mhz", "at most 32 entries")
-	}
-	for i, b := range q.BandsMHz {
-		if math.IsNaN(b) || b < 1 || b > 100000 {
-			v.Add(fmt.Sprintf("bands_mhz[%d]", i), "must be between 1 and 100000 MHz, got %g", b)
-		}
-	}
-	t.BandsMHz = q.BandsMHz
-	return t, v.Err()
+// input maps the wire shape onto the registry's; the rules live there.
+func (q *registerTowerRequest) input() registry.Input {
+	return registry.Input{Operator: q.Operator, Lat: q.Lat, Lon: q.Lon, Height: q.Height, Power: q.Power,
+		Azimuth: q.Azimuth, Tilt: q.Tilt, StationNumber: q.StationNumber, Technologies: q.Technologies, BandsMHz: q.BandsMHz}
 }
 
+// toDomain validates the request as a tower (ad hoc towers of
+// /coverage/link share the registration rules).
+func (q *registerTowerRequest) toDomain() (*appliance.Tower, error) {
+	return registry.Validate(q.input())
+}
+
+// registerTower is POST /towers: decode, one registry call, encode.
 func (a *API) registerTower(w http.ResponseWriter, r *http.Request) (any, error) {
-	key := keyFrom(r.Context())
 	var q registerTowerRequest
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	t, err := q.toDomain()
+	t, err := registry.New(a.TowerDB, a.Upsert, nil).Register(r.Context(), keyFrom(r.Context()), q.input(),
+		registry.Client{IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())})
 	if err != nil {
 		return nil, err
 	}
-	var raw [8]byte
-	_, _ = rand.Read(raw[:])
-	t.ID = appliance.TowerID(appliance.SourceUser, hex.EncodeToString(raw[:]))
-	t.OwnerKeyID, t.OwnerTenantID = key.ID, key.TenantID
-	t.UpdatedUnix = time.Now().Unix()
-	limit := key.Tier.TowersPerKey()
-	if key.Role == appliance.RoleAdmin {
-		limit = -1
-	}
-	audit := appliance.AuditEntry{Action: "tower.register", ActorKey: key.ID, ActorEmail: key.Email,
-		TenantID: key.TenantID, Route: "/towers", Params: map[string]string{"tower_id": t.ID},
-		IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())}
-	if err := a.TowerDB.PutUserTower(t, limit, audit); err != nil {
-		return nil, err
-	}
-	a.Upsert(t) // only after the commit succeeded
 	return created{towerJSON(t)}, nil
 }
 
