@@ -25,6 +25,69 @@
 // engines without that property the first MaxEvaluated towers in that order
 // are evaluated, and the analysis says how many were.
 //
+// # Path check
+//
+// CheckPath (always for a pair, on request for /analyze_link candidates)
+// makes a result checkable by hand. On the engine's terrain profile (index 0
+// the tower, samples every ≤ 90 m) with the effective earth k = 4/3:
+//
+//	effective ground e_i = g_i + d1·d2 / (2·k·a)     a = 6 371 km
+//	line of sight    L_i = T + (R − T)·d1/d          T, R: antenna tips AMSL
+//	F1 radius        F_i = √(λ·d1·d2 / d)
+//	clearance        c_i = L_i − e_i, as a fraction c_i / F_i
+//
+// which is the geometry of fspl's los_clear, fresnel_ok and knife edge. The
+// dominant obstacle is the intermediate sample with the smallest c_i / F_i
+// (ties: the one nearest the tower). The minimum receiver height for a rule
+// c_i ≥ q·F_i (q = 0: line of sight; q = 0.6: 60 % of F1) with the tower
+// as given is exact on the samples, because L_i is linear in R:
+//
+//	R ≥ (e_i + q·F_i − T·(1 − d1/d)) / (d1/d)   for every intermediate i
+//
+// and symmetrically for the tower height with the receiver as given. The
+// answer is metres above local ground, at least 0, rounded up to the next
+// centimetre (the stated height always meets the rule); above
+// MaxAntennaHeightM (500 m) it is reported as not achievable below 500 m.
+//
+// Decimation: a profile of more than MaxProfilePoints (512) samples keeps
+// both ends and, of 510 contiguous near-equal buckets of the intermediate
+// samples (bucket j: indices 1+⌊j·m/510⌋ … ⌊(j+1)·m/510⌋, m = n − 2), the
+// sample with the smallest clearance / F1 (ties: the first). The dominant
+// obstacle, and the worst point of every stretch, are always kept;
+// SamplesTotal says how many samples the computation used. A 200 km path
+// at 90 m (2 224 samples) becomes 512 points.
+//
+// # Warnings
+//
+// Each candidate carries Warnings (never nil), in this order, then the
+// engine's own (engines package doc: engine_fallback, outside_validity,
+// itm_warning, itm_troposcatter, profile_resampled, parameter_ignored):
+//
+//	code                  raised when
+//	fspl_obstructed       the engine that answered is fspl and the minimum
+//	                      clearance is below 60 % of F1 (or the terrain
+//	                      blocks the ray): fspl models it with one knife
+//	                      edge; P.1812 and ITM are the design engines
+//	eirp_assumed          the tower has no ERP: the request's assumed EIRP
+//	                      was used
+//	synthetic_tower       the tower is synthetic sample data
+//	position_uncertainty  the tower's position uncertainty exceeds
+//	                      PositionUncertaintyFraction (10 %) of the link
+//	                      length
+//	no_land_cover         the profile has no land-cover layer
+//	                      (PathProfile.ClutterClass nil): clutter losses
+//	                      near the antennas are not modelled
+//	void_filled_terrain   the path crosses samples interpolated across DEM
+//	                      voids; the message gives their count and the
+//	                      largest interpolated span, metres
+//	engine_resolved       (API) the requested engine resolved to another
+//	                      one, e.g. auto below Pro
+//
+// An analysis merges the warnings of its returned candidates: one per code
+// (per code and message for engine warnings), with the message of the
+// best-ranked candidate that raised it and how many results raised it, at
+// most MaxAnalysisWarnings.
+//
 // # Caveats
 //
 // Antenna tilt and vertical patterns are ignored. Results are ordered by

@@ -1,0 +1,254 @@
+package planner_test
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/appliance/planner"
+	"linkplan/engines/fspl"
+)
+
+// flatProfile returns n samples over lengthM metres of ground at groundM,
+// with the heights of bumps (index → height) added.
+func flatProfile(n int, lengthM, groundM float64, bumps map[int]float64) *appliance.PathProfile {
+	p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
+	for i := range n {
+		p.DistancesM[i] = lengthM * float64(i) / float64(n-1)
+		p.HeightsM[i] = groundM + bumps[i]
+	}
+	return p
+}
+
+// TestCheckPathHandComputed: a 10 km path at 1000 MHz with a 40 m obstacle
+// at mid-path, tower 30 m, receiver 10 m, all on 0 m ground. By hand:
+// bulge 5000²/(2·(4/3)·6 371 000) = 1.471512 m, so the effective obstacle is
+// 41.471512 m; F1 = √(0.299792458·2500) = 27.376653 m; the ray is at 20 m,
+// clearance −21.471512 m = −0.784300 F1. LOS needs R with (30 + R)/2 ≥
+// 41.471512: R = 52.943023 → 52.95 m; 60 % F1 needs (30 + R)/2 ≥ 41.471512
+// + 16.425992: R = 85.795007 → 85.80 m; the tower, with the receiver at
+// 10 m, 72.943023 → 72.95 m and 105.795007 → 105.80 m.
+func TestCheckPathHandComputed(t *testing.T) {
+	p := flatProfile(3, 10000, 0, map[int]float64{1: 40})
+	pc, err := planner.CheckPath(p, 30, 10, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const eps = 1e-6
+	o := pc.Obstacle
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"obstacle distance from receiver", o.DistanceFromRxM, 5000},
+		{"obstacle effective ground", o.EffectiveGroundM, 41.471511536650446},
+		{"obstacle F1", o.F1RadiusM, 27.376653283409205},
+		{"obstacle clearance", o.ClearanceM, -21.471511536650446},
+		{"obstacle clearance / F1", o.ClearanceF1, -0.7843000864412674},
+		{"min receiver LOS", pc.RxMinLOS.HeightM, 52.95},
+		{"min receiver 60 % F1", pc.RxMinFresnel60.HeightM, 85.80},
+		{"min tower LOS", pc.TxMinLOS.HeightM, 72.95},
+		{"min tower 60 % F1", pc.TxMinFresnel60.HeightM, 105.80},
+		{"k factor", pc.KFactor, 4.0 / 3.0},
+	} {
+		if math.Abs(c.got-c.want) > eps {
+			t.Errorf("%s = %.9f, want %.9f", c.name, c.got, c.want)
+		}
+	}
+	if !pc.RxMinLOS.Achievable || !pc.TxMinFresnel60.Achievable || len(pc.Profile) != 3 || pc.SamplesTotal != 3 {
+		t.Errorf("check %+v", pc)
+	}
+}
+
+func TestCheckPathCases(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		prof           *appliance.PathProfile
+		tx, rx, f      float64
+		wantObstacle   bool
+		rxLOS, rxF60   float64 // metres; NaN: not achievable
+		achievableNote string
+	}{
+		{name: "two samples: nothing to clear", prof: flatProfile(2, 5000, 100, nil), tx: 30, rx: 10, f: 3500,
+			wantObstacle: false, rxLOS: 0, rxF60: 0},
+		{name: "clear flat short path needs no height for LOS", prof: flatProfile(11, 1000, 0, nil), tx: 30, rx: 10, f: 3500,
+			wantObstacle: true, rxLOS: 0, rxF60: 0},
+		{name: "a 2000 m wall cannot be cleared below 500 m", prof: flatProfile(5, 4000, 0, map[int]float64{2: 2000}), tx: 30, rx: 10, f: 700,
+			wantObstacle: true, rxLOS: math.NaN(), rxF60: math.NaN()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc, err := planner.CheckPath(tc.prof, tc.tx, tc.rx, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (pc.Obstacle != nil) != tc.wantObstacle {
+				t.Errorf("obstacle %+v", pc.Obstacle)
+			}
+			for _, h := range []struct {
+				name string
+				got  appliance.MinHeight
+				want float64
+			}{{"rx LOS", pc.RxMinLOS, tc.rxLOS}, {"rx F60", pc.RxMinFresnel60, tc.rxF60}} {
+				if math.IsNaN(h.want) {
+					if h.got.Achievable || h.got.HeightM != planner.MaxAntennaHeightM {
+						t.Errorf("%s = %+v, want not achievable below %g m", h.name, h.got, planner.MaxAntennaHeightM)
+					}
+				} else if !h.got.Achievable || math.Abs(h.got.HeightM-h.want) > 1e-9 {
+					t.Errorf("%s = %+v, want %g m", h.name, h.got, h.want)
+				}
+			}
+		})
+	}
+	t.Run("malformed profiles are invalid", func(t *testing.T) {
+		for _, p := range []*appliance.PathProfile{
+			{DistancesM: []float64{0}, HeightsM: []float64{0}},
+			{DistancesM: []float64{0, 0}, HeightsM: []float64{0, 0}},
+			{DistancesM: []float64{0, 10}, HeightsM: []float64{0}},
+		} {
+			if _, err := planner.CheckPath(p, 10, 10, 1000); !errors.Is(err, appliance.ErrInvalid) {
+				t.Errorf("%+v: got %v", p, err)
+			}
+		}
+	})
+}
+
+// TestCheckPathMinimumHeightsAreTight: on random rough profiles, the stated
+// minimum heights meet their rule at every sample, 2 cm less does not, and
+// fspl (the same geometry) agrees on los_clear and fresnel_ok.
+func TestCheckPathMinimumHeightsAreTight(t *testing.T) {
+	r := rand.New(rand.NewPCG(seed(t), 11))
+	eng := fspl.New()
+	for trial := range 200 {
+		n := 3 + r.IntN(400)
+		p := flatProfile(n, 500+r.Float64()*40000, 0, nil)
+		for i := range p.HeightsM {
+			p.HeightsM[i] = 50 + 150*r.Float64()
+		}
+		f := []float64{700, 1800, 3500, 5800}[trial%4]
+		tx, rx := 1+60*r.Float64(), 1+30*r.Float64()
+		pc, err := planner.CheckPath(p, tx, rx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name    string
+			h       appliance.MinHeight
+			q       float64
+			moveTx  bool
+			fsplLOS bool
+		}{
+			{"rx LOS", pc.RxMinLOS, 0, false, true}, {"rx F60", pc.RxMinFresnel60, 0.6, false, false},
+			{"tx LOS", pc.TxMinLOS, 0, true, true}, {"tx F60", pc.TxMinFresnel60, 0.6, true, false},
+		} {
+			if !c.h.Achievable {
+				continue
+			}
+			th, rh := tx, c.h.HeightM
+			if c.moveTx {
+				th, rh = c.h.HeightM, rx
+			}
+			if worst := minRatio(p, th, rh, f); worst < c.q-1e-9 {
+				t.Fatalf("trial %d %s: at %g m the worst clearance is %g F1, want ≥ %g", trial, c.name, c.h.HeightM, worst, c.q)
+			}
+			if c.h.HeightM >= 0.02 {
+				th2, rh2 := th, rh-0.02
+				if c.moveTx {
+					th2, rh2 = th-0.02, rh
+				}
+				if worst := minRatio(p, th2, rh2, f); worst >= c.q {
+					t.Fatalf("trial %d %s: 2 cm below %g m still clears (%g F1): not the minimum", trial, c.name, c.h.HeightM, worst)
+				}
+			}
+			pred := eng.Compute(p, th, rh, f)
+			if c.fsplLOS && !pred.LOSClear && c.h.HeightM > 0 {
+				// Only an exactly grazing ray (clearance 0) may differ.
+				if math.Abs(minClear(p, th, rh)) > 1e-6 {
+					t.Fatalf("trial %d %s: fspl says no LOS at %g m", trial, c.name, c.h.HeightM)
+				}
+			}
+			if !c.fsplLOS && !pred.FresnelOK {
+				t.Fatalf("trial %d %s: fspl says fresnel not ok at %g m (ratio %g)", trial, c.name, c.h.HeightM, pred.MinClearanceRatio)
+			}
+		}
+	}
+}
+
+// minRatio and minClear recompute the clearance independently.
+func minRatio(p *appliance.PathProfile, tx, rx, f float64) float64 {
+	d := p.LengthM()
+	n := p.Len()
+	lambda := 299.792458 / f
+	ka := 4.0 / 3.0 * 6371000
+	best := math.Inf(1)
+	for i := 1; i < n-1; i++ {
+		d1 := p.DistancesM[i]
+		d2 := d - d1
+		ray := p.HeightsM[0] + tx + (p.HeightsM[n-1]+rx-p.HeightsM[0]-tx)*d1/d
+		c := ray - p.HeightsM[i] - d1*d2/(2*ka)
+		best = math.Min(best, c/math.Sqrt(lambda*d1*d2/d))
+	}
+	return best
+}
+
+func minClear(p *appliance.PathProfile, tx, rx float64) float64 {
+	d := p.LengthM()
+	n := p.Len()
+	ka := 4.0 / 3.0 * 6371000
+	best := math.Inf(1)
+	for i := 1; i < n-1; i++ {
+		d1 := p.DistancesM[i]
+		ray := p.HeightsM[0] + tx + (p.HeightsM[n-1]+rx-p.HeightsM[0]-tx)*d1/d
+		best = math.Min(best, ray-p.HeightsM[i]-d1*(d-d1)/(2*ka))
+	}
+	return best
+}
+
+func TestCheckPathDecimation(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n, peak int
+		want    int
+	}{
+		{"short path kept whole", 100, 50, 100},
+		{"exactly 512 kept whole", 512, 300, 512},
+		{"513 samples decimated", 513, 7, 512},
+		{"200 km at 90 m", 2224, 1733, 512},
+		{"peak next to the receiver", 5000, 4998, 512},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := flatProfile(tc.n, 90*float64(tc.n-1), 20, map[int]float64{tc.peak: 300})
+			for i := range p.HeightsM { // some rolling ground, deterministic
+				p.HeightsM[i] += 10 * math.Sin(float64(i)/7)
+			}
+			pc, err := planner.CheckPath(p, 30, 10, 3500)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pc.Profile) != tc.want || pc.SamplesTotal != tc.n {
+				t.Fatalf("%d points of %d samples, want %d", len(pc.Profile), pc.SamplesTotal, tc.want)
+			}
+			first, last := pc.Profile[0], pc.Profile[len(pc.Profile)-1]
+			if first.DistanceM != 0 || last.DistanceM != p.LengthM() {
+				t.Errorf("ends %g and %g m, want 0 and %g", first.DistanceM, last.DistanceM, p.LengthM())
+			}
+			kept := false
+			for i, pt := range pc.Profile {
+				kept = kept || pt.DistanceM == pc.Obstacle.DistanceFromTxM
+				if i > 0 && !(pt.DistanceM > pc.Profile[i-1].DistanceM) {
+					t.Fatalf("point %d not after point %d", i, i-1)
+				}
+			}
+			if !kept || pc.Obstacle.DistanceFromTxM != p.DistancesM[tc.peak] {
+				t.Errorf("dominant obstacle at %g m (peak at %g m) kept %v", pc.Obstacle.DistanceFromTxM, p.DistancesM[tc.peak], kept)
+			}
+			again, _ := planner.CheckPath(p, 30, 10, 3500)
+			for i := range again.Profile {
+				if again.Profile[i] != pc.Profile[i] {
+					t.Fatal("decimation is not deterministic")
+				}
+			}
+		})
+	}
+}
