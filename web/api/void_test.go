@@ -107,3 +107,55 @@ func TestTerrainPointVoidFilled_Finding1(t *testing.T) {
 		})
 	}
 }
+
+// sugarloafBody is POST /analyze on the path of issue 7 through the
+// Sugarloaf summit: a tower of 15 m at (-22.9555, -43.1640), a receiver of
+// 10 m at (-22.905, -43.112), 5.8 GHz.
+const sugarloafBody = `{"tower":{"lat":-22.9555,"lon":-43.1640,"height":15},"receiver":{"lat":-22.905,"lon":-43.112,"height":10},"frequency_mhz":5800}`
+
+// TestAnalyzeVoidWarning_Finding1 (issue 7, finding 1): on the SRTM-only
+// sample pack the Sugarloaf path crosses void-filled ground, which reads
+// near 0 m, so the link looks clear, and the answer must carry the
+// void_filled_terrain warning; with the synthetic 396 m peak layered over
+// the void the path is obstructed and no void warning remains.
+func TestAnalyzeVoidWarning_Finding1(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	peak := peakServer(t, h)
+	doc := loadOpenAPI(t)
+	cases := []struct {
+		name     string
+		onPeak   bool
+		losClear bool
+		void     bool
+	}{
+		{"SRTM only: void-filled summit", false, true, true},
+		{"SRTM over the synthetic peak", true, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			hh := *h
+			if tc.onPeak {
+				hh.srv = peak
+			}
+			res := hh.do(t, "POST", "/analyze", h.keys["pro"], nil, sugarloafBody)
+			if res.status != 200 {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			for _, e := range doc.checkResponse("POST", "/analyze", res) {
+				t.Errorf("schema: %s", e)
+			}
+			m := res.json(t)
+			var voidWarn map[string]any
+			ws, _ := m["warnings"].([]any)
+			for _, w := range ws {
+				if wm, _ := w.(map[string]any); wm["code"] == appliance.WarnVoidFilledTerrain {
+					voidWarn = wm
+				}
+			}
+			t.Logf("%s: los_clear %v, void warning %v", tc.name, m["los_clear"], voidWarn["message"])
+			if m["los_clear"] != tc.losClear || (voidWarn != nil) != tc.void {
+				t.Fatalf("los_clear %v, void warning %v; want %v, %v", m["los_clear"], voidWarn, tc.losClear, tc.void)
+			}
+		})
+	}
+}
