@@ -21,8 +21,9 @@ type PathProfile struct {
 	// land-cover layer.
 	ClutterHeightsM []float64
 	// VoidFilled marks samples whose height was interpolated across a void
-	// of the source DEM (no measured sample among the ones the height was
-	// interpolated from); nil when the terrain knows of no void on the path.
+	// of the source DEM (at least one grid sample with a non-zero
+	// interpolation weight there was a filled void, not a measurement); nil
+	// when the terrain knows of no void on the path.
 	// A void-filled height can be far below the real ground (an SRTM void
 	// on a steep peak), so results that used one must say so.
 	VoidFilled []bool
