@@ -44,8 +44,10 @@ func warningOf(ws []appliance.Warning, code string) (appliance.Warning, bool) {
 }
 
 // The obstructed 6.5 km path of issue 7, finding 3, on the real Rio tiles:
-// receiver in Botafogo, tower across the Morro de São João ridge. The tower
-// has no ERP (crowd-sourced) and an 800 m position uncertainty.
+// receiver on the hills above Laranjeiras (143 m ground), tower 6.5 km to
+// the south-east at sea level, a 177 m ridge 2.2 km from the receiver in
+// between. The tower has no ERP (crowd-sourced) and an 800 m position
+// uncertainty.
 var (
 	f3Receiver = appliance.LatLon{Lat: -22.95, Lon: -43.2}
 	f3Tower    = appliance.Tower{ID: "ocid:f3", Operator: "Vivo", Lat: -22.97922, Lon: -43.14501, HeightM: 30,

@@ -90,7 +90,7 @@ func (a *API) listEngines(w http.ResponseWriter, r *http.Request) (any, error) {
 func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error) {
 	c, err := parseCase(r)
 	if err != nil {
-		return nil, err
+		return nil, public(err)
 	}
 	// An omitted engine means auto (engines.DefaultCaseEngineID): resolve
 	// it like an explicit "auto", so the caller's tier bounds what it picks.
@@ -105,7 +105,7 @@ func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error)
 	c.Engine = id
 	res, err := a.Engines.PredictCase(r.Context(), c, a.Terrain)
 	if err != nil {
-		return nil, err
+		return nil, public(err)
 	}
 	if note != "" {
 		res.Warnings = append(res.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
@@ -125,12 +125,12 @@ func (a *API) engineCompare(w http.ResponseWriter, r *http.Request) (any, error)
 	}
 	c, err := parseCase(r)
 	if err != nil {
-		return nil, err
+		return nil, public(err)
 	}
 	start := time.Now()
 	rows, err := a.Engines.CompareCase(r.Context(), c, a.Terrain)
 	if err != nil {
-		return nil, err
+		return nil, public(err)
 	}
 	for i := range rows {
 		rows[i] = roundRow(rows[i])
@@ -283,7 +283,7 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	req.Engine = id
 	c, err := a.Pairs.AnalyzePair(r.Context(), req)
 	if err != nil {
-		return nil, err
+		return nil, public(err)
 	}
 	out := AnalyzeResponse{LinkResultJSON: linkResult(c), EngineUsed: string(c.Prediction.Engine),
 		EngineVersion: c.Prediction.EngineVersion, Confidence: planner.PhysicsConfidence(c.Prediction.Engine),

@@ -1,9 +1,12 @@
 package api
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/gorilla/mux"
@@ -11,6 +14,54 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
 )
+
+// publicError shows the client msg, the sentence of the error without the
+// operation prefixes ("analyze link: ", "parse case: " …) its chain carries
+// for the logs; errors.Is/As and the status mapping see the whole chain
+// (Unwrap), and the logs get it too (LogValue).
+type publicError struct {
+	msg string
+	err error
+}
+
+func (e *publicError) Error() string        { return e.msg }
+func (e *publicError) Unwrap() error        { return e.err }
+func (e *publicError) LogValue() slog.Value { return slog.StringValue(e.err.Error()) }
+
+// internalPrefixes are the operation names of the planner and engines
+// packages that wrap errors for the logs.
+var internalPrefixes = []string{"analyze link: ", "analyze pair: ", "predict case: ", "compare case: ", "parse case: ",
+	"path check: ", "check path: ", "itm predict: ", "p1812 predict: ", "p1411 predict: ", "fspl predict: ", "predict: "}
+
+// public returns err with a message fit for the client: the message of the
+// validation or missing-tile error it wraps, else its message without the
+// internal operation prefixes. nil stays nil.
+func public(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ve *appliance.ValidationError
+	var tm *appliance.TileMissingError
+	var he *httpError
+	switch {
+	case errors.As(err, &he):
+		return err
+	case errors.As(err, &ve):
+		return &publicError{msg: ve.Error(), err: err}
+	case errors.As(err, &tm):
+		return &publicError{msg: tm.Error(), err: err}
+	}
+	msg := err.Error()
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for _, p := range internalPrefixes {
+			if strings.HasPrefix(msg, p) {
+				msg, trimmed = msg[len(p):], true
+			}
+		}
+	}
+	return &publicError{msg: msg, err: err}
+}
 
 func (a *API) registerLinks(r *mux.Router) {
 	r.HandleFunc("/analyze_link", a.wrap(a.ready(a.authed(a.analyzeLink)))).Methods(http.MethodPost)
@@ -316,7 +367,7 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	req.TenantID = scope(keyFrom(r.Context()))
 	res, err := a.Links.AnalyzeLink(r.Context(), req)
 	if err != nil {
-		return nil, err
+		return nil, public(err)
 	}
 	var out AnalyzeLinkResponse
 	if res.Best != nil {
