@@ -326,3 +326,27 @@ func TestFinding9_LinkRoutesSmallDefects(t *testing.T) {
 		}
 	})
 }
+
+// FuzzAnalyzeLinkIncludeBody fuzzes /analyze_link bodies around the include
+// field and the path check (profile on request): a documented status, never
+// a 500, and a body that satisfies the document.
+func FuzzAnalyzeLinkIncludeBody(f *testing.F) {
+	fuzzBodies(f, "/analyze_link", []string{
+		`{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":3500,"max_distance_km":8,"include":["profile"]}`,
+		`{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":700,"max_distance_km":3,"include":["profile","profile"],"max_alternatives":0}`,
+		`{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"include":["\u202e"]}`,
+		`{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"include":[1,null]}`,
+		`{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"include":{}}`,
+	})
+}
+
+// FuzzEngineCompareBody fuzzes /coverage/engines/compare bodies, among them
+// coincident terminals (422 naming rx, never per-row errors).
+func FuzzEngineCompareBody(f *testing.F) {
+	fuzzBodies(f, "/coverage/engines/compare", []string{
+		`{"tx":{"lat":-22.95,"lon":-43.2,"height_m":30},"rx":{"lat":-22.95,"lon":-43.2,"height_m":10},"frequency_mhz":1800}`,
+		`{"tx":{"lat":-22.95,"lon":-43.2,"height_m":30},"rx":{"lat":-22.9500001,"lon":-43.2,"height_m":10},"frequency_mhz":1800}`,
+		caseBody("fspl", ""),
+		caseBody("itm", `,"profile":{"distances_m":[0,500,1000],"heights_m":[10,30,8]}`),
+	})
+}
