@@ -138,12 +138,16 @@ func (a *API) engineCompare(w http.ResponseWriter, r *http.Request) (any, error)
 	return CompareResult{Rows: rows, TotalElapsedU: time.Since(start).Microseconds()}, nil
 }
 
-// roundMap rounds the values of an intermediate map to 3 decimals, leaving
-// out the non-finite ones.
+// roundMap rounds the values of an intermediate map to 3 decimals (a
+// negative value that rounds to zero is 0, not -0), leaving out the
+// non-finite ones.
 func roundMap(m map[string]float64) map[string]float64 {
 	out := make(map[string]float64, len(m))
 	for k, x := range m {
 		if p := round3(x); p != nil {
+			if *p == 0 {
+				*p = 0 // drops the sign of -0
+			}
 			out[k] = *p
 		}
 	}

@@ -350,3 +350,26 @@ func FuzzEngineCompareBody(f *testing.F) {
 		caseBody("itm", `,"profile":{"distances_m":[0,500,1000],"heights_m":[10,30,8]}`),
 	})
 }
+
+// TestFinding9_CoverageAnswersArePrecise: the engine routes' numbers keep
+// the documented precision (3 decimals, 6 for latitudes and longitudes),
+// with no -0.
+func TestFinding9_CoverageAnswersArePrecise(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for _, tc := range []struct{ method, url, body string }{
+		{http.MethodGet, "/coverage/engines", ""},
+		{http.MethodPost, "/coverage/engines/predict", caseBody("itm", "")},
+		{http.MethodPost, "/coverage/engines/predict", caseBody("p1812", `,"time_pct":10`)},
+		{http.MethodPost, "/coverage/engines/compare", caseBody("", "")},
+		{http.MethodPost, "/analyze", fmt.Sprintf(finding3Pair, "itm")},
+	} {
+		t.Run(tc.method+" "+tc.url, func(t *testing.T) {
+			res := h.do(t, tc.method, tc.url, h.keys["pro"], nil, tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			linkContract(t, tc.method, tc.url, res)
+			checkPrecision(t, res.body)
+		})
+	}
+}
