@@ -147,12 +147,20 @@ func TestFillVoids(t *testing.T) {
 			want: []int16{10, 20, 30, 40, 10, 20, 30, 40, 10, 20, 30, 40, 10, 20, 30, 40}, filled: 2, ok: true,
 		},
 		{
-			name: "the coastline (0 m) is a border like any other",
+			name: "the coastline (0 m) is no-flux: the land border holds the void",
 			n:    4,
-			// Row 0: 0 x1 x2 90 over sea: x1 = (0+0+x2)/3, x2 = (x1+90+0)/3,
-			// so x2 = 33.75, x1 = 11.25.
+			// Row 0: 0 x1 x2 90 over sea: the sea samples are left out of
+			// the means, so x1 = x2 = 90.
 			in:   []int16{0, v, v, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-			want: []int16{0, 11, 34, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, filled: 2, ok: true,
+			want: []int16{0, 90, 90, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, filled: 2, ok: true,
+		},
+		{
+			name: "a coastal void between two land samples is their membrane",
+			n:    4,
+			// Row 0: 10 x1 x2 90 over sea: x1 = (10+x2)/2, x2 = (x1+90)/2,
+			// so x1 = 36.67, x2 = 63.33.
+			in:   []int16{10, v, v, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+			want: []int16{10, 37, 63, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, filled: 2, ok: true,
 		},
 		{
 			name: "a void ringed by sea stays at sea level",
@@ -182,6 +190,18 @@ func TestFillVoids(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFillVoidsSeaPinned checks the baseline TestFillError measures
+// against: the membrane with the sea border held at 0 m.
+func TestFillVoidsSeaPinned(t *testing.T) {
+	const v = terrain.NoData
+	// Row 0: 0 x1 x2 90 over sea: x1 = (0+0+x2)/3, x2 = (x1+90+0)/3, so
+	// x2 = 33.75, x1 = 11.25.
+	s := []int16{0, v, v, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	if filled, ok := packer.FillVoidsSeaPinned(s, 4); filled != 2 || !ok || s[1] != 11 || s[2] != 34 {
+		t.Fatalf("filled %d, ok %v, row 0 %v; want 2, true, [0 11 34 90]", filled, ok, s[:4])
 	}
 }
 

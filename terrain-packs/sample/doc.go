@@ -21,7 +21,7 @@
 // the pack. SRTM v2.1 voids (3 789 + 160 samples, among them the summits of
 // Pão de Açúcar, Dois Irmãos, Corcovado and Pico da Tijuca) are filled by
 // interpolation, so heights there are estimates, often far below the real
-// ground (Pão de Açúcar, 396 m, reads 0 m); the pack is format version 4
+// ground (Pão de Açúcar, 396 m, reads 9 m); the pack is format version 4
 // and its void mask marks them (VoidFilledAt, PathProfile.VoidFilled).
 //
 // The pack has no land-cover (clutter) layer: there is no land-cover
