@@ -43,31 +43,73 @@ type FieldError struct {
 
 func (e FieldError) Error() string { return e.Field + ": " + e.Reason }
 
-// ValidationError collects every bad field of one request, so that a client
-// learns about all of them at once. It matches ErrInvalid with errors.Is.
+// MaxFieldErrors is the most field errors one ValidationError keeps. A
+// hostile body can hold hundreds of thousands of bad elements; reporting
+// each one would make the error larger than the request (issue 7, finding
+// 5). Fields beyond the cap are only counted (Omitted).
+const MaxFieldErrors = 50
+
+// ValidationError collects the bad fields of one request, so that a client
+// learns about all of them at once: the first MaxFieldErrors in Fields, and
+// how many more there were in Omitted. It matches ErrInvalid with
+// errors.Is.
 type ValidationError struct {
 	Fields []FieldError
+	// Omitted counts the bad fields found after Fields was full.
+	Omitted int
 }
 
-// Add records one bad field.
+// Add records one bad field. Once MaxFieldErrors are kept it only counts
+// (and does not format the reason).
 func (v *ValidationError) Add(field, format string, args ...any) {
+	if len(v.Fields) >= MaxFieldErrors {
+		v.Omitted++
+		return
+	}
 	v.Fields = append(v.Fields, FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 
+// Merge records the bad fields of o (kept and omitted) after those of v,
+// within the cap. A nil o adds nothing.
+func (v *ValidationError) Merge(o *ValidationError) {
+	if o == nil {
+		return
+	}
+	room := max(MaxFieldErrors-len(v.Fields), 0)
+	n := min(room, len(o.Fields))
+	v.Fields = append(v.Fields, o.Fields[:n]...)
+	v.Omitted += len(o.Fields) - n + o.Omitted
+}
+
+// Full reports whether v holds MaxFieldErrors fields, so that a loop over
+// many elements can stop checking them: further Adds are only counted.
+func (v *ValidationError) Full() bool { return len(v.Fields) >= MaxFieldErrors }
+
+// Len returns the number of bad fields found, kept and omitted.
+func (v *ValidationError) Len() int { return len(v.Fields) + v.Omitted }
+
 // Err returns v when it holds at least one field, else nil.
 func (v *ValidationError) Err() error {
-	if v == nil || len(v.Fields) == 0 {
+	if v == nil || v.Len() == 0 {
 		return nil
 	}
 	return v
 }
 
+// Error lists the kept fields and says how many more there were. Fields
+// built by appending to v.Fields directly (not through Add or Merge) may
+// exceed the cap; Error still lists at most MaxFieldErrors of them.
 func (v *ValidationError) Error() string {
-	parts := make([]string, len(v.Fields))
-	for i, f := range v.Fields {
+	kept := v.Fields[:min(len(v.Fields), MaxFieldErrors)]
+	parts := make([]string, len(kept))
+	for i, f := range kept {
 		parts[i] = f.Error()
 	}
-	return "invalid input: " + strings.Join(parts, "; ")
+	msg := "invalid input: " + strings.Join(parts, "; ")
+	if more := v.Len() - len(kept); more > 0 {
+		msg += fmt.Sprintf("; and %d more", more)
+	}
+	return msg
 }
 
 // Is reports that a ValidationError is an ErrInvalid.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -70,7 +71,9 @@ type API struct {
 	MaxBodyBytes int64
 
 	log     *slog.Logger
+	access  *slog.Logger // the access log: one record per request
 	metrics *metrics.Set
+	http    *httpMetrics
 	state   atomic.Value // "starting" | "ready" | "stopping"
 	router  *mux.Router
 }
@@ -94,14 +97,17 @@ func New(d Deps) *API {
 	if d.Metrics == nil {
 		d.Metrics = metrics.NewSet()
 	}
-	a := &API{Deps: d, MaxBodyBytes: DefaultMaxBodyBytes, log: d.Log.With("component", "api"), metrics: d.Metrics}
+	a := &API{Deps: d, MaxBodyBytes: DefaultMaxBodyBytes, log: d.Log.With("component", "api"), access: d.Log.With("component", "access"), metrics: d.Metrics, http: newHTTPMetrics()}
+	d.Metrics.RegisterMetricsWriter(a.http.write)
 	a.state.Store(StateStarting)
 	r := mux.NewRouter()
 	r.NotFoundHandler = a.wrap(func(http.ResponseWriter, *http.Request) (any, error) {
 		return nil, &httpError{status: http.StatusNotFound, code: "not_found", msg: "no such route"}
 	})
-	r.MethodNotAllowedHandler = a.wrap(func(http.ResponseWriter, *http.Request) (any, error) {
-		return nil, &httpError{status: http.StatusMethodNotAllowed, code: "method_not_allowed", msg: "method not allowed on this route"}
+	r.MethodNotAllowedHandler = a.wrap(func(w http.ResponseWriter, r *http.Request) (any, error) {
+		allow := strings.Join(a.allowed(r), ", ")
+		w.Header().Set("Allow", allow)
+		return nil, &httpError{status: http.StatusMethodNotAllowed, code: "method_not_allowed", msg: "method not allowed on this route; allowed: " + allow}
 	})
 	a.registerHealth(r)
 	a.registerAdmin(r)

@@ -6,21 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"linkplan/appliance"
 )
 
-// decode reads one JSON object from the body into v. Malformed JSON is a 400;
-// a wrong type or an unknown field is a 422 naming the field; an oversized
-// body is a 413.
+// decode reads one JSON object from the body into v (the Content-Type was
+// checked by the middleware: see jsonContentType). Malformed JSON is a 400; a wrong type, an unknown
+// field or a string that is not clean text (invalid UTF-8, a control or
+// bidirectional-override character) is a 422 naming the field; an oversized
+// body is a 413. At most appliance.MaxFieldErrors fields are named, the rest
+// counted, and the per-element work stops at the cap (issue 7, finding 5).
 func decode(r *http.Request, v any) error {
-	// The Content-Type is not checked: curl's default form type on a JSON
-	// body is the commonest client mistake, and the body is parsed as JSON
-	// whatever the header says.
 	// The copy of what was read names nested unknown fields by their full
 	// path ("receiver.alt"): encoding/json reports only the member name.
 	var seen bytes.Buffer
@@ -34,7 +37,9 @@ func decode(r *http.Request, v any) error {
 		if _, err := dec.Token(); err != io.EOF {
 			return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body has trailing data after the JSON object"}
 		}
-		return nil
+		ve := &appliance.ValidationError{}
+		checkText(ve, reflect.ValueOf(v), "", !utf8.Valid(seen.Bytes()))
+		return ve.Err()
 	}
 	var (
 		syn *json.SyntaxError
@@ -57,15 +62,10 @@ func decode(r *http.Request, v any) error {
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		var raw any
 		if json.NewDecoder(&seen).Decode(&raw) == nil { // the first value only
-			var paths []string
-			unknownFields(raw, reflect.TypeOf(v), "", &paths)
-			slices.Sort(paths)
-			if len(paths) > 0 {
-				ve := &appliance.ValidationError{}
-				for _, p := range paths {
-					ve.Add(p, "is not a known field of this request")
-				}
-				return ve
+			ve := &appliance.ValidationError{}
+			unknownFieldErrors(ve, raw, reflect.TypeOf(v), "", "is not a known field of this request")
+			if err := ve.Err(); err != nil {
+				return err
 			}
 		}
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
@@ -75,6 +75,27 @@ func decode(r *http.Request, v any) error {
 		return appliance.Invalid(name, "is not a known field of this request")
 	}
 	return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+}
+
+// jsonContentType accepts a request body's Content-Type (every request
+// body of the API is JSON; the middleware checks it on every POST, PUT and
+// PATCH of a known route, before readiness and authentication):
+// application/json or any application/*+json type, with any parameters. A
+// missing Content-Type is accepted as JSON (curl -d without -H, scripts and
+// the examples of the documentation that omit it keep working: the body is
+// still parsed strictly); any other type is a 415 naming the header, so
+// that a form or text body is never read as JSON by accident.
+func jsonContentType(ct string) error {
+	if strings.TrimSpace(ct) == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	return &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+		msg:    "request body must be JSON: send Content-Type: application/json",
+		fields: []appliance.FieldError{{Field: "Content-Type", Reason: fmt.Sprintf("must be application/json, got %q", ct)}}}
 }
 
 func jsonType(kind string) string {
@@ -99,8 +120,24 @@ func jsonType(kind string) string {
 
 // unknownFields appends to out the JSON paths of the object members in raw
 // that type t (a struct, through pointers, slices and arrays) does not
-// declare, matching names case-insensitively like encoding/json.
+// declare, matching names case-insensitively like encoding/json. At most
+// appliance.MaxFieldErrors paths are appended, in the deterministic order
+// of unknownFieldErrors.
 func unknownFields(raw any, t reflect.Type, path string, out *[]string) {
+	ve := &appliance.ValidationError{}
+	unknownFieldErrors(ve, raw, t, path, "")
+	for _, f := range ve.Fields {
+		*out = append(*out, f.Field)
+	}
+}
+
+// unknownFieldErrors adds to v, with reason, the JSON path of each object
+// member in raw that type t (a struct, through pointers, slices and arrays)
+// does not declare, matching names case-insensitively like encoding/json.
+// Members are visited in sorted name order and elements in index order, so
+// the paths kept are deterministic; once v is full the rest are counted
+// without formatting a path.
+func unknownFieldErrors(v *appliance.ValidationError, raw any, t reflect.Type, path, reason string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -109,30 +146,64 @@ func unknownFields(raw any, t reflect.Type, path string, out *[]string) {
 		if t.Kind() != reflect.Struct {
 			return
 		}
-		for k, val := range x {
-			name := k
-			if name == "" {
-				name = `""` // a member with an empty name still gets a visible path
-			}
-			p := name
-			if path != "" {
-				p = path + "." + name
-			}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
 			f, ok := jsonField(t, k)
 			if !ok {
-				*out = append(*out, p)
+				if v.Full() {
+					v.Omitted++
+					continue
+				}
+				v.Add(memberPath(path, k), "%s", reason)
 				continue
 			}
-			unknownFields(val, f.Type, p, out)
+			p := "" // once v is full, paths are only counted, never read
+			if !v.Full() {
+				p = memberPath(path, k)
+			}
+			unknownFieldErrors(v, x[k], f.Type, p, reason)
 		}
 	case []any:
 		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
 			return
 		}
+		if !mayHoldObjects(x) {
+			return
+		}
 		for i, e := range x {
-			unknownFields(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), out)
+			p := ""
+			if !v.Full() {
+				p = path + "[" + strconv.Itoa(i) + "]"
+			}
+			unknownFieldErrors(v, e, t.Elem(), p, reason)
 		}
 	}
+}
+
+// mayHoldObjects reports whether a decoded JSON array has an object or
+// array element (only those can hold unknown members).
+func mayHoldObjects(x []any) bool {
+	for _, e := range x {
+		switch e.(type) {
+		case map[string]any, []any:
+			return true
+		}
+	}
+	return false
+}
+
+func memberPath(path, name string) string {
+	if name == "" {
+		name = `""` // a member with an empty name still gets a visible path
+	}
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 // jsonField returns the field of struct type t that decodes the JSON member
@@ -152,4 +223,122 @@ func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
 		}
 	}
 	return reflect.StructField{}, false
+}
+
+// checkText adds to v each decoded string of x (by its JSON path) that is
+// not clean text: a control character (C0, DEL, C1; tab and newline too: no
+// request field is multi-line) or a bidirectional embedding, override or
+// isolate character (U+202A..U+202E, U+2066..U+2069), which could reorder
+// how a name reads where it is shown. badUTF8 says the raw body held
+// invalid UTF-8, which encoding/json turned into U+FFFD: the strings
+// holding U+FFFD are then the ones reported. Types without strings are not
+// walked, so a large numeric array costs nothing here.
+func checkText(v *appliance.ValidationError, x reflect.Value, path string, badUTF8 bool) {
+	if !x.IsValid() || !hasString(x.Type(), 0) {
+		return
+	}
+	full := v.Full() // then paths are only counted, never formatted
+	switch x.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !x.IsNil() {
+			checkText(v, x.Elem(), path, badUTF8)
+		}
+	case reflect.String:
+		if reason := textProblem(x.String(), badUTF8); reason != "" {
+			field := path
+			if field == "" {
+				field = "(body)"
+			}
+			v.Add(field, "%s", reason)
+		}
+	case reflect.Struct:
+		t := x.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if tag == "-" || !f.IsExported() {
+				continue
+			}
+			if tag == "" {
+				tag = f.Name
+			}
+			p := tag
+			switch {
+			case full:
+				p = ""
+			case f.Anonymous && f.Tag.Get("json") == "":
+				p = path // embedded struct: its members are the parent's
+			case path != "":
+				p = path + "." + tag
+			}
+			checkText(v, x.Field(i), p, badUTF8)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < x.Len(); i++ {
+			p := ""
+			if !v.Full() {
+				p = path + "[" + strconv.Itoa(i) + "]"
+			}
+			checkText(v, x.Index(i), p, badUTF8)
+		}
+	case reflect.Map:
+		keys := x.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+		for _, k := range keys {
+			ks := fmt.Sprint(k)
+			if k.Kind() == reflect.String {
+				if reason := textProblem(ks, badUTF8); reason != "" {
+					v.Add(memberPath(path, "(member name)"), "%s", reason)
+					continue
+				}
+			}
+			checkText(v, x.MapIndex(k), memberPath(path, ks), badUTF8)
+		}
+	}
+}
+
+// hasString reports whether a value of type t can hold a string.
+func hasString(t reflect.Type, depth int) bool {
+	if depth > 16 {
+		return true // recursive types: walk them
+	}
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return hasString(t.Elem(), depth+1)
+	case reflect.Map:
+		return hasString(t.Key(), depth+1) || hasString(t.Elem(), depth+1)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).IsExported() && hasString(t.Field(i).Type, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// textProblem says why s is not clean text, or "" when it is.
+func textProblem(s string, badUTF8 bool) string {
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError && badUTF8:
+			return "must be valid UTF-8 text"
+		case isControl(r):
+			return fmt.Sprintf("must not hold control character U+%04X", r)
+		case isBidiControl(r):
+			return fmt.Sprintf("must not hold bidirectional control character U+%04X", r)
+		}
+	}
+	return ""
+}
+
+// isControl reports the C0 and C1 control characters and DEL.
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }
+
+// isBidiControl reports the characters that change the display order of
+// text (embeddings, overrides, isolates and the directional marks).
+func isBidiControl(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"linkplan/appliance"
 )
@@ -16,13 +19,25 @@ type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
 }
 
-// ErrorDetail describes one error.
+// ErrorDetail describes one error. Fields names at most
+// appliance.MaxFieldErrors bad fields; MoreErrors counts the others, so an
+// error body stays small whatever the request held (issue 7, finding 5).
 type ErrorDetail struct {
-	Code      string                 `json:"code"`
-	Message   string                 `json:"message"`
-	RequestID string                 `json:"request_id"`
-	Fields    []appliance.FieldError `json:"fields,omitempty"`
+	Code       string                 `json:"code"`
+	Message    string                 `json:"message"`
+	RequestID  string                 `json:"request_id"`
+	Fields     []appliance.FieldError `json:"fields,omitempty"`
+	MoreErrors int                    `json:"more_errors,omitempty"`
 }
+
+// Bounds of the echoed text of an error body, in bytes, after sanitising.
+// With appliance.MaxFieldErrors fields the body stays well under 64 KiB
+// even when JSON escaping doubles every byte.
+const (
+	maxMessageBytes = 2048
+	maxFieldBytes   = 160
+	maxReasonBytes  = 320
+)
 
 // httpError is an error that already knows its status and code (for errors
 // born in this package: malformed JSON, body too large, unknown route).
@@ -38,41 +53,141 @@ func (e *httpError) Error() string { return e.msg }
 // status maps an error to its HTTP status and error code. It is the only
 // place where that decision is made.
 func status(err error) (int, string) {
+	st, code, _ := classify(err)
+	return st, code
+}
+
+// classify maps an error to its HTTP status, its error code and the
+// sentinel that decided them (nil for an httpError or an unknown error).
+func classify(err error) (int, string, error) {
 	var he *httpError
+	if errors.As(err, &he) {
+		return he.status, he.code, nil
+	}
+	for _, c := range statusTable {
+		if errors.Is(err, c.sentinel) {
+			return c.status, c.code, c.sentinel
+		}
+	}
+	return http.StatusInternalServerError, "internal", nil
+}
+
+// statusTable is the order in which sentinels are matched: the first one an
+// error matches decides its status.
+var statusTable = [...]struct {
+	sentinel error
+	status   int
+	code     string
+}{
+	{context.Canceled, statusClientClosed, "client_closed"},
+	{context.DeadlineExceeded, http.StatusServiceUnavailable, "timeout"},
+	{appliance.ErrErased, http.StatusUnauthorized, "key_erased"},
+	{appliance.ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated"},
+	{appliance.ErrForbidden, http.StatusForbidden, "forbidden"},
+	{appliance.ErrTerrainMissing, http.StatusUnprocessableEntity, "terrain_missing"},
+	{appliance.ErrInvalid, http.StatusUnprocessableEntity, "invalid_input"},
+	{appliance.ErrOutsideEnvelope, http.StatusUnprocessableEntity, "outside_envelope"},
+	{appliance.ErrNotFound, http.StatusNotFound, "not_found"},
+	{appliance.ErrConflict, http.StatusConflict, "conflict"},
+	{appliance.ErrQuota, http.StatusTooManyRequests, "quota_exceeded"},
+	{appliance.ErrUnavailable, http.StatusServiceUnavailable, "unavailable"},
+}
+
+// userMessage is the sentence the client reads for err. It comes from the
+// typed error that carries the meaning, never from the whole wrapped chain,
+// whose outer layers are operation names for the logs ("analyze link: ",
+// "parse case: "): the message of an httpError or a ValidationError, else
+// the message of the innermost error that wraps (or is) the sentinel that
+// decided the status, e.g. "tower \"x\": not found" out of
+// "analyze pair: tower \"x\": not found".
+func userMessage(err error, sentinel error) string {
+	var (
+		he *httpError
+		ve *appliance.ValidationError
+	)
 	switch {
 	case errors.As(err, &he):
-		return he.status, he.code
-	case errors.Is(err, context.Canceled):
-		return statusClientClosed, "client_closed"
-	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusServiceUnavailable, "timeout"
-	case errors.Is(err, appliance.ErrErased):
-		return http.StatusUnauthorized, "key_erased"
-	case errors.Is(err, appliance.ErrUnauthenticated):
-		return http.StatusUnauthorized, "unauthenticated"
-	case errors.Is(err, appliance.ErrForbidden):
-		return http.StatusForbidden, "forbidden"
-	case errors.Is(err, appliance.ErrTerrainMissing):
-		return http.StatusUnprocessableEntity, "terrain_missing"
-	case errors.Is(err, appliance.ErrInvalid):
-		return http.StatusUnprocessableEntity, "invalid_input"
-	case errors.Is(err, appliance.ErrOutsideEnvelope):
-		return http.StatusUnprocessableEntity, "outside_envelope"
-	case errors.Is(err, appliance.ErrNotFound):
-		return http.StatusNotFound, "not_found"
-	case errors.Is(err, appliance.ErrConflict):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, appliance.ErrQuota):
-		return http.StatusTooManyRequests, "quota_exceeded"
-	case errors.Is(err, appliance.ErrUnavailable):
-		return http.StatusServiceUnavailable, "unavailable"
+		return he.msg
+	case errors.As(err, &ve):
+		return summary(ve)
+	case sentinel == context.DeadlineExceeded:
+		return "the request did not finish within its time limit"
+	case sentinel == nil:
+		return "internal error"
 	}
-	return http.StatusInternalServerError, "internal"
+	msg := sentinel.Error()
+	for e := err; e != nil && e != sentinel; e = unwrapToward(e, sentinel) {
+		msg = e.Error()
+	}
+	return msg
+}
+
+// messageFields is how many bad fields the message of a validation error
+// names; the fields array names up to appliance.MaxFieldErrors.
+const messageFields = 10
+
+// summary is the message of a validation error: its first fields, and how
+// many more the fields array and more_errors hold.
+func summary(ve *appliance.ValidationError) string {
+	n := min(len(ve.Fields), messageFields)
+	parts := make([]string, n)
+	for i, f := range ve.Fields[:n] {
+		parts[i] = clean(f.Error(), maxFieldBytes)
+	}
+	msg := "invalid input: " + strings.Join(parts, "; ")
+	if more := ve.Len() - n; more > 0 {
+		msg += fmt.Sprintf("; and %d more", more)
+	}
+	return msg
+}
+
+// unwrapToward returns the error e wraps on the way to target: the single
+// wrapped error, or the first of several that matches target.
+func unwrapToward(e, target error) error {
+	switch u := e.(type) {
+	case interface{ Unwrap() error }:
+		return u.Unwrap()
+	case interface{ Unwrap() []error }:
+		for _, x := range u.Unwrap() {
+			if errors.Is(x, target) {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// clean makes text safe to echo in an error body, in one place for every
+// message, field and reason: invalid UTF-8 becomes U+FFFD, control and
+// bidirectional control characters (U+0000, U+202E ...) are written as
+// their \uXXXX escape in plain ASCII, and the result is cut to limit bytes
+// on a character boundary, marked with an ellipsis.
+func clean(s string, limit int) string {
+	var b strings.Builder
+	for _, r := range s { // ranging yields U+FFFD for each invalid byte
+		if b.Len() > limit {
+			break // enough to know it is cut; the rest is never read
+		}
+		if isControl(r) || isBidiControl(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if len(out) <= limit {
+		return out
+	}
+	cut := limit - len("…")
+	for cut > 0 && !utf8.RuneStart(out[cut]) {
+		cut--
+	}
+	return out[:cut] + "…"
 }
 
 // writeError writes err as the structured body, or a plain-text 500 for bugs.
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	st, code := status(err)
+	st, code, sentinel := classify(err)
 	rid := requestID(r.Context())
 	if st == statusClientClosed {
 		// The client went away (or the server is shutting down): nobody
@@ -86,14 +201,21 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
-	body := ErrorBody{Error: ErrorDetail{Code: code, Message: err.Error(), RequestID: rid}}
+	body := ErrorBody{Error: ErrorDetail{Code: code, Message: clean(userMessage(err, sentinel), maxMessageBytes), RequestID: rid}}
+	var fields []appliance.FieldError
 	var ve *appliance.ValidationError
 	if errors.As(err, &ve) {
-		body.Error.Fields = ve.Fields
+		fields, body.Error.MoreErrors = ve.Fields, ve.Omitted
 	}
 	var he *httpError
 	if errors.As(err, &he) {
-		body.Error.Fields = he.fields
+		fields = he.fields
+	}
+	if n := len(fields); n > appliance.MaxFieldErrors { // appended past the cap
+		fields, body.Error.MoreErrors = fields[:appliance.MaxFieldErrors], body.Error.MoreErrors+n-appliance.MaxFieldErrors
+	}
+	for _, f := range fields {
+		body.Error.Fields = append(body.Error.Fields, appliance.FieldError{Field: clean(f.Field, maxFieldBytes), Reason: clean(f.Reason, maxReasonBytes)})
 	}
 	if st == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `APIKey header="X-API-Key"`)

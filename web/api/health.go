@@ -1,8 +1,18 @@
 package api
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -53,4 +63,124 @@ func (a *API) readiness(w http.ResponseWriter, r *http.Request) (any, error) {
 func (a *API) metricsHandler(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	a.metrics.WritePrometheus(w)
+}
+
+// The HTTP metrics are written in the Prometheus text format with HELP and
+// TYPE lines and le-bucket histograms (issue 7, finding 7), so promtool
+// check metrics passes and histogram_quantile works. The pinned
+// VictoriaMetrics library (v1.35.1) has neither: its metadata switch
+// (metrics.ExposeMetadata) is process-global and writes an empty HELP, which
+// promtool refuses, and its histograms use vmrange buckets. So the API keeps
+// its two families itself and registers their writer on the appliance's
+// metrics set (Set.RegisterMetricsWriter): one set, one /metrics, and no
+// global state.
+
+// Metric families of the API.
+const (
+	metricRequests = "linkplan_http_requests_total"
+	metricDuration = "linkplan_http_request_duration_seconds"
+)
+
+// durationBuckets are the upper bounds (seconds) of the request-duration
+// histogram. They include every latency target of SPEC §8.3 (50 ms to 5 s),
+// so that the share of requests within a target is exact, not interpolated.
+var durationBuckets = [...]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.6, 0.8, 1, 1.5, 2, 3, 5, 10, 30}
+
+// seriesKey names one series by its labels. Every label value comes from a
+// closed set (metricMethod, route templates, status codes).
+type seriesKey struct {
+	method, route string
+	status        int // 0 for the histogram, which has no status label
+}
+
+// histogram is one Prometheus histogram series: cumulative bucket counts
+// are computed when written.
+type histogram struct {
+	mu     sync.Mutex
+	counts [len(durationBuckets) + 1]uint64 // the last one is +Inf
+	sum    float64
+}
+
+// httpMetrics holds the request counter and duration histogram series.
+type httpMetrics struct {
+	mu        sync.Mutex
+	requests  map[seriesKey]*atomic.Uint64
+	durations map[seriesKey]*histogram
+}
+
+func newHTTPMetrics() *httpMetrics {
+	return &httpMetrics{requests: map[seriesKey]*atomic.Uint64{}, durations: map[seriesKey]*histogram{}}
+}
+
+// observe counts one finished request.
+func (m *httpMetrics) observe(method, route string, status int, seconds float64) {
+	m.mu.Lock()
+	c := m.requests[seriesKey{method, route, status}]
+	if c == nil {
+		c = new(atomic.Uint64)
+		m.requests[seriesKey{method, route, status}] = c
+	}
+	h := m.durations[seriesKey{method: method, route: route}]
+	if h == nil {
+		h = new(histogram)
+		m.durations[seriesKey{method: method, route: route}] = h
+	}
+	m.mu.Unlock()
+	c.Add(1)
+	i, _ := slices.BinarySearch(durationBuckets[:], seconds) // first bound >= seconds
+	h.mu.Lock()
+	h.counts[i]++
+	h.sum += seconds
+	h.mu.Unlock()
+}
+
+// write writes both families in the Prometheus text format, series sorted
+// by their labels.
+func (m *httpMetrics) write(w io.Writer) {
+	m.mu.Lock()
+	reqKeys := slices.SortedFunc(maps.Keys(m.requests), compareSeries)
+	durKeys := slices.SortedFunc(maps.Keys(m.durations), compareSeries)
+	reqs := make([]uint64, len(reqKeys))
+	for i, k := range reqKeys {
+		reqs[i] = m.requests[k].Load()
+	}
+	hists := make([]*histogram, len(durKeys))
+	for i, k := range durKeys {
+		hists[i] = m.durations[k]
+	}
+	m.mu.Unlock()
+
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# HELP %s HTTP requests answered, by method, route template and status code.\n# TYPE %s counter\n", metricRequests, metricRequests)
+	for i, k := range reqKeys {
+		fmt.Fprintf(&b, "%s{method=%s,route=%s,status=\"%d\"} %d\n", metricRequests, labelValue(k.method), labelValue(k.route), k.status, reqs[i])
+	}
+	fmt.Fprintf(&b, "# HELP %s Time from the start of a request to its answer, in seconds, by method and route template.\n# TYPE %s histogram\n", metricDuration, metricDuration)
+	for i, k := range durKeys {
+		h := hists[i]
+		h.mu.Lock()
+		counts, sum := h.counts, h.sum
+		h.mu.Unlock()
+		labels := "method=" + labelValue(k.method) + ",route=" + labelValue(k.route)
+		var cum uint64
+		for j, le := range durationBuckets {
+			cum += counts[j]
+			fmt.Fprintf(&b, "%s_bucket{%s,le=\"%s\"} %d\n", metricDuration, labels, strconv.FormatFloat(le, 'g', -1, 64), cum)
+		}
+		cum += counts[len(durationBuckets)]
+		fmt.Fprintf(&b, "%s_bucket{%s,le=\"+Inf\"} %d\n", metricDuration, labels, cum)
+		fmt.Fprintf(&b, "%s_sum{%s} %s\n", metricDuration, labels, strconv.FormatFloat(sum, 'g', -1, 64))
+		fmt.Fprintf(&b, "%s_count{%s} %d\n", metricDuration, labels, cum)
+	}
+	_, _ = w.Write(b.Bytes())
+}
+
+func compareSeries(a, b seriesKey) int {
+	return cmp.Or(strings.Compare(a.route, b.route), strings.Compare(a.method, b.method), cmp.Compare(a.status, b.status))
+}
+
+// labelValue quotes a label value as the text format requires (backslash,
+// double quote and newline escaped).
+func labelValue(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -19,7 +20,25 @@ type ctxKey int
 const (
 	ctxRequestID ctxKey = iota
 	ctxAPIKey
+	ctxAccess
 )
+
+// Keys of the access log records (one per request, component "access").
+const (
+	LogKeyRequestID = "request_id"
+	LogKeyKeyID     = "key_id"
+	LogKeyRoute     = "route"
+	LogKeyMethod    = "method"
+	LogKeyStatus    = "status"
+	LogKeyDuration  = "duration_ms"
+	LogKeyBytes     = "bytes"
+)
+
+// access is what inner layers tell the access log about a request: the id
+// of the key that authenticated it (never the key).
+type access struct {
+	keyID string
+}
 
 func requestID(ctx context.Context) string {
 	s, _ := ctx.Value(ctxRequestID).(string)
@@ -50,10 +69,12 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// statusWriter records the status code for metrics.
+// statusWriter records the status code and the body bytes for the
+// metrics and the access log.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -67,7 +88,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 func (w *statusWriter) Flush() {
@@ -77,7 +100,8 @@ func (w *statusWriter) Flush() {
 }
 
 // outer is the middleware around every request: request id, panic recovery,
-// body limit and metrics.
+// body limit, HEAD on GET routes, the Content-Type of request bodies,
+// metrics and the access log.
 func (a *API) outer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -86,15 +110,22 @@ func (a *API) outer(next http.Handler) http.Handler {
 			rid = newID()
 		}
 		w.Header().Set("X-Request-Id", rid)
-		r = r.WithContext(context.WithValue(r.Context(), ctxRequestID, rid))
+		acc := &access{}
+		ctx := context.WithValue(r.Context(), ctxRequestID, rid)
+		r = r.WithContext(context.WithValue(ctx, ctxAccess, acc))
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, a.MaxBodyBytes)
 		}
-		route := "unmatched"
-		var m mux.RouteMatch
-		if a.router.Match(r, &m) && m.Route != nil {
-			if t, err := m.Route.GetPathTemplate(); err == nil {
-				route = t
+		method := r.Method
+		route, matched := a.match(r)
+		if !matched && r.Method == http.MethodHead {
+			// HEAD is GET without the body: the handler runs as GET and
+			// net/http sends its headers (Content-Length included) but no
+			// body.
+			get := r.Clone(r.Context())
+			get.Method = http.MethodGet
+			if rt, ok := a.match(get); ok {
+				r, route, matched = get, rt, true
 			}
 		}
 		sw := &statusWriter{ResponseWriter: w}
@@ -105,10 +136,67 @@ func (a *API) outer(next http.Handler) http.Handler {
 					http.Error(sw, "Internal Server Error", http.StatusInternalServerError)
 				}
 			}
-			a.observe(r.Method, route, sw.status, time.Since(start))
+			d := time.Since(start)
+			a.observe(method, route, sw.status, d)
+			a.accessLog(r.Context(), rid, acc, method, route, sw, d)
 		}()
+		if matched && (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) {
+			if err := jsonContentType(r.Header.Get("Content-Type")); err != nil {
+				a.writeError(sw, r, err)
+				return
+			}
+		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// match returns the path template of the route that serves r, and whether
+// one does with r's method.
+func (a *API) match(r *http.Request) (string, bool) {
+	var m mux.RouteMatch
+	if !a.router.Match(r, &m) || m.Route == nil || m.MatchErr != nil {
+		return "unmatched", false
+	}
+	t, err := m.Route.GetPathTemplate()
+	if err != nil {
+		return "unmatched", false
+	}
+	return t, true
+}
+
+// allowed lists the methods that some route serves on r's path, for the
+// Allow header of a 405; HEAD is listed with GET.
+func (a *API) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if m == http.MethodHead {
+			probe.Method = http.MethodGet
+		}
+		if _, ok := a.match(probe); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// accessLog writes the one access log record of a request: enough to find
+// it from the X-Request-Id a client reports, and never the API key itself
+// (key_id is the key's public id, empty when no key authenticated).
+func (a *API) accessLog(ctx context.Context, rid string, acc *access, method, route string, sw *statusWriter, d time.Duration) {
+	st := sw.status
+	if st == 0 {
+		st = http.StatusOK
+	}
+	a.access.LogAttrs(ctx, slog.LevelInfo, "request",
+		slog.String(LogKeyRequestID, rid),
+		slog.String(LogKeyKeyID, acc.keyID),
+		slog.String(LogKeyRoute, route),
+		slog.String(LogKeyMethod, metricMethod(method)),
+		slog.Int(LogKeyStatus, st),
+		slog.Float64(LogKeyDuration, float64(d.Microseconds())/1000),
+		slog.Int64(LogKeyBytes, sw.bytes))
 }
 
 // metricMethod maps a request method onto a closed set, so that clients
@@ -122,12 +210,10 @@ func metricMethod(m string) string {
 }
 
 func (a *API) observe(method, route string, status int, d time.Duration) {
-	method = metricMethod(method)
 	if status == 0 {
 		status = http.StatusOK
 	}
-	a.metrics.GetOrCreateCounter(fmt.Sprintf(`linkplan_http_requests_total{method=%q,route=%q,status="%d"}`, method, route, status)).Inc()
-	a.metrics.GetOrCreateHistogram(fmt.Sprintf(`linkplan_http_request_duration_seconds{method=%q,route=%q}`, method, route)).Update(d.Seconds())
+	a.http.observe(metricMethod(method), route, status, d.Seconds())
 }
 
 // handler is a route handler that returns its result or an error.
@@ -161,6 +247,9 @@ func (a *API) authed(h handler) handler {
 		k, err := a.Auth.Authenticate(r.Header.Get("X-API-Key"))
 		if err != nil {
 			return nil, err
+		}
+		if acc, ok := r.Context().Value(ctxAccess).(*access); ok {
+			acc.keyID = k.ID
 		}
 		return h(w, r.WithContext(context.WithValue(r.Context(), ctxAPIKey, k)))
 	}
