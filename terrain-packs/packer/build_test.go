@@ -228,6 +228,12 @@ func TestCodecOption(t *testing.T) {
 			if st.FilledSamples != 3789+160 {
 				t.Fatalf("%d samples filled, want the 3 789 + 160 voids of the two tiles", st.FilledSamples)
 			}
+			// Pão de Açúcar is void-filled; without the mask the pack
+			// cannot say so, and says it cannot (known false).
+			filled, known, err := p.VoidStatusAt(sugarloafPeak)
+			if err != nil || filled == tc.noMask || known == tc.noMask {
+				t.Fatalf("VoidStatusAt(Pão de Açúcar) = %v, %v, %v; want %v, %v", filled, known, err, !tc.noMask, !tc.noMask)
+			}
 			sizes = append(sizes, st.CompressedBytes)
 			t.Logf("%s: %d of %d raw bytes = %.1f %%", tc.name, st.CompressedBytes, st.RawBytes, 100*st.Ratio())
 		})

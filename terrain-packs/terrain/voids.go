@@ -92,6 +92,40 @@ func (p *Pack) VoidFilledAt(q appliance.LatLon) (bool, error) {
 	return p.voidFilled(q, nil)
 }
 
+// VoidStatusAt is VoidFilledAt for readers that must tell measured ground
+// from ground the pack cannot vouch for: known is false (and filled false)
+// where the pack has no void mask and the index says the tile had samples
+// filled by interpolation (Entry.Filled > 0: a pack older than format 4, or
+// built with packer.Options.NoVoidMask), so any height there may be an
+// interpolation. Sea tiles, and tiles of maskless packs with no filled
+// sample, are known and not void-filled. Errors are those of VoidFilledAt.
+func (p *Pack) VoidStatusAt(q appliance.LatLon) (filled, known bool, err error) {
+	_, sea, _, err := p.elevation(q, nil)
+	if err != nil {
+		return false, false, err
+	}
+	if sea {
+		return false, true, nil
+	}
+	return p.voidStatus(q)
+}
+
+// voidStatus answers VoidStatusAt for a point whose height p answered from
+// a land tile.
+func (p *Pack) voidStatus(q appliance.LatLon) (filled, known bool, err error) {
+	if !p.hdr.VoidMask {
+		t, i, ok := p.locate(q)
+		if !ok {
+			return false, false, &appliance.TileMissingError{Tile: t.Name()}
+		}
+		return false, p.entries[i].Filled == 0, nil
+	}
+	if filled, err = p.voidFilled(q, nil); err != nil {
+		return false, false, err
+	}
+	return filled, true, nil
+}
+
 // voidFilled answers VoidFilledAt for a point whose height p answered
 // from a land tile.
 func (p *Pack) voidFilled(q appliance.LatLon, ref *voidRef) (bool, error) {
@@ -162,4 +196,21 @@ func (l *Layered) VoidFilledAt(q appliance.LatLon) (bool, error) {
 		return false, nil
 	}
 	return owner.voidFilled(q, nil)
+}
+
+// VoidStatusAt is Pack.VoidStatusAt asking the pack that answers the height
+// at q: the first, in priority order, that has it.
+func (l *Layered) VoidStatusAt(q appliance.LatLon) (filled, known bool, err error) {
+	_, sea, owner, err := l.elevation(q, nil)
+	if err != nil {
+		var miss *appliance.TileMissingError
+		if errors.As(err, &miss) {
+			return false, false, err
+		}
+		return false, false, fmt.Errorf("layered: %w", err)
+	}
+	if sea {
+		return false, true, nil
+	}
+	return owner.voidStatus(q)
 }

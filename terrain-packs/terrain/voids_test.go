@@ -104,6 +104,11 @@ func TestVoidFilledAt(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := p.VoidFilledAt(tc.at)
+			// VoidStatusAt agrees on a pack with the mask: always known.
+			f, known, serr := p.VoidStatusAt(tc.at)
+			if f != got || known != (err == nil) || (serr == nil) != (err == nil) {
+				t.Fatalf("VoidStatusAt = %v, %v, %v; VoidFilledAt %v, %v", f, known, serr, got, err)
+			}
 			var miss *appliance.TileMissingError
 			switch {
 			case tc.missing != "":
@@ -396,5 +401,10 @@ func TestReadsV2Golden(t *testing.T) {
 	// measured.
 	if v, err := p.VoidFilledAt(appliance.LatLon{Lat: -22 - 560.0/1200, Lon: -44 + 1160.0/1200}); err != nil || v {
 		t.Fatalf("VoidFilledAt = %v, %v; want false (no mask)", v, err)
+	}
+	// Its index counts no filled sample (the golden was laid out without),
+	// so the pack vouches for the height: known, not void-filled.
+	if f, known, err := p.VoidStatusAt(appliance.LatLon{Lat: -22 - 560.0/1200, Lon: -44 + 1160.0/1200}); err != nil || f || !known {
+		t.Fatalf("VoidStatusAt = %v, %v, %v; want false, true (no filled sample in the index)", f, known, err)
 	}
 }
