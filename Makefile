@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps bench check fmt-verify vet race systemd-verify static-check clean
+.PHONY: all build run test test-deps openapi-lint bench check fmt-verify vet race systemd-verify static-check clean
 
 all: build
 
@@ -20,9 +20,10 @@ build:
 run: build
 	$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-# System packages the tests need. None yet beyond Go itself; later issues add
-# (chromium for the console, gdal-bin for geo exports, poppler-utils for PDFs).
-TEST_DEBS :=
+# System packages the tests need: prometheus for promtool (web/api checks a
+# live /metrics with promtool check metrics). Later issues add chromium for
+# the console, gdal-bin for geo exports, poppler-utils for PDFs.
+TEST_DEBS := prometheus
 test-deps:
 	@missing=""; for p in $(TEST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -31,8 +32,21 @@ test-deps:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
 	fi
 
-test: test-deps
+test: test-deps openapi-lint
 	$(GO) test -count=1 $(PKGS)
+
+# The OpenAPI document must pass two third-party validators with no error
+# and no warning (the few justified exceptions are listed with their reason
+# in build/openapi-lint/.redocly.lint-ignore.yaml). npm ci installs the exact
+# versions of build/openapi-lint/package-lock.json; Redocly CLI 2 needs
+# Node.js 20.19 or later.
+OPENAPI_LINT := build/openapi-lint
+openapi-lint:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "openapi-lint needs Node.js >= 20.19 with npm"; exit 1; }
+	@node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||a==20&&b>=19?0:1)' || { echo "openapi-lint needs Node.js >= 20.19, found $$(node --version)"; exit 1; }
+	cd $(OPENAPI_LINT) && npm ci --no-audit --no-fund --loglevel=error
+	cd $(OPENAPI_LINT) && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true ./node_modules/.bin/redocly lint --config redocly.yaml --max-problems 1000 ../../web/api/openapi.json
+	cd $(OPENAPI_LINT) && node validate.mjs ../../web/api/openapi.json
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s $(PKGS)
