@@ -53,7 +53,7 @@ type Deps struct {
 	Engines   Engines              // engine registry
 	Search    Searcher             // full-text search over towers and places
 	Pairs     PairAnalyzer         // one tower–receiver link budget
-	Terrain   appliance.Terrain    // for engine cases in terrain mode and point queries
+	Terrain   PointTerrain         // for engine cases in terrain mode and point queries
 	Clutter   appliance.ClutterMap // land cover; nil when no pack has the layer
 	Checks    []Check              // readiness checks, in order
 	Metrics   *metrics.Set         // the appliance's one metrics set

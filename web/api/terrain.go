@@ -20,6 +20,26 @@ type ClutterJSON struct {
 	HeightM float64 `json:"clutter_height_m"` // representative clutter height, metres
 }
 
+// PointTerrain is the terrain the API reads (Deps.Terrain): heights for
+// the engine cases and point queries, and whether a height was
+// interpolated across a void of the source DEM.
+type PointTerrain interface {
+	appliance.Terrain
+	// VoidStatusAt answers for the height ElevationM gives at p: filled is
+	// true when it was interpolated across a void of the source DEM; known
+	// is false (filled false) when the terrain cannot say: no void mask,
+	// and its tile had samples filled by interpolation (packs older than
+	// format 4). Errors are those of ElevationM.
+	VoidStatusAt(p appliance.LatLon) (filled, known bool, err error)
+}
+
+// Warning codes of GET /terrain/point besides appliance.WarnVoidFilledTerrain.
+const (
+	// warnVoidMaskUnavailable: the pack has no void mask and the tile had
+	// void-filled samples, so void_filled is null.
+	warnVoidMaskUnavailable = "void_mask_unavailable"
+)
+
 // TerrainPoint is the body of GET /terrain/point.
 type TerrainPoint struct {
 	Lat        float64      `json:"lat"`
@@ -32,9 +52,12 @@ type TerrainPoint struct {
 	// VoidFilled is true when ElevationM was interpolated across a void of
 	// the source DEM (any of the samples it was interpolated from was a
 	// void): the real ground may be far higher (an SRTM void on a steep
-	// peak). False when every such sample was measured, and for terrain
-	// that carries no void mask (packs older than format version 4).
-	VoidFilled bool `json:"void_filled"`
+	// peak). False when every such sample was measured; null when the pack
+	// cannot say (no void mask, and its tile had void-filled samples).
+	VoidFilled *bool `json:"void_filled"`
+	// Warnings: void_filled_terrain with void_filled true,
+	// void_mask_unavailable with void_filled null; never null.
+	Warnings []appliance.Warning `json:"warnings"`
 }
 
 func (a *API) terrainPoint(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -49,11 +72,21 @@ func (a *API) terrainPoint(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := TerrainPoint{Lat: lat, Lon: lon, ElevationM: r3(h), ClutterStatus: "ok"}
-	if vm, ok := a.Terrain.(appliance.VoidMap); ok {
-		if out.VoidFilled, err = vm.VoidFilledAt(p); err != nil {
-			return nil, err
-		}
+	out := TerrainPoint{Lat: lat, Lon: lon, ElevationM: r3(h), ClutterStatus: "ok", Warnings: []appliance.Warning{}}
+	filled, known, err := a.Terrain.VoidStatusAt(p)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !known:
+		out.Warnings = append(out.Warnings, appliance.Warning{Code: warnVoidMaskUnavailable,
+			Message: "The terrain pack has no void mask and this tile had void-filled samples, so whether this height was interpolated across a DEM void is unknown; rebuild the pack with a current linkplan to know."})
+	case filled:
+		out.VoidFilled = &filled
+		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnVoidFilledTerrain,
+			Message: "This height was interpolated across a void of the source DEM; the real ground may be far higher (SRTM voids lie on steep peaks and cliffs)."})
+	default:
+		out.VoidFilled = &filled
 	}
 	if a.Clutter == nil {
 		out.ClutterStatus = "the loaded terrain has no land-cover (clutter) layer"

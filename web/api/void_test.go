@@ -28,8 +28,23 @@ const (
 // voids under it).
 func peakServer(tb testing.TB, h *harness) *httptest.Server {
 	tb.Helper()
-	out := filepath.Join(tb.TempDir(), "rio-peak.ltp")
-	if _, err := packer.Build(tb.Context(), out, []string{srtmRio, syntheticPeak}, packer.Options{}); err != nil {
+	return packServer(tb, h, []string{srtmRio, syntheticPeak}, packer.Options{},
+		"S23W044 (SRTM3 v2.1) over a synthetic 396 m peak at Pão de Açúcar")
+}
+
+// oldPackServer is peakServer's API over a pack of S23W044 alone built
+// without the void mask (format version 2, as packs before format 4).
+func oldPackServer(tb testing.TB, h *harness) *httptest.Server {
+	tb.Helper()
+	return packServer(tb, h, []string{srtmRio}, packer.Options{NoVoidMask: true}, "S23W044 (SRTM3 v2.1), pack without void mask")
+}
+
+// packServer composes a second API over h's keys, towers and store whose
+// terrain is the pack packer.Build makes of inputs with opts.
+func packServer(tb testing.TB, h *harness, inputs []string, opts packer.Options, desc string) *httptest.Server {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "rio.ltp")
+	if _, err := packer.Build(tb.Context(), out, inputs, opts); err != nil {
 		tb.Fatal(err)
 	}
 	pack, err := terrain.Open(out)
@@ -53,7 +68,7 @@ func peakServer(tb testing.TB, h *harness) *httptest.Server {
 	a := api.New(api.Deps{
 		Clutter: terr, Auth: h.auth, Links: plan, Towers: towers, Search: h.search,
 		TowerDB: h.db, Refreshes: h.db, Engines: reg, Pairs: plan, Terrain: terr, Version: "test", Offline: true,
-		TerrainDescription: "S23W044 (SRTM3 v2.1) over a synthetic 396 m peak at Pão de Açúcar",
+		TerrainDescription: desc,
 	})
 	a.SetState(api.StateReady)
 	srv := httptest.NewServer(a)
@@ -62,35 +77,38 @@ func peakServer(tb testing.TB, h *harness) *httptest.Server {
 }
 
 // TestTerrainPointVoidFilled_Finding1 (issue 7, finding 1): GET
-// /terrain/point says void_filled on the SRTM voids of Rio's summits
-// (the elevation is still the interpolated value, far below the real
-// summit) and not on measured ground, nor where a second DEM measured the
-// void.
+// /terrain/point says void_filled, with the void_filled_terrain warning,
+// on the SRTM voids of Rio's summits (the elevation is still the
+// interpolated value, far below the real summit) and not on measured
+// ground, nor where a second DEM measured the void; on a pack without void
+// mask whose tile had voids it says it cannot tell (void_filled null,
+// void_mask_unavailable).
 func TestTerrainPointVoidFilled_Finding1(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
-	peak := peakServer(t, h)
+	servers := map[string]*httptest.Server{"sample": h.srv, "peak": peakServer(t, h), "old": oldPackServer(t, h)}
 	doc := loadOpenAPI(t)
 	cases := []struct {
 		name     string
-		onPeak   bool // ask the API over the synthetic peak
+		server   string // sample: the embedded pack; peak: SRTM over the synthetic peak; old: SRTM without void mask
 		lat, lon float64
-		void     bool
+		void     any     // void_filled: true, false or nil (null)
+		warning  string  // the one warning code expected, "" for none
 		minM     float64 // elevation_m at least, metres
 		maxM     float64 // and at most
 	}{
-		{"Pão de Açúcar (396 m) on the sample pack", false, -22.9486, -43.1567, true, 0, 60},
-		{"Dois Irmãos summit (533 m) on the sample pack", false, -22.9908, -43.2397, true, 150, 400},
-		{"Corcovado (710 m) on the sample pack", false, -22.9519, -43.2105, true, 350, 660},
-		{"Cantagalo, measured ground", false, -21.9811, -42.3678, false, 300, 600},
-		{"Pão de Açúcar over the synthetic peak", true, -22.9486, -43.1567, false, 380, 396},
-		{"Corcovado outside the synthetic peak stays void-filled", true, -22.9519, -43.2105, true, 350, 660},
+		{"Pão de Açúcar (396 m) on the sample pack", "sample", -22.9486, -43.1567, true, appliance.WarnVoidFilledTerrain, 0, 60},
+		{"Dois Irmãos summit (533 m) on the sample pack", "sample", -22.9908, -43.2397, true, appliance.WarnVoidFilledTerrain, 150, 400},
+		{"Corcovado (710 m) on the sample pack", "sample", -22.9519, -43.2105, true, appliance.WarnVoidFilledTerrain, 350, 660},
+		{"Cantagalo, measured ground", "sample", -21.9811, -42.3678, false, "", 300, 600},
+		{"Pão de Açúcar over the synthetic peak", "peak", -22.9486, -43.1567, false, "", 380, 396},
+		{"Corcovado outside the synthetic peak stays void-filled", "peak", -22.9519, -43.2105, true, appliance.WarnVoidFilledTerrain, 350, 660},
+		{"Pão de Açúcar on a pack without void mask is unknown", "old", -22.9486, -43.1567, nil, "void_mask_unavailable", 0, 60},
+		{"measured ground on a pack without void mask is unknown too", "old", -22.8, -43.5, nil, "void_mask_unavailable", -100, 3000},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			hh := *h
-			if tc.onPeak {
-				hh.srv = peak
-			}
+			hh.srv = servers[tc.server]
 			res := hh.do(t, "GET", fmt.Sprintf("/terrain/point?lat=%v&lon=%v", tc.lat, tc.lon), h.keys["free"], nil, "")
 			if res.status != 200 {
 				t.Fatalf("status %d: %s", res.status, res.body)
@@ -100,9 +118,25 @@ func TestTerrainPointVoidFilled_Finding1(t *testing.T) {
 			}
 			m := res.json(t)
 			h, _ := m["elevation_m"].(float64)
-			t.Logf("%s: elevation_m %.1f, void_filled %v", tc.name, h, m["void_filled"])
-			if m["void_filled"] != tc.void || h < tc.minM || h > tc.maxM {
+			t.Logf("%s: elevation_m %.1f, void_filled %v, warnings %v", tc.name, h, m["void_filled"], m["warnings"])
+			if v, present := m["void_filled"]; !present || v != tc.void || h < tc.minM || h > tc.maxM {
 				t.Fatalf("answer %v; want void_filled %v, elevation %.0f..%.0f m", m, tc.void, tc.minM, tc.maxM)
+			}
+			ws, isArray := m["warnings"].([]any)
+			if !isArray {
+				t.Fatalf("warnings %v: want an array, never null", m["warnings"])
+			}
+			var codes []string
+			for _, w := range ws {
+				wm, _ := w.(map[string]any)
+				code, _ := wm["code"].(string)
+				if msg, _ := wm["message"].(string); msg == "" {
+					t.Errorf("warning %v has no message", w)
+				}
+				codes = append(codes, code)
+			}
+			if (tc.warning == "" && len(codes) != 0) || (tc.warning != "" && (len(codes) != 1 || codes[0] != tc.warning)) {
+				t.Fatalf("warning codes %v, want [%s]", codes, tc.warning)
 			}
 		})
 	}
