@@ -31,9 +31,18 @@ type PathProfile struct {
 
 // VoidStats summarises the void-filled samples of a profile: how many
 // there are and the longest run of consecutive void-filled samples along
-// the path, metres (distance from the first to the last sample of the run;
-// a single sample spans 0 m). Both are 0 when VoidFilled is nil.
+// the path, metres. A run of k samples covers k sample spacings: the
+// distance from its first to its last sample plus one spacing (half a
+// spacing each side), so a single void-filled sample spans one spacing,
+// never 0 m. The spacing is the profile's mean sample spacing
+// ((last distance − first distance) / (samples − 1), metres; profiles are
+// equally spaced), 0 for a one-sample profile. Both are 0 when VoidFilled
+// is nil.
 func (p *PathProfile) VoidStats() (count int, maxSpanM float64) {
+	stepM := 0.0
+	if n := len(p.DistancesM); n > 1 {
+		stepM = (p.DistancesM[n-1] - p.DistancesM[0]) / float64(n-1)
+	}
 	start := -1
 	for i, v := range p.VoidFilled {
 		if v {
@@ -41,7 +50,7 @@ func (p *PathProfile) VoidStats() (count int, maxSpanM float64) {
 			if start < 0 {
 				start = i
 			}
-			if span := p.DistancesM[i] - p.DistancesM[start]; span > maxSpanM {
+			if span := p.DistancesM[i] - p.DistancesM[start] + stepM; span > maxSpanM {
 				maxSpanM = span
 			}
 		} else {

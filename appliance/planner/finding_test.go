@@ -171,7 +171,7 @@ func TestFinding3_CandidateWarnings(t *testing.T) {
 		{name: "no land cover", prof: flat, want: []string{appliance.WarnNoLandCover},
 			c: appliance.LinkCandidate{Tower: real, DistanceKm: 1, Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true}}},
 		{name: "void-filled samples with count and span", prof: voided, want: []string{appliance.WarnVoidFilledTerrain},
-			contains: []string{"4 void-filled", "200 m"},
+			contains: []string{"4 void-filled", "300 m"},
 			c:        appliance.LinkCandidate{Tower: real, DistanceKm: 1, Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true}}},
 		{name: "engine warnings follow", prof: covered, want: []string{appliance.WarnEngineFallback},
 			c: appliance.LinkCandidate{Tower: real, DistanceKm: 1, Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true,
