@@ -1,5 +1,10 @@
 package appliance
 
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
 // AuditEntry is one row of the audit log (SPEC §2.11). Its JSON tags are
 // the stored and wire shape: the log is append-only, so the shape only ever
 // gains fields.
@@ -15,4 +20,32 @@ type AuditEntry struct {
 	IP         string            `json:"ip,omitempty"`
 	UserAgent  string            `json:"user_agent,omitempty"`
 	RequestID  string            `json:"request_id,omitempty"`
+}
+
+// MaxUserAgentBytes is the most bytes of a client's user agent an audit row
+// keeps (CleanUserAgent).
+const MaxUserAgentBytes = 256
+
+// CleanUserAgent returns ua as an audit row stores it: control and format
+// characters (U+0000, newlines, U+202E and the like) and invalid UTF-8
+// replaced by U+FFFD, cut on a character boundary to at most
+// MaxUserAgentBytes bytes, "…" marking a cut. A client's header is up to
+// the server's header limit (about 1 MiB), which a row must not copy.
+func CleanUserAgent(ua string) string {
+	const cut = "…"
+	b := make([]byte, 0, min(len(ua), MaxUserAgentBytes+utf8.UTFMax))
+	for _, r := range ua { // invalid UTF-8 comes as utf8.RuneError
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			r = utf8.RuneError
+		}
+		b = utf8.AppendRune(b, r)
+		if len(b) > MaxUserAgentBytes {
+			for len(b) > MaxUserAgentBytes-len(cut) {
+				_, n := utf8.DecodeLastRune(b)
+				b = b[:len(b)-n]
+			}
+			return string(b) + cut
+		}
+	}
+	return string(b)
 }

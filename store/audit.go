@@ -27,7 +27,8 @@ func (db *DB) AppendAudit(e appliance.AuditEntry) (uint64, error) {
 }
 
 // appendAuditTx writes e inside tx, so that an audited change and its audit
-// entry commit together or not at all.
+// entry commit together or not at all. The user agent is stored cleaned and
+// capped (appliance.CleanUserAgent), whoever built the entry.
 func appendAuditTx(tx *bolt.Tx, e appliance.AuditEntry) (uint64, error) {
 	b := tx.Bucket(bucketAudit)
 	s, err := b.NextSequence()
@@ -35,6 +36,7 @@ func appendAuditTx(tx *bolt.Tx, e appliance.AuditEntry) (uint64, error) {
 		return 0, err
 	}
 	e.Seq = s
+	e.UserAgent = appliance.CleanUserAgent(e.UserAgent)
 	raw, err := json.Marshal(e)
 	if err != nil {
 		return 0, err

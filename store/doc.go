@@ -26,6 +26,22 @@
 // UseTOTPStep accepts a step only above the stored one, and writes the audit
 // entry of a refused replay in the same transaction.
 //
+// Compaction: bbolt does not wipe freed pages, so a value replaced or
+// deleted stays in the file (and in every copy of it) until the page is
+// reused. When SealKeyTOTP drops a clear secret it marks the file
+// (meta compact_pending) in the same transaction; CompactPending, run at
+// start-up before the DB is shared, then copies the live keys and values
+// (bbolt.Compact, bucket sequences kept) into linkplan.db.compact, fsyncs
+// it, renames it over linkplan.db, fsyncs the directory and reopens. A
+// crash before the rename leaves the old, still marked file (Open removes
+// the stale copy; the next start compacts again); after it, the complete
+// new file. The old file, locked until the new one is, is marked
+// superseded, so that a process that opened it and waited for its lock
+// opens the path again instead of writing to an unlinked file.
+//
+// Audit rows store at most 256 bytes of the client's user agent, control
+// and format characters replaced (appliance.CleanUserAgent).
+//
 // # Caveats
 //
 // No slow work happens inside a write transaction: callers compute first and

@@ -71,7 +71,9 @@ func (db *DB) CountKeys() (int, error) {
 
 // SealKeyTOTP replaces the TOTP secret of the key keyID by its sealed form:
 // the record keeps sealed and loses any clear secret, in one transaction with
-// the audit entries. An unknown key is an appliance.ErrNotFound error.
+// the audit entries. An unknown key is an appliance.ErrNotFound error. When
+// a clear secret was dropped, the same transaction marks the file for
+// CompactPending: the freed page still holds the clear bytes.
 func (db *DB) SealKeyTOTP(keyID, sealed string, audit ...appliance.AuditEntry) error {
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		keys, ids := tx.Bucket(bucketKeys), tx.Bucket(bucketKeyIDs)
@@ -84,6 +86,7 @@ func (db *DB) SealKeyTOTP(keyID, sealed string, audit ...appliance.AuditEntry) e
 		if err := json.Unmarshal(keys.Get(hash), &rec); err != nil {
 			return fmt.Errorf("decode key %s: %w", keyID, err)
 		}
+		hadClear := rec.TOTPSecret != ""
 		rec.TOTPSecret, rec.TOTPSealed = "", sealed
 		raw, err := json.Marshal(rec)
 		if err != nil {
@@ -91,6 +94,11 @@ func (db *DB) SealKeyTOTP(keyID, sealed string, audit ...appliance.AuditEntry) e
 		}
 		if err := keys.Put(hash, raw); err != nil {
 			return err
+		}
+		if hadClear { // the old record's page still holds it: CompactPending
+			if err := tx.Bucket(bucketMeta).Put(keyCompactPending, []byte{1}); err != nil {
+				return err
+			}
 		}
 		for _, e := range audit {
 			db.stamp(&e)

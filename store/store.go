@@ -27,9 +27,19 @@ type Options struct {
 
 // DB is an open linkplan database.
 type DB struct {
-	bolt *bolt.DB
-	path string
-	now  func() time.Time
+	bolt        *bolt.DB
+	path        string
+	now         func() time.Time
+	lockTimeout time.Duration
+	crashStep   string // tests: the CompactPending step that simulates a crash
+}
+
+// maxSupersededOpens bounds how often Open follows a compaction that
+// replaced the file while it waited for the lock.
+const maxSupersededOpens = 3
+
+func boltOptions(lockTimeout time.Duration) *bolt.Options {
+	return &bolt.Options{Timeout: lockTimeout, FreelistType: bolt.FreelistMapType}
 }
 
 // Open opens (creating when needed) the database in dataDir and migrates it
@@ -45,19 +55,52 @@ func Open(dataDir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open store: create data dir: %w", err)
 	}
 	path := filepath.Join(dataDir, FileName)
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
+	b, err := openLocked(path, opts.LockTimeout)
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
-		}
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, err
 	}
-	db := &DB{bolt: b, path: path, now: opts.Now}
+	// A copy left by a compaction that crashed before its rename; the lock
+	// is ours, so no compaction is writing it now.
+	if err := os.Remove(path + compactSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+		_ = b.Close()
+		return nil, fmt.Errorf("open store: remove stale compaction copy: %w", err)
+	}
+	db := &DB{bolt: b, path: path, now: opts.Now, lockTimeout: opts.LockTimeout}
 	if err := db.migrate(); err != nil {
 		_ = b.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// openLocked opens and locks the database file at path. When the file it
+// locked was superseded meanwhile (CompactPending renamed a new one over
+// it), it opens the path again.
+func openLocked(path string, lockTimeout time.Duration) (*bolt.DB, error) {
+	for range maxSupersededOpens {
+		b, err := bolt.Open(path, 0o600, boltOptions(lockTimeout))
+		if err != nil {
+			if errors.Is(err, bolt.ErrTimeout) {
+				return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
+			}
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
+		superseded := false
+		if err := b.View(func(tx *bolt.Tx) error {
+			if m := tx.Bucket(bucketMeta); m != nil {
+				superseded = m.Get(keySuperseded) != nil
+			}
+			return nil
+		}); err != nil {
+			_ = b.Close()
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
+		if !superseded {
+			return b, nil
+		}
+		_ = b.Close()
+	}
+	return nil, fmt.Errorf("open store %s: the file was replaced %d times while opening: %w", path, maxSupersededOpens, ErrLocked)
 }
 
 // Path returns the database file path.

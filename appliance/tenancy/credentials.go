@@ -32,11 +32,21 @@ type Credentials struct {
 	TOTPMovedUnix int64 `json:"totp_moved_unix,omitempty"`
 }
 
+// ErrBadCredentials means admin-credentials.json exists but cannot be used:
+// not JSON, or without an admin api_key (e.g. only totp_moved_unix left
+// after the operator removed the key). The error never quotes the file.
+var ErrBadCredentials = errors.New("admin credentials file is not usable")
+
 // Bootstrap makes sure an admin credential exists. On a store with no key it
 // issues an admin key and writes dataDir/admin-credentials.json (mode 0600),
 // returning the file path and created = true. Otherwise it creates nothing,
 // but seals the clear TOTP secret of an admin key stored by an older version
-// when the file names that key (MigrateCredentials).
+// when the file names that key (MigrateCredentials), and then compacts the
+// database when a clear secret was sealed, now or by a first use since the
+// last start (KeyStore.CompactPending), so the file no longer holds it.
+//
+// It runs at start-up, before the store is shared. Only store errors are
+// returned; a credentials file that cannot be used is logged and skipped.
 func (s *Service) Bootstrap(dataDir string) (path string, created bool, err error) {
 	path = filepath.Join(dataDir, CredentialsFile)
 	n, err := s.store.CountKeys()
@@ -46,6 +56,13 @@ func (s *Service) Bootstrap(dataDir string) (path string, created bool, err erro
 	if n > 0 {
 		if err := s.MigrateCredentials(dataDir); err != nil {
 			return path, false, fmt.Errorf("bootstrap admin: %w", err)
+		}
+		did, err := s.store.CompactPending()
+		if err != nil {
+			return path, false, fmt.Errorf("bootstrap admin: %w", err)
+		}
+		if did {
+			s.log.Info("database compacted: a sealed TOTP secret's clear bytes were removed from the file")
 		}
 		return path, false, nil
 	}
@@ -66,20 +83,26 @@ func (s *Service) Bootstrap(dataDir string) (path string, created bool, err erro
 
 // MigrateCredentials seals the stored TOTP secret of the admin key named by
 // dataDir/admin-credentials.json when the store still holds it in clear (a
-// data directory of a version before the secret was sealed). Without the
-// file it does nothing: Authenticate seals the secret on the key's first
-// use instead.
+// data directory of a version before the secret was sealed). Without a
+// usable file (missing, unreadable, not JSON, no admin api_key, a key the
+// store lacks) it logs why (never the file's content) and does nothing:
+// Authenticate seals the secret on the key's first use instead, and the
+// next start-up compacts. Only store and sealing errors are returned.
 func (s *Service) MigrateCredentials(dataDir string) error {
 	c, err := ReadCredentials(dataDir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return err
+		s.log.Warn("admin credentials file skipped; a clear TOTP secret of an older version is sealed on the key's first use instead",
+			"path", filepath.Join(dataDir, CredentialsFile), "err", err)
+		return nil
 	}
 	k, err := s.store.KeyByHash(Hash(c.APIKey))
 	if errors.Is(err, appliance.ErrNotFound) {
-		return nil // a stale file of an interrupted bootstrap
+		s.log.Warn("admin credentials file names no stored key (a stale file of an interrupted bootstrap?); skipped",
+			"path", filepath.Join(dataDir, CredentialsFile))
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("migrate admin credentials: %w", err)
@@ -94,7 +117,9 @@ func (s *Service) MigrateCredentials(dataDir string) error {
 }
 
 // ReadCredentials reads dataDir/admin-credentials.json. A missing file is an
-// error wrapping os.ErrNotExist.
+// error wrapping os.ErrNotExist; a file that is not JSON or names no admin
+// key is ErrBadCredentials (the message gives the byte offset of a syntax
+// error, never the content).
 func ReadCredentials(dataDir string) (Credentials, error) {
 	path := filepath.Join(dataDir, CredentialsFile)
 	raw, err := os.ReadFile(path)
@@ -103,10 +128,14 @@ func ReadCredentials(dataDir string) (Credentials, error) {
 	}
 	var c Credentials
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return Credentials{}, fmt.Errorf("read admin credentials %s: %w", path, err)
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return Credentials{}, fmt.Errorf("read admin credentials %s: not JSON (syntax error at byte %d): %w", path, syn.Offset, ErrBadCredentials)
+		}
+		return Credentials{}, fmt.Errorf("read admin credentials %s: a field has the wrong JSON type: %w", path, ErrBadCredentials)
 	}
 	if !strings.HasPrefix(c.APIKey, appliance.KeyPrefixAdmin) {
-		return Credentials{}, fmt.Errorf("read admin credentials %s: no admin api_key: %w", path, appliance.ErrInvalid)
+		return Credentials{}, fmt.Errorf("read admin credentials %s: no admin api_key: %w", path, ErrBadCredentials)
 	}
 	return c, nil
 }
@@ -146,7 +175,7 @@ func (c Credentials) Code(t time.Time) (string, time.Duration, error) {
 	if c.TOTPSecret == "" {
 		return "", 0, ErrTOTPMoved
 	}
-	code, err := totp.GenerateCodeCustom(c.TOTPSecret, t, totpOpts)
+	code, err := totp.GenerateCodeCustom(c.TOTPSecret, t, totpOpts())
 	if err != nil {
 		return "", 0, fmt.Errorf("totp code: %w", err)
 	}

@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pquerna/otp"
@@ -29,6 +29,10 @@ type KeyStore interface {
 	// replay appended to the audit log) when that step or a later one was
 	// accepted before.
 	UseTOTPStep(keyID string, step uint64, replay appliance.AuditEntry) (bool, error)
+	// CompactPending rewrites the database file when sealing left clear
+	// secrets in freed pages; true when it did. Start-up only: the store
+	// must not be in use meanwhile.
+	CompactPending() (bool, error)
 }
 
 // Client describes where a step-up attempt comes from, for the throttle and
@@ -50,44 +54,36 @@ const (
 
 // Service issues and verifies keys.
 type Service struct {
-	store KeyStore
-	now   func() time.Time
-
-	mu       sync.Mutex
-	failures map[throttleKey][]time.Time // recent failed TOTP attempts per admin key and client address
+	store    KeyStore
+	now      func() time.Time
+	log      *slog.Logger
+	throttle *throttle // TOTP failure counts per admin key and address group
 }
 
-// throttleKey is what the TOTP failure throttle counts by: a key and a
-// client address, or a key and anyAddress for all addresses together.
-type throttleKey struct{ keyID, ip string }
-
-// anyAddress is the ip of the per-key total; no client address looks so.
+// anyAddress is the address group of the per-key limits' audit rows; no
+// client address looks so.
 const anyAddress = "\x00any"
 
-// TOTP brute-force guard: after MaxTOTPFailures failed codes within
-// TOTPFailureWindow from one client address, that address's step-ups with
-// that admin key are refused (429) until the window has passed; other
-// addresses are not affected, unless the key had MaxTOTPFailuresPerKey
-// failures from all addresses together (a distributed guess). Failures and
-// refusals are audited.
-const (
-	MaxTOTPFailures       = 5
-	MaxTOTPFailuresPerKey = 50
-	TOTPFailureWindow     = 5 * time.Minute
-	// maxThrottled bounds the throttle table; beyond it expired entries are
-	// swept on the next failure.
-	maxThrottled = 4096
-)
-
-// totpOpts are the RFC 6238 parameters of admin step-up codes.
-var totpOpts = totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
+// totpOpts returns the RFC 6238 parameters of admin step-up codes.
+func totpOpts() totp.ValidateOpts {
+	return totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
+}
 
 // New returns a Service over store. now nil means time.Now.
 func New(store KeyStore, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, now: now, failures: map[throttleKey][]time.Time{}}
+	return &Service{store: store, now: now, log: slog.New(slog.DiscardHandler), throttle: newThrottle()}
+}
+
+// WithLog sets the logger of start-up warnings (a credentials file that
+// cannot be used); none by default. It returns s.
+func (s *Service) WithLog(log *slog.Logger) *Service {
+	if log != nil {
+		s.log = log
+	}
+	return s
 }
 
 // Hash returns the hex SHA-256 of a plain key.
@@ -242,9 +238,9 @@ func (s *Service) VerifyAdmin(k *appliance.APIKey, code string) error {
 }
 
 // VerifyAdminFrom checks that k is an admin key and code a fresh TOTP code
-// for it, coming from client c. Refusals: a missing code is ErrInvalid; a
-// client address with MaxTOTPFailures failures within TOTPFailureWindow is
-// ErrQuota (audited, the code is not checked); a wrong code is ErrForbidden
+// for it, coming from client c. Refusals: a missing code is ErrInvalid; an
+// attempt over a throttle limit (throttle.go) is ErrQuota (audited at most
+// once per window, the code is not checked); a wrong code is ErrForbidden
 // (audited, counted); a code of a time step already accepted for k, before
 // or after a restart, is ErrForbidden (audited). k.TOTPSecret must have been
 // opened by Authenticate.
@@ -260,40 +256,67 @@ func (s *Service) VerifyAdminFrom(k *appliance.APIKey, code string, c Client) er
 		return fmt.Errorf("admin key %s has no TOTP secret", k.ID)
 	}
 	now := s.now()
-	tk := throttleKey{keyID: k.ID, ip: c.IP}
-	if s.recentFailures(tk, now) >= MaxTOTPFailures || s.recentFailures(throttleKey{k.ID, anyAddress}, now) >= MaxTOTPFailuresPerKey {
-		s.audit(k, c, ActionTOTPThrottled)
-		return fmt.Errorf("too many failed TOTP codes for this admin key from this address; wait %v: %w", TOTPFailureWindow, appliance.ErrQuota)
+	group := addressGroup(c.IP)
+	s.writeSummaries(k, c, now)
+	res, d, ok := s.throttle.reserve(k.ID, group, now)
+	if !ok {
+		if d.writeRow {
+			e := s.entry(k, c, ActionTOTPThrottled)
+			e.Params = map[string]string{"limit": d.limit, "address_group": group, "window_s": itoa(int(TOTPFailureWindow / time.Second))}
+			s.audit(e)
+		}
+		return fmt.Errorf("too many failed TOTP codes for this admin key (limit %s); wait up to %v: %w", d.limit, retryAfter(d.limit), appliance.ErrQuota)
 	}
 	step, ok := matchStep(k.TOTPSecret, code, now)
 	if !ok {
-		s.fail(tk, now)
-		s.audit(k, c, ActionTOTPFailed)
+		// The reservation stays: it is this failure's count.
+		s.audit(s.entry(k, c, ActionTOTPFailed))
 		return fmt.Errorf("TOTP code is not valid: %w", appliance.ErrForbidden)
 	}
 	accepted, err := s.store.UseTOTPStep(k.ID, step, s.entry(k, c, ActionTOTPReplayed))
 	if err != nil {
+		s.throttle.release(res, false)
 		return fmt.Errorf("verify admin: %w", err)
 	}
 	if !accepted {
+		s.throttle.release(res, false)
 		return fmt.Errorf("TOTP code was already used: %w", appliance.ErrForbidden)
 	}
-	s.mu.Lock()
-	delete(s.failures, tk)
-	s.mu.Unlock()
+	s.throttle.release(res, true)
 	return nil
+}
+
+func retryAfter(limit string) time.Duration {
+	if limit == limitKeyDay {
+		return TOTPFailureDay
+	}
+	return TOTPFailureWindow
+}
+
+// writeSummaries writes a summary row (admin.totp.throttled with
+// params summary=1 and suppressed=N) for each ended throttle window of k in
+// which attempts were refused without a row of their own.
+func (s *Service) writeSummaries(k *appliance.APIKey, c Client, now time.Time) {
+	for group, n := range s.throttle.pendingSummaries(k.ID, now) {
+		e := appliance.AuditEntry{Action: ActionTOTPThrottled, ActorKey: k.ID, ActorEmail: k.Email, TenantID: k.TenantID, Route: c.Route,
+			Params: map[string]string{"summary": "1", "suppressed": itoa(n), "window_s": itoa(int(TOTPFailureWindow / time.Second))}}
+		if group != anyAddress {
+			e.Params["address_group"] = group
+		}
+		s.audit(e)
+	}
 }
 
 // matchStep returns the 30 s time step (Unix time / 30) whose code equals
 // code, among the steps around now that the skew allows.
 func matchStep(secret, code string, now time.Time) (uint64, bool) {
-	ok, err := totp.ValidateCustom(code, secret, now, totpOpts)
+	ok, err := totp.ValidateCustom(code, secret, now, totpOpts())
 	if err != nil || !ok {
 		return 0, false
 	}
 	step := uint64(now.Unix() / 30)
 	for _, cand := range []uint64{step - 1, step, step + 1} {
-		if c, err := totp.GenerateCodeCustom(secret, time.Unix(int64(cand)*30, 0), totpOpts); err == nil && c == code {
+		if c, err := totp.GenerateCodeCustom(secret, time.Unix(int64(cand)*30, 0), totpOpts()); err == nil && c == code {
 			return cand, true
 		}
 	}
@@ -308,39 +331,6 @@ func (s *Service) entry(k *appliance.APIKey, c Client, action string) appliance.
 // audit appends a refusal entry. The request is refused whether or not the
 // entry could be written; a store that cannot write fails the next write
 // that matters too.
-func (s *Service) audit(k *appliance.APIKey, c Client, action string) {
-	_, _ = s.store.AppendAudit(s.entry(k, c, action))
-}
-
-func (s *Service) fail(tk throttleKey, now time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.failures) >= maxThrottled {
-		for key, fs := range s.failures {
-			if len(fs) == 0 || now.Sub(fs[len(fs)-1]) > TOTPFailureWindow {
-				delete(s.failures, key)
-			}
-		}
-	}
-	s.failures[tk] = append(s.failures[tk], now)
-	all := throttleKey{tk.keyID, anyAddress}
-	s.failures[all] = append(s.failures[all], now)
-}
-
-// recentFailures counts failed TOTP attempts of a key and client within the
-// window, forgetting older ones.
-func (s *Service) recentFailures(tk throttleKey, now time.Time) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fs := s.failures[tk]
-	i := 0
-	for i < len(fs) && now.Sub(fs[i]) > TOTPFailureWindow {
-		i++
-	}
-	if i == len(fs) {
-		delete(s.failures, tk)
-		return 0
-	}
-	s.failures[tk] = fs[i:]
-	return len(fs) - i
+func (s *Service) audit(e appliance.AuditEntry) {
+	_, _ = s.store.AppendAudit(e)
 }

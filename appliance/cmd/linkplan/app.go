@@ -64,7 +64,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			a.close()
 		}
 	}()
-	auth := tenancy.New(db, nil)
+	auth := tenancy.New(db, nil).WithLog(log)
 	path, created, err := auth.Bootstrap(cfg.DataDir)
 	if err != nil {
 		return nil, err
