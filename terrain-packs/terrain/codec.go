@@ -229,7 +229,10 @@ func (d *decoder) decodeClutter(payload []byte, n int, counts *[ClutterClasses]u
 // sample are 0 and that it has exactly count set bits.
 func (d *decoder) decodeVoidMask(payload []byte, n int, count uint32) ([]byte, error) {
 	want := VoidMaskBytes(n)
-	out, err := d.zr.DecodeAll(payload, make([]byte, 0, want))
+	// d.zm stops at want bytes (its memory limit and dst's capacity), so a
+	// payload claiming more never allocates more than about one zstd block
+	// beyond the mask.
+	out, err := d.zm.DecodeAll(payload, make([]byte, 0, want))
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w: %w", err, ErrCorrupt)
 	}
@@ -254,11 +257,26 @@ var zeroRow = make([]byte, MaxSamplesPerDegree+1)
 
 // decoder decodes tile payloads; safe for concurrent use.
 type decoder struct {
-	zr   *zstd.Decoder
-	bufs sync.Pool // *[]byte of decompressed payloads, reused
+	zr   *zstd.Decoder // heights and land cover: output up to a tile's int16 samples
+	zm   *zstd.Decoder // void masks: output capped at VoidMaskBytes(n) (min 1 KiB memory)
+	bufs sync.Pool     // *[]byte of decompressed payloads, reused
 }
 
-func newDecoder(maxTileBytes int) (*decoder, error) {
+// newDecoder returns the decoder of a pack whose tiles have n×n samples.
+func newDecoder(n int) (*decoder, error) {
+	maxTileBytes := 2 * n * n
+	zm, err := zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(0),
+		// zstd counts a window of at least 1 KiB against the limit even
+		// for a smaller single-segment frame; the output itself is capped
+		// at the destination's capacity, VoidMaskBytes(n).
+		zstd.WithDecoderMaxMemory(uint64(max(VoidMaskBytes(n), zstd.MinWindowSize))),
+		zstd.WithDecodeAllCapLimit(true),
+		zstd.IgnoreChecksum(true),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("new zstd void-mask decoder: %w", err)
+	}
 	zr, err := zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(0),
 		zstd.WithDecoderMaxMemory(uint64(maxTileBytes)+1<<20),
@@ -266,12 +284,16 @@ func newDecoder(maxTileBytes int) (*decoder, error) {
 		zstd.IgnoreChecksum(true),
 	)
 	if err != nil {
+		zm.Close()
 		return nil, fmt.Errorf("new zstd decoder: %w", err)
 	}
-	return &decoder{zr: zr}, nil
+	return &decoder{zr: zr, zm: zm}, nil
 }
 
-func (d *decoder) close() { d.zr.Close() }
+func (d *decoder) close() {
+	d.zr.Close()
+	d.zm.Close()
+}
 
 // decode turns a checked payload into n×n samples.
 func (d *decoder) decode(payload []byte, c Codec, n int) ([]int16, error) {

@@ -100,7 +100,7 @@ func open(src io.ReaderAt, data []byte, size int64, opts []Option) (*Pack, error
 		return nil, fmt.Errorf("parse index: %w", err)
 	}
 	n := h.TileSamples()
-	dec, err := newDecoder(2 * n * n)
+	dec, err := newDecoder(n)
 	if err != nil {
 		return nil, err
 	}
