@@ -9,12 +9,36 @@
 // structured error body otherwise:
 //
 //	{"error": {"code": "invalid_input", "message": "...", "request_id": "...",
-//	           "fields": [{"field": "receiver.lat", "reason": "..."}]}}
+//	           "fields": [{"field": "receiver.lat", "reason": "..."}],
+//	           "more_errors": 12}}
+//
+// An error body stays small whatever the request held: at most
+// appliance.MaxFieldErrors (50) fields are named, more_errors counts the
+// rest, the message names the first 10, and every echoed text (message,
+// field, reason) goes through one sanitiser, clean: invalid UTF-8 becomes
+// U+FFFD, control and bidirectional control characters are written as
+// \uXXXX, and each text is cut to a fixed length. The message comes from
+// the typed error that carries the meaning (httpError, ValidationError,
+// or the innermost wrapper of the sentinel that decided the status), never
+// from the operation names of the wrapped chain.
 //
 // Every response, errors included, carries X-Request-Id (the client's value
 // when it sent a sane one, else a new random id). An unexpected error or a
 // panic is a bug: the body is the plain text "Internal Server Error" (SPEC
-// §7) and the request id goes to the log with the error.
+// §7) and the request id goes to the log with the error. Each request
+// writes one access log record (component "access": request_id, key_id,
+// route template, method, status, duration_ms, bytes; never the key), so a
+// request id a client reports can be found.
+//
+// Request bodies are JSON: a POST, PUT or PATCH with another Content-Type
+// is a 415 naming Content-Type (checked before readiness and
+// authentication); a request without Content-Type is read as JSON, so that
+// curl -d and short scripts work. String values must be clean text (valid
+// UTF-8, no control or bidirectional control character): 422 naming the
+// field. Every GET route answers HEAD; a 405 carries Allow.
+//
+// Metrics (GET /metrics) are the Prometheus text format with HELP and TYPE
+// and le-bucket histograms (health.go), checked by promtool in the tests.
 //
 // The OpenAPI 3.1 document (openapi.json) describes every route and is
 // served at /openapi.json; tests check real responses against it.

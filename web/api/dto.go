@@ -8,18 +8,35 @@ import (
 
 // round3 rounds to 3 decimals: sub-millidecibel digits carry no meaning and
 // make responses harder to read. Non-finite values become nil (JSON null).
+// It never returns -0: a value that rounds to zero is +0.
 func round3(x float64) *float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}
-	v := math.Round(x*1000) / 1000
+	v := r3(x)
 	return &v
 }
 
-func r3(x float64) float64 { return math.Round(x*1000) / 1000 }
+// r3 rounds to 3 decimals (0.001 dB, metre, degree of bearing ...) and never
+// returns -0 (-0.0004 is 0, not -0). Non-finite values are returned as they
+// are: callers that may hold them use round3.
+func r3(x float64) float64 { return roundTo(x, 1e3) }
+
+// roundTo rounds x to a multiple of 1/scale (scale 1e6: 6 decimals) and
+// never returns -0. Latitudes and longitudes use 6 decimals (r6, about
+// 0.1 m).
+func roundTo(x, scale float64) float64 {
+	v := math.Round(x*scale) / scale
+	if v == 0 {
+		return 0 // +0: math.Round keeps the sign of a small negative value
+	}
+	return v
+}
 
 // TowerJSON is the wire form of a tower. The SPEC §2.1 names (id, operator,
 // lat, lon, height, power, azimuth, tilt) are kept; units are in the docs.
+// Latitude and longitude are rounded to 6 decimals, the other numbers to 3
+// (bands as the source gives them).
 type TowerJSON struct {
 	ID                   string    `json:"id"`
 	Source               string    `json:"source"`
@@ -44,9 +61,9 @@ type TowerJSON struct {
 
 func towerJSON(t *appliance.Tower) TowerJSON {
 	return TowerJSON{
-		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: t.Lat, Lon: t.Lon, Height: t.HeightM,
+		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: r6(t.Lat), Lon: r6(t.Lon), Height: r3(t.HeightM),
 		Power: round3(t.ERPDBm), Azimuth: round3(t.AzimuthDeg), Tilt: round3(t.TiltDeg),
-		Placement: string(t.Placement), PositionUncertaintyM: t.UncertaintyM, Synthetic: t.Synthetic,
+		Placement: string(t.Placement), PositionUncertaintyM: r3(t.UncertaintyM), Synthetic: t.Synthetic,
 		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, Address: t.Address, UF: t.UF,
 		Technologies: t.Technologies, BandsMHz: t.BandsMHz,
 	}

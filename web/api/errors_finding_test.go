@@ -136,3 +136,36 @@ func BenchmarkFinding5HostileBody(b *testing.B) {
 		}
 	}
 }
+
+// FuzzTowerBody runs POST /towers on arbitrary bodies (the route of issue
+// 7, finding 5): never a 500, always a documented answer, and an error body
+// never larger than 64 KiB.
+func FuzzTowerBody(f *testing.F) {
+	for _, s := range []string{
+		validTower,
+		hostileArray("bands_mhz", "0", 200),
+		hostileArray("technologies", `"\u202e"`, 60),
+		`{"operator":"Vi\u0000vo","lat":-22.9,"lon":-43.2,"x\u202e":[{"a":1}]}`,
+		"{\"operator\":\"\xff\",\"lat\":1}", `[]`, `{`,
+	} {
+		f.Add(s)
+	}
+	h := newHarness(f, harnessOptions{})
+	d := loadOpenAPI(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		req := httptest.NewRequest(http.MethodPost, "/towers", strings.NewReader(body))
+		req.Header.Set("X-API-Key", h.keys["pro"])
+		rec := httptest.NewRecorder()
+		h.api.ServeHTTP(rec, req)
+		r := &response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+		if r.status == http.StatusInternalServerError {
+			t.Fatalf("500 for %q", body)
+		}
+		if r.status >= 400 && len(r.body) > maxErrorBody {
+			t.Fatalf("%d-byte error body for a %d-byte request", len(r.body), len(body))
+		}
+		for _, e := range d.checkResponse(http.MethodPost, "/towers", r) {
+			t.Errorf("contract: %s (body %q)", e, body)
+		}
+	})
+}
