@@ -37,9 +37,7 @@ func decode(r *http.Request, v any) error {
 		if _, err := dec.Token(); err != io.EOF {
 			return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body has trailing data after the JSON object"}
 		}
-		ve := &appliance.ValidationError{}
-		checkText(ve, reflect.ValueOf(v), "", !utf8.Valid(seen.Bytes()))
-		return ve.Err()
+		return textErrors(v, seen.Bytes())
 	}
 	var (
 		syn *json.SyntaxError
@@ -223,6 +221,16 @@ func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
 		}
 	}
 	return reflect.StructField{}, false
+}
+
+// textErrors returns the ValidationError naming each string of v (decoded
+// from raw) that is not clean text (checkText), or nil. Routes that decode
+// their body otherwise than with decode (engine cases) call it on the
+// decoded value.
+func textErrors(v any, raw []byte) error {
+	ve := &appliance.ValidationError{}
+	checkText(ve, reflect.ValueOf(v), "", !utf8.Valid(raw))
+	return ve.Err()
 }
 
 // checkText adds to v each decoded string of x (by its JSON path) that is
