@@ -114,13 +114,18 @@ func terrainElevation(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("terrain elevation: %w", err)
 	}
-	fmt.Fprintf(stdout, "%.1f\n", h)
-	void, err := p.VoidFilledAt(pt)
+	// Every check before the height is printed: a failing void-mask read
+	// leaves stdout empty, never a bare height without its warning.
+	void, known, err := p.VoidStatusAt(pt)
 	if err != nil {
 		return fmt.Errorf("terrain elevation: %w", err)
 	}
-	if void {
+	fmt.Fprintf(stdout, "%.1f\n", h)
+	switch {
+	case void:
 		fmt.Fprintf(stderr, "warning: the height at %g %g was interpolated across a void of the source DEM (void-filled); the real ground may be much higher\n", pt.Lat, pt.Lon)
+	case !known:
+		fmt.Fprintf(stderr, "warning: the pack has no void mask and the tile at %g %g had void-filled samples: this height may be interpolated across a DEM void; rebuild the pack to know\n", pt.Lat, pt.Lon)
 	}
 	return nil
 }

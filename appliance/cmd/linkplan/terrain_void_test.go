@@ -1,13 +1,16 @@
 package main_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"linkplan/terrain-packs/packer"
+	"linkplan/terrain-packs/sample"
 	"linkplan/terrain-packs/terrain"
 )
 
@@ -85,5 +88,57 @@ func TestTerrainBuildPriorityInputs_Finding1(t *testing.T) {
 		if info.Version != terrain.VersionV2 || info.VoidMask || info.FilledSamples != 3789 {
 			t.Fatalf("info: version %d, void mask %v, %d filled", info.Version, info.VoidMask, info.FilledSamples)
 		}
+		// The pack cannot say whether the height is void-filled: it says so.
+		out, errOut, code := runCLI(t, bin, "terrain", "elevation", "--pack", pack, "-22.9486", "-43.1567")
+		if _, err := strconv.ParseFloat(strings.TrimSpace(out), 64); code != 0 || err != nil || !strings.Contains(errOut, "no void mask") {
+			t.Fatalf("elevation: exit %d, stdout %q, stderr %q; want a height and the no-void-mask warning", code, out, errOut)
+		}
 	})
+}
+
+// TestTerrainElevationChecksBeforePrinting (issue 7, finding 1 review):
+// terrain elevation prints nothing on stdout when the void check fails (a
+// corrupt void mask under a readable height), so no height goes out
+// without its void warning.
+func TestTerrainElevationChecksBeforePrinting(t *testing.T) {
+	bin := binary(t)
+	good := filepath.Join(t.TempDir(), "rio.ltp")
+	if err := os.WriteFile(good, sample.Pack(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := terrain.Open(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := p.Entry(terrain.TileID{Lat: -23, Lon: -44})
+	p.Close()
+	if !ok || e.Void.Codec != terrain.VoidZstdBitmap {
+		t.Fatalf("S23W044 void entry %+v, want a mask payload", e.Void)
+	}
+	b := bytes.Clone(sample.Pack())
+	b[e.Void.Offset+e.Void.Length/2] ^= 0xff // the mask's CRC32C no longer matches
+	bad := filepath.Join(t.TempDir(), "rio-bad-mask.ltp")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		pack string
+		ok   bool
+	}{
+		{"intact pack prints the height", good, true},
+		{"corrupt void mask prints nothing", bad, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, bin, "terrain", "elevation", "--pack", tc.pack, "-22.9486", "-43.1567")
+			t.Logf("exit %d, stdout %q, stderr %q", code, out, errOut)
+			if (code == 0) != tc.ok || (out != "") != tc.ok {
+				t.Fatalf("exit %d, stdout %q; want success %v with output only then", code, out, tc.ok)
+			}
+			if !tc.ok && !strings.Contains(errOut, "void mask") {
+				t.Fatalf("stderr %q does not name the void mask", errOut)
+			}
+		})
+	}
 }
