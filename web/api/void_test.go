@@ -149,7 +149,7 @@ const sugarloafBody = `{"tower":{"lat":-22.9555,"lon":-43.1640,"height":15},"rec
 
 // TestAnalyzeVoidWarning_Finding1 (issue 7, finding 1): on the SRTM-only
 // sample pack the Sugarloaf path crosses void-filled ground, which reads
-// near 0 m, so the link looks clear, and the answer must carry the
+// at most 14 m (its land border), so the link looks clear, and the answer must carry the
 // void_filled_terrain warning; with the synthetic 396 m peak layered over
 // the void the path is obstructed and no void warning remains.
 func TestAnalyzeVoidWarning_Finding1(t *testing.T) {
