@@ -46,7 +46,7 @@ type LinkPrediction struct {
 	// MinClearanceRatio is the smallest (ray height − terrain) / F1 along the
 	// path; negative when terrain blocks the ray.
 	MinClearanceRatio float64
-	DiffractionDB     float64            // diffraction part of PathLossDB, dB
+	DiffractionDB     float64            // diffraction part of PathLossDB, dB, never negative (itm: see the engines package doc)
 	Intermediate      map[string]float64 // engine-specific values worth showing, units in the key names
 	Warnings          []Warning          // conditions the caller should know (outside validity, fallbacks), with stable codes
 }

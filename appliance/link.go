@@ -200,7 +200,9 @@ const (
 	// and its NTIA bit value).
 	WarnITM = "itm_warning"
 	// WarnITMTroposcatter: ITM answered in its troposcatter mode (the path
-	// is beyond the diffraction range).
+	// is longer than the crossover d_x where NTIA ties the scatter line to
+	// the diffraction line); the message splits A_ref and flags horizon
+	// angles beyond ITM's validity.
 	WarnITMTroposcatter = "itm_troposcatter"
 	// WarnProfileResampled: the engine re-interpolated a profile that was
 	// not equally spaced.

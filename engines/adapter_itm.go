@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"linkplan/appliance"
 	"linkplan/engines/itm"
@@ -152,6 +153,41 @@ func ITMWarnings(w itm.Warning) []appliance.Warning {
 	return out
 }
 
+// itmDiffractionDB is the diffraction part of ITM's reference attenuation
+// A_ref, dB, never below 0: A_ref itself in line-of-sight mode (NTIA's fit
+// through two-ray values and the extended diffraction line) and in
+// diffraction mode; in troposcatter mode, the diffraction line's value at
+// the crossover d_x, to which NTIA ties the scatter line (A_ref is that plus
+// the scatter slope m_s·(d − d_x)). A_ref itself is Intermediate a_ref_db in
+// every mode.
+func itmDiffractionDB(im itm.Intermediate) float64 {
+	if im.Mode == itm.ModeTroposcatter {
+		return math.Max(0, math.Min(im.ARefDB, im.DiffractionAtCrossoverDB))
+	}
+	return math.Max(0, im.ARefDB)
+}
+
+// itmTroposcatterMessage is the message of the itm_troposcatter warning for
+// a troposcatter-mode (NTIA mode 3) result with intermediate values im and
+// NTIA warning flags w: where the path lies against the crossover d_x, how
+// A_ref splits into the diffraction value at d_x and the scatter slope, and,
+// when a horizon angle exceeds 200 mrad (flags 0x080, 0x100), that the
+// figure is outside ITM's validity and not a design value.
+func itmTroposcatterMessage(im itm.Intermediate, w itm.Warning) string {
+	msg := fmt.Sprintf("ITM answered in troposcatter mode (NTIA mode 3): the %.1f km path is beyond the crossover d_x = %.1f km where NTIA ties the scatter line to the diffraction line, so A_ref = %.1f dB over free space is the diffraction value at d_x (%.1f dB) plus %.1f dB of scatter slope",
+		im.DistKm, im.CrossoverDistM/1000, im.ARefDB, im.DiffractionAtCrossoverDB, im.ARefDB-im.DiffractionAtCrossoverDB)
+	var steep []string
+	for i, f := range [2]itm.Warning{itm.WarnTxHorizonAngle, itm.WarnRxHorizonAngle} {
+		if w&f != 0 {
+			steep = append(steep, fmt.Sprintf("%.1f mrad at the %s", 1000*math.Abs(im.ThetaHznRad[i]), [2]string{"transmitter", "receiver"}[i]))
+		}
+	}
+	if len(steep) > 0 {
+		msg += fmt.Sprintf("; the horizon angle (%s) exceeds the 200 mrad of ITM's validity, so the figure is outside the model's range and not a design value", strings.Join(steep, ", "))
+	}
+	return msg
+}
+
 func (e *itmEngine) run(ctx context.Context, in appliance.LinkInput, x *extras) (appliance.LinkPrediction, error) {
 	if err := ctx.Err(); err != nil {
 		return appliance.LinkPrediction{}, err
@@ -227,10 +263,7 @@ func (e *itmEngine) run(ctx context.Context, in appliance.LinkInput, x *extras) 
 		return appliance.LinkPrediction{}, fmt.Errorf("itm predict: %w", err)
 	}
 	im := res.Intermediate
-	diff := 0.0
-	if im.Mode != itm.ModeTroposcatter {
-		diff = math.Max(0, im.ARefDB)
-	}
+	diff := itmDiffractionDB(im)
 	pred := appliance.LinkPrediction{
 		Engine:        id,
 		EngineVersion: ITMVersion,
@@ -264,15 +297,13 @@ func (e *itmEngine) run(ctx context.Context, in appliance.LinkInput, x *extras) 
 			"profile_spacing_m":   pfl[1],
 		},
 	}
+	if im.Mode != itm.ModeLineOfSight {
+		pred.Intermediate["d_x_km"] = im.CrossoverDistM / 1000
+		pred.Intermediate["a_diff_at_d_x_db"] = im.DiffractionAtCrossoverDB
+	}
 	if im.Mode == itm.ModeTroposcatter {
-		// NTIA's answer beyond the diffraction range: the whole excess
-		// over free space is forward scatter. Say so, rather than leave a
-		// large loss beside a diffraction of 0 dB.
-		msg := fmt.Sprintf("ITM answered in troposcatter mode (NTIA mode 3): the path is beyond its diffraction range, so the %.1f dB above free space is forward-scatter loss (intermediate a_ref_db), not diffraction", im.ARefDB)
-		if res.Warnings&(itm.WarnTxHorizonAngle|itm.WarnRxHorizonAngle) != 0 {
-			msg += "; a horizon angle above 200 mrad breaks the model's small-angle approximations, so the figure is not a design value"
-		}
-		pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnITMTroposcatter, Message: msg})
+		pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnITMTroposcatter,
+			Message: itmTroposcatterMessage(im, res.Warnings)})
 	}
 	if resampled {
 		pred.Warnings = append(pred.Warnings, appliance.Warning{Code: appliance.WarnProfileResampled,

@@ -74,6 +74,7 @@ func TestCaseExamples(t *testing.T) {
 		"p1812_rburg_urban_with_clutter_4.json": {used: appliance.EngineP1812, ref: refLoss(t, "p1812", "cases.csv", "rburg_urban_with_clutter#4", "Lb_ref_dB"), tol: 0.01, source: "case"},
 		"itm_rj_sumare_niteroi_700.json":        {used: appliance.EngineITM, ref: refLoss(t, "itm", "ntia_generated_rj_p2p_cases.csv", "rj_niteroi_f700_cr", "A__db"), tol: 0.001, source: "case"},
 		"hybrid_short_3500.json":                {used: appliance.EngineHybrid, source: "case"},
+		f11Case:                                 {used: appliance.EngineITM, ref: f11NTIALossDB, tol: f11Tol, source: "case"},
 		"terrain_rio_auto.json":                 {used: appliance.EngineP1812, source: "terrain"},
 	}
 	for _, f := range files {

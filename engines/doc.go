@@ -55,15 +55,26 @@
 //     at the path centre clamped to 250–400 when maps are configured, else
 //     the climate's typical value (ITMClimateN0: 360, 320 or 370 for
 //     Brazil's three climates; ITM's usual 301 is the continental temperate
-//     value). ε = 15, σ = 0.005 S/m (average ground), mdvar 12 (accidental,
-//     no location variability), situation 50 %, time and location as given
-//     (default 50 %), vertical polarisation. DiffractionDB is A_ref (the
-//     median attenuation relative to free space) clipped at 0, or 0 in
-//     troposcatter mode, where A_ref is forward-scatter loss, not
-//     diffraction: that mode raises the itm_troposcatter warning with the
-//     A_ref figure (issue 7, finding 11: an 87 km obstructed path at
-//     700 MHz answers about 260 dB there, NTIA's own figure, flagged by
-//     NTIA for horizons too near or too steep).
+//     value). ε = 15, σ = 0.005 S/m (average ground), mdvar 11 (accidental
+//     variability, location variability eliminated), situation 50 %, time
+//     and location as given (default 50 %), vertical polarisation.
+//     Intermediate a_ref_db is A_ref, the median reference attenuation over
+//     free space, in every mode. DiffractionDB is its diffraction part,
+//     never below 0: A_ref itself in line-of-sight mode (NTIA's fit
+//     through two-ray values and the extended diffraction line) and in
+//     diffraction mode; in troposcatter mode (mode 3, the path longer than
+//     the crossover d_x) NTIA ties the scatter line to the diffraction line
+//     at d_x, so A_ref = A_diff(d_x) + m_s·(d − d_x), and DiffractionDB is
+//     A_diff(d_x). Modes 2 and 3 also report d_x_km and a_diff_at_d_x_db
+//     (d_x is 10 000 km when no scatter value is usable). Mode 3 raises
+//     itm_troposcatter, whose message gives d, d_x and the split of A_ref
+//     and, when NTIA flags a horizon angle above 200 mrad (0x080, 0x100),
+//     says that the figure is outside ITM's validity and not a design
+//     value. Issue 7, finding 11: the 87 km path at 700 MHz with a 5 m
+//     receiver (testdata/cases/itm_rj_finding11_troposcatter_700.json)
+//     answers 258.382 dB, A_ref 133.049 dB (130.0 dB diffraction at
+//     d_x = 51.5 km, 3.0 dB scatter slope), mode 3, flags 0x680 (both
+//     horizons near, transmitter horizon 268.5 mrad), NTIA's own figures.
 //
 // # Warning codes
 //

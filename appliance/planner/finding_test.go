@@ -258,11 +258,14 @@ func TestFinding2_ProfileAndMinimumHeights(t *testing.T) {
 
 // TestFinding11_ITMLongObstructedPathSaysTroposcatter: issue 7, finding 11.
 // An 87 km obstructed path at 700 MHz with a 5 m receiver on the real Rio
-// tiles: ITM (NTIA v1.4, reproduced bit for bit) answers in troposcatter
-// mode with a loss near 260 dB and NTIA warning flags (horizons too near or
-// too steep). The figure is NTIA's, so it stays; what changed is that the
-// answer now says why it is so large: itm_troposcatter with the A_ref
-// figure, and one itm_warning per NTIA flag, never a bare number.
+// tiles: ITM (NTIA v1.4, reproduced bit for bit; the profile and NTIA's
+// figures are pinned in engines/testdata/cases and engines'
+// TestFinding11_ITMTroposcatterPinnedToNTIA) answers in troposcatter mode
+// with a loss near 258 dB and NTIA warning flags 0x680. The figure is
+// NTIA's, so it stays; the answer says why it is so large: a diffraction
+// part that is not 0 (NTIA ties the scatter line to the diffraction line at
+// d_x), itm_troposcatter splitting A_ref and saying the steep horizon puts
+// the figure outside ITM's validity, and one itm_warning per NTIA flag.
 func TestFinding11_ITMLongObstructedPathSaysTroposcatter(t *testing.T) {
 	tw := appliance.Tower{ID: "user:f11", Operator: "A", Lat: -22.8204, Lon: -43.8399, HeightM: 30, ERPDBm: 60,
 		AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), Placement: appliance.PlacementSurveyed}
@@ -280,11 +283,11 @@ func TestFinding11_ITMLongObstructedPathSaysTroposcatter(t *testing.T) {
 	if pred.Engine != appliance.EngineITM || math.Abs(b.DistanceKm-87) > 0.5 || pred.LOSClear {
 		t.Fatalf("want ITM on the obstructed 87 km path: %+v", pred)
 	}
-	if pred.Intermediate["mode"] != 3 || pred.PathLossDB < 240 || pred.DiffractionDB != 0 {
+	if pred.Intermediate["mode"] != 3 || math.Abs(pred.PathLossDB-258.382) > 0.001 || pred.DiffractionDB < 100 || pred.DiffractionDB > pred.Intermediate["a_ref_db"] {
 		t.Fatalf("the reproduction moved: loss %g dB, mode %g, diffraction %g", pred.PathLossDB, pred.Intermediate["mode"], pred.DiffractionDB)
 	}
 	w, ok := warningOf(b.Warnings, appliance.WarnITMTroposcatter)
-	if !ok || !strings.Contains(w.Message, "troposcatter") || !strings.Contains(w.Message, "not diffraction") {
+	if !ok || !strings.Contains(w.Message, "troposcatter") || !strings.Contains(w.Message, "not a design value") || strings.Contains(w.Message, "not diffraction") {
 		t.Errorf("no itm_troposcatter warning: %v", b.Warnings)
 	}
 	bits := uint32(pred.Intermediate["warning_bits"])

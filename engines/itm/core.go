@@ -38,6 +38,10 @@ func newGround(f, hSys, n0 float64, pol int, eps, sigma float64) ground {
 type refResult struct {
 	aRef float64 // reference attenuation, dB
 	mode PropMode
+	// dx is the diffraction/troposcatter crossover distance d_x, metres,
+	// and aDiffDx the diffraction line's value there, dB; both 0 in
+	// line-of-sight mode (where they are not computed).
+	dx, aDiffDx float64
 }
 
 // longleyRice computes the reference attenuation A_ref (dB, relative to
@@ -138,6 +142,7 @@ func longleyRice(pp *pathParams, f float64, g ground, h [2]float64, p2pMode bool
 			// no usable troposcatter value: keep the diffraction line
 			ms, as0, dx = md, ad0, 10e6
 		}
+		r.dx, r.aDiffDx = dx, md*dx+ad0
 		if d > dx {
 			r.aRef = ms*d + as0
 			r.mode = ModeTroposcatter

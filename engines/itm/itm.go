@@ -135,6 +135,15 @@ type Intermediate struct {
 	FreeSpaceLossDB float64    // free-space basic transmission loss A_fs, dB
 	Mode            PropMode   // propagation mode
 	EffEarthRadiusM float64    // effective earth radius a_e = 1/γ_e, metres
+	// CrossoverDistM is d_x, the distance where NTIA ties the troposcatter
+	// line to the diffraction line, metres (10 000 km when no scatter
+	// value is usable), and DiffractionAtCrossoverDB the diffraction
+	// line's attenuation there, dB. In troposcatter mode A_ref =
+	// DiffractionAtCrossoverDB + m_s·(d − d_x). Both are 0 in line-of-sight
+	// mode, where NTIA does not compute them; NTIA's _Ex entry points do
+	// not report them.
+	CrossoverDistM           float64
+	DiffractionAtCrossoverDB float64
 }
 
 // Result is one ITM prediction.
@@ -265,6 +274,7 @@ func p2pWith(k terrainKernels, in P2PInput, timePct, locPct, sitPct float64) (Re
 	im.FreeSpaceLossDB = afs
 	im.Mode = ref.mode
 	im.EffEarthRadiusM = 1 / g.gammaE
+	im.CrossoverDistM, im.DiffractionAtCrossoverDB = ref.dx, ref.aDiffDx
 	if err := checkFinite(res); err != nil {
 		return Result{}, fmt.Errorf("itm %s: %w", modeName, err)
 	}
@@ -300,6 +310,7 @@ func area(in AreaInput, timePct, locPct, sitPct float64) (Result, error) {
 	im.FreeSpaceLossDB = afs
 	im.Mode = ref.mode
 	im.EffEarthRadiusM = 1 / g.gammaE
+	im.CrossoverDistM, im.DiffractionAtCrossoverDB = ref.dx, ref.aDiffDx
 	if err := checkFinite(res); err != nil {
 		return Result{}, fmt.Errorf("itm %s: %w", modeName, err)
 	}
