@@ -1,5 +1,7 @@
 package appliance
 
+import "fmt"
+
 // LinkRequest asks which towers a receiver site can reach (POST /analyze_link).
 type LinkRequest struct {
 	Receiver      LatLon  // receiver position
@@ -211,3 +213,60 @@ const (
 	// engine used (e.g. time_pct for P.1411).
 	WarnParameterIgnored = "parameter_ignored"
 )
+
+// PathWarnings returns the warnings that a prediction pred owes its caller
+// because of its path, on every route that answers one (the planner's link
+// results, POST /coverage/engines/predict and /compare), in this order:
+//
+//   - fspl_obstructed: pred.Engine is fspl (asked for, or the fallback)
+//     and pred.FresnelOK is false: the first Fresnel zone is less than
+//     60 % clear or the terrain blocks the ray, and fspl models that with
+//     one knife edge;
+//   - no_land_cover, when terrainProf is not nil: it has no land-cover
+//     layer (ClutterClass nil), or every sample is class 0 (unknown), or
+//     both end samples (the antennas) are;
+//   - void_filled_terrain, when terrainProf is not nil and it has
+//     void-filled samples: their count and the largest interpolated span.
+//
+// terrainProf is the profile when it came from the terrain packs and nil
+// when the caller gave it (an explicit case profile says nothing of land
+// cover or voids). It never returns nil.
+func PathWarnings(pred *LinkPrediction, terrainProf *PathProfile) []Warning {
+	out := []Warning{}
+	if pred.Engine == EngineFSPL && !pred.FresnelOK {
+		state := "the first Fresnel zone is less than 60 % clear"
+		if !pred.LOSClear {
+			state = "the terrain blocks the line of sight"
+		}
+		out = append(out, Warning{Code: WarnFSPLObstructed, Message: fmt.Sprintf(
+			"%s (minimum clearance %.2f F1) and fspl models it with a single knife edge, so the margin can be optimistic by tens of dB: P.1812 and ITM are the design engines for obstructed paths",
+			state, pred.MinClearanceRatio)})
+	}
+	if terrainProf == nil {
+		return out
+	}
+	switch {
+	case terrainProf.ClutterClass == nil:
+		out = append(out, Warning{Code: WarnNoLandCover, Message: "no land-cover layer covers this path: clutter losses near the antennas are not modelled"})
+	case allUnknownClass(terrainProf.ClutterClass):
+		out = append(out, Warning{Code: WarnNoLandCover, Message: "the land-cover layer has no class for any sample of this path (all unknown): clutter losses near the antennas are not modelled"})
+	case terrainProf.ClutterClass[0] == 0 && terrainProf.ClutterClass[len(terrainProf.ClutterClass)-1] == 0:
+		out = append(out, Warning{Code: WarnNoLandCover, Message: "the land-cover layer has no class at either antenna (both ends unknown): clutter losses near the antennas are not modelled"})
+	}
+	if count, span := terrainProf.VoidStats(); count > 0 {
+		out = append(out, Warning{Code: WarnVoidFilledTerrain, Message: fmt.Sprintf(
+			"the path crosses %d void-filled terrain samples (largest interpolated span %.0f m): the real ground there can be much higher, check the obstruction",
+			count, span)})
+	}
+	return out
+}
+
+// allUnknownClass reports whether every land-cover class is 0 (unknown).
+func allUnknownClass(classes []uint8) bool {
+	for _, c := range classes {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

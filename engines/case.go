@@ -333,6 +333,9 @@ func (c *Case) linkInput(terrain appliance.Terrain) (appliance.LinkInput, *extra
 // PredictCase validates c, builds its path (the explicit profile, or the
 // terrain profile between the terminals) and runs the case's engine (auto
 // when omitted) with PredictWithFallback and the case's engine parameters.
+// The warnings are the path's (appliance.PathWarnings: fspl_obstructed, and
+// for a terrain profile no_land_cover and void_filled_terrain) then the
+// engine's.
 // Errors are those of Validate (appliance.ErrInvalid), of the terrain
 // (appliance.ErrTerrainMissing, or appliance.ErrUnavailable when terrain is
 // nil in terrain mode) and of PredictWithFallback.
@@ -364,10 +367,7 @@ func (r *Registry) PredictCase(ctx context.Context, c Case, terrain appliance.Te
 		res.MinClearanceRatio = &m
 	}
 	res.Intermediate = finiteOnly(pred.Intermediate)
-	res.Warnings = pred.Warnings
-	if res.Warnings == nil {
-		res.Warnings = []appliance.Warning{}
-	}
+	res.Warnings = append(appliance.PathWarnings(&pred, terrainProfile(in, src)), pred.Warnings...)
 	res.FellBack, res.FallbackReason = fell, reason
 	if code, ok := pred.Intermediate["p1411_env_code"]; ok {
 		res.P1411Environment = P1411EnvironmentName(code)
@@ -377,11 +377,12 @@ func (r *Registry) PredictCase(ctx context.Context, c Case, terrain appliance.Te
 
 // CompareCase is Compare for a Case (its engine field is ignored): every
 // engine of CompareEngines on the case's path with the case's parameters.
+// Each row's warnings start with the path's, as in PredictCase.
 func (r *Registry) CompareCase(ctx context.Context, c Case, terrain appliance.Terrain) ([]CompareRow, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("compare case: %w", err)
 	}
-	in, x, _, err := c.linkInput(terrain)
+	in, x, src, err := c.linkInput(terrain)
 	if err != nil {
 		return nil, fmt.Errorf("compare case: %w", err)
 	}
@@ -390,11 +391,21 @@ func (r *Registry) CompareCase(ctx context.Context, c Case, terrain appliance.Te
 	if err := ValidateLink(in); err != nil {
 		return nil, fmt.Errorf("compare case: %w", err)
 	}
-	rows := r.compare(ctx, in, x)
+	rows := r.compare(ctx, in, x, terrainProfile(in, src))
 	for i := range rows {
 		rows[i].Intermediate = finiteOnly(rows[i].Intermediate)
 	}
 	return rows, nil
+}
+
+// terrainProfile is the profile of in when it came from the terrain (src
+// "terrain"), nil when the case gave it: the argument of
+// appliance.PathWarnings.
+func terrainProfile(in appliance.LinkInput, src string) *appliance.PathProfile {
+	if src == "terrain" {
+		return in.Profile
+	}
+	return nil
 }
 
 func finiteOnly(m map[string]float64) map[string]float64 {

@@ -126,12 +126,16 @@ func CompareEngines() []appliance.EngineID {
 
 // Compare runs every engine of CompareEngines on the same path, one after
 // the other, each with PredictWithFallback, and returns one row per engine
-// in that order. A malformed input gives the same Error in every row.
+// in that order. A malformed input gives the same Error in every row. Each
+// row's warnings start with fspl_obstructed where appliance.PathWarnings
+// raises it (Compare does not know where the profile came from).
 func (r *Registry) Compare(ctx context.Context, in appliance.LinkInput) []CompareRow {
-	return r.compare(ctx, in, &extras{})
+	return r.compare(ctx, in, &extras{}, nil)
 }
 
-func (r *Registry) compare(ctx context.Context, in appliance.LinkInput, x *extras) []CompareRow {
+// compare runs the engines; terrainProf is the argument of
+// appliance.PathWarnings (nil: the profile did not come from the terrain).
+func (r *Registry) compare(ctx context.Context, in appliance.LinkInput, x *extras, terrainProf *appliance.PathProfile) []CompareRow {
 	ids := CompareEngines()
 	rows := make([]CompareRow, 0, len(ids))
 	for _, id := range ids {
@@ -148,10 +152,7 @@ func (r *Registry) compare(ctx context.Context, in appliance.LinkInput, x *extra
 		row.PathLossDB = pred.PathLossDB
 		row.DiffractionDB = pred.DiffractionDB
 		row.LOSClear, row.FresnelOK, row.MinClearanceRatio = pred.LOSClear, pred.FresnelOK, pred.MinClearanceRatio
-		row.Warnings = pred.Warnings
-		if row.Warnings == nil {
-			row.Warnings = []appliance.Warning{}
-		}
+		row.Warnings = append(appliance.PathWarnings(&pred, terrainProf), pred.Warnings...)
 		row.FellBack, row.FallbackReason = fell, reason
 		row.Intermediate = pred.Intermediate
 		rows = append(rows, row)

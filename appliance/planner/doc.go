@@ -61,25 +61,30 @@
 //
 // Each candidate carries Warnings (never nil), in this order, then the
 // engine's own (engines package doc: engine_fallback, outside_validity,
-// itm_warning, itm_troposcatter, profile_resampled, parameter_ignored):
+// itm_warning, itm_troposcatter, profile_resampled, parameter_ignored). The
+// first three are the path's, from appliance.PathWarnings, which POST
+// /coverage/engines/predict and /compare share (there the last two only for
+// terrain-derived profiles):
 //
 //	code                  raised when
-//	fspl_obstructed       the engine that answered is fspl and the minimum
-//	                      clearance is below 60 % of F1 (or the terrain
-//	                      blocks the ray): fspl models it with one knife
-//	                      edge; P.1812 and ITM are the design engines
+//	fspl_obstructed       the engine that answered is fspl (asked for, or
+//	                      the fallback) and the minimum clearance is below
+//	                      60 % of F1 (or the terrain blocks the ray): fspl
+//	                      models it with one knife edge; P.1812 and ITM are
+//	                      the design engines
+//	no_land_cover         the profile has no land-cover layer
+//	                      (PathProfile.ClutterClass nil), or every sample,
+//	                      or both end samples, are class 0 (unknown):
+//	                      clutter losses near the antennas are not modelled
+//	void_filled_terrain   the path crosses samples interpolated across DEM
+//	                      voids; the message gives their count and the
+//	                      largest interpolated span, metres
 //	eirp_assumed          the tower has no ERP: the request's assumed EIRP
 //	                      was used
 //	synthetic_tower       the tower is synthetic sample data
 //	position_uncertainty  the tower's position uncertainty exceeds
 //	                      PositionUncertaintyFraction (10 %) of the link
 //	                      length
-//	no_land_cover         the profile has no land-cover layer
-//	                      (PathProfile.ClutterClass nil): clutter losses
-//	                      near the antennas are not modelled
-//	void_filled_terrain   the path crosses samples interpolated across DEM
-//	                      voids; the message gives their count and the
-//	                      largest interpolated span, metres
 //	engine_resolved       (API) the requested engine resolved to another
 //	                      one, e.g. auto below Pro
 //

@@ -136,9 +136,15 @@ func TestFinding3_CandidateWarnings(t *testing.T) {
 	flat := flatProfile(11, 1000, 0, nil)
 	voided := flatProfile(11, 1000, 0, nil)
 	voided.VoidFilled = []bool{false, true, true, true, false, false, true, false, false, false, false}
-	voided.ClutterClass = make([]uint8, 11)
+	voided.ClutterClass = slices.Repeat([]uint8{1}, 11) // forest
 	covered := flatProfile(11, 1000, 0, nil)
-	covered.ClutterClass = make([]uint8, 11)
+	covered.ClutterClass = slices.Repeat([]uint8{1}, 11)
+	unknown := flatProfile(11, 1000, 0, nil)
+	unknown.ClutterClass = make([]uint8, 11) // a layer, every sample class 0
+	endsUnknown := flatProfile(11, 1000, 0, nil)
+	endsUnknown.ClutterClass = []uint8{0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}
+	oneEndKnown := flatProfile(11, 1000, 0, nil)
+	oneEndKnown.ClutterClass = []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}
 	real := &appliance.Tower{ID: "anatel:1", Placement: appliance.PlacementSurveyed, UncertaintyM: 10}
 	for _, tc := range []struct {
 		name     string
@@ -170,6 +176,18 @@ func TestFinding3_CandidateWarnings(t *testing.T) {
 				Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true}}},
 		{name: "no land cover", prof: flat, want: []string{appliance.WarnNoLandCover},
 			c: appliance.LinkCandidate{Tower: real, DistanceKm: 1, Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true}}},
+		{name: "land-cover layer but every sample unknown", prof: unknown, want: []string{appliance.WarnNoLandCover},
+			contains: []string{"all unknown"},
+			c:        appliance.LinkCandidate{Tower: real, DistanceKm: 1, Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true}}},
+		{name: "land-cover layer unknown at both antennas", prof: endsUnknown, want: []string{appliance.WarnNoLandCover},
+			contains: []string{"either antenna"},
+			c:        appliance.LinkCandidate{Tower: real, DistanceKm: 1, Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true}}},
+		{name: "land-cover class at one antenna is enough", prof: oneEndKnown, want: []string{},
+			c: appliance.LinkCandidate{Tower: real, DistanceKm: 1, Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true}}},
+		{name: "path warnings come first, tower warnings next", prof: unknown,
+			want: []string{appliance.WarnFSPLObstructed, appliance.WarnNoLandCover, appliance.WarnEIRPAssumed, appliance.WarnEngineFallback},
+			c: appliance.LinkCandidate{Tower: real, DistanceKm: 1, EIRPAssumed: true, Prediction: appliance.LinkPrediction{Engine: appliance.EngineFSPL, MinClearanceRatio: -1,
+				Warnings: []appliance.Warning{{Code: appliance.WarnEngineFallback, Message: "x"}}}}},
 		{name: "void-filled samples with count and span", prof: voided, want: []string{appliance.WarnVoidFilledTerrain},
 			contains: []string{"4 void-filled", "300 m"},
 			c:        appliance.LinkCandidate{Tower: real, DistanceKm: 1, Prediction: appliance.LinkPrediction{Engine: appliance.EngineP1812, FresnelOK: true}}},

@@ -15,20 +15,11 @@ const PositionUncertaintyFraction = 0.10
 const MaxAnalysisWarnings = 20
 
 // CandidateWarnings returns the warnings of one evaluated path (package doc,
-// "Warnings"): those of the link result, in the documented order, then the
-// engine's own. It never returns nil.
+// "Warnings"): those of the path (appliance.PathWarnings, shared with the
+// engine routes), then those of the tower and its EIRP, then the engine's
+// own. It never returns nil.
 func CandidateWarnings(c *appliance.LinkCandidate, prof *appliance.PathProfile) []appliance.Warning {
-	out := []appliance.Warning{}
-	pred := &c.Prediction
-	if pred.Engine == appliance.EngineFSPL && !pred.FresnelOK {
-		state := "the first Fresnel zone is less than 60 % clear"
-		if !pred.LOSClear {
-			state = "the terrain blocks the line of sight"
-		}
-		out = append(out, appliance.Warning{Code: appliance.WarnFSPLObstructed, Message: fmt.Sprintf(
-			"%s (minimum clearance %.2f F1) and fspl models it with a single knife edge, so the margin can be optimistic by tens of dB: P.1812 and ITM are the design engines for obstructed paths",
-			state, pred.MinClearanceRatio)})
-	}
+	out := appliance.PathWarnings(&c.Prediction, prof)
 	if c.EIRPAssumed {
 		out = append(out, appliance.Warning{Code: appliance.WarnEIRPAssumed, Message: fmt.Sprintf(
 			"the tower's source gives no ERP: an EIRP of %.1f dBm was assumed", c.EIRPDBm)})
@@ -42,17 +33,7 @@ func CandidateWarnings(c *appliance.LinkCandidate, prof *appliance.PathProfile) 
 			"the tower position is uncertain by %.0f m (%s placement), %.0f %% of the %.2f km link: the real path and its terrain may differ",
 			t.UncertaintyM, placementName(t.Placement), 100*t.UncertaintyM/lenM, c.DistanceKm)})
 	}
-	if prof != nil && prof.ClutterClass == nil {
-		out = append(out, appliance.Warning{Code: appliance.WarnNoLandCover, Message: "no land-cover layer covers this path: clutter losses near the antennas are not modelled"})
-	}
-	if prof != nil {
-		if count, span := prof.VoidStats(); count > 0 {
-			out = append(out, appliance.Warning{Code: appliance.WarnVoidFilledTerrain, Message: fmt.Sprintf(
-				"the path crosses %d void-filled terrain samples (largest interpolated span %.0f m): the real ground there can be much higher, check the obstruction",
-				count, span)})
-		}
-	}
-	return append(out, pred.Warnings...)
+	return append(out, c.Prediction.Warnings...)
 }
 
 func placementName(p appliance.Placement) string {
