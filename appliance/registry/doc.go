@@ -18,7 +18,9 @@
 //     technologies of 1..16 characters; at most 32 bands of 1..100000 MHz.
 //     Every bad field is reported in one appliance.ValidationError.
 //   - The tower is "user:" + 16 random hex digits, source user, placement
-//     surveyed with a 10 m uncertainty, owned by the key and its tenant
+//     surveyed with a 10 m uncertainty, provenance ProvenanceRegistered
+//     (stamped by Register; Validate, shared with the ad hoc towers of
+//     /coverage/link, stamps none), owned by the key and its tenant
 //     (visible to that tenant only; appliance.Tower.VisibleTo).
 //   - Cap: appliance.Tier.TowersPerKey of the key's tier, none for admin
 //     keys; counted inside the write transaction, so concurrent
@@ -32,7 +34,7 @@
 //	state              event                        next state        effect
 //	(none)             Register, invalid fields     (none)            ErrInvalid, nothing written
 //	(none)             Register, cap reached        (none)            ErrQuota, nothing written
-//	(none)             Register, store fails        (none)            error, nothing written
+//	(none)             Register, store fails        (none)            "register tower: " + the store's error, nothing written
 //	(none)             Register, committed          stored + indexed  tower and audit row stored; live(t)
 //
 // # Caveats

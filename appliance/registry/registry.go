@@ -12,6 +12,9 @@ import (
 	"linkplan/appliance"
 )
 
+// ProvenanceRegistered is the provenance of a tower stored by Register.
+const ProvenanceRegistered = "registered through POST /towers"
+
 // Store persists user towers with their audit entries in one transaction
 // (store.DB).
 type Store interface {
@@ -67,7 +70,7 @@ func (s *Service) Register(ctx context.Context, key *appliance.APIKey, in Input,
 	}
 	t, err := Validate(in)
 	if err != nil {
-		return nil, err
+		return nil, err // the ValidationError itself: its fields are the answer
 	}
 	var raw [8]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -75,6 +78,7 @@ func (s *Service) Register(ctx context.Context, key *appliance.APIKey, in Input,
 	}
 	t.ID = appliance.TowerID(appliance.SourceUser, hex.EncodeToString(raw[:]))
 	t.OwnerKeyID, t.OwnerTenantID = key.ID, key.TenantID
+	t.Provenance = ProvenanceRegistered
 	t.UpdatedUnix = s.now().Unix()
 	limit := key.Tier.TowersPerKey()
 	if key.Role == appliance.RoleAdmin {
@@ -84,21 +88,21 @@ func (s *Service) Register(ctx context.Context, key *appliance.APIKey, in Input,
 		TenantID: key.TenantID, Route: "/towers", Params: map[string]string{"tower_id": t.ID},
 		IP: c.IP, UserAgent: c.UserAgent, RequestID: c.RequestID}
 	if err := s.store.PutUserTower(t, limit, audit); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("register tower: %w", err)
 	}
 	s.live(t) // only after the commit succeeded
 	return t, nil
 }
 
 // Validate applies the field rules of the package doc and returns the tower
-// without id or owner (also used for ad hoc towers given in a request). The
+// without id, owner or provenance (also used for ad hoc towers given in a
+// request, which the caller labels). The
 // error is a *appliance.ValidationError naming every bad field; the tower is
 // returned with it.
 func Validate(q Input) (*appliance.Tower, error) {
 	v := &appliance.ValidationError{}
 	t := &appliance.Tower{Source: appliance.SourceUser, HeightM: appliance.DefaultTowerHeightM, ERPDBm: math.NaN(),
-		AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), Placement: appliance.PlacementSurveyed, UncertaintyM: 10,
-		Provenance: "registered through POST /towers"}
+		AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), Placement: appliance.PlacementSurveyed, UncertaintyM: 10}
 	if q.Operator == nil || strings.TrimSpace(*q.Operator) == "" || len(*q.Operator) > 64 {
 		v.Add("operator", "is required, 1 to 64 characters")
 	} else {

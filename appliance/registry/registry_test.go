@@ -61,7 +61,8 @@ func TestRegister(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(tw.ID, "user:") || tw.Operator != "Vivo" || tw.AzimuthDeg != 0 || tw.OwnerTenantID != "t_free" || tw.UpdatedUnix != now.Unix() {
+			if !strings.HasPrefix(tw.ID, "user:") || tw.Operator != "Vivo" || tw.AzimuthDeg != 0 || tw.OwnerTenantID != "t_free" || tw.UpdatedUnix != now.Unix() ||
+				tw.Provenance != registry.ProvenanceRegistered {
 				t.Errorf("tower %+v", tw)
 			}
 		})
@@ -79,8 +80,8 @@ func TestRegister(t *testing.T) {
 			t.Fatalf("registration %d: %v", i, err)
 		}
 	}
-	if _, err := reg.Register(context.Background(), free, good, client); !errors.Is(err, appliance.ErrQuota) {
-		t.Fatalf("over the cap: %v, want ErrQuota", err)
+	if _, err := reg.Register(context.Background(), free, good, client); !errors.Is(err, appliance.ErrQuota) || !strings.HasPrefix(err.Error(), "register tower: ") {
+		t.Fatalf("over the cap: %v, want ErrQuota wrapped with the operation", err)
 	}
 	if len(live) != appliance.TierFree.TowersPerKey() {
 		t.Errorf("refused registration reached the live index: %d", len(live))
@@ -89,5 +90,15 @@ func TestRegister(t *testing.T) {
 		if _, err := reg.Register(context.Background(), admin, good, client); err != nil {
 			t.Fatalf("admin registration: %v", err)
 		}
+	}
+}
+
+// TestValidateStampsNoProvenance: Validate is shared with the ad hoc towers
+// of /coverage/link, which were never registered; only Register stamps the
+// registration provenance.
+func TestValidateStampsNoProvenance(t *testing.T) {
+	tw, err := registry.Validate(registry.Input{Operator: ptr("Vivo"), Lat: ptr(-22.9), Lon: ptr(-43.2)})
+	if err != nil || tw.Provenance != "" {
+		t.Fatalf("Validate: provenance %q, %v; want none", tw.Provenance, err)
 	}
 }
