@@ -109,8 +109,9 @@ type CompareRow struct {
 	DiffractionDB     float64             `json:"diffraction_db"` // dB
 	LOSClear          bool                `json:"los_clear"`
 	FresnelOK         bool                `json:"fresnel_ok"`
-	Warnings          []appliance.Warning `json:"warnings"` // never null
-	Error             string              `json:"error,omitempty"`
+	Warnings          []appliance.Warning `json:"warnings"`        // never null
+	Error             string              `json:"error,omitempty"` // Err's message (the API replaces it with the user message)
+	Err               error               `json:"-"`               // why the engine gave no answer; nil when it did
 	FellBack          bool                `json:"fell_back"`
 	FallbackReason    string              `json:"fallback_reason,omitempty"`
 	ElapsedMicros     int64               `json:"elapsed_us"` // wall time of this engine, µs
@@ -143,7 +144,7 @@ func (r *Registry) compare(ctx context.Context, in appliance.LinkInput, x *extra
 		pred, fell, reason, err := r.predictFallback(ctx, id, in, x)
 		row := CompareRow{Engine: id, ElapsedMicros: time.Since(t0).Microseconds()}
 		if err != nil {
-			row.Error = err.Error()
+			row.Error, row.Err = err.Error(), err
 			rows = append(rows, row)
 			continue
 		}

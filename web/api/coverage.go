@@ -90,7 +90,7 @@ func (a *API) listEngines(w http.ResponseWriter, r *http.Request) (any, error) {
 func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error) {
 	c, err := parseCase(r)
 	if err != nil {
-		return nil, public(err)
+		return nil, err
 	}
 	// An omitted engine means auto (engines.DefaultCaseEngineID): resolve
 	// it like an explicit "auto", so the caller's tier bounds what it picks.
@@ -105,7 +105,7 @@ func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error)
 	c.Engine = id
 	res, err := a.Engines.PredictCase(r.Context(), c, a.Terrain)
 	if err != nil {
-		return nil, public(err)
+		return nil, err
 	}
 	if note != "" {
 		res.Warnings = append(res.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
@@ -125,17 +125,28 @@ func (a *API) engineCompare(w http.ResponseWriter, r *http.Request) (any, error)
 	}
 	c, err := parseCase(r)
 	if err != nil {
-		return nil, public(err)
+		return nil, err
 	}
 	start := time.Now()
 	rows, err := a.Engines.CompareCase(r.Context(), c, a.Terrain)
 	if err != nil {
-		return nil, public(err)
+		return nil, err
 	}
 	for i := range rows {
+		if rows[i].Err != nil {
+			rows[i].Error = rowError(rows[i].Err)
+		}
 		rows[i] = roundRow(rows[i])
 	}
 	return CompareResult{Rows: rows, TotalElapsedU: time.Since(start).Microseconds()}, nil
+}
+
+// rowError is the error of a comparison row as the client reads it: the
+// user message of an error answer (errors.go), without operation prefixes,
+// sanitised.
+func rowError(err error) string {
+	_, _, sentinel := classify(err)
+	return clean(userMessage(err, sentinel), maxMessageBytes)
 }
 
 // roundMap rounds the values of an intermediate map to 3 decimals (a
@@ -287,7 +298,7 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	req.Engine = id
 	c, err := a.Pairs.AnalyzePair(r.Context(), req)
 	if err != nil {
-		return nil, public(err)
+		return nil, err
 	}
 	out := AnalyzeResponse{LinkResultJSON: linkResult(c), EngineUsed: string(c.Prediction.Engine),
 		EngineVersion: c.Prediction.EngineVersion, Confidence: planner.PhysicsConfidence(c.Prediction.Engine),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"linkplan/appliance"
@@ -95,6 +96,46 @@ func TestFinding1And3_EngineRoutesWarnOfTheirPath(t *testing.T) {
 				if got := pathWarningCodes(row.Warnings); row.Error == "" && !slices.Equal(got, want) {
 					t.Errorf("compare row used %s: path warnings %v, want %v", row.UsedEngine, got, want)
 				}
+			}
+		})
+	}
+}
+
+// TestFinding3_EngineResolvedIsAWarningEverywhere: "auto" below Pro
+// resolves to fspl, and every route says so the same way: an
+// engine_resolved warning (on /analyze_link among the analysis warnings,
+// notes repeating its message).
+func TestFinding3_EngineResolvedIsAWarningEverywhere(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for _, tc := range []struct{ name, url, body string }{
+		{"analyze_link", "/analyze_link", `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"max_distance_km":10,"engine":"auto"}`},
+		{"analyze", "/analyze", fmt.Sprintf(finding3Pair, "auto")},
+		{"engines predict", "/coverage/engines/predict", fmt.Sprintf(finding3Case, "auto")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := h.do(t, http.MethodPost, tc.url, h.keys["free"], nil, tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			linkContract(t, http.MethodPost, tc.url, res)
+			var a struct {
+				Warnings []wireWarning `json:"warnings"`
+				Notes    []string      `json:"notes"`
+			}
+			if err := json.Unmarshal(res.body, &a); err != nil {
+				t.Fatal(err)
+			}
+			var resolved []string
+			for _, w := range a.Warnings {
+				if w.Code == appliance.WarnEngineResolved {
+					resolved = append(resolved, w.Message)
+				}
+			}
+			if len(resolved) != 1 || !strings.Contains(resolved[0], "fspl") {
+				t.Fatalf("engine_resolved warnings %q in %v", resolved, wireCodes(a.Warnings))
+			}
+			if tc.url == "/analyze_link" && !slices.Equal(a.Notes, resolved) {
+				t.Errorf("notes %q do not repeat the warning %q", a.Notes, resolved)
 			}
 		})
 	}

@@ -1,12 +1,9 @@
 package api
 
 import (
-	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"net/http"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/gorilla/mux"
@@ -14,54 +11,6 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
 )
-
-// publicError shows the client msg, the sentence of the error without the
-// operation prefixes ("analyze link: ", "parse case: " …) its chain carries
-// for the logs; errors.Is/As and the status mapping see the whole chain
-// (Unwrap), and the logs get it too (LogValue).
-type publicError struct {
-	msg string
-	err error
-}
-
-func (e *publicError) Error() string        { return e.msg }
-func (e *publicError) Unwrap() error        { return e.err }
-func (e *publicError) LogValue() slog.Value { return slog.StringValue(e.err.Error()) }
-
-// internalPrefixes are the operation names of the planner and engines
-// packages that wrap errors for the logs.
-var internalPrefixes = []string{"analyze link: ", "analyze pair: ", "predict case: ", "compare case: ", "parse case: ",
-	"path check: ", "check path: ", "itm predict: ", "p1812 predict: ", "p1411 predict: ", "fspl predict: ", "predict: "}
-
-// public returns err with a message fit for the client: the message of the
-// validation or missing-tile error it wraps, else its message without the
-// internal operation prefixes. nil stays nil.
-func public(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ve *appliance.ValidationError
-	var tm *appliance.TileMissingError
-	var he *httpError
-	switch {
-	case errors.As(err, &he):
-		return err
-	case errors.As(err, &ve):
-		return &publicError{msg: ve.Error(), err: err}
-	case errors.As(err, &tm):
-		return &publicError{msg: tm.Error(), err: err}
-	}
-	msg := err.Error()
-	for trimmed := true; trimmed; {
-		trimmed = false
-		for _, p := range internalPrefixes {
-			if strings.HasPrefix(msg, p) {
-				msg, trimmed = msg[len(p):], true
-			}
-		}
-	}
-	return &publicError{msg: msg, err: err}
-}
 
 func (a *API) registerLinks(r *mux.Router) {
 	r.HandleFunc("/analyze_link", a.wrap(a.ready(a.authed(a.analyzeLink)))).Methods(http.MethodPost)
@@ -87,18 +36,19 @@ type analyzeLinkRequest struct {
 	Include         []string      `json:"include"` // optional parts of each result: "profile"
 }
 
-// includeValues are the accepted values of a request's "include" array.
-var includeValues = []string{"profile"}
+// includeProfile is the one accepted value of a request's "include" array:
+// each result carries its path check.
+const includeProfile = "profile"
 
 // parseInclude checks an "include" array and reports whether it asks for
 // the profile; an unknown value is named by its index.
 func parseInclude(include []string, v *appliance.ValidationError) (profile bool) {
 	for i, x := range include {
 		switch x {
-		case "profile":
+		case includeProfile:
 			profile = true
 		default:
-			v.Add(fmt.Sprintf("include[%d]", i), "must be one of %q, got %q", includeValues, truncate(x, 40))
+			v.Add(fmt.Sprintf("include[%d]", i), "must be one of [%q], got %q", includeProfile, truncate(x, 40))
 		}
 	}
 	return profile
@@ -317,7 +267,7 @@ type AnalyzeLinkResponse struct {
 	EngineUsed    string           `json:"engine_used"`      // engine of the best tower's number (the requested one unless it fell back)
 	EngineAsked   string           `json:"engine_requested"` // engine requested, after defaults and tier rules
 	EngineVersion string           `json:"engine_version,omitempty"`
-	Notes         []string         `json:"notes"` // e.g. how "auto" resolved for this tier
+	Notes         []string         `json:"notes"` // how "auto" resolved for this tier: the message of the engine_resolved warning, repeated
 	// Warnings merge the warnings of the results, one per code (planner
 	// package doc), never null.
 	Warnings []appliance.Warning `json:"warnings"`
@@ -367,7 +317,7 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	req.TenantID = scope(keyFrom(r.Context()))
 	res, err := a.Links.AnalyzeLink(r.Context(), req)
 	if err != nil {
-		return nil, public(err)
+		return nil, err // errors.go: the user message carries no operation prefix
 	}
 	var out AnalyzeLinkResponse
 	if res.Best != nil {
@@ -380,12 +330,15 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	out.Reason = res.Reason
 	out.Notes = []string{}
-	if note != "" {
-		out.Notes = append(out.Notes, note)
-	}
 	out.Warnings = res.Warnings
 	if out.Warnings == nil {
 		out.Warnings = []appliance.Warning{}
+	}
+	if note != "" {
+		// engine_resolved is a warning on every route (as on /analyze and
+		// /coverage/engines/predict); notes repeats it for older clients.
+		out.Notes = append(out.Notes, note)
+		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
 	}
 	out.EngineAsked, out.EngineUsed, out.EngineVersion = string(res.Engine), string(res.Engine), res.EngineVersion
 	if res.Best != nil {
