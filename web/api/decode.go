@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"reflect"
@@ -24,12 +25,22 @@ import (
 // body is a 413. At most appliance.MaxFieldErrors fields are named, the rest
 // counted, and the per-element work stops at the cap (issue 7, finding 5).
 func decode(r *http.Request, v any) error {
-	// The copy of what was read names nested unknown fields by their full
-	// path ("receiver.alt"): encoding/json reports only the member name.
-	var seen bytes.Buffer
-	dec := json.NewDecoder(io.TeeReader(r.Body, &seen))
+	body, err := io.ReadAll(r.Body)
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+	case err != nil:
+		return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+	}
+	// An array longer than any request can hold is refused before
+	// encoding/json spends its per-element work on it (issue 7, finding 5).
+	if path, n := longArray(body, maxArrayElements); path != "" {
+		return appliance.Invalid(path, "must hold at most %d elements, holds more (%d read)", maxArrayElements, n)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if err == nil {
 		if dec.More() {
 			return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body holds more than one JSON value"}
@@ -37,18 +48,15 @@ func decode(r *http.Request, v any) error {
 		if _, err := dec.Token(); err != io.EOF {
 			return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body has trailing data after the JSON object"}
 		}
-		return textErrors(v, seen.Bytes())
+		return textErrors(v, body)
 	}
 	var (
 		syn *json.SyntaxError
 		ute *json.UnmarshalTypeError
-		mbe *http.MaxBytesError
 	)
 	switch {
 	case errors.Is(err, io.EOF):
 		return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is empty: a JSON object is required"}
-	case errors.As(err, &mbe):
-		return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
 	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
 		return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is not valid JSON: " + err.Error()}
 	case errors.As(err, &ute):
@@ -58,10 +66,10 @@ func decode(r *http.Request, v any) error {
 		}
 		return appliance.Invalid(field, "must be of JSON type %s, got %s", jsonType(ute.Type.Kind().String()), ute.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		var raw any
-		if json.NewDecoder(&seen).Decode(&raw) == nil { // the first value only
+		var first json.RawMessage
+		if json.NewDecoder(bytes.NewReader(body)).Decode(&first) == nil { // the first value only
 			ve := &appliance.ValidationError{}
-			unknownFieldErrors(ve, raw, reflect.TypeOf(v), "", "is not a known field of this request")
+			unknownRaw(ve, first, reflect.TypeOf(v), "", "is not a known field of this request")
 			if err := ve.Err(); err != nil {
 				return err
 			}
@@ -73,6 +81,109 @@ func decode(r *http.Request, v any) error {
 		return appliance.Invalid(name, "is not a known field of this request")
 	}
 	return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+}
+
+// maxArrayElements is the most elements one JSON array of a request body
+// decoded by decode may hold (the largest batch of SPEC §8.2 is 10,000
+// rows; no route takes more).
+const maxArrayElements = 10000
+
+// longArray scans JSON text and returns the path of the first array that
+// holds more than limit elements, and how many it had read, or "" when
+// there is none. It does not validate: on text that is not JSON it may
+// answer either way (an unterminated text gives ""), and the decoder
+// reports the syntax error when it does not name an array.
+// It is a byte scanner without allocation per value, so that a hostile body
+// costs a single pass instead of encoding/json's per-element work.
+func longArray(b []byte, limit int) (string, int) {
+	type frame struct {
+		array bool
+		n     int    // elements (array) read so far
+		key   string // current member name (object)
+		seg   string // this container's segment of the path
+	}
+	var st []frame
+	expectKey := false
+	// value counts one value in the innermost container; it reports an
+	// array over the limit.
+	value := func() bool {
+		if len(st) == 0 || !st[len(st)-1].array {
+			return false
+		}
+		st[len(st)-1].n++
+		return st[len(st)-1].n > limit
+	}
+	path := func() string {
+		var p strings.Builder
+		for _, f := range st {
+			if f.seg == "" {
+				continue
+			}
+			if p.Len() > 0 && f.seg[0] != '[' {
+				p.WriteByte('.')
+			}
+			p.WriteString(f.seg)
+		}
+		if p.Len() == 0 {
+			return "(body)"
+		}
+		return p.String()
+	}
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case ' ', '\t', '\r', '\n', ':':
+		case '"':
+			j := i + 1
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(b) {
+				return "", 0
+			}
+			if expectKey && len(st) > 0 && !st[len(st)-1].array {
+				key := string(b[i+1 : j])
+				if bytes.IndexByte(b[i:j+1], '\\') >= 0 {
+					_ = json.Unmarshal(b[i:j+1], &key)
+				}
+				st[len(st)-1].key, expectKey = key, false
+			} else if value() {
+				return path(), st[len(st)-1].n
+			}
+			i = j
+		case '{', '[':
+			if value() {
+				return path(), st[len(st)-1].n
+			}
+			seg := ""
+			if len(st) > 0 {
+				if top := st[len(st)-1]; top.array {
+					seg = "[" + strconv.Itoa(top.n-1) + "]"
+				} else {
+					seg = memberPath("", top.key)
+				}
+			}
+			st = append(st, frame{array: c == '[', seg: seg})
+			expectKey = c == '{'
+		case '}', ']':
+			if len(st) == 0 {
+				return "", 0
+			}
+			st, expectKey = st[:len(st)-1], false
+		case ',':
+			expectKey = len(st) > 0 && !st[len(st)-1].array
+		default: // a number, true, false or null: skip to its end
+			if value() {
+				return path(), st[len(st)-1].n
+			}
+			for i+1 < len(b) && strings.IndexByte(",]} \t\r\n", b[i+1]) < 0 {
+				i++
+			}
+		}
+	}
+	return "", 0
 }
 
 // jsonContentType accepts a request body's Content-Type (every request
@@ -117,39 +228,45 @@ func jsonType(kind string) string {
 }
 
 // unknownFields appends to out the JSON paths of the object members in raw
-// that type t (a struct, through pointers, slices and arrays) does not
-// declare, matching names case-insensitively like encoding/json. At most
-// appliance.MaxFieldErrors paths are appended, in the deterministic order
-// of unknownFieldErrors.
+// (a value decoded by encoding/json) that type t does not declare, at most
+// appliance.MaxFieldErrors of them (see unknownRaw).
 func unknownFields(raw any, t reflect.Type, path string, out *[]string) {
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return
+	}
 	ve := &appliance.ValidationError{}
-	unknownFieldErrors(ve, raw, t, path, "")
+	unknownRaw(ve, b, t, path, "")
 	for _, f := range ve.Fields {
 		*out = append(*out, f.Field)
 	}
 }
 
-// unknownFieldErrors adds to v, with reason, the JSON path of each object
-// member in raw that type t (a struct, through pointers, slices and arrays)
-// does not declare, matching names case-insensitively like encoding/json.
-// Members are visited in sorted name order and elements in index order, so
-// the paths kept are deterministic; once v is full the rest are counted
-// without formatting a path.
-func unknownFieldErrors(v *appliance.ValidationError, raw any, t reflect.Type, path, reason string) {
+// unknownRaw adds to v, with reason, the JSON path of each object member in
+// the JSON text raw that type t (a struct, through pointers, slices and
+// arrays) does not declare, matching names case-insensitively like
+// encoding/json. Members are visited in sorted name order and elements in
+// index order, so the paths kept are deterministic; once v is full the rest
+// are counted without formatting a path. Only values whose type can hold a
+// struct are descended into, so a long array of numbers costs nothing.
+func unknownRaw(v *appliance.ValidationError, raw json.RawMessage, t reflect.Type, path, reason string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch x := raw.(type) {
-	case map[string]any:
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || !holdsStruct(t, 0) {
+		return
+	}
+	switch raw[0] {
+	case '{':
 		if t.Kind() != reflect.Struct {
 			return
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			f, ok := jsonField(t, k)
 			if !ok {
 				if v.Full() {
@@ -163,33 +280,37 @@ func unknownFieldErrors(v *appliance.ValidationError, raw any, t reflect.Type, p
 			if !v.Full() {
 				p = memberPath(path, k)
 			}
-			unknownFieldErrors(v, x[k], f.Type, p, reason)
+			unknownRaw(v, m[k], f.Type, p, reason)
 		}
-	case []any:
+	case '[':
 		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
 			return
 		}
-		if !mayHoldObjects(x) {
+		var a []json.RawMessage
+		if json.Unmarshal(raw, &a) != nil {
 			return
 		}
-		for i, e := range x {
+		for i, e := range a {
 			p := ""
 			if !v.Full() {
 				p = path + "[" + strconv.Itoa(i) + "]"
 			}
-			unknownFieldErrors(v, e, t.Elem(), p, reason)
+			unknownRaw(v, e, t.Elem(), p, reason)
 		}
 	}
 }
 
-// mayHoldObjects reports whether a decoded JSON array has an object or
-// array element (only those can hold unknown members).
-func mayHoldObjects(x []any) bool {
-	for _, e := range x {
-		switch e.(type) {
-		case map[string]any, []any:
-			return true
-		}
+// holdsStruct reports whether a value of type t can hold a struct (the only
+// kind with unknown members).
+func holdsStruct(t reflect.Type, depth int) bool {
+	if depth > 16 {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsStruct(t.Elem(), depth+1)
 	}
 	return false
 }
