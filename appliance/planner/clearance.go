@@ -27,16 +27,17 @@ const (
 // transmitter) for antennas txHeightM and rxHeightM metres above ground at
 // freqMHz. It is deterministic and exact on the samples of p: see the
 // package doc for the geometry, the minimum-height rule and the decimation.
-// A profile with fewer than 2 samples, or non-increasing distances, is an
-// error matching appliance.ErrInvalid.
+// Malformed input is an error matching appliance.ErrInvalid (a
+// *appliance.ValidationError naming each bad field): a profile with fewer
+// than 2 samples, a height count that differs from the distance count,
+// distances that do not start at 0 or are not finite and strictly
+// increasing, heights that are not finite, antenna heights that are not
+// finite and ≥ 0 m, a frequency that is not finite and > 0 MHz.
 func CheckPath(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) (*appliance.PathCheck, error) {
+	if err := checkPathInput(p, txHeightM, rxHeightM, freqMHz); err != nil {
+		return nil, fmt.Errorf("check path: %w", err)
+	}
 	n := p.Len()
-	if n < 2 || len(p.HeightsM) != n || p.LengthM() <= 0 {
-		return nil, fmt.Errorf("check path: a profile needs 2 or more samples over a positive length: %w", appliance.ErrInvalid)
-	}
-	if !(freqMHz > 0) {
-		return nil, fmt.Errorf("check path: frequency %g MHz: %w", freqMHz, appliance.ErrInvalid)
-	}
 	d := p.LengthM()
 	g0, gn := p.HeightsM[0], p.HeightsM[n-1]
 	tipT, tipR := g0+txHeightM, gn+rxHeightM
@@ -78,6 +79,48 @@ func CheckPath(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) 
 	return pc, nil
 }
 
+// checkPathInput validates the input of CheckPath.
+func checkPathInput(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) error {
+	v := &appliance.ValidationError{}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	n := p.Len()
+	switch {
+	case n < 2:
+		v.Add("profile.distances_m", "a profile needs 2 or more samples, got %d", n)
+	case p.DistancesM[0] != 0:
+		v.Add("profile.distances_m", "must start at 0 m, got %g", p.DistancesM[0])
+	default:
+		for i := 1; i < n; i++ {
+			if d := p.DistancesM[i]; !finite(d) || !(d > p.DistancesM[i-1]) {
+				v.Add("profile.distances_m", "must be finite and strictly increasing: sample %d is %g m after %g m", i, d, p.DistancesM[i-1])
+				break
+			}
+		}
+	}
+	if len(p.HeightsM) != n {
+		v.Add("profile.heights_m", "%d heights for %d distances", len(p.HeightsM), n)
+	} else {
+		for i, h := range p.HeightsM {
+			if !finite(h) {
+				v.Add("profile.heights_m", "sample %d is %g: heights must be finite", i, h)
+				break
+			}
+		}
+	}
+	for _, h := range []struct {
+		field string
+		m     float64
+	}{{"tx_height_m", txHeightM}, {"rx_height_m", rxHeightM}} {
+		if !finite(h.m) || h.m < 0 {
+			v.Add(h.field, "must be a finite height of at least 0 m, got %g", h.m)
+		}
+	}
+	if !finite(freqMHz) || !(freqMHz > 0) {
+		v.Add("frequency_mhz", "must be a finite frequency above 0 MHz, got %g", freqMHz)
+	}
+	return v.Err()
+}
+
 // minHeight returns the smallest height above ground (groundM) of the
 // moving end whose line to the fixed tip (fixedTipM, metres AMSL) clears
 // every intermediate sample by q·F1. The line height at a sample is linear
@@ -103,12 +146,39 @@ func minHeight(pts []appliance.ProfilePoint, d, fixedTipM, groundM, q float64, m
 			need = h
 		}
 	}
-	h := math.Max(0, need-groundM)
-	h = math.Ceil(h*100-1e-6) / 100
-	if h > MaxAntennaHeightM {
+	h := math.Ceil(math.Max(0, need-groundM)*100) / 100
+	// The bound is exact but h·100 and the division round: re-check the
+	// stated height with the geometry of CheckPath and go up a centimetre
+	// while it misses the rule (once at most in practice).
+	for i := 0; i < 3 && h <= MaxAntennaHeightM && !clears(pts, d, fixedTipM, groundM+h, q, moveTx); i++ {
+		h = (math.Round(h*100) + 1) / 100
+	}
+	if h > MaxAntennaHeightM || !clears(pts, d, fixedTipM, groundM+h, q, moveTx) {
 		return appliance.MinHeight{HeightM: MaxAntennaHeightM}
 	}
-	return appliance.MinHeight{HeightM: math.Max(h, 0), Achievable: true}
+	return appliance.MinHeight{HeightM: h, Achievable: true}
+}
+
+// clears reports whether the line from the fixed tip to the moving tip
+// (metres AMSL; the moving end is the transmitter when moveTx) clears
+// every intermediate sample by q·F1, computed as CheckPath computes the
+// clearance ratio.
+func clears(pts []appliance.ProfilePoint, d, fixedTipM, movingTipM, q float64, moveTx bool) bool {
+	tipT, tipR := fixedTipM, movingTipM
+	if moveTx {
+		tipT, tipR = movingTipM, fixedTipM
+	}
+	for i := 1; i < len(pts)-1; i++ {
+		pt := pts[i]
+		if pt.F1RadiusM == 0 {
+			continue
+		}
+		los := tipT + (tipR-tipT)*pt.DistanceM/d
+		if (los-pt.EffectiveGroundM)/pt.F1RadiusM < q {
+			return false
+		}
+	}
+	return true
 }
 
 // decimate keeps at most max points of pts: all of them when they fit;

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
 	"linkplan/engines/fspl"
+	"linkplan/engines/radio"
 )
 
 // flatProfile returns n samples over lengthM metres of ground at groundM,
@@ -101,21 +103,53 @@ func TestCheckPathCases(t *testing.T) {
 			}
 		})
 	}
-	t.Run("malformed profiles are invalid", func(t *testing.T) {
-		for _, p := range []*appliance.PathProfile{
-			{DistancesM: []float64{0}, HeightsM: []float64{0}},
-			{DistancesM: []float64{0, 0}, HeightsM: []float64{0, 0}},
-			{DistancesM: []float64{0, 10}, HeightsM: []float64{0}},
-		} {
-			if _, err := planner.CheckPath(p, 10, 10, 1000); !errors.Is(err, appliance.ErrInvalid) {
-				t.Errorf("%+v: got %v", p, err)
+	nan, inf := math.NaN(), math.Inf(1)
+	good := func() *appliance.PathProfile { return flatProfile(5, 4000, 10, nil) }
+	with := func(f func(p *appliance.PathProfile)) *appliance.PathProfile { p := good(); f(p); return p }
+	for _, tc := range []struct {
+		name      string
+		prof      *appliance.PathProfile
+		tx, rx, f float64
+		fields    string // the ValidationError fields, in order
+	}{
+		{name: "one sample", prof: &appliance.PathProfile{DistancesM: []float64{0}, HeightsM: []float64{0}}, tx: 10, rx: 10, f: 1000, fields: "profile.distances_m"},
+		{name: "zero length", prof: &appliance.PathProfile{DistancesM: []float64{0, 0}, HeightsM: []float64{0, 0}}, tx: 10, rx: 10, f: 1000, fields: "profile.distances_m"},
+		{name: "height count", prof: &appliance.PathProfile{DistancesM: []float64{0, 10}, HeightsM: []float64{0}}, tx: 10, rx: 10, f: 1000, fields: "profile.heights_m"},
+		{name: "non-increasing distances", prof: with(func(p *appliance.PathProfile) { p.DistancesM[2] = p.DistancesM[1] }), tx: 10, rx: 10, f: 1000, fields: "profile.distances_m"},
+		{name: "decreasing distances", prof: with(func(p *appliance.PathProfile) { p.DistancesM[3] = 500 }), tx: 10, rx: 10, f: 1000, fields: "profile.distances_m"},
+		{name: "not starting at 0", prof: with(func(p *appliance.PathProfile) { p.DistancesM[0] = -1 }), tx: 10, rx: 10, f: 1000, fields: "profile.distances_m"},
+		{name: "NaN distance", prof: with(func(p *appliance.PathProfile) { p.DistancesM[2] = nan }), tx: 10, rx: 10, f: 1000, fields: "profile.distances_m"},
+		{name: "NaN ground", prof: with(func(p *appliance.PathProfile) { p.HeightsM[2] = nan }), tx: 10, rx: 10, f: 1000, fields: "profile.heights_m"},
+		{name: "infinite ground", prof: with(func(p *appliance.PathProfile) { p.HeightsM[0] = -inf }), tx: 10, rx: 10, f: 1000, fields: "profile.heights_m"},
+		{name: "NaN tower height", prof: good(), tx: nan, rx: 10, f: 1000, fields: "tx_height_m"},
+		{name: "negative receiver height", prof: good(), tx: 10, rx: -1, f: 1000, fields: "rx_height_m"},
+		{name: "infinite receiver height", prof: good(), tx: 10, rx: inf, f: 1000, fields: "rx_height_m"},
+		{name: "infinite frequency", prof: good(), tx: 10, rx: 10, f: inf, fields: "frequency_mhz"},
+		{name: "NaN frequency", prof: good(), tx: 10, rx: 10, f: nan, fields: "frequency_mhz"},
+		{name: "zero frequency", prof: good(), tx: 10, rx: 10, f: 0, fields: "frequency_mhz"},
+		{name: "everything at once", prof: with(func(p *appliance.PathProfile) { p.HeightsM[1] = nan }), tx: nan, rx: -inf, f: -5,
+			fields: "profile.heights_m,tx_height_m,rx_height_m,frequency_mhz"},
+	} {
+		t.Run("invalid: "+tc.name, func(t *testing.T) {
+			pc, err := planner.CheckPath(tc.prof, tc.tx, tc.rx, tc.f)
+			var v *appliance.ValidationError
+			if !errors.Is(err, appliance.ErrInvalid) || !errors.As(err, &v) || pc != nil {
+				t.Fatalf("CheckPath = %+v, %v; want a validation error", pc, err)
 			}
-		}
-	})
+			var got []string
+			for _, f := range v.Fields {
+				got = append(got, f.Field)
+			}
+			if strings.Join(got, ",") != tc.fields {
+				t.Errorf("fields %v, want %s (%v)", got, tc.fields, err)
+			}
+		})
+	}
 }
 
 // TestCheckPathMinimumHeightsAreTight: on random rough profiles, the stated
-// minimum heights meet their rule at every sample, 2 cm less does not, and
+// minimum heights meet their rule at every sample exactly (no tolerance), 2
+// cm less does not, and
 // fspl (the same geometry) agrees on los_clear and fresnel_ok.
 func TestCheckPathMinimumHeightsAreTight(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed(t), 11))
@@ -149,7 +183,7 @@ func TestCheckPathMinimumHeightsAreTight(t *testing.T) {
 			if c.moveTx {
 				th, rh = c.h.HeightM, rx
 			}
-			if worst := minRatio(p, th, rh, f); worst < c.q-1e-9 {
+			if worst := minRatio(p, th, rh, f); worst < c.q {
 				t.Fatalf("trial %d %s: at %g m the worst clearance is %g F1, want ≥ %g", trial, c.name, c.h.HeightM, worst, c.q)
 			}
 			if c.h.HeightM >= 0.02 {
@@ -248,6 +282,43 @@ func TestCheckPathDecimation(t *testing.T) {
 				if again.Profile[i] != pc.Profile[i] {
 					t.Fatal("decimation is not deterministic")
 				}
+			}
+		})
+	}
+}
+
+// TestCheckPathRoundsUpExactly: issue 7, finding 2 review. The minimum
+// height is rounded up to the centimetre without tolerance: an exact bound
+// a few nanometres above a centimetre goes to the next one, and the stated
+// height meets the rule exactly (CheckPath at that height finds no negative
+// clearance).
+func TestCheckPathRoundsUpExactly(t *testing.T) {
+	bulge := radio.EarthBulgeM(5000, 5000, planner.KFactor)
+	for _, tc := range []struct {
+		name   string
+		target float64 // exact receiver LOS bound wanted, metres (tower 30 m, flat 0 m ground)
+		want   float64 // stated height, metres
+	}{
+		{name: "4e-9 m above 52.95 m", target: 52.95 + 4e-9, want: 52.96},
+		{name: "4e-9 m below 52.95 m", target: 52.95 - 4e-9, want: 52.95},
+		{name: "a whole centimetre", target: 52.95, want: 52.95},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// LOS at mid-path needs (30 + R)/2 ≥ obstacle + bulge.
+			p := flatProfile(3, 10000, 0, map[int]float64{1: (30+tc.target)/2 - bulge})
+			pc, err := planner.CheckPath(p, 30, 10, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pc.RxMinLOS; !got.Achievable || math.Abs(got.HeightM-tc.want) > 1e-12 {
+				t.Fatalf("min receiver LOS %+v, want %.2f m", got, tc.want)
+			}
+			at, err := planner.CheckPath(p, 30, pc.RxMinLOS.HeightM, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if at.Obstacle.ClearanceM < 0 {
+				t.Errorf("at the stated %.2f m the clearance is %g m", pc.RxMinLOS.HeightM, at.Obstacle.ClearanceM)
 			}
 		})
 	}

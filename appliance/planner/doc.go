@@ -46,7 +46,9 @@
 //
 // and symmetrically for the tower height with the receiver as given. The
 // answer is metres above local ground, at least 0, rounded up to the next
-// centimetre (the stated height always meets the rule); above
+// centimetre without tolerance and re-checked with the clearance formula
+// above (a centimetre is added while it misses), so the stated height
+// always meets the rule exactly; above
 // MaxAntennaHeightM (500 m) it is reported as not achievable below 500 m.
 //
 // Decimation: a profile of more than MaxProfilePoints (512) samples keeps
