@@ -32,6 +32,22 @@ func BenchmarkSearchPlaces(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchPlacesByQuery times each query alone, so that a broad
+// one ("rio", a two-letter prefix) is not averaged away by the narrow ones.
+func BenchmarkSearchPlacesByQuery(b *testing.B) {
+	ix := openIndex(b, search.Options{})
+	for _, q := range append(slices.Clone(placeQueries), "sa", "s") {
+		b.Run(strings.ReplaceAll(q, " ", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ix.SearchPlaces(b.Context(), q, 10); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkSearchPlacesNaive is the baseline: a linear scan of the folded
 // names with strings.Contains, capitals first then by name. It has no typo
 // tolerance, no relevance and no UF parsing.

@@ -31,8 +31,13 @@
 // were given in. "rio" gives Rio de Janeiro (RJ), then Rio Branco (AC), then
 // the other "Rio …" towns; the length of a name no longer decides. A
 // trailing state code ("Rio de Janeiro, RJ", "Natal - RN", "Campinas/SP") or
-// SearchPlacesInUF filters by state. The rule orders the 2,000 best-scored
-// hits (maxRanked): only one- or two-letter queries match more.
+// SearchPlacesInUF filters by state. The match class is part of the query:
+// one bleve search per class, best class first, each sorted inside bleve by
+// importance, score and order key, fetching only what the page still needs
+// (plus the places of better classes the class's query also matches, which
+// are skipped). So no hit is dropped for its score, however many places
+// match, and a query fetches about a page of hits per class instead of the
+// 2,000 best-scored hits the rule used to re-sort in Go.
 //
 // Towers: operator, station number, municipality, UF and the address given
 // by Options.Address are indexed. The station number is indexed twice: whole
@@ -89,6 +94,15 @@
 //	                                          structs and their addresses; build peak 254 MB
 //	SearchPlaces (8 typical queries)          0.63–1.5 ms/op mean, 0.55 ms ("petrop") to
 //	                                          3.7 ms ("rio", ~1,000 hits to sort) per query
+//	                                          with the 2,000-hit re-sort. One search per match
+//	                                          class (classes no name can have skipped), same
+//	                                          machine at load 4-6, old vs new, ms/op:
+//	                                          8-query mix 1.75-2.26 vs 1.71-1.86; "rio"
+//	                                          2.3-2.6 vs 1.0-1.1; "petrop" 0.58-0.69 vs
+//	                                          0.49-0.56; "GOIANIA" 0.51-0.59 vs 1.2 (up to 4
+//	                                          searches to fill a page behind an exact name);
+//	                                          "sa" 7.7-8.0 vs 17-20, "s" 4.2-5.0 vs 9.6-23 (the
+//	                                          prefix expansions are paid once per class)
 //	                                          (naive strings.Contains scan over
 //	                                          folded names: 0.10–0.13 ms/op, without typo
 //	                                          tolerance, relevance or UF parsing)
@@ -111,6 +125,15 @@
 //   - Scores are bleve TF-IDF values, comparable only within one query; they
 //     depend on the index content, so a tower upsert can reorder equal-looking
 //     hits of other queries slightly. Ties are always broken by the stable key.
+//   - Tower scores are computed over the whole tower index, every tenant's
+//     towers included: the tenant scope filters which towers are returned
+//     and counted, not the term statistics (document frequencies, hence IDF)
+//     behind the scores. So the order of a tenant's hits can reflect the
+//     words of other tenants' user towers (many towers of another tenant
+//     named "vivo" lower the weight of "vivo" for everyone). Only the order
+//     is affected, never which towers, the total or the pages' membership;
+//     and the catalogue towers, shared by all, dominate the statistics.
+//     Per-tenant statistics would need an index per tenant.
 //   - The fingerprint is the caller's: the index trusts it (with a document
 //     count check). Passing the same fingerprint for a different tower set
 //     serves the old index.

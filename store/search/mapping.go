@@ -43,18 +43,19 @@ const towerMappingVersion = "2"
 
 // Field names of the indexed documents.
 const (
-	fName     = "name"    // place: folded municipality name
-	fState    = "state"   // place: folded state name
-	fUF       = "uf"      // place and tower: lower-case two-letter state code
-	fKey      = "key"     // place: whole folded name as one keyword
-	fCapital  = "capital" // place: "1" for a state capital, "0" otherwise
-	fOrder    = "order"   // place: deterministic tie-break key
-	fOperator = "operator"
-	fStation  = "station"       // tower: whole station number, folded and lower-cased
-	fStationW = "station_words" // tower: words of the station number, folded
-	fTenant   = "tenant"        // tower: tenantPublic or tenantPrefix + owner tenant id
-	fMunic    = "municipality"
-	fAddress  = "address"
+	fName       = "name"       // place: folded municipality name
+	fState      = "state"      // place: folded state name
+	fUF         = "uf"         // place and tower: lower-case two-letter state code
+	fKey        = "key"        // place: whole folded name as one keyword
+	fCapital    = "capital"    // place: "1" for a state capital, "0" otherwise
+	fOrder      = "order"      // place: deterministic tie-break key
+	fImportance = "importance" // place: importance prefix of the order key (capital rank)
+	fOperator   = "operator"
+	fStation    = "station"       // tower: whole station number, folded and lower-cased
+	fStationW   = "station_words" // tower: words of the station number, folded
+	fTenant     = "tenant"        // tower: tenantPublic or tenantPrefix + owner tenant id
+	fMunic      = "municipality"
+	fAddress    = "address"
 )
 
 // Values of the tenant field: catalogue towers (regulator, crowd-sourced,
@@ -138,6 +139,7 @@ func newPlaceMapping() (*mapping.IndexMappingImpl, error) {
 	dm.AddFieldMappingsAt(fKey, keywordField(false))
 	dm.AddFieldMappingsAt(fCapital, keywordField(false))
 	dm.AddFieldMappingsAt(fOrder, keywordField(true))
+	dm.AddFieldMappingsAt(fImportance, keywordField(true))
 	im.DefaultMapping = dm
 	im.StoreDynamic = false
 	im.IndexDynamic = false

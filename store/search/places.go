@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -72,6 +71,11 @@ type places struct {
 	byCode map[string]Place
 	words  map[string][]string // IBGE code -> folded words of the name
 	ufs    map[string]bool     // upper-case UF codes present
+	// keys are the folded whole names, sorted, and nameWords every folded
+	// name word: they tell which match classes a query can have at all,
+	// so that search skips the searches of the others.
+	keys      []string
+	nameWords map[string]bool
 }
 
 func buildPlaces(ps []Place) (*places, error) {
@@ -89,6 +93,8 @@ func buildPlaces(ps []Place) (*places, error) {
 		byCode: make(map[string]Place, len(ps)),
 		words:  make(map[string][]string, len(ps)),
 		ufs:    make(map[string]bool, 27),
+
+		nameWords: make(map[string]bool, len(ps)),
 	}
 	b := idx.NewBatch()
 	for i, p := range ps {
@@ -102,6 +108,10 @@ func buildPlaces(ps []Place) (*places, error) {
 		}
 		pl.byCode[p.IBGECode] = p
 		pl.words[p.IBGECode] = tokens(pl.an, p.Name)
+		pl.keys = append(pl.keys, strings.Join(pl.words[p.IBGECode], " "))
+		for _, w := range pl.words[p.IBGECode] {
+			pl.nameWords[w] = true
+		}
 		pl.ufs[strings.ToUpper(p.UF)] = true
 		if err := b.Index(p.IBGECode, pl.doc(p)); err != nil {
 			_ = idx.Close()
@@ -112,42 +122,45 @@ func buildPlaces(ps []Place) (*places, error) {
 		_ = idx.Close()
 		return nil, fmt.Errorf("index places: %w", err)
 	}
+	slices.Sort(pl.keys)
 	return pl, nil
 }
 
-// capitalsByPopulation lists the IBGE codes of the 27 capitals (26 state
+// capitalsByPopulation returns the IBGE codes of the 27 capitals (26 state
 // capitals and Brasília), most populous first, after the population counted
 // by the IBGE Censo Demográfico 2022. It is the importance rule of place
 // search: the embedded municipality table (kelvins/municipios-brasileiros)
 // has a capital flag but no population, so only capitals carry a rank.
-var capitalsByPopulation = [...]string{
-	"3550308", // São Paulo
-	"3304557", // Rio de Janeiro
-	"5300108", // Brasília
-	"2304400", // Fortaleza
-	"2927408", // Salvador
-	"3106200", // Belo Horizonte
-	"1302603", // Manaus
-	"4106902", // Curitiba
-	"2611606", // Recife
-	"5208707", // Goiânia
-	"4314902", // Porto Alegre
-	"1501402", // Belém
-	"2111300", // São Luís
-	"2704302", // Maceió
-	"5002704", // Campo Grande
-	"2211001", // Teresina
-	"2507507", // João Pessoa
-	"2408102", // Natal
-	"5103403", // Cuiabá
-	"2800308", // Aracaju
-	"4205407", // Florianópolis
-	"1100205", // Porto Velho
-	"1600303", // Macapá
-	"1400100", // Boa Vista
-	"1200401", // Rio Branco
-	"3205309", // Vitória
-	"1721000", // Palmas
+func capitalsByPopulation() [27]string {
+	return [...]string{
+		"3550308", // São Paulo
+		"3304557", // Rio de Janeiro
+		"5300108", // Brasília
+		"2304400", // Fortaleza
+		"2927408", // Salvador
+		"3106200", // Belo Horizonte
+		"1302603", // Manaus
+		"4106902", // Curitiba
+		"2611606", // Recife
+		"5208707", // Goiânia
+		"4314902", // Porto Alegre
+		"1501402", // Belém
+		"2111300", // São Luís
+		"2704302", // Maceió
+		"5002704", // Campo Grande
+		"2211001", // Teresina
+		"2507507", // João Pessoa
+		"2408102", // Natal
+		"5103403", // Cuiabá
+		"2800308", // Aracaju
+		"4205407", // Florianópolis
+		"1100205", // Porto Velho
+		"1600303", // Macapá
+		"1400100", // Boa Vista
+		"1200401", // Rio Branco
+		"3205309", // Vitória
+		"1721000", // Palmas
+	}
 }
 
 // importance returns the tie-break prefix of p's order key: "0" and the
@@ -171,7 +184,7 @@ func CapitalRank(p Place) int {
 	if !p.Capital {
 		return 0
 	}
-	for i, code := range capitalsByPopulation {
+	for i, code := range capitalsByPopulation() {
 		if code == p.IBGECode {
 			return i + 1
 		}
@@ -186,12 +199,13 @@ func (pl *places) doc(p Place) map[string]any {
 		capital = "1"
 	}
 	return map[string]any{
-		fName:    p.Name,
-		fState:   p.StateName,
-		fUF:      strings.ToLower(p.UF),
-		fKey:     key,
-		fCapital: capital,
-		fOrder:   order + key + "\x00" + p.IBGECode,
+		fName:       p.Name,
+		fState:      p.StateName,
+		fUF:         strings.ToLower(p.UF),
+		fKey:        key,
+		fCapital:    capital,
+		fImportance: order,
+		fOrder:      order + key + "\x00" + p.IBGECode,
 	}
 }
 
@@ -218,46 +232,90 @@ func (pl *places) search(ctx context.Context, q, uf string, limit int) ([]PlaceH
 	if len(toks) == 0 {
 		return nil, nil
 	}
-	qq := placeQuery(toks, strings.ToLower(strings.TrimSpace(uf)))
-	req := bleve.NewSearchRequestOptions(qq, maxRanked, 0, false)
-	req.SortBy([]string{"-_score", fOrder})
-	res, err := pl.idx.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("search places %q: %w", q, err)
-	}
-	type ranked struct {
-		hit        PlaceHit
-		class      int
-		importance string
-		order      int // position in bleve's order: score, then the order key
-	}
-	rs := make([]ranked, 0, len(res.Hits))
-	for i, h := range res.Hits {
-		p := pl.byCode[h.ID]
-		c := matchClass(toks, pl.words[h.ID])
-		rs = append(rs, ranked{hit: PlaceHit{Place: p, Score: h.Score, Match: c}, class: c, importance: importance(p), order: i})
-	}
-	sort.Slice(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if a.class != b.class {
-			return a.class > b.class
-		}
-		if a.importance != b.importance {
-			return a.importance < b.importance
-		}
-		return a.order < b.order
-	})
+	uf = strings.ToLower(strings.TrimSpace(uf))
+	// The match class is part of the query: one search per class, best
+	// class first, sorted by the rest of the rule (importance, score, order
+	// key) inside bleve, so only about a page of hits is fetched per class
+	// and no match is left out for its score. A class's query also matches
+	// places of better classes (a whole-name match has every word); they
+	// were listed by their own class, so each search fetches as many more
+	// as the better classes matched in all, and skips them.
 	limit = clampLimit(limit)
-	hits := make([]PlaceHit, 0, min(limit, len(rs)))
-	for _, r := range rs[:min(limit, len(rs))] {
-		hits = append(hits, r.hit)
+	hits := make([]PlaceHit, 0, limit)
+	better := 0 // places matched by the better classes' searches
+	for class := MatchWhole; class >= MatchOther && len(hits) < limit; class-- {
+		if !pl.possible(class, toks) {
+			continue
+		}
+		req := bleve.NewSearchRequestOptions(placeQuery(toks, uf, classQuery(class, toks)), limit-len(hits)+better, 0, false)
+		req.SortBy([]string{fImportance, "-_score", fOrder})
+		res, err := pl.idx.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("search places %q: %w", q, err)
+		}
+		for _, h := range res.Hits {
+			if c := matchClass(toks, pl.words[h.ID]); c == class && len(hits) < limit {
+				hits = append(hits, PlaceHit{Place: pl.byCode[h.ID], Score: h.Score, Match: c})
+			}
+		}
+		better += int(res.Total)
 	}
 	return hits, nil
 }
 
-// maxRanked is the number of best-scored hits the place ranking orders:
-// more than any query but one or two letters matches.
-const maxRanked = 2000
+// possible reports whether some place name has the match class with the
+// query words toks (MatchOther: always), from the names alone.
+func (pl *places) possible(class int, toks []string) bool {
+	whole := strings.Join(toks, " ")
+	switch class {
+	case MatchWhole:
+		_, found := slices.BinarySearch(pl.keys, whole)
+		return found
+	case MatchWords:
+		for _, w := range toks {
+			if !pl.nameWords[w] {
+				return false
+			}
+		}
+		return true
+	case MatchPrefix:
+		i, _ := slices.BinarySearch(pl.keys, whole)
+		return i < len(pl.keys) && strings.HasPrefix(pl.keys[i], whole)
+	}
+	return true
+}
+
+// classQuery matches the places of one match class or better (nil for
+// MatchOther: every match); the classes nest that way except that a Words
+// match need not be a Prefix one, which the Prefix search then skips
+// anyway. Its score is 0, so that Score stays the text score of placeQuery.
+// (bleve's must-not clauses would exclude the better classes in the index,
+// but made scores depend on the order the places were indexed in.)
+func classQuery(class int, toks []string) query.Query {
+	whole := strings.Join(toks, " ")
+	switch class {
+	case MatchWhole:
+		t := query.NewTermQuery(whole)
+		t.SetField(fKey)
+		t.SetBoost(0)
+		return t
+	case MatchWords:
+		ws := make([]query.Query, len(toks))
+		for i, w := range toks {
+			t := query.NewTermQuery(w)
+			t.SetField(fName)
+			t.SetBoost(0)
+			ws[i] = t
+		}
+		return query.NewConjunctionQuery(ws)
+	case MatchPrefix:
+		p := query.NewPrefixQuery(whole)
+		p.SetField(fKey)
+		p.SetBoost(0)
+		return p
+	}
+	return nil
+}
 
 // Match classes of PlaceHit.Match: how a place name matches the query,
 // best first (see matchClass).
@@ -332,7 +390,14 @@ func wordQuery(field, w string, last bool) []query.Query {
 	return qs
 }
 
-func placeQuery(toks []string, uf string) query.Query {
+// placeQuery matches places whose names match every query word (exactly,
+// as a prefix for the last one, or within the typo tolerance) or the state,
+// restricted to the state uf ("" any) and to the places class (nil any)
+// matches; its score is the text score of the documented rule. class is
+// one more must clause of the same boolean query: wrapped in a conjunction
+// with it, bleve skipped should clauses when advancing, and the scores
+// depended on the order the places were indexed in.
+func placeQuery(toks []string, uf string, class query.Query) query.Query {
 	must := make([]query.Query, 0, len(toks)+1)
 	for i, w := range toks {
 		last := i == len(toks)-1
@@ -354,6 +419,9 @@ func placeQuery(toks []string, uf string) query.Query {
 		u.SetField(fUF)
 		u.SetBoost(0)
 		must = append(must, u)
+	}
+	if class != nil {
+		must = append(must, class)
 	}
 	whole := strings.Join(toks, " ")
 	exact := query.NewTermQuery(whole)
