@@ -333,3 +333,41 @@ func popcount(x uint32) int {
 	}
 	return n
 }
+
+// TestFinding3_FSPLObstructedAfterFallback: when the requested engine
+// cannot answer (P.1812 above 6 GHz) and fspl answers instead, the
+// obstructed finding-3 path still says that fspl is optimistic there:
+// fspl_obstructed before the engine's engine_fallback.
+func TestFinding3_FSPLObstructedAfterFallback(t *testing.T) {
+	tw := f3Tower
+	p, _ := registryPlanner(t, &tw)
+	for _, tc := range []struct {
+		name   string
+		engine appliance.EngineID
+		freq   float64
+		fell   bool
+	}{
+		{name: "p1812 above 6 GHz falls back to fspl", engine: appliance.EngineP1812, freq: 8000, fell: true},
+		{name: "itm above 20 GHz falls back to fspl", engine: appliance.EngineITM, freq: 24000, fell: true},
+		{name: "p1812 in range answers itself", engine: appliance.EngineP1812, freq: 3500, fell: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := request(f3Receiver.Lat, f3Receiver.Lon)
+			req.FreqMHz, req.MaxDistanceKm, req.Engine = tc.freq, 10, tc.engine
+			res, err := p.AnalyzeLink(context.Background(), req)
+			if err != nil || res.Best == nil {
+				t.Fatal(res, err)
+			}
+			b := res.Best
+			got := codes(b.Warnings)
+			fellBack := b.Prediction.Engine == appliance.EngineFSPL
+			iObs, iFall := slices.Index(got, appliance.WarnFSPLObstructed), slices.Index(got, appliance.WarnEngineFallback)
+			if fellBack != tc.fell || b.Prediction.FresnelOK || (iObs >= 0) != tc.fell || (iFall >= 0) != tc.fell || iObs > iFall {
+				t.Fatalf("engine %s, fresnel ok %v, warnings %v", b.Prediction.Engine, b.Prediction.FresnelOK, got)
+			}
+			if _, ok := warningOf(res.Warnings, appliance.WarnFSPLObstructed); ok != tc.fell {
+				t.Errorf("analysis warnings %v", codes(res.Warnings))
+			}
+		})
+	}
+}
