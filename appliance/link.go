@@ -98,11 +98,14 @@ type MinHeight struct {
 // profile, the dominant obstacle and the antenna heights that would give
 // line of sight and 60 % first-Fresnel-zone clearance. It uses k = 4/3.
 type PathCheck struct {
-	KFactor      float64 // effective earth radius factor, dimensionless (4/3)
-	FreqMHz      float64 // frequency of the Fresnel radii, MHz
-	TxHeightM    float64 // transmitter antenna height above ground used, metres
-	RxHeightM    float64 // receiver antenna height above ground used, metres
-	SamplesTotal int     // samples of the computed terrain profile
+	KFactor float64 // effective earth radius factor, dimensionless (4/3)
+	// EffEarthRadiusM is the effective earth radius k·a of the earth-bulge
+	// correction, metres (a = 6 371 000 m).
+	EffEarthRadiusM float64
+	FreqMHz         float64 // frequency of the Fresnel radii, MHz
+	TxHeightM       float64 // transmitter antenna height above ground used, metres
+	RxHeightM       float64 // receiver antenna height above ground used, metres
+	SamplesTotal    int     // samples of the computed terrain profile
 	// Profile is the terrain profile from the transmitter to the receiver,
 	// decimated to at most MaxProfilePoints points (planner package doc).
 	Profile []ProfilePoint

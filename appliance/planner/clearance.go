@@ -63,7 +63,7 @@ func CheckPath(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) 
 		}
 		pts[i] = pt
 	}
-	pc := &appliance.PathCheck{KFactor: KFactor, FreqMHz: freqMHz, TxHeightM: txHeightM, RxHeightM: rxHeightM,
+	pc := &appliance.PathCheck{KFactor: KFactor, EffEarthRadiusM: radio.EffectiveEarthRadiusM(KFactor), FreqMHz: freqMHz, TxHeightM: txHeightM, RxHeightM: rxHeightM,
 		SamplesTotal: n, Profile: decimate(pts, ratio, MaxProfilePoints)}
 	if obst >= 0 {
 		o := pts[obst]

@@ -54,6 +54,7 @@ func TestCheckPathHandComputed(t *testing.T) {
 		{"min tower LOS", pc.TxMinLOS.HeightM, 72.95},
 		{"min tower 60 % F1", pc.TxMinFresnel60.HeightM, 105.80},
 		{"k factor", pc.KFactor, 4.0 / 3.0},
+		{"effective earth radius", pc.EffEarthRadiusM, 4.0 / 3.0 * 6371000},
 	} {
 		if math.Abs(c.got-c.want) > eps {
 			t.Errorf("%s = %.9f, want %.9f", c.name, c.got, c.want)

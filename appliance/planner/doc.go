@@ -97,6 +97,17 @@
 //
 // # Caveats
 //
+// The 60 % F1 clearance at k = 4/3 is a rule of thumb for the median
+// atmosphere, not a design criterion. ITU-R P.530 §2.2.2 sizes antennas
+// for both conditions and takes the higher: about 100 % F1 at the median k
+// (≈ 4/3) and, at the minimum k exceeded 99.9 % of the worst month (k_e,
+// often near 2/3 in temperate climates, lower on long paths), 0 % F1
+// (grazing) for a single isolated obstruction or 30 % F1 for one extended
+// along the path (60 % F1 in tropical climates beyond about 30 km). The
+// minimum heights here are for k = 4/3 only: on a link that must hold
+// through sub-refractive conditions, check them against that rule (the
+// minimum-k heights are not reported yet).
+//
 // Antenna tilt and vertical patterns are ignored. Results are ordered by
 // margin, then distance, then tower id, so they are deterministic.
 package planner

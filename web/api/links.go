@@ -198,8 +198,9 @@ type MinHeightJSON struct {
 
 // PathCheckJSON is the checkable geometry of a path.
 type PathCheckJSON struct {
-	KFactor              float64            `json:"k_factor"`
-	HeightsAbove         string             `json:"heights_above"` // "ground": antenna heights are above local ground
+	KFactor              float64            `json:"k_factor"`                 // dimensionless, 3 decimals
+	EffEarthRadiusM      float64            `json:"effective_earth_radius_m"` // k·a, a = 6 371 000 m, metres, rounded to 1 m
+	HeightsAbove         string             `json:"heights_above"`            // "ground": antenna heights are above local ground
 	TowerHeightM         float64            `json:"tower_height_m"`
 	ReceiverHeightM      float64            `json:"receiver_height_m"`
 	ProfileSamples       int                `json:"profile_samples"` // samples of the computed profile
@@ -224,7 +225,7 @@ func pathCheckJSON(p *appliance.PathCheck) *PathCheckJSON {
 	if p == nil {
 		return nil
 	}
-	out := &PathCheckJSON{KFactor: r3(p.KFactor), HeightsAbove: "ground", TowerHeightM: r3(p.TxHeightM),
+	out := &PathCheckJSON{KFactor: r3(p.KFactor), EffEarthRadiusM: math.Round(p.EffEarthRadiusM), HeightsAbove: "ground", TowerHeightM: r3(p.TxHeightM),
 		ReceiverHeightM: r3(p.RxHeightM), ProfileSamples: p.SamplesTotal, ProfileDecimated: len(p.Profile) < p.SamplesTotal,
 		Profile:              make([]ProfilePointJSON, len(p.Profile)),
 		MinReceiverHeightLOS: minHeightJSON(p.RxMinLOS), MinReceiverHeightF60: minHeightJSON(p.RxMinFresnel60),

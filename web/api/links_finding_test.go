@@ -33,6 +33,7 @@ type wireMinHeight struct {
 
 type wirePath struct {
 	KFactor          float64 `json:"k_factor"`
+	EffEarthRadiusM  float64 `json:"effective_earth_radius_m"`
 	HeightsAbove     string  `json:"heights_above"`
 	ProfileSamples   int     `json:"profile_samples"`
 	ProfileDecimated bool    `json:"profile_decimated"`
@@ -93,7 +94,7 @@ func TestFinding2_AnalyzeCarriesPathCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := r.Path
-	if p == nil || p.Obstacle == nil || len(p.Profile) < 3 || len(p.Profile) > 512 || p.HeightsAbove != "ground" || p.KFactor != 1.333 {
+	if p == nil || p.Obstacle == nil || len(p.Profile) < 3 || len(p.Profile) > 512 || p.HeightsAbove != "ground" || p.KFactor != 1.333 || p.EffEarthRadiusM != 8494667 {
 		t.Fatalf("path %+v", p)
 	}
 	if r.MinRatio == nil || math.Abs(p.Obstacle.ClearanceF1-*r.MinRatio) > 0.0011 || p.Obstacle.ClearanceM >= 0 || r.LOSClear {
