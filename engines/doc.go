@@ -85,7 +85,12 @@
 // itm_troposcatter (ITM answered in troposcatter mode), profile_resampled
 // (ITM re-interpolated an unequally spaced profile) and parameter_ignored
 // (time_pct for P.1411). The link-result codes are documented in
-// appliance/planner.
+// appliance/planner. PredictCase and CompareCase (POST
+// /coverage/engines/predict, /compare) put the path's warnings first, from
+// appliance.PathWarnings as the planner does: fspl_obstructed when fspl
+// answers (asked for or as the fallback) a path whose first Fresnel zone is
+// less than 60 % clear, and for terrain-derived profiles no_land_cover and
+// void_filled_terrain.
 //   - p1411 (ITU-R P.1411-11 site-general): paths shorter than 250 m; the
 //     frequency range is the environment's. The environment is
 //     P1411Params.Environment, or by default: both antennas at most 3 m
