@@ -64,6 +64,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			a.close()
 		}
 	}()
+	// Bootstrap may rewrite the database file (compaction after sealing a
+	// clear TOTP secret), so it runs before anything else holds db. Only
+	// store errors stop start-up; an unusable credentials file is logged.
 	auth := tenancy.New(db, nil).WithLog(log)
 	path, created, err := auth.Bootstrap(cfg.DataDir)
 	if err != nil {
