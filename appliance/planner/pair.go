@@ -17,7 +17,7 @@ func ValidatePair(r *appliance.PairRequest) error {
 	v := &appliance.ValidationError{}
 	var ve *appliance.ValidationError
 	if err := Validate(&lr); errors.As(err, &ve) {
-		v.Fields = append(v.Fields, ve.Fields...)
+		v.Merge(ve)
 	}
 	if r.TowerID == "" && r.Tower == nil {
 		v.Add("tower_id", "either tower_id or tower is required")

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"slices"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -237,8 +236,9 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	lr, err := lq.toDomain()
 	v := &appliance.ValidationError{}
 	if err != nil {
-		if ve, ok := err.(*appliance.ValidationError); ok {
-			v.Fields = append(v.Fields, ve.Fields...)
+		var ve *appliance.ValidationError
+		if errors.As(err, &ve) {
+			v.Merge(ve)
 		}
 	}
 	req := appliance.PairRequest{TenantID: scope(keyFrom(r.Context())), Receiver: lr.Receiver, RxHeightM: lr.RxHeightM, FreqMHz: lr.FreqMHz,
@@ -329,18 +329,17 @@ func parseCase(r *http.Request) (engines.Case, error) {
 	case !json.Valid(b):
 		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is not one valid JSON value"}
 	}
-	var raw any
-	if json.Unmarshal(b, &raw) == nil {
-		var paths []string
-		unknownFields(raw, reflect.TypeOf(engines.Case{}), "", &paths)
-		if len(paths) > 0 {
-			slices.Sort(paths)
-			ve := &appliance.ValidationError{}
-			for _, p := range paths {
-				ve.Add(p, "is not a known field of an engine case")
-			}
-			return engines.Case{}, ve
-		}
+	ve := &appliance.ValidationError{}
+	unknownRaw(ve, b, reflect.TypeOf(engines.Case{}), "", "is not a known field of an engine case")
+	if err := ve.Err(); err != nil {
+		return engines.Case{}, err
 	}
-	return engines.ParseCase(bytes.NewReader(b))
+	c, err := engines.ParseCase(bytes.NewReader(b))
+	if err != nil {
+		return engines.Case{}, err
+	}
+	if err := textErrors(&c, b); err != nil {
+		return engines.Case{}, err
+	}
+	return c, nil
 }

@@ -227,21 +227,6 @@ func jsonType(kind string) string {
 	return kind
 }
 
-// unknownFields appends to out the JSON paths of the object members in raw
-// (a value decoded by encoding/json) that type t does not declare, at most
-// appliance.MaxFieldErrors of them (see unknownRaw).
-func unknownFields(raw any, t reflect.Type, path string, out *[]string) {
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return
-	}
-	ve := &appliance.ValidationError{}
-	unknownRaw(ve, b, t, path, "")
-	for _, f := range ve.Fields {
-		*out = append(*out, f.Field)
-	}
-}
-
 // unknownRaw adds to v, with reason, the JSON path of each object member in
 // the JSON text raw that type t (a struct, through pointers, slices and
 // arrays) does not declare, matching names case-insensitively like

@@ -117,6 +117,8 @@ func TestFinding9_TextFieldsRejectedNotEchoed(t *testing.T) {
 		{name: "newline in an array element", method: "POST", url: "/towers", body: `{"operator":"Vivo","lat":-22.9,"lon":-43.2,"technologies":["LTE","5G\nNR"]}`, status: 422, field: "technologies[1]"},
 		{name: "invalid UTF-8 in a name", method: "POST", url: "/towers", body: "{\"operator\":\"Vi\xff\xfevo\",\"lat\":-22.9,\"lon\":-43.2}", status: 422, field: "operator"},
 		{name: "override in an unknown member name", method: "POST", url: "/towers", body: `{"operator":"Vivo","lat":-22.9,"lon":-43.2,"x\u202e\u0000y":1}`, status: 422},
+		{name: "override in an engine case", method: "POST", url: "/coverage/engines/predict", body: `{"engine":"fspl\u202e","tx":{"lat":-22.95,"lon":-43.23,"height_m":50},"rx":{"lat":-22.88,"lon":-43.10,"height_m":10},"frequency_mhz":3500}`, status: 422, field: "engine"},
+		{name: "unknown engine case member with an override", method: "POST", url: "/coverage/engines/predict", body: `{"tx":{"lat":-22.95,"lon":-43.23,"height_m":50},"rx":{"lat":-22.88,"lon":-43.10,"height_m":10},"frequency_mhz":3500,"x\u202e":1}`, status: 422},
 		{name: "override in a query parameter", method: "GET", url: "/towers/nearest?lat=%E2%80%AE%00&lon=1", status: 422, field: "lat"},
 		{name: "override in a path parameter", method: "GET", url: "/towers/anatel:%E2%80%AE%00", status: 404},
 		{name: "override in the request id header is replaced", method: "GET", url: "/towers/nearest?lat=-22.9&lon=-43.2", status: 200},

@@ -162,7 +162,7 @@ type LinkResultJSON struct {
 }
 
 // r6 rounds a latitude or longitude to 6 decimals (about 0.1 m).
-func r6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+func r6(x float64) float64 { return roundTo(x, 1e6) }
 
 // ProfilePointJSON is one point of a path profile; heights are metres above
 // mean sea level, the effective ground includes the k = 4/3 earth bulge.
