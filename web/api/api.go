@@ -17,7 +17,10 @@ import (
 // Authenticator verifies and issues keys (appliance/tenancy).
 type Authenticator interface {
 	Authenticate(plain string) (*appliance.APIKey, error)
-	VerifyAdmin(k *appliance.APIKey, code string) error
+	// VerifyAdminFrom checks an admin key's TOTP step-up code; the client's
+	// address, user agent and request id feed the per-address throttle and
+	// the audit entries of refused attempts.
+	VerifyAdminFrom(k *appliance.APIKey, code string, c tenancy.Client) error
 	Issue(req tenancy.IssueRequest) (string, *appliance.APIKey, error)
 }
 
