@@ -50,17 +50,9 @@ func (p *Pack) ReadClutter(t TileID) ([]uint8, error) {
 		}
 		return out, nil
 	}
-	var payload []byte
-	if p.data != nil {
-		payload = p.data[e.Offset : e.Offset+e.Length]
-	} else {
-		payload = make([]byte, e.Length)
-		if err := p.readAt(payload, e.Offset, p.hdr.FileSize); err != nil {
-			return nil, fmt.Errorf("read land cover of %s: %w", t, err)
-		}
-	}
-	if got := Checksum(payload); got != e.CRC {
-		return nil, fmt.Errorf("read land cover of %s: checksum %08x, index says %08x: %w", t, got, e.CRC, ErrCorrupt)
+	payload, err := p.payload(e.Offset, e.Length, e.CRC)
+	if err != nil {
+		return nil, fmt.Errorf("read land cover of %s: %w", t, err)
 	}
 	c, err := p.dec.decodeClutter(payload, n, &e.Counts)
 	if err != nil {

@@ -128,6 +128,26 @@ func (p *Pack) readAt(b []byte, off, size int64) error {
 	return nil
 }
 
+// payload returns the length bytes at off (a tile, land-cover or void-mask
+// payload) after checking them against crc, the index's CRC32C: a slice of
+// the pack's bytes for OpenBytes, else a fresh read. A checksum mismatch is
+// an error matching ErrCorrupt.
+func (p *Pack) payload(off, length int64, crc uint32) ([]byte, error) {
+	var b []byte
+	if p.data != nil {
+		b = p.data[off : off+length]
+	} else {
+		b = make([]byte, length)
+		if err := p.readAt(b, off, p.hdr.FileSize); err != nil {
+			return nil, err
+		}
+	}
+	if got := Checksum(b); got != crc {
+		return nil, fmt.Errorf("checksum %08x, index says %08x: %w", got, crc, ErrCorrupt)
+	}
+	return b, nil
+}
+
 // Close releases the pack's file and decoder. Close on a pack opened with
 // OpenBytes only releases the decoder.
 func (p *Pack) Close() error {
@@ -175,17 +195,9 @@ func (p *Pack) ReadTile(t TileID) ([]int16, error) {
 	if e.Kind != KindLand {
 		return nil, fmt.Errorf("read tile %s: %s tile has no samples", t, e.Kind)
 	}
-	var payload []byte
-	if p.data != nil {
-		payload = p.data[e.Offset : e.Offset+e.Length]
-	} else {
-		payload = make([]byte, e.Length)
-		if err := p.readAt(payload, e.Offset, p.hdr.FileSize); err != nil {
-			return nil, fmt.Errorf("read tile %s: %w", t, err)
-		}
-	}
-	if got := Checksum(payload); got != e.CRC {
-		return nil, fmt.Errorf("read tile %s: checksum %08x, index says %08x: %w", t, got, e.CRC, ErrCorrupt)
+	payload, err := p.payload(e.Offset, e.Length, e.CRC)
+	if err != nil {
+		return nil, fmt.Errorf("read tile %s: %w", t, err)
 	}
 	s, err := p.dec.decode(payload, e.Codec, p.hdr.TileSamples())
 	if err != nil {

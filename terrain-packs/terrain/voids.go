@@ -49,17 +49,9 @@ func (p *Pack) ReadVoidMask(t TileID) ([]bool, error) {
 // readVoidBits reads, checks and decodes the bitmap of a VoidZstdBitmap
 // entry of tile t.
 func (p *Pack) readVoidBits(t TileID, e VoidEntry) ([]byte, error) {
-	var payload []byte
-	if p.data != nil {
-		payload = p.data[e.Offset : e.Offset+e.Length]
-	} else {
-		payload = make([]byte, e.Length)
-		if err := p.readAt(payload, e.Offset, p.hdr.FileSize); err != nil {
-			return nil, fmt.Errorf("read void mask of %s: %w", t, err)
-		}
-	}
-	if got := Checksum(payload); got != e.CRC {
-		return nil, fmt.Errorf("read void mask of %s: checksum %08x, index says %08x: %w", t, got, e.CRC, ErrCorrupt)
+	payload, err := p.payload(e.Offset, e.Length, e.CRC)
+	if err != nil {
+		return nil, fmt.Errorf("read void mask of %s: %w", t, err)
 	}
 	b, err := p.dec.decodeVoidMask(payload, p.hdr.TileSamples(), e.Count)
 	if err != nil {
