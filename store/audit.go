@@ -46,6 +46,18 @@ func appendAuditTx(tx *bolt.Tx, e appliance.AuditEntry) (uint64, error) {
 	return s, b.Put(k[:], raw)
 }
 
+// appendAuditsTx stamps each entry (see stamp) and writes it inside tx
+// (appendAuditTx).
+func (db *DB) appendAuditsTx(tx *bolt.Tx, entries ...appliance.AuditEntry) error {
+	for _, e := range entries {
+		db.stamp(&e)
+		if _, err := appendAuditTx(tx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Audit returns up to limit audit entries of a tenant, newest first. An empty
 // tenantID returns every tenant's entries.
 func (db *DB) Audit(tenantID string, limit int) ([]appliance.AuditEntry, error) {

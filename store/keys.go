@@ -28,13 +28,7 @@ func (db *DB) PutKey(k *appliance.APIKey, audit ...appliance.AuditEntry) error {
 		if err := ids.Put([]byte(k.ID), []byte(k.HashHex)); err != nil {
 			return err
 		}
-		for _, e := range audit {
-			db.stamp(&e)
-			if _, err := appendAuditTx(tx, e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return db.appendAuditsTx(tx, audit...)
 	})
 	if err != nil {
 		return fmt.Errorf("put key: %w", err)
@@ -100,13 +94,7 @@ func (db *DB) SealKeyTOTP(keyID, sealed string, audit ...appliance.AuditEntry) e
 				return err
 			}
 		}
-		for _, e := range audit {
-			db.stamp(&e)
-			if _, err := appendAuditTx(tx, e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return db.appendAuditsTx(tx, audit...)
 	})
 	if err != nil {
 		return fmt.Errorf("seal key totp: %w", err)
@@ -124,9 +112,7 @@ func (db *DB) UseTOTPStep(keyID string, step uint64, replay appliance.AuditEntry
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketTOTPSteps)
 		if last := b.Get([]byte(keyID)); len(last) == 8 && binary.BigEndian.Uint64(last) >= step {
-			db.stamp(&replay)
-			_, err := appendAuditTx(tx, replay)
-			return err
+			return db.appendAuditsTx(tx, replay)
 		}
 		var v [8]byte
 		binary.BigEndian.PutUint64(v[:], step)

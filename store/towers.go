@@ -44,13 +44,7 @@ func (db *DB) PutUserTower(t *appliance.Tower, maxPerOwner int, audit ...applian
 		if err := owners.Put(ownerKey(t.OwnerKeyID, t.ID), nil); err != nil {
 			return err
 		}
-		for _, e := range audit {
-			db.stamp(&e)
-			if _, err := appendAuditTx(tx, e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return db.appendAuditsTx(tx, audit...)
 	})
 	if err != nil {
 		return fmt.Errorf("put tower: %w", err)
