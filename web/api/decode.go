@@ -315,18 +315,25 @@ func memberPath(path, name string) string {
 func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if tag == "-" || !f.IsExported() {
-			continue
-		}
-		if tag == "" {
-			tag = f.Name
-		}
-		if strings.EqualFold(tag, name) {
+		if tag, ok := jsonName(f); ok && strings.EqualFold(tag, name) {
 			return f, true
 		}
 	}
 	return reflect.StructField{}, false
+}
+
+// jsonName returns the JSON member name of struct field f (its json tag's
+// name, else the Go name) and false when the field is never decoded
+// (unexported, or tagged "-").
+func jsonName(f reflect.StructField) (string, bool) {
+	tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if tag == "-" || !f.IsExported() {
+		return "", false
+	}
+	if tag == "" {
+		tag = f.Name
+	}
+	return tag, true
 }
 
 // textErrors returns the ValidationError naming each string of v (decoded
@@ -369,12 +376,9 @@ func checkText(v *appliance.ValidationError, x reflect.Value, path string, badUT
 		t := x.Type()
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if tag == "-" || !f.IsExported() {
+			tag, ok := jsonName(f)
+			if !ok {
 				continue
-			}
-			if tag == "" {
-				tag = f.Name
 			}
 			p := tag
 			switch {
