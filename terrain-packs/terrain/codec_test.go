@@ -138,18 +138,12 @@ func TestVersionRules(t *testing.T) {
 	}
 }
 
-// TestReadsV1Golden reads a committed version-1 pack (a real 31×31 crop of
-// S23W044, written by the v1 writer) so that every later reader keeps
-// reading v1 files.
-func TestReadsV1Golden(t *testing.T) {
-	const path = "testdata/v1-rio-crop.ltp"
-	crop := realCrop(t)
+// openGolden opens the committed pack at path, first writing it with build
+// when the tests run with -update; the pack is closed when the test ends.
+func openGolden(t *testing.T, path string, build func() []byte) *terrain.Pack {
+	t.Helper()
 	if *update {
-		b := makePack(t, 30, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{
-			{id: tRio, kind: terrain.KindLand, samples: crop},
-			{id: tSea, kind: terrain.KindSea},
-		})
-		if err := os.WriteFile(path, b, 0o644); err != nil {
+		if err := os.WriteFile(path, build(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,7 +155,22 @@ func TestReadsV1Golden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// TestReadsV1Golden reads a committed version-1 pack (a real 31×31 crop of
+// S23W044, written by the v1 writer) so that every later reader keeps
+// reading v1 files.
+func TestReadsV1Golden(t *testing.T) {
+	const path = "testdata/v1-rio-crop.ltp"
+	crop := realCrop(t)
+	p := openGolden(t, path, func() []byte {
+		return makePack(t, 30, terrain.CodecZstdRaw, terrain.VersionV1, []synthTile{
+			{id: tRio, kind: terrain.KindLand, samples: crop},
+			{id: tSea, kind: terrain.KindSea},
+		})
+	})
 	if p.Header().Version != terrain.VersionV1 {
 		t.Fatalf("golden is version %d", p.Header().Version)
 	}

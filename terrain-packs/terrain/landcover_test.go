@@ -566,24 +566,12 @@ var tAmapa = terrain.TileID{Lat: 0, Lon: -52} // N00W052
 func TestReadsV3Golden(t *testing.T) {
 	const path = "testdata/v3-clutter-crop.ltp"
 	crop := realCrop(t)
-	if *update {
-		b := makeClutterPack(t, 30, terrain.CodecPredictive, []synthTile{
+	p := openGolden(t, path, func() []byte {
+		return makeClutterPack(t, 30, terrain.CodecPredictive, []synthTile{
 			{id: tRio, kind: terrain.KindLand, samples: crop},
 			{id: tAmapa, kind: terrain.KindVoid, classes: apClasses(t, tAmapa, 31)},
 		})
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := terrain.OpenBytes(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	})
 	if p.Header().Version != terrain.VersionV3 || !p.HasClutter() {
 		t.Fatalf("golden is version %d, clutter %v", p.Header().Version, p.HasClutter())
 	}

@@ -2,7 +2,6 @@ package terrain_test
 
 import (
 	"errors"
-	"os"
 	"testing"
 
 	"linkplan/appliance"
@@ -293,26 +292,14 @@ func TestReadsV4Golden(t *testing.T) {
 	crop := realCrop(t)
 	voids := cropVoids(t)
 	interior := realCropOf(t, terrain.TileID{Lat: -22, Lon: -43})
-	if *update {
-		b := makeVoidPack(t, 30, terrain.CodecPredictive, true, []synthTile{
+	p := openGolden(t, path, func() []byte {
+		return makeVoidPack(t, 30, terrain.CodecPredictive, true, []synthTile{
 			{id: tRio, kind: terrain.KindLand, samples: crop, voids: voids},
 			{id: terrain.TileID{Lat: -22, Lon: -43}, kind: terrain.KindLand, samples: interior},
 			{id: tSea, kind: terrain.KindSea, class: 8},
 			{id: tVoi, kind: terrain.KindVoid},
 		})
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := terrain.OpenBytes(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	})
 	if p.Header().Version != terrain.VersionV4 || !p.HasVoidMask() || !p.HasClutter() {
 		t.Fatalf("golden is version %d, void mask %v, clutter %v", p.Header().Version, p.HasVoidMask(), p.HasClutter())
 	}
@@ -371,24 +358,12 @@ func realCropOf(t testing.TB, id terrain.TileID) []int16 {
 func TestReadsV2Golden(t *testing.T) {
 	const path = "testdata/v2-rio-crop.ltp"
 	crop := realCrop(t)
-	if *update {
-		b := makePack(t, 30, terrain.CodecPredictive, terrain.VersionV2, []synthTile{
+	p := openGolden(t, path, func() []byte {
+		return makePack(t, 30, terrain.CodecPredictive, terrain.VersionV2, []synthTile{
 			{id: tRio, kind: terrain.KindLand, samples: crop},
 			{id: tVoi, kind: terrain.KindVoid},
 		})
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := terrain.OpenBytes(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	})
 	if p.Header().Version != terrain.VersionV2 || p.HasVoidMask() || p.HasClutter() {
 		t.Fatalf("golden is version %d, void mask %v, clutter %v", p.Header().Version, p.HasVoidMask(), p.HasClutter())
 	}
