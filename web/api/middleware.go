@@ -136,9 +136,12 @@ func (a *API) outer(next http.Handler) http.Handler {
 					http.Error(sw, "Internal Server Error", http.StatusInternalServerError)
 				}
 			}
-			d := time.Since(start)
-			a.observe(method, route, sw.status, d)
-			a.accessLog(r.Context(), rid, acc, method, route, sw, d)
+			d, st := time.Since(start), sw.status
+			if st == 0 { // nothing written: net/http answers 200
+				st = http.StatusOK
+			}
+			a.observe(method, route, st, d)
+			a.accessLog(r.Context(), rid, acc, method, route, st, sw.bytes, d)
 		}()
 		if matched && (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) {
 			if err := jsonContentType(r.Header.Get("Content-Type")); err != nil {
@@ -184,11 +187,7 @@ func (a *API) allowed(r *http.Request) []string {
 // accessLog writes the one access log record of a request: enough to find
 // it from the X-Request-Id a client reports, and never the API key itself
 // (key_id is the key's public id, empty when no key authenticated).
-func (a *API) accessLog(ctx context.Context, rid string, acc *access, method, route string, sw *statusWriter, d time.Duration) {
-	st := sw.status
-	if st == 0 {
-		st = http.StatusOK
-	}
+func (a *API) accessLog(ctx context.Context, rid string, acc *access, method, route string, st int, bytes int64, d time.Duration) {
 	a.access.LogAttrs(ctx, slog.LevelInfo, "request",
 		slog.String(LogKeyRequestID, rid),
 		slog.String(LogKeyKeyID, acc.keyID),
@@ -196,7 +195,7 @@ func (a *API) accessLog(ctx context.Context, rid string, acc *access, method, ro
 		slog.String(LogKeyMethod, metricMethod(method)),
 		slog.Int(LogKeyStatus, st),
 		slog.Float64(LogKeyDuration, float64(d.Microseconds())/1000),
-		slog.Int64(LogKeyBytes, sw.bytes))
+		slog.Int64(LogKeyBytes, bytes))
 }
 
 // metricMethod maps a request method onto a closed set, so that clients
@@ -210,9 +209,6 @@ func metricMethod(m string) string {
 }
 
 func (a *API) observe(method, route string, status int, d time.Duration) {
-	if status == 0 {
-		status = http.StatusOK
-	}
 	a.http.observe(metricMethod(method), route, status, d.Seconds())
 }
 
