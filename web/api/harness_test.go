@@ -188,18 +188,12 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
-		if id == "" || id == appliance.EngineFSPL {
-			return reg.FSPL(), nil
-		}
-		return reg.WithFallback(id)
-	}
 	var ix appliance.TowerIndex = h.index
 	if opt.towers != nil {
 		ix = opt.towers(h.index)
 	}
 	towers := func() appliance.TowerIndex { return ix }
-	plan := planner.New(h.terrain, towers, lookup)
+	plan := planner.New(h.terrain, towers, reg.WithFallback)
 	var towerDB api.TowerStore = db
 	if opt.towerDB != nil {
 		towerDB = opt.towerDB(db)

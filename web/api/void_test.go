@@ -57,14 +57,8 @@ func packServer(tb testing.TB, h *harness, inputs []string, opts packer.Options,
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
-		if id == "" || id == appliance.EngineFSPL {
-			return reg.FSPL(), nil
-		}
-		return reg.WithFallback(id)
-	}
 	towers := func() appliance.TowerIndex { return h.index }
-	plan := planner.New(terr, towers, lookup)
+	plan := planner.New(terr, towers, reg.WithFallback)
 	a := api.New(api.Deps{
 		Clutter: terr, Auth: h.auth, Links: plan, Towers: towers, Search: h.search,
 		TowerDB: h.db, Refreshes: h.db, Engines: reg, Pairs: plan, Terrain: terr, Version: "test", Offline: true,

@@ -161,17 +161,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	// fspl is handed over unwrapped: it declares the free-space bound the
-	// planner prunes with. Every other engine answers through the fspl
-	// fallback when asked outside its validity range (SPEC §2.5).
-	lookup := func(id appliance.EngineID) (appliance.Engine, error) {
-		if id == "" || id == appliance.EngineFSPL {
-			return reg.FSPL(), nil
-		}
-		return reg.WithFallback(id)
-	}
+	// reg.WithFallback hands fspl ("" too) over unwrapped: it declares the
+	// free-space bound the planner prunes with. Every other engine answers
+	// through the fspl fallback when asked outside its validity range
+	// (SPEC §2.5).
 	towers := func() appliance.TowerIndex { return a.index }
-	plan := planner.New(ter, towers, lookup)
+	plan := planner.New(ter, towers, reg.WithFallback)
 
 	a.api = api.New(api.Deps{
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
