@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sentinel errors carry meaning across package boundaries. Wrap them with
@@ -33,6 +34,19 @@ var (
 	// ErrErased means the API key was erased (privacy request).
 	ErrErased = errors.New("API key has been erased")
 )
+
+// RetryAfterError is a refusal the client may retry after a known wait (a
+// throttle or a rate limit: Err matches ErrQuota). The API answers it with
+// a Retry-After header of After, rounded up to whole seconds.
+type RetryAfterError struct {
+	Err   error
+	After time.Duration // wait before a retry can succeed, at most
+}
+
+func (e *RetryAfterError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the refusal, so errors.Is finds its sentinel.
+func (e *RetryAfterError) Unwrap() error { return e.Err }
 
 // FieldError describes one bad input field. Field is the JSON path as the
 // client sent it (for example "receiver.lat").

@@ -265,7 +265,9 @@ func (s *Service) VerifyAdminFrom(k *appliance.APIKey, code string, c Client) er
 			e.Params = map[string]string{"limit": d.limit, "address_group": group, "window_s": itoa(int(TOTPFailureWindow / time.Second))}
 			s.audit(e)
 		}
-		return fmt.Errorf("too many failed TOTP codes for this admin key (limit %s); wait up to %v: %w", d.limit, retryAfter(d.limit), appliance.ErrQuota)
+		wait := retryAfter(d.limit)
+		return &appliance.RetryAfterError{After: wait,
+			Err: fmt.Errorf("too many failed TOTP codes for this admin key (limit %s); wait up to %v: %w", d.limit, wait, appliance.ErrQuota)}
 	}
 	step, ok := matchStep(k.TOTPSecret, code, now)
 	if !ok {

@@ -3,8 +3,10 @@ package api_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"linkplan/appliance"
 	"linkplan/appliance/tenancy"
@@ -87,6 +89,11 @@ func TestFinding6AdminStepUp(t *testing.T) {
 			rec := adminPost(t, h.api, h, tc.remote, h.freshTOTP(t), tc.rid, "ops-cli")
 			if rec.Code != tc.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, rec.Body)
+			}
+			if ra := rec.Header().Get("Retry-After"); (tc.status == http.StatusTooManyRequests) != (ra != "") {
+				t.Errorf("Retry-After %q on a %d", ra, rec.Code)
+			} else if ra != "" && ra != strconv.Itoa(int(tenancy.TOTPFailureWindow/time.Second)) {
+				t.Errorf("Retry-After %q, want the throttle window %v", ra, tenancy.TOTPFailureWindow)
 			}
 			if tc.audit == "" {
 				return

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -219,6 +221,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if st == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `APIKey header="X-API-Key"`)
+	}
+	var ra *appliance.RetryAfterError
+	if errors.As(err, &ra) && ra.After > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(math.Ceil(ra.After.Seconds())), 10))
 	}
 	a.log.Debug("request refused", slog.Int("status", st), "request_id", rid, "err", err)
 	writeJSON(w, st, body)

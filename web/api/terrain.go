@@ -95,7 +95,9 @@ func (a *API) terrainPoint(w http.ResponseWriter, r *http.Request) (any, error) 
 	c, err := a.Clutter.ClutterAt(p)
 	switch {
 	case errors.Is(err, appliance.ErrUnavailable):
-		out.ClutterStatus = err.Error()
+		// The chain names the packs and operations for the logs; the client
+		// reads one sentence (issue 7, finding 9).
+		out.ClutterStatus = "the terrain pack holding this point has no land-cover (clutter) layer"
 	case err != nil:
 		return nil, err
 	default:
