@@ -282,7 +282,7 @@ func (s *Service) VerifyAdminFrom(k *appliance.APIKey, code string, c Client) er
 	}
 	if !accepted {
 		s.throttle.release(res, false)
-		return fmt.Errorf("TOTP code was already used: %w", appliance.ErrForbidden)
+		return fmt.Errorf("TOTP code was already used, or is older than the last accepted code: wait for the next code: %w", appliance.ErrForbidden)
 	}
 	s.throttle.release(res, true)
 	return nil
