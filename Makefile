@@ -32,7 +32,7 @@ test-deps:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
 	fi
 
-test: test-deps openapi-lint
+test: test-deps mod-verify openapi-lint
 	$(GO) test -count=1 $(PKGS)
 
 # The OpenAPI document must pass two third-party validators with no error
@@ -50,6 +50,11 @@ openapi-lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s $(PKGS)
+
+# go.mod and go.sum must be tidy: direct requirements not marked indirect,
+# nothing required that no package imports (issue 7, finding 10).
+mod-verify:
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 
 fmt-verify:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
