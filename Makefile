@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps openapi-lint bench check fmt-verify vet race systemd-verify static-check clean
+.PHONY: all build run test test-deps mod-verify openapi-lint bench check fmt-verify vet race systemd-verify static-check clean
 
 all: build
 
