@@ -251,8 +251,9 @@ func unknownRaw(v *appliance.ValidationError, raw json.RawMessage, t reflect.Typ
 		if json.Unmarshal(raw, &m) != nil {
 			return
 		}
+		members := jsonMembers(t)
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			f, ok := jsonField(t, k)
+			f, ok := members.field(k)
 			if !ok {
 				if v.Full() {
 					v.Omitted++
@@ -265,7 +266,7 @@ func unknownRaw(v *appliance.ValidationError, raw json.RawMessage, t reflect.Typ
 			if !v.Full() {
 				p = memberPath(path, k)
 			}
-			unknownRaw(v, m[k], f.Type, p, reason)
+			unknownRaw(v, m[k], f, p, reason)
 		}
 	case '[':
 		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
@@ -310,16 +311,39 @@ func memberPath(path, name string) string {
 	return path + "." + name
 }
 
-// jsonField returns the field of struct type t that decodes the JSON member
-// name.
-func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+// members are the decoded fields of a struct type: JSON member name and
+// Go type, in field order.
+type members []struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonMembers lists the fields of struct type t that encoding/json decodes,
+// read once per object so that a body of many members does not parse the
+// struct tags again for each one.
+func jsonMembers(t reflect.Type) members {
+	var ms members
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if tag, ok := jsonName(f); ok && strings.EqualFold(tag, name) {
-			return f, true
+		if name, ok := jsonName(f); ok {
+			ms = append(ms, struct {
+				name string
+				typ  reflect.Type
+			}{name, f.Type})
 		}
 	}
-	return reflect.StructField{}, false
+	return ms
+}
+
+// field returns the type of the field that decodes the JSON member name,
+// matched case-insensitively like encoding/json.
+func (ms members) field(name string) (reflect.Type, bool) {
+	for _, m := range ms {
+		if strings.EqualFold(m.name, name) {
+			return m.typ, true
+		}
+	}
+	return nil, false
 }
 
 // jsonName returns the JSON member name of struct field f (its json tag's
