@@ -20,10 +20,12 @@ build:
 run: build
 	$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-# System packages the tests need: prometheus for promtool (web/api checks a
-# live /metrics with promtool check metrics). Later issues add chromium for
-# the console, gdal-bin for geo exports, poppler-utils for PDFs.
-TEST_DEBS := prometheus
+# System packages the tests need, as real readers of what the appliance
+# writes: prometheus for promtool (web/api checks a live /metrics), gdal-bin
+# for ogrinfo (geo exports: Shapefile, GeoJSON, KML), poppler-utils for
+# pdftotext and pdftoppm (PDF reports). Later issues add chromium for the
+# console.
+TEST_DEBS := prometheus gdal-bin poppler-utils
 test-deps:
 	@missing=""; for p in $(TEST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
