@@ -7,8 +7,10 @@ require (
 	github.com/blevesearch/bleve/v2 v2.6.1
 	github.com/gorilla/mux v1.8.1
 	github.com/klauspost/compress v1.20.3
+	github.com/paulmach/orb v0.12.0
 	github.com/pquerna/otp v1.5.0
 	github.com/tidwall/rtree v1.10.0
+	github.com/twpayne/go-kml/v3 v3.2.1
 	go.etcd.io/bbolt v1.5.0
 )
 
@@ -40,6 +42,7 @@ require (
 	github.com/tidwall/geoindex v1.7.0 // indirect
 	github.com/valyala/fastrand v1.1.0 // indirect
 	github.com/valyala/histogram v1.2.0 // indirect
+	go.mongodb.org/mongo-driver v1.11.4 // indirect
 	golang.org/x/sys v0.45.0 // indirect
 	google.golang.org/protobuf v1.36.6 // indirect
 )
