@@ -1,0 +1,240 @@
+package appliance
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// JobState is the state of a queued job. The transitions are the state
+// table of package appliance/jobs.
+type JobState string
+
+// Job states. Succeeded, failed, canceled and expired are terminal.
+const (
+	// JobQueued waits in its lane for a worker: a new job, a job whose
+	// handler failed and waits out its backoff (NotBefore), or a job whose
+	// lease was lost (worker died) or released (drain on SIGTERM).
+	JobQueued JobState = "queued"
+	// JobRunning is leased by a worker until LeaseExpires.
+	JobRunning JobState = "running"
+	// JobSucceeded finished; its result (the bundle) is downloadable until
+	// Expires.
+	JobSucceeded JobState = "succeeded"
+	// JobFailed gave up: retries exhausted or a permanent error; Error says
+	// why.
+	JobFailed JobState = "failed"
+	// JobCanceled was canceled by its tenant.
+	JobCanceled JobState = "canceled"
+	// JobExpired finished and its result was removed by the retention
+	// sweep; the record stays (without a result) until the record
+	// retention ends.
+	JobExpired JobState = "expired"
+)
+
+// Terminal reports whether no transition leaves s except the retention
+// sweep.
+func (s JobState) Terminal() bool {
+	switch s {
+	case JobSucceeded, JobFailed, JobCanceled, JobExpired:
+		return true
+	}
+	return false
+}
+
+// JobKind names what a job does; each kind has one handler.
+type JobKind string
+
+// Job kinds.
+const (
+	JobKindBatchReport JobKind = "batch_report" // POST /batch_reports with more than 100 rows
+)
+
+// Lane is the queue lane of a job (SPEC §4.6: Enterprise and Ultra use a
+// separate priority queue).
+type Lane string
+
+// Lanes.
+const (
+	LanePriority Lane = "priority"
+	LaneStandard Lane = "standard"
+)
+
+// LaneOf returns the lane of a tenant tier: priority for Enterprise and
+// Ultra, standard for the rest.
+func LaneOf(t Tier) Lane {
+	if t == TierEnterprise || t == TierUltra {
+		return LanePriority
+	}
+	return LaneStandard
+}
+
+// Job is the record of a queued job. The queue owns the state, lease and
+// timestamps; the handler owns Payload (its input, opaque to the queue),
+// Cursor (its checkpoint, opaque) and the items it writes at checkpoints.
+type Job struct {
+	ID       string
+	TenantID string // owner; only this tenant sees the job
+	KeyID    string // id of the API key that submitted it
+	Kind     JobKind
+	Lane     Lane
+	State    JobState
+	// Seq is the enqueue order, unique and increasing; FIFO within a tenant
+	// and lane follows it.
+	Seq uint64
+	// Payload is the kind-specific input, written once at enqueue.
+	Payload []byte
+	// Total is the number of work units (batch rows); Done how many are
+	// committed by checkpoints. 0 <= Done <= Total.
+	Total, Done int64
+	// Cursor is the handler's checkpoint: where a re-leased job resumes.
+	Cursor []byte
+	// Attempts counts handler failures (Fail with a retryable error);
+	// MaxAttempts bounds them (then the job fails).
+	Attempts, MaxAttempts int
+	// Interruptions counts leases lost without a handler verdict (the
+	// worker's process died or the lease expired); a job interrupted
+	// MaxInterruptions times fails, so that a job that kills its worker
+	// cannot loop forever.
+	Interruptions, MaxInterruptions int
+	// Error is the last failure reason, user-facing; the terminal reason in
+	// state failed.
+	Error string
+	// CancelRequested is set by a cancel of a running job; the worker sees
+	// it at its next Extend or Checkpoint and stops.
+	CancelRequested bool
+
+	// LeaseToken fences a lease: each lease increments it, and a call with
+	// an older token fails with ErrLeaseLost.
+	LeaseToken   uint64
+	LeaseOwner   string    // worker id of the current lease
+	LeaseExpires time.Time // zero unless running
+
+	Created   time.Time
+	Started   time.Time // first lease; zero until then
+	Updated   time.Time // last change
+	Finished  time.Time // entered a terminal state; zero until then
+	NotBefore time.Time // queued: not leased before this time (retry backoff)
+
+	// Result describes the finished job's output (succeeded only).
+	Result *JobResult
+	// Expires is when the result is removed by the retention sweep
+	// (succeeded) or the record itself (failed, canceled, expired).
+	Expires time.Time
+}
+
+// JobResult is the output of a succeeded job: a file the handler wrote
+// under the jobs directory.
+type JobResult struct {
+	Name   string // file name inside the jobs directory, e.g. "<id>.zip"
+	Bytes  int64  // size, bytes
+	SHA256 string // hex SHA-256 of the file
+	// Summary is a short kind-specific JSON summary (e.g. counts by status).
+	Summary []byte
+}
+
+// JobItem is one unit of handler output committed at a checkpoint (a batch
+// result row). Items are keyed by Index: writing the same index twice
+// replaces it, so a re-run of a range never duplicates a row.
+type JobItem struct {
+	Index int64
+	Data  []byte
+}
+
+// Lease is a worker's claim on a running job.
+type Lease struct {
+	Job   *Job // the job as leased (state running)
+	Token uint64
+}
+
+// JobProgress is what a checkpoint commits besides its items.
+type JobProgress struct {
+	Done   int64  // units committed, including this checkpoint's
+	Cursor []byte // where to resume
+}
+
+// Job errors.
+var (
+	// ErrNoJob means no job is ready to lease now.
+	ErrNoJob = errors.New("no job ready")
+	// ErrLeaseLost means the caller's lease expired or was superseded: it
+	// must stop without writing.
+	ErrLeaseLost = errors.New("job lease lost")
+	// ErrJobCanceled means the job was canceled: the worker must stop.
+	ErrJobCanceled = errors.New("job canceled")
+)
+
+// JobQueue is the durable queue jobs run on. The bbolt store implements it
+// for one machine; a clustered backend (for example NATS JetStream) can
+// replace it. Every method is atomic: a crash leaves each call either done
+// or not done.
+type JobQueue interface {
+	// Enqueue stores a new job (ID, TenantID, Kind, Lane, Payload, Total,
+	// MaxAttempts, MaxInterruptions set by the caller) in state queued; the
+	// record and its queue entry are written in one transaction. It sets
+	// Seq, State, Created and Updated on j.
+	Enqueue(ctx context.Context, j *Job) error
+	// Lease gives the next ready job to worker for ttl, by the fairness
+	// rule of package appliance/jobs, or ErrNoJob.
+	Lease(ctx context.Context, worker string, ttl time.Duration, now time.Time) (*Lease, error)
+	// Extend renews a lease to now+ttl. It fails with ErrLeaseLost or, when
+	// a cancel was requested, ErrJobCanceled.
+	Extend(ctx context.Context, l *Lease, ttl time.Duration, now time.Time) error
+	// Checkpoint writes items and progress in one transaction under the
+	// lease (ErrLeaseLost, ErrJobCanceled as Extend).
+	Checkpoint(ctx context.Context, l *Lease, p JobProgress, items []JobItem, now time.Time) error
+	// Ack marks the leased job succeeded with its result; the result
+	// expires at now+retention.
+	Ack(ctx context.Context, l *Lease, r JobResult, retention time.Duration, now time.Time) error
+	// Fail records a handler failure. A retryable failure with attempts
+	// left re-queues the job after backoff; otherwise it fails for good.
+	Fail(ctx context.Context, l *Lease, reason string, retryable bool, backoff time.Duration, now time.Time) (JobState, error)
+	// Release gives a lease back without a verdict (graceful drain): the
+	// job is queued again at once and no attempt is counted.
+	Release(ctx context.Context, l *Lease, now time.Time) error
+	// Requeue moves every running job whose lease expired before now back
+	// to queued (counting an interruption) or to failed when interruptions
+	// are exhausted; canceled when a cancel was requested. It returns the
+	// number of jobs moved.
+	Requeue(ctx context.Context, now time.Time) (int, error)
+	// Cancel cancels tenant's job: a queued job becomes canceled at once; a
+	// running one gets CancelRequested. A terminal job is ErrConflict;
+	// another tenant's job is ErrNotFound.
+	Cancel(ctx context.Context, tenantID, id string, now time.Time) (*Job, error)
+	// Get returns tenant's job; another tenant's job is ErrNotFound.
+	Get(ctx context.Context, tenantID, id string) (*Job, error)
+	// Items calls fn for the job's items in index order from index from.
+	Items(ctx context.Context, id string, from int64, fn func(JobItem) error) error
+	// Sweep applies retention at now: a succeeded job past Expires becomes
+	// expired (its items deleted, its Result returned so the caller removes
+	// the file); a terminal record past Expires is deleted. It returns the
+	// results whose files should be removed.
+	Sweep(ctx context.Context, now time.Time, recordRetention time.Duration) ([]JobResult, error)
+}
+
+// JobRun is what a handler gets for one lease of a job.
+type JobRun interface {
+	// Job is the job as leased: Payload, Total, Done and Cursor say where
+	// to resume.
+	Job() *Job
+	// Checkpoint commits items and progress in one transaction (see
+	// JobQueue.Checkpoint); ErrLeaseLost or ErrJobCanceled mean stop now.
+	Checkpoint(ctx context.Context, p JobProgress, items []JobItem) error
+	// Items reads the items committed so far, in index order from from.
+	Items(ctx context.Context, from int64, fn func(JobItem) error) error
+	// WriteResult writes the job's result file atomically (a temporary
+	// file, fsync, rename) through write and returns its name, size and
+	// SHA-256. ext is the file extension, e.g. ".zip".
+	WriteResult(ext string, write func(w io.Writer) error) (JobResult, error)
+}
+
+// JobHandler runs the jobs of one kind. Run must be idempotent from the
+// job's last checkpoint: it may be called again for the same job after a
+// crash, and must then resume from Job().Cursor without writing a unit
+// twice. An error matching ErrInvalid fails the job for good; a context
+// error after the run's context ended releases the job (drain); any other
+// error is retried with backoff until MaxAttempts.
+type JobHandler interface {
+	Run(ctx context.Context, run JobRun) (JobResult, error)
+}
