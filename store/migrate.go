@@ -16,6 +16,10 @@ var (
 	bucketAudit       = []byte("audit")           // big-endian seq -> auditRecord
 	bucketRefreshes   = []byte("tower_refreshes") // big-endian seq -> appliance.TowerRefresh
 	bucketTOTPSteps   = []byte("totp_steps")      // admin key id -> big-endian last accepted TOTP time step
+	bucketJobs        = []byte("jobs")            // job id -> job record (store/jobs.go)
+	bucketJobQueue    = []byte("job_queue")       // lease index of queued jobs (store/jobs.go)
+	bucketJobItems    = []byte("job_items")       // job id -> nested bucket: big-endian item index -> item
+	bucketPDFUsage    = []byte("pdf_usage")       // monthly PDF report counters per tenant (store/pdfquota.go)
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -43,6 +47,18 @@ var migrations = []migration{
 	}},
 	{3, "last accepted TOTP step per admin key", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketTOTPSteps)
+		return err
+	}},
+	{4, "durable job queue", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketJobs, bucketJobQueue, bucketJobItems} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{5, "monthly PDF report counters", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketPDFUsage)
 		return err
 	}},
 }
