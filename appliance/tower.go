@@ -118,3 +118,12 @@ type TowerIndex interface {
 	// Len returns the number of towers.
 	Len() int
 }
+
+// TowerVisitor is implemented by tower indexes that can visit the towers
+// within radiusM metres of p in no particular order, with each tower's
+// great-circle distance from p (metres, LatLon.DistanceM), without
+// building and sorting a slice: the hot path of link analysis, which ranks
+// the candidates its own way.
+type TowerVisitor interface {
+	VisitWithin(p LatLon, radiusM float64, fn func(t *Tower, distM float64))
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"linkplan/appliance"
@@ -131,23 +130,33 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 
 	radiusM := req.MaxDistanceKm * 1000
 	var cands []cand
-	for _, t := range p.Towers().Within(req.Receiver, radiusM) {
+	visit := func(t *appliance.Tower, distM float64) {
 		if !t.VisibleTo(req.TenantID) || req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
-			continue
+			return
 		}
-		c := cand{t: t, distM: req.Receiver.DistanceM(t.Pos())}
-		c.bearRx = req.Receiver.BearingDeg(t.Pos())
-		c.bearTx = t.Pos().BearingDeg(req.Receiver)
+		c := cand{t: t, distM: distM, bearRx: math.NaN(), bearTx: math.NaN()}
 		if t.HasERP() {
 			c.eirp = t.ERPDBm + 2.15
 		} else {
 			c.eirp, c.assumed = req.AssumedEIRPDBm, true
+		}
+		// The bearings are needed here only for a sector's pattern loss;
+		// the others get theirs when evaluated (bearings).
+		if !math.IsNaN(t.AzimuthDeg) {
+			c.bearTx = t.Pos().BearingDeg(req.Receiver)
 		}
 		c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
 		fs := radio.FreeSpaceLossExactDB(req.FreqMHz, math.Max(c.distM, 1)/1000)
 		// 1e-6 dB of slack keeps the bound safe against rounding.
 		c.optimist = c.eirp - c.pattern - fs + req.RxGainDBi - req.CableLossDB - req.RxThresholdDBm + 1e-6
 		cands = append(cands, c)
+	}
+	if v, ok := p.Towers().(appliance.TowerVisitor); ok {
+		v.VisitWithin(req.Receiver, radiusM, visit)
+	} else {
+		for _, t := range p.Towers().Within(req.Receiver, radiusM) {
+			visit(t, req.Receiver.DistanceM(t.Pos()))
+		}
 	}
 	out.InRange = len(cands)
 	if len(cands) == 0 {
@@ -157,15 +166,12 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		}
 		return out, nil
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].optimist != cands[j].optimist {
-			return cands[i].optimist > cands[j].optimist
-		}
-		if cands[i].distM != cands[j].distM {
-			return cands[i].distM < cands[j].distM
-		}
-		return cands[i].t.ID < cands[j].t.ID
-	})
+	// Candidates are taken best bound first from a heap: the search
+	// usually stops after a few dozen of thousands, so sorting them all
+	// would be wasted (candLess is a total order, so the sequence is the
+	// one a full sort gives).
+	h := candHeap(cands)
+	h.init()
 
 	want := 1 + req.MaxAlternatives
 	bounded := false
@@ -174,7 +180,8 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	}
 	missing := map[string]bool{}
 	var results []appliance.LinkCandidate
-	for _, c := range cands {
+	for len(h) > 0 {
+		c := h.pop()
 		if bounded && len(results) >= want && c.optimist < results[want-1].LinkMarginDB {
 			break
 		}
@@ -184,6 +191,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("analyze link: %w", err)
 		}
+		c.bearings(req.Receiver)
 		lc, err := p.evaluate(ctx, eng, req, c)
 		var tm *appliance.TileMissingError
 		if errors.As(err, &tm) {

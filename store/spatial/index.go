@@ -137,6 +137,18 @@ func towersOf(hits []hit) []*appliance.Tower {
 	return out
 }
 
+// VisitWithin calls fn for every tower within radiusM metres of p, in no
+// particular order, with its distance from p (appliance.TowerVisitor).
+func (ix *Index) VisitWithin(p appliance.LatLon, radiusM float64, fn func(t *appliance.Tower, distM float64)) {
+	b := appliance.Around(p, radiusM)
+	ix.cur.Load().tree.Search([2]float64{b.MinLon, b.MinLat}, [2]float64{b.MaxLon, b.MaxLat}, func(_, _ [2]float64, t *appliance.Tower) bool {
+		if d := p.DistanceM(t.Pos()); d <= radiusM {
+			fn(t, d)
+		}
+		return true
+	})
+}
+
 // Within returns the towers within radiusM metres of p, nearest first.
 func (ix *Index) Within(p appliance.LatLon, radiusM float64) []*appliance.Tower {
 	return towersOf(ix.cur.Load().within(p, radiusM))

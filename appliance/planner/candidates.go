@@ -1,0 +1,70 @@
+package planner
+
+import (
+	"math"
+
+	"linkplan/appliance"
+)
+
+// bearings fills the bearings of c that the candidate scan left unset
+// (NaN): receiver to tower, and tower to receiver for an omnidirectional
+// tower.
+func (c *cand) bearings(rx appliance.LatLon) {
+	if math.IsNaN(c.bearRx) {
+		c.bearRx = rx.BearingDeg(c.t.Pos())
+	}
+	if math.IsNaN(c.bearTx) {
+		c.bearTx = c.t.Pos().BearingDeg(rx)
+	}
+}
+
+// candLess orders candidates by free-space margin bound (best first), then
+// distance, then tower id: a total order, since tower ids are unique.
+func candLess(a, b *cand) bool {
+	if a.optimist != b.optimist {
+		return a.optimist > b.optimist
+	}
+	if a.distM != b.distM {
+		return a.distM < b.distM
+	}
+	return a.t.ID < b.t.ID
+}
+
+// candHeap is a binary min-heap of candidates under candLess.
+type candHeap []cand
+
+func (h candHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h candHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && candLess(&h[r], &h[l]) {
+			m = r
+		}
+		if !candLess(&h[m], &h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// pop removes and returns the least candidate.
+func (h *candHeap) pop() cand {
+	old := *h
+	n := len(old) - 1
+	c := old[0]
+	old[0] = old[n]
+	*h = old[:n]
+	h.down(0)
+	return c
+}
