@@ -113,9 +113,6 @@ func (a *API) outer(next http.Handler) http.Handler {
 		acc := &access{}
 		ctx := context.WithValue(r.Context(), ctxRequestID, rid)
 		r = r.WithContext(context.WithValue(ctx, ctxAccess, acc))
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, a.MaxBodyBytes)
-		}
 		method := r.Method
 		route, matched := a.match(r)
 		if !matched && r.Method == http.MethodHead {
@@ -127,6 +124,9 @@ func (a *API) outer(next http.Handler) http.Handler {
 			if rt, ok := a.match(get); ok {
 				r, route, matched = get, rt, true
 			}
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, a.bodyLimit(route))
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
@@ -144,7 +144,7 @@ func (a *API) outer(next http.Handler) http.Handler {
 			a.accessLog(r.Context(), rid, acc, method, route, st, sw.bytes, d)
 		}()
 		if matched && (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) {
-			if err := jsonContentType(r.Header.Get("Content-Type")); err != nil {
+			if err := a.bodyContentType(route, r.Header.Get("Content-Type")); err != nil {
 				a.writeError(sw, r, err)
 				return
 			}

@@ -1,0 +1,45 @@
+package api
+
+import (
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"linkplan/appliance"
+)
+
+// Routes whose request bodies differ from the JSON default.
+const routeBatchReports = "/batch_reports"
+
+// MaxBatchBodyBytes is the request body limit of POST /batch_reports
+// (32 MiB): the largest batch (50,000 rows, Ultra) as JSON or CSV with room
+// to spare. Every other route keeps API.MaxBodyBytes.
+const MaxBatchBodyBytes = 32 << 20
+
+// bodyLimit is the request body limit of route.
+func (a *API) bodyLimit(route string) int64 {
+	if route == routeBatchReports {
+		return max(a.MaxBodyBytes, MaxBatchBodyBytes)
+	}
+	return a.MaxBodyBytes
+}
+
+// bodyContentType checks the Content-Type of a request body for route:
+// JSON everywhere (jsonContentType), and on POST /batch_reports also a CSV
+// file, as multipart/form-data (a form field named "file") or as the raw
+// body (text/csv).
+func (a *API) bodyContentType(route, ct string) error {
+	if route != routeBatchReports {
+		return jsonContentType(ct)
+	}
+	if jsonContentType(ct) == nil {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && (mt == "multipart/form-data" || mt == "text/csv") {
+		return nil
+	}
+	return &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+		msg:    "a batch is JSON (application/json) or a CSV file (multipart/form-data with a file field, or text/csv)",
+		fields: []appliance.FieldError{{Field: "Content-Type", Reason: fmt.Sprintf("must be application/json, multipart/form-data or text/csv, got %q", strings.TrimSpace(ct))}}}
+}
