@@ -3,6 +3,7 @@ module linkplan
 go 1.26.8
 
 require (
+	codeberg.org/go-pdf/fpdf v0.12.0
 	github.com/VictoriaMetrics/metrics v1.35.1
 	github.com/blevesearch/bleve/v2 v2.6.1
 	github.com/gorilla/mux v1.8.1
