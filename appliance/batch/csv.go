@@ -1,0 +1,397 @@
+package batch
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"linkplan/appliance"
+)
+
+// MaxCSVBytes is the largest CSV ParseCSV reads (the HTTP body limit of
+// POST /batch_reports is 32 MiB).
+const MaxCSVBytes = 64 << 20
+
+// MaxCountedRows bounds how far ParseCSV counts the rows of a file over its
+// limit, so that the 400 message states the real count.
+const MaxCountedRows = 1_000_000
+
+// Canonical column names (the JSON names of Row).
+const (
+	ColReceiverID  = "receiver_id"
+	ColLat         = "lat"
+	ColLon         = "lon"
+	ColHeight      = "height"
+	ColFreq        = "frequency_mhz"
+	ColMaxDistance = "max_distance_km"
+	ColRxGain      = "rx_gain_dbi"
+	ColCableLoss   = "cable_loss_db"
+	ColRxThreshold = "rx_threshold_dbm"
+	ColAssumedEIRP = "assumed_eirp_dbm"
+	ColOperator    = "operator"
+	ColEngine      = "engine"
+)
+
+// aliases maps each canonical column to its accepted headers. Headers are
+// compared after normalisation (normHeader): lower case, accents removed,
+// everything but letters and digits dropped, so "Frequência (MHz)",
+// "frequencia_mhz" and "FREQUENCIA MHZ" are the same header.
+type alias struct {
+	col     string
+	headers []string
+}
+
+func aliasList() []alias {
+	return []alias{
+		{ColReceiverID, []string{"id", "receiver_id", "receiver", "name", "nome", "site", "cliente", "client", "customer"}},
+		{ColLat, []string{"lat", "latitude", "latitud", "y", "lat_deg"}},
+		{ColLon, []string{"lon", "lng", "long", "longitude", "longitud", "x", "lon_deg"}},
+		{ColHeight, []string{"height", "height_m", "altura", "altura_m", "rx_height", "rx_height_m", "antenna_height", "antenna_height_m", "altura_antena"}},
+		{ColFreq, []string{"frequency_mhz", "freq_mhz", "frequency", "freq", "frequencia", "frequencia_mhz", "frequência", "frequência_mhz"}},
+		{ColMaxDistance, []string{"max_distance_km", "max_distance", "radius_km", "radius", "raio_km", "raio", "distance_km", "distancia_max_km"}},
+		{ColRxGain, []string{"rx_gain_dbi", "rx_gain", "gain_dbi", "ganho", "ganho_dbi", "ganho_rx", "ganho_rx_dbi"}},
+		{ColCableLoss, []string{"cable_loss_db", "cable_loss", "perda_cabo", "perda_cabo_db", "perda_db"}},
+		{ColRxThreshold, []string{"rx_threshold_dbm", "rx_threshold", "threshold_dbm", "threshold", "sensibilidade", "sensibilidade_dbm", "limiar", "limiar_dbm"}},
+		{ColAssumedEIRP, []string{"assumed_eirp_dbm", "assumed_eirp", "eirp", "eirp_dbm"}},
+		{ColOperator, []string{"operator", "operadora", "operador", "carrier"}},
+		{ColEngine, []string{"engine", "motor", "modelo", "propagation_engine"}},
+	}
+}
+
+// Aliases returns the accepted headers of each canonical column (a copy),
+// for documentation and error messages.
+func Aliases() map[string][]string {
+	out := map[string][]string{}
+	for _, a := range aliasList() {
+		out[a.col] = append([]string(nil), a.headers...)
+	}
+	return out
+}
+
+// aliasIndex maps normalised headers to canonical columns.
+func aliasIndex() map[string]string {
+	m := map[string]string{}
+	for _, a := range aliasList() {
+		for _, h := range a.headers {
+			m[normHeader(h)] = a.col
+		}
+	}
+	return m
+}
+
+// normHeader lowers s, removes accents and keeps only ASCII letters and
+// digits.
+func normHeader(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch r {
+		case 'á', 'à', 'â', 'ã', 'ä':
+			r = 'a'
+		case 'é', 'è', 'ê', 'ë':
+			r = 'e'
+		case 'í', 'ì', 'î', 'ï':
+			r = 'i'
+		case 'ó', 'ò', 'ô', 'õ', 'ö':
+			r = 'o'
+		case 'ú', 'ù', 'û', 'ü':
+			r = 'u'
+		case 'ç':
+			r = 'c'
+		case 'ñ':
+			r = 'n'
+		}
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// CSVFile is what ReadCSV found in a file.
+type CSVFile struct {
+	Rows []Row
+	// Separator is the field separator detected from the header line.
+	Separator rune
+	// Encoding is "UTF-8" or "Windows-1252" (converted).
+	Encoding string
+	// Columns maps each recognised canonical column to the header that
+	// gave it.
+	Columns map[string]string
+	// Unknown lists the headers that match no column, in file order: they
+	// are ignored (a warning for the client).
+	Unknown []string
+}
+
+// ParseCSV reads a batch CSV (doc.go, "CSV input") of at most maxRows data
+// rows. See ReadCSV.
+func ParseCSV(r io.Reader, maxRows int) ([]Row, error) {
+	f, err := ReadCSV(r, maxRows)
+	if err != nil {
+		return nil, err
+	}
+	return f.Rows, nil
+}
+
+// ReadCSV reads a batch CSV of at most maxRows data rows. A bad value in a
+// row does not reject the file: the row carries it in Row.Errors. The file
+// is rejected with a *appliance.ValidationError (matching ErrInvalid) when
+// it is empty, has no data rows, lacks a required column (lat, lon,
+// frequency_mhz: named with the accepted headers) or maps two headers to
+// one column; with a *LimitError (Tier empty) when it has more than maxRows
+// data rows (counted up to MaxCountedRows); and wraps ErrInvalid when it
+// exceeds MaxCSVBytes.
+func ReadCSV(r io.Reader, maxRows int) (*CSVFile, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, MaxCSVBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read csv: %w", err)
+	}
+	if len(raw) > MaxCSVBytes {
+		return nil, fmt.Errorf("read csv: the file is larger than %d bytes: %w", MaxCSVBytes, appliance.ErrInvalid)
+	}
+	out := &CSVFile{Encoding: "UTF-8", Columns: map[string]string{}}
+	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(raw) {
+		raw, out.Encoding = windows1252ToUTF8(raw), "Windows-1252"
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, appliance.Invalid("file", "is empty: a header line and at least one data row are expected")
+	}
+	out.Separator = detectSeparator(raw)
+	cr := csv.NewReader(bytes.NewReader(raw))
+	cr.Comma = out.Separator
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, appliance.Invalid("file", "unreadable header line: %v", err)
+	}
+	cols, err := mapHeader(header, out)
+	if err != nil {
+		return nil, err
+	}
+	count := 0
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, appliance.Invalid("file", "line %d: %v", count+2, err)
+		}
+		if blank(rec) {
+			continue
+		}
+		count++
+		if count > maxRows {
+			if count >= MaxCountedRows {
+				return nil, &LimitError{Limit: maxRows, Count: count, AtLeast: true}
+			}
+			continue
+		}
+		out.Rows = append(out.Rows, parseRecord(rec, cols))
+	}
+	if count > maxRows {
+		return nil, &LimitError{Limit: maxRows, Count: count}
+	}
+	if count == 0 {
+		return nil, appliance.Invalid("file", "has a header line but no data rows")
+	}
+	return out, nil
+}
+
+// blank reports whether every field of rec is empty or white space (Excel
+// writes ";;;" lines for empty rows).
+func blank(rec []string) bool {
+	for _, f := range rec {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// detectSeparator returns the separator of the header line: the most
+// frequent of ',', ';' and tab outside quotes (ties: tab, then ';').
+func detectSeparator(raw []byte) rune {
+	n := map[byte]int{}
+	inQuote := false
+	for _, c := range raw {
+		if c == '"' {
+			inQuote = !inQuote
+			continue
+		}
+		if inQuote {
+			continue
+		}
+		if c == '\n' || c == '\r' {
+			break
+		}
+		n[c]++
+	}
+	best := byte(',')
+	for _, c := range []byte{';', '\t'} {
+		if n[c] > 0 && n[c] >= n[best] {
+			best = c
+		}
+	}
+	return rune(best)
+}
+
+// mapHeader maps header positions to canonical columns ("" ignored).
+func mapHeader(header []string, out *CSVFile) ([]string, error) {
+	idx := aliasIndex()
+	cols := make([]string, len(header))
+	v := &appliance.ValidationError{}
+	for i, h := range header {
+		col, ok := idx[normHeader(h)]
+		if !ok {
+			if strings.TrimSpace(h) != "" {
+				out.Unknown = append(out.Unknown, h)
+			}
+			continue
+		}
+		if prev, dup := out.Columns[col]; dup {
+			v.Add("header", "columns %q and %q are both %s", prev, h, col)
+			continue
+		}
+		out.Columns[col] = h
+		cols[i] = col
+	}
+	for _, col := range []string{ColLat, ColLon, ColFreq} {
+		if _, ok := out.Columns[col]; !ok {
+			var hs []string
+			for _, a := range aliasList() {
+				if a.col == col {
+					hs = a.headers
+				}
+			}
+			v.Add(col, "required column is missing (accepted headers: %s)", strings.Join(hs, ", "))
+		}
+	}
+	sort.Strings(out.Unknown)
+	return cols, v.Err()
+}
+
+// parseRecord converts one record; bad values go to Row.Errors.
+func parseRecord(rec []string, cols []string) Row {
+	var r Row
+	num := func(col, s string) *float64 {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return nil
+		}
+		x, ok := parseNumber(s)
+		if !ok {
+			if len(s) > 40 {
+				s = s[:40] + "…"
+			}
+			r.Errors = append(r.Errors, appliance.FieldError{Field: col, Reason: fmt.Sprintf("not a number: %q", strings.ToValidUTF8(s, "?"))})
+			return nil
+		}
+		return &x
+	}
+	for i, col := range cols {
+		if col == "" || i >= len(rec) {
+			continue
+		}
+		s := rec[i]
+		switch col {
+		case ColReceiverID:
+			r.ReceiverID = clip(strings.TrimSpace(s), 128)
+		case ColOperator:
+			r.Operator = clip(strings.TrimSpace(s), 64)
+		case ColEngine:
+			r.Engine = clip(strings.TrimSpace(s), 64)
+		case ColLat:
+			r.Lat = num(col, s)
+		case ColLon:
+			r.Lon = num(col, s)
+		case ColHeight:
+			r.HeightM = num(col, s)
+		case ColFreq:
+			r.FreqMHz = num(col, s)
+		case ColMaxDistance:
+			r.MaxDistanceKm = num(col, s)
+		case ColRxGain:
+			r.RxGainDBi = num(col, s)
+		case ColCableLoss:
+			r.CableLossDB = num(col, s)
+		case ColRxThreshold:
+			r.RxThresholdDBm = num(col, s)
+		case ColAssumedEIRP:
+			r.AssumedEIRPDBm = num(col, s)
+		}
+	}
+	return r
+}
+
+// clip cuts s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// parseNumber parses a decimal number: "." decimals, or a "," decimal
+// (pt-BR "-22,9519": a bare field of a ';' or tab file, a quoted field of
+// a ',' file). With both marks, the
+// last one is the decimal mark and the other a thousands separator
+// ("1.234,5", "1,234.5"). NaN and infinities are refused.
+func parseNumber(s string) (float64, bool) {
+	c, d := strings.LastIndexByte(s, ','), strings.LastIndexByte(s, '.')
+	switch {
+	case c >= 0 && d >= 0 && c > d:
+		s = strings.ReplaceAll(strings.ReplaceAll(s, ".", ""), ",", ".")
+	case c >= 0 && d >= 0:
+		s = strings.ReplaceAll(s, ",", "")
+	case c >= 0:
+		if strings.Count(s, ",") > 1 {
+			return 0, false
+		}
+		s = strings.Replace(s, ",", ".", 1)
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, false
+	}
+	return x, true
+}
+
+// cp1252 returns the map of the bytes 0x80..0x9F of Windows-1252 to Unicode (0 where
+// undefined: kept as the C1 control of Latin-1).
+func cp1252() [32]rune {
+	return [32]rune{
+		0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+		0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+	}
+}
+
+// windows1252ToUTF8 converts Windows-1252 (a superset of Latin-1 for
+// printable characters, what Excel pt-BR writes) to UTF-8.
+func windows1252ToUTF8(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	table := cp1252()
+	for _, c := range b {
+		switch {
+		case c < 0x80:
+			out = append(out, c)
+		case c < 0xA0 && table[c-0x80] != 0:
+			out = utf8.AppendRune(out, table[c-0x80])
+		default:
+			out = utf8.AppendRune(out, rune(c))
+		}
+	}
+	return out
+}
