@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -60,4 +61,44 @@ func sampleInput(tb testing.TB) Input {
 	c.RxPowerDBm = c.EIRPDBm - pred.PathLossDB - c.PatternLossDB + req.RxGainDBi - req.CableLossDB
 	c.LinkMarginDB = c.RxPowerDBm - req.RxThresholdDBm
 	return Input{Candidate: c, Request: req, ReceiverGroundM: math.NaN()}
+}
+
+// sampleSummary is a realistic batch summary input: 240 rows with every
+// status, margins spread over -12..38 dB and a PDF quota that left some
+// reports out.
+func sampleSummary() SummaryInput {
+	in := SummaryInput{
+		JobID: "job_01JD7M8Q2X5K9", TenantID: "tn_acme", TenantName: "Acme Telecom",
+		Engines:      []string{"p1812 p1812-8/1"},
+		PDFsIncluded: 150, PDFsLeftOut: 62,
+		PDFsLeftOutReason: "monthly PDF quota of the tier reached (500 a month)",
+		Provenance: []string{
+			"Towers: Anatel SMP licensing export 2026-10 (snapshot 2026-11-01)",
+			"Terrain: SRTM 1 arc-second packs, void-filled (pack set 2026.2)",
+			"Land cover: MapBiomas collection 9 (2023)",
+		},
+	}
+	for i := range 240 {
+		row := SummaryRow{
+			Row: int64(i + 1), ReceiverID: fmt.Sprintf("rx-%04d", i+1),
+			Lat: -22.9 + 0.01*float64(i%17), Lon: -47.06 - 0.013*float64(i%23),
+			TowerID: fmt.Sprintf("anatel:%07d", 1000000+i%37), DistanceKm: 1.5 + float64(i%29)*0.7,
+		}
+		// A deterministic spread of margins, skewed high.
+		row.MarginDB = -12 + 50*math.Pow(float64((i*101)%240)/240, 0.7)
+		switch {
+		case i%31 == 5:
+			row.Status, row.Reason = StatusNoTower, "no tower within 30 km"
+			row.TowerID, row.DistanceKm, row.MarginDB = "", math.NaN(), math.NaN()
+		case i%53 == 7:
+			row.Status, row.Reason = StatusError, "terrain tile S23W048 not installed"
+			row.TowerID, row.DistanceKm, row.MarginDB = "", math.NaN(), math.NaN()
+		case row.MarginDB < 10:
+			row.Status, row.Reason = StatusLowMargin, "margin below 10 dB"
+		default:
+			row.Status = StatusOK
+		}
+		in.Rows = append(in.Rows, row)
+	}
+	return in
 }

@@ -76,6 +76,17 @@ type texts struct {
 	provenance, placement, uncertainty, dataset, synthetic  string
 	syntheticNo, syntheticYes, updated, unknown             string
 	disclaimer, disclaimerText, screening                   string
+	approval, engineerName, registration, signature, date   string
+
+	// Batch summary.
+	sumTitle, job, jobID, tenant, brand, created, engines, rows string
+	byStatus, status, count, share, total                       string
+	stOK, stLow, stNoTower, stError                             string
+	distribution, noMargins, marginDB, rowsWithMargin           string
+	qMin, qMedian, qMax, histAxis, histRows                     string
+	worst, colRow, colReceiver, colLat, colLon, colTower        string
+	colStatus, noMargin, reason, firstRow, moreReasons          string
+	pdfs, pdfsIn, pdfsOut, pdfsWhy, dataProvenance              string
 }
 
 // words returns the texts of l; anything but Portuguese is English.
@@ -113,6 +124,21 @@ func (l Language) words() *texts {
 			disclaimer:     "Aviso",
 			disclaimerText: "A explicação automática não substitui o parecer técnico do engenheiro responsável.",
 			screening:      "Este relatório é uma ferramenta de triagem e due diligence; não substitui o projeto oficial do enlace.",
+			approval:       "Responsabilidade técnica", engineerName: "Engenheiro responsável", registration: "Registro profissional (CREA)",
+			signature: "Assinatura", date: "Data",
+
+			sumTitle: "Resumo do lote", job: "Trabalho", jobID: "Identificador do trabalho", tenant: "Cliente",
+			brand: "Marca", created: "Criado em", engines: "Motores", rows: "Linhas",
+			byStatus: "Resultados por situação", status: "Situação", count: "Linhas", share: "Parcela", total: "Total",
+			stOK: "Margem suficiente", stLow: "Margem baixa", stNoTower: "Sem torre", stError: "Erro",
+			distribution: "Distribuição da margem do enlace", noMargins: "Nenhuma linha tem margem calculada.",
+			marginDB: "Margem (dB)", rowsWithMargin: "%s linhas", qMin: "Mín.", qMedian: "Mediana", qMax: "Máx.",
+			histAxis: "Margem do enlace (dB), classes de %s dB", histRows: "Linhas",
+			worst: "As %d linhas de menor margem", colRow: "Linha", colReceiver: "Receptor", colLat: "Lat.",
+			colLon: "Lon.", colTower: "Torre", colStatus: "Situação", noMargin: "Linhas sem margem",
+			reason: "Motivo", firstRow: "1ª linha", moreReasons: "mais %d motivos",
+			pdfs: "Relatórios por linha (PDF)", pdfsIn: "Incluídos no pacote", pdfsOut: "Não incluídos",
+			pdfsWhy: "Motivo", dataProvenance: "Procedência dos dados",
 		}
 	}
 	return &texts{
@@ -146,5 +172,20 @@ func (l Language) words() *texts {
 		updated:      "Source updated", unknown: "unknown",
 		disclaimer: "Disclaimer",
 		screening:  "This report is a screening and due-diligence tool; it does not replace the official design of the link.",
+		approval:   "Engineering responsibility", engineerName: "Responsible engineer", registration: "Professional registration",
+		signature: "Signature", date: "Date",
+
+		sumTitle: "Batch summary", job: "Job", jobID: "Job id", tenant: "Tenant",
+		brand: "Brand", created: "Created", engines: "Engines", rows: "Rows",
+		byStatus: "Results by status", status: "Status", count: "Rows", share: "Share", total: "Total",
+		stOK: "Margin sufficient", stLow: "Low margin", stNoTower: "No tower", stError: "Error",
+		distribution: "Link margin distribution", noMargins: "No row has a computed margin.",
+		marginDB: "Margin (dB)", rowsWithMargin: "%s rows", qMin: "Min", qMedian: "Median", qMax: "Max",
+		histAxis: "Link margin (dB), bins of %s dB", histRows: "Rows",
+		worst: "The %d rows with the lowest margin", colRow: "Row", colReceiver: "Receiver", colLat: "Lat",
+		colLon: "Lon", colTower: "Tower", colStatus: "Status", noMargin: "Rows without a margin",
+		reason: "Reason", firstRow: "First row", moreReasons: "%d more reasons",
+		pdfs: "Per-row reports (PDF)", pdfsIn: "Included in the bundle", pdfsOut: "Left out",
+		pdfsWhy: "Why", dataProvenance: "Data provenance",
 	}
 }
