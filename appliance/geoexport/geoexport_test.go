@@ -292,3 +292,17 @@ func TestTruncUTF8(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONFloatSpelling: a float property always reads back as a float in
+// a schema-less reader (GDAL types a GeoJSON column from the spelling).
+func TestJSONFloatSpelling(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{{12500, "12500.0"}, {-1, "-1.0"}, {0, "0.0"}, {math.Copysign(0, -1), "-0.0"}, {12.5, "12.5"},
+		{1e21, "1e+21"}, {1e-7, "1e-07"}, {-3.25e-9, "-3.25e-09"}} {
+		if got := string(appendJSONFloat(nil, c.f)); got != c.want {
+			t.Errorf("appendJSONFloat(%v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}

@@ -109,9 +109,26 @@ func appendJSONValue(b []byte, v Value) ([]byte, error) {
 	case TypeInt:
 		return strconv.AppendInt(b, v.i, 10), nil
 	case TypeFloat:
-		return strconv.AppendFloat(b, v.f, 'g', -1, 64), nil
+		return appendJSONFloat(b, v.f), nil
 	case TypeBool:
 		return strconv.AppendBool(b, v.b), nil
 	}
 	return b, fmt.Errorf("value type %v: %w", v.typ, appliance.ErrInvalid)
+}
+
+// appendJSONFloat appends a finite f in its shortest form, with ".0" added
+// when that form is an integer ("12500.0", not "12500"). JSON has one
+// number type, but GeoJSON has no schema, so readers type a property from
+// its spelling: GDAL makes a column of integral spellings Integer, and a
+// float field whose values happen to be whole (a distance of 12500 m)
+// would change type with the data.
+func appendJSONFloat(b []byte, f float64) []byte {
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'g', -1, 64)
+	for _, c := range b[start:] {
+		if c == '.' || c == 'e' || c == 'E' {
+			return b
+		}
+	}
+	return append(b, ".0"...)
 }
