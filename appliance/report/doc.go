@@ -1,0 +1,89 @@
+// Package report renders the PDF documents of the appliance (issue 8,
+// item 5): the link report of one planner result, which an engineer prints,
+// checks and signs, and the summary page of a batch bundle. It uses
+// codeberg.org/go-pdf/fpdf and works offline: the DejaVu Sans fonts
+// (fonts/, with their licence and provenance) are embedded in the binary and
+// in every PDF (subset to the glyphs used), the logo comes in the options,
+// nothing is fetched.
+//
+// The package imports appliance (domain types) and fpdf only; the batch and
+// web layers call it, it calls none of them.
+//
+// # Link report (Write)
+//
+// A4 portrait, 15 mm side margins, usually two pages:
+//
+//   - Header: the brand colour strip, the logo and brand name (Branding; the
+//     zero value is a neutral "linkplan" in slate #2F3E4E), the creation
+//     time (UTC), the title and "tower → receiver (lat, lon)".
+//   - Link ends: receiver and tower coordinates (6 decimals, WGS84), ground
+//     heights (m AMSL), antenna heights (m above ground), tower id and
+//     operator.
+//   - Path: distance (km) and azimuths both ways (degrees from true north),
+//     frequency.
+//   - Path profile chart (when the candidate has a PathCheck): terrain with
+//     the k = 4/3 earth bulge, line of sight, first Fresnel zone (shaded)
+//     and its 60 % line, antenna masts, the dominant obstacle marked with
+//     its clearance, axes in km and m AMSL, legend, sample count, k and the
+//     effective earth radius.
+//   - Clearance: line of sight and 60 % F1 verdicts, minimum clearance
+//     ratio, the dominant obstacle (height, distances from both ends,
+//     clearance in m and in F1, F1 radius), then the minimum antenna
+//     heights for line of sight and 60 % F1 at either end.
+//   - Link budget: EIRP (assumed or not), path loss, pattern loss, receiver
+//     gain, cable loss, received power, threshold and the margin, coloured
+//     by its sign.
+//   - Propagation engine id and version, diffraction loss; warnings (code
+//     and message); tower data provenance (source, placement, position
+//     uncertainty, dataset, source date, a red notice for synthetic towers).
+//   - The SPEC §1.6 disclaimer (Disclaimer, verbatim; in pt-BR its
+//     translation first, then the English text), the screening statement of
+//     SPEC §1.8, and a signature block (responsible engineer, professional
+//     registration, signature, date).
+//   - Footer on every page: brand, title, creation time, "Page n of N".
+//
+// # Batch summary (WriteSummary)
+//
+// Job id, tenant, brand, creation time and engines; counts by status (ok,
+// low_margin, no_tower, error) with shares and a stacked bar; margin
+// quantiles (min, P10, P25, median, P75, P90, max) and a histogram of
+// about ten bins; the WorstRows (20) rows with the lowest margin; rows
+// without a margin grouped by status and reason; per-row PDFs included and
+// left out, and why; data provenance lines; the disclaimer.
+//
+// # Languages and numbers
+//
+// English (decimal point, thousands comma) and Brazilian Portuguese
+// (decimal comma, thousands dot), see Language.Number. Warning messages
+// stay in English, as the API returns them (a pt-BR report says so).
+// Input strings are shown on one line (control characters become spaces)
+// and cut with an ellipsis to their cell.
+//
+// # Determinism
+//
+// The same input and Options (Created included) give byte-identical PDFs:
+// the creation and modification dates come from Options.Created (in UTC, so
+// the zone of the time.Time does not matter), the catalogue is sorted
+// (fpdf SetCatalogSort), the document id is fpdf's fixed empty one, streams
+// are zlib-compressed (a function of their input), and iteration over maps
+// never reaches the output (summary groups are sorted). The golden files in
+// testdata pin the bytes for the fpdf version in go.mod; a change of fpdf
+// or of the Go zlib writer shows up there.
+//
+// # Validation
+//
+// Errors from bad input or options (nil candidate or tower, a profile with
+// non-finite values or distances not increasing, unknown language, colour
+// not "#RRGGBB", a logo that is not a PNG or is over MaxLogoBytes or
+// MaxLogoPx, a zero Created, a batch without job id, unknown row status,
+// negative PDF counts) match appliance.ErrInvalid and carry the fields as
+// an *appliance.ValidationError; nothing is written then. Write errors of
+// the io.Writer are wrapped with %w.
+//
+// # Regenerating the test artefacts
+//
+//	go test ./appliance/report/ -run 'TestGolden|TestSamplePNG' -update
+//
+// rewrites testdata/*.pdf and docs/sample-link-report.png (page 1 of the
+// sample report at 60 dpi, rendered with pdftoppm from poppler-utils).
+package report
