@@ -1,0 +1,147 @@
+// Package batch runs batch link reports (SPEC §4.6, issue 8 items 2 and 4):
+// many receiver sites analysed like POST /analyze_link, synchronously up to
+// SyncMaxRows rows, through the durable job queue above that, with a zip
+// bundle of results, geo files and PDF reports.
+//
+// It is a service: it imports appliance and the pure appliance/* packages
+// (planner for Defaults and Validate, geoexport, report), never web or
+// store. The HTTP routes (web/api) parse the body (ParseCSV or JSON rows),
+// call Service.Submit and map its errors; the composition root registers
+// Service.Handler for appliance.JobKindBatchReport and passes the store as
+// the PDFQuota.
+//
+// # Tiers
+//
+// Rows per job (Limit, SPEC §8.1): Free 0 (batch disabled:
+// appliance.ErrForbidden, "batch reports are not available on the Free
+// tier"), Starter 100, Pro 2,000, Business 5,000, Enterprise 10,000, Ultra
+// 50,000. A batch over the limit is a *LimitError (matches
+// appliance.ErrInvalid, HTTP 400) with the message
+//
+//	batch has 2500 rows; the Pro tier allows at most 2000 rows per job
+//
+// never a queued job. PDF reports per calendar month (PDFLimit): Free 5,
+// Starter 50, Pro 500, Business 5,000, Enterprise 100,000; Ultra is "not
+// shown" in the SPEC and gets Enterprise's 100,000. The month is the
+// calendar month in America/Sao_Paulo of the job's creation
+// (store/pdfquota.go). Jobs run in lane appliance.LaneOf(tier): priority
+// for Enterprise and Ultra.
+//
+// # Rows
+//
+// A Row is the receiver of /analyze_link flattened: lat, lon (degrees),
+// height (metres above ground, default 10), frequency_mhz, max_distance_km
+// (default 30), rx_gain_dbi (0), cable_loss_db (0), rx_threshold_dbm
+// (-95), assumed_eirp_dbm (58), operator, engine (Options.Engine when
+// empty; the tier rules of EngineResolver apply). A value not given is a
+// nil pointer and gets the default of planner.Defaults, exactly as an
+// omitted JSON field of /analyze_link; an explicit 0 is kept. Each row is
+// analysed with the submitting key's tenant (its own towers are visible),
+// with no alternatives. A row's failure never fails the batch: a bad value
+// (parser), a missing lat, lon or frequency, a value out of range
+// (planner.Validate), an unknown engine, a terrain tile that no pack holds
+// (appliance.ErrTerrainMissing, no sea-level fallback) make that row's
+// status "error" with a reason and the bad fields.
+//
+// Row statuses (the geoexport values): "ok" (best tower, margin >= 0 dB),
+// "low_margin" (best tower, margin < 0 dB), "no_tower" (none in range or
+// none evaluable; reason says why), "error".
+//
+// # CSV input
+//
+// ParseCSV (ReadCSV) reads a header line and data rows:
+//
+//   - Encoding: UTF-8, with or without a BOM; a file that is not valid
+//     UTF-8 is read as Windows-1252 (Excel pt-BR "CSV" exports) and
+//     converted.
+//
+//   - Separator: the most frequent of ',', ';' and tab in the header line
+//     (outside quotes). Fields may be quoted ("…", RFC 4180; stray quotes
+//     are tolerated). Blank lines and lines of separators only are skipped.
+//
+//   - Numbers: '.' decimals, or pt-BR ',' decimals ("-22,9519": a bare
+//     field of a ';' or tab file, a quoted field of a ',' file). With both
+//     marks the last one is the decimal mark ("1.234,5" and "1,234.5" are
+//     1234.5).
+//
+//   - Headers are matched case-, accent-, space- and punctuation-
+//     insensitively (only letters and digits count: "Frequência (MHz)" is
+//     frequencia_mhz). Columns and their accepted headers are below.
+//
+//     receiver_id       id, receiver_id, receiver, name, nome, site, cliente, client, customer
+//     lat (required)    lat, latitude, latitud, y, lat_deg
+//     lon (required)    lon, lng, long, longitude, longitud, x, lon_deg
+//     height            height, height_m, altura, altura_m, rx_height, rx_height_m,
+//     antenna_height, antenna_height_m, altura_antena
+//     frequency_mhz     frequency_mhz, freq_mhz, frequency, freq, frequencia,
+//     (required)        frequencia_mhz, frequência, frequência_mhz
+//     max_distance_km   max_distance_km, max_distance, radius_km, radius, raio_km, raio,
+//     distance_km, distancia_max_km
+//     rx_gain_dbi       rx_gain_dbi, rx_gain, gain_dbi, ganho, ganho_dbi, ganho_rx, ganho_rx_dbi
+//     cable_loss_db     cable_loss_db, cable_loss, perda_cabo, perda_cabo_db, perda_db
+//     rx_threshold_dbm  rx_threshold_dbm, rx_threshold, threshold_dbm, threshold,
+//     sensibilidade, sensibilidade_dbm, limiar, limiar_dbm
+//     assumed_eirp_dbm  assumed_eirp_dbm, assumed_eirp, eirp, eirp_dbm
+//     operator          operator, operadora, operador, carrier
+//     engine            engine, motor, modelo, propagation_engine
+//
+// Aliases returns this table. Unknown headers are ignored and listed in
+// CSVFile.Unknown (a warning for the client).
+//
+// The file is refused (appliance.ValidationError naming the field) when it
+// is empty, has no data rows, lacks a required column ("lat: required
+// column is missing (accepted headers: …)"), or maps two headers to one
+// column; with a *LimitError when it has more than maxRows data rows (the
+// rows beyond are counted, not parsed, up to MaxCountedRows, so the message
+// states the real count). A bad value makes only its row an error row.
+//
+// # Jobs
+//
+// Submit with more than SyncMaxRows rows enqueues a job whose Payload is
+// the JSON Payload (rows with resolved engines, options, tier, tenant,
+// submit time). Handler analyses the rows from the job's cursor ({"next":
+// row index}, or Job.Done) in chunks of ChunkRows rows over Workers
+// goroutines, results placed by index, and commits each chunk with one
+// checkpoint: one appliance.JobItem per row (Index = row index, Data = the
+// compact JSON RowResult) and progress {Done, Cursor}. It stops at once on
+// a canceled context (returning ctx.Err()) and on a checkpoint refusal
+// (appliance.ErrJobCanceled, appliance.ErrLeaseLost, wrapped). The bundle
+// is then built from the committed items only (run.Items), so a resumed
+// job's bundle is byte-identical to an uninterrupted one's.
+//
+// # Bundle
+//
+// run.WriteResult(".zip"): a zip whose entries are Deflate-compressed, all
+// dated the job's creation time, in this fixed order:
+//
+//	results.csv       one line per input row, RFC 4180 (CRLF), ',' separator,
+//	                  '.' decimals, columns ResultColumns(): the input echoed
+//	                  after defaults, the best tower, figures, engine, status,
+//	                  warning codes (';'-separated) and reason
+//	results.geojson   points of the rows with a valid position (geoexport.LinkSchema)
+//	results.kml       the same, styled by status
+//	results.shp .shx .dbf .prj .cpg
+//	                  the same as a Shapefile (WGS84, UTF-8); dBase names are
+//	                  geoexport.ShortNames of the long names, listed in the
+//	                  manifest (shapefile_fields): receiver_i, row, lat, lon,
+//	                  tower_id, operator, distance_k, azimuth_de, margin_db,
+//	                  rx_power_d, engine, status, warnings, eirp_assum
+//	reports/row-00001.pdf …
+//	                  one PDF link report per row with a best tower, in row
+//	                  order, as many as the monthly PDF quota grants (the row's
+//	                  analysis is re-run with its profile: deterministic)
+//	summary.pdf       the batch summary (report.WriteSummary)
+//	manifest.json     job id, tenant, tier, created, counts by status,
+//	                  engines and versions, terrain provenance, PDFs included
+//	                  and left out with the reason (e.g. "monthly PDF quota of
+//	                  the Pro tier (500) reached: 312 used before this job"),
+//	                  and name, size and SHA-256 of every other file
+//
+// # Determinism
+//
+// The results, the bundle and every file in it depend only on the rows,
+// the options, the data (towers, terrain, engines) and the job's creation
+// time: never on the core count, the chunking, interruptions or the time
+// the job ran. PDF quota grants are idempotent per job id, so a re-run
+// after a crash includes the same reports.
+package batch
