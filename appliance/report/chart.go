@@ -55,14 +55,18 @@ func (r *renderer) profile() {
 	p.SetFont(family, "", 6.5)
 	p.SetTextColor(90, 90, 90)
 	dec := decimals(yStep)
-	for h := yLo; h <= yHi+yStep/1e6; h += yStep {
+	// Tick loops count their steps (at most a few dozen: the scales come
+	// from niceStep over validated ranges).
+	for i := 0; i <= int(math.Round((yHi-yLo)/yStep)) && i <= 50; i++ {
+		h := yLo + float64(i)*yStep
 		p.Line(x0, Y(h), x0+w, Y(h))
 		p.SetXY(x0-13, Y(h)-1.5)
 		p.CellFormat(12, 3, r.num(h, dec), "", 0, "R", false, 0, "")
 	}
 	xStep := niceStep(dTot / 1000 / 8)
 	xdec := decimals(xStep)
-	for d := 0.0; d <= dTot/1000+xStep/1e6; d += xStep {
+	for i := 0; float64(i)*xStep <= dTot/1000+xStep/1e6 && i <= 50; i++ {
+		d := float64(i) * xStep
 		p.Line(X(d*1000), y0, X(d*1000), y0+chartH)
 		p.SetXY(X(d*1000)-8, y0+chartH+0.8)
 		p.CellFormat(16, 3, r.num(d, xdec), "", 0, "C", false, 0, "")

@@ -56,21 +56,48 @@ func validateInput(v *appliance.ValidationError, in *Input) {
 		v.Add("candidate.tower", "is required")
 	}
 	if pc := in.Candidate.Path; pc != nil {
-		prev := math.Inf(-1)
-		for i, pt := range pc.Profile {
-			if !finite(pt.DistanceM) || !finite(pt.GroundM) || !finite(pt.EffectiveGroundM) ||
-				!finite(pt.LOSM) || !finite(pt.F1RadiusM) || pt.F1RadiusM < 0 {
-				v.Add(fmt.Sprintf("candidate.path.profile[%d]", i), "must hold finite heights and a non-negative F1 radius")
-				return
-			}
-			if pt.DistanceM <= prev {
-				v.Add(fmt.Sprintf("candidate.path.profile[%d]", i), "distances must increase strictly")
-				return
-			}
-			prev = pt.DistanceM
+		validatePath(v, pc)
+	}
+}
+
+// Plausible ranges of a path profile, metres: wider than any real path,
+// narrow enough that the chart's scales stay tame.
+const (
+	maxPathM      = 2_000_000 // profile length
+	minHeightM    = -12_000   // lowest height (LOS − F1 included)
+	maxHeightM    = 100_000   // highest height (LOS + F1 included)
+	maxF1RadiusM  = 100_000
+	profileField  = "candidate.path.profile[%d]"
+	obstacleField = "candidate.path.obstacle"
+)
+
+// validatePath checks the profile and obstacle the chart draws.
+func validatePath(v *appliance.ValidationError, pc *appliance.PathCheck) {
+	inH := func(h float64) bool { return finite(h) && h >= minHeightM && h <= maxHeightM }
+	prev := math.Inf(-1)
+	for i, pt := range pc.Profile {
+		if !inH(pt.GroundM) || !inH(pt.EffectiveGroundM) || !inH(pt.LOSM) ||
+			!finite(pt.F1RadiusM) || pt.F1RadiusM < 0 || pt.F1RadiusM > maxF1RadiusM ||
+			!inH(pt.LOSM+pt.F1RadiusM) || !inH(pt.LOSM-pt.F1RadiusM) {
+			v.Add(fmt.Sprintf(profileField, i), "must hold finite heights within %d..%d m and an F1 radius within 0..%d m",
+				minHeightM, maxHeightM, maxF1RadiusM)
+			return
 		}
-		if n := len(pc.Profile); n >= 2 && pc.Profile[0].DistanceM != 0 {
-			v.Add("candidate.path.profile[0]", "must be at distance 0 (the tower)")
+		if !finite(pt.DistanceM) || pt.DistanceM <= prev || pt.DistanceM > maxPathM {
+			v.Add(fmt.Sprintf(profileField, i), "distances must increase strictly, up to %d m", maxPathM)
+			return
+		}
+		prev = pt.DistanceM
+	}
+	if len(pc.Profile) >= 2 && pc.Profile[0].DistanceM != 0 {
+		v.Add(fmt.Sprintf(profileField, 0), "must be at distance 0 (the tower)")
+	}
+	if o := pc.Obstacle; o != nil {
+		if !inH(o.GroundM) || !inH(o.EffectiveGroundM) || !inH(o.LOSM) || !finite(o.DistanceFromTxM) ||
+			!finite(o.DistanceFromRxM) || !finite(o.ClearanceM) || !finite(o.ClearanceF1) || !finite(o.F1RadiusM) {
+			v.Add(obstacleField, "must hold finite values, heights within %d..%d m", minHeightM, maxHeightM)
+		} else if n := len(pc.Profile); n >= 2 && (o.DistanceFromTxM < 0 || o.DistanceFromTxM > pc.Profile[n-1].DistanceM) {
+			v.Add(obstacleField, "must lie on the profile, got %g m from the tower", o.DistanceFromTxM)
 		}
 	}
 }

@@ -180,6 +180,9 @@ func TestValidation(t *testing.T) {
 	pc3.Profile[5].DistanceM = pc3.Profile[4].DistanceM
 	c3.Path = &pc3
 	backwards.Candidate = &c3
+	hugeHeight := withPath(good, func(pc *appliance.PathCheck) { pc.Profile[7].LOSM = 1e300 })
+	nanObstacle := withPath(good, func(pc *appliance.PathCheck) { o := *pc.Obstacle; o.ClearanceF1 = math.NaN(); pc.Obstacle = &o })
+	farObstacle := withPath(good, func(pc *appliance.PathCheck) { o := *pc.Obstacle; o.DistanceFromTxM = 1e6; pc.Obstacle = &o })
 	huge := testLogo(t, 8)
 	huge = append(huge, make([]byte, MaxLogoBytes)...)
 	var bigPx bytes.Buffer
@@ -197,6 +200,9 @@ func TestValidation(t *testing.T) {
 		{"nil tower", noTower, opt, "candidate.tower"},
 		{"NaN in profile", badProfile, opt, "candidate.path.profile[3]"},
 		{"distances not increasing", backwards, opt, "candidate.path.profile[5]"},
+		{"height out of range", hugeHeight, opt, "candidate.path.profile[7]"},
+		{"NaN in obstacle", nanObstacle, opt, "candidate.path.obstacle"},
+		{"obstacle off the profile", farObstacle, opt, "candidate.path.obstacle"},
 		{"unknown language", good, Options{Created: created, Language: "fr"}, "language"},
 		{"colour without hash", good, Options{Created: created, Branding: Branding{Color: "2F3E4E"}}, "branding.color"},
 		{"colour not hex", good, Options{Created: created, Branding: Branding{Color: "#12345G"}}, "branding.color"},
@@ -224,6 +230,18 @@ func TestValidation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withPath returns a copy of in whose path check (profile copied) edit
+// changed.
+func withPath(in Input, edit func(pc *appliance.PathCheck)) Input {
+	c := *in.Candidate
+	pc := *c.Path
+	pc.Profile = append([]appliance.ProfilePoint(nil), pc.Profile...)
+	edit(&pc)
+	c.Path = &pc
+	in.Candidate = &c
+	return in
 }
 
 func TestSummaryValidation(t *testing.T) {
@@ -493,11 +511,27 @@ func TestEveryPageRenders(t *testing.T) {
 	for i := range 30 {
 		bigBatch.Rows = append(bigBatch.Rows, SummaryRow{Row: int64(1000 + i), Lat: nan(), Lon: nan(), DistanceKm: nan(), MarginDB: nan(), Status: StatusError, Reason: "reason " + strconv.Itoa(i)})
 	}
+	twoSamples := withPath(sampleInput(t), func(pc *appliance.PathCheck) {
+		pc.Profile = []appliance.ProfilePoint{pc.Profile[0], pc.Profile[len(pc.Profile)-1]}
+		pc.Obstacle = nil
+	})
+	flat := withPath(sampleInput(t), func(pc *appliance.PathCheck) {
+		for i := range pc.Profile {
+			pc.Profile[i].GroundM, pc.Profile[i].EffectiveGroundM, pc.Profile[i].LOSM, pc.Profile[i].F1RadiusM = 0, 0, 0, 0
+		}
+	})
+	extremes := SummaryInput{JobID: "job_x", Rows: []SummaryRow{
+		{Row: 1, MarginDB: -1e300, Status: StatusLowMargin}, {Row: 2, MarginDB: 1e300, Status: StatusOK},
+		{Row: 3, MarginDB: 4, Status: StatusOK}, {Row: 4, MarginDB: math.Inf(-1), Status: StatusError},
+	}}
 	cases := []struct {
 		name  string
 		pdf   []byte
 		pages int
 	}{
+		{"link with a two-sample profile", render(t, twoSamples, Options{Created: created}), 0},
+		{"link over flat zero terrain", render(t, flat, Options{Created: created}), 0},
+		{"summary with extreme margins", renderSummary(t, extremes, Options{Created: created}), 0},
 		{"link en", render(t, sampleInput(t), Options{Created: created}), 2},
 		{"link pt-BR 16-bit logo", render(t, sampleInput(t), Options{Language: Portuguese, Created: created, Branding: Branding{LogoPNG: testLogo(t, 16), Name: strings.Repeat("Marca muito longa ", 10)}}), 2},
 		{"link without profile, synthetic tower", render(t, noPath, Options{Created: created}), 0},

@@ -310,14 +310,21 @@ func (s *summary) distribution() {
 	s.row(w, heads, true, true, al...)
 	s.row(w, vals, false, false, al...)
 
-	// Histogram: bins of a nice width, about ten of them.
-	lo, hi := m[0], m[len(m)-1]
+	// Histogram: bins of a nice width, about ten of them, over the margins
+	// clamped to ±histClampDB (beyond it a margin is an outlier of the
+	// edge bin).
+	const histClampDB = 300
+	lo, hi := math.Max(m[0], -histClampDB), math.Min(m[len(m)-1], histClampDB)
+	if lo > hi {
+		lo, hi = hi, lo
+	}
 	step := niceStep((hi - lo) / 10)
 	b0 := math.Floor(lo/step) * step
 	nb := int(math.Floor((hi-b0)/step)) + 1
 	nb = min(max(nb, 1), 40)
 	bins := make([]int, nb)
 	for _, v := range m {
+		v = math.Min(math.Max(v, lo), hi)
 		bins[min(max(int(math.Floor((v-b0)/step)), 0), nb-1)]++
 	}
 	peak := slices.Max(bins)
