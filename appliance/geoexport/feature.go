@@ -17,6 +17,10 @@ const (
 	// KindLineString is an open path of two or more positions (Shapefile
 	// shape type 3, one part).
 	KindLineString
+	// KindMixed is a schema whose features are points or line strings,
+	// each its own (GeoJSON and KML). A Shapefile holds one shape type:
+	// WriteShapefile refuses it, WriteShapefileZip splits it by kind.
+	KindMixed
 )
 
 func (k GeometryKind) String() string {
@@ -25,6 +29,8 @@ func (k GeometryKind) String() string {
 		return "Point"
 	case KindLineString:
 		return "LineString"
+	case KindMixed:
+		return "Mixed"
 	}
 	return fmt.Sprintf("GeometryKind(%d)", uint8(k))
 }
@@ -167,7 +173,7 @@ func Slice(fs []Feature) Source {
 // Validate checks the schema: a known geometry kind, at least one field,
 // unique non-empty names, known types, and widths within the dBase limits.
 func (s Schema) Validate() error {
-	if s.Geometry != KindPoint && s.Geometry != KindLineString {
+	if s.Geometry != KindPoint && s.Geometry != KindLineString && s.Geometry != KindMixed {
 		return fmt.Errorf("schema geometry %v: %w", s.Geometry, appliance.ErrInvalid)
 	}
 	if len(s.Fields) == 0 {
@@ -199,7 +205,7 @@ func (s Schema) Validate() error {
 // count and ranges, and one value of the field's type (or null) per field.
 func (s Schema) check(n int, f Feature) error {
 	g := f.Geometry
-	if g.Kind != s.Geometry {
+	if g.Kind != s.Geometry && (s.Geometry != KindMixed || (g.Kind != KindPoint && g.Kind != KindLineString)) {
 		return fmt.Errorf("feature %d geometry %v, schema wants %v: %w", n, g.Kind, s.Geometry, appliance.ErrInvalid)
 	}
 	switch {

@@ -93,6 +93,9 @@ func WriteShapefile(set ShapefileSet, s Schema, src Source, opt ShapefileOptions
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("write shapefile: %w", err)
 	}
+	if s.Geometry == KindMixed {
+		return fmt.Errorf("write shapefile: a Shapefile holds one shape type, the schema is mixed (WriteShapefileZip splits it): %w", appliance.ErrInvalid)
+	}
 	updated := opt.Updated
 	if updated.IsZero() {
 		updated = FixedDate()
