@@ -206,6 +206,17 @@ func (r *renderer) legend(x, y, w float64, pc *appliance.PathCheck) {
 			p.Polygon([]fpdf.PointType{{X: x + 3, Y: y + 3.2}, {X: x + 1.4, Y: y + 0.4}, {X: x + 4.6, Y: y + 0.4}}, "F")
 		}})
 	}
+	// One row: a font small enough that the labels fit the plot width
+	// (pt-BR labels are longer).
+	size := 6.5
+	text := 0.0
+	for _, it := range items {
+		text += p.GetStringWidth(it.label) + 1
+	}
+	if fixed := float64(len(items))*10 - 3; text+fixed > w {
+		size = math.Max(4.5, size*(w-fixed)/text)
+		p.SetFontSize(size)
+	}
 	cx := x
 	for _, it := range items {
 		it.draw(cx, y)

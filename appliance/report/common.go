@@ -313,10 +313,13 @@ func (d *doc) header(title, subtitle string) {
 	p.SetFont(family, bold, 17)
 	p.SetTextColor(30, 30, 30)
 	p.CellFormat(titleW, 8, d.fit(title, titleW), "", 2, "R", false, 0, "")
+	// The subtitle has its own line under the brand's, as wide as the
+	// space right of the logo.
+	subW := pageW - marginX - x
 	p.SetFont(family, "", 9)
 	p.SetTextColor(70, 70, 70)
-	p.SetX(pageW - marginX - titleW)
-	p.CellFormat(titleW, 5, d.fit(subtitle, titleW), "", 2, "R", false, 0, "")
+	p.SetXY(x, top+11.5)
+	p.CellFormat(subW, 5, d.fit(subtitle, subW), "", 2, "R", false, 0, "")
 	p.SetY(top + 17)
 	p.SetDrawColor(d.accent.r, d.accent.g, d.accent.b)
 	p.SetLineWidth(0.5)
