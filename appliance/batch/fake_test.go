@@ -46,7 +46,7 @@ func (f *fakeAnalyzer) AnalyzeLink(ctx context.Context, req appliance.LinkReques
 		Lat: req.Receiver.Lat + 0.01, Lon: req.Receiver.Lon, HeightM: 30, ERPDBm: 55, AzimuthDeg: math.NaN(), TiltDeg: math.NaN()}
 	a.Best = &appliance.LinkCandidate{Tower: t, DistanceKm: 1.112, AzimuthDeg: 0, TowerToRxDeg: 180,
 		Prediction: appliance.LinkPrediction{Engine: "fspl", EngineVersion: "fspl-1", PathLossDB: 100, LOSClear: true, FresnelOK: true},
-		EIRPDBm: 55, RxPowerDBm: req.RxThresholdDBm + margin, LinkMarginDB: margin, Warnings: []appliance.Warning{}}
+		EIRPDBm:    55, RxPowerDBm: req.RxThresholdDBm + margin, LinkMarginDB: margin, Warnings: []appliance.Warning{}}
 	return a, nil
 }
 
