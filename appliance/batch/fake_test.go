@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -172,3 +174,21 @@ func rowsN(n int) []batch.Row {
 	}
 	return rows
 }
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+func decodeItems(r *fakeRun) ([]batch.RowResult, error) {
+	out := make([]batch.RowResult, len(r.items))
+	for i := range out {
+		if err := json.Unmarshal(r.items[int64(i)], &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
+
+func roundTo3(x float64) float64 { return math.Round(x*1e3) / 1e3 }
