@@ -115,6 +115,8 @@ func New(d Deps) *API {
 	a.registerHealth(r)
 	a.registerAdmin(r)
 	a.registerLinks(r)
+	a.registerExports(r)
+	a.registerReports(r)
 	a.registerTowers(r)
 	a.registerCoverage(r)
 	a.registerPlaces(r)
