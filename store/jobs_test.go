@@ -1,0 +1,428 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"linkplan/appliance"
+	"linkplan/store"
+)
+
+var jobT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+const ttl = 30 * time.Second
+
+func openJobs(t testing.TB) (*store.DB, string) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(dir, store.Options{LockTimeout: 200 * time.Millisecond, Now: func() time.Time { return jobT0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db, dir
+}
+
+func enq(t testing.TB, db *store.DB, id, tenant string, lane appliance.Lane) *appliance.Job {
+	t.Helper()
+	j := &appliance.Job{ID: id, TenantID: tenant, Kind: appliance.JobKindBatchReport, Lane: lane, Total: 10, MaxAttempts: 2, MaxInterruptions: 2}
+	if err := db.Enqueue(context.Background(), j); err != nil {
+		t.Fatalf("enqueue %s: %v", id, err)
+	}
+	return j
+}
+
+func lease(t testing.TB, db *store.DB, now time.Time) *appliance.Lease {
+	t.Helper()
+	l, err := db.Lease(context.Background(), "w1", ttl, now)
+	if err != nil {
+		t.Fatalf("lease: %v", err)
+	}
+	return l
+}
+
+func state(t testing.TB, db *store.DB, tenant, id string) *appliance.Job {
+	t.Helper()
+	j, err := db.Get(context.Background(), tenant, id)
+	if err != nil {
+		t.Fatalf("get %s: %v", id, err)
+	}
+	return j
+}
+
+func TestJobTransitions(t *testing.T) {
+	ctx := context.Background()
+	res := appliance.JobResult{Name: "j.zip", Bytes: 3, SHA256: "ab"}
+	cases := []struct {
+		name      string
+		run       func(t *testing.T, db *store.DB, l *appliance.Lease)
+		wantState appliance.JobState
+		wantErr   string
+	}{
+		{"ack succeeds", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if err := db.Ack(ctx, l, res, time.Hour, jobT0); err != nil {
+				t.Fatal(err)
+			}
+		}, appliance.JobSucceeded, ""},
+		{"retryable fail with attempts left queues after backoff", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			s, err := db.Fail(ctx, l, "boom", true, time.Minute, jobT0)
+			if err != nil || s != appliance.JobQueued {
+				t.Fatalf("fail = %s, %v", s, err)
+			}
+			if _, err := db.Lease(ctx, "w", ttl, jobT0.Add(59*time.Second)); !errors.Is(err, appliance.ErrNoJob) {
+				t.Fatalf("lease during backoff: %v", err)
+			}
+		}, appliance.JobQueued, "boom"},
+		{"permanent fail", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if s, err := db.Fail(ctx, l, "bad input", false, 0, jobT0); err != nil || s != appliance.JobFailed {
+				t.Fatalf("fail = %s, %v", s, err)
+			}
+		}, appliance.JobFailed, "bad input"},
+		{"retries exhausted", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if _, err := db.Fail(ctx, l, "boom", true, 0, jobT0); err != nil {
+				t.Fatal(err)
+			}
+			l2 := lease(t, db, jobT0)
+			if s, err := db.Fail(ctx, l2, "boom", true, 0, jobT0); err != nil || s != appliance.JobFailed {
+				t.Fatalf("second fail = %s, %v", s, err)
+			}
+		}, appliance.JobFailed, "gave up after 2 attempts"},
+		{"lease expiry requeues with an interruption", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if n, err := db.Requeue(ctx, jobT0.Add(ttl-time.Second)); err != nil || n != 0 {
+				t.Fatalf("early requeue = %d, %v", n, err)
+			}
+			if n, err := db.Requeue(ctx, jobT0.Add(ttl+time.Second)); err != nil || n != 1 {
+				t.Fatalf("requeue = %d, %v", n, err)
+			}
+		}, appliance.JobQueued, ""},
+		{"interruptions exhausted", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			now := jobT0
+			for range 2 {
+				now = now.Add(ttl + time.Second)
+				if n, err := db.Requeue(ctx, now); err != nil || n != 1 {
+					t.Fatalf("requeue = %d, %v", n, err)
+				}
+				if _, err := db.Lease(ctx, "w", ttl, now); err != nil && !errors.Is(err, appliance.ErrNoJob) {
+					t.Fatal(err)
+				}
+			}
+		}, appliance.JobFailed, "interrupted 2 times (the worker stopped before finishing)"},
+		{"release queues without an attempt", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if err := db.Release(ctx, l, jobT0); err != nil {
+				t.Fatal(err)
+			}
+		}, appliance.JobQueued, ""},
+		{"cancel running then extend cancels", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			j, err := db.Cancel(ctx, "ta", l.Job.ID, jobT0)
+			if err != nil || j.State != appliance.JobRunning || !j.CancelRequested {
+				t.Fatalf("cancel = %+v, %v", j, err)
+			}
+			if err := db.Extend(ctx, l, ttl, jobT0); !errors.Is(err, appliance.ErrJobCanceled) {
+				t.Fatalf("extend: %v", err)
+			}
+		}, appliance.JobCanceled, "canceled"},
+		{"cancel running then checkpoint writes nothing", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if _, err := db.Cancel(ctx, "ta", l.Job.ID, jobT0); err != nil {
+				t.Fatal(err)
+			}
+			err := db.Checkpoint(ctx, l, appliance.JobProgress{Done: 1}, []appliance.JobItem{{Index: 0, Data: []byte("x")}}, jobT0)
+			if !errors.Is(err, appliance.ErrJobCanceled) {
+				t.Fatalf("checkpoint: %v", err)
+			}
+			n := 0
+			_ = db.Items(ctx, l.Job.ID, 0, func(appliance.JobItem) error { n++; return nil })
+			if n != 0 {
+				t.Fatalf("%d items written after cancel", n)
+			}
+		}, appliance.JobCanceled, "canceled"},
+		{"cancel running then lease expiry cancels", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if _, err := db.Cancel(ctx, "ta", l.Job.ID, jobT0); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := db.Requeue(ctx, jobT0.Add(time.Hour)); err != nil || n != 1 {
+				t.Fatalf("requeue = %d, %v", n, err)
+			}
+		}, appliance.JobCanceled, "canceled"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, _ := openJobs(t)
+			enq(t, db, "j1", "ta", appliance.LaneStandard)
+			l := lease(t, db, jobT0)
+			if l.Job.State != appliance.JobRunning || l.Token != 1 {
+				t.Fatalf("leased %+v", l.Job)
+			}
+			tc.run(t, db, l)
+			j := state(t, db, "ta", "j1")
+			if j.State != tc.wantState || !strings.Contains(j.Error, tc.wantErr) {
+				t.Fatalf("state %s error %q; want %s containing %q", j.State, j.Error, tc.wantState, tc.wantErr)
+			}
+			if tc.wantState.Terminal() && j.Finished.IsZero() {
+				t.Fatal("terminal without Finished")
+			}
+		})
+	}
+}
+
+func TestJobFencingAndCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openJobs(t)
+	enq(t, db, "j1", "ta", appliance.LaneStandard)
+	old := lease(t, db, jobT0)
+	if _, err := db.Requeue(ctx, jobT0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	now := jobT0.Add(time.Hour)
+	cur := lease(t, db, now)
+	if cur.Token != old.Token+1 {
+		t.Fatalf("token %d after %d", cur.Token, old.Token)
+	}
+	item := []appliance.JobItem{{Index: 0, Data: []byte("a")}}
+	stale := []struct {
+		name string
+		call func() error
+	}{
+		{"checkpoint", func() error { return db.Checkpoint(ctx, old, appliance.JobProgress{Done: 1}, item, now) }},
+		{"extend", func() error { return db.Extend(ctx, old, ttl, now) }},
+		{"ack", func() error { return db.Ack(ctx, old, appliance.JobResult{}, time.Hour, now) }},
+		{"fail", func() error { _, err := db.Fail(ctx, old, "x", true, 0, now); return err }},
+		{"release", func() error { return db.Release(ctx, old, now) }},
+		{"expired lease", func() error { return db.Extend(ctx, cur, ttl, now.Add(ttl+time.Second)) }},
+	}
+	for _, tc := range stale {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.call(); !errors.Is(err, appliance.ErrLeaseLost) {
+				t.Fatalf("stale %s: %v, want ErrLeaseLost", tc.name, err)
+			}
+		})
+	}
+	// Idempotent checkpoints: the same index twice is one item.
+	for i := range 2 {
+		it := []appliance.JobItem{{Index: 0, Data: []byte(fmt.Sprint("v", i))}, {Index: 1, Data: []byte("b")}}
+		if err := db.Checkpoint(ctx, cur, appliance.JobProgress{Done: 2, Cursor: []byte("2")}, it, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	if err := db.Items(ctx, "j1", 0, func(it appliance.JobItem) error {
+		got = append(got, fmt.Sprint(it.Index, string(it.Data)))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "0v1,1b" {
+		t.Fatalf("items %v", got)
+	}
+	if j := state(t, db, "ta", "j1"); j.Done != 2 || string(j.Cursor) != "2" || j.Interruptions != 1 {
+		t.Fatalf("job %+v", j)
+	}
+}
+
+func TestJobCancelAndTenantIsolation(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openJobs(t)
+	enq(t, db, "q", "ta", appliance.LaneStandard)
+	enq(t, db, "r", "ta", appliance.LaneStandard)
+	enq(t, db, "done", "ta", appliance.LaneStandard)
+	cases := []struct {
+		name, tenant, id string
+		want             error
+		wantState        appliance.JobState
+	}{
+		{"other tenant get-cancel", "tb", "q", appliance.ErrNotFound, ""},
+		{"missing", "ta", "nope", appliance.ErrNotFound, ""},
+		{"queued", "ta", "q", nil, appliance.JobCanceled},
+		{"terminal", "ta", "q", appliance.ErrConflict, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.want == appliance.ErrNotFound {
+				if _, err := db.Get(ctx, tc.tenant, tc.id); !errors.Is(err, tc.want) {
+					t.Fatalf("get: %v", err)
+				}
+			}
+			j, err := db.Cancel(ctx, tc.tenant, tc.id, jobT0)
+			if !errors.Is(err, tc.want) || (err == nil && j.State != tc.wantState) {
+				t.Fatalf("cancel = %+v, %v; want %v %s", j, err, tc.want, tc.wantState)
+			}
+		})
+	}
+	// The canceled queued job is not leased.
+	l := lease(t, db, jobT0)
+	if l.Job.ID != "r" {
+		t.Fatalf("leased %s, want r", l.Job.ID)
+	}
+	list, err := db.JobsByTenant(ctx, "ta", 2)
+	if err != nil || len(list) != 2 || list[0].ID != "done" || list[1].ID != "r" {
+		t.Fatalf("list = %v, %v", list, err)
+	}
+	if list, _ := db.JobsByTenant(ctx, "tb", 0); len(list) != 0 {
+		t.Fatalf("tb sees %d jobs", len(list))
+	}
+}
+
+func TestJobFairness(t *testing.T) {
+	ctx := context.Background()
+	t.Run("tenant round robin", func(t *testing.T) {
+		db, _ := openJobs(t)
+		for i := range 100 {
+			enq(t, db, fmt.Sprint("a", i), "ta", appliance.LaneStandard)
+		}
+		enq(t, db, "b0", "tb", appliance.LaneStandard)
+		var got []string
+		for range 4 {
+			got = append(got, lease(t, db, jobT0).Job.ID)
+		}
+		if got[0] != "a0" || got[1] != "b0" || got[2] != "a1" || got[3] != "a2" {
+			t.Fatalf("lease order %v", got)
+		}
+	})
+	t.Run("priority at most 3 of 4 under contention", func(t *testing.T) {
+		db, _ := openJobs(t)
+		for i := range 40 {
+			enq(t, db, fmt.Sprint("p", i), "tp", appliance.LanePriority)
+			enq(t, db, fmt.Sprint("s", i), "ts", appliance.LaneStandard)
+		}
+		pri := 0
+		var order strings.Builder
+		for range 40 {
+			id := lease(t, db, jobT0).Job.ID
+			order.WriteByte(id[0])
+			if id[0] == 'p' {
+				pri++
+			}
+		}
+		if pri != 30 || !strings.HasPrefix(order.String(), "pppspppsppps") {
+			t.Fatalf("priority %d of 40, order %s", pri, order.String())
+		}
+	})
+	t.Run("not before respected", func(t *testing.T) {
+		db, _ := openJobs(t)
+		enq(t, db, "x", "ta", appliance.LaneStandard)
+		enq(t, db, "y", "ta", appliance.LaneStandard)
+		l := lease(t, db, jobT0)
+		if _, err := db.Fail(ctx, l, "boom", true, time.Minute, jobT0); err != nil {
+			t.Fatal(err)
+		}
+		if id := lease(t, db, jobT0).Job.ID; id != "y" {
+			t.Fatalf("leased %s during x's backoff", id)
+		}
+		if _, err := db.Lease(ctx, "w", ttl, jobT0.Add(30*time.Second)); !errors.Is(err, appliance.ErrNoJob) {
+			t.Fatalf("lease: %v", err)
+		}
+		if id := lease(t, db, jobT0.Add(time.Minute)).Job.ID; id != "x" {
+			t.Fatalf("leased %s after backoff", id)
+		}
+	})
+}
+
+func TestJobPersistenceAndSweep(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := mustOpen(t, dir)
+	enq(t, db, "q", "ta", appliance.LaneStandard)
+	enq(t, db, "r", "ta", appliance.LaneStandard)
+	enq(t, db, "s", "ta", appliance.LaneStandard)
+	enq(t, db, "f", "ta", appliance.LaneStandard)
+	ls := []*appliance.Lease{lease(t, db, jobT0), lease(t, db, jobT0), lease(t, db, jobT0), lease(t, db, jobT0)}
+	_ = db.Checkpoint(ctx, ls[2], appliance.JobProgress{Done: 1}, []appliance.JobItem{{Index: 0, Data: []byte("x")}}, jobT0)
+	if err := db.Ack(ctx, ls[2], appliance.JobResult{Name: "s.zip"}, time.Hour, jobT0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Fail(ctx, ls[3], "bad", false, 0, jobT0); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Release(ctx, ls[0], jobT0); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = mustOpen(t, dir)
+	defer db.Close()
+	if j := state(t, db, "ta", "r"); j.State != appliance.JobRunning {
+		t.Fatalf("r is %s after reopen", j.State)
+	}
+	// A restart requeues the orphaned lease.
+	if n, err := db.Requeue(ctx, jobT0.Add(ttl+1)); err != nil || n != 1 {
+		t.Fatalf("requeue = %d, %v", n, err)
+	}
+	if q, r, err := db.JobCounts(ctx); err != nil || q != 2 || r != 0 {
+		t.Fatalf("counts %d %d %v", q, r, err)
+	}
+	cases := []struct {
+		name    string
+		now     time.Time
+		files   int
+		s, f    appliance.JobState // "" = deleted
+		sweepRR time.Duration
+	}{
+		{"nothing due", jobT0.Add(time.Minute), 0, appliance.JobSucceeded, appliance.JobFailed, 24 * time.Hour},
+		{"result expires", jobT0.Add(2 * time.Hour), 1, appliance.JobExpired, appliance.JobFailed, 24 * time.Hour},
+		{"records deleted", jobT0.Add(25 * time.Hour), 0, "", "", 24 * time.Hour},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			files, err := db.Sweep(ctx, tc.now, tc.sweepRR)
+			if err != nil || len(files) != tc.files {
+				t.Fatalf("sweep = %v, %v", files, err)
+			}
+			for id, want := range map[string]appliance.JobState{"s": tc.s, "f": tc.f} {
+				j, err := db.Get(ctx, "ta", id)
+				if want == "" {
+					if !errors.Is(err, appliance.ErrNotFound) {
+						t.Fatalf("%s: %v, want deleted", id, err)
+					}
+					continue
+				}
+				if err != nil || j.State != want {
+					t.Fatalf("%s: %v %v, want %s", id, j, err, want)
+				}
+			}
+		})
+	}
+	n := 0
+	_ = db.Items(ctx, "s", 0, func(appliance.JobItem) error { n++; return nil })
+	if n != 0 {
+		t.Fatalf("expired job keeps %d items", n)
+	}
+}
+
+func BenchmarkEnqueue(b *testing.B) {
+	db, _ := openJobs(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := range b.N {
+		j := &appliance.Job{ID: fmt.Sprint("j", i), TenantID: fmt.Sprint("t", i%10), Kind: appliance.JobKindBatchReport,
+			Lane: appliance.LaneStandard, Payload: make([]byte, 1024), Total: 100}
+		if err := db.Enqueue(ctx, j); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLeaseAck(b *testing.B) {
+	db, _ := openJobs(b)
+	ctx := context.Background()
+	for i := range b.N {
+		j := &appliance.Job{ID: fmt.Sprint("j", i), TenantID: fmt.Sprint("t", i%10), Kind: appliance.JobKindBatchReport,
+			Lane: appliance.LaneStandard, Total: 100}
+		if err := db.Enqueue(ctx, j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		l, err := db.Lease(ctx, "w", ttl, jobT0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := db.Ack(ctx, l, appliance.JobResult{Name: l.Job.ID}, time.Hour, jobT0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
