@@ -81,7 +81,7 @@ func chosenCandidate(res *appliance.LinkAnalysis, towerID *string) (*appliance.L
 		}
 	}
 	return nil, &httpError{status: http.StatusNotFound, code: "not_found",
-		msg: fmt.Sprintf("tower %q is not among the results of this analysis (best and alternatives)", truncate(*towerID, 80)),
+		msg:    fmt.Sprintf("tower %q is not among the results of this analysis (best and alternatives)", truncate(*towerID, 80)),
 		fields: []appliance.FieldError{{Field: "tower_id", Reason: "is not among the towers this analysis returns; raise max_alternatives or max_distance_km, or check the operator filter"}}}
 }
 
