@@ -127,6 +127,12 @@ func TestTenantIsolationTowerRoutes(t *testing.T) {
 		{name: "places", method: "GET", url: "/places?q=rio"},
 		{name: "admin keys", method: "POST", url: "/admin/keys", body: issueBody("Free", "")},
 		{name: "admin refresh history", method: "GET", url: "/admin/towers/refreshes"},
+		{name: "export link as GeoJSON", method: "POST", url: "/exports/link?format=geojson", lists: true,
+			body: `{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":1.5}`},
+		{name: "export link as KML", method: "POST", url: "/exports/link?format=kml", lists: true,
+			body: `{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":1.5}`},
+		{name: "report link of the best tower", method: "POST", url: "/reports/link",
+			body: `{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":1.5}`},
 	}
 	tenants := []struct{ key, own, other, ownStation, otherStation string }{
 		{"pro", proID, freeID, "ISO-PRO-7", "ISO-FREE-8"},
