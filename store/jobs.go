@@ -268,8 +268,8 @@ func (t *jobTx) requeue(j *appliance.Job, notBefore, now time.Time) error {
 
 // leased returns the job of l if l still holds it at now: ErrLeaseLost when
 // the lease expired or was superseded. A requested cancel moves the job to
-// canceled and returns ErrJobCanceled; the transaction must then commit,
-// so the caller returns errCommit-wrapped errors through commitErr.
+// canceled and returns ErrJobCanceled inside a *commitErr, so that
+// jobUpdate commits the transition and still returns the error.
 func (t *jobTx) leased(l *appliance.Lease, now time.Time) (*appliance.Job, error) {
 	if l == nil || l.Job == nil {
 		return nil, fmt.Errorf("nil lease: %w", appliance.ErrInvalid)
@@ -304,7 +304,7 @@ type commitErr struct{ err error }
 func (e *commitErr) Error() string { return e.err.Error() }
 func (e *commitErr) Unwrap() error { return e.err }
 
-// update runs fn in a write transaction; a *commitErr from fn commits the
+// jobUpdate runs fn in a write transaction; a *commitErr from fn commits the
 // writes and is returned unwrapped.
 func (db *DB) jobUpdate(ctx context.Context, op string, fn func(t *jobTx) error) error {
 	if err := ctx.Err(); err != nil {
@@ -493,7 +493,7 @@ func (db *DB) Lease(ctx context.Context, worker string, ttl time.Duration, now t
 	return out, nil
 }
 
-// extendTx moves j's lease entry to now+ttl.
+// extend moves j's lease entry to now+ttl.
 func (t *jobTx) extend(j *appliance.Job, ttl time.Duration, now time.Time) error {
 	if err := t.index.Delete(timeKey('r', j.LeaseExpires, j.ID)); err != nil {
 		return err

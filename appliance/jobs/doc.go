@@ -9,27 +9,27 @@
 // Service make it. "now" is the time of the call; every transition is
 // one transaction.
 //
-//	State     | Trigger                   | Condition                                   | Next state | Other effects
-//	----------+---------------------------+---------------------------------------------+------------+------------------------------------------------------------
-//	(none)    | Enqueue                   | id new, kind registered                     | queued     | Seq assigned; queue entry written in the same transaction
-//	queued    | Lease                     | chosen by the fairness rule, NotBefore<=now | running    | LeaseToken+1, LeaseOwner, LeaseExpires=now+TTL; Started once
-//	running   | Extend (heartbeat TTL/3)  | token current, lease not expired            | running    | LeaseExpires=now+TTL
-//	running   | Checkpoint                | token current, lease not expired            | running    | items written by index (rewrite replaces), Done, Cursor
-//	running   | Ack (handler returned)    | token current                               | succeeded  | Result, Finished; Expires=now+ResultRetention
-//	running   | Fail, retryable           | Attempts+1 < MaxAttempts                    | queued     | Attempts+1, Error; NotBefore=now+Backoff(Attempts)
-//	running   | Fail, retryable           | Attempts+1 = MaxAttempts                    | failed     | Error "... (gave up after N attempts)"; items deleted
-//	running   | Fail, permanent (ErrInvalid) | -                                        | failed     | Attempts+1, Error; items deleted
-//	running   | lease expiry / orphan     | CancelRequested                             | canceled   | items deleted
-//	running   | lease expiry / orphan     | Interruptions+1 < MaxInterruptions          | queued     | Interruptions+1; queued at once
-//	running   | lease expiry / orphan     | Interruptions+1 = MaxInterruptions          | failed     | Error "interrupted N times (the worker stopped before finishing)"
-//	running   | Release (drain on Close)  | token current                               | queued     | nothing counted; resumes from the last checkpoint
-//	queued    | Cancel                    | tenant owns it                              | canceled   | queue entry removed, Finished
-//	running   | Cancel                    | tenant owns it                              | running    | CancelRequested
-//	running   | Extend/Checkpoint/Ack/Fail/Release | CancelRequested                    | canceled   | ErrJobCanceled to the worker; a checkpoint writes no items
-//	terminal  | Cancel                    | -                                           | terminal   | ErrConflict
-//	any       | any lease call            | stale token or expired lease                | unchanged  | ErrLeaseLost; nothing written (fencing)
-//	succeeded | Sweep                     | Expires < now                               | expired    | items deleted, result file removed
-//	failed, canceled, expired | Sweep     | Finished+RecordRetention < now              | (deleted)  | record, items and indexes deleted
+//	State                     | Trigger                            | Condition                                   | Next state | Other effects
+//	--------------------------+------------------------------------+---------------------------------------------+------------+-------------------------------------------------------------
+//	(none)                    | Enqueue                            | id new, kind registered                     | queued     | Seq assigned; queue entry written in the same transaction
+//	queued                    | Lease                              | chosen by the fairness rule, NotBefore<=now | running    | LeaseToken+1, LeaseOwner, LeaseExpires=now+TTL; Started once
+//	running                   | Extend (heartbeat TTL/3)           | token current, lease not expired            | running    | LeaseExpires=now+TTL
+//	running                   | Checkpoint                         | token current, lease not expired            | running    | items written by index (rewrite replaces), Done, Cursor
+//	running                   | Ack (handler returned)             | token current                               | succeeded  | Result, Finished; Expires=now+ResultRetention
+//	running                   | Fail, retryable                    | Attempts+1 < MaxAttempts                    | queued     | Attempts+1, Error; NotBefore=now+Backoff(Attempts)
+//	running                   | Fail, retryable                    | Attempts+1 = MaxAttempts                    | failed     | Error "... (gave up after N attempts)"; items deleted
+//	running                   | Fail, permanent (ErrInvalid)       | -                                           | failed     | Attempts+1, Error; items deleted
+//	running                   | lease expiry / orphan              | CancelRequested                             | canceled   | items deleted
+//	running                   | lease expiry / orphan              | Interruptions+1 < MaxInterruptions          | queued     | Interruptions+1; queued at once
+//	running                   | lease expiry / orphan              | Interruptions+1 = MaxInterruptions          | failed     | Error "interrupted N times (the worker stopped before finishing)"
+//	running                   | Release (drain on Close)           | token current                               | queued     | nothing counted; resumes from the last checkpoint
+//	queued                    | Cancel                             | tenant owns it                              | canceled   | queue entry removed, Finished
+//	running                   | Cancel                             | tenant owns it                              | running    | CancelRequested
+//	running                   | Extend/Checkpoint/Ack/Fail/Release | CancelRequested                             | canceled   | ErrJobCanceled to the worker; a checkpoint writes no items
+//	terminal                  | Cancel                             | -                                           | terminal   | ErrConflict
+//	any                       | any lease call                     | stale token or expired lease                | unchanged  | ErrLeaseLost; nothing written (fencing)
+//	succeeded                 | Sweep                              | Expires < now                               | expired    | items deleted, result file removed
+//	failed, canceled, expired | Sweep                              | Finished+RecordRetention < now              | (deleted)  | record, items and indexes deleted
 //
 // Another tenant's job reads as missing (appliance.ErrNotFound) to Get,
 // Cancel and Open.

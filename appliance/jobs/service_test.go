@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -310,6 +311,22 @@ func TestServiceOrphanAndExpiry(t *testing.T) {
 	nowNS.Add(int64(jobs.DefaultResultRetention + time.Minute))
 	if _, _, err := s.Open(ctx, "ta", j.ID); !errors.Is(err, appliance.ErrConflict) || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("open after retention: %v", err)
+	}
+	// The next start's sweep removes the file and expires the job.
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s = jobs.New(db, dir, opts)
+	s.Register(appliance.JobKindBatchReport, &sumHandler{chunk: 3})
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if got, err := s.Get(ctx, "ta", j.ID); err != nil || got.State != appliance.JobExpired || got.Result != nil {
+		t.Fatalf("after sweep: %+v, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, j.ID+".txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("result file after sweep: %v", err)
 	}
 }
 
