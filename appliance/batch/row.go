@@ -53,6 +53,7 @@ func DefaultOptions() Options { return Options{Language: report.English, PDFs: t
 // tower are null.
 type RowResult struct {
 	Index      int    `json:"index"` // 0-based input row
+	Row        int    `json:"row"`   // 1-based input row (Index + 1), as in results.csv
 	ReceiverID string `json:"receiver_id"`
 	// Input echoed after defaults (null when the row did not give a valid
 	// number).

@@ -298,7 +298,7 @@ func (s *Service) analyzeRow(ctx context.Context, p *Payload, i int, profile boo
 	r := p.Rows[i]
 	req, v := request(r, p.TenantID)
 	req.IncludeProfile = profile
-	out := RowResult{Index: i, ReceiverID: r.ReceiverID, Lat: r.Lat, Lon: r.Lon, OperatorFilter: r.Operator, Engine: r.Engine}
+	out := RowResult{Index: i, Row: i + 1, ReceiverID: r.ReceiverID, Lat: r.Lat, Lon: r.Lon, OperatorFilter: r.Operator, Engine: r.Engine}
 	if out.ReceiverID == "" {
 		out.ReceiverID = fmt.Sprintf("row-%05d", i+1)
 	}
