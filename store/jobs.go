@@ -801,7 +801,7 @@ func (db *DB) Sweep(ctx context.Context, now time.Time, recordRetention time.Dur
 			end := be64(uint64(before.UnixNano()))
 			c := t.index.Cursor()
 			for k, _ := c.Seek([]byte{tag}); k != nil && k[0] == tag; k, _ = c.Next() {
-				if len(k) < 9 || bytes.Compare(k[1:9], end) > 0 {
+				if len(k) < 9 || bytes.Compare(k[1:9], end) >= 0 {
 					break
 				}
 				ids = append(ids, string(k[9:]))

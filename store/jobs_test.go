@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -424,5 +425,110 @@ func BenchmarkLeaseAck(b *testing.B) {
 		if err := db.Ack(ctx, l, appliance.JobResult{Name: l.Job.ID}, time.Hour, jobT0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestJobQueueRandomized drives the queue with random enqueues, leases and
+// verdicts and checks that no job is leased twice at once, that the
+// counts match a model, and that every job ends terminal.
+func TestJobQueueRandomized(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	ctx := context.Background()
+	db, _ := openJobs(t)
+	now := jobT0
+	live := map[string]*appliance.Lease{}
+	queued, enqueued := 0, 0
+	for step := range 600 {
+		now = now.Add(time.Duration(rng.IntN(2000)) * time.Millisecond)
+		switch op := rng.IntN(10); {
+		case op < 3:
+			lane := appliance.LaneStandard
+			if rng.IntN(2) == 0 {
+				lane = appliance.LanePriority
+			}
+			j := &appliance.Job{ID: fmt.Sprint("j", step), TenantID: fmt.Sprint("t", rng.IntN(5)), Kind: "k", Lane: lane, Total: 1, MaxAttempts: 2, MaxInterruptions: 2}
+			if err := db.Enqueue(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+			queued++
+			enqueued++
+		case op < 6:
+			l, err := db.Lease(ctx, "w", time.Hour, now)
+			if errors.Is(err, appliance.ErrNoJob) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, dup := live[l.Job.ID]; dup {
+				t.Fatalf("seed %d: %s leased twice", seed, l.Job.ID)
+			}
+			live[l.Job.ID] = l
+			queued--
+		default:
+			for id, l := range live {
+				delete(live, id)
+				switch rng.IntN(3) {
+				case 0:
+					if err := db.Ack(ctx, l, appliance.JobResult{Name: id}, time.Hour, now); err != nil {
+						t.Fatal(err)
+					}
+				case 1:
+					s, err := db.Fail(ctx, l, "x", true, 0, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if s == appliance.JobQueued {
+						queued++
+					}
+				default:
+					if err := db.Release(ctx, l, now); err != nil {
+						t.Fatal(err)
+					}
+					queued++
+				}
+				break
+			}
+		}
+		q, r, err := db.JobCounts(ctx)
+		if err != nil || q != queued || r != len(live) {
+			t.Fatalf("seed %d step %d: counts %d %d, model %d %d (%v)", seed, step, q, r, queued, len(live), err)
+		}
+	}
+	// Drain: ack everything.
+	for id, l := range live {
+		if err := db.Ack(ctx, l, appliance.JobResult{Name: id}, time.Hour, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for {
+		l, err := db.Lease(ctx, "w", time.Hour, now)
+		if errors.Is(err, appliance.ErrNoJob) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Ack(ctx, l, appliance.JobResult{Name: l.Job.ID}, time.Hour, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	terminal := 0
+	for tn := range 5 {
+		list, err := db.JobsByTenant(ctx, fmt.Sprint("t", tn), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range list {
+			if !j.State.Terminal() {
+				t.Fatalf("seed %d: %s is %s after drain", seed, j.ID, j.State)
+			}
+			terminal++
+		}
+	}
+	if terminal != enqueued {
+		t.Fatalf("seed %d: %d terminal of %d enqueued", seed, terminal, enqueued)
 	}
 }

@@ -475,7 +475,7 @@ func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 		if rerr := r.locked(func() error { return s.queue.Release(bg, l, now) }); rerr != nil {
 			log.Error("jobs: release", "err", rerr)
 		} else {
-			log.Info("jobs: released for drain", "done", r.job.Done)
+			log.Info("jobs: released for drain", "done", r.lease.Job.Done)
 		}
 	default:
 		permanent := errors.Is(err, appliance.ErrInvalid)
