@@ -5,12 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"linkplan/appliance"
 )
 
-// ChunkRows is how many rows a job analyses between two checkpoints.
-const ChunkRows = 256
+// ChunkRows and ChunkTime bound the work between two checkpoints of a
+// job: at most ChunkRows rows, and no new row handed out after ChunkTime
+// (at least one row per chunk). Chunk boundaries do not change the
+// results or the bundle.
+const (
+	ChunkRows = 256
+	ChunkTime = time.Second
+)
 
 // cursor is the checkpoint of a batch job (appliance.Job.Cursor, JSON).
 type cursor struct {
@@ -48,11 +55,11 @@ func (h handler) Run(ctx context.Context, run appliance.JobRun) (appliance.JobRe
 		if err := ctx.Err(); err != nil {
 			return appliance.JobResult{}, err
 		}
-		end := min(next+ChunkRows, len(p.Rows))
-		out := res[:end-next]
-		if err := s.analyzeRange(ctx, &p, next, end, out); err != nil {
+		end, err := s.analyzeUntil(ctx, &p, next, min(next+ChunkRows, len(p.Rows)), res, time.Now().Add(ChunkTime))
+		if err != nil {
 			return appliance.JobResult{}, err
 		}
+		out := res[:end-next]
 		items := make([]appliance.JobItem, len(out))
 		for i := range out {
 			data, err := json.Marshal(&out[i])

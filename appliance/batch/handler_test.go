@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"linkplan/appliance"
 	"linkplan/appliance/batch"
@@ -228,4 +229,34 @@ func TestHandlerStops(t *testing.T) {
 			}
 		}
 	})
+}
+
+// slowAnalyzer takes 5 ms a row.
+type slowAnalyzer struct{ fakeAnalyzer }
+
+func (s *slowAnalyzer) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*appliance.LinkAnalysis, error) {
+	time.Sleep(5 * time.Millisecond)
+	return s.fakeAnalyzer.AnalyzeLink(ctx, req)
+}
+
+func TestHandlerChunksByTime(t *testing.T) {
+	fixedID := func() (string, error) { return "job-t", nil }
+	_, job := queuedJob(t, 300, nil, batch.Options{}, 1)
+	fast := batch.New(batch.Deps{Analyzer: &fakeAnalyzer{}, Workers: 1, NewID: fixedID, Terrain: "test terrain"})
+	slow := batch.New(batch.Deps{Analyzer: &slowAnalyzer{}, Workers: 1, NewID: fixedID, Terrain: "test terrain"})
+	a, b := newFakeRun(job), newFakeRun(job)
+	if _, err := fast.Handler().Run(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := slow.Handler().Run(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	// 300 rows at 5 ms a row: about 200 rows a second, so the first chunk
+	// ends at the time bound, before ChunkRows.
+	if len(a.log) != 2 || a.log[0].Done != batch.ChunkRows || b.log[0].Done >= batch.ChunkRows || b.log[len(b.log)-1].Done != 300 {
+		t.Fatalf("checkpoints: fast %d, slow %+v", len(a.log), b.log)
+	}
+	if !bytes.Equal(a.result.Bytes(), b.result.Bytes()) {
+		t.Fatal("chunking changed the bundle")
+	}
 }

@@ -196,6 +196,15 @@ func (s *Service) runSync(ctx context.Context, p *Payload) (*SyncResult, error) 
 // analyzeRange analyses rows [from, to) of p over Workers goroutines into
 // out[i-from]. Only a context error stops it.
 func (s *Service) analyzeRange(ctx context.Context, p *Payload, from, to int, out []RowResult) error {
+	_, err := s.analyzeUntil(ctx, p, from, to, out, time.Time{})
+	return err
+}
+
+// analyzeUntil analyses rows from from on, in order, over Workers
+// goroutines into out[i-from]: all rows up to to, or, when deadline is not
+// zero, those handed out before it passed (at least one). It returns the
+// end of the rows analysed. Only a context error stops it early.
+func (s *Service) analyzeUntil(ctx context.Context, p *Payload, from, to int, out []RowResult, deadline time.Time) (int, error) {
 	var wg sync.WaitGroup
 	next := make(chan int)
 	workers := min(s.d.Workers, to-from)
@@ -209,10 +218,15 @@ func (s *Service) analyzeRange(ctx context.Context, p *Payload, from, to int, ou
 		}()
 	}
 	var err error
+	end := from
 feed:
-	for i := from; i < to; i++ {
+	for end < to {
+		if end > from && !deadline.IsZero() && time.Now().After(deadline) {
+			break
+		}
 		select {
-		case next <- i:
+		case next <- end:
+			end++
 		case <-ctx.Done():
 			err = ctx.Err()
 			break feed
@@ -223,7 +237,7 @@ feed:
 	if err == nil {
 		err = ctx.Err()
 	}
-	return err
+	return end, err
 }
 
 // request builds the LinkRequest of a row like /analyze_link: the given
