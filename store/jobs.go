@@ -348,6 +348,9 @@ func (db *DB) Enqueue(ctx context.Context, j *appliance.Job) error {
 	if _, err := laneByte(j.Lane); err != nil {
 		return fmt.Errorf("job queue: enqueue: %w", err)
 	}
+	if j.Total < 0 {
+		return fmt.Errorf("job queue: enqueue: total %d units: %w", j.Total, appliance.ErrInvalid)
+	}
 	now := db.now().UTC()
 	return db.jobUpdate(ctx, "enqueue", func(t *jobTx) error {
 		if t.jobs.Get([]byte(j.ID)) != nil {

@@ -279,7 +279,10 @@ func (s *Service) sweep(ctx context.Context) {
 // Close drains the Service: it stops leasing, cancels the running
 // handlers' contexts, waits for them (bounded by ctx) and releases their
 // leases without counting an attempt, so that the next start resumes each
-// job from its last checkpoint.
+// job from its last checkpoint. When ctx ends first, Close returns its
+// error and the handlers still running release their leases when they
+// return; close the queue only after Close returned nil, or the next
+// Start requeues those jobs as orphans (an interruption each).
 func (s *Service) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.stopping = true
