@@ -168,9 +168,14 @@ func TestServiceResumeAfterDrain(t *testing.T) {
 	if j2.Result.SHA256 != hex.EncodeToString(sum[:]) || j2.Result.Bytes != int64(len(body)) || done.Done != total {
 		t.Fatalf("result %+v", j2.Result)
 	}
+	// The counters move after the verdict's commit: drain first.
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
 	set.WritePrometheus(&buf)
-	if !strings.Contains(buf.String(), `jobs_finished_total{kind="batch_report",state="succeeded"} 1`) || !strings.Contains(buf.String(), "jobs_queued 0") {
+	if !strings.Contains(buf.String(), `jobs_finished_total{kind="batch_report",state="succeeded"} 1`) ||
+		!strings.Contains(buf.String(), "jobs_queued 0") || !strings.Contains(buf.String(), "jobs_running 0") {
 		t.Fatalf("metrics:\n%s", buf.String())
 	}
 	// Tenant isolation of every read.
