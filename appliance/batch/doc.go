@@ -100,14 +100,17 @@
 // Submit with more than SyncMaxRows rows enqueues a job whose Payload is
 // the JSON Payload (rows with resolved engines, options, tier, tenant,
 // submit time). Handler analyses the rows from the job's cursor ({"next":
-// row index}, or Job.Done) in chunks of ChunkRows rows over Workers
-// goroutines, results placed by index, and commits each chunk with one
-// checkpoint: one appliance.JobItem per row (Index = row index, Data = the
+// row index}, or Job.Done) in chunks (at most ChunkRows rows, no new row
+// handed out after ChunkTime) over Workers goroutines, results placed by
+// index, and commits each chunk with one checkpoint: one appliance.JobItem per row (Index = row index, Data = the
 // compact JSON RowResult) and progress {Done, Cursor}. It stops at once on
 // a canceled context (returning ctx.Err()) and on a checkpoint refusal
 // (appliance.ErrJobCanceled, appliance.ErrLeaseLost, wrapped). The bundle
 // is then built from the committed items only (run.Items), so a resumed
-// job's bundle is byte-identical to an uninterrupted one's.
+// job's bundle is byte-identical to an uninterrupted one's. Payload or
+// item corruption matches appliance.ErrInvalid (the job fails for good).
+// The PDF quota is reserved before the bundle is written (idempotent per
+// job id): a job canceled after that keeps its reservation.
 //
 // # Bundle
 //
