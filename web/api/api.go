@@ -62,7 +62,9 @@ type Deps struct {
 	Metrics   *metrics.Set         // the appliance's one metrics set
 	Log       *slog.Logger
 	Version   string
-	Offline   bool // true: the appliance makes no outbound calls
+	Offline   bool           // true: the appliance makes no outbound calls
+	Jobs      JobService     // queued jobs (appliance/jobs)
+	Batches   BatchSubmitter // batch reports (appliance/batch)
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 }
@@ -117,6 +119,8 @@ func New(d Deps) *API {
 	a.registerLinks(r)
 	a.registerExports(r)
 	a.registerReports(r)
+	a.registerBatch(r)
+	a.registerJobs(r)
 	a.registerTowers(r)
 	a.registerCoverage(r)
 	a.registerPlaces(r)

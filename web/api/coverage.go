@@ -43,10 +43,16 @@ func (a *API) registerCoverage(r *mux.Router) {
 // an engine above the caller's tier is a 403; "auto" for a tier below Pro
 // resolves to fspl (the only engine such a tier may use), with a note.
 func (a *API) resolveEngine(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
+	return ResolveEngine(a.Engines, k, id)
+}
+
+// ResolveEngine is the engine tier rule of every route (resolveEngine),
+// exported for services that apply it outside a request (batch rows).
+func ResolveEngine(e Engines, k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
 	if id == "" {
 		return appliance.EngineFSPL, "", nil
 	}
-	info, ok := a.Engines.Info(id)
+	info, ok := e.Info(id)
 	if !ok || info.Status == engines.StatusHidden {
 		return "", "", appliance.Invalid("engine", "unknown engine %q; GET /coverage/engines lists them", id)
 	}

@@ -25,22 +25,37 @@ import (
 // body is a 413. At most appliance.MaxFieldErrors fields are named, the rest
 // counted, and the per-element work stops at the cap (issue 7, finding 5).
 func decode(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeBytes(body, v, maxArrayElements)
+}
+
+// readBody reads a request body; a body over the route's limit is a 413.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+		return nil, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
 	case err != nil:
-		return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+		return nil, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
 	}
+	return body, nil
+}
+
+// decodeBytes is decode of a body already read, with arrays of at most
+// maxElems elements.
+func decodeBytes(body []byte, v any, maxElems int) error {
 	// An array longer than any request can hold is refused before
 	// encoding/json spends its per-element work on it (issue 7, finding 5).
-	if path, n := longArray(body, maxArrayElements); path != "" {
-		return appliance.Invalid(path, "must hold at most %d elements, holds more (%d read)", maxArrayElements, n)
+	if path, n := longArray(body, maxElems); path != "" {
+		return appliance.Invalid(path, "must hold at most %d elements, holds more (%d read)", maxElems, n)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	err = dec.Decode(v)
+	err := dec.Decode(v)
 	if err == nil {
 		if dec.More() {
 			return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body holds more than one JSON value"}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"linkplan/appliance"
+	"linkplan/appliance/batch"
 )
 
 // ErrorBody is the structured error document of every 4xx and 503 response.
@@ -30,6 +31,10 @@ type ErrorDetail struct {
 	RequestID  string                 `json:"request_id"`
 	Fields     []appliance.FieldError `json:"fields,omitempty"`
 	MoreErrors int                    `json:"more_errors,omitempty"`
+	// Limit and Count are the tier's row limit and the batch's row count
+	// of a batch_over_limit error; absent otherwise.
+	Limit *int `json:"limit,omitempty"`
+	Count *int `json:"count,omitempty"`
 }
 
 // Bounds of the echoed text of an error body, in bytes, after sanitising.
@@ -65,6 +70,10 @@ func classify(err error) (int, string, error) {
 	var he *httpError
 	if errors.As(err, &he) {
 		return he.status, he.code, nil
+	}
+	var le *batch.LimitError
+	if errors.As(err, &le) { // SPEC §7: a batch over the tier's row limit is a 400
+		return http.StatusBadRequest, "batch_over_limit", nil
 	}
 	for _, c := range statusTable {
 		if errors.Is(err, c.sentinel) {
@@ -110,6 +119,10 @@ func userMessage(err error, sentinel error) string {
 	switch {
 	case errors.As(err, &he):
 		return he.msg
+	case errors.As(err, new(*batch.LimitError)):
+		var le *batch.LimitError
+		errors.As(err, &le)
+		return le.Error()
 	case errors.As(err, &ve):
 		return summary(ve)
 	case sentinel == context.DeadlineExceeded:
@@ -212,6 +225,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
 	if errors.As(err, &he) {
 		fields = he.fields
+	}
+	if f := batchLimitBody(err, &body.Error); f != nil {
+		fields = f
 	}
 	if n := len(fields); n > appliance.MaxFieldErrors { // appended past the cap
 		fields, body.Error.MoreErrors = fields[:appliance.MaxFieldErrors], body.Error.MoreErrors+n-appliance.MaxFieldErrors

@@ -19,7 +19,9 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"linkplan/appliance"
+	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
+	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/sampledata"
@@ -63,6 +65,7 @@ type harnessOptions struct {
 	towerDB func(real api.TowerStore) api.TowerStore // wraps the store's tower writer
 	auth    func(real api.Authenticator) api.Authenticator
 	towers  func(real appliance.TowerIndex) appliance.TowerIndex
+	enqueue func(real batch.Enqueuer) batch.Enqueuer // wraps the batch service's queue
 }
 
 // harness is the real API composed in-process like the composition root
@@ -78,6 +81,7 @@ type harness struct {
 	auth    *tenancy.Service
 	clock   *clock
 	index   *spatial.Index
+	jobs    *jobs.Service
 	search  *search.Index
 	terrain *terrain.Layered
 	dataDir string
@@ -203,7 +207,28 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		auth = opt.auth(h.auth)
 	}
 	var clutter appliance.ClutterMap = h.terrain
+	h.jobs = jobs.New(db, filepath.Join(h.dataDir, "jobs"), jobs.Options{PollInterval: 20 * time.Millisecond})
+	var enq batch.Enqueuer = h.jobs
+	if opt.enqueue != nil {
+		enq = opt.enqueue(h.jobs)
+	}
+	bsvc := batch.New(batch.Deps{Analyzer: plan, Queue: enq, Quota: db, Terrain: h.desc, NewID: jobs.NewID,
+		ResolveEngine: func(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
+			return api.ResolveEngine(reg, k, id)
+		}})
+	h.jobs.Register(appliance.JobKindBatchReport, bsvc.Handler())
+	if err := h.jobs.Start(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { // before the database closes (cleanups run last first)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := h.jobs.Close(ctx); err != nil {
+			tb.Errorf("jobs drain: %v", err)
+		}
+	})
 	h.api = api.New(api.Deps{
+		Jobs: h.jobs, Batches: bsvc,
 		Clutter: clutter,
 		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {

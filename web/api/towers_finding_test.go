@@ -131,6 +131,8 @@ func TestTenantIsolationTowerRoutes(t *testing.T) {
 			body: `{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":1.5}`},
 		{name: "export link as KML", method: "POST", url: "/exports/link?format=kml", lists: true,
 			body: `{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":1.5}`},
+		{name: "batch report", method: "POST", url: "/batch_reports",
+			body: `{"rows":[{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":1.5}]}`},
 		{name: "report link of the best tower", method: "POST", url: "/reports/link",
 			body: `{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":1.5}`},
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
+	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/sampledata"
@@ -45,6 +47,9 @@ type app struct {
 	refresh         *refresh.Service
 	search          *search.Index
 	api             *api.API
+	jobs            *jobs.Service
+	log             *slog.Logger
+	batch           *batch.Service
 	credentialsPath string
 }
 
@@ -52,7 +57,7 @@ type app struct {
 // indexes, engines, API. The caller starts serving and then marks it ready.
 func boot(ctx context.Context, cfg config) (*app, error) {
 	log := cfg.Log
-	a := &app{}
+	a := &app{log: log}
 	db, err := store.Open(cfg.DataDir, store.Options{})
 	if err != nil {
 		return nil, err
@@ -168,6 +173,21 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	towers := func() appliance.TowerIndex { return a.index }
 	plan := planner.New(ter, towers, reg.WithFallback)
 
+	// The job queue lives in the database; finished bundles are files
+	// under the data directory. Workers start with serve, after the API is
+	// ready, and drain before the database closes.
+	mset := metrics.NewSet()
+	a.jobs = jobs.New(db, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log})
+	a.batch = batch.New(batch.Deps{
+		Analyzer: plan, Queue: a.jobs, Quota: db, Terrain: terrainDesc,
+		ResolveEngine: func(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
+			return api.ResolveEngine(reg, k, id)
+		},
+		NewID:            jobs.NewID,
+		MaxInterruptions: jobs.DefaultMaxInterruptions,
+	})
+	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
+
 	a.api = api.New(api.Deps{
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
 		Upsert: func(t *appliance.Tower) {
@@ -179,7 +199,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
 			}
 		},
-		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: metrics.NewSet(), Log: log, Version: version(), Offline: true,
+		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: true,
+		Jobs: a.jobs, Batches: a.batch,
 		TerrainDescription: terrainDesc,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
@@ -200,6 +221,16 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 // close releases everything in reverse start order; the database is last
 // because everything above writes through it.
 func (a *app) close() {
+	if a.jobs != nil {
+		// In-flight jobs checkpoint and give their leases back, so the
+		// next start resumes them at once; bounded so that a stuck handler
+		// cannot hold the shutdown (systemd's stop timeout is 90 s).
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		if err := a.jobs.Close(ctx); err != nil {
+			a.log.Warn("job drain incomplete", "err", err)
+		}
+		cancel()
+	}
 	if a.refresh != nil {
 		a.refresh.Close()
 	}
