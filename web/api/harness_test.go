@@ -207,7 +207,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		auth = opt.auth(h.auth)
 	}
 	var clutter appliance.ClutterMap = h.terrain
-	h.jobs = jobs.New(db, filepath.Join(h.dataDir, "jobs"), jobs.Options{PollInterval: 20 * time.Millisecond})
+	h.jobs = jobs.New(db, filepath.Join(h.dataDir, "jobs"), jobs.Options{PollInterval: 20 * time.Millisecond, Workers: 1})
 	var enq batch.Enqueuer = h.jobs
 	if opt.enqueue != nil {
 		enq = opt.enqueue(h.jobs)
