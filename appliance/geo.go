@@ -52,17 +52,40 @@ func (p LatLon) BearingDeg(q LatLon) float64 {
 // Intermediate returns the point at fraction f (0..1) of the great circle
 // from p to q.
 func (p LatLon) Intermediate(q LatLon, f float64) LatLon {
+	g := p.GreatCircleTo(q)
+	return g.At(f)
+}
+
+// GreatCircle is the great circle from one point to another with the
+// trigonometry of its ends computed once, for the many points of a terrain
+// profile: At(f) is p.Intermediate(q, f) bit for bit (the same operations
+// in the same order), at a third of the cost.
+type GreatCircle struct {
+	p, q                                   LatLon
+	δ, sinδ                                float64 // angular distance, radians, and its sine
+	cφ1, cλ1, sφ1, sλ1, cφ2, cλ2, sφ2, sλ2 float64
+}
+
+// GreatCircleTo returns the great circle from p to q.
+func (p LatLon) GreatCircleTo(q LatLon) GreatCircle {
 	φ1, λ1 := rad(p.Lat), rad(p.Lon)
 	φ2, λ2 := rad(q.Lat), rad(q.Lon)
 	δ := p.DistanceM(q) / EarthRadiusM
-	if δ < 1e-12 {
-		return p
+	return GreatCircle{p: p, q: q, δ: δ, sinδ: math.Sin(δ),
+		cφ1: math.Cos(φ1), cλ1: math.Cos(λ1), sφ1: math.Sin(φ1), sλ1: math.Sin(λ1),
+		cφ2: math.Cos(φ2), cλ2: math.Cos(λ2), sφ2: math.Sin(φ2), sλ2: math.Sin(λ2)}
+}
+
+// At returns the point at fraction f (0..1) of the great circle.
+func (g *GreatCircle) At(f float64) LatLon {
+	if g.δ < 1e-12 {
+		return g.p
 	}
-	a := math.Sin((1-f)*δ) / math.Sin(δ)
-	b := math.Sin(f*δ) / math.Sin(δ)
-	x := a*math.Cos(φ1)*math.Cos(λ1) + b*math.Cos(φ2)*math.Cos(λ2)
-	y := a*math.Cos(φ1)*math.Sin(λ1) + b*math.Cos(φ2)*math.Sin(λ2)
-	z := a*math.Sin(φ1) + b*math.Sin(φ2)
+	a := math.Sin((1-f)*g.δ) / g.sinδ
+	b := math.Sin(f*g.δ) / g.sinδ
+	x := a*g.cφ1*g.cλ1 + b*g.cφ2*g.cλ2
+	y := a*g.cφ1*g.sλ1 + b*g.cφ2*g.sλ2
+	z := a*g.sφ1 + b*g.sφ2
 	return LatLon{Lat: deg(math.Atan2(z, math.Hypot(x, y))), Lon: deg(math.Atan2(y, x))}
 }
 

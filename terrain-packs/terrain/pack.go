@@ -422,6 +422,7 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 	if steps > 0 {
 		spacing = d / float64(steps)
 	}
+	gc := a.GreatCircleTo(b)
 	for i := 0; i <= steps; i++ {
 		di := float64(i) * spacing
 		q := a
@@ -429,7 +430,7 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 		case i == steps:
 			di, q = d, b
 		case i > 0:
-			q = a.Intermediate(b, di/d)
+			q = gc.At(di / d)
 		}
 		h, sea, owner, err := at(q, &ref)
 		if err != nil {

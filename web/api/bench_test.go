@@ -1,9 +1,16 @@
 package api_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
+
+	"linkplan/appliance"
+	"linkplan/appliance/catalog"
+	"linkplan/store/spatial"
 )
 
 // The benchmarks run real HTTP requests through the in-process harness (real
@@ -57,4 +64,71 @@ func BenchmarkAnalyzeLinkHTTP(b *testing.B) {
 // 15.6 km Rio terrain path (terrain read from the embedded pack).
 func BenchmarkEnginesCompareHTTP(b *testing.B) {
 	benchRoute(b, "POST", "/coverage/engines/compare", `{"tx":{"lat":-22.9519,"lon":-43.2367,"height_m":50},"rx":{"lat":-22.8833,"lon":-43.1036,"height_m":10},"frequency_mhz":3500}`)
+}
+
+// nationalIndex replaces the sample catalogue by the 140,000-tower
+// synthetic national set (Rio de Janeiro is among its densest areas).
+func nationalIndex(appliance.TowerIndex) appliance.TowerIndex {
+	syn := catalog.SyntheticNational(140000, 1)
+	ts := make([]*appliance.Tower, len(syn))
+	for i := range syn {
+		ts[i] = &syn[i]
+	}
+	return spatial.New(ts)
+}
+
+// benchBatchRows is n receivers over Rio, 30 km radius (the default).
+func benchBatchRows(n int) string {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	b.WriteString(`{"rows":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"b%d","receiver":{"lat":%.5f,"lon":%.5f,"height":10},"frequency_mhz":1800}`, i+1, -22.99+0.25*rng.Float64(), -43.70+0.70*rng.Float64())
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// BenchmarkBatchSync100National: POST /batch_reports with 100 rows,
+// answered synchronously, over the 140,000-tower national set (SPEC §8.3
+// p50 1 s; goal 200 ms). BenchmarkBatchSync100NationalSerial is the
+// baseline: the same 100 rows as 100 POST /analyze_link calls in a row.
+func BenchmarkBatchSync100National(b *testing.B) {
+	h := newHarness(b, harnessOptions{towers: nationalIndex})
+	body := benchBatchRows(100)
+	b.ResetTimer()
+	for b.Loop() {
+		if r := h.do(b, "POST", "/batch_reports", h.keys["pro"], nil, body); r.status != http.StatusOK {
+			b.Fatalf("%d %s", r.status, r.body)
+		}
+	}
+}
+
+func BenchmarkBatchSync100NationalSerial(b *testing.B) {
+	h := newHarness(b, harnessOptions{towers: nationalIndex})
+	var q struct {
+		Rows []json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(benchBatchRows(100)), &q); err != nil {
+		b.Fatal(err)
+	}
+	bodies := make([]string, len(q.Rows))
+	for i, r := range q.Rows {
+		var m map[string]any
+		json.Unmarshal(r, &m)
+		delete(m, "id")
+		x, _ := json.Marshal(m)
+		bodies[i] = string(x)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, body := range bodies {
+			if r := h.do(b, "POST", "/analyze_link", h.keys["pro"], nil, body); r.status != http.StatusOK {
+				b.Fatalf("%d %s", r.status, r.body)
+			}
+		}
+	}
 }

@@ -56,7 +56,7 @@ func drillRows(n int) string {
 }
 
 // issueKey issues a tenant key of tier through the admin route of s.
-func issueKey(t *testing.T, s *server, dataDir, tier string) string {
+func issueKey(t testing.TB, s *server, dataDir, tier string) string {
 	t.Helper()
 	credBytes, err := os.ReadFile(filepath.Join(dataDir, "admin-credentials.json"))
 	if err != nil {
@@ -103,7 +103,7 @@ type drillJob struct {
 	} `json:"result"`
 }
 
-func submitBatch(t *testing.T, s *server, key, body string) string {
+func submitBatch(t testing.TB, s *server, key, body string) string {
 	t.Helper()
 	r := s.call(t, "POST", "/batch_reports", map[string]string{"X-API-Key": key, "Content-Type": "application/json"}, body)
 	if r.status != http.StatusAccepted {
@@ -121,7 +121,7 @@ func submitBatch(t *testing.T, s *server, key, body string) string {
 	return j.Job.ID
 }
 
-func getJob(t *testing.T, s *server, key, id string) drillJob {
+func getJob(t testing.TB, s *server, key, id string) drillJob {
 	t.Helper()
 	r := s.call(t, "GET", "/jobs/"+id, map[string]string{"X-API-Key": key}, "")
 	if r.status != http.StatusOK {
@@ -135,23 +135,23 @@ func getJob(t *testing.T, s *server, key, id string) drillJob {
 }
 
 // waitJob polls until the job is terminal or until stop says so.
-func waitJob(t *testing.T, s *server, key, id string, stop func(drillJob) bool) drillJob {
+func waitJob(t testing.TB, s *server, key, id string, stop func(drillJob) bool) drillJob {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Minute)
+	deadline := time.Now().Add(20 * time.Minute)
 	for {
 		j := getJob(t, s, key, id)
 		if j.State == "succeeded" || j.State == "failed" || j.State == "canceled" || stop != nil && stop(j) {
 			return j
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("job %s not done within 5 min: %+v\n%s", id, j, s.stderr.String())
+			t.Fatalf("job %s not done within 20 min: %+v\n%s", id, j, s.stderr.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
 // download fetches the bundle and checks its length and checksum headers.
-func download(t *testing.T, s *server, key, id string) map[string][]byte {
+func download(t testing.TB, s *server, key, id string) map[string][]byte {
 	t.Helper()
 	r := s.call(t, "GET", "/jobs/"+id+"/download", map[string]string{"X-API-Key": key}, "")
 	if r.status != http.StatusOK {

@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 
 // binary builds linkplan (once per test run) with a stamped version and
 // returns its path.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the linkplan binary; skipped with -short")
@@ -101,10 +101,10 @@ var servingAddr = regexp.MustCompile(`msg="linkplan serving" addr=(127\.0\.0\.1:
 // /health/ready answers 200. The port is chosen by the kernel (--addr
 // 127.0.0.1:0) and read from the start-up log, so that concurrent test runs
 // cannot race for a port.
-func startServe(t *testing.T, bin, dataDir string) *server {
+func startServe(t testing.TB, bin, dataDir string, extra ...string) *server {
 	t.Helper()
 	s := &server{stderr: &syncBuffer{}, done: make(chan error, 1)}
-	s.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
+	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, extra...)...)
 	pr, pw := io.Pipe()
 	s.cmd.Stderr = pw
 	s.cmd.Stdout = io.Discard
@@ -163,7 +163,7 @@ func startServe(t *testing.T, bin, dataDir string) *server {
 }
 
 // stop sends SIGTERM and returns the exit error (nil for status 0).
-func (s *server) stop(t *testing.T) error {
+func (s *server) stop(t testing.TB) error {
 	t.Helper()
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ type reply struct {
 }
 
 // call sends one request and checks that the response carries X-Request-Id.
-func (s *server) call(t *testing.T, method, path string, header map[string]string, body string) reply {
+func (s *server) call(t testing.TB, method, path string, header map[string]string, body string) reply {
 	t.Helper()
 	req, err := http.NewRequest(method, s.base+path, strings.NewReader(body))
 	if err != nil {
