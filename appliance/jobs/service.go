@@ -101,6 +101,7 @@ type Service struct {
 	dir      string
 	opts     Options
 	log      *slog.Logger
+	metrics  *jobMetrics
 	handlers map[appliance.JobKind]appliance.JobHandler
 
 	wake    chan struct{}
@@ -160,17 +161,9 @@ func New(queue appliance.JobQueue, dir string, opts Options) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{queue: queue, dir: dir, opts: opts, log: log, handlers: map[appliance.JobKind]appliance.JobHandler{}, wake: make(chan struct{}, 1)}
+	s.metrics = newJobMetrics()
 	if m := opts.Metrics; m != nil {
-		m.GetOrCreateGauge("jobs_running", func() float64 { return float64(s.running.Load()) })
-		if c, ok := queue.(counter); ok {
-			m.GetOrCreateGauge("jobs_queued", func() float64 {
-				q, _, err := c.JobCounts(context.Background())
-				if err != nil {
-					return 0
-				}
-				return float64(q)
-			})
-		}
+		m.RegisterMetricsWriter(s.writeMetrics)
 	}
 	return s
 }
@@ -336,9 +329,7 @@ func (s *Service) Enqueue(ctx context.Context, j *appliance.Job) error {
 	if err := s.queue.Enqueue(ctx, j); err != nil {
 		return fmt.Errorf("jobs: enqueue: %w", err)
 	}
-	if m := s.opts.Metrics; m != nil {
-		m.GetOrCreateCounter(fmt.Sprintf(`jobs_enqueued_total{kind=%q,lane=%q}`, j.Kind, j.Lane)).Inc()
-	}
+	s.countEnqueued(j)
 	s.poke()
 	return nil
 }
@@ -397,9 +388,7 @@ func (s *Service) Open(ctx context.Context, tenantID, id string) (*appliance.Job
 }
 
 func (s *Service) finished(kind appliance.JobKind, st appliance.JobState) {
-	if m := s.opts.Metrics; m != nil {
-		m.GetOrCreateCounter(fmt.Sprintf(`jobs_finished_total{kind=%q,state=%q}`, kind, st)).Inc()
-	}
+	s.countFinished(kind, st)
 }
 
 func (s *Service) worker(ctx context.Context, id string) {

@@ -174,8 +174,8 @@ func TestServiceResumeAfterDrain(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	set.WritePrometheus(&buf)
-	if !strings.Contains(buf.String(), `jobs_finished_total{kind="batch_report",state="succeeded"} 1`) ||
-		!strings.Contains(buf.String(), "jobs_queued 0") || !strings.Contains(buf.String(), "jobs_running 0") {
+	if !strings.Contains(buf.String(), `linkplan_jobs_finished_total{kind="batch_report",state="succeeded"} 1`) ||
+		!strings.Contains(buf.String(), "linkplan_jobs_queued 0") || !strings.Contains(buf.String(), "linkplan_jobs_running 0") {
 		t.Fatalf("metrics:\n%s", buf.String())
 	}
 	// Tenant isolation of every read.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/VictoriaMetrics/metrics"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -207,7 +208,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		auth = opt.auth(h.auth)
 	}
 	var clutter appliance.ClutterMap = h.terrain
-	h.jobs = jobs.New(db, filepath.Join(h.dataDir, "jobs"), jobs.Options{PollInterval: 20 * time.Millisecond, Workers: 1})
+	mset := metrics.NewSet()
+	h.jobs = jobs.New(db, filepath.Join(h.dataDir, "jobs"), jobs.Options{PollInterval: 20 * time.Millisecond, Workers: 1, Metrics: mset})
 	var enq batch.Enqueuer = h.jobs
 	if opt.enqueue != nil {
 		enq = opt.enqueue(h.jobs)
@@ -228,7 +230,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		}
 	})
 	h.api = api.New(api.Deps{
-		Jobs: h.jobs, Batches: bsvc,
+		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Clutter: clutter,
 		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {

@@ -27,7 +27,15 @@ func scrapeAfterTraffic(t *testing.T) []byte {
 	} {
 		h.do(t, c.method, c.url, h.keys[c.key], nil, c.body)
 	}
+	// A queued batch job, so that the job queue's series are scraped too.
+	j := submitJob(t, h, h.keys["pro"], `{"rows":[`+batchRows(101)+`],"options":{"pdfs":false}}`)
+	waitFor(t, h, h.keys["pro"], j.ID)
 	res := h.do(t, "GET", "/metrics", "", nil, "")
+	for _, want := range []string{"linkplan_jobs_enqueued_total{", "linkplan_jobs_finished_total{", "linkplan_jobs_queued ", "linkplan_jobs_running "} {
+		if !bytes.Contains(res.body, []byte(want)) {
+			t.Errorf("/metrics has no %s series", want)
+		}
+	}
 	if res.status != 200 {
 		t.Fatalf("/metrics: %d", res.status)
 	}
