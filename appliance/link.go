@@ -132,6 +132,9 @@ type LinkAnalysis struct {
 	Warnings  []Warning
 	InRange   int // towers within MaxDistanceKm (after the operator filter)
 	Evaluated int // towers whose terrain path was computed
+	// Pruned counts towers proven unable to rank from a sparse profile of
+	// their path (every SparseEvery-th sample), without the full path.
+	Pruned int
 	// SkippedNoTerrain counts towers in range whose path needs a terrain
 	// tile that no pack holds; MissingTiles names those tiles.
 	SkippedNoTerrain int

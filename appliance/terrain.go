@@ -104,3 +104,13 @@ type Terrain interface {
 	// b are the first and last samples.
 	Profile(a, b LatLon, stepM float64) (*PathProfile, error)
 }
+
+// SparseProfiler is implemented by terrain that can return a subsequence
+// of the profile Profile(a, b, stepM) would give: the samples of index 0,
+// every, 2·every, … and always the last one, with bit-identical distances
+// and heights. Sea, ClutterClass and VoidFilled are nil in a sparse
+// profile. The planner uses it to prove that a path cannot rank before
+// it samples the whole path (appliance/planner, "Pruning").
+type SparseProfiler interface {
+	ProfileEvery(a, b LatLon, stepM float64, every int) (*PathProfile, error)
+}

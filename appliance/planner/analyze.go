@@ -24,6 +24,7 @@ const (
 	MaxDistanceKm         = 200.0 // km, largest accepted search radius
 	DefaultProfileStepM   = 90.0  // metres, the 3" terrain grid
 	DefaultMaxEvaluated   = 200   // terrain evaluations for engines without a free-space bound
+	DefaultSparseEvery    = 8     // every 8th sample (720 m at 90 m) for the sparse bound
 	SectorBeamwidthDeg    = 65.0
 	SectorFrontBackDB     = 25.0
 )
@@ -32,6 +33,15 @@ const (
 // space over the horizontal distance; the planner then prunes exactly.
 type FreeSpaceBounded interface {
 	LossAtLeastFreeSpace() bool
+}
+
+// SubsampleBounded is implemented by engines whose loss over a profile is
+// never below their loss over a subsequence of its samples that keeps both
+// ends (fspl); with terrain that is an appliance.SparseProfiler, the
+// planner then bounds a path from a sparse profile first (doc.go,
+// "Search").
+type SubsampleBounded interface {
+	LossAtLeastOnSubsample() bool
 }
 
 // EngineLookup returns the engine for an id ("" is the default engine).
@@ -44,11 +54,15 @@ type Planner struct {
 	Engine       EngineLookup
 	StepM        float64 // profile spacing, metres
 	MaxEvaluated int
+	// SparseEvery is the stride of the sparse profile that bounds a path
+	// before it is evaluated (SubsampleBounded engines); 0 or 1 turns the
+	// sparse bound off. It changes the work, never the answer.
+	SparseEvery int
 }
 
 // New returns a planner with default settings.
 func New(terrain appliance.Terrain, towers func() appliance.TowerIndex, engines EngineLookup) *Planner {
-	return &Planner{Terrain: terrain, Towers: towers, Engine: engines, StepM: DefaultProfileStepM, MaxEvaluated: DefaultMaxEvaluated}
+	return &Planner{Terrain: terrain, Towers: towers, Engine: engines, StepM: DefaultProfileStepM, MaxEvaluated: DefaultMaxEvaluated, SparseEvery: DefaultSparseEvery}
 }
 
 // Validate checks a request (after defaults) and names every bad field with
@@ -178,6 +192,10 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	if fb, ok := eng.(FreeSpaceBounded); ok && fb.LossAtLeastFreeSpace() {
 		bounded = true
 	}
+	var sparse appliance.SparseProfiler
+	if sb, ok := eng.(SubsampleBounded); ok && sb.LossAtLeastOnSubsample() && p.SparseEvery > 1 {
+		sparse, _ = p.Terrain.(appliance.SparseProfiler)
+	}
 	missing := map[string]bool{}
 	var results []appliance.LinkCandidate
 	for len(h) > 0 {
@@ -191,9 +209,22 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("analyze link: %w", err)
 		}
+		var tm *appliance.TileMissingError
+		if sparse != nil && len(results) >= want {
+			cannot, err := p.cannotRank(ctx, sparse, eng, req, c, results[want-1].LinkMarginDB)
+			if errors.As(err, &tm) {
+				out.SkippedNoTerrain++
+				missing[tm.Tile] = true
+				continue
+			}
+			if cannot && err == nil {
+				out.Pruned++
+				continue
+			}
+			// Any other error: the full evaluation reports it.
+		}
 		c.bearings(req.Receiver)
 		lc, err := p.evaluate(ctx, eng, req, c)
-		var tm *appliance.TileMissingError
 		if errors.As(err, &tm) {
 			out.SkippedNoTerrain++
 			missing[tm.Tile] = true
@@ -255,6 +286,30 @@ func insertRanked(rs []appliance.LinkCandidate, c appliance.LinkCandidate, n int
 		rs = rs[:n]
 	}
 	return rs
+}
+
+// cannotRank reports whether c's margin is proven below worst from the
+// sparse profile of its path: the engine's loss on it is a lower bound of
+// its loss on the full profile (SubsampleBounded), so the margin computed
+// from it, the same expression as evaluateWith's, is an upper bound of
+// c's margin. The 1e-6 dB of slack keeps the proof safe against rounding.
+func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfiler, eng appliance.Engine, req appliance.LinkRequest, c cand, worst float64) (bool, error) {
+	prof, err := sparse.ProfileEvery(c.t.Pos(), req.Receiver, p.StepM, p.SparseEvery)
+	if err != nil {
+		return false, err
+	}
+	if prof.Len() < 2 {
+		return false, nil
+	}
+	pred, err := eng.Predict(ctx, appliance.LinkInput{
+		Tx: c.t.Pos(), Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
+		FreqMHz: req.FreqMHz, Profile: prof,
+	})
+	if err != nil {
+		return false, err
+	}
+	rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
+	return rx-req.RxThresholdDBm+1e-6 < worst, nil
 }
 
 func (p *Planner) evaluate(ctx context.Context, eng appliance.Engine, req appliance.LinkRequest, c cand) (appliance.LinkCandidate, error) {

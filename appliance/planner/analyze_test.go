@@ -73,32 +73,50 @@ func request(lat, lon float64) appliance.LinkRequest {
 	return r
 }
 
+// TestPruningMatchesExhaustiveSearch: the free-space bound and the sparse
+// profile bound change the work, never the answer.
 func TestPruningMatchesExhaustiveSearch(t *testing.T) {
 	s := seed(t)
 	ter := rioTerrain(t)
 	towers := ptrs(catalog.SyntheticInBox(appliance.BBox{MinLat: -23, MinLon: -44, MaxLat: -22, MaxLon: -43}, 4, s))
 	fast := newPlanner(ter, towers, fspl.New())
+	dense := newPlanner(ter, towers, fspl.New())
+	dense.SparseEvery = 0
 	slow := newPlanner(ter, towers, unbounded{fspl.New()})
 	slow.MaxEvaluated = math.MaxInt
+	slow.SparseEvery = 0
 	r := rand.New(rand.NewPCG(s, 7))
-	pruned := 0
-	for i := 0; i < 25; i++ {
+	var evalFast, evalDense, evalSlow, pruned int
+	for i := 0; i < 40; i++ {
 		req := request(-22.95+0.5*r.Float64(), -43.95+0.8*r.Float64())
 		req.FreqMHz = []float64{700, 1800, 3500, 5800}[i%4]
-		a, err := fast.AnalyzeLink(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
+		req.RxHeightM = []float64{3, 10, 30}[i%3]
+		req.MaxAlternatives = i % 6
+		var res [3]*appliance.LinkAnalysis
+		for k, p := range []*planner.Planner{fast, dense, slow} {
+			a, err := p.AnalyzeLink(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res[k] = a
 		}
-		b, err := slow.AnalyzeLink(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
+		for k, name := range []string{"sparse-bounded", "free-space-bounded"} {
+			if !reflect.DeepEqual(res[k].Best, res[2].Best) || !reflect.DeepEqual(res[k].Alternatives, res[2].Alternatives) {
+				t.Fatalf("case %d %+v: %s search differs from exhaustive search", i, req.Receiver, name)
+			}
 		}
-		if !reflect.DeepEqual(a.Best, b.Best) || !reflect.DeepEqual(a.Alternatives, b.Alternatives) {
-			t.Fatalf("case %d %+v: pruned search differs from exhaustive search", i, req.Receiver)
+		if res[1].Pruned != 0 || res[2].Pruned != 0 {
+			t.Fatalf("case %d: pruned %d/%d with the sparse bound off", i, res[1].Pruned, res[2].Pruned)
 		}
-		pruned += b.Evaluated - a.Evaluated
+		if res[0].Evaluated+res[0].Pruned > res[1].Evaluated {
+			t.Fatalf("case %d: sparse bound evaluated %d + pruned %d, more than the %d of the free-space bound alone", i, res[0].Evaluated, res[0].Pruned, res[1].Evaluated)
+		}
+		evalFast, evalDense, evalSlow, pruned = evalFast+res[0].Evaluated, evalDense+res[1].Evaluated, evalSlow+res[2].Evaluated, pruned+res[0].Pruned
 	}
-	t.Logf("pruning skipped %d terrain evaluations over 25 requests", pruned)
+	t.Logf("full paths over 40 requests: exhaustive %d, free-space bound %d, free-space and sparse bounds %d (+%d sparse paths)", evalSlow, evalDense, evalFast, pruned)
+	if pruned == 0 {
+		t.Fatal("the sparse bound pruned nothing: the test does not exercise it")
+	}
 }
 
 func TestAnalyzeLinkRealTerrain(t *testing.T) {
@@ -268,7 +286,11 @@ func benchNational(b *testing.B, eng appliance.Engine, maxEval int) {
 	towers := ptrs(catalog.SyntheticNational(140000, 1))
 	ter := syntheticPack(b, []string{"S24W047", "S24W048", "S25W047", "S25W048", "S23W047", "S23W048"})
 	p := newPlanner(ter, towers, eng)
-	p.MaxEvaluated = maxEval
+	if maxEval < 0 {
+		p.SparseEvery = 0
+	} else {
+		p.MaxEvaluated = maxEval
+	}
 	req := request(-23.5505, -46.6333) // São Paulo, the densest area of the synthetic set
 	req.MaxDistanceKm = 50
 	res, err := p.AnalyzeLink(context.Background(), req)
@@ -283,12 +305,19 @@ func benchNational(b *testing.B, eng appliance.Engine, maxEval int) {
 	}
 	b.ReportMetric(float64(res.InRange), "towers_in_range")
 	b.ReportMetric(float64(res.Evaluated), "paths_evaluated")
+	b.ReportMetric(float64(res.Pruned), "sparse_paths")
 }
 
 // BenchmarkAnalyzeLinkNational: 140,000 towers, receiver in São Paulo,
 // 50 km radius, fspl with exact pruning.
 func BenchmarkAnalyzeLinkNational(b *testing.B) {
 	benchNational(b, fspl.New(), planner.DefaultMaxEvaluated)
+}
+
+// BenchmarkAnalyzeLinkNationalDense is the same search with the free-space
+// bound only (no sparse profile bound).
+func BenchmarkAnalyzeLinkNationalDense(b *testing.B) {
+	benchNational(b, fspl.New(), -1)
 }
 
 // BenchmarkAnalyzeLinkNationalNaive evaluates the terrain path of every tower

@@ -25,6 +25,21 @@
 // engines without that property the first MaxEvaluated towers in that order
 // are evaluated, and the analysis says how many were.
 //
+// A second exact bound spares most of the terrain reads that remain. Once
+// the requested number of results is known, a tower whose optimistic
+// margin could still beat the worst of them is first evaluated on a sparse
+// profile of its path (every SparseEvery-th sample, 8 by default, and the
+// last; appliance.SparseProfiler gives them bit-identical to the full
+// profile's). For engines that declare LossAtLeastOnSubsample (fspl: free
+// space depends on the ends only, the knife edge is J of the largest ν over
+// the interior samples, and J is non-decreasing) the loss on fewer samples
+// is never above the loss on all of them, so the margin from the sparse
+// profile is an upper bound; when it stays below the worst result (with
+// 1e-6 dB of slack for rounding) the tower cannot rank and its full path
+// is never sampled (LinkAnalysis.Pruned counts them). In mountainous Rio
+// this cuts the full paths of a search by about 2.7× (planner tests); a
+// 100-row batch on the national tower set went from 502 to 128 ms.
+//
 // # Path check
 //
 // CheckPath (always for a pair, on request for /analyze_link candidates)

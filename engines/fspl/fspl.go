@@ -147,3 +147,12 @@ func (e *Engine) Compute(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz
 // space over the horizontal distance (the slant path is longer and J(ν) of
 // eq. (31) is never negative), which lets the planner prune exactly.
 func (e *Engine) LossAtLeastFreeSpace() bool { return true }
+
+// LossAtLeastOnSubsample reports that the engine's loss over a profile is
+// never below its loss over a subsequence of the profile's samples that
+// keeps both ends: the free-space term depends on the ends only, and the
+// diffraction term is J(ν) of the largest ν over the interior samples
+// (a maximum over fewer samples is never larger), J non-decreasing and
+// capped. The planner then proves a path cannot rank from a sparse
+// profile before it samples the whole path.
+func (e *Engine) LossAtLeastOnSubsample() bool { return true }

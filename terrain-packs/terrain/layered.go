@@ -7,7 +7,10 @@ import (
 	"linkplan/appliance"
 )
 
-var _ appliance.Terrain = (*Layered)(nil)
+var (
+	_ appliance.Terrain        = (*Layered)(nil)
+	_ appliance.SparseProfiler = (*Layered)(nil)
+)
 
 // Layered answers from several packs: for each point the first pack (in the
 // order given) that can answer wins. A pack that lacks the tile, or holds it
@@ -70,7 +73,19 @@ func (l *Layered) Profile(a, b appliance.LatLon, stepM float64) (*appliance.Path
 	if l.HasClutter() {
 		cl = l.clutterClass
 	}
-	prof, err := profile(a, b, stepM, l.elevation, cl)
+	prof, err := profile(a, b, stepM, 1, l.elevation, cl)
+	if err != nil {
+		return nil, fmt.Errorf("layered: %w", err)
+	}
+	return prof, nil
+}
+
+// ProfileEvery returns the samples 0, every, 2·every, … and the last of
+// the profile Profile(a, b, stepM) returns, bit-identical, without land
+// cover, sea or void marks (appliance.SparseProfiler). every <= 1 gives
+// the full profile, as Profile.
+func (l *Layered) ProfileEvery(a, b appliance.LatLon, stepM float64, every int) (*appliance.PathProfile, error) {
+	prof, err := profile(a, b, stepM, every, l.elevation, nil)
 	if err != nil {
 		return nil, fmt.Errorf("layered: %w", err)
 	}

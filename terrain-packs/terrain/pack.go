@@ -12,7 +12,10 @@ import (
 	"linkplan/terrain-packs/clutter"
 )
 
-var _ appliance.Terrain = (*Pack)(nil)
+var (
+	_ appliance.Terrain        = (*Pack)(nil)
+	_ appliance.SparseProfiler = (*Pack)(nil)
+)
 
 // DefaultCacheBytes is the default bound of the decoded-tile cache, bytes
 // (about 93 SRTM3 tiles or 10 SRTM1 tiles).
@@ -367,7 +370,15 @@ func (p *Pack) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathPro
 	if p.hdr.Clutter {
 		cl = func(q appliance.LatLon, ref *clutterRef) (uint8, error) { return p.clutterClass(q, ref) }
 	}
-	return profile(a, b, stepM, p.elevation, cl)
+	return profile(a, b, stepM, 1, p.elevation, cl)
+}
+
+// ProfileEvery returns the samples 0, every, 2·every, … and the last of
+// the profile Profile(a, b, stepM) returns, bit-identical, without land
+// cover, sea or void marks (appliance.SparseProfiler). every <= 1 gives
+// the full profile, as Profile.
+func (p *Pack) ProfileEvery(a, b appliance.LatLon, stepM float64, every int) (*appliance.PathProfile, error) {
+	return profile(a, b, stepM, every, p.elevation, nil)
 }
 
 // sampler answers the height at q, whether q is on sea, and the pack that
@@ -377,7 +388,9 @@ type sampler func(q appliance.LatLon, ref *tileRef) (heightM float64, sea bool, 
 // clutterSampler answers the land-cover class at q.
 type clutterSampler func(q appliance.LatLon, ref *clutterRef) (uint8, error)
 
-func profile(a, b appliance.LatLon, stepM float64, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
+// profile samples every every-th point of the path (and its last); a
+// sparse profile (every > 1) has no land cover, sea or void marks.
+func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
 	var v appliance.ValidationError
 	if !a.Valid() {
 		v.Add("a", "%v is not a valid WGS84 position", a)
@@ -397,20 +410,31 @@ func profile(a, b appliance.LatLon, stepM float64, at sampler, cl clutterSampler
 		return nil, fmt.Errorf("profile: %.0f m every %g m needs %.0f samples (max %d): %w",
 			d, stepM, steps+1, MaxProfileSamples, appliance.ErrInvalid)
 	}
-	return sampleProfile(a, b, d, stepM, int(max(steps, 0)), at, cl)
+	return sampleProfile(a, b, d, int(max(steps, 0)), max(every, 1), at, cl)
 }
 
-// sampleProfile fills the profile. Land cover (cl != nil) is kept only
-// when every sample's height came from a pack with the land-cover layer.
-func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
+// sampleProfile fills the profile with the samples 0, every, 2·every, …
+// and steps of the steps+1 equally spaced ones. Land cover (cl != nil) is
+// kept only when every sample's height came from a pack with the
+// land-cover layer. A sparse profile (every > 1) carries heights and
+// distances only; each is computed exactly as in the full profile, so
+// the two agree bit for bit on their common samples.
+func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
+	full := every == 1
+	n := steps/every + 1 // indices 0, every, … up to steps
+	if steps%every != 0 {
+		n++ // and the last
+	}
 	prof := &appliance.PathProfile{
-		DistancesM: make([]float64, steps+1),
-		HeightsM:   make([]float64, steps+1),
-		Sea:        make([]bool, steps+1),
+		DistancesM: make([]float64, n),
+		HeightsM:   make([]float64, n),
 	}
 	var classes []uint8
-	if cl != nil {
-		classes = make([]uint8, steps+1)
+	if full {
+		prof.Sea = make([]bool, n)
+		if cl != nil {
+			classes = make([]uint8, n)
+		}
 	}
 	var voids []bool // allocated at the first void-filled sample
 	var ref tileRef
@@ -423,7 +447,8 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 		spacing = d / float64(steps)
 	}
 	gc := a.GreatCircleTo(b)
-	for i := 0; i <= steps; i++ {
+	for k := 0; k < n; k++ {
+		i := min(k*every, steps)
 		di := float64(i) * spacing
 		q := a
 		switch {
@@ -436,7 +461,11 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 		if err != nil {
 			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
 		}
-		prof.DistancesM[i], prof.HeightsM[i], prof.Sea[i] = di, h, sea
+		prof.DistancesM[k], prof.HeightsM[k] = di, h
+		if !full {
+			continue
+		}
+		prof.Sea[k] = sea
 		if !sea && owner.hdr.VoidMask {
 			v, err := owner.voidFilled(q, &vref)
 			if err != nil {
@@ -444,9 +473,9 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 			}
 			if v {
 				if voids == nil {
-					voids = make([]bool, steps+1)
+					voids = make([]bool, n)
 				}
-				voids[i] = true
+				voids[k] = true
 			}
 		}
 		if classes == nil {
@@ -456,7 +485,7 @@ func sampleProfile(a, b appliance.LatLon, d, stepM float64, steps int, at sample
 			classes = nil // this pack cannot tell: no land cover for the path
 			continue
 		}
-		if classes[i], err = cl(q, &cref); err != nil {
+		if classes[k], err = cl(q, &cref); err != nil {
 			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
 		}
 	}

@@ -289,6 +289,7 @@ type AnalyzeLinkResponse struct {
 	Search struct {
 		TowersInRange          int      `json:"towers_in_range"`
 		TowersEvaluated        int      `json:"towers_evaluated"`
+		TowersPruned           int      `json:"towers_pruned"`
 		TowersSkippedNoTerrain int      `json:"towers_skipped_no_terrain"`
 		MissingTiles           []string `json:"missing_tiles"`
 		TowersSkippedOther     int      `json:"towers_skipped_other"`
@@ -350,7 +351,7 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	out.FrequencyMHz, out.MaxDistanceKm = r3(req.FreqMHz), r3(req.MaxDistanceKm)
 	out.LinkBudget.RxGainDBi, out.LinkBudget.CableLossDB = r3(req.RxGainDBi), r3(req.CableLossDB)
 	out.LinkBudget.RxThresholdDBm, out.LinkBudget.AssumedEIRPDBm = r3(req.RxThresholdDBm), r3(req.AssumedEIRPDBm)
-	out.Search.TowersInRange, out.Search.TowersEvaluated = res.InRange, res.Evaluated
+	out.Search.TowersInRange, out.Search.TowersEvaluated, out.Search.TowersPruned = res.InRange, res.Evaluated, res.Pruned
 	out.Search.TowersSkippedNoTerrain, out.Search.MissingTiles = res.SkippedNoTerrain, res.MissingTiles
 	if out.Search.MissingTiles == nil {
 		out.Search.MissingTiles = []string{}
