@@ -1,0 +1,555 @@
+package coverage
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"linkplan/appliance"
+)
+
+// DefaultThresholdDBm is the level of Summary.CoveredKm2AboveThreshold
+// when Options.ThresholdDBm is 0, dBm (a typical LTE/Wi-Fi CPE sensitivity,
+// the planner's default receiver threshold).
+const DefaultThresholdDBm = -95.0
+
+// DefaultTerrainSpacingM is the terrain grid spacing assumed when
+// Options.TerrainSpacingM is 0, metres (the 3″ SRTM grid).
+const DefaultTerrainSpacingM = 90.0
+
+// MinProfileStepM is the smallest radial profile step, metres.
+const MinProfileStepM = 30.0
+
+// EngineLookup returns the engine for an id ("" is the default engine);
+// an unknown id is an error matching appliance.ErrInvalid.
+type EngineLookup func(id appliance.EngineID) (appliance.Engine, error)
+
+// PrefixSweeper is implemented by engines that compute the loss of every
+// prefix of one profile at once. SweepLoss sets lossDB[i] to the engine's
+// basic transmission loss, dB, on the prefix profile ending at sample i
+// (samples 0..i of in.Profile, the receiver at that sample), for every i
+// where use[i] is true, bit-identical to (or within 1e-9 dB of) Predict on
+// that prefix; use[0] is never true. A prefix outside the engine's
+// validity is NaN in lossDB. len(use) and len(lossDB) equal
+// in.Profile.Len(). Its error is Predict's for the same input.
+type PrefixSweeper interface {
+	SweepLoss(ctx context.Context, in appliance.LinkInput, use []bool, lossDB []float64) error
+}
+
+// Options tune a computation; the zero value is valid.
+type Options struct {
+	// Workers is the number of radials computed at once; 0 means
+	// GOMAXPROCS. The result does not depend on it.
+	Workers int
+	// TerrainSpacingM is the grid spacing of the terrain, metres; 0 means
+	// DefaultTerrainSpacingM.
+	TerrainSpacingM float64
+	// ThresholdDBm is the level of Summary.CoveredKm2AboveThreshold, dBm;
+	// 0 means DefaultThresholdDBm.
+	ThresholdDBm float64
+	// OnTile is called once per tile, in row-major tile order, as soon as
+	// that tile and every tile before it are final. It runs on the
+	// goroutine of Compute; the raster's pixels of that tile never change
+	// afterwards.
+	OnTile func(TileDone)
+	// OnProgress is called after every finished radial with the number of
+	// finished radials and the total, on the goroutine of Compute.
+	OnProgress func(doneRadials, totalRadials int)
+}
+
+// TileDone reports a finished tile.
+type TileDone struct {
+	Tile        Tile
+	Raster      *Raster // the raster the tile belongs to (EncodeTile(Raster, Tile))
+	ValidPixels int     // pixels with a value
+	// MinDBm and MaxDBm are the extreme values of the tile, dBm; NaN when
+	// it has no valid pixel.
+	MinDBm, MaxDBm float64
+}
+
+// Summary describes a finished map.
+type Summary struct {
+	Pixels         int // pixels of the raster (Width·Height)
+	InRadiusPixels int // pixels whose centre is within RadiusM of the transmitter
+	ValidPixels    int // pixels with a value
+	// NoDataMissingTerrain counts pixels within the radius that have no
+	// value because terrain toward them is missing; MissingTiles names the
+	// missing tiles, sorted.
+	NoDataMissingTerrain int
+	MissingTiles         []string
+	// NoDataOutsideEnvelope counts pixels within the radius the engine
+	// refused as outside its validity range (e.g. P.1812 below its minimum
+	// distance); they have no value.
+	NoDataOutsideEnvelope int
+	ThresholdDBm          float64 // dBm
+	// CoveredKm2AboveThreshold is the area of the valid pixels at or above
+	// ThresholdDBm, km².
+	CoveredKm2AboveThreshold float64
+	MinDBm, MaxDBm           float64 // extreme pixel values, dBm; NaN without a valid pixel
+	ElapsedMS                int64   // wall time of Compute, milliseconds
+	Engine                   appliance.EngineID
+	EngineVersion            string
+	Radials                  int     // radials of the sweep
+	ProfileStepM             float64 // requested radial profile step, metres
+	Evaluations              int     // engine evaluations (radial, sample)
+}
+
+// Result is a finished map.
+type Result struct {
+	Raster  *Raster
+	Summary Summary
+}
+
+// Service computes coverage maps. It is safe for concurrent use.
+type Service struct {
+	terrain appliance.Terrain
+	engines EngineLookup
+}
+
+// New returns a service over terrain and the engines of lookup.
+func New(terrain appliance.Terrain, lookup EngineLookup) *Service {
+	return &Service{terrain: terrain, engines: lookup}
+}
+
+// radial is one bearing of the sweep and the pixels it owns.
+type radial struct {
+	bearingDeg float64
+	pix        []int32   // raster indices of its pixels, ascending
+	dist       []float64 // their distances from the transmitter, metres
+	tiles      []int32   // distinct tiles of its pixels, ascending
+	firstTile  int32
+
+	// Written by the worker that computes it.
+	missingTile    string
+	noDataMissing  int
+	noDataEnvelope int
+	evaluations    int
+	version        string
+	err            error
+}
+
+// plan is the fixed geometry of one computation.
+type plan struct {
+	req     Request
+	raster  *Raster
+	radials []radial
+	stepM   float64
+	eng     appliance.Engine
+}
+
+// Compute computes the map of req. Its error matches appliance.ErrInvalid
+// for a bad request or engine, appliance.ErrTerrainMissing when the
+// transmitter itself has no terrain, and context.Canceled (or
+// DeadlineExceeded) when ctx ends first.
+func (s *Service) Compute(ctx context.Context, req Request, opts Options) (*Result, error) {
+	start := time.Now()
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("coverage compute: %w", err)
+	}
+	eng, err := s.engines(req.Engine)
+	if err != nil {
+		return nil, fmt.Errorf("coverage compute: %w", err)
+	}
+	if _, err := s.terrain.ElevationM(req.Tx); err != nil {
+		return nil, fmt.Errorf("coverage compute: transmitter ground: %w", err)
+	}
+	p := s.newPlan(req, opts, eng)
+	if err := s.run(ctx, p, opts); err != nil {
+		return nil, fmt.Errorf("coverage compute: %w", err)
+	}
+	sum := p.summary(opts)
+	sum.ElapsedMS = time.Since(start).Milliseconds()
+	return &Result{Raster: p.raster, Summary: sum}, nil
+}
+
+// Radials returns the number of radials for a radius and a pixel size,
+// metres: ceil(2π·radiusM/pixelM) rounded up to a multiple of 8.
+func Radials(radiusM, pixelM float64) int {
+	n := int(math.Ceil(2 * math.Pi * radiusM / pixelM))
+	return max(8, (n+7)/8*8)
+}
+
+func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine) *plan {
+	latSec, lonSec := PixelArcSeconds(req.ResolutionM, req.Tx.Lat)
+	g := newGrid(appliance.Around(req.Tx, req.RadiusM), latSec, lonSec)
+	r := g.raster()
+	pixM := math.Min(float64(latSec)*ArcSecondM, float64(lonSec)*ArcSecondM*math.Cos(req.Tx.Lat*math.Pi/180))
+	spacing := opts.TerrainSpacingM
+	if spacing <= 0 {
+		spacing = DefaultTerrainSpacingM
+	}
+	p := &plan{req: req, raster: r, eng: eng, stepM: math.Max(MinProfileStepM, math.Min(spacing, pixM))}
+	n := Radials(req.RadiusM, pixM)
+	p.radials = make([]radial, n)
+	for k := range p.radials {
+		p.radials[k].bearingDeg = 360 * float64(k) / float64(n)
+		p.radials[k].firstTile = math.MaxInt32
+	}
+	tcols := r.TileCols()
+	for row := range r.Height {
+		for col := range r.Width {
+			c := r.PixelCenter(row, col)
+			d := req.Tx.DistanceM(c)
+			if d > req.RadiusM {
+				continue
+			}
+			k := int(math.Round(req.Tx.BearingDeg(c)*float64(n)/360)) % n
+			rd := &p.radials[k]
+			rd.pix = append(rd.pix, int32(row*r.Width+col))
+			rd.dist = append(rd.dist, d)
+			t := int32((row/TileSize)*tcols + col/TileSize)
+			if !slices.Contains(rd.tiles, t) {
+				rd.tiles = append(rd.tiles, t)
+			}
+		}
+	}
+	for k := range p.radials {
+		slices.Sort(p.radials[k].tiles)
+		if len(p.radials[k].tiles) > 0 {
+			p.radials[k].firstTile = p.radials[k].tiles[0]
+		}
+	}
+	return p
+}
+
+// run computes every radial on opts.Workers goroutines and emits tiles.
+func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := len(p.radials)
+	// Radials in the order that finishes tiles row-major first.
+	order := make([]int, n)
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p.radials[a].firstTile, p.radials[b].firstTile) })
+	r := p.raster
+	ntiles := r.TileRows() * r.TileCols()
+	pending := make([]int, ntiles)
+	for k := range p.radials {
+		for _, t := range p.radials[k].tiles {
+			pending[t]++
+		}
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, n)
+	var next atomic.Int64
+	done := make(chan int, n)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				k := order[i]
+				p.radials[k].err = s.sweep(ctx, p, k)
+				done <- k
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	nextTile, finished := 0, 0
+	var firstErr error
+	for k := range done {
+		rd := &p.radials[k]
+		if rd.err != nil {
+			if firstErr == nil {
+				firstErr = rd.err
+				cancel()
+			}
+			continue
+		}
+		if firstErr != nil {
+			continue
+		}
+		finished++
+		for _, t := range rd.tiles {
+			pending[t]--
+		}
+		for nextTile < ntiles && pending[nextTile] == 0 {
+			if opts.OnTile != nil {
+				opts.OnTile(tileDone(r, r.TileAt(nextTile/r.TileCols(), nextTile%r.TileCols())))
+			}
+			nextTile++
+		}
+		if opts.OnProgress != nil {
+			opts.OnProgress(finished, n)
+		}
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for ; nextTile < ntiles; nextTile++ { // tiles no radial touches
+		if opts.OnTile != nil {
+			opts.OnTile(tileDone(r, r.TileAt(nextTile/r.TileCols(), nextTile%r.TileCols())))
+		}
+	}
+	return nil
+}
+
+func tileDone(r *Raster, t Tile) TileDone {
+	td := TileDone{Tile: t, Raster: r, MinDBm: math.NaN(), MaxDBm: math.NaN()}
+	for y := t.Y0; y < t.Y0+t.H; y++ {
+		for _, v := range r.DBm[y*r.Width+t.X0 : y*r.Width+t.X0+t.W] {
+			if v != v {
+				continue
+			}
+			f := float64(v)
+			if td.ValidPixels == 0 || f < td.MinDBm {
+				td.MinDBm = f
+			}
+			if td.ValidPixels == 0 || f > td.MaxDBm {
+				td.MaxDBm = f
+			}
+			td.ValidPixels++
+		}
+	}
+	return td
+}
+
+// ctxEvery is how many engine evaluations run between context checks.
+const ctxEvery = 16
+
+// sweep computes radial k: its profile (cut before missing terrain), the
+// engine's loss on the prefixes its pixels use, and their values. It
+// writes only the raster pixels of radial k and the radial's own fields.
+func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
+	rd := &p.radials[k]
+	if len(rd.pix) == 0 {
+		return nil
+	}
+	req := p.req
+	end := req.Tx.Destination(rd.bearingDeg, req.RadiusM)
+	prof, missing, err := s.reachableProfile(req.Tx, end, p.stepM)
+	if err != nil {
+		return fmt.Errorf("radial %d (bearing %.4f°): %w", k, rd.bearingDeg, err)
+	}
+	rd.missingTile = missing
+	nan := float32(math.NaN())
+	if prof == nil { // terrain missing right after the transmitter
+		for _, px := range rd.pix {
+			p.raster.DBm[px] = nan
+		}
+		rd.noDataMissing = len(rd.pix)
+		return nil
+	}
+	n := prof.Len()
+	spacing := prof.LengthM() / float64(n-1)
+	sample := make([]int32, len(rd.pix))
+	use := make([]bool, n)
+	for j, d := range rd.dist {
+		if missing != "" && d > prof.LengthM() {
+			sample[j] = -1 // beyond the last point with terrain
+			continue
+		}
+		i := min(max(int(math.Round(d/spacing)), 1), n-1)
+		sample[j] = int32(i)
+		use[i] = true
+	}
+	loss := make([]float64, n)
+	gc := req.Tx.GreatCircleTo(prof.endPoint)
+	in := appliance.LinkInput{Tx: req.Tx, Rx: prof.endPoint, TxHeightM: req.TxHeightM, RxHeightM: req.RxHeightM,
+		FreqMHz: req.FreqMHz, Profile: prof.PathProfile, TimePct: req.TimePct, LocationPct: req.LocationPct}
+	var pp appliance.PathProfile
+	if sw, ok := p.eng.(PrefixSweeper); ok {
+		if err := sw.SweepLoss(ctx, in, use, loss); err != nil {
+			return fmt.Errorf("radial %d (bearing %.4f°): sweep loss: %w", k, rd.bearingDeg, err)
+		}
+		for i, u := range use {
+			if !u {
+				continue
+			}
+			rd.evaluations++
+			if rd.version == "" { // one Predict for the version the summary reports
+				prefixInto(&pp, prof.PathProfile, i)
+				in.Profile, in.Rx = &pp, SampleRx(&gc, prof.endPoint, i, n)
+				if pred, err := p.eng.Predict(ctx, in); err == nil {
+					rd.version = pred.EngineVersion
+				}
+			}
+		}
+	} else {
+		for i := 1; i < n; i++ {
+			if !use[i] {
+				continue
+			}
+			if rd.evaluations%ctxEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			rd.evaluations++
+			prefixInto(&pp, prof.PathProfile, i)
+			in.Profile = &pp
+			in.Rx = SampleRx(&gc, prof.endPoint, i, n)
+			pred, err := p.eng.Predict(ctx, in)
+			switch {
+			case errors.Is(err, appliance.ErrOutsideEnvelope):
+				loss[i] = math.NaN()
+			case err != nil:
+				return fmt.Errorf("radial %d (bearing %.4f°) sample %d: %w", k, rd.bearingDeg, i, err)
+			default:
+				loss[i] = pred.PathLossDB
+				if rd.version == "" {
+					rd.version = pred.EngineVersion
+				}
+			}
+		}
+	}
+	base := req.EIRPDBm - req.PatternLossDB(rd.bearingDeg)
+	for j, px := range rd.pix {
+		i := sample[j]
+		if i < 0 {
+			p.raster.DBm[px] = nan
+			rd.noDataMissing++
+			continue
+		}
+		l := loss[i]
+		if math.IsNaN(l) {
+			p.raster.DBm[px] = nan
+			rd.noDataEnvelope++
+			continue
+		}
+		p.raster.DBm[px] = float32(base - l)
+	}
+	return nil
+}
+
+// SampleRx returns the receiver position of sample i of an n-sample radial
+// profile ending at end: end itself for the last sample, else the point at
+// fraction i/(n−1) of the great circle gc from the transmitter to end.
+func SampleRx(gc *appliance.GreatCircle, end appliance.LatLon, i, n int) appliance.LatLon {
+	if i == n-1 {
+		return end
+	}
+	return gc.At(float64(i) / float64(n-1))
+}
+
+// prefixInto makes dst the prefix of p ending at sample i (samples 0..i),
+// sharing p's arrays.
+func prefixInto(dst, p *appliance.PathProfile, i int) {
+	*dst = appliance.PathProfile{DistancesM: p.DistancesM[:i+1], HeightsM: p.HeightsM[:i+1]}
+	if p.Sea != nil {
+		dst.Sea = p.Sea[:i+1]
+	}
+	if p.ClutterClass != nil {
+		dst.ClutterClass = p.ClutterClass[:i+1]
+	}
+	if p.ClutterHeightsM != nil {
+		dst.ClutterHeightsM = p.ClutterHeightsM[:i+1]
+	}
+	if p.VoidFilled != nil {
+		dst.VoidFilled = p.VoidFilled[:i+1]
+	}
+}
+
+// radialProfile is a radial's profile and its last point.
+type radialProfile struct {
+	*appliance.PathProfile
+	endPoint appliance.LatLon
+}
+
+// reachableProfile returns the profile from tx to end, or, when terrain
+// on the way is missing, the profile from tx to the last point before the
+// first missing one (probed at the profile's own sample points), with the
+// missing tile's name; nil when not even the first step is covered.
+func (s *Service) reachableProfile(tx, end appliance.LatLon, stepM float64) (*radialProfile, string, error) {
+	prof, err := s.terrain.Profile(tx, end, stepM)
+	if err == nil {
+		return &radialProfile{prof, end}, "", nil
+	}
+	var tme *appliance.TileMissingError
+	if !errors.As(err, &tme) {
+		return nil, "", fmt.Errorf("terrain profile: %w", err)
+	}
+	name := tme.Tile
+	gc := tx.GreatCircleTo(end)
+	steps := int(math.Ceil(tx.DistanceM(end) / stepM))
+	j := 1
+	for ; j <= steps; j++ {
+		if _, err := s.terrain.ElevationM(gc.At(float64(j) / float64(steps))); err != nil {
+			if errors.As(err, &tme) {
+				name = tme.Tile
+				break
+			}
+			return nil, "", fmt.Errorf("terrain elevation: %w", err)
+		}
+	}
+	// The last covered probe is j−1; a profile to it may still touch the
+	// missing tile through interpolation, so step back until it does not.
+	for last := j - 1; last >= 1; last-- {
+		cut := gc.At(float64(last) / float64(steps))
+		prof, err := s.terrain.Profile(tx, cut, stepM)
+		if err == nil {
+			return &radialProfile{prof, cut}, name, nil
+		}
+		if !errors.As(err, &tme) {
+			return nil, "", fmt.Errorf("terrain profile: %w", err)
+		}
+	}
+	return nil, name, nil
+}
+
+// summary adds up the finished raster in pixel order.
+func (p *plan) summary(opts Options) Summary {
+	r := p.raster
+	th := opts.ThresholdDBm
+	if th == 0 {
+		th = DefaultThresholdDBm
+	}
+	s := Summary{Pixels: r.Width * r.Height, ThresholdDBm: th, MinDBm: math.NaN(), MaxDBm: math.NaN(),
+		Engine: p.eng.ID(), Radials: len(p.radials), ProfileStepM: p.stepM}
+	tiles := map[string]bool{}
+	for k := range p.radials {
+		rd := &p.radials[k]
+		s.InRadiusPixels += len(rd.pix)
+		s.NoDataMissingTerrain += rd.noDataMissing
+		s.NoDataOutsideEnvelope += rd.noDataEnvelope
+		s.Evaluations += rd.evaluations
+		if rd.missingTile != "" && !tiles[rd.missingTile] {
+			tiles[rd.missingTile] = true
+			s.MissingTiles = append(s.MissingTiles, rd.missingTile)
+		}
+		if s.EngineVersion == "" {
+			s.EngineVersion = rd.version
+		}
+	}
+	slices.Sort(s.MissingTiles)
+	for row := range r.Height {
+		area := r.PixelAreaKm2(row)
+		for _, v := range r.DBm[row*r.Width : (row+1)*r.Width] {
+			if v != v {
+				continue
+			}
+			f := float64(v)
+			if s.ValidPixels == 0 || f < s.MinDBm {
+				s.MinDBm = f
+			}
+			if s.ValidPixels == 0 || f > s.MaxDBm {
+				s.MaxDBm = f
+			}
+			s.ValidPixels++
+			if f >= th {
+				s.CoveredKm2AboveThreshold += area
+			}
+		}
+	}
+	return s
+}

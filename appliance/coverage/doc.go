@@ -1,0 +1,102 @@
+// Package coverage computes coverage heatmaps (SPEC §4.8, issue 9 scope
+// 1): the received power, dBm, of one transmitter on a geographic grid
+// around it, with a propagation engine of the registry on the real terrain.
+// It has no HTTP: web/api streams its tiles.
+//
+// # Grid
+//
+// The raster is EPSG:4326 (WGS84 degrees) with pixel edges on whole
+// arc-seconds. For a resolution R metres and a transmitter latitude φ:
+//
+//	pixel height = max(1, round(R / ArcSecondM)) arc-seconds of latitude
+//	pixel width  = max(1, round(R / (ArcSecondM·cos φ))) arc-seconds of longitude
+//
+// with ArcSecondM = π·6 371 008.8 m / 648 000 ≈ 30.887 m, so the pixel is
+// about R metres wide at the transmitter (3″×3″ at Rio for 90 m: the SRTM3
+// terrain grid). The raster's corners are multiples of the pixel size
+// (arc-seconds) and cover the bounding box of the radius circle
+// (appliance.Around). Pixels whose centre lies farther than RadiusM from
+// the transmitter are no-data (NaN). Raster.DBm is row-major from the
+// north-west pixel.
+//
+// # Tiles
+//
+// The raster is cut into tiles of TileSize×TileSize (256×256) pixels from
+// its north-west corner; the last tile column and row are narrower or
+// shorter. Tile (row, col) has the id "r{row}c{col}" (0-based, row 0 is the
+// northernmost) and the bounds of its outer pixel edges (Raster.TileAt,
+// Raster.Tiles).
+//
+// # Radial sweep
+//
+// The map is computed on n radials from the transmitter, n =
+// ceil(2π·RadiusM / pixel) rounded up to a multiple of 8 (pixel = the
+// smaller pixel side in metres), so that neighbouring radials are at most
+// one pixel apart at the radius. Radial k has the bearing 360°·k/n. Its
+// terrain profile is Terrain.Profile(tx, end, step) to the point at
+// RadiusM, step = max(30 m, min(terrain spacing, pixel)) (terrain spacing:
+// Options.TerrainSpacingM, default 90 m).
+//
+// Each pixel within the radius belongs to the radial nearest its bearing
+// from the transmitter and takes the value of that radial's sample nearest
+// its distance (sample 1 at least: an engine needs two points). Its value
+// is
+//
+//	dBm = EIRPDBm − pattern loss(radial bearing) − engine path loss
+//
+// where the path loss is the engine's Predict on the prefix profile of the
+// radial ending at that sample (samples 0..i, the receiver RxHeightM above
+// that sample), exactly what the point-to-point engine answers on that
+// profile (tested on random pixels for fspl, itm and p1812). The receiver
+// is isotropic (0 dBi) with no feeder loss. The pattern is
+// planner.PatternLossDB, scaled to Request.BeamwidthDeg
+// (Request.PatternLossDB); an omni antenna (NaN azimuth) has none.
+//
+// Each (radial, sample) is evaluated once and only when some pixel uses it;
+// prefix profiles are slices of the radial's arrays (no copy). An engine
+// that implements PrefixSweeper computes all the prefixes of a radial in
+// one call instead. The fspl engine has no sweep here: its knife-edge term
+// depends on the receiver end of every prefix, so Predict is called.
+//
+// Radials run on Options.Workers goroutines. Each radial writes only its
+// own pixels, so the raster is bit-identical whatever the worker count or
+// GOMAXPROCS; sums of the summary are taken afterwards in pixel order.
+// Radials are dispatched in the order of the first tile they touch
+// (row-major), and OnTile reports tile after tile in row-major order as
+// soon as every radial touching it (and every earlier tile) is done.
+//
+// # Missing terrain
+//
+// Terrain is never taken as sea level (SPEC §8.6). When a radial's profile
+// needs a tile no pack holds (*appliance.TileMissingError), the radial is
+// probed at its sample points and profiled only up to the last point with
+// terrain; pixels farther along it than that point are no-data, counted in
+// Summary.NoDataMissingTerrain, and the tile is named in
+// Summary.MissingTiles. A transmitter without terrain fails the whole
+// computation (appliance.ErrTerrainMissing). A prefix the engine refuses as
+// outside its validity (appliance.ErrOutsideEnvelope, e.g. P.1812 below its
+// minimum distance) is no-data counted in Summary.NoDataOutsideEnvelope.
+//
+// # Tile encoding
+//
+// EncodeTile gives a tile as base64 (standard alphabet, padded) of
+// little-endian int16 centi-dBm, row by row from the tile's north-west
+// pixel: round(dBm·100) clamped to −32767..32767 (±327.67 dBm); no-data is
+// −32768. −150 dBm is −15000.
+//
+// # States
+//
+// A computation (one Compute call) is in one of these states:
+//
+//	| State     | Entered when                                   | Compute returns                         |
+//	|-----------|------------------------------------------------|-----------------------------------------|
+//	| computing | the request is valid and the engine is known   | (still running; OnTile/OnProgress fire) |
+//	| done      | every radial finished                          | *Result, nil                            |
+//	| canceled  | ctx ended; workers stop within one radial's    | nil, error matching context.Canceled    |
+//	|           | ctxEvery (16) engine evaluations               | (or context.DeadlineExceeded)           |
+//	| failed    | bad request, unknown engine, no terrain at the | nil, error matching appliance.ErrInvalid|
+//	|           | transmitter, or an engine/terrain error        | / ErrTerrainMissing / the cause         |
+//
+// Summary.CoveredKm2AboveThreshold uses Options.ThresholdDBm, default
+// DefaultThresholdDBm (−95 dBm).
+package coverage
