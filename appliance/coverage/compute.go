@@ -132,6 +132,7 @@ type radial struct {
 	noDataEnvelope int
 	evaluations    int
 	version        string
+	envelopeErr    error // first refusal of the engine as outside its validity
 	err            error
 }
 
@@ -160,11 +161,14 @@ func (s *Service) Compute(ctx context.Context, req Request, opts Options) (*Resu
 	if _, err := s.terrain.ElevationM(req.Tx); err != nil {
 		return nil, fmt.Errorf("coverage compute: transmitter ground: %w", err)
 	}
-	p := s.newPlan(req, opts, eng)
+	p := s.newPlan(req, opts, eng, gridFor(req))
 	if err := s.run(ctx, p, opts); err != nil {
 		return nil, fmt.Errorf("coverage compute: %w", err)
 	}
 	sum := p.summary(opts)
+	if err := p.allRefused(sum); err != nil {
+		return nil, fmt.Errorf("coverage compute: %w", err)
+	}
 	sum.ElapsedMS = time.Since(start).Milliseconds()
 	return &Result{Raster: p.raster, Summary: sum}, nil
 }
@@ -176,11 +180,17 @@ func Radials(radiusM, pixelM float64) int {
 	return max(8, (n+7)/8*8)
 }
 
-func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine) *plan {
+// gridFor returns the grid of one request (package doc, "Grid").
+func gridFor(req Request) grid {
 	latSec, lonSec := PixelArcSeconds(req.ResolutionM, req.Tx.Lat)
-	g := newGrid(appliance.Around(req.Tx, req.RadiusM), latSec, lonSec)
+	return newGrid(appliance.Around(req.Tx, req.RadiusM), latSec, lonSec)
+}
+
+// newPlan assigns the pixels of grid g within req's radius to radials;
+// the plan's raster is g's, all no-data.
+func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g grid) *plan {
 	r := g.raster()
-	pixM := math.Min(float64(latSec)*ArcSecondM, float64(lonSec)*ArcSecondM*math.Cos(req.Tx.Lat*math.Pi/180))
+	pixM := math.Min(float64(g.pxLatSec)*ArcSecondM, float64(g.pxLonSec)*ArcSecondM*math.Cos(req.Tx.Lat*math.Pi/180))
 	spacing := opts.TerrainSpacingM
 	if spacing <= 0 {
 		spacing = DefaultTerrainSpacingM
@@ -193,8 +203,13 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine) *plan
 		p.radials[k].firstTile = math.MaxInt32
 	}
 	tcols := r.TileCols()
-	for row := range r.Height {
-		for col := range r.Width {
+	box := appliance.Around(req.Tx, req.RadiusM)
+	row0 := max(0, int(math.Floor((r.North-box.MaxLat)/r.PixelLatDeg))-1)
+	row1 := min(r.Height, int(math.Ceil((r.North-box.MinLat)/r.PixelLatDeg))+1)
+	col0 := max(0, int(math.Floor((box.MinLon-r.West)/r.PixelLonDeg))-1)
+	col1 := min(r.Width, int(math.Ceil((box.MaxLon-r.West)/r.PixelLonDeg))+1)
+	for row := row0; row < row1; row++ {
+		for col := col0; col < col1; col++ {
 			c := r.PixelCenter(row, col)
 			d := req.Tx.DistanceM(c)
 			if d > req.RadiusM {
@@ -403,6 +418,9 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 			switch {
 			case errors.Is(err, appliance.ErrOutsideEnvelope):
 				loss[i] = math.NaN()
+				if rd.envelopeErr == nil {
+					rd.envelopeErr = err
+				}
 			case err != nil:
 				return fmt.Errorf("radial %d (bearing %.4f°) sample %d: %w", k, rd.bearingDeg, i, err)
 			default:
@@ -532,6 +550,14 @@ func (p *plan) summary(opts Options) Summary {
 		}
 	}
 	slices.Sort(s.MissingTiles)
+	s.addPixels(r)
+	return s
+}
+
+// addPixels adds the valid pixels of r (count, extremes, covered area at
+// s.ThresholdDBm) in pixel order.
+func (s *Summary) addPixels(r *Raster) {
+	th := s.ThresholdDBm
 	for row := range r.Height {
 		area := r.PixelAreaKm2(row)
 		for _, v := range r.DBm[row*r.Width : (row+1)*r.Width] {
@@ -551,5 +577,20 @@ func (p *plan) summary(opts Options) Summary {
 			}
 		}
 	}
-	return s
+}
+
+// allRefused returns the engine's first refusal (in radial order) when
+// the engine refused every pixel as outside its validity (a frequency or
+// antenna height out of its range): such a map would be all no-data, so
+// the request fails instead, matching appliance.ErrOutsideEnvelope.
+func (p *plan) allRefused(s Summary) error {
+	if s.ValidPixels > 0 || s.NoDataOutsideEnvelope == 0 {
+		return nil
+	}
+	for k := range p.radials {
+		if err := p.radials[k].envelopeErr; err != nil {
+			return fmt.Errorf("every pixel is outside the validity of engine %s: %w", p.eng.ID(), err)
+		}
+	}
+	return nil
 }

@@ -315,6 +315,7 @@ func TestComputeRefusals(t *testing.T) {
 		{"invalid request", func(r *Request) { r.RadiusM = -1 }, appliance.ErrInvalid},
 		{"unknown engine", func(r *Request) { r.Engine = "nope" }, appliance.ErrInvalid},
 		{"transmitter without terrain", func(r *Request) { r.Tx = appliance.LatLon{Lat: -10, Lon: -50} }, appliance.ErrTerrainMissing},
+		{"frequency outside the engine", func(r *Request) { r.Engine, r.FreqMHz = appliance.EngineP1812, 30000 }, appliance.ErrOutsideEnvelope},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
