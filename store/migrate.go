@@ -2,9 +2,12 @@ package store
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+
+	"linkplan/appliance"
 )
 
 var (
@@ -20,6 +23,7 @@ var (
 	bucketJobQueue    = []byte("job_queue")       // lease index of queued jobs (store/jobs.go)
 	bucketJobItems    = []byte("job_items")       // job id -> nested bucket: big-endian item index -> item
 	bucketPDFUsage    = []byte("pdf_usage")       // monthly PDF report counters per tenant (store/pdfquota.go)
+	bucketJobPayloads = []byte("job_payloads")    // job id -> payload of a job not yet terminal (store/jobs.go)
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -61,6 +65,7 @@ var migrations = []migration{
 		_, err := tx.CreateBucketIfNotExists(bucketPDFUsage)
 		return err
 	}},
+	{6, "job payloads out of the job records", moveJobPayloads},
 }
 
 // SchemaVersion is the schema version this binary writes.
@@ -116,4 +121,52 @@ func (db *DB) Version() (int, error) {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	return v, nil
+}
+
+// moveJobPayloads (schema version 6) creates job_payloads and moves each
+// job record's payload there; a terminal job's payload is dropped, as
+// finish does since.
+func moveJobPayloads(tx *bolt.Tx) error {
+	payloads, err := tx.CreateBucketIfNotExists(bucketJobPayloads)
+	if err != nil {
+		return err
+	}
+	jobs := tx.Bucket(bucketJobs)
+	type move struct {
+		id, rec, payload []byte
+	}
+	var moves []move
+	err = jobs.ForEach(func(k, v []byte) error {
+		var r jobRecord
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("job %s: decode: %w", k, err)
+		}
+		if r.Payload == nil {
+			return nil
+		}
+		m := move{id: append([]byte{}, k...)}
+		if !appliance.JobState(r.State).Terminal() {
+			m.payload = r.Payload
+		}
+		r.Payload = nil
+		if m.rec, err = json.Marshal(&r); err != nil {
+			return fmt.Errorf("job %s: encode: %w", k, err)
+		}
+		moves = append(moves, m)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, m := range moves {
+		if m.payload != nil {
+			if err := payloads.Put(m.id, m.payload); err != nil {
+				return err
+			}
+		}
+		if err := jobs.Put(m.id, m.rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
