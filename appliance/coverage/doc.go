@@ -65,6 +65,24 @@
 // (row-major), and OnTile reports tile after tile in row-major order as
 // soon as every radial touching it (and every earlier tile) is done.
 //
+// Every radial touches the tile that holds the transmitter, so that tile
+// (and, row-major, every tile after it) is reported only when the last
+// radial finishes; tiles of earlier rows are reported as they complete.
+//
+// An engine's refusal of a whole map as outside its validity (every pixel
+// refused, e.g. P.1812 at 30 GHz) fails the computation with the engine's
+// error (appliance.ErrOutsideEnvelope) instead of an all-no-data map.
+//
+// # Best-server map
+//
+// ComputeBest computes several transmitters on one grid: the grid rule
+// above applied to the union of their radius boxes, with the pixel size of
+// the union's central latitude (all requests share ResolutionM). Each
+// transmitter's map is computed as by Compute on that grid, one after the
+// other; per pixel the strongest level wins, the lowest request index on a
+// tie (BestResult.Server, −1 for no data). A single transmitter's
+// best-server map is its Compute map bit for bit (tested).
+//
 // # Missing terrain
 //
 // Terrain is never taken as sea level (SPEC §8.6). When a radial's profile
