@@ -5,11 +5,16 @@ import (
 	"math"
 )
 
-// rowFunc returns the edge costs (dB, never negative; +Inf where the edge
-// is absent) from node u to every node of the graph. The search calls it
-// lazily, for a node it is about to expand, and may call it more than once
-// for the same node (the caller memoizes).
-type rowFunc func(u int) ([]float64, error)
+// costs gives the edge costs of a graph (dB, never negative; +Inf where
+// the edge is absent). The search asks lazily: row(u) for a node it
+// expands, edge(u, t) alone for a node whose only useful hop is the last
+// one. Both are deterministic; the caller memoizes.
+type costs interface {
+	// row returns the costs from u to every node.
+	row(u int) ([]float64, error)
+	// edge returns the cost from u to v.
+	edge(u, v int) (float64, error)
+}
 
 // route is a path of the graph and its lexicographic label.
 type route struct {
@@ -58,19 +63,19 @@ func (q *stateHeap) pop() state   { return heap.Pop(q).(state) }
 // be reached. The algorithm is described in doc.go ("Search"); it is exact
 // for non-negative costs and equals a brute-force enumeration of the
 // simple paths (graph_test.go).
-func bestRoute(n, s, t, maxHops int, row rowFunc, banned map[edgeKey]bool) (route, bool, error) {
+func bestRoute(n, s, t, maxHops int, g costs, banned map[edgeKey]bool) (route, bool, error) {
 	if s == t || maxHops < 1 {
 		return route{}, false, nil
 	}
 	// Phase 1: the least worst hop B over walks of at most maxHops hops.
-	first, ok, err := search(n, s, t, maxHops, row, banned, math.Inf(1), true)
+	first, ok, err := search(n, s, t, maxHops, g, banned, math.Inf(1), true)
 	if err != nil || !ok {
 		return route{}, false, err
 	}
 	// Phase 2: the least sum, then the fewest hops, over the edges of cost
 	// at most B: every such route has worst hop exactly B, and one exists
 	// (phase 1's).
-	return search(n, s, t, maxHops, row, banned, first.max, false)
+	return search(n, s, t, maxHops, g, banned, first.max, false)
 }
 
 // search is Dijkstra over the states (v, h), h ≤ maxHops, ordered by (key,
@@ -79,7 +84,7 @@ func bestRoute(n, s, t, maxHops int, row rowFunc, banned map[edgeKey]bool) (rout
 // first pop carries its least key. A popped state (v, h) is dominated, and
 // skipped, when v was popped before with h' ≤ h: that earlier state has a
 // key no greater and more hops left, so no route through (v, h) is better.
-func search(n, s, t, maxHops int, row rowFunc, banned map[edgeKey]bool, limit float64, minimax bool) (route, bool, error) {
+func search(n, s, t, maxHops int, g costs, banned map[edgeKey]bool, limit float64, minimax bool) (route, bool, error) {
 	// dist[v*(maxHops+1)+h] is the best key found for (v, h); parent the
 	// node before v on that walk.
 	w := maxHops + 1
@@ -112,30 +117,36 @@ func search(n, s, t, maxHops int, row rowFunc, banned map[edgeKey]bool, limit fl
 		if cur.h == maxHops {
 			continue
 		}
-		costs, err := row(cur.v)
-		if err != nil {
-			return route{}, false, err
-		}
-		for v, c := range costs {
-			if v == cur.v || v == s || math.IsInf(c, 1) || c > limit || banned[edgeKey{cur.v, v}] {
-				continue
+		relax := func(v int, c float64) {
+			if v == cur.v || v == s || math.IsInf(c, 1) || c > limit || banned[edgeKey{cur.v, v}] || settledH[v] <= cur.h+1 {
+				return
 			}
-			if settledH[v] <= cur.h+1 {
-				continue
-			}
-			var k float64
+			k := cur.key + c
 			if minimax {
 				k = math.Max(cur.key, c)
-			} else {
-				k = cur.key + c
 			}
-			i := v*w + cur.h + 1
-			if k < dist[i] {
+			if i := v*w + cur.h + 1; k < dist[i] {
 				dist[i] = k
 				parent[i] = int32(cur.v)
 				hopCost[i] = c
 				q.push(state{key: k, h: cur.h + 1, v: v})
 			}
+		}
+		if cur.h == maxHops-1 {
+			// Only a hop into t can still finish within maxHops.
+			c, err := g.edge(cur.v, t)
+			if err != nil {
+				return route{}, false, err
+			}
+			relax(t, c)
+			continue
+		}
+		row, err := g.row(cur.v)
+		if err != nil {
+			return route{}, false, err
+		}
+		for v, c := range row {
+			relax(v, c)
 		}
 	}
 	return route{}, false, nil
@@ -185,11 +196,11 @@ func (r route) bottleneckHop() int {
 // routes returns the best route and up to alternatives more: each next
 // route is the best one that uses none of the bottleneck hops of the routes
 // before it (doc.go, "Alternatives").
-func routes(n, s, t, maxHops, alternatives int, row rowFunc) ([]route, error) {
+func routes(n, s, t, maxHops, alternatives int, g costs) ([]route, error) {
 	banned := map[edgeKey]bool{}
 	var out []route
 	for len(out) <= alternatives {
-		r, ok, err := bestRoute(n, s, t, maxHops, row, banned)
+		r, ok, err := bestRoute(n, s, t, maxHops, g, banned)
 		if err != nil {
 			return nil, err
 		}

@@ -17,13 +17,14 @@ func seed(t testing.TB) uint64 {
 	return s
 }
 
-// matrixRow serves the rows of a cost matrix and counts the calls.
-func matrixRow(m [][]float64, calls *int) rowFunc {
-	return func(u int) ([]float64, error) {
-		*calls++
-		return m[u], nil
-	}
+// matrix serves the costs of a matrix and counts the calls.
+type matrix struct {
+	m           [][]float64
+	rows, edges int
 }
+
+func (x *matrix) row(u int) ([]float64, error)   { x.rows++; return x.m[u], nil }
+func (x *matrix) edge(u, v int) (float64, error) { x.edges++; return x.m[u][v], nil }
 
 // bruteForce enumerates every simple path from s to t with at most maxHops
 // hops that avoids the banned edges and returns the least under lexLess.
@@ -135,8 +136,7 @@ func TestBestRouteEqualsBruteForce(t *testing.T) {
 		m := randomGraph(rng, n, 0.3+0.5*rng.Float64())
 		s, tt := 0, 1+rng.IntN(n-1)
 		for maxHops := 1; maxHops <= n; maxHops++ {
-			calls := 0
-			got, ok, err := bestRoute(n, s, tt, maxHops, matrixRow(m, &calls), nil)
+			got, ok, err := bestRoute(n, s, tt, maxHops, &matrix{m: m}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,8 +154,7 @@ func TestBestRouteEqualsBruteForce(t *testing.T) {
 			}
 			// Alternatives: each equals the brute force with the
 			// bottleneck hops of the routes before it banned.
-			calls = 0
-			alts, err := routes(n, s, tt, maxHops, 3, matrixRow(m, &calls))
+			alts, err := routes(n, s, tt, maxHops, 3, &matrix{m: m})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,8 +243,7 @@ func TestBestRouteCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			calls := 0
-			got, ok, err := bestRoute(len(tc.m), 0, 1, tc.maxHops, matrixRow(tc.m, &calls), nil)
+			got, ok, err := bestRoute(len(tc.m), 0, 1, tc.maxHops, &matrix{m: tc.m}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"math/rand/v2"
+
 	"linkplan/appliance"
 	"linkplan/engines"
 	"linkplan/store/spatial"
@@ -245,11 +247,7 @@ func exhaustiveGraph(t *testing.T, s *Service, req Request) *planGraph {
 	}
 	var c Counts
 	nodes := append([]node{from, to}, s.candidates(ix, &req, from, to, &c)...)
-	n := len(nodes)
-	g := &planGraph{s: s, ctx: context.Background(), req: &req, eng: eng, nodes: nodes,
-		rows: make([][]float64, n), figs: make([][]edgeFigures, n), evald: make([][]bool, n), missing: map[string]bool{}}
-	g.fsBound = eng.ID() == appliance.EngineFSPL
-	return g
+	return newPlanGraph(s, context.Background(), &req, eng, nodes)
 }
 
 // TestPlanLazy: the search evaluates only the edges out of the nodes it
@@ -549,3 +547,47 @@ func BenchmarkPlanWarm3Hops(b *testing.B) { benchPlan(b, true) }
 // BenchmarkPlanCold3Hops: the same plan with an empty edge cache (the
 // terrain tiles stay decoded), the baseline of the warm one.
 func BenchmarkPlanCold3Hops(b *testing.B) { benchPlan(b, false) }
+
+// denseTowers adds n seeded random towers across the corridor of
+// rioRequest to rioTowers (the seed is logged).
+func denseTowers(b testing.TB, n int) []*appliance.Tower {
+	rng := rand.New(rand.NewPCG(seed(b), 4))
+	ts := rioTowers()
+	for i := 0; i < n; i++ {
+		ts = append(ts, synthTower(fmt.Sprint("d", i), -22.82+0.12*rng.Float64(), -43.66+0.32*rng.Float64(), 20+40*rng.Float64()))
+	}
+	return ts
+}
+
+func benchDense(b *testing.B, warm bool) {
+	ter := rioTerrain(b)
+	req := rioRequest(appliance.EngineITM)
+	req.MaxHops = 3
+	req.MaxHopM = 20_000
+	towers := denseTowers(b, 300)
+	svc := newTestService(b, ter, towers)
+	ctx := context.Background()
+	plan, err := svc.Plan(ctx, req)
+	if err != nil || plan.Route == nil {
+		b.Fatalf("plan: %v %+v", err, plan)
+	}
+	b.Logf("route %d hops, counts %+v", len(plan.Route.Hops), plan.Counts)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if !warm {
+			b.StopTimer()
+			svc = newTestService(b, ter, towers)
+			b.StartTimer()
+		}
+		if _, err := svc.Plan(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPlanWarm3HopsDense: a repeated 3-hop plan (itm) among 300
+// more random towers in the corridor (312 candidates).
+func BenchmarkPlanWarm3HopsDense(b *testing.B) { benchDense(b, true) }
+
+// BenchmarkPlanCold3HopsDense: its cold baseline.
+func BenchmarkPlanCold3HopsDense(b *testing.B) { benchDense(b, false) }

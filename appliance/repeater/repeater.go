@@ -429,13 +429,28 @@ type planGraph struct {
 	nodes   []node
 	fsBound bool // the engine's loss is never below free space
 
-	rows  [][]float64     // memoized cost rows, nil until evaluated
-	figs  [][]edgeFigures // figures of the evaluated edges, by row
-	evald [][]bool        // which figures are set
+	// Per source node u, allocated on first use: the cost of every edge
+	// out of u (+Inf until evaluated or when absent), its figures, and
+	// which edges are done; full marks a row whose edges are all done.
+	costs [][]float64
+	figs  [][]edgeFigures
+	done  [][]bool
+	full  []bool
 
 	counts  Counts
 	missing map[string]bool
 	fails   []string
+}
+
+func newPlanGraph(s *Service, ctx context.Context, req *Request, eng appliance.Engine, nodes []node) *planGraph {
+	n := len(nodes)
+	g := &planGraph{s: s, ctx: ctx, req: req, eng: eng, nodes: nodes,
+		costs: make([][]float64, n), figs: make([][]edgeFigures, n), done: make([][]bool, n), full: make([]bool, n),
+		missing: map[string]bool{}}
+	if fb, ok := eng.(interface{ LossAtLeastFreeSpace() bool }); ok && fb.LossAtLeastFreeSpace() {
+		g.fsBound = true
+	}
+	return g
 }
 
 // maxLossDB is the largest path loss that keeps the margin at
@@ -444,25 +459,54 @@ func (g *planGraph) maxLossDB() float64 {
 	return g.req.EIRPDBm + g.req.RxGainDBi - g.req.RxThresholdDBm - g.req.MinMarginDB
 }
 
-// row evaluates the out-edges of u (doc.go, "Cost"): pruned edges first,
-// then the cache, then the misses on terrain in parallel.
+// row returns the costs of every edge out of u.
 func (g *planGraph) row(u int) ([]float64, error) {
-	if g.rows[u] != nil {
-		return g.rows[u], nil
+	if !g.full[u] {
+		vs := make([]int, len(g.nodes))
+		for v := range vs {
+			vs[v] = v
+		}
+		if err := g.fill(u, vs); err != nil {
+			return nil, err
+		}
+		g.full[u] = true
 	}
+	return g.costs[u], nil
+}
+
+// edge returns the cost of the edge u → v.
+func (g *planGraph) edge(u, v int) (float64, error) {
+	if err := g.fill(u, []int{v}); err != nil {
+		return 0, err
+	}
+	return g.costs[u][v], nil
+}
+
+// fill evaluates the edges u → v for the vs not done yet (doc.go,
+// "Cost"): pruned edges first, then the cache, then the misses on terrain
+// in parallel.
+func (g *planGraph) fill(u int, vs []int) error {
 	n := len(g.nodes)
-	costs := make([]float64, n)
-	figs := make([]edgeFigures, n)
-	evald := make([]bool, n)
+	if g.costs[u] == nil {
+		g.costs[u], g.figs[u], g.done[u] = make([]float64, n), make([]edgeFigures, n), make([]bool, n)
+		for v := range g.costs[u] {
+			g.costs[u][v] = math.Inf(1)
+		}
+	}
+	costs, figs, done := g.costs[u], g.figs[u], g.done[u]
 	type job struct {
 		v   int
 		key edgeCacheKey
 	}
 	var todo []job
+	var got []int // edges with figures to turn into costs
 	a := g.nodes[u].ref
 	maxLoss := g.maxLossDB()
-	for v := range costs {
-		costs[v] = math.Inf(1)
+	for _, v := range vs {
+		if done[v] {
+			continue
+		}
+		done[v] = true
 		// No hop into the source, none out of the target, none to itself:
 		// the search never uses them.
 		if v == u || v == 0 || u == 1 {
@@ -483,12 +527,14 @@ func (g *planGraph) row(u int) ([]float64, error) {
 		k := newEdgeCacheKey(a.Pos, b.Pos, a.HeightM, b.HeightM, g.req.FreqMHz, g.eng.ID())
 		if f, ok := g.s.cache.get(k); ok {
 			g.counts.EdgesCacheHits++
-			figs[v], evald[v] = f, true
+			figs[v] = f
+			got = append(got, v)
 			continue
 		}
 		todo = append(todo, job{v, k})
 	}
 	errs := make([]error, len(todo))
+	ok := make([]bool, len(todo))
 	workers := min(max(g.s.Workers, 1), len(todo))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -512,28 +558,26 @@ func (g *planGraph) row(u int) ([]float64, error) {
 					continue
 				}
 				g.s.cache.put(j.key, f)
-				figs[j.v], evald[j.v] = f, true
+				figs[j.v], ok[i] = f, true
 			}
 		}()
 	}
 	wg.Wait()
 	if err := g.ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	g.counts.EdgesEvaluated += len(todo)
-	for i, err := range errs { // in node order: deterministic reasons
-		if err == nil {
+	for i, j := range todo { // in request order: deterministic reasons
+		if ok[i] {
+			got = append(got, j.v)
 			continue
 		}
 		g.counts.EdgesFailed++
-		if r := fmt.Sprintf("%s → %s: %v", label(a), label(g.nodes[todo[i].v].ref), err); len(g.fails) < 5 {
+		if r := fmt.Sprintf("%s → %s: %v", label(a), label(g.nodes[j.v].ref), errs[i]); len(g.fails) < 5 {
 			g.fails = append(g.fails, r)
 		}
 	}
-	for v := range costs {
-		if !evald[v] {
-			continue
-		}
+	for _, v := range got {
 		f := figs[v]
 		if f.MissingTile != "" {
 			g.counts.EdgesMissingTerrain++
@@ -545,8 +589,7 @@ func (g *planGraph) row(u int) ([]float64, error) {
 		}
 		costs[v] = f.PathLossDB + g.penaltyDB(f)
 	}
-	g.rows[u], g.figs[u], g.evald[u] = costs, figs, evald
-	return costs, nil
+	return nil
 }
 
 // penaltyDB is the Fresnel penalty of an edge, dB.
@@ -627,13 +670,9 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	out := &Plan{Engine: eng.ID(), Alternatives: []Route{}, MissingTiles: []string{}, FailReasons: []string{}}
 	nodes := append([]node{from, to}, s.candidates(ix, &req, from, to, &out.Counts)...)
 	n := len(nodes)
-	g := &planGraph{s: s, ctx: ctx, req: &req, eng: eng, nodes: nodes,
-		rows: make([][]float64, n), figs: make([][]edgeFigures, n), evald: make([][]bool, n),
-		counts: out.Counts, missing: map[string]bool{}}
-	if fb, ok := eng.(interface{ LossAtLeastFreeSpace() bool }); ok && fb.LossAtLeastFreeSpace() {
-		g.fsBound = true
-	}
-	rs, err := routes(n, 0, 1, req.MaxHops, req.Alternatives, g.row)
+	g := newPlanGraph(s, ctx, &req, eng, nodes)
+	g.counts = out.Counts
+	rs, err := routes(n, 0, 1, req.MaxHops, req.Alternatives, g)
 	if err != nil {
 		return nil, fmt.Errorf("plan repeater: %w", err)
 	}
