@@ -20,6 +20,7 @@ func benchSweep(b *testing.B, radiusM float64) {
 	req := sumare(radiusM)
 	var s Summary
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for b.Loop() {
 		res, err := svc.Compute(context.Background(), req, Options{})
 		if err != nil {
@@ -27,6 +28,7 @@ func benchSweep(b *testing.B, radiusM float64) {
 		}
 		s = res.Summary
 	}
+	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(s.ValidPixels), "pixels")
 	b.ReportMetric(float64(s.Evaluations), "evaluations")
 	b.Logf("summary %+v", s)
@@ -57,6 +59,7 @@ func BenchmarkCoverageRio10kmITMNaive(b *testing.B) {
 	r := ref.Raster
 	step := ref.Summary.ProfileStepM
 	b.ResetTimer()
+	cpu0 := processCPU()
 	valid := 0
 	for b.Loop() {
 		out := make([]float32, len(r.DBm))
@@ -91,5 +94,6 @@ func BenchmarkCoverageRio10kmITMNaive(b *testing.B) {
 		<-done
 		valid = counts[0] + counts[1]
 	}
+	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(valid), "pixels")
 }
