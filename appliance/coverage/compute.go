@@ -208,20 +208,52 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 	row1 := min(r.Height, int(math.Ceil((r.North-box.MinLat)/r.PixelLatDeg))+1)
 	col0 := max(0, int(math.Floor((box.MinLon-r.West)/r.PixelLonDeg))-1)
 	col1 := min(r.Width, int(math.Ceil((box.MaxLon-r.West)/r.PixelLonDeg))+1)
-	for row := row0; row < row1; row++ {
-		for col := col0; col < col1; col++ {
-			c := r.PixelCenter(row, col)
-			d := req.Tx.DistanceM(c)
-			if d > req.RadiusM {
-				continue
+	// Bands of rows on parallel goroutines, each with its own per-radial
+	// lists, concatenated in band order: the same ascending pixel lists as
+	// one serial pass.
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	nb := max(1, min(workers, (row1-row0)/16))
+	bands := make([][]radial, nb)
+	var wg sync.WaitGroup
+	for b := range nb {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part := make([]radial, n)
+			lo, hi := row0+(row1-row0)*b/nb, row0+(row1-row0)*(b+1)/nb
+			for row := lo; row < hi; row++ {
+				for col := col0; col < col1; col++ {
+					c := r.PixelCenter(row, col)
+					d := req.Tx.DistanceM(c)
+					if d > req.RadiusM {
+						continue
+					}
+					k := int(math.Round(req.Tx.BearingDeg(c)*float64(n)/360)) % n
+					rd := &part[k]
+					rd.pix = append(rd.pix, int32(row*r.Width+col))
+					rd.dist = append(rd.dist, d)
+					t := int32((row/TileSize)*tcols + col/TileSize)
+					if !slices.Contains(rd.tiles, t) {
+						rd.tiles = append(rd.tiles, t)
+					}
+				}
 			}
-			k := int(math.Round(req.Tx.BearingDeg(c)*float64(n)/360)) % n
-			rd := &p.radials[k]
-			rd.pix = append(rd.pix, int32(row*r.Width+col))
-			rd.dist = append(rd.dist, d)
-			t := int32((row/TileSize)*tcols + col/TileSize)
-			if !slices.Contains(rd.tiles, t) {
-				rd.tiles = append(rd.tiles, t)
+			bands[b] = part
+		}()
+	}
+	wg.Wait()
+	for k := range p.radials {
+		rd := &p.radials[k]
+		for _, part := range bands {
+			rd.pix = append(rd.pix, part[k].pix...)
+			rd.dist = append(rd.dist, part[k].dist...)
+			for _, t := range part[k].tiles {
+				if !slices.Contains(rd.tiles, t) {
+					rd.tiles = append(rd.tiles, t)
+				}
 			}
 		}
 	}
