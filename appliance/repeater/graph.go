@@ -6,14 +6,18 @@ import (
 )
 
 // costs gives the edge costs of a graph (dB, never negative; +Inf where
-// the edge is absent). The search asks lazily: row(u) for a node it
-// expands, edge(u, t) alone for a node whose only useful hop is the last
-// one. Both are deterministic; the caller memoizes.
+// the edge is absent) from the nodes to a target. The search asks lazily:
+// row for a node it expands, edge alone for a node whose only useful hop is
+// the last one. Answers are deterministic; the implementation memoizes.
 type costs interface {
-	// row returns the costs from u to every node.
-	row(u int) ([]float64, error)
+	// row returns the costs from u to every node, or at least to every v
+	// with minHops(v) ≤ left (the others may read +Inf).
+	row(u, left int) ([]float64, error)
 	// edge returns the cost from u to v.
 	edge(u, v int) (float64, error)
+	// minHops is a lower bound of the hops from v to the target (0 for the
+	// target itself, or when nothing is known).
+	minHops(v int) int
 }
 
 // route is a path of the graph and its lexicographic label.
@@ -118,7 +122,8 @@ func search(n, s, t, maxHops int, g costs, banned map[edgeKey]bool, limit float6
 			continue
 		}
 		relax := func(v int, c float64) {
-			if v == cur.v || v == s || math.IsInf(c, 1) || c > limit || banned[edgeKey{cur.v, v}] || settledH[v] <= cur.h+1 {
+			if v == cur.v || v == s || math.IsInf(c, 1) || c > limit || settledH[v] <= cur.h+1 ||
+				cur.h+1+g.minHops(v) > maxHops || banned[edgeKey{cur.v, v}] {
 				return
 			}
 			k := cur.key + c
@@ -141,7 +146,7 @@ func search(n, s, t, maxHops int, g costs, banned map[edgeKey]bool, limit float6
 			relax(t, c)
 			continue
 		}
-		row, err := g.row(cur.v)
+		row, err := g.row(cur.v, maxHops-cur.h-1)
 		if err != nil {
 			return route{}, false, err
 		}

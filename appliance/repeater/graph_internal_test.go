@@ -20,11 +20,65 @@ func seed(t testing.TB) uint64 {
 // matrix serves the costs of a matrix and counts the calls.
 type matrix struct {
 	m           [][]float64
+	lb          []int // minHops bounds; nil: 0
 	rows, edges int
 }
 
-func (x *matrix) row(u int) ([]float64, error)   { x.rows++; return x.m[u], nil }
+func (x *matrix) row(u, left int) ([]float64, error) {
+	x.rows++
+	if x.lb == nil {
+		return x.m[u], nil
+	}
+	// Only what row promises: +Inf toward nodes too far from the target.
+	r := append([]float64(nil), x.m[u]...)
+	for v := range r {
+		if x.lb[v] > left {
+			r[v] = math.Inf(1)
+		}
+	}
+	return r, nil
+}
+
 func (x *matrix) edge(u, v int) (float64, error) { x.edges++; return x.m[u][v], nil }
+
+func (x *matrix) minHops(v int) int {
+	if x.lb == nil {
+		return 0
+	}
+	return x.lb[v]
+}
+
+// hopBounds returns admissible minHops bounds toward t: the breadth-first
+// hop distance over the present edges, lowered at random by 0 or 1 (and
+// len(m) for nodes that cannot reach t).
+func hopBounds(rng *rand.Rand, m [][]float64, t int) []int {
+	n := len(m)
+	d := make([]int, n)
+	for i := range d {
+		d[i] = -1
+	}
+	d[t] = 0
+	queue := []int{t}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for u := 0; u < n; u++ {
+			if d[u] < 0 && !math.IsInf(m[u][v], 1) {
+				d[u] = d[v] + 1
+				queue = append(queue, u)
+			}
+		}
+	}
+	for i := range d {
+		switch {
+		case d[i] < 0:
+			d[i] = n
+		case d[i] > 0:
+			d[i] -= rng.IntN(2)
+		}
+	}
+	return d
+}
 
 // bruteForce enumerates every simple path from s to t with at most maxHops
 // hops that avoids the banned edges and returns the least under lexLess.
@@ -135,8 +189,12 @@ func TestBestRouteEqualsBruteForce(t *testing.T) {
 		n := 6 + rng.IntN(4) // 6..9 nodes
 		m := randomGraph(rng, n, 0.3+0.5*rng.Float64())
 		s, tt := 0, 1+rng.IntN(n-1)
+		var lb []int // every other graph: admissible hop bounds
+		if g%2 == 1 {
+			lb = hopBounds(rng, m, tt)
+		}
 		for maxHops := 1; maxHops <= n; maxHops++ {
-			got, ok, err := bestRoute(n, s, tt, maxHops, &matrix{m: m}, nil)
+			got, ok, err := bestRoute(n, s, tt, maxHops, &matrix{m: m, lb: lb}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +212,7 @@ func TestBestRouteEqualsBruteForce(t *testing.T) {
 			}
 			// Alternatives: each equals the brute force with the
 			// bottleneck hops of the routes before it banned.
-			alts, err := routes(n, s, tt, maxHops, 3, &matrix{m: m})
+			alts, err := routes(n, s, tt, maxHops, 3, &matrix{m: m, lb: lb})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -181,7 +181,7 @@ func TestPlanRioEndToEnd(t *testing.T) {
 			g := exhaustiveGraph(t, svc, req)
 			m := make([][]float64, len(g.nodes))
 			for u := range m {
-				if m[u], err = g.row(u); err != nil {
+				if m[u], err = g.row(u, math.MaxInt32); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -193,7 +193,7 @@ func TestPlanRioEndToEnd(t *testing.T) {
 			// Lazy: the plan evaluated no more edges than the whole graph has.
 			fresh := exhaustiveGraph(t, newTestService(t, ter, rioTowers()), req)
 			for u := range fresh.nodes {
-				if _, err := fresh.row(u); err != nil {
+				if _, err := fresh.row(u, math.MaxInt32); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -264,7 +264,7 @@ func TestPlanLazy(t *testing.T) {
 	}
 	g := exhaustiveGraph(t, newTestService(t, ter, rioTowers()), req)
 	for u := range g.nodes {
-		if _, err := g.row(u); err != nil {
+		if _, err := g.row(u, math.MaxInt32); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -435,7 +435,10 @@ type planGraph struct {
 	costs [][]float64
 	figs  [][]edgeFigures
 	done  [][]bool
-	full  []bool
+	// fullLeft[u] is the largest left of a row(u, left) answered, -1
+	// before the first.
+	fullLeft []int
+	hopsToTo []int // minHops of each node
 
 	counts  Counts
 	missing map[string]bool
@@ -445,8 +448,14 @@ type planGraph struct {
 func newPlanGraph(s *Service, ctx context.Context, req *Request, eng appliance.Engine, nodes []node) *planGraph {
 	n := len(nodes)
 	g := &planGraph{s: s, ctx: ctx, req: req, eng: eng, nodes: nodes,
-		costs: make([][]float64, n), figs: make([][]edgeFigures, n), done: make([][]bool, n), full: make([]bool, n),
-		missing: map[string]bool{}}
+		costs: make([][]float64, n), figs: make([][]edgeFigures, n), done: make([][]bool, n),
+		fullLeft: make([]int, n), hopsToTo: make([]int, n), missing: map[string]bool{}}
+	to := nodes[1].ref.Pos
+	for v := range nodes {
+		g.fullLeft[v] = -1
+		// The 1e-9 keeps a distance of exactly k hops from rounding up.
+		g.hopsToTo[v] = max(0, int(math.Ceil(nodes[v].ref.Pos.DistanceM(to)/req.MaxHopM-1e-9)))
+	}
 	if fb, ok := eng.(interface{ LossAtLeastFreeSpace() bool }); ok && fb.LossAtLeastFreeSpace() {
 		g.fsBound = true
 	}
@@ -459,20 +468,27 @@ func (g *planGraph) maxLossDB() float64 {
 	return g.req.EIRPDBm + g.req.RxGainDBi - g.req.RxThresholdDBm - g.req.MinMarginDB
 }
 
-// row returns the costs of every edge out of u.
-func (g *planGraph) row(u int) ([]float64, error) {
-	if !g.full[u] {
-		vs := make([]int, len(g.nodes))
-		for v := range vs {
-			vs[v] = v
+// row returns the costs of the edges out of u into every node that may
+// still reach To within left more hops (minHops).
+func (g *planGraph) row(u, left int) ([]float64, error) {
+	if g.fullLeft[u] < left {
+		vs := make([]int, 0, len(g.nodes))
+		for v := range g.nodes {
+			if g.hopsToTo[v] <= left {
+				vs = append(vs, v)
+			}
 		}
 		if err := g.fill(u, vs); err != nil {
 			return nil, err
 		}
-		g.full[u] = true
+		g.fullLeft[u] = left
 	}
 	return g.costs[u], nil
 }
+
+// minHops is the least number of hops from v to To: hops are at most
+// MaxHopM long and great-circle distances obey the triangle inequality.
+func (g *planGraph) minHops(v int) int { return g.hopsToTo[v] }
 
 // edge returns the cost of the edge u → v.
 func (g *planGraph) edge(u, v int) (float64, error) {
