@@ -77,13 +77,21 @@
 //
 // Both keys grow along a hop (costs are non-negative), so a state's first
 // pop has its least key; a state (v, h) is skipped when v was popped with
-// h' ≤ h hops (no worse key, more hops left). A route with a cycle is
+// h' ≤ h hops (no worse key, more hops left), and never created when
+// h + minHops(v) > MaxHops, where minHops(v) = ⌈distance(v, To) /
+// MaxHopM⌉ (no hop is longer than MaxHopM and great-circle distances obey
+// the triangle inequality, so the bound is exact). A route with a cycle is
 // strictly worse than the same route without it (fewer hops, no larger
 // worst hop or sum), so the answer is a simple path. graph_internal_test.go
 // checks the answer against a brute-force enumeration of every simple path
-// on random graphs. The graph code (graph.go) knows nothing of radio: it
-// sees a cost row per node, evaluated lazily when the search first expands
-// that node.
+// on random graphs, with and without admissible hop bounds. The graph
+// code (graph.go) knows nothing of radio: it sees costs evaluated lazily.
+// When the search first expands a node at h hops it asks for the node's
+// row restricted to the nodes that can still reach To in the hops left
+// (h + 1 + minHops(v) ≤ MaxHops); a node expanded at MaxHops − 1 hops asks
+// for its one edge into To only. Hops are evaluated only when the search
+// needs them: on the Rio test graph a 3-hop plan evaluates 31 of the 90
+// evaluable hops.
 //
 // # Alternatives
 //

@@ -591,3 +591,23 @@ func BenchmarkPlanWarm3HopsDense(b *testing.B) { benchDense(b, true) }
 
 // BenchmarkPlanCold3HopsDense: its cold baseline.
 func BenchmarkPlanCold3HopsDense(b *testing.B) { benchDense(b, false) }
+
+// TestPlanCancelled: a cancelled context stops a plan, cold or warm.
+func TestPlanCancelled(t *testing.T) {
+	svc := newTestService(t, rioTerrain(t), rioTowers())
+	req := rioRequest(appliance.EngineFSPL)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, name := range []string{"cold", "warm"} {
+		t.Run(name, func(t *testing.T) {
+			if name == "warm" {
+				if _, err := svc.Plan(context.Background(), req); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := svc.Plan(ctx, req); !errors.Is(err, context.Canceled) {
+				t.Fatalf("err %v, want context.Canceled", err)
+			}
+		})
+	}
+}

@@ -502,6 +502,9 @@ func (g *planGraph) edge(u, v int) (float64, error) {
 // "Cost"): pruned edges first, then the cache, then the misses on terrain
 // in parallel.
 func (g *planGraph) fill(u int, vs []int) error {
+	if err := g.ctx.Err(); err != nil {
+		return err
+	}
 	n := len(g.nodes)
 	if g.costs[u] == nil {
 		g.costs[u], g.figs[u], g.done[u] = make([]float64, n), make([]edgeFigures, n), make([]bool, n)
