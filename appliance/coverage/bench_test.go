@@ -38,6 +38,10 @@ func benchSweep(b *testing.B, radiusM float64) {
 // (the sample lacks S23W043 and S24W044: those pixels are no-data).
 func BenchmarkCoverageRio30kmITM(b *testing.B) { benchSweep(b, 30000) }
 
+// BenchmarkCoverageRio50kmITM is the 50 km Sumaré map of issue 9 (the
+// sample lacks S23W043, S24W044 and S24W043: no-data there).
+func BenchmarkCoverageRio50kmITM(b *testing.B) { benchSweep(b, 50000) }
+
 // BenchmarkCoverageRio10kmITM is the sweep at 10 km, beside the naive
 // baseline.
 func BenchmarkCoverageRio10kmITM(b *testing.B) { benchSweep(b, 10000) }

@@ -127,7 +127,7 @@ type radial struct {
 	firstTile  int32
 
 	// Written by the worker that computes it.
-	missingTile    string
+	missingTiles   []string // the first missing tile of the radial, then those under its no-data pixels, distinct
 	noDataMissing  int
 	noDataEnvelope int
 	evaluations    int
@@ -388,11 +388,14 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 	if err != nil {
 		return fmt.Errorf("radial %d (bearing %.4f°): %w", k, rd.bearingDeg, err)
 	}
-	rd.missingTile = missing
+	if missing != "" {
+		rd.missingTiles = append(rd.missingTiles, missing)
+	}
 	nan := float32(math.NaN())
 	if prof == nil { // terrain missing right after the transmitter
 		for _, px := range rd.pix {
 			p.raster.DBm[px] = nan
+			s.noteMissing(p.raster, rd, px)
 		}
 		rd.noDataMissing = len(rd.pix)
 		return nil
@@ -469,6 +472,7 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 		if i < 0 {
 			p.raster.DBm[px] = nan
 			rd.noDataMissing++
+			s.noteMissing(p.raster, rd, px)
 			continue
 		}
 		l := loss[i]
@@ -480,6 +484,17 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 		p.raster.DBm[px] = float32(base - l)
 	}
 	return nil
+}
+
+// noteMissing adds to the radial's missing tiles the tile under no-data
+// pixel px when no pack holds it (a pixel behind a missing tile may itself
+// lie on terrain).
+func (s *Service) noteMissing(r *Raster, rd *radial, px int32) {
+	_, err := s.terrain.ElevationM(r.PixelCenter(int(px)/r.Width, int(px)%r.Width))
+	var tme *appliance.TileMissingError
+	if errors.As(err, &tme) && !slices.Contains(rd.missingTiles, tme.Tile) {
+		rd.missingTiles = append(rd.missingTiles, tme.Tile)
+	}
 }
 
 // SampleRx returns the receiver position of sample i of an n-sample radial
@@ -573,9 +588,11 @@ func (p *plan) summary(opts Options) Summary {
 		s.NoDataMissingTerrain += rd.noDataMissing
 		s.NoDataOutsideEnvelope += rd.noDataEnvelope
 		s.Evaluations += rd.evaluations
-		if rd.missingTile != "" && !tiles[rd.missingTile] {
-			tiles[rd.missingTile] = true
-			s.MissingTiles = append(s.MissingTiles, rd.missingTile)
+		for _, t := range rd.missingTiles {
+			if !tiles[t] {
+				tiles[t] = true
+				s.MissingTiles = append(s.MissingTiles, t)
+			}
 		}
 		if s.EngineVersion == "" {
 			s.EngineVersion = rd.version

@@ -406,3 +406,25 @@ func TestGridRule(t *testing.T) {
 		t.Fatalf("tiles do not cover the raster: %+v", last)
 	}
 }
+
+// TestMissingTilesNamed: a circle over the corner of S23W044 names the
+// three absent neighbours, the diagonal one (behind the others on every
+// radial) included.
+func TestMissingTilesNamed(t *testing.T) {
+	svc, _, _ := newService(t)
+	req := tijuca()
+	req.Tx = appliance.LatLon{Lat: -22.95, Lon: -43.05}
+	req.RadiusM, req.ResolutionM = 12000, 300
+	res, err := svc.Compute(context.Background(), req, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	t.Logf("summary %+v", s)
+	if want := []string{"S23W043", "S24W043", "S24W044"}; !slices.Equal(s.MissingTiles, want) {
+		t.Fatalf("missing tiles %v, want %v", s.MissingTiles, want)
+	}
+	if s.ValidPixels+s.NoDataMissingTerrain+s.NoDataOutsideEnvelope != s.InRadiusPixels || s.NoDataMissingTerrain == 0 {
+		t.Fatalf("pixel counts do not add up: %+v", s)
+	}
+}

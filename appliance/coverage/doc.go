@@ -89,8 +89,9 @@
 // needs a tile no pack holds (*appliance.TileMissingError), the radial is
 // probed at its sample points and profiled only up to the last point with
 // terrain; pixels farther along it than that point are no-data, counted in
-// Summary.NoDataMissingTerrain, and the tile is named in
-// Summary.MissingTiles. A transmitter without terrain fails the whole
+// Summary.NoDataMissingTerrain, and Summary.MissingTiles names the
+// first missing tile of every cut radial and every missing tile under a
+// no-data pixel. A transmitter without terrain fails the whole
 // computation (appliance.ErrTerrainMissing). A prefix the engine refuses as
 // outside its validity (appliance.ErrOutsideEnvelope, e.g. P.1812 below its
 // minimum distance) is no-data counted in Summary.NoDataOutsideEnvelope.
