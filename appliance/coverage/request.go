@@ -9,14 +9,14 @@ import (
 
 // Limits of a Request, checked by Validate.
 const (
-	MinFreqMHz       = 30.0     // lowest frequency accepted, MHz (the fspl engine's range; engines with a narrower range refuse on the first prediction)
-	MaxFreqMHz       = 100000.0 // highest frequency accepted, MHz
-	MaxRadiusM       = 200000.0 // largest radius, metres
-	MinResolutionM   = 1.0      // finest resolution, metres (the grid rounds to at least one arc-second)
-	MaxResolutionM   = 10000.0  // coarsest resolution, metres
-	MaxAntennaHeight = 1000.0   // highest antenna above ground, metres
-	MinEIRPDBm       = -50.0    // lowest EIRP, dBm
-	MaxEIRPDBm       = 100.0    // highest EIRP, dBm
+	MinFreqMHz        = 30.0     // lowest frequency accepted, MHz (the fspl engine's range; engines with a narrower range refuse on the first prediction)
+	MaxFreqMHz        = 100000.0 // highest frequency accepted, MHz
+	MaxRadiusM        = 200000.0 // largest radius, metres
+	MinResolutionM    = 1.0      // finest resolution, metres (the grid rounds to at least one arc-second)
+	MaxResolutionM    = 10000.0  // coarsest resolution, metres
+	MaxAntennaHeightM = 1000.0   // highest antenna above ground, metres
+	MinEIRPDBm        = -50.0    // lowest EIRP, dBm
+	MaxEIRPDBm        = 100.0    // highest EIRP, dBm
 )
 
 // Request is one coverage map: a transmitter, a radius and a grid.
@@ -51,8 +51,8 @@ func (r Request) Validate() error {
 	} else if math.Abs(r.Tx.Lat) > 85 {
 		v.Add("site.lat", "must be within ±85° for a map grid, got %g", r.Tx.Lat)
 	}
-	if !finite(r.TxHeightM) || r.TxHeightM < 0 || r.TxHeightM > MaxAntennaHeight {
-		v.Add("site.height_m", "must be a height of 0..%g m above ground, got %g", MaxAntennaHeight, r.TxHeightM)
+	if !finite(r.TxHeightM) || r.TxHeightM < 0 || r.TxHeightM > MaxAntennaHeightM {
+		v.Add("site.height_m", "must be a height of 0..%g m above ground, got %g", MaxAntennaHeightM, r.TxHeightM)
 	}
 	if !finite(r.EIRPDBm) || r.EIRPDBm < MinEIRPDBm || r.EIRPDBm > MaxEIRPDBm {
 		v.Add("site.eirp_dbm", "must be %g..%g dBm, got %g", MinEIRPDBm, MaxEIRPDBm, r.EIRPDBm)
@@ -69,8 +69,8 @@ func (r Request) Validate() error {
 	if !finite(r.RadiusM) || r.RadiusM <= 0 || r.RadiusM > MaxRadiusM {
 		v.Add("radius_km", "must be > 0 and at most %g km, got %g km", MaxRadiusM/1000, r.RadiusM/1000)
 	}
-	if !finite(r.RxHeightM) || r.RxHeightM < 0 || r.RxHeightM > MaxAntennaHeight {
-		v.Add("rx_height_m", "must be a height of 0..%g m above ground, got %g", MaxAntennaHeight, r.RxHeightM)
+	if !finite(r.RxHeightM) || r.RxHeightM < 0 || r.RxHeightM > MaxAntennaHeightM {
+		v.Add("rx_height_m", "must be a height of 0..%g m above ground, got %g", MaxAntennaHeightM, r.RxHeightM)
 	}
 	if !finite(r.ResolutionM) || r.ResolutionM < MinResolutionM || r.ResolutionM > MaxResolutionM {
 		v.Add("resolution_m", "must be %g..%g m, got %g", MinResolutionM, MaxResolutionM, r.ResolutionM)

@@ -611,3 +611,23 @@ func TestPlanCancelled(t *testing.T) {
 		})
 	}
 }
+
+// TestLongerThanMaxHopMatchesDistance: the chord shortcut answers as
+// LatLon.DistanceM does, near the threshold included.
+func TestLongerThanMaxHopMatchesDistance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(seed(t), 7))
+	for i := 0; i < 2000; i++ {
+		maxHop := 100 + 199_900*rng.Float64()
+		a := appliance.LatLon{Lat: -33 + 38*rng.Float64(), Lon: -74 + 40*rng.Float64()}
+		d := maxHop * (0.5 + rng.Float64())
+		if i%2 == 0 {
+			d = maxHop * (1 + 1e-7*(rng.Float64()-0.5)) // at the threshold
+		}
+		b := a.Destination(360*rng.Float64(), d)
+		req := Request{MaxHopM: maxHop}
+		g := newPlanGraph(&Service{}, context.Background(), &req, nil, []node{{ref: Node{Pos: a}}, {ref: Node{Pos: b}}})
+		if got, want := g.longerThanMaxHop(0, 1), a.DistanceM(b) > maxHop; got != want {
+			t.Fatalf("%v–%v, max %g m: chord says %v, DistanceM %g m", a, b, maxHop, got, a.DistanceM(b))
+		}
+	}
+}

@@ -439,6 +439,10 @@ type planGraph struct {
 	// before the first.
 	fullLeft []int
 	hopsToTo []int // minHops of each node
+	// unit holds the unit vectors of the nodes (earth-centred), and
+	// chord2MaxHop the squared chord of a MaxHopM arc on the unit sphere.
+	unit         [][3]float64
+	chord2MaxHop float64
 
 	counts  Counts
 	missing map[string]bool
@@ -451,7 +455,12 @@ func newPlanGraph(s *Service, ctx context.Context, req *Request, eng appliance.E
 		costs: make([][]float64, n), figs: make([][]edgeFigures, n), done: make([][]bool, n),
 		fullLeft: make([]int, n), hopsToTo: make([]int, n), missing: map[string]bool{}}
 	to := nodes[1].ref.Pos
+	g.unit = make([][3]float64, n)
+	half := math.Sin(req.MaxHopM / (2 * appliance.EarthRadiusM))
+	g.chord2MaxHop = 4 * half * half
 	for v := range nodes {
+		φ, λ := nodes[v].ref.Pos.Lat*math.Pi/180, nodes[v].ref.Pos.Lon*math.Pi/180
+		g.unit[v] = [3]float64{math.Cos(φ) * math.Cos(λ), math.Cos(φ) * math.Sin(λ), math.Sin(φ)}
 		g.fullLeft[v] = -1
 		// The 1e-9 keeps a distance of exactly k hops from rounding up.
 		g.hopsToTo[v] = max(0, int(math.Ceil(nodes[v].ref.Pos.DistanceM(to)/req.MaxHopM-1e-9)))
@@ -460,6 +469,24 @@ func newPlanGraph(s *Service, ctx context.Context, req *Request, eng appliance.E
 		g.fsBound = true
 	}
 	return g
+}
+
+// longerThanMaxHop reports whether the great-circle distance u–v
+// (LatLon.DistanceM) exceeds MaxHopM. The squared chord between the unit
+// vectors is monotone in that distance and costs three products; only
+// within 1e-6 (relative) of the threshold does it fall back to DistanceM,
+// so the answer is DistanceM's.
+func (g *planGraph) longerThanMaxHop(u, v int) bool {
+	p, q := g.unit[u], g.unit[v]
+	dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
+	c2 := dx*dx + dy*dy + dz*dz
+	switch {
+	case c2 > g.chord2MaxHop*(1+1e-6):
+		return true
+	case c2 < g.chord2MaxHop*(1-1e-6):
+		return false
+	}
+	return g.nodes[u].ref.Pos.DistanceM(g.nodes[v].ref.Pos) > g.req.MaxHopM
 }
 
 // maxLossDB is the largest path loss that keeps the margin at
@@ -532,14 +559,13 @@ func (g *planGraph) fill(u int, vs []int) error {
 			continue
 		}
 		b := g.nodes[v].ref
-		d := a.Pos.DistanceM(b.Pos)
-		if d > g.req.MaxHopM {
+		if g.longerThanMaxHop(u, v) {
 			g.counts.EdgesPruned++
 			continue
 		}
 		// 1e-6 dB of slack keeps the free-space bound safe against
 		// rounding (as in appliance/planner).
-		if g.fsBound && radio.FreeSpaceLossExactDB(g.req.FreqMHz, math.Max(d, 1)/1000) > maxLoss+1e-6 {
+		if g.fsBound && radio.FreeSpaceLossExactDB(g.req.FreqMHz, math.Max(a.Pos.DistanceM(b.Pos), 1)/1000) > maxLoss+1e-6 {
 			g.counts.EdgesPruned++
 			continue
 		}
