@@ -246,7 +246,7 @@ func exhaustiveGraph(t *testing.T, s *Service, req Request) *planGraph {
 		t.Fatal(err)
 	}
 	var c Counts
-	nodes := append([]node{from, to}, s.candidates(ix, &req, from, to, &c)...)
+	nodes := append([]Node{from, to}, s.candidates(ix, &req, from, to, &c)...)
 	return newPlanGraph(s, context.Background(), &req, eng, nodes)
 }
 
@@ -625,7 +625,7 @@ func TestLongerThanMaxHopMatchesDistance(t *testing.T) {
 		}
 		b := a.Destination(360*rng.Float64(), d)
 		req := Request{MaxHopM: maxHop}
-		g := newPlanGraph(&Service{}, context.Background(), &req, nil, []node{{ref: Node{Pos: a}}, {ref: Node{Pos: b}}})
+		g := newPlanGraph(&Service{}, context.Background(), &req, nil, []Node{{Pos: a}, {Pos: b}})
 		if got, want := g.longerThanMaxHop(0, 1), a.DistanceM(b) > maxHop; got != want {
 			t.Fatalf("%v–%v, max %g m: chord says %v, DistanceM %g m", a, b, maxHop, got, a.DistanceM(b))
 		}

@@ -165,7 +165,7 @@ type Plan struct {
 	Reason       string             `json:"reason"` // why Route is nil, when it is
 	Alternatives []Route            `json:"alternatives"`
 	MissingTiles []string           `json:"missing_tiles"` // terrain tiles the absent edges needed, sorted
-	FailReasons  []string           `json:"fail_reasons"`  // up to 5 distinct engine refusals
+	FailReasons  []string           `json:"fail_reasons"`  // the first 5 engine refusals, in search order
 	Counts       Counts             `json:"counts"`
 }
 
@@ -311,11 +311,6 @@ func Validate(r *Request) error {
 	return v.Err()
 }
 
-// node is one vertex of the plan graph.
-type node struct {
-	ref Node
-}
-
 // towerHeightM is the antenna height of a tower, metres above ground.
 func towerHeightM(t *appliance.Tower) float64 {
 	if badFloat(t.HeightM) || t.HeightM <= 0 {
@@ -325,15 +320,15 @@ func towerHeightM(t *appliance.Tower) float64 {
 }
 
 // resolve turns an endpoint into a node.
-func (s *Service) resolve(ix appliance.TowerIndex, field, kind string, e Endpoint, tenant string) (node, error) {
+func (s *Service) resolve(ix appliance.TowerIndex, field, kind string, e Endpoint, tenant string) (Node, error) {
 	if e.Site != nil {
-		return node{ref: Node{Kind: kind, Site: -1, Pos: e.Site.Pos, HeightM: e.Site.HeightM}}, nil
+		return Node{Kind: kind, Site: -1, Pos: e.Site.Pos, HeightM: e.Site.HeightM}, nil
 	}
 	t, ok := ix.Get(e.TowerID)
 	if !ok || !t.VisibleTo(tenant) {
-		return node{}, fmt.Errorf("%s.tower_id %q: %w", field, e.TowerID, appliance.ErrNotFound)
+		return Node{}, fmt.Errorf("%s.tower_id %q: %w", field, e.TowerID, appliance.ErrNotFound)
 	}
-	return node{ref: Node{Kind: kind, TowerID: t.ID, Site: -1, Pos: t.Pos(), HeightM: towerHeightM(t)}}, nil
+	return Node{Kind: kind, TowerID: t.ID, Site: -1, Pos: t.Pos(), HeightM: towerHeightM(t)}, nil
 }
 
 // crossTrackM returns the distance, metres, from p to the great-circle
@@ -381,17 +376,17 @@ func corridorBox(a, b appliance.LatLon, corridorM float64) appliance.BBox {
 // candidates returns the relay nodes: corridor towers nearest to the line
 // first (ties by id), at most MaxCandidateTowers, then the candidate sites
 // in request order.
-func (s *Service) candidates(ix appliance.TowerIndex, req *Request, from, to node, counts *Counts) []node {
+func (s *Service) candidates(ix appliance.TowerIndex, req *Request, from, to Node, counts *Counts) []Node {
 	type ct struct {
 		t   *appliance.Tower
 		xtM float64
 	}
 	var cs []ct
-	for _, t := range ix.InBox(corridorBox(from.ref.Pos, to.ref.Pos, req.CorridorM)) {
-		if !t.VisibleTo(req.TenantID) || t.ID == from.ref.TowerID || t.ID == to.ref.TowerID || !t.Pos().Valid() {
+	for _, t := range ix.InBox(corridorBox(from.Pos, to.Pos, req.CorridorM)) {
+		if !t.VisibleTo(req.TenantID) || t.ID == from.TowerID || t.ID == to.TowerID || !t.Pos().Valid() {
 			continue
 		}
-		if xt := crossTrackM(from.ref.Pos, to.ref.Pos, t.Pos()); xt <= req.CorridorM {
+		if xt := crossTrackM(from.Pos, to.Pos, t.Pos()); xt <= req.CorridorM {
 			cs = append(cs, ct{t, xt})
 		}
 	}
@@ -405,16 +400,16 @@ func (s *Service) candidates(ix appliance.TowerIndex, req *Request, from, to nod
 		counts.CandidatesDropped = len(cs) - MaxCandidateTowers
 		cs = cs[:MaxCandidateTowers]
 	}
-	out := make([]node, 0, len(cs)+len(req.CandidateSites))
+	out := make([]Node, 0, len(cs)+len(req.CandidateSites))
 	for _, c := range cs {
 		h := towerHeightM(c.t)
 		if req.RelayHeightM > 0 {
 			h = req.RelayHeightM
 		}
-		out = append(out, node{ref: Node{Kind: "tower", TowerID: c.t.ID, Site: -1, Pos: c.t.Pos(), HeightM: h}})
+		out = append(out, Node{Kind: "tower", TowerID: c.t.ID, Site: -1, Pos: c.t.Pos(), HeightM: h})
 	}
 	for i, st := range req.CandidateSites {
-		out = append(out, node{ref: Node{Kind: "site", Site: i, Pos: st.Pos, HeightM: st.HeightM}})
+		out = append(out, Node{Kind: "site", Site: i, Pos: st.Pos, HeightM: st.HeightM})
 	}
 	counts.Candidates = len(out)
 	return out
@@ -426,7 +421,7 @@ type planGraph struct {
 	ctx     context.Context
 	req     *Request
 	eng     appliance.Engine
-	nodes   []node
+	nodes   []Node
 	fsBound bool // the engine's loss is never below free space
 
 	// Per source node u, allocated on first use: the cost of every edge
@@ -449,21 +444,21 @@ type planGraph struct {
 	fails   []string
 }
 
-func newPlanGraph(s *Service, ctx context.Context, req *Request, eng appliance.Engine, nodes []node) *planGraph {
+func newPlanGraph(s *Service, ctx context.Context, req *Request, eng appliance.Engine, nodes []Node) *planGraph {
 	n := len(nodes)
 	g := &planGraph{s: s, ctx: ctx, req: req, eng: eng, nodes: nodes,
 		costs: make([][]float64, n), figs: make([][]edgeFigures, n), done: make([][]bool, n),
 		fullLeft: make([]int, n), hopsToTo: make([]int, n), missing: map[string]bool{}}
-	to := nodes[1].ref.Pos
+	to := nodes[1].Pos
 	g.unit = make([][3]float64, n)
 	half := math.Sin(req.MaxHopM / (2 * appliance.EarthRadiusM))
 	g.chord2MaxHop = 4 * half * half
 	for v := range nodes {
-		φ, λ := nodes[v].ref.Pos.Lat*math.Pi/180, nodes[v].ref.Pos.Lon*math.Pi/180
+		φ, λ := nodes[v].Pos.Lat*math.Pi/180, nodes[v].Pos.Lon*math.Pi/180
 		g.unit[v] = [3]float64{math.Cos(φ) * math.Cos(λ), math.Cos(φ) * math.Sin(λ), math.Sin(φ)}
 		g.fullLeft[v] = -1
 		// The 1e-9 keeps a distance of exactly k hops from rounding up.
-		g.hopsToTo[v] = max(0, int(math.Ceil(nodes[v].ref.Pos.DistanceM(to)/req.MaxHopM-1e-9)))
+		g.hopsToTo[v] = max(0, int(math.Ceil(nodes[v].Pos.DistanceM(to)/req.MaxHopM-1e-9)))
 	}
 	if fb, ok := eng.(interface{ LossAtLeastFreeSpace() bool }); ok && fb.LossAtLeastFreeSpace() {
 		g.fsBound = true
@@ -486,7 +481,7 @@ func (g *planGraph) longerThanMaxHop(u, v int) bool {
 	case c2 < g.chord2MaxHop*(1-1e-6):
 		return false
 	}
-	return g.nodes[u].ref.Pos.DistanceM(g.nodes[v].ref.Pos) > g.req.MaxHopM
+	return g.nodes[u].Pos.DistanceM(g.nodes[v].Pos) > g.req.MaxHopM
 }
 
 // maxLossDB is the largest path loss that keeps the margin at
@@ -546,7 +541,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 	}
 	var todo []job
 	var got []int // edges with figures to turn into costs
-	a := g.nodes[u].ref
+	a := g.nodes[u]
 	maxLoss := g.maxLossDB()
 	for _, v := range vs {
 		if done[v] {
@@ -558,7 +553,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 		if v == u || v == 0 || u == 1 {
 			continue
 		}
-		b := g.nodes[v].ref
+		b := g.nodes[v]
 		if g.longerThanMaxHop(u, v) {
 			g.counts.EdgesPruned++
 			continue
@@ -597,7 +592,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 					return
 				}
 				j := todo[i]
-				f, err := g.s.evalEdge(g.ctx, g.eng, a, g.nodes[j.v].ref, g.req.FreqMHz)
+				f, err := g.s.evalEdge(g.ctx, g.eng, a, g.nodes[j.v], g.req.FreqMHz)
 				if err != nil {
 					errs[i] = err
 					continue
@@ -618,7 +613,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 			continue
 		}
 		g.counts.EdgesFailed++
-		if r := fmt.Sprintf("%s → %s: %v", label(a), label(g.nodes[j.v].ref), errs[i]); len(g.fails) < 5 {
+		if r := fmt.Sprintf("%s → %s: %v", label(a), label(g.nodes[j.v]), errs[i]); len(g.fails) < 5 {
 			g.fails = append(g.fails, r)
 		}
 	}
@@ -701,19 +696,19 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan repeater: %w", err)
 	}
-	if from.ref.Pos.DistanceM(to.ref.Pos) < 1 {
+	if from.Pos.DistanceM(to.Pos) < 1 {
 		return nil, fmt.Errorf("plan repeater: %w", appliance.Invalid("to", "is within 1 m of from: no route to plan"))
 	}
 	for _, e := range []struct {
 		field string
-		n     node
+		n     Node
 	}{{"from", from}, {"to", to}} {
-		if _, err := s.Terrain.ElevationM(e.n.ref.Pos); err != nil {
+		if _, err := s.Terrain.ElevationM(e.n.Pos); err != nil {
 			return nil, fmt.Errorf("plan repeater: %s terrain: %w", e.field, err)
 		}
 	}
 	out := &Plan{Engine: eng.ID(), Alternatives: []Route{}, MissingTiles: []string{}, FailReasons: []string{}}
-	nodes := append([]node{from, to}, s.candidates(ix, &req, from, to, &out.Counts)...)
+	nodes := append([]Node{from, to}, s.candidates(ix, &req, from, to, &out.Counts)...)
 	n := len(nodes)
 	g := newPlanGraph(s, ctx, &req, eng, nodes)
 	g.counts = out.Counts
@@ -750,7 +745,7 @@ func (g *planGraph) route(r route) Route {
 	for i := range out.Hops {
 		u, v := r.nodes[i], r.nodes[i+1]
 		f := g.figs[u][v]
-		a, b := g.nodes[u].ref, g.nodes[v].ref
+		a, b := g.nodes[u], g.nodes[v]
 		pen := g.penaltyDB(f)
 		h := Hop{From: a, To: b, DistanceM: a.Pos.DistanceM(b.Pos), PathLossDB: f.PathLossDB, FresnelPenaltyDB: pen,
 			EffectiveLossDB: f.PathLossDB + pen, MarginDB: g.req.EIRPDBm - f.PathLossDB + g.req.RxGainDBi - g.req.RxThresholdDBm,
