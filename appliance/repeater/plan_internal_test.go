@@ -631,3 +631,18 @@ func TestLongerThanMaxHopMatchesDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanTooFar: ends farther apart than max_hops × max_hop_m get no
+// route, a reason saying so, and no terrain work.
+func TestPlanTooFar(t *testing.T) {
+	svc := newTestService(t, rioTerrain(t), rioTowers())
+	req := rioRequest(appliance.EngineITM)
+	req.MaxHops, req.MaxHopM = 2, 10_000 // the ends are 37 km apart
+	plan, err := svc.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Route != nil || !strings.Contains(plan.Reason, "more than max_hops") || plan.Counts.EdgesEvaluated != 0 {
+		t.Fatalf("route %v, reason %q, counts %+v", plan.Route, plan.Reason, plan.Counts)
+	}
+}

@@ -722,6 +722,11 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	slices.Sort(out.MissingTiles)
 	out.FailReasons = append(out.FailReasons, g.fails...)
+	if len(rs) == 0 && g.hopsToTo[0] > req.MaxHops {
+		out.Reason = fmt.Sprintf("from and to are %.0f m apart: more than max_hops (%d) hops of at most max_hop_m (%g m)",
+			from.Pos.DistanceM(to.Pos), req.MaxHops, req.MaxHopM)
+		return out, nil
+	}
 	if len(rs) == 0 {
 		out.Reason = fmt.Sprintf("no route of at most %d hops of at most %g m with %g dB margin per hop among %d candidates",
 			req.MaxHops, req.MaxHopM, req.MinMarginDB, out.Counts.Candidates)
