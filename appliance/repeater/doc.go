@@ -54,7 +54,8 @@
 // 5 reasons). For engines whose loss is never below free space (fspl), a
 // hop whose free-space loss over its great-circle length already leaves
 // less than MinMarginDB is absent without touching the terrain
-// (Counts.EdgesPruned, with the hops over MaxHopM). The direction matters:
+// (Counts.EdgesPruned, with the hops over MaxHopM and those between ends
+// less than 1 m apart). The direction matters:
 // the engines take the transmitter first, and the route's hops all point
 // from From to To. Missing terrain at From or To is an error (matching
 // appliance.ErrTerrainMissing, naming the tile), not an empty plan.

@@ -322,7 +322,10 @@ func TestPlanMissingTerrain(t *testing.T) {
 // another tenant's user tower is unknown (as an endpoint) and never a relay.
 func TestPlanEndpointTowers(t *testing.T) {
 	ter := rioTerrain(t)
-	towers := append(rioTowers(), synthTower("A", -22.78, -43.68, 50), synthTower("B", -22.77, -43.32, 0))
+	// C stands where A stands: a relay co-located with an end is pruned,
+	// not an engine failure.
+	towers := append(rioTowers(), synthTower("A", -22.78, -43.68, 50), synthTower("B", -22.77, -43.32, 0),
+		synthTower("C", -22.78, -43.68, 30))
 	svc := newTestService(t, ter, towers)
 	req := rioRequest(appliance.EngineFSPL)
 	req.From, req.To = Endpoint{TowerID: "synthetic:A"}, Endpoint{TowerID: "synthetic:B"}
@@ -332,6 +335,9 @@ func TestPlanEndpointTowers(t *testing.T) {
 	}
 	if plan.Route == nil {
 		t.Fatalf("no route: %s", plan.Reason)
+	}
+	if plan.Counts.EdgesFailed != 0 {
+		t.Errorf("%d edges failed: %v", plan.Counts.EdgesFailed, plan.FailReasons)
 	}
 	first, last := plan.Route.Hops[0].From, plan.Route.Hops[len(plan.Route.Hops)-1].To
 	if first.TowerID != "synthetic:A" || first.HeightM != 50 || last.TowerID != "synthetic:B" || last.HeightM != appliance.DefaultTowerHeightM {

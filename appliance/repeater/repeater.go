@@ -148,7 +148,7 @@ type Counts struct {
 	// EdgesCacheHits counts edges answered by the edge cache.
 	EdgesCacheHits int `json:"edges_cache_hits"`
 	// EdgesPruned counts edges absent without terrain: longer than
-	// max_hop_m, or (engines whose loss is never below free space) unable
+	// max_hop_m, shorter than 1 m (co-located ends), or (engines whose loss is never below free space) unable
 	// to reach min_margin_db even in free space.
 	EdgesPruned int `json:"edges_pruned"`
 	// EdgesMissingTerrain counts edges absent because their profile needs
@@ -484,6 +484,17 @@ func (g *planGraph) longerThanMaxHop(u, v int) bool {
 	return g.nodes[u].Pos.DistanceM(g.nodes[v].Pos) > g.req.MaxHopM
 }
 
+// coLocated reports whether u and v are less than 1 m apart
+// (LatLon.DistanceM): a hop with no path to evaluate.
+func (g *planGraph) coLocated(u, v int) bool {
+	p, q := g.unit[u], g.unit[v]
+	dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
+	if c := 2 / appliance.EarthRadiusM; dx*dx+dy*dy+dz*dz > c*c { // 2 m of chord: clearly apart
+		return false
+	}
+	return g.nodes[u].Pos.DistanceM(g.nodes[v].Pos) < 1
+}
+
 // maxLossDB is the largest path loss that keeps the margin at
 // MinMarginDB, dB.
 func (g *planGraph) maxLossDB() float64 {
@@ -554,7 +565,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 			continue
 		}
 		b := g.nodes[v]
-		if g.longerThanMaxHop(u, v) {
+		if g.longerThanMaxHop(u, v) || g.coLocated(u, v) {
 			g.counts.EdgesPruned++
 			continue
 		}
