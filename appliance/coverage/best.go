@@ -60,14 +60,7 @@ func (s *Service) ComputeBest(ctx context.Context, reqs []Request, opts Options)
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("coverage compute best: %w", err)
 	}
-	union := appliance.Around(reqs[0].Tx, reqs[0].RadiusM)
-	for _, r := range reqs[1:] {
-		b := appliance.Around(r.Tx, r.RadiusM)
-		union.MinLat, union.MaxLat = math.Min(union.MinLat, b.MinLat), math.Max(union.MaxLat, b.MaxLat)
-		union.MinLon, union.MaxLon = math.Min(union.MinLon, b.MinLon), math.Max(union.MaxLon, b.MaxLon)
-	}
-	latSec, lonSec := PixelArcSeconds(reqs[0].ResolutionM, (union.MinLat+union.MaxLat)/2)
-	g := newGrid(union, latSec, lonSec)
+	g := unionGrid(reqs)
 	best := g.raster()
 	server := make([]int32, len(best.DBm))
 	for i := range server {
@@ -156,8 +149,34 @@ func (s *Service) ComputeBest(ctx context.Context, reqs []Request, opts Options)
 	out.Summary = sum
 	if opts.OnTile != nil {
 		for _, t := range best.Tiles() {
-			opts.OnTile(tileDone(best, t))
+			td := tileDone(best, t)
+			td.Servers = out.Server
+			opts.OnTile(td)
 		}
 	}
 	return out, nil
+}
+
+// unionGrid is the grid of a best-server map (package doc, "Grid"): the
+// union of the radius boxes, with the pixel size of its central latitude.
+func unionGrid(reqs []Request) grid {
+	union := appliance.Around(reqs[0].Tx, reqs[0].RadiusM)
+	for _, r := range reqs[1:] {
+		b := appliance.Around(r.Tx, r.RadiusM)
+		union.MinLat, union.MaxLat = math.Min(union.MinLat, b.MinLat), math.Max(union.MaxLat, b.MaxLat)
+		union.MinLon, union.MaxLon = math.Min(union.MinLon, b.MinLon), math.Max(union.MaxLon, b.MaxLon)
+	}
+	latSec, lonSec := PixelArcSeconds(reqs[0].ResolutionM, (union.MinLat+union.MaxLat)/2)
+	return newGrid(union, latSec, lonSec)
+}
+
+// Shape returns the raster geometry (DBm nil) that Compute (one request)
+// or ComputeBest (best) gives for reqs, without computing anything.
+func Shape(reqs []Request, best bool) *Raster {
+	g := gridFor(reqs[0])
+	if best {
+		g = unionGrid(reqs)
+	}
+	return &Raster{West: float64(g.westSec) / 3600, North: float64(g.northSec) / 3600,
+		PixelLonDeg: float64(g.pxLonSec) / 3600, PixelLatDeg: float64(g.pxLatSec) / 3600, Width: g.width, Height: g.height}
 }

@@ -66,9 +66,12 @@ type Options struct {
 
 // TileDone reports a finished tile.
 type TileDone struct {
-	Tile        Tile
-	Raster      *Raster // the raster the tile belongs to (EncodeTile(Raster, Tile))
-	ValidPixels int     // pixels with a value
+	Tile   Tile
+	Raster *Raster // the raster the tile belongs to (EncodeTile(Raster, Tile))
+	// Servers is, for a best-server map, the strongest transmitter per
+	// pixel of the whole Raster (BestResult.Server); nil otherwise.
+	Servers     []int32
+	ValidPixels int // pixels with a value
 	// MinDBm and MaxDBm are the extreme values of the tile, dBm; NaN when
 	// it has no valid pixel.
 	MinDBm, MaxDBm float64

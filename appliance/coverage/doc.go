@@ -118,4 +118,31 @@
 //
 // Summary.CoveredKm2AboveThreshold uses Options.ThresholdDBm, default
 // DefaultThresholdDBm (−95 dBm).
+//
+// # Streams
+//
+// Maps is the registry behind the server-sent-event stream: Start checks
+// the request and the registry's bounds (DefaultMaxComputingPerTenant maps
+// computing per tenant: appliance.ErrQuota; DefaultMaxMaps maps kept in
+// all: appliance.ErrUnavailable), records the "started" event (the grid,
+// from Shape, before any computing) and computes in the background. Every
+// event gets the next sequence number of its map and is never changed or
+// renumbered, so that a stream resumed after event n (the SSE
+// Last-Event-ID) gets the same bytes from n+1 on. Events: started, then
+// progress (after every radial) and tile (as each tile is final;
+// best-server maps report their tiles at the end), then one summary
+// (done) or error (canceled, failed; code canceled, missing_terrain,
+// outside_envelope or failed). Streams Attach to a map; when the last one
+// detaches while it computes, the computation is canceled. A finished map
+// (done, canceled or failed) is kept for DefaultRetention (1 h) after it
+// finished, or until DefaultMaxMaps forces the oldest finished out, for
+// resume and export; Get then answers appliance.ErrNotFound, as for
+// another tenant's map. Maps live in memory: a restart forgets them.
+//
+//	| State     | Entered when                                | Next                              |
+//	|-----------|---------------------------------------------|-----------------------------------|
+//	| computing | Start accepted the request                  | done, canceled, failed            |
+//	| done      | Compute/ComputeBest returned a result       | removed after the retention       |
+//	| canceled  | the last attached stream detached           | removed after the retention       |
+//	| failed    | the computation returned an error           | removed after the retention       |
 package coverage

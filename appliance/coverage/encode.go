@@ -65,3 +65,16 @@ func DecodeTile(s string, w, h int) ([]float32, error) {
 	}
 	return out, nil
 }
+
+// EncodeServers returns the best-server index of tile t of r (servers
+// holds one index per pixel of r, −1 for no data) in the layout of
+// EncodeTile: little-endian int16, base64.
+func EncodeServers(r *Raster, servers []int32, t Tile) string {
+	b := make([]byte, 0, 2*t.W*t.H)
+	for y := t.Y0; y < t.Y0+t.H; y++ {
+		for _, v := range servers[y*r.Width+t.X0 : y*r.Width+t.X0+t.W] {
+			b = binary.LittleEndian.AppendUint16(b, uint16(int16(v)))
+		}
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
