@@ -121,10 +121,10 @@
 // # Performance
 //
 // Measured on the 2-core development machine (itm, Rio sample terrain,
-// plan_internal_test.go): BenchmarkPlanWarm3Hops (14 candidates) 50–80 µs
+// plan_internal_test.go): BenchmarkPlanWarm3Hops (11 relay candidates) 50–80 µs
 // per warm plan against 1.7 ms cold; BenchmarkPlanWarm3HopsDense (312
-// candidates in the corridor, 6 445 hops evaluated cold) 8–13 ms warm
-// against 0.85–1.0 s cold. The warm plan's time is mostly edge-cache
+// candidates in the corridor, 6 445 hops evaluated cold) 6–8 ms warm
+// against 0.7–1.2 s cold (a busy machine). The warm plan's time is mostly edge-cache
 // lookups (one per hop the search needs); SPEC §4.2 asks for < 100 ms.
 //
 // # Defaults

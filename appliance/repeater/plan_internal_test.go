@@ -652,3 +652,26 @@ func TestPlanTooFar(t *testing.T) {
 		t.Fatalf("route %v, reason %q, counts %+v", plan.Route, plan.Reason, plan.Counts)
 	}
 }
+
+// TestPlanTinyCache: with a one-edge cache the route's figures are
+// evaluated again after eviction, and the plan equals the one with a
+// roomy cache.
+func TestPlanTinyCache(t *testing.T) {
+	ter := rioTerrain(t)
+	req := rioRequest(appliance.EngineITM)
+	req.Alternatives = 2
+	big := newTestService(t, ter, rioTowers())
+	tiny := newTestService(t, ter, rioTowers())
+	tiny.cache = NewEdgeCache(1)
+	want, err := big.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tiny.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Route == nil || !reflect.DeepEqual(got.Route, want.Route) || !reflect.DeepEqual(got.Alternatives, want.Alternatives) {
+		t.Fatalf("tiny cache: %+v\nroomy cache: %+v", got.Route, want.Route)
+	}
+}

@@ -425,10 +425,10 @@ type planGraph struct {
 	fsBound bool // the engine's loss is never below free space
 
 	// Per source node u, allocated on first use: the cost of every edge
-	// out of u (+Inf until evaluated or when absent), its figures, and
-	// which edges are done; full marks a row whose edges are all done.
+	// out of u (+Inf until evaluated or when absent) and which edges are
+	// done. The figures are not kept: route takes those of its hops from
+	// the cache again.
 	costs [][]float64
-	figs  [][]edgeFigures
 	done  [][]bool
 	// fullLeft[u] is the largest left of a row(u, left) answered, -1
 	// before the first.
@@ -447,7 +447,7 @@ type planGraph struct {
 func newPlanGraph(s *Service, ctx context.Context, req *Request, eng appliance.Engine, nodes []Node) *planGraph {
 	n := len(nodes)
 	g := &planGraph{s: s, ctx: ctx, req: req, eng: eng, nodes: nodes,
-		costs: make([][]float64, n), figs: make([][]edgeFigures, n), done: make([][]bool, n),
+		costs: make([][]float64, n), done: make([][]bool, n),
 		fullLeft: make([]int, n), hopsToTo: make([]int, n), missing: map[string]bool{}}
 	to := nodes[1].Pos
 	g.unit = make([][3]float64, n)
@@ -540,18 +540,22 @@ func (g *planGraph) fill(u int, vs []int) error {
 	}
 	n := len(g.nodes)
 	if g.costs[u] == nil {
-		g.costs[u], g.figs[u], g.done[u] = make([]float64, n), make([]edgeFigures, n), make([]bool, n)
+		g.costs[u], g.done[u] = make([]float64, n), make([]bool, n)
 		for v := range g.costs[u] {
 			g.costs[u][v] = math.Inf(1)
 		}
 	}
-	costs, figs, done := g.costs[u], g.figs[u], g.done[u]
+	costs, done := g.costs[u], g.done[u]
 	type job struct {
 		v   int
 		key edgeCacheKey
 	}
 	var todo []job
-	var got []int // edges with figures to turn into costs
+	type hit struct {
+		v int
+		f edgeFigures
+	}
+	var got []hit // edges with figures to turn into costs
 	a := g.nodes[u]
 	maxLoss := g.maxLossDB()
 	for _, v := range vs {
@@ -578,14 +582,13 @@ func (g *planGraph) fill(u int, vs []int) error {
 		k := newEdgeCacheKey(a.Pos, b.Pos, a.HeightM, b.HeightM, g.req.FreqMHz, g.eng.ID())
 		if f, ok := g.s.cache.get(k); ok {
 			g.counts.EdgesCacheHits++
-			figs[v] = f
-			got = append(got, v)
+			got = append(got, hit{v, f})
 			continue
 		}
 		todo = append(todo, job{v, k})
 	}
 	errs := make([]error, len(todo))
-	ok := make([]bool, len(todo))
+	res := make([]edgeFigures, len(todo))
 	workers := min(max(g.s.Workers, 1), len(todo))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -609,7 +612,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 					continue
 				}
 				g.s.cache.put(j.key, f)
-				figs[j.v], ok[i] = f, true
+				res[i] = f
 			}
 		}()
 	}
@@ -619,8 +622,8 @@ func (g *planGraph) fill(u int, vs []int) error {
 	}
 	g.counts.EdgesEvaluated += len(todo)
 	for i, j := range todo { // in request order: deterministic reasons
-		if ok[i] {
-			got = append(got, j.v)
+		if errs[i] == nil {
+			got = append(got, hit{j.v, res[i]})
 			continue
 		}
 		g.counts.EdgesFailed++
@@ -628,8 +631,8 @@ func (g *planGraph) fill(u int, vs []int) error {
 			g.fails = append(g.fails, r)
 		}
 	}
-	for _, v := range got {
-		f := figs[v]
+	for i := range got {
+		v, f := got[i].v, &got[i].f
 		if f.MissingTile != "" {
 			g.counts.EdgesMissingTerrain++
 			g.missing[f.MissingTile] = true
@@ -638,7 +641,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 		if margin := g.req.EIRPDBm - f.PathLossDB + g.req.RxGainDBi - g.req.RxThresholdDBm; margin < g.req.MinMarginDB {
 			continue
 		}
-		costs[v] = f.PathLossDB + g.penaltyDB(f)
+		costs[v] = f.PathLossDB + g.penaltyDB(*f)
 	}
 	return nil
 }
@@ -746,22 +749,35 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		return out, nil
 	}
-	best := g.route(rs[0])
-	out.Route = &best
-	for _, r := range rs[1:] {
-		out.Alternatives = append(out.Alternatives, g.route(r))
+	for i, r := range rs {
+		rt, err := g.route(r)
+		if err != nil {
+			return nil, fmt.Errorf("plan repeater: route %d: %w", i, err)
+		}
+		if i == 0 {
+			out.Route = &rt
+		} else {
+			out.Alternatives = append(out.Alternatives, rt)
+		}
 	}
 	return out, nil
 }
 
-// route turns a graph route into the response's Route.
-func (g *planGraph) route(r route) Route {
+// route turns a graph route into the response's Route. The figures of
+// its hops come from the edge cache, or, when evicted meanwhile, from the
+// same deterministic evaluation again.
+func (g *planGraph) route(r route) (Route, error) {
 	out := Route{Hops: make([]Hop, r.hops()), BottleneckHop: r.bottleneckHop(), BottleneckLossDB: r.max,
 		TotalLossDB: r.sum, MinMarginDB: math.Inf(1)}
 	for i := range out.Hops {
-		u, v := r.nodes[i], r.nodes[i+1]
-		f := g.figs[u][v]
-		a, b := g.nodes[u], g.nodes[v]
+		a, b := g.nodes[r.nodes[i]], g.nodes[r.nodes[i+1]]
+		f, ok := g.s.cache.get(newEdgeCacheKey(a.Pos, b.Pos, a.HeightM, b.HeightM, g.req.FreqMHz, g.eng.ID()))
+		if !ok {
+			var err error
+			if f, err = g.s.evalEdge(g.ctx, g.eng, a, b, g.req.FreqMHz); err != nil {
+				return Route{}, fmt.Errorf("hop %d: %w", i, err)
+			}
+		}
 		pen := g.penaltyDB(f)
 		h := Hop{From: a, To: b, DistanceM: a.Pos.DistanceM(b.Pos), PathLossDB: f.PathLossDB, FresnelPenaltyDB: pen,
 			EffectiveLossDB: f.PathLossDB + pen, MarginDB: g.req.EIRPDBm - f.PathLossDB + g.req.RxGainDBi - g.req.RxThresholdDBm,
@@ -769,5 +785,5 @@ func (g *planGraph) route(r route) Route {
 		out.MinMarginDB = math.Min(out.MinMarginDB, h.MarginDB)
 		out.Hops[i] = h
 	}
-	return out
+	return out, nil
 }
