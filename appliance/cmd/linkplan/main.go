@@ -30,6 +30,7 @@ commands:
   serve      run the appliance (API, console) on embedded or given data
   terrain    build | info | elevation | verify terrain packs
   predict    run a propagation engine on a case (endpoints or explicit profile)
+  coverage   compute a coverage map offline and write it as a GeoTIFF (--site|--tower ... --out map.tif)
   towers     import tower files (Anatel, MOSAICO, OpenCelliD formats)
   admin      totp | totp-forget: admin TOTP codes without oathtool, move the secret to an authenticator
   version    print the version
@@ -55,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = terrainCmd(ctx, args[1:], stdout, stderr)
 	case "predict":
 		err = predictCmd(ctx, args[1:], os.Stdin, stdout, stderr)
+	case "coverage":
+		err = coverageCmd(ctx, args[1:], stdout, stderr)
 	case "towers":
 		err = towersCmd(ctx, args[1:], stdout, stderr)
 	case "admin":
