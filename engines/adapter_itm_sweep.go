@@ -143,6 +143,7 @@ func newITMSweep(e *itmEngine, in appliance.LinkInput) *itmSweep {
 		return s
 	}
 	s.sw = sw
+	sw.SetRadial(p.HeightsM[:s.firstBad])
 	s.initClimate()
 	s.ok = true
 	return s
@@ -270,7 +271,13 @@ func (s *itmSweep) fast(i int) (loss float64, ok bool) {
 	if haveRx && !rx.Valid() {
 		return 0, false
 	}
-	l, err := s.sw.Loss(z, xi, climate, n0)
+	var l float64
+	var err error
+	if i == 1 {
+		l, err = s.sw.Loss(z, xi, climate, n0)
+	} else {
+		l, err = s.sw.LossPrefix(i, xi, climate, n0)
+	}
 	var me *itm.ModelError
 	switch {
 	case errors.As(err, &me):

@@ -177,7 +177,7 @@ func TestITMSweepLossEdges(t *testing.T) {
 	}
 	base := appliance.LinkInput{Tx: tx, TxHeightM: 30, RxHeightM: 10, FreqMHz: 900}
 	cases := map[string]func() appliance.LinkInput{
-		"plain": func() appliance.LinkInput { in := base; in.Profile = mk(200, 90); return in },
+		"plain":      func() appliance.LinkInput { in := base; in.Profile = mk(200, 90); return in },
 		"two points": func() appliance.LinkInput { in := base; in.Profile = mk(2, 500); return in },
 		"sea": func() appliance.LinkInput {
 			in := base
@@ -210,10 +210,25 @@ func TestITMSweepLossEdges(t *testing.T) {
 		},
 		"frequency out of range": func() appliance.LinkInput { in := base; in.FreqMHz = 30000; in.Profile = mk(50, 90); return in },
 		"low antenna":            func() appliance.LinkInput { in := base; in.RxHeightM = 0.2; in.Profile = mk(50, 90); return in },
-		"north":                  func() appliance.LinkInput { in := base; in.Tx = appliance.LatLon{Lat: -15.05, Lon: -47.9}; in.Profile = mk(200, 90); return in },
-		"inland":                 func() appliance.LinkInput { in := base; in.Tx = appliance.LatLon{Lat: -20, Lon: -48}; in.Profile = mk(200, 90); return in },
-		"coast edge":             func() appliance.LinkInput { in := base; in.Tx = appliance.LatLon{Lat: -21.9, Lon: -43.5}; in.Profile = mk(400, 90); return in },
-		"steep":                  func() appliance.LinkInput { in := base; in.Profile = mk(100, 3); return in },
+		"north": func() appliance.LinkInput {
+			in := base
+			in.Tx = appliance.LatLon{Lat: -15.05, Lon: -47.9}
+			in.Profile = mk(200, 90)
+			return in
+		},
+		"inland": func() appliance.LinkInput {
+			in := base
+			in.Tx = appliance.LatLon{Lat: -20, Lon: -48}
+			in.Profile = mk(200, 90)
+			return in
+		},
+		"coast edge": func() appliance.LinkInput {
+			in := base
+			in.Tx = appliance.LatLon{Lat: -21.9, Lon: -43.5}
+			in.Profile = mk(400, 90)
+			return in
+		},
+		"steep": func() appliance.LinkInput { in := base; in.Profile = mk(100, 3); return in },
 	}
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -19,6 +19,11 @@ type Sweeper struct {
 	h                       [2]float64
 	baseWarn                Warning
 	zg                      complex128 // ground impedance of newGround
+
+	z      []float64 // the radial of SetRadial
+	bmax   []float64 // its block maxima
+	ubRx   []float64 // scratch: receiver-side bound of every block
+	prefix bool      // Loss runs on a prefix of z
 }
 
 // NewSweeper validates the inputs of in other than PFL, ClimateCode and N0
@@ -53,7 +58,7 @@ func (s *Sweeper) Loss(z []float64, xi float64, climate int, n0 float64) (float6
 	g := ground{ns: SurfaceRefractivity(n0, hSys)}
 	g.gammaE = earthCurvature * (1 - 0.04665*math.Exp(g.ns/179.3))
 	g.zg = s.zg
-	pp := quickPflWith(fastKernels(), z, xi, 1/g.gammaE, s.h)
+	pp := s.quickPfl(z, xi, 1/g.gammaE, s.h)
 	ref, err := longleyRice(&pp, s.in.FreqMHz, g, s.h, true, &w)
 	if err != nil {
 		return 0, err
@@ -69,4 +74,211 @@ func (s *Sweeper) Loss(z []float64, xi float64, climate int, n0 float64) (float6
 		return 0, err
 	}
 	return loss, nil
+}
+
+// sweepBlock is the number of profile points per block of the horizon
+// search's block maxima.
+const sweepBlock = 16
+
+// SetRadial makes z (the elevations of the whole radial, sample 0 at the
+// transmitter) the profile whose prefixes LossPrefix computes. z is kept,
+// not copied; its block maxima are computed once.
+func (s *Sweeper) SetRadial(z []float64) {
+	s.z = z
+	nb := (len(z) + sweepBlock - 1) / sweepBlock
+	s.bmax = s.bmax[:0]
+	for b := range nb {
+		m := math.Inf(-1)
+		for _, v := range z[b*sweepBlock : min(len(z), (b+1)*sweepBlock)] {
+			m = max(m, v)
+		}
+		s.bmax = append(s.bmax, m)
+	}
+}
+
+// LossPrefix is Loss on the prefix z[0..np] of the radial of SetRadial
+// (np ≥ 2), with a horizon search that skips the blocks of the profile
+// that cannot hold the horizon: equal to Loss up to rounding (the
+// horizon distances are computed as k·xi instead of by repeated addition).
+func (s *Sweeper) LossPrefix(np int, xi float64, climate int, n0 float64) (float64, error) {
+	if np < minProfileN || np >= len(s.z) {
+		return 0, fmt.Errorf("itm sweep: %w", appliance.Invalid("pfl", "prefix %d of a %d-point radial", np, len(s.z)))
+	}
+	s.prefix = true
+	defer func() { s.prefix = false }()
+	return s.Loss(s.z[:np+1], xi, climate, n0)
+}
+
+// horizons is findHorizons on the prefix z of the radial (len(z)−1 = np
+// intervals), bit for bit: the same distances (by repeated addition and
+// subtraction of xi) and angles, evaluated only in the blocks of the
+// profile whose upper bound can reach the horizon. The receiver side's
+// best angle is first estimated from the far end back (distances k·xi),
+// so that the exact pass skips the blocks that cannot come near it.
+func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta, dHzn [2]float64) {
+	np := len(z) - 1
+	zTx := z[0] + h[0]
+	zRx := z[np] + h[1]
+	twoAe := 2 * ae
+	theta[0] = (zRx-zTx)/d - d/twoAe
+	theta[1] = -(zRx-zTx)/d - d/twoAe
+	dHzn[0], dHzn[1] = d, d
+	const slack = 1e-9
+	last := np - 1 // last interior point
+	nb := last/sweepBlock + 1
+	s.ubRx = s.ubRx[:0]
+	for range nb {
+		s.ubRx = append(s.ubRx, 0)
+	}
+	// receiver side estimate: blocks from the far end back
+	est := theta[1]
+	for b := nb - 1; b >= 0; b-- {
+		lo, hi := max(1, b*sweepBlock), min(last, (b+1)*sweepBlock-1)
+		if lo > hi {
+			s.ubRx[b] = math.Inf(-1)
+			continue
+		}
+		dLo, dHi := float64(np-hi)*xi, float64(np-lo)*xi // nearest, farthest from the receiver
+		a := s.bmax[b] - zRx
+		ub := a/dHi - dLo/twoAe
+		if a >= 0 {
+			ub = a/dLo - dLo/twoAe
+		}
+		ub += slack * (1 + math.Abs(ub))
+		s.ubRx[b] = ub
+		if ub < est {
+			continue
+		}
+		for i := lo; i <= hi; i++ {
+			dRx := float64(np-i) * xi
+			est = max(est, (z[i]-zRx)/dRx-dRx/twoAe)
+		}
+	}
+	thrRx := est - slack*(1+math.Abs(est))
+	// exact pass, as findHorizons, skipping the blocks neither side needs
+	dTx, dRx := 0.0, d
+	for b := range nb {
+		lo, hi := max(1, b*sweepBlock), min(last, (b+1)*sweepBlock-1)
+		if lo > hi {
+			continue
+		}
+		dLo, dHi := float64(lo)*xi, float64(hi)*xi
+		a := s.bmax[b] - zTx
+		ub := a/dHi - dLo/twoAe
+		if a >= 0 {
+			ub = a/dLo - dLo/twoAe
+		}
+		doTx := ub+slack*(1+math.Abs(ub)) >= theta[0]
+		doRx := s.ubRx[b] >= thrRx
+		switch {
+		case doTx && doRx:
+			for i := lo; i <= hi; i++ {
+				dTx += xi
+				dRx -= xi
+				zi := z[i]
+				if t := (zi-zTx)/dTx - dTx/twoAe; t > theta[0] {
+					theta[0], dHzn[0] = t, dTx
+				}
+				if t := (zi-zRx)/dRx - dRx/twoAe; t > theta[1] {
+					theta[1], dHzn[1] = t, dRx
+				}
+			}
+		case doTx:
+			for i := lo; i <= hi; i++ {
+				dTx += xi
+				dRx -= xi
+				if t := (z[i]-zTx)/dTx - dTx/twoAe; t > theta[0] {
+					theta[0], dHzn[0] = t, dTx
+				}
+			}
+		case doRx:
+			for i := lo; i <= hi; i++ {
+				dTx += xi
+				dRx -= xi
+				if t := (z[i]-zRx)/dRx - dRx/twoAe; t > theta[1] {
+					theta[1], dHzn[1] = t, dRx
+				}
+			}
+		default:
+			for i := lo; i <= hi; i++ {
+				dTx += xi
+				dRx -= xi
+			}
+		}
+	}
+	return theta, dHzn
+}
+
+// quickPflSweep is quickPflWith(fastKernels(), ...) with the sweep's
+// horizon search (on a prefix of the radial) and selection of the deciles.
+func (s *Sweeper) quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams {
+	var p pathParams
+	np := len(z) - 1
+	p.d = float64(np) * xi
+	if s.prefix {
+		p.theta, p.dHzn = s.horizons(z, xi, p.d, ae, h)
+	} else {
+		p.theta, p.dHzn = findHorizons(z, xi, p.d, ae, h)
+	}
+	dStart := min(15*h[0], 0.1*p.dHzn[0])
+	dEnd := p.d - min(15*h[1], 0.1*p.dHzn[1])
+	p.deltaH = deltaHSelect(z, xi, dStart, dEnd)
+
+	if p.dHzn[0]+p.dHzn[1] > 1.5*p.d {
+		fitTx, fitRx := fitRange(z, xi, dStart, dEnd)
+		p.he[0] = h[0] + fdim(z[0], fitTx)
+		p.he[1] = h[1] + fdim(z[np], fitRx)
+		for i := range 2 {
+			p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * math.Exp(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
+		}
+		if sum := p.dHzn[0] + p.dHzn[1]; sum <= p.d {
+			q := p.d / sum
+			q *= q
+			for i := range 2 {
+				p.he[i] *= q
+				p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * math.Exp(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
+			}
+		}
+		for i := range 2 {
+			q := math.Sqrt(2 * p.he[i] * ae)
+			p.theta[i] = (0.65*p.deltaH*(q/p.dHzn[i]-1) - 2*p.he[i]) / q
+		}
+		return p
+	}
+
+	fitTx, _ := fitRange(z, xi, dStart, 0.9*p.dHzn[0])
+	p.he[0] = h[0] + fdim(z[0], fitTx)
+	_, fitRx := fitRange(z, xi, p.d-0.9*p.dHzn[1], dEnd)
+	p.he[1] = h[1] + fdim(z[np], fitRx)
+	return p
+}
+
+// deltaHSelect is deltaHFromProfile with both deciles found in one pass
+// by two bounded heaps (the same order statistics, so the same value).
+func deltaHSelect(z []float64, xi, dStart, dEnd float64) float64 {
+	var s [maxDeltaHSamples]float64
+	n, p10, p90, ok := resampleForDeltaH(z, xi, dStart, dEnd, &s)
+	if !ok {
+		return 0
+	}
+	diffs := s[:n]
+	y, yN := fitIndex(diffs, 0, n-1)
+	step := (yN - y) / float64(n-1)
+	for j := range diffs {
+		diffs[j] -= y
+		y += step
+	}
+	q10, q90 := deciles(diffs, p10, n-p90)
+	return (q10 - q90) / (1 - 0.8*math.Exp(-(dEnd-dStart)/50e3))
+}
+
+// deciles returns the k1-th largest and the k2-th smallest element of a
+// (1-based ranks, k1 + k2 ≤ len(a)): kthLargest(a, k1−1) and
+// kthLargest(a, len(a)−k2), the second found among the elements the first
+// selection left after rank k1 (order statistics: the same values). It
+// reorders a.
+func deciles(a []float64, k1, k2 int) (hi, lo float64) {
+	hi = kthLargest(a, k1-1)
+	rest := a[k1:]
+	return hi, kthLargest(rest, len(rest)-k2)
 }

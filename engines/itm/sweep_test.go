@@ -1,0 +1,87 @@
+package itm
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func sweepSeed(t testing.TB) uint64 {
+	t.Helper()
+	s := uint64(time.Now().UnixNano())
+	if v := os.Getenv("SWEEP_SEED"); v != "" {
+		var err error
+		if s, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("SEED=%d (rerun with SWEEP_SEED=%d)", s, s)
+	return s
+}
+
+// roughTerrain is a rough random profile: a random walk with ridges and
+// flat stretches (ties).
+func roughTerrain(rng *rand.Rand, n int) []float64 {
+	z := make([]float64, n)
+	h := 200 * rng.Float64()
+	for i := range z {
+		switch rng.IntN(10) {
+		case 0:
+			h += 100 * rng.NormFloat64()
+		case 1: // flat: repeated values
+		default:
+			h += 10 * rng.NormFloat64()
+		}
+		z[i] = h
+		if rng.IntN(3) == 0 {
+			z[i] = math.Round(h)
+		}
+	}
+	return z
+}
+
+func TestDecilesEqualKthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(sweepSeed(t), 2))
+	for it := 0; it < 20000; it++ {
+		n := 5 + rng.IntN(maxDeltaHSamples-4)
+		a := roughTerrain(rng, n)
+		k1 := 1 + rng.IntN(min(25, n-1))
+		k2 := 1 + rng.IntN(min(25, n-k1))
+		hi, lo := deciles(a, k1, k2)
+		b := append([]float64(nil), a...)
+		wantHi := kthLargest(b, k1-1)
+		b = append(b[:0], a...)
+		wantLo := kthLargest(b, n-k2)
+		if hi != wantHi || lo != wantLo {
+			t.Fatalf("n=%d k1=%d k2=%d: got %v %v, want %v %v", n, k1, k2, hi, lo, wantHi, wantLo)
+		}
+	}
+}
+
+func TestSweepHorizonsEqualFindHorizons(t *testing.T) {
+	rng := rand.New(rand.NewPCG(sweepSeed(t), 3))
+	s := &Sweeper{}
+	worst := 0.0
+	for it := 0; it < 300; it++ {
+		z := roughTerrain(rng, 3+rng.IntN(700))
+		s.SetRadial(z)
+		xi := 30 + 60*rng.Float64()
+		ae := 8.5e6 + 1e5*rng.NormFloat64()
+		h := [2]float64{1 + 100*rng.Float64(), 1 + 30*rng.Float64()}
+		for np := 2; np < len(z); np++ {
+			d := float64(np) * xi
+			th, dh := s.horizons(z[:np+1], xi, d, ae, h)
+			wth, wdh := findHorizons(z[:np+1], xi, d, ae, h)
+			for k := range 2 {
+				if dh[k] != wdh[k] || th[k] != wth[k] {
+					t.Fatalf("np=%d side %d: got θ=%v d=%v, want θ=%v d=%v", np, k, th[k], dh[k], wth[k], wdh[k])
+				}
+				worst = max(worst, math.Abs(th[k]-wth[k]))
+			}
+		}
+	}
+	t.Logf("max |Δθ| = %.3g rad", worst)
+}
