@@ -267,3 +267,38 @@ func TestITMSweepLossWithParams(t *testing.T) {
 		t.Fatalf("max |Δ| %.3g dB", d)
 	}
 }
+
+// BenchmarkITMSweepLoss is SweepLoss on every prefix of 64 radials of
+// 30 km from Sumaré (90 m steps); ns/op is per radial, prefix-ns per prefix.
+func BenchmarkITMSweepLoss(b *testing.B) {
+	ter := rioPack(b)
+	reg := newRegistry(b)
+	eng, _ := reg.Get(appliance.EngineITM)
+	sw := eng.(coverage.PrefixSweeper)
+	tx := appliance.LatLon{Lat: -22.9516, Lon: -43.2372}
+	var ins []appliance.LinkInput
+	for k := 0; k < 64; k++ {
+		end := tx.Destination(float64(k)*360/64, 30000)
+		prof, err := ter.Profile(tx, end, 90)
+		if err != nil {
+			continue
+		}
+		ins = append(ins, appliance.LinkInput{Tx: tx, Rx: end, TxHeightM: 50, RxHeightM: 10, FreqMHz: 900, Profile: prof})
+	}
+	use := make([]bool, 1000)
+	for i := 1; i < len(use); i++ {
+		use[i] = true
+	}
+	loss := make([]float64, 1000)
+	prefixes := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		in := ins[i%len(ins)]
+		n := in.Profile.Len()
+		if err := sw.SweepLoss(context.Background(), in, use[:n], loss[:n]); err != nil {
+			b.Fatal(err)
+		}
+		prefixes += n - 1
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(prefixes), "prefix-ns")
+}

@@ -20,10 +20,11 @@ type Sweeper struct {
 	baseWarn                Warning
 	zg                      complex128 // ground impedance of newGround
 
-	z      []float64 // the radial of SetRadial
-	bmax   []float64 // its block maxima
-	ubRx   []float64 // scratch: receiver-side bound of every block
-	prefix bool      // Loss runs on a prefix of z
+	z       []float64 // the radial of SetRadial
+	bmax    []float64 // its block maxima
+	ubRx    []float64 // scratch: receiver-side bound of every block
+	prefix  bool      // Loss runs on a prefix of z
+	scratch decileScratch
 }
 
 // NewSweeper validates the inputs of in other than PFL, ClimateCode and N0
@@ -85,6 +86,7 @@ const sweepBlock = 16
 // not copied; its block maxima are computed once.
 func (s *Sweeper) SetRadial(z []float64) {
 	s.z = z
+	s.scratch.haveLast = false
 	nb := (len(z) + sweepBlock - 1) / sweepBlock
 	s.bmax = s.bmax[:0]
 	for b := range nb {
@@ -222,7 +224,7 @@ func (s *Sweeper) quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams
 	}
 	dStart := min(15*h[0], 0.1*p.dHzn[0])
 	dEnd := p.d - min(15*h[1], 0.1*p.dHzn[1])
-	p.deltaH = deltaHSelect(z, xi, dStart, dEnd)
+	p.deltaH = deltaHSelect(z, xi, dStart, dEnd, &s.scratch)
 
 	if p.dHzn[0]+p.dHzn[1] > 1.5*p.d {
 		fitTx, fitRx := fitRange(z, xi, dStart, dEnd)
@@ -255,9 +257,9 @@ func (s *Sweeper) quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams
 
 // deltaHSelect is deltaHFromProfile with both deciles found in one pass
 // by two bounded heaps (the same order statistics, so the same value).
-func deltaHSelect(z []float64, xi, dStart, dEnd float64) float64 {
-	var s [maxDeltaHSamples]float64
-	n, p10, p90, ok := resampleForDeltaH(z, xi, dStart, dEnd, &s)
+func deltaHSelect(z []float64, xi, dStart, dEnd float64, sc *decileScratch) float64 {
+	s := &sc.s
+	n, p10, p90, ok := resampleForDeltaH(z, xi, dStart, dEnd, s)
 	if !ok {
 		return 0
 	}
@@ -268,16 +270,88 @@ func deltaHSelect(z []float64, xi, dStart, dEnd float64) float64 {
 		diffs[j] -= y
 		y += step
 	}
-	q10, q90 := deciles(diffs, p10, n-p90)
+	q10, q90 := deciles(diffs, p10, n-p90, sc)
 	return (q10 - q90) / (1 - 0.8*math.Exp(-(dEnd-dStart)/50e3))
 }
 
+// decileScratch holds the buffers of deciles and deltaHSelect.
+type decileScratch struct {
+	s, smp, hi, lo [maxDeltaHSamples]float64
+	lastHi, lastLo float64 // the deciles of the previous call
+	haveLast       bool
+}
+
+// decileStride is the stride of the sample from which deciles guesses
+// its thresholds.
+const decileStride = 8
+
 // deciles returns the k1-th largest and the k2-th smallest element of a
 // (1-based ranks, k1 + k2 ≤ len(a)): kthLargest(a, k1−1) and
-// kthLargest(a, len(a)−k2), the second found among the elements the first
-// selection left after rank k1 (order statistics: the same values). It
+// kthLargest(a, len(a)−k2). Both are order statistics, so any exact
+// selection gives the same values: thresholds guessed from a sample of
+// every decileStride-th element keep the elements at or beyond them, and
+// when at least k1 (k2) elements pass, the k1-th largest (k2-th smallest)
+// of a is the same of those; otherwise the whole array is searched. It
 // reorders a.
-func deciles(a []float64, k1, k2 int) (hi, lo float64) {
+func deciles(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
+	hi, lo = decilesGuess(a, k1, k2, sc)
+	sc.lastHi, sc.lastLo, sc.haveLast = hi, lo, true
+	return hi, lo
+}
+
+func decilesGuess(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
+	n := len(a)
+	smp, bufHi, bufLo := &sc.smp, &sc.hi, &sc.lo
+	if sc.haveLast && sc.lastHi >= sc.lastLo {
+		// the previous prefix's deciles, widened: consecutive prefixes
+		// have nearly the same deviations
+		m := 0.05*(sc.lastHi-sc.lastLo) + 1e-9
+		tHi, tLo := sc.lastHi-m, sc.lastLo+m
+		nh, nl := 0, 0
+		for _, v := range a {
+			if v >= tHi {
+				bufHi[nh] = v
+				nh++
+			}
+			if v <= tLo {
+				bufLo[nl] = v
+				nl++
+			}
+		}
+		if nh >= k1 && nl >= k2 && nh <= 3*k1+8 && nl <= 3*k2+8 {
+			return kthLargest(bufHi[:nh], k1-1), kthLargest(bufLo[:nl], nl-k2)
+		}
+	}
+	ns := 0
+	for j := decileStride / 2; j < n; j += decileStride {
+		smp[ns] = a[j]
+		ns++
+	}
+	r1, r2 := k1/decileStride+2, k2/decileStride+2
+	if ns < 8 || r1+r2 > ns {
+		return decilesFull(a, k1, k2)
+	}
+	tHi := kthLargest(smp[:ns], r1-1)
+	tLo := kthLargest(smp[:ns], ns-r2)
+	nh, nl := 0, 0
+	for _, v := range a {
+		if v >= tHi {
+			bufHi[nh] = v
+			nh++
+		}
+		if v <= tLo {
+			bufLo[nl] = v
+			nl++
+		}
+	}
+	if nh < k1 || nl < k2 {
+		return decilesFull(a, k1, k2)
+	}
+	return kthLargest(bufHi[:nh], k1-1), kthLargest(bufLo[:nl], nl-k2)
+}
+
+// decilesFull is deciles by selection on the whole array.
+func decilesFull(a []float64, k1, k2 int) (hi, lo float64) {
 	hi = kthLargest(a, k1-1)
 	rest := a[k1:]
 	return hi, kthLargest(rest, len(rest)-k2)
