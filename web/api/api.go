@@ -65,6 +65,7 @@ type Deps struct {
 	Offline   bool           // true: the appliance makes no outbound calls
 	Jobs      JobService     // queued jobs (appliance/jobs)
 	Batches   BatchSubmitter // batch reports (appliance/batch)
+	Heatmaps  Heatmaps       // coverage maps and their streams (appliance/coverage); nil: no map routes
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 }
@@ -118,6 +119,7 @@ func New(d Deps) *API {
 	a.registerAdmin(r)
 	a.registerLinks(r)
 	a.registerExports(r)
+	a.registerHeatmaps(r)
 	a.registerReports(r)
 	a.registerBatch(r)
 	a.registerJobs(r)

@@ -21,6 +21,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/batch"
+	"linkplan/appliance/coverage"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
@@ -83,6 +84,7 @@ type harness struct {
 	clock   *clock
 	index   *spatial.Index
 	jobs    *jobs.Service
+	maps    *coverage.Maps
 	search  *search.Index
 	terrain *terrain.Layered
 	dataDir string
@@ -229,8 +231,11 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			tb.Errorf("jobs drain: %v", err)
 		}
 	})
+	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{NewID: jobs.NewID})
+	tb.Cleanup(h.maps.Close)
 	h.api = api.New(api.Deps{
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
+		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers},
 		Clutter: clutter,
 		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {

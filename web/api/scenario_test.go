@@ -1072,6 +1072,7 @@ func TestScenarios(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) { run.run(t, h, g.scs) })
 	}
 	t.Run("batch reports and jobs", func(t *testing.T) { run.run(t, h, jobScenarios(t, h)) })
+	t.Run("coverage maps", func(t *testing.T) { run.run(t, h, heatmapScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.
 	for tpl, item := range obj(run.d.root, "paths") {
@@ -1094,6 +1095,31 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// heatmapScenarios are the scenarios of the coverage map routes, with a
+// finished map as fixture.
+func heatmapScenarios(t *testing.T, h *harness) []scenario {
+	t.Helper()
+	id, _, _ := startMap(t, h, h.keys["pro"], heatmapBody)
+	near := h.index.Nearest(appliance.LatLon{Lat: -22.93, Lon: -43.30}, 2, 20000)
+	if len(near) < 2 {
+		t.Fatalf("%d sample towers near Tijuca", len(near))
+	}
+	ct := map[string]string{"Content-Type": "application/json"}
+	best := `{"tower_ids":["` + near[0].ID + `","` + near[1].ID + `"],"frequency_mhz":1800,"radius_km":2,"resolution_m":250}`
+	return []scenario{
+		{name: "heatmap stream", method: "POST", url: "/coverage/heatmap", key: "pro", headers: ct, body: heatmapBody, status: 200, contains: []string{"event: started", "event: tile", "event: summary"}},
+		{name: "best-server stream", method: "POST", url: "/coverage/best_server", key: "pro", headers: ct, body: best, status: 200, contains: []string{"event: tile", `"servers":`, "event: summary"}},
+		{name: "heatmap over the Free radius cap", method: "POST", url: "/coverage/heatmap", key: "free", headers: ct, status: 422, code: "invalid_input", fields: []string{"radius_km"},
+			body: `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800,"radius_km":10}`},
+		{name: "best-server for Free", method: "POST", url: "/coverage/best_server", key: "free", headers: ct, body: best, status: 403, code: "forbidden"},
+		{name: "map state", method: "GET", url: "/coverage/heatmap/" + id, key: "pro", status: 200, contains: []string{`"state":"done"`, `"valid_pixels"`}},
+		{name: "map state of another tenant", method: "GET", url: "/coverage/heatmap/" + id, key: "internal", status: 404, code: "not_found"},
+		{name: "resume a stream", method: "GET", url: "/coverage/heatmap/" + id + "/events", key: "pro", headers: map[string]string{"Last-Event-ID": "2"}, status: 200, contains: []string{"id: 3\n", "event: summary"}},
+		{name: "export GeoTIFF", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=geotiff", key: "pro", status: 200},
+		{name: "export in an unknown format", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=png", key: "pro", status: 422, code: "invalid_input", fields: []string{"format"}, doc: docRejects},
+	}
 }
 
 // jobScenarios are the scenarios of the batch and job routes, with their

@@ -175,6 +175,24 @@ func (d *openAPI) checkResponse(method, path string, res *response) []string {
 	if media == nil {
 		return append(errs, fmt.Sprintf("%s %s %d: Content-Type %s is not documented", method, tpl, res.status, ct))
 	}
+	if ct == "text/event-stream" {
+		// Each event's data line is one JSON value the schema describes.
+		for _, block := range strings.Split(string(res.body), "\n\n") {
+			for _, line := range strings.Split(block, "\n") {
+				data, ok := strings.CutPrefix(line, "data: ")
+				if !ok {
+					continue
+				}
+				var v any
+				if err := json.Unmarshal([]byte(data), &v); err != nil {
+					errs = append(errs, fmt.Sprintf("%s %s %d: event data is not JSON: %.200s", method, tpl, res.status, data))
+					continue
+				}
+				errs = append(errs, d.validate(obj(media, "schema"), v, "event data")...)
+			}
+		}
+		return errs
+	}
 	var body any
 	if ct == "application/json" {
 		if err := json.Unmarshal(res.body, &body); err != nil {

@@ -17,6 +17,7 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
+	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/refresh"
@@ -50,6 +51,7 @@ type app struct {
 	jobs            *jobs.Service
 	log             *slog.Logger
 	batch           *batch.Service
+	maps            *coverage.Maps
 	credentialsPath string
 }
 
@@ -187,6 +189,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		MaxInterruptions: jobs.DefaultMaxInterruptions,
 	})
 	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
+	// Coverage maps compute in memory, on the strict engines (no fspl
+	// fallback: a prefix outside an engine's validity is no-data, counted).
+	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{NewID: jobs.NewID})
 
 	a.api = api.New(api.Deps{
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
@@ -201,6 +206,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: true,
 		Jobs: a.jobs, Batches: a.batch,
+		Heatmaps:           &coverage.Starter{Maps: a.maps, Towers: towers},
 		TerrainDescription: terrainDesc,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
@@ -221,6 +227,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 // close releases everything in reverse start order; the database is last
 // because everything above writes through it.
 func (a *app) close() {
+	if a.maps != nil {
+		a.maps.Close()
+	}
 	if a.jobs != nil {
 		// In-flight jobs checkpoint and give their leases back, so the
 		// next start resumes them at once; bounded so that a stuck handler

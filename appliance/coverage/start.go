@@ -1,0 +1,180 @@
+package coverage
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"linkplan/appliance"
+)
+
+// TierCaps are the limits of one tier's coverage maps (SPEC §4.8: grid
+// resolution caps per tier).
+type TierCaps struct {
+	MaxRadiusM     float64 // largest radius, metres
+	MinResolutionM float64 // finest resolution, metres
+	MaxServers     int     // transmitters of a best-server map; 0: no best-server maps
+}
+
+// CapsFor returns the caps of a tier. Free gets a coarse preview (and,
+// through the engine rules of the API, fspl only).
+func CapsFor(t appliance.Tier) TierCaps {
+	switch t {
+	case appliance.TierFree:
+		return TierCaps{MaxRadiusM: 5000, MinResolutionM: 250}
+	case appliance.TierStarter:
+		return TierCaps{MaxRadiusM: 15000, MinResolutionM: 90, MaxServers: 10}
+	case appliance.TierPro:
+		return TierCaps{MaxRadiusM: 30000, MinResolutionM: 90, MaxServers: 50}
+	case appliance.TierBusiness:
+		return TierCaps{MaxRadiusM: 50000, MinResolutionM: 30, MaxServers: 200}
+	case appliance.TierEnterprise, appliance.TierUltra:
+		return TierCaps{MaxRadiusM: 100000, MinResolutionM: 30, MaxServers: MaxBestServers}
+	}
+	return TierCaps{}
+}
+
+// Spec defaults.
+const (
+	DefaultRadiusM     = 10000.0 // metres
+	DefaultRxHeightM   = 10.0    // metres above ground
+	DefaultResolutionM = 90.0    // metres (raised to the tier's finest when coarser)
+	// DefaultEIRPDBm is the EIRP of a tower without ERP, dBm (the
+	// planner's assumed EIRP: 43 dBm + 17 dBi − 2 dB).
+	DefaultEIRPDBm = 58.0
+)
+
+// Site is an explicit transmitter of a Spec.
+type Site struct {
+	Pos          appliance.LatLon
+	HeightM      float64 // metres above ground
+	EIRPDBm      float64 // dBm
+	AzimuthDeg   float64 // NaN: omni
+	BeamwidthDeg float64 // 0: the planner's sector
+}
+
+// Spec is a map as the API asks for it: transmitters by tower id, by an
+// explicit site, or (best-server maps) by a box and an operator. Zero
+// numbers take the documented defaults.
+type Spec struct {
+	TowerIDs    []string
+	Site        *Site
+	BBox        *appliance.BBox // best-server maps: the towers inside
+	Operator    string          // with BBox: only this operator's towers (case-insensitive)
+	FreqMHz     float64         // MHz, required
+	RadiusM     float64         // metres, 0: DefaultRadiusM
+	RxHeightM   float64         // metres, 0: DefaultRxHeightM
+	ResolutionM float64         // metres, 0: DefaultResolutionM or the tier's finest
+	Engine      appliance.EngineID
+	// EngineNote explains an engine the API substituted (e.g. auto → fspl
+	// for Free); it is kept with the map.
+	EngineNote string
+}
+
+// Starter turns specs into maps for a key: it resolves towers in the
+// key's scope, applies the tier caps and starts the computation.
+type Starter struct {
+	Maps   *Maps
+	Towers func() appliance.TowerIndex
+}
+
+// Start starts a single map (best false: one tower id or a site) or a
+// best-server map (several tower ids, or a box).
+func (s *Starter) Start(k *appliance.APIKey, spec Spec, best bool) (*Map, error) {
+	caps := CapsFor(k.Tier)
+	v := &appliance.ValidationError{}
+	if spec.RadiusM == 0 {
+		spec.RadiusM = math.Min(DefaultRadiusM, caps.MaxRadiusM)
+	}
+	if spec.RxHeightM == 0 {
+		spec.RxHeightM = DefaultRxHeightM
+	}
+	if spec.ResolutionM == 0 {
+		spec.ResolutionM = math.Max(DefaultResolutionM, caps.MinResolutionM)
+	}
+	if spec.RadiusM > caps.MaxRadiusM {
+		v.Add("radius_km", "%g km exceeds the %s tier's cap of %g km", spec.RadiusM/1000, k.Tier, caps.MaxRadiusM/1000)
+	}
+	if spec.ResolutionM < caps.MinResolutionM {
+		v.Add("resolution_m", "%g m is finer than the %s tier allows (%g m)", spec.ResolutionM, k.Tier, caps.MinResolutionM)
+	}
+	if best && caps.MaxServers == 0 {
+		return nil, fmt.Errorf("best-server maps need the Starter tier or above (key tier %s): %w", k.Tier, appliance.ErrForbidden)
+	}
+	tx, err := s.transmitters(k, spec, best, caps, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	reqs := make([]Request, len(tx))
+	for i, t := range tx {
+		reqs[i] = Request{Tx: t.Pos, TxHeightM: t.HeightM, EIRPDBm: t.EIRPDBm, AzimuthDeg: t.AzimuthDeg, BeamwidthDeg: t.BeamwidthDeg,
+			FreqMHz: spec.FreqMHz, RadiusM: spec.RadiusM, RxHeightM: spec.RxHeightM, Engine: spec.Engine, ResolutionM: spec.ResolutionM}
+	}
+	return s.Maps.Start(k.TenantID, reqs, best)
+}
+
+// transmitters resolves the spec's transmitters; field problems go to v.
+func (s *Starter) transmitters(k *appliance.APIKey, spec Spec, best bool, caps TierCaps, v *appliance.ValidationError) ([]Site, error) {
+	idx := s.Towers()
+	site := func(t *appliance.Tower) Site {
+		eirp := DefaultEIRPDBm
+		if t.HasERP() {
+			eirp = t.ERPDBm + 2.15
+		}
+		return Site{Pos: t.Pos(), HeightM: t.HeightM, EIRPDBm: eirp, AzimuthDeg: t.AzimuthDeg}
+	}
+	var out []Site
+	switch {
+	case !best && spec.Site != nil && len(spec.TowerIDs) == 0:
+		return []Site{*spec.Site}, nil
+	case !best && len(spec.TowerIDs) == 1 && spec.Site == nil:
+	case !best:
+		v.Add("tower_id", "give either tower_id or site")
+		return nil, nil
+	case spec.BBox != nil && len(spec.TowerIDs) == 0:
+		for _, t := range idx.InBox(*spec.BBox) {
+			if t.VisibleTo(k.TenantID) && (spec.Operator == "" || strings.EqualFold(t.Operator, spec.Operator)) {
+				out = append(out, site(t))
+			}
+		}
+		if len(out) == 0 {
+			v.Add("bbox", "no tower in the box for this key%s", map[bool]string{true: " and operator " + spec.Operator, false: ""}[spec.Operator != ""])
+		}
+		if len(out) > caps.MaxServers {
+			v.Add("bbox", "%d towers in the box; the %s tier's best-server maps take at most %d (narrow the box or set operator)", len(out), k.Tier, caps.MaxServers)
+		}
+		return out, nil
+	case len(spec.TowerIDs) > 0 && spec.BBox == nil:
+		if len(spec.TowerIDs) > caps.MaxServers {
+			v.Add("tower_ids", "%d towers; the %s tier's best-server maps take at most %d", len(spec.TowerIDs), k.Tier, caps.MaxServers)
+			return nil, nil
+		}
+	default:
+		v.Add("tower_ids", "give either tower_ids or bbox")
+		return nil, nil
+	}
+	field := "tower_id"
+	if best {
+		field = "tower_ids"
+	}
+	for i, id := range spec.TowerIDs {
+		t, ok := idx.Get(id)
+		if !ok || !t.VisibleTo(k.TenantID) {
+			f := field
+			if best {
+				f += "[" + strconv.Itoa(i) + "]"
+			}
+			v.Add(f, "unknown tower %q", id)
+			continue
+		}
+		out = append(out, site(t))
+	}
+	return out, nil
+}
+
+// Get returns tenant's map (Maps.Get).
+func (s *Starter) Get(tenantID, id string) (*Map, error) { return s.Maps.Get(tenantID, id) }
