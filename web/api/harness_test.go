@@ -21,8 +21,8 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/batch"
-	"linkplan/appliance/coverage"
 	"linkplan/appliance/catalog"
+	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/refresh"
@@ -236,8 +236,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	h.api = api.New(api.Deps{
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers},
-		Clutter: clutter,
-		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
+		Clutter:  clutter,
+		Auth:     auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {
 			h.index.Upsert(t)
 			if err := h.search.UpsertTower(context.Background(), "", t); err != nil {
