@@ -25,6 +25,10 @@ type Sweeper struct {
 	ubRx    []float64 // scratch: receiver-side bound of every block
 	prefix  bool      // Loss runs on a prefix of z
 	scratch decileScratch
+	// running sum of systemElevation: z[sysLo..sysHi]
+	sysSum       float64
+	sysLo, sysHi int
+	sysOK        bool
 }
 
 // NewSweeper validates the inputs of in other than PFL, ClimateCode and N0
@@ -55,7 +59,12 @@ func (s *Sweeper) Loss(z []float64, xi float64, climate int, n0 float64) (float6
 		return 0, fmt.Errorf("itm sweep: %w", appliance.Invalid("pfl", "profile, climate or n0 outside P2PTLS's input range"))
 	}
 	w := s.baseWarn
-	hSys := systemElevation(z)
+	var hSys float64
+	if s.prefix {
+		hSys = s.systemElevation(len(z) - 1)
+	} else {
+		hSys = systemElevation(z)
+	}
 	g := ground{ns: SurfaceRefractivity(n0, hSys)}
 	g.gammaE = earthCurvature * (1 - 0.04665*math.Exp(g.ns/179.3))
 	g.zg = s.zg
@@ -87,6 +96,8 @@ const sweepBlock = 16
 func (s *Sweeper) SetRadial(z []float64) {
 	s.z = z
 	s.scratch.haveLast = false
+	s.scratch.fHi, s.scratch.fLo = 0.03, 0.03
+	s.sysOK = false
 	nb := (len(z) + sweepBlock - 1) / sweepBlock
 	s.bmax = s.bmax[:0]
 	for b := range nb {
@@ -279,6 +290,7 @@ type decileScratch struct {
 	s, smp, hi, lo [maxDeltaHSamples]float64
 	lastHi, lastLo float64 // the deciles of the previous call
 	haveLast       bool
+	fHi, fLo       float64 // threshold margins, fractions of the interdecile range
 }
 
 // decileStride is the stride of the sample from which deciles guesses
@@ -288,15 +300,66 @@ const decileStride = 8
 // deciles returns the k1-th largest and the k2-th smallest element of a
 // (1-based ranks, k1 + k2 ≤ len(a)): kthLargest(a, k1−1) and
 // kthLargest(a, len(a)−k2). Both are order statistics, so any exact
-// selection gives the same values: thresholds guessed from a sample of
-// every decileStride-th element keep the elements at or beyond them, and
-// when at least k1 (k2) elements pass, the k1-th largest (k2-th smallest)
-// of a is the same of those; otherwise the whole array is searched. It
-// reorders a.
+// selection gives the same values. Thresholds are guessed (from the
+// previous call's deciles, widened by an adaptive margin, else from a
+// sample of every decileStride-th element); the elements at or beyond a
+// threshold are kept, and when at least k1 (k2) pass, the k1-th largest
+// (k2-th smallest) of a is the same of those. Otherwise the whole array is
+// searched. It reorders a.
 func deciles(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
 	hi, lo = decilesGuess(a, k1, k2, sc)
 	sc.lastHi, sc.lastLo, sc.haveLast = hi, lo, true
 	return hi, lo
+}
+
+// rankFromTop returns the r-th largest (1-based) element of a by r passes
+// of maximum extraction when r is small, else by selection. It reorders a.
+func rankFromTop(a []float64, r int) float64 {
+	if r > 6 {
+		return selectLargest(a, r-1)
+	}
+	for j := 0; j < r; j++ {
+		m := j
+		for i := j + 1; i < len(a); i++ {
+			if a[i] > a[m] {
+				m = i
+			}
+		}
+		a[j], a[m] = a[m], a[j]
+	}
+	return a[r-1]
+}
+
+// rankFromBottom returns the r-th smallest (1-based) element of a, as
+// rankFromTop.
+func rankFromBottom(a []float64, r int) float64 {
+	if r > 6 {
+		return selectLargest(a, len(a)-r)
+	}
+	for j := 0; j < r; j++ {
+		m := j
+		for i := j + 1; i < len(a); i++ {
+			if a[i] < a[m] {
+				m = i
+			}
+		}
+		a[j], a[m] = a[m], a[j]
+	}
+	return a[r-1]
+}
+
+// adapt tunes a threshold margin (a fraction of the interdecile range)
+// from the surplus of elements it let through: doubled after a miss,
+// narrowed when more than 3 too many passed.
+func adapt(f *float64, surplus int) {
+	switch {
+	case surplus < 0:
+		*f = min(1, 2**f+0.005)
+	case surplus > 3:
+		*f *= 0.75
+	case surplus == 0:
+		*f *= 1.25
+	}
 }
 
 func decilesGuess(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
@@ -305,8 +368,8 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
 	if sc.haveLast && sc.lastHi >= sc.lastLo {
 		// the previous prefix's deciles, widened: consecutive prefixes
 		// have nearly the same deviations
-		m := 0.05*(sc.lastHi-sc.lastLo) + 1e-9
-		tHi, tLo := sc.lastHi-m, sc.lastLo+m
+		idr := sc.lastHi - sc.lastLo
+		tHi, tLo := sc.lastHi-sc.fHi*idr-1e-9, sc.lastLo+sc.fLo*idr+1e-9
 		nh, nl := 0, 0
 		for _, v := range a {
 			if v >= tHi {
@@ -318,8 +381,10 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
 				nl++
 			}
 		}
+		adapt(&sc.fHi, nh-k1)
+		adapt(&sc.fLo, nl-k2)
 		if nh >= k1 && nl >= k2 && nh <= 3*k1+8 && nl <= 3*k2+8 {
-			return kthLargest(bufHi[:nh], k1-1), kthLargest(bufLo[:nl], nl-k2)
+			return rankFromBottom(bufHi[:nh], nh-k1+1), rankFromTop(bufLo[:nl], nl-k2+1)
 		}
 	}
 	ns := 0
@@ -331,8 +396,8 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
 	if ns < 8 || r1+r2 > ns {
 		return decilesFull(a, k1, k2)
 	}
-	tHi := kthLargest(smp[:ns], r1-1)
-	tLo := kthLargest(smp[:ns], ns-r2)
+	tHi := selectLargest(smp[:ns], r1-1)
+	tLo := selectLargest(smp[:ns], ns-r2)
 	nh, nl := 0, 0
 	for _, v := range a {
 		if v >= tHi {
@@ -347,12 +412,81 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
 	if nh < k1 || nl < k2 {
 		return decilesFull(a, k1, k2)
 	}
-	return kthLargest(bufHi[:nh], k1-1), kthLargest(bufLo[:nl], nl-k2)
+	return selectLargest(bufHi[:nh], k1-1), selectLargest(bufLo[:nl], nl-k2)
 }
 
 // decilesFull is deciles by selection on the whole array.
 func decilesFull(a []float64, k1, k2 int) (hi, lo float64) {
-	hi = kthLargest(a, k1-1)
+	hi = selectLargest(a, k1-1)
 	rest := a[k1:]
-	return hi, kthLargest(rest, len(rest)-k2)
+	return hi, selectLargest(rest, len(rest)-k2)
+}
+
+// systemElevation is systemElevation(s.z[:np+1]) bit for bit: the sum of
+// z[p10..np−p10] from left to right, kept from the previous prefix when
+// the range only grew at its right end (p10 = ⌊0.1·np⌋ changes every tenth
+// interval; then the sum is taken afresh).
+func (s *Sweeper) systemElevation(np int) float64 {
+	p10 := int(0.1 * float64(np))
+	lo, hi := p10, np-p10
+	if s.sysOK && s.sysLo == lo && s.sysHi <= hi {
+		for k := s.sysHi + 1; k <= hi; k++ {
+			s.sysSum += s.z[k]
+		}
+	} else {
+		sum := 0.0
+		for _, v := range s.z[lo : hi+1] {
+			sum += v
+		}
+		s.sysSum = sum
+	}
+	s.sysLo, s.sysHi, s.sysOK = lo, hi, true
+	return s.sysSum / float64(np-2*p10+1)
+}
+
+// selectLargest returns the element that would be at index k (0-based) if
+// a were sorted in decreasing order, as kthLargest, by selection with a
+// three-way partition, so that runs of equal values (a flat profile: sea)
+// cost linear time instead of quadratic. It reorders a.
+func selectLargest(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		// median of three
+		x, y, z := a[lo], a[mid], a[hi]
+		if x < y {
+			x, y = y, x
+		}
+		if y < z {
+			y = z
+			if x < y {
+				y = x
+			}
+		}
+		pivot := y
+		// a[lo:gt] > pivot, a[gt:i] == pivot, a[lt+1:hi+1] < pivot
+		gt, i, lt := lo, lo, hi
+		for i <= lt {
+			switch v := a[i]; {
+			case v > pivot:
+				a[gt], a[i] = a[i], a[gt]
+				gt++
+				i++
+			case v < pivot:
+				a[i], a[lt] = a[lt], a[i]
+				lt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < gt:
+			hi = gt - 1
+		case k > lt:
+			lo = lt + 1
+		default:
+			return pivot
+		}
+	}
+	return a[k]
 }

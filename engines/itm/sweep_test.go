@@ -45,7 +45,7 @@ func roughTerrain(rng *rand.Rand, n int) []float64 {
 
 func TestDecilesEqualKthLargest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 2))
-	sc := &decileScratch{}
+	sc := &decileScratch{fHi: 0.03, fLo: 0.03}
 	var a []float64
 	for it := 0; it < 20000; it++ {
 		n := 5 + rng.IntN(maxDeltaHSamples-4)
@@ -95,4 +95,36 @@ func TestSweepHorizonsEqualFindHorizons(t *testing.T) {
 		}
 	}
 	t.Logf("max |Δθ| = %.3g rad", worst)
+}
+
+func TestSweepSystemElevation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(sweepSeed(t), 4))
+	s := &Sweeper{}
+	for it := 0; it < 100; it++ {
+		z := roughTerrain(rng, 3+rng.IntN(700))
+		s.SetRadial(z)
+		for np := 2; np < len(z); np += 1 + rng.IntN(3) {
+			if got, want := s.systemElevation(np), systemElevation(z[:np+1]); got != want {
+				t.Fatalf("np=%d: %v, want %v", np, got, want)
+			}
+		}
+	}
+}
+
+func TestSelectLargestEqualsKthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(sweepSeed(t), 5))
+	for it := 0; it < 20000; it++ {
+		n := 1 + rng.IntN(300)
+		a := roughTerrain(rng, n)
+		if it%3 == 0 { // few distinct values
+			for j := range a {
+				a[j] = float64(rng.IntN(3))
+			}
+		}
+		k := rng.IntN(n)
+		b := append([]float64(nil), a...)
+		if got, want := selectLargest(a, k), kthLargest(b, k); got != want {
+			t.Fatalf("n=%d k=%d: %v, want %v", n, k, got, want)
+		}
+	}
 }
