@@ -48,7 +48,8 @@ type JobKind string
 
 // Job kinds.
 const (
-	JobKindBatchReport JobKind = "batch_report" // POST /batch_reports with more than 100 rows
+	JobKindBatchReport  JobKind = "batch_report"  // POST /batch_reports with more than 100 rows
+	JobKindRepeaterPlan JobKind = "repeater_plan" // POST /plan_repeater with max_hops of 4 or more
 )
 
 // Lane is the queue lane of a job (SPEC §4.6: Enterprise and Ultra use a

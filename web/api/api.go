@@ -62,10 +62,11 @@ type Deps struct {
 	Metrics   *metrics.Set         // the appliance's one metrics set
 	Log       *slog.Logger
 	Version   string
-	Offline   bool           // true: the appliance makes no outbound calls
-	Jobs      JobService     // queued jobs (appliance/jobs)
-	Batches   BatchSubmitter // batch reports (appliance/batch)
-	Heatmaps  Heatmaps       // coverage maps and their streams (appliance/coverage); nil: no map routes
+	Offline   bool            // true: the appliance makes no outbound calls
+	Jobs      JobService      // queued jobs (appliance/jobs)
+	Batches   BatchSubmitter  // batch reports (appliance/batch)
+	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
+	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 }
@@ -120,6 +121,7 @@ func New(d Deps) *API {
 	a.registerLinks(r)
 	a.registerExports(r)
 	a.registerHeatmaps(r)
+	a.registerRepeater(r)
 	a.registerReports(r)
 	a.registerBatch(r)
 	a.registerJobs(r)

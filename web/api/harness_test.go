@@ -26,6 +26,7 @@ import (
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/refresh"
+	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
@@ -221,6 +222,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			return api.ResolveEngine(reg, k, id)
 		}})
 	h.jobs.Register(appliance.JobKindBatchReport, bsvc.Handler())
+	plans := &repeater.Submitter{Plans: repeater.New(h.terrain, towers, reg.WithFallback, 0), Queue: h.jobs, NewID: jobs.NewID}
+	h.jobs.Register(appliance.JobKindRepeaterPlan, plans.Handler())
 	if err := h.jobs.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -235,9 +238,9 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	tb.Cleanup(h.maps.Close)
 	h.api = api.New(api.Deps{
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
-		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers},
-		Clutter:  clutter,
-		Auth:     auth, Links: plan, Towers: towers, Search: h.search,
+		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers}, Repeaters: plans,
+		Clutter: clutter,
+		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {
 			h.index.Upsert(t)
 			if err := h.search.UpsertTower(context.Background(), "", t); err != nil {

@@ -157,8 +157,14 @@ func (a *API) downloadJob(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, fmt.Errorf("download job %s: stored checksum: %w", j.ID, err)
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/zip")
-	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "linkplan-"+j.ID+".zip"))
+	// A batch report is a zip bundle; a repeater plan is the JSON a
+	// synchronous plan answers.
+	ctype, ext := "application/zip", ".zip"
+	if j.Kind == appliance.JobKindRepeaterPlan {
+		ctype, ext = "application/json", ".json"
+	}
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "linkplan-"+j.ID+ext))
 	h.Set("Digest", "sha-256="+base64.StdEncoding.EncodeToString(sum))
 	h.Set("X-Checksum-SHA256", j.Result.SHA256)
 	h.Set("ETag", `"`+j.Result.SHA256+`"`)

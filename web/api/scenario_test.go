@@ -1073,6 +1073,7 @@ func TestScenarios(t *testing.T) {
 	}
 	t.Run("batch reports and jobs", func(t *testing.T) { run.run(t, h, jobScenarios(t, h)) })
 	t.Run("coverage maps", func(t *testing.T) { run.run(t, h, heatmapScenarios(t, h)) })
+	t.Run("repeater plans", func(t *testing.T) { run.run(t, h, planScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.
 	for tpl, item := range obj(run.d.root, "paths") {
@@ -1095,6 +1096,30 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// planScenarios are the scenarios of POST /plan_repeater, with a finished
+// plan job as fixture.
+func planScenarios(t *testing.T, h *harness) []scenario {
+	t.Helper()
+	res := h.do(t, "POST", "/plan_repeater", h.keys["pro"], nil, planBody(5))
+	if res.status != http.StatusAccepted {
+		t.Fatalf("%d %s", res.status, res.body)
+	}
+	j := decodeInto[struct {
+		Job jobAnswer `json:"job"`
+	}](t, res).Job
+	waitFor(t, h, h.keys["pro"], j.ID)
+	return []scenario{
+		{name: "plan at once", method: "POST", url: "/plan_repeater", key: "pro", body: planBody(3), status: 200, contains: []string{`"counts"`}},
+		{name: "plan as a job", method: "POST", url: "/plan_repeater", key: "pro", body: planBody(4), status: 202, contains: []string{`"repeater_plan"`}},
+		{name: "plan job status", method: "GET", url: "/jobs/" + j.ID, key: "pro", status: 200, contains: []string{`"found"`}},
+		{name: "plan job download", method: "GET", url: "/jobs/" + j.ID + "/download", key: "pro", status: 200, contains: []string{`"counts"`}},
+		{name: "plan without frequency", method: "POST", url: "/plan_repeater", key: "pro", status: 422, code: "invalid_input", fields: []string{"frequency_mhz"}, doc: docRejects,
+			body: `{"from":{"lat":-22.95,"lon":-43.35,"height_m":30},"to":{"lat":-22.90,"lon":-43.17,"height_m":30}}`},
+		{name: "plan from an unknown tower", method: "POST", url: "/plan_repeater", key: "pro", status: 404, code: "not_found",
+			body: `{"from":{"tower_id":"anatel:nope"},"to":{"lat":-22.90,"lon":-43.17,"height_m":30},"frequency_mhz":5800}`},
+	}
 }
 
 // heatmapScenarios are the scenarios of the coverage map routes, with a

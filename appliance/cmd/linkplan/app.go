@@ -21,6 +21,7 @@ import (
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/refresh"
+	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
@@ -52,6 +53,7 @@ type app struct {
 	log             *slog.Logger
 	batch           *batch.Service
 	maps            *coverage.Maps
+	plans           *repeater.Submitter
 	credentialsPath string
 }
 
@@ -189,6 +191,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		MaxInterruptions: jobs.DefaultMaxInterruptions,
 	})
 	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
+	a.plans = &repeater.Submitter{Plans: repeater.New(ter, towers, reg.WithFallback, 0), Queue: a.jobs,
+		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
+	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{NewID: jobs.NewID})
