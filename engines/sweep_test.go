@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -301,4 +302,52 @@ func BenchmarkITMSweepLoss(b *testing.B) {
 		prefixes += n - 1
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(prefixes), "prefix-ns")
+}
+
+// plainEngine hides SweepLoss: the coverage service then calls Predict on
+// every prefix.
+type plainEngine struct{ appliance.Engine }
+
+// TestITMSweepCoverageRaster computes coverage maps with the itm engine
+// through SweepLoss and through per-prefix Predict: the rasters must be
+// bit-identical and the summaries equal (a site whose circle crosses the
+// missing S23W043 and the sea, and Sumaré with a low receiver).
+func TestITMSweepCoverageRaster(t *testing.T) {
+	ter := rioPack(t)
+	reg := newRegistry(t)
+	eng, err := reg.Get(appliance.EngineITM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := eng.(coverage.PrefixSweeper); !ok {
+		t.Fatal("itm engine is not a PrefixSweeper")
+	}
+	swept := coverage.New(ter, reg.Get)
+	plain := coverage.New(ter, func(appliance.EngineID) (appliance.Engine, error) { return plainEngine{eng}, nil })
+	for _, req := range []coverage.Request{
+		{Tx: appliance.LatLon{Lat: -22.90, Lon: -43.05}, TxHeightM: 30, EIRPDBm: 58, AzimuthDeg: math.NaN(),
+			FreqMHz: 900, RadiusM: 8000, RxHeightM: 10, ResolutionM: 90, Engine: appliance.EngineITM},
+		{Tx: appliance.LatLon{Lat: -22.9516, Lon: -43.2372}, TxHeightM: 50, EIRPDBm: 58, AzimuthDeg: 45, BeamwidthDeg: 65,
+			FreqMHz: 2400, RadiusM: 6000, RxHeightM: 2, ResolutionM: 60, Engine: appliance.EngineITM},
+	} {
+		a, err := plain.Compute(context.Background(), req, coverage.Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := swept.Compute(context.Background(), req, coverage.Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a.Raster.DBm {
+			if math.Float32bits(a.Raster.DBm[i]) != math.Float32bits(b.Raster.DBm[i]) {
+				t.Fatalf("pixel %d: Predict path %v, sweep path %v", i, a.Raster.DBm[i], b.Raster.DBm[i])
+			}
+		}
+		sa, sb := a.Summary, b.Summary
+		sa.ElapsedMS, sb.ElapsedMS = 0, 0
+		if !reflect.DeepEqual(sa, sb) {
+			t.Fatalf("summaries differ:\n%+v\n%+v", sa, sb)
+		}
+		t.Logf("%d evaluations, %d valid pixels, %d no-data (terrain), %d no-data (envelope): identical", sb.Evaluations, sb.ValidPixels, sb.NoDataMissingTerrain, sb.NoDataOutsideEnvelope)
+	}
 }
