@@ -278,12 +278,8 @@ func (s *itmSweep) fast(i int) (loss float64, ok bool) {
 	} else {
 		l, err = s.sw.LossPrefix(i, xi, climate, n0)
 	}
-	var me *itm.ModelError
-	switch {
-	case errors.As(err, &me):
-		return math.NaN(), true
-	case err != nil:
-		return 0, false
+	if err != nil {
+		return modelFailure(err)
 	}
 	return l, true
 }
@@ -316,4 +312,15 @@ func (s *itmSweep) slow(ctx context.Context, i int) (float64, error) {
 		return 0, fmt.Errorf("sample %d: %w", i, err)
 	}
 	return pred.PathLossDB, nil
+}
+
+// modelFailure turns an error of itm.Sweeper into fast's answer: NaN for
+// a model failure (Predict's envelope refusal), else no answer. (Apart so
+// that the error target of errors.As is allocated only on failure.)
+func modelFailure(err error) (float64, bool) {
+	var me *itm.ModelError
+	if errors.As(err, &me) {
+		return math.NaN(), true
+	}
+	return 0, false
 }

@@ -351,3 +351,32 @@ func TestITMSweepCoverageRaster(t *testing.T) {
 		t.Logf("%d evaluations, %d valid pixels, %d no-data (terrain), %d no-data (envelope): identical", sb.Evaluations, sb.ValidPixels, sb.NoDataMissingTerrain, sb.NoDataOutsideEnvelope)
 	}
 }
+
+// TestITMSweepLossAllocs: the allocations of SweepLoss do not grow with
+// the number of prefixes computed (none per prefix).
+func TestITMSweepLossAllocs(t *testing.T) {
+	ter := rioPack(t)
+	reg := newRegistry(t)
+	eng, _ := reg.Get(appliance.EngineITM)
+	sw := eng.(coverage.PrefixSweeper)
+	tx := appliance.LatLon{Lat: -22.9516, Lon: -43.2372}
+	end := tx.Destination(300, 25000)
+	prof, err := ter.Profile(tx, end, 90)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := appliance.LinkInput{Tx: tx, Rx: end, TxHeightM: 50, RxHeightM: 10, FreqMHz: 900, Profile: prof}
+	n := prof.Len()
+	loss := make([]float64, n)
+	one, all := make([]bool, n), make([]bool, n)
+	one[n-1] = true
+	for i := 1; i < n; i++ {
+		all[i] = true
+	}
+	a1 := testing.AllocsPerRun(20, func() { _ = sw.SweepLoss(context.Background(), in, one, loss) })
+	aN := testing.AllocsPerRun(20, func() { _ = sw.SweepLoss(context.Background(), in, all, loss) })
+	t.Logf("allocations per call: %v for 1 prefix, %v for %d prefixes", a1, aN, n-1)
+	if aN > a1 {
+		t.Fatalf("%v allocations for %d prefixes, %v for one", aN, n-1, a1)
+	}
+}
