@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps mod-verify openapi-lint bench check fmt-verify vet race systemd-verify static-check clean
+.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat check fmt-verify vet race systemd-verify static-check clean
 
 all: build
 
@@ -52,6 +52,12 @@ openapi-lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s $(PKGS)
+
+# Side-by-side coverage benchmark against SPLAT! (issue 9); SRTM1=1 adds
+# the 1" map (uses ../shared/data/terrain/srtm1 when the repository's copy
+# is absent). Installs the Debian splat package when missing.
+bench-splat: build
+	LINKPLAN=$(CURDIR)/$(BIN) build/bench-splat/run.sh
 
 # go.mod and go.sum must be tidy: direct requirements not marked indirect,
 # nothing required that no package imports (issue 7, finding 10).
