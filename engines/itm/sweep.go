@@ -111,8 +111,8 @@ func (s *Sweeper) SetRadial(z []float64) {
 
 // LossPrefix is Loss on the prefix z[0..np] of the radial of SetRadial
 // (np ≥ 2), with a horizon search that skips the blocks of the profile
-// that cannot hold the horizon: equal to Loss up to rounding (the
-// horizon distances are computed as k·xi instead of by repeated addition).
+// that cannot hold the horizon and the system elevation kept from the
+// previous prefix: bit for bit Loss (and P2PTLS) on that prefix.
 func (s *Sweeper) LossPrefix(np int, xi float64, climate int, n0 float64) (float64, error) {
 	if np < minProfileN || np >= len(s.z) {
 		return 0, fmt.Errorf("itm sweep: %w", appliance.Invalid("pfl", "prefix %d of a %d-point radial", np, len(s.z)))

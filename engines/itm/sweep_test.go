@@ -128,3 +128,39 @@ func TestSelectLargestEqualsKthLargest(t *testing.T) {
 		}
 	}
 }
+
+// TestSweeperEqualsP2PTLS: LossPrefix on every prefix of random rough
+// profiles equals P2PTLS on that prefix bit for bit (errors alike).
+func TestSweeperEqualsP2PTLS(t *testing.T) {
+	rng := rand.New(rand.NewPCG(sweepSeed(t), 7))
+	count := 0
+	for it := 0; it < 40; it++ {
+		z := roughTerrain(rng, 3+rng.IntN(600))
+		in := P2PInput{HTxM: 1 + 100*rng.Float64(), HRxM: 1 + 20*rng.Float64(), FreqMHz: 50 + 5000*rng.Float64(),
+			Pol: rng.IntN(2), Epsilon: 15, SigmaSm: 0.005, MdVar: 12}
+		tp, lp, sp := 1+98*rng.Float64(), 50.0, 1+98*rng.Float64()
+		s, err := NewSweeper(in, tp, lp, sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetRadial(z)
+		climate := 1 + rng.IntN(7)
+		n0 := 250 + 150*rng.Float64()
+		xi := 30 + 60*rng.Float64()
+		for np := 2; np < len(z); np++ {
+			got, gerr := s.LossPrefix(np, xi, climate, n0)
+			q := in
+			q.PFL = append([]float64{float64(np), xi}, z[:np+1]...)
+			q.ClimateCode, q.N0 = climate, n0
+			want, werr := P2PTLS(q, tp, lp, sp)
+			if (gerr == nil) != (werr == nil) {
+				t.Fatalf("np=%d: errors %v / %v", np, gerr, werr)
+			}
+			if werr == nil && got != want.LossDB {
+				t.Fatalf("np=%d: %v, P2PTLS %v", np, got, want.LossDB)
+			}
+			count++
+		}
+	}
+	t.Logf("%d prefixes bit-identical", count)
+}
