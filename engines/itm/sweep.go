@@ -277,11 +277,7 @@ func deltaHSelect(z []float64, xi, dStart, dEnd float64, sc *decileScratch) floa
 	diffs := s[:n]
 	y, yN := fitIndex(diffs, 0, n-1)
 	step := (yN - y) / float64(n-1)
-	for j := range diffs {
-		diffs[j] -= y
-		y += step
-	}
-	q10, q90 := deciles(diffs, p10, n-p90, sc)
+	q10, q90 := deciles(diffs, p10, n-p90, sc, y, step)
 	return (q10 - q90) / (1 - 0.8*math.Exp(-(dEnd-dStart)/50e3))
 }
 
@@ -306,8 +302,11 @@ const decileStride = 8
 // threshold are kept, and when at least k1 (k2) pass, the k1-th largest
 // (k2-th smallest) of a is the same of those. Otherwise the whole array is
 // searched. It reorders a.
-func deciles(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
-	hi, lo = decilesGuess(a, k1, k2, sc)
+//
+// a is first detrended as deltaHFromProfile does (a[j] −= y; y += step),
+// on the fly on the first path.
+func deciles(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (hi, lo float64) {
+	hi, lo = decilesGuess(a, k1, k2, sc, y, step)
 	sc.lastHi, sc.lastLo, sc.haveLast = hi, lo, true
 	return hi, lo
 }
@@ -362,16 +361,24 @@ func adapt(f *float64, surplus int) {
 	}
 }
 
-func decilesGuess(a []float64, k1, k2 int, sc *decileScratch) (hi, lo float64) {
+func decilesGuess(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (hi, lo float64) {
 	n := len(a)
 	smp, bufHi, bufLo := &sc.smp, &sc.hi, &sc.lo
-	if sc.haveLast && sc.lastHi >= sc.lastLo {
+	if !(sc.haveLast && sc.lastHi >= sc.lastLo) {
+		for j := range a {
+			a[j] -= y
+			y += step
+		}
+	} else {
 		// the previous prefix's deciles, widened: consecutive prefixes
 		// have nearly the same deviations
 		idr := sc.lastHi - sc.lastLo
 		tHi, tLo := sc.lastHi-sc.fHi*idr-1e-9, sc.lastLo+sc.fLo*idr+1e-9
 		nh, nl := 0, 0
-		for _, v := range a {
+		for j := range a {
+			v := a[j] - y
+			a[j] = v
+			y += step
 			if v >= tHi {
 				bufHi[nh] = v
 				nh++

@@ -60,11 +60,21 @@ func TestDecilesEqualKthLargest(t *testing.T) {
 		k1 := 1 + rng.IntN(min(25, n-1))
 		k2 := 1 + rng.IntN(min(25, n-k1))
 		orig := append([]float64(nil), a...)
-		hi, lo := deciles(a, k1, k2, sc)
+		y0, step := 0.0, 0.0
+		if it%4 < 2 {
+			y0, step = 50*rng.NormFloat64(), rng.NormFloat64()
+		}
+		hi, lo := deciles(a, k1, k2, sc, y0, step)
 		a = orig
-		b := append([]float64(nil), orig...)
+		det := append([]float64(nil), orig...)
+		y := y0
+		for j := range det {
+			det[j] -= y
+			y += step
+		}
+		b := append([]float64(nil), det...)
 		wantHi := kthLargest(b, k1-1)
-		b = append(b[:0], orig...)
+		b = append(b[:0], det...)
 		wantLo := kthLargest(b, n-k2)
 		if hi != wantHi || lo != wantLo {
 			t.Fatalf("n=%d k1=%d k2=%d: got %v %v, want %v %v", n, k1, k2, hi, lo, wantHi, wantLo)
