@@ -277,15 +277,15 @@ func (a *API) getHeatmap(w http.ResponseWriter, r *http.Request) (any, error) {
 	if _, _, sum, err := mp.Result(); err == nil {
 		s := coverage.SummaryData(*sum)
 		out.Summary = &s
-		for _, f := range []string{"geotiff"} {
+		for _, f := range []string{"geotiff", "kmz"} {
 			out.Exports = append(out.Exports, "/coverage/heatmap/"+mp.ID+"/export?format="+f)
 		}
 	}
 	return out, nil
 }
 
-// exportHeatmap: GET /coverage/heatmap/{id}/export?format=geotiff writes a
-// done map's raster.
+// exportHeatmap: GET /coverage/heatmap/{id}/export?format=geotiff|kmz
+// writes a done map's raster (no recomputation).
 func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error) {
 	mp, err := a.Heatmaps.Get(keyFrom(r.Context()).TenantID, mux.Vars(r)["id"])
 	if err != nil {
@@ -295,19 +295,31 @@ func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error)
 	if format == "" {
 		format = "geotiff"
 	}
-	if format != "geotiff" {
-		return nil, appliance.Invalid("format", "unknown format %q; one of: geotiff", format)
+	var ctype, ext string
+	switch format {
+	case "geotiff":
+		ctype, ext = "image/tiff", ".tif"
+	case "kmz":
+		ctype, ext = "application/vnd.google-earth.kmz", ".kmz"
+	default:
+		return nil, appliance.Invalid("format", "unknown format %q; one of: geotiff, kmz", format)
 	}
 	ras, _, _, err := mp.Result()
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := geoexport.WriteGeoTIFF(&buf, ras.West, ras.North, ras.PixelLonDeg, ras.PixelLatDeg, ras.Width, ras.Height, ras.DBm, math.NaN()); err != nil {
+	switch format {
+	case "geotiff":
+		err = geoexport.WriteGeoTIFF(&buf, ras.West, ras.North, ras.PixelLonDeg, ras.PixelLatDeg, ras.Width, ras.Height, ras.DBm, math.NaN())
+	case "kmz":
+		err = coverage.WriteKMZ(&buf, ras, "linkplan coverage "+mp.ID, mp.Created)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("export map %s: %w", mp.ID, err)
 	}
-	w.Header().Set("Content-Type", "image/tiff")
-	w.Header().Set("Content-Disposition", `attachment; filename="coverage-`+mp.ID+`.tif"`)
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Disposition", `attachment; filename="coverage-`+mp.ID+ext+`"`)
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(buf.Bytes())
