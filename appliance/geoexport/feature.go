@@ -21,6 +21,12 @@ const (
 	// each its own (GeoJSON and KML). A Shapefile holds one shape type:
 	// WriteShapefile refuses it, WriteShapefileZip splits it by kind.
 	KindMixed
+	// KindMultiPolygon is zero or more polygons, each an exterior ring and
+	// zero or more holes (GeoJSON MultiPolygon, Shapefile shape type 5
+	// Polygon with one part per ring, KML MultiGeometry of Polygons). Zero
+	// polygons is the empty geometry: an empty GeoJSON MultiPolygon, a
+	// Shapefile null shape, a KML placemark without geometry.
+	KindMultiPolygon
 )
 
 func (k GeometryKind) String() string {
@@ -31,15 +37,23 @@ func (k GeometryKind) String() string {
 		return "LineString"
 	case KindMixed:
 		return "Mixed"
+	case KindMultiPolygon:
+		return "MultiPolygon"
 	}
 	return fmt.Sprintf("GeometryKind(%d)", uint8(k))
 }
 
-// Geometry is a point or a line string in WGS84 degrees.
+// Geometry is a point, a line string or a multipolygon in WGS84 degrees.
 type Geometry struct {
 	Kind GeometryKind
-	// Coords holds one position for a point, two or more for a line string.
+	// Coords holds one position for a point, two or more for a line
+	// string; nothing for a multipolygon.
 	Coords []appliance.LatLon
+	// Polygons holds the polygons of a multipolygon: each is its exterior
+	// ring followed by its holes; each ring is closed (first position equal
+	// to the last) with at least 4 positions. Ring orientation is free:
+	// every writer orients the rings as its format wants (polygon.go).
+	Polygons [][][]appliance.LatLon
 }
 
 // Point returns a point geometry at p.
@@ -50,6 +64,12 @@ func Point(p appliance.LatLon) Geometry {
 // LineString returns a line string geometry through pts (not copied).
 func LineString(pts ...appliance.LatLon) Geometry {
 	return Geometry{Kind: KindLineString, Coords: pts}
+}
+
+// MultiPolygon returns a multipolygon geometry of polys (not copied): each
+// polygon is its exterior ring followed by its holes, rings closed.
+func MultiPolygon(polys ...[][]appliance.LatLon) Geometry {
+	return Geometry{Kind: KindMultiPolygon, Polygons: polys}
 }
 
 // FieldType is the type of an attribute.
@@ -173,7 +193,7 @@ func Slice(fs []Feature) Source {
 // Validate checks the schema: a known geometry kind, at least one field,
 // unique non-empty names, known types, and widths within the dBase limits.
 func (s Schema) Validate() error {
-	if s.Geometry != KindPoint && s.Geometry != KindLineString && s.Geometry != KindMixed {
+	if s.Geometry != KindPoint && s.Geometry != KindLineString && s.Geometry != KindMixed && s.Geometry != KindMultiPolygon {
 		return fmt.Errorf("schema geometry %v: %w", s.Geometry, appliance.ErrInvalid)
 	}
 	if len(s.Fields) == 0 {
@@ -213,6 +233,10 @@ func (s Schema) check(n int, f Feature) error {
 		return fmt.Errorf("feature %d point has %d positions: %w", n, len(g.Coords), appliance.ErrInvalid)
 	case g.Kind == KindLineString && len(g.Coords) < 2:
 		return fmt.Errorf("feature %d line string has %d positions, needs 2: %w", n, len(g.Coords), appliance.ErrInvalid)
+	case g.Kind == KindMultiPolygon:
+		if err := checkPolygons(n, g); err != nil {
+			return err
+		}
 	}
 	for _, c := range g.Coords {
 		if !c.Valid() {

@@ -27,6 +27,9 @@ func orbGeometry(g Geometry) orb.Geometry {
 	if g.Kind == KindPoint {
 		return orb.Round(orb.Point{g.Coords[0].Lon, g.Coords[0].Lat}, coordFactor)
 	}
+	if g.Kind == KindMultiPolygon {
+		return orb.Round(orbMultiPolygon(g), coordFactor)
+	}
 	ls := make(orb.LineString, len(g.Coords))
 	for i, c := range g.Coords {
 		ls[i] = orb.Point{c.Lon, c.Lat}

@@ -99,7 +99,8 @@ func fieldIndex(s Schema, name string) (int, error) {
 // style per StatusStyle (and "other"), a <Schema> typing the attributes,
 // and one Placemark per feature with its attributes as
 // ExtendedData/SchemaData/SimpleData (null values are left out) and its
-// geometry as a Point or LineString, positions rounded to CoordDecimals.
+// geometry as a Point, a LineString or a MultiGeometry of Polygons (none
+// for an empty multipolygon), positions rounded to CoordDecimals.
 // Placemarks are encoded one at a time by go-kml, so memory is bounded.
 func WriteKML(w io.Writer, s Schema, src Source, opt KMLOptions) error {
 	if err := s.Validate(); err != nil {
@@ -184,9 +185,14 @@ func WriteKML(w io.Writer, s Schema, src Source, opt KMLOptions) error {
 		for _, c := range f.Geometry.Coords {
 			coords = append(coords, kml.Coordinate{Lon: roundCoord(c.Lon), Lat: roundCoord(c.Lat)})
 		}
-		if f.Geometry.Kind == KindPoint {
+		switch f.Geometry.Kind {
+		case KindPoint:
 			children = append(children, kml.Point(kml.Coordinates(coords...)))
-		} else {
+		case KindMultiPolygon:
+			if mg := kmlMultiPolygon(f.Geometry); mg != nil {
+				children = append(children, mg)
+			}
+		default:
 			children = append(children, kml.LineString(kml.Coordinates(coords...)))
 		}
 		if err := enc.Encode(kml.Placemark(children...)); err != nil {

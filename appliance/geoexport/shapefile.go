@@ -56,6 +56,9 @@ func shpContentLen(g Geometry) int {
 	if g.Kind == KindPoint {
 		return 4 + 16 // shape type, X, Y
 	}
+	if g.Kind == KindMultiPolygon {
+		return shpPolygonContentLen(g)
+	}
 	// shape type, box, NumParts, NumPoints, Parts[1], Points
 	return 4 + 32 + 4 + 4 + 4 + 16*len(g.Coords)
 }
@@ -79,7 +82,8 @@ func (b bbox) orZero() bbox {
 }
 
 // WriteShapefile writes the features of src as an ESRI Shapefile set: point
-// (type 1) or polyline (type 3) shapes by s.Geometry, attributes in a
+// (type 1), polyline (type 3) or polygon (type 5; an empty multipolygon is
+// a null shape) shapes by s.Geometry, attributes in a
 // dBase III table with the ShortNames of s, WGS84 .prj and UTF-8 .cpg
 // (FORMATS.md). It ranges over src twice: a first pass checks every
 // feature and sums the counts, lengths and bounding box that the headers
@@ -113,9 +117,7 @@ func WriteShapefile(set ShapefileSet, s Schema, src Source, opt ShapefileOptions
 		if err = s.check(count, f); err != nil {
 			break
 		}
-		for _, c := range f.Geometry.Coords {
-			box.add(c)
-		}
+		eachPosition(f.Geometry, box.add)
 		shpWords += (shpRecHdrLen + shpContentLen(f.Geometry)) / 2
 		count++
 		if 2*int64(shpWords) > maxShpFileLen {
@@ -129,8 +131,11 @@ func WriteShapefile(set ShapefileSet, s Schema, src Source, opt ShapefileOptions
 	box = box.orZero()
 	shxWords := (shpHeaderLen + shxRecLen*count) / 2
 	shapeType := int32(shpPoint)
-	if s.Geometry == KindLineString {
+	switch s.Geometry {
+	case KindLineString:
 		shapeType = shpPolyLine
+	case KindMultiPolygon:
+		shapeType = shpPolygon
 	}
 
 	// Pass 2: write.
@@ -230,6 +235,9 @@ func appendShpRecord(b []byte, recNo int, g Geometry) []byte {
 		b = le.AppendUint32(b, shpPoint)
 		b = f64(b, g.Coords[0].Lon)
 		return f64(b, g.Coords[0].Lat)
+	}
+	if g.Kind == KindMultiPolygon {
+		return appendShpPolygon(b, g)
 	}
 	box := emptyBox()
 	for _, c := range g.Coords {
