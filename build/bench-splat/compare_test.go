@@ -119,3 +119,22 @@ func TestMissingMap(t *testing.T) {
 		t.Errorf("missing map message: %q", buf.String())
 	}
 }
+
+// FuzzParseANO: SPLAT!'s alphanumeric output parser never panics, and
+// what it accepts are finite numbers.
+func FuzzParseANO(f *testing.F) {
+	f.Add("44, 42\t; max_west, min_west\n-22, -24\t; max_north, min_north\n-22.9516, 43.2372, 90.00, 1.23, 120.50 *\n")
+	f.Add("garbage\n1,2,3\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		pts, err := parseANO(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, p := range pts {
+			if math.IsNaN(p.Lat) || math.IsInf(p.Lat, 0) || math.IsNaN(p.Lon) || math.IsInf(p.Lon, 0) || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+				t.Fatalf("accepted a non-finite point %+v from %q", p, s)
+			}
+		}
+	})
+}

@@ -51,3 +51,21 @@ func FuzzEngineCaseBody(f *testing.F) {
 		`{"tx":{"lat":-95},"itm":{"climat":1}}`, `{}`, `nope`,
 	})
 }
+
+func FuzzHeatmapBody(f *testing.F) {
+	fuzzBodies(f, "/coverage/heatmap", []string{
+		`{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800,"radius_km":1,"resolution_m":250}`,
+		`{"tower_id":"x","site":{"lat":1},"frequency_mhz":-1,"radius_km":0}`,
+		`{"site":{"lat":-22.93,"lon":-43.30,"height_m":1e308,"eirp_dbm":58},"frequency_mhz":1800,"radius_km":1e-9,"resolution_m":1e9}`,
+		`{"tower_ids":[1],"bbox":{}}`, `null`, `{`, ``,
+	})
+}
+
+func FuzzPlanRepeaterBody(f *testing.F) {
+	fuzzBodies(f, "/plan_repeater", []string{
+		`{"from":{"lat":-22.95,"lon":-43.35,"height_m":60},"to":{"lat":-22.9516,"lon":-43.2372,"height_m":50},"frequency_mhz":900,"max_hops":2}`,
+		`{"from":{"tower_id":"a","lat":1},"to":{},"frequency_mhz":0,"max_hops":-1,"candidate_sites":[{}]}`,
+		`{"from":{"lat":-22.95,"lon":-43.35,"height_m":60},"to":{"lat":-22.95,"lon":-43.35,"height_m":60},"frequency_mhz":900}`,
+		`[]`, `{"alternatives":"x"}`,
+	})
+}
