@@ -1,7 +1,10 @@
 package coverage
 
 import (
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"linkplan/appliance"
 	"linkplan/appliance/geoexport"
@@ -49,6 +52,28 @@ func ValidateThresholds(thresholdsDBm []float64) error {
 	return v.Err()
 }
 
+// ParseThresholds parses a comma-separated list of thresholds in dBm
+// ("-75,-85,-95", spaces allowed) and validates it as ValidateThresholds
+// does; the error is an *appliance.ValidationError naming "thresholds".
+func ParseThresholds(s string) ([]float64, error) {
+	var out []float64
+	if strings.TrimSpace(s) != "" {
+		for _, part := range strings.Split(s, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+			if err != nil {
+				ve := &appliance.ValidationError{}
+				ve.Add("thresholds", "must be a comma-separated list of numbers (dBm), got %q", s)
+				return nil, ve
+			}
+			out = append(out, v)
+		}
+	}
+	if err := ValidateThresholds(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // Contours returns one feature of ContourSchema per threshold, in the
 // order given: the area of the pixels of r whose value is at or above the
 // threshold (NaN, no data, never is), as a multipolygon.
@@ -68,6 +93,9 @@ func ValidateThresholds(thresholdsDBm []float64) error {
 func Contours(r *Raster, thresholdsDBm []float64) ([]geoexport.Feature, error) {
 	if err := ValidateThresholds(thresholdsDBm); err != nil {
 		return nil, err
+	}
+	if r == nil || r.Width < 0 || r.Height < 0 || len(r.DBm) != r.Width*r.Height {
+		return nil, fmt.Errorf("contours: raster pixels do not match its size: %w", appliance.ErrInvalid)
 	}
 	out := make([]geoexport.Feature, 0, len(thresholdsDBm))
 	for _, t := range thresholdsDBm {
@@ -205,7 +233,7 @@ func contour(r *Raster, t float64) (polys [][][]appliance.LatLon, pixels int, ar
 		}
 	}
 	visited := make([]uint8, len(edges))
-	seen := make(map[int]int) // vertex → index in walk, for the cycle being traced
+	at := make([]int32, len(edges)) // vertex → 1 + its index in walk, 0 when not in it
 	var walk []contourStep
 	for v0, bits := range edges {
 		for d0 := range 4 {
@@ -214,17 +242,16 @@ func contour(r *Raster, t float64) (polys [][][]appliance.LatLon, pixels int, ar
 			}
 			// Follow the cycle of edge (v0, d0), splitting it at repeated vertices.
 			walk = walk[:0]
-			clear(seen)
 			v, d := v0, d0
 			for {
-				if i, ok := seen[v]; ok {
+				if i := int(at[v]) - 1; i >= 0 {
 					emit(walk[i:])
 					for _, s := range walk[i:] {
-						delete(seen, s.v)
+						at[s.v] = 0
 					}
 					walk = walk[:i]
 				}
-				seen[v] = len(walk)
+				at[v] = int32(len(walk) + 1)
 				walk = append(walk, contourStep{v, d})
 				visited[v] |= 1 << d
 				v += dirDX[d] + dirDY[d]*vw
@@ -234,6 +261,9 @@ func contour(r *Raster, t float64) (polys [][][]appliance.LatLon, pixels int, ar
 				}
 			}
 			emit(walk)
+			for _, s := range walk {
+				at[s.v] = 0
+			}
 		}
 	}
 	for c := 1; c <= comps; c++ {

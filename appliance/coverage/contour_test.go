@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -258,6 +259,19 @@ func TestContourThresholdValidation(t *testing.T) {
 			t.Errorf("thresholds %v: err %v, want a validation error naming thresholds", ths, err)
 		}
 	}
+	for _, q := range []string{"", "-75,,-85", "-75;-85", "x", "-75,-85,-300"} {
+		_, err := ParseThresholds(q)
+		var ve *appliance.ValidationError
+		if !errors.As(err, &ve) || ve.Fields[0].Field != "thresholds" {
+			t.Errorf("ParseThresholds(%q): err %v, want a validation error naming thresholds", q, err)
+		}
+	}
+	if got, err := ParseThresholds(" -75, -85,-95 "); err != nil || !slices.Equal(got, []float64{-75, -85, -95}) {
+		t.Errorf("ParseThresholds: %v, %v", got, err)
+	}
+	if _, err := Contours(&Raster{Width: 2, Height: 2, DBm: make([]float32, 3)}, []float64{-75}); !errors.Is(err, appliance.ErrInvalid) {
+		t.Errorf("mis-sized raster: err %v, want ErrInvalid", err)
+	}
 	if err := ValidateThresholds([]float64{-200, 100, -75, -85, -95}); err != nil {
 		t.Errorf("valid thresholds: %v", err)
 	}
@@ -435,4 +449,33 @@ func TestContoursValidForGDAL(t *testing.T) {
 		t.Errorf("%d of %d multipolygons valid:\n%s", valid, len(all), out)
 	}
 	t.Logf("%d contour multipolygons of %d rasters valid for GEOS", valid, len(rasters))
+}
+
+// BenchmarkContours traces three thresholds of a 1200×1200 raster of
+// smooth falloff plus noise (about a 50 km map at 90 m).
+func BenchmarkContours(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 1200
+	r := &Raster{West: -43.8, North: -22.5, PixelLonDeg: 3.0 / 3600, PixelLatDeg: 3.0 / 3600, Width: n, Height: n, DBm: make([]float32, n*n)}
+	for row := range n {
+		for col := range n {
+			d := math.Hypot(float64(row-n/2), float64(col-n/2))
+			r.DBm[row*n+col] = float32(-40 - 20*math.Log10(1+d) - 15*rng.Float64())
+			if d > n/2 {
+				r.DBm[row*n+col] = float32(math.NaN())
+			}
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		fs, err := Contours(r, []float64{-75, -85, -95})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if b.N == 1 {
+			for _, f := range fs {
+				b.Logf("%g dBm: %d polygons, %d pixels", f.Properties[0].Float64(), len(f.Geometry.Polygons), f.Properties[2].Int64())
+			}
+		}
+	}
 }
