@@ -277,15 +277,20 @@ func (a *API) getHeatmap(w http.ResponseWriter, r *http.Request) (any, error) {
 	if _, _, sum, err := mp.Result(); err == nil {
 		s := coverage.SummaryData(*sum)
 		out.Summary = &s
-		for _, f := range []string{"geotiff", "kmz"} {
+		for _, f := range []string{"geotiff", "kmz", "geojson", "shapefile", "kml"} {
 			out.Exports = append(out.Exports, "/coverage/heatmap/"+mp.ID+"/export?format="+f)
 		}
 	}
 	return out, nil
 }
 
-// exportHeatmap: GET /coverage/heatmap/{id}/export?format=geotiff|kmz
-// writes a done map's raster (no recomputation).
+// defaultContourThresholds are the contour levels of a vector export
+// without thresholds, dBm.
+const defaultContourThresholds = "-75,-85,-95"
+
+// exportHeatmap: GET /coverage/heatmap/{id}/export?format=...: a done
+// map's raster (geotiff, kmz) or its contour polygons at thresholds
+// (geojson, shapefile, kml), without recomputation.
 func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error) {
 	mp, err := a.Heatmaps.Get(keyFrom(r.Context()).TenantID, mux.Vars(r)["id"])
 	if err != nil {
@@ -296,13 +301,25 @@ func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error)
 		format = "geotiff"
 	}
 	var ctype, ext string
+	var thresholds []float64
 	switch format {
 	case "geotiff":
 		ctype, ext = "image/tiff", ".tif"
 	case "kmz":
 		ctype, ext = "application/vnd.google-earth.kmz", ".kmz"
+	case "geojson", "shapefile", "kml":
+		f, _ := geoexport.ParseFormat(format)
+		ctype, ext = f.ContentType(), f.Extension()
+		th := r.URL.Query().Get("thresholds")
+		if th == "" {
+			th = defaultContourThresholds
+		}
+		var err error
+		if thresholds, err = coverage.ParseThresholds(th); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, appliance.Invalid("format", "unknown format %q; one of: geotiff, kmz", format)
+		return nil, appliance.Invalid("format", "unknown format %q; one of: geotiff, kmz (raster), geojson, shapefile, kml (contours)", format)
 	}
 	ras, _, _, err := mp.Result()
 	if err != nil {
@@ -314,6 +331,12 @@ func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error)
 		err = geoexport.WriteGeoTIFF(&buf, ras.West, ras.North, ras.PixelLonDeg, ras.PixelLatDeg, ras.Width, ras.Height, ras.DBm, math.NaN())
 	case "kmz":
 		err = coverage.WriteKMZ(&buf, ras, "linkplan coverage "+mp.ID, mp.Created)
+	default:
+		var fs []geoexport.Feature
+		if fs, err = coverage.Contours(ras, thresholds); err == nil {
+			f, _ := geoexport.ParseFormat(format)
+			err = geoexport.Export(&buf, f, "contours_"+mp.ID, coverage.ContourSchema(), geoexport.Slice(fs), coverage.ContourKMLOptions(), mp.Created)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("export map %s: %w", mp.ID, err)

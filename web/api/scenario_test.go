@@ -1143,6 +1143,10 @@ func heatmapScenarios(t *testing.T, h *harness) []scenario {
 		{name: "map state of another tenant", method: "GET", url: "/coverage/heatmap/" + id, key: "internal", status: 404, code: "not_found"},
 		{name: "resume a stream", method: "GET", url: "/coverage/heatmap/" + id + "/events", key: "pro", headers: map[string]string{"Last-Event-ID": "2"}, status: 200, contains: []string{"id: 3\n", "event: summary"}},
 		{name: "export GeoTIFF", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=geotiff", key: "pro", status: 200},
+		{name: "export contours as GeoJSON", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=geojson&thresholds=-60,-80", key: "pro", status: 200, contains: []string{`"MultiPolygon"`, `"threshold_dbm"`}},
+		{name: "export contours as a Shapefile", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=shapefile", key: "pro", status: 200},
+		{name: "export contours as KML", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=kml", key: "pro", status: 200},
+		{name: "export with bad thresholds", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=geojson&thresholds=-75,x", key: "pro", status: 422, code: "invalid_input", fields: []string{"thresholds"}, doc: docRejects},
 		{name: "export KMZ", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=kmz", key: "pro", status: 200},
 		{name: "export in an unknown format", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=png", key: "pro", status: 422, code: "invalid_input", fields: []string{"format"}, doc: docRejects},
 	}
