@@ -430,11 +430,19 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 				continue
 			}
 			rd.evaluations++
-			if rd.version == "" { // one Predict for the version the summary reports
+			refused := math.IsNaN(loss[i]) && rd.envelopeErr == nil
+			if rd.version == "" || refused {
+				// One Predict for the version the summary reports, and
+				// one for the first refusal: the same error the
+				// per-prefix path records (allRefused needs it).
 				prefixInto(&pp, prof.PathProfile, i)
 				in.Profile, in.Rx = &pp, SampleRx(&gc, prof.endPoint, i, n)
-				if pred, err := p.eng.Predict(ctx, in); err == nil {
+				pred, err := p.eng.Predict(ctx, in)
+				switch {
+				case err == nil:
 					rd.version = pred.EngineVersion
+				case errors.Is(err, appliance.ErrOutsideEnvelope) && refused:
+					rd.envelopeErr = err
 				}
 			}
 		}

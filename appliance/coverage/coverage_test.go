@@ -316,6 +316,9 @@ func TestComputeRefusals(t *testing.T) {
 		{"unknown engine", func(r *Request) { r.Engine = "nope" }, appliance.ErrInvalid},
 		{"transmitter without terrain", func(r *Request) { r.Tx = appliance.LatLon{Lat: -10, Lon: -50} }, appliance.ErrTerrainMissing},
 		{"frequency outside the engine", func(r *Request) { r.Engine, r.FreqMHz = appliance.EngineP1812, 30000 }, appliance.ErrOutsideEnvelope},
+		// ITM answers through its prefix sweeper: a map it refuses
+		// everywhere fails like the per-prefix path, not all no-data.
+		{"receiver below ITM's range (sweeper)", func(r *Request) { r.Engine, r.RxHeightM = appliance.EngineITM, 0.3 }, appliance.ErrOutsideEnvelope},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
