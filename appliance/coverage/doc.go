@@ -123,7 +123,8 @@
 //
 // Maps is the registry behind the server-sent-event stream: Start checks
 // the request and the registry's bounds (DefaultMaxComputingPerTenant maps
-// computing per tenant: appliance.ErrQuota; DefaultMaxMaps maps kept in
+// computing per tenant: appliance.ErrQuota; at most MaxMapPixels pixels a
+// map: appliance.ErrInvalid naming resolution_m; DefaultMaxMaps maps kept in
 // all: appliance.ErrUnavailable), records the "started" event (the grid,
 // from Shape, before any computing) and computes in the background. Every
 // event gets the next sequence number of its map and is never changed or

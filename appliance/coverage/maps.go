@@ -167,8 +167,12 @@ type MapsOptions struct {
 
 // Registry defaults.
 const (
-	DefaultRetention             = time.Hour
-	DefaultMaxMaps               = 32
+	DefaultRetention = time.Hour
+	DefaultMaxMaps   = 16
+	// MaxMapPixels bounds one map of the registry (64 MiB of float32
+	// raster, about as much again while it computes): with DefaultMaxMaps
+	// the registry holds at most about 1 GiB of rasters.
+	MaxMapPixels                 = 16 << 20
 	DefaultMaxComputingPerTenant = 2
 )
 
@@ -239,6 +243,11 @@ func (m *Maps) Start(tenantID string, reqs []Request, best bool) (*Map, error) {
 			return nil, err
 		}
 	}
+	shape := Shape(reqs, best)
+	if px := shape.Width * shape.Height; px > MaxMapPixels {
+		return nil, appliance.Invalid("resolution_m", "the map would have %d×%d = %d pixels, more than %d: choose a coarser resolution or a smaller radius",
+			shape.Width, shape.Height, px, MaxMapPixels)
+	}
 	id, err := m.opts.NewID()
 	if err != nil {
 		return nil, fmt.Errorf("coverage: map id: %w", err)
@@ -266,7 +275,7 @@ func (m *Maps) Start(tenantID string, reqs []Request, best bool) (*Map, error) {
 		state: MapComputing, wake: make(chan struct{})}
 	m.maps[id] = mp
 	m.mu.Unlock()
-	mp.addStarted(Shape(reqs, best), m.opts, reqs[0])
+	mp.addStarted(shape, m.opts, reqs[0])
 	go m.run(ctx, mp)
 	return mp, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -148,6 +149,11 @@ func TestMapsLimitsAndRetention(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	if _, err := m.Get("t1", mp.ID); !errors.Is(err, appliance.ErrNotFound) {
 		t.Errorf("map past retention: %v", err)
+	}
+	huge := req
+	huge.RadiusM, huge.ResolutionM = 100000, 30
+	if _, err := m.Start("t1", []Request{huge}, false); !errors.Is(err, appliance.ErrInvalid) || !strings.Contains(err.Error(), "pixels") {
+		t.Errorf("a map over MaxMapPixels: %v", err)
 	}
 	bad := req
 	bad.RadiusM = -1
