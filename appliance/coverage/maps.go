@@ -2,10 +2,13 @@ package coverage
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -136,7 +139,7 @@ func SummaryData(s Summary) EventSummaryData {
 		NoDataMissingTerrain: s.NoDataMissingTerrain, MissingTiles: tiles, NoDataOutsideEnvelope: s.NoDataOutsideEnvelope,
 		ThresholdDBm: s.ThresholdDBm, CoveredKm2AboveThreshold: math.Round(s.CoveredKm2AboveThreshold*1000) / 1000,
 		MinDBm: finitePtr(s.MinDBm), MaxDBm: finitePtr(s.MaxDBm), ElapsedMS: s.ElapsedMS, Engine: string(s.Engine),
-		EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: s.ProfileStepM, Evaluations: s.Evaluations}
+		EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: r3(s.ProfileStepM), Evaluations: s.Evaluations}
 }
 
 // EventErrorData ends a canceled or failed stream.
@@ -161,7 +164,7 @@ type MapsOptions struct {
 	Compute Options
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
-	// NewID returns a fresh map id (required).
+	// NewID returns a fresh map id; nil means NewMapID.
 	NewID func() (string, error)
 }
 
@@ -198,6 +201,9 @@ func NewMaps(svc *Service, o MapsOptions) *Maps {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = NewMapID
 	}
 	return &Maps{svc: svc, opts: o, maps: map[string]*Map{}}
 }
@@ -394,12 +400,17 @@ func (mp *Map) addStarted(r *Raster, o MapsOptions, first Request) {
 	mp.signalLocked()
 }
 
+// finitePtr returns v rounded to 3 decimals (dB, dBm), nil when not
+// finite.
 func finitePtr(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}
+	v = r3(v)
 	return &v
 }
+
+func r3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 func (mp *Map) add(typ string, data any) {
 	mp.mu.Lock()
@@ -524,4 +535,14 @@ func (mp *Map) Result() (*Raster, []int32, *Summary, error) {
 		return nil, nil, nil, fmt.Errorf("coverage map %s is %s, not done: %w", mp.ID, mp.state, appliance.ErrConflict)
 	}
 	return mp.raster, mp.servers, mp.summary, nil
+}
+
+// NewMapID returns a random map id: "map_" and 26 base32 characters
+// (128 random bits), unguessable, so that an id alone reveals nothing.
+func NewMapID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("new map id: %w", err)
+	}
+	return "map_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])), nil
 }

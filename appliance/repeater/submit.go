@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 
 	"linkplan/appliance"
 )
@@ -47,7 +48,10 @@ func (s *Submitter) Submit(ctx context.Context, k *appliance.APIKey, req Request
 	}
 	if !s.Plans.NeedsJob(req) {
 		p, err := s.Plans.Plan(ctx, req)
-		return p, nil, err
+		if err != nil {
+			return nil, nil, err
+		}
+		return p.Rounded(), nil, nil
 	}
 	if s.Queue == nil {
 		return nil, nil, fmt.Errorf("the job queue refused the plan: no queue configured: %w", appliance.ErrUnavailable)
@@ -109,7 +113,8 @@ func (h planHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 	if err != nil {
 		return appliance.JobResult{}, fmt.Errorf("plan job %s: %w", j.ID, err)
 	}
-	res, err := run.WriteResult(".json", func(w io.Writer) error { return json.NewEncoder(w).Encode(plan) })
+	out := plan.Rounded()
+	res, err := run.WriteResult(".json", func(w io.Writer) error { return json.NewEncoder(w).Encode(out) })
 	if err != nil {
 		return appliance.JobResult{}, fmt.Errorf("plan job %s: result: %w", j.ID, err)
 	}
@@ -144,4 +149,40 @@ func (n Node) MarshalJSON() ([]byte, error) {
 		out.Site = &s
 	}
 	return json.Marshal(out)
+}
+
+// Rounded returns a copy of p with its figures rounded as the API
+// answers them: 3 decimals for metres, dB and the clearance ratio, 6 for
+// degrees. The search itself uses the unrounded figures.
+func (p *Plan) Rounded() *Plan {
+	r3 := func(x float64) float64 { return math.Round(x*1e3) / 1e3 }
+	r6 := func(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+	node := func(n Node) Node {
+		n.Pos.Lat, n.Pos.Lon, n.HeightM = r6(n.Pos.Lat), r6(n.Pos.Lon), r3(n.HeightM)
+		return n
+	}
+	route := func(rt Route) Route {
+		hops := make([]Hop, len(rt.Hops))
+		for i, h := range rt.Hops {
+			h.From, h.To = node(h.From), node(h.To)
+			h.DistanceM, h.PathLossDB, h.FresnelPenaltyDB = r3(h.DistanceM), r3(h.PathLossDB), r3(h.FresnelPenaltyDB)
+			h.EffectiveLossDB, h.MarginDB, h.MinClearanceRatio = r3(h.EffectiveLossDB), r3(h.MarginDB), r3(h.MinClearanceRatio)
+			hops[i] = h
+		}
+		rt.Hops = hops
+		rt.BottleneckLossDB, rt.TotalLossDB, rt.MinMarginDB = r3(rt.BottleneckLossDB), r3(rt.TotalLossDB), r3(rt.MinMarginDB)
+		return rt
+	}
+	out := *p
+	if p.Route != nil {
+		rt := route(*p.Route)
+		out.Route = &rt
+	}
+	if p.Alternatives != nil {
+		out.Alternatives = make([]Route, len(p.Alternatives))
+		for i, a := range p.Alternatives {
+			out.Alternatives[i] = route(a)
+		}
+	}
+	return &out
 }

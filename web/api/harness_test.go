@@ -234,7 +234,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			tb.Errorf("jobs drain: %v", err)
 		}
 	})
-	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{NewID: jobs.NewID})
+	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{})
 	tb.Cleanup(h.maps.Close)
 	h.api = api.New(api.Deps{
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,

@@ -196,7 +196,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
-	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{NewID: jobs.NewID})
+	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
 
 	a.api = api.New(api.Deps{
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
