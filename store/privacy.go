@@ -383,11 +383,43 @@ func jobIndexOf(k []byte, t *tenantRows) bool {
 	return false
 }
 
+// scrubDSARTx clears the tenant id, key id and prefix (and the actor when
+// it was one of the tenant's keys) of every request of the tenant: the
+// records stay as the proof that requests were answered, about the
+// pseudonym only.
+func scrubDSARTx(tx *bolt.Tx, t *tenantRows) error {
+	var rs []*appliance.DSARRequest
+	err := tx.Bucket(bucketDSAR).ForEach(func(_, v []byte) error {
+		var d dsarRecord
+		if err := json.Unmarshal(v, &d); err != nil {
+			return err
+		}
+		if (t.tenantID != "" && d.TenantID == t.tenantID) || t.keyIDs[d.KeyID] {
+			rs = append(rs, d.request())
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		r.TenantID, r.KeyID, r.KeyPrefix = "", "", ""
+		if t.keyIDs[r.ActorKey] {
+			r.ActorKey = ""
+		}
+		if err := putDSARTx(tx, r, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // HardDeleteTenant runs the hard delete of erase request reqID (SPEC §3):
 // in one transaction it deletes every row of the request's tenant in every
 // bucket of TenantBuckets (its keys included), sets erase_executed_at and
-// status completed, clears the request's tenant id, key id and prefix
-// (Subject, the pseudonym, stays), and appends the audit entry that audit
+// status completed, clears the request's tenant id, key id and prefix, and
+// its actor when that was one of the tenant's keys (Subject, the
+// pseudonym, stays), and appends the audit entry that audit
 // builds from the per-bucket counts. A request already executed changes
 // nothing (done false); one not yet due at now is appliance.ErrConflict.
 // The transaction marks the file for CompactPending.
@@ -424,8 +456,14 @@ func (db *DB) HardDeleteTenant(reqID string, now time.Time, audit func(counts ma
 				counts[string(tb.name)] = n
 			}
 		}
+		if err := scrubDSARTx(tx, t); err != nil {
+			return err
+		}
 		r.Status, r.EraseExecutedUnix, r.Counts = appliance.DSARCompleted, now.Unix(), counts
 		r.TenantID, r.KeyID, r.KeyPrefix = "", "", ""
+		if t.keyIDs[r.ActorKey] { // the subject asked itself
+			r.ActorKey = ""
+		}
 		if err := putDSARTx(tx, r, false); err != nil {
 			return err
 		}
