@@ -147,13 +147,13 @@ func newRequestID() (string, error) {
 // appliance yet, so a bundle holds none (the API says so with an empty
 // list).
 type Bundle struct {
-	GeneratedAt  time.Time
-	Identity     *appliance.APIKey
-	Keys         []*appliance.APIKey
-	AuditLog     []appliance.AuditEntry
-	Jobs         []*appliance.Job
-	Towers       []*appliance.Tower
-	Billing      Billing
+	GeneratedAt time.Time
+	Identity    *appliance.APIKey
+	Keys        []*appliance.APIKey
+	AuditLog    []appliance.AuditEntry
+	Jobs        []*appliance.Job
+	Towers      []*appliance.Tower
+	Billing     Billing
 }
 
 // Billing holds the payment provider's references of the tenant's keys.
