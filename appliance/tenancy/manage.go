@@ -225,3 +225,6 @@ func (s *Service) RevokeKey(caller *appliance.APIKey, keyID string, req KeyReque
 	}
 	return out, nil
 }
+
+// Now returns the service's current time (for key states on the wire).
+func (s *Service) Now() time.Time { return s.now() }

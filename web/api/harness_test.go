@@ -25,6 +25,7 @@ import (
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/privacy"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
@@ -85,6 +86,7 @@ type harness struct {
 	clock   *clock
 	index   *spatial.Index
 	jobs    *jobs.Service
+	privacy *privacy.Service
 	maps    *coverage.Maps
 	search  *search.Index
 	terrain *terrain.Layered
@@ -224,6 +226,10 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	h.jobs.Register(appliance.JobKindBatchReport, bsvc.Handler())
 	plans := &repeater.Submitter{Plans: repeater.New(h.terrain, towers, reg.WithFallback, 0), Queue: h.jobs, NewID: jobs.NewID}
 	h.jobs.Register(appliance.JobKindRepeaterPlan, plans.Handler())
+	h.privacy = privacy.New(db, h.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
+		return h.auth.VerifyAdminFrom(k, code, tenancy.Client(c))
+	}, privacy.Options{Clock: h.clock.Now})
+	h.jobs.Register(appliance.JobKindDSARHardDelete, h.privacy.Handler())
 	if err := h.jobs.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -239,6 +245,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	h.api = api.New(api.Deps{
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers}, Repeaters: plans,
+		Keys: h.auth, Privacy: h.privacy,
 		Clutter: clutter,
 		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {

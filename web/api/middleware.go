@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"linkplan/appliance"
+	"linkplan/appliance/tenancy"
 )
 
 type ctxKey int
@@ -241,7 +242,8 @@ func (a *API) wrap(h handler) http.HandlerFunc {
 // created marks a 201 response.
 type created struct{ body any }
 
-// authed requires a valid API key and stores it in the request context.
+// authed requires a valid API key whose tenant role allows the route's
+// permission (roles.go), and stores the key in the request context.
 func (a *API) authed(h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request) (any, error) {
 		k, err := a.Auth.Authenticate(r.Header.Get("X-API-Key"))
@@ -250,6 +252,9 @@ func (a *API) authed(h handler) handler {
 		}
 		if acc, ok := r.Context().Value(ctxAccess).(*access); ok {
 			acc.keyID = k.ID
+		}
+		if err := tenancy.Authorize(k, routePermission(r)); err != nil {
+			return nil, err
 		}
 		return h(w, r.WithContext(context.WithValue(r.Context(), ctxAPIKey, k)))
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/privacy"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
@@ -50,6 +52,7 @@ type app struct {
 	search          *search.Index
 	api             *api.API
 	jobs            *jobs.Service
+	privacy         *privacy.Service
 	log             *slog.Logger
 	batch           *batch.Service
 	maps            *coverage.Maps
@@ -194,6 +197,19 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.plans = &repeater.Submitter{Plans: repeater.New(ter, towers, reg.WithFallback, 0), Queue: a.jobs,
 		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
 	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
+	// Privacy requests: the daily hard delete is a job on the same queue;
+	// the scheduler that queues it starts with serve.
+	jobsDir := filepath.Join(cfg.DataDir, "jobs")
+	a.privacy = privacy.New(db, a.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
+		return auth.VerifyAdminFrom(k, code, tenancy.Client(c))
+	}, privacy.Options{Log: log, RemoveResult: func(name string) error {
+		err := os.Remove(filepath.Join(jobsDir, filepath.Base(name)))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}})
+	a.jobs.Register(appliance.JobKindDSARHardDelete, a.privacy.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
@@ -213,6 +229,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Jobs: a.jobs, Batches: a.batch,
 		Heatmaps:           &coverage.Starter{Maps: a.maps, Towers: towers},
 		Repeaters:          a.plans,
+		Keys:               auth,
+		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
@@ -235,6 +253,13 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 func (a *app) close() {
 	if a.maps != nil {
 		a.maps.Close()
+	}
+	if a.privacy != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := a.privacy.Close(ctx); err != nil {
+			a.log.Warn("privacy scheduler did not stop", "err", err)
+		}
+		cancel()
 	}
 	if a.jobs != nil {
 		// In-flight jobs checkpoint and give their leases back, so the
