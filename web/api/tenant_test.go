@@ -479,3 +479,42 @@ func TestAdminDSAR(t *testing.T) {
 		t.Errorf("deleted key: %d", res.status)
 	}
 }
+
+// tenantScenarios are the happy paths (and a few refusals) of the tenant
+// key and privacy routes for TestScenarios, on keys of their own: the
+// forget and erase scenarios erase their tenants.
+func tenantScenarios(t *testing.T, h *harness) []scenario {
+	t.Helper()
+	h.issue(t, "dsar-self", appliance.TierPro, appliance.RoleTenant)
+	h.issue(t, "dsar-admin", appliance.TierStarter, appliance.RoleTenant)
+	h.issue(t, "keys", appliance.TierPro, appliance.RoleTenant)
+	owner, err := h.auth.Authenticate(h.keys["keys"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, toRotate, err := h.auth.CreateKey(owner, tenancy.KeyRequest{TenantRole: appliance.TenantMember})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, toRevoke, err := h.auth.CreateKey(owner, tenancy.KeyRequest{TenantRole: appliance.TenantReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := h.keys["dsar-admin"][:14]
+	body := dsarBody("", "scenario: data subject request", "dsar-admin@example.com")
+	return []scenario{
+		{name: "list keys", method: "GET", url: "/tenant/keys", key: "keys", status: 200, contains: []string{toRotate.ID, `"tenant_role":"member"`}},
+		{name: "create a key", method: "POST", url: "/tenant/keys", key: "keys", body: `{"tenant_role":"read-only"}`, status: 201, contains: []string{`"api_key":"lp_live_`}},
+		{name: "create a key with a bad role", method: "POST", url: "/tenant/keys", key: "keys", body: `{"tenant_role":"owner"}`, status: 422, code: "invalid_input", fields: []string{"tenant_role"}, doc: docRejects},
+		{name: "rotate a key", method: "POST", url: "/tenant/keys/" + toRotate.ID + "/rotate", key: "keys", status: 201, contains: []string{`"state":"rotating"`}},
+		{name: "revoke a key", method: "POST", url: "/tenant/keys/" + toRevoke.ID + "/revoke", key: "keys", body: "{}", status: 200, contains: []string{`"state":"revoked"`}},
+		{name: "keys with an admin key", method: "GET", url: "/tenant/keys", key: "admin", status: 403, code: "forbidden"},
+		{name: "export my data", method: "GET", url: "/tenant/me/data/export", key: "dsar-self", status: 200, contains: []string{`"dsar_request_id":"dsar_`, `"observations":[]`}},
+		{name: "forget me", method: "POST", url: "/tenant/me/data/forget", key: "dsar-self", body: `{"confirmation":"DELETE MY DATA"}`, status: 200, contains: []string{`"tier":"erased"`}},
+		{name: "after forget", method: "GET", url: "/tenant/keys", key: "dsar-self", status: 401, code: "key_erased", contains: []string{"API key has been erased"}},
+		{name: "admin export", method: "POST", url: "/admin/dsar/" + prefix + "/export", key: "admin", totp: "header", body: body, status: 200, contains: []string{`"dsar_request_id":"dsar_`}},
+		{name: "admin erase without totp", method: "POST", url: "/admin/dsar/" + prefix + "/erase", key: "admin", body: body, status: 422, code: "invalid_input", fields: []string{"totp"}},
+		{name: "admin erase", method: "POST", url: "/admin/dsar/" + prefix + "/erase", key: "admin", totp: "header", body: body, status: 200, contains: []string{`"status":"received"`}},
+		{name: "overdue requests", method: "GET", url: "/admin/dsar/overdue", key: "admin", status: 200, contains: []string{`"count":0`}},
+	}
+}
