@@ -69,3 +69,17 @@ func FuzzPlanRepeaterBody(f *testing.F) {
 		`[]`, `{"alternatives":"x"}`,
 	})
 }
+
+func FuzzCreateKeyBody(f *testing.F) {
+	fuzzBodies(f, "/tenant/keys", []string{
+		`{"tenant_role":"read-only"}`, `{"tenant_role":"member"}`, `{"tenant_role":""}`, `{"tenant_role":1}`,
+		`{"tenant_role":"tenant-admin","x":1}`, ` `, `null`, `[]`, `{`, ``,
+	})
+}
+
+func FuzzForgetBody(f *testing.F) {
+	fuzzBodies(f, "/tenant/me/data/forget", []string{
+		`{"confirmation":"delete my data"}`, `{"confirmation":null}`, `{"confirmation":["DELETE MY DATA"]}`,
+		`{"confirmation":"DELETE MY DATA\u0000"}`, `{}`, `null`, `{`, ``, `{"confirmation":"DELETE MY DATA"}`,
+	})
+}
