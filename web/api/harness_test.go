@@ -299,8 +299,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 }
 
 // issue issues a key through the tenancy service. The revoked and erased
-// keys are stored directly in the state that key rotation and the privacy
-// erase leave behind (those routes are not served yet).
+// keys are stored directly in the state that a revocation and the privacy
+// erase leave behind (tenant_test.go goes through those routes).
 func (h *harness) issue(tb testing.TB, name string, tier appliance.Tier, role appliance.Role) string {
 	tb.Helper()
 	req := tenancy.IssueRequest{Tier: tier, Role: role, Owner: "harness " + name, Email: name + "@example.com"}
