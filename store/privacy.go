@@ -126,7 +126,9 @@ func (db *DB) DSARRequests() ([]*appliance.DSARRequest, error) {
 // every key of the tenant gets tier erased and pseudonym in place of its
 // owner and e-mail (its payment references are cleared); every audit row
 // of the tenant or of one of its keys loses actor e-mail, IP address and
-// user agent; r (the erase request) and the audit entries are written. A
+// user agent; its queued jobs are canceled and its running ones get
+// CancelRequested (they stop at their next checkpoint); r (the erase
+// request) and the audit entries are written. A
 // tenant without keys is appliance.ErrNotFound; an already erased one
 // appliance.ErrConflict. The transaction marks the file for
 // CompactPending: the replaced values stay in freed pages until then.
@@ -157,6 +159,9 @@ func (db *DB) SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARReque
 		if err := scrubAuditTx(tx, tenantID, ids); err != nil {
 			return err
 		}
+		if err := cancelTenantJobsTx(newJobTx(tx), tenantID, db.now().UTC()); err != nil {
+			return err
+		}
 		if err := putDSARTx(tx, r, true); err != nil {
 			return err
 		}
@@ -167,6 +172,39 @@ func (db *DB) SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARReque
 	})
 	if err != nil {
 		return fmt.Errorf("soft erase tenant: %w", err)
+	}
+	return nil
+}
+
+// cancelTenantJobsTx cancels every live job of tenantID as the tenant's
+// own cancel would: a queued job at once, a running one at its next
+// checkpoint.
+func cancelTenantJobsTx(t *jobTx, tenantID string, now time.Time) error {
+	pfx := append(append([]byte{'t'}, tenantID...), 0)
+	var ids []string
+	c := t.index.Cursor()
+	for k, v := c.Seek(pfx); k != nil && bytes.HasPrefix(k, pfx); k, v = c.Next() {
+		ids = append(ids, string(v))
+	}
+	for _, id := range ids {
+		j, err := t.get(id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case j.State.Terminal():
+			continue
+		case j.State == appliance.JobQueued:
+			if err := t.finish(j, appliance.JobCanceled, now); err != nil {
+				return err
+			}
+			j.Error = "canceled: the tenant's data was erased"
+		default:
+			j.CancelRequested, j.Updated = true, now
+		}
+		if err := t.put(j); err != nil {
+			return err
+		}
 	}
 	return nil
 }

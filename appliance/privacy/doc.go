@@ -34,7 +34,8 @@
 // tier erased, its owner and e-mail replaced by Pseudonym(tenant id) (a
 // deterministic pseudonym) and its payment references cleared; every audit
 // row of the tenant or of its keys loses actor e-mail, IP address and user
-// agent. From then on Authenticate answers every key of the tenant with
+// agent; its queued jobs are canceled, its running ones stop at their
+// next checkpoint. From then on Authenticate answers every key of the tenant with
 // appliance.ErrErased: 401 "API key has been erased" on every route.
 //
 // # Overdue
@@ -74,8 +75,10 @@
 //     towers until the next restart rebuilds them from the store; they are
 //     visible only to the tenant's keys, which are all erased. Coverage
 //     maps live in memory only and are evicted as usual.
-//   - Jobs of an erased tenant that are queued or running go on until they
-//     end; their records and results are deleted by the hard delete.
+//   - The soft erase cancels the tenant's queued jobs and asks its running
+//     ones to stop (at their next checkpoint); their records and results
+//     stay until the hard delete. The job metrics do not count these
+//     cancels of queued jobs.
 //   - The bundle's observations are empty: this appliance stores no
 //     observations yet (SPEC §4.5 routes are not served).
 package privacy

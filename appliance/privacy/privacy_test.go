@@ -207,6 +207,12 @@ func TestHardDeleteEveryBucket(t *testing.T) {
 			t.Errorf("soft erased key %+v", got)
 		}
 	}
+	if j, err := db.Get(ctx, a.admin.TenantID, "job_queued_tenant-a1"); err != nil || j.State != appliance.JobCanceled {
+		t.Errorf("A's queued job after the soft erase: %+v %v", j, err)
+	}
+	if j, err := db.Get(ctx, b.admin.TenantID, "job_queued_tenant-b2"); err != nil || j.State != appliance.JobQueued {
+		t.Errorf("B's queued job after A's soft erase: %+v %v", j, err)
+	}
 	if leaks := holding(scanLive(t, db), []string{"tenant-a1@example.com", "Owner tenant-a1", "agent-tenant-a1", "203.0.113.1", "198.51.100.1", "forgetter"}); len(leaks) > 0 {
 		t.Errorf("personal columns left after the soft erase: %v", leaks)
 	}
