@@ -374,3 +374,61 @@ func TestPseudonymDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// TestOverdue checks the overdue list at the edges of both deadlines.
+func TestOverdue(t *testing.T) {
+	clk := &clock{t: t0}
+	db, err := store.Open(t.TempDir(), store.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	day := int64(24 * 3600)
+	c := t0.Unix()
+	for _, r := range []*appliance.DSARRequest{
+		{ID: "dsar_answered_export", Type: appliance.DSARExport, Status: appliance.DSARCompleted, CreatedUnix: c, DueByUnix: c + 15*day, AnsweredUnix: c},
+		{ID: "dsar_unanswered", Type: appliance.DSARExport, Status: appliance.DSARProcessing, CreatedUnix: c, DueByUnix: c + 15*day},
+		{ID: "dsar_erase_pending", Type: appliance.DSARErase, Status: appliance.DSARReceived, CreatedUnix: c, DueByUnix: c + 15*day,
+			AnsweredUnix: c, EraseScheduledUnix: c + 30*day},
+		{ID: "dsar_erase_done", Type: appliance.DSARErase, Status: appliance.DSARCompleted, CreatedUnix: c, DueByUnix: c + 15*day,
+			AnsweredUnix: c, EraseScheduledUnix: c + 30*day, EraseExecutedUnix: c + 30*day + 3600},
+	} {
+		if err := db.PutDSAR(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc := privacy.New(db, nil, nil, privacy.Options{Clock: clk.Now})
+	admin := &appliance.APIKey{ID: "adm", Role: appliance.RoleAdmin}
+	for _, tc := range []struct {
+		name string
+		at   int64
+		want []string
+	}{
+		{"at once", c, nil},
+		{"at the answer deadline", c + 15*day, nil},
+		{"after the answer deadline", c + 15*day + 1, []string{"dsar_unanswered:answer_due"}},
+		{"at the hard-delete deadline", c + 31*day, []string{"dsar_unanswered:answer_due"}},
+		{"after the hard-delete deadline", c + 31*day + 1, []string{"dsar_unanswered:answer_due", "dsar_erase_pending:hard_delete_due"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk.Set(time.Unix(tc.at, 0))
+			got, err := svc.Overdue(admin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, o := range got {
+				ids = append(ids, o.Request.ID+":"+o.Reason)
+			}
+			sort.Strings(ids)
+			want := append([]string(nil), tc.want...)
+			sort.Strings(want)
+			if strings.Join(ids, ",") != strings.Join(want, ",") {
+				t.Errorf("overdue %v, want %v", ids, want)
+			}
+		})
+	}
+	if _, err := svc.Overdue(&appliance.APIKey{ID: "t", Role: appliance.RoleTenant}); !errors.Is(err, appliance.ErrForbidden) {
+		t.Errorf("tenant key: %v", err)
+	}
+}
