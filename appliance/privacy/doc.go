@@ -67,6 +67,10 @@
 //
 // # Caveats
 //
+//   - Tomorrow's hard-delete job waits in the queue all day, so the queue
+//     always holds one queued job of kind dsar_hard_delete (tenant
+//     _system); its result is a small JSON summary (run time and the
+//     executed request ids), removed with the usual retention.
 //   - bbolt keeps freed pages: the values replaced by the soft erase and
 //     deleted by the hard delete stay in the file until the next start-up
 //     compacts it (both transactions mark it, store.CompactPending), and

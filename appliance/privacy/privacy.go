@@ -545,7 +545,11 @@ func (s *Service) Schedule(ctx context.Context) error {
 }
 
 // Start schedules at once and then every ScheduleInterval until Close.
+// A second Start is appliance.ErrConflict.
 func (s *Service) Start(ctx context.Context) error {
+	if s.cancel != nil {
+		return fmt.Errorf("privacy: start: already started: %w", appliance.ErrConflict)
+	}
 	if err := s.Schedule(ctx); err != nil {
 		return err
 	}
