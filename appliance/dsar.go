@@ -66,3 +66,12 @@ type DSARRequest struct {
 // Open reports whether the request still waits for something: an answer,
 // or (erase) its hard delete.
 func (r *DSARRequest) Open() bool { return r.Status != DSARCompleted }
+
+// Purged is what a hard delete removed: the rows per bucket, and what the
+// caller must drop outside the database after the commit (job result
+// files, the tenant's towers in the in-memory indexes).
+type Purged struct {
+	Counts      map[string]int
+	ResultFiles []string // names of job result files in the jobs directory
+	TowerIDs    []string // ids of the tenant's user-registered towers
+}

@@ -254,6 +254,7 @@ type tenantRows struct {
 	hashes   map[string]bool
 	jobIDs   map[string]bool
 	results  []string // result file names of its jobs
+	towers   []string // ids of its towers
 }
 
 // bucketPurge deletes one bucket's rows of a tenant and returns how many.
@@ -377,7 +378,11 @@ var purgeJobs = purgeWhere(func(r *jobRecord, t *tenantRows) bool {
 })
 
 var purgeTowers = purgeWhere(func(r *towerRecord, t *tenantRows) bool {
-	return r.OwnerTenantID == t.tenantID || (r.OwnerKeyID != "" && t.keyIDs[r.OwnerKeyID])
+	if r.OwnerTenantID != t.tenantID && (r.OwnerKeyID == "" || !t.keyIDs[r.OwnerKeyID]) {
+		return false
+	}
+	t.towers = append(t.towers, r.ID)
+	return true
 })
 
 var purgeAudit = purgeWhere(func(e *appliance.AuditEntry, t *tenantRows) bool {
@@ -462,9 +467,11 @@ func scrubDSARTx(tx *bolt.Tx, t *tenantRows) error {
 // nothing (done false); one not yet due at now is appliance.ErrConflict.
 // The transaction marks the file for CompactPending.
 //
-// It returns whether it deleted, the counts, and the names of the tenant's
-// job result files, which the caller removes from the jobs directory.
-func (db *DB) HardDeleteTenant(reqID string, now time.Time, audit func(counts map[string]int) appliance.AuditEntry) (done bool, counts map[string]int, resultFiles []string, err error) {
+// It returns whether it deleted, and what: the counts, the names of the
+// tenant's job result files (which the caller removes from the jobs
+// directory) and the ids of its towers (which the caller drops from the
+// in-memory indexes).
+func (db *DB) HardDeleteTenant(reqID string, now time.Time, audit func(counts map[string]int) appliance.AuditEntry) (done bool, purged appliance.Purged, err error) {
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		r, err := getDSARTx(tx, reqID)
 		if err != nil {
@@ -480,7 +487,7 @@ func (db *DB) HardDeleteTenant(reqID string, now time.Time, audit func(counts ma
 			return fmt.Errorf("dsar request %s is not due before %d: %w", reqID, r.EraseScheduledUnix, appliance.ErrConflict)
 		}
 		t := &tenantRows{tenantID: r.TenantID, keyIDs: map[string]bool{}, hashes: map[string]bool{}, jobIDs: map[string]bool{}}
-		counts = map[string]int{}
+		counts := map[string]int{}
 		if t.tenantID != "" {
 			for _, tb := range tenantBuckets {
 				b := tx.Bucket(tb.name)
@@ -511,11 +518,11 @@ func (db *DB) HardDeleteTenant(reqID string, now time.Time, audit func(counts ma
 		if err := db.appendAuditsTx(tx, audit(counts)); err != nil {
 			return err
 		}
-		done, resultFiles = true, t.results
+		done, purged = true, appliance.Purged{Counts: counts, ResultFiles: t.results, TowerIDs: t.towers}
 		return nil
 	})
 	if err != nil {
-		return false, nil, nil, fmt.Errorf("hard delete tenant: %w", err)
+		return false, appliance.Purged{}, fmt.Errorf("hard delete tenant: %w", err)
 	}
-	return done, counts, resultFiles, nil
+	return done, purged, nil
 }

@@ -62,8 +62,7 @@
 // store classifies as per-tenant (store.TenantBucketNames; a bucket in
 // neither that list nor the global one fails a store test), sets
 // erase_executed_at and appends dsar.hard_delete. A crashed or repeated
-// run repeats only the requests not yet executed. The tenant's job result
-// files are removed after the commit.
+// run repeats only the requests not yet executed.
 //
 // # Caveats
 //
@@ -75,10 +74,11 @@
 //     deleted by the hard delete stay in the file until the next start-up
 //     compacts it (both transactions mark it, store.CompactPending), and
 //     stay in backups taken before.
-//   - The in-memory tower index and search index keep an erased tenant's
-//     towers until the next restart rebuilds them from the store; they are
-//     visible only to the tenant's keys, which are all erased. Coverage
-//     maps live in memory only and are evicted as usual.
+//   - After the commit, the hard delete removes the tenant's job result
+//     files (Options.RemoveResult) and drops its towers from the tower and
+//     search indexes (Options.TowersDeleted); the search index on disk
+//     keeps the deleted documents' bytes until the next start-up rebuilds
+//     it. Coverage maps live in memory only and are evicted as usual.
 //   - The soft erase cancels the tenant's queued jobs and asks its running
 //     ones to stop (at their next checkpoint); their records and results
 //     stay until the hard delete. The job metrics do not count these

@@ -30,7 +30,7 @@ type Store interface {
 	PutDSAR(r *appliance.DSARRequest, audit ...appliance.AuditEntry) error
 	DSARRequests() ([]*appliance.DSARRequest, error)
 	SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARRequest, audit ...appliance.AuditEntry) error
-	HardDeleteTenant(reqID string, now time.Time, audit func(counts map[string]int) appliance.AuditEntry) (bool, map[string]int, []string, error)
+	HardDeleteTenant(reqID string, now time.Time, audit func(counts map[string]int) appliance.AuditEntry) (bool, appliance.Purged, error)
 }
 
 // Enqueuer queues durable jobs (appliance/jobs.Service).
@@ -88,6 +88,10 @@ type Options struct {
 	// RemoveResult removes a job result file by name after a hard delete
 	// (the jobs directory belongs to appliance/jobs); nil removes nothing.
 	RemoveResult func(name string) error
+	// TowersDeleted drops a hard-deleted tenant's towers from the
+	// in-memory indexes (tower index, search); nil does nothing, and they
+	// go at the next start-up or catalogue refresh.
+	TowersDeleted func(ids []string)
 	// Log receives the scheduler's errors; nil discards them.
 	Log *slog.Logger
 }
@@ -477,7 +481,7 @@ func (s *Service) HardDeleteDue(ctx context.Context, now time.Time) ([]string, e
 			return done, err
 		}
 		id, subject := r.ID, r.Subject
-		ok, _, files, err := s.store.HardDeleteTenant(id, now, func(counts map[string]int) appliance.AuditEntry {
+		ok, purged, err := s.store.HardDeleteTenant(id, now, func(counts map[string]int) appliance.AuditEntry {
 			p := countsParams(counts)
 			p["dsar_request_id"], p["subject"] = id, subject
 			return appliance.AuditEntry{Action: ActionHardDelete, Route: "job:" + string(appliance.JobKindDSARHardDelete), Params: p}
@@ -489,13 +493,16 @@ func (s *Service) HardDeleteDue(ctx context.Context, now time.Time) ([]string, e
 			continue
 		}
 		done = append(done, id)
-		for _, f := range files {
+		for _, f := range purged.ResultFiles {
 			if s.opts.RemoveResult == nil {
 				break
 			}
 			if err := s.opts.RemoveResult(f); err != nil {
 				s.log.Error("privacy: remove an erased tenant's job result", "dsar_request_id", id, "err", err)
 			}
+		}
+		if s.opts.TowersDeleted != nil && len(purged.TowerIDs) > 0 {
+			s.opts.TowersDeleted(purged.TowerIDs)
 		}
 	}
 	return done, nil

@@ -228,7 +228,14 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	h.jobs.Register(appliance.JobKindRepeaterPlan, plans.Handler())
 	h.privacy = privacy.New(db, h.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
 		return h.auth.VerifyAdminFrom(k, code, tenancy.Client(c))
-	}, privacy.Options{Clock: h.clock.Now})
+	}, privacy.Options{Clock: h.clock.Now, TowersDeleted: func(ids []string) {
+		h.index.Delete(ids...)
+		for _, id := range ids {
+			if err := h.search.DeleteTower(context.Background(), "", id); err != nil {
+				panic(err) // the harness's index is open for the whole test
+			}
+		}
+	}})
 	h.jobs.Register(appliance.JobKindDSARHardDelete, h.privacy.Handler())
 	if err := h.jobs.Start(context.Background()); err != nil {
 		tb.Fatal(err)

@@ -376,6 +376,7 @@ func TestAdminDSAR(t *testing.T) {
 	d := loadOpenAPI(t)
 	subject := h.keys["internal"]
 	prefix := subject[:len(appliance.KeyPrefixInternal)+6]
+	tower := registerOwn(t, h, "internal", "Apagada", "ERASE-1", -22.9519, -43.2105)
 	const why = "data subject request, ticket 4711"
 	email := "internal@example.com"
 	for _, tc := range []struct {
@@ -432,6 +433,9 @@ func TestAdminDSAR(t *testing.T) {
 		t.Error("the export does not have its two audit rows")
 	}
 
+	if _, ok := h.index.Get(tower); !ok {
+		t.Fatalf("tower %s not in the index", tower)
+	}
 	eraseAt := h.clock.Now()
 	res = call(t, h, d, "POST", "/admin/dsar/"+prefix+"/erase", h.adminKey, map[string]string{"X-Admin-Totp": h.freshTOTP(t)}, dsarBody("", why, email))
 	wantStatus(t, res, 200, "")
@@ -477,6 +481,9 @@ func TestAdminDSAR(t *testing.T) {
 	}
 	if res := h.do(t, "GET", "/towers?limit=1", subject, nil, ""); res.status != http.StatusUnauthorized {
 		t.Errorf("deleted key: %d", res.status)
+	}
+	if _, ok := h.index.Get(tower); ok {
+		t.Errorf("the erased tenant's tower %s is still in the tower index", tower)
 	}
 }
 

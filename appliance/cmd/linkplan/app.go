@@ -208,6 +208,16 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			return nil
 		}
 		return err
+	}, TowersDeleted: func(ids []string) {
+		catalogMu.Lock()
+		defer catalogMu.Unlock()
+		a.index.Delete(ids...)
+		for _, id := range ids {
+			// "" as fingerprint: the next start re-indexes the full set.
+			if err := a.search.DeleteTower(context.Background(), "", id); err != nil {
+				log.Warn("tower search index not updated", "tower", id, "err", err)
+			}
+		}
 	}})
 	a.jobs.Register(appliance.JobKindDSARHardDelete, a.privacy.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
