@@ -219,6 +219,17 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 		workers = runtime.GOMAXPROCS(0)
 	}
 	nb := max(1, min(workers, (row1-row0)/16))
+	// The trigonometry of appliance.LatLon.DistanceM and BearingDeg split
+	// into the factors of a column and of a row, multiplied in the same
+	// order: the same bits at a fraction of the cost.
+	type colTrig struct{ sinHalf, sin, cos float64 }
+	cols := make([]colTrig, col1-col0)
+	for col := col0; col < col1; col++ {
+		dλ := (r.PixelCenter(0, col).Lon - req.Tx.Lon) * math.Pi / 180
+		cols[col-col0] = colTrig{math.Sin(dλ / 2), math.Sin(dλ), math.Cos(dλ)}
+	}
+	φ1 := req.Tx.Lat * math.Pi / 180
+	cφ1, sφ1 := math.Cos(φ1), math.Sin(φ1)
 	bands := make([][]radial, nb)
 	var wg sync.WaitGroup
 	for b := range nb {
@@ -228,13 +239,23 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 			part := make([]radial, n)
 			lo, hi := row0+(row1-row0)*b/nb, row0+(row1-row0)*(b+1)/nb
 			for row := lo; row < hi; row++ {
+				φ2 := r.PixelCenter(row, 0).Lat * math.Pi / 180
+				sHalf := math.Sin((φ2 - φ1) / 2)
+				rowA := sHalf * sHalf
+				cφ2, sφ2 := math.Cos(φ2), math.Sin(φ2)
+				c12, s1c2, c1s2 := cφ1*cφ2, sφ1*cφ2, cφ1*sφ2
 				for col := col0; col < col1; col++ {
-					c := r.PixelCenter(row, col)
-					d := req.Tx.DistanceM(c)
+					ct := &cols[col-col0]
+					a := rowA + c12*ct.sinHalf*ct.sinHalf
+					d := 2 * appliance.EarthRadiusM * math.Asin(math.Min(1, math.Sqrt(a)))
 					if d > req.RadiusM {
 						continue
 					}
-					k := int(math.Round(req.Tx.BearingDeg(c)*float64(n)/360)) % n
+					b := math.Mod(math.Atan2(ct.sin*cφ2, c1s2-s1c2*ct.cos)*180/math.Pi+360, 360)
+					if b >= 360 {
+						b = 0
+					}
+					k := int(math.Round(b*float64(n)/360)) % n
 					rd := &part[k]
 					rd.pix = append(rd.pix, int32(row*r.Width+col))
 					rd.dist = append(rd.dist, d)

@@ -20,11 +20,15 @@ type Sweeper struct {
 	baseWarn                Warning
 	zg                      complex128 // ground impedance of newGround
 
-	z       []float64 // the radial of SetRadial
-	bmax    []float64 // its block maxima
-	ubRx    []float64 // scratch: receiver-side bound of every block
-	prefix  bool      // Loss runs on a prefix of z
-	scratch decileScratch
+	z []float64 // the radial of SetRadial
+	// the transmitter side's last fit: fitIndex's y0 on z[txFitLo..txFitHi]
+	txFitLo, txFitHi int
+	txFitY0          float64
+	txFitOK          bool
+	bmax             []float64 // its block maxima
+	ubRx             []float64 // scratch: receiver-side bound of every block
+	prefix           bool      // Loss runs on a prefix of z
+	scratch          decileScratch
 	// running sum of systemElevation: z[sysLo..sysHi]
 	sysSum       float64
 	sysLo, sysHi int
@@ -98,6 +102,7 @@ func (s *Sweeper) SetRadial(z []float64) {
 	s.scratch.haveLast = false
 	s.scratch.fHi, s.scratch.fLo = 0.03, 0.03
 	s.sysOK = false
+	s.txFitOK = false
 	nb := (len(z) + sweepBlock - 1) / sweepBlock
 	s.bmax = s.bmax[:0]
 	for b := range nb {
@@ -259,24 +264,39 @@ func (s *Sweeper) quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams
 		return p
 	}
 
-	fitTx, _ := fitRange(z, xi, dStart, 0.9*p.dHzn[0])
+	fitTx := s.txFit(z, xi, dStart, 0.9*p.dHzn[0])
 	p.he[0] = h[0] + fdim(z[0], fitTx)
 	_, fitRx := fitRange(z, xi, p.d-0.9*p.dHzn[1], dEnd)
 	p.he[1] = h[1] + fdim(z[np], fitRx)
 	return p
 }
 
+// txFit is fitRange(z, xi, dStart, dEnd)'s y0 (the value at the
+// transmitter), kept from the previous prefix when its points are the
+// same: y0 depends only on the fitted points, and beyond the horizon the
+// transmitter side's fit range stays put.
+func (s *Sweeper) txFit(z []float64, xi, dStart, dEnd float64) float64 {
+	if !s.prefix {
+		y0, _ := fitRange(z, xi, dStart, dEnd)
+		return y0
+	}
+	lo, hi := fitIndices(len(z)-1, xi, dStart, dEnd)
+	if !s.txFitOK || lo != s.txFitLo || hi != s.txFitHi {
+		s.txFitY0, _ = fitIndex(z, lo, hi)
+		s.txFitLo, s.txFitHi, s.txFitOK = lo, hi, true
+	}
+	return s.txFitY0
+}
+
 // deltaHSelect is deltaHFromProfile with both deciles found in one pass
 // by two bounded heaps (the same order statistics, so the same value).
 func deltaHSelect(z []float64, xi, dStart, dEnd float64, sc *decileScratch) float64 {
 	s := &sc.s
-	n, p10, p90, ok := resampleForDeltaH(z, xi, dStart, dEnd, s)
+	n, p10, p90, y, step, ok := resampleFit(z, xi, dStart, dEnd, s)
 	if !ok {
 		return 0
 	}
 	diffs := s[:n]
-	y, yN := fitIndex(diffs, 0, n-1)
-	step := (yN - y) / float64(n-1)
 	q10, q90 := deciles(diffs, p10, n-p90, sc, y, step)
 	return (q10 - q90) / (1 - 0.8*math.Exp(-(dEnd-dStart)/50e3))
 }
@@ -303,7 +323,7 @@ const decileStride = 8
 // (k2-th smallest) of a is the same of those. Otherwise the whole array is
 // searched. It reorders a.
 //
-// a is first detrended as deltaHFromProfile does (a[j] −= y; y += step),
+// a is first detrended as deltaHFromProfile does (a[j] −= y + j·step),
 // on the fly on the first path.
 func deciles(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (hi, lo float64) {
 	hi, lo = decilesGuess(a, k1, k2, sc, y, step)
@@ -366,8 +386,7 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (
 	smp, bufHi, bufLo := &sc.smp, &sc.hi, &sc.lo
 	if !(sc.haveLast && sc.lastHi >= sc.lastLo) {
 		for j := range a {
-			a[j] -= y
-			y += step
+			a[j] -= y + float64(j)*step
 		}
 	} else {
 		// the previous prefix's deciles, widened: consecutive prefixes
@@ -376,9 +395,8 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (
 		tHi, tLo := sc.lastHi-sc.fHi*idr-1e-9, sc.lastLo+sc.fLo*idr+1e-9
 		nh, nl := 0, 0
 		for j := range a {
-			v := a[j] - y
+			v := a[j] - (y + float64(j)*step)
 			a[j] = v
-			y += step
 			if v >= tHi {
 				bufHi[nh] = v
 				nh++

@@ -67,10 +67,8 @@ func TestDecilesEqualKthLargest(t *testing.T) {
 		hi, lo := deciles(a, k1, k2, sc, y0, step)
 		a = orig
 		det := append([]float64(nil), orig...)
-		y := y0
 		for j := range det {
-			det[j] -= y
-			y += step
+			det[j] -= y0 + float64(j)*step
 		}
 		b := append([]float64(nil), det...)
 		wantHi := kthLargest(b, k1-1)
