@@ -19,6 +19,7 @@ type Sweeper struct {
 	h                       [2]float64
 	baseWarn                Warning
 	zg                      complex128 // ground impedance of newGround
+	vc                      varConsts  // variability's constants for the sweep
 
 	z []float64 // the radial of SetRadial
 	// the transmitter side's last fit: fitIndex's y0 on z[txFitLo..txFitHi]
@@ -49,6 +50,7 @@ func NewSweeper(in P2PInput, timePct, locPct, sitPct float64) (*Sweeper, error) 
 	s := &Sweeper{in: in, timePct: timePct, locPct: locPct, sitPct: sitPct,
 		h: [2]float64{in.HTxM, in.HRxM}, baseWarn: inputWarnings(in.HTxM, in.HRxM, in.FreqMHz)}
 	s.zg = newGround(in.FreqMHz, 0, minN0, in.Pol, in.Epsilon, in.SigmaSm).zg
+	s.vc = newVarConsts(timePct, locPct, sitPct, in.FreqMHz)
 	return s, nil
 }
 
@@ -78,8 +80,7 @@ func (s *Sweeper) Loss(z []float64, xi float64, climate int, n0 float64) (float6
 		return 0, err
 	}
 	afs := freeSpaceLoss(pp.d, s.in.FreqMHz)
-	loss := variability(s.timePct, s.locPct, s.sitPct, pp.he, pp.deltaH, s.in.FreqMHz, pp.d, ref.aRef,
-		climate, s.in.MdVar, &w) + afs
+	loss := s.vc.variability(pp.he, pp.deltaH, pp.d, ref.aRef, climate, s.in.MdVar, &w) + afs
 	res := Result{LossDB: loss}
 	im := &res.Intermediate
 	im.ThetaHznRad, im.DHznM, im.HEffM, im.DeltaHM = pp.theta, pp.dHzn, pp.he, pp.deltaH
