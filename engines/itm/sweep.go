@@ -332,40 +332,62 @@ func deciles(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (hi, l
 	return hi, lo
 }
 
-// rankFromTop returns the r-th largest (1-based) element of a by r passes
-// of maximum extraction when r is small, else by selection. It reorders a.
+// rankBuf is the most ranks rankFromTop and rankFromBottom keep in their
+// insertion buffer; deeper ranks go to selectLargest.
+const rankBuf = 16
+
+// rankFromTop returns the r-th largest (1-based) element of a. For small r
+// it keeps the r largest elements seen so far in a sorted buffer (one
+// pass; most elements are rejected by one comparison), else it selects
+// (reordering a).
 func rankFromTop(a []float64, r int) float64 {
-	if r > 6 {
+	if r > rankBuf {
 		return selectLargest(a, r-1)
 	}
-	for j := 0; j < r; j++ {
-		m := j
-		for i := j + 1; i < len(a); i++ {
-			if a[i] > a[m] {
-				m = i
-			}
+	var buf [rankBuf]float64 // descending
+	m := 0
+	for _, v := range a {
+		i := m
+		if m < r {
+			m++
+		} else if v <= buf[r-1] {
+			continue
+		} else {
+			i = r - 1
 		}
-		a[j], a[m] = a[m], a[j]
+		for i > 0 && buf[i-1] < v {
+			buf[i] = buf[i-1]
+			i--
+		}
+		buf[i] = v
 	}
-	return a[r-1]
+	return buf[r-1]
 }
 
 // rankFromBottom returns the r-th smallest (1-based) element of a, as
 // rankFromTop.
 func rankFromBottom(a []float64, r int) float64 {
-	if r > 6 {
+	if r > rankBuf {
 		return selectLargest(a, len(a)-r)
 	}
-	for j := 0; j < r; j++ {
-		m := j
-		for i := j + 1; i < len(a); i++ {
-			if a[i] < a[m] {
-				m = i
-			}
+	var buf [rankBuf]float64 // ascending
+	m := 0
+	for _, v := range a {
+		i := m
+		if m < r {
+			m++
+		} else if v >= buf[r-1] {
+			continue
+		} else {
+			i = r - 1
 		}
-		a[j], a[m] = a[m], a[j]
+		for i > 0 && buf[i-1] > v {
+			buf[i] = buf[i-1]
+			i--
+		}
+		buf[i] = v
 	}
-	return a[r-1]
+	return buf[r-1]
 }
 
 // adapt tunes a threshold margin (a fraction of the interdecile range)
