@@ -66,6 +66,14 @@ var migrations = []migration{
 		return err
 	}},
 	{6, "job payloads out of the job records", moveJobPayloads},
+	{7, "observations, their dedup index and per-tenant counts", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketLinkObservations, bucketCellSignalSamples, bucketObsDedup, bucketObsCounts} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
 }
 
 // SchemaVersion is the schema version this binary writes.
