@@ -67,6 +67,9 @@ type Deps struct {
 	Batches   BatchSubmitter  // batch reports (appliance/batch)
 	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
 	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
+	// Observations ingests drive-test observations
+	// (appliance/observations); nil: no observation routes.
+	Observations Observations
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 }
@@ -122,6 +125,7 @@ func New(d Deps) *API {
 	a.registerExports(r)
 	a.registerHeatmaps(r)
 	a.registerRepeater(r)
+	a.registerObservations(r)
 	a.registerReports(r)
 	a.registerBatch(r)
 	a.registerJobs(r)
