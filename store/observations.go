@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -51,9 +53,30 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		stored = 0
 		b, dedup, counts := tx.Bucket(name), tx.Bucket(bucketObsDedup), tx.Bucket(bucketObsCounts)
-		for i := range rows {
+		// Keys are written in ascending order: bbolt keeps a transaction's
+		// inserts in its nodes until commit, so that an insert in the
+		// middle of a grown node moves everything after it; ascending
+		// inserts append. Rows whose dedup key is stored are skipped.
+		byKey := make([]int, len(rows))
+		for i := range byKey {
+			byKey[i] = i
+		}
+		slices.SortFunc(byKey, func(x, y int) int { return strings.Compare(keys[x], keys[y]) })
+		fresh := make([]bool, len(rows))
+		for _, i := range byKey {
 			dk := obsKey(tenant, keys[i])
 			if dedup.Get(dk) != nil {
+				continue
+			}
+			if err := dedup.Put(dk, []byte(rows[i].ID)); err != nil {
+				return err
+			}
+			fresh[i] = true
+			stored++
+		}
+		slices.SortFunc(byKey, func(x, y int) int { return strings.Compare(rows[x].ID, rows[y].ID) })
+		for _, i := range byKey {
+			if !fresh[i] {
 				continue
 			}
 			raw, err := json.Marshal(&rows[i])
@@ -63,10 +86,6 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 			if err := b.Put(obsKey(tenant, rows[i].ID), raw); err != nil {
 				return err
 			}
-			if err := dedup.Put(dk, []byte(rows[i].ID)); err != nil {
-				return err
-			}
-			stored++
 		}
 		var c appliance.ObservationCounts
 		if raw := counts.Get([]byte(tenant)); raw != nil {

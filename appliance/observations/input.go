@@ -146,10 +146,12 @@ func row(v *appliance.ValidationError, prefix string, in Input, k *appliance.API
 }
 
 // DedupKey is a row's deduplication key (SPEC §8.2) for a window of
-// windowS seconds.
+// windowS seconds. The time bucket comes first, zero-padded, so that the
+// store's index of keys grows at its end as time goes on (a batch's keys
+// land on few pages).
 func DedupKey(o *appliance.Observation, windowS float64) string {
-	return fmt.Sprintf("%s|%.5f|%.5f|%.0f|%d", o.TowerID, round5(o.RxLat), round5(o.RxLon), math.Round(o.FreqHz),
-		int64(math.Floor(o.TsUnix/windowS)))
+	return fmt.Sprintf("%012d|%s|%.5f|%.5f|%.0f", int64(math.Floor(o.TsUnix/windowS)), o.TowerID, round5(o.RxLat), round5(o.RxLon),
+		math.Round(o.FreqHz))
 }
 
 // round5 rounds to 5 decimals, halves away from zero, and never yields −0.
