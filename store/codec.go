@@ -89,7 +89,7 @@ type keyRecord struct {
 	// TOTPSealed is the admin key's TOTP secret sealed under the plain key
 	// (appliance.APIKey.TOTPSealed).
 	TOTPSealed string `json:"totp_sealed,omitempty"`
-	// Since schema version 7 (keys and privacy requests); absent in older
+	// Since schema version 8 (keys and privacy requests); absent in older
 	// records, where an empty tenant role reads as tenant-admin.
 	TenantRole        string `json:"tenant_role,omitempty"`
 	LastUsedUnix      int64  `json:"last_used_unix,omitempty"`

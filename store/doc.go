@@ -42,7 +42,7 @@
 // Audit rows store at most 256 bytes of the client's user agent, control
 // and format characters replaced (appliance.CleanUserAgent).
 //
-// Tenants and privacy (schema version 7): a tenant's keys are found by
+// Tenants and privacy (schema version 8): a tenant's keys are found by
 // scanning the keys bucket (a few thousand records at most);
 // UpdateTenantKeys applies a key decision of appliance/tenancy and its
 // audit rows in one transaction. The dsar_requests bucket holds the

@@ -67,7 +67,15 @@ var migrations = []migration{
 		return err
 	}},
 	{6, "job payloads out of the job records", moveJobPayloads},
-	{7, "data-subject requests", func(tx *bolt.Tx) error {
+	{7, "observations, their dedup index and per-tenant counts", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketLinkObservations, bucketCellSignalSamples, bucketObsDedup, bucketObsCounts} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{8, "data-subject requests", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketDSAR)
 		return err
 	}},

@@ -12,7 +12,7 @@ import (
 	"linkplan/appliance"
 )
 
-// Data-subject requests (bucket dsar_requests, schema version 7) and the
+// Data-subject requests (bucket dsar_requests, schema version 8) and the
 // two erasures of a tenant: SoftEraseTenant (at once) and HardDeleteTenant
 // (the daily worker of appliance/privacy, 30 days later).
 //
@@ -280,9 +280,16 @@ var tenantBuckets = []struct {
 		return i >= 0 && t.keyIDs[string(k[:i])]
 	})},
 	{bucketAudit, purgeAudit},
-	{bucketPDFUsage, purgeByKey(func(k []byte, t *tenantRows) bool {
-		return bytes.HasPrefix(k, append([]byte(t.tenantID), 0))
-	})},
+	{bucketPDFUsage, purgeByKey(tenantPrefixed)},
+	{bucketLinkObservations, purgeByKey(tenantPrefixed)},
+	{bucketCellSignalSamples, purgeByKey(tenantPrefixed)},
+	{bucketObsDedup, purgeByKey(tenantPrefixed)},
+	{bucketObsCounts, purgeByKey(func(k []byte, t *tenantRows) bool { return string(k) == t.tenantID })},
+}
+
+// tenantPrefixed matches the keys led by the tenant id and a 0x00 byte.
+func tenantPrefixed(k []byte, t *tenantRows) bool {
+	return len(k) > len(t.tenantID) && k[len(t.tenantID)] == 0 && string(k[:len(t.tenantID)]) == t.tenantID
 }
 
 // globalBuckets hold no row of a tenant: appliance metadata, the tower

@@ -431,3 +431,47 @@ func TestMissingTilesNamed(t *testing.T) {
 		t.Fatalf("pixel counts do not add up: %+v", s)
 	}
 }
+
+// TestPlanGeometryBitExact checks that newPlan's split trigonometry gives
+// every pixel the distance of appliance.LatLon.DistanceM and the radial of
+// BearingDeg, bit for bit, at several latitudes and radii.
+func TestPlanGeometryBitExact(t *testing.T) {
+	svc, _, reg := newService(t)
+	eng, err := reg.Get(appliance.EngineFSPL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		tx   appliance.LatLon
+		rM   float64
+	}{
+		{"sumare 10 km", appliance.LatLon{Lat: -22.9516, Lon: -43.2372}, 10000},
+		{"equator 3 km", appliance.LatLon{Lat: 0.01, Lon: -50.5}, 3000},
+		{"far south 20 km", appliance.LatLon{Lat: -33.6, Lon: -53.4}, 20000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := sumare(tc.rM)
+			req.Tx = tc.tx
+			p := svc.newPlan(req, Options{Workers: 3}, eng, gridFor(req))
+			n := len(p.radials)
+			seen := 0
+			for k := range p.radials {
+				rd := &p.radials[k]
+				for j, px := range rd.pix {
+					c := p.raster.PixelCenter(int(px)/p.raster.Width, int(px)%p.raster.Width)
+					if d := req.Tx.DistanceM(c); d != rd.dist[j] {
+						t.Fatalf("pixel %d: distance %v, DistanceM %v", px, rd.dist[j], d)
+					}
+					if want := int(math.Round(req.Tx.BearingDeg(c)*float64(n)/360)) % n; want != k {
+						t.Fatalf("pixel %d on radial %d, BearingDeg gives %d", px, k, want)
+					}
+					seen++
+				}
+			}
+			if seen == 0 {
+				t.Fatal("no pixel in the plan")
+			}
+		})
+	}
+}

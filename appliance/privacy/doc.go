@@ -83,6 +83,6 @@
 //     ones to stop (at their next checkpoint); their records and results
 //     stay until the hard delete. The job metrics do not count these
 //     cancels of queued jobs.
-//   - The bundle's observations are empty: this appliance stores no
-//     observations yet (SPEC §4.5 routes are not served).
+//   - A bundle holds at most ObservationsInBundle observations (100,000);
+//     its observation_counts say how many the tenant has.
 package privacy

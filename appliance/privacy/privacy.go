@@ -27,6 +27,10 @@ type Store interface {
 	Audit(tenantID string, limit int) ([]appliance.AuditEntry, error)
 	JobsByTenant(ctx context.Context, tenantID string, limit int) ([]*appliance.Job, error)
 	UserTowers() ([]*appliance.Tower, error)
+	// Observations calls fn with the tenant's stored rows of kind until fn
+	// returns false; ObservationCounts returns the tenant's row counts.
+	Observations(tenant string, kind appliance.ObservationKind, fn func(appliance.Observation) bool) error
+	ObservationCounts(tenant string) (appliance.ObservationCounts, error)
 	PutDSAR(r *appliance.DSARRequest, audit ...appliance.AuditEntry) error
 	DSARRequests() ([]*appliance.DSARRequest, error)
 	SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARRequest, audit ...appliance.AuditEntry) error
@@ -76,6 +80,12 @@ const (
 	// JobsInBundle bounds the jobs of a bundle (newest first); records of
 	// finished jobs are deleted after 30 days anyway.
 	JobsInBundle = 10000
+	// ObservationsInBundle bounds the observations of a bundle (link
+	// observations first, then cell signal samples, each in storage
+	// order); the bundle's counts say how many the tenant holds, so a
+	// larger corpus is visibly cut (SPEC §4.11 sets no bound; one row is
+	// about 600 bytes of JSON, so the cap keeps a bundle near 60 MB).
+	ObservationsInBundle = 100000
 )
 
 // Options configure a Service.
@@ -146,10 +156,9 @@ func newRequestID() (string, error) {
 
 // Bundle is a subject's data (SPEC §4.11): identity (the subject key's
 // record), every key of its tenant, its audit log (the last
-// AuditRowsInBundle rows, newest first), its jobs, its user-registered
-// towers and its billing references. Observations are not stored by this
-// appliance yet, so a bundle holds none (the API says so with an empty
-// list).
+// AuditRowsInBundle rows, newest first), its jobs, its observations (at
+// most ObservationsInBundle, with the counts of all), its user-registered
+// towers and its billing references.
 type Bundle struct {
 	GeneratedAt time.Time
 	Identity    *appliance.APIKey
@@ -158,6 +167,10 @@ type Bundle struct {
 	Jobs        []*appliance.Job
 	Towers      []*appliance.Tower
 	Billing     Billing
+	// Observations are the tenant's stored observations (both kinds, at
+	// most ObservationsInBundle); ObservationCounts how many it holds.
+	Observations      []appliance.Observation
+	ObservationCounts appliance.ObservationCounts
 }
 
 // Billing holds the payment provider's references of the tenant's keys.
@@ -189,8 +202,24 @@ func (s *Service) bundle(ctx context.Context, subject *appliance.APIKey) (*Bundl
 	if err != nil {
 		return nil, err
 	}
+	counts, err := s.store.ObservationCounts(subject.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	obs := []appliance.Observation{}
+	for _, kind := range []appliance.ObservationKind{appliance.KindLinkObservation, appliance.KindCellSignalSample} {
+		if err := s.store.Observations(subject.TenantID, kind, func(o appliance.Observation) bool {
+			if len(obs) >= ObservationsInBundle {
+				return false
+			}
+			obs = append(obs, o)
+			return true
+		}); err != nil {
+			return nil, err
+		}
+	}
 	b := &Bundle{GeneratedAt: s.now(), Identity: subject, Keys: keys, AuditLog: audit, Jobs: jobs,
-		Towers: []*appliance.Tower{}}
+		Towers: []*appliance.Tower{}, Observations: obs, ObservationCounts: counts}
 	for _, t := range all {
 		if t.OwnerTenantID == subject.TenantID {
 			b.Towers = append(b.Towers, t)

@@ -86,9 +86,21 @@ func seed(t *testing.T, ctx context.Context, db *store.DB, auth *tenancy.Service
 	if _, _, err := db.ReservePDFs(ctx, admin.TenantID, done.ID, 2, 500, clk.Now()); err != nil {
 		t.Fatal(err)
 	}
+	obs := func(id string) appliance.Observation {
+		return appliance.Observation{ID: id, TenantID: admin.TenantID, SubmittedBy: member.ID, TxLat: -22.95, TxLon: -43.23, TxHeightM: 40,
+			TxPowerDBm: 43, RxLat: -22.9, RxLon: -43.2, RxHeightM: 1.5, FreqHz: 7e8, ObservedDBm: -80, Source: "api", TsUnix: 1772366340,
+			Consent: appliance.ConsentRefused, Weight: 0.1, IngestedAt: 1772366340, Metric: "received_power"}
+	}
+	if _, err := db.PutObservations(admin.TenantID, appliance.KindLinkObservation, []appliance.Observation{obs("obs_link_" + name)}, []string{"dedup-link-" + name}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutObservations(admin.TenantID, appliance.KindCellSignalSample, []appliance.Observation{obs("obs_cell_" + name)}, []string{"dedup-cell-" + name}); err != nil {
+		t.Fatal(err)
+	}
 	return &tenantData{admin: admin, member: member, resultFile: filepath.Join(jobsDir, res), markers: []string{
 		admin.TenantID, admin.ID, member.ID, admin.HashHex, member.HashHex, admin.Prefix, member.Prefix,
-		name + "@example.com", "Owner " + name, "agent-" + name, tower.ID, done.ID, queued.ID, "payload " + name}}
+		name + "@example.com", "Owner " + name, "agent-" + name, tower.ID, done.ID, queued.ID, "payload " + name,
+		"obs_link_" + name, "obs_cell_" + name, "dedup-link-" + name, "dedup-cell-" + name}}
 }
 
 // scan walks every bucket of the bbolt file (nested ones included) and
@@ -166,7 +178,8 @@ func TestHardDeleteEveryBucket(t *testing.T) {
 	if len(before) < 10 {
 		t.Fatalf("fixture of B too small: %v", before)
 	}
-	for _, want := range []string{"keys/", "key_ids/", "towers/", "towers_owner/", "audit/", "jobs/", "job_items/", "job_queue/", "job_payloads/", "pdf_usage/"} {
+	for _, want := range []string{"keys/", "key_ids/", "towers/", "towers_owner/", "audit/", "jobs/", "job_items/", "job_queue/", "job_payloads/", "pdf_usage/",
+		"link_observations/", "cell_signal_samples/", "observation_dedup/", "observation_counts/"} {
 		if !containsPrefix(holding(scanLive(t, db), a.markers), want) {
 			t.Fatalf("fixture of A has no row in %s", want)
 		}
@@ -182,6 +195,7 @@ func TestHardDeleteEveryBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	if exp.Request.Status != appliance.DSARCompleted || len(exp.Bundle.Keys) != 2 || len(exp.Bundle.Towers) != 1 || len(exp.Bundle.Jobs) != 2 ||
+		len(exp.Bundle.Observations) != 2 || exp.Bundle.ObservationCounts != (appliance.ObservationCounts{LinkObservations: 1, CellSignalSamples: 1}) ||
 		len(exp.Bundle.AuditLog) == 0 || exp.Bundle.Identity.ID != a.admin.ID {
 		t.Fatalf("export bundle: %+v", exp.Bundle)
 	}

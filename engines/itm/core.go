@@ -100,7 +100,7 @@ func longleyRice(pp *pathParams, f float64, g ground, h [2]float64, p2pMode bool
 	dp.prepare()
 
 	// two distances far in the diffraction region fix the diffraction line
-	scale := math.Pow(ae*ae/f, third)
+	scale := math.Cbrt(ae * ae / f)
 	d3 := max(dSML, dML+5*scale)
 	d4 := d3 + 10*scale
 	a3 := dp.loss(d3)
@@ -237,19 +237,21 @@ type diffParams struct {
 	f              float64
 
 	// derived once by prepare
-	afo float64 // clutter factor, dB
+	afo float64          // clutter factor, dB
+	se  smoothEarthFixed // smooth-earth parts fixed for the path
 }
 
 func (p *diffParams) prepare() {
 	sigmaH := sigmaHFn(terrainRoughness(p.dSML, p.deltaH))
 	p.afo = min(15, 5*math.Log10(1+1e-5*p.h[0]*p.h[1]*p.f*sigmaH))
+	p.se = newSmoothEarthFixed(p.f, p.dHzn, p.he, p.zg)
 }
 
 // loss is the diffraction attenuation at distance d (DiffractionLoss): a
 // weighted mean of knife-edge and smooth-earth diffraction plus clutter, dB.
 func (p *diffParams) loss(d float64) float64 {
 	ak := knifeEdge(d, p.f, p.ae, p.thetaLOS, p.dHzn)
-	ase := smoothEarth(d, p.f, p.ae, p.thetaLOS, p.dHzn, p.he, p.zg)
+	ase := smoothEarth(d, p.ae, p.thetaLOS, &p.se)
 
 	deltaHd := terrainRoughness(d, p.deltaH)
 	q := p.h[0] * p.h[1]
@@ -283,33 +285,43 @@ func fresnelLoss(v2 float64) float64 {
 	return 12.953 + 10*math.Log10(v2)
 }
 
-// smoothEarth is Vogler's three-radii smooth-earth diffraction loss, dB.
-func smoothEarth(d, f, ae, thetaLOS float64, dHzn, he [2]float64, zg complex128) float64 {
+// smoothEarth is Vogler's three-radii smooth-earth diffraction loss, dB,
+// at distance d; se holds its parts that do not depend on d.
+func smoothEarth(d, ae, thetaLOS float64, se *smoothEarthFixed) float64 {
 	thetaNLOS := d/ae - thetaLOS
-	dML := dHzn[0] + dHzn[1]
-	var a, dKm, c0, k, b0 [3]float64
-	a[0] = (d - dML) / (d/ae - thetaLOS)
-	a[1] = 0.5 * dHzn[0] * dHzn[0] / he[0]
-	a[2] = 0.5 * dHzn[1] * dHzn[1] / he[1]
-	dKm[0] = a[0] * thetaNLOS / 1000
-	dKm[1] = dHzn[0] / 1000
-	dKm[2] = dHzn[1] / 1000
-	absZg := cmplx.Abs(zg)
-	fThird := math.Pow(f, third)
-	fMinusThird := math.Pow(f, -third)
-	for i := range 3 {
-		c0[i] = math.Pow((4.0/3.0)*earthRadiusM/a[i], third)
-		k[i] = 0.017778 * c0[i] * fMinusThird / absZg
-		b0[i] = 1.607 - k[i]
+	a0 := (d - se.dML) / (d/ae - thetaLOS)
+	dKm0 := a0 * thetaNLOS / 1000
+	c0 := math.Cbrt((4.0 / 3.0) * earthRadiusM / a0)
+	k0 := 0.017778 * c0 * se.fMinusThird / se.absZg
+	x0 := (1.607-k0)*c0*c0*se.fThird*dKm0 + se.x12
+	g := 0.05751*x0 - 10*math.Log10(x0)
+	return g - se.f12 - 20
+}
+
+// smoothEarthFixed is the part of smoothEarth that depends on the path
+// (horizon distances, effective heights) and the frequency but not on
+// the distance: the two terminal radii's height gains.
+type smoothEarthFixed struct {
+	dML                        float64 // dHzn[0] + dHzn[1], metres
+	absZg, fThird, fMinusThird float64
+	x12                        float64 // x[1] + x[2]
+	f12                        float64 // F(x[1], K[1]) + F(x[2], K[2]), dB
+}
+
+func newSmoothEarthFixed(f float64, dHzn, he [2]float64, zg complex128) smoothEarthFixed {
+	se := smoothEarthFixed{dML: dHzn[0] + dHzn[1], absZg: cmplx.Abs(zg), fThird: math.Cbrt(f)}
+	se.fMinusThird = 1 / se.fThird
+	var x, fx [2]float64
+	for i := range 2 {
+		a := 0.5 * dHzn[i] * dHzn[i] / he[i]
+		c := math.Cbrt((4.0 / 3.0) * earthRadiusM / a)
+		k := 0.017778 * c * se.fMinusThird / se.absZg
+		x[i] = (1.607 - k) * c * c * se.fThird * (dHzn[i] / 1000)
+		fx[i] = heightGain(x[i], k)
 	}
-	var x [3]float64
-	x[1] = b0[1] * c0[1] * c0[1] * fThird * dKm[1]
-	x[2] = b0[2] * c0[2] * c0[2] * fThird * dKm[2]
-	x[0] = b0[0]*c0[0]*c0[0]*fThird*dKm[0] + x[1] + x[2]
-	f1 := heightGain(x[1], k[1])
-	f2 := heightGain(x[2], k[2])
-	g := 0.05751*x[0] - 10*math.Log10(x[0])
-	return g - f1 - f2 - 20
+	se.x12 = x[0] + x[1]
+	se.f12 = fx[0] + fx[1]
+	return se
 }
 
 // heightGain is Vogler's height-gain function F(x, K), dB.

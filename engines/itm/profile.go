@@ -83,19 +83,26 @@ func findHorizons(z []float64, xi, d, ae float64, h [2]float64) (theta, dHzn [2]
 // distances dStart and dEnd (metres) and returns its values at the first
 // and at the last point of the whole profile.
 func fitRange(z []float64, xi, dStart, dEnd float64) (y0, yN float64) {
-	np := len(z) - 1
-	iStart := int(fdim(dStart/xi, 0))
-	iEnd := np - int(fdim(float64(np), dEnd/xi))
+	iStart, iEnd := fitIndices(len(z)-1, xi, dStart, dEnd)
+	return fitIndex(z, iStart, iEnd)
+}
+
+// fitIndices returns the profile points fitRange fits between, for a
+// profile of np intervals.
+func fitIndices(np int, xi, dStart, dEnd float64) (iStart, iEnd int) {
+	iStart = int(fdim(dStart/xi, 0))
+	iEnd = np - int(fdim(float64(np), dEnd/xi))
 	if iEnd <= iStart {
 		iStart = int(fdim(float64(iStart), 1))
 		iEnd = np - int(fdim(float64(np), float64(iEnd)+1))
 	}
-	return fitIndex(z, iStart, iEnd)
+	return iStart, iEnd
 }
 
 // fitIndex fits a line to z[iStart..iEnd] with trapezoidal weights (half
 // weight on both end points) and returns the line's values at index 0 and
 // at index len(z)−1. The sums are taken about the middle of the range.
+// y0 depends only on z[iStart..iEnd]; yN also on len(z).
 func fitIndex(z []float64, iStart, iEnd int) (y0, yN float64) {
 	np := len(z) - 1
 	n := float64(iEnd - iStart)
@@ -119,16 +126,13 @@ func fitIndex(z []float64, iStart, iEnd int) (y0, yN float64) {
 // asymptotic value.
 func deltaHFromProfile(z []float64, xi, dStart, dEnd float64) float64 {
 	var s [maxDeltaHSamples]float64
-	n, p10, p90, ok := resampleForDeltaH(z, xi, dStart, dEnd, &s)
+	n, p10, p90, y, step, ok := resampleFit(z, xi, dStart, dEnd, &s)
 	if !ok {
 		return 0
 	}
 	diffs := s[:n]
-	y, yN := fitIndex(diffs, 0, n-1)
-	step := (yN - y) / float64(n-1)
 	for j := range diffs {
-		diffs[j] -= y
-		y += step
+		diffs[j] -= y + float64(j)*step // no chain of additions: the line at j afresh
 	}
 	q10 := kthLargest(diffs, p10-1)
 	q90 := kthLargest(diffs, p90)
@@ -142,28 +146,78 @@ const maxDeltaHSamples = 245
 // profile between dStart and dEnd into s. p10 and p90 are the ranks of the
 // upper and lower deciles. ok is false when the range spans fewer than two
 // profile intervals.
+//
+// Sample j lies at xStart + j·step profile intervals, computed afresh for
+// every j (the reference implementation accumulates the position by
+// repeated addition: the same point to within a few ulps, and no
+// loop-carried dependency here).
 func resampleForDeltaH(z []float64, xi, dStart, dEnd float64, s *[maxDeltaHSamples]float64) (n, p10, p90 int, ok bool) {
+	n, p10, p90, _, _, ok = resample(z, xi, dStart, dEnd, s, false)
+	return n, p10, p90, ok
+}
+
+// resampleFit is resampleForDeltaH that also fits the resampled points as
+// fitIndex(s[:n], 0, n−1) does (trapezoidal weights, sums about the
+// middle) in the same pass: y0 is the line at sample 0 and dy its
+// increment per sample.
+func resampleFit(z []float64, xi, dStart, dEnd float64, s *[maxDeltaHSamples]float64) (n, p10, p90 int, y0, dy float64, ok bool) {
+	return resample(z, xi, dStart, dEnd, s, true)
+}
+
+func resample(z []float64, xi, dStart, dEnd float64, s *[maxDeltaHSamples]float64, fit bool) (n, p10, p90 int, y0, dy float64, ok bool) {
 	np := len(z) - 1
 	xStart := dStart / xi
 	xEnd := dEnd / xi
 	if xEnd-xStart < 2 {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, 0, false
 	}
 	p10 = min(max(4, int(0.1*(xEnd-xStart+8))), 25)
 	n = 10*p10 - 5
 	p90 = n - p10
 	step := (xEnd - xStart) / float64(n-1)
-	i := int(xStart)
-	x := xStart - float64(i+1) // offset from point i+1, in (−1, 0]
-	for j := 0; j < n; j++ {
-		for x > 0 && i+1 < np {
-			x--
-			i++
-		}
-		s[j] = z[i+1] + (z[i+1]-z[i])*x
-		x += step
+	last := max(np-1, 0)
+	sample := func(j int) float64 {
+		pos := xStart + float64(j)*step
+		i := min(int(pos), last)
+		zi := z[i]
+		return zi + (z[i+1]-zi)*(pos-float64(i))
 	}
-	return n, p10, p90, true
+	if !fit {
+		for j := range n {
+			s[j] = sample(j)
+		}
+		return n, p10, p90, 0, 0, true
+	}
+	// Two accumulators per sum (even and odd samples) halve the chains of
+	// dependent additions; the order is fixed, so the result is too.
+	nn := float64(n - 1)
+	half := 0.5 * nn
+	first, lastS := sample(0), sample(n-1)
+	s[0], s[n-1] = first, lastS
+	var sy0, sy1, sxy0, sxy1 float64
+	j := 1
+	for ; j+1 < n-1; j += 2 {
+		a, b := sample(j), sample(j+1)
+		s[j], s[j+1] = a, b
+		xa := float64(j) - half
+		sy0 += a
+		sy1 += b
+		sxy0 += a * xa
+		sxy1 += b * (xa + 1)
+	}
+	for ; j < n-1; j++ {
+		a := sample(j)
+		s[j] = a
+		sy0 += a
+		sxy0 += a * (float64(j) - half)
+	}
+	sumY := 0.5*(first+lastS) + (sy0 + sy1)
+	sumXY := 0.5*(first-lastS)*(-half) + (sxy0 + sxy1)
+	sumY /= nn
+	slope := sumXY * 12 / ((nn*nn + 2) * nn)
+	y0 = sumY - slope*half
+	yN := sumY + slope*(nn-half)
+	return n, p10, p90, y0, (yN - y0) / nn, true
 }
 
 // kthLargest returns the element that would be at index k (0-based) if a

@@ -19,12 +19,17 @@ type Sweeper struct {
 	h                       [2]float64
 	baseWarn                Warning
 	zg                      complex128 // ground impedance of newGround
+	vc                      varConsts  // variability's constants for the sweep
 
-	z       []float64 // the radial of SetRadial
-	bmax    []float64 // its block maxima
-	ubRx    []float64 // scratch: receiver-side bound of every block
-	prefix  bool      // Loss runs on a prefix of z
-	scratch decileScratch
+	z []float64 // the radial of SetRadial
+	// the transmitter side's last fit: fitIndex's y0 on z[txFitLo..txFitHi]
+	txFitLo, txFitHi int
+	txFitY0          float64
+	txFitOK          bool
+	bmax             []float64 // its block maxima
+	ubRx             []float64 // scratch: receiver-side bound of every block
+	prefix           bool      // Loss runs on a prefix of z
+	scratch          decileScratch
 	// running sum of systemElevation: z[sysLo..sysHi]
 	sysSum       float64
 	sysLo, sysHi int
@@ -45,6 +50,7 @@ func NewSweeper(in P2PInput, timePct, locPct, sitPct float64) (*Sweeper, error) 
 	s := &Sweeper{in: in, timePct: timePct, locPct: locPct, sitPct: sitPct,
 		h: [2]float64{in.HTxM, in.HRxM}, baseWarn: inputWarnings(in.HTxM, in.HRxM, in.FreqMHz)}
 	s.zg = newGround(in.FreqMHz, 0, minN0, in.Pol, in.Epsilon, in.SigmaSm).zg
+	s.vc = newVarConsts(timePct, locPct, sitPct, in.FreqMHz)
 	return s, nil
 }
 
@@ -74,8 +80,7 @@ func (s *Sweeper) Loss(z []float64, xi float64, climate int, n0 float64) (float6
 		return 0, err
 	}
 	afs := freeSpaceLoss(pp.d, s.in.FreqMHz)
-	loss := variability(s.timePct, s.locPct, s.sitPct, pp.he, pp.deltaH, s.in.FreqMHz, pp.d, ref.aRef,
-		climate, s.in.MdVar, &w) + afs
+	loss := s.vc.variability(pp.he, pp.deltaH, pp.d, ref.aRef, climate, s.in.MdVar, &w) + afs
 	res := Result{LossDB: loss}
 	im := &res.Intermediate
 	im.ThetaHznRad, im.DHznM, im.HEffM, im.DeltaHM = pp.theta, pp.dHzn, pp.he, pp.deltaH
@@ -98,6 +103,7 @@ func (s *Sweeper) SetRadial(z []float64) {
 	s.scratch.haveLast = false
 	s.scratch.fHi, s.scratch.fLo = 0.03, 0.03
 	s.sysOK = false
+	s.txFitOK = false
 	nb := (len(z) + sweepBlock - 1) / sweepBlock
 	s.bmax = s.bmax[:0]
 	for b := range nb {
@@ -259,24 +265,39 @@ func (s *Sweeper) quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams
 		return p
 	}
 
-	fitTx, _ := fitRange(z, xi, dStart, 0.9*p.dHzn[0])
+	fitTx := s.txFit(z, xi, dStart, 0.9*p.dHzn[0])
 	p.he[0] = h[0] + fdim(z[0], fitTx)
 	_, fitRx := fitRange(z, xi, p.d-0.9*p.dHzn[1], dEnd)
 	p.he[1] = h[1] + fdim(z[np], fitRx)
 	return p
 }
 
+// txFit is fitRange(z, xi, dStart, dEnd)'s y0 (the value at the
+// transmitter), kept from the previous prefix when its points are the
+// same: y0 depends only on the fitted points, and beyond the horizon the
+// transmitter side's fit range stays put.
+func (s *Sweeper) txFit(z []float64, xi, dStart, dEnd float64) float64 {
+	if !s.prefix {
+		y0, _ := fitRange(z, xi, dStart, dEnd)
+		return y0
+	}
+	lo, hi := fitIndices(len(z)-1, xi, dStart, dEnd)
+	if !s.txFitOK || lo != s.txFitLo || hi != s.txFitHi {
+		s.txFitY0, _ = fitIndex(z, lo, hi)
+		s.txFitLo, s.txFitHi, s.txFitOK = lo, hi, true
+	}
+	return s.txFitY0
+}
+
 // deltaHSelect is deltaHFromProfile with both deciles found in one pass
 // by two bounded heaps (the same order statistics, so the same value).
 func deltaHSelect(z []float64, xi, dStart, dEnd float64, sc *decileScratch) float64 {
 	s := &sc.s
-	n, p10, p90, ok := resampleForDeltaH(z, xi, dStart, dEnd, s)
+	n, p10, p90, y, step, ok := resampleFit(z, xi, dStart, dEnd, s)
 	if !ok {
 		return 0
 	}
 	diffs := s[:n]
-	y, yN := fitIndex(diffs, 0, n-1)
-	step := (yN - y) / float64(n-1)
 	q10, q90 := deciles(diffs, p10, n-p90, sc, y, step)
 	return (q10 - q90) / (1 - 0.8*math.Exp(-(dEnd-dStart)/50e3))
 }
@@ -303,7 +324,7 @@ const decileStride = 8
 // (k2-th smallest) of a is the same of those. Otherwise the whole array is
 // searched. It reorders a.
 //
-// a is first detrended as deltaHFromProfile does (a[j] −= y; y += step),
+// a is first detrended as deltaHFromProfile does (a[j] −= y + j·step),
 // on the fly on the first path.
 func deciles(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (hi, lo float64) {
 	hi, lo = decilesGuess(a, k1, k2, sc, y, step)
@@ -311,40 +332,62 @@ func deciles(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (hi, l
 	return hi, lo
 }
 
-// rankFromTop returns the r-th largest (1-based) element of a by r passes
-// of maximum extraction when r is small, else by selection. It reorders a.
+// rankBuf is the most ranks rankFromTop and rankFromBottom keep in their
+// insertion buffer; deeper ranks go to selectLargest.
+const rankBuf = 16
+
+// rankFromTop returns the r-th largest (1-based) element of a. For small r
+// it keeps the r largest elements seen so far in a sorted buffer (one
+// pass; most elements are rejected by one comparison), else it selects
+// (reordering a).
 func rankFromTop(a []float64, r int) float64 {
-	if r > 6 {
+	if r > rankBuf {
 		return selectLargest(a, r-1)
 	}
-	for j := 0; j < r; j++ {
-		m := j
-		for i := j + 1; i < len(a); i++ {
-			if a[i] > a[m] {
-				m = i
-			}
+	var buf [rankBuf]float64 // descending
+	m := 0
+	for _, v := range a {
+		i := m
+		if m < r {
+			m++
+		} else if v <= buf[r-1] {
+			continue
+		} else {
+			i = r - 1
 		}
-		a[j], a[m] = a[m], a[j]
+		for i > 0 && buf[i-1] < v {
+			buf[i] = buf[i-1]
+			i--
+		}
+		buf[i] = v
 	}
-	return a[r-1]
+	return buf[r-1]
 }
 
 // rankFromBottom returns the r-th smallest (1-based) element of a, as
 // rankFromTop.
 func rankFromBottom(a []float64, r int) float64 {
-	if r > 6 {
+	if r > rankBuf {
 		return selectLargest(a, len(a)-r)
 	}
-	for j := 0; j < r; j++ {
-		m := j
-		for i := j + 1; i < len(a); i++ {
-			if a[i] < a[m] {
-				m = i
-			}
+	var buf [rankBuf]float64 // ascending
+	m := 0
+	for _, v := range a {
+		i := m
+		if m < r {
+			m++
+		} else if v >= buf[r-1] {
+			continue
+		} else {
+			i = r - 1
 		}
-		a[j], a[m] = a[m], a[j]
+		for i > 0 && buf[i-1] > v {
+			buf[i] = buf[i-1]
+			i--
+		}
+		buf[i] = v
 	}
-	return a[r-1]
+	return buf[r-1]
 }
 
 // adapt tunes a threshold margin (a fraction of the interdecile range)
@@ -366,8 +409,7 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (
 	smp, bufHi, bufLo := &sc.smp, &sc.hi, &sc.lo
 	if !(sc.haveLast && sc.lastHi >= sc.lastLo) {
 		for j := range a {
-			a[j] -= y
-			y += step
+			a[j] -= y + float64(j)*step
 		}
 	} else {
 		// the previous prefix's deciles, widened: consecutive prefixes
@@ -376,9 +418,8 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (
 		tHi, tLo := sc.lastHi-sc.fHi*idr-1e-9, sc.lastLo+sc.fLo*idr+1e-9
 		nh, nl := 0, 0
 		for j := range a {
-			v := a[j] - y
+			v := a[j] - (y + float64(j)*step)
 			a[j] = v
-			y += step
 			if v >= tHi {
 				bufHi[nh] = v
 				nh++

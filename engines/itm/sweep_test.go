@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -67,10 +68,8 @@ func TestDecilesEqualKthLargest(t *testing.T) {
 		hi, lo := deciles(a, k1, k2, sc, y0, step)
 		a = orig
 		det := append([]float64(nil), orig...)
-		y := y0
 		for j := range det {
-			det[j] -= y
-			y += step
+			det[j] -= y0 + float64(j)*step
 		}
 		b := append([]float64(nil), det...)
 		wantHi := kthLargest(b, k1-1)
@@ -173,4 +172,30 @@ func TestSweeperEqualsP2PTLS(t *testing.T) {
 		}
 	}
 	t.Logf("%d prefixes bit-identical", count)
+}
+
+// TestRankFromTopBottom checks both ranks against a sort, with ties (a
+// coarse grid of values) and every rank, on both sides of rankBuf.
+func TestRankFromTopBottom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(sweepSeed(t), 7))
+	for it := 0; it < 400; it++ {
+		n := 1 + rng.IntN(60)
+		a := make([]float64, n)
+		for i := range a {
+			a[i] = float64(rng.IntN(1 + n/3)) // many ties
+			if it%2 == 0 {
+				a[i] += rng.Float64()
+			}
+		}
+		sorted := slices.Clone(a)
+		slices.Sort(sorted)
+		for r := 1; r <= n; r++ {
+			if got, want := rankFromBottom(slices.Clone(a), r), sorted[r-1]; got != want {
+				t.Fatalf("n=%d r=%d: rankFromBottom %v, want %v (a=%v)", n, r, got, want, a)
+			}
+			if got, want := rankFromTop(slices.Clone(a), r), sorted[n-r]; got != want {
+				t.Fatalf("n=%d r=%d: rankFromTop %v, want %v (a=%v)", n, r, got, want, a)
+			}
+		}
+	}
 }

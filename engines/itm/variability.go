@@ -96,14 +96,32 @@ func invQ(q float64) float64 {
 // attenuation aRef (Variability). It adds warnings to *w.
 func variability(timePct, locPct, sitPct float64, he [2]float64, deltaH, f, d, aRef float64,
 	climate, mdvar int, w *Warning) float64 {
-	zT := invQ(timePct / 100)
-	zL := invQ(locPct / 100)
-	zS := invQ(sitPct / 100)
-	c := curves(climate)
+	vc := newVarConsts(timePct, locPct, sitPct, f)
+	return vc.variability(he, deltaH, d, aRef, climate, mdvar, w)
+}
+
+// varConsts are the parts of variability that depend only on the
+// percentages and the frequency: a sweep computes them once.
+type varConsts struct {
+	zT, zL, zS float64 // standard normal deviates of the percentages
+	wn         float64 // wave number, 1/m
+	dexFreq    float64 // the frequency term of the effective distance, metres
+	q          float64 // ln(0.133·wn)
+}
+
+func newVarConsts(timePct, locPct, sitPct, f float64) varConsts {
 	wn := f / waveNumberDenom
+	return varConsts{zT: invQ(timePct / 100), zL: invQ(locPct / 100), zS: invQ(sitPct / 100),
+		wn: wn, dexFreq: math.Pow(575.7e12/wn, third), q: math.Log(0.133 * wn)}
+}
+
+func (vc *varConsts) variability(he [2]float64, deltaH, d, aRef float64, climate, mdvar int, w *Warning) float64 {
+	zT, zL, zS := vc.zT, vc.zL, vc.zS
+	c := curves(climate)
+	wn := vc.wn
 
 	// effective distance
-	dex := math.Sqrt(2*varRadiusM*he[0]) + math.Sqrt(2*varRadiusM*he[1]) + math.Pow(575.7e12/wn, third)
+	dex := math.Sqrt(2*varRadiusM*he[0]) + math.Sqrt(2*varRadiusM*he[1]) + vc.dexFreq
 	var de float64
 	if d < dex {
 		de = 130e3 * d / dex
@@ -146,7 +164,7 @@ func variability(timePct, locPct, sitPct float64, he [2]float64, deltaH, f, d, a
 	}
 	yL := sigmaL * zL
 
-	q := math.Log(0.133 * wn)
+	q := vc.q
 	gm := c.fm1 + c.fm2/((c.fm3*q)*(c.fm3*q)+1)
 	gp := c.fp1 + c.fp2/((c.fp3*q)*(c.fp3*q)+1)
 	sigmaTm := curve(c.sm, de) * gm

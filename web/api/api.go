@@ -69,6 +69,9 @@ type Deps struct {
 	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
 	Keys      KeyManager      // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
 	Privacy   Privacy         // data-subject requests (appliance/privacy); nil: no privacy routes
+	// Observations ingests drive-test observations
+	// (appliance/observations); nil: no observation routes.
+	Observations Observations
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 }
@@ -126,6 +129,7 @@ func New(d Deps) *API {
 	a.registerExports(r)
 	a.registerHeatmaps(r)
 	a.registerRepeater(r)
+	a.registerObservations(r)
 	a.registerReports(r)
 	a.registerBatch(r)
 	a.registerJobs(r)

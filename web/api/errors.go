@@ -93,6 +93,7 @@ var statusTable = [...]struct {
 	{context.Canceled, statusClientClosed, "client_closed"},
 	{context.DeadlineExceeded, http.StatusServiceUnavailable, "timeout"},
 	{appliance.ErrErased, http.StatusUnauthorized, "key_erased"},
+	{appliance.ErrTooManyRows, http.StatusBadRequest, "batch_over_limit"},
 	{appliance.ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated"},
 	{appliance.ErrForbidden, http.StatusForbidden, "forbidden"},
 	{appliance.ErrTerrainMissing, http.StatusUnprocessableEntity, "terrain_missing"},

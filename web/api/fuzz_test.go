@@ -83,3 +83,13 @@ func FuzzForgetBody(f *testing.F) {
 		`{"confirmation":"DELETE MY DATA\u0000"}`, `{}`, `null`, `{`, ``, `{"confirmation":"DELETE MY DATA"}`,
 	})
 }
+
+// FuzzObservationBatchBody fuzzes POST /coverage/observations/batch.
+func FuzzObservationBatchBody(f *testing.F) {
+	fuzzBodies(f, "/coverage/observations/batch", []string{
+		obsBatch("true", -22.91, -22.92),
+		obsBatch("", -22.91, -91),
+		`{"observations":[{"source":"drivetest_x","rx_lat":1e309}],"consent_for_training":"yes"}`,
+		`{"observations":null}`, `[]`, `{"observations":[{}]}`,
+	})
+}

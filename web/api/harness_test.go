@@ -24,6 +24,7 @@ import (
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
+	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/privacy"
 	"linkplan/appliance/refresh"
@@ -253,6 +254,13 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers}, Repeaters: plans,
 		Keys: h.auth, Privacy: h.privacy,
+		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+			t, ok := towers().Get(id)
+			if !ok || !t.VisibleTo(k.TenantID) {
+				return nil, false
+			}
+			return t, true
+		}, observations.Config{Now: h.clock.Now}),
 		Clutter: clutter,
 		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {

@@ -24,6 +24,9 @@ type isoRoute struct {
 	// exactly as for a missing one (forbidden: 403, an admin-only route).
 	foreign   bool
 	forbidden bool
+	// fresh: a tenant allowed the route stores the row as new (200 with
+	// ingested 1): A's equal row is not seen.
+	fresh bool
 }
 
 // shapeOf summarises a JSON answer: every number and every array length,
@@ -68,7 +71,8 @@ func shapeOf(t *testing.T, body []byte) string {
 // reports and exports, coverage maps, repeater plans, keys, data exports,
 // privacy and admin routes) with tenant B (the internal key, Business)
 // and a Free key, after tenant A (the pro key) stored a tower, a batch
-// job, a coverage map, a repeater plan job and a second key: B and Free
+// job, a coverage map, a repeater plan job, an observation and a second
+// key: B and Free
 // never see A's rows (no id, station, e-mail or tenant id of A in any
 // answer), never count them (list answers have the same totals as before
 // A stored anything) and never change them (A's jobs, keys, tower and map
@@ -89,6 +93,7 @@ func TestTenantIsolationTable(t *testing.T) {
 		{name: "nearest towers", method: "GET", url: fmt.Sprintf("/towers/nearest?lat=%g&lon=%g&k=100&max_km=3", lat, lon), list: true},
 		{name: "keys", method: "GET", url: "/tenant/keys", list: true},
 		{name: "data export", method: "GET", url: "/tenant/me/data/export", list: true},
+		{name: "observation stats", method: "GET", url: "/coverage/observations/stats", list: true},
 		{name: "analyze link near A's tower", method: "POST", url: "/analyze_link", body: near, list: true},
 		{name: "export link near A's tower", method: "POST", url: "/exports/link?format=geojson", body: near, list: true},
 	}
@@ -123,7 +128,17 @@ func TestTenantIsolationTable(t *testing.T) {
 		Job jobAnswer `json:"job"`
 	}](t, planRes).Job
 	planState := waitFor(t, h, pro, plan.ID).State
-	markers := []string{towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14]}
+	obsRes := h.do(t, "POST", "/coverage/observations", pro, nil, obsRow(-22.9001))
+	if obsRes.status != http.StatusOK {
+		t.Fatalf("observation: %d %s", obsRes.status, obsRes.body)
+	}
+	obsIDs := decodeInto[struct {
+		IDs []string `json:"ids"`
+	}](t, obsRes).IDs
+	if len(obsIDs) != 1 {
+		t.Fatalf("observation ids: %s", obsRes.body)
+	}
+	markers := []string{obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14]}
 
 	routes := append(append([]isoRoute{}, lists...),
 		isoRoute{name: "one tower of A", method: "GET", url: "/towers/" + towerID, foreign: true},
@@ -147,6 +162,10 @@ func TestTenantIsolationTable(t *testing.T) {
 			body: `{"rows":[{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":2}]}`},
 		isoRoute{name: "report link near A's tower", method: "POST", url: "/reports/link", body: near},
 		isoRoute{name: "repeater plan", method: "POST", url: "/plan_repeater", body: planBody(2)},
+		isoRoute{name: "observation batch", method: "POST", url: "/coverage/observations/batch", body: obsBatch("", -22.95)},
+		// The same row as A's: another tenant's stored row must not make it
+		// a duplicate (deduplication is per tenant).
+		isoRoute{name: "observation equal to A's", method: "POST", url: "/coverage/observations", body: obsRow(-22.9001), fresh: true},
 	)
 	for _, r := range routes {
 		for _, k := range tenants {
@@ -165,6 +184,10 @@ func TestTenantIsolationTable(t *testing.T) {
 					t.Errorf("status %d for A's resource, want 404: %.300s", res.status, res.body)
 				case r.forbidden && res.status != http.StatusForbidden:
 					t.Errorf("status %d on an admin route, want 403: %.300s", res.status, res.body)
+				case r.fresh && res.status == http.StatusOK && !strings.Contains(string(res.body), `"ingested":1`):
+					t.Errorf("A's equal row made this one a duplicate: %s", res.body)
+				case r.fresh && k == "internal" && res.status != http.StatusOK:
+					t.Errorf("status %d: %s", res.status, res.body)
 				case r.list:
 					if got := fmt.Sprintf("%d %s", res.status, shapeOf(t, res.body)); got != before[r.name+"/"+k] {
 						t.Errorf("the answer changed when A stored its data:\nbefore %s\nafter  %s", before[r.name+"/"+k], got)

@@ -1074,6 +1074,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("batch reports and jobs", func(t *testing.T) { run.run(t, h, jobScenarios(t, h)) })
 	t.Run("coverage maps", func(t *testing.T) { run.run(t, h, heatmapScenarios(t, h)) })
 	t.Run("repeater plans", func(t *testing.T) { run.run(t, h, planScenarios(t, h)) })
+	t.Run("observations", func(t *testing.T) { run.run(t, h, observationScenarios(t, h)) })
 	t.Run("tenant keys and privacy", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.

@@ -199,14 +199,17 @@ type BillingJSON struct {
 
 // BundleJSON is a data-subject bundle (SPEC §4.11).
 type BundleJSON struct {
-	GeneratedUnix int64                  `json:"generated_unix"`
-	Identity      IdentityJSON           `json:"identity"`
-	Keys          []KeyJSON              `json:"keys"`
-	AuditLog      []appliance.AuditEntry `json:"audit_log"`
-	BatchJobs     []JobJSON              `json:"batch_jobs"`
-	Observations  []struct{}             `json:"observations"` // none: this appliance stores no observations yet
-	Towers        []TowerJSON            `json:"towers"`
-	Billing       BillingJSON            `json:"billing"`
+	GeneratedUnix int64                   `json:"generated_unix"`
+	Identity      IdentityJSON            `json:"identity"`
+	Keys          []KeyJSON               `json:"keys"`
+	AuditLog      []appliance.AuditEntry  `json:"audit_log"`
+	BatchJobs     []JobJSON               `json:"batch_jobs"`
+	Observations  []appliance.Observation `json:"observations"`
+	// ObservationCounts are the tenant's stored rows of each kind; the
+	// list holds at most privacy.ObservationsInBundle of them.
+	ObservationCounts appliance.ObservationCounts `json:"observation_counts"`
+	Towers            []TowerJSON                 `json:"towers"`
+	Billing           BillingJSON                 `json:"billing"`
 }
 
 // ExportJSON is the body of a data export.
@@ -218,13 +221,17 @@ type ExportJSON struct {
 func bundleJSON(b *privacy.Bundle) BundleJSON {
 	now := b.GeneratedAt
 	out := BundleJSON{GeneratedUnix: now.Unix(),
-		Identity:     IdentityJSON{KeyJSON: keyJSON(b.Identity, now), TenantID: b.Identity.TenantID, Owner: b.Identity.Owner, Email: b.Identity.Email},
-		Keys:         make([]KeyJSON, len(b.Keys)),
-		AuditLog:     b.AuditLog,
-		BatchJobs:    make([]JobJSON, len(b.Jobs)),
-		Observations: []struct{}{},
-		Towers:       make([]TowerJSON, len(b.Towers)),
-		Billing:      BillingJSON{PaymentCustomerIDs: b.Billing.PaymentCustomerIDs, SubscriptionIDs: b.Billing.SubscriptionIDs}}
+		Identity:          IdentityJSON{KeyJSON: keyJSON(b.Identity, now), TenantID: b.Identity.TenantID, Owner: b.Identity.Owner, Email: b.Identity.Email},
+		Keys:              make([]KeyJSON, len(b.Keys)),
+		AuditLog:          b.AuditLog,
+		BatchJobs:         make([]JobJSON, len(b.Jobs)),
+		Observations:      b.Observations,
+		ObservationCounts: b.ObservationCounts,
+		Towers:            make([]TowerJSON, len(b.Towers)),
+		Billing:           BillingJSON{PaymentCustomerIDs: b.Billing.PaymentCustomerIDs, SubscriptionIDs: b.Billing.SubscriptionIDs}}
+	if out.Observations == nil {
+		out.Observations = []appliance.Observation{}
+	}
 	if out.AuditLog == nil {
 		out.AuditLog = []appliance.AuditEntry{}
 	}

@@ -161,7 +161,7 @@ func TestTenantKeys(t *testing.T) {
 }
 
 // routeOps returns every authenticated operation of the document as
-// method and a concrete URL (path parameters filled with x).
+// method, template and a concrete URL (path parameters filled with x).
 func routeOps(t *testing.T, d *openAPI) [][3]string {
 	t.Helper()
 	var out [][3]string
@@ -179,6 +179,21 @@ func routeOps(t *testing.T, d *openAPI) [][3]string {
 		}
 	}
 	return out
+}
+
+// minimalRequest returns a small body, and its headers, of the media type
+// the operation takes (the Content-Type is checked before the key): {}
+// for JSON, an empty form for multipart/form-data; none for a GET.
+func minimalRequest(d *openAPI, method, tpl string) (map[string]string, string) {
+	if method != "POST" {
+		return nil, ""
+	}
+	for ct := range obj(d.operation(method, tpl), "requestBody", "content") {
+		if strings.HasPrefix(ct, "multipart/") {
+			return map[string]string{"Content-Type": "multipart/form-data; boundary=b0undary"}, "--b0undary--\r\n"
+		}
+	}
+	return nil, "{}"
 }
 
 // TestRolesOnEveryRoute sends every authenticated operation of the
@@ -203,15 +218,12 @@ func TestRolesOnEveryRoute(t *testing.T) {
 				continue // would erase the tenant of the other cases
 			}
 			t.Run(op[0]+" "+op[1]+" as "+string(role), func(t *testing.T) {
-				body := ""
-				if op[0] == "POST" {
-					body = "{}"
-				}
+				hdr, body := minimalRequest(d, op[0], op[1])
 				u := op[2]
 				if op[1] == "/tenant/keys/{key_id}/rotate" { // its own key: the route's permission
 					u = strings.Replace(u, "xxxxxxxx", ids[role], 1)
 				}
-				res := h.do(t, op[0], u, key, nil, body)
+				res := h.do(t, op[0], u, key, hdr, body)
 				refused := res.status == http.StatusForbidden && strings.Contains(string(res.body), "does not allow")
 				if want := !role.Allows(perm); refused != want {
 					t.Errorf("permission %s: refused by role %v, want %v: %d %.300s", perm, refused, want, res.status, res.body)
@@ -235,6 +247,9 @@ func TestPrivacySelfService(t *testing.T) {
 	job := submitJob(t, h, pro, `{"rows":[`+batchRows(101)+`],"options":{"pdfs":false}}`)
 	waitFor(t, h, pro, job.ID)
 	second := decodeInto[wireNewKey](t, h.do(t, "POST", "/tenant/keys", pro, nil, `{"tenant_role":"member"}`))
+	if res := h.do(t, "POST", "/coverage/observations", pro, nil, obsRow(-22.90)); res.status != http.StatusOK {
+		t.Fatalf("observation: %d %s", res.status, res.body)
+	}
 
 	wantStatus(t, call(t, h, d, "GET", "/tenant/me/data/export", h.adminKey, nil, ""), 403, "forbidden")
 	res := call(t, h, d, "GET", "/tenant/me/data/export", pro, map[string]string{"User-Agent": "exporter/1"}, "")
@@ -246,13 +261,16 @@ func TestPrivacySelfService(t *testing.T) {
 				KeyID, Email, Owner string
 				TenantID            string `json:"tenant_id"`
 			} `json:"identity"`
-			Keys      []wireKey                  `json:"keys"`
-			AuditLog  []appliance.AuditEntry     `json:"audit_log"`
-			BatchJobs []struct{ ID string }      `json:"batch_jobs"`
-			Obs       []any                      `json:"observations"`
-			Towers    []struct{ ID string }      `json:"towers"`
-			Billing   map[string][]string        `json:"billing"`
-			Extra     map[string]json.RawMessage `json:"-"`
+			Keys      []wireKey              `json:"keys"`
+			AuditLog  []appliance.AuditEntry `json:"audit_log"`
+			BatchJobs []struct{ ID string }  `json:"batch_jobs"`
+			Obs       []struct {
+				ID          string `json:"id"`
+				SubmittedBy string `json:"submitted_by"`
+			} `json:"observations"`
+			ObsCounts map[string]int        `json:"observation_counts"`
+			Towers    []struct{ ID string } `json:"towers"`
+			Billing   map[string][]string   `json:"billing"`
 		} `json:"bundle"`
 	}
 	if err := json.Unmarshal(res.body, &exp); err != nil {
@@ -261,7 +279,7 @@ func TestPrivacySelfService(t *testing.T) {
 	b := exp.Bundle
 	if !strings.HasPrefix(exp.ID, "dsar_") || b.Identity.Email != "pro@example.com" || b.Identity.TenantID != "t_"+h.keyIDs["pro"] ||
 		len(b.Keys) != 2 || len(b.BatchJobs) != 1 || b.BatchJobs[0].ID != job.ID || len(b.Towers) != 1 || b.Towers[0].ID != tower ||
-		b.Obs == nil || len(b.Obs) != 0 || b.Billing["payment_customer_ids"] == nil {
+		len(b.Obs) != 1 || b.Obs[0].SubmittedBy != h.keyIDs["pro"] || b.ObsCounts["link_observations"] != 1 || b.Billing["payment_customer_ids"] == nil {
 		t.Fatalf("bundle: %s", res.body)
 	}
 	actions := map[string]bool{}
@@ -327,11 +345,8 @@ func TestPrivacySelfService(t *testing.T) {
 	for _, key := range []string{pro, second.APIKey} {
 		for _, op := range ops {
 			t.Run("erased "+op[0]+" "+op[1], func(t *testing.T) {
-				body := ""
-				if op[0] == "POST" {
-					body = "{}"
-				}
-				res := h.do(t, op[0], op[2], key, nil, body)
+				hdr, body := minimalRequest(d, op[0], op[1])
+				res := h.do(t, op[0], op[2], key, hdr, body)
 				if res.status != http.StatusUnauthorized || errorCode(t, res) != "key_erased" || !strings.Contains(string(res.body), `"message":"API key has been erased"`) {
 					t.Errorf("%d %s", res.status, res.body)
 				}
@@ -516,7 +531,7 @@ func tenantScenarios(t *testing.T, h *harness) []scenario {
 		{name: "rotate a key", method: "POST", url: "/tenant/keys/" + toRotate.ID + "/rotate", key: "keys", status: 201, contains: []string{`"state":"rotating"`}},
 		{name: "revoke a key", method: "POST", url: "/tenant/keys/" + toRevoke.ID + "/revoke", key: "keys", body: "{}", status: 200, contains: []string{`"state":"revoked"`}},
 		{name: "keys with an admin key", method: "GET", url: "/tenant/keys", key: "admin", status: 403, code: "forbidden"},
-		{name: "export my data", method: "GET", url: "/tenant/me/data/export", key: "dsar-self", status: 200, contains: []string{`"dsar_request_id":"dsar_`, `"observations":[]`}},
+		{name: "export my data", method: "GET", url: "/tenant/me/data/export", key: "dsar-self", status: 200, contains: []string{`"dsar_request_id":"dsar_`, `"observation_counts":{`}},
 		{name: "forget me", method: "POST", url: "/tenant/me/data/forget", key: "dsar-self", body: `{"confirmation":"DELETE MY DATA"}`, status: 200, contains: []string{`"tier":"erased"`}},
 		{name: "after forget", method: "GET", url: "/tenant/keys", key: "dsar-self", status: 401, code: "key_erased", contains: []string{"API key has been erased"}},
 		{name: "admin export", method: "POST", url: "/admin/dsar/" + prefix + "/export", key: "admin", totp: "header", body: body, status: 200, contains: []string{`"dsar_request_id":"dsar_`}},

@@ -20,6 +20,7 @@ import (
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
+	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/privacy"
 	"linkplan/appliance/refresh"
@@ -41,6 +42,7 @@ type config struct {
 	RefreshInterval time.Duration
 	RefractivityDir string // ITU-R P.1812 DN50/N050 map files; "" = documented Brazil defaults
 	Log             *slog.Logger
+	Observations    observations.Config // signature enforcement and dedup window
 }
 
 // app is the assembled appliance.
@@ -237,8 +239,15 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: true,
 		Jobs: a.jobs, Batches: a.batch,
-		Heatmaps:           &coverage.Starter{Maps: a.maps, Towers: towers},
-		Repeaters:          a.plans,
+		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers},
+		Repeaters: a.plans,
+		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+			t, ok := towers().Get(id)
+			if !ok || !t.VisibleTo(k.TenantID) {
+				return nil, false
+			}
+			return t, true
+		}, cfg.Observations),
 		Keys:               auth,
 		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,

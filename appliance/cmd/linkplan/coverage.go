@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -192,6 +193,7 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Var(&packs, "terrain", "terrain pack (repeatable); default: the embedded Rio de Janeiro sample")
 	workers := fs.Int("workers", 0, "radials computed at once; 0: GOMAXPROCS (the map does not depend on it)")
 	out := fs.String("out", "", "output GeoTIFF (.tif or .tiff; required)")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the map computation to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -337,6 +339,17 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}()
 
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return usageErr("--cpuprofile", "%v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("coverage: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, err := coverage.New(ts, reg.Get).Compute(ctx, req, opts)
 	if err != nil {
 		var tm *appliance.TileMissingError

@@ -1,0 +1,242 @@
+package observations
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"time"
+
+	"linkplan/appliance"
+)
+
+// MaxBatchRows is the most rows one submission may hold (SPEC §8.2).
+const MaxBatchRows = 10000
+
+// Defaults of Config.
+const (
+	DefaultDedupWindow = 60 * time.Second  // OBSERVATION_DEDUP_WINDOW_SEC
+	DefaultMaxSkew     = 300 * time.Second // OBSERVATION_SIGNATURE_MAX_SKEW_SEC
+)
+
+// Audit actions written by the service (SPEC §6 names the refusal).
+const (
+	ActionIngest            = "observation.ingest"
+	ActionRejectedNoConsent = "observation.rejected.no_consent"
+)
+
+// Store keeps observations.
+type Store interface {
+	// PutObservations stores, for tenant, the rows of kind whose dedup
+	// key (keys[i] for rows[i]) the tenant has not stored yet, and the
+	// audit entries, in one transaction. It returns how many it stored.
+	PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string, audit ...appliance.AuditEntry) (int, error)
+	// ObservationCounts counts a tenant's rows ("" counts every tenant's).
+	ObservationCounts(tenant string) (appliance.ObservationCounts, error)
+}
+
+// Config tunes the service; the zero value is the SPEC's defaults.
+type Config struct {
+	RequireSignature bool          // OBSERVATION_REQUIRE_SIGNATURE
+	DedupWindow      time.Duration // 0: DefaultDedupWindow
+	MaxSkew          time.Duration // 0: DefaultMaxSkew
+	Now              func() time.Time
+}
+
+// Service ingests observations. It is safe for concurrent use.
+type Service struct {
+	store  Store
+	towers TowerLookup
+	cfg    Config
+}
+
+// New returns a service over store, resolving tower_id with towers.
+func New(store Store, towers TowerLookup, cfg Config) *Service {
+	if cfg.DedupWindow <= 0 {
+		cfg.DedupWindow = DefaultDedupWindow
+	}
+	if cfg.MaxSkew <= 0 {
+		cfg.MaxSkew = DefaultMaxSkew
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Service{store: store, towers: towers, cfg: cfg}
+}
+
+// Client is who sent a request, for the audit log.
+type Client struct {
+	IP, UserAgent, RequestID, Route string
+}
+
+// Submission is a JSON submission: one row or a batch.
+type Submission struct {
+	Rows    []Input
+	Consent *bool  // consent_for_training; nil: not declared (refused)
+	Prefix  string // field name prefix of row i: Prefix + "[i]." ("" for a single row: no prefix)
+	// The raw body and the signature headers ("" when absent); APIKey is
+	// the plain key the caller presented ("" with a bearer token).
+	Body                   []byte
+	Signature, SignatureTs string
+	APIKey                 string
+}
+
+// Result is the answer of a submission (SPEC §2.8).
+type Result struct {
+	Ingested           int    `json:"ingested"`
+	DedupedIntraBatch  int    `json:"deduped_intra_batch"`
+	DedupedExisting    int    `json:"deduped_existing"`
+	Submitted          int    `json:"submitted"`
+	SignatureStatus    string `json:"signature_status"`
+	GrantedForTraining int    `json:"granted_for_training"`
+	RefusedForTraining int    `json:"refused_for_training"`
+	// IDs are the ids of the stored rows of a single-row submission.
+	IDs []string `json:"ids,omitempty"`
+}
+
+// checkTier refuses keys below Pro.
+func checkTier(k *appliance.APIKey) error {
+	if k == nil || !k.Tier.AtLeast(appliance.TierPro) {
+		tier := appliance.Tier("")
+		if k != nil {
+			tier = k.Tier
+		}
+		return fmt.Errorf("observations need tier Pro or higher (this key is %s): %w", tier, appliance.ErrForbidden)
+	}
+	return nil
+}
+
+// TooManyRows is the error of a submission over MaxBatchRows rows.
+func TooManyRows(n int, atLeast bool) error {
+	c := strconv.Itoa(n)
+	if atLeast {
+		c = "more than " + c
+	}
+	return fmt.Errorf("batch has %s rows; at most %d rows per request: %w", c, MaxBatchRows, appliance.ErrTooManyRows)
+}
+
+// Submit validates, verifies, deduplicates and stores a JSON submission.
+func (s *Service) Submit(ctx context.Context, k *appliance.APIKey, sub Submission, c Client) (*Result, error) {
+	if err := checkTier(k); err != nil {
+		return nil, err
+	}
+	if len(sub.Rows) > MaxBatchRows {
+		return nil, TooManyRows(len(sub.Rows), false)
+	}
+	now := s.cfg.Now()
+	status, err := verify(sub.Body, sub.Signature, sub.SignatureTs, sub.APIKey, s.cfg.RequireSignature, s.cfg.MaxSkew, now)
+	if err != nil {
+		return nil, err
+	}
+	if len(sub.Rows) == 0 {
+		return nil, fmt.Errorf("submit observations: %w", appliance.Invalid(sub.Prefix, "holds no observation"))
+	}
+	v := &appliance.ValidationError{}
+	rows := make([]appliance.Observation, 0, len(sub.Rows))
+	for i, in := range sub.Rows {
+		prefix := ""
+		if sub.Prefix != "" {
+			prefix = fmt.Sprintf("%s[%d].", sub.Prefix, i)
+		}
+		rows = append(rows, row(v, prefix, in, k, s.towers, now))
+		if v.Full() {
+			break
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, fmt.Errorf("submit observations: %w", err)
+	}
+	consent := sub.Consent != nil && *sub.Consent
+	return s.save(ctx, k, appliance.KindLinkObservation, rows, consent, status, "", c, now)
+}
+
+// save stamps and stores validated rows.
+func (s *Service) save(ctx context.Context, k *appliance.APIKey, kind appliance.ObservationKind, rows []appliance.Observation,
+	consent bool, status, device string, c Client, now time.Time) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{Submitted: len(rows), SignatureStatus: status}
+	weight := UnsignedWeight
+	if status == SignatureVerified {
+		weight = SignedWeight
+	}
+	state := appliance.ConsentRefused
+	if consent {
+		state = appliance.ConsentConsented
+	}
+	nowUnix := float64(now.UnixNano()) / 1e9
+	window := s.cfg.DedupWindow.Seconds()
+	seen := make(map[string]bool, len(rows))
+	keep := rows[:0]
+	var keys []string
+	for _, o := range rows {
+		key := DedupKey(&o, window)
+		if seen[key] {
+			res.DedupedIntraBatch++
+			continue
+		}
+		seen[key] = true
+		id, err := newID(now)
+		if err != nil {
+			return nil, fmt.Errorf("submit observations: %w", err)
+		}
+		o.ID, o.TenantID, o.SubmittedBy = id, k.TenantID, k.ID
+		o.Consent, o.Signed, o.Weight, o.IngestedAt, o.Device = state, status == SignatureVerified, weight, nowUnix, device
+		keep = append(keep, o)
+		keys = append(keys, key)
+	}
+	audit := appliance.AuditEntry{Action: ActionIngest, ActorKey: k.ID, ActorEmail: k.Email, TenantID: k.TenantID,
+		Route: c.Route, IP: c.IP, UserAgent: c.UserAgent, RequestID: c.RequestID,
+		Params: map[string]string{"kind": string(kind), "submitted": strconv.Itoa(len(rows)), "signature": status, "consent": string(state)}}
+	entries := []appliance.AuditEntry{audit}
+	if !consent {
+		r := audit
+		r.Action = ActionRejectedNoConsent
+		r.Params = map[string]string{"kind": string(kind), "rows": strconv.Itoa(len(keep)),
+			"reason": "consent_for_training not declared: rows serve this tenant and are excluded from the global model"}
+		entries = append(entries, r)
+	}
+	n, err := s.store.PutObservations(k.TenantID, kind, keep, keys, entries...)
+	if err != nil {
+		return nil, fmt.Errorf("submit observations: %w", err)
+	}
+	res.Ingested = n
+	res.DedupedExisting = len(keep) - n
+	if consent {
+		res.GrantedForTraining = n
+	} else {
+		res.RefusedForTraining = n
+	}
+	if len(rows) == 1 && n == 1 {
+		res.IDs = []string{keep[0].ID}
+	}
+	return res, nil
+}
+
+// Stats counts the rows a key may see: its tenant's (tier Pro or higher),
+// or every tenant's for an admin key.
+func (s *Service) Stats(k *appliance.APIKey) (appliance.ObservationCounts, error) {
+	if k != nil && k.Role == appliance.RoleAdmin {
+		return s.store.ObservationCounts("")
+	}
+	if err := checkTier(k); err != nil {
+		return appliance.ObservationCounts{}, err
+	}
+	return s.store.ObservationCounts(k.TenantID)
+}
+
+// newID returns "obs_" and 16 hex digits: the receipt time in seconds (8
+// digits, so that stored rows, keyed by id, are appended in time order)
+// and 32 random bits. No sequence number: ids reveal nothing of other
+// tenants' volumes.
+func newID(now time.Time) (string, error) {
+	var b [8]byte
+	binary.BigEndian.PutUint32(b[:4], uint32(now.Unix()))
+	if _, err := rand.Read(b[4:]); err != nil {
+		return "", fmt.Errorf("observation id: %w", err)
+	}
+	return "obs_" + hex.EncodeToString(b[:]), nil
+}
