@@ -177,3 +177,46 @@ func (db *DB) Observations(tenant string, kind appliance.ObservationKind, fn fun
 	}
 	return nil
 }
+
+// StampConsent sets the consent of every stored row (both kinds, every
+// tenant) whose source is exactly source to state, with the audit entry,
+// in one transaction. It returns how many rows changed.
+func (db *DB) StampConsent(source string, state appliance.Consent, audit appliance.AuditEntry) (int, error) {
+	changed := 0
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		changed = 0
+		for _, name := range [][]byte{bucketLinkObservations, bucketCellSignalSamples} {
+			b := tx.Bucket(name)
+			type upd struct{ k, v []byte }
+			var ups []upd
+			c := b.Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				var o appliance.Observation
+				if err := json.Unmarshal(v, &o); err != nil {
+					return fmt.Errorf("row %q: %w", k, err)
+				}
+				if o.Source != source || o.Consent == state {
+					continue
+				}
+				o.Consent = state
+				raw, err := json.Marshal(&o)
+				if err != nil {
+					return err
+				}
+				ups = append(ups, upd{slices.Clone(k), raw})
+			}
+			for _, u := range ups {
+				if err := b.Put(u.k, u.v); err != nil {
+					return err
+				}
+			}
+			changed += len(ups)
+		}
+		audit.Params["rows"] = fmt.Sprint(changed)
+		return db.appendAuditsTx(tx, audit)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("stamp consent: %w", err)
+	}
+	return changed, nil
+}

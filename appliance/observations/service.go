@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"linkplan/appliance"
@@ -239,4 +240,42 @@ func newID(now time.Time) (string, error) {
 		return "", fmt.Errorf("observation id: %w", err)
 	}
 	return "obs_" + hex.EncodeToString(b[:]), nil
+}
+
+// Audit actions of the operator's consent stamping (SPEC §3, §6).
+const (
+	ActionConsentApply    = "observation.consent.apply"
+	ActionConsentWithdraw = "observation.consent.withdraw"
+)
+
+// MaxBasisLen is the most characters of a consent basis text.
+const MaxBasisLen = 500
+
+// ConsentStore stamps consent (store.DB).
+type ConsentStore interface {
+	StampConsent(source string, state appliance.Consent, audit appliance.AuditEntry) (int, error)
+}
+
+// StampConsent is the operator's consent stamping (SPEC §3): every stored
+// row of exactly one named source becomes consented (apply) or refused
+// (withdraw), audited with the mandatory basis text. There is no wildcard
+// and no "all": source must be a source label (no '*', no '%').
+func StampConsent(st ConsentStore, source, basis string, apply bool, operator string) (int, error) {
+	v := &appliance.ValidationError{}
+	if !validSource(source) {
+		v.Add("source", "must name exactly one source (1 to %d characters of a-z, 0-9, '_', '.' or '-'); wildcards and --all are refused", MaxSourceLen)
+	}
+	basis = strings.TrimSpace(basis)
+	if basis == "" || len([]rune(basis)) > MaxBasisLen {
+		v.Add("basis", "is required: the legal basis of the change, at most %d characters", MaxBasisLen)
+	}
+	if err := v.Err(); err != nil {
+		return 0, fmt.Errorf("stamp consent: %w", err)
+	}
+	state, action := appliance.ConsentRefused, ActionConsentWithdraw
+	if apply {
+		state, action = appliance.ConsentConsented, ActionConsentApply
+	}
+	return st.StampConsent(source, state, appliance.AuditEntry{Action: action, ActorEmail: operator, Route: "cli: linkplan observations consent",
+		Params: map[string]string{"source": source, "basis": basis, "consent": string(state)}})
 }
