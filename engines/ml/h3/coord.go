@@ -158,3 +158,21 @@ func digitOf(c ijk) int {
 
 // classIII reports whether resolution res is of class III (odd).
 func classIII(res int) bool { return res%2 == 1 }
+
+// rotCCW turns the position 60° counter-clockwise about the face origin.
+func (c ijk) rotCCW() ijk {
+	r := ijk{c.i + c.k, c.i + c.j, c.j + c.k}
+	r.normalize()
+	return r
+}
+
+// rotCW turns the position 60° clockwise about the face origin.
+func (c ijk) rotCW() ijk {
+	r := ijk{c.i + c.j, c.j + c.k, c.i + c.k}
+	r.normalize()
+	return r
+}
+
+func (c ijk) scale(s int) ijk { return ijk{c.i * s, c.j * s, c.k * s} }
+
+func (c ijk) sum() int { return c.i + c.j + c.k }

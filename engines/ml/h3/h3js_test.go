@@ -146,3 +146,82 @@ func TestLatLngToCellMatchesH3js(t *testing.T) {
 		t.Fatalf("%d of %d cells differ from h3-js", bad, len(pts))
 	}
 }
+
+// TestCellToLatLngMatchesH3js compares cell centres with h3-js's for the
+// cells of the acceptance points, and requires each centre to lie in its
+// own cell.
+func TestCellToLatLngMatchesH3js(t *testing.T) {
+	var infos []res0Info
+	if err := json.Unmarshal([]byte(runRef(t, "res0", nil)[0]), &infos); err != nil {
+		t.Fatal(err)
+	}
+	var pentagons [][2]float64
+	for _, in := range infos {
+		if in.Pentagon {
+			pentagons = append(pentagons, [2]float64{in.Lat, in.Lon})
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed(t), 1))
+	pts := acceptancePoints(t, rng, pentagons)
+	var cells []Cell
+	var q []string
+	for _, p := range pts {
+		c, err := LatLngToCell(p.latDeg, p.lonDeg, p.res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells = append(cells, c)
+		q = append(q, c.String())
+	}
+	for _, in := range infos {
+		c, err := ParseCell(in.Cell)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells = append(cells, c)
+		q = append(q, in.Cell)
+	}
+	ans := runRef(t, "centres", q)
+	// Centres within 1 mm (on a 6,371,008.8 m sphere), and 5 cm within
+	// 0.01° of a pole: there the arcsine that gives the latitude is
+	// ill-conditioned, and two libms differ by up to ~1e-9 rad.
+	const tolM, tolPoleM = 0.001, 0.05
+	worst, worstPole, bad := 0.0, 0.0, 0
+	for i, c := range cells {
+		var wantLat, wantLon float64
+		if _, err := fmt.Sscan(ans[i], &wantLat, &wantLon); err != nil {
+			t.Fatalf("h3-js centre %q: %v", ans[i], err)
+		}
+		lat, lon, err := CellToLatLng(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		d := greatCircleM(lat, lon, wantLat, wantLon)
+		tol := tolM
+		if math.Abs(wantLat) > 89.99 {
+			tol = tolPoleM
+			worstPole = math.Max(worstPole, d)
+		} else {
+			worst = math.Max(worst, d)
+		}
+		back, err := LatLngToCell(lat, lon, c.Resolution())
+		if d > tol || err != nil || back != c {
+			if bad++; bad <= 20 {
+				t.Errorf("%s: centre (%s, %s), h3-js (%s, %s), back to %v (err %v)", c, fmtF(lat), fmtF(lon), fmtF(wantLat), fmtF(wantLon), back, err)
+			}
+		}
+	}
+	t.Logf("%d centres, %d farther than %g m (%g m near the poles) from h3-js's; largest distance %.3g m (%.3g m near the poles)", len(cells), bad, tolM, tolPoleM, worst, worstPole)
+	if bad > 0 {
+		t.Fatalf("%d of %d centres differ from h3-js", bad, len(cells))
+	}
+}
+
+// greatCircleM returns the distance between two points (degrees) in metres
+// on a sphere of radius 6,371,008.8 m (haversine).
+func greatCircleM(lat1, lon1, lat2, lon2 float64) float64 {
+	p1, p2 := degToRad(lat1), degToRad(lat2)
+	dp, dl := p2-p1, degToRad(lon2-lon1)
+	a := math.Sin(dp/2)*math.Sin(dp/2) + math.Cos(p1)*math.Cos(p2)*math.Sin(dl/2)*math.Sin(dl/2)
+	return 2 * 6371008.8 * math.Asin(math.Min(1, math.Sqrt(a)))
+}
