@@ -145,15 +145,15 @@ func (c *ijk) childCW() {
 // unitDigits maps a digit to its unit vector.
 var unitDigits = [7]ijk{{0, 0, 0}, {0, 0, 1}, {0, 1, 0}, {0, 1, 1}, {1, 0, 0}, {1, 0, 1}, {1, 1, 0}}
 
-// digitOf returns the digit of a normalized unit vector, or digitInvalid.
+// digitOf returns the digit of a unit vector, or digitInvalid. A
+// normalized unit vector has components 0 or 1, and the digit is their
+// binary number i·4 + j·2 + k.
 func digitOf(c ijk) int {
 	c.normalize()
-	for d, u := range unitDigits {
-		if c == u {
-			return d
-		}
+	if c.i|c.j|c.k > 1 || c.i < 0 || c.j < 0 || c.k < 0 {
+		return digitInvalid
 	}
-	return digitInvalid
+	return c.i<<2 | c.j<<1 | c.k
 }
 
 // classIII reports whether resolution res is of class III (odd).
