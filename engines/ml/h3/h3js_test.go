@@ -225,3 +225,34 @@ func greatCircleM(lat1, lon1, lat2, lon2 float64) float64 {
 	a := math.Sin(dp/2)*math.Sin(dp/2) + math.Cos(p1)*math.Cos(p2)*math.Sin(dl/2)*math.Sin(dl/2)
 	return 2 * 6371008.8 * math.Asin(math.Min(1, math.Sqrt(a)))
 }
+
+// TestRes0CellsMatchH3js: the 122 base cells parse, carry h3-js's base
+// number and pentagon flag, and their centres encode back to them.
+func TestRes0CellsMatchH3js(t *testing.T) {
+	var infos []res0Info
+	if err := json.Unmarshal([]byte(runRef(t, "res0", nil)[0]), &infos); err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != NumBaseCells {
+		t.Fatalf("h3-js lists %d base cells", len(infos))
+	}
+	pentagons := 0
+	for _, in := range infos {
+		c, err := ParseCell(in.Cell)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.BaseCell() != in.Base || c.Resolution() != 0 || c.IsPentagon() != in.Pentagon {
+			t.Errorf("%s: base %d res %d pentagon %v; h3-js base %d pentagon %v", c, c.BaseCell(), c.Resolution(), c.IsPentagon(), in.Base, in.Pentagon)
+		}
+		if got, err := LatLngToCell(in.Lat, in.Lon, 0); err != nil || got != c {
+			t.Errorf("centre of %s encodes to %v (%v)", c, got, err)
+		}
+		if c.IsPentagon() {
+			pentagons++
+		}
+	}
+	if pentagons != 12 {
+		t.Fatalf("%d pentagons, want 12", pentagons)
+	}
+}
