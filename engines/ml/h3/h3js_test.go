@@ -256,3 +256,88 @@ func TestRes0CellsMatchH3js(t *testing.T) {
 		t.Fatalf("%d pentagons, want 12", pentagons)
 	}
 }
+
+// TestCellEdgesMatchH3js locates cell edges (walking east from random
+// points, then bisecting to adjacent doubles) and asks h3-js about points
+// on both sides: from 1e-12° (~0.1 µm) off an edge on, both must agree;
+// closer than that the last-bit differences of two libms (and of the face
+// centres, read back from degrees) decide, and the share is only logged.
+func TestCellEdgesMatchH3js(t *testing.T) {
+	rng := rand.New(rand.NewPCG(seed(t), 3))
+	offsets := []float64{0, 1e-14, 1e-13, 1e-12, 1e-11, 1e-9}
+	const asserted = 1e-12
+	type probe struct {
+		lat, lon float64
+		res      int
+		off      float64
+		mine     Cell
+	}
+	var probes []probe
+	var q []string
+	for n := range 400 {
+		lat := radToDeg(math.Asin(2*rng.Float64() - 1))
+		lon := 360*rng.Float64() - 180
+		res := 8
+		if n%2 == 1 {
+			res = rng.IntN(MaxResolution + 1)
+		}
+		a, err := LatLngToCell(lat, lon, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := 0.1 * math.Pow(7, -float64(res)/2) // degrees, < a cell
+		lo, hi := lon, lon
+		for {
+			hi = lo + step
+			if hi > 180 {
+				lo, hi = lo-360, hi-360
+			}
+			if c, err := LatLngToCell(lat, hi, res); err != nil || c != a {
+				break
+			}
+			lo = hi
+		}
+		for {
+			mid := lo + (hi-lo)/2
+			if mid == lo || mid == hi {
+				break
+			}
+			if c, _ := LatLngToCell(lat, mid, res); c == a {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		for _, off := range offsets {
+			for _, x := range []float64{lo - off, hi + off} {
+				c, err := LatLngToCell(lat, x, res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				probes = append(probes, probe{lat, x, res, off, c})
+				q = append(q, fmt.Sprintf("%s %s %d", fmtF(lat), fmtF(x), res))
+			}
+		}
+	}
+	ans := runRef(t, "cells", q)
+	differ, total := map[float64]int{}, map[float64]int{}
+	bad := 0
+	for i, p := range probes {
+		total[p.off]++
+		if p.mine.String() == ans[i] {
+			continue
+		}
+		differ[p.off]++
+		if p.off >= asserted {
+			if bad++; bad <= 10 {
+				t.Errorf("%g° from an edge, (%s, %s) res %d: %s, h3-js %s", p.off, fmtF(p.lat), fmtF(p.lon), p.res, p.mine, ans[i])
+			}
+		}
+	}
+	for _, off := range offsets {
+		t.Logf("%-6g° from a cell edge: %3d of %d cells differ from h3-js", off, differ[off], total[off])
+	}
+	if bad > 0 {
+		t.Fatalf("%d cells at ≥ %g° from an edge differ from h3-js", bad, asserted)
+	}
+}
