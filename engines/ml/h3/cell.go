@@ -208,3 +208,21 @@ func (c Cell) rotatePentCCW() Cell {
 	}
 	return c
 }
+
+// MarshalText writes the canonical string form.
+func (c Cell) MarshalText() ([]byte, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("marshal H3 cell %x: %w", uint64(c), err)
+	}
+	return []byte(c.String()), nil
+}
+
+// UnmarshalText reads the string form with ParseCell.
+func (c *Cell) UnmarshalText(b []byte) error {
+	v, err := ParseCell(string(b))
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}

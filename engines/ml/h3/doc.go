@@ -40,7 +40,7 @@
 // itself and comparing with h3-js's cells; every position must be
 // explained by exactly one orientation. Regenerate with
 //
-//	go test ./engines/ml/h3 -run TestTablesReproducible -generate
+//	go generate ./engines/ml/h3 # = go test -run TestTablesReproducible -generate
 //
 // and without -generate the same test checks that the committed file is
 // what the generator writes. The design constants (the resolution-0 unit's
@@ -67,3 +67,5 @@
 //   - The reference tests need node and build/h3-check/node_modules (make
 //     test-deps); they fail without them unless LINKPLAN_SKIP_H3JS=1.
 package h3
+
+//go:generate go test -run TestTablesReproducible -generate

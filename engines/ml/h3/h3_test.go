@@ -1,6 +1,7 @@
 package h3
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -294,5 +295,47 @@ func TestDigitOf(t *testing.T) {
 		if got := digitOf(c); got != digitInvalid {
 			t.Errorf("digitOf(%v) = %d, want invalid", c, got)
 		}
+	}
+}
+
+func TestCellText(t *testing.T) {
+	type row struct {
+		Cell Cell `json:"cell"`
+	}
+	cases := []struct {
+		name    string
+		json    string
+		want    string
+		wantErr bool
+	}{
+		{"valid", `{"cell":"88a8100c03fffff"}`, "88a8100c03fffff", false},
+		{"upper case is read, written lower case", `{"cell":"88A8100C03FFFFF"}`, "88a8100c03fffff", false},
+		{"invalid cell", `{"cell":"88f4100c03fffff"}`, "", true},
+		{"number instead of string", `{"cell":123}`, "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var r row
+			err := json.Unmarshal([]byte(tc.json), &r)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("accepted %s as %s", tc.json, r.Cell)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := `{"cell":"` + tc.want + `"}`; string(out) != want {
+				t.Fatalf("round trip: %s, want %s", out, want)
+			}
+		})
+	}
+	if _, err := json.Marshal(row{Cell: Cell(1)}); err == nil {
+		t.Fatal("marshalled an invalid cell")
 	}
 }
