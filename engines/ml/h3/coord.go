@@ -112,8 +112,9 @@ func hexAt(v vec2) ijk {
 }
 
 // Aperture-7 parents and centre children. Class III resolutions (odd) are
-// rotated against class II ones by asin(√(3/28)); "ccw" moves from a class
-// III resolution to its class II parent, "cw" from class II to class III.
+// rotated against class II ones by asin(√(3/28)); parentCCW and childCCW
+// step between a class III resolution and its class II parent, parentCW
+// and childCW between a class II resolution and its class III parent.
 func (c *ijk) parentCCW() {
 	i, j := c.i-c.k, c.j-c.k
 	c.i = int(math.Round(float64(3*i-j) / 7))

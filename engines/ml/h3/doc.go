@@ -36,7 +36,7 @@
 // generator in gen_test.go asks h3-js — the version pinned in
 // build/h3-check/package-lock.json — for its 122 resolution-0 cells, takes
 // the face centres and axes from their geometry, and learns each face
-// position's base cell and rotation by projecting ~240,000 sample points
+// position's base cell and rotation by projecting ~176,000 sample points
 // itself and comparing with h3-js's cells; every position must be
 // explained by exactly one orientation. Regenerate with
 //
