@@ -21,6 +21,7 @@ var (
 	bucketCellSignalSamples = []byte("cell_signal_samples")
 	bucketObsDedup          = []byte("observation_dedup")
 	bucketObsCounts         = []byte("observation_counts")
+	bucketDividends         = []byte("data_dividend_events") // tenant id + 0x00 + observation id -> appliance.DividendEvent
 )
 
 func obsBucket(kind appliance.ObservationKind) ([]byte, error) {
@@ -39,9 +40,12 @@ func obsKey(tenant, rest string) []byte {
 
 // PutObservations stores, for tenant, the rows of kind whose dedup key
 // (keys[i] for rows[i]) the tenant has not stored yet, updates the
-// tenant's counts and appends the audit entries, in one transaction. It
-// returns how many rows it stored.
-func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string, audit ...appliance.AuditEntry) (int, error) {
+// tenant's counts and appends the audit entries, in one transaction. For
+// every stored row i with dividends[i] non-nil (dividends may be nil) it
+// also creates that data dividend event, with the row's observation id and
+// the tenant. It returns how many rows it stored.
+func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string,
+	dividends []*appliance.DividendEvent, audit ...appliance.AuditEntry) (int, error) {
 	if len(rows) != len(keys) {
 		return 0, fmt.Errorf("put observations: %d rows and %d keys: %w", len(rows), len(keys), appliance.ErrInvalid)
 	}
@@ -85,6 +89,17 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 			}
 			if err := b.Put(obsKey(tenant, rows[i].ID), raw); err != nil {
 				return err
+			}
+			if i < len(dividends) && dividends[i] != nil {
+				ev := *dividends[i]
+				ev.ObservationID, ev.TenantID = rows[i].ID, tenant
+				raw, err := json.Marshal(&ev)
+				if err != nil {
+					return err
+				}
+				if err := tx.Bucket(bucketDividends).Put(obsKey(tenant, rows[i].ID), raw); err != nil {
+					return err
+				}
 			}
 		}
 		var c appliance.ObservationCounts
@@ -219,4 +234,76 @@ func (db *DB) StampConsent(source string, state appliance.Consent, audit applian
 		return 0, fmt.Errorf("stamp consent: %w", err)
 	}
 	return changed, nil
+}
+
+// DividendEvents calls fn with every data dividend event (every tenant's
+// when tenant is ""), in key order, until fn returns false.
+func (db *DB) DividendEvents(tenant string, fn func(appliance.DividendEvent) bool) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketDividends).Cursor()
+		pfx := obsKey(tenant, "")
+		k, v := c.First()
+		if tenant != "" {
+			k, v = c.Seek(pfx)
+		}
+		for ; k != nil; k, v = c.Next() {
+			if tenant != "" && !strings.HasPrefix(string(k), string(pfx)) {
+				break
+			}
+			var e appliance.DividendEvent
+			if err := json.Unmarshal(v, &e); err != nil {
+				return err
+			}
+			if !fn(e) {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dividend events: %w", err)
+	}
+	return nil
+}
+
+// SettleDividends sets amount, form and settlement time on every unsettled
+// data dividend event, with the audit entry, in one transaction, and
+// returns how many it settled.
+func (db *DB) SettleDividends(amountBRLCents int64, form string, settledAt float64, audit appliance.AuditEntry) (int, error) {
+	n := 0
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		n = 0
+		b := tx.Bucket(bucketDividends)
+		type upd struct{ k, v []byte }
+		var ups []upd
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			var e appliance.DividendEvent
+			if err := json.Unmarshal(v, &e); err != nil {
+				return err
+			}
+			if e.SettledAt != nil {
+				continue
+			}
+			amt, f, at := amountBRLCents, form, settledAt
+			e.AmountBRLCents, e.SettlementForm, e.SettledAt = &amt, &f, &at
+			raw, err := json.Marshal(&e)
+			if err != nil {
+				return err
+			}
+			ups = append(ups, upd{slices.Clone(k), raw})
+		}
+		for _, u := range ups {
+			if err := b.Put(u.k, u.v); err != nil {
+				return err
+			}
+		}
+		n = len(ups)
+		audit.Params["events"] = fmt.Sprint(n)
+		return db.appendAuditsTx(tx, audit)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("settle dividends: %w", err)
+	}
+	return n, nil
 }
