@@ -43,17 +43,19 @@ func obsKey(tenant, rest string) []byte {
 // tenant's counts and appends the audit entries, in one transaction. For
 // every stored row i with dividends[i] non-nil (dividends may be nil) it
 // also creates that data dividend event, with the row's observation id and
-// the tenant. It returns how many rows it stored.
+// the tenant. It returns which rows it stored (the others' keys were
+// stored already).
 func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string,
-	dividends []*appliance.DividendEvent, audit ...appliance.AuditEntry) (int, error) {
+	dividends []*appliance.DividendEvent, audit ...appliance.AuditEntry) ([]bool, error) {
 	if len(rows) != len(keys) {
-		return 0, fmt.Errorf("put observations: %d rows and %d keys: %w", len(rows), len(keys), appliance.ErrInvalid)
+		return nil, fmt.Errorf("put observations: %d rows and %d keys: %w", len(rows), len(keys), appliance.ErrInvalid)
 	}
 	name, err := obsBucket(kind)
 	if err != nil {
-		return 0, fmt.Errorf("put observations: %w", err)
+		return nil, fmt.Errorf("put observations: %w", err)
 	}
 	stored := 0
+	var fresh []bool
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		stored = 0
 		b, dedup, counts := tx.Bucket(name), tx.Bucket(bucketObsDedup), tx.Bucket(bucketObsCounts)
@@ -66,7 +68,7 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 			byKey[i] = i
 		}
 		slices.SortFunc(byKey, func(x, y int) int { return strings.Compare(keys[x], keys[y]) })
-		fresh := make([]bool, len(rows))
+		fresh = make([]bool, len(rows))
 		for _, i := range byKey {
 			dk := obsKey(tenant, keys[i])
 			if dedup.Get(dk) != nil {
@@ -123,9 +125,9 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 		return db.appendAuditsTx(tx, audit...)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("put observations: %w", err)
+		return nil, fmt.Errorf("put observations: %w", err)
 	}
-	return stored, nil
+	return fresh, nil
 }
 
 // ObservationCounts returns a tenant's stored row counts, or every

@@ -10,7 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
 )
@@ -34,11 +37,11 @@ const (
 type Store interface {
 	// PutObservations stores, for tenant, the rows of kind whose dedup
 	// key (keys[i] for rows[i]) the tenant has not stored yet, and the
-	// audit entries, in one transaction. It returns how many it stored.
+	// audit entries, in one transaction. It returns which rows it stored.
 	// For every stored row i with dividends[i] non-nil it also creates
 	// that data dividend event.
 	PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string,
-		dividends []*appliance.DividendEvent, audit ...appliance.AuditEntry) (int, error)
+		dividends []*appliance.DividendEvent, audit ...appliance.AuditEntry) ([]bool, error)
 	// ObservationCounts counts a tenant's rows ("" counts every tenant's).
 	ObservationCounts(tenant string) (appliance.ObservationCounts, error)
 }
@@ -49,13 +52,25 @@ type Config struct {
 	DedupWindow      time.Duration // 0: DefaultDedupWindow
 	MaxSkew          time.Duration // 0: DefaultMaxSkew
 	Now              func() time.Time
+	// Metrics receives coverage_observations_total{source} (SPEC §4.9);
+	// nil: not exported.
+	Metrics *metrics.Set
 }
+
+// MaxMetricSources is the most distinct source label values of
+// coverage_observations_total; rows of further sources count under
+// source="other" (sources are client-chosen labels: the series stay
+// bounded).
+const MaxMetricSources = 64
 
 // Service ingests observations. It is safe for concurrent use.
 type Service struct {
 	store  Store
 	towers TowerLookup
 	cfg    Config
+
+	mu      sync.Mutex
+	sources map[string]bool // source label values exported so far
 }
 
 // New returns a service over store, resolving tower_id with towers.
@@ -69,7 +84,7 @@ func New(store Store, towers TowerLookup, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: store, towers: towers, cfg: cfg}
+	return &Service{store: store, towers: towers, cfg: cfg, sources: map[string]bool{}}
 }
 
 // Client is who sent a request, for the audit log.
@@ -225,12 +240,19 @@ func (s *Service) save(ctx context.Context, k *appliance.APIKey, kind appliance.
 		return nil, fmt.Errorf("submit observations: %w", appliance.Invalid("consent_for_wisp_training",
 			"needs an identifiable submitter: this key has no e-mail address on record"))
 	}
-	n, err := s.store.PutObservations(k.TenantID, kind, keep, keys, dividends, entries...)
+	stored, err := s.store.PutObservations(k.TenantID, kind, keep, keys, dividends, entries...)
 	if err != nil {
 		return nil, fmt.Errorf("submit observations: %w", err)
 	}
+	n := 0
+	for _, ok := range stored {
+		if ok {
+			n++
+		}
+	}
 	res.Ingested = n
 	res.DedupedExisting = len(keep) - n
+	s.count(keep, stored)
 	if consent {
 		res.GrantedForTraining = n
 	} else {
@@ -343,4 +365,30 @@ func SettleDividends(st DividendStore, form, rate, operator string, now time.Tim
 	}
 	return st.SettleDividends(cents, form, float64(now.UnixNano())/1e9, appliance.AuditEntry{Action: ActionDividendSettle, ActorEmail: operator,
 		Route: "cli: linkplan observations dividends settle", Params: map[string]string{"form": form, "amount_brl_cents_per_event": strconv.FormatInt(cents, 10)}})
+}
+
+// count adds the stored rows to coverage_observations_total{source}.
+func (s *Service) count(rows []appliance.Observation, stored []bool) {
+	if s.cfg.Metrics == nil {
+		return
+	}
+	by := map[string]int{}
+	for i, o := range rows {
+		if stored[i] {
+			by[o.Source]++
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for src, n := range by {
+		label := src
+		if !s.sources[src] {
+			if len(s.sources) >= MaxMetricSources {
+				label = "other"
+			} else {
+				s.sources[src] = true
+			}
+		}
+		s.cfg.Metrics.GetOrCreateCounter(fmt.Sprintf(`coverage_observations_total{source=%q}`, label)).Add(n)
+	}
 }
