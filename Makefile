@@ -26,6 +26,10 @@ run: build
 # pdftotext and pdftoppm (PDF reports). Later issues add chromium for the
 # console.
 TEST_DEBS := prometheus gdal-bin poppler-utils
+# build/h3-check holds the exact h3-js version that engines/ml/h3 is checked
+# against cell for cell (issue 11); npm ci installs it from its
+# package-lock.json. Set LINKPLAN_SKIP_H3JS=1 to skip that check explicitly.
+H3_CHECK := build/h3-check
 test-deps:
 	@missing=""; for p in $(TEST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -33,6 +37,8 @@ test-deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
 	fi
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "test-deps: the H3 reference check (engines/ml/h3) needs Node.js with npm"; exit 1; }
+	cd $(H3_CHECK) && npm ci --no-audit --no-fund --loglevel=error
 
 test: test-deps mod-verify openapi-lint
 	$(GO) test -count=1 $(PKGS)

@@ -60,3 +60,18 @@ type ObservationCounts struct {
 	LinkObservations  int `json:"link_observations"`
 	CellSignalSamples int `json:"cell_signal_samples"`
 }
+
+// DividendEvent is one remunerated observation (SPEC §2.13, table
+// data_dividend_events), unique by ObservationID. Amount, form and
+// settlement time are nil (NULL, not zero) until a settlement under the
+// operator's policy sets them.
+type DividendEvent struct {
+	ObservationID  string   `json:"observation_id"`
+	TenantID       string   `json:"tenant_id"`
+	SubmittedBy    string   `json:"submitted_by"`    // key id of the declaring submitter
+	SubmitterEmail string   `json:"submitter_email"` // the identifiable submitter
+	CreatedAt      float64  `json:"created_at"`      // epoch seconds
+	AmountBRLCents *int64   `json:"amount_brl_cents"`
+	SettlementForm *string  `json:"settlement_form"` // invoice_credit, tier_discount or payout
+	SettledAt      *float64 `json:"settled_at"`      // epoch seconds
+}

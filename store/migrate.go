@@ -67,8 +67,8 @@ var migrations = []migration{
 		return err
 	}},
 	{6, "job payloads out of the job records", moveJobPayloads},
-	{7, "observations, their dedup index and per-tenant counts", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketLinkObservations, bucketCellSignalSamples, bucketObsDedup, bucketObsCounts} {
+	{7, "observations, their dedup index, per-tenant counts and data dividend events", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketLinkObservations, bucketCellSignalSamples, bucketObsDedup, bucketObsCounts, bucketDividends} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -21,6 +21,7 @@ var (
 	bucketCellSignalSamples = []byte("cell_signal_samples")
 	bucketObsDedup          = []byte("observation_dedup")
 	bucketObsCounts         = []byte("observation_counts")
+	bucketDividends         = []byte("data_dividend_events") // tenant id + 0x00 + observation id -> appliance.DividendEvent
 )
 
 func obsBucket(kind appliance.ObservationKind) ([]byte, error) {
@@ -39,17 +40,22 @@ func obsKey(tenant, rest string) []byte {
 
 // PutObservations stores, for tenant, the rows of kind whose dedup key
 // (keys[i] for rows[i]) the tenant has not stored yet, updates the
-// tenant's counts and appends the audit entries, in one transaction. It
-// returns how many rows it stored.
-func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string, audit ...appliance.AuditEntry) (int, error) {
+// tenant's counts and appends the audit entries, in one transaction. For
+// every stored row i with dividends[i] non-nil (dividends may be nil) it
+// also creates that data dividend event, with the row's observation id and
+// the tenant. It returns which rows it stored (the others' keys were
+// stored already).
+func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string,
+	dividends []*appliance.DividendEvent, audit ...appliance.AuditEntry) ([]bool, error) {
 	if len(rows) != len(keys) {
-		return 0, fmt.Errorf("put observations: %d rows and %d keys: %w", len(rows), len(keys), appliance.ErrInvalid)
+		return nil, fmt.Errorf("put observations: %d rows and %d keys: %w", len(rows), len(keys), appliance.ErrInvalid)
 	}
 	name, err := obsBucket(kind)
 	if err != nil {
-		return 0, fmt.Errorf("put observations: %w", err)
+		return nil, fmt.Errorf("put observations: %w", err)
 	}
 	stored := 0
+	var fresh []bool
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		stored = 0
 		b, dedup, counts := tx.Bucket(name), tx.Bucket(bucketObsDedup), tx.Bucket(bucketObsCounts)
@@ -62,7 +68,7 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 			byKey[i] = i
 		}
 		slices.SortFunc(byKey, func(x, y int) int { return strings.Compare(keys[x], keys[y]) })
-		fresh := make([]bool, len(rows))
+		fresh = make([]bool, len(rows))
 		for _, i := range byKey {
 			dk := obsKey(tenant, keys[i])
 			if dedup.Get(dk) != nil {
@@ -86,6 +92,17 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 			if err := b.Put(obsKey(tenant, rows[i].ID), raw); err != nil {
 				return err
 			}
+			if i < len(dividends) && dividends[i] != nil {
+				ev := *dividends[i]
+				ev.ObservationID, ev.TenantID = rows[i].ID, tenant
+				raw, err := json.Marshal(&ev)
+				if err != nil {
+					return err
+				}
+				if err := tx.Bucket(bucketDividends).Put(obsKey(tenant, rows[i].ID), raw); err != nil {
+					return err
+				}
+			}
 		}
 		var c appliance.ObservationCounts
 		if raw := counts.Get([]byte(tenant)); raw != nil {
@@ -108,9 +125,9 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 		return db.appendAuditsTx(tx, audit...)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("put observations: %w", err)
+		return nil, fmt.Errorf("put observations: %w", err)
 	}
-	return stored, nil
+	return fresh, nil
 }
 
 // ObservationCounts returns a tenant's stored row counts, or every
@@ -176,4 +193,119 @@ func (db *DB) Observations(tenant string, kind appliance.ObservationKind, fn fun
 		return fmt.Errorf("observations: %w", err)
 	}
 	return nil
+}
+
+// StampConsent sets the consent of every stored row (both kinds, every
+// tenant) whose source is exactly source to state, with the audit entry,
+// in one transaction. It returns how many rows changed.
+func (db *DB) StampConsent(source string, state appliance.Consent, audit appliance.AuditEntry) (int, error) {
+	changed := 0
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		changed = 0
+		for _, name := range [][]byte{bucketLinkObservations, bucketCellSignalSamples} {
+			b := tx.Bucket(name)
+			type upd struct{ k, v []byte }
+			var ups []upd
+			c := b.Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				var o appliance.Observation
+				if err := json.Unmarshal(v, &o); err != nil {
+					return fmt.Errorf("row %q: %w", k, err)
+				}
+				if o.Source != source || o.Consent == state {
+					continue
+				}
+				o.Consent = state
+				raw, err := json.Marshal(&o)
+				if err != nil {
+					return err
+				}
+				ups = append(ups, upd{slices.Clone(k), raw})
+			}
+			for _, u := range ups {
+				if err := b.Put(u.k, u.v); err != nil {
+					return err
+				}
+			}
+			changed += len(ups)
+		}
+		audit.Params["rows"] = fmt.Sprint(changed)
+		return db.appendAuditsTx(tx, audit)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("stamp consent: %w", err)
+	}
+	return changed, nil
+}
+
+// DividendEvents calls fn with every data dividend event (every tenant's
+// when tenant is ""), in key order, until fn returns false.
+func (db *DB) DividendEvents(tenant string, fn func(appliance.DividendEvent) bool) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketDividends).Cursor()
+		pfx := obsKey(tenant, "")
+		k, v := c.First()
+		if tenant != "" {
+			k, v = c.Seek(pfx)
+		}
+		for ; k != nil; k, v = c.Next() {
+			if tenant != "" && !strings.HasPrefix(string(k), string(pfx)) {
+				break
+			}
+			var e appliance.DividendEvent
+			if err := json.Unmarshal(v, &e); err != nil {
+				return err
+			}
+			if !fn(e) {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dividend events: %w", err)
+	}
+	return nil
+}
+
+// SettleDividends sets amount, form and settlement time on every unsettled
+// data dividend event, with the audit entry, in one transaction, and
+// returns how many it settled.
+func (db *DB) SettleDividends(amountBRLCents int64, form string, settledAt float64, audit appliance.AuditEntry) (int, error) {
+	n := 0
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		n = 0
+		b := tx.Bucket(bucketDividends)
+		type upd struct{ k, v []byte }
+		var ups []upd
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			var e appliance.DividendEvent
+			if err := json.Unmarshal(v, &e); err != nil {
+				return err
+			}
+			if e.SettledAt != nil {
+				continue
+			}
+			amt, f, at := amountBRLCents, form, settledAt
+			e.AmountBRLCents, e.SettlementForm, e.SettledAt = &amt, &f, &at
+			raw, err := json.Marshal(&e)
+			if err != nil {
+				return err
+			}
+			ups = append(ups, upd{slices.Clone(k), raw})
+		}
+		for _, u := range ups {
+			if err := b.Put(u.k, u.v); err != nil {
+				return err
+			}
+		}
+		n = len(ups)
+		audit.Params["events"] = fmt.Sprint(n)
+		return db.appendAuditsTx(tx, audit)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("settle dividends: %w", err)
+	}
+	return n, nil
 }

@@ -159,6 +159,9 @@ func (db *DB) SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARReque
 		if err := scrubAuditTx(tx, tenantID, ids); err != nil {
 			return err
 		}
+		if err := scrubDividendsTx(tx, tenantID, pseudonym); err != nil {
+			return err
+		}
 		if err := cancelTenantJobsTx(newJobTx(tx), tenantID, db.now().UTC()); err != nil {
 			return err
 		}
@@ -203,6 +206,35 @@ func cancelTenantJobsTx(t *jobTx, tenantID string, now time.Time) error {
 			j.CancelRequested, j.Updated = true, now
 		}
 		if err := t.put(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scrubDividendsTx replaces the submitter e-mail of the tenant's data
+// dividend events by the pseudonym (the events stay until the hard
+// delete: their settlement is the operator's record).
+func scrubDividendsTx(tx *bolt.Tx, tenantID, pseudonym string) error {
+	b := tx.Bucket(bucketDividends)
+	pfx := append([]byte(tenantID), 0)
+	type row struct{ k, v []byte }
+	var rows []row
+	c := b.Cursor()
+	for k, v := c.Seek(pfx); k != nil && bytes.HasPrefix(k, pfx); k, v = c.Next() {
+		var ev appliance.DividendEvent
+		if err := json.Unmarshal(v, &ev); err != nil {
+			return fmt.Errorf("dividend event %q: %w", k, err)
+		}
+		ev.SubmitterEmail = pseudonym
+		raw, err := json.Marshal(&ev)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{append([]byte(nil), k...), raw})
+	}
+	for _, r := range rows {
+		if err := b.Put(r.k, r.v); err != nil {
 			return err
 		}
 	}
@@ -285,6 +317,7 @@ var tenantBuckets = []struct {
 	{bucketCellSignalSamples, purgeByKey(tenantPrefixed)},
 	{bucketObsDedup, purgeByKey(tenantPrefixed)},
 	{bucketObsCounts, purgeByKey(func(k []byte, t *tenantRows) bool { return string(k) == t.tenantID })},
+	{bucketDividends, purgeByKey(tenantPrefixed)},
 }
 
 // tenantPrefixed matches the keys led by the tenant id and a 0x00 byte.

@@ -72,6 +72,18 @@
 //	| refused   | operator consent stamping --apply (per source)  | consented | audited (issue 11 item 3)                  |
 //	| consented | operator consent stamping --withdraw            | refused   | audited                                    |
 //
+// Data dividend events (SPEC §2.13):
+//
+//	| state     | trigger                                             | next    | effects                                   |
+//	|-----------|-----------------------------------------------------|---------|-------------------------------------------|
+//	| (new)     | stored row of a submission with                     | created | amount_brl_cents, settlement_form and     |
+//	|           | consent_for_wisp_training: true by a key with an    |         | settled_at NULL; a source label never     |
+//	|           | e-mail (identifiable); never for synthetic rows     |         | creates one                               |
+//	| created   | linkplan observations dividends settle, with        | settled | amount = rate in centavos, form, time;    |
+//	|           | DATA_DIVIDEND_FORM and DATA_DIVIDEND_RATE_BRL_PER_  |         | audited observation.dividend.settle       |
+//	|           | EVENT set                                           |         |                                           |
+//	| created   | the same without both settings                      | created | refused with a message naming both        |
+//
 // A submission:
 //
 //	| outcome               | condition                                         | status |

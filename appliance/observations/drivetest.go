@@ -266,5 +266,5 @@ func (s *Service) SubmitDriveTest(ctx context.Context, k *appliance.APIKey, dt D
 		return nil, fmt.Errorf("submit drive test: %w", err)
 	}
 	consent := dt.Consent != nil && *dt.Consent
-	return s.save(ctx, k, appliance.KindCellSignalSample, rows, consent, SignatureUnsigned, truncate(dt.Device, 64), c, now)
+	return s.save(ctx, k, appliance.KindCellSignalSample, rows, consent, false, SignatureUnsigned, truncate(dt.Device, 64), c, now)
 }

@@ -440,3 +440,90 @@ func TestDriveTestAliases(t *testing.T) {
 		})
 	}
 }
+
+// TestDividends covers SPEC §2.13: events only from an explicit
+// declaration by an identifiable submitter, never for synthetic rows or a
+// source label, NULL amounts on creation, and the settlement refusal that
+// names the operator's two settings.
+func TestDividends(t *testing.T) {
+	yes := true
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		key    *appliance.APIKey
+		wisp   *bool
+		source string
+		events int
+		err    string // a field of the 422
+	}{
+		{"explicit declaration", keyOf("A", appliance.TierPro), &yes, "", 2, ""},
+		{"no declaration", keyOf("A", appliance.TierPro), nil, "", 0, ""},
+		{"a drivetest source label alone", keyOf("A", appliance.TierPro), nil, "drivetest_wisp_dividend", 0, ""},
+		{"synthetic rows never", keyOf("A", appliance.TierPro), &yes, "synthetic", 0, ""},
+		{"anonymous submitter refused", &appliance.APIKey{ID: "anon", TenantID: "A", Tier: appliance.TierPro, Role: appliance.RoleTenant}, &yes, "", 0, "consent_for_wisp_training"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, db := newSvc(t, observations.Config{})
+			rows := []observations.Input{good(-22.9, -43.2), good(-22.8, -43.2)}
+			for i := range rows {
+				if tc.source != "" {
+					src := tc.source
+					rows[i].Source = &src
+					rows[i].TxGainDBi, rows[i].RxGainDBi, rows[i].CableLossDB, rows[i].RxHeightM = f(10), f(0), f(0), f(1.5)
+				}
+			}
+			_, err := svc.Submit(ctx, tc.key, observations.Submission{Rows: rows, Prefix: "observations", WispConsent: tc.wisp}, observations.Client{})
+			if tc.err != "" {
+				var ve *appliance.ValidationError
+				if !errors.As(err, &ve) || ve.Fields[0].Field != tc.err {
+					t.Fatalf("want 422 on %s, got %v", tc.err, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			_ = db.DividendEvents("", func(e appliance.DividendEvent) bool {
+				n++
+				if e.AmountBRLCents != nil || e.SettlementForm != nil || e.SettledAt != nil || e.SubmitterEmail != tc.key.Email || e.ObservationID == "" {
+					t.Errorf("event %+v", e)
+				}
+				return true
+			})
+			if n != tc.events {
+				t.Fatalf("%d events, want %d", n, tc.events)
+			}
+		})
+	}
+
+	svc, db := newSvc(t, observations.Config{})
+	if _, err := svc.Submit(ctx, keyOf("A", appliance.TierPro), observations.Submission{Rows: []observations.Input{good(-22.9, -43.2)}, WispConsent: &yes}, observations.Client{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ name, form, rate string }{
+		{"nothing set", "", ""}, {"form only", "payout", ""}, {"rate only", "", "0.5"}, {"zero rate", "payout", "0"},
+		{"unknown form", "cash", "0.5"}, {"negative rate", "invoice_credit", "-1"},
+	} {
+		t.Run("settlement refused: "+p.name, func(t *testing.T) {
+			_, err := observations.SettleDividends(db, p.form, p.rate, "op", t0)
+			if err == nil || !strings.Contains(err.Error(), "DATA_DIVIDEND_FORM") || !strings.Contains(err.Error(), "DATA_DIVIDEND_RATE_BRL_PER_EVENT") {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+	n, err := observations.SettleDividends(db, "tier_discount", "0.35", "op", t0)
+	if err != nil || n != 1 {
+		t.Fatalf("settle: %d %v", n, err)
+	}
+	_ = db.DividendEvents("A", func(e appliance.DividendEvent) bool {
+		if e.AmountBRLCents == nil || *e.AmountBRLCents != 35 || *e.SettlementForm != "tier_discount" || e.SettledAt == nil {
+			t.Errorf("settled event %+v", e)
+		}
+		return true
+	})
+	if n, _ := observations.SettleDividends(db, "tier_discount", "0.35", "op", t0); n != 0 {
+		t.Fatalf("settled twice: %d", n)
+	}
+}

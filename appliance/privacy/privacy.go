@@ -31,6 +31,9 @@ type Store interface {
 	// returns false; ObservationCounts returns the tenant's row counts.
 	Observations(tenant string, kind appliance.ObservationKind, fn func(appliance.Observation) bool) error
 	ObservationCounts(tenant string) (appliance.ObservationCounts, error)
+	// DividendEvents calls fn with the tenant's data dividend events until
+	// fn returns false.
+	DividendEvents(tenant string, fn func(appliance.DividendEvent) bool) error
 	PutDSAR(r *appliance.DSARRequest, audit ...appliance.AuditEntry) error
 	DSARRequests() ([]*appliance.DSARRequest, error)
 	SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARRequest, audit ...appliance.AuditEntry) error
@@ -157,8 +160,8 @@ func newRequestID() (string, error) {
 // Bundle is a subject's data (SPEC §4.11): identity (the subject key's
 // record), every key of its tenant, its audit log (the last
 // AuditRowsInBundle rows, newest first), its jobs, its observations (at
-// most ObservationsInBundle, with the counts of all), its user-registered
-// towers and its billing references.
+// most ObservationsInBundle, with the counts of all) and their data
+// dividend events, its user-registered towers and its billing references.
 type Bundle struct {
 	GeneratedAt time.Time
 	Identity    *appliance.APIKey
@@ -171,6 +174,9 @@ type Bundle struct {
 	// most ObservationsInBundle); ObservationCounts how many it holds.
 	Observations      []appliance.Observation
 	ObservationCounts appliance.ObservationCounts
+	// DividendEvents are the data dividend events of the tenant's
+	// observations (SPEC §2.13).
+	DividendEvents []appliance.DividendEvent
 }
 
 // Billing holds the payment provider's references of the tenant's keys.
@@ -218,8 +224,15 @@ func (s *Service) bundle(ctx context.Context, subject *appliance.APIKey) (*Bundl
 			return nil, err
 		}
 	}
+	divs := []appliance.DividendEvent{}
+	if err := s.store.DividendEvents(subject.TenantID, func(ev appliance.DividendEvent) bool {
+		divs = append(divs, ev)
+		return true
+	}); err != nil {
+		return nil, err
+	}
 	b := &Bundle{GeneratedAt: s.now(), Identity: subject, Keys: keys, AuditLog: audit, Jobs: jobs,
-		Towers: []*appliance.Tower{}, Observations: obs, ObservationCounts: counts}
+		Towers: []*appliance.Tower{}, Observations: obs, ObservationCounts: counts, DividendEvents: divs}
 	for _, t := range all {
 		if t.OwnerTenantID == subject.TenantID {
 			b.Towers = append(b.Towers, t)

@@ -91,10 +91,11 @@ func seed(t *testing.T, ctx context.Context, db *store.DB, auth *tenancy.Service
 			TxPowerDBm: 43, RxLat: -22.9, RxLon: -43.2, RxHeightM: 1.5, FreqHz: 7e8, ObservedDBm: -80, Source: "api", TsUnix: 1772366340,
 			Consent: appliance.ConsentRefused, Weight: 0.1, IngestedAt: 1772366340, Metric: "received_power"}
 	}
-	if _, err := db.PutObservations(admin.TenantID, appliance.KindLinkObservation, []appliance.Observation{obs("obs_link_" + name)}, []string{"dedup-link-" + name}); err != nil {
+	div := []*appliance.DividendEvent{{SubmittedBy: member.ID, SubmitterEmail: name + "@example.com", CreatedAt: 1772366340}}
+	if _, err := db.PutObservations(admin.TenantID, appliance.KindLinkObservation, []appliance.Observation{obs("obs_link_" + name)}, []string{"dedup-link-" + name}, div); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.PutObservations(admin.TenantID, appliance.KindCellSignalSample, []appliance.Observation{obs("obs_cell_" + name)}, []string{"dedup-cell-" + name}); err != nil {
+	if _, err := db.PutObservations(admin.TenantID, appliance.KindCellSignalSample, []appliance.Observation{obs("obs_cell_" + name)}, []string{"dedup-cell-" + name}, nil); err != nil {
 		t.Fatal(err)
 	}
 	return &tenantData{admin: admin, member: member, resultFile: filepath.Join(jobsDir, res), markers: []string{
@@ -179,7 +180,7 @@ func TestHardDeleteEveryBucket(t *testing.T) {
 		t.Fatalf("fixture of B too small: %v", before)
 	}
 	for _, want := range []string{"keys/", "key_ids/", "towers/", "towers_owner/", "audit/", "jobs/", "job_items/", "job_queue/", "job_payloads/", "pdf_usage/",
-		"link_observations/", "cell_signal_samples/", "observation_dedup/", "observation_counts/"} {
+		"link_observations/", "cell_signal_samples/", "observation_dedup/", "observation_counts/", "data_dividend_events/"} {
 		if !containsPrefix(holding(scanLive(t, db), a.markers), want) {
 			t.Fatalf("fixture of A has no row in %s", want)
 		}
@@ -196,6 +197,7 @@ func TestHardDeleteEveryBucket(t *testing.T) {
 	}
 	if exp.Request.Status != appliance.DSARCompleted || len(exp.Bundle.Keys) != 2 || len(exp.Bundle.Towers) != 1 || len(exp.Bundle.Jobs) != 2 ||
 		len(exp.Bundle.Observations) != 2 || exp.Bundle.ObservationCounts != (appliance.ObservationCounts{LinkObservations: 1, CellSignalSamples: 1}) ||
+		len(exp.Bundle.DividendEvents) != 1 || exp.Bundle.DividendEvents[0].ObservationID != "obs_link_tenant-a1" ||
 		len(exp.Bundle.AuditLog) == 0 || exp.Bundle.Identity.ID != a.admin.ID {
 		t.Fatalf("export bundle: %+v", exp.Bundle)
 	}

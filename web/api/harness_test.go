@@ -260,7 +260,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 				return nil, false
 			}
 			return t, true
-		}, observations.Config{Now: h.clock.Now}),
+		}, observations.Config{Now: h.clock.Now, Metrics: mset}),
 		Clutter: clutter,
 		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {

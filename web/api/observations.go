@@ -75,12 +75,14 @@ func (o *observationJSON) input() observations.Input {
 // observation, with an optional consent declaration.
 type singleObservation struct {
 	observationJSON
-	ConsentForTraining *bool `json:"consent_for_training"`
+	ConsentForTraining     *bool `json:"consent_for_training"`
+	ConsentForWispTraining *bool `json:"consent_for_wisp_training"`
 }
 
 type observationBatch struct {
-	Observations       []observationJSON `json:"observations"`
-	ConsentForTraining *bool             `json:"consent_for_training"`
+	Observations           []observationJSON `json:"observations"`
+	ConsentForTraining     *bool             `json:"consent_for_training"`
+	ConsentForWispTraining *bool             `json:"consent_for_wisp_training"`
 }
 
 func obsClient(r *http.Request, route string) observations.Client {
@@ -94,7 +96,7 @@ func (a *API) postObservation(w http.ResponseWriter, r *http.Request) (any, erro
 		return nil, err
 	}
 	return a.Observations.Submit(r.Context(), keyFrom(r.Context()), observations.Submission{
-		Rows: []observations.Input{q.input()}, Consent: q.ConsentForTraining}, obsClient(r, "/coverage/observations"))
+		Rows: []observations.Input{q.input()}, Consent: q.ConsentForTraining, WispConsent: q.ConsentForWispTraining}, obsClient(r, "/coverage/observations"))
 }
 
 // postObservationBatch is POST /coverage/observations/batch: the raw body
@@ -119,7 +121,7 @@ func (a *API) postObservationBatch(w http.ResponseWriter, r *http.Request) (any,
 		rows[i] = q.Observations[i].input()
 	}
 	return a.Observations.Submit(r.Context(), keyFrom(r.Context()), observations.Submission{
-		Rows: rows, Consent: q.ConsentForTraining, Prefix: "observations", Body: body,
+		Rows: rows, Consent: q.ConsentForTraining, WispConsent: q.ConsentForWispTraining, Prefix: "observations", Body: body,
 		Signature: r.Header.Get("X-Observation-Signature"), SignatureTs: r.Header.Get("X-Observation-Signature-Ts"),
 		APIKey: r.Header.Get("X-API-Key")}, obsClient(r, routeObservationsBatch))
 }

@@ -143,3 +143,18 @@ func TestTenantIsolationObservations(t *testing.T) {
 		})
 	}
 }
+
+// TestObservationMetrics: stored rows count in coverage_observations_total
+// by source (SPEC §4.9); duplicates do not.
+func TestObservationMetrics(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for range 2 { // the second batch is all duplicates
+		if res := h.do(t, "POST", "/coverage/observations/batch", h.keys["pro"], nil, obsBatch("", -22.91, -22.92)); res.status != 200 {
+			t.Fatalf("%d %s", res.status, res.body)
+		}
+	}
+	m := h.do(t, "GET", "/metrics", "", nil, "")
+	if !strings.Contains(string(m.body), `coverage_observations_total{source="api"} 2`) {
+		t.Fatalf("metrics lack the count:\n%s", m.body)
+	}
+}

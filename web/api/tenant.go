@@ -208,8 +208,11 @@ type BundleJSON struct {
 	// ObservationCounts are the tenant's stored rows of each kind; the
 	// list holds at most privacy.ObservationsInBundle of them.
 	ObservationCounts appliance.ObservationCounts `json:"observation_counts"`
-	Towers            []TowerJSON                 `json:"towers"`
-	Billing           BillingJSON                 `json:"billing"`
+	// DividendEvents are the data dividend events of the tenant's
+	// observations (SPEC §2.13).
+	DividendEvents []appliance.DividendEvent `json:"dividend_events"`
+	Towers         []TowerJSON               `json:"towers"`
+	Billing        BillingJSON               `json:"billing"`
 }
 
 // ExportJSON is the body of a data export.
@@ -227,8 +230,12 @@ func bundleJSON(b *privacy.Bundle) BundleJSON {
 		BatchJobs:         make([]JobJSON, len(b.Jobs)),
 		Observations:      b.Observations,
 		ObservationCounts: b.ObservationCounts,
+		DividendEvents:    b.DividendEvents,
 		Towers:            make([]TowerJSON, len(b.Towers)),
 		Billing:           BillingJSON{PaymentCustomerIDs: b.Billing.PaymentCustomerIDs, SubscriptionIDs: b.Billing.SubscriptionIDs}}
+	if out.DividendEvents == nil {
+		out.DividendEvents = []appliance.DividendEvent{}
+	}
 	if out.Observations == nil {
 		out.Observations = []appliance.Observation{}
 	}

@@ -226,6 +226,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
 
+	obsConfig := cfg.Observations
+	obsConfig.Metrics = mset
 	a.api = api.New(api.Deps{
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
 		Upsert: func(t *appliance.Tower) {
@@ -247,7 +249,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				return nil, false
 			}
 			return t, true
-		}, cfg.Observations),
+		}, obsConfig),
 		Keys:               auth,
 		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,
