@@ -49,3 +49,16 @@ func CleanUserAgent(ua string) string {
 	}
 	return string(b)
 }
+
+// AuditFilter selects audit entries for a page of the log, newest first
+// (store and the audit service).
+type AuditFilter struct {
+	TenantID string  // "" : every tenant (admin view)
+	Action   string  // "" : any action; else this exact action name
+	FromUnix float64 // entries at or after this time (epoch seconds); 0: no bound
+	ToUnix   float64 // entries before this time (epoch seconds); 0: no bound
+	// BeforeSeq pages: entries with a sequence number below it; 0 starts
+	// at the newest entry.
+	BeforeSeq uint64
+	Limit     int // most entries of the page, >= 1
+}
