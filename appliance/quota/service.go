@@ -19,7 +19,7 @@ type Store interface {
 	AddUsage(deltas []appliance.UsageDelta) error
 	// PDFUsage and ReservePDFs are the PDF counter (store/pdfquota.go).
 	PDFUsage(tenantID string, now time.Time) (int, error)
-	ReservePDFs(ctx context.Context, tenantID, jobID string, want, monthlyLimit int, now time.Time) (granted, usedBefore int, err error)
+	ReservePDFs(ctx context.Context, tenantID, jobID string, want, monthlyLimit int, now time.Time, audit ...appliance.AuditEntry) (granted, usedBefore int, err error)
 	// CountUserTowers counts the towers a key registered.
 	CountUserTowers(ownerKeyID string) (int, error)
 }
@@ -272,15 +272,17 @@ func (s *Service) ChargeAI(k *appliance.APIKey) error {
 // ReservePDF counts one synchronous PDF report of key k against the
 // tier's monthly PDF quota (the counter of store/pdfquota.go that batch
 // jobs share); id names the report (unique per report: a reservation is
-// idempotent per id). A spent quota is a LimitError with Counter pdfs.
-// Admin keys are not metered.
+// idempotent per id). The report.pdf audit entry (the request's actor)
+// commits with the reservation. A spent quota is a LimitError with Counter
+// pdfs. Admin keys are not metered.
 func (s *Service) ReservePDF(ctx context.Context, k *appliance.APIKey, id string) error {
 	if k.Role == appliance.RoleAdmin {
 		return nil
 	}
 	now := s.now()
 	limit := MonthlyLimit(k.Tier, CounterPDFs)
-	granted, used, err := s.store.ReservePDFs(ctx, k.TenantID, id, 1, limit, now)
+	audit := appliance.ActorFrom(ctx).Entry(appliance.ActionReportPDF, k.TenantID, map[string]string{"report_id": id})
+	granted, used, err := s.store.ReservePDFs(ctx, k.TenantID, id, 1, limit, now, audit)
 	if err != nil {
 		return fmt.Errorf("reserve pdf: %w", err)
 	}
