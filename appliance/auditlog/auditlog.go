@@ -49,23 +49,32 @@ func New(st Store) *Service { return &Service{store: st} }
 
 var actionRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`)
 
-// filter validates q into a store filter; the bad fields are named.
-func filter(q Query) (appliance.AuditFilter, error) {
+// Validate names every bad field of q (action, limit, to); nil when
+// none. The HTTP layer merges them with its own parse errors.
+func (q Query) Validate() *appliance.ValidationError {
 	v := &appliance.ValidationError{}
 	if q.Action != "" && (len(q.Action) > 100 || !actionRE.MatchString(q.Action)) {
 		v.Add("action", "must be an action name such as tower.register (lower-case words joined by dots)")
 	}
-	if q.Limit == 0 {
-		q.Limit = DefaultLimit
-	}
-	if q.Limit < 1 || q.Limit > MaxLimit {
+	if q.Limit != 0 && (q.Limit < 1 || q.Limit > MaxLimit) {
 		v.Add("limit", "must be 1 to %d; got %d", MaxLimit, q.Limit)
 	}
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
 		v.Add("to", "must be after from")
 	}
-	if err := v.Err(); err != nil {
-		return appliance.AuditFilter{}, err
+	if v.Len() == 0 {
+		return nil
+	}
+	return v
+}
+
+// filter validates q into a store filter.
+func filter(q Query) (appliance.AuditFilter, error) {
+	if v := q.Validate(); v != nil {
+		return appliance.AuditFilter{}, v
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultLimit
 	}
 	f := appliance.AuditFilter{TenantID: q.TenantID, Action: q.Action, BeforeSeq: q.BeforeSeq, Limit: q.Limit}
 	if !q.From.IsZero() {
