@@ -263,14 +263,15 @@ func TestTenantIsolationQuotaAndAudit(t *testing.T) {
 	towerID := registerOwn(t, h, "pro", "Isolada Auditoria", "ISO-AUD-1", -22.95, -43.21)
 	j := submitJob(t, h, h.keys["pro"], `{"rows":[`+batchRows(101)+`],"options":{"pdfs":false}}`)
 	h.do(t, "POST", "/jobs/"+j.ID+"/cancel", h.keys["pro"], nil, "")
+	mapID, _, _ := startMap(t, h, h.keys["pro"], heatmapBody)
 	for range 5 {
 		h.do(t, "GET", "/places?q=rio&limit=1", h.keys["pro"], nil, "")
 	}
 	proQuota := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", h.keys["pro"], nil, ""))
-	if proQuota.used("calls") < 8 || proQuota.used("towers") != 1 {
+	if proQuota.used("calls") < 9 || proQuota.used("towers") != 1 {
 		t.Fatalf("pro quota %+v", proQuota)
 	}
-	secrets := []string{towerID, j.ID, h.keyIDs["pro"], "pro@example.com", proQuota.TenantID}
+	secrets := []string{towerID, j.ID, mapID, h.keyIDs["pro"], "pro@example.com", proQuota.TenantID}
 	for _, other := range []string{"free", "internal"} {
 		for _, tc := range []struct{ name, url string }{
 			{"quota", "/v1/me/quota"},
@@ -308,11 +309,14 @@ func TestTenantIsolationQuotaAndAudit(t *testing.T) {
 		if e.TenantID == nil || *e.TenantID != proQuota.TenantID {
 			t.Errorf("entry of another tenant: %+v", e)
 		}
+		if e.Action == appliance.ActionMapStart && e.Params["map_id"] != mapID {
+			t.Errorf("coverage.map.start entry %+v", e)
+		}
 		if e.Action == appliance.ActionJobCancel && (e.Params["job_id"] != j.ID || e.IP == nil || e.RequestID == nil || e.Route == nil || *e.Route != "/jobs/{id}/cancel") {
 			t.Errorf("job.cancel entry %+v", e)
 		}
 	}
-	for _, act := range []string{appliance.ActionTowerRegister, appliance.ActionJobSubmit, appliance.ActionJobCancel} {
+	for _, act := range []string{appliance.ActionTowerRegister, appliance.ActionJobSubmit, appliance.ActionJobCancel, appliance.ActionMapStart} {
 		if !seen[act] {
 			t.Errorf("no %s entry for the owner: %s", act, res.body)
 		}
@@ -320,6 +324,40 @@ func TestTenantIsolationQuotaAndAudit(t *testing.T) {
 	res = h.do(t, "GET", "/admin/audit?tenant_id="+url.QueryEscape(proQuota.TenantID), h.keys["admin"], nil, "")
 	if !strings.Contains(string(res.body), j.ID) || !strings.Contains(string(res.body), towerID) {
 		t.Errorf("admin view lacks the pro entries: %.400s", res.body)
+	}
+}
+
+// TestReportPDFQuota makes the five PDF reports of a Free month: each is
+// counted (GET /v1/me/quota) and audited (report.pdf); the sixth is a 429
+// naming the pdfs counter.
+func TestReportPDFQuota(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for i := 1; i <= 5; i++ {
+		h.clock.nextStep() // Free compute: 10 a minute
+		res := h.do(t, http.MethodPost, "/reports/link", h.keys["free"], nil, exportBody)
+		if res.status != http.StatusOK || res.header.Get("Content-Type") != "application/pdf" {
+			t.Fatalf("report %d: %d %.300s", i, res.status, res.body)
+		}
+	}
+	h.clock.nextStep()
+	res := h.do(t, http.MethodPost, "/reports/link", h.keys["free"], nil, exportBody)
+	contract(t, loadOpenAPI(t), "POST", "/reports/link", res)
+	var qe quotaError
+	if err := json.Unmarshal(res.body, &qe); err != nil || res.status != http.StatusTooManyRequests || qe.Error.Code != "quota_exceeded" ||
+		qe.Error.Quota.Counter == nil || *qe.Error.Quota.Counter != "pdfs" || qe.Error.Quota.Limit != 5 || qe.Error.Quota.Used != 5 {
+		t.Fatalf("report 6: %d %s", res.status, res.body)
+	}
+	q := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", h.keys["free"], nil, ""))
+	if q.used("pdfs") != 5 {
+		t.Errorf("pdfs used %d, want 5", q.used("pdfs"))
+	}
+	a := decodeJSON[auditAnswer](t, h.do(t, "GET", "/tenant/audit?action=report.pdf", h.keys["free"], nil, ""))
+	if len(a.Entries) != 5 || a.Entries[0].Params["report_id"] == "" {
+		t.Errorf("report.pdf entries: %+v", a.Entries)
+	}
+	// The pro tenant's PDFs are its own.
+	if q := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", h.keys["pro"], nil, "")); q.used("pdfs") != 0 {
+		t.Errorf("pro pdfs %d", q.used("pdfs"))
 	}
 }
 

@@ -219,7 +219,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: true,
 		Jobs: a.jobs, Batches: a.batch,
-		Heatmaps:           &coverage.Starter{Maps: a.maps, Towers: towers},
+		Heatmaps:           &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
 		Repeaters:          a.plans,
 		TerrainDescription: terrainDesc,
 		Checks: []api.Check{
