@@ -24,6 +24,23 @@
 // read writes its admin.audit.read row before the page is returned: a
 // read that cannot be audited is not served.
 //
+// # What writes an entry
+//
+//	route or actor                          action                  written by, and when
+//	POST /admin/keys                        admin.key.issue         store.PutKey, with the key
+//	POST /towers                            tower.register          store.PutUserTower, with the tower
+//	POST /batch_reports (queued), POST      job.submit              store.Enqueue (appliance/jobs), with the job
+//	  /plan_repeater (queued)
+//	POST /jobs/{id}/cancel                  job.cancel              store.Cancel, with the cancel
+//	POST /reports/link                      report.pdf              store.ReservePDFs, with the PDF reservation
+//	POST /coverage/heatmap, /best_server    coverage.map.start      appended right after the in-memory map starts
+//	GET /admin/audit                        admin.audit.read        appended before the page is read
+//	admin TOTP step-up refusals             admin.totp.*            appliance/tenancy
+//	first start                             admin.bootstrap         store.PutKey, with the admin key
+//
+// Calls that change nothing but the tenant's usage counters (analyses,
+// exports, reads) are counted (appliance/quota), not audited.
+//
 // # Actions
 //
 // appliance.Actions lists every action name the appliance writes; those of

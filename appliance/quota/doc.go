@@ -2,6 +2,9 @@
 // PDF reports, AI calls, towers per key) and the per-minute rate limit of
 // each route group. It knows nothing of HTTP: web/api calls Admit once per
 // authenticated request, after the key is known and before the handler.
+// (The starting layout put quotas in appliance/tenancy; they are a package
+// of their own because they share nothing with key issue and TOTP
+// step-up but the key record, and sit on the hot path of every request.)
 //
 // # Counters
 //
