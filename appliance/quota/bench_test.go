@@ -140,3 +140,23 @@ func BenchmarkAuthQuotaNaive(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkAdmit is the quota accounting alone (the key already
+// authenticated): the part this package adds to a request.
+func BenchmarkAdmit(b *testing.B) {
+	db := openDB(b, b.TempDir())
+	defer db.Close()
+	s := quota.New(db, quota.Options{Now: steppingClock(25 * time.Millisecond)})
+	keys := make([]*appliance.APIKey, 16)
+	for i := range keys {
+		keys[i] = key(appliance.TierUltra, "t_bench"+string(rune('a'+i)))
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := s.Admit(keys[i%len(keys)], quota.GroupRead); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

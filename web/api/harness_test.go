@@ -54,6 +54,13 @@ func (c *clock) Now() time.Time {
 	return c.t
 }
 
+// set moves the clock to t (forward only: TOTP steps are accepted once).
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
 // advance moves the clock on by d.
 func (c *clock) advance(d time.Duration) {
 	c.mu.Lock()

@@ -149,7 +149,9 @@ func tenantScenarios(t *testing.T, h *harness) []scenario {
 // TestQuotaFreeMonthlyCalls makes the 200 calls of a Free month over HTTP
 // (spread so that no rate limit applies) and checks the 201st: a 429 whose
 // body names the spent counter, its cap and the reset instant (00:00 of
-// 1 April in America/Sao_Paulo), with Retry-After up to that instant.
+// 1 April in America/Sao_Paulo), with Retry-After up to that instant; then
+// moves the harness clock to the last second of March (still refused) and
+// to the reset instant (admitted, counted in April).
 func TestQuotaFreeMonthlyCalls(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	d := loadOpenAPI(t)
@@ -196,6 +198,20 @@ func TestQuotaFreeMonthlyCalls(t *testing.T) {
 	// Another tenant is not affected.
 	if res := h.do(t, "GET", "/places?q=rio&limit=1", h.keys["pro"], nil, ""); res.status != http.StatusOK {
 		t.Errorf("pro: %d", res.status)
+	}
+	// The month rolls over at 00:00 of 1 April in São Paulo (03:00 UTC).
+	h.clock.set(reset.Add(-time.Second))
+	res = h.do(t, "GET", "/places?q=rio&limit=1", key, nil, "")
+	if res.status != http.StatusTooManyRequests || res.header.Get("Retry-After") != "1" {
+		t.Errorf("23:59:59 on 31 March in São Paulo: %d Retry-After %q", res.status, res.header.Get("Retry-After"))
+	}
+	h.clock.set(reset)
+	if res := h.do(t, "GET", "/places?q=rio&limit=1", key, nil, ""); res.status != http.StatusOK {
+		t.Fatalf("00:00 on 1 April in São Paulo: %d %s", res.status, res.body)
+	}
+	april := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", key, nil, ""))
+	if april.Month != "2026-04" || april.used("calls") != 1 {
+		t.Errorf("April: month %s, %d calls used", april.Month, april.used("calls"))
 	}
 }
 
