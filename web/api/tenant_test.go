@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -454,29 +455,17 @@ func FuzzAuditQuery(f *testing.F) {
 	h := newHarness(f, harnessOptions{unmetered: true})
 	d := loadOpenAPI(f)
 	f.Fuzz(func(t *testing.T, q string) {
-		u := "/tenant/audit?" + q
-		req, err := http.NewRequest(http.MethodGet, h.srv.URL+u, nil)
+		// The parameters and values are arbitrary; the request line is
+		// well-formed (what the server's own parser accepts).
+		vals, err := url.ParseQuery(q)
 		if err != nil {
-			return // not a URL a client can send
+			return
 		}
+		req := httptest.NewRequest(http.MethodGet, "/tenant/audit?"+vals.Encode(), nil)
 		req.Header.Set("X-API-Key", h.keys["pro"])
-		r, err := h.srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Body.Close()
-		var b strings.Builder
-		_, _ = fmt.Fprint(&b)
-		raw := make([]byte, 0)
-		buf := make([]byte, 4096)
-		for {
-			n, err := r.Body.Read(buf)
-			raw = append(raw, buf[:n]...)
-			if err != nil {
-				break
-			}
-		}
-		res := &response{status: r.StatusCode, header: r.Header, body: raw}
+		rec := httptest.NewRecorder()
+		h.api.ServeHTTP(rec, req)
+		res := &response{status: rec.Code, header: rec.Result().Header, body: rec.Body.Bytes()}
 		if res.status == http.StatusInternalServerError {
 			t.Fatalf("500 for %q", q)
 		}
