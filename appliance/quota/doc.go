@@ -92,6 +92,17 @@
 // Admin routes (/admin/...) are used with admin keys, which are not
 // metered; /health, /metrics and the other public routes are not metered.
 //
+// # Cost per request
+//
+// bench_test.go measures what metering adds to a request (goal: at most
+// 20 µs with authentication). On the 2-core development VM, shared and
+// loaded (load average 14), BenchmarkAuthQuota (the key's SHA-256 and
+// bbolt lookup, then Admit) took 13-18 µs a request, BenchmarkAuthOnly
+// 10-16 µs, BenchmarkAdmit (the accounting alone) 0.7-1.0 µs with one
+// 8-byte allocation; the naive baseline, a bbolt read and write
+// transaction per request, 3.3-6.2 ms (an fsync each). Quieter runs of
+// BenchmarkAuthQuota gave 5.3 µs.
+//
 // # Caveats
 //
 //   - The rate limits and the counts are per appliance process: two
