@@ -316,6 +316,10 @@ func TestTenantIsolationQuotaAndAudit(t *testing.T) {
 			})
 		}
 	}
+	// The other tenants' calls changed nothing of the pro tenant's counts.
+	if after := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", h.keys["pro"], nil, "")); after.used("calls") != proQuota.used("calls") {
+		t.Errorf("pro calls %d after the other tenants' calls, %d before", after.used("calls"), proQuota.used("calls"))
+	}
 	// The owner sees its entries, written by the change's transaction with
 	// the request's details; the admin sees them too.
 	res := h.do(t, "GET", "/tenant/audit", h.keys["pro"], map[string]string{"X-Request-Id": "iso-audit-1"}, "")
