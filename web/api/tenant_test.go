@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -252,9 +253,12 @@ func TestRateLimitBurst(t *testing.T) {
 		t.Errorf("after Retry-After: %d %v", res.status, res.header)
 	}
 
-	// Concurrent burst on another group (Free compute: 10 a minute).
+	// Concurrent burst on another group (Free compute: 10 a minute, one
+	// every 6 s): the admitted answers' RateLimit-Remaining are 9 down to
+	// 0, each once; every refusal waits one interval.
 	var mu sync.Mutex
 	counts := map[int]int{}
+	var remaining []int
 	var wg sync.WaitGroup
 	for range 25 {
 		wg.Add(1)
@@ -262,13 +266,29 @@ func TestRateLimitBurst(t *testing.T) {
 			defer wg.Done()
 			res := h.do(t, "POST", "/analyze_link", key, nil, `{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":5}`)
 			mu.Lock()
+			defer mu.Unlock()
 			counts[res.status]++
-			mu.Unlock()
+			switch res.status {
+			case http.StatusOK:
+				n, _ := strconv.Atoi(res.header.Get("RateLimit-Remaining"))
+				remaining = append(remaining, n)
+			case http.StatusTooManyRequests:
+				if res.header.Get("Retry-After") != "6" || res.header.Get("RateLimit-Remaining") != "0" || res.header.Get("RateLimit-Limit") != "10" {
+					t.Errorf("refusal headers: %v", res.header)
+				}
+			}
 		}()
 	}
 	wg.Wait()
 	if counts[http.StatusOK] != 10 || counts[http.StatusTooManyRequests] != 15 {
 		t.Errorf("concurrent burst: %v, want 10 OK and 15 refused", counts)
+	}
+	sort.Ints(remaining)
+	for i, n := range remaining {
+		if n != i {
+			t.Errorf("RateLimit-Remaining of the admitted: %v, want 0..9 once each", remaining)
+			break
+		}
 	}
 }
 
