@@ -25,6 +25,7 @@ var (
 	bucketPDFUsage    = []byte("pdf_usage")       // monthly PDF report counters per tenant (store/pdfquota.go)
 	bucketJobPayloads = []byte("job_payloads")    // job id -> payload of a job not yet terminal (store/jobs.go)
 	bucketDSAR        = []byte("dsar_requests")   // request id -> dsarRecord (store/privacy.go)
+	bucketUsage       = []byte("usage")           // monthly usage counters per tenant (store/usage.go)
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -67,7 +68,11 @@ var migrations = []migration{
 		return err
 	}},
 	{6, "job payloads out of the job records", moveJobPayloads},
-	{7, "observations, their dedup index, per-tenant counts and data dividend events", func(tx *bolt.Tx) error {
+	{7, "monthly usage counters per tenant", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketUsage)
+		return err
+	}},
+	{8, "observations, their dedup index, per-tenant counts and data dividend events", func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketLinkObservations, bucketCellSignalSamples, bucketObsDedup, bucketObsCounts, bucketDividends} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -75,7 +80,7 @@ var migrations = []migration{
 		}
 		return nil
 	}},
-	{8, "data-subject requests", func(tx *bolt.Tx) error {
+	{9, "data-subject requests", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketDSAR)
 		return err
 	}},

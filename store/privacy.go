@@ -313,6 +313,7 @@ var tenantBuckets = []struct {
 	})},
 	{bucketAudit, purgeAudit},
 	{bucketPDFUsage, purgeByKey(tenantPrefixed)},
+	{bucketUsage, purgeByKey(tenantPrefixed)},
 	{bucketLinkObservations, purgeByKey(tenantPrefixed)},
 	{bucketCellSignalSamples, purgeByKey(tenantPrefixed)},
 	{bucketObsDedup, purgeByKey(tenantPrefixed)},

@@ -57,15 +57,15 @@ type Client struct {
 // StepUp checks an admin key's TOTP code (tenancy.Service.VerifyAdminFrom).
 type StepUp func(admin *appliance.APIKey, code string, c Client) error
 
-// Audit actions (SPEC §6, exactly).
+// Audit actions (SPEC §6, exactly; the names live in appliance).
 const (
-	ActionTenantExport     = "tenant.dsar.export"
-	ActionTenantForgetSoft = "tenant.dsar.forget.soft"
-	ActionAdminExport      = "admin.dsar.export"
-	ActionAdminExportDone  = "admin.dsar.export.served"
-	ActionAdminEraseSoft   = "admin.dsar.erase.soft"
-	ActionAdminEraseDone   = "admin.dsar.erase.served"
-	ActionHardDelete       = "dsar.hard_delete"
+	ActionTenantExport     = appliance.ActionTenantDSARExport
+	ActionTenantForgetSoft = appliance.ActionTenantDSARForgetSoft
+	ActionAdminExport      = appliance.ActionAdminDSARExport
+	ActionAdminExportDone  = appliance.ActionAdminDSARExportServed
+	ActionAdminEraseSoft   = appliance.ActionAdminDSAREraseSoft
+	ActionAdminEraseDone   = appliance.ActionAdminDSAREraseServed
+	ActionHardDelete       = appliance.ActionDSARHardDelete
 )
 
 // ForgetConfirmation is the literal text POST /tenant/me/data/forget

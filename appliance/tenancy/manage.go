@@ -38,11 +38,11 @@ const RotationGrace = 24 * time.Hour
 // costs at most one write per LastUsedPrecision.
 const LastUsedPrecision = 5 * time.Minute
 
-// Audit actions of key management (SPEC §6 naming).
+// Audit actions of key management (the names live in appliance).
 const (
-	ActionKeyCreate = "tenant.key.create"
-	ActionKeyRotate = "tenant.key.rotate"
-	ActionKeyRevoke = "tenant.key.revoke"
+	ActionKeyCreate = appliance.ActionKeyCreate
+	ActionKeyRotate = appliance.ActionKeyRotate
+	ActionKeyRevoke = appliance.ActionKeyRevoke
 )
 
 // Authorize returns an appliance.ErrForbidden error unless k may perform

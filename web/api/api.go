@@ -74,6 +74,18 @@ type Deps struct {
 	Observations Observations
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
+	// Quota meters tenants (appliance/quota); nil: nothing is metered and
+	// GET /v1/me/quota is not served.
+	Quota Metering
+	// PDFs reserves synchronous PDF reports against the monthly quota
+	// (appliance/quota); nil: reports are not counted.
+	PDFs PDFReserver
+	// Audit pages the audit log (appliance/auditlog); nil: the audit
+	// routes are not served.
+	Audit AuditReader
+	// AI describes the AI provider for GET /platform/maturity; the zero
+	// value: no AI provider configured.
+	AI AIProvider
 }
 
 // API is the HTTP handler of the appliance.
@@ -123,7 +135,7 @@ func New(d Deps) *API {
 	})
 	a.registerHealth(r)
 	a.registerAdmin(r)
-	a.registerTenant(r)
+	a.registerTenantKeys(r)
 	a.registerDSAR(r)
 	a.registerLinks(r)
 	a.registerExports(r)
@@ -138,6 +150,8 @@ func New(d Deps) *API {
 	a.registerPlaces(r)
 	a.registerTerrain(r)
 	a.registerDocs(r)
+	a.registerTenant(r)
+	a.registerPlatform(r)
 	a.router = r
 	return a
 }

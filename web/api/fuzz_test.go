@@ -15,7 +15,7 @@ func fuzzBodies(f *testing.F, path string, seeds []string) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	h := newHarness(f, harnessOptions{})
+	h := newHarness(f, harnessOptions{unmetered: true})
 	d := loadOpenAPI(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))

@@ -68,8 +68,8 @@ func shapeOf(t *testing.T, body []byte) string {
 
 // TestTenantIsolationTable walks every tenant-scoped route of this
 // appliance (towers, jobs and their downloads, batch reports, link
-// reports and exports, coverage maps, repeater plans, keys, data exports,
-// privacy and admin routes) with tenant B (the internal key, Business)
+// reports and exports, coverage maps, repeater plans, observations, keys,
+// data exports, audit log, quota, privacy and admin routes) with tenant B (the internal key, Business)
 // and a Free key, after tenant A (the pro key) stored a tower, a batch
 // job, a coverage map, a repeater plan job, an observation and a second
 // key: B and Free
@@ -157,6 +157,10 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "admin erase of A", method: "POST", url: "/admin/dsar/" + pro[:14] + "/erase", forbidden: true,
 			body: dsarBody("123456", "isolation test justification", "pro@example.com")},
 		isoRoute{name: "overdue requests", method: "GET", url: "/admin/dsar/overdue", forbidden: true},
+		isoRoute{name: "admin audit log", method: "GET", url: "/admin/audit", forbidden: true},
+		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},
+		isoRoute{name: "tenant audit log of A's actions", method: "GET", url: "/tenant/audit?action=tower.register"},
+		isoRoute{name: "quota", method: "GET", url: "/v1/me/quota"},
 		isoRoute{name: "register a tower", method: "POST", url: "/towers", body: `{"operator":"Isolada B","lat":-22.95,"lon":-43.21}`},
 		isoRoute{name: "batch report near A's tower", method: "POST", url: "/batch_reports",
 			body: `{"rows":[{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":2}]}`},

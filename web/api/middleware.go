@@ -243,7 +243,9 @@ func (a *API) wrap(h handler) http.HandlerFunc {
 type created struct{ body any }
 
 // authed requires a valid API key whose tenant role allows the route's
-// permission (roles.go), and stores the key in the request context.
+// permission (roles.go), meters the request (quotas and rate limits, a 429
+// when spent) and stores the key and the audit actor in the request
+// context. A request its role refuses is not metered.
 func (a *API) authed(h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request) (any, error) {
 		k, err := a.Auth.Authenticate(r.Header.Get("X-API-Key"))
@@ -256,7 +258,17 @@ func (a *API) authed(h handler) handler {
 		if err := tenancy.Authorize(k, routePermission(r)); err != nil {
 			return nil, err
 		}
-		return h(w, r.WithContext(context.WithValue(r.Context(), ctxAPIKey, k)))
+		if err := a.meter(w, r, k); err != nil {
+			return nil, err
+		}
+		route := ""
+		if rt := mux.CurrentRoute(r); rt != nil {
+			route, _ = rt.GetPathTemplate()
+		}
+		ctx := context.WithValue(r.Context(), ctxAPIKey, k)
+		ctx = appliance.WithActor(ctx, appliance.Actor{KeyID: k.ID, Email: k.Email, TenantID: k.TenantID, Route: route,
+			IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())})
+		return h(w, r.WithContext(ctx))
 	}
 }
 

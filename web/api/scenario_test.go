@@ -1075,7 +1075,8 @@ func TestScenarios(t *testing.T) {
 	t.Run("coverage maps", func(t *testing.T) { run.run(t, h, heatmapScenarios(t, h)) })
 	t.Run("repeater plans", func(t *testing.T) { run.run(t, h, planScenarios(t, h)) })
 	t.Run("observations", func(t *testing.T) { run.run(t, h, observationScenarios(t, h)) })
-	t.Run("tenant keys and privacy", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
+	t.Run("tenant and platform", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
+	t.Run("tenant keys and privacy", func(t *testing.T) { run.run(t, h, keyPrivacyScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.
 	for tpl, item := range obj(run.d.root, "paths") {
@@ -1164,6 +1165,7 @@ func jobScenarios(t *testing.T, h *harness) []scenario {
 	waitFor(t, h, h.keys["pro"], done.ID)
 	running := submitJob(t, h, h.keys["internal"], rows(5000))
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Millisecond) {
+		h.clock.advance(time.Second) // a rate-limit slot per poll (appliance/quota)
 		j := decodeInto[jobAnswer](t, h.do(t, "GET", "/jobs/"+running.ID, h.keys["internal"], nil, ""))
 		if j.State == "running" {
 			break

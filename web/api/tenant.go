@@ -1,296 +1,210 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
 
 	"linkplan/appliance"
-	"linkplan/appliance/privacy"
-	"linkplan/appliance/tenancy"
+	"linkplan/appliance/auditlog"
 )
 
-// KeyManager manages a tenant's own keys (appliance/tenancy). Another
-// tenant's key is appliance.ErrNotFound, like a missing one.
-type KeyManager interface {
-	ListKeys(caller *appliance.APIKey) ([]*appliance.APIKey, error)
-	CreateKey(caller *appliance.APIKey, req tenancy.KeyRequest) (string, *appliance.APIKey, error)
-	RotateKey(caller *appliance.APIKey, keyID string, req tenancy.KeyRequest) (string, *appliance.APIKey, *appliance.APIKey, error)
-	RevokeKey(caller *appliance.APIKey, keyID string, req tenancy.KeyRequest) (*appliance.APIKey, error)
-	Now() time.Time
+// AuditReader pages the audit log (appliance/auditlog).
+type AuditReader interface {
+	TenantPage(k *appliance.APIKey, q auditlog.Query) (*auditlog.Page, error)
+	AdminPage(k *appliance.APIKey, q auditlog.Query) (*auditlog.Page, error)
 }
 
-// Privacy answers data-subject requests (appliance/privacy).
-type Privacy interface {
-	Export(ctx context.Context, caller *appliance.APIKey, c privacy.Client) (*privacy.Answer, error)
-	Forget(ctx context.Context, caller *appliance.APIKey, confirmation string, c privacy.Client) (*privacy.Answer, error)
-	AdminExport(ctx context.Context, admin *appliance.APIKey, q privacy.AdminRequest) (*privacy.Answer, error)
-	AdminErase(ctx context.Context, admin *appliance.APIKey, q privacy.AdminRequest) (*privacy.Answer, error)
-	Overdue(caller *appliance.APIKey) ([]privacy.OverdueRequest, error)
+// PDFReserver counts one synchronous PDF report against the monthly quota
+// (appliance/quota).
+type PDFReserver interface {
+	ReservePDF(ctx context.Context, k *appliance.APIKey, id string) error
 }
 
 func (a *API) registerTenant(r *mux.Router) {
-	if a.Keys != nil {
-		r.HandleFunc("/tenant/keys", a.wrap(a.authed(a.listKeys))).Methods(http.MethodGet)
-		r.HandleFunc("/tenant/keys", a.wrap(a.authed(a.createKey))).Methods(http.MethodPost)
-		r.HandleFunc("/tenant/keys/{key_id}/rotate", a.wrap(a.authed(a.rotateKey))).Methods(http.MethodPost)
-		r.HandleFunc("/tenant/keys/{key_id}/revoke", a.wrap(a.authed(a.revokeKey))).Methods(http.MethodPost)
+	if a.Quota != nil {
+		r.HandleFunc("/v1/me/quota", a.wrap(a.authed(a.myQuota))).Methods(http.MethodGet)
 	}
-	if a.Privacy != nil {
-		r.HandleFunc("/tenant/me/data/export", a.wrap(a.authed(a.exportMyData))).Methods(http.MethodGet)
-		r.HandleFunc("/tenant/me/data/forget", a.wrap(a.authed(a.forgetMe))).Methods(http.MethodPost)
+	if a.Audit != nil {
+		r.HandleFunc("/tenant/audit", a.wrap(a.authed(a.tenantAudit))).Methods(http.MethodGet)
+		r.HandleFunc("/admin/audit", a.wrap(a.authed(a.adminAudit))).Methods(http.MethodGet)
 	}
 }
 
-// KeyJSON is one key of a tenant as GET /tenant/keys lists it: never the
-// key itself nor its hash. Times are epoch seconds; null when not
-// happened.
-type KeyJSON struct {
-	KeyID          string  `json:"key_id"`
-	Prefix         string  `json:"prefix"`
-	Tier           string  `json:"tier"`
-	Kind           string  `json:"kind"`        // tenant or internal
-	TenantRole     string  `json:"tenant_role"` // tenant-admin, member or read-only
-	State          string  `json:"state"`       // active, rotating, revoked or erased
-	CreatedUnix    int64   `json:"created_unix"`
-	LastUsedUnix   *int64  `json:"last_used_unix"`   // precision 5 minutes
-	GraceUntilUnix *int64  `json:"grace_until_unix"` // rotated keys: accepted until then
-	RotatedTo      *string `json:"rotated_to"`
-	RevokedUnix    *int64  `json:"revoked_unix"`
+// QuotaJSON is the body of GET /v1/me/quota.
+type QuotaJSON struct {
+	Tier     string  `json:"tier"`
+	TenantID string  `json:"tenant_id"`
+	Metered  bool    `json:"metered"`
+	Reason   *string `json:"reason"` // why not metered; null when metered
+	Month    string  `json:"month"`  // "YYYY-MM" in Timezone
+	Timezone string  `json:"timezone"`
+	// Counters: calls, pdfs, ai (monthly) and towers (per key).
+	Counters   []QuotaCounterJSON `json:"counters"`
+	RateLimits []RateLimitJSON    `json:"rate_limits"`
 }
 
-func optUnix(v int64) *int64 {
-	if v == 0 {
-		return nil
-	}
-	return &v
+// QuotaCounterJSON is one counter. Limit and Remaining are null when there
+// is no cap, and Reason says why.
+type QuotaCounterJSON struct {
+	Name      string  `json:"name"`
+	Period    string  `json:"period"` // "month" or "key"
+	Limit     *int    `json:"limit"`
+	Used      int     `json:"used"`
+	Remaining *int    `json:"remaining"`
+	ResetAt   *string `json:"reset_at"` // RFC 3339 UTC; null for a per-key counter
+	Reason    *string `json:"reason"`
 }
 
-func optString(s string) *string {
+// RateLimitJSON is one route group's rate limit.
+type RateLimitJSON struct {
+	Group          string `json:"group"`
+	LimitPerMinute int    `json:"limit_per_minute"`
+	Remaining      int    `json:"remaining"`
+	ResetS         int64  `json:"reset_s"` // seconds until the whole allowance is back
+}
+
+func strp(s string) *string {
 	if s == "" {
 		return nil
 	}
 	return &s
 }
 
-func keyJSON(k *appliance.APIKey, now time.Time) KeyJSON {
-	revoked := k.RevokedUnix
-	st := k.StateAt(now.Unix())
-	if st == appliance.KeyRevoked && revoked == 0 { // a rotation's grace ended
-		revoked = k.GraceUntilUnix
-	}
-	return KeyJSON{KeyID: k.ID, Prefix: k.Prefix, Tier: string(k.Tier), Kind: string(k.Role), TenantRole: string(k.EffectiveTenantRole()),
-		State: string(st), CreatedUnix: k.CreatedUnix, LastUsedUnix: optUnix(k.LastUsedUnix), GraceUntilUnix: optUnix(k.GraceUntilUnix),
-		RotatedTo: optString(k.RotatedTo), RevokedUnix: optUnix(revoked)}
-}
-
-// KeyList is the body of GET /tenant/keys.
-type KeyList struct {
-	Keys  []KeyJSON `json:"keys"`
-	Count int       `json:"count"`
-}
-
-// NewKey is the body of POST /tenant/keys and of a rotation: the plain key,
-// shown once, and its record; Previous is the rotated key.
-type NewKey struct {
-	APIKey   string   `json:"api_key"`
-	Key      KeyJSON  `json:"key"`
-	Previous *KeyJSON `json:"previous,omitempty"`
-}
-
-// RevokedKey is the body of a revocation.
-type RevokedKey struct {
-	Key KeyJSON `json:"key"`
-}
-
-func (a *API) keyClient(r *http.Request) tenancy.KeyRequest {
-	route, _ := mux.CurrentRoute(r).GetPathTemplate()
-	return tenancy.KeyRequest{Client: tenancy.Client{IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context()), Route: route}}
-}
-
-func (a *API) listKeys(w http.ResponseWriter, r *http.Request) (any, error) {
-	ks, err := a.Keys.ListKeys(keyFrom(r.Context()))
+func (a *API) myQuota(_ http.ResponseWriter, r *http.Request) (any, error) {
+	rep, err := a.Quota.Report(keyFrom(r.Context()))
 	if err != nil {
 		return nil, err
 	}
-	now := a.Keys.Now()
-	out := KeyList{Keys: make([]KeyJSON, len(ks)), Count: len(ks)}
-	for i, k := range ks {
-		out.Keys[i] = keyJSON(k, now)
+	out := QuotaJSON{Tier: string(rep.Tier), TenantID: rep.TenantID, Metered: rep.Metered, Reason: strp(rep.Reason), Month: rep.Month,
+		Timezone: "America/Sao_Paulo", Counters: []QuotaCounterJSON{}, RateLimits: []RateLimitJSON{}}
+	for _, c := range rep.Counters {
+		cj := QuotaCounterJSON{Name: c.Name, Period: c.Period, Limit: c.Limit, Used: c.Used, Remaining: c.Remaining, Reason: strp(c.Reason)}
+		if c.ResetAt != nil {
+			cj.ResetAt = timeJSON(*c.ResetAt)
+		}
+		out.Counters = append(out.Counters, cj)
+	}
+	for _, rl := range rep.Rates {
+		out.RateLimits = append(out.RateLimits, RateLimitJSON{Group: string(rl.Group), LimitPerMinute: rl.LimitPerMinute,
+			Remaining: rl.Remaining, ResetS: ceilSeconds(rl.Reset)})
 	}
 	return out, nil
 }
 
-type createKeyRequest struct {
-	TenantRole *string `json:"tenant_role"`
+// AuditPageJSON is the body of GET /tenant/audit and GET /admin/audit.
+type AuditPageJSON struct {
+	Entries []AuditEntryJSON `json:"entries"`
+	// NextBefore is the before of the next page; null on the last page.
+	NextBefore *uint64 `json:"next_before"`
 }
 
-func (a *API) createKey(w http.ResponseWriter, r *http.Request) (any, error) {
-	var body createKeyRequest
-	raw, err := readBody(r)
-	if err != nil {
-		return nil, err
+// AuditEntryJSON is one audit entry (SPEC §2.11).
+type AuditEntryJSON struct {
+	Seq        uint64            `json:"seq"`
+	Time       string            `json:"time"` // RFC 3339 UTC
+	Action     string            `json:"action"`
+	ActorKey   *string           `json:"actor_key"`
+	ActorEmail *string           `json:"actor_email"`
+	TenantID   *string           `json:"tenant_id"`
+	Route      *string           `json:"route"`
+	Params     map[string]string `json:"params"`
+	IP         *string           `json:"ip"`
+	UserAgent  *string           `json:"user_agent"`
+	RequestID  *string           `json:"request_id"`
+}
+
+// auditQuery reads the filters of an audit page: action, from and to (RFC
+// 3339), before (a sequence number) and limit; admin adds tenant_id.
+func auditQuery(r *http.Request, admin bool) (auditlog.Query, error) {
+	q := newQuery(r)
+	out := auditlog.Query{Action: strings.TrimSpace(q.v.Get("action")), Limit: q.int("limit", auditlog.DefaultLimit, 1, auditlog.MaxLimit),
+		IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())}
+	if rt := mux.CurrentRoute(r); rt != nil {
+		out.Route, _ = rt.GetPathTemplate()
 	}
-	if len(bytes.TrimSpace(raw)) > 0 { // no body: a member key
-		if err := decodeBytes(raw, &body, maxArrayElements); err != nil {
-			return nil, err
+	for _, tf := range []struct {
+		name string
+		dst  *time.Time
+	}{{"from", &out.From}, {"to", &out.To}} {
+		if s := q.v.Get(tf.name); s != "" {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				q.e.Add(tf.name, "must be an RFC 3339 time such as 2026-03-01T00:00:00-03:00")
+			}
+			*tf.dst = t
 		}
 	}
-	req := a.keyClient(r)
-	if body.TenantRole != nil {
-		req.TenantRole = appliance.TenantRole(*body.TenantRole)
-		if req.TenantRole == "" {
-			return nil, appliance.Invalid("tenant_role", "must be tenant-admin, member or read-only; got \"\"")
+	if s := q.v.Get("before"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || n == 0 {
+			q.e.Add("before", "must be a positive integer: the next_before of the previous page")
 		}
+		out.BeforeSeq = n
 	}
-	plain, k, err := a.Keys.CreateKey(keyFrom(r.Context()), req)
-	if err != nil {
-		return nil, err
+	if admin {
+		out.TenantID = strings.TrimSpace(q.v.Get("tenant_id"))
+		if len(out.TenantID) > 100 {
+			q.e.Add("tenant_id", "must be at most 100 characters")
+		}
+	} else if q.v.Has("tenant_id") {
+		q.e.Add("tenant_id", "is for the admin route only: a tenant sees its own entries")
 	}
-	return created{NewKey{APIKey: plain, Key: keyJSON(k, a.Keys.Now())}}, nil
+	if q.e.Len() > 0 { // every bad field at once: the service's checks too
+		q.e.Merge(out.Validate())
+	}
+	return out, q.e.Err()
 }
 
-func (a *API) rotateKey(w http.ResponseWriter, r *http.Request) (any, error) {
-	if err := decodeEmpty(r); err != nil {
-		return nil, err
+func auditPageJSON(p *auditlog.Page) AuditPageJSON {
+	out := AuditPageJSON{Entries: make([]AuditEntryJSON, 0, len(p.Entries))}
+	if p.NextBefore != 0 {
+		n := p.NextBefore
+		out.NextBefore = &n
 	}
-	plain, k, old, err := a.Keys.RotateKey(keyFrom(r.Context()), mux.Vars(r)["key_id"], a.keyClient(r))
-	if err != nil {
-		return nil, err
-	}
-	now := a.Keys.Now()
-	prev := keyJSON(old, now)
-	return created{NewKey{APIKey: plain, Key: keyJSON(k, now), Previous: &prev}}, nil
-}
-
-func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) (any, error) {
-	if err := decodeEmpty(r); err != nil {
-		return nil, err
-	}
-	k, err := a.Keys.RevokeKey(keyFrom(r.Context()), mux.Vars(r)["key_id"], a.keyClient(r))
-	if err != nil {
-		return nil, err
-	}
-	return RevokedKey{Key: keyJSON(k, a.Keys.Now())}, nil
-}
-
-func privacyClient(r *http.Request) privacy.Client {
-	route, _ := mux.CurrentRoute(r).GetPathTemplate()
-	return privacy.Client{IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context()), Route: route}
-}
-
-// IdentityJSON is the identity section of a data bundle: the subject key's
-// record with its personal columns.
-type IdentityJSON struct {
-	KeyJSON
-	TenantID string `json:"tenant_id"`
-	Owner    string `json:"owner"`
-	Email    string `json:"email"`
-}
-
-// BillingJSON holds the payment provider's references of the tenant.
-type BillingJSON struct {
-	PaymentCustomerIDs []string `json:"payment_customer_ids"`
-	SubscriptionIDs    []string `json:"subscription_ids"`
-}
-
-// BundleJSON is a data-subject bundle (SPEC §4.11).
-type BundleJSON struct {
-	GeneratedUnix int64                   `json:"generated_unix"`
-	Identity      IdentityJSON            `json:"identity"`
-	Keys          []KeyJSON               `json:"keys"`
-	AuditLog      []appliance.AuditEntry  `json:"audit_log"`
-	BatchJobs     []JobJSON               `json:"batch_jobs"`
-	Observations  []appliance.Observation `json:"observations"`
-	// ObservationCounts are the tenant's stored rows of each kind; the
-	// list holds at most privacy.ObservationsInBundle of them.
-	ObservationCounts appliance.ObservationCounts `json:"observation_counts"`
-	// DividendEvents are the data dividend events of the tenant's
-	// observations (SPEC §2.13).
-	DividendEvents []appliance.DividendEvent `json:"dividend_events"`
-	Towers         []TowerJSON               `json:"towers"`
-	Billing        BillingJSON               `json:"billing"`
-}
-
-// ExportJSON is the body of a data export.
-type ExportJSON struct {
-	DSARRequestID string     `json:"dsar_request_id"`
-	Bundle        BundleJSON `json:"bundle"`
-}
-
-func bundleJSON(b *privacy.Bundle) BundleJSON {
-	now := b.GeneratedAt
-	out := BundleJSON{GeneratedUnix: now.Unix(),
-		Identity:          IdentityJSON{KeyJSON: keyJSON(b.Identity, now), TenantID: b.Identity.TenantID, Owner: b.Identity.Owner, Email: b.Identity.Email},
-		Keys:              make([]KeyJSON, len(b.Keys)),
-		AuditLog:          b.AuditLog,
-		BatchJobs:         make([]JobJSON, len(b.Jobs)),
-		Observations:      b.Observations,
-		ObservationCounts: b.ObservationCounts,
-		DividendEvents:    b.DividendEvents,
-		Towers:            make([]TowerJSON, len(b.Towers)),
-		Billing:           BillingJSON{PaymentCustomerIDs: b.Billing.PaymentCustomerIDs, SubscriptionIDs: b.Billing.SubscriptionIDs}}
-	if out.DividendEvents == nil {
-		out.DividendEvents = []appliance.DividendEvent{}
-	}
-	if out.Observations == nil {
-		out.Observations = []appliance.Observation{}
-	}
-	if out.AuditLog == nil {
-		out.AuditLog = []appliance.AuditEntry{}
-	}
-	for i, k := range b.Keys {
-		out.Keys[i] = keyJSON(k, now)
-	}
-	for i, j := range b.Jobs {
-		out.BatchJobs[i] = jobJSON(j, now)
-	}
-	for i, t := range b.Towers {
-		out.Towers[i] = towerJSON(t)
+	for _, e := range p.Entries {
+		params := e.Params
+		if params == nil {
+			params = map[string]string{}
+		}
+		sec, frac := int64(e.TimeUnix), e.TimeUnix-float64(int64(e.TimeUnix))
+		t := time.Unix(sec, int64(frac*1e9)).UTC().Format(time.RFC3339Nano)
+		out.Entries = append(out.Entries, AuditEntryJSON{Seq: e.Seq, Time: t, Action: e.Action, ActorKey: strp(e.ActorKey), ActorEmail: strp(e.ActorEmail),
+			TenantID: strp(e.TenantID), Route: strp(e.Route), Params: params, IP: strp(e.IP), UserAgent: strp(e.UserAgent), RequestID: strp(e.RequestID)})
 	}
 	return out
 }
 
-func (a *API) exportMyData(w http.ResponseWriter, r *http.Request) (any, error) {
-	ans, err := a.Privacy.Export(r.Context(), keyFrom(r.Context()), privacyClient(r))
+// tenantAudit pages the caller's tenant's audit log (GET /tenant/audit).
+func (a *API) tenantAudit(_ http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := auditQuery(r, false)
 	if err != nil {
 		return nil, err
 	}
-	return ExportJSON{DSARRequestID: ans.Request.ID, Bundle: bundleJSON(ans.Bundle)}, nil
-}
-
-// ErasureJSON is the body of an erase request's answer: the request id and
-// its deadlines (epoch seconds).
-type ErasureJSON struct {
-	DSARRequestID    string `json:"dsar_request_id"`
-	Status           string `json:"status"`
-	Tier             string `json:"tier"`
-	DueBy            int64  `json:"due_by"`
-	EraseScheduledAt int64  `json:"erase_scheduled_at"`
-}
-
-func erasureJSON(r *appliance.DSARRequest) ErasureJSON {
-	return ErasureJSON{DSARRequestID: r.ID, Status: string(r.Status), Tier: string(appliance.TierErased), DueBy: r.DueByUnix, EraseScheduledAt: r.EraseScheduledUnix}
-}
-
-type forgetRequest struct {
-	Confirmation *string `json:"confirmation"`
-}
-
-func (a *API) forgetMe(w http.ResponseWriter, r *http.Request) (any, error) {
-	var body forgetRequest
-	if err := decode(r, &body); err != nil {
-		return nil, err
-	}
-	if body.Confirmation == nil {
-		return nil, appliance.Invalid("confirmation", "is required: the literal text %q", privacy.ForgetConfirmation)
-	}
-	ans, err := a.Privacy.Forget(r.Context(), keyFrom(r.Context()), *body.Confirmation, privacyClient(r))
+	p, err := a.Audit.TenantPage(keyFrom(r.Context()), q)
 	if err != nil {
 		return nil, err
 	}
-	return erasureJSON(ans.Request), nil
+	return auditPageJSON(p), nil
+}
+
+// adminAudit pages every tenant's audit log (GET /admin/audit, admin key).
+func (a *API) adminAudit(_ http.ResponseWriter, r *http.Request) (any, error) {
+	k := keyFrom(r.Context())
+	if k.Role != appliance.RoleAdmin { // before reading the query: a tenant learns nothing of the admin filters
+		return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: "an admin key is required"}
+	}
+	q, err := auditQuery(r, true)
+	if err != nil {
+		return nil, err
+	}
+	p, err := a.Audit.AdminPage(k, q)
+	if err != nil {
+		return nil, err
+	}
+	return auditPageJSON(p), nil
 }

@@ -4,539 +4,497 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"linkplan/appliance"
-	"linkplan/appliance/tenancy"
-	"linkplan/web/api"
 )
 
-// advance moves the harness clock forward by d.
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// quotaAnswer is the body of GET /v1/me/quota.
+type quotaAnswer struct {
+	Tier     string  `json:"tier"`
+	TenantID string  `json:"tenant_id"`
+	Metered  bool    `json:"metered"`
+	Reason   *string `json:"reason"`
+	Month    string  `json:"month"`
+	Counters []struct {
+		Name      string  `json:"name"`
+		Limit     *int    `json:"limit"`
+		Used      int     `json:"used"`
+		Remaining *int    `json:"remaining"`
+		ResetAt   *string `json:"reset_at"`
+		Reason    *string `json:"reason"`
+	} `json:"counters"`
+	RateLimits []struct {
+		Group          string `json:"group"`
+		LimitPerMinute int    `json:"limit_per_minute"`
+		Remaining      int    `json:"remaining"`
+	} `json:"rate_limits"`
 }
 
-type wireKey struct {
-	KeyID          string  `json:"key_id"`
-	Prefix         string  `json:"prefix"`
-	Tier           string  `json:"tier"`
-	TenantRole     string  `json:"tenant_role"`
-	State          string  `json:"state"`
-	LastUsedUnix   *int64  `json:"last_used_unix"`
-	GraceUntilUnix *int64  `json:"grace_until_unix"`
-	RotatedTo      *string `json:"rotated_to"`
-}
-
-type wireNewKey struct {
-	APIKey   string   `json:"api_key"`
-	Key      wireKey  `json:"key"`
-	Previous *wireKey `json:"previous"`
-}
-
-// call sends a request and checks the answer against the document.
-func call(t *testing.T, h *harness, d *openAPI, method, url, key string, header map[string]string, body string) *response {
-	t.Helper()
-	res := h.do(t, method, url, key, header, body)
-	contract(t, d, method, url, res)
-	return res
-}
-
-func wantStatus(t *testing.T, res *response, status int, code string) {
-	t.Helper()
-	if res.status != status {
-		t.Fatalf("status %d, want %d: %s", res.status, status, res.body)
-	}
-	if code != "" && errorCode(t, res) != code {
-		t.Fatalf("code %q, want %q: %s", errorCode(t, res), code, res.body)
-	}
-}
-
-// TestTenantKeys walks the key life cycle through the API: list, create
-// with each role, the roles' limits, rotation with its grace period,
-// revocation, the last tenant-admin key, the audit rows.
-func TestTenantKeys(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
-	d := loadOpenAPI(t)
-	pro := h.keys["pro"]
-
-	list := decodeInto[struct {
-		Keys  []wireKey `json:"keys"`
-		Count int       `json:"count"`
-	}](t, call(t, h, d, "GET", "/tenant/keys", pro, nil, ""))
-	if list.Count != 1 || list.Keys[0].KeyID != h.keyIDs["pro"] || list.Keys[0].TenantRole != "tenant-admin" || list.Keys[0].State != "active" {
-		t.Fatalf("list: %+v", list)
-	}
-	if strings.Contains(fmt.Sprint(list), pro) {
-		t.Fatal("the list holds the plain key")
-	}
-
-	for _, tc := range []struct {
-		name, key, body string
-		status          int
-		code            string
-	}{
-		{"unknown role", pro, `{"tenant_role":"owner"}`, 422, "invalid_input"},
-		{"empty role", pro, `{"tenant_role":""}`, 422, "invalid_input"},
-		{"unknown field", pro, `{"role":"member"}`, 422, ""},
-		{"admin key", h.adminKey, `{}`, 403, "forbidden"},
-		{"erased key", h.keys["erased"], `{}`, 401, "key_erased"},
-	} {
-		t.Run("create: "+tc.name, func(t *testing.T) {
-			wantStatus(t, call(t, h, d, "POST", "/tenant/keys", tc.key, nil, tc.body), tc.status, tc.code)
-		})
-	}
-
-	ro := decodeInto[wireNewKey](t, call(t, h, d, "POST", "/tenant/keys", pro, nil, `{"tenant_role":"read-only"}`))
-	member := decodeInto[wireNewKey](t, call(t, h, d, "POST", "/tenant/keys", pro, nil, ""))
-	if ro.Key.TenantRole != "read-only" || member.Key.TenantRole != "member" || ro.Key.Tier != "Pro" || !strings.HasPrefix(member.APIKey, appliance.KeyPrefixTenant) {
-		t.Fatalf("created %+v %+v", ro, member)
-	}
-
-	// Roles.
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys", ro.APIKey, nil, `{}`), 403, "forbidden")
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys", member.APIKey, nil, `{}`), 403, "forbidden")
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys/"+ro.Key.KeyID+"/revoke", member.APIKey, nil, ""), 403, "forbidden")
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys/"+ro.Key.KeyID+"/rotate", member.APIKey, nil, ""), 403, "forbidden")
-	wantStatus(t, call(t, h, d, "POST", "/towers", ro.APIKey, nil, `{"operator":"RO","lat":-22.95,"lon":-43.21}`), 403, "forbidden")
-	wantStatus(t, call(t, h, d, "GET", "/tenant/me/data/export", member.APIKey, nil, ""), 403, "forbidden")
-	wantStatus(t, call(t, h, d, "POST", "/towers", member.APIKey, nil, `{"operator":"Member","lat":-22.95,"lon":-43.21}`), 201, "")
-	wantStatus(t, call(t, h, d, "GET", "/tenant/keys", ro.APIKey, nil, ""), 200, "")
-
-	// Rotation of the member's own key: the old key works for the grace
-	// period, then is refused.
-	rot := decodeInto[wireNewKey](t, call(t, h, d, "POST", "/tenant/keys/"+member.Key.KeyID+"/rotate", member.APIKey, nil, "{}"))
-	if rot.Previous == nil || rot.Previous.State != "rotating" || rot.Previous.GraceUntilUnix == nil ||
-		*rot.Previous.GraceUntilUnix != h.clock.Now().Add(tenancy.RotationGrace).Unix() || rot.Key.TenantRole != "member" ||
-		rot.Previous.RotatedTo == nil || *rot.Previous.RotatedTo != rot.Key.KeyID {
-		t.Fatalf("rotation: %+v", rot)
-	}
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys/"+member.Key.KeyID+"/rotate", pro, nil, ""), 409, "conflict")
-	h.clock.advance(tenancy.RotationGrace - time.Second)
-	wantStatus(t, call(t, h, d, "GET", "/tenant/keys", member.APIKey, nil, ""), 200, "")
-	h.clock.advance(time.Second)
-	wantStatus(t, call(t, h, d, "GET", "/tenant/keys", member.APIKey, nil, ""), 401, "unauthenticated")
-	wantStatus(t, call(t, h, d, "GET", "/tenant/keys", rot.APIKey, nil, ""), 200, "")
-
-	// Revocation.
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys/"+ro.Key.KeyID+"/revoke", pro, nil, ""), 200, "")
-	wantStatus(t, call(t, h, d, "GET", "/tenant/keys", ro.APIKey, nil, ""), 401, "unauthenticated")
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys/"+ro.Key.KeyID+"/revoke", pro, nil, ""), 409, "conflict")
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys/"+h.keyIDs["pro"]+"/revoke", pro, nil, ""), 409, "conflict")
-	wantStatus(t, call(t, h, d, "POST", "/tenant/keys/"+h.keyIDs["pro"]+"/revoke", pro, nil, `{"x":1}`), 422, "")
-
-	// Another tenant's key is missing.
-	for _, op := range []string{"rotate", "revoke"} {
-		res := call(t, h, d, "POST", "/tenant/keys/"+h.keyIDs["free"]+"/"+op, pro, nil, "")
-		wantStatus(t, res, 404, "not_found")
-	}
-
-	list2 := decodeInto[struct {
-		Keys []wireKey `json:"keys"`
-	}](t, call(t, h, d, "GET", "/tenant/keys", pro, nil, ""))
-	states := map[string]string{}
-	for _, k := range list2.Keys {
-		states[k.KeyID] = k.State
-		if k.KeyID == h.keyIDs["pro"] && k.LastUsedUnix == nil {
-			t.Errorf("last use of the pro key not recorded: %+v", k)
+func (q quotaAnswer) used(name string) int {
+	for _, c := range q.Counters {
+		if c.Name == name {
+			return c.Used
 		}
 	}
-	if len(list2.Keys) != 4 || states[ro.Key.KeyID] != "revoked" || states[member.Key.KeyID] != "revoked" || states[rot.Key.KeyID] != "active" {
-		t.Errorf("states: %v", states)
-	}
-	audit, err := h.db.Audit("t_"+h.keyIDs["pro"], 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]int{}
-	for _, e := range audit {
-		seen[e.Action]++
-	}
-	if seen[tenancy.ActionKeyCreate] != 2 || seen[tenancy.ActionKeyRotate] != 1 || seen[tenancy.ActionKeyRevoke] != 1 {
-		t.Errorf("audit actions: %v", seen)
-	}
+	return -1
 }
 
-// routeOps returns every authenticated operation of the document as
-// method, template and a concrete URL (path parameters filled with x).
-func routeOps(t *testing.T, d *openAPI) [][3]string {
-	t.Helper()
-	var out [][3]string
-	for tpl, item := range obj(d.root, "paths") {
-		for method, opv := range item.(map[string]any) {
-			if sec, _ := opv.(map[string]any)["security"].([]any); len(sec) == 0 {
-				continue
-			}
-			u := tpl
-			for strings.Contains(u, "{") {
-				i, j := strings.Index(u, "{"), strings.Index(u, "}")
-				u = u[:i] + "xxxxxxxx" + u[j+1:]
-			}
-			out = append(out, [3]string{strings.ToUpper(method), tpl, u})
-		}
-	}
-	return out
+// auditAnswer is the body of the audit routes.
+type auditAnswer struct {
+	Entries []struct {
+		Seq        uint64            `json:"seq"`
+		Time       string            `json:"time"`
+		Action     string            `json:"action"`
+		ActorKey   *string           `json:"actor_key"`
+		ActorEmail *string           `json:"actor_email"`
+		TenantID   *string           `json:"tenant_id"`
+		Route      *string           `json:"route"`
+		Params     map[string]string `json:"params"`
+		IP         *string           `json:"ip"`
+		RequestID  *string           `json:"request_id"`
+	} `json:"entries"`
+	NextBefore *uint64 `json:"next_before"`
 }
 
-// minimalRequest returns a small body, and its headers, of the media type
-// the operation takes (the Content-Type is checked before the key): {}
-// for JSON, an empty form for multipart/form-data; none for a GET.
-func minimalRequest(d *openAPI, method, tpl string) (map[string]string, string) {
-	if method != "POST" {
-		return nil, ""
-	}
-	for ct := range obj(d.operation(method, tpl), "requestBody", "content") {
-		if strings.HasPrefix(ct, "multipart/") {
-			return map[string]string{"Content-Type": "multipart/form-data; boundary=b0undary"}, "--b0undary--\r\n"
-		}
-	}
-	return nil, "{}"
+// quotaError is the parseable part of a 429 of the metering service.
+type quotaError struct {
+	Error struct {
+		Code  string `json:"code"`
+		Quota struct {
+			Kind    string  `json:"kind"`
+			Counter *string `json:"counter"`
+			Group   *string `json:"group"`
+			Tier    string  `json:"tier"`
+			Limit   int     `json:"limit"`
+			Used    int     `json:"used"`
+			ResetAt string  `json:"reset_at"`
+			WindowS int     `json:"window_s"`
+		} `json:"quota"`
+	} `json:"error"`
 }
 
-// TestRolesOnEveryRoute sends every authenticated operation of the
-// document with a read-only and a member key: each route the role does not
-// allow answers 403 naming the role, each route it allows never does.
-func TestRolesOnEveryRoute(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
-	d := loadOpenAPI(t)
-	keys, ids := map[appliance.TenantRole]string{}, map[appliance.TenantRole]string{}
-	for _, r := range []appliance.TenantRole{appliance.TenantReadOnly, appliance.TenantMember, appliance.TenantAdmin} {
-		nk := decodeInto[wireNewKey](t, h.do(t, "POST", "/tenant/keys", h.keys["pro"], nil, `{"tenant_role":"`+string(r)+`"}`))
-		keys[r], ids[r] = nk.APIKey, nk.Key.KeyID
-	}
-	ops := routeOps(t, d)
-	if len(ops) < 20 {
-		t.Fatalf("only %d operations", len(ops))
-	}
-	for _, op := range ops {
-		for role, key := range keys {
-			perm := api.RoutePermission(op[0], op[1])
-			if op[0] == "POST" && op[1] == "/tenant/me/data/forget" && role == appliance.TenantAdmin {
-				continue // would erase the tenant of the other cases
-			}
-			t.Run(op[0]+" "+op[1]+" as "+string(role), func(t *testing.T) {
-				hdr, body := minimalRequest(d, op[0], op[1])
-				u := op[2]
-				if op[1] == "/tenant/keys/{key_id}/rotate" { // its own key: the route's permission
-					u = strings.Replace(u, "xxxxxxxx", ids[role], 1)
-				}
-				res := h.do(t, op[0], u, key, hdr, body)
-				refused := res.status == http.StatusForbidden && strings.Contains(string(res.body), "does not allow")
-				if want := !role.Allows(perm); refused != want {
-					t.Errorf("permission %s: refused by role %v, want %v: %d %.300s", perm, refused, want, res.status, res.body)
-				}
-				if res.status >= 500 {
-					t.Errorf("%d %s", res.status, res.body)
-				}
-			})
-		}
-	}
-}
-
-// TestPrivacySelfService checks the export bundle (SPEC §4.11) and the
-// forget flow: soft erase, then 401 "API key has been erased" on every
-// authenticated route for every key of the tenant.
-func TestPrivacySelfService(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
-	d := loadOpenAPI(t)
-	pro := h.keys["pro"]
-	tower := registerOwn(t, h, "pro", "Privada", "PRIV-1", -22.9519, -43.2105)
-	job := submitJob(t, h, pro, `{"rows":[`+batchRows(101)+`],"options":{"pdfs":false}}`)
-	waitFor(t, h, pro, job.ID)
-	second := decodeInto[wireNewKey](t, h.do(t, "POST", "/tenant/keys", pro, nil, `{"tenant_role":"member"}`))
-	if res := h.do(t, "POST", "/coverage/observations", pro, nil, obsRow(-22.90)); res.status != http.StatusOK {
-		t.Fatalf("observation: %d %s", res.status, res.body)
-	}
-
-	wantStatus(t, call(t, h, d, "GET", "/tenant/me/data/export", h.adminKey, nil, ""), 403, "forbidden")
-	res := call(t, h, d, "GET", "/tenant/me/data/export", pro, map[string]string{"User-Agent": "exporter/1"}, "")
-	wantStatus(t, res, 200, "")
-	var exp struct {
-		ID     string `json:"dsar_request_id"`
-		Bundle struct {
-			Identity struct {
-				KeyID, Email, Owner string
-				TenantID            string `json:"tenant_id"`
-			} `json:"identity"`
-			Keys      []wireKey              `json:"keys"`
-			AuditLog  []appliance.AuditEntry `json:"audit_log"`
-			BatchJobs []struct{ ID string }  `json:"batch_jobs"`
-			Obs       []struct {
-				ID          string `json:"id"`
-				SubmittedBy string `json:"submitted_by"`
-			} `json:"observations"`
-			ObsCounts map[string]int        `json:"observation_counts"`
-			Towers    []struct{ ID string } `json:"towers"`
-			Billing   map[string][]string   `json:"billing"`
-		} `json:"bundle"`
-	}
-	if err := json.Unmarshal(res.body, &exp); err != nil {
-		t.Fatal(err)
-	}
-	b := exp.Bundle
-	if !strings.HasPrefix(exp.ID, "dsar_") || b.Identity.Email != "pro@example.com" || b.Identity.TenantID != "t_"+h.keyIDs["pro"] ||
-		len(b.Keys) != 2 || len(b.BatchJobs) != 1 || b.BatchJobs[0].ID != job.ID || len(b.Towers) != 1 || b.Towers[0].ID != tower ||
-		len(b.Obs) != 1 || b.Obs[0].SubmittedBy != h.keyIDs["pro"] || b.ObsCounts["link_observations"] != 1 || b.Billing["payment_customer_ids"] == nil {
-		t.Fatalf("bundle: %s", res.body)
-	}
-	actions := map[string]bool{}
-	for _, e := range b.AuditLog {
-		actions[e.Action] = true
-		if e.TenantID != "t_"+h.keyIDs["pro"] {
-			t.Errorf("another tenant's audit row in the bundle: %+v", e)
-		}
-	}
-	if !actions[tenancy.ActionKeyCreate] {
-		t.Errorf("audit log of the bundle: %v", actions)
-	}
-	if strings.Contains(string(res.body), h.keyIDs["free"]) || strings.Contains(string(res.body), "free@example.com") {
-		t.Error("the bundle holds another tenant's data")
-	}
-	if !auditHas(t, h, "tenant.dsar.export", exp.ID, 1) {
-		t.Error("no tenant.dsar.export row with the request id")
-	}
-
-	for _, tc := range []struct{ name, body, code string }{
-		{"no confirmation", `{}`, "invalid_input"},
-		{"lower case", `{"confirmation":"delete my data"}`, "invalid_input"},
-		{"trailing space", `{"confirmation":"DELETE MY DATA "}`, "invalid_input"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res := call(t, h, d, "POST", "/tenant/me/data/forget", pro, nil, tc.body)
-			wantStatus(t, res, 422, tc.code)
-			if !strings.Contains(string(res.body), `"field":"confirmation"`) {
-				t.Errorf("the error does not name confirmation: %s", res.body)
-			}
-		})
-	}
-	wantStatus(t, call(t, h, d, "POST", "/tenant/me/data/forget", h.adminKey, nil, `{"confirmation":"DELETE MY DATA"}`), 403, "forbidden")
-	wantStatus(t, call(t, h, d, "POST", "/tenant/me/data/forget", second.APIKey, nil, `{"confirmation":"DELETE MY DATA"}`), 403, "forbidden")
-
-	now := h.clock.Now()
-	res = call(t, h, d, "POST", "/tenant/me/data/forget", pro, nil, `{"confirmation":"DELETE MY DATA"}`)
-	wantStatus(t, res, 200, "")
-	er := decodeInto[struct {
-		ID        string `json:"dsar_request_id"`
-		Status    string `json:"status"`
-		Tier      string `json:"tier"`
-		DueBy     int64  `json:"due_by"`
-		Scheduled int64  `json:"erase_scheduled_at"`
-	}](t, res)
-	if er.Status != "received" || er.Tier != "erased" || er.DueBy != now.Add(15*24*time.Hour).Unix() || er.Scheduled != now.Add(30*24*time.Hour).Unix() {
-		t.Fatalf("forget: %+v", er)
-	}
-	if !auditHas(t, h, "tenant.dsar.forget.soft", er.ID, 1) {
-		t.Error("no tenant.dsar.forget.soft row with the request id")
-	}
-	rows, err := h.db.Audit("t_"+h.keyIDs["pro"], 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range rows {
-		if e.ActorEmail != "" || e.IP != "" || e.UserAgent != "" {
-			t.Errorf("audit row keeps personal columns after the erase: %+v", e)
-		}
-	}
-
-	ops := routeOps(t, d)
-	for _, key := range []string{pro, second.APIKey} {
-		for _, op := range ops {
-			t.Run("erased "+op[0]+" "+op[1], func(t *testing.T) {
-				hdr, body := minimalRequest(d, op[0], op[1])
-				res := h.do(t, op[0], op[2], key, hdr, body)
-				if res.status != http.StatusUnauthorized || errorCode(t, res) != "key_erased" || !strings.Contains(string(res.body), `"message":"API key has been erased"`) {
-					t.Errorf("%d %s", res.status, res.body)
-				}
-			})
-		}
-	}
-	wantStatus(t, call(t, h, d, "GET", "/tenant/keys", h.keys["free"], nil, ""), 200, "")
-}
-
-// auditHas reports whether the log holds n rows of action whose params
-// carry dsar_request_id id.
-func auditHas(t *testing.T, h *harness, action, id string, n int) bool {
-	t.Helper()
-	all, err := h.db.Audit("", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := 0
-	for _, e := range all {
-		if e.Action == action && e.Params["dsar_request_id"] == id {
-			got++
-		}
-	}
-	return got == n
-}
-
-func dsarBody(totp, justification, email string) string {
-	m := map[string]any{"justification": justification, "confirm_subject_email": email}
-	if totp != "" {
-		m["totp"] = totp
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
-// TestAdminDSAR covers the admin export and erase: each check of SPEC
-// §4.11 refuses with the status the document gives, a served request
-// writes two audit rows with its id, and the overdue list follows the
-// deadlines.
-func TestAdminDSAR(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
-	d := loadOpenAPI(t)
-	subject := h.keys["internal"]
-	prefix := subject[:len(appliance.KeyPrefixInternal)+6]
-	tower := registerOwn(t, h, "internal", "Apagada", "ERASE-1", -22.9519, -43.2105)
-	const why = "data subject request, ticket 4711"
-	email := "internal@example.com"
-	for _, tc := range []struct {
-		name, key, prefix, body string
-		header                  bool
-		status                  int
-		field                   string
-	}{
-		{"tenant key", h.keys["pro"], prefix, dsarBody("", why, email), true, 403, ""},
-		{"no totp", h.adminKey, prefix, dsarBody("", why, email), false, 422, "totp"},
-		{"wrong totp", h.adminKey, prefix, dsarBody("000000", why, email), false, 403, ""},
-		{"no justification", h.adminKey, prefix, dsarBody("", "", email), true, 422, "justification"},
-		{"short justification", h.adminKey, prefix, dsarBody("", "because", email), true, 422, "justification"},
-		{"no e-mail", h.adminKey, prefix, dsarBody("", why, ""), true, 422, "confirm_subject_email"},
-		{"short prefix", h.adminKey, prefix[:5], dsarBody("", why, email), true, 422, "api_key_prefix"},
-		{"unknown prefix", h.adminKey, "lp_int_zzzzzz", dsarBody("", why, email), true, 404, ""},
-		{"ambiguous prefix", h.adminKey, "lp_live_", dsarBody("", why, email), true, 409, ""},
-		{"wrong e-mail", h.adminKey, prefix, dsarBody("", why, "someone@example.com"), true, 422, "confirm_subject_email"},
-		{"admin subject", h.adminKey, h.adminKey[:13], dsarBody("", why, "x@example.com"), true, 403, ""},
-		{"unknown field", h.adminKey, prefix, `{"justification":"` + why + `","confirm_subject_email":"a@b","tenant":"x"}`, true, 422, ""},
-	} {
-		for _, op := range []string{"export", "erase"} {
-			t.Run(op+": "+tc.name, func(t *testing.T) {
-				hdr := map[string]string{}
-				if tc.header {
-					hdr["X-Admin-Totp"] = h.freshTOTP(t)
-				}
-				res := call(t, h, d, "POST", "/admin/dsar/"+tc.prefix+"/"+op, tc.key, hdr, tc.body)
-				wantStatus(t, res, tc.status, "")
-				if tc.field != "" && !strings.Contains(string(res.body), `"field":"`+tc.field+`"`) {
-					t.Errorf("the error does not name %s: %s", tc.field, res.body)
-				}
-				if strings.Contains(string(res.body), "internal@example.com") && tc.name == "wrong e-mail" {
-					t.Error("the error reveals the subject's e-mail")
-				}
-			})
-		}
-	}
-
-	res := call(t, h, d, "POST", "/admin/dsar/"+prefix+"/export", h.adminKey, nil, dsarBody(h.freshTOTP(t), why, "INTERNAL@example.com"))
-	wantStatus(t, res, 200, "")
-	exp := decodeInto[struct {
-		ID     string `json:"dsar_request_id"`
-		Bundle struct {
-			Identity struct {
-				KeyID string `json:"key_id"`
-			} `json:"identity"`
-		} `json:"bundle"`
-	}](t, res)
-	if exp.Bundle.Identity.KeyID != h.keyIDs["internal"] {
-		t.Fatalf("export: %s", res.body)
-	}
-	if !auditHas(t, h, "admin.dsar.export", exp.ID, 1) || !auditHas(t, h, "admin.dsar.export.served", exp.ID, 1) {
-		t.Error("the export does not have its two audit rows")
-	}
-
-	if _, ok := h.index.Get(tower); !ok {
-		t.Fatalf("tower %s not in the index", tower)
-	}
-	eraseAt := h.clock.Now()
-	res = call(t, h, d, "POST", "/admin/dsar/"+prefix+"/erase", h.adminKey, map[string]string{"X-Admin-Totp": h.freshTOTP(t)}, dsarBody("", why, email))
-	wantStatus(t, res, 200, "")
-	er := decodeInto[struct {
-		ID string `json:"dsar_request_id"`
-	}](t, res)
-	eraseAt = h.clock.Now()
-	if !auditHas(t, h, "admin.dsar.erase.soft", er.ID, 1) || !auditHas(t, h, "admin.dsar.erase.served", er.ID, 1) {
-		t.Error("the erase does not have its two audit rows")
-	}
-	wantStatus(t, call(t, h, d, "GET", "/towers?limit=1", subject, nil, ""), 401, "key_erased")
-	wantStatus(t, call(t, h, d, "POST", "/admin/dsar/"+prefix+"/erase", h.adminKey, map[string]string{"X-Admin-Totp": h.freshTOTP(t)}, dsarBody("", why, email)), 409, "conflict")
-
-	// Overdue: none until 24 h past the scheduled hard delete.
-	overdue := func(key string) (int, []map[string]any) {
-		res := call(t, h, d, "GET", "/admin/dsar/overdue", key, nil, "")
-		wantStatus(t, res, 200, "")
-		v := decodeInto[struct {
-			Count    int              `json:"count"`
-			Requests []map[string]any `json:"requests"`
-		}](t, res)
-		return v.Count, v.Requests
-	}
-	wantStatus(t, call(t, h, d, "GET", "/admin/dsar/overdue", h.keys["pro"], nil, ""), 403, "forbidden")
-	if n, _ := overdue(h.adminKey); n != 0 {
-		t.Fatalf("%d overdue at once", n)
-	}
-	mark := eraseAt.Add(appliance.DSARHardDeleteAfter + appliance.DSARHardDeleteWithin)
-	h.clock.advance(mark.Sub(h.clock.Now()))
-	if n, _ := overdue(h.adminKey); n != 0 {
-		t.Fatalf("%d overdue at the deadline itself", n)
-	}
-	h.clock.advance(time.Second)
-	n, reqs := overdue(h.adminKey)
-	if n != 1 || reqs[0]["dsar_request_id"] != er.ID || reqs[0]["reason"] != "hard_delete_due" {
-		t.Fatalf("overdue after the deadline: %d %v", n, reqs)
-	}
-	if _, err := h.privacy.HardDeleteDue(t.Context(), h.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := overdue(h.adminKey); n != 0 {
-		t.Fatalf("%d overdue after the hard delete", n)
-	}
-	if res := h.do(t, "GET", "/towers?limit=1", subject, nil, ""); res.status != http.StatusUnauthorized {
-		t.Errorf("deleted key: %d", res.status)
-	}
-	if _, ok := h.index.Get(tower); ok {
-		t.Errorf("the erased tenant's tower %s is still in the tower index", tower)
-	}
-}
-
-// tenantScenarios are the happy paths (and a few refusals) of the tenant
-// key and privacy routes for TestScenarios, on keys of their own: the
-// forget and erase scenarios erase their tenants.
 func tenantScenarios(t *testing.T, h *harness) []scenario {
-	t.Helper()
-	h.issue(t, "dsar-self", appliance.TierPro, appliance.RoleTenant)
-	h.issue(t, "dsar-admin", appliance.TierStarter, appliance.RoleTenant)
-	h.issue(t, "keys", appliance.TierPro, appliance.RoleTenant)
-	owner, err := h.auth.Authenticate(h.keys["keys"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, toRotate, err := h.auth.CreateKey(owner, tenancy.KeyRequest{TenantRole: appliance.TenantMember})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, toRevoke, err := h.auth.CreateKey(owner, tenancy.KeyRequest{TenantRole: appliance.TenantReadOnly})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := h.keys["dsar-admin"][:14]
-	body := dsarBody("", "scenario: data subject request", "dsar-admin@example.com")
 	return []scenario{
-		{name: "list keys", method: "GET", url: "/tenant/keys", key: "keys", status: 200, contains: []string{toRotate.ID, `"tenant_role":"member"`}},
-		{name: "create a key", method: "POST", url: "/tenant/keys", key: "keys", body: `{"tenant_role":"read-only"}`, status: 201, contains: []string{`"api_key":"lp_live_`}},
-		{name: "create a key with a bad role", method: "POST", url: "/tenant/keys", key: "keys", body: `{"tenant_role":"owner"}`, status: 422, code: "invalid_input", fields: []string{"tenant_role"}, doc: docRejects},
-		{name: "rotate a key", method: "POST", url: "/tenant/keys/" + toRotate.ID + "/rotate", key: "keys", status: 201, contains: []string{`"state":"rotating"`}},
-		{name: "revoke a key", method: "POST", url: "/tenant/keys/" + toRevoke.ID + "/revoke", key: "keys", body: "{}", status: 200, contains: []string{`"state":"revoked"`}},
-		{name: "keys with an admin key", method: "GET", url: "/tenant/keys", key: "admin", status: 403, code: "forbidden"},
-		{name: "export my data", method: "GET", url: "/tenant/me/data/export", key: "dsar-self", status: 200, contains: []string{`"dsar_request_id":"dsar_`, `"observation_counts":{`}},
-		{name: "forget me", method: "POST", url: "/tenant/me/data/forget", key: "dsar-self", body: `{"confirmation":"DELETE MY DATA"}`, status: 200, contains: []string{`"tier":"erased"`}},
-		{name: "after forget", method: "GET", url: "/tenant/keys", key: "dsar-self", status: 401, code: "key_erased", contains: []string{"API key has been erased"}},
-		{name: "admin export", method: "POST", url: "/admin/dsar/" + prefix + "/export", key: "admin", totp: "header", body: body, status: 200, contains: []string{`"dsar_request_id":"dsar_`}},
-		{name: "admin erase without totp", method: "POST", url: "/admin/dsar/" + prefix + "/erase", key: "admin", body: body, status: 422, code: "invalid_input", fields: []string{"totp"}},
-		{name: "admin erase", method: "POST", url: "/admin/dsar/" + prefix + "/erase", key: "admin", totp: "header", body: body, status: 200, contains: []string{`"status":"received"`}},
-		{name: "overdue requests", method: "GET", url: "/admin/dsar/overdue", key: "admin", status: 200, contains: []string{`"count":0`}},
+		{name: "quota of a Free key", method: "GET", url: "/v1/me/quota", key: "free", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			q := decodeJSON[quotaAnswer](t, res)
+			if q.Tier != "Free" || !q.Metered || q.Reason != nil || len(q.Counters) != 4 || len(q.RateLimits) != 9 {
+				t.Errorf("%s", res.body)
+			}
+			for _, c := range q.Counters {
+				if c.Limit == nil || c.Remaining == nil || *c.Remaining != *c.Limit-c.Used {
+					t.Errorf("counter %s: %s", c.Name, res.body)
+				}
+			}
+		}},
+		{name: "quota of an admin key is null with a reason", method: "GET", url: "/v1/me/quota", key: "admin", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			q := decodeJSON[quotaAnswer](t, res)
+			if q.Metered || q.Reason == nil || res.header.Get("RateLimit-Limit") != "" || strings.Contains(strings.ToLower(string(res.body)), "unlimited") {
+				t.Errorf("%s", res.body)
+			}
+			for _, c := range q.Counters {
+				if c.Limit != nil || c.Reason == nil {
+					t.Errorf("counter %s: %s", c.Name, res.body)
+				}
+			}
+		}},
+		{name: "quota without key", method: "GET", url: "/v1/me/quota", status: 401, code: "unauthenticated"},
+		{name: "quota of an erased key", method: "GET", url: "/v1/me/quota", key: "erased", status: 401, code: "key_erased"},
+		{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=5", key: "pro", status: 200},
+		{name: "tenant audit log by action and time", method: "GET", url: "/tenant/audit?action=tower.register&from=2026-01-01T00:00:00-03:00&to=2027-01-01T00:00:00Z", key: "pro", status: 200},
+		{name: "tenant audit log refuses admin keys", method: "GET", url: "/tenant/audit", key: "admin", status: 403, code: "forbidden"},
+		{name: "tenant audit log bad filters", method: "GET", url: "/tenant/audit?action=Tower%20Register&from=yesterday&before=-1&limit=0", key: "pro", status: 422, code: "invalid_input",
+			fields: []string{"action", "from", "before", "limit"}, doc: docRejects},
+		{name: "tenant audit log with to before from", method: "GET", url: "/tenant/audit?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z", key: "pro", status: 422, code: "invalid_input", fields: []string{"to"}},
+		{name: "tenant audit log refuses tenant_id", method: "GET", url: "/tenant/audit?tenant_id=t_x", key: "pro", status: 422, code: "invalid_input", fields: []string{"tenant_id"}, doc: docRejects},
+		{name: "admin audit log", method: "GET", url: "/admin/audit?limit=3", key: "admin", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			a := decodeJSON[auditAnswer](t, res)
+			if len(a.Entries) == 0 || a.Entries[0].Action != appliance.ActionAdminAuditRead || a.Entries[0].Params["limit"] != "3" {
+				t.Errorf("the read is not audited first: %s", res.body)
+			}
+		}},
+		{name: "admin audit log refuses tenant keys", method: "GET", url: "/admin/audit", key: "pro", status: 403, code: "forbidden"},
+		{name: "platform maturity", method: "GET", url: "/platform/maturity", key: "free", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			var m struct {
+				Offline      bool `json:"offline"`
+				Dependencies []struct {
+					Name, Status string
+				} `json:"dependencies"`
+				HostingPortability struct {
+					Dependencies struct {
+						LLMInference struct {
+							Active    bool `json:"active"`
+							AWSBacked bool `json:"aws_backed"`
+						} `json:"llm_inference"`
+					} `json:"dependencies"`
+				} `json:"hosting_portability"`
+			}
+			if err := json.Unmarshal(res.body, &m); err != nil {
+				t.Fatal(err)
+			}
+			if !m.Offline || len(m.Dependencies) != 3 || m.Dependencies[0].Name != "database" || m.Dependencies[0].Status != "ok" ||
+				m.HostingPortability.Dependencies.LLMInference.Active || m.HostingPortability.Dependencies.LLMInference.AWSBacked {
+				t.Errorf("%s", res.body)
+			}
+		}},
+		{name: "platform maturity without key", method: "GET", url: "/platform/maturity", status: 401, code: "unauthenticated"},
 	}
+}
+
+// TestQuotaFreeMonthlyCalls makes the 200 calls of a Free month over HTTP
+// (spread so that no rate limit applies) and checks the 201st: a 429 whose
+// body names the spent counter, its cap and the reset instant (00:00 of
+// 1 April in America/Sao_Paulo), with Retry-After up to that instant; then
+// moves the harness clock to the last second of March (still refused) and
+// to the reset instant (admitted, counted in April).
+func TestQuotaFreeMonthlyCalls(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	d := loadOpenAPI(t)
+	key := h.keys["free"]
+	for i := 1; i <= 200; i++ {
+		h.clock.advance(3 * time.Second) // Free read: 30 a minute
+		res := h.do(t, "GET", "/places?q=rio&limit=1", key, nil, "")
+		if res.status != http.StatusOK {
+			t.Fatalf("call %d: %d %s", i, res.status, res.body)
+		}
+		if left, _ := strconv.Atoi(res.header.Get("RateLimit-Remaining")); i > 170 && left != 200-i {
+			// The monthly calls become the limit closest to exhaustion.
+			t.Fatalf("call %d: RateLimit-Remaining %d, want %d (limit %s)", i, left, 200-i, res.header.Get("RateLimit-Limit"))
+		}
+	}
+	h.clock.advance(3 * time.Second)
+	now := h.clock.Now()
+	res := h.do(t, "GET", "/places?q=rio&limit=1", key, nil, "")
+	contract(t, d, "GET", "/places", res)
+	if res.status != http.StatusTooManyRequests {
+		t.Fatalf("call 201: %d %s", res.status, res.body)
+	}
+	var qe quotaError
+	if err := json.Unmarshal(res.body, &qe); err != nil {
+		t.Fatalf("body is not parseable: %v: %s", err, res.body)
+	}
+	q := qe.Error.Quota
+	reset := time.Date(2026, 4, 1, 3, 0, 0, 0, time.UTC)
+	if qe.Error.Code != "quota_exceeded" || q.Kind != "monthly" || q.Counter == nil || *q.Counter != "calls" || q.Group != nil ||
+		q.Tier != "Free" || q.Limit != 200 || q.Used != 200 || q.ResetAt != reset.Format(time.RFC3339Nano) || q.WindowS != 0 {
+		t.Errorf("body %s", res.body)
+	}
+	if ra := res.header.Get("Retry-After"); ra != strconv.Itoa(int(reset.Sub(now).Seconds())) {
+		t.Errorf("Retry-After %q, want %d", ra, int(reset.Sub(now).Seconds()))
+	}
+	if res.header.Get("RateLimit-Remaining") != "0" || res.header.Get("RateLimit-Limit") != "200" {
+		t.Errorf("RateLimit headers %v", res.header)
+	}
+	// Tenant routes still answer, and count the refused call nowhere.
+	res = h.do(t, "GET", "/v1/me/quota", key, nil, "")
+	if res.status != http.StatusOK || decodeJSON[quotaAnswer](t, res).used("calls") != 200 {
+		t.Errorf("quota after the refusal: %d %s", res.status, res.body)
+	}
+	// Another tenant is not affected.
+	if res := h.do(t, "GET", "/places?q=rio&limit=1", h.keys["pro"], nil, ""); res.status != http.StatusOK {
+		t.Errorf("pro: %d", res.status)
+	}
+	// The month rolls over at 00:00 of 1 April in São Paulo (03:00 UTC).
+	h.clock.set(reset.Add(-time.Second))
+	res = h.do(t, "GET", "/places?q=rio&limit=1", key, nil, "")
+	if res.status != http.StatusTooManyRequests || res.header.Get("Retry-After") != "1" {
+		t.Errorf("23:59:59 on 31 March in São Paulo: %d Retry-After %q", res.status, res.header.Get("Retry-After"))
+	}
+	h.clock.set(reset)
+	if res := h.do(t, "GET", "/places?q=rio&limit=1", key, nil, ""); res.status != http.StatusOK {
+		t.Fatalf("00:00 on 1 April in São Paulo: %d %s", res.status, res.body)
+	}
+	april := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", key, nil, ""))
+	if april.Month != "2026-04" || april.used("calls") != 1 {
+		t.Errorf("April: month %s, %d calls used", april.Month, april.used("calls"))
+	}
+}
+
+// TestRateLimitBurst sends a burst at one instant of the harness clock:
+// the headers count down, the request past the burst is a 429 with
+// Retry-After of one emission interval, and concurrent requests admit
+// exactly the allowance.
+func TestRateLimitBurst(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	d := loadOpenAPI(t)
+	key := h.keys["free"] // Free read: 30 a minute, one every 2 s
+	for i := 1; i <= 30; i++ {
+		res := h.do(t, "GET", "/places?q=rio&limit=1", key, nil, "")
+		if res.status != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i, res.status, res.body)
+		}
+		want := map[string]string{"RateLimit-Limit": "30", "RateLimit-Remaining": strconv.Itoa(30 - i), "RateLimit-Reset": strconv.Itoa(2 * i)}
+		for hname, v := range want {
+			if got := res.header.Get(hname); got != v {
+				t.Errorf("request %d: %s %q, want %q", i, hname, got, v)
+			}
+		}
+	}
+	res := h.do(t, "GET", "/places?q=rio&limit=1", key, nil, "")
+	contract(t, d, "GET", "/places", res)
+	var qe quotaError
+	if err := json.Unmarshal(res.body, &qe); err != nil || res.status != http.StatusTooManyRequests || qe.Error.Code != "rate_limited" ||
+		qe.Error.Quota.Kind != "rate" || qe.Error.Quota.Group == nil || *qe.Error.Quota.Group != "read" || qe.Error.Quota.WindowS != 60 {
+		t.Fatalf("request 31: %d %s", res.status, res.body)
+	}
+	if res.header.Get("Retry-After") != "2" || res.header.Get("RateLimit-Remaining") != "0" || res.header.Get("RateLimit-Reset") != "60" {
+		t.Errorf("request 31 headers: Retry-After %q RateLimit %q/%q/%q", res.header.Get("Retry-After"),
+			res.header.Get("RateLimit-Limit"), res.header.Get("RateLimit-Remaining"), res.header.Get("RateLimit-Reset"))
+	}
+	h.clock.advance(2 * time.Second)
+	if res := h.do(t, "GET", "/places?q=rio&limit=1", key, nil, ""); res.status != http.StatusOK || res.header.Get("RateLimit-Remaining") != "0" {
+		t.Errorf("after Retry-After: %d %v", res.status, res.header)
+	}
+
+	// Concurrent burst on another group (Free compute: 10 a minute, one
+	// every 6 s): the admitted answers' RateLimit-Remaining are 9 down to
+	// 0, each once; every refusal waits one interval.
+	var mu sync.Mutex
+	counts := map[int]int{}
+	var remaining []int
+	var wg sync.WaitGroup
+	for range 25 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := h.do(t, "POST", "/analyze_link", key, nil, `{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":5}`)
+			mu.Lock()
+			defer mu.Unlock()
+			counts[res.status]++
+			switch res.status {
+			case http.StatusOK:
+				n, _ := strconv.Atoi(res.header.Get("RateLimit-Remaining"))
+				remaining = append(remaining, n)
+			case http.StatusTooManyRequests:
+				if res.header.Get("Retry-After") != "6" || res.header.Get("RateLimit-Remaining") != "0" || res.header.Get("RateLimit-Limit") != "10" {
+					t.Errorf("refusal headers: %v", res.header)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if counts[http.StatusOK] != 10 || counts[http.StatusTooManyRequests] != 15 {
+		t.Errorf("concurrent burst: %v, want 10 OK and 15 refused", counts)
+	}
+	sort.Ints(remaining)
+	for i, n := range remaining {
+		if n != i {
+			t.Errorf("RateLimit-Remaining of the admitted: %v, want 0..9 once each", remaining)
+			break
+		}
+	}
+}
+
+// TestTenantIsolationQuotaAndAudit is the isolation table of the quota
+// and audit routes: a tenant's calls, towers and audit entries are never
+// counted in, or shown to, another tenant (the Free and internal keys).
+func TestTenantIsolationQuotaAndAudit(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	towerID := registerOwn(t, h, "pro", "Isolada Auditoria", "ISO-AUD-1", -22.95, -43.21)
+	j := submitJob(t, h, h.keys["pro"], `{"rows":[`+batchRows(101)+`],"options":{"pdfs":false}}`)
+	h.do(t, "POST", "/jobs/"+j.ID+"/cancel", h.keys["pro"], nil, "")
+	mapID, _, _ := startMap(t, h, h.keys["pro"], heatmapBody)
+	for range 5 {
+		h.do(t, "GET", "/places?q=rio&limit=1", h.keys["pro"], nil, "")
+	}
+	proQuota := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", h.keys["pro"], nil, ""))
+	if proQuota.used("calls") < 9 || proQuota.used("towers") != 1 {
+		t.Fatalf("pro quota %+v", proQuota)
+	}
+	secrets := []string{towerID, j.ID, mapID, h.keyIDs["pro"], "pro@example.com", proQuota.TenantID}
+	for _, other := range []string{"free", "internal"} {
+		for _, tc := range []struct{ name, url string }{
+			{"quota", "/v1/me/quota"},
+			{"audit", "/tenant/audit?limit=1000"},
+			{"audit by action", "/tenant/audit?action=tower.register"},
+			{"audit of a job", "/tenant/audit?action=job.submit"},
+			{"audit paged before the pro entries", "/tenant/audit?before=1000000"},
+		} {
+			t.Run(tc.name+" as "+other, func(t *testing.T) {
+				res := h.do(t, "GET", tc.url, h.keys[other], nil, "")
+				if res.status != http.StatusOK {
+					t.Fatalf("%d %s", res.status, res.body)
+				}
+				for _, s := range secrets {
+					if strings.Contains(string(res.body), s) {
+						t.Errorf("answer holds the pro tenant's %q: %.400s", s, res.body)
+					}
+				}
+				if tc.name == "quota" {
+					q := decodeJSON[quotaAnswer](t, res)
+					if q.used("towers") != 0 || q.used("calls") > 3 {
+						t.Errorf("counts of another tenant: %s", res.body)
+					}
+				}
+			})
+		}
+	}
+	// The other tenants' calls changed nothing of the pro tenant's counts.
+	if after := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", h.keys["pro"], nil, "")); after.used("calls") != proQuota.used("calls") {
+		t.Errorf("pro calls %d after the other tenants' calls, %d before", after.used("calls"), proQuota.used("calls"))
+	}
+	// The owner sees its entries, written by the change's transaction with
+	// the request's details; the admin sees them too.
+	res := h.do(t, "GET", "/tenant/audit", h.keys["pro"], map[string]string{"X-Request-Id": "iso-audit-1"}, "")
+	a := decodeJSON[auditAnswer](t, res)
+	seen := map[string]bool{}
+	for _, e := range a.Entries {
+		seen[e.Action] = true
+		if e.TenantID == nil || *e.TenantID != proQuota.TenantID {
+			t.Errorf("entry of another tenant: %+v", e)
+		}
+		if e.Action == appliance.ActionMapStart && e.Params["map_id"] != mapID {
+			t.Errorf("coverage.map.start entry %+v", e)
+		}
+		if e.Action == appliance.ActionJobCancel && (e.Params["job_id"] != j.ID || e.IP == nil || e.RequestID == nil || e.Route == nil || *e.Route != "/jobs/{id}/cancel") {
+			t.Errorf("job.cancel entry %+v", e)
+		}
+	}
+	for _, act := range []string{appliance.ActionTowerRegister, appliance.ActionJobSubmit, appliance.ActionJobCancel, appliance.ActionMapStart} {
+		if !seen[act] {
+			t.Errorf("no %s entry for the owner: %s", act, res.body)
+		}
+	}
+	res = h.do(t, "GET", "/admin/audit?tenant_id="+url.QueryEscape(proQuota.TenantID), h.keys["admin"], nil, "")
+	if !strings.Contains(string(res.body), j.ID) || !strings.Contains(string(res.body), towerID) {
+		t.Errorf("admin view lacks the pro entries: %.400s", res.body)
+	}
+}
+
+// TestReportPDFQuota makes the five PDF reports of a Free month: each is
+// counted (GET /v1/me/quota) and audited (report.pdf); the sixth is a 429
+// naming the pdfs counter.
+func TestReportPDFQuota(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for i := 1; i <= 5; i++ {
+		h.clock.nextStep() // Free compute: 10 a minute
+		res := h.do(t, http.MethodPost, "/reports/link", h.keys["free"], nil, exportBody)
+		if res.status != http.StatusOK || res.header.Get("Content-Type") != "application/pdf" {
+			t.Fatalf("report %d: %d %.300s", i, res.status, res.body)
+		}
+	}
+	h.clock.nextStep()
+	res := h.do(t, http.MethodPost, "/reports/link", h.keys["free"], nil, exportBody)
+	contract(t, loadOpenAPI(t), "POST", "/reports/link", res)
+	var qe quotaError
+	if err := json.Unmarshal(res.body, &qe); err != nil || res.status != http.StatusTooManyRequests || qe.Error.Code != "quota_exceeded" ||
+		qe.Error.Quota.Counter == nil || *qe.Error.Quota.Counter != "pdfs" || qe.Error.Quota.Limit != 5 || qe.Error.Quota.Used != 5 {
+		t.Fatalf("report 6: %d %s", res.status, res.body)
+	}
+	q := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", h.keys["free"], nil, ""))
+	if q.used("pdfs") != 5 {
+		t.Errorf("pdfs used %d, want 5", q.used("pdfs"))
+	}
+	a := decodeJSON[auditAnswer](t, h.do(t, "GET", "/tenant/audit?action=report.pdf", h.keys["free"], nil, ""))
+	if len(a.Entries) != 5 || a.Entries[0].Params["report_id"] == "" {
+		t.Errorf("report.pdf entries: %+v", a.Entries)
+	}
+	// The pro tenant's PDFs are its own.
+	if q := decodeJSON[quotaAnswer](t, h.do(t, "GET", "/v1/me/quota", h.keys["pro"], nil, "")); q.used("pdfs") != 0 {
+		t.Errorf("pro pdfs %d", q.used("pdfs"))
+	}
+}
+
+// TestAuditPaging pages the tenant log two entries at a time: every
+// entry once, newest first, and next_before null at the end.
+func TestAuditPaging(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for i := range 5 {
+		h.clock.advance(10 * time.Second)
+		registerOwn(t, h, "pro", "Paginada", fmt.Sprintf("PG-%d", i), -22.95+float64(i)*0.001, -43.21)
+	}
+	var seqs []uint64
+	u := "/tenant/audit?action=tower.register&limit=2"
+	for pages := 0; ; pages++ {
+		if pages > 5 {
+			t.Fatal("paging does not end")
+		}
+		a := decodeJSON[auditAnswer](t, h.do(t, "GET", u, h.keys["pro"], nil, ""))
+		for _, e := range a.Entries {
+			seqs = append(seqs, e.Seq)
+		}
+		if a.NextBefore == nil {
+			break
+		}
+		u = fmt.Sprintf("/tenant/audit?action=tower.register&limit=2&before=%d", *a.NextBefore)
+	}
+	if len(seqs) != 5 {
+		t.Fatalf("entries %v, want 5", seqs)
+	}
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] >= seqs[i-1] {
+			t.Errorf("not newest first: %v", seqs)
+		}
+	}
+	// A time range (the store stamps entries with its own clock): from
+	// just before the fourth newest entry to just before the second newest
+	// holds the fourth and the third.
+	all := decodeJSON[auditAnswer](t, h.do(t, "GET", "/tenant/audit?action=tower.register", h.keys["pro"], nil, ""))
+	at := func(i int) time.Time {
+		tm, err := time.Parse(time.RFC3339Nano, all.Entries[i].Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm.Add(-500 * time.Microsecond)
+	}
+	a := decodeJSON[auditAnswer](t, h.do(t, "GET", "/tenant/audit?action=tower.register&from="+at(3).Format(time.RFC3339Nano)+
+		"&to="+url.QueryEscape(at(1).Format(time.RFC3339Nano)), h.keys["pro"], nil, ""))
+	if len(a.Entries) != 2 || a.Entries[0].Seq != all.Entries[2].Seq || a.Entries[1].Seq != all.Entries[3].Seq {
+		t.Errorf("time range: %+v, want entries 3 and 4 of %+v", a.Entries, all.Entries)
+	}
+}
+
+// TestSpecActionNames checks the SPEC §6 audit action names, spelled
+// exactly as there.
+func TestSpecActionNames(t *testing.T) {
+	want := []string{"observation.rejected.no_consent", "tenant.dsar.export", "tenant.dsar.forget.soft", "admin.dsar.export",
+		"admin.dsar.export.served", "admin.dsar.erase.soft", "admin.dsar.erase.served", "dsar.hard_delete"}
+	got := appliance.SpecActions()
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("SpecActions %v, want %v", got, want)
+	}
+	seen := map[string]bool{}
+	for _, a := range appliance.Actions() {
+		if seen[a] {
+			t.Errorf("action %s listed twice", a)
+		}
+		seen[a] = true
+	}
+}
+
+// FuzzAuditQuery runs GET /tenant/audit on arbitrary query strings:
+// never a 500, always a documented answer.
+func FuzzAuditQuery(f *testing.F) {
+	for _, s := range []string{"action=tower.register&limit=2", "from=2026-03-01T00:00:00Z&to=2026-03-02T00:00:00-03:00",
+		"before=18446744073709551615", "before=0&limit=-1", "from=2026-13-01T00:00:00Z", "action=%00", "limit=1e9", "to=x&from=y"} {
+		f.Add(s)
+	}
+	h := newHarness(f, harnessOptions{unmetered: true})
+	d := loadOpenAPI(f)
+	f.Fuzz(func(t *testing.T, q string) {
+		// The parameters and values are arbitrary; the request line is
+		// well-formed (what the server's own parser accepts).
+		vals, err := url.ParseQuery(q)
+		if err != nil {
+			return
+		}
+		req := httptest.NewRequest(http.MethodGet, "/tenant/audit?"+vals.Encode(), nil)
+		req.Header.Set("X-API-Key", h.keys["pro"])
+		rec := httptest.NewRecorder()
+		h.api.ServeHTTP(rec, req)
+		res := &response{status: rec.Code, header: rec.Result().Header, body: rec.Body.Bytes()}
+		if res.status == http.StatusInternalServerError {
+			t.Fatalf("500 for %q", q)
+		}
+		for _, e := range d.checkResponse(http.MethodGet, "/tenant/audit", res) {
+			t.Errorf("contract: %s (query %q)", e, q)
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/auditlog"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
@@ -23,6 +24,7 @@ import (
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
 	"linkplan/appliance/privacy"
+	"linkplan/appliance/quota"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
@@ -55,6 +57,7 @@ type app struct {
 	api             *api.API
 	jobs            *jobs.Service
 	privacy         *privacy.Service
+	quota           *quota.Service
 	log             *slog.Logger
 	batch           *batch.Service
 	maps            *coverage.Maps
@@ -228,7 +231,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 
 	obsConfig := cfg.Observations
 	obsConfig.Metrics = mset
+	// Quotas and rate limits: counts in memory, flushed to the store each
+	// second by the loop serve starts, and by close (appliance/quota).
+	a.quota = quota.New(db, quota.Options{Log: log})
+
 	a.api = api.New(api.Deps{
+		Quota: a.quota, PDFs: a.quota, Audit: auditlog.New(db),
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
 		Upsert: func(t *appliance.Tower) {
 			catalogMu.Lock()
@@ -241,7 +249,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: true,
 		Jobs: a.jobs, Batches: a.batch,
-		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers},
+		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
 		Repeaters: a.plans,
 		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
@@ -289,6 +297,15 @@ func (a *app) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		if err := a.jobs.Close(ctx); err != nil {
 			a.log.Warn("job drain incomplete", "err", err)
+		}
+		cancel()
+	}
+	if a.quota != nil {
+		// The requests are over: the last counts are written before the
+		// database closes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := a.quota.Close(ctx); err != nil {
+			a.log.Warn("usage counts not written", "err", err)
 		}
 		cancel()
 	}

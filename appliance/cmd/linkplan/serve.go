@@ -70,6 +70,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := a.jobs.Start(ctx); err != nil {
 		return err
 	}
+	if err := a.quota.Start(ctx); err != nil {
+		return err
+	}
 	if err := a.privacy.Start(ctx); err != nil {
 		return err
 	}
