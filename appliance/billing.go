@@ -35,6 +35,7 @@ type KeyClaim struct {
 	ID          string `json:"id"` // hex SHA-256 of the checkout session id
 	TenantID    string `json:"tenant_id"`
 	KeyID       string `json:"key_id"`
+	Tier        Tier   `json:"tier"`
 	Sealed      string `json:"sealed,omitempty"` // the plain key sealed; dropped once claimed
 	State       string `json:"state"`            // ClaimPending or ClaimClaimed
 	CreatedUnix int64  `json:"created_unix"`
