@@ -67,6 +67,9 @@ type Deps struct {
 	Batches   BatchSubmitter  // batch reports (appliance/batch)
 	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
 	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
+	SSO       SSO             // bearer ID tokens and hosted login (appliance/sso); nil: SSO not configured (routes answer 503)
+	Branding  Brandings       // white-label branding (appliance/branding); nil: routes answer 503, reports neutral
+	Billing   Billing         // payment webhook and key claims (appliance/billing); nil: not configured (routes answer 503)
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 }
@@ -118,6 +121,9 @@ func New(d Deps) *API {
 	})
 	a.registerHealth(r)
 	a.registerAdmin(r)
+	a.registerSSO(r)
+	a.registerBranding(r)
+	a.registerBilling(r)
 	a.registerLinks(r)
 	a.registerExports(r)
 	a.registerHeatmaps(r)

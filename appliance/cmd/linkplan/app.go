@@ -38,6 +38,8 @@ type config struct {
 	TowerFiles      []string
 	RefreshInterval time.Duration
 	RefractivityDir string // ITU-R P.1812 DN50/N050 map files; "" = documented Brazil defaults
+	SSO             ssoConfig
+	BillingSecret   string // file holding the payment webhook's signing secret; "" = no webhook
 	Log             *slog.Logger
 }
 
@@ -198,6 +200,19 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
 
+	ts, err := newTenantServices(ctx, db, auth, cfg.SSO, cfg.BillingSecret, log)
+	if err != nil {
+		return nil, err
+	}
+	// The interfaces stay nil (not a typed nil) when not configured.
+	var ssoDep api.SSO
+	if ts.sso != nil {
+		ssoDep = ts.sso
+	}
+	var billingDep api.Billing
+	if ts.billing != nil {
+		billingDep = ts.billing
+	}
 	a.api = api.New(api.Deps{
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
 		Upsert: func(t *appliance.Tower) {
@@ -209,11 +224,14 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
 			}
 		},
-		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: true,
+		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.Issuer == "",
 		Jobs: a.jobs, Batches: a.batch,
 		Heatmaps:           &coverage.Starter{Maps: a.maps, Towers: towers},
 		Repeaters:          a.plans,
 		TerrainDescription: terrainDesc,
+		Branding:           ts.branding,
+		SSO:                ssoDep,
+		Billing:            billingDep,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},

@@ -26,6 +26,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	interval := fs.Duration("refresh-interval", refresh.DefaultInterval, "time between tower source refreshes")
 	memLimit := fs.Int64("memory-limit-mib", 320, "soft memory limit of the Go runtime, MiB (GOMEMLIMIT overrides; 0: none): keeps the first search-index build of a national catalogue under 400 MB resident")
 	refrDir := fs.String("refractivity-dir", "", "directory with the ITU-R DN50.TXT and N050.TXT maps (operator-supplied); default: documented Brazil values")
+	var sc ssoConfig
+	fs.StringVar(&sc.Issuer, "oidc-issuer", "", "OIDC issuer URL for single sign-on (bearer ID tokens, hosted login); empty: SSO off")
+	fs.StringVar(&sc.ClientID, "oidc-client-id", "", "OIDC client id: the audience ID tokens must carry")
+	fs.StringVar(&sc.ClientSecretFile, "oidc-client-secret-file", "", "file holding the OIDC client secret of the hosted login (empty: public client)")
+	fs.StringVar(&sc.RedirectURL, "oidc-redirect-url", "", "hosted login callback URL registered at the issuer, e.g. https://host/auth/oidc/callback")
+	fs.StringVar(&sc.JWKSFile, "oidc-jwks-file", "", "air-gapped sites: the issuer's JSON Web Key Set file; ID tokens are verified against it without contacting the issuer")
+	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
@@ -49,7 +56,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
 
-	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir, Log: log})
+	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
+		SSO: sc, BillingSecret: *billingSecret, Log: log})
 	if err != nil {
 		return err
 	}
