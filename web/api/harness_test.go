@@ -21,6 +21,8 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/batch"
+	"linkplan/appliance/billing"
+	"linkplan/appliance/branding"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
@@ -28,6 +30,8 @@ import (
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
+	"linkplan/appliance/sso"
+	"linkplan/appliance/sso/ssotest"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
 	"linkplan/store"
@@ -69,6 +73,8 @@ type harnessOptions struct {
 	auth    func(real api.Authenticator) api.Authenticator
 	towers  func(real appliance.TowerIndex) appliance.TowerIndex
 	enqueue func(real batch.Enqueuer) batch.Enqueuer // wraps the batch service's queue
+	sso     bool                                     // a real OIDC issuer (ssotest) and the SSO service
+	billing bool                                     // the billing service with billingSecret
 }
 
 // harness is the real API composed in-process like the composition root
@@ -90,6 +96,8 @@ type harness struct {
 	terrain *terrain.Layered
 	dataDir string
 	desc    string // terrain description, as the composition root words it
+
+	issuer *ssotest.Issuer // with harnessOptions.sso
 
 	adminKey, adminSecret string
 	keys                  map[string]string // role name in scenarios -> plain key
@@ -236,7 +244,28 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	})
 	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{})
 	tb.Cleanup(h.maps.Close)
+	var ssoDep api.SSO
+	if opt.sso {
+		h.issuer = ssotest.New(tb, "linkplan-console", nil)
+		svc, err := sso.New(sso.Config{IssuerURL: h.issuer.URL, ClientID: h.issuer.ClientID, ClientSecret: h.issuer.ClientSecret,
+			RedirectURL: "https://console.example/auth/oidc/callback", HTTPClient: h.issuer.Client()}, db)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ssoDep = svc
+	}
+	var billingDep api.Billing
+	if opt.billing {
+		svc, err := billing.New(billing.Config{Secret: billingSecret}, db, func(tier appliance.Tier, owner, email string) (string, *appliance.APIKey, error) {
+			return h.auth.Mint(tenancy.IssueRequest{Tier: tier, Owner: owner, Email: email})
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		billingDep = svc
+	}
 	h.api = api.New(api.Deps{
+		SSO: ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers}, Repeaters: plans,
 		Clutter: clutter,
