@@ -38,6 +38,9 @@ const (
 	DefaultLoginTTL = 10 * time.Minute
 	// MaxPendingLogins bounds the hosted logins in flight.
 	MaxPendingLogins = 10000
+	// DefaultHTTPTimeout bounds each call to the issuer (discovery, keys,
+	// code exchange).
+	DefaultHTTPTimeout = 10 * time.Second
 	// discoveryRetry is the least time between two discovery attempts
 	// after one failed.
 	discoveryRetry = 30 * time.Second
@@ -54,7 +57,7 @@ type Config struct {
 	// (air-gapped sites). Empty: keys come from the issuer's jwks_uri
 	// (discovery), cached in memory and fetched again on an unknown kid.
 	JWKSFile   string
-	HTTPClient *http.Client     // for discovery, keys and the code exchange; nil: http.DefaultClient
+	HTTPClient *http.Client     // for discovery, keys and the code exchange; nil: a client with DefaultHTTPTimeout
 	Now        func() time.Time // nil: time.Now
 	LoginTTL   time.Duration    // 0: DefaultLoginTTL
 }
@@ -106,7 +109,9 @@ func New(cfg Config, st Store) (*Service, error) {
 		cfg.LoginTTL = DefaultLoginTTL
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
+		// A bounded client: discovery runs under the service's lock, and
+		// a hanging issuer must not hold every bearer request.
+		cfg.HTTPClient = &http.Client{Timeout: DefaultHTTPTimeout}
 	}
 	s := &Service{cfg: cfg, store: st, pending: map[string]pendingLogin{}, randState: randomToken}
 	if cfg.JWKSFile != "" {
