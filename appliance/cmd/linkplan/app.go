@@ -224,7 +224,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
 			}
 		},
-		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.Issuer == "",
+		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.offline(),
 		Jobs: a.jobs, Batches: a.batch,
 		Heatmaps:           &coverage.Starter{Maps: a.maps, Towers: towers},
 		Repeaters:          a.plans,

@@ -25,6 +25,12 @@ type ssoConfig struct {
 	JWKSFile         string // air-gapped: the issuer's keys
 }
 
+// offline reports whether SSO leaves the appliance without outbound
+// calls: no issuer, or an air-gapped one (JWKS file) without hosted login.
+func (sc ssoConfig) offline() bool {
+	return sc.Issuer == "" || sc.JWKSFile != "" && sc.RedirectURL == ""
+}
+
 // tenantServices are the SSO, branding and billing services of boot; SSO
 // and billing are nil when not configured.
 type tenantServices struct {
@@ -60,11 +66,15 @@ func newTenantServices(ctx context.Context, db *store.DB, auth *tenancy.Service,
 		if err != nil {
 			return nil, err
 		}
-		octx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		if err := s.Open(octx); err != nil && sc.JWKSFile == "" {
-			log.Warn("identity provider discovery failed; bearer tokens answer 503 until it succeeds", "issuer", sc.Issuer, "err", err)
+		// Air-gapped (JWKS file): no call to the issuer at start-up; only
+		// a hosted login, when configured, asks it for its endpoints.
+		if sc.JWKSFile == "" {
+			octx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			if err := s.Open(octx); err != nil {
+				log.Warn("identity provider discovery failed; bearer tokens answer 503 until it succeeds", "issuer", sc.Issuer, "err", err)
+			}
+			cancel()
 		}
-		cancel()
 		ts.sso = s
 	}
 	if billingSecretFile != "" {
