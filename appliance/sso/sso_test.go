@@ -158,8 +158,8 @@ func TestAuthenticate(t *testing.T) {
 				}
 			})
 		}
-		if got := f.iss.JWKSFetches > 0; got != mode.fetch {
-			t.Errorf("%s: JWKS fetched %d times", mode.name, f.iss.JWKSFetches)
+		if got := f.iss.JWKSFetches() > 0; got != mode.fetch {
+			t.Errorf("%s: JWKS fetched %d times", mode.name, f.iss.JWKSFetches())
 		}
 	}
 }

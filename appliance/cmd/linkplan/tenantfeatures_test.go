@@ -99,3 +99,47 @@ func TestServeSSOAndBilling(t *testing.T) {
 		}
 	}
 }
+
+// TestServeSSOAirGapped runs the binary with --oidc-jwks-file: bearer
+// tokens verify against the file's keys and the issuer is never asked
+// (its JWKS endpoint counts no fetch); /health/ready still reports
+// offline.
+func TestServeSSOAirGapped(t *testing.T) {
+	bin := binary(t)
+	dataDir := t.TempDir()
+	iss := ssotest.New(t, "linkplan-airgap", nil)
+	jwks := filepath.Join(t.TempDir(), "jwks.json")
+	if err := os.WriteFile(jwks, iss.JWKS(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, bin, dataDir, "--oidc-issuer", iss.URL, "--oidc-client-id", iss.ClientID, "--oidc-jwks-file", jwks)
+	var cred struct {
+		APIKey     string `json:"api_key"`
+		TOTPSecret string `json:"totp_secret"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dataDir, "admin-credentials.json"))
+	if err != nil || json.Unmarshal(raw, &cred) != nil {
+		t.Fatalf("credentials: %v", err)
+	}
+	code, _ := totp.GenerateCode(cred.TOTPSecret, time.Now())
+	r := s.call(t, "POST", "/admin/keys", map[string]string{"X-API-Key": cred.APIKey, "X-Admin-Totp": code},
+		`{"tier":"Starter","email":"air@example.com","owner":"Air-gapped","justification":"black-box test of the JWKS file"}`)
+	var issued struct {
+		APIKey string `json:"api_key"`
+	}
+	if r.status != http.StatusCreated || json.Unmarshal(r.body, &issued) != nil {
+		t.Fatalf("issue key: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, "POST", "/tenant/sso/bindings", map[string]string{"X-API-Key": issued.APIKey}, `{"subject":"air-user"}`); r.status != http.StatusCreated {
+		t.Fatalf("bind: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, "GET", "/tenant/branding", map[string]string{"Authorization": "Bearer " + iss.Sign(t, iss.Claims("air-user"))}, ""); r.status != http.StatusOK {
+		t.Fatalf("bearer: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, "GET", "/health/ready", nil, ""); !strings.Contains(string(r.body), `"offline":true`) {
+		t.Errorf("ready: %s", r.body)
+	}
+	if iss.JWKSFetches() != 0 {
+		t.Errorf("the issuer's JWKS was fetched %d times", iss.JWKSFetches())
+	}
+}

@@ -33,8 +33,14 @@ type Issuer struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
 	grants map[string]grant // authorization code -> grant
-	// JWKSFetches counts the JWKS requests.
-	JWKSFetches int
+	jwksFetches int // JWKS requests served
+}
+
+// JWKSFetches returns how many times the JWKS was fetched.
+func (i *Issuer) JWKSFetches() int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.jwksFetches
 }
 
 type grant struct {
@@ -89,7 +95,7 @@ func (i *Issuer) JWKS() []byte {
 
 func (i *Issuer) jwks(w http.ResponseWriter, _ *http.Request) {
 	i.mu.Lock()
-	i.JWKSFetches++
+	i.jwksFetches++
 	i.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(i.JWKS())
