@@ -30,10 +30,10 @@ type Issuer struct {
 	KeyID        string
 	Now          func() time.Time
 
-	srv    *httptest.Server
-	mu     sync.Mutex
-	grants map[string]grant // authorization code -> grant
-	jwksFetches int // JWKS requests served
+	srv         *httptest.Server
+	mu          sync.Mutex
+	grants      map[string]grant // authorization code -> grant
+	jwksFetches int              // JWKS requests served
 }
 
 // JWKSFetches returns how many times the JWKS was fetched.
