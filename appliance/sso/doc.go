@@ -68,6 +68,12 @@
 //   - Pending logins live in memory: a restart forgets them (the user
 //     starts the login again).
 //   - One issuer per appliance (the configured one).
+//   - A subject is bound to one key across all tenants: a tenant that binds
+//     a subject first holds it, and another tenant's attempt is a 409
+//     (which tells it the subject is taken, not by whom). A tenant names
+//     the subjects it binds without proving it holds them, so a squatted
+//     subject is freed only by the tenant that bound it (DELETE
+//     /tenant/sso/bindings); an admin unbind route is not built yet.
 //   - The console receives the ID token and sends it as a bearer token
 //     until it expires (the issuer decides the lifetime); there is no
 //     server-side session to revoke, removing the binding or revoking the
