@@ -25,6 +25,13 @@
 //	(iss, sub) bound to a key              subject ... is not bound to a tenant key
 //	the key active                         401 (revoked) or 401 "API key has been erased"
 //
+// A token that passed every check is remembered (by its SHA-256, at most
+// MaxCachedTokens) until its exp, so that a console sending the same token
+// on every request pays the signature check once (measured on the 2-core
+// build machine: about 150 µs a check without the cache, 28 µs with it,
+// most of it the binding's read); the binding and the key are read on
+// every request, so unbinding or revoking takes effect at once.
+//
 // The issuer's keys come from its jwks_uri (found by discovery of
 // /.well-known/openid-configuration), cached in memory by go-oidc's
 // RemoteKeySet and fetched again when a token names an unknown kid. An

@@ -121,7 +121,7 @@ func (s *Service) finish(ctx context.Context, state, code string) (*LoginResult,
 	if id.Nonce != p.nonce {
 		return nil, fmt.Errorf("ID token refused: its nonce is not this login's: %w", appliance.ErrUnauthenticated)
 	}
-	k, err := s.keyFor(id)
+	k, err := s.keyFor(id.Issuer, id.Subject)
 	if err != nil {
 		return nil, err
 	}

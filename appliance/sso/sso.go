@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,8 @@ const (
 	DefaultLoginTTL = 10 * time.Minute
 	// MaxPendingLogins bounds the hosted logins in flight.
 	MaxPendingLogins = 10000
+	// MaxCachedTokens bounds the cache of verified ID tokens.
+	MaxCachedTokens = 10000
 	// DefaultHTTPTimeout bounds each call to the issuer (discovery, keys,
 	// code exchange).
 	DefaultHTTPTimeout = 10 * time.Second
@@ -84,6 +87,9 @@ type Service struct {
 	static    bool // keys from JWKSFile
 	pending   map[string]pendingLogin
 	randState func() (string, error)
+
+	cacheMu sync.Mutex
+	cache   map[[32]byte]verifiedToken // SHA-256 of a verified token -> its claims
 }
 
 type pendingLogin struct {
@@ -113,7 +119,7 @@ func New(cfg Config, st Store) (*Service, error) {
 		// a hanging issuer must not hold every bearer request.
 		cfg.HTTPClient = &http.Client{Timeout: DefaultHTTPTimeout}
 	}
-	s := &Service{cfg: cfg, store: st, pending: map[string]pendingLogin{}, randState: randomToken}
+	s := &Service{cfg: cfg, store: st, pending: map[string]pendingLogin{}, randState: randomToken, cache: map[[32]byte]verifiedToken{}}
 	if cfg.JWKSFile != "" {
 		keys, err := loadJWKS(cfg.JWKSFile)
 		if err != nil {
@@ -199,11 +205,53 @@ func (s *Service) discover(ctx context.Context, login bool) (*oidc.IDTokenVerifi
 // issuer, algorithm, signature, token_use, no binding); an erased key is
 // appliance.ErrErased; an unreachable issuer appliance.ErrUnavailable.
 func (s *Service) Authenticate(ctx context.Context, raw string) (*appliance.APIKey, error) {
+	id := sha256.Sum256([]byte(raw))
+	if v, ok := s.recall(id); ok {
+		return s.keyFor(v.Issuer, v.Subject)
+	}
 	tok, err := s.verify(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
-	return s.keyFor(tok)
+	s.remember(id, tok)
+	return s.keyFor(tok.Issuer, tok.Subject)
+}
+
+// verifiedToken is what the cache keeps of a token that passed verify.
+type verifiedToken struct {
+	Issuer, Subject string
+	Expiry          time.Time
+}
+
+// recall returns the cached verification of a token (by its SHA-256)
+// while the token has not expired.
+func (s *Service) recall(id [32]byte) (verifiedToken, bool) {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	v, ok := s.cache[id]
+	if !ok || !s.cfg.Now().Before(v.Expiry) {
+		return verifiedToken{}, false
+	}
+	return v, true
+}
+
+// remember caches a verified token until its expiry; a full cache drops
+// its expired entries, then everything if none had expired.
+func (s *Service) remember(id [32]byte, tok *oidc.IDToken) {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	if len(s.cache) >= MaxCachedTokens {
+		now := s.cfg.Now()
+		for k, v := range s.cache {
+			if !now.Before(v.Expiry) {
+				delete(s.cache, k)
+			}
+		}
+		if len(s.cache) >= MaxCachedTokens {
+			clear(s.cache)
+		}
+	}
+	s.cache[id] = verifiedToken{Issuer: tok.Issuer, Subject: tok.Subject, Expiry: tok.Expiry}
 }
 
 // verify checks the token itself: algorithm, signature, iss, aud, exp,
@@ -236,11 +284,12 @@ func (s *Service) verify(ctx context.Context, raw string) (*oidc.IDToken, error)
 	return tok, nil
 }
 
-// keyFor returns the key the token's subject is bound to.
-func (s *Service) keyFor(tok *oidc.IDToken) (*appliance.APIKey, error) {
-	_, k, err := s.store.SSOKey(tok.Issuer, tok.Subject)
+// keyFor returns the key the subject is bound to, read on every request
+// (an unbound subject or a revoked key is refused at once).
+func (s *Service) keyFor(issuer, subject string) (*appliance.APIKey, error) {
+	_, k, err := s.store.SSOKey(issuer, subject)
 	if errors.Is(err, appliance.ErrNotFound) {
-		return nil, fmt.Errorf("ID token refused: subject %q is not bound to a tenant key (ask the tenant or the admin to bind it): %w", clip(tok.Subject), appliance.ErrUnauthenticated)
+		return nil, fmt.Errorf("ID token refused: subject %q is not bound to a tenant key (ask the tenant or the admin to bind it): %w", clip(subject), appliance.ErrUnauthenticated)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sso authenticate: %w", err)

@@ -33,7 +33,9 @@ type fixture struct {
 	now   time.Time
 }
 
-func newFixture(t *testing.T, jwksFile bool) *fixture {
+func newFixture(t *testing.T, jwksFile bool) *fixture { return newFixtureTB(t, jwksFile) }
+
+func newFixtureTB(t testing.TB, jwksFile bool) *fixture {
 	t.Helper()
 	f := &fixture{now: time.Now()}
 	f.iss = ssotest.New(t, clientID, func() time.Time { return f.now })
@@ -240,13 +242,17 @@ func TestBind(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Subject != "s-adm" {
 		t.Fatalf("tenant t_d bindings = %+v, %v", list, err)
 	}
+	// A verified token is cached; the binding is still read each time.
+	if _, err := f.svc.Authenticate(t.Context(), f.iss.Sign(t, f.iss.Claims("user-1"))); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.svc.Unbind(otherTenant, "user-1", appliance.AuditEntry{}); !errors.Is(err, appliance.ErrNotFound) {
 		t.Errorf("another tenant unbinds user-1: %v, want not found", err)
 	}
 	if err := f.svc.Unbind(f.key, "user-1", appliance.AuditEntry{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Authenticate(t.Context(), f.iss.Sign(t, f.iss.Claims("user-1"))); !errors.Is(err, appliance.ErrUnauthenticated) {
+	if _, err := f.svc.Authenticate(t.Context(), f.iss.Sign(t, f.iss.Claims("user-1"))); !errors.Is(err, appliance.ErrUnauthenticated) || !strings.Contains(err.Error(), "not bound") {
 		t.Errorf("after unbind: %v", err)
 	}
 	entries, err := f.db.Audit("", 0)
@@ -376,5 +382,22 @@ func TestUnreachableIssuer(t *testing.T) {
 	_, err = svc.Authenticate(t.Context(), iss.Sign(t, iss.Claims("s")))
 	if !errors.Is(err, appliance.ErrUnavailable) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+}
+
+// TestVerifiedTokenCache: a cached token stops working when it expires.
+func TestVerifiedTokenCache(t *testing.T) {
+	f := newFixture(t, true)
+	c := f.iss.Claims("user-1")
+	c["exp"] = f.now.Add(2 * time.Minute).Unix()
+	tok := f.iss.Sign(t, c)
+	for range 2 {
+		if _, err := f.svc.Authenticate(t.Context(), tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.now = f.now.Add(3 * time.Minute)
+	if _, err := f.svc.Authenticate(t.Context(), tok); !errors.Is(err, appliance.ErrUnauthenticated) || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("expired cached token: %v", err)
 	}
 }
