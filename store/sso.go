@@ -115,10 +115,11 @@ func (db *DB) SSOBindings(tenantID string) ([]appliance.SSOBinding, error) {
 }
 
 // DeleteSSOBinding removes the binding of (issuer, subject) when it
-// belongs to tenantID, with the audit entries in the same transaction. A
-// binding that does not exist, or belongs to another tenant, is an
-// appliance.ErrNotFound error (the other tenant's binding is not
-// revealed).
+// belongs to tenantID ("" for any tenant: the admin), with the audit
+// entries in the same transaction (an entry without a tenant gets the
+// binding's). A binding that does not exist, or belongs to another
+// tenant, is an appliance.ErrNotFound error (the other tenant's binding is
+// not revealed).
 func (db *DB) DeleteSSOBinding(tenantID, issuer, subject string, audit ...appliance.AuditEntry) error {
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketSSOBindings)
@@ -131,11 +132,16 @@ func (db *DB) DeleteSSOBinding(tenantID, issuer, subject string, audit ...applia
 		if err := json.Unmarshal(raw, &b); err != nil {
 			return err
 		}
-		if b.TenantID != tenantID {
+		if tenantID != "" && b.TenantID != tenantID {
 			return fmt.Errorf("no binding of this subject: %w", appliance.ErrNotFound)
 		}
 		if err := bk.Delete(id); err != nil {
 			return err
+		}
+		for i := range audit {
+			if audit[i].TenantID == "" {
+				audit[i].TenantID = b.TenantID
+			}
 		}
 		return db.appendAuditsTx(tx, audit...)
 	})

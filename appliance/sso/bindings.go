@@ -145,3 +145,32 @@ func (s *Service) Unbind(actor *appliance.APIKey, subject string, base appliance
 	e.Params = map[string]string{"issuer": s.cfg.IssuerURL, "subject": subject}
 	return s.store.DeleteSSOBinding(actor.TenantID, s.cfg.IssuerURL, subject, e)
 }
+
+// ValidateAdminUnbind checks an admin unbind request's fields, so that the
+// TOTP code is spent only on an otherwise valid request.
+func ValidateAdminUnbind(subject, justification string) error {
+	v := &appliance.ValidationError{}
+	validSubject(v, subject)
+	if j := strings.TrimSpace(justification); len(j) < 10 || len(j) > 1000 {
+		v.Add("justification", "a justification of 10 to 1000 characters is required for admin actions")
+	}
+	return v.Err()
+}
+
+// AdminUnbind removes the binding of subject (configured issuer) whatever
+// its tenant, on behalf of the admin, whose TOTP step-up the caller
+// verified (e.g. to free a subject another tenant bound). Audited
+// admin.sso.binding.delete with the justification, in the binding's
+// tenant.
+func (s *Service) AdminUnbind(admin *appliance.APIKey, subject, justification string, base appliance.AuditEntry) error {
+	if admin.Role != appliance.RoleAdmin {
+		return fmt.Errorf("an admin key is required: %w", appliance.ErrForbidden)
+	}
+	if err := ValidateAdminUnbind(subject, justification); err != nil {
+		return err
+	}
+	e := base
+	e.Action = ActionAdminUnbind
+	e.Params = map[string]string{"issuer": s.cfg.IssuerURL, "subject": subject, "justification": strings.TrimSpace(justification)}
+	return s.store.DeleteSSOBinding("", s.cfg.IssuerURL, subject, e)
+}

@@ -49,7 +49,8 @@
 // Bindings are made by the tenant (any of its active non-admin keys,
 // audited sso.binding.create) or by the admin for any tenant (admin key
 // plus TOTP step-up and justification, admin.sso.binding.create), and
-// removed by the tenant (sso.binding.delete). Admin keys cannot be bound:
+// removed by the tenant (sso.binding.delete) or by the admin
+// (admin.sso.binding.delete, TOTP and justification). Admin keys cannot be bound:
 // their TOTP secret is sealed under the plain admin key, which a bearer
 // token does not carry, so admin routes keep needing the admin key and
 // its TOTP code.
@@ -79,8 +80,9 @@
 //     a subject first holds it, and another tenant's attempt is a 409
 //     (which tells it the subject is taken, not by whom). A tenant names
 //     the subjects it binds without proving it holds them, so a squatted
-//     subject is freed only by the tenant that bound it (DELETE
-//     /tenant/sso/bindings); an admin unbind route is not built yet.
+//     subject is freed by the tenant that bound it (DELETE
+//     /tenant/sso/bindings) or by the admin (POST
+//     /admin/sso/bindings/delete).
 //   - The console receives the ID token and sends it as a bearer token
 //     until it expires (the issuer decides the lifetime); there is no
 //     server-side session to revoke, removing the binding or revoking the

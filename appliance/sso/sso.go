@@ -28,6 +28,7 @@ const (
 	ActionBind         = "sso.binding.create"       // a tenant bound a subject to one of its keys
 	ActionAdminBind    = "admin.sso.binding.create" // the admin bound a subject to a key (TOTP, justification)
 	ActionUnbind       = "sso.binding.delete"       // a tenant removed a binding
+	ActionAdminUnbind  = "admin.sso.binding.delete" // the admin removed a binding (TOTP, justification)
 	ActionLogin        = "sso.login"                // a hosted login completed
 	ActionLoginRefused = "sso.login.refused"        // a hosted login callback was refused
 )

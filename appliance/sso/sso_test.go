@@ -255,11 +255,26 @@ func TestBind(t *testing.T) {
 	if _, err := f.svc.Authenticate(t.Context(), f.iss.Sign(t, f.iss.Claims("user-1"))); !errors.Is(err, appliance.ErrUnauthenticated) || !strings.Contains(err.Error(), "not bound") {
 		t.Errorf("after unbind: %v", err)
 	}
+	if err := f.svc.AdminUnbind(f.key, "s-adm", "not an admin key", appliance.AuditEntry{}); !errors.Is(err, appliance.ErrForbidden) {
+		t.Errorf("tenant key on admin unbind: %v", err)
+	}
+	if err := f.svc.AdminUnbind(f.admin, "s-adm", "short", appliance.AuditEntry{}); !errors.Is(err, appliance.ErrInvalid) {
+		t.Errorf("admin unbind without justification: %v", err)
+	}
+	if err := f.svc.AdminUnbind(f.admin, "s-adm", "bound by mistake, ticket 9", appliance.AuditEntry{}); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := f.svc.Bindings(otherTenant); len(list) != 0 {
+		t.Errorf("t_d bindings after admin unbind: %+v", list)
+	}
+	if rows, _ := f.db.Audit("t_d", 0); len(rows) == 0 || rows[0].Action != sso.ActionAdminUnbind {
+		t.Errorf("admin unbind audit row not in the binding's tenant: %+v", rows)
+	}
 	entries, err := f.db.Audit("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{sso.ActionBind: 2, sso.ActionAdminBind: 1, sso.ActionUnbind: 1}
+	want := map[string]int{sso.ActionBind: 2, sso.ActionAdminBind: 1, sso.ActionUnbind: 1, sso.ActionAdminUnbind: 1}
 	got := map[string]int{}
 	for _, e := range entries {
 		got[e.Action]++

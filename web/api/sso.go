@@ -22,6 +22,7 @@ type SSO interface {
 	AdminBind(admin *appliance.APIKey, req sso.BindRequest, base appliance.AuditEntry) (*appliance.SSOBinding, error)
 	Bindings(actor *appliance.APIKey) ([]appliance.SSOBinding, error)
 	Unbind(actor *appliance.APIKey, subject string, base appliance.AuditEntry) error
+	AdminUnbind(admin *appliance.APIKey, subject, justification string, base appliance.AuditEntry) error
 }
 
 func (a *API) registerSSO(r *mux.Router) {
@@ -31,6 +32,7 @@ func (a *API) registerSSO(r *mux.Router) {
 	r.HandleFunc("/tenant/sso/bindings", a.wrap(a.authed(a.ssoBind))).Methods(http.MethodPost)
 	r.HandleFunc("/tenant/sso/bindings", a.wrap(a.authed(a.ssoUnbind))).Methods(http.MethodDelete)
 	r.HandleFunc("/admin/sso/bindings", a.wrap(a.authed(a.ssoAdminBind))).Methods(http.MethodPost)
+	r.HandleFunc("/admin/sso/bindings/delete", a.wrap(a.authed(a.ssoAdminUnbind))).Methods(http.MethodPost)
 }
 
 // credential authenticates a request: X-API-Key when present, else an
@@ -198,4 +200,39 @@ func (a *API) ssoAdminBind(w http.ResponseWriter, r *http.Request) (any, error) 
 		return nil, err
 	}
 	return created{b}, nil
+}
+
+type adminUnbindRequest struct {
+	Subject       string  `json:"subject"`
+	TOTP          *string `json:"totp"`
+	Justification string  `json:"justification"`
+}
+
+func (a *API) ssoAdminUnbind(w http.ResponseWriter, r *http.Request) (any, error) {
+	if a.SSO == nil {
+		return nil, errNoSSO
+	}
+	admin := keyFrom(r.Context())
+	if admin.Role != appliance.RoleAdmin {
+		return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: "an admin key is required"}
+	}
+	var q adminUnbindRequest
+	if err := decode(r, &q); err != nil {
+		return nil, err
+	}
+	if err := sso.ValidateAdminUnbind(q.Subject, q.Justification); err != nil {
+		return nil, err
+	}
+	code := r.Header.Get("X-Admin-Totp")
+	if code == "" && q.TOTP != nil {
+		code = *q.TOTP
+	}
+	const route = "/admin/sso/bindings/delete"
+	if err := a.verifyAdmin(r, admin, code, route); err != nil {
+		return nil, err
+	}
+	if err := a.SSO.AdminUnbind(admin, q.Subject, q.Justification, auditBase(r, admin, route)); err != nil {
+		return nil, err
+	}
+	return SSOUnbound{Subject: q.Subject, Deleted: true}, nil
 }

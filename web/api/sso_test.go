@@ -115,6 +115,7 @@ func TestBearerAdminRoutes(t *testing.T) {
 		{"refresh history", "GET", "/admin/towers/refreshes", ""},
 		{"admin binding", "POST", "/admin/sso/bindings", `{"subject":"x","key_id":"` + h.keyIDs["pro"] + `","justification":"a justification here"}`},
 		{"admin branding", "PUT", "/admin/tenants/t_x/branding", `{"justification":"a justification here"}`},
+		{"admin unbinding", "POST", "/admin/sso/bindings/delete", `{"subject":"okta|automation","justification":"a justification here"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hdr := bearer(tok)
@@ -173,6 +174,10 @@ func TestSSOBindingRoutes(t *testing.T) {
 		{"delete", "DELETE", "/tenant/sso/bindings?subject=s-1", "pro", "", false, 200, `"deleted":true`},
 		{"delete again", "DELETE", "/tenant/sso/bindings?subject=s-1", "pro", "", false, 404, "not_found"},
 		{"delete without subject", "DELETE", "/tenant/sso/bindings", "pro", "", false, 422, "subject"},
+		{"admin unbinds without justification", "POST", "/admin/sso/bindings/delete", "admin", `{"subject":"s-4"}`, true, 422, "justification"},
+		{"tenant key on admin unbind", "POST", "/admin/sso/bindings/delete", "pro", `{"subject":"s-4","justification":"wrong tenant bound it"}`, true, 403, "forbidden"},
+		{"admin unbinds", "POST", "/admin/sso/bindings/delete", "admin", `{"subject":"s-4","justification":"wrong tenant bound it"}`, true, 200, `"deleted":true`},
+		{"admin unbinds again", "POST", "/admin/sso/bindings/delete", "admin", `{"subject":"s-4","justification":"wrong tenant bound it"}`, true, 404, "not_found"},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -196,7 +201,7 @@ func TestSSOBindingRoutes(t *testing.T) {
 	for _, e := range rows {
 		n[e.Action]++
 	}
-	if n["sso.binding.create"] != 1 || n["admin.sso.binding.create"] != 1 || n["sso.binding.delete"] != 1 {
+	if n["sso.binding.create"] != 1 || n["admin.sso.binding.create"] != 1 || n["sso.binding.delete"] != 1 || n["admin.sso.binding.delete"] != 1 {
 		t.Errorf("audit rows %v", n)
 	}
 }
