@@ -32,6 +32,8 @@
 //	any                                 event id stored before                          duplicate    none                                      -
 //	checkout.session.completed          payment_status not paid / no_payment_required   ignored      event recorded                            -
 //	checkout.session.completed          metadata.tier not a tier, no customer           422          none (not recorded)                       -
+//	checkout.session.completed          metadata.tenant_id / client_reference_id       422          none (not recorded)                       -
+//	                                      names no tenant
 //	checkout.session.completed          the customer has an account, or                 upgraded     every active key of the tenant gets the   billing.tier.upgrade
 //	                                      metadata.tenant_id / client_reference_id                     tier; account stored
 //	                                      names an existing tenant
