@@ -26,6 +26,15 @@ var (
 	bucketJobPayloads = []byte("job_payloads")    // job id -> payload of a job not yet terminal (store/jobs.go)
 	bucketUsage       = []byte("usage")           // monthly usage counters per tenant (store/usage.go)
 
+	// Buckets of SSO, branding and billing (issue 10). Per tenant: each
+	// record carries its tenant_id (store/sso.go, branding.go, billing.go).
+	bucketSSOBindings      = []byte("sso_bindings")      // issuer + 0x00 + subject -> appliance.SSOBinding
+	bucketBranding         = []byte("branding")          // tenant id -> brandingRecord
+	bucketBillingAccounts  = []byte("billing_accounts")  // tenant id -> appliance.BillingAccount
+	bucketBillingCustomers = []byte("billing_customers") // payment customer id -> tenant id
+	bucketBillingEvents    = []byte("billing_events")    // payment event id -> appliance.BillingEvent
+	bucketKeyClaims        = []byte("key_claims")        // hex SHA-256 of a checkout session id -> appliance.KeyClaim
+
 	keySchemaVersion = []byte("schema_version")
 )
 
@@ -73,6 +82,14 @@ var migrations = []migration{
 	}},
 	{8, "observations, their dedup index, per-tenant counts and data dividend events", func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketLinkObservations, bucketCellSignalSamples, bucketObsDedup, bucketObsCounts, bucketDividends} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{9, "SSO bindings, tenant branding, billing accounts, events and key claims", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketSSOBindings, bucketBranding, bucketBillingAccounts, bucketBillingCustomers, bucketBillingEvents, bucketKeyClaims} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -117,5 +117,8 @@
 //   - Once the secret was moved, a lost authenticator means a lost second
 //     factor: keep the authenticator's backup, or re-issue the admin
 //     credential from an empty store.
-//   - Quotas, SSO and privacy requests build on this package later.
+//   - Quotas and privacy requests build on this package later. SSO
+//     (appliance/sso) maps an identity-provider subject to a key of this
+//     package; billing (appliance/billing) creates keys with Mint and
+//     stores them in its own transaction.
 package tenancy

@@ -241,12 +241,12 @@ func (a *API) wrap(h handler) http.HandlerFunc {
 // created marks a 201 response.
 type created struct{ body any }
 
-// authed requires a valid API key, meters the request (quotas and rate
-// limits, a 429 when spent) and stores the key and the audit actor in the
-// request context.
+// authed requires a valid API key (or a bearer ID token bound to one),
+// meters the request (quotas and rate limits, a 429 when spent) and stores
+// the key and the audit actor in the request context.
 func (a *API) authed(h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request) (any, error) {
-		k, err := a.Auth.Authenticate(r.Header.Get("X-API-Key"))
+		k, err := a.credential(r) // X-API-Key, or a bearer ID token (sso.go)
 		if err != nil {
 			return nil, err
 		}
