@@ -122,16 +122,16 @@ func (p GBMParams) WithDefaults() (GBMParams, error) {
 // from TrainGBM or an Artifact.
 type GBM struct {
 	// NFeatures is the length of the feature vectors it takes.
-	NFeatures int
+	NFeatures int `json:"n_features"`
 	// Baseline is the initial prediction: the mean training target.
-	Baseline float64
+	Baseline float64 `json:"baseline"`
 	// Trees are added to Baseline in order.
-	Trees []Tree
+	Trees []Tree `json:"trees"`
 	// Params are the hyper-parameters it was trained with (defaults
 	// filled in).
-	Params GBMParams
+	Params GBMParams `json:"params"`
 	// BestIteration is the number of rounds kept (len(Trees)).
-	BestIteration int
+	BestIteration int `json:"best_iteration"`
 }
 
 // Tree is one regression tree, its nodes in an array with the root first.
@@ -140,7 +140,7 @@ type GBM struct {
 // (NaN goes right) and to Right otherwise. Children always come after
 // their parent in Nodes.
 type Tree struct {
-	Nodes []Node
+	Nodes []Node `json:"nodes"`
 }
 
 // Node is one node of a Tree.
