@@ -42,7 +42,7 @@ func (r *splitMix64) next() uint64 {
 //	}
 //
 // (Fisher–Yates from the end; the modulo's bias is below n/2⁶⁴ and is part
-// of the definition.) Permutation(10, 42) begins 3, 8, 1 (TestPermutation
+// of the definition.) Permutation(10, 42) is 0, 9, 5, 8, 6, 4, 7, 2, 1, 3 (TestPermutation
 // pins the whole sequence).
 func Permutation(n int, seed uint64) []int {
 	perm := make([]int, n)
