@@ -116,6 +116,26 @@ func TestGBMLearns(t *testing.T) {
 			},
 		},
 		{
+			name: "fewer rows than two leaves need: the baseline alone",
+			data: func(n int) ([][]float64, []float64) { X, y := synth(n, 8, 1, 9); return X[:39], y[:39] },
+			p:    ml.GBMParams{Iterations: 3},
+			check: func(t *testing.T, m *ml.GBM, X [][]float64, y []float64) {
+				var mean float64
+				for _, v := range y {
+					mean += v
+				}
+				mean /= float64(len(y))
+				for _, tr := range m.Trees {
+					if len(tr.Nodes) != 1 {
+						t.Fatalf("a tree of %d nodes from 39 rows with 20 per leaf", len(tr.Nodes))
+					}
+				}
+				if got := m.Predict(X[0]); math.Abs(got-mean) > 1e-9 {
+					t.Errorf("prediction %v, want the mean %v", got, mean)
+				}
+			},
+		},
+		{
 			name: "max depth 1 gives stumps",
 			data: func(n int) ([][]float64, []float64) { return synth(n, 8, 1, 3) },
 			p:    ml.GBMParams{Iterations: 10, MaxDepth: 1},
