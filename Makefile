@@ -25,9 +25,14 @@ run: build
 # for ogrinfo (geo exports: Shapefile, GeoJSON, KML), poppler-utils for
 # pdftotext and pdftoppm (PDF reports), python3-sklearn for the reference
 # run of engines/ml's GBM check (build/gbm-check/check.py under Debian's
-# /usr/bin/python3). A NAME=VERSION entry is pinned: installed unless that
-# exact version is. Later issues add chromium for the console.
+# /usr/bin/python3; LINKPLAN_SKIP_SKLEARN=1 skips that check explicitly). A
+# NAME=VERSION entry is pinned: installed unless that exact version is.
+# Later issues add chromium for the console.
 TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1
+# build/h3-check holds the exact h3-js version that engines/ml/h3 is checked
+# against cell for cell (issue 11); npm ci installs it from its
+# package-lock.json. Set LINKPLAN_SKIP_H3JS=1 to skip that check explicitly.
+H3_CHECK := build/h3-check
 test-deps:
 	@missing=""; for p in $(TEST_DEBS); do n=$${p%%=*}; \
 	  if [ "$$n" = "$$p" ]; then dpkg -s $$n >/dev/null 2>&1 || missing="$$missing $$p"; \
@@ -38,6 +43,8 @@ test-deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
 	fi
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "test-deps: the H3 reference check (engines/ml/h3) needs Node.js with npm"; exit 1; }
+	cd $(H3_CHECK) && npm ci --no-audit --no-fund --loglevel=error
 
 test: test-deps mod-verify openapi-lint
 	$(GO) test -count=1 $(PKGS)

@@ -1,6 +1,7 @@
 package appliance
 
 import (
+	"context"
 	"unicode"
 	"unicode/utf8"
 )
@@ -48,4 +49,90 @@ func CleanUserAgent(ua string) string {
 		}
 	}
 	return string(b)
+}
+
+// AuditFilter selects audit entries for a page of the log, newest first
+// (store and the audit service).
+type AuditFilter struct {
+	TenantID string  // "" : every tenant (admin view)
+	Action   string  // "" : any action; else this exact action name
+	FromUnix float64 // entries at or after this time (epoch seconds); 0: no bound
+	ToUnix   float64 // entries before this time (epoch seconds); 0: no bound
+	// BeforeSeq pages: entries with a sequence number below it; 0 starts
+	// at the newest entry.
+	BeforeSeq uint64
+	Limit     int // most entries of the page, >= 1
+}
+
+// Actor is who makes a request and from where: what an audit entry
+// records of the caller (SPEC §2.11). The API puts it in the request's
+// context (WithActor) once the key is known; services that audit a change
+// read it there (ActorFrom).
+type Actor struct {
+	KeyID     string
+	Email     string
+	TenantID  string
+	Route     string // route template, e.g. "/jobs/{id}/cancel"
+	IP        string
+	UserAgent string
+	RequestID string
+}
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying a.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorFrom returns the actor of ctx; the zero Actor when none (a
+// background task).
+func ActorFrom(ctx context.Context) Actor {
+	a, _ := ctx.Value(actorKey{}).(Actor)
+	return a
+}
+
+// Entry returns the audit entry of action by a on tenantID's data, with
+// params (not copied).
+func (a Actor) Entry(action, tenantID string, params map[string]string) AuditEntry {
+	return AuditEntry{Action: action, ActorKey: a.KeyID, ActorEmail: a.Email, TenantID: tenantID, Route: a.Route,
+		Params: params, IP: a.IP, UserAgent: a.UserAgent, RequestID: a.RequestID}
+}
+
+// Audit action names. SPEC §6 names the privacy and observation ones; the
+// others follow its dotted style (subject.verb).
+const (
+	ActionObservationRejectedNoConsent = "observation.rejected.no_consent" // SPEC §6
+	ActionTenantDSARExport             = "tenant.dsar.export"              // SPEC §6
+	ActionTenantDSARForgetSoft         = "tenant.dsar.forget.soft"         // SPEC §6
+	ActionAdminDSARExport              = "admin.dsar.export"               // SPEC §6 (target tenant)
+	ActionAdminDSARExportServed        = "admin.dsar.export.served"        // SPEC §6 (admin)
+	ActionAdminDSAREraseSoft           = "admin.dsar.erase.soft"           // SPEC §6 (target tenant)
+	ActionAdminDSAREraseServed         = "admin.dsar.erase.served"         // SPEC §6 (admin)
+	ActionDSARHardDelete               = "dsar.hard_delete"                // SPEC §6
+
+	ActionAdminBootstrap = "admin.bootstrap"      // first admin key created
+	ActionAdminKeyIssue  = "admin.key.issue"      // POST /admin/keys
+	ActionAdminAuditRead = "admin.audit.read"     // GET /admin/audit
+	ActionTOTPFailed     = "admin.totp.failed"    // appliance/tenancy
+	ActionTOTPThrottled  = "admin.totp.throttled" // appliance/tenancy
+	ActionTOTPReplayed   = "admin.totp.replayed"  // appliance/tenancy
+	ActionTOTPSealed     = "admin.totp.sealed"    // appliance/tenancy
+	ActionTowerRegister  = "tower.register"       // POST /towers
+	ActionJobSubmit      = "job.submit"           // a queued job (batch report, repeater plan)
+	ActionJobCancel      = "job.cancel"           // POST /jobs/{id}/cancel
+	ActionMapStart       = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
+	ActionReportPDF      = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
+)
+
+// SpecActions are the action names of SPEC §6, spelled as there.
+func SpecActions() []string {
+	return []string{ActionObservationRejectedNoConsent, ActionTenantDSARExport, ActionTenantDSARForgetSoft,
+		ActionAdminDSARExport, ActionAdminDSARExportServed, ActionAdminDSAREraseSoft, ActionAdminDSAREraseServed, ActionDSARHardDelete}
+}
+
+// Actions lists every audit action name the appliance writes or reserves.
+func Actions() []string {
+	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionTOTPFailed, ActionTOTPThrottled,
+		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionReportPDF, ActionMapStart)
 }

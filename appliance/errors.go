@@ -33,6 +33,9 @@ var (
 	ErrTerrainMissing = errors.New("terrain tile missing")
 	// ErrErased means the API key was erased (privacy request).
 	ErrErased = errors.New("API key has been erased")
+	// ErrTooManyRows means a request carries more rows than a batch may
+	// hold (SPEC §7: 400 with a parseable message, never queued).
+	ErrTooManyRows = errors.New("too many rows")
 )
 
 // RetryAfterError is a refusal the client may retry after a known wait (a

@@ -105,6 +105,9 @@ type Job struct {
 	// CancelRequested is set by a cancel of a running job; the worker sees
 	// it at its next Extend or Checkpoint and stops.
 	CancelRequested bool
+	// Audit holds the entries Enqueue writes in the transaction that
+	// stores the job (job.submit); never stored in the job record.
+	Audit []AuditEntry
 
 	// LeaseToken fences a lease: each lease increments it, and a call with
 	// an older token fails with ErrLeaseLost.
@@ -173,8 +176,8 @@ var (
 type JobQueue interface {
 	// Enqueue stores a new job (ID, TenantID, Kind, Lane, Payload, Total,
 	// MaxAttempts, MaxInterruptions set by the caller) in state queued; the
-	// record and its queue entry are written in one transaction. It sets
-	// Seq, State, Created and Updated on j.
+	// record, its queue entry and j.Audit are written in one transaction.
+	// It sets Seq, State, Created and Updated on j.
 	Enqueue(ctx context.Context, j *Job) error
 	// Lease gives the next ready job to worker for ttl, by the fairness
 	// rule of package appliance/jobs, or ErrNoJob.
@@ -202,7 +205,8 @@ type JobQueue interface {
 	// Cancel cancels tenant's job: a queued job becomes canceled at once; a
 	// running one gets CancelRequested. A terminal job is ErrConflict;
 	// another tenant's job is ErrNotFound.
-	Cancel(ctx context.Context, tenantID, id string, now time.Time) (*Job, error)
+	// The audit entries commit in the same transaction as the cancel.
+	Cancel(ctx context.Context, tenantID, id string, now time.Time, audit ...AuditEntry) (*Job, error)
 	// Get returns tenant's job; another tenant's job is ErrNotFound.
 	Get(ctx context.Context, tenantID, id string) (*Job, error)
 	// Items calls fn for the job's items in index order from index from.

@@ -103,3 +103,75 @@ type APIKey struct {
 
 // Active reports whether the key may be used.
 func (k *APIKey) Active() bool { return k.RevokedUnix == 0 && k.Tier != TierErased }
+
+// CallsPerMonth returns the API calls a tenant of tier t may make per
+// calendar month (SPEC §8.1): Free 200, Starter 3,000, Pro 25,000, Business
+// 150,000, Enterprise 500,000, Ultra 1,000,000. An erased or unknown tier
+// gets 0.
+func (t Tier) CallsPerMonth() int {
+	switch t {
+	case TierFree:
+		return 200
+	case TierStarter:
+		return 3000
+	case TierPro:
+		return 25000
+	case TierBusiness:
+		return 150000
+	case TierEnterprise:
+		return 500000
+	case TierUltra:
+		return 1000000
+	}
+	return 0
+}
+
+// PDFsPerMonth returns the PDF reports a tenant of tier t may produce per
+// calendar month (SPEC §8.1): Free 5, Starter 50, Pro 500, Business 5,000,
+// Enterprise 100,000. Ultra is "not shown" in the SPEC: it gets
+// Enterprise's 100,000. An erased or unknown tier gets 0.
+func (t Tier) PDFsPerMonth() int {
+	switch t {
+	case TierFree:
+		return 5
+	case TierStarter:
+		return 50
+	case TierPro:
+		return 500
+	case TierBusiness:
+		return 5000
+	case TierEnterprise, TierUltra:
+		return 100000
+	}
+	return 0
+}
+
+// AICallsPerMonth returns the calls to the AI endpoints (SPEC §4.7) a
+// tenant of tier t may make per calendar month. Free has no AI (SPEC §8.1);
+// the SPEC does not show the other tiers' quotas, so these are the
+// appliance's choice: Starter 100, Pro 1,000, Business 5,000, Enterprise
+// 20,000, Ultra 50,000.
+func (t Tier) AICallsPerMonth() int {
+	switch t {
+	case TierStarter:
+		return 100
+	case TierPro:
+		return 1000
+	case TierBusiness:
+		return 5000
+	case TierEnterprise:
+		return 20000
+	case TierUltra:
+		return 50000
+	}
+	return 0
+}
+
+// UsageDelta is an increment of one monthly usage counter of a tenant
+// (appliance/quota counts, store persists).
+type UsageDelta struct {
+	TenantID string
+	Month    string // "YYYY-MM", the calendar month in America/Sao_Paulo
+	Counter  string // counter name, e.g. "calls"
+	N        uint64
+}

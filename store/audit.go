@@ -86,3 +86,81 @@ func (db *DB) stamp(e *appliance.AuditEntry) {
 		e.TimeUnix = float64(db.now().UnixNano()) / 1e9
 	}
 }
+
+// AuditPage returns up to f.Limit audit entries matching f, newest first,
+// and the BeforeSeq of the next page (0 when this page reaches the oldest
+// matching entry). It reads the log from f.BeforeSeq backwards: the cost
+// is the number of entries scanned, not the page size.
+func (db *DB) AuditPage(f appliance.AuditFilter) ([]appliance.AuditEntry, uint64, error) {
+	if f.Limit < 1 {
+		return nil, 0, fmt.Errorf("audit page: limit %d: %w", f.Limit, appliance.ErrInvalid)
+	}
+	var (
+		out  []appliance.AuditEntry
+		next uint64
+	)
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketAudit).Cursor()
+		var k, v []byte
+		if f.BeforeSeq == 0 {
+			k, v = c.Last()
+		} else {
+			var start [8]byte
+			binary.BigEndian.PutUint64(start[:], f.BeforeSeq)
+			if k, v = c.Seek(start[:]); k == nil {
+				k, v = c.Last()
+			}
+			for k != nil && binary.BigEndian.Uint64(k) >= f.BeforeSeq {
+				k, v = c.Prev()
+			}
+		}
+		for ; k != nil; k, v = c.Prev() {
+			var e appliance.AuditEntry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("entry %d: %w", binary.BigEndian.Uint64(k), err)
+			}
+			if !auditMatch(&e, &f) {
+				continue
+			}
+			if len(out) == f.Limit {
+				next = out[len(out)-1].Seq
+				return nil
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("audit page: %w", err)
+	}
+	return out, next, nil
+}
+
+func auditMatch(e *appliance.AuditEntry, f *appliance.AuditFilter) bool {
+	return (f.TenantID == "" || e.TenantID == f.TenantID) &&
+		(f.Action == "" || e.Action == f.Action) &&
+		(f.FromUnix == 0 || e.TimeUnix >= f.FromUnix) &&
+		(f.ToUnix == 0 || e.TimeUnix < f.ToUnix)
+}
+
+// KeyTenant returns the tenant of the key whose id is keyID, or an
+// appliance.ErrNotFound error.
+func (db *DB) KeyTenant(keyID string) (string, error) {
+	var tenant string
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		hash := tx.Bucket(bucketKeyIDs).Get([]byte(keyID))
+		if hash == nil {
+			return fmt.Errorf("key %s: %w", keyID, appliance.ErrNotFound)
+		}
+		var rec keyRecord
+		if err := json.Unmarshal(tx.Bucket(bucketKeys).Get(hash), &rec); err != nil {
+			return err
+		}
+		tenant = rec.TenantID
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("key tenant: %w", err)
+	}
+	return tenant, nil
+}

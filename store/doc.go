@@ -40,7 +40,16 @@
 // opens the path again instead of writing to an unlinked file.
 //
 // Audit rows store at most 256 bytes of the client's user agent, control
-// and format characters replaced (appliance.CleanUserAgent).
+// and format characters replaced (appliance.CleanUserAgent). AuditPage
+// reads the log newest first with filters (tenant, action, time range)
+// and a sequence cursor; its cost is the entries scanned.
+//
+// Usage counters (bucket usage, schema version 7, usage.go) hold the
+// monthly counts of appliance/quota per tenant, month and counter, written
+// in batches (AddUsage, one transaction per flush). They are per-tenant
+// data: every key starts with the tenant id and a NUL byte
+// (UsagePrefix), like the PDF counters of pdf_usage (pdfquota.go), so a
+// tenant's erasure deletes the keys under that prefix in both buckets.
 //
 // # Caveats
 //

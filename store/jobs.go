@@ -397,6 +397,9 @@ func (db *DB) Enqueue(ctx context.Context, j *appliance.Job) error {
 		if err := t.index.Put(tenantKey(c.TenantID, seq), []byte(c.ID)); err != nil {
 			return err
 		}
+		if err := db.appendAuditsTx(t.tx, j.Audit...); err != nil {
+			return err
+		}
 		j.Seq, j.State, j.Created, j.Updated = c.Seq, c.State, c.Created, c.Updated
 		return nil
 	})
@@ -698,8 +701,9 @@ func (db *DB) Requeue(ctx context.Context, now time.Time) (int, error) {
 	return n, nil
 }
 
-// Cancel cancels tenant's job (appliance.JobQueue).
-func (db *DB) Cancel(ctx context.Context, tenantID, id string, now time.Time) (*appliance.Job, error) {
+// Cancel cancels tenant's job (appliance.JobQueue), with the audit
+// entries in the same transaction.
+func (db *DB) Cancel(ctx context.Context, tenantID, id string, now time.Time, audit ...appliance.AuditEntry) (*appliance.Job, error) {
 	var out *appliance.Job
 	err := db.jobUpdate(ctx, "cancel", func(t *jobTx) error {
 		j, err := t.get(id)
@@ -721,6 +725,9 @@ func (db *DB) Cancel(ctx context.Context, tenantID, id string, now time.Time) (*
 			j.CancelRequested, j.Updated = true, now
 		}
 		out = j
+		if err := db.appendAuditsTx(t.tx, audit...); err != nil {
+			return err
+		}
 		return t.put(j)
 	})
 	if err != nil {

@@ -24,6 +24,7 @@ var (
 	bucketJobItems    = []byte("job_items")       // job id -> nested bucket: big-endian item index -> item
 	bucketPDFUsage    = []byte("pdf_usage")       // monthly PDF report counters per tenant (store/pdfquota.go)
 	bucketJobPayloads = []byte("job_payloads")    // job id -> payload of a job not yet terminal (store/jobs.go)
+	bucketUsage       = []byte("usage")           // monthly usage counters per tenant (store/usage.go)
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -66,6 +67,18 @@ var migrations = []migration{
 		return err
 	}},
 	{6, "job payloads out of the job records", moveJobPayloads},
+	{7, "monthly usage counters per tenant", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketUsage)
+		return err
+	}},
+	{8, "observations, their dedup index, per-tenant counts and data dividend events", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketLinkObservations, bucketCellSignalSamples, bucketObsDedup, bucketObsCounts, bucketDividends} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -55,8 +55,9 @@ func pdfMonthKey(tenantID, month string) []byte {
 // job: a second call for the same tenant, job and month (a job re-run after
 // a crash) returns the first grant and counts nothing. A negative want or
 // limit, an empty tenant or job id, or a tenant or job id holding a NUL
-// byte match appliance.ErrInvalid.
-func (db *DB) ReservePDFs(ctx context.Context, tenantID, jobID string, want, monthlyLimit int, now time.Time) (granted, usedBefore int, err error) {
+// byte match appliance.ErrInvalid. The audit entries are written in the
+// same transaction when a new grant of at least one PDF is recorded.
+func (db *DB) ReservePDFs(ctx context.Context, tenantID, jobID string, want, monthlyLimit int, now time.Time, audit ...appliance.AuditEntry) (granted, usedBefore int, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, 0, err
 	}
@@ -93,7 +94,13 @@ func (db *DB) ReservePDFs(ctx context.Context, tenantID, jobID string, want, mon
 		}
 		var v [8]byte
 		binary.BigEndian.PutUint64(v[:], used+uint64(granted))
-		return b.Put(mk, v[:])
+		if err := b.Put(mk, v[:]); err != nil {
+			return err
+		}
+		if granted == 0 {
+			return nil
+		}
+		return db.appendAuditsTx(tx, audit...)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("reserve pdfs: %w", err)

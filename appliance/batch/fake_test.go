@@ -75,7 +75,7 @@ type fakeQuota struct {
 	grants map[string][2]int
 }
 
-func (q *fakeQuota) ReservePDFs(ctx context.Context, tenantID, jobID string, want, limit int, now time.Time) (int, int, error) {
+func (q *fakeQuota) ReservePDFs(ctx context.Context, tenantID, jobID string, want, limit int, now time.Time, _ ...appliance.AuditEntry) (int, int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.grants == nil {

@@ -32,7 +32,7 @@ type Enqueuer interface {
 // want; usedBefore is the month's count before this job. store.DB
 // implements it (store/pdfquota.go).
 type PDFQuota interface {
-	ReservePDFs(ctx context.Context, tenantID, jobID string, want, monthlyLimit int, now time.Time) (granted, usedBefore int, err error)
+	ReservePDFs(ctx context.Context, tenantID, jobID string, want, monthlyLimit int, now time.Time, audit ...appliance.AuditEntry) (granted, usedBefore int, err error)
 }
 
 // EngineResolver resolves a row's engine for a key (web/api's tier rules:

@@ -40,23 +40,8 @@ func Limit(t appliance.Tier) int {
 }
 
 // PDFLimit returns the PDF reports per calendar month of tier t (SPEC
-// §8.1): Free 5, Starter 50, Pro 500, Business 5,000, Enterprise 100,000.
-// Ultra is "not shown" in the SPEC: it gets Enterprise's 100,000.
-func PDFLimit(t appliance.Tier) int {
-	switch t {
-	case appliance.TierFree:
-		return 5
-	case appliance.TierStarter:
-		return 50
-	case appliance.TierPro:
-		return 500
-	case appliance.TierBusiness:
-		return 5000
-	case appliance.TierEnterprise, appliance.TierUltra:
-		return 100000
-	}
-	return 0
-}
+// §8.1): appliance.Tier.PDFsPerMonth.
+func PDFLimit(t appliance.Tier) int { return t.PDFsPerMonth() }
 
 // LimitError is a batch over its tier's row limit (SPEC §7: 400 with an
 // explicit parseable message, never silently queued). It matches

@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -77,11 +78,18 @@ type Spec struct {
 type Starter struct {
 	Maps   *Maps
 	Towers func() appliance.TowerIndex
+	// Audit appends an audit entry (store.DB.AppendAudit); nil: maps are
+	// not audited.
+	Audit func(e appliance.AuditEntry) (uint64, error)
 }
 
 // Start starts a single map (best false: one tower id or a site) or a
-// best-server map (several tower ids, or a box).
-func (s *Starter) Start(k *appliance.APIKey, spec Spec, best bool) (*Map, error) {
+// best-server map (several tower ids, or a box). A started map is audited
+// (coverage.map.start by the actor of ctx, params map_id, kind, engine,
+// transmitters) right after it starts: maps live in memory, so there is no
+// transaction to share; a map whose entry cannot be written is canceled
+// and the start fails.
+func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, best bool) (*Map, error) {
 	caps := CapsFor(k.Tier)
 	v := &appliance.ValidationError{}
 	if spec.RadiusM == 0 {
@@ -114,7 +122,21 @@ func (s *Starter) Start(k *appliance.APIKey, spec Spec, best bool) (*Map, error)
 		reqs[i] = Request{Tx: t.Pos, TxHeightM: t.HeightM, EIRPDBm: t.EIRPDBm, AzimuthDeg: t.AzimuthDeg, BeamwidthDeg: t.BeamwidthDeg,
 			FreqMHz: spec.FreqMHz, RadiusM: spec.RadiusM, RxHeightM: spec.RxHeightM, Engine: spec.Engine, ResolutionM: spec.ResolutionM}
 	}
-	return s.Maps.Start(k.TenantID, reqs, best)
+	m, err := s.Maps.Start(k.TenantID, reqs, best)
+	if err != nil || s.Audit == nil {
+		return m, err
+	}
+	kind := "single"
+	if best {
+		kind = "best_server"
+	}
+	e := appliance.ActorFrom(ctx).Entry(appliance.ActionMapStart, k.TenantID, map[string]string{"map_id": m.ID, "kind": kind,
+		"engine": string(spec.Engine), "transmitters": strconv.Itoa(len(reqs))})
+	if _, err := s.Audit(e); err != nil {
+		m.cancel() // the map stays listed, canceled; nobody learns its id
+		return nil, fmt.Errorf("start map: audit: %w", err)
+	}
+	return m, nil
 }
 
 // transmitters resolves the spec's transmitters; field problems go to v.

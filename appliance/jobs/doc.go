@@ -11,7 +11,7 @@
 //
 //	State                     | Trigger                            | Condition                                   | Next state | Other effects
 //	--------------------------+------------------------------------+---------------------------------------------+------------+-------------------------------------------------------------
-//	(none)                    | Enqueue                            | id new, kind registered                     | queued     | Seq assigned; queue entry written in the same transaction
+//	(none)                    | Enqueue                            | id new, kind registered                     | queued     | Seq assigned; queue entry and the job.submit audit entry written in the same transaction
 //	queued                    | Lease                              | chosen by the fairness rule, NotBefore<=now | running    | LeaseToken+1, LeaseOwner, LeaseExpires=now+TTL; Started once
 //	running                   | Extend (heartbeat TTL/3)           | token current, lease not expired            | running    | LeaseExpires=now+TTL
 //	running                   | Checkpoint                         | token current, lease not expired            | running    | items written by index (rewrite replaces), Done, Cursor
@@ -23,8 +23,8 @@
 //	running                   | lease expiry / orphan              | Interruptions+1 < MaxInterruptions          | queued     | Interruptions+1; queued at once
 //	running                   | lease expiry / orphan              | Interruptions+1 = MaxInterruptions          | failed     | Error "interrupted N times (the worker stopped before finishing)"
 //	running                   | Release (drain on Close)           | token current                               | queued     | nothing counted; resumes from the last checkpoint
-//	queued                    | Cancel                             | tenant owns it                              | canceled   | queue entry removed, Finished
-//	running                   | Cancel                             | tenant owns it                              | running    | CancelRequested
+//	queued                    | Cancel                             | tenant owns it                              | canceled   | queue entry removed, Finished; job.cancel audit entry in the same transaction
+//	running                   | Cancel                             | tenant owns it                              | running    | CancelRequested; job.cancel audit entry in the same transaction
 //	running                   | Extend/Checkpoint/Ack/Fail/Release | CancelRequested                             | canceled   | ErrJobCanceled to the worker; a checkpoint writes no items
 //	terminal                  | Cancel                             | -                                           | terminal   | ErrConflict
 //	any                       | any lease call                     | stale token or expired lease                | unchanged  | ErrLeaseLost; nothing written (fencing)

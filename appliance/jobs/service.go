@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -326,6 +327,14 @@ func (s *Service) Enqueue(ctx context.Context, j *appliance.Job) error {
 	if j.MaxInterruptions <= 0 {
 		j.MaxInterruptions = s.opts.MaxInterruptions
 	}
+	// The submission is audited in the enqueue's transaction, by the
+	// request's actor (none for a background submission).
+	a := appliance.ActorFrom(ctx)
+	if a.KeyID == "" {
+		a.KeyID = j.KeyID
+	}
+	j.Audit = append(j.Audit, a.Entry(appliance.ActionJobSubmit, j.TenantID, map[string]string{
+		"job_id": j.ID, "kind": string(j.Kind), "lane": string(j.Lane), "total": strconv.FormatInt(j.Total, 10)}))
 	if err := s.queue.Enqueue(ctx, j); err != nil {
 		return fmt.Errorf("jobs: enqueue: %w", err)
 	}
@@ -351,7 +360,8 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*appliance.Job,
 // handler's next checkpoint or lease renewal. A finished job is
 // appliance.ErrConflict; another tenant's job appliance.ErrNotFound.
 func (s *Service) Cancel(ctx context.Context, tenantID, id string) (*appliance.Job, error) {
-	j, err := s.queue.Cancel(ctx, tenantID, id, s.now())
+	audit := appliance.ActorFrom(ctx).Entry(appliance.ActionJobCancel, tenantID, map[string]string{"job_id": id})
+	j, err := s.queue.Cancel(ctx, tenantID, id, s.now(), audit)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: cancel: %w", err)
 	}

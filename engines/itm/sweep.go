@@ -28,6 +28,8 @@ type Sweeper struct {
 	txFitOK          bool
 	bmax             []float64 // its block maxima
 	ubRx             []float64 // scratch: receiver-side bound of every block
+	invK             []float64 // invK[k] = 1/(k·invXi): reciprocal distances of the bounds
+	invXi            float64   // the spacing invK was made for
 	prefix           bool      // Loss runs on a prefix of z
 	scratch          decileScratch
 	// running sum of systemElevation: z[sysLo..sysHi]
@@ -145,6 +147,20 @@ func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta,
 	const slack = 1e-9
 	last := np - 1 // last interior point
 	nb := last/sweepBlock + 1
+	// The bounds and the receiver-side estimate multiply by reciprocal
+	// distances (a few ulps from the divisions, far inside slack; the
+	// spacing of a radial's prefixes differs by ulps, so a table made for
+	// a spacing within 1e-12 of this one serves); the exact pass divides
+	// as findHorizons does.
+	if math.Abs(s.invXi-xi) > 1e-12*xi || len(s.invK) < len(s.z) {
+		s.invK = s.invK[:0]
+		for k := range len(s.z) {
+			s.invK = append(s.invK, 1/(float64(k)*xi))
+		}
+		s.invXi = xi
+	}
+	invK := s.invK[:np+1]
+	inv2Ae := 1 / twoAe
 	s.ubRx = s.ubRx[:0]
 	for range nb {
 		s.ubRx = append(s.ubRx, 0)
@@ -157,11 +173,11 @@ func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta,
 			s.ubRx[b] = math.Inf(-1)
 			continue
 		}
-		dLo, dHi := float64(np-hi)*xi, float64(np-lo)*xi // nearest, farthest from the receiver
+		dLo := float64(np-hi) * xi // nearest to the receiver
 		a := s.bmax[b] - zRx
-		ub := a/dHi - dLo/twoAe
+		ub := a*invK[np-lo] - dLo*inv2Ae
 		if a >= 0 {
-			ub = a/dLo - dLo/twoAe
+			ub = a*invK[np-hi] - dLo*inv2Ae
 		}
 		ub += slack * (1 + math.Abs(ub))
 		s.ubRx[b] = ub
@@ -170,7 +186,7 @@ func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta,
 		}
 		for i := lo; i <= hi; i++ {
 			dRx := float64(np-i) * xi
-			est = max(est, (z[i]-zRx)/dRx-dRx/twoAe)
+			est = max(est, (z[i]-zRx)*invK[np-i]-dRx*inv2Ae)
 		}
 	}
 	thrRx := est - slack*(1+math.Abs(est))
@@ -181,11 +197,11 @@ func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta,
 		if lo > hi {
 			continue
 		}
-		dLo, dHi := float64(lo)*xi, float64(hi)*xi
+		dLo := float64(lo) * xi
 		a := s.bmax[b] - zTx
-		ub := a/dHi - dLo/twoAe
+		ub := a*invK[hi] - dLo*inv2Ae
 		if a >= 0 {
-			ub = a/dLo - dLo/twoAe
+			ub = a*invK[lo] - dLo*inv2Ae
 		}
 		doTx := ub+slack*(1+math.Abs(ub)) >= theta[0]
 		doRx := s.ubRx[b] >= thrRx

@@ -67,8 +67,23 @@ type Deps struct {
 	Batches   BatchSubmitter  // batch reports (appliance/batch)
 	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
 	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
+	// Observations ingests drive-test observations
+	// (appliance/observations); nil: no observation routes.
+	Observations Observations
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
+	// Quota meters tenants (appliance/quota); nil: nothing is metered and
+	// GET /v1/me/quota is not served.
+	Quota Metering
+	// PDFs reserves synchronous PDF reports against the monthly quota
+	// (appliance/quota); nil: reports are not counted.
+	PDFs PDFReserver
+	// Audit pages the audit log (appliance/auditlog); nil: the audit
+	// routes are not served.
+	Audit AuditReader
+	// AI describes the AI provider for GET /platform/maturity; the zero
+	// value: no AI provider configured.
+	AI AIProvider
 }
 
 // API is the HTTP handler of the appliance.
@@ -122,6 +137,7 @@ func New(d Deps) *API {
 	a.registerExports(r)
 	a.registerHeatmaps(r)
 	a.registerRepeater(r)
+	a.registerObservations(r)
 	a.registerReports(r)
 	a.registerBatch(r)
 	a.registerJobs(r)
@@ -130,6 +146,8 @@ func New(d Deps) *API {
 	a.registerPlaces(r)
 	a.registerTerrain(r)
 	a.registerDocs(r)
+	a.registerTenant(r)
+	a.registerPlatform(r)
 	a.router = r
 	return a
 }

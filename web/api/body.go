@@ -19,8 +19,11 @@ const MaxBatchBodyBytes = 32 << 20
 
 // bodyLimit is the request body limit of route.
 func (a *API) bodyLimit(route string) int64 {
-	if route == routeBatchReports {
+	switch route {
+	case routeBatchReports:
 		return max(a.MaxBodyBytes, MaxBatchBodyBytes)
+	case routeObservationsBatch, routeObservationsDriveTest:
+		return max(a.MaxBodyBytes, MaxObservationBodyBytes)
 	}
 	return a.MaxBodyBytes
 }
@@ -30,6 +33,14 @@ func (a *API) bodyLimit(route string) int64 {
 // file, as multipart/form-data (a form field named "file") or as the raw
 // body (text/csv).
 func (a *API) bodyContentType(route, ct string) error {
+	if route == routeObservationsDriveTest {
+		if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "multipart/form-data" {
+			return nil
+		}
+		return &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+			msg:    "a drive test is multipart/form-data with the CSV in the part csv_file",
+			fields: []appliance.FieldError{{Field: "Content-Type", Reason: fmt.Sprintf("must be multipart/form-data, got %q", strings.TrimSpace(ct))}}}
+	}
 	if route != routeBatchReports {
 		return jsonContentType(ct)
 	}

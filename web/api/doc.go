@@ -1,6 +1,6 @@
 // Package api is linkplan's HTTP contract: gorilla/mux routes (one file per
 // resource), the middleware chain (request id, panic recovery, body limit,
-// metrics, authentication), JSON decoding and validation, and the single
+// metrics, authentication, metering), JSON decoding and validation, and the single
 // function that maps errors to HTTP status codes (errors.go).
 //
 // # Basics
@@ -63,6 +63,17 @@
 // already wire-shaped, JSON-tagged values, and wrapping them in API-owned
 // copies would only duplicate fields. The concrete registry and index are
 // still only met in the composition root.
+//
+// Metering: authed, after the key is known, calls the metering service
+// (Deps.Quota, appliance/quota) once per request with the route's group
+// (routeGroup in ratelimit.go: the group table is in appliance/quota's
+// doc), sets RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset,
+// and refuses a spent quota or rate with a 429 (quota_exceeded or
+// rate_limited, Retry-After, and the error body's quota object). It then
+// puts the key and the audit actor (appliance.Actor: key, e-mail, tenant,
+// route template, address, user agent, request id) in the request's
+// context, so that services write audit entries with the caller's details
+// in the transaction of the change.
 //
 // The middleware lives here rather than in package web (as the starting
 // layout proposed) because the request id and the error body are part of

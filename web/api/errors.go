@@ -11,11 +11,24 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"linkplan/appliance"
 	"linkplan/appliance/batch"
+	"linkplan/appliance/quota"
 )
+
+func quotaErrorJSON(e *quota.LimitError) *QuotaErrorJSON {
+	out := &QuotaErrorJSON{Kind: "monthly", Tier: string(e.Tier), Limit: e.Limit, Used: e.Used,
+		ResetAt: e.Reset.UTC().Format(time.RFC3339Nano), Timezone: "America/Sao_Paulo"}
+	if e.Counter == "" {
+		out.Kind, out.Group, out.WindowS = "rate", strp(string(e.Group)), int(quota.RateWindow/time.Second)
+	} else {
+		out.Counter = strp(string(e.Counter))
+	}
+	return out
+}
 
 // ErrorBody is the structured error document of every 4xx and 503 response.
 type ErrorBody struct {
@@ -35,6 +48,24 @@ type ErrorDetail struct {
 	// of a batch_over_limit error; absent otherwise.
 	Limit *int `json:"limit,omitempty"`
 	Count *int `json:"count,omitempty"`
+	// Quota details a quota_exceeded or rate_limited refusal by the
+	// metering service; absent otherwise.
+	Quota *QuotaErrorJSON `json:"quota,omitempty"`
+}
+
+// QuotaErrorJSON is the parseable part of a 429 from the metering service
+// (appliance/quota): which limit, its size, what was used and when a retry
+// can succeed.
+type QuotaErrorJSON struct {
+	Kind     string  `json:"kind"`    // "monthly" (a counter is spent) or "rate" (a route group's rate)
+	Counter  *string `json:"counter"` // calls, pdfs or ai; null for a rate
+	Group    *string `json:"group"`   // the route group of a rate; null for a monthly counter
+	Tier     string  `json:"tier"`
+	Limit    int     `json:"limit"` // the monthly cap, or requests per minute
+	Used     int     `json:"used"`
+	ResetAt  string  `json:"reset_at"` // RFC 3339 UTC: when a retry can succeed
+	WindowS  int     `json:"window_s"` // 60 for a rate; 0 for a monthly counter
+	Timezone string  `json:"timezone"` // the month's zone, America/Sao_Paulo
 }
 
 // Bounds of the echoed text of an error body, in bytes, after sanitising.
@@ -75,6 +106,10 @@ func classify(err error) (int, string, error) {
 	if errors.As(err, &le) { // SPEC §7: a batch over the tier's row limit is a 400
 		return http.StatusBadRequest, "batch_over_limit", nil
 	}
+	var qe *quota.LimitError
+	if errors.As(err, &qe) && qe.Counter == "" {
+		return http.StatusTooManyRequests, "rate_limited", appliance.ErrQuota
+	}
 	for _, c := range statusTable {
 		if errors.Is(err, c.sentinel) {
 			return c.status, c.code, c.sentinel
@@ -93,6 +128,7 @@ var statusTable = [...]struct {
 	{context.Canceled, statusClientClosed, "client_closed"},
 	{context.DeadlineExceeded, http.StatusServiceUnavailable, "timeout"},
 	{appliance.ErrErased, http.StatusUnauthorized, "key_erased"},
+	{appliance.ErrTooManyRows, http.StatusBadRequest, "batch_over_limit"},
 	{appliance.ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated"},
 	{appliance.ErrForbidden, http.StatusForbidden, "forbidden"},
 	{appliance.ErrTerrainMissing, http.StatusUnprocessableEntity, "terrain_missing"},
@@ -225,6 +261,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
 	if errors.As(err, &he) {
 		fields = he.fields
+	}
+	var qe *quota.LimitError
+	if errors.As(err, &qe) {
+		body.Error.Quota = quotaErrorJSON(qe)
 	}
 	if f := batchLimitBody(err, &body.Error); f != nil {
 		fields = f

@@ -15,7 +15,7 @@ func fuzzBodies(f *testing.F, path string, seeds []string) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	h := newHarness(f, harnessOptions{})
+	h := newHarness(f, harnessOptions{unmetered: true})
 	d := loadOpenAPI(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
@@ -67,5 +67,15 @@ func FuzzPlanRepeaterBody(f *testing.F) {
 		`{"from":{"tower_id":"a","lat":1},"to":{},"frequency_mhz":0,"max_hops":-1,"candidate_sites":[{}]}`,
 		`{"from":{"lat":-22.95,"lon":-43.35,"height_m":60},"to":{"lat":-22.95,"lon":-43.35,"height_m":60},"frequency_mhz":900}`,
 		`[]`, `{"alternatives":"x"}`,
+	})
+}
+
+// FuzzObservationBatchBody fuzzes POST /coverage/observations/batch.
+func FuzzObservationBatchBody(f *testing.F) {
+	fuzzBodies(f, "/coverage/observations/batch", []string{
+		obsBatch("true", -22.91, -22.92),
+		obsBatch("", -22.91, -91),
+		`{"observations":[{"source":"drivetest_x","rx_lat":1e309}],"consent_for_training":"yes"}`,
+		`{"observations":null}`, `[]`, `{"observations":[{}]}`,
 	})
 }

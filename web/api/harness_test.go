@@ -20,11 +20,14 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"linkplan/appliance"
+	"linkplan/appliance/auditlog"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
+	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/quota"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
@@ -52,6 +55,20 @@ func (c *clock) Now() time.Time {
 	return c.t
 }
 
+// set moves the clock to t (forward only: TOTP steps are accepted once).
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// advance moves the clock on by d.
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
 // nextStep advances the clock by one TOTP step (30 s) and returns the new
 // time.
 func (c *clock) nextStep() time.Time {
@@ -69,6 +86,9 @@ type harnessOptions struct {
 	auth    func(real api.Authenticator) api.Authenticator
 	towers  func(real appliance.TowerIndex) appliance.TowerIndex
 	enqueue func(real batch.Enqueuer) batch.Enqueuer // wraps the batch service's queue
+	// unmetered leaves out the quota service (fuzzing sends more requests
+	// than any rate limit admits at the harness's fixed clock).
+	unmetered bool
 }
 
 // harness is the real API composed in-process like the composition root
@@ -86,6 +106,7 @@ type harness struct {
 	index   *spatial.Index
 	jobs    *jobs.Service
 	maps    *coverage.Maps
+	quota   *quota.Service
 	search  *search.Index
 	terrain *terrain.Layered
 	dataDir string
@@ -236,9 +257,33 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	})
 	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{})
 	tb.Cleanup(h.maps.Close)
+	var (
+		meter api.Metering
+		pdfs  api.PDFReserver
+	)
+	if !opt.unmetered {
+		h.quota = quota.New(db, quota.Options{Now: h.clock.Now})
+		if err := h.quota.Start(context.Background()); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { // before the database closes
+			if err := h.quota.Close(context.Background()); err != nil {
+				tb.Errorf("quota flush: %v", err)
+			}
+		})
+		meter, pdfs = h.quota, h.quota
+	}
 	h.api = api.New(api.Deps{
+		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
-		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers}, Repeaters: plans,
+		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,
+		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+			t, ok := towers().Get(id)
+			if !ok || !t.VisibleTo(k.TenantID) {
+				return nil, false
+			}
+			return t, true
+		}, observations.Config{Now: h.clock.Now, Metrics: mset}),
 		Clutter: clutter,
 		Auth:    auth, Links: plan, Towers: towers, Search: h.search,
 		Upsert: func(t *appliance.Tower) {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -19,7 +20,7 @@ import (
 
 // Heatmaps starts and finds coverage maps (appliance/coverage).
 type Heatmaps interface {
-	Start(k *appliance.APIKey, spec coverage.Spec, best bool) (*coverage.Map, error)
+	Start(ctx context.Context, k *appliance.APIKey, spec coverage.Spec, best bool) (*coverage.Map, error)
 	Get(tenantID, id string) (*coverage.Map, error)
 }
 
@@ -166,7 +167,7 @@ func (a *API) startHeatmap(best bool) handler {
 			return nil, err
 		}
 		spec.Engine, spec.EngineNote = id, note
-		mp, err := a.Heatmaps.Start(k, spec, best)
+		mp, err := a.Heatmaps.Start(r.Context(), k, spec, best)
 		if err != nil {
 			return nil, err
 		}

@@ -193,6 +193,7 @@ func TestHeatmapCancelOnDisconnect(t *testing.T) {
 	h.srv.CloseClientConnections()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		h.clock.advance(time.Second) // a rate-limit slot per poll (appliance/quota)
 		st := h.do(t, "GET", "/coverage/heatmap/"+id, h.keys["pro"], nil, "")
 		if bytes.Contains(st.body, []byte(`"state":"canceled"`)) {
 			break
@@ -230,6 +231,9 @@ func TestHeatmapBadInputs(t *testing.T) {
 		{"best-server bad bbox", "pro", "/coverage/best_server", `{"bbox":{"min_lat":-22,"min_lon":-43,"max_lat":-23,"max_lon":-42},"frequency_mhz":1800}`, "bbox", 422},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Map routes are rate-limited per minute (Free 2, appliance/quota)
+			// at the harness clock: each case gets a fresh slot.
+			h.clock.nextStep()
 			res := h.do(t, "POST", tc.route, h.keys[tc.key], ct, tc.body)
 			if res.status != tc.status {
 				t.Fatalf("%d %s", res.status, res.body)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // scrapeAfterTraffic answers a few requests of several routes, statuses
@@ -30,8 +31,24 @@ func scrapeAfterTraffic(t *testing.T) []byte {
 	// A queued batch job, so that the job queue's series are scraped too.
 	j := submitJob(t, h, h.keys["pro"], `{"rows":[`+batchRows(101)+`],"options":{"pdfs":false}}`)
 	waitFor(t, h, h.keys["pro"], j.ID)
-	res := h.do(t, "GET", "/metrics", "", nil, "")
-	for _, want := range []string{"linkplan_jobs_enqueued_total{", "linkplan_jobs_finished_total{", "linkplan_jobs_queued ", "linkplan_jobs_running "} {
+	// The worker counts a finished job just after the commit that a
+	// client sees as succeeded (appliance/jobs): on a loaded machine a
+	// scrape can fall in between, so the series get a few seconds.
+	wants := []string{"linkplan_jobs_enqueued_total{", "linkplan_jobs_finished_total{", "linkplan_jobs_queued ", "linkplan_jobs_running "}
+	var res *response
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		res = h.do(t, "GET", "/metrics", "", nil, "")
+		missing := 0
+		for _, want := range wants {
+			if !bytes.Contains(res.body, []byte(want)) {
+				missing++
+			}
+		}
+		if missing == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range wants {
 		if !bytes.Contains(res.body, []byte(want)) {
 			t.Errorf("/metrics has no %s series", want)
 		}

@@ -241,7 +241,9 @@ func (a *API) wrap(h handler) http.HandlerFunc {
 // created marks a 201 response.
 type created struct{ body any }
 
-// authed requires a valid API key and stores it in the request context.
+// authed requires a valid API key, meters the request (quotas and rate
+// limits, a 429 when spent) and stores the key and the audit actor in the
+// request context.
 func (a *API) authed(h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request) (any, error) {
 		k, err := a.Auth.Authenticate(r.Header.Get("X-API-Key"))
@@ -251,7 +253,17 @@ func (a *API) authed(h handler) handler {
 		if acc, ok := r.Context().Value(ctxAccess).(*access); ok {
 			acc.keyID = k.ID
 		}
-		return h(w, r.WithContext(context.WithValue(r.Context(), ctxAPIKey, k)))
+		if err := a.meter(w, r, k); err != nil {
+			return nil, err
+		}
+		route := ""
+		if rt := mux.CurrentRoute(r); rt != nil {
+			route, _ = rt.GetPathTemplate()
+		}
+		ctx := context.WithValue(r.Context(), ctxAPIKey, k)
+		ctx = appliance.WithActor(ctx, appliance.Actor{KeyID: k.ID, Email: k.Email, TenantID: k.TenantID, Route: route,
+			IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())})
+		return h(w, r.WithContext(ctx))
 	}
 }
 

@@ -81,6 +81,22 @@ func TestOpenAPIDocument(t *testing.T) {
 				if len(sec) > 0 && obj(resps, "401") == nil {
 					t.Error("authenticated route without 401")
 				}
+				// Every authenticated request is metered (appliance/quota):
+				// a 429 may come, and each answer may carry RateLimit-*.
+				if len(sec) > 0 && obj(resps, "429") == nil {
+					t.Error("authenticated route without 429 (quotas and rate limits)")
+				}
+				for st, rv := range resps {
+					r, err := d.resolve(rv.(map[string]any))
+					if err != nil || len(sec) == 0 || st == "500" {
+						continue
+					}
+					for _, hname := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+						if h := obj(r, "headers", hname); h == nil || h["$ref"] != "#/components/headers/"+hname {
+							t.Errorf("%s: header %s not documented on an authenticated route", st, hname)
+						}
+					}
+				}
 				if op["requestBody"] != nil && obj(resps, "400") == nil {
 					t.Error("route with a body without 400")
 				}

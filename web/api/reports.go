@@ -97,7 +97,8 @@ func fileSafe(s string) string {
 }
 
 // reportLink is POST /reports/link: the PDF link report of one tower of the
-// /analyze_link analysis, with its path check. Branding is the neutral
+// /analyze_link analysis, with its path check. Each report counts one PDF
+// of the tenant's monthly quota (SPEC §8.1). Branding is the neutral
 // default: there is no per-key branding record yet.
 func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	var q reportLinkRequest
@@ -123,6 +124,13 @@ func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 		// The input came from the planner: a renderer error is a bug (500),
 		// not the client's ErrInvalid, hence %v.
 		return nil, fmt.Errorf("link report: %v", err)
+	}
+	// The PDF counts against the monthly PDF quota (with its report.pdf
+	// audit entry) once it exists; a spent quota is a 429.
+	if a.PDFs != nil {
+		if err := a.PDFs.ReservePDF(r.Context(), keyFrom(r.Context()), "rpt_"+newID()); err != nil {
+			return nil, err
+		}
 	}
 	writeFile(w, "application/pdf", "link-report-"+fileSafe(c.Tower.ID)+".pdf", buf.Bytes())
 	return nil, nil

@@ -1074,6 +1074,8 @@ func TestScenarios(t *testing.T) {
 	t.Run("batch reports and jobs", func(t *testing.T) { run.run(t, h, jobScenarios(t, h)) })
 	t.Run("coverage maps", func(t *testing.T) { run.run(t, h, heatmapScenarios(t, h)) })
 	t.Run("repeater plans", func(t *testing.T) { run.run(t, h, planScenarios(t, h)) })
+	t.Run("observations", func(t *testing.T) { run.run(t, h, observationScenarios(t, h)) })
+	t.Run("tenant and platform", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.
 	for tpl, item := range obj(run.d.root, "paths") {
@@ -1162,6 +1164,7 @@ func jobScenarios(t *testing.T, h *harness) []scenario {
 	waitFor(t, h, h.keys["pro"], done.ID)
 	running := submitJob(t, h, h.keys["internal"], rows(5000))
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Millisecond) {
+		h.clock.advance(time.Second) // a rate-limit slot per poll (appliance/quota)
 		j := decodeInto[jobAnswer](t, h.do(t, "GET", "/jobs/"+running.ID, h.keys["internal"], nil, ""))
 		if j.State == "running" {
 			break

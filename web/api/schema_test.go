@@ -163,7 +163,18 @@ func (d *openAPI) checkResponse(method, path string, res *response) []string {
 			}
 			continue
 		}
-		for _, e := range d.validate(obj(hdr, "schema"), val[0], "header "+name) {
+		// A header is text: an integer schema (Retry-After, RateLimit-*)
+		// takes its decimal digits only.
+		var v any = val[0]
+		if sch := obj(hdr, "schema"); sch["type"] == "integer" {
+			n, err := strconv.ParseInt(val[0], 10, 64)
+			if err != nil || strconv.FormatInt(n, 10) != val[0] {
+				errs = append(errs, fmt.Sprintf("%s %s %d: header %s: %q is not an integer", method, tpl, res.status, name, val[0]))
+				continue
+			}
+			v = float64(n)
+		}
+		for _, e := range d.validate(obj(hdr, "schema"), v, "header "+name) {
 			errs = append(errs, e)
 		}
 	}

@@ -15,11 +15,14 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/auditlog"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
+	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/quota"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
@@ -39,6 +42,7 @@ type config struct {
 	RefreshInterval time.Duration
 	RefractivityDir string // ITU-R P.1812 DN50/N050 map files; "" = documented Brazil defaults
 	Log             *slog.Logger
+	Observations    observations.Config // signature enforcement and dedup window
 }
 
 // app is the assembled appliance.
@@ -50,6 +54,7 @@ type app struct {
 	search          *search.Index
 	api             *api.API
 	jobs            *jobs.Service
+	quota           *quota.Service
 	log             *slog.Logger
 	batch           *batch.Service
 	maps            *coverage.Maps
@@ -198,7 +203,14 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
 
+	obsConfig := cfg.Observations
+	obsConfig.Metrics = mset
+	// Quotas and rate limits: counts in memory, flushed to the store each
+	// second by the loop serve starts, and by close (appliance/quota).
+	a.quota = quota.New(db, quota.Options{Log: log})
+
 	a.api = api.New(api.Deps{
+		Quota: a.quota, PDFs: a.quota, Audit: auditlog.New(db),
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
 		Upsert: func(t *appliance.Tower) {
 			catalogMu.Lock()
@@ -211,8 +223,15 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: true,
 		Jobs: a.jobs, Batches: a.batch,
-		Heatmaps:           &coverage.Starter{Maps: a.maps, Towers: towers},
-		Repeaters:          a.plans,
+		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
+		Repeaters: a.plans,
+		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+			t, ok := towers().Get(id)
+			if !ok || !t.VisibleTo(k.TenantID) {
+				return nil, false
+			}
+			return t, true
+		}, obsConfig),
 		TerrainDescription: terrainDesc,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
@@ -243,6 +262,15 @@ func (a *app) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		if err := a.jobs.Close(ctx); err != nil {
 			a.log.Warn("job drain incomplete", "err", err)
+		}
+		cancel()
+	}
+	if a.quota != nil {
+		// The requests are over: the last counts are written before the
+		// database closes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := a.quota.Close(ctx); err != nil {
+			a.log.Warn("usage counts not written", "err", err)
 		}
 		cancel()
 	}

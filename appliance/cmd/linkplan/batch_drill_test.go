@@ -124,6 +124,16 @@ func submitBatch(t testing.TB, s *server, key, body string) string {
 func getJob(t testing.TB, s *server, key, id string) drillJob {
 	t.Helper()
 	r := s.call(t, "GET", "/jobs/"+id, map[string]string{"X-API-Key": key}, "")
+	for r.status == http.StatusTooManyRequests {
+		// A polling client meets the read rate (appliance/quota) and
+		// waits as the answer says.
+		wait, err := strconv.Atoi(r.header.Get("Retry-After"))
+		if err != nil || wait < 1 || wait > 60 {
+			t.Fatalf("GET /jobs/%s: 429 with Retry-After %q: %s", id, r.header.Get("Retry-After"), r.body)
+		}
+		time.Sleep(time.Duration(wait) * time.Second)
+		r = s.call(t, "GET", "/jobs/"+id, map[string]string{"X-API-Key": key}, "")
+	}
 	if r.status != http.StatusOK {
 		t.Fatalf("GET /jobs/%s: %d %s", id, r.status, r.body)
 	}

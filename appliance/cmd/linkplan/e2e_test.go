@@ -353,6 +353,26 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 	})
 
+	// The month's calls of the key's tenant, as GET /v1/me/quota reports
+	// them (the quota route itself is not counted).
+	calls := func(t *testing.T, s *server) int {
+		t.Helper()
+		r := s.call(t, "GET", "/v1/me/quota", map[string]string{"X-API-Key": issued.APIKey}, "")
+		var q struct {
+			Counters []struct {
+				Name string `json:"name"`
+				Used int    `json:"used"`
+			} `json:"counters"`
+		}
+		if err := json.Unmarshal(r.body, &q); err != nil || r.status != http.StatusOK || len(q.Counters) == 0 || q.Counters[0].Name != "calls" {
+			t.Fatalf("quota: %d %s", r.status, r.body)
+		}
+		return q.Counters[0].Used
+	}
+	before := calls(t, s)
+	if before < 1 {
+		t.Errorf("calls used %d after an analysis", before)
+	}
 	if err := s.stop(t); err != nil {
 		t.Fatalf("SIGTERM: exit %v\n%s", err, s.stderr.String())
 	}
@@ -366,7 +386,14 @@ func TestServeEndToEnd(t *testing.T) {
 	if err != nil || !bytes.Equal(after, credBytes) {
 		t.Errorf("credentials changed across a restart (%v)", err)
 	}
+	// The counts survive the restart (written by the clean stop).
+	if got := calls(t, s2); got != before {
+		t.Errorf("calls used %d after the restart, %d before", got, before)
+	}
 	analyze(t, s2)
+	if got := calls(t, s2); got != before+1 {
+		t.Errorf("calls used %d after one more analysis, want %d", got, before+1)
+	}
 	if err := s2.stop(t); err != nil {
 		t.Errorf("second SIGTERM: %v", err)
 	}

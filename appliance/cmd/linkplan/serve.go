@@ -11,8 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"time"
 
+	"linkplan/appliance/observations"
 	"linkplan/appliance/refresh"
 	"linkplan/web"
 	"linkplan/web/api"
@@ -26,6 +29,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	interval := fs.Duration("refresh-interval", refresh.DefaultInterval, "time between tower source refreshes")
 	memLimit := fs.Int64("memory-limit-mib", 320, "soft memory limit of the Go runtime, MiB (GOMEMLIMIT overrides; 0: none): keeps the first search-index build of a national catalogue under 400 MB resident")
 	refrDir := fs.String("refractivity-dir", "", "directory with the ITU-R DN50.TXT and N050.TXT maps (operator-supplied); default: documented Brazil values")
+	requireSig := fs.Bool("observation-require-signature", os.Getenv("OBSERVATION_REQUIRE_SIGNATURE") == "true",
+		"refuse unsigned observation batches with 401 (SPEC §5.3; default from OBSERVATION_REQUIRE_SIGNATURE=true)")
+	dedupWindow := fs.Duration("observation-dedup-window", envSeconds("OBSERVATION_DEDUP_WINDOW_SEC", observations.DefaultDedupWindow),
+		"time bucket of observation deduplication (SPEC §8.2; default from OBSERVATION_DEDUP_WINDOW_SEC, 60s)")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
@@ -49,7 +56,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
 
-	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir, Log: log})
+	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir, Log: log,
+		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}})
 	if err != nil {
 		return err
 	}
@@ -62,6 +70,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := a.jobs.Start(ctx); err != nil {
 		return err
 	}
+	if err := a.quota.Start(ctx); err != nil {
+		return err
+	}
 	a.api.SetState(api.StateReady)
 	log.Info("linkplan serving", "addr", ln.Addr().String(), "version", version())
 	err = web.New(a.api, log).Serve(ctx, ln, func() { a.api.SetState(api.StateStopping) })
@@ -70,6 +81,16 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	log.Info("linkplan stopped")
 	return err
+}
+
+// envSeconds reads a whole number of seconds from the environment
+// variable name, or returns def when it is unset or not a positive number.
+func envSeconds(name string, def time.Duration) time.Duration {
+	n, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || n <= 0 {
+		return def
+	}
+	return time.Duration(n) * time.Second
 }
 
 // defaultDataDir is systemd's $STATE_DIRECTORY when set, else ./.data.

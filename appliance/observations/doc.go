@@ -1,0 +1,97 @@
+// Package observations ingests measured signal levels (drive tests) from
+// tenants (SPEC §2.7, §2.8, §3, §4.5, §5.3, §8.2; issue 11 items 1–3): one
+// row, a JSON batch of up to MaxBatchRows rows, or a drive-test CSV upload.
+// It validates every row, checks the optional body signature, deduplicates
+// inside the submission and against the tenant's stored rows, accounts for
+// training consent, and stores the rows with their audit entries in one
+// transaction. It knows nothing of HTTP: web/api decodes and calls one
+// method; the composition root passes the store.
+//
+// # Who may submit
+//
+// Tier Pro or higher (appliance.ErrForbidden below, SPEC §7). Rows belong
+// to the submitting key's tenant and carry the key id as submitted_by; a
+// tenant never sees, counts or deduplicates against another tenant's rows.
+// Stats: a tenant key of tier Pro or higher counts its tenant's rows; an
+// admin key counts every tenant's.
+//
+// # Rows
+//
+// Ranges (SPEC §2.7; 422 naming each field): tx_lat, rx_lat [-90, 90];
+// tx_lon, rx_lon [-180, 180]; tx_height_m, rx_height_m (0, 500] metres;
+// tx_power_dbm [0, 80]; tx_gain_dbi, rx_gain_dbi [-20, 60] dBi (the SPEC
+// leaves it open: the span of real antennas, isotropic-referenced);
+// cable_loss_db [0, 20]; freq_hz (1e6, 100e9]; observed_dbm [-150, 30];
+// source at most 32 characters of [a-z0-9_.-]; ts finite, within
+// [2000-01-01, now + 1 day] epoch seconds.
+//
+// Defaults apply only to source "api" (the default source) and
+// "synthetic": tx_gain_dbi 0, rx_gain_dbi 0, cable_loss_db 0, rx_height_m
+// 1.5, ts the time of receipt. Every other source, drivetest_* included,
+// must give all of them explicitly (422 naming each missing field). The
+// transmitter (tx_lat, tx_lon, tx_height_m) comes from the row, or from
+// tower_id when the row omits it (a catalogue tower or one of the
+// tenant's own); tx_power_dbm is always the row's (a tower's ERP is not a
+// transmitter power).
+//
+// # Deduplication (SPEC §8.2)
+//
+// The key is (tower_id, rx_lat rounded to 5 decimals, rx_lon rounded to 5
+// decimals, freq_hz rounded to 1 Hz, ⌊ts / window⌋) with window
+// Config.DedupWindow (OBSERVATION_DEDUP_WINDOW_SEC, default 60 s). A row
+// whose key is already in the submission is deduped_intra_batch; one whose
+// key the tenant already stored is deduped_existing. The store keeps an
+// index of the keys, so a lookup is exact and touches no other row: it is
+// the SPEC's search of [min_ts − window, max_ts + window] made exact by
+// the key's time bucket.
+//
+// # Signature (SPEC §5.3)
+//
+// The batch route may carry X-Observation-Signature: sha256=<hex>, HMAC-
+// SHA256 keyed by SHA-256("obs-sign:" + API key) over the raw body, or
+// over "<ts>.<raw body>" with X-Observation-Signature-Ts: <ts> (epoch
+// seconds, at most Config.MaxSkew = 300 s from now). Compared in constant
+// time. A bad signature is 401 whatever the enforcement flag (a body re-
+// serialised by a client fails: the bytes differ). With
+// Config.RequireSignature (OBSERVATION_REQUIRE_SIGNATURE) an unsigned
+// batch is 401 too. Signed rows weigh 1.0 (OBSERVATION_SIGNED_WEIGHT),
+// unsigned 0.1 (OBSERVATION_UNSIGNED_WEIGHT). A caller signed in with an
+// OIDC token has no API key to derive the secret from: its batches are
+// unsigned.
+//
+// # States and transitions
+//
+// Consent of a stored row (SPEC §3):
+//
+//	| state     | trigger                                         | next      | effects                                    |
+//	|-----------|-------------------------------------------------|-----------|--------------------------------------------|
+//	| (new)     | submission with consent_for_training: true      | consented | counted in granted_for_training            |
+//	| (new)     | submission without it, or false                 | refused   | counted in refused_for_training; serves    |
+//	|           |                                                 |           | the tenant, excluded from the global       |
+//	|           |                                                 |           | model; audit observation.rejected.no_consent|
+//	| refused   | operator consent stamping --apply (per source)  | consented | audited (issue 11 item 3)                  |
+//	| consented | operator consent stamping --withdraw            | refused   | audited                                    |
+//
+// Data dividend events (SPEC §2.13):
+//
+//	| state     | trigger                                             | next    | effects                                   |
+//	|-----------|-----------------------------------------------------|---------|-------------------------------------------|
+//	| (new)     | stored row of a submission with                     | created | amount_brl_cents, settlement_form and     |
+//	|           | consent_for_wisp_training: true by a key with an    |         | settled_at NULL; a source label never     |
+//	|           | e-mail (identifiable); never for synthetic rows     |         | creates one                               |
+//	| created   | linkplan observations dividends settle, with        | settled | amount = rate in centavos, form, time;    |
+//	|           | DATA_DIVIDEND_FORM and DATA_DIVIDEND_RATE_BRL_PER_  |         | audited observation.dividend.settle       |
+//	|           | EVENT set                                           |         |                                           |
+//	| created   | the same without both settings                      | created | refused with a message naming both        |
+//
+// A submission:
+//
+//	| outcome               | condition                                         | status |
+//	|-----------------------|---------------------------------------------------|--------|
+//	| forbidden             | tier below Pro                                    | 403    |
+//	| too many rows         | more than MaxBatchRows rows                       | 400    |
+//	| invalid               | a field out of range or missing (all named)       | 422    |
+//	| signature invalid     | header present and wrong, malformed or skewed     | 401    |
+//	| signature required    | RequireSignature and no header                    | 401    |
+//	| stored                | otherwise; duplicates counted, not stored         | 200    |
+package observations

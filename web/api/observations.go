@@ -1,0 +1,255 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"linkplan/appliance"
+	"linkplan/appliance/observations"
+)
+
+// Observations ingests drive-test observations (appliance/observations).
+type Observations interface {
+	Submit(ctx context.Context, k *appliance.APIKey, sub observations.Submission, c observations.Client) (*observations.Result, error)
+	SubmitDriveTest(ctx context.Context, k *appliance.APIKey, dt observations.DriveTest, c observations.Client) (*observations.Result, error)
+	Stats(k *appliance.APIKey) (appliance.ObservationCounts, error)
+}
+
+// Routes of the observation bodies (body.go: limits and content types).
+const (
+	routeObservationsBatch     = "/coverage/observations/batch"
+	routeObservationsDriveTest = "/coverage/observations/drivetest"
+)
+
+// MaxObservationBodyBytes is the request body limit of the observation
+// batch and drive-test routes (16 MiB): 10,000 rows of JSON or CSV with
+// room to spare.
+const MaxObservationBodyBytes = 16 << 20
+
+func (a *API) registerObservations(r *mux.Router) {
+	if a.Observations == nil {
+		return
+	}
+	r.HandleFunc("/coverage/observations", a.wrap(a.ready(a.authed(a.postObservation)))).Methods(http.MethodPost)
+	r.HandleFunc(routeObservationsBatch, a.wrap(a.ready(a.authed(a.postObservationBatch)))).Methods(http.MethodPost)
+	r.HandleFunc(routeObservationsDriveTest, a.wrap(a.ready(a.authed(a.postDriveTest)))).Methods(http.MethodPost)
+	r.HandleFunc("/coverage/observations/stats", a.wrap(a.ready(a.authed(a.observationStats)))).Methods(http.MethodGet)
+}
+
+// observationJSON is one observation on the wire (SPEC §2.7).
+type observationJSON struct {
+	TowerID     *string  `json:"tower_id"`
+	TxLat       *float64 `json:"tx_lat"`
+	TxLon       *float64 `json:"tx_lon"`
+	TxHeightM   *float64 `json:"tx_height_m"`
+	TxPowerDBm  *float64 `json:"tx_power_dbm"`
+	TxGainDBi   *float64 `json:"tx_gain_dbi"`
+	RxLat       *float64 `json:"rx_lat"`
+	RxLon       *float64 `json:"rx_lon"`
+	RxHeightM   *float64 `json:"rx_height_m"`
+	RxGainDBi   *float64 `json:"rx_gain_dbi"`
+	CableLossDB *float64 `json:"cable_loss_db"`
+	FreqHz      *float64 `json:"freq_hz"`
+	ObservedDBm *float64 `json:"observed_dbm"`
+	Source      *string  `json:"source"`
+	Ts          *float64 `json:"ts"`
+}
+
+func (o *observationJSON) input() observations.Input {
+	return observations.Input{TowerID: o.TowerID, TxLat: o.TxLat, TxLon: o.TxLon, TxHeightM: o.TxHeightM, TxPowerDBm: o.TxPowerDBm,
+		TxGainDBi: o.TxGainDBi, RxLat: o.RxLat, RxLon: o.RxLon, RxHeightM: o.RxHeightM, RxGainDBi: o.RxGainDBi,
+		CableLossDB: o.CableLossDB, FreqHz: o.FreqHz, ObservedDBm: o.ObservedDBm, Source: o.Source, TsUnix: o.Ts}
+}
+
+// singleObservation is the body of POST /coverage/observations: one
+// observation, with an optional consent declaration.
+type singleObservation struct {
+	observationJSON
+	ConsentForTraining     *bool `json:"consent_for_training"`
+	ConsentForWispTraining *bool `json:"consent_for_wisp_training"`
+}
+
+type observationBatch struct {
+	Observations           []observationJSON `json:"observations"`
+	ConsentForTraining     *bool             `json:"consent_for_training"`
+	ConsentForWispTraining *bool             `json:"consent_for_wisp_training"`
+}
+
+func obsClient(r *http.Request, route string) observations.Client {
+	return observations.Client{IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context()), Route: route}
+}
+
+// postObservation is POST /coverage/observations.
+func (a *API) postObservation(w http.ResponseWriter, r *http.Request) (any, error) {
+	var q singleObservation
+	if err := decode(r, &q); err != nil {
+		return nil, err
+	}
+	return a.Observations.Submit(r.Context(), keyFrom(r.Context()), observations.Submission{
+		Rows: []observations.Input{q.input()}, Consent: q.ConsentForTraining, WispConsent: q.ConsentForWispTraining}, obsClient(r, "/coverage/observations"))
+}
+
+// postObservationBatch is POST /coverage/observations/batch: the raw body
+// is kept for the signature check.
+func (a *API) postObservationBatch(w http.ResponseWriter, r *http.Request) (any, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if path, n := longArray(body, observations.MaxBatchRows); path == "observations" {
+		return nil, observations.TooManyRows(observations.MaxBatchRows, n > observations.MaxBatchRows)
+	}
+	var q observationBatch
+	if err := decodeBytes(body, &q, observations.MaxBatchRows); err != nil {
+		return nil, err
+	}
+	if q.Observations == nil {
+		return nil, appliance.Invalid("observations", "is required: an array of observations")
+	}
+	rows := make([]observations.Input, len(q.Observations))
+	for i := range q.Observations {
+		rows[i] = q.Observations[i].input()
+	}
+	return a.Observations.Submit(r.Context(), keyFrom(r.Context()), observations.Submission{
+		Rows: rows, Consent: q.ConsentForTraining, WispConsent: q.ConsentForWispTraining, Prefix: "observations", Body: body,
+		Signature: r.Header.Get("X-Observation-Signature"), SignatureTs: r.Header.Get("X-Observation-Signature-Ts"),
+		APIKey: r.Header.Get("X-API-Key")}, obsClient(r, routeObservationsBatch))
+}
+
+// driveTestParts are the form parts of a drive-test upload besides the
+// file, with the field each fills.
+var driveTestParts = []string{"tower_id", "device", "tx_lat", "tx_lon", "tx_height_m", "tx_power_dbm", "tx_gain_dbi",
+	"rx_gain_dbi", "cable_loss_db", "rx_height_m", "freq_hz", "consent_for_training"}
+
+// postDriveTest is POST /coverage/observations/drivetest (multipart/form-
+// data: csv_file and the context fields).
+func (a *API) postDriveTest(w http.ResponseWriter, r *http.Request) (any, error) {
+	dt, err := readDriveTest(r)
+	if err != nil {
+		return nil, err
+	}
+	return a.Observations.SubmitDriveTest(r.Context(), keyFrom(r.Context()), dt, obsClient(r, routeObservationsDriveTest))
+}
+
+func readDriveTest(r *http.Request) (observations.DriveTest, error) {
+	var dt observations.DriveTest
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return dt, &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+			msg:    "a drive test is multipart/form-data with the CSV in the part csv_file",
+			fields: []appliance.FieldError{{Field: "Content-Type", Reason: "must be multipart/form-data with a boundary"}}}
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	v := &appliance.ValidationError{}
+	seen := map[string]bool{}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return dt, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+			}
+			return dt, &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+		}
+		name := p.FormName()
+		if seen[name] {
+			v.Add(truncate(name, 40), "must be given once")
+			_ = p.Close()
+			continue
+		}
+		seen[name] = true
+		if name == "csv_file" {
+			b, err := io.ReadAll(p)
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					return dt, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+				}
+				return dt, &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+			}
+			dt.CSV = bytes.NewReader(b)
+			continue
+		}
+		known := false
+		for _, k := range driveTestParts {
+			known = known || k == name
+		}
+		if !known {
+			v.Add(truncate(name, 40), "is not a known part (csv_file, %s)", strings.Join(driveTestParts, ", "))
+			_ = p.Close()
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(p, 129))
+		if err != nil {
+			return dt, &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+		}
+		if len(b) > 128 {
+			v.Add(name, "must be at most 128 bytes")
+			continue
+		}
+		s := strings.TrimSpace(string(b))
+		switch name {
+		case "tower_id":
+			dt.TowerID = s
+		case "device":
+			dt.Device = s
+		case "consent_for_training":
+			c, err := strconv.ParseBool(s)
+			if err != nil {
+				v.Add(name, "must be true or false")
+			}
+			dt.Consent = &c
+		default:
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				v.Add(name, "must be a number")
+				continue
+			}
+			switch name {
+			case "tx_lat":
+				dt.TxLat = &x
+			case "tx_lon":
+				dt.TxLon = &x
+			case "tx_height_m":
+				dt.TxHeightM = &x
+			case "tx_power_dbm":
+				dt.TxPowerDBm = &x
+			case "tx_gain_dbi":
+				dt.TxGainDBi = &x
+			case "rx_gain_dbi":
+				dt.RxGainDBi = &x
+			case "cable_loss_db":
+				dt.CableLossDB = &x
+			case "rx_height_m":
+				dt.RxHeightM = &x
+			case "freq_hz":
+				dt.FreqHz = &x
+			}
+		}
+	}
+	if err := v.Err(); err != nil {
+		return dt, err
+	}
+	if dt.CSV == nil {
+		return dt, appliance.Invalid("csv_file", "is required: the CSV file as the form part named csv_file")
+	}
+	return dt, nil
+}
+
+// observationStats is GET /coverage/observations/stats.
+func (a *API) observationStats(w http.ResponseWriter, r *http.Request) (any, error) {
+	return a.Observations.Stats(keyFrom(r.Context()))
+}
