@@ -39,7 +39,8 @@
 // with 42 driving a Fisher–Yates shuffle from the end (j = next mod
 // (i+1)); KFold cuts the permuted rows into k contiguous folds, the first
 // n mod k one row longer. GroupKFold keeps every group (the residual
-// model's H3 resolution-8 cell) in one fold: groups sorted, permuted with
+// model's H3 resolution-8 cell: an h3.Cell of engines/ml/h3 is a valid
+// key as it is) in one fold: groups sorted, permuted with
 // the same seed, stably ordered by size descending, each given to the
 // least-filled fold. CVResult.RMSEDB is the mean of the folds' RMSE
 // (cv_rmse_db) and StdDB their population standard deviation

@@ -9,6 +9,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/h3"
 )
 
 // TestPermutation pins the seed-42 permutation: any change of the
@@ -140,6 +141,35 @@ func TestGroupKFold(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(t, fold, func(i int) string { return fmt.Sprint(u64Groups[i]) }, 5)
+	})
+	t.Run("H3 resolution-8 cells of drive-test points", func(t *testing.T) {
+		// Points along a 6 km drive through São Paulo, 20 m apart: the
+		// residual model's folds are grouped by their res-8 cell (~0.7 km²).
+		var cells []h3.Cell
+		for i := range 300 {
+			lat := -23.55 + float64(i)*0.00018*math.Sin(float64(i)/40)
+			lon := -46.63 + float64(i)*0.00018
+			c, err := h3.LatLngToCell(lat, lon, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cells = append(cells, c)
+		}
+		fold, err := ml.GroupKFold(cells, 5, ml.CVSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := make(map[h3.Cell]int)
+		for i, c := range cells {
+			if f, ok := at[c]; ok && f != fold[i] {
+				t.Fatalf("cell %s in folds %d and %d", c, f, fold[i])
+			}
+			at[c] = fold[i]
+		}
+		if len(at) < 5 {
+			t.Fatalf("only %d cells", len(at))
+		}
+		t.Logf("%d points in %d cells", len(cells), len(at))
 	})
 	t.Run("fewer groups than folds", func(t *testing.T) {
 		_, err := ml.GroupKFold([]string{"a", "b", "a", "c"}, 4, ml.CVSeed)
