@@ -23,15 +23,21 @@ run: build
 # System packages the tests need, as real readers of what the appliance
 # writes: prometheus for promtool (web/api checks a live /metrics), gdal-bin
 # for ogrinfo (geo exports: Shapefile, GeoJSON, KML), poppler-utils for
-# pdftotext and pdftoppm (PDF reports). Later issues add chromium for the
-# console.
-TEST_DEBS := prometheus gdal-bin poppler-utils
+# pdftotext and pdftoppm (PDF reports), python3-sklearn for the reference
+# run of engines/ml's GBM check (build/gbm-check/check.py under Debian's
+# /usr/bin/python3; LINKPLAN_SKIP_SKLEARN=1 skips that check explicitly). A
+# NAME=VERSION entry is pinned: installed unless that exact version is.
+# Later issues add chromium for the console.
+TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1
 # build/h3-check holds the exact h3-js version that engines/ml/h3 is checked
 # against cell for cell (issue 11); npm ci installs it from its
 # package-lock.json. Set LINKPLAN_SKIP_H3JS=1 to skip that check explicitly.
 H3_CHECK := build/h3-check
 test-deps:
-	@missing=""; for p in $(TEST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(TEST_DEBS); do n=$${p%%=*}; \
+	  if [ "$$n" = "$$p" ]; then dpkg -s $$n >/dev/null 2>&1 || missing="$$missing $$p"; \
+	  else [ "$$(dpkg-query -W -f='$${Status} $${Version}' $$n 2>/dev/null)" = "install ok installed $${p#*=}" ] || missing="$$missing $$p"; fi; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \

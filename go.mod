@@ -6,6 +6,8 @@ require (
 	codeberg.org/go-pdf/fpdf v0.12.0
 	github.com/VictoriaMetrics/metrics v1.35.1
 	github.com/blevesearch/bleve/v2 v2.6.1
+	github.com/coreos/go-oidc/v3 v3.21.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/gorilla/mux v1.8.1
 	github.com/klauspost/compress v1.20.3
 	github.com/paulmach/orb v0.12.0
@@ -13,6 +15,7 @@ require (
 	github.com/tidwall/rtree v1.10.0
 	github.com/twpayne/go-kml/v3 v3.2.1
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/oauth2 v0.38.0
 )
 
 require (

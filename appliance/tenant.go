@@ -83,10 +83,10 @@ const (
 // TenantAdmin (APIKey.EffectiveTenantRole): every existing key kept what it
 // could do.
 //
-//	role          read  write  rotate own key  manage keys  privacy (export, forget)
-//	tenant-admin  yes   yes    yes             yes          yes
-//	member        yes   yes    yes             no           no
-//	read-only     yes   no     yes             no           no
+//	role          read  write  rotate own key  manage keys  tenant settings  privacy (export, forget)
+//	tenant-admin  yes   yes    yes             yes          yes              yes
+//	member        yes   yes    yes             no           no               no
+//	read-only     yes   no     yes             no           no               no
 type TenantRole string
 
 // Tenant roles.
@@ -124,6 +124,10 @@ const (
 	// PermPrivacy exports the tenant's data bundle or erases the tenant
 	// (SPEC §4.10).
 	PermPrivacy Permission = "privacy"
+	// PermTenantSettings changes what holds for the whole tenant: its
+	// white-label branding and its SSO bindings (a binding lets an
+	// identity act with a key).
+	PermTenantSettings Permission = "tenant-settings"
 )
 
 // Allows reports whether role r grants p.
@@ -186,10 +190,6 @@ type APIKey struct {
 	GraceUntilUnix int64
 	// RotatedTo is the id of the key that replaced this one.
 	RotatedTo string
-	// PaymentCustomerID and SubscriptionID are the payment provider's
-	// references (SPEC §2.10); empty when the key was not sold through it.
-	PaymentCustomerID string
-	SubscriptionID    string
 }
 
 // Active reports whether the key may be used (ignoring a rotation's grace

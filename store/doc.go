@@ -39,6 +39,18 @@
 // superseded, so that a process that opened it and waited for its lock
 // opens the path again instead of writing to an unlinked file.
 //
+// SSO, branding and billing (schema version 7, issue 10): sso_bindings
+// ((issuer, subject) -> bound key id and tenant), branding (tenant id ->
+// branding, logo included), billing_accounts (tenant id -> payment
+// customer, subscription, tier), billing_customers (customer id -> tenant
+// id), billing_events (processed payment event ids: ApplyBillingEvent
+// stores the event with all its effects in one transaction, so an event
+// applies once) and key_claims (hash of a checkout session id -> the
+// provisioned key sealed under the session id, dropped by MarkKeyClaimed).
+// Every record of these buckets but billing_events without a tenant
+// carries a tenant_id (billing_customers: its value): all are per-tenant
+// data.
+//
 // Audit rows store at most 256 bytes of the client's user agent, control
 // and format characters replaced (appliance.CleanUserAgent). AuditPage
 // reads the log newest first with filters (tenant, action, time range)

@@ -27,6 +27,15 @@ var (
 	bucketDSAR        = []byte("dsar_requests")   // request id -> dsarRecord (store/privacy.go)
 	bucketUsage       = []byte("usage")           // monthly usage counters per tenant (store/usage.go)
 
+	// Buckets of SSO, branding and billing (issue 10). Per tenant: each
+	// record carries its tenant_id (store/sso.go, branding.go, billing.go).
+	bucketSSOBindings      = []byte("sso_bindings")      // issuer + 0x00 + subject -> appliance.SSOBinding
+	bucketBranding         = []byte("branding")          // tenant id -> brandingRecord
+	bucketBillingAccounts  = []byte("billing_accounts")  // tenant id -> appliance.BillingAccount
+	bucketBillingCustomers = []byte("billing_customers") // payment customer id -> tenant id
+	bucketBillingEvents    = []byte("billing_events")    // payment event id -> appliance.BillingEvent
+	bucketKeyClaims        = []byte("key_claims")        // hex SHA-256 of a checkout session id -> appliance.KeyClaim
+
 	keySchemaVersion = []byte("schema_version")
 )
 
@@ -80,7 +89,15 @@ var migrations = []migration{
 		}
 		return nil
 	}},
-	{9, "data-subject requests", func(tx *bolt.Tx) error {
+	{9, "SSO bindings, tenant branding, billing accounts, events and key claims", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketSSOBindings, bucketBranding, bucketBillingAccounts, bucketBillingCustomers, bucketBillingEvents, bucketKeyClaims} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{10, "data-subject requests", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketDSAR)
 		return err
 	}},

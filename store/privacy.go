@@ -124,9 +124,10 @@ func (db *DB) DSARRequests() ([]*appliance.DSARRequest, error) {
 
 // SoftEraseTenant erases tenantID at once (SPEC §3), in one transaction:
 // every key of the tenant gets tier erased and pseudonym in place of its
-// owner and e-mail (its payment references are cleared); every audit row
-// of the tenant or of one of its keys loses actor e-mail, IP address and
-// user agent; its queued jobs are canceled and its running ones get
+// owner and e-mail; every audit row of the tenant or of one of its keys
+// loses actor e-mail, IP address and user agent; its data dividend events
+// and its billing account get the pseudonym as e-mail, its branding as
+// support contact; its queued jobs are canceled and its running ones get
 // CancelRequested (they stop at their next checkpoint); r (the erase
 // request) and the audit entries are written. A
 // tenant without keys is appliance.ErrNotFound; an already erased one
@@ -151,7 +152,6 @@ func (db *DB) SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARReque
 			}
 			ids[k.ID] = true
 			k.Tier, k.Owner, k.Email = appliance.TierErased, pseudonym, pseudonym
-			k.PaymentCustomerID, k.SubscriptionID = "", ""
 			if err := putKeyTx(tx, k); err != nil {
 				return err
 			}
@@ -160,6 +160,12 @@ func (db *DB) SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARReque
 			return err
 		}
 		if err := scrubDividendsTx(tx, tenantID, pseudonym); err != nil {
+			return err
+		}
+		if err := scrubBillingTx(tx, tenantID, pseudonym); err != nil {
+			return err
+		}
+		if err := scrubBrandingTx(tx, tenantID, pseudonym); err != nil {
 			return err
 		}
 		if err := cancelTenantJobsTx(newJobTx(tx), tenantID, db.now().UTC()); err != nil {
@@ -241,6 +247,54 @@ func scrubDividendsTx(tx *bolt.Tx, tenantID, pseudonym string) error {
 	return nil
 }
 
+// scrubBillingTx replaces the e-mail of the tenant's billing account by
+// the pseudonym (the account's payment references stay until the hard
+// delete: the provider's events still name them).
+func scrubBillingTx(tx *bolt.Tx, tenantID, pseudonym string) error {
+	b := tx.Bucket(bucketBillingAccounts)
+	raw := b.Get([]byte(tenantID))
+	if raw == nil {
+		return nil
+	}
+	var a appliance.BillingAccount
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return fmt.Errorf("billing account of %s: %w", tenantID, err)
+	}
+	if a.Email == "" {
+		return nil
+	}
+	a.Email = pseudonym
+	out, err := json.Marshal(&a)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(tenantID), out)
+}
+
+// scrubBrandingTx replaces the support contact of the tenant's branding
+// (an e-mail address or a phone number, maybe a person's) by the
+// pseudonym.
+func scrubBrandingTx(tx *bolt.Tx, tenantID, pseudonym string) error {
+	b := tx.Bucket(bucketBranding)
+	raw := b.Get([]byte(tenantID))
+	if raw == nil {
+		return nil
+	}
+	var r brandingRecord
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("branding of %s: %w", tenantID, err)
+	}
+	if r.SupportContact == "" {
+		return nil
+	}
+	r.SupportContact = pseudonym
+	out, err := json.Marshal(&r)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(tenantID), out)
+}
+
 // scrubAuditTx clears actor e-mail, IP address and user agent of every
 // audit row of tenantID or of a key in keyIDs.
 func scrubAuditTx(tx *bolt.Tx, tenantID string, keyIDs map[string]bool) error {
@@ -319,6 +373,80 @@ var tenantBuckets = []struct {
 	{bucketObsDedup, purgeByKey(tenantPrefixed)},
 	{bucketObsCounts, purgeByKey(func(k []byte, t *tenantRows) bool { return string(k) == t.tenantID })},
 	{bucketDividends, purgeByKey(tenantPrefixed)},
+	{bucketSSOBindings, purgeTenantField},
+	{bucketBranding, purgeByKey(tenantKeyed)},
+	{bucketBillingAccounts, purgeByKey(tenantKeyed)},
+	{bucketBillingCustomers, purgeByValue},
+	{bucketKeyClaims, purgeTenantField},
+	{bucketBillingEvents, unlinkBillingEvents},
+}
+
+// tenantKeyed matches the key that is the tenant id itself.
+func tenantKeyed(k []byte, t *tenantRows) bool { return string(k) == t.tenantID }
+
+// purgeTenantField deletes the JSON records whose tenant_id is the
+// tenant's.
+var purgeTenantField = purgeWhere(func(r *struct {
+	TenantID string `json:"tenant_id"`
+}, t *tenantRows) bool {
+	return r.TenantID == t.tenantID
+})
+
+// purgeByValue deletes the rows whose value is the tenant id (an index to
+// the tenant, e.g. payment customer id -> tenant id).
+func purgeByValue(b *bolt.Bucket, t *tenantRows) (int, error) {
+	var del [][]byte
+	err := b.ForEach(func(k, v []byte) error {
+		if v != nil && string(v) == t.tenantID {
+			del = append(del, append([]byte(nil), k...))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, k := range del {
+		if err := b.Delete(k); err != nil {
+			return 0, err
+		}
+	}
+	return len(del), nil
+}
+
+// unlinkBillingEvents clears the tenant id of the tenant's processed
+// payment events instead of deleting them: an event record is what makes
+// a replayed event a no-op (appliance/billing), and a replay of an old
+// checkout must not provision the erased tenant again. The record holds
+// the provider's event id, type and outcome, nothing of the person; the
+// count is of records unlinked.
+func unlinkBillingEvents(b *bolt.Bucket, t *tenantRows) (int, error) {
+	type row struct{ k, v []byte }
+	var rows []row
+	err := b.ForEach(func(k, v []byte) error {
+		var e appliance.BillingEvent
+		if err := json.Unmarshal(v, &e); err != nil {
+			return fmt.Errorf("billing event %q: %w", k, err)
+		}
+		if e.TenantID != t.tenantID {
+			return nil
+		}
+		e.TenantID = ""
+		raw, err := json.Marshal(&e)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{append([]byte(nil), k...), raw})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range rows {
+		if err := b.Put(r.k, r.v); err != nil {
+			return 0, err
+		}
+	}
+	return len(rows), nil
 }
 
 // tenantPrefixed matches the keys led by the tenant id and a 0x00 byte.

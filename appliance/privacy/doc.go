@@ -34,8 +34,10 @@
 // tier erased, its owner and e-mail replaced by Pseudonym(tenant id) (a
 // deterministic pseudonym) and its payment references cleared; every audit
 // row of the tenant or of its keys loses actor e-mail, IP address and user
-// agent; its queued jobs are canceled, its running ones stop at their
-// next checkpoint. From then on Authenticate answers every key of the tenant with
+// agent; the e-mail of its data dividend events and billing account and
+// the support contact of its branding become the pseudonym; its queued
+// jobs are canceled, its running ones stop at their next checkpoint.
+// From then on Authenticate answers every key of the tenant with
 // appliance.ErrErased: 401 "API key has been erased" on every route.
 //
 // # Overdue

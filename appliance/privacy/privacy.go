@@ -34,6 +34,9 @@ type Store interface {
 	// DividendEvents calls fn with the tenant's data dividend events until
 	// fn returns false.
 	DividendEvents(tenant string, fn func(appliance.DividendEvent) bool) error
+	// BillingAccount returns the tenant's billing account, or an
+	// appliance.ErrNotFound error when it has none.
+	BillingAccount(tenantID string) (*appliance.BillingAccount, error)
 	PutDSAR(r *appliance.DSARRequest, audit ...appliance.AuditEntry) error
 	DSARRequests() ([]*appliance.DSARRequest, error)
 	SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARRequest, audit ...appliance.AuditEntry) error
@@ -179,7 +182,8 @@ type Bundle struct {
 	DividendEvents []appliance.DividendEvent
 }
 
-// Billing holds the payment provider's references of the tenant's keys.
+// Billing holds the payment provider's references of the tenant (its
+// billing account, appliance/billing).
 type Billing struct {
 	PaymentCustomerIDs []string
 	SubscriptionIDs    []string
@@ -238,16 +242,18 @@ func (s *Service) bundle(ctx context.Context, subject *appliance.APIKey) (*Bundl
 			b.Towers = append(b.Towers, t)
 		}
 	}
-	seenC, seenS := map[string]bool{}, map[string]bool{}
 	b.Billing = Billing{PaymentCustomerIDs: []string{}, SubscriptionIDs: []string{}}
-	for _, k := range keys {
-		if c := k.PaymentCustomerID; c != "" && !seenC[c] {
-			seenC[c] = true
-			b.Billing.PaymentCustomerIDs = append(b.Billing.PaymentCustomerIDs, c)
+	acct, err := s.store.BillingAccount(subject.TenantID)
+	switch {
+	case errors.Is(err, appliance.ErrNotFound):
+	case err != nil:
+		return nil, err
+	default:
+		if acct.CustomerID != "" {
+			b.Billing.PaymentCustomerIDs = append(b.Billing.PaymentCustomerIDs, acct.CustomerID)
 		}
-		if c := k.SubscriptionID; c != "" && !seenS[c] {
-			seenS[c] = true
-			b.Billing.SubscriptionIDs = append(b.Billing.SubscriptionIDs, c)
+		if acct.SubscriptionID != "" {
+			b.Billing.SubscriptionIDs = append(b.Billing.SubscriptionIDs, acct.SubscriptionID)
 		}
 	}
 	return b, nil

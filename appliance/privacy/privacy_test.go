@@ -98,7 +98,21 @@ func seed(t *testing.T, ctx context.Context, db *store.DB, auth *tenancy.Service
 	if _, err := db.PutObservations(admin.TenantID, appliance.KindCellSignalSample, []appliance.Observation{obs("obs_cell_" + name)}, []string{"dedup-cell-" + name}, nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.PutBranding(&appliance.Branding{TenantID: admin.TenantID, DisplayName: "Brand " + name, SupportContact: name + "@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutSSOBinding(&appliance.SSOBinding{Issuer: "https://idp.example", Subject: "sub-" + name, KeyID: member.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ch := &appliance.BillingChange{Event: appliance.BillingEvent{ID: "evt_" + name, Type: "checkout.session.completed", Outcome: "provisioned", TenantID: admin.TenantID},
+		Account: &appliance.BillingAccount{TenantID: admin.TenantID, CustomerID: "cus_" + name, SubscriptionID: "sub_" + name, Tier: appliance.TierEnterprise,
+			Status: appliance.BillingActive, Email: name + "@example.com"},
+		Claim: &appliance.KeyClaim{ID: "claim-" + name, TenantID: admin.TenantID, KeyID: admin.ID, Tier: appliance.TierEnterprise, State: appliance.ClaimClaimed}}
+	if ok, err := db.ApplyBillingEvent(ch); err != nil || !ok {
+		t.Fatalf("billing: %v %v", ok, err)
+	}
 	return &tenantData{admin: admin, member: member, resultFile: filepath.Join(jobsDir, res), markers: []string{
+		"Brand " + name, "sub-" + name, "cus_" + name, "sub_" + name, "claim-" + name,
 		admin.TenantID, admin.ID, member.ID, admin.HashHex, member.HashHex, admin.Prefix, member.Prefix,
 		name + "@example.com", "Owner " + name, "agent-" + name, tower.ID, done.ID, queued.ID, "payload " + name,
 		"obs_link_" + name, "obs_cell_" + name, "dedup-link-" + name, "dedup-cell-" + name}}
@@ -180,7 +194,8 @@ func TestHardDeleteEveryBucket(t *testing.T) {
 		t.Fatalf("fixture of B too small: %v", before)
 	}
 	for _, want := range []string{"keys/", "key_ids/", "towers/", "towers_owner/", "audit/", "jobs/", "job_items/", "job_queue/", "job_payloads/", "pdf_usage/",
-		"link_observations/", "cell_signal_samples/", "observation_dedup/", "observation_counts/", "data_dividend_events/"} {
+		"link_observations/", "cell_signal_samples/", "observation_dedup/", "observation_counts/", "data_dividend_events/",
+		"branding/", "sso_bindings/", "billing_accounts/", "billing_customers/", "key_claims/", "billing_events/"} {
 		if !containsPrefix(holding(scanLive(t, db), a.markers), want) {
 			t.Fatalf("fixture of A has no row in %s", want)
 		}
@@ -198,6 +213,7 @@ func TestHardDeleteEveryBucket(t *testing.T) {
 	if exp.Request.Status != appliance.DSARCompleted || len(exp.Bundle.Keys) != 2 || len(exp.Bundle.Towers) != 1 || len(exp.Bundle.Jobs) != 2 ||
 		len(exp.Bundle.Observations) != 2 || exp.Bundle.ObservationCounts != (appliance.ObservationCounts{LinkObservations: 1, CellSignalSamples: 1}) ||
 		len(exp.Bundle.DividendEvents) != 1 || exp.Bundle.DividendEvents[0].ObservationID != "obs_link_tenant-a1" ||
+		len(exp.Bundle.Billing.PaymentCustomerIDs) != 1 || exp.Bundle.Billing.PaymentCustomerIDs[0] != "cus_tenant-a1" ||
 		len(exp.Bundle.AuditLog) == 0 || exp.Bundle.Identity.ID != a.admin.ID {
 		t.Fatalf("export bundle: %+v", exp.Bundle)
 	}

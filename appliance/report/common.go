@@ -33,6 +33,12 @@ type Branding struct {
 	// Color is the accent colour as "#RRGGBB"; "" is a neutral slate
 	// (#2F3E4E).
 	Color string
+	// Footer is a line printed under the footer rule of every page (the
+	// tenant's report footer); "" prints none. Cut to the page width.
+	Footer string
+	// Support is the tenant's support contact, printed after Footer
+	// ("Support: ..."); "" prints none.
+	Support string
 }
 
 // Limits of the branding.
@@ -85,6 +91,7 @@ type doc struct {
 	tx      *texts
 	accent  rgb
 	brand   string
+	footer  string // the tenant's footer line, "" for none
 	logo    []byte // normalised PNG, nil for none
 	created string // creation time, UTC, to the minute
 }
@@ -179,6 +186,13 @@ func newDoc(opt Options, logo []byte, docTitle, metaTitle string) *doc {
 	if d.brand == "" {
 		d.brand = "linkplan"
 	}
+	d.footer = clean(opt.Branding.Footer)
+	if sup := clean(opt.Branding.Support); sup != "" {
+		if d.footer != "" {
+			d.footer += " · "
+		}
+		d.footer += d.tx.support + ": " + sup
+	}
 
 	p := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "mm", SizeStr: "A4"})
 	// Deterministic output: sorted catalogue, fixed dates, compression on
@@ -207,6 +221,11 @@ func newDoc(opt Options, logo []byte, docTitle, metaTitle string) *doc {
 		p.SetTextColor(110, 110, 110)
 		p.CellFormat(bodyW*0.75, 5, d.fit(d.brand+" · "+docTitle+" · "+d.created, bodyW*0.75), "", 0, "L", false, 0, "")
 		p.CellFormat(bodyW*0.25, 5, fmt.Sprintf(d.tx.page, p.PageNo(), "{nb}"), "", 0, "R", false, 0, "")
+		if d.footer != "" {
+			p.SetXY(marginX, p.GetY()+4.5)
+			p.SetFont(family, "", 6.5)
+			p.CellFormat(bodyW, 3.5, d.fit(d.footer, bodyW), "", 0, "L", false, 0, "")
+		}
 	})
 	d.pdf = p
 	return d

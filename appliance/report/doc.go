@@ -40,7 +40,9 @@
 //     translation first, then the English text), the screening statement of
 //     SPEC §1.8, and a signature block (responsible engineer, professional
 //     registration, signature, date).
-//   - Footer on every page: brand, title, creation time, "Page n of N".
+//   - Footer on every page: brand, title, creation time, "Page n of N",
+//     and under it the tenant's footer line and support contact when the
+//     branding has them (Branding.Footer, Branding.Support).
 //
 // # Batch summary (WriteSummary)
 //

@@ -58,7 +58,7 @@ func (l Language) Number(v float64, dec int) string {
 
 // texts are the words of a report in one language.
 type texts struct {
-	title, generated, page                                  string
+	title, generated, page, support                         string
 	sites, receiver, tower, latitude, longitude             string
 	ground, antenna, operator, towerID, source, mAMSL, mAGL string
 	path, distance, azRxTower, azTowerRx, frequency         string
@@ -93,7 +93,7 @@ type texts struct {
 func (l Language) words() *texts {
 	if l == Portuguese {
 		return &texts{
-			title: "Relatório de enlace", generated: "Gerado em", page: "Página %d de %s",
+			title: "Relatório de enlace", generated: "Gerado em", page: "Página %d de %s", support: "Suporte",
 			sites: "Pontas do enlace", receiver: "Receptor", tower: "Torre", latitude: "Latitude",
 			longitude: "Longitude", ground: "Altitude do terreno", antenna: "Altura da antena",
 			operator: "Operadora", towerID: "Identificador", source: "Fonte", mAMSL: "m (altitude)", mAGL: "m acima do solo",
@@ -142,7 +142,7 @@ func (l Language) words() *texts {
 		}
 	}
 	return &texts{
-		title: "Link report", generated: "Generated", page: "Page %d of %s",
+		title: "Link report", generated: "Generated", page: "Page %d of %s", support: "Support",
 		sites: "Link ends", receiver: "Receiver", tower: "Tower", latitude: "Latitude",
 		longitude: "Longitude", ground: "Ground height", antenna: "Antenna height",
 		operator: "Operator", towerID: "Id", source: "Source", mAMSL: "m AMSL", mAGL: "m above ground",

@@ -614,3 +614,28 @@ func BenchmarkSummaryReport(b *testing.B) {
 		}
 	}
 }
+
+// TestBrandingFooter checks that a tenant's footer line and support
+// contact are printed on every page, and that the neutral default prints
+// neither.
+func TestBrandingFooter(t *testing.T) {
+	opt := Options{Created: created, Branding: Branding{Name: "ACME Telecom", Color: "#0A7F3C",
+		Footer: "ACME Telecom Ltda · CNPJ 00.000.000/0001-00", Support: "noc@acme.example"}}
+	txt := pdfText(t, render(t, sampleInput(t), opt))
+	if n := strings.Count(txt, "Support: noc@acme.example"); n != 2 {
+		t.Errorf("support contact printed %d times, want once a page (2)", n)
+	}
+	if n := strings.Count(txt, "CNPJ 00.000.000/0001-00"); n != 2 {
+		t.Errorf("footer printed %d times, want 2", n)
+	}
+	if !strings.Contains(txt, "ACME Telecom") {
+		t.Error("brand name missing")
+	}
+	opt.Language = Portuguese
+	if txt := pdfText(t, render(t, sampleInput(t), opt)); !strings.Contains(txt, "Suporte: noc@acme.example") {
+		t.Error("pt-BR support label missing")
+	}
+	if txt := pdfText(t, render(t, sampleInput(t), Options{Created: created})); strings.Contains(txt, "Support:") {
+		t.Error("neutral report prints a support line")
+	}
+}

@@ -133,8 +133,10 @@
 //   - Once the secret was moved, a lost authenticator means a lost second
 //     factor: keep the authenticator's backup, or re-issue the admin
 //     credential from an empty store.
-//   - Quotas and SSO build on this package later; privacy requests live in
-//     appliance/privacy.
+//   - Quotas are appliance/quota's; privacy requests live in
+//     appliance/privacy. SSO (appliance/sso) maps an identity-provider
+//     subject to a key of this package; billing (appliance/billing)
+//     creates keys with Mint and stores them in its own transaction.
 //   - The last use of a key is written by the request that authenticates
 //     (a coalesced bbolt write, once per key per 5 minutes); a write that
 //     fails loses only that timestamp (logged).

@@ -144,6 +144,17 @@ func (s *Service) Issue(req IssueRequest) (string, *appliance.APIKey, error) {
 	return plain, k, nil
 }
 
+// Mint creates a tenant or internal key and returns the plain key (shown
+// once) and its record without storing it, for a caller that stores the
+// record in its own transaction (billing provisioning). Admin keys are
+// only issued by Bootstrap.
+func (s *Service) Mint(req IssueRequest) (string, *appliance.APIKey, error) {
+	if req.Role == appliance.RoleAdmin {
+		return "", nil, fmt.Errorf("mint key: admin keys are not minted: %w", appliance.ErrForbidden)
+	}
+	return s.newKey(req)
+}
+
 func (s *Service) newKey(req IssueRequest) (string, *appliance.APIKey, error) {
 	if req.Role == "" {
 		req.Role = appliance.RoleTenant

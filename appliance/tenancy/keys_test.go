@@ -141,3 +141,30 @@ func TestTOTPFailuresAreThrottled(t *testing.T) {
 		t.Fatalf("after the window: %v", err)
 	}
 }
+
+// TestMint: a minted key is not stored, authenticates once stored, and
+// admin keys are never minted.
+func TestMint(t *testing.T) {
+	db, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc := tenancy.New(db, nil)
+	plain, k, err := svc.Mint(tenancy.IssueRequest{Tier: appliance.TierStarter, Owner: "o", Email: "o@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Authenticate(plain); !errors.Is(err, appliance.ErrUnauthenticated) {
+		t.Fatalf("a minted key authenticates before it is stored: %v", err)
+	}
+	if err := db.PutKey(k); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := svc.Authenticate(plain); err != nil || got.ID != k.ID || got.Tier != appliance.TierStarter || got.TenantID != "t_"+k.ID {
+		t.Fatalf("stored minted key: %+v, %v", got, err)
+	}
+	if _, _, err := svc.Mint(tenancy.IssueRequest{Tier: appliance.TierUltra, Role: appliance.RoleAdmin}); !errors.Is(err, appliance.ErrForbidden) {
+		t.Fatalf("admin mint: %v", err)
+	}
+}

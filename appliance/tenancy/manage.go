@@ -173,7 +173,7 @@ func (s *Service) RotateKey(caller *appliance.APIKey, keyID string, req KeyReque
 		if err != nil {
 			return appliance.KeyChange{}, err
 		}
-		n.TenantRole, n.PaymentCustomerID, n.SubscriptionID = k.TenantRole, k.PaymentCustomerID, k.SubscriptionID
+		n.TenantRole = k.TenantRole
 		o := *k
 		o.GraceUntilUnix, o.RotatedTo = now.Add(RotationGrace).Unix(), n.ID
 		plain, fresh, old = p, n, &o

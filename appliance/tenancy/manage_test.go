@@ -12,7 +12,8 @@ import (
 )
 
 func TestAuthorizeRoles(t *testing.T) {
-	perms := []appliance.Permission{appliance.PermRead, appliance.PermWrite, appliance.PermRotateOwnKey, appliance.PermManageKeys, appliance.PermPrivacy}
+	perms := []appliance.Permission{appliance.PermRead, appliance.PermWrite, appliance.PermRotateOwnKey, appliance.PermManageKeys,
+		appliance.PermPrivacy, appliance.PermTenantSettings}
 	for _, tc := range []struct {
 		name    string
 		key     appliance.APIKey

@@ -72,6 +72,9 @@ type Deps struct {
 	// Observations ingests drive-test observations
 	// (appliance/observations); nil: no observation routes.
 	Observations Observations
+	SSO          SSO       // bearer ID tokens and hosted login (appliance/sso); nil: SSO not configured (routes answer 503)
+	Branding     Brandings // white-label branding (appliance/branding); nil: routes answer 503, reports neutral
+	Billing      Billing   // payment webhook and key claims (appliance/billing); nil: not configured (routes answer 503)
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 	// Quota meters tenants (appliance/quota); nil: nothing is metered and
@@ -137,6 +140,9 @@ func New(d Deps) *API {
 	a.registerAdmin(r)
 	a.registerTenantKeys(r)
 	a.registerDSAR(r)
+	a.registerSSO(r)
+	a.registerBranding(r)
+	a.registerBilling(r)
 	a.registerLinks(r)
 	a.registerExports(r)
 	a.registerHeatmaps(r)

@@ -83,6 +83,9 @@ func (a *API) batchReports(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if opt.Branding, err = a.reportBranding(k); err != nil { // the PDFs carry the tenant's branding
+		return nil, err
+	}
 	res, job, err := a.Batches.Submit(r.Context(), k, rows, opt)
 	if err != nil {
 		return nil, err

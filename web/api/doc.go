@@ -30,6 +30,15 @@
 // route template, method, status, duration_ms, bytes; never the key), so a
 // request id a client reports can be found.
 //
+// Authentication (authed): X-API-Key, or, when it is absent, an
+// Authorization: Bearer ID token of the configured OIDC issuer
+// (appliance/sso), which acts with the API key its subject is bound to.
+// Admin keys cannot be bound, so every admin route keeps needing the admin
+// key and its TOTP code. Public exceptions besides health and the
+// document: the hosted login (/auth/oidc/login, /auth/oidc/callback) and
+// the payment webhook and key claim (/billing/webhook, authenticated by
+// its Stripe-Signature; /billing/claim, by the checkout session id).
+//
 // Request bodies are JSON: a POST, PUT or PATCH with another Content-Type
 // is a 415 naming Content-Type (checked before readiness and
 // authentication); a request without Content-Type is read as JSON, so that

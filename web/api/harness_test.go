@@ -22,6 +22,8 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/auditlog"
 	"linkplan/appliance/batch"
+	"linkplan/appliance/billing"
+	"linkplan/appliance/branding"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/jobs"
@@ -32,6 +34,8 @@ import (
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
+	"linkplan/appliance/sso"
+	"linkplan/appliance/sso/ssotest"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
 	"linkplan/store"
@@ -90,6 +94,8 @@ type harnessOptions struct {
 	// unmetered leaves out the quota service (fuzzing sends more requests
 	// than any rate limit admits at the harness's fixed clock).
 	unmetered bool
+	sso       bool // a real OIDC issuer (ssotest) and the SSO service
+	billing   bool // the billing service with billingSecret
 }
 
 // harness is the real API composed in-process like the composition root
@@ -113,6 +119,8 @@ type harness struct {
 	terrain *terrain.Layered
 	dataDir string
 	desc    string // terrain description, as the composition root words it
+
+	issuer *ssotest.Issuer // with harnessOptions.sso
 
 	adminKey, adminSecret string
 	keys                  map[string]string // role name in scenarios -> plain key
@@ -286,7 +294,28 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		})
 		meter, pdfs = h.quota, h.quota
 	}
+	var ssoDep api.SSO
+	if opt.sso {
+		h.issuer = ssotest.New(tb, "linkplan-console", nil)
+		svc, err := sso.New(sso.Config{IssuerURL: h.issuer.URL, ClientID: h.issuer.ClientID, ClientSecret: h.issuer.ClientSecret,
+			RedirectURL: "https://console.example/auth/oidc/callback", HTTPClient: h.issuer.Client()}, db)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ssoDep = svc
+	}
+	var billingDep api.Billing
+	if opt.billing {
+		svc, err := billing.New(billing.Config{Secret: billingSecret}, db, func(tier appliance.Tier, owner, email string) (string, *appliance.APIKey, error) {
+			return h.auth.Mint(tenancy.IssueRequest{Tier: tier, Owner: owner, Email: email})
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		billingDep = svc
+	}
 	h.api = api.New(api.Deps{
+		SSO: ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,

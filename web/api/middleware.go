@@ -242,13 +242,14 @@ func (a *API) wrap(h handler) http.HandlerFunc {
 // created marks a 201 response.
 type created struct{ body any }
 
-// authed requires a valid API key whose tenant role allows the route's
-// permission (roles.go), meters the request (quotas and rate limits, a 429
-// when spent) and stores the key and the audit actor in the request
-// context. A request its role refuses is not metered.
+// authed requires a valid API key (or a bearer ID token bound to one)
+// whose tenant role allows the route's permission (roles.go), meters the
+// request (quotas and rate limits, a 429 when spent) and stores the key
+// and the audit actor in the request context. A request its role refuses
+// is not metered.
 func (a *API) authed(h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request) (any, error) {
-		k, err := a.Auth.Authenticate(r.Header.Get("X-API-Key"))
+		k, err := a.credential(r) // X-API-Key, or a bearer ID token (sso.go)
 		if err != nil {
 			return nil, err
 		}

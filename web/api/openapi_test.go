@@ -132,7 +132,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	}
 	for name := range obj(d.root, "components", "securitySchemes") {
-		if !slices.Contains([]string{"ApiKey", "AdminTotp"}, name) {
+		if !slices.Contains([]string{"ApiKey", "AdminTotp", "BearerIdToken"}, name) {
 			t.Errorf("unexpected security scheme %s", name)
 		}
 	}

@@ -97,9 +97,9 @@ func fileSafe(s string) string {
 }
 
 // reportLink is POST /reports/link: the PDF link report of one tower of the
-// /analyze_link analysis, with its path check. Each report counts one PDF
-// of the tenant's monthly quota (SPEC §8.1). Branding is the neutral
-// default: there is no per-key branding record yet.
+// /analyze_link analysis, with its path check, in the branding of the
+// key's tenant (neutral when it set none; an SVG logo is left out). Each
+// report counts one PDF of the tenant's monthly quota (SPEC §8.1).
 func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	var q reportLinkRequest
 	if err := decode(r, &q); err != nil {
@@ -118,9 +118,13 @@ func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	brand, err := a.reportBranding(keyFrom(r.Context()))
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer // whole, so that a renderer error is still a clean 500
 	in := report.Input{Candidate: c, Request: res.Request, ReceiverGroundM: res.ReceiverGroundM}
-	if err := report.Write(&buf, in, report.Options{Language: lang, Created: time.Now().UTC()}); err != nil {
+	if err := report.Write(&buf, in, report.Options{Language: lang, Branding: brand, Created: time.Now().UTC()}); err != nil {
 		// The input came from the planner: a renderer error is a bug (500),
 		// not the client's ErrInvalid, hence %v.
 		return nil, fmt.Errorf("link report: %v", err)

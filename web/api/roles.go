@@ -26,6 +26,9 @@ var routePermissions = map[string]appliance.Permission{
 	"POST /tenant/keys":                        appliance.PermManageKeys,
 	"POST /tenant/keys/{key_id}/rotate":        appliance.PermRotateOwnKey,
 	"POST /tenant/keys/{key_id}/revoke":        appliance.PermManageKeys,
+	"PUT /tenant/branding":                     appliance.PermTenantSettings,
+	"POST /tenant/sso/bindings":                appliance.PermTenantSettings,
+	"DELETE /tenant/sso/bindings":              appliance.PermTenantSettings,
 	"GET /tenant/me/data/export":               appliance.PermPrivacy,
 	"POST /tenant/me/data/forget":              appliance.PermPrivacy,
 	"POST /admin/dsar/{api_key_prefix}/export": appliance.PermRead, // admin keys only (checked by the service)

@@ -443,7 +443,7 @@ func checkAnalysis(t *testing.T, h *harness, a analysis, lat, lon, maxKm, thresh
 
 // TestScenarios runs the contract scenario tables against the real API.
 func TestScenarios(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newHarness(t, harnessOptions{sso: true, billing: true})
 	run := newRun(t)
 
 	// Fixtures picked from the loaded catalogue.
@@ -1076,6 +1076,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("repeater plans", func(t *testing.T) { run.run(t, h, planScenarios(t, h)) })
 	t.Run("observations", func(t *testing.T) { run.run(t, h, observationScenarios(t, h)) })
 	t.Run("tenant and platform", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
+	t.Run("sso, branding and billing", func(t *testing.T) { run.run(t, h, tenantFeatureScenarios(t, h)) })
 	t.Run("tenant keys and privacy", func(t *testing.T) { run.run(t, h, keyPrivacyScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.

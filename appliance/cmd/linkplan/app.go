@@ -43,6 +43,8 @@ type config struct {
 	TowerFiles      []string
 	RefreshInterval time.Duration
 	RefractivityDir string // ITU-R P.1812 DN50/N050 map files; "" = documented Brazil defaults
+	SSO             ssoConfig
+	BillingSecret   string // file holding the payment webhook's signing secret; "" = no webhook
 	Log             *slog.Logger
 	Observations    observations.Config // signature enforcement and dedup window
 }
@@ -235,6 +237,19 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// second by the loop serve starts, and by close (appliance/quota).
 	a.quota = quota.New(db, quota.Options{Log: log})
 
+	ts, err := newTenantServices(ctx, db, auth, cfg.SSO, cfg.BillingSecret, log)
+	if err != nil {
+		return nil, err
+	}
+	// The interfaces stay nil (not a typed nil) when not configured.
+	var ssoDep api.SSO
+	if ts.sso != nil {
+		ssoDep = ts.sso
+	}
+	var billingDep api.Billing
+	if ts.billing != nil {
+		billingDep = ts.billing
+	}
 	a.api = api.New(api.Deps{
 		Quota: a.quota, PDFs: a.quota, Audit: auditlog.New(db),
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
@@ -247,7 +262,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
 			}
 		},
-		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: true,
+		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.offline(),
 		Jobs: a.jobs, Batches: a.batch,
 		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
 		Repeaters: a.plans,
@@ -261,6 +276,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Keys:               auth,
 		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,
+		Branding:           ts.branding,
+		SSO:                ssoDep,
+		Billing:            billingDep,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},

@@ -33,7 +33,8 @@ commands:
   coverage   compute a coverage map offline and write it as a GeoTIFF (--site|--tower ... --out map.tif)
   towers     import tower files (Anatel, MOSAICO, OpenCelliD formats)
   admin      totp | totp-forget: admin TOTP codes without oathtool, move the secret to an authenticator
-  observations consent: stamp the training consent of one source's stored observations (audited)
+  observations consent | dividends settle: training consent of one source's observations; data dividend settlement
+  model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures
   version    print the version
 `
 
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = adminCmd(ctx, args[1:], time.Now, stdout, stderr)
 	case "observations":
 		err = observationsCmd(ctx, args[1:], stdout, stderr)
+	case "model":
+		err = modelCmd(ctx, args[1:], time.Now, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "linkplan", version())
 	case "help", "-h", "--help":

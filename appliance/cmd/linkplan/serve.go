@@ -33,6 +33,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		"refuse unsigned observation batches with 401 (SPEC §5.3; default from OBSERVATION_REQUIRE_SIGNATURE=true)")
 	dedupWindow := fs.Duration("observation-dedup-window", envSeconds("OBSERVATION_DEDUP_WINDOW_SEC", observations.DefaultDedupWindow),
 		"time bucket of observation deduplication (SPEC §8.2; default from OBSERVATION_DEDUP_WINDOW_SEC, 60s)")
+	var sc ssoConfig
+	fs.StringVar(&sc.Issuer, "oidc-issuer", "", "OIDC issuer URL for single sign-on (bearer ID tokens, hosted login); empty: SSO off")
+	fs.StringVar(&sc.ClientID, "oidc-client-id", "", "OIDC client id: the audience ID tokens must carry")
+	fs.StringVar(&sc.ClientSecretFile, "oidc-client-secret-file", "", "file holding the OIDC client secret of the hosted login (empty: public client)")
+	fs.StringVar(&sc.RedirectURL, "oidc-redirect-url", "", "hosted login callback URL registered at the issuer, e.g. https://host/auth/oidc/callback")
+	fs.StringVar(&sc.JWKSFile, "oidc-jwks-file", "", "air-gapped sites: the issuer's JSON Web Key Set file; ID tokens are verified against it without contacting the issuer")
+	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
@@ -56,7 +63,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
 
-	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir, Log: log,
+	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
+		SSO: sc, BillingSecret: *billingSecret, Log: log,
 		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}})
 	if err != nil {
 		return err

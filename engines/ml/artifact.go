@@ -1,0 +1,282 @@
+package ml
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"linkplan/appliance"
+)
+
+// ArtifactFormat is the value of an artifact's "format" field.
+const ArtifactFormat = "linkplan-ml-model"
+
+// ArtifactVersion is the artifact layout this build writes. It reads every
+// version from 1 to ArtifactVersion (see FORMAT.md).
+const ArtifactVersion = 1
+
+// MaxArtifactBytes bounds what ReadArtifact reads.
+const MaxArtifactBytes = 256 << 20
+
+// Model kinds of an artifact.
+const (
+	KindRidge = "ridge"
+	KindGBM   = "gbm"
+)
+
+// ErrArtifact means a model artifact is malformed or of an unknown format
+// or version. It matches appliance.ErrInvalid.
+var ErrArtifact = fmt.Errorf("model artifact: %w", appliance.ErrInvalid)
+
+// FeatureSchema names the features of a model's input vector, in order.
+// Version distinguishes layouts of the feature builder: SPEC §2.5's
+// 17-feature vector and its 27-dimension extension with the clutter
+// one-hot; an artifact of an older schema keeps loading and is served
+// with the vector of its own schema.
+type FeatureSchema struct {
+	Version int      `json:"version"`
+	Names   []string `json:"names"`
+}
+
+// Artifact is a trained model as stored in a file: a versioned header,
+// the feature schema, exactly one model (Ridge or GBM, per Kind) and
+// optionally its conformal calibration and cross-validation summary.
+type Artifact struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// Kind is KindRidge or KindGBM.
+	Kind string `json:"kind"`
+	// ModelVersion is the served model's name, e.g. "ridge-v1".
+	ModelVersion string        `json:"model_version"`
+	Schema       FeatureSchema `json:"feature_schema"`
+	// DataProvenance is one of SPEC §2.6's values (synthetic, real, mixed,
+	// unknown, none); the artifact only carries it.
+	DataProvenance string `json:"data_provenance,omitempty"`
+	// TrainedAtUnixS is the training time in epoch seconds.
+	TrainedAtUnixS int64 `json:"trained_at,omitempty"`
+	// NTrain is the number of training rows.
+	NTrain int `json:"n_train,omitempty"`
+	// CVRMSEDB and CVRMSEStdDB are CVResult.RMSEDB and StdDB; CVFolds is k.
+	CVRMSEDB    float64 `json:"cv_rmse_db,omitempty"`
+	CVRMSEStdDB float64 `json:"cv_rmse_std_db,omitempty"`
+	CVFolds     int     `json:"cv_folds,omitempty"`
+
+	Ridge     *Ridge       `json:"ridge,omitempty"`
+	GBM       *GBM         `json:"gbm,omitempty"`
+	Conformal *Calibration `json:"conformal,omitempty"`
+}
+
+// Predict returns the artifact's model prediction for x, which must have
+// one value per schema feature.
+func (a *Artifact) Predict(x []float64) (float64, error) {
+	if len(x) != len(a.Schema.Names) {
+		return 0, fmt.Errorf("predict with %s: %d features given, schema version %d has %d: %w",
+			a.ModelVersion, len(x), a.Schema.Version, len(a.Schema.Names), appliance.ErrInvalid)
+	}
+	switch a.Kind {
+	case KindRidge:
+		return a.Ridge.Predict(x), nil
+	case KindGBM:
+		return a.GBM.Predict(x), nil
+	}
+	return 0, fmt.Errorf("predict: kind %q: %w", a.Kind, ErrArtifact)
+}
+
+// WriteArtifact validates a (filling Format and Version) and writes it as
+// indented JSON. Float64 values round-trip exactly, so a read artifact
+// predicts bit for bit as the written one.
+func WriteArtifact(w io.Writer, a *Artifact) error {
+	a.Format, a.Version = ArtifactFormat, ArtifactVersion
+	if err := a.validate(); err != nil {
+		return fmt.Errorf("write artifact: %w", err)
+	}
+	b, err := json.MarshalIndent(a, "", " ")
+	if err != nil {
+		return fmt.Errorf("write artifact: %w", err)
+	}
+	b = append(b, '\n')
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("write artifact: %w", err)
+	}
+	return nil
+}
+
+// ReadArtifact reads and validates an artifact of any version from 1 to
+// ArtifactVersion. Every structural problem (unknown field, wrong format
+// or newer version, a tree whose child does not follow its parent, a
+// feature index outside the schema, a non-finite number, lengths that
+// disagree) is an error matching ErrArtifact, so a loaded artifact never
+// panics in Predict for a vector of its schema's length.
+func ReadArtifact(r io.Reader) (*Artifact, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxArtifactBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read artifact: %w", err)
+	}
+	if len(b) > MaxArtifactBytes {
+		return nil, fmt.Errorf("read artifact: larger than %d bytes: %w", MaxArtifactBytes, ErrArtifact)
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("read artifact header: %v: %w", err, ErrArtifact)
+	}
+	if head.Format != ArtifactFormat {
+		return nil, fmt.Errorf("read artifact: format %q, want %q: %w", head.Format, ArtifactFormat, ErrArtifact)
+	}
+	if head.Version < 1 || head.Version > ArtifactVersion {
+		return nil, fmt.Errorf("read artifact: version %d, this build reads 1 to %d: %w", head.Version, ArtifactVersion, ErrArtifact)
+	}
+	// Version 1 is the current layout; a later version converts older
+	// ones here.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var a Artifact
+	if err := dec.Decode(&a); err != nil {
+		return nil, fmt.Errorf("read artifact: %v: %w", err, ErrArtifact)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read artifact: data after the JSON object: %w", ErrArtifact)
+	}
+	if err := a.validate(); err != nil {
+		return nil, fmt.Errorf("read artifact: %w", err)
+	}
+	return &a, nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// validate checks the invariants ReadArtifact promises.
+func (a *Artifact) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf(format+": %w", append(args, ErrArtifact)...)
+	}
+	nf := len(a.Schema.Names)
+	if a.Schema.Version < 1 {
+		return bad("feature schema version %d must be at least 1", a.Schema.Version)
+	}
+	if nf == 0 {
+		return bad("feature schema has no features")
+	}
+	seen := make(map[string]bool, nf)
+	for i, s := range a.Schema.Names {
+		if s == "" || seen[s] {
+			return bad("feature schema name %d (%q) is empty or repeated", i, s)
+		}
+		seen[s] = true
+	}
+	if a.ModelVersion == "" {
+		return bad("model_version is empty")
+	}
+	for name, v := range map[string]float64{"cv_rmse_db": a.CVRMSEDB, "cv_rmse_std_db": a.CVRMSEStdDB} {
+		if !finite(v) || v < 0 {
+			return bad("%s %v must be a non-negative number", name, v)
+		}
+	}
+	switch a.Kind {
+	case KindRidge:
+		if a.Ridge == nil || a.GBM != nil {
+			return bad("kind ridge needs a ridge model and no other")
+		}
+		if err := a.Ridge.validate(nf); err != nil {
+			return err
+		}
+	case KindGBM:
+		if a.GBM == nil || a.Ridge != nil {
+			return bad("kind gbm needs a gbm model and no other")
+		}
+		if err := a.GBM.validate(nf); err != nil {
+			return err
+		}
+	default:
+		return bad("kind %q is not %s or %s", a.Kind, KindRidge, KindGBM)
+	}
+	if a.Conformal != nil {
+		if err := a.Conformal.validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Ridge) validate(nf int) error {
+	if len(m.Mean) != nf || len(m.Scale) != nf || len(m.Coef) != nf {
+		return fmt.Errorf("ridge has %d means, %d scales, %d coefficients for %d features: %w", len(m.Mean), len(m.Scale), len(m.Coef), nf, ErrArtifact)
+	}
+	if !finite(m.YMean) || !finite(m.Lambda) || m.Lambda < 0 {
+		return fmt.Errorf("ridge y_mean or lambda is not a valid number: %w", ErrArtifact)
+	}
+	for j := range nf {
+		if !finite(m.Mean[j]) || !finite(m.Scale[j]) || m.Scale[j] < 0 || !finite(m.Coef[j]) {
+			return fmt.Errorf("ridge feature %d: mean, scale (>= 0) and coefficient must be finite: %w", j, ErrArtifact)
+		}
+	}
+	return nil
+}
+
+func (m *GBM) validate(nf int) error {
+	if m.NFeatures != nf {
+		return fmt.Errorf("gbm takes %d features, schema has %d: %w", m.NFeatures, nf, ErrArtifact)
+	}
+	if !finite(m.Baseline) {
+		return fmt.Errorf("gbm baseline %v: %w", m.Baseline, ErrArtifact)
+	}
+	if m.BestIteration != len(m.Trees) {
+		return fmt.Errorf("gbm best_iteration %d but %d trees: %w", m.BestIteration, len(m.Trees), ErrArtifact)
+	}
+	for t, tr := range m.Trees {
+		if len(tr.Nodes) == 0 {
+			return fmt.Errorf("gbm tree %d has no nodes: %w", t, ErrArtifact)
+		}
+		n := int32(len(tr.Nodes))
+		for i, nd := range tr.Nodes {
+			switch {
+			case nd.Feature == -1:
+				if !finite(nd.Value) {
+					return fmt.Errorf("gbm tree %d leaf %d value %v: %w", t, i, nd.Value, ErrArtifact)
+				}
+			case nd.Feature < 0 || int(nd.Feature) >= nf:
+				return fmt.Errorf("gbm tree %d node %d feature %d outside 0…%d: %w", t, i, nd.Feature, nf-1, ErrArtifact)
+			case nd.Left <= int32(i) || nd.Left >= n || nd.Right <= int32(i) || nd.Right >= n:
+				return fmt.Errorf("gbm tree %d node %d children %d, %d must follow it within %d nodes: %w", t, i, nd.Left, nd.Right, n, ErrArtifact)
+			case math.IsNaN(nd.Threshold):
+				return fmt.Errorf("gbm tree %d node %d threshold is NaN: %w", t, i, ErrArtifact)
+			}
+		}
+	}
+	return nil
+}
+
+func (b *Band) validate() error {
+	if b.N < 1 || !(b.Alpha > 0 && b.Alpha < 1) {
+		return fmt.Errorf("conformal band n_calibration %d, alpha %v: %w", b.N, b.Alpha, ErrArtifact)
+	}
+	for _, v := range []float64{b.Coverage, b.QAbsDB, b.QLoDB, b.QHiDB, b.EmpiricalCoverage, b.MeanWidthDB} {
+		if !finite(v) {
+			return fmt.Errorf("conformal band value %v: %w", v, ErrArtifact)
+		}
+	}
+	if b.QAbsDB < 0 || b.QLoDB > b.QHiDB {
+		return fmt.Errorf("conformal band q_abs_db %v, q_lo_db %v, q_hi_db %v out of order: %w", b.QAbsDB, b.QLoDB, b.QHiDB, ErrArtifact)
+	}
+	return nil
+}
+
+func (c *Calibration) validate() error {
+	if err := c.Marginal.validate(); err != nil {
+		return err
+	}
+	for i, g := range c.ByGroup {
+		if g.Group == "" || (i > 0 && c.ByGroup[i-1].Group >= g.Group) {
+			return fmt.Errorf("conformal group %d (%q): groups must be non-empty, sorted and distinct: %w", i, g.Group, ErrArtifact)
+		}
+		if err := g.Band.validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
