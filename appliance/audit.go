@@ -123,6 +123,11 @@ const (
 	ActionJobCancel      = "job.cancel"           // POST /jobs/{id}/cancel
 	ActionMapStart       = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
 	ActionReportPDF      = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
+	// appliance/observations
+	ActionObservationIngest          = "observation.ingest"           // rows stored by a submission
+	ActionObservationConsentApply    = "observation.consent.apply"    // consent stamping script --apply (SPEC §3)
+	ActionObservationConsentWithdraw = "observation.consent.withdraw" // consent stamping script --withdraw
+	ActionObservationDividendSettle  = "observation.dividend.settle"  // dividend settlement (SPEC §2.13)
 )
 
 // SpecActions are the action names of SPEC §6, spelled as there.
