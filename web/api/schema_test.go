@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -36,6 +37,7 @@ var (
 // openAPI is the parsed document.
 type openAPI struct {
 	root     map[string]any
+	mu       sync.Mutex // guards patterns: the mixed-load test validates from many goroutines
 	patterns map[string]*regexp.Regexp
 }
 
@@ -303,6 +305,8 @@ func typeMatches(want, got string) bool {
 }
 
 func (d *openAPI) regexp(p string) (*regexp.Regexp, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if re, ok := d.patterns[p]; ok {
 		return re, nil
 	}
