@@ -36,7 +36,7 @@ type HeightSuggestion struct {
 	// rounded up to the centimetre; planner package doc) with the other end
 	// as given.
 	MinLOS, MinFresnel60 MinHeight
-	Evaluated int // heights whose link budget the engine computed
+	Evaluated            int // heights whose link budget the engine computed
 	// FailingRule names what the highest searched height still misses
 	// when Found is false: "line_of_sight", "fresnel60" or "margin".
 	FailingRule string
