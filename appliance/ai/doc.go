@@ -59,9 +59,10 @@
 // (tower ids, operators, engine and version) are facts that are text.
 //
 // A number in an answer is a run of digits with single '.' or ','
-// separators between digits; digits that continue a word (F1, S23W044,
-// 5G's 5 is not: it is a number) or follow a letter and '.' or '-'
-// (P.1812) belong to a name. Label values are blanked out of the answer
+// separators between digits; digits that continue a word (F1, S23W044)
+// or follow a letter and '.' or '-' (P.1812) belong to a name, while
+// digits followed by a unit or a letter are a number (12dB, and the 5 of
+// 5G). Label values are blanked out of the answer
 // before the scan, so ids are not numbers. A number may be read with its
 // last separator as the decimal separator (and earlier ones as thousands
 // separators between groups of 3 digits), or with every separator as a

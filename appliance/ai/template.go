@@ -147,9 +147,9 @@ func clearanceSentence(lang string, c *appliance.LinkCandidate) string {
 		return num(lang, m.HeightM, 2) + " m"
 	}
 	if en {
-		fmt.Fprintf(&b, " With the tower as it is, the receiver needs %s for line of sight and %s for 60 %% of the first Fresnel zone.", h(p.RxMinLOS), h(p.RxMinFresnel60))
+		fmt.Fprintf(&b, " With the tower as it is, the minimum receiver height for line of sight is %s, and for 60 %% of the first Fresnel zone %s.", h(p.RxMinLOS), h(p.RxMinFresnel60))
 	} else {
-		fmt.Fprintf(&b, " Com a torre como está, o receptor precisa de %s para visada direta e de %s para 60 %% da primeira zona de Fresnel.", h(p.RxMinLOS), h(p.RxMinFresnel60))
+		fmt.Fprintf(&b, " Com a torre como está, a altura mínima do receptor para visada direta é %s, e para 60 %% da primeira zona de Fresnel, %s.", h(p.RxMinLOS), h(p.RxMinFresnel60))
 	}
 	return b.String()
 }
@@ -164,7 +164,7 @@ func ExplainHeight(lang string, s *appliance.HeightSuggestion) string {
 	b.WriteString("\n")
 	end := map[bool]string{true: "receiver", false: "tower"}[s.Request.Move == appliance.HeightMoveReceiver]
 	if !en {
-		end = map[bool]string{true: "receptor", false: "torre"}[s.Request.Move == appliance.HeightMoveReceiver]
+		end = map[bool]string{true: "do receptor", false: "da torre"}[s.Request.Move == appliance.HeightMoveReceiver]
 	}
 	target := num(lang, s.Request.TargetMarginDB, 1)
 	if s.Found {
@@ -173,7 +173,7 @@ func ExplainHeight(lang string, s *appliance.HeightSuggestion) string {
 			fmt.Fprintf(&b, "The engine searched the %s height in steps of %s m: the lowest height that clears 60 %% of the first Fresnel zone and reaches the target margin of %s dB is %s m, where the margin is %s dB and the smallest Fresnel clearance %s %%.",
 				end, num(lang, s.Request.StepM, 1), target, num(lang, s.HeightM, 2), num(lang, a.LinkMarginDB, 1), num(lang, 100*a.Prediction.MinClearanceRatio, 0))
 		} else {
-			fmt.Fprintf(&b, "O motor buscou a altura do(a) %s em passos de %s m: a menor altura que libera 60 %% da primeira zona de Fresnel e atinge a margem alvo de %s dB é %s m, onde a margem é %s dB e a menor folga de Fresnel %s %%.",
+			fmt.Fprintf(&b, "O motor buscou a altura %s em passos de %s m: a menor altura que libera 60 %% da primeira zona de Fresnel e atinge a margem alvo de %s dB é %s m, onde a margem é %s dB e a menor folga de Fresnel %s %%.",
 				end, num(lang, s.Request.StepM, 1), target, num(lang, s.HeightM, 2), num(lang, a.LinkMarginDB, 1), num(lang, 100*a.Prediction.MinClearanceRatio, 0))
 		}
 	} else {
@@ -185,7 +185,7 @@ func ExplainHeight(lang string, s *appliance.HeightSuggestion) string {
 		if en {
 			fmt.Fprintf(&b, "No %s height up to %s m meets the rules (target margin %s dB): %s.", end, num(lang, s.Request.MaxHeightM, 1), target, why[0])
 		} else {
-			fmt.Fprintf(&b, "Nenhuma altura do(a) %s até %s m atende às regras (margem alvo %s dB): %s.", end, num(lang, s.Request.MaxHeightM, 1), target, why[1])
+			fmt.Fprintf(&b, "Nenhuma altura %s até %s m atende às regras (margem alvo %s dB): %s.", end, num(lang, s.Request.MaxHeightM, 1), target, why[1])
 		}
 	}
 	b.WriteString("\n")
