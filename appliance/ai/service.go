@@ -218,7 +218,12 @@ func (s *Service) SuggestHeight(ctx context.Context, k *appliance.APIKey, req He
 	return &HeightAnswer{Suggestion: sug, Answer: ans}, nil
 }
 
+// charge refuses Free keys (SPEC §8.1: no AI, whether or not a quota
+// service meters) and charges the call to the AI quota.
 func (s *Service) charge(k *appliance.APIKey) error {
+	if k.Role != appliance.RoleAdmin && k.Tier == appliance.TierFree {
+		return fmt.Errorf("the %s tier has no AI: %w", k.Tier, appliance.ErrForbidden)
+	}
 	if s.quota == nil {
 		return nil
 	}

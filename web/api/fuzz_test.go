@@ -79,3 +79,19 @@ func FuzzObservationBatchBody(f *testing.F) {
 		`{"observations":null}`, `[]`, `{"observations":[{}]}`,
 	})
 }
+
+func FuzzAIChatBody(f *testing.F) {
+	fuzzBodies(f, "/ai/chat", []string{
+		`{"analysis":{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20},"question":"Por quê?","language":"en"}`,
+		`{"analysis":{"receiver":{"lat":-22.95},"frequency_mhz":"x"},"language":"fr"}`,
+		`{"analysis":null,"question":1}`, `{"question":"\u0000\ud800"}`, `null`, `[]`, `{`, ``,
+	})
+}
+
+func FuzzAISuggestHeightBody(f *testing.F) {
+	fuzzBodies(f, "/ai/suggest-height", []string{
+		`{"link":{"tower":{"lat":-22.90,"lon":-43.10,"height":15,"power":50},"receiver":{"lat":-22.93,"lon":-43.18,"height":2},"frequency_mhz":5800},"target_margin_db":0,"step_m":0.5,"max_height_m":60}`,
+		`{"link":{"tower_id":"x","receiver":{"lat":-22.93,"lon":-43.18},"frequency_mhz":5800},"move":"tower","step_m":1e-300,"max_height_m":1e308}`,
+		`{"link":{},"target_margin_db":"NaN"}`, `{"link":[]}`, `null`, `{`, ``,
+	})
+}

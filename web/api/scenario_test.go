@@ -1077,6 +1077,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("observations", func(t *testing.T) { run.run(t, h, observationScenarios(t, h)) })
 	t.Run("tenant and platform", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
 	t.Run("sso, branding and billing", func(t *testing.T) { run.run(t, h, tenantFeatureScenarios(t, h)) })
+	t.Run("ai", func(t *testing.T) { run.run(t, h, aiScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.
 	for tpl, item := range obj(run.d.root, "paths") {
