@@ -54,7 +54,10 @@
 // uncertainty band where an engine gives one), the dominant obstacle
 // (distance from the receiver in m and km, ground, clearance, F1 radius)
 // and the four minimum antenna heights; the height search adds target,
-// step, cap, the suggested height and the link there. The design
+// step, cap, the suggested height and the link there; an engine
+// comparison (CompareFacts) holds each engine's loss and diffraction, its
+// excess over the lowest loss, the spread, the lowest and the highest, and
+// the engines' errors as labels. The design
 // constants 60 (%), 0.6 and 1 (the first zone) are facts too. Labels
 // (tower ids, operators, engine and version) are facts that are text.
 //
@@ -77,7 +80,8 @@
 //
 // # Limits
 //
-// Free keys are refused (ErrForbidden, 403) and every AI call is charged
+// Free keys are refused (ErrForbidden, 403), Compare also below Pro (it
+// runs P.1812 and ITM, as POST /coverage/engines/compare), and every AI call is charged
 // once, before the engine runs, to the tenant's monthly AI quota through
 // quota.Service.ChargeAI (Starter 100, Pro 1,000, Business 5,000,
 // Enterprise 20,000, Ultra 50,000; a spent quota is a 429). A question is

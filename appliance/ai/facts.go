@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"linkplan/appliance"
+	"linkplan/engines"
 )
 
 // Fact is one number of a fact sheet, as the engine computed it.
@@ -149,6 +150,69 @@ func HeightFacts(s *appliance.HeightSuggestion) *FactSheet {
 	}
 	f.label("failing_rule", s.FailingRule)
 	return f
+}
+
+// CompareFacts is the fact sheet of an engine comparison: the case's
+// frequency and heights, each engine's loss and diffraction, the spread
+// of the losses and each engine's difference from the lowest.
+func CompareFacts(c engines.Case, rows []engines.CompareRow) *FactSheet {
+	f := &FactSheet{}
+	f.constants()
+	f.num("frequency_mhz", c.FrequencyMHz, "MHz")
+	f.num("tx.height_m", c.Tx.HeightM, "m")
+	f.num("rx.height_m", c.Rx.HeightM, "m")
+	lo, hi, ok := lossRange(rows)
+	for i, r := range rows {
+		p := fmt.Sprintf("engine_%d", i+1)
+		f.label(p+".engine", string(r.Engine))
+		f.label(p+".used_engine", string(r.UsedEngine))
+		f.label(p+".engine_version", r.EngineVersion)
+		if r.Err != nil {
+			f.label(p+".error", r.Err.Error())
+			continue
+		}
+		f.num(p+".path_loss_db", r.PathLossDB, "dB")
+		f.num(p+".diffraction_db", r.DiffractionDB, "dB")
+		if ok {
+			f.num(p+".above_lowest_loss_db", r.PathLossDB-lo, "dB")
+		}
+		f.num(p+".min_fresnel_clearance_pct", 100*r.MinClearanceRatio, "%")
+	}
+	if ok {
+		f.num("loss_spread_db", hi-lo, "dB")
+		f.num("lowest_loss_db", lo, "dB")
+		f.num("highest_loss_db", hi, "dB")
+	}
+	f.num("engines_answered", float64(answered(rows)), "")
+	f.num("engines_compared", float64(len(rows)), "")
+	return f
+}
+
+// lossRange is the lowest and highest loss of the rows that answered.
+func lossRange(rows []engines.CompareRow) (lo, hi float64, ok bool) {
+	for _, r := range rows {
+		if r.Err != nil {
+			continue
+		}
+		if !ok || r.PathLossDB < lo {
+			lo = r.PathLossDB
+		}
+		if !ok || r.PathLossDB > hi {
+			hi = r.PathLossDB
+		}
+		ok = true
+	}
+	return lo, hi, ok
+}
+
+func answered(rows []engines.CompareRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.Err == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Get returns the value of key.

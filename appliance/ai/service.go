@@ -10,6 +10,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/engines"
 )
 
 // LinkAnalyzer runs link analyses (appliance/planner).
@@ -108,24 +109,42 @@ type Model struct {
 	Default  bool   // answers the AI routes
 }
 
+// EngineComparer runs every engine on one case (engines.Registry).
+type EngineComparer interface {
+	CompareCase(ctx context.Context, c engines.Case, terrain appliance.Terrain) ([]engines.CompareRow, error)
+}
+
+// Deps are what the service calls.
+type Deps struct {
+	Provider Provider // nil: the template explainer only, no outbound call ever
+	Links    LinkAnalyzer
+	Heights  HeightSuggester
+	Compare  EngineComparer    // nil: Compare is unavailable
+	Terrain  appliance.Terrain // the terrain of compared cases
+	Quota    Quota             // nil: not metered (Free is refused all the same)
+	Metrics  *metrics.Set      // LLM_EGRESS_TOTAL; nil: a private set
+}
+
 // Service explains engine results. Build it with New.
 type Service struct {
-	provider Provider // nil: template only, no outbound call
+	provider Provider
 	links    LinkAnalyzer
 	heights  HeightSuggester
-	quota    Quota // nil: not metered
+	compare  EngineComparer
+	terrain  appliance.Terrain
+	quota    Quota
 	set      *metrics.Set
 }
 
-// New returns a service; provider nil means the template explainer only
-// (no outbound call ever), quota nil means not metered. The egress
-// counters of a configured provider are registered at once in set.
-func New(provider Provider, links LinkAnalyzer, heights HeightSuggester, quota Quota, set *metrics.Set) *Service {
+// New returns a service. The egress counters of a configured provider are
+// registered at once, at 0.
+func New(d Deps) *Service {
+	set := d.Metrics
 	if set == nil {
 		set = metrics.NewSet()
 	}
-	s := &Service{provider: provider, links: links, heights: heights, quota: quota, set: set}
-	if provider != nil {
+	s := &Service{provider: d.Provider, links: d.Links, heights: d.Heights, compare: d.Compare, terrain: d.Terrain, quota: d.Quota, set: set}
+	if s.provider != nil {
 		for _, o := range []string{egressOK, egressError, egressTimeout} {
 			s.egress(o)
 		}
@@ -216,6 +235,47 @@ func (s *Service) SuggestHeight(ctx context.Context, k *appliance.APIKey, req He
 	facts := HeightFacts(sug)
 	ans := s.explain(ctx, lang, facts, "", ExplainHeight(lang, sug))
 	return &HeightAnswer{Suggestion: sug, Answer: ans}, nil
+}
+
+// CompareAsk asks to explain the differences of every engine on one case
+// (POST /coverage/engines/compare).
+type CompareAsk struct {
+	Case     engines.Case
+	Language string
+}
+
+// CompareAnswer is the answer of Compare: one row per engine and the
+// explanation of their differences.
+type CompareAnswer struct {
+	Rows []engines.CompareRow
+	Answer
+}
+
+// Compare runs every engine on the case (tier Pro or higher, as POST
+// /coverage/engines/compare, since it runs P.1812 and ITM) and explains
+// their differences.
+func (s *Service) Compare(ctx context.Context, k *appliance.APIKey, req CompareAsk) (*CompareAnswer, error) {
+	v := &appliance.ValidationError{}
+	lang := checkLanguage(req.Language, v)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	if s.compare == nil {
+		return nil, fmt.Errorf("compare engines: no engine registry: %w", appliance.ErrUnavailable)
+	}
+	if k.Role != appliance.RoleAdmin && !k.Tier.AtLeast(appliance.TierPro) {
+		return nil, fmt.Errorf("comparing engines runs P.1812 and ITM: tier Pro or higher is required, this key is %s: %w", k.Tier, appliance.ErrForbidden)
+	}
+	if err := s.charge(k); err != nil {
+		return nil, err
+	}
+	rows, err := s.compare.CompareCase(ctx, req.Case, s.terrain)
+	if err != nil {
+		return nil, err
+	}
+	facts := CompareFacts(req.Case, rows)
+	ans := s.explain(ctx, lang, facts, "", ExplainCompare(lang, rows))
+	return &CompareAnswer{Rows: rows, Answer: ans}, nil
 }
 
 // charge refuses Free keys (SPEC §8.1: no AI, whether or not a quota

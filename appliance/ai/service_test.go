@@ -87,7 +87,7 @@ func factLine(req map[string]any, key string) string {
 
 func TestTemplateIsTheOfflineDefault(t *testing.T) {
 	set := metrics.NewSet()
-	s := ai.New(nil, rioPlanner(t), rioPlanner(t), realQuota(t), set)
+	s := ai.New(ai.Deps{Links: rioPlanner(t), Heights: rioPlanner(t), Quota: realQuota(t), Metrics: set})
 	for _, lang := range []string{ai.LangPT, ai.LangEN} {
 		t.Run(lang, func(t *testing.T) {
 			a, err := s.Chat(t.Context(), key(appliance.TierPro, "t1"), ai.ChatRequest{Link: linkRequest(), Language: lang})
@@ -150,7 +150,7 @@ func TestModelAnswersAreGrounded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := ai.New(cl, rioPlanner(t), rioPlanner(t), nil, set)
+			s := ai.New(ai.Deps{Provider: cl, Links: rioPlanner(t), Heights: rioPlanner(t), Metrics: set})
 			mode.Store(c.mode)
 			calls.Store(0)
 			a, err := s.Chat(t.Context(), key(appliance.TierPro, "t1"), ai.ChatRequest{Link: linkRequest(), Language: c.lang, Question: "por que?"})
@@ -188,7 +188,7 @@ func TestSlowProviderFallsBackToTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := ai.New(cl, rioPlanner(t), rioPlanner(t), nil, set)
+	s := ai.New(ai.Deps{Provider: cl, Links: rioPlanner(t), Heights: rioPlanner(t), Metrics: set})
 	a, err := s.Chat(t.Context(), key(appliance.TierPro, "t1"), ai.ChatRequest{Link: linkRequest()})
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestSlowProviderFallsBackToTemplate(t *testing.T) {
 
 func TestTierAndQuota(t *testing.T) {
 	q := realQuota(t)
-	s := ai.New(nil, rioPlanner(t), rioPlanner(t), q, nil)
+	s := ai.New(ai.Deps{Links: rioPlanner(t), Heights: rioPlanner(t), Quota: q})
 	_, err := s.Chat(t.Context(), key(appliance.TierFree, "free"), ai.ChatRequest{Link: linkRequest()})
 	if !errors.Is(err, appliance.ErrForbidden) {
 		t.Fatalf("free: %v", err)
@@ -224,7 +224,7 @@ func TestTierAndQuota(t *testing.T) {
 
 func TestSuggestHeightTemplate(t *testing.T) {
 	p := rioPlanner(t)
-	s := ai.New(nil, p, p, nil, nil)
+	s := ai.New(ai.Deps{Links: p, Heights: p})
 	lr := linkRequest()
 	req := appliance.HeightRequest{Pair: appliance.PairRequest{TowerID: "user:behind", Receiver: lr.Receiver, RxHeightM: 3, FreqMHz: 5800,
 		RxGainDBi: lr.RxGainDBi, CableLossDB: lr.CableLossDB, RxThresholdDBm: lr.RxThresholdDBm, AssumedEIRPDBm: lr.AssumedEIRPDBm}, MaxHeightM: 40}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"linkplan/appliance"
+	"linkplan/engines"
 )
 
 // Languages of the answers.
@@ -195,5 +196,65 @@ func ExplainHeight(lang string, s *appliance.HeightSuggestion) string {
 		fmt.Fprintf(&b, "Nas alturas atuais a margem é %s dB. ", num(lang, c.LinkMarginDB, 1))
 	}
 	b.WriteString(clearanceSentence(lang, c))
+	return b.String()
+}
+
+// ExplainCompare is the template explanation of an engine comparison;
+// every number in it comes from CompareFacts.
+func ExplainCompare(lang string, rows []engines.CompareRow) string {
+	en := lang == LangEN
+	var b strings.Builder
+	if en {
+		b.WriteString("Explanation written by linkplan's fixed template (a template, not a language model) from the engines' numbers.\n")
+	} else {
+		b.WriteString("Explicação escrita pelo texto fixo do linkplan (um template, não um modelo de linguagem) a partir dos números dos motores.\n")
+	}
+	lo, hi, ok := lossRange(rows)
+	if !ok {
+		if en {
+			b.WriteString("No engine could answer this case.")
+		} else {
+			b.WriteString("Nenhum motor conseguiu responder a este caso.")
+		}
+		return b.String()
+	}
+	name := func(r engines.CompareRow) string {
+		if r.UsedEngine != "" && r.UsedEngine != r.Engine {
+			if en {
+				return fmt.Sprintf("%s (answered by %s)", r.Engine, r.UsedEngine)
+			}
+			return fmt.Sprintf("%s (respondido pelo %s)", r.Engine, r.UsedEngine)
+		}
+		return string(r.Engine)
+	}
+	var loE, hiE string
+	for _, r := range rows {
+		if r.Err == nil && r.PathLossDB == lo && loE == "" {
+			loE = name(r)
+		}
+		if r.Err == nil && r.PathLossDB == hi && hiE == "" {
+			hiE = name(r)
+		}
+	}
+	if en {
+		fmt.Fprintf(&b, "The engines' path losses span %s dB: the lowest is %s with %s dB, the highest %s with %s dB. Engines model terrain differently (free space with one knife edge, ITU-R P.1812 and P.1411, the NTIA ITM), so a wide spread says the path depends on how its obstacles are modelled.",
+			num(lang, hi-lo, 1), loE, num(lang, lo, 1), hiE, num(lang, hi, 1))
+	} else {
+		fmt.Fprintf(&b, "As perdas de percurso dos motores variam %s dB: a menor é do %s, com %s dB, e a maior do %s, com %s dB. Os motores modelam o terreno de formas diferentes (espaço livre com um gume de faca, ITU-R P.1812 e P.1411, o ITM da NTIA), então uma diferença grande indica que o percurso depende de como os obstáculos são modelados.",
+			num(lang, hi-lo, 1), loE, num(lang, lo, 1), hiE, num(lang, hi, 1))
+	}
+	for _, r := range rows {
+		b.WriteString("\n")
+		switch {
+		case r.Err != nil && en:
+			fmt.Fprintf(&b, "%s gave no answer for this case.", r.Engine)
+		case r.Err != nil:
+			fmt.Fprintf(&b, "%s não respondeu a este caso.", r.Engine)
+		case en:
+			fmt.Fprintf(&b, "%s: %s dB, of which %s dB diffraction, %s dB above the lowest.", name(r), num(lang, r.PathLossDB, 1), num(lang, r.DiffractionDB, 1), num(lang, r.PathLossDB-lo, 1))
+		default:
+			fmt.Fprintf(&b, "%s: %s dB, dos quais %s dB de difração, %s dB acima da menor.", name(r), num(lang, r.PathLossDB, 1), num(lang, r.DiffractionDB, 1), num(lang, r.PathLossDB-lo, 1))
+		}
+	}
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/ai"
+	"linkplan/engines"
 )
 
 // Explainer answers the AI routes (appliance/ai): the engine computes,
@@ -18,6 +19,7 @@ type Explainer interface {
 	Models() []ai.Model
 	Chat(ctx context.Context, k *appliance.APIKey, req ai.ChatRequest) (*ai.LinkAnswer, error)
 	SuggestHeight(ctx context.Context, k *appliance.APIKey, req ai.HeightAsk) (*ai.HeightAnswer, error)
+	Compare(ctx context.Context, k *appliance.APIKey, req ai.CompareAsk) (*ai.CompareAnswer, error)
 	// Active reports whether a language model provider is configured.
 	Active() bool
 	// ProviderKind names the provider's kind, "" when none.
@@ -34,6 +36,7 @@ func (a *API) registerAI(r *mux.Router) {
 	r.HandleFunc("/ai/models", a.wrap(a.authed(a.aiModels))).Methods(http.MethodGet)
 	r.HandleFunc("/ai/chat", a.wrap(a.ready(a.authed(a.aiChat)))).Methods(http.MethodPost)
 	r.HandleFunc("/ai/suggest-height", a.wrap(a.ready(a.authed(a.aiSuggestHeight)))).Methods(http.MethodPost)
+	r.HandleFunc("/ai/compare", a.wrap(a.ready(a.authed(a.aiCompare)))).Methods(http.MethodPost)
 }
 
 // AIModelJSON is one explainer of GET /ai/models.
@@ -258,4 +261,32 @@ func prefixFields(err error, prefix string) error {
 		out.Fields = append(out.Fields, f)
 	}
 	return out
+}
+
+// AICompareResponse is the body of POST /ai/compare.
+type AICompareResponse struct {
+	AIAnswerJSON
+	Rows []engines.CompareRow `json:"rows"` // as POST /coverage/engines/compare answers them
+}
+
+// aiCompare explains POST /coverage/engines/compare: the body is that
+// route's engine case, the language a query parameter.
+func (a *API) aiCompare(w http.ResponseWriter, r *http.Request) (any, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxAIBodyBytes)
+	c, err := parseCase(r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.Explainer.Compare(r.Context(), keyFrom(r.Context()), ai.CompareAsk{Case: c, Language: r.URL.Query().Get("language")})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]engines.CompareRow, len(res.Rows))
+	for i, row := range res.Rows {
+		if row.Err != nil {
+			row.Error = rowError(row.Err)
+		}
+		rows[i] = roundRow(row)
+	}
+	return AICompareResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Rows: rows}, nil
 }

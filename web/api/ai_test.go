@@ -103,6 +103,17 @@ func aiScenarios(t *testing.T, h *harness) []scenario {
 			body: `{"link":{"tower":{"lat":-22.9519,"lon":-43.2105},"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":5800},"step_m":0,"move":"mast","max_height_m":900}`},
 		{name: "ai suggest height names the link field", method: "POST", url: "/ai/suggest-height", key: "pro", status: 422, code: "invalid_input", fields: []string{"link.frequency_mhz"}, doc: docRejects,
 			body: `{"link":{"tower":{"lat":-22.9519,"lon":-43.2105},"receiver":{"lat":-22.95,"lon":-43.2}}}`},
+		{name: "ai compare explains the engines", method: "POST", url: "/ai/compare?language=en", key: "pro", status: 200,
+			body:     `{"tx":{"lat":-22.925,"lon":-43.31,"height_m":30},"rx":{"lat":-22.96,"lon":-43.21,"height_m":10},"frequency_mhz":900}`,
+			contains: []string{`"rows":[`, `loss_spread_db`}, check: checkTemplateAnswer(ai.LangEN)},
+		{name: "ai compare refuses Free", method: "POST", url: "/ai/compare", key: "free", status: 403, code: "forbidden",
+			body: `{"tx":{"lat":-22.925,"lon":-43.31,"height_m":30},"rx":{"lat":-22.96,"lon":-43.21,"height_m":10},"frequency_mhz":900}`},
+		{name: "ai compare for a Business internal key", method: "POST", url: "/ai/compare", key: "internal", status: 200,
+			body: `{"tx":{"lat":-22.925,"lon":-43.31,"height_m":30},"rx":{"lat":-22.96,"lon":-43.21,"height_m":10},"frequency_mhz":900}`},
+		{name: "ai compare bad language", method: "POST", url: "/ai/compare?language=de", key: "pro", status: 422, code: "invalid_input", fields: []string{"language"}, doc: docRejects,
+			body: `{"tx":{"lat":-22.925,"lon":-43.31,"height_m":30},"rx":{"lat":-22.96,"lon":-43.21,"height_m":10},"frequency_mhz":900}`},
+		{name: "ai compare bad case", method: "POST", url: "/ai/compare", key: "pro", status: 422, code: "invalid_input", fields: []string{"frequency_mhz"}, doc: docRejects,
+			body: `{"tx":{"lat":-22.925,"lon":-43.31,"height_m":30},"rx":{"lat":-22.96,"lon":-43.21,"height_m":10}}`},
 		{name: "ai suggest height refuses Free", method: "POST", url: "/ai/suggest-height", key: "free", body: aiHeightRio, status: 403, code: "forbidden"},
 	}
 }

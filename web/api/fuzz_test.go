@@ -95,3 +95,11 @@ func FuzzAISuggestHeightBody(f *testing.F) {
 		`{"link":{},"target_margin_db":"NaN"}`, `{"link":[]}`, `null`, `{`, ``,
 	})
 }
+
+func FuzzAICompareBody(f *testing.F) {
+	fuzzBodies(f, "/ai/compare", []string{
+		`{"tx":{"lat":-22.925,"lon":-43.31,"height_m":30},"rx":{"lat":-22.96,"lon":-43.21,"height_m":10},"frequency_mhz":900}`,
+		`{"tx":{"lat":-22.925},"rx":{},"frequency_mhz":-1,"profile":{"distances_m":[0],"heights_m":[]}}`,
+		`{"tx":1}`, `null`, `{`, ``,
+	})
+}
