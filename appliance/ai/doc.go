@@ -43,6 +43,16 @@
 // AI routes answer 200 whenever the engine does. The template's own text
 // is checked as well (checked is always true).
 //
+// # Explanations
+//
+// Chat explains a link analysis run inline (POST /ai/chat), SuggestHeight
+// the planner's height search (POST /ai/suggest-height), Compare every
+// engine on one case (POST /ai/compare), BatchAnalyze the rows of a
+// finished batch report job of the caller's tenant, read back from its
+// bundle's results.csv (POST /ai/batch-analyze: counts by status and
+// margin class, the WorstSites weakest sites, the TopCauses most common
+// warning codes and reasons).
+//
 // # Grounding
 //
 // The fact sheet (LinkFacts, HeightFacts) holds the numbers of the result:
@@ -57,7 +67,10 @@
 // step, cap, the suggested height and the link there; an engine
 // comparison (CompareFacts) holds each engine's loss and diffraction, its
 // excess over the lowest loss, the spread, the lowest and the highest, and
-// the engines' errors as labels. The design
+// the engines' errors as labels; a batch summary (BatchFacts) the row
+// counts by status and margin class (bounds 0, 10 and 20 dB), the weakest
+// sites (row, margin, distance; receiver and tower ids as labels) and the
+// rows of each common warning code and reason (reasons as labels). The design
 // constants 60 (%), 0.6 and 1 (the first zone) are facts too. Labels
 // (tower ids, operators, engine and version) are facts that are text.
 //

@@ -121,6 +121,7 @@ type Deps struct {
 	Heights  HeightSuggester
 	Compare  EngineComparer    // nil: Compare is unavailable
 	Terrain  appliance.Terrain // the terrain of compared cases
+	Jobs     JobOpener         // batch job results; nil: BatchAnalyze is unavailable
 	Quota    Quota             // nil: not metered (Free is refused all the same)
 	Metrics  *metrics.Set      // LLM_EGRESS_TOTAL; nil: a private set
 }
@@ -132,6 +133,7 @@ type Service struct {
 	heights  HeightSuggester
 	compare  EngineComparer
 	terrain  appliance.Terrain
+	jobs     JobOpener
 	quota    Quota
 	set      *metrics.Set
 }
@@ -143,7 +145,7 @@ func New(d Deps) *Service {
 	if set == nil {
 		set = metrics.NewSet()
 	}
-	s := &Service{provider: d.Provider, links: d.Links, heights: d.Heights, compare: d.Compare, terrain: d.Terrain, quota: d.Quota, set: set}
+	s := &Service{provider: d.Provider, links: d.Links, heights: d.Heights, compare: d.Compare, terrain: d.Terrain, jobs: d.Jobs, quota: d.Quota, set: set}
 	if s.provider != nil {
 		for _, o := range []string{egressOK, egressError, egressTimeout} {
 			s.egress(o)

@@ -20,6 +20,7 @@ type Explainer interface {
 	Chat(ctx context.Context, k *appliance.APIKey, req ai.ChatRequest) (*ai.LinkAnswer, error)
 	SuggestHeight(ctx context.Context, k *appliance.APIKey, req ai.HeightAsk) (*ai.HeightAnswer, error)
 	Compare(ctx context.Context, k *appliance.APIKey, req ai.CompareAsk) (*ai.CompareAnswer, error)
+	BatchAnalyze(ctx context.Context, k *appliance.APIKey, req ai.BatchAsk) (*ai.BatchAnswer, error)
 	// Active reports whether a language model provider is configured.
 	Active() bool
 	// ProviderKind names the provider's kind, "" when none.
@@ -37,6 +38,7 @@ func (a *API) registerAI(r *mux.Router) {
 	r.HandleFunc("/ai/chat", a.wrap(a.ready(a.authed(a.aiChat)))).Methods(http.MethodPost)
 	r.HandleFunc("/ai/suggest-height", a.wrap(a.ready(a.authed(a.aiSuggestHeight)))).Methods(http.MethodPost)
 	r.HandleFunc("/ai/compare", a.wrap(a.ready(a.authed(a.aiCompare)))).Methods(http.MethodPost)
+	r.HandleFunc("/ai/batch-analyze", a.wrap(a.ready(a.authed(a.aiBatchAnalyze)))).Methods(http.MethodPost)
 }
 
 // AIModelJSON is one explainer of GET /ai/models.
@@ -289,4 +291,85 @@ func (a *API) aiCompare(w http.ResponseWriter, r *http.Request) (any, error) {
 		rows[i] = roundRow(row)
 	}
 	return AICompareResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Rows: rows}, nil
+}
+
+type aiBatchRequest struct {
+	JobID    *string `json:"job_id"`
+	Language *string `json:"language"`
+}
+
+// CodeCountJSON is a warning code or a reason and its rows.
+type CodeCountJSON struct {
+	Code string `json:"code"`
+	Rows int    `json:"rows"`
+}
+
+// WorstSiteJSON is one of the lowest-margin rows of a job.
+type WorstSiteJSON struct {
+	Row        int      `json:"row"`
+	ReceiverID string   `json:"receiver_id"`
+	TowerID    string   `json:"tower_id"`
+	MarginDB   float64  `json:"margin_db"`
+	DistanceKm *float64 `json:"distance_km"`
+	Warnings   []string `json:"warnings"`
+}
+
+// BatchSummaryJSON is the engine's rows of a job, counted.
+type BatchSummaryJSON struct {
+	JobID         string          `json:"job_id"`
+	Counts        map[string]int  `json:"counts"`         // total, ok, low_margin, no_tower, error
+	MarginClasses map[string]int  `json:"margin_classes"` // below_0_db, 0_to_10_db, 10_to_20_db, 20_db_or_more
+	WorstSites    []WorstSiteJSON `json:"worst_sites"`
+	Warnings      []CodeCountJSON `json:"warnings"`
+	Reasons       []CodeCountJSON `json:"reasons"`
+}
+
+// AIBatchResponse is the body of POST /ai/batch-analyze.
+type AIBatchResponse struct {
+	AIAnswerJSON
+	Summary BatchSummaryJSON `json:"summary"`
+}
+
+func codeCounts(cs []ai.CodeCount) []CodeCountJSON {
+	out := make([]CodeCountJSON, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, CodeCountJSON{Code: c.Code, Rows: c.Count})
+	}
+	return out
+}
+
+func (a *API) aiBatchAnalyze(w http.ResponseWriter, r *http.Request) (any, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxAIBodyBytes)
+	var q aiBatchRequest
+	if err := decode(r, &q); err != nil {
+		return nil, err
+	}
+	var ask ai.BatchAsk
+	if q.JobID != nil {
+		ask.JobID = *q.JobID
+	}
+	if q.Language != nil {
+		ask.Language = *q.Language
+	}
+	res, err := a.Explainer.BatchAnalyze(r.Context(), keyFrom(r.Context()), ask)
+	if err != nil {
+		return nil, err
+	}
+	s := res.Summary
+	c := s.Counts
+	out := BatchSummaryJSON{JobID: s.JobID,
+		Counts:        map[string]int{"total": c.Total, "ok": c.OK, "low_margin": c.LowMargin, "no_tower": c.NoTower, "error": c.Error},
+		MarginClasses: map[string]int{"below_0_db": s.Classes[0], "0_to_10_db": s.Classes[1], "10_to_20_db": s.Classes[2], "20_db_or_more": s.Classes[3]},
+		WorstSites:    []WorstSiteJSON{}, Warnings: codeCounts(s.Warnings), Reasons: codeCounts(s.Reasons)}
+	for _, row := range s.Worst {
+		ws := WorstSiteJSON{Row: row.Row, ReceiverID: row.ReceiverID, TowerID: row.TowerID, MarginDB: r3(*row.MarginDB), Warnings: row.Warnings}
+		if row.DistanceKm != nil {
+			ws.DistanceKm = round3(*row.DistanceKm)
+		}
+		if ws.Warnings == nil {
+			ws.Warnings = []string{}
+		}
+		out.WorstSites = append(out.WorstSites, ws)
+	}
+	return AIBatchResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Summary: out}, nil
 }

@@ -252,3 +252,54 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestAIBatchAnalyze summarises a finished batch job over HTTP, and is
+// the isolation table of POST /ai/batch-analyze: another tenant's job id
+// is a 404 that holds none of its rows, a Free key gets 403.
+func TestAIBatchAnalyze(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.issue(t, "pro2", appliance.TierPro, appliance.RoleTenant)
+	run := newRun(t)
+	j := submitJob(t, h, h.keys["pro"], `{"rows":[`+batchRows(101)+`],"options":{"pdfs":false}}`)
+	if done := waitFor(t, h, h.keys["pro"], j.ID); done.State != "succeeded" {
+		t.Fatalf("%+v", done)
+	}
+	body := fmt.Sprintf(`{"job_id":%q,"language":"en"}`, j.ID)
+	run.run(t, h, []scenario{
+		{name: "owner's summary", method: "POST", url: "/ai/batch-analyze", key: "pro", body: body, status: 200, check: func(t *testing.T, h *harness, res *response) {
+			checkTemplateAnswer(ai.LangEN)(t, h, res)
+			var a struct {
+				Summary struct {
+					Counts        map[string]int `json:"counts"`
+					MarginClasses map[string]int `json:"margin_classes"`
+					WorstSites    []struct {
+						ReceiverID string  `json:"receiver_id"`
+						MarginDB   float64 `json:"margin_db"`
+					} `json:"worst_sites"`
+				} `json:"summary"`
+			}
+			if err := json.Unmarshal(res.body, &a); err != nil {
+				t.Fatal(err)
+			}
+			s := a.Summary
+			classes := s.MarginClasses["below_0_db"] + s.MarginClasses["0_to_10_db"] + s.MarginClasses["10_to_20_db"] + s.MarginClasses["20_db_or_more"]
+			if s.Counts["total"] != 101 || classes != s.Counts["ok"]+s.Counts["low_margin"] || len(s.WorstSites) == 0 || len(s.WorstSites) > 5 {
+				t.Errorf("%+v", s)
+			}
+			for i := 1; i < len(s.WorstSites); i++ {
+				if s.WorstSites[i].MarginDB < s.WorstSites[i-1].MarginDB {
+					t.Errorf("worst sites not in order: %+v", s.WorstSites)
+				}
+			}
+		}},
+		{name: "another tenant's job is not found", method: "POST", url: "/ai/batch-analyze", key: "pro2", body: body, status: 404, code: "not_found",
+			check: func(t *testing.T, h *harness, res *response) {
+				if strings.Contains(string(res.body), `"s1"`) || strings.Contains(string(res.body), "worst") {
+					t.Errorf("%s", res.body)
+				}
+			}},
+		{name: "free key is refused", method: "POST", url: "/ai/batch-analyze", key: "free", body: body, status: 403, code: "forbidden"},
+		{name: "job id required", method: "POST", url: "/ai/batch-analyze", key: "pro", body: `{"language":"en"}`, status: 422, code: "invalid_input", fields: []string{"job_id"}, doc: docRejects},
+		{name: "unknown job", method: "POST", url: "/ai/batch-analyze", key: "pro", body: `{"job_id":"job_nope"}`, status: 404, code: "not_found"},
+	})
+}

@@ -103,3 +103,9 @@ func FuzzAICompareBody(f *testing.F) {
 		`{"tx":1}`, `null`, `{`, ``,
 	})
 }
+
+func FuzzAIBatchAnalyzeBody(f *testing.F) {
+	fuzzBodies(f, "/ai/batch-analyze", []string{
+		`{"job_id":"job_x","language":"en"}`, `{"job_id":""}`, `{"job_id":1}`, `{"job_id":"` + strings.Repeat("j", 200) + `"}`, `null`, `{`, ``,
+	})
+}

@@ -310,7 +310,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		aiQuota = h.quota
 	}
 	h.api = api.New(api.Deps{
-		Explainer: ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Quota: aiQuota, Metrics: mset}),
+		Explainer: ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
 		SSO:       ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,

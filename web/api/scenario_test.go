@@ -1194,5 +1194,8 @@ func jobScenarios(t *testing.T, h *harness) []scenario {
 		{name: "bundle of a canceled job", method: "GET", url: "/jobs/" + queued.ID + "/download", key: "internal", status: 409, code: "conflict"},
 		{name: "cancel a finished job", method: "POST", url: "/jobs/" + done.ID + "/cancel", key: "pro", status: 409, code: "conflict"},
 		{name: "cancel another tenant's job", method: "POST", url: "/jobs/" + done.ID + "/cancel", key: "free", status: 404, code: "not_found"},
+		{name: "ai summary of the finished job", method: "POST", url: "/ai/batch-analyze", key: "pro", body: `{"job_id":"` + done.ID + `"}`, status: 200,
+			contains: []string{`"margin_classes"`, `"total":101`}},
+		{name: "ai summary of a canceled job", method: "POST", url: "/ai/batch-analyze", key: "internal", body: `{"job_id":"` + queued.ID + `"}`, status: 409, code: "conflict"},
 	}
 }

@@ -257,7 +257,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.api = api.New(api.Deps{
 		// The AI routes: the template explainer, or the operator's language
 		// model; the engine (the planner) computes every number.
-		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Quota: a.quota, Metrics: mset}),
+		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.jobs, Quota: a.quota, Metrics: mset}),
 		Quota:     a.quota, PDFs: a.quota, Audit: auditlog.New(db),
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
 		Upsert: func(t *appliance.Tower) {
