@@ -106,5 +106,7 @@
 //   - The check is about numbers: a model can still misstate a fact in
 //     words ("the link closes" when it does not). The template and the
 //     engine's numbers are returned with every answer for that reason.
-//   - Streaming answers are not used: the client asks stream false.
+//   - The client asks stream false; a server that streams anyway is read
+//     to the end ([DONE]) before the answer is checked, so nothing is
+//     shown before the check.
 package ai

@@ -28,8 +28,9 @@ const (
 )
 
 // Client is a Provider speaking the OpenAI chat-completions protocol
-// (POST {base}/v1/chat/completions, non-streaming) as served by llama.cpp's
-// llama-server and by Ollama. It sends temperature 0 and seed 42.
+// (POST {base}/v1/chat/completions) as served by llama.cpp's llama-server
+// and by Ollama. It sends temperature 0, seed 42 and stream false, and
+// reads a streamed answer (text/event-stream) as well, to its [DONE].
 type Client struct {
 	endpoint  string
 	model     string
@@ -125,6 +126,9 @@ func (c *Client) Complete(ctx context.Context, msgs []Message) (string, error) {
 	if len(raw) > maxResponseBytes {
 		return "", fmt.Errorf("chat completion: the answer is larger than %d bytes: %w", maxResponseBytes, appliance.ErrUnavailable)
 	}
+	if resp.StatusCode/100 == 2 && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return streamed(raw)
+	}
 	var out chatResponse
 	jerr := json.Unmarshal(raw, &out)
 	if resp.StatusCode/100 != 2 {
@@ -141,6 +145,42 @@ func (c *Client) Complete(ctx context.Context, msgs []Message) (string, error) {
 		return "", fmt.Errorf("chat completion: the answer has no content: %w", appliance.ErrUnavailable)
 	}
 	return strings.TrimSpace(out.Choices[0].Message.Content), nil
+}
+
+// streamed joins the content deltas of a streamed answer (server-sent
+// events "data: {chunk}" up to "data: [DONE]"), as llama-server and Ollama
+// send when streaming.
+func streamed(raw []byte) (string, error) {
+	var b strings.Builder
+	done := false
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimRight(line, "\r")
+		data, ok := strings.CutPrefix(line, "data:")
+		if !ok {
+			continue
+		}
+		data = strings.TrimSpace(data)
+		if data == "[DONE]" {
+			done = true
+			break
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta Message `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			return "", fmt.Errorf("chat completion: a streamed chunk is not JSON: %w", appliance.ErrUnavailable)
+		}
+		if len(chunk.Choices) > 0 {
+			b.WriteString(chunk.Choices[0].Delta.Content)
+		}
+	}
+	text := strings.TrimSpace(b.String())
+	if !done || text == "" {
+		return "", fmt.Errorf("chat completion: the streamed answer is incomplete or empty: %w", appliance.ErrUnavailable)
+	}
+	return text, nil
 }
 
 // truncate shortens s to at most n runes.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -65,6 +66,48 @@ func TestClientSpeaksChatCompletions(t *testing.T) {
 		if got["model"] != "qwen2.5:7b" || got["temperature"] != 0.0 || got["seed"] != 42.0 || got["stream"] != false || got["max_tokens"] != 512.0 {
 			t.Fatalf("request %v", got)
 		}
+	}
+}
+
+// sseServer streams chunks as server-sent events, as llama-server and
+// Ollama do with stream true.
+func sseServer(t *testing.T, chunks []string, done bool) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": c}}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		if done {
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestClientReadsStreamedAnswers(t *testing.T) {
+	cases := []struct {
+		name   string
+		chunks []string
+		done   bool
+		want   string
+	}{
+		{"streamed answer", []string{"A margem ", "é 36,0", " dB."}, true, "A margem é 36,0 dB."},
+		{"cut before [DONE]", []string{"A margem "}, false, ""},
+		{"empty stream", nil, true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cl, err := ai.NewClient(sseServer(t, c.chunks, c.done).URL, "m", time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := cl.Complete(t.Context(), []ai.Message{{Role: "user", Content: "x"}})
+			if got != c.want || (c.want == "") != errors.Is(err, appliance.ErrUnavailable) {
+				t.Fatalf("%q, %v", got, err)
+			}
+		})
 	}
 }
 

@@ -245,3 +245,23 @@ func TestSuggestHeightTemplate(t *testing.T) {
 	}
 	t.Logf("%s", a.Text)
 }
+
+// TestStreamedAnswerIsChecked: a streamed answer is read whole and
+// checked like any other; its invented margin is caught and replaced.
+func TestStreamedAnswerIsChecked(t *testing.T) {
+	srv := sseServer(t, []string{"A margem ", "é 55,5 dB."}, true)
+	set := metrics.NewSet()
+	cl, err := ai.NewClient(srv.URL, "m", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ai.New(ai.Deps{Provider: cl, Links: rioPlanner(t), Heights: rioPlanner(t), Metrics: set})
+	a, err := s.Chat(t.Context(), key(appliance.TierPro, "t1"), ai.ChatRequest{Link: linkRequest(), Language: ai.LangEN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Grounding.Outcome != ai.OutcomeReplacedByTemplate || fmt.Sprint(a.Grounding.UnsupportedNumbers) != "[55,5 55,5]" || egress(set, "ok") != 2 ||
+		!strings.HasSuffix(a.Text, ai.Disclaimer(ai.LangEN)) {
+		t.Fatalf("%+v egress %d\n%s", a.Grounding, egress(set, "ok"), a.Text)
+	}
+}
