@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -136,10 +138,13 @@ type Service struct {
 	jobs     JobOpener
 	quota    Quota
 	set      *metrics.Set
+	// egressCalls count the provider calls by egressOutcomes index.
+	egressCalls [len(egressOutcomes)]atomic.Uint64
 }
 
 // New returns a service. The egress counters of a configured provider are
-// registered at once, at 0.
+// written at once, at 0, with HELP and TYPE (a metrics writer on
+// d.Metrics, as the job queue writes its series).
 func New(d Deps) *Service {
 	set := d.Metrics
 	if set == nil {
@@ -147,15 +152,35 @@ func New(d Deps) *Service {
 	}
 	s := &Service{provider: d.Provider, links: d.Links, heights: d.Heights, compare: d.Compare, terrain: d.Terrain, jobs: d.Jobs, quota: d.Quota, set: set}
 	if s.provider != nil {
-		for _, o := range []string{egressOK, egressError, egressTimeout} {
-			s.egress(o)
-		}
+		set.RegisterMetricsWriter(s.writeMetrics)
 	}
 	return s
 }
 
-func (s *Service) egress(outcome string) *metrics.Counter {
-	return s.set.GetOrCreateCounter(fmt.Sprintf(`LLM_EGRESS_TOTAL{provider=%q,outcome=%q}`, s.provider.Kind(), outcome))
+// MetricEgress is the SPEC §4.9 name of the provider call counter.
+const MetricEgress = "LLM_EGRESS_TOTAL"
+
+// egressOutcomes is the closed set of the outcome label, in output order.
+var egressOutcomes = [...]string{egressOK, egressError, egressTimeout}
+
+func egressIndex(outcome string) int {
+	for i, o := range egressOutcomes {
+		if o == outcome {
+			return i
+		}
+	}
+	return len(egressOutcomes) - 1
+}
+
+// writeMetrics writes LLM_EGRESS_TOTAL{provider,outcome}. The name is the
+// SPEC's; promtool's lint would prefer a lower-case _total suffix.
+func (s *Service) writeMetrics(w io.Writer) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# HELP %s Calls to the language model provider, by provider kind and outcome (ok, error, timeout).\n# TYPE %s counter\n", MetricEgress, MetricEgress)
+	for i, o := range egressOutcomes {
+		fmt.Fprintf(&b, "%s{provider=%q,outcome=%q} %d\n", MetricEgress, s.provider.Kind(), o, s.egressCalls[i].Load())
+	}
+	_, _ = io.WriteString(w, b.String())
 }
 
 // Active reports whether a language model provider is configured (GET
@@ -343,11 +368,11 @@ func (s *Service) complete(ctx context.Context, msgs []Message) (string, error) 
 	text, err := s.provider.Complete(ctx, msgs)
 	switch {
 	case err == nil:
-		s.egress(egressOK).Inc()
+		s.egressCalls[egressIndex(egressOK)].Add(1)
 	case errors.Is(err, ErrProviderTimeout):
-		s.egress(egressTimeout).Inc()
+		s.egressCalls[egressIndex(egressTimeout)].Add(1)
 	default:
-		s.egress(egressError).Inc()
+		s.egressCalls[egressIndex(egressError)].Add(1)
 	}
 	return text, err
 }
