@@ -304,3 +304,40 @@ func TestAIBatchAnalyze(t *testing.T) {
 		{name: "unknown job", method: "POST", url: "/ai/batch-analyze", key: "pro", body: `{"job_id":"job_nope"}`, status: 404, code: "not_found"},
 	})
 }
+
+// TestAIProviderDownOrSlowIsNotAnError: a provider that times out, or
+// whose server is gone, gives the template answer with a reason (200),
+// never a 500 or a 503.
+func TestAIProviderDownOrSlowIsNotAnError(t *testing.T) {
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) })
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL
+	gone.Close()
+	for _, c := range []struct {
+		name, url, reason string
+	}{{"slow", slow.URL, "in time"}, {"down", goneURL, "did not give a usable answer"}} {
+		t.Run(c.name, func(t *testing.T) {
+			cl, err := ai.NewClient(c.url, "m", 200*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newHarness(t, harnessOptions{aiProvider: cl})
+			newRun(t).run(t, h, []scenario{{name: "template with a reason", method: "POST", url: "/ai/chat", key: "pro", body: aiChatRio, status: 200,
+				check: func(t *testing.T, h *harness, res *response) {
+					a := decodeJSON[aiAnswer](t, res)
+					if a.Grounding.Outcome != ai.OutcomeProviderUnavailable || a.ProviderError == nil || !strings.Contains(*a.ProviderError, c.reason) ||
+						a.Explainer.Kind != "template" || !strings.HasSuffix(a.Answer, ai.Disclaimer(ai.LangPT)) {
+						t.Errorf("%+v", a)
+					}
+				}}})
+		})
+	}
+}
