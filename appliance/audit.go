@@ -123,6 +123,15 @@ const (
 	ActionJobCancel      = "job.cancel"           // POST /jobs/{id}/cancel
 	ActionMapStart       = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
 	ActionReportPDF      = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
+	// appliance/observations
+	ActionObservationIngest          = "observation.ingest"           // rows stored by a submission
+	ActionObservationConsentApply    = "observation.consent.apply"    // consent stamping script --apply (SPEC §3)
+	ActionObservationConsentWithdraw = "observation.consent.withdraw" // consent stamping script --withdraw
+	ActionObservationDividendSettle  = "observation.dividend.settle"  // dividend settlement (SPEC §2.13)
+	// tenant key management (appliance/tenancy)
+	ActionKeyCreate = "tenant.key.create" // POST /tenant/keys
+	ActionKeyRotate = "tenant.key.rotate" // POST /tenant/keys/{key_id}/rotate
+	ActionKeyRevoke = "tenant.key.revoke" // POST /tenant/keys/{key_id}/revoke
 )
 
 // SpecActions are the action names of SPEC §6, spelled as there.
@@ -134,5 +143,6 @@ func SpecActions() []string {
 // Actions lists every audit action name the appliance writes or reserves.
 func Actions() []string {
 	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionTOTPFailed, ActionTOTPThrottled,
-		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionReportPDF, ActionMapStart)
+		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionReportPDF, ActionMapStart,
+		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke)
 }

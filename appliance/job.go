@@ -50,7 +50,14 @@ type JobKind string
 const (
 	JobKindBatchReport  JobKind = "batch_report"  // POST /batch_reports with more than 100 rows
 	JobKindRepeaterPlan JobKind = "repeater_plan" // POST /plan_repeater with max_hops of 4 or more
+	// JobKindDSARHardDelete is the daily privacy hard-delete run
+	// (appliance/privacy), owned by SystemTenantID.
+	JobKindDSARHardDelete JobKind = "dsar_hard_delete"
 )
+
+// SystemTenantID owns the appliance's own jobs (the daily hard delete).
+// Tenant ids are "t_" and hex digits, so no tenant can be it.
+const SystemTenantID = "_system"
 
 // Lane is the queue lane of a job (SPEC §4.6: Enterprise and Ultra use a
 // separate priority queue).

@@ -76,6 +76,85 @@ const (
 	KeyPrefixAdmin    = "lp_adm_"
 )
 
+// TenantRole is what a tenant key may do inside its tenant (SPEC §5.2
+// leaves the roles open). It is independent of Role, which says what kind
+// of key it is (tenant, internal automation, admin); admin keys have no
+// tenant role. A key stored before roles existed has none, which reads as
+// TenantAdmin (APIKey.EffectiveTenantRole): every existing key kept what it
+// could do.
+//
+//	role          read  write  rotate own key  manage keys  tenant settings  privacy (export, forget)
+//	tenant-admin  yes   yes    yes             yes          yes              yes
+//	member        yes   yes    yes             no           no               no
+//	read-only     yes   no     yes             no           no               no
+type TenantRole string
+
+// Tenant roles.
+const (
+	TenantAdmin    TenantRole = "tenant-admin" // everything the tier allows, keys and privacy requests included
+	TenantMember   TenantRole = "member"       // reads and writes the tenant's data; manages no key but its own rotation
+	TenantReadOnly TenantRole = "read-only"    // reads and computes; stores nothing
+)
+
+// ParseTenantRole parses a tenant role name (exact, lower case).
+func ParseTenantRole(s string) (TenantRole, error) {
+	switch r := TenantRole(s); r {
+	case TenantAdmin, TenantMember, TenantReadOnly:
+		return r, nil
+	}
+	return "", fmt.Errorf("unknown tenant role %q (want tenant-admin, member or read-only): %w", s, ErrInvalid)
+}
+
+// Permission is a class of operation that a tenant role allows or not.
+// Every authenticated route needs one (web/api assigns them).
+type Permission string
+
+// Permissions.
+const (
+	// PermRead reads the tenant's data or computes without storing
+	// anything (GET routes, link analyses, exports, PDF reports).
+	PermRead Permission = "read"
+	// PermWrite stores tenant data: towers, batch jobs, coverage maps,
+	// repeater plans, job cancels.
+	PermWrite Permission = "write"
+	// PermRotateOwnKey rotates the calling key itself.
+	PermRotateOwnKey Permission = "rotate-own-key"
+	// PermManageKeys creates, rotates and revokes any key of the tenant.
+	PermManageKeys Permission = "manage-keys"
+	// PermPrivacy exports the tenant's data bundle or erases the tenant
+	// (SPEC §4.10).
+	PermPrivacy Permission = "privacy"
+	// PermTenantSettings changes what holds for the whole tenant: its
+	// white-label branding and its SSO bindings (a binding lets an
+	// identity act with a key).
+	PermTenantSettings Permission = "tenant-settings"
+)
+
+// Allows reports whether role r grants p.
+func (r TenantRole) Allows(p Permission) bool {
+	switch r {
+	case TenantAdmin:
+		return true
+	case TenantMember:
+		return p == PermRead || p == PermWrite || p == PermRotateOwnKey
+	case TenantReadOnly:
+		return p == PermRead || p == PermRotateOwnKey
+	}
+	return false
+}
+
+// KeyState is the life-cycle state of a key, derived from its record.
+type KeyState string
+
+// Key states. A rotated key works until its grace period ends, then reads
+// as revoked.
+const (
+	KeyActive   KeyState = "active"
+	KeyRotating KeyState = "rotating" // rotated, still accepted until GraceUntilUnix
+	KeyRevoked  KeyState = "revoked"
+	KeyErased   KeyState = "erased"
+)
+
 // APIKey is the stored record of an API key. The plain key is never stored:
 // only its SHA-256 hash (SPEC §2.10).
 type APIKey struct {
@@ -99,10 +178,56 @@ type APIKey struct {
 	// key derived from the plain API key (HKDF-SHA256), so the store alone
 	// does not yield it (appliance/tenancy).
 	TOTPSealed string
+	// TenantRole is the key's role inside its tenant; empty (keys stored
+	// before roles existed) reads as TenantAdmin.
+	TenantRole TenantRole
+	// LastUsedUnix is when the key last authenticated a request, epoch
+	// seconds, to the precision of appliance/tenancy.LastUsedPrecision; 0
+	// when never.
+	LastUsedUnix int64
+	// GraceUntilUnix is set when the key was rotated: it keeps working
+	// until then (epoch seconds), then reads as revoked.
+	GraceUntilUnix int64
+	// RotatedTo is the id of the key that replaced this one.
+	RotatedTo string
 }
 
-// Active reports whether the key may be used.
+// Active reports whether the key may be used (ignoring a rotation's grace
+// period: see StateAt).
 func (k *APIKey) Active() bool { return k.RevokedUnix == 0 && k.Tier != TierErased }
+
+// EffectiveTenantRole returns the key's tenant role, TenantAdmin for a key
+// stored before roles existed.
+func (k *APIKey) EffectiveTenantRole() TenantRole {
+	if k.TenantRole == "" {
+		return TenantAdmin
+	}
+	return k.TenantRole
+}
+
+// StateAt returns the key's state at now (epoch seconds).
+func (k *APIKey) StateAt(now int64) KeyState {
+	switch {
+	case k.Tier == TierErased:
+		return KeyErased
+	case k.RevokedUnix != 0:
+		return KeyRevoked
+	case k.GraceUntilUnix != 0 && now >= k.GraceUntilUnix:
+		return KeyRevoked
+	case k.GraceUntilUnix != 0:
+		return KeyRotating
+	}
+	return KeyActive
+}
+
+// KeyChange is what a decision about a tenant's keys writes in one
+// transaction: changed records of existing keys, new keys, and the audit
+// entries.
+type KeyChange struct {
+	Update []*APIKey
+	Add    []*APIKey
+	Audit  []AuditEntry
+}
 
 // CallsPerMonth returns the API calls a tenant of tier t may make per
 // calendar month (SPEC §8.1): Free 200, Starter 3,000, Pro 25,000, Business

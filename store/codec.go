@@ -89,15 +89,23 @@ type keyRecord struct {
 	// TOTPSealed is the admin key's TOTP secret sealed under the plain key
 	// (appliance.APIKey.TOTPSealed).
 	TOTPSealed string `json:"totp_sealed,omitempty"`
+	// Since schema version 8 (keys and privacy requests); absent in older
+	// records, where an empty tenant role reads as tenant-admin.
+	TenantRole     string `json:"tenant_role,omitempty"`
+	LastUsedUnix   int64  `json:"last_used_unix,omitempty"`
+	GraceUntilUnix int64  `json:"grace_until_unix,omitempty"`
+	RotatedTo      string `json:"rotated_to,omitempty"`
 }
 
 func toKeyRecord(k *appliance.APIKey) keyRecord {
 	return keyRecord{ID: k.ID, HashHex: k.HashHex, Prefix: k.Prefix, Tier: string(k.Tier), Role: string(k.Role),
-		Owner: k.Owner, Email: k.Email, TenantID: k.TenantID, CreatedUnix: k.CreatedUnix, RevokedUnix: k.RevokedUnix, TOTPSealed: k.TOTPSealed}
+		Owner: k.Owner, Email: k.Email, TenantID: k.TenantID, CreatedUnix: k.CreatedUnix, RevokedUnix: k.RevokedUnix, TOTPSealed: k.TOTPSealed,
+		TenantRole: string(k.TenantRole), LastUsedUnix: k.LastUsedUnix, GraceUntilUnix: k.GraceUntilUnix, RotatedTo: k.RotatedTo}
 }
 
 func (r keyRecord) key() *appliance.APIKey {
 	return &appliance.APIKey{ID: r.ID, HashHex: r.HashHex, Prefix: r.Prefix, Tier: appliance.Tier(r.Tier),
 		Role: appliance.Role(r.Role), Owner: r.Owner, Email: r.Email, TenantID: r.TenantID,
-		CreatedUnix: r.CreatedUnix, RevokedUnix: r.RevokedUnix, TOTPSecret: r.TOTPSecret, TOTPSealed: r.TOTPSealed}
+		CreatedUnix: r.CreatedUnix, RevokedUnix: r.RevokedUnix, TOTPSecret: r.TOTPSecret, TOTPSealed: r.TOTPSealed,
+		TenantRole: appliance.TenantRole(r.TenantRole), LastUsedUnix: r.LastUsedUnix, GraceUntilUnix: r.GraceUntilUnix, RotatedTo: r.RotatedTo}
 }

@@ -63,6 +63,20 @@
 // (UsagePrefix), like the PDF counters of pdf_usage (pdfquota.go), so a
 // tenant's erasure deletes the keys under that prefix in both buckets.
 //
+// Tenants and privacy (schema version 8): a tenant's keys are found by
+// scanning the keys bucket (a few thousand records at most);
+// UpdateTenantKeys applies a key decision of appliance/tenancy and its
+// audit rows in one transaction. The dsar_requests bucket holds the
+// data-subject requests. SoftEraseTenant pseudonymises a tenant's keys and
+// scrubs its audit rows; HardDeleteTenant deletes every row of a tenant in
+// every bucket classified per-tenant in privacy.go (tenantBuckets, each
+// with the function that finds its rows), in one transaction. Every bucket
+// must be classified there as per-tenant or global: a test opens a fresh
+// file and fails for a bucket in neither list, so a migration that adds a
+// per-tenant bucket must add its purge function too. Both erasures mark
+// the file for CompactPending (the old bytes stay in freed pages until the
+// next start-up).
+//
 // # Caveats
 //
 // No slow work happens inside a write transaction: callers compute first and

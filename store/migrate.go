@@ -24,6 +24,7 @@ var (
 	bucketJobItems    = []byte("job_items")       // job id -> nested bucket: big-endian item index -> item
 	bucketPDFUsage    = []byte("pdf_usage")       // monthly PDF report counters per tenant (store/pdfquota.go)
 	bucketJobPayloads = []byte("job_payloads")    // job id -> payload of a job not yet terminal (store/jobs.go)
+	bucketDSAR        = []byte("dsar_requests")   // request id -> dsarRecord (store/privacy.go)
 	bucketUsage       = []byte("usage")           // monthly usage counters per tenant (store/usage.go)
 
 	// Buckets of SSO, branding and billing (issue 10). Per tenant: each
@@ -95,6 +96,10 @@ var migrations = []migration{
 			}
 		}
 		return nil
+	}},
+	{10, "data-subject requests", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketDSAR)
+		return err
 	}},
 }
 

@@ -118,3 +118,14 @@ func (db *DB) Ping() error {
 		return nil
 	})
 }
+
+// CopyTo writes a consistent copy of the database to path (mode 0600), in
+// a read transaction: writers go on meanwhile. The copy holds the freed
+// pages too, as the file does.
+func (db *DB) CopyTo(path string) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error { return tx.CopyFile(path, 0o600) })
+	if err != nil {
+		return fmt.Errorf("copy store to %s: %w", path, err)
+	}
+	return nil
+}

@@ -25,6 +25,7 @@
 //	running                   | Release (drain on Close)           | token current                               | queued     | nothing counted; resumes from the last checkpoint
 //	queued                    | Cancel                             | tenant owns it                              | canceled   | queue entry removed, Finished; job.cancel audit entry in the same transaction
 //	running                   | Cancel                             | tenant owns it                              | running    | CancelRequested; job.cancel audit entry in the same transaction
+//	queued / running          | tenant soft-erased (privacy)       | -                                           | as Cancel  | as Cancel, no job.cancel entry (the erase audits itself; store.SoftEraseTenant, same transaction)
 //	running                   | Extend/Checkpoint/Ack/Fail/Release | CancelRequested                             | canceled   | ErrJobCanceled to the worker; a checkpoint writes no items
 //	terminal                  | Cancel                             | -                                           | terminal   | ErrConflict
 //	any                       | any lease call                     | stale token or expired lease                | unchanged  | ErrLeaseLost; nothing written (fencing)

@@ -124,9 +124,34 @@ func openCSV(r io.Reader) (io.Reader, error) {
 		if err != nil {
 			return nil, appliance.Invalid("csv_file", "is not a readable gzip file: %v", err)
 		}
-		return zr, nil
+		return &capped{r: zr, left: MaxDriveTestBytes}, nil
 	}
-	return br, nil
+	return &capped{r: br, left: MaxDriveTestBytes}, nil
+}
+
+// MaxDriveTestBytes is the most bytes of CSV a drive test may hold once
+// decompressed (64 MiB: 10,000 rows of any real export with room to
+// spare); a compressed file that inflates beyond it is refused, so a small
+// upload cannot expand into gigabytes.
+const MaxDriveTestBytes = 64 << 20
+
+// capped reads at most left bytes of r; reading more is an error naming
+// csv_file.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, appliance.Invalid("csv_file", "is larger than %d MiB once decompressed", MaxDriveTestBytes>>20)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // ParseDriveTest reads the rows of a drive-test upload into Inputs (at most
@@ -144,6 +169,9 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	header, err := cr.Read()
+	if errors.Is(err, appliance.ErrInvalid) {
+		return nil, "", err
+	}
 	if err != nil {
 		return nil, "", appliance.Invalid("csv_file", "has no header line: %v", err)
 	}
@@ -163,6 +191,9 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 			break
 		}
 		if err != nil {
+			if errors.Is(err, appliance.ErrInvalid) { // the size cap
+				return nil, "", err
+			}
 			v.Add(fmt.Sprintf("csv_file[%d]", line), "is not valid CSV: %v", err)
 			break
 		}

@@ -29,8 +29,8 @@ const (
 
 // Audit actions written by the service (SPEC §6 names the refusal).
 const (
-	ActionIngest            = "observation.ingest"
-	ActionRejectedNoConsent = "observation.rejected.no_consent"
+	ActionIngest            = appliance.ActionObservationIngest
+	ActionRejectedNoConsent = appliance.ActionObservationRejectedNoConsent
 )
 
 // Store keeps observations.
@@ -291,8 +291,8 @@ func newID(now time.Time) (string, error) {
 
 // Audit actions of the operator's consent stamping (SPEC §3, §6).
 const (
-	ActionConsentApply    = "observation.consent.apply"
-	ActionConsentWithdraw = "observation.consent.withdraw"
+	ActionConsentApply    = appliance.ActionObservationConsentApply
+	ActionConsentWithdraw = appliance.ActionObservationConsentWithdraw
 )
 
 // MaxBasisLen is the most characters of a consent basis text.
@@ -331,7 +331,7 @@ func StampConsent(st ConsentStore, source, basis string, apply bool, operator st
 const (
 	EnvDividendForm      = "DATA_DIVIDEND_FORM"
 	EnvDividendRate      = "DATA_DIVIDEND_RATE_BRL_PER_EVENT"
-	ActionDividendSettle = "observation.dividend.settle"
+	ActionDividendSettle = appliance.ActionObservationDividendSettle
 )
 
 // DividendForms are the settlement forms DATA_DIVIDEND_FORM may name.

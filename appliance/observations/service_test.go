@@ -527,3 +527,24 @@ func TestDividends(t *testing.T) {
 		t.Fatalf("settled twice: %d", n)
 	}
 }
+
+// TestDriveTestGzipBomb: a small gzip upload that inflates beyond
+// MaxDriveTestBytes is refused naming csv_file, without reading it all.
+func TestDriveTestGzipBomb(t *testing.T) {
+	var b bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	w.Write([]byte("lat,lon,rsrp,freq_hz\n"))
+	line := bytes.Repeat([]byte("1"), 1<<20) // one endless cell
+	for range observations.MaxDriveTestBytes>>20 + 2 {
+		w.Write(line)
+	}
+	w.Close()
+	if b.Len() > 1<<20 {
+		t.Fatalf("the bomb is %d bytes compressed", b.Len())
+	}
+	_, _, err := observations.ParseDriveTest(observations.DriveTest{CSV: bytes.NewReader(b.Bytes())})
+	var ve *appliance.ValidationError
+	if !errors.As(err, &ve) || ve.Fields[0].Field != "csv_file" || !strings.Contains(err.Error(), "MiB once decompressed") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -105,6 +105,22 @@
 // so a code is accepted once per key and step, across restarts too; the
 // replay's audit entry commits in the transaction that refuses it.
 //
+// # Tenant roles and keys
+//
+// Besides its kind (appliance.Role: tenant, internal, admin), a tenant or
+// internal key has a tenant role (appliance.TenantRole): tenant-admin,
+// member or read-only; the table of what each may do is on
+// appliance.TenantRole, Authorize checks it and web/api calls Authorize on
+// every authenticated route. Keys stored before roles existed have none,
+// which reads as tenant-admin, so every existing key keeps what it could
+// do; POST /admin/keys issues tenant-admin keys the same way. A tenant
+// manages its keys itself (manage.go: list, create, rotate with a 24 h
+// grace, revoke; the state table is there); each decision and its audit
+// row commit in one store transaction (UpdateTenantKeys), so two
+// concurrent revocations cannot both remove the last tenant-admin key.
+// Authenticate refuses a rotated key once its grace has ended and records
+// each key's last use at most once per LastUsedPrecision (5 minutes).
+//
 // # Caveats
 //
 //   - The failure counts live in memory: a restart forgets them (a guesser
@@ -117,8 +133,11 @@
 //   - Once the secret was moved, a lost authenticator means a lost second
 //     factor: keep the authenticator's backup, or re-issue the admin
 //     credential from an empty store.
-//   - Quotas and privacy requests build on this package later. SSO
-//     (appliance/sso) maps an identity-provider subject to a key of this
-//     package; billing (appliance/billing) creates keys with Mint and
-//     stores them in its own transaction.
+//   - Quotas are appliance/quota's; privacy requests live in
+//     appliance/privacy. SSO (appliance/sso) maps an identity-provider
+//     subject to a key of this package; billing (appliance/billing)
+//     creates keys with Mint and stores them in its own transaction.
+//   - The last use of a key is written by the request that authenticates
+//     (a coalesced bbolt write, once per key per 5 minutes); a write that
+//     fails loses only that timestamp (logged).
 package tenancy

@@ -33,6 +33,13 @@ type KeyStore interface {
 	// secrets in freed pages; true when it did. Start-up only: the store
 	// must not be in use meanwhile.
 	CompactPending() (bool, error)
+	// KeysOfTenant returns every key of a tenant, oldest first.
+	KeysOfTenant(tenantID string) ([]*appliance.APIKey, error)
+	// UpdateTenantKeys applies decide's change to a tenant's keys in one
+	// transaction (manage.go).
+	UpdateTenantKeys(tenantID string, decide func(keys []*appliance.APIKey) (appliance.KeyChange, error)) error
+	// TouchKey records the last use of the key with hash hashHex.
+	TouchKey(hashHex string, now time.Time) error
 }
 
 // Client describes where a step-up attempt comes from, for the throttle and
@@ -199,6 +206,11 @@ func (s *Service) Authenticate(plain string) (*appliance.APIKey, error) {
 	if k.RevokedUnix != 0 {
 		return nil, fmt.Errorf("API key was revoked: %w", appliance.ErrUnauthenticated)
 	}
+	now := s.now()
+	if k.StateAt(now.Unix()) == appliance.KeyRevoked {
+		return nil, fmt.Errorf("API key was rotated and its grace period has ended: use the new key: %w", appliance.ErrUnauthenticated)
+	}
+	s.touch(k, now)
 	if k.Role == appliance.RoleAdmin {
 		if err := s.openSecret(plain, k); err != nil {
 			return nil, fmt.Errorf("authenticate: %w", err)

@@ -97,6 +97,25 @@ func (ix *Index) Upsert(t *appliance.Tower) {
 	}
 }
 
+// Delete removes the towers with these ids (copy-on-write, O(n) as
+// Upsert); unknown ids are ignored.
+func (ix *Index) Delete(ids ...string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	old := ix.cur.Load()
+	s := &Snapshot{tree: *old.tree.Copy(), byID: make(map[string]*appliance.Tower, len(old.byID))}
+	for k, v := range old.byID {
+		s.byID[k] = v
+	}
+	for _, id := range ids {
+		if prev, ok := s.byID[id]; ok {
+			s.tree.Delete(pt(prev), pt(prev), prev)
+			delete(s.byID, id)
+		}
+	}
+	ix.cur.Store(s)
+}
+
 // Len returns the number of towers.
 func (ix *Index) Len() int { return len(ix.cur.Load().byID) }
 

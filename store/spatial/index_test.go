@@ -178,3 +178,48 @@ func TestConcurrentUpserts(t *testing.T) {
 		t.Fatalf("lost upserts: %d towers, want 1100", ix.Len())
 	}
 }
+
+// TestDelete removes towers and checks every query against the linear
+// scan of the rest; an unknown id changes nothing.
+func TestDelete(t *testing.T) {
+	s := seed(t)
+	all := randomTowers(2000, s)
+	ix := spatial.New(all)
+	r := rand.New(rand.NewPCG(s, 7))
+	gone := map[string]bool{}
+	var ids []string
+	for len(ids) < 300 {
+		id := all[r.IntN(len(all))].ID
+		if !gone[id] {
+			gone[id] = true
+			ids = append(ids, id)
+		}
+	}
+	ix.Delete(append(ids, "no-such-tower")...)
+	var rest []*appliance.Tower
+	for _, tw := range all {
+		if !gone[tw.ID] {
+			rest = append(rest, tw)
+		}
+	}
+	if ix.Len() != len(rest) {
+		t.Fatalf("Len %d, want %d", ix.Len(), len(rest))
+	}
+	for _, id := range ids[:10] {
+		if _, ok := ix.Get(id); ok {
+			t.Errorf("deleted %s still found", id)
+		}
+	}
+	for i := range 50 {
+		p := appliance.LatLon{Lat: -33 + 38*r.Float64(), Lon: -73 + 39*r.Float64()}
+		got, want := ix.Within(p, 300e3), naiveWithin(rest, p, 300e3)
+		if len(got) != len(want) {
+			t.Fatalf("query %d: %d towers within, want %d", i, len(got), len(want))
+		}
+		for j := range got {
+			if got[j].ID != want[j].ID {
+				t.Fatalf("query %d: tower %d is %s, want %s", i, j, got[j].ID, want[j].ID)
+			}
+		}
+	}
+}

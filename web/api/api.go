@@ -67,6 +67,8 @@ type Deps struct {
 	Batches   BatchSubmitter  // batch reports (appliance/batch)
 	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
 	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
+	Keys      KeyManager      // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
+	Privacy   Privacy         // data-subject requests (appliance/privacy); nil: no privacy routes
 	// Observations ingests drive-test observations
 	// (appliance/observations); nil: no observation routes.
 	Observations Observations
@@ -139,6 +141,8 @@ func New(d Deps) *API {
 	})
 	a.registerHealth(r)
 	a.registerAdmin(r)
+	a.registerTenantKeys(r)
+	a.registerDSAR(r)
 	a.registerSSO(r)
 	a.registerBranding(r)
 	a.registerBilling(r)

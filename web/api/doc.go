@@ -63,6 +63,16 @@
 // file with its media type and a Content-Disposition file name, or the
 // usual JSON error body.
 //
+// Tenant roles (appliance.TenantRole) are enforced on every authenticated
+// route in one place: authed asks tenancy.Authorize for the permission the
+// route needs (roles.go: a table of the exceptions, else GET and HEAD need
+// read and every other method write, so a new route is closed to a
+// read-only key by default). Tenant self-service routes (/tenant/...)
+// refuse admin keys with 403; the services check the finer rules (another
+// key's rotation needs manage-keys). Tenant keys (/tenant/keys, tenant.go)
+// and privacy requests (/tenant/me/data/..., /admin/dsar/..., tenant.go
+// and dsar.go) call appliance/tenancy and appliance/privacy.
+//
 // AI routes (ai.go, appliance/ai): GET /ai/models, POST /ai/chat,
 // /ai/suggest-height, /ai/compare and /ai/batch-analyze decode the body,
 // reuse the request mapping of the route they explain (the /analyze_link

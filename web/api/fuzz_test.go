@@ -70,6 +70,20 @@ func FuzzPlanRepeaterBody(f *testing.F) {
 	})
 }
 
+func FuzzCreateKeyBody(f *testing.F) {
+	fuzzBodies(f, "/tenant/keys", []string{
+		`{"tenant_role":"read-only"}`, `{"tenant_role":"member"}`, `{"tenant_role":""}`, `{"tenant_role":1}`,
+		`{"tenant_role":"tenant-admin","x":1}`, ` `, `null`, `[]`, `{`, ``,
+	})
+}
+
+func FuzzForgetBody(f *testing.F) {
+	fuzzBodies(f, "/tenant/me/data/forget", []string{
+		`{"confirmation":"delete my data"}`, `{"confirmation":null}`, `{"confirmation":["DELETE MY DATA"]}`,
+		`{"confirmation":"DELETE MY DATA\u0000"}`, `{}`, `null`, `{`, ``, `{"confirmation":"DELETE MY DATA"}`,
+	})
+}
+
 // FuzzObservationBatchBody fuzzes POST /coverage/observations/batch.
 func FuzzObservationBatchBody(f *testing.F) {
 	fuzzBodies(f, "/coverage/observations/batch", []string{

@@ -30,6 +30,7 @@ import (
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/privacy"
 	"linkplan/appliance/quota"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
@@ -115,6 +116,7 @@ type harness struct {
 	clock   *clock
 	index   *spatial.Index
 	jobs    *jobs.Service
+	privacy *privacy.Service
 	maps    *coverage.Maps
 	quota   *quota.Service
 	search  *search.Index
@@ -257,6 +259,17 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	h.jobs.Register(appliance.JobKindBatchReport, bsvc.Handler())
 	plans := &repeater.Submitter{Plans: repeater.New(h.terrain, towers, reg.WithFallback, 0), Queue: h.jobs, NewID: jobs.NewID}
 	h.jobs.Register(appliance.JobKindRepeaterPlan, plans.Handler())
+	h.privacy = privacy.New(db, h.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
+		return h.auth.VerifyAdminFrom(k, code, tenancy.Client(c))
+	}, privacy.Options{Clock: h.clock.Now, TowersDeleted: func(ids []string) {
+		h.index.Delete(ids...)
+		for _, id := range ids {
+			if err := h.search.DeleteTower(context.Background(), "", id); err != nil {
+				panic(err) // the harness's index is open for the whole test
+			}
+		}
+	}})
+	h.jobs.Register(appliance.JobKindDSARHardDelete, h.privacy.Handler())
 	if err := h.jobs.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -315,6 +328,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,
+		Keys: h.auth, Privacy: h.privacy,
 		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
@@ -375,8 +389,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 }
 
 // issue issues a key through the tenancy service. The revoked and erased
-// keys are stored directly in the state that key rotation and the privacy
-// erase leave behind (those routes are not served yet).
+// keys are stored directly in the state that a revocation and the privacy
+// erase leave behind (tenant_test.go goes through those routes).
 func (h *harness) issue(tb testing.TB, name string, tier appliance.Tier, role appliance.Role) string {
 	tb.Helper()
 	req := tenancy.IssueRequest{Tier: tier, Role: role, Owner: "harness " + name, Email: name + "@example.com"}

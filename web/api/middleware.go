@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"linkplan/appliance"
+	"linkplan/appliance/tenancy"
 )
 
 type ctxKey int
@@ -241,9 +242,11 @@ func (a *API) wrap(h handler) http.HandlerFunc {
 // created marks a 201 response.
 type created struct{ body any }
 
-// authed requires a valid API key (or a bearer ID token bound to one),
-// meters the request (quotas and rate limits, a 429 when spent) and stores
-// the key and the audit actor in the request context.
+// authed requires a valid API key (or a bearer ID token bound to one)
+// whose tenant role allows the route's permission (roles.go), meters the
+// request (quotas and rate limits, a 429 when spent) and stores the key
+// and the audit actor in the request context. A request its role refuses
+// is not metered.
 func (a *API) authed(h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request) (any, error) {
 		k, err := a.credential(r) // X-API-Key, or a bearer ID token (sso.go)
@@ -252,6 +255,9 @@ func (a *API) authed(h handler) handler {
 		}
 		if acc, ok := r.Context().Value(ctxAccess).(*access); ok {
 			acc.keyID = k.ID
+		}
+		if err := tenancy.Authorize(k, routePermission(r)); err != nil {
+			return nil, err
 		}
 		if err := a.meter(w, r, k); err != nil {
 			return nil, err

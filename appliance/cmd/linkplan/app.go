@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/privacy"
 	"linkplan/appliance/quota"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
@@ -82,6 +84,7 @@ type app struct {
 	search          *search.Index
 	api             *api.API
 	jobs            *jobs.Service
+	privacy         *privacy.Service
 	quota           *quota.Service
 	log             *slog.Logger
 	batch           *batch.Service
@@ -227,6 +230,29 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.plans = &repeater.Submitter{Plans: repeater.New(ter, towers, reg.WithFallback, 0), Queue: a.jobs,
 		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
 	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
+	// Privacy requests: the daily hard delete is a job on the same queue;
+	// the scheduler that queues it starts with serve.
+	jobsDir := filepath.Join(cfg.DataDir, "jobs")
+	a.privacy = privacy.New(db, a.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
+		return auth.VerifyAdminFrom(k, code, tenancy.Client(c))
+	}, privacy.Options{Log: log, RemoveResult: func(name string) error {
+		err := os.Remove(filepath.Join(jobsDir, filepath.Base(name)))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}, TowersDeleted: func(ids []string) {
+		catalogMu.Lock()
+		defer catalogMu.Unlock()
+		a.index.Delete(ids...)
+		for _, id := range ids {
+			// "" as fingerprint: the next start re-indexes the full set.
+			if err := a.search.DeleteTower(context.Background(), "", id); err != nil {
+				log.Warn("tower search index not updated", "tower", id, "err", err)
+			}
+		}
+	}})
+	a.jobs.Register(appliance.JobKindDSARHardDelete, a.privacy.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
@@ -280,6 +306,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			}
 			return t, true
 		}, obsConfig),
+		Keys:               auth,
+		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,
 		Branding:           ts.branding,
 		SSO:                ssoDep,
@@ -305,6 +333,13 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 func (a *app) close() {
 	if a.maps != nil {
 		a.maps.Close()
+	}
+	if a.privacy != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := a.privacy.Close(ctx); err != nil {
+			a.log.Warn("privacy scheduler did not stop", "err", err)
+		}
+		cancel()
 	}
 	if a.jobs != nil {
 		// In-flight jobs checkpoint and give their leases back, so the

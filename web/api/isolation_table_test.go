@@ -1,0 +1,237 @@
+package api_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/appliance/tenancy"
+)
+
+// isoRoute is one row of the unified tenant-isolation table.
+type isoRoute struct {
+	name, method, url, body string
+	// list: the answer summarises tenant data (totals, counts, lists); its
+	// shape (shapeOf) must be the same before and after tenant A stored
+	// its data: B and Free never count A's rows.
+	list bool
+	// foreign: the URL names one of A's resources; B and Free get 404,
+	// exactly as for a missing one (forbidden: 403, an admin-only route).
+	foreign   bool
+	forbidden bool
+	// fresh: a tenant allowed the route stores the row as new (200 with
+	// ingested 1): A's equal row is not seen.
+	fresh bool
+}
+
+// shapeOf summarises a JSON answer: every number and every array length,
+// by path (arrays of objects are looked into element by element up to
+// depth 3). Two answers with the same shape count the same rows.
+func shapeOf(t *testing.T, body []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Sprintf("not JSON, %d bytes", len(body))
+	}
+	var parts []string
+	var walk func(path string, v any, depth int)
+	walk = func(path string, v any, depth int) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				switch k {
+				case "generated_unix", "dsar_request_id", "last_used_unix", "audit_log", "request_id":
+					continue // the request's own time and id, and the caller's own audit rows
+				}
+				walk(path+"."+k, e, depth)
+			}
+		case []any:
+			parts = append(parts, fmt.Sprintf("%s#%d", path, len(x)))
+			if depth < 3 {
+				for i, e := range x {
+					walk(fmt.Sprintf("%s[%d]", path, i), e, depth+1)
+				}
+			}
+		case float64:
+			parts = append(parts, fmt.Sprintf("%s=%g", path, x))
+		}
+	}
+	walk("", v, 0)
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}
+
+// TestTenantIsolationTable walks every tenant-scoped route of this
+// appliance (towers, jobs and their downloads, batch reports, link
+// reports and exports, coverage maps, repeater plans, observations, keys,
+// data exports, audit log, quota, privacy, AI and admin routes) with tenant B (the internal key, Business)
+// and a Free key, after tenant A (the pro key) stored a tower, a batch
+// job, a coverage map, a repeater plan job, an observation and a second
+// key: B and Free
+// never see A's rows (no id, station, e-mail or tenant id of A in any
+// answer), never count them (list answers have the same totals as before
+// A stored anything) and never change them (A's jobs, keys, tower and map
+// are as before). The per-resource isolation tests stay beside their
+// routes.
+func TestTenantIsolationTable(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	const lat, lon = -22.9519, -43.2105
+	const station, operator = "ISO-TABLE-A", "Isolada Tabela"
+	near := fmt.Sprintf(`{"receiver":{"lat":%g,"lon":%g,"height":10},"frequency_mhz":1800,"max_distance_km":2}`, lat+0.01, lon)
+	bbox := url.QueryEscape(fmt.Sprintf("%g,%g,%g,%g", lon-0.02, lat-0.02, lon+0.02, lat+0.02))
+	lists := []isoRoute{
+		{name: "towers list", method: "GET", url: "/towers?limit=1000", list: true},
+		{name: "towers by bbox", method: "GET", url: "/towers?bbox=" + bbox + "&limit=1000", list: true},
+		{name: "towers by operator", method: "GET", url: "/towers?operator=" + url.QueryEscape(operator), list: true},
+		{name: "towers full-text by station", method: "GET", url: "/towers?q=" + station, list: true},
+		{name: "towers full-text by operator", method: "GET", url: "/towers?q=isolada", list: true},
+		{name: "nearest towers", method: "GET", url: fmt.Sprintf("/towers/nearest?lat=%g&lon=%g&k=100&max_km=3", lat, lon), list: true},
+		{name: "keys", method: "GET", url: "/tenant/keys", list: true},
+		{name: "data export", method: "GET", url: "/tenant/me/data/export", list: true},
+		{name: "observation stats", method: "GET", url: "/coverage/observations/stats", list: true},
+		{name: "analyze link near A's tower", method: "POST", url: "/analyze_link", body: near, list: true},
+		{name: "export link near A's tower", method: "POST", url: "/exports/link?format=geojson", body: near, list: true},
+		{name: "ai chat near A's tower", method: "POST", url: "/ai/chat", body: `{"analysis":` + near + `}`, list: true},
+		{name: "ai models", method: "GET", url: "/ai/models", list: true},
+		{name: "ai compare", method: "POST", url: "/ai/compare",
+			body: fmt.Sprintf(`{"tx":{"lat":%g,"lon":%g,"height_m":30},"rx":{"lat":%g,"lon":%g,"height_m":10},"frequency_mhz":1800}`, lat, lon, lat+0.01, lon)},
+	}
+	tenants := []string{"internal", "free"}
+	before := map[string]string{}
+	for _, r := range lists {
+		for _, k := range tenants {
+			res := h.do(t, r.method, r.url, h.keys[k], nil, r.body)
+			before[r.name+"/"+k] = fmt.Sprintf("%d %s", res.status, shapeOf(t, res.body))
+		}
+	}
+
+	// Tenant A stores its data.
+	pro := h.keys["pro"]
+	towerID := registerOwn(t, h, "pro", operator, station, lat, lon)
+	owner, err := h.auth.Authenticate(pro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, second, err := h.auth.CreateKey(owner, tenancy.KeyRequest{TenantRole: appliance.TenantMember})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := submitJob(t, h, pro, `{"rows":[`+batchRows(101)+`],"options":{"pdfs":false}}`)
+	waitFor(t, h, pro, job.ID)
+	mapID, _, _ := startMap(t, h, pro, heatmapBody)
+	planRes := h.do(t, "POST", "/plan_repeater", pro, nil, planBody(4))
+	if planRes.status != http.StatusAccepted {
+		t.Fatalf("async plan: %d %s", planRes.status, planRes.body)
+	}
+	plan := decodeInto[struct {
+		Job jobAnswer `json:"job"`
+	}](t, planRes).Job
+	planState := waitFor(t, h, pro, plan.ID).State
+	obsRes := h.do(t, "POST", "/coverage/observations", pro, nil, obsRow(-22.9001))
+	if obsRes.status != http.StatusOK {
+		t.Fatalf("observation: %d %s", obsRes.status, obsRes.body)
+	}
+	obsIDs := decodeInto[struct {
+		IDs []string `json:"ids"`
+	}](t, obsRes).IDs
+	if len(obsIDs) != 1 {
+		t.Fatalf("observation ids: %s", obsRes.body)
+	}
+	markers := []string{obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14]}
+
+	routes := append(append([]isoRoute{}, lists...),
+		isoRoute{name: "one tower of A", method: "GET", url: "/towers/" + towerID, foreign: true},
+		isoRoute{name: "job status", method: "GET", url: "/jobs/" + job.ID, foreign: true},
+		isoRoute{name: "job download", method: "GET", url: "/jobs/" + job.ID + "/download", foreign: true},
+		isoRoute{name: "job cancel", method: "POST", url: "/jobs/" + job.ID + "/cancel", foreign: true},
+		isoRoute{name: "repeater plan job", method: "GET", url: "/jobs/" + plan.ID, foreign: true},
+		isoRoute{name: "repeater plan download", method: "GET", url: "/jobs/" + plan.ID + "/download", foreign: true},
+		isoRoute{name: "map status", method: "GET", url: "/coverage/heatmap/" + mapID, foreign: true},
+		isoRoute{name: "map events", method: "GET", url: "/coverage/heatmap/" + mapID + "/events", foreign: true},
+		isoRoute{name: "map export", method: "GET", url: "/coverage/heatmap/" + mapID + "/export?format=geotiff", foreign: true},
+		isoRoute{name: "rotate A's key", method: "POST", url: "/tenant/keys/" + second.ID + "/rotate", foreign: true},
+		isoRoute{name: "revoke A's key", method: "POST", url: "/tenant/keys/" + second.ID + "/revoke", foreign: true},
+		isoRoute{name: "admin export of A", method: "POST", url: "/admin/dsar/" + pro[:14] + "/export", forbidden: true,
+			body: dsarBody("123456", "isolation test justification", "pro@example.com")},
+		isoRoute{name: "admin erase of A", method: "POST", url: "/admin/dsar/" + pro[:14] + "/erase", forbidden: true,
+			body: dsarBody("123456", "isolation test justification", "pro@example.com")},
+		isoRoute{name: "overdue requests", method: "GET", url: "/admin/dsar/overdue", forbidden: true},
+		isoRoute{name: "admin audit log", method: "GET", url: "/admin/audit", forbidden: true},
+		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},
+		isoRoute{name: "tenant audit log of A's actions", method: "GET", url: "/tenant/audit?action=tower.register"},
+		isoRoute{name: "quota", method: "GET", url: "/v1/me/quota"},
+		isoRoute{name: "register a tower", method: "POST", url: "/towers", body: `{"operator":"Isolada B","lat":-22.95,"lon":-43.21}`},
+		isoRoute{name: "batch report near A's tower", method: "POST", url: "/batch_reports",
+			body: `{"rows":[{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":2}]}`},
+		isoRoute{name: "report link near A's tower", method: "POST", url: "/reports/link", body: near},
+		// A Free key is refused the AI routes (403) before any lookup; B gets
+		// 404 for A's job and tower (TestAIBatchAnalyze, TestTenantIsolationAI).
+		isoRoute{name: "ai summary of A's batch job", method: "POST", url: "/ai/batch-analyze", body: `{"job_id":"` + job.ID + `"}`},
+		isoRoute{name: "ai height on A's tower", method: "POST", url: "/ai/suggest-height",
+			body: fmt.Sprintf(`{"link":{"tower_id":%q,"receiver":{"lat":%g,"lon":%g,"height":3},"frequency_mhz":5800}}`, towerID, lat+0.01, lon)},
+		isoRoute{name: "repeater plan", method: "POST", url: "/plan_repeater", body: planBody(2)},
+		isoRoute{name: "observation batch", method: "POST", url: "/coverage/observations/batch", body: obsBatch("", -22.95)},
+		// The same row as A's: another tenant's stored row must not make it
+		// a duplicate (deduplication is per tenant).
+		isoRoute{name: "observation equal to A's", method: "POST", url: "/coverage/observations", body: obsRow(-22.9001), fresh: true},
+	)
+	for _, r := range routes {
+		for _, k := range tenants {
+			t.Run(r.name+" as "+k, func(t *testing.T) {
+				res := h.do(t, r.method, r.url, h.keys[k], nil, r.body)
+				if res.status >= 500 {
+					t.Fatalf("status %d: %s", res.status, res.body)
+				}
+				for _, m := range markers {
+					if strings.Contains(string(res.body), m) && !strings.Contains(r.url+r.body, m) { // a 404 may echo the id sent
+						t.Errorf("answer holds A's %q: %.400s", m, res.body)
+					}
+				}
+				switch {
+				case r.foreign && res.status != http.StatusNotFound:
+					t.Errorf("status %d for A's resource, want 404: %.300s", res.status, res.body)
+				case r.forbidden && res.status != http.StatusForbidden:
+					t.Errorf("status %d on an admin route, want 403: %.300s", res.status, res.body)
+				case r.fresh && res.status == http.StatusOK && !strings.Contains(string(res.body), `"ingested":1`):
+					t.Errorf("A's equal row made this one a duplicate: %s", res.body)
+				case r.fresh && k == "internal" && res.status != http.StatusOK:
+					t.Errorf("status %d: %s", res.status, res.body)
+				case r.list:
+					if got := fmt.Sprintf("%d %s", res.status, shapeOf(t, res.body)); got != before[r.name+"/"+k] {
+						t.Errorf("the answer changed when A stored its data:\nbefore %s\nafter  %s", before[r.name+"/"+k], got)
+					}
+				}
+			})
+		}
+	}
+
+	// A's data is unchanged and still its own.
+	if got := waitFor(t, h, pro, job.ID); got.State != "succeeded" {
+		t.Errorf("A's job: %+v", got)
+	}
+	if got := waitFor(t, h, pro, plan.ID); got.State != planState {
+		t.Errorf("A's plan job: %s, was %s", got.State, planState)
+	}
+	if res := h.do(t, "GET", "/towers/"+towerID, pro, nil, ""); res.status != http.StatusOK {
+		t.Errorf("A's tower: %d", res.status)
+	}
+	if res := h.do(t, "GET", "/coverage/heatmap/"+mapID, pro, nil, ""); res.status != http.StatusOK {
+		t.Errorf("A's map: %d", res.status)
+	}
+	keys := decodeInto[struct {
+		Keys []wireKey `json:"keys"`
+	}](t, h.do(t, "GET", "/tenant/keys", pro, nil, ""))
+	if len(keys.Keys) != 2 {
+		t.Fatalf("A's keys: %+v", keys)
+	}
+	for _, k := range keys.Keys {
+		if k.State != "active" {
+			t.Errorf("A's key %s is %s", k.KeyID, k.State)
+		}
+	}
+}
