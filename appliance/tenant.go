@@ -112,7 +112,8 @@ type Permission string
 // Permissions.
 const (
 	// PermRead reads the tenant's data or computes without storing
-	// anything (GET routes, link analyses, exports, PDF reports).
+	// anything (GET routes, link analyses, exports, PDF reports, AI
+	// explanations).
 	PermRead Permission = "read"
 	// PermWrite stores tenant data: towers, batch jobs, coverage maps,
 	// repeater plans, job cancels.

@@ -74,6 +74,23 @@
 // SamplesTotal says how many samples the computation used. A 200 km path
 // at 90 m (2 224 samples) becomes 512 points.
 //
+// # Height search
+//
+// SuggestHeight (POST /ai/suggest-height: the engine computes, an AI only
+// explains) finds the smallest height of one end (receiver by default, or
+// the tower) on the grid StepM, 2·StepM, … MaxHeightM (defaults 1 m and
+// 100 m; step 0.1–10 m; at most 2 000 heights) at which the path clears
+// 60 % of F1 at every intermediate sample (hence line of sight) and the
+// engine's link margin reaches the target. Clearance only grows with the
+// moving end's height, so the search starts at the grid height just below
+// the exact geometric 60 % F1 bound above and evaluates every height from
+// there with the engine, in order, until one qualifies: the answer equals
+// a brute force over every grid height (height_test.go, real Rio
+// profiles). When no grid height up to the cap qualifies the answer says
+// so and names the rule the highest searched height still misses
+// (line_of_sight, fresnel60 or margin); when the geometric bound is above
+// the cap no height is evaluated.
+//
 // # Warnings
 //
 // Each candidate carries Warnings (never nil), in this order, then the

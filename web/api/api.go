@@ -89,6 +89,9 @@ type Deps struct {
 	// AI describes the AI provider for GET /platform/maturity; the zero
 	// value: no AI provider configured.
 	AI AIProvider
+	// Explainer answers the AI routes (appliance/ai); nil: the AI routes
+	// are not served.
+	Explainer Explainer
 }
 
 // API is the HTTP handler of the appliance.
@@ -158,6 +161,7 @@ func New(d Deps) *API {
 	a.registerDocs(r)
 	a.registerTenant(r)
 	a.registerPlatform(r)
+	a.registerAI(r)
 	a.router = r
 	return a
 }

@@ -236,6 +236,28 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
+	req, note, err := a.pairRequest(r, &q)
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.Pairs.AnalyzePair(r.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	out := AnalyzeResponse{LinkResultJSON: linkResult(c), EngineUsed: string(c.Prediction.Engine),
+		EngineVersion: c.Prediction.EngineVersion, Confidence: planner.PhysicsConfidence(c.Prediction.Engine),
+		ModelSource: "physics", RxThresholdDBm: r3(req.RxThresholdDBm), Intermediate: map[string]float64{}}
+	if note != "" {
+		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
+	}
+	out.Intermediate = roundMap(c.Prediction.Intermediate)
+	return out, nil
+}
+
+// pairRequest maps a POST /analyze body onto the domain request of the
+// calling key (tenant scope, engine resolved for its tier), naming every
+// bad field; note is the engine_resolved message, "" when none.
+func (a *API) pairRequest(r *http.Request, q *analyzeRequest) (appliance.PairRequest, string, error) {
 	// Reuse the link request's decoding for the shared fields.
 	lq := analyzeLinkRequest{Receiver: q.Receiver, FrequencyMHz: q.FrequencyMHz, RxGainDBi: q.RxGainDBi,
 		CableLossDB: q.CableLossDB, RxThresholdDBm: q.RxThresholdDBm, AssumedEIRPDBm: q.AssumedEIRPDBm}
@@ -291,7 +313,7 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 		}
 	}
 	if err := v.Err(); err != nil {
-		return nil, err
+		return appliance.PairRequest{}, "", err
 	}
 	var asked appliance.EngineID
 	if q.Engine != nil {
@@ -299,21 +321,10 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	id, note, err := a.resolveEngine(keyFrom(r.Context()), asked)
 	if err != nil {
-		return nil, err
+		return appliance.PairRequest{}, "", err
 	}
 	req.Engine = id
-	c, err := a.Pairs.AnalyzePair(r.Context(), req)
-	if err != nil {
-		return nil, err
-	}
-	out := AnalyzeResponse{LinkResultJSON: linkResult(c), EngineUsed: string(c.Prediction.Engine),
-		EngineVersion: c.Prediction.EngineVersion, Confidence: planner.PhysicsConfidence(c.Prediction.Engine),
-		ModelSource: "physics", RxThresholdDBm: r3(req.RxThresholdDBm), Intermediate: map[string]float64{}}
-	if note != "" {
-		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
-	}
-	out.Intermediate = roundMap(c.Prediction.Intermediate)
-	return out, nil
+	return req, note, nil
 }
 
 func ptr[T any](v T) *T { return &v }

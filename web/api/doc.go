@@ -73,6 +73,16 @@
 // and privacy requests (/tenant/me/data/..., /admin/dsar/..., tenant.go
 // and dsar.go) call appliance/tenancy and appliance/privacy.
 //
+// AI routes (ai.go, appliance/ai): GET /ai/models, POST /ai/chat,
+// /ai/suggest-height, /ai/compare and /ai/batch-analyze decode the body,
+// reuse the request mapping of the route they explain (the /analyze_link
+// body in "analysis", the /analyze body in "link", the engine case of
+// /coverage/engines/compare as the body itself, a job id) and call one
+// Explainer method; tier, AI quota, engine runs, fact sheets and the
+// grounding check are the service's. Bodies are capped at MaxAIBodyBytes
+// (64 KiB, 413). A language model that fails or times out is never an
+// error: the template answers (grounding.outcome provider_unavailable).
+//
 // # Design notes
 //
 // The interfaces this package consumes are declared here (Engines,

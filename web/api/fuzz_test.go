@@ -93,3 +93,33 @@ func FuzzObservationBatchBody(f *testing.F) {
 		`{"observations":null}`, `[]`, `{"observations":[{}]}`,
 	})
 }
+
+func FuzzAIChatBody(f *testing.F) {
+	fuzzBodies(f, "/ai/chat", []string{
+		`{"analysis":{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20},"question":"Por quê?","language":"en"}`,
+		`{"analysis":{"receiver":{"lat":-22.95},"frequency_mhz":"x"},"language":"fr"}`,
+		`{"analysis":null,"question":1}`, `{"question":"\u0000\ud800"}`, `null`, `[]`, `{`, ``,
+	})
+}
+
+func FuzzAISuggestHeightBody(f *testing.F) {
+	fuzzBodies(f, "/ai/suggest-height", []string{
+		`{"link":{"tower":{"lat":-22.90,"lon":-43.10,"height":15,"power":50},"receiver":{"lat":-22.93,"lon":-43.18,"height":2},"frequency_mhz":5800},"target_margin_db":0,"step_m":0.5,"max_height_m":60}`,
+		`{"link":{"tower_id":"x","receiver":{"lat":-22.93,"lon":-43.18},"frequency_mhz":5800},"move":"tower","step_m":1e-300,"max_height_m":1e308}`,
+		`{"link":{},"target_margin_db":"NaN"}`, `{"link":[]}`, `null`, `{`, ``,
+	})
+}
+
+func FuzzAICompareBody(f *testing.F) {
+	fuzzBodies(f, "/ai/compare", []string{
+		`{"tx":{"lat":-22.925,"lon":-43.31,"height_m":30},"rx":{"lat":-22.96,"lon":-43.21,"height_m":10},"frequency_mhz":900}`,
+		`{"tx":{"lat":-22.925},"rx":{},"frequency_mhz":-1,"profile":{"distances_m":[0],"heights_m":[]}}`,
+		`{"tx":1}`, `null`, `{`, ``,
+	})
+}
+
+func FuzzAIBatchAnalyzeBody(f *testing.F) {
+	fuzzBodies(f, "/ai/batch-analyze", []string{
+		`{"job_id":"job_x","language":"en"}`, `{"job_id":""}`, `{"job_id":1}`, `{"job_id":"` + strings.Repeat("j", 200) + `"}`, `null`, `{`, ``,
+	})
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"linkplan/appliance"
+	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/billing"
@@ -96,6 +97,9 @@ type harnessOptions struct {
 	unmetered bool
 	sso       bool // a real OIDC issuer (ssotest) and the SSO service
 	billing   bool // the billing service with billingSecret
+	// aiProvider is the language model of the AI routes; nil: the
+	// template explainer only, as serve without --ai-provider-url.
+	aiProvider ai.Provider
 }
 
 // harness is the real API composed in-process like the composition root
@@ -314,8 +318,13 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		}
 		billingDep = svc
 	}
+	var aiQuota ai.Quota
+	if h.quota != nil {
+		aiQuota = h.quota
+	}
 	h.api = api.New(api.Deps{
-		SSO: ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
+		Explainer: ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
+		SSO:       ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,

@@ -69,7 +69,7 @@ func shapeOf(t *testing.T, body []byte) string {
 // TestTenantIsolationTable walks every tenant-scoped route of this
 // appliance (towers, jobs and their downloads, batch reports, link
 // reports and exports, coverage maps, repeater plans, observations, keys,
-// data exports, audit log, quota, privacy and admin routes) with tenant B (the internal key, Business)
+// data exports, audit log, quota, privacy, AI and admin routes) with tenant B (the internal key, Business)
 // and a Free key, after tenant A (the pro key) stored a tower, a batch
 // job, a coverage map, a repeater plan job, an observation and a second
 // key: B and Free
@@ -96,6 +96,10 @@ func TestTenantIsolationTable(t *testing.T) {
 		{name: "observation stats", method: "GET", url: "/coverage/observations/stats", list: true},
 		{name: "analyze link near A's tower", method: "POST", url: "/analyze_link", body: near, list: true},
 		{name: "export link near A's tower", method: "POST", url: "/exports/link?format=geojson", body: near, list: true},
+		{name: "ai chat near A's tower", method: "POST", url: "/ai/chat", body: `{"analysis":` + near + `}`, list: true},
+		{name: "ai models", method: "GET", url: "/ai/models", list: true},
+		{name: "ai compare", method: "POST", url: "/ai/compare",
+			body: fmt.Sprintf(`{"tx":{"lat":%g,"lon":%g,"height_m":30},"rx":{"lat":%g,"lon":%g,"height_m":10},"frequency_mhz":1800}`, lat, lon, lat+0.01, lon)},
 	}
 	tenants := []string{"internal", "free"}
 	before := map[string]string{}
@@ -165,6 +169,11 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "batch report near A's tower", method: "POST", url: "/batch_reports",
 			body: `{"rows":[{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":2}]}`},
 		isoRoute{name: "report link near A's tower", method: "POST", url: "/reports/link", body: near},
+		// A Free key is refused the AI routes (403) before any lookup; B gets
+		// 404 for A's job and tower (TestAIBatchAnalyze, TestTenantIsolationAI).
+		isoRoute{name: "ai summary of A's batch job", method: "POST", url: "/ai/batch-analyze", body: `{"job_id":"` + job.ID + `"}`},
+		isoRoute{name: "ai height on A's tower", method: "POST", url: "/ai/suggest-height",
+			body: fmt.Sprintf(`{"link":{"tower_id":%q,"receiver":{"lat":%g,"lon":%g,"height":3},"frequency_mhz":5800}}`, towerID, lat+0.01, lon)},
 		isoRoute{name: "repeater plan", method: "POST", url: "/plan_repeater", body: planBody(2)},
 		isoRoute{name: "observation batch", method: "POST", url: "/coverage/observations/batch", body: obsBatch("", -22.95)},
 		// The same row as A's: another tenant's stored row must not make it
@@ -179,7 +188,7 @@ func TestTenantIsolationTable(t *testing.T) {
 					t.Fatalf("status %d: %s", res.status, res.body)
 				}
 				for _, m := range markers {
-					if strings.Contains(string(res.body), m) && !strings.Contains(r.url, m) { // a 404 may echo the id sent
+					if strings.Contains(string(res.body), m) && !strings.Contains(r.url+r.body, m) { // a 404 may echo the id sent
 						t.Errorf("answer holds A's %q: %.400s", m, res.body)
 					}
 				}

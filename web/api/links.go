@@ -321,6 +321,12 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err // errors.go: the user message carries no operation prefix
 	}
+	return a.analysisJSON(req, res, note), nil
+}
+
+// analysisJSON is the body of an /analyze_link answer: the analysis res of
+// req, with note the engine_resolved message ("" none).
+func (a *API) analysisJSON(req appliance.LinkRequest, res *appliance.LinkAnalysis, note string) AnalyzeLinkResponse {
 	var out AnalyzeLinkResponse
 	if res.Best != nil {
 		b := linkResult(res.Best)
@@ -365,5 +371,5 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if res.SyntheticTowers > 0 {
 		out.DataProvenance.Note = "results include synthetic sample towers: they are not real infrastructure"
 	}
-	return out, nil
+	return out
 }

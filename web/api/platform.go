@@ -70,8 +70,20 @@ func (a *API) maturity(_ http.ResponseWriter, r *http.Request) (any, error) {
 		}
 		out.Dependencies = append(out.Dependencies, d)
 	}
-	llm := LLMInferenceJSON{Active: a.AI.Name != "", AWSBacked: a.AI.Name != "" && a.AI.AWSBacked, Provider: strp(a.AI.Name)}
-	if !llm.Active {
+	// Active only when a language model provider is configured and the AI
+	// routes can call it; the built-in template explainer is not inference.
+	active := a.Explainer != nil && a.Explainer.Active()
+	llm := LLMInferenceJSON{Active: active, AWSBacked: active && a.AI.AWSBacked}
+	switch {
+	case active:
+		name := a.AI.Name
+		if name == "" {
+			name = a.Explainer.ProviderKind()
+		}
+		llm.Provider = strp(name)
+	case a.Explainer != nil:
+		llm.Reason = strp("no language model provider is configured: the AI endpoints answer with the built-in template explainer and make no outbound call")
+	default:
 		llm.Reason = strp("no AI provider is configured: the AI endpoints are not served")
 	}
 	out.HostingPortability = HostingPortabilityJSON{SingleBinary: true, CloudServicesRequired: false,

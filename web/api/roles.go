@@ -21,6 +21,10 @@ var routePermissions = map[string]appliance.Permission{
 	"POST /coverage/engines/compare": appliance.PermRead,
 	"POST /exports/link":             appliance.PermRead,
 	"POST /reports/link":             appliance.PermRead,
+	"POST /ai/chat":                  appliance.PermRead,
+	"POST /ai/suggest-height":        appliance.PermRead,
+	"POST /ai/compare":               appliance.PermRead,
+	"POST /ai/batch-analyze":         appliance.PermRead,
 	// Key management and privacy requests (the services check the rest:
 	// another key's rotation needs PermManageKeys).
 	"POST /tenant/keys":                        appliance.PermManageKeys,

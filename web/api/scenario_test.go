@@ -1077,6 +1077,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("observations", func(t *testing.T) { run.run(t, h, observationScenarios(t, h)) })
 	t.Run("tenant and platform", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
 	t.Run("sso, branding and billing", func(t *testing.T) { run.run(t, h, tenantFeatureScenarios(t, h)) })
+	t.Run("ai", func(t *testing.T) { run.run(t, h, aiScenarios(t, h)) })
 	t.Run("tenant keys and privacy", func(t *testing.T) { run.run(t, h, keyPrivacyScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.
@@ -1194,5 +1195,8 @@ func jobScenarios(t *testing.T, h *harness) []scenario {
 		{name: "bundle of a canceled job", method: "GET", url: "/jobs/" + queued.ID + "/download", key: "internal", status: 409, code: "conflict"},
 		{name: "cancel a finished job", method: "POST", url: "/jobs/" + done.ID + "/cancel", key: "pro", status: 409, code: "conflict"},
 		{name: "cancel another tenant's job", method: "POST", url: "/jobs/" + done.ID + "/cancel", key: "free", status: 404, code: "not_found"},
+		{name: "ai summary of the finished job", method: "POST", url: "/ai/batch-analyze", key: "pro", body: `{"job_id":"` + done.ID + `"}`, status: 200,
+			contains: []string{`"margin_classes"`, `"total":101`}},
+		{name: "ai summary of a canceled job", method: "POST", url: "/ai/batch-analyze", key: "internal", body: `{"job_id":"` + queued.ID + `"}`, status: 409, code: "conflict"},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
@@ -47,6 +48,31 @@ type config struct {
 	BillingSecret   string // file holding the payment webhook's signing secret; "" = no webhook
 	Log             *slog.Logger
 	Observations    observations.Config // signature enforcement and dedup window
+	// AI is the language model of the AI routes; a zero URL: the built-in
+	// template explainer only, and no outbound call.
+	AI aiConfig
+}
+
+// aiConfig configures the AI routes' language model provider.
+type aiConfig struct {
+	ProviderURL string        // OpenAI-compatible server root (llama-server, Ollama); "" none
+	Model       string        // the model it answers with; required with ProviderURL
+	Timeout     time.Duration // per provider call; 0: ai.DefaultTimeout
+}
+
+// provider builds the configured provider, nil when none.
+func (c aiConfig) provider() (ai.Provider, error) {
+	if c.ProviderURL == "" {
+		return nil, nil
+	}
+	if c.Model == "" {
+		return nil, fmt.Errorf("--ai-model is required with --ai-provider-url: %w", errUsage)
+	}
+	p, err := ai.NewClient(c.ProviderURL, c.Model, c.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("--ai-provider-url: %w", err)
+	}
+	return p, nil
 }
 
 // app is the assembled appliance.
@@ -250,8 +276,15 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if ts.billing != nil {
 		billingDep = ts.billing
 	}
+	aiProvider, err := cfg.AI.provider()
+	if err != nil {
+		return nil, err
+	}
 	a.api = api.New(api.Deps{
-		Quota: a.quota, PDFs: a.quota, Audit: auditlog.New(db),
+		// The AI routes: the template explainer, or the operator's language
+		// model; the engine (the planner) computes every number.
+		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.jobs, Quota: a.quota, Metrics: mset}),
+		Quota:     a.quota, PDFs: a.quota, Audit: auditlog.New(db),
 		Auth: auth, Links: plan, Towers: towers, Search: a.search,
 		Upsert: func(t *appliance.Tower) {
 			catalogMu.Lock()
@@ -262,7 +295,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
 			}
 		},
-		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.offline(),
+		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil,
 		Jobs: a.jobs, Batches: a.batch,
 		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
 		Repeaters: a.plans,

@@ -19,6 +19,14 @@
 // --refractivity-dir (ITU-R DN50/N050 maps; default documented Brazil
 // values), --memory-limit-mib (default 320 MiB soft limit) and --log-level.
 //
+// AI flags (appliance/ai): --ai-provider-url (root URL of a self-hosted
+// OpenAI-compatible chat-completions server: llama.cpp's llama-server or
+// Ollama; default empty: the AI routes answer with the built-in template
+// explainer and nothing is called), --ai-model (required with the URL) and
+// --ai-timeout (default 30s; past it the template answers). With a URL the
+// appliance is no longer offline (GET /platform/maturity reports
+// llm_inference active).
+//
 // # Caveats
 //
 // With no --towers file and no installed source, the appliance serves the

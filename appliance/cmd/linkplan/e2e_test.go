@@ -330,6 +330,14 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 	}
 	analyze(t, s)
+	// The AI routes without --ai-provider-url: the template explainer, the
+	// disclaimer last, and no outbound call (llm_inference inactive).
+	r = s.call(t, "POST", "/ai/chat", map[string]string{"X-API-Key": issued.APIKey, "Content-Type": "application/json"},
+		`{"analysis":{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20}}`)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"outcome":"template"`) ||
+		!strings.Contains(string(r.body), "não substitui o parecer técnico do engenheiro responsável.\"") {
+		t.Errorf("ai chat: %d %.400s", r.status, r.body)
+	}
 	if r := s.call(t, "POST", "/analyze_link", nil, `{}`); r.status != http.StatusUnauthorized || !bytes.Contains(r.body, []byte(`"code":"unauthenticated"`)) {
 		t.Errorf("without a key: %d %s", r.status, r.body)
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"linkplan/appliance/ai"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/refresh"
 	"linkplan/web"
@@ -39,6 +40,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&sc.ClientSecretFile, "oidc-client-secret-file", "", "file holding the OIDC client secret of the hosted login (empty: public client)")
 	fs.StringVar(&sc.RedirectURL, "oidc-redirect-url", "", "hosted login callback URL registered at the issuer, e.g. https://host/auth/oidc/callback")
 	fs.StringVar(&sc.JWKSFile, "oidc-jwks-file", "", "air-gapped sites: the issuer's JSON Web Key Set file; ID tokens are verified against it without contacting the issuer")
+	var aic aiConfig
+	fs.StringVar(&aic.ProviderURL, "ai-provider-url", "", "root URL of a self-hosted OpenAI-compatible chat-completions server for the AI routes (llama.cpp llama-server, e.g. http://127.0.0.1:8081; Ollama, e.g. http://127.0.0.1:11434); empty: the built-in template explainer only, no outbound call")
+	fs.StringVar(&aic.Model, "ai-model", "", "model name the provider answers with (required with --ai-provider-url), e.g. qwen2.5:7b-instruct")
+	fs.DurationVar(&aic.Timeout, "ai-timeout", ai.DefaultTimeout, "longest wait for one provider answer; past it the template explanation is given")
 	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
@@ -64,7 +69,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
-		SSO: sc, BillingSecret: *billingSecret, Log: log,
+		SSO: sc, BillingSecret: *billingSecret, Log: log, AI: aic,
 		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}})
 	if err != nil {
 		return err

@@ -1,0 +1,85 @@
+package batch
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/zip"
+
+	"linkplan/appliance"
+)
+
+// MaxResultsCSVBytes caps the results.csv ReadResults reads (a 100,000-row
+// job writes about 25 MB).
+const MaxResultsCSVBytes = 256 << 20
+
+// ReadResults reads the rows of results.csv back from a job bundle (the
+// zip of size bytes at r): the fields of RowResult that results.csv holds
+// (not the field errors of a bad row). A bundle without results.csv, or a
+// results.csv whose header is not ResultColumns, is an error matching
+// appliance.ErrInvalid.
+func ReadResults(r io.ReaderAt, size int64) ([]RowResult, error) {
+	z, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("read bundle: %w: %w", appliance.ErrInvalid, err)
+	}
+	f, err := z.Open(FileResultsCSV)
+	if err != nil {
+		return nil, fmt.Errorf("read bundle: no %s: %w", FileResultsCSV, appliance.ErrInvalid)
+	}
+	defer f.Close()
+	cr := csv.NewReader(io.LimitReader(f, MaxResultsCSVBytes))
+	cr.FieldsPerRecord = len(ResultColumns())
+	head, err := cr.Read()
+	if err != nil || strings.Join(head, ",") != strings.Join(ResultColumns(), ",") {
+		return nil, fmt.Errorf("read bundle: %s header is not the expected columns: %w", FileResultsCSV, appliance.ErrInvalid)
+	}
+	var out []RowResult
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read bundle: %s: %w: %w", FileResultsCSV, appliance.ErrInvalid, err)
+		}
+		row, err := parseResult(rec)
+		if err != nil {
+			return nil, fmt.Errorf("read bundle: %s line %d: %w", FileResultsCSV, len(out)+2, err)
+		}
+		out = append(out, row)
+	}
+}
+
+// parseResult maps one results.csv record (ResultColumns order) onto a
+// RowResult.
+func parseResult(rec []string) (RowResult, error) {
+	var bad error
+	num := func(s string) *float64 {
+		if s == "" {
+			return nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil && bad == nil {
+			bad = fmt.Errorf("%q is not a number: %w", s, appliance.ErrInvalid)
+		}
+		return &v
+	}
+	n, err := strconv.Atoi(rec[0])
+	if err != nil || n < 1 {
+		return RowResult{}, fmt.Errorf("row %q: %w", rec[0], appliance.ErrInvalid)
+	}
+	r := RowResult{Index: n - 1, Row: n, ReceiverID: rec[1], Lat: num(rec[2]), Lon: num(rec[3]), HeightM: num(rec[4]), FreqMHz: num(rec[5]),
+		MaxDistanceKm: num(rec[6]), RxGainDBi: num(rec[7]), CableLossDB: num(rec[8]), RxThresholdDBm: num(rec[9]), AssumedEIRPDBm: num(rec[10]),
+		OperatorFilter: rec[11], TowerID: rec[12], Operator: rec[13], DistanceKm: num(rec[14]), AzimuthDeg: num(rec[15]),
+		RxPowerDBm: num(rec[16]), MarginDB: num(rec[17]), EIRPAssumed: rec[18] == "true", Engine: rec[19], EngineVersion: rec[20],
+		Status: rec[21], Reason: rec[23]}
+	if rec[22] != "" {
+		r.Warnings = strings.Split(rec[22], ";")
+	}
+	return r, bad
+}
