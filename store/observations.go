@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -166,33 +167,62 @@ func (db *DB) Observations(tenant string, kind appliance.ObservationKind, fn fun
 	if err != nil {
 		return fmt.Errorf("observations: %w", err)
 	}
-	err = db.bolt.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(name).Cursor()
-		var k, v []byte
-		if tenant == "" {
-			k, v = c.First()
-		} else {
-			k, v = c.Seek(obsKey(tenant, ""))
-		}
-		pfx := obsKey(tenant, "")
-		for ; k != nil; k, v = c.Next() {
-			if tenant != "" && (len(k) < len(pfx) || string(k[:len(pfx)]) != string(pfx)) {
-				break
-			}
-			var o appliance.Observation
-			if err := json.Unmarshal(v, &o); err != nil {
-				return err
-			}
-			if !fn(o) {
-				break
-			}
-		}
-		return nil
-	})
+	err = db.bolt.View(func(tx *bolt.Tx) error { return eachTenantJSON(tx.Bucket(name), tenant, fn) })
 	if err != nil {
 		return fmt.Errorf("observations: %w", err)
 	}
 	return nil
+}
+
+// eachTenantJSON decodes, in key order, every value of b whose key is
+// under tenant's prefix (tenant id + 0x00; every value when tenant is "")
+// and calls fn with it until fn returns false.
+func eachTenantJSON[T any](b *bolt.Bucket, tenant string, fn func(T) bool) error {
+	c := b.Cursor()
+	pfx := obsKey(tenant, "")
+	k, v := c.First()
+	if tenant != "" {
+		k, v = c.Seek(pfx)
+	}
+	for ; k != nil && (tenant == "" || bytes.HasPrefix(k, pfx)); k, v = c.Next() {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return fmt.Errorf("row %q: %w", k, err)
+		}
+		if !fn(x) {
+			break
+		}
+	}
+	return nil
+}
+
+// rewriteJSON decodes every value of b, lets change edit it, and stores
+// the values change reports changed (after the walk: a bucket must not
+// change under its cursor). It returns how many it stored.
+func rewriteJSON[T any](b *bolt.Bucket, change func(*T) bool) (int, error) {
+	type upd struct{ k, v []byte }
+	var ups []upd
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return 0, fmt.Errorf("row %q: %w", k, err)
+		}
+		if !change(&x) {
+			continue
+		}
+		raw, err := json.Marshal(&x)
+		if err != nil {
+			return 0, err
+		}
+		ups = append(ups, upd{slices.Clone(k), raw})
+	}
+	for _, u := range ups {
+		if err := b.Put(u.k, u.v); err != nil {
+			return 0, err
+		}
+	}
+	return len(ups), nil
 }
 
 // StampConsent sets the consent of every stored row (both kinds, every
@@ -203,31 +233,17 @@ func (db *DB) StampConsent(source string, state appliance.Consent, audit applian
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		changed = 0
 		for _, name := range [][]byte{bucketLinkObservations, bucketCellSignalSamples} {
-			b := tx.Bucket(name)
-			type upd struct{ k, v []byte }
-			var ups []upd
-			c := b.Cursor()
-			for k, v := c.First(); k != nil; k, v = c.Next() {
-				var o appliance.Observation
-				if err := json.Unmarshal(v, &o); err != nil {
-					return fmt.Errorf("row %q: %w", k, err)
-				}
+			n, err := rewriteJSON(tx.Bucket(name), func(o *appliance.Observation) bool {
 				if o.Source != source || o.Consent == state {
-					continue
+					return false
 				}
 				o.Consent = state
-				raw, err := json.Marshal(&o)
-				if err != nil {
-					return err
-				}
-				ups = append(ups, upd{slices.Clone(k), raw})
+				return true
+			})
+			if err != nil {
+				return err
 			}
-			for _, u := range ups {
-				if err := b.Put(u.k, u.v); err != nil {
-					return err
-				}
-			}
-			changed += len(ups)
+			changed += n
 		}
 		audit.Params["rows"] = fmt.Sprint(changed)
 		return db.appendAuditsTx(tx, audit)
@@ -241,27 +257,7 @@ func (db *DB) StampConsent(source string, state appliance.Consent, audit applian
 // DividendEvents calls fn with every data dividend event (every tenant's
 // when tenant is ""), in key order, until fn returns false.
 func (db *DB) DividendEvents(tenant string, fn func(appliance.DividendEvent) bool) error {
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketDividends).Cursor()
-		pfx := obsKey(tenant, "")
-		k, v := c.First()
-		if tenant != "" {
-			k, v = c.Seek(pfx)
-		}
-		for ; k != nil; k, v = c.Next() {
-			if tenant != "" && !strings.HasPrefix(string(k), string(pfx)) {
-				break
-			}
-			var e appliance.DividendEvent
-			if err := json.Unmarshal(v, &e); err != nil {
-				return err
-			}
-			if !fn(e) {
-				break
-			}
-		}
-		return nil
-	})
+	err := db.bolt.View(func(tx *bolt.Tx) error { return eachTenantJSON(tx.Bucket(bucketDividends), tenant, fn) })
 	if err != nil {
 		return fmt.Errorf("dividend events: %w", err)
 	}
@@ -274,33 +270,18 @@ func (db *DB) DividendEvents(tenant string, fn func(appliance.DividendEvent) boo
 func (db *DB) SettleDividends(amountBRLCents int64, form string, settledAt float64, audit appliance.AuditEntry) (int, error) {
 	n := 0
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		n = 0
-		b := tx.Bucket(bucketDividends)
-		type upd struct{ k, v []byte }
-		var ups []upd
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var e appliance.DividendEvent
-			if err := json.Unmarshal(v, &e); err != nil {
-				return err
-			}
+		var err error
+		n, err = rewriteJSON(tx.Bucket(bucketDividends), func(e *appliance.DividendEvent) bool {
 			if e.SettledAt != nil {
-				continue
+				return false
 			}
 			amt, f, at := amountBRLCents, form, settledAt
 			e.AmountBRLCents, e.SettlementForm, e.SettledAt = &amt, &f, &at
-			raw, err := json.Marshal(&e)
-			if err != nil {
-				return err
-			}
-			ups = append(ups, upd{slices.Clone(k), raw})
+			return true
+		})
+		if err != nil {
+			return err
 		}
-		for _, u := range ups {
-			if err := b.Put(u.k, u.v); err != nil {
-				return err
-			}
-		}
-		n = len(ups)
 		audit.Params["events"] = fmt.Sprint(n)
 		return db.appendAuditsTx(tx, audit)
 	})

@@ -153,7 +153,7 @@ func trainModel(rows *dtRows, out string, now func() time.Time, stdout, stderr i
 	if err := ml.WriteArtifact(&buf, a); err != nil {
 		return fmt.Errorf("model train: %w", err)
 	}
-	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+	if err := installFile(out, buf.Bytes()); err != nil { // atomic: no partial artifact
 		return fmt.Errorf("model train: --out: %w", err)
 	}
 	fmt.Fprintf(stdout, "n=%d cv_rmse_db=%.3f cv_rmse_std_db=%.3f cv_folds=%d band_q_abs_db=%.3f out=%s\n",
@@ -221,26 +221,4 @@ func evalLine(y, pred []float64, lo, hi float64) string {
 		cov, width = fmt.Sprintf("%.4f", float64(in)/n), fmt.Sprintf("%.3f", hi-lo)
 	}
 	return fmt.Sprintf("n=%d rmse_db=%.3f mae_db=%.3f bias_db=%.3f coverage=%s mean_width_db=%s", len(y), math.Sqrt(se/n), ae/n, bias/n, cov, width)
-}
-
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, so that a failed write leaves no partial artifact.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -111,7 +111,8 @@ func towersCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // installFile writes data to dst atomically (temp file, fsync, rename), so a
-// refresh never reads a half-written source.
+// refresh never reads a half-written source and a failed write leaves no
+// partial file (tower sources, model artifacts).
 func installFile(dst string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
