@@ -298,37 +298,14 @@ func scrubBrandingTx(tx *bolt.Tx, tenantID, pseudonym string) error {
 // scrubAuditTx clears actor e-mail, IP address and user agent of every
 // audit row of tenantID or of a key in keyIDs.
 func scrubAuditTx(tx *bolt.Tx, tenantID string, keyIDs map[string]bool) error {
-	b := tx.Bucket(bucketAudit)
-	type row struct{ k, v []byte }
-	var rows []row
-	err := b.ForEach(func(k, v []byte) error {
-		var e appliance.AuditEntry
-		if err := json.Unmarshal(v, &e); err != nil {
-			return err
-		}
-		if e.TenantID != tenantID && !keyIDs[e.ActorKey] {
-			return nil
-		}
-		if e.ActorEmail == "" && e.IP == "" && e.UserAgent == "" {
-			return nil
+	_, err := rewriteJSON(tx.Bucket(bucketAudit), func(e *appliance.AuditEntry) bool {
+		if e.TenantID != tenantID && !keyIDs[e.ActorKey] || e.ActorEmail == "" && e.IP == "" && e.UserAgent == "" {
+			return false
 		}
 		e.ActorEmail, e.IP, e.UserAgent = "", "", ""
-		raw, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{append([]byte(nil), k...), raw})
-		return nil
+		return true
 	})
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if err := b.Put(r.k, r.v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // tenantRows names what the hard delete of one tenant removes: the tenant
@@ -395,12 +372,22 @@ var purgeTenantField = purgeWhere(func(r *struct {
 // purgeByValue deletes the rows whose value is the tenant id (an index to
 // the tenant, e.g. payment customer id -> tenant id).
 func purgeByValue(b *bolt.Bucket, t *tenantRows) (int, error) {
+	return deleteWhere(b, func(_, v []byte) (bool, error) { return string(v) == t.tenantID, nil })
+}
+
+// deleteWhere deletes the rows (not nested buckets) of b that match, after
+// the walk (a bucket must not change under ForEach), and counts them.
+func deleteWhere(b *bolt.Bucket, match func(k, v []byte) (bool, error)) (int, error) {
 	var del [][]byte
 	err := b.ForEach(func(k, v []byte) error {
-		if v != nil && string(v) == t.tenantID {
+		if v == nil {
+			return nil
+		}
+		ok, err := match(k, v)
+		if ok {
 			del = append(del, append([]byte(nil), k...))
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return 0, err
@@ -420,33 +407,13 @@ func purgeByValue(b *bolt.Bucket, t *tenantRows) (int, error) {
 // the provider's event id, type and outcome, nothing of the person; the
 // count is of records unlinked.
 func unlinkBillingEvents(b *bolt.Bucket, t *tenantRows) (int, error) {
-	type row struct{ k, v []byte }
-	var rows []row
-	err := b.ForEach(func(k, v []byte) error {
-		var e appliance.BillingEvent
-		if err := json.Unmarshal(v, &e); err != nil {
-			return fmt.Errorf("billing event %q: %w", k, err)
-		}
+	return rewriteJSON(b, func(e *appliance.BillingEvent) bool {
 		if e.TenantID != t.tenantID {
-			return nil
+			return false
 		}
 		e.TenantID = ""
-		raw, err := json.Marshal(&e)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{append([]byte(nil), k...), raw})
-		return nil
+		return true
 	})
-	if err != nil {
-		return 0, err
-	}
-	for _, r := range rows {
-		if err := b.Put(r.k, r.v); err != nil {
-			return 0, err
-		}
-	}
-	return len(rows), nil
 }
 
 // tenantPrefixed matches the keys led by the tenant id and a 0x00 byte.
@@ -481,22 +448,7 @@ func GlobalBucketNames() []string {
 // purgeByKey deletes the rows whose key match says belong to the tenant.
 func purgeByKey(match func(k []byte, t *tenantRows) bool) bucketPurge {
 	return func(b *bolt.Bucket, t *tenantRows) (int, error) {
-		var del [][]byte
-		err := b.ForEach(func(k, v []byte) error {
-			if v != nil && match(k, t) {
-				del = append(del, append([]byte(nil), k...))
-			}
-			return nil
-		})
-		if err != nil {
-			return 0, err
-		}
-		for _, k := range del {
-			if err := b.Delete(k); err != nil {
-				return 0, err
-			}
-		}
-		return len(del), nil
+		return deleteWhere(b, func(k, _ []byte) (bool, error) { return match(k, t), nil })
 	}
 }
 
@@ -504,26 +456,13 @@ func purgeByKey(match func(k []byte, t *tenantRows) bool) bucketPurge {
 // tenant, decoding each into a fresh T.
 func purgeWhere[T any](match func(v *T, t *tenantRows) bool) bucketPurge {
 	return func(b *bolt.Bucket, t *tenantRows) (int, error) {
-		var del [][]byte
-		err := b.ForEach(func(k, v []byte) error {
+		return deleteWhere(b, func(k, v []byte) (bool, error) {
 			var rec T
 			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("decode %q: %w", k, err)
+				return false, fmt.Errorf("decode %q: %w", k, err)
 			}
-			if match(&rec, t) {
-				del = append(del, append([]byte(nil), k...))
-			}
-			return nil
+			return match(&rec, t), nil
 		})
-		if err != nil {
-			return 0, err
-		}
-		for _, k := range del {
-			if err := b.Delete(k); err != nil {
-				return 0, err
-			}
-		}
-		return len(del), nil
 	}
 }
 

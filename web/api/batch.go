@@ -241,11 +241,7 @@ func readBatchMultipart(r *http.Request, boundary string, tier appliance.Tier, o
 			break
 		}
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return nil, opt, nil, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
-			}
-			return nil, opt, nil, &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+			return nil, opt, nil, multipartErr(err)
 		}
 		switch name := p.FormName(); name {
 		case "file":
@@ -259,7 +255,7 @@ func readBatchMultipart(r *http.Request, boundary string, tier appliance.Tier, o
 		case "engine", "language", "pdfs":
 			b, err := io.ReadAll(io.LimitReader(p, 65))
 			if err != nil {
-				return nil, opt, nil, &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+				return nil, opt, nil, multipartErr(err)
 			}
 			if len(b) > 64 {
 				return nil, opt, nil, appliance.Invalid(name, "must be at most 64 bytes")

@@ -45,6 +45,16 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// multipartErr maps an error reading a multipart body: over the route's
+// body limit a 413, else a 400 malformed_multipart.
+func multipartErr(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+	}
+	return &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+}
+
 // decodeBytes is decode of a body already read, with arrays of at most
 // maxElems elements.
 func decodeBytes(body []byte, v any, maxElems int) error {

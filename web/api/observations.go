@@ -3,8 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -158,11 +156,7 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 			break
 		}
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return dt, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
-			}
-			return dt, &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+			return dt, multipartErr(err)
 		}
 		name := p.FormName()
 		if seen[name] {
@@ -174,11 +168,7 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 		if name == "csv_file" {
 			b, err := io.ReadAll(p)
 			if err != nil {
-				var mbe *http.MaxBytesError
-				if errors.As(err, &mbe) {
-					return dt, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
-				}
-				return dt, &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+				return dt, multipartErr(err)
 			}
 			dt.CSV = bytes.NewReader(b)
 			continue
@@ -194,7 +184,7 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 		}
 		b, err := io.ReadAll(io.LimitReader(p, 129))
 		if err != nil {
-			return dt, &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+			return dt, multipartErr(err)
 		}
 		if len(b) > 128 {
 			v.Add(name, "must be at most 128 bytes")
@@ -218,26 +208,9 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 				v.Add(name, "must be a number")
 				continue
 			}
-			switch name {
-			case "tx_lat":
-				dt.TxLat = &x
-			case "tx_lon":
-				dt.TxLon = &x
-			case "tx_height_m":
-				dt.TxHeightM = &x
-			case "tx_power_dbm":
-				dt.TxPowerDBm = &x
-			case "tx_gain_dbi":
-				dt.TxGainDBi = &x
-			case "rx_gain_dbi":
-				dt.RxGainDBi = &x
-			case "cable_loss_db":
-				dt.CableLossDB = &x
-			case "rx_height_m":
-				dt.RxHeightM = &x
-			case "freq_hz":
-				dt.FreqHz = &x
-			}
+			*map[string]**float64{"tx_lat": &dt.TxLat, "tx_lon": &dt.TxLon, "tx_height_m": &dt.TxHeightM,
+				"tx_power_dbm": &dt.TxPowerDBm, "tx_gain_dbi": &dt.TxGainDBi, "rx_gain_dbi": &dt.RxGainDBi,
+				"cable_loss_db": &dt.CableLossDB, "rx_height_m": &dt.RxHeightM, "freq_hz": &dt.FreqHz}[name] = &x
 		}
 	}
 	if err := v.Err(); err != nil {
