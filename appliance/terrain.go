@@ -114,3 +114,20 @@ type Terrain interface {
 type SparseProfiler interface {
 	ProfileEvery(a, b LatLon, stepM float64, every int) (*PathProfile, error)
 }
+
+// GridSampler is implemented by terrain that can sample a latitude ×
+// longitude grid in one call, faster than one ElevationM call per point
+// (it keeps the current tile between neighbouring samples). Each height is
+// bit-identical to ElevationM at the same point. The hillshade renderer
+// (appliance/basemap) uses it: the pixel centres of a Web Mercator tile
+// are such a grid, since a pixel row has one latitude and a pixel column
+// one longitude.
+type GridSampler interface {
+	// ElevationGridM writes the height at (lats[r], lons[c]), metres above
+	// mean sea level, to heightsM[r*len(lons)+c] and true to
+	// ok[r*len(lons)+c]; a point no loaded pack covers gets ok false (not
+	// an error, where ElevationM says *TileMissingError). heightsM and ok
+	// must hold len(lats)·len(lons) values. Any other error (an invalid
+	// position, a corrupt tile) aborts the call.
+	ElevationGridM(lats, lons []float64, heightsM []float64, ok []bool) error
+}

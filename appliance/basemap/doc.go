@@ -1,0 +1,79 @@
+// Package basemap renders the console's offline basemap from the
+// appliance's own terrain: XYZ hillshade tiles, so that a map is useful on
+// an air-gapped site with no tile server.
+//
+// # Basics
+//
+// Tiles are numbered as Leaflet and OpenStreetMap number them (Web
+// Mercator, EPSG:3857, on a sphere of radius EarthRadiusM): zoom z in
+// MinZoom..MaxZoom (0–15), column x from 180° W eastwards and row y from
+// the north edge (±85.0511°) southwards, 0 <= x, y < 2^z. Each tile is a
+// 256×256 PNG (8-bit palette):
+//
+//	svc, err := basemap.New(ter, basemap.Options{Identity: digest})
+//	t, err := basemap.ParseTile("12", "1517", "2323")  // *AddressError naming z, x or y
+//	img, err := svc.Hillshade(ctx, t, r.Header.Get("If-None-Match"))
+//	// img.PNG, img.ETag, img.MaxAge; img.NotModified: answer 304
+//
+// # What it renders
+//
+// The terrain is sampled at the tile's pixel centres plus a one-pixel
+// border (258×258 points: a pixel row has one latitude, a column one
+// longitude); terrain that implements appliance.GridSampler samples the
+// grid in one call, other terrain answers one ElevationM per point (the
+// same heights, bit for bit, and so the same bytes; BenchmarkRenderZ12 and
+// BenchmarkRenderZ12Naive compare them). Horn's method gives each pixel's
+// slope from its 3×3 window, with the pixel's ground size (2π·R·cos φ /
+// (256·2^z) metres) and the vertical exaggeration of the zoom
+// (Exaggeration: 1 from zoom 12, 2^((12−z)/2) below, at most 8); the
+// shade is the cosine between the surface normal and the sun at azimuth
+// SunAzimuthDeg (315°, the north-west) and altitude SunAltitudeDeg (45°),
+// clamped to 0..1, written as grey 1 + round(254·shade) (flat ground is
+// grey 181).
+//
+// Where the terrain has no height (no pack covers the point: a
+// *appliance.TileMissingError) the pixel is transparent, never sea level;
+// a missing neighbour takes the height of the pixel it surrounds, so the
+// edge of the terrain is shaded as flat. A tile without any terrain is a
+// valid, fully transparent 256×256 PNG (a 1-bit image of a few dozen
+// bytes), answered with 200 like any tile rather than 204: Leaflet draws
+// an <img> from it, where an empty answer would be a broken image. Sea
+// tiles of a pack have height 0 and are shaded flat.
+//
+// The same tile gives the same bytes (the renderer and image/png are
+// deterministic); a golden test pins one Rio de Janeiro tile.
+//
+// # Cache rules
+//
+// Rendered tiles live in an in-memory LRU cache bounded in bytes
+// (Options.CacheBytes, default DefaultCacheBytes, 32 MiB, each entry
+// counted as its PNG plus 128 bytes); nothing is written to disk. Terrain
+// is immutable for a running binary, so an entry never goes stale: it only
+// leaves the cache when less recently used tiles need the room. The ETag
+// is the same for every tile of a service: a digest of the renderer
+// version and Options.Identity (which the composition root derives from
+// the loaded packs' indexes); it changes when the packs or the renderer
+// change. Clients may keep a tile for MaxAge (one hour) and then
+// revalidate: an If-None-Match holding the ETag is answered NotModified
+// without rendering. At most Options.MaxRenders tiles (default GOMAXPROCS)
+// render at once; further requests wait for a slot or their context.
+//
+// A tile in the cache goes through these states:
+//
+//	state      event                              next
+//	absent     request (cache miss)               rendering
+//	rendering  render succeeds                    cached
+//	rendering  render fails, or context ends      absent (the error is returned, nothing stored)
+//	cached     request (cache hit)                cached (moved to the front)
+//	cached     other tiles need the room          absent (evicted, least recently used first)
+//
+// Two concurrent misses on one tile may both render it; both get the same
+// bytes and the cache keeps one copy.
+//
+// # Caveats
+//
+// The hillshade is only as sharp as the terrain: SRTM3 packs (90 m) look
+// smooth beyond zoom 13. Tiles are rendered for any position; only the
+// loaded packs decide where there is terrain. There is no elevation tint
+// yet.
+package basemap
