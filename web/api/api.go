@@ -92,6 +92,9 @@ type Deps struct {
 	// Explainer answers the AI routes (appliance/ai); nil: the AI routes
 	// are not served.
 	Explainer Explainer
+	// Basemap renders the public hillshade tiles of the console's map
+	// (appliance/basemap); nil: the tile route answers 503.
+	Basemap Basemap
 }
 
 // API is the HTTP handler of the appliance.
@@ -162,6 +165,7 @@ func New(d Deps) *API {
 	a.registerTenant(r)
 	a.registerPlatform(r)
 	a.registerAI(r)
+	a.registerTiles(r)
 	a.router = r
 	return a
 }

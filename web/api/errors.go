@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"linkplan/appliance"
+	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/quota"
 )
@@ -101,6 +102,9 @@ func classify(err error) (int, string, error) {
 	var he *httpError
 	if errors.As(err, &he) {
 		return he.status, he.code, nil
+	}
+	if errors.As(err, new(*basemap.AddressError)) { // a tile address is path syntax, like a malformed body
+		return http.StatusBadRequest, "invalid_tile", appliance.ErrInvalid
 	}
 	var le *batch.LimitError
 	if errors.As(err, &le) { // SPEC §7: a batch over the tier's row limit is a 400

@@ -22,6 +22,7 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
+	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/billing"
 	"linkplan/appliance/branding"
@@ -322,7 +323,12 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	if h.quota != nil {
 		aiQuota = h.quota
 	}
+	tiles, err := basemap.New(h.terrain, basemap.Options{Identity: h.desc})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	h.api = api.New(api.Deps{
+		Basemap:   tiles,
 		Explainer: ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
 		SSO:       ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),

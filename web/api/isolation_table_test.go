@@ -98,6 +98,10 @@ func TestTenantIsolationTable(t *testing.T) {
 		{name: "export link near A's tower", method: "POST", url: "/exports/link?format=geojson", body: near, list: true},
 		{name: "ai chat near A's tower", method: "POST", url: "/ai/chat", body: `{"analysis":` + near + `}`, list: true},
 		{name: "ai models", method: "GET", url: "/ai/models", list: true},
+		// Public and tenant-free: a hillshade tile is the same bytes for
+		// every caller before and after A stored its data (shapeOf of a
+		// PNG is its length; TestHillshadeTiles compares the bytes).
+		{name: "hillshade tile over A's tower", method: "GET", url: "/tiles/hillshade/12/1556/2316.png", list: true},
 		{name: "ai compare", method: "POST", url: "/ai/compare",
 			body: fmt.Sprintf(`{"tx":{"lat":%g,"lon":%g,"height_m":30},"rx":{"lat":%g,"lon":%g,"height_m":10},"frequency_mhz":1800}`, lat, lon, lat+0.01, lon)},
 	}

@@ -180,6 +180,12 @@ func (d *openAPI) checkResponse(method, path string, res *response) []string {
 			errs = append(errs, e)
 		}
 	}
+	if obj(doc, "content") == nil { // a response without a body (304)
+		if len(res.body) > 0 {
+			errs = append(errs, fmt.Sprintf("%s %s %d: %d body bytes where the document has no content", method, tpl, res.status, len(res.body)))
+		}
+		return errs
+	}
 	ct, _, err := mime.ParseMediaType(res.header.Get("Content-Type"))
 	if err != nil {
 		return append(errs, fmt.Sprintf("%s %s %d: Content-Type %q: %v", method, tpl, res.status, res.header.Get("Content-Type"), err))

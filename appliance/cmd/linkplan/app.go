@@ -18,6 +18,7 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
+	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
@@ -280,7 +281,16 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	terrainID, err := ter.identity()
+	if err != nil {
+		return nil, err
+	}
+	tiles, err := basemap.New(ter, basemap.Options{Identity: terrainID})
+	if err != nil {
+		return nil, err
+	}
 	a.api = api.New(api.Deps{
+		Basemap: tiles, // public hillshade tiles of the console's map
 		// The AI routes: the template explainer, or the operator's language
 		// model; the engine (the planner) computes every number.
 		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.jobs, Quota: a.quota, Metrics: mset}),

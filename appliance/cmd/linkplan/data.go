@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -52,6 +55,23 @@ func (t *terrainSet) bounds() appliance.BBox {
 		b.MaxLon = max(b.MaxLon, float64(in.MaxLon))
 	}
 	return b
+}
+
+// identity is a digest of the loaded packs' indexes, in priority order:
+// their grids, bounds and every tile's kind, codec, length and CRC32C
+// (terrain.Info), which change whenever any height may. The basemap's
+// ETag is derived from it.
+func (t *terrainSet) identity() (string, error) {
+	h := sha256.New()
+	for _, p := range t.packs {
+		b, err := json.Marshal(p.Info())
+		if err != nil {
+			return "", fmt.Errorf("terrain identity: %w", err)
+		}
+		h.Write(b)
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // openTerrain opens the given packs, or the embedded sample when none.

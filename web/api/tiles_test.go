@@ -1,0 +1,153 @@
+package api_test
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// rioTile is the zoom-12 tile over Rio de Janeiro's centre, inside the
+// embedded sample pack; brasiliaTile is outside every pack.
+const (
+	rioTile      = "/tiles/hillshade/12/1556/2316.png"
+	brasiliaTile = "/tiles/hillshade/10/375/557.png"
+)
+
+// pngTile decodes a 256×256 tile and returns how many of its pixels are
+// opaque.
+func pngTile(t *testing.T, res *response) (opaque int) {
+	t.Helper()
+	if ct := res.header.Get("Content-Type"); ct != "image/png" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	img, err := png.Decode(bytes.NewReader(res.body))
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b != image.Rect(0, 0, 256, 256) {
+		t.Fatalf("tile %v, want 256×256", b)
+	}
+	for y := range 256 {
+		for x := range 256 {
+			if _, _, _, a := img.At(x, y).RGBA(); a == 0xffff {
+				opaque++
+			}
+		}
+	}
+	return opaque
+}
+
+func TestHillshadeTiles(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	newRun(t).run(t, h, tileScenarios(t, h))
+	first := h.do(t, "GET", rioTile, "", nil, "")
+	head := h.do(t, "HEAD", rioTile, "", nil, "")
+	if head.status != 200 || len(head.body) != 0 || head.header.Get("Content-Length") != first.header.Get("Content-Length") {
+		t.Errorf("HEAD: %d, %d body bytes, Content-Length %q (GET %q)", head.status, len(head.body), head.header.Get("Content-Length"), first.header.Get("Content-Length"))
+	}
+	for _, hd := range []string{"RateLimit-Limit", "WWW-Authenticate"} {
+		if v := first.header.Get(hd); v != "" {
+			t.Errorf("a public tile carries %s: %q", hd, v)
+		}
+	}
+}
+
+// tileScenarios are the exchanges of GET /tiles/hillshade/{z}/{x}/{y}.png
+// (TestHillshadeTiles and TestScenarios).
+func tileScenarios(t *testing.T, h *harness) []scenario {
+	first := h.do(t, "GET", rioTile, "", nil, "")
+	etag := first.header.Get("ETag")
+	if first.status != http.StatusOK || !strings.HasPrefix(etag, `"hs`) {
+		t.Fatalf("status %d, ETag %q", first.status, etag)
+	}
+	opaque := func(want int) func(t *testing.T, h *harness, res *response) {
+		return func(t *testing.T, h *harness, res *response) {
+			if got := pngTile(t, res); got != want {
+				t.Errorf("%d opaque pixels, want %d", got, want)
+			}
+			if res.header.Get("Cache-Control") != "public, max-age=3600" || res.header.Get("ETag") != etag {
+				t.Errorf("Cache-Control %q, ETag %q", res.header.Get("Cache-Control"), res.header.Get("ETag"))
+			}
+		}
+	}
+	sameBytes := func(t *testing.T, h *harness, res *response) {
+		if !bytes.Equal(res.body, first.body) {
+			t.Errorf("%d bytes, the first answer had %d", len(res.body), len(first.body))
+		}
+	}
+	return []scenario{
+		{name: "Rio tile without a key", method: "GET", url: rioTile, status: 200, check: opaque(256 * 256)},
+		{name: "the same bytes again", method: "GET", url: rioTile, status: 200, check: sameBytes},
+		{name: "with a tenant key", method: "GET", url: rioTile, key: "free", status: 200, check: sameBytes},
+		{name: "with an unknown key: the key is not read", method: "GET", url: rioTile, key: "unknown", status: 200, check: sameBytes},
+		{name: "outside every pack: transparent PNG", method: "GET", url: brasiliaTile, status: 200, check: opaque(0)},
+		{name: "the world at zoom 0", method: "GET", url: "/tiles/hillshade/0/0/0.png", status: 200},
+		{name: "last tile of zoom 15", method: "GET", url: "/tiles/hillshade/15/32767/32767.png", status: 200, check: opaque(0)},
+		{name: "revalidation with the ETag", method: "GET", url: rioTile, headers: map[string]string{"If-None-Match": etag}, status: 304,
+			check: func(t *testing.T, h *harness, res *response) {
+				if len(res.body) != 0 || res.header.Get("ETag") != etag {
+					t.Errorf("%d body bytes, ETag %q", len(res.body), res.header.Get("ETag"))
+				}
+			}},
+		{name: "revalidation with a stale ETag", method: "GET", url: rioTile, headers: map[string]string{"If-None-Match": `"hs0-00000000000000000000"`}, status: 200, check: sameBytes},
+		{name: "zoom 16", method: "GET", url: "/tiles/hillshade/16/0/0.png", status: 400, code: "invalid_tile", fields: []string{"z"}},
+		{name: "x past the last column", method: "GET", url: "/tiles/hillshade/3/8/0.png", status: 400, code: "invalid_tile", fields: []string{"x"}},
+		{name: "y past the last row", method: "GET", url: "/tiles/hillshade/3/0/8.png", status: 400, code: "invalid_tile", fields: []string{"y"}},
+		{name: "negative x and a fractional y", method: "GET", url: "/tiles/hillshade/3/-1/1.5.png", status: 400, code: "invalid_tile", fields: []string{"x", "y"}},
+		{name: "words", method: "GET", url: "/tiles/hillshade/z/x/y.png", status: 400, code: "invalid_tile", fields: []string{"z", "x", "y"}},
+		{name: "a JPEG suffix", method: "GET", url: "/tiles/hillshade/12/1556/2316.jpg", status: 400, code: "invalid_tile", fields: []string{"y"},
+			contains: []string{"followed by .png"}},
+		{name: "no suffix", method: "GET", url: "/tiles/hillshade/12/1556/2316", status: 400, code: "invalid_tile", fields: []string{"y"}},
+		{name: "POST", method: "POST", url: rioTile, status: 405, code: "method_not_allowed"},
+		{name: "a missing row", method: "GET", url: "/tiles/hillshade/12/1556", status: 404, code: "not_found"},
+	}
+}
+
+// TestHillshadeTilesUnmetered: public tiles are not charged to a key that
+// sends itself along: neither the monthly calls nor the read rate move.
+func TestHillshadeTilesUnmetered(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	type usage struct {
+		Counters []struct {
+			Name string `json:"name"`
+			Used int    `json:"used"`
+		} `json:"counters"`
+		RateLimits []struct {
+			Group     string `json:"group"`
+			Remaining int    `json:"remaining"`
+		} `json:"rate_limits"`
+	}
+	read := func() (calls, readLeft int) {
+		u := decodeInto[usage](t, h.do(t, "GET", "/v1/me/quota", h.keys["pro"], nil, ""))
+		for _, c := range u.Counters {
+			if c.Name == "calls" {
+				calls = c.Used
+			}
+		}
+		for _, r := range u.RateLimits {
+			if r.Group == "read" {
+				readLeft = r.Remaining
+			}
+		}
+		return calls, readLeft
+	}
+	calls, left := read()
+	for range 5 {
+		if res := h.do(t, "GET", rioTile, h.keys["pro"], nil, ""); res.status != 200 {
+			t.Fatalf("status %d", res.status)
+		}
+	}
+	if c, l := read(); c != calls || l != left {
+		t.Errorf("tiles were metered: calls used %d → %d, read rate left %d → %d", calls, c, left, l)
+	}
+	// The check can fail: a metered read route moves the read rate.
+	if res := h.do(t, "GET", "/towers?limit=1", h.keys["pro"], nil, ""); res.status != 200 {
+		t.Fatalf("towers: %d", res.status)
+	}
+	if _, l := read(); l != left-1 {
+		t.Errorf("a read route left the read rate at %d, want %d", l, left-1)
+	}
+}
