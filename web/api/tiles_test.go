@@ -5,6 +5,9 @@ import (
 	"image"
 	"image/png"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	pathpkg "path"
 	"strings"
 	"testing"
 )
@@ -150,4 +153,37 @@ func TestHillshadeTilesUnmetered(t *testing.T) {
 	if _, l := read(); l != left-1 {
 		t.Errorf("a read route left the read rate at %d, want %d", l, left-1)
 	}
+}
+
+// FuzzHillshadeTilePath runs GET /tiles/hillshade/{z}/{x}/{y} on arbitrary
+// path segments: never a 500, always a documented answer (a PNG, or 400
+// naming the bad part, or 404 for a path that is no tile route).
+func FuzzHillshadeTilePath(f *testing.F) {
+	for _, s := range [][3]string{{"12", "1556", "2316.png"}, {"0", "0", "0.png"}, {"16", "0", "0.png"}, {"3", "-1", "1.5.png"},
+		{"15", "32767", "32767.png"}, {"1", "1", "1.jpg"}, {"", "x", ".png"}, {"12", "1556", "2316.png.png"}, {"%", "٣", "\x00.png"}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	h := newHarness(f, harnessOptions{unmetered: true})
+	d := loadOpenAPI(f)
+	f.Fuzz(func(t *testing.T, z, x, y string) {
+		path := "/tiles/hillshade/" + url.PathEscape(z) + "/" + url.PathEscape(x) + "/" + url.PathEscape(y)
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		if p := req.URL.Path; pathpkg.Clean(p) != p {
+			return // the router redirects to the clean path, whatever the route
+		}
+		rec := httptest.NewRecorder()
+		h.api.ServeHTTP(rec, req)
+		res := &response{status: rec.Code, header: rec.Result().Header, body: rec.Body.Bytes()}
+		if res.status == http.StatusInternalServerError {
+			t.Fatalf("500 for %q", path)
+		}
+		for _, e := range d.checkResponse(http.MethodGet, req.URL.Path, res) {
+			t.Errorf("contract: %s (path %q)", e, path)
+		}
+		if res.status == http.StatusOK {
+			if _, err := png.Decode(bytes.NewReader(res.body)); err != nil {
+				t.Errorf("200 without a PNG for %q: %v", path, err)
+			}
+		}
+	})
 }
