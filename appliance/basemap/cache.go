@@ -16,6 +16,12 @@ type CacheStats struct {
 	Bytes                   int64 // PNG bytes plus the per-entry overhead
 }
 
+// cacheKey names one cached tile.
+type cacheKey struct {
+	layer Layer
+	tile  Tile
+}
+
 // cache is a least-recently-used map from tile to PNG, bounded in bytes.
 // It is safe for concurrent use.
 type cache struct {
@@ -23,25 +29,25 @@ type cache struct {
 	maxBytes int64
 	bytes    int64
 	order    *list.List // front: most recently used; values are *cacheEntry
-	byTile   map[Tile]*list.Element
+	byTile   map[cacheKey]*list.Element
 	hits     uint64
 	misses   uint64
 	evicted  uint64
 }
 
 type cacheEntry struct {
-	tile Tile
-	png  []byte
+	key cacheKey
+	png []byte
 }
 
 func newCache(maxBytes int64) *cache {
-	return &cache{maxBytes: maxBytes, order: list.New(), byTile: map[Tile]*list.Element{}}
+	return &cache{maxBytes: maxBytes, order: list.New(), byTile: map[cacheKey]*list.Element{}}
 }
 
 func entryBytes(png []byte) int64 { return int64(len(png)) + entryOverheadBytes }
 
-// get returns the PNG of t and marks it recently used.
-func (c *cache) get(t Tile) ([]byte, bool) {
+// get returns the PNG of tile t and marks it recently used.
+func (c *cache) get(t cacheKey) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byTile[t]
@@ -56,7 +62,7 @@ func (c *cache) get(t Tile) ([]byte, bool) {
 
 // put stores the PNG of t, evicting the least recently used tiles beyond
 // the bound. A PNG larger than the whole bound is not stored.
-func (c *cache) put(t Tile, png []byte) {
+func (c *cache) put(t cacheKey, png []byte) {
 	n := entryBytes(png)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -67,13 +73,13 @@ func (c *cache) put(t Tile, png []byte) {
 		c.order.MoveToFront(el)
 		return
 	}
-	c.byTile[t] = c.order.PushFront(&cacheEntry{tile: t, png: png})
+	c.byTile[t] = c.order.PushFront(&cacheEntry{key: t, png: png})
 	c.bytes += n
 	for c.bytes > c.maxBytes {
 		el := c.order.Back()
 		e := el.Value.(*cacheEntry)
 		c.order.Remove(el)
-		delete(c.byTile, e.tile)
+		delete(c.byTile, e.key)
 		c.bytes -= entryBytes(e.png)
 		c.evicted++
 	}

@@ -1,6 +1,7 @@
 // Package basemap renders the console's offline basemap from the
-// appliance's own terrain: XYZ hillshade tiles, so that a map is useful on
-// an air-gapped site with no tile server.
+// appliance's own terrain: XYZ tiles of two layers, hillshade (shaded
+// relief in greys) and elevation (height in colours), so that a map is
+// useful on an air-gapped site with no tile server.
 //
 // # Basics
 //
@@ -11,8 +12,8 @@
 // 256×256 PNG (8-bit palette):
 //
 //	svc, err := basemap.New(ter, basemap.Options{Identity: digest})
-//	t, err := basemap.ParseTile("12", "1517", "2323")  // *AddressError naming z, x or y
-//	img, err := svc.Hillshade(ctx, t, r.Header.Get("If-None-Match"))
+//	t, err := basemap.ParseTile("12", "1556", "2316")  // *AddressError naming z, x or y
+//	img, err := svc.Tile(ctx, basemap.LayerHillshade, t, r.Header.Get("If-None-Match"))
 //	// img.PNG, img.ETag, img.MaxAge; img.NotModified: answer 304
 //
 // # What it renders
@@ -31,6 +32,13 @@
 // clamped to 0..1, written as grey 1 + round(254·shade) (flat ground is
 // grey 181).
 //
+// The elevation layer colours each pixel by the height at its centre
+// (TintStops: green lowlands at 0 m through yellow, tan and browns to grey
+// at 2 700 m and white at 3 000 m, interpolated linearly in RGB, in
+// TintSteps levels of about 11.8 m; lower heights take the first colour,
+// higher the last). It is opaque where there is terrain; the console lays
+// the hillshade over it, or shows either alone.
+//
 // Where the terrain has no height (no pack covers the point: a
 // *appliance.TileMissingError) the pixel is transparent, never sea level;
 // a missing neighbour takes the height of the pixel it surrounds, so the
@@ -41,22 +49,23 @@
 // tiles of a pack have height 0 and are shaded flat.
 //
 // The same tile gives the same bytes (the renderer and image/png are
-// deterministic); a golden test pins one Rio de Janeiro tile.
+// deterministic); golden tests pin one Rio de Janeiro tile of each layer.
 //
 // # Cache rules
 //
 // Rendered tiles live in an in-memory LRU cache bounded in bytes
-// (Options.CacheBytes, default DefaultCacheBytes, 32 MiB, each entry
-// counted as its PNG plus 128 bytes); nothing is written to disk. Terrain
-// is immutable for a running binary, so an entry never goes stale: it only
-// leaves the cache when less recently used tiles need the room. The ETag
-// is the same for every tile of a service: a digest of the renderer
-// version and Options.Identity (which the composition root derives from
-// the loaded packs' indexes); it changes when the packs or the renderer
-// change. Clients may keep a tile for MaxAge (one hour) and then
-// revalidate: an If-None-Match holding the ETag is answered NotModified
-// without rendering. At most Options.MaxRenders tiles (default GOMAXPROCS)
-// render at once; further requests wait for a slot or their context.
+// (Options.CacheBytes, default DefaultCacheBytes, 32 MiB, shared by both
+// layers, each entry counted as its PNG plus 128 bytes); nothing is
+// written to disk. Terrain is immutable for a running binary, so an entry
+// never goes stale: it only leaves the cache when less recently used
+// tiles need the room. The ETag is the same for every tile of a layer: a
+// digest of the layer, the renderer version and Options.Identity (which
+// the composition root derives from the loaded packs' indexes); it
+// changes when the packs or the renderer change. Clients may keep a tile
+// for MaxAge (one hour) and then revalidate: an If-None-Match holding the
+// layer's ETag is answered NotModified without rendering. At most
+// Options.MaxRenders tiles (default GOMAXPROCS) render at once; further
+// requests wait for a slot or their context.
 //
 // A tile in the cache goes through these states:
 //
@@ -74,6 +83,7 @@
 //
 // The hillshade is only as sharp as the terrain: SRTM3 packs (90 m) look
 // smooth beyond zoom 13. Tiles are rendered for any position; only the
-// loaded packs decide where there is terrain. There is no elevation tint
-// yet.
+// loaded packs decide where there is terrain. The elevation palette is
+// made for Brazil's range of heights (0–3 000 m): higher ground elsewhere
+// is all white.
 package basemap

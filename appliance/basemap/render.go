@@ -36,9 +36,9 @@ func Exaggeration(z int) float64 {
 	return min(8, math.Pow(2, float64(12-z)/2))
 }
 
-// palette maps a pixel's index to its colour: index 0 is transparent (no
-// terrain), index i in 1..255 the opaque grey of level i.
-func palette() color.Palette {
+// greyPalette maps a hillshade pixel's index to its colour: index 0 is
+// transparent (no terrain), index i in 1..255 the opaque grey of level i.
+func greyPalette() color.Palette {
 	p := make(color.Palette, 256)
 	p[0] = color.NRGBA{}
 	for i := 1; i < 256; i++ {
@@ -51,10 +51,11 @@ func palette() color.Palette {
 type renderer struct {
 	terrain appliance.Terrain
 	grid    appliance.GridSampler // nil: one ElevationM call per point
-	palette color.Palette
-	empty   []byte     // the PNG of a tile without terrain
-	sun     [3]float64 // unit vector towards the sun: east, north, up
-	pool    sync.Pool  // *scratch
+	grey    color.Palette         // hillshade
+	tint    color.Palette         // elevation
+	empty   []byte                // the PNG of a tile without terrain
+	sun     [3]float64            // unit vector towards the sun: east, north, up
+	pool    sync.Pool             // *scratch
 }
 
 // scratch is the working memory of one render.
@@ -66,7 +67,7 @@ type scratch struct {
 }
 
 func newRenderer(ter appliance.Terrain) (*renderer, error) {
-	r := &renderer{terrain: ter, palette: palette()}
+	r := &renderer{terrain: ter, grey: greyPalette(), tint: tintPalette()}
 	if g, ok := ter.(appliance.GridSampler); ok {
 		r.grid = g
 	}
@@ -87,9 +88,10 @@ func newRenderer(ter appliance.Terrain) (*renderer, error) {
 	return r, nil
 }
 
-// render returns the PNG of tile t: shaded terrain, transparent where the
-// terrain has no height, or the shared empty PNG when no pixel has one.
-func (r *renderer) render(t Tile) ([]byte, error) {
+// render returns the PNG of tile t of layer l: shaded or tinted terrain,
+// transparent where the terrain has no height, or the shared empty PNG
+// when no pixel has one.
+func (r *renderer) render(l Layer, t Tile) ([]byte, error) {
 	s := r.pool.Get().(*scratch)
 	defer r.pool.Put(s)
 	world := float64(TileSizePx) * float64(uint(1)<<t.Z) // the world's width, pixels
@@ -100,10 +102,19 @@ func (r *renderer) render(t Tile) ([]byte, error) {
 	if err := r.sample(s); err != nil {
 		return nil, fmt.Errorf("render tile %s: %w", t, err)
 	}
-	if !r.shade(s, t.Z, world) {
+	found, pal := false, r.grey
+	switch l {
+	case LayerHillshade:
+		found = r.shade(s, t.Z, world)
+	case LayerElevation:
+		found, pal = tintPixels(s), r.tint
+	default:
+		return nil, fmt.Errorf("render tile %s: layer %q: %w", t, l, appliance.ErrInvalid)
+	}
+	if !found {
 		return r.empty, nil
 	}
-	img := &image.Paletted{Pix: s.pix, Stride: TileSizePx, Rect: image.Rect(0, 0, TileSizePx, TileSizePx), Palette: r.palette}
+	img := &image.Paletted{Pix: s.pix, Stride: TileSizePx, Rect: image.Rect(0, 0, TileSizePx, TileSizePx), Palette: pal}
 	var buf bytes.Buffer
 	buf.Grow(32 << 10)
 	if err := png.Encode(&buf, img); err != nil {

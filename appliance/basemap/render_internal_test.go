@@ -30,13 +30,13 @@ func benchRender(b *testing.B, ter appliance.Terrain) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := r.render(rioZ12); err != nil { // warm the pack's decoded-tile cache
+	if _, err := r.render(LayerHillshade, rioZ12); err != nil { // warm the pack's decoded-tile cache
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := r.render(rioZ12); err != nil {
+		if _, err := r.render(LayerHillshade, rioZ12); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -23,7 +23,7 @@ const MaxAge = time.Hour
 
 // renderVersion names the renderer's output: it is part of the ETag, and
 // changes whenever the same terrain would give other bytes.
-const renderVersion = "hs1"
+const renderVersion = "r1"
 
 // Options configure New.
 type Options struct {
@@ -44,7 +44,7 @@ type Image struct {
 	// NotModified.
 	PNG []byte
 	// ETag is the tile's entity tag, quoted (the same for every tile of
-	// one terrain and renderer).
+	// one layer, terrain and renderer).
 	ETag string
 	// MaxAge is how long the client may keep the tile without asking.
 	MaxAge time.Duration
@@ -52,13 +52,12 @@ type Image struct {
 	NotModified bool
 }
 
-// Service renders and caches hillshade tiles. It is safe for concurrent
-// use.
+// Service renders and caches map tiles. It is safe for concurrent use.
 type Service struct {
 	r     *renderer
 	cache *cache
-	etag  string
-	slots chan struct{} // one token per render in progress
+	etags map[Layer]string // immutable after New
+	slots chan struct{}    // one token per render in progress
 }
 
 // New returns the tile service over ter.
@@ -79,42 +78,50 @@ func New(ter appliance.Terrain, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(renderVersion + "\n" + opt.Identity))
-	return &Service{r: r, cache: newCache(opt.CacheBytes), etag: `"` + renderVersion + "-" + hex.EncodeToString(sum[:10]) + `"`,
-		slots: make(chan struct{}, opt.MaxRenders)}, nil
+	etags := map[Layer]string{}
+	for _, l := range []Layer{LayerHillshade, LayerElevation} {
+		sum := sha256.Sum256([]byte(renderVersion + "\n" + string(l) + "\n" + opt.Identity))
+		etags[l] = `"` + string(l) + "-" + renderVersion + "-" + hex.EncodeToString(sum[:10]) + `"`
+	}
+	return &Service{r: r, cache: newCache(opt.CacheBytes), etags: etags, slots: make(chan struct{}, opt.MaxRenders)}, nil
 }
 
-// ETag returns the entity tag of every tile of this service, quoted.
-func (s *Service) ETag() string { return s.etag }
+// ETag returns the entity tag of every tile of layer l, quoted ("" for an
+// unknown layer).
+func (s *Service) ETag(l Layer) string { return s.etags[l] }
 
-// Hillshade returns the hillshade PNG of t, from the cache or rendered
+// Tile returns the PNG of tile t of layer l, from the cache or rendered
 // (waiting for a free render slot, or for ctx). ifNoneMatch is the
-// client's If-None-Match header ("" when absent): when it holds the ETag
-// the answer is NotModified and nothing is rendered.
-func (s *Service) Hillshade(ctx context.Context, t Tile, ifNoneMatch string) (Image, error) {
-	if !t.Valid() {
-		return Image{}, fmt.Errorf("hillshade tile %s: %w", t, appliance.Invalid("tile", "no tile %s within zoom %d..%d", t, MinZoom, MaxZoom))
+// client's If-None-Match header ("" when absent): when it holds the
+// layer's ETag the answer is NotModified and nothing is rendered.
+func (s *Service) Tile(ctx context.Context, l Layer, t Tile, ifNoneMatch string) (Image, error) {
+	if !l.Valid() {
+		return Image{}, fmt.Errorf("map tile %s: %w", t, appliance.Invalid("layer", "unknown layer %q: hillshade or elevation", l))
 	}
-	img := Image{ETag: s.etag, MaxAge: MaxAge}
-	if MatchETag(ifNoneMatch, s.etag) {
+	if !t.Valid() {
+		return Image{}, fmt.Errorf("%s tile %s: %w", l, t, appliance.Invalid("tile", "no tile %s within zoom %d..%d", t, MinZoom, MaxZoom))
+	}
+	img := Image{ETag: s.etags[l], MaxAge: MaxAge}
+	if MatchETag(ifNoneMatch, img.ETag) {
 		img.NotModified = true
 		return img, nil
 	}
-	if b, ok := s.cache.get(t); ok {
+	key := cacheKey{layer: l, tile: t}
+	if b, ok := s.cache.get(key); ok {
 		img.PNG = b
 		return img, nil
 	}
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
-		return Image{}, fmt.Errorf("hillshade tile %s: %w", t, ctx.Err())
+		return Image{}, fmt.Errorf("%s tile %s: %w", l, t, ctx.Err())
 	}
-	b, err := s.r.render(t)
+	b, err := s.r.render(l, t)
 	<-s.slots
 	if err != nil {
 		return Image{}, err
 	}
-	s.cache.put(t, b)
+	s.cache.put(key, b)
 	img.PNG = b
 	return img, nil
 }

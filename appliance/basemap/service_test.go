@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -50,7 +52,12 @@ func newService(tb testing.TB, ter appliance.Terrain, opt basemap.Options) *base
 
 func hillshade(tb testing.TB, s *basemap.Service, t basemap.Tile) []byte {
 	tb.Helper()
-	img, err := s.Hillshade(context.Background(), t, "")
+	return tile(tb, s, basemap.LayerHillshade, t)
+}
+
+func tile(tb testing.TB, s *basemap.Service, l basemap.Layer, t basemap.Tile) []byte {
+	tb.Helper()
+	img, err := s.Tile(context.Background(), l, t, "")
 	if err != nil {
 		tb.Fatalf("tile %s: %v", t, err)
 	}
@@ -121,20 +128,90 @@ func TestHillshadeGolden(t *testing.T) {
 	}
 }
 
+// TestElevationGolden pins the bytes of the same tile's elevation tint
+// (-update rewrites it).
+func TestElevationGolden(t *testing.T) {
+	got := tile(t, newService(t, rio(t), basemap.Options{}), basemap.LayerElevation, rioZ12)
+	path := filepath.Join("testdata", "TestElevationGolden", "rio-z12-1556-2316.png.golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("tile %s: %d bytes differ from the golden %d bytes", rioZ12, len(got), len(want))
+	}
+	// Each pixel has the colour of the height at its centre: compare the
+	// terrain's own heights at a few pixel centres with the palette.
+	img := decode(t, got)
+	ter := rio(t)
+	w, _, e, _ := rioZ12.Bounds()
+	for _, px := range [][2]int{{0, 0}, {128, 128}, {40, 200}, {255, 255}, {10, 90}} {
+		lon := w + (float64(px[0])+0.5)*(e-w)/basemap.TileSizePx
+		h, err := ter.ElevationM(appliance.LatLon{Lat: latAtRow(rioZ12, px[1]), Lon: lon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := (basemap.TintMaxM - basemap.TintMinM) / (basemap.TintSteps - 1)
+		level := math.Round(min(max(h-basemap.TintMinM, 0), basemap.TintMaxM-basemap.TintMinM) / step)
+		want := basemap.TintColor(basemap.TintMinM + level*step)
+		if got := color.NRGBAModel.Convert(img.At(px[0], px[1])).(color.NRGBA); got != want {
+			t.Errorf("pixel %v at %.1f m: colour %v, want %v", px, h, got, want)
+		}
+	}
+}
+
+func TestTintColor(t *testing.T) {
+	stops := basemap.TintStops()
+	for _, tc := range []struct {
+		name string
+		hM   float64
+		want color.NRGBA
+	}{
+		{"below sea level takes the first colour", -30, stops[0].Color},
+		{"sea level", 0, stops[0].Color},
+		{"first stop above", 200, stops[1].Color},
+		{"halfway between 0 and 200 m", 100, color.NRGBA{R: 0x8c, G: 0xb2, B: 0x68, A: 0xff}},
+		{"a stop", 1500, stops[4].Color},
+		{"the highest stop", 3000, stops[len(stops)-1].Color},
+		{"above the highest stop", 8848, stops[len(stops)-1].Color},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := basemap.TintColor(tc.hM); got != tc.want {
+				t.Errorf("TintColor(%g) = %v, want %v", tc.hM, got, tc.want)
+			}
+		})
+	}
+	for i := 1; i < len(stops); i++ {
+		if stops[i].HeightM <= stops[i-1].HeightM || stops[i].Color.A != 0xff {
+			t.Errorf("stop %d: %+v after %+v", i, stops[i], stops[i-1])
+		}
+	}
+}
+
 // TestHillshadeDeterministic: a fresh service gives the same bytes, and
 // the grid sampler gives the bytes of one ElevationM call per point.
 func TestHillshadeDeterministic(t *testing.T) {
 	ter := rio(t)
 	for _, tl := range []basemap.Tile{rioZ12, packEdgeZ9, {Z: 15, X: 12450, Y: 18535}, {Z: 6, X: 24, Y: 36}, {Z: 0, X: 0, Y: 0}} {
 		t.Run(tl.String(), func(t *testing.T) {
-			a := hillshade(t, newService(t, ter, basemap.Options{}), tl)
-			b := hillshade(t, newService(t, ter, basemap.Options{}), tl)
-			c := hillshade(t, newService(t, naive{ter}, basemap.Options{}), tl)
-			if !bytes.Equal(a, b) {
-				t.Error("two renders differ")
-			}
-			if !bytes.Equal(a, c) {
-				t.Error("the grid sampler and per-point ElevationM give different tiles")
+			for _, l := range []basemap.Layer{basemap.LayerHillshade, basemap.LayerElevation} {
+				a := tile(t, newService(t, ter, basemap.Options{}), l, tl)
+				b := tile(t, newService(t, ter, basemap.Options{}), l, tl)
+				c := tile(t, newService(t, naive{ter}, basemap.Options{}), l, tl)
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s: two renders differ", l)
+				}
+				if !bytes.Equal(a, c) {
+					t.Errorf("%s: the grid sampler and per-point ElevationM give different tiles", l)
+				}
 			}
 		})
 	}
@@ -146,8 +223,14 @@ func TestHillshadeDeterministic(t *testing.T) {
 func TestHillshadeMissingTerrain(t *testing.T) {
 	ter := rio(t)
 	s := newService(t, ter, basemap.Options{})
+	for _, l := range []basemap.Layer{basemap.LayerHillshade, basemap.LayerElevation} {
+		t.Run(string(l), func(t *testing.T) { missingTerrain(t, s, ter, l) })
+	}
+}
+
+func missingTerrain(t *testing.T, s *basemap.Service, ter appliance.Terrain, l basemap.Layer) {
 	t.Run("tile across the pack's edge", func(t *testing.T) {
-		img := decode(t, hillshade(t, s, packEdgeZ9))
+		img := decode(t, tile(t, s, l, packEdgeZ9))
 		w, _, e, n := packEdgeZ9.Bounds()
 		_, sLat, _, _ := packEdgeZ9.Bounds()
 		opaque, clear := 0, 0
@@ -187,7 +270,7 @@ func TestHillshadeMissingTerrain(t *testing.T) {
 		{"last tile of zoom 15", basemap.Tile{Z: 15, X: 32767, Y: 32767}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := hillshade(t, s, tc.tile)
+			b := tile(t, s, l, tc.tile)
 			img := decode(t, b)
 			for y := range basemap.TileSizePx {
 				for x := range basemap.TileSizePx {
@@ -228,7 +311,7 @@ func (f failing) ElevationM(p appliance.LatLon) (float64, error) {
 
 func TestHillshadeTerrainError(t *testing.T) {
 	s := newService(t, failing{rio(t)}, basemap.Options{})
-	_, err := s.Hillshade(context.Background(), rioZ12, "")
+	_, err := s.Tile(context.Background(), basemap.LayerHillshade, rioZ12, "")
 	if !errors.Is(err, errCorrupt) {
 		t.Fatalf("error %v, want the terrain's", err)
 	}
@@ -255,21 +338,21 @@ func TestHillshadeCache(t *testing.T) {
 		{"first request renders", near[0], "", false, 0, 1},
 		{"second request hits", near[0], "", false, 1, 1},
 		{"another tile renders", near[1], "", false, 1, 2},
-		{"revalidation with the ETag renders nothing", near[2], s.ETag(), true, 1, 2},
-		{"revalidation with a weak ETag", near[2], "W/" + s.ETag(), true, 1, 2},
+		{"revalidation with the ETag renders nothing", near[2], s.ETag(basemap.LayerHillshade), true, 1, 2},
+		{"revalidation with a weak ETag", near[2], "W/" + s.ETag(basemap.LayerHillshade), true, 1, 2},
 		{"revalidation with another ETag renders", near[2], `"hs0-old"`, false, 1, 3},
 		{"the first tile was evicted", near[0], "", false, 1, 4},
 		{"the third tile is still cached", near[2], "", false, 2, 4},
 	}
 	for _, st := range steps {
-		img, err := s.Hillshade(ctx, st.tile, st.ifNoneMatch)
+		img, err := s.Tile(ctx, basemap.LayerHillshade, st.tile, st.ifNoneMatch)
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 		if img.NotModified != st.notModified || (img.PNG == nil) != st.notModified {
 			t.Errorf("%s: NotModified %v with %d bytes", st.name, img.NotModified, len(img.PNG))
 		}
-		if img.ETag != s.ETag() || img.MaxAge != basemap.MaxAge {
+		if img.ETag != s.ETag(basemap.LayerHillshade) || img.MaxAge != basemap.MaxAge {
 			t.Errorf("%s: ETag %s max-age %s", st.name, img.ETag, img.MaxAge)
 		}
 		if cs := s.CacheStats(); cs.Hits != st.hits || cs.Misses != st.misses {
@@ -281,29 +364,46 @@ func TestHillshadeCache(t *testing.T) {
 		t.Errorf("cache %+v: want 2 entries after 2 evictions within the bound", cs)
 	}
 
+	t.Run("layers are cached apart", func(t *testing.T) {
+		s := newService(t, ter, basemap.Options{})
+		hs, el := tile(t, s, basemap.LayerHillshade, rioZ12), tile(t, s, basemap.LayerElevation, rioZ12)
+		if bytes.Equal(hs, el) || s.CacheStats().Entries != 2 {
+			t.Errorf("hillshade and elevation of one tile: equal %v, cache %+v", bytes.Equal(hs, el), s.CacheStats())
+		}
+		if !bytes.Equal(tile(t, s, basemap.LayerElevation, rioZ12), el) || s.CacheStats().Hits != 1 {
+			t.Errorf("elevation again: cache %+v", s.CacheStats())
+		}
+		if s.ETag(basemap.LayerHillshade) == s.ETag(basemap.LayerElevation) {
+			t.Error("both layers have one ETag")
+		}
+		img, err := s.Tile(ctx, basemap.LayerElevation, rioZ12, s.ETag(basemap.LayerHillshade))
+		if err != nil || img.NotModified {
+			t.Errorf("the hillshade ETag revalidated an elevation tile: %+v %v", img.NotModified, err)
+		}
+	})
 	t.Run("ETag follows the terrain identity", func(t *testing.T) {
 		a := newService(t, ter, basemap.Options{Identity: "pack A"})
 		b := newService(t, ter, basemap.Options{Identity: "pack B"})
-		if a.ETag() == b.ETag() || a.ETag() != newService(t, ter, basemap.Options{Identity: "pack A"}).ETag() {
-			t.Errorf("ETags %s %s", a.ETag(), b.ETag())
+		if a.ETag(basemap.LayerHillshade) == b.ETag(basemap.LayerHillshade) || a.ETag(basemap.LayerHillshade) != newService(t, ter, basemap.Options{Identity: "pack A"}).ETag(basemap.LayerHillshade) {
+			t.Errorf("ETags %s %s", a.ETag(basemap.LayerHillshade), b.ETag(basemap.LayerHillshade))
 		}
 	})
 	t.Run("a request waiting for a render slot gives up with its context", func(t *testing.T) {
 		gate := &blocking{Terrain: ter, entered: make(chan struct{}), release: make(chan struct{})}
 		s := newService(t, gate, basemap.Options{MaxRenders: 1})
 		done := make(chan error, 1)
-		go func() { _, err := s.Hillshade(ctx, near[0], ""); done <- err }()
+		go func() { _, err := s.Tile(ctx, basemap.LayerHillshade, near[0], ""); done <- err }()
 		<-gate.entered // the only slot is taken
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if _, err := s.Hillshade(cctx, near[1], ""); !errors.Is(err, context.Canceled) {
+		if _, err := s.Tile(cctx, basemap.LayerHillshade, near[1], ""); !errors.Is(err, context.Canceled) {
 			t.Errorf("waiting request: %v, want context.Canceled", err)
 		}
 		close(gate.release)
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Hillshade(ctx, near[1], ""); err != nil {
+		if _, err := s.Tile(ctx, basemap.LayerHillshade, near[1], ""); err != nil {
 			t.Fatalf("after the slot is free: %v", err)
 		}
 	})
@@ -339,16 +439,19 @@ func TestNewRefuses(t *testing.T) {
 		})
 	}
 	s := newService(t, rio(t), basemap.Options{})
-	if _, err := s.Hillshade(context.Background(), basemap.Tile{Z: 16}, ""); !errors.Is(err, appliance.ErrInvalid) {
+	if _, err := s.Tile(context.Background(), basemap.LayerHillshade, basemap.Tile{Z: 16}, ""); !errors.Is(err, appliance.ErrInvalid) {
 		t.Fatalf("zoom 16: %v", err)
+	}
+	if _, err := s.Tile(context.Background(), "contours", rioZ12, ""); !errors.Is(err, appliance.ErrInvalid) {
+		t.Fatalf("unknown layer: %v", err)
 	}
 }
 
-func ExampleService_Hillshade() {
+func ExampleService_Tile() {
 	p, _ := terrain.OpenBytes(sample.Pack())
 	svc, _ := basemap.New(terrain.NewLayered(p), basemap.Options{Identity: "embedded sample"})
 	t, _ := basemap.ParseTile("12", "1556", "2316")
-	img, _ := svc.Hillshade(context.Background(), t, "")
+	img, _ := svc.Tile(context.Background(), basemap.LayerHillshade, t, "")
 	fmt.Println(len(img.PNG) > 1000, img.MaxAge)
 	// Output: true 1h0m0s
 }

@@ -90,8 +90,8 @@
 //	tenant        GET /v1/me/quota, /tenant/audit (not counted as calls)    30     30      60     60        120       120
 //
 // Admin routes (/admin/...) are used with admin keys, which are not
-// metered; /health, /metrics, the hillshade tiles (/tiles/hillshade/...)
-// and the other public routes are not metered.
+// metered; /health, /metrics, the map tiles (/tiles/hillshade/...,
+// /tiles/elevation/...) and the other public routes are not metered.
 //
 // # Cost per request
 //

@@ -38,8 +38,9 @@
 // document: the hosted login (/auth/oidc/login, /auth/oidc/callback) and
 // the payment webhook and key claim (/billing/webhook, authenticated by
 // its Stripe-Signature; /billing/claim, by the checkout session id); and
-// the console map's hillshade tiles (GET /tiles/hillshade/{z}/{x}/{y}.png,
-// tiles.go, appliance/basemap), which an <img> loads without a key and
+// the console map's tiles (GET /tiles/hillshade/{z}/{x}/{y}.png and
+// /tiles/elevation/..., tiles.go, appliance/basemap), which an <img> loads
+// without a key and
 // which show public terrain only: not metered, not gated by readiness,
 // 400 invalid_tile naming z, x or y for an address that is not a tile.
 //

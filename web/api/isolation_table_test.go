@@ -102,6 +102,7 @@ func TestTenantIsolationTable(t *testing.T) {
 		// every caller before and after A stored its data (shapeOf of a
 		// PNG is its length; TestHillshadeTiles compares the bytes).
 		{name: "hillshade tile over A's tower", method: "GET", url: "/tiles/hillshade/12/1556/2316.png", list: true},
+		{name: "elevation tile over A's tower", method: "GET", url: "/tiles/elevation/12/1556/2316.png", list: true},
 		{name: "ai compare", method: "POST", url: "/ai/compare",
 			body: fmt.Sprintf(`{"tx":{"lat":%g,"lon":%g,"height_m":30},"rx":{"lat":%g,"lon":%g,"height_m":10},"frequency_mhz":1800}`, lat, lon, lat+0.01, lon)},
 	}

@@ -16,23 +16,28 @@ import (
 // Basemap renders the console's offline map tiles from the appliance's
 // terrain (appliance/basemap).
 type Basemap interface {
-	Hillshade(ctx context.Context, t basemap.Tile, ifNoneMatch string) (basemap.Image, error)
+	Tile(ctx context.Context, l basemap.Layer, t basemap.Tile, ifNoneMatch string) (basemap.Image, error)
 }
 
-// registerTiles serves the hillshade tiles. They are public: the console
-// loads them with <img>, which cannot send X-API-Key, and they show only
-// terrain (public SRTM data), never a tenant's data, so they are neither
-// authenticated nor metered. The terrain is open before the API is built,
-// so they are not gated by readiness either.
+// registerTiles serves the hillshade and elevation tiles. They are
+// public: the console loads them with <img>, which cannot send X-API-Key,
+// and they show only terrain (public SRTM data), never a tenant's data, so
+// they are neither authenticated nor metered. The terrain is open before
+// the API is built, so they are not gated by readiness either.
 func (a *API) registerTiles(r *mux.Router) {
-	r.HandleFunc("/tiles/hillshade/{z}/{x}/{y}", a.wrap(a.hillshadeTile)).Methods(http.MethodGet)
+	r.HandleFunc("/tiles/hillshade/{z}/{x}/{y}", a.wrap(a.mapTile(basemap.LayerHillshade))).Methods(http.MethodGet)
+	r.HandleFunc("/tiles/elevation/{z}/{x}/{y}", a.wrap(a.mapTile(basemap.LayerElevation))).Methods(http.MethodGet)
 }
 
-// hillshadeTile answers GET /tiles/hillshade/{z}/{x}/{y}.png: the PNG, or
-// 304 when If-None-Match holds its ETag.
-func (a *API) hillshadeTile(w http.ResponseWriter, r *http.Request) (any, error) {
+// mapTile answers GET /tiles/{layer}/{z}/{x}/{y}.png: the PNG, or 304 when
+// If-None-Match holds its ETag.
+func (a *API) mapTile(l basemap.Layer) handler {
+	return func(w http.ResponseWriter, r *http.Request) (any, error) { return a.tile(w, r, l) }
+}
+
+func (a *API) tile(w http.ResponseWriter, r *http.Request, l basemap.Layer) (any, error) {
 	if a.Basemap == nil {
-		return nil, fmt.Errorf("hillshade tiles: no basemap service: %w", appliance.ErrUnavailable)
+		return nil, fmt.Errorf("%s tiles: no basemap service: %w", l, appliance.ErrUnavailable)
 	}
 	v := mux.Vars(r)
 	y, ok := strings.CutSuffix(v["y"], ".png")
@@ -44,7 +49,7 @@ func (a *API) hillshadeTile(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	img, err := a.Basemap.Hillshade(r.Context(), t, r.Header.Get("If-None-Match"))
+	img, err := a.Basemap.Tile(r.Context(), l, t, r.Header.Get("If-None-Match"))
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 const (
 	rioTile      = "/tiles/hillshade/12/1556/2316.png"
 	brasiliaTile = "/tiles/hillshade/10/375/557.png"
+	rioElevation = "/tiles/elevation/12/1556/2316.png"
 )
 
 // pngTile decodes a 256×256 tile and returns how many of its pixels are
@@ -63,7 +64,8 @@ func TestHillshadeTiles(t *testing.T) {
 func tileScenarios(t *testing.T, h *harness) []scenario {
 	first := h.do(t, "GET", rioTile, "", nil, "")
 	etag := first.header.Get("ETag")
-	if first.status != http.StatusOK || !strings.HasPrefix(etag, `"hs`) {
+	elevETag := h.do(t, "GET", rioElevation, "", nil, "").header.Get("ETag")
+	if first.status != http.StatusOK || !strings.HasPrefix(etag, `"hillshade-`) {
 		t.Fatalf("status %d, ETag %q", first.status, etag)
 	}
 	opaque := func(want int) func(t *testing.T, h *harness, res *response) {
@@ -95,7 +97,26 @@ func tileScenarios(t *testing.T, h *harness) []scenario {
 					t.Errorf("%d body bytes, ETag %q", len(res.body), res.header.Get("ETag"))
 				}
 			}},
-		{name: "revalidation with a stale ETag", method: "GET", url: rioTile, headers: map[string]string{"If-None-Match": `"hs0-00000000000000000000"`}, status: 200, check: sameBytes},
+		{name: "revalidation with a stale ETag", method: "GET", url: rioTile, headers: map[string]string{"If-None-Match": `"hillshade-r0-00000000000000000000"`}, status: 200, check: sameBytes},
+		{name: "elevation tile without a key", method: "GET", url: rioElevation, status: 200,
+			check: func(t *testing.T, h *harness, res *response) {
+				if got := pngTile(t, res); got != 256*256 {
+					t.Errorf("%d opaque pixels", got)
+				}
+				if e := res.header.Get("ETag"); !strings.HasPrefix(e, `"elevation-`) || bytes.Equal(res.body, first.body) {
+					t.Errorf("ETag %q; same bytes as the hillshade: %v", e, bytes.Equal(res.body, first.body))
+				}
+			}},
+		{name: "elevation revalidated with the hillshade's ETag", method: "GET", url: rioElevation, headers: map[string]string{"If-None-Match": etag}, status: 200},
+		{name: "elevation revalidated with its ETag", method: "GET", url: rioElevation, headers: map[string]string{"If-None-Match": elevETag}, status: 304},
+		{name: "elevation tile outside every pack", method: "GET", url: "/tiles/elevation/10/375/557.png", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			if got := pngTile(t, res); got != 0 {
+				t.Errorf("%d opaque pixels", got)
+			}
+		}},
+		{name: "elevation zoom 16", method: "GET", url: "/tiles/elevation/16/0/0.png", status: 400, code: "invalid_tile", fields: []string{"z"}},
+		{name: "elevation as JPEG", method: "GET", url: "/tiles/elevation/1/0/0.jpeg", status: 400, code: "invalid_tile", fields: []string{"y"}},
+		{name: "an unknown layer", method: "GET", url: "/tiles/contours/1/0/0.png", status: 404, code: "not_found"},
 		{name: "zoom 16", method: "GET", url: "/tiles/hillshade/16/0/0.png", status: 400, code: "invalid_tile", fields: []string{"z"}},
 		{name: "x past the last column", method: "GET", url: "/tiles/hillshade/3/8/0.png", status: 400, code: "invalid_tile", fields: []string{"x"}},
 		{name: "y past the last row", method: "GET", url: "/tiles/hillshade/3/0/8.png", status: 400, code: "invalid_tile", fields: []string{"y"}},
