@@ -47,7 +47,7 @@ func greyPalette() color.Palette {
 	return p
 }
 
-// renderer draws hillshade tiles from terrain.
+// renderer draws the tiles of both layers from terrain.
 type renderer struct {
 	terrain appliance.Terrain
 	grid    appliance.GridSampler // nil: one ElevationM call per point
@@ -56,7 +56,19 @@ type renderer struct {
 	empty   []byte                // the PNG of a tile without terrain
 	sun     [3]float64            // unit vector towards the sun: east, north, up
 	pool    sync.Pool             // *scratch
+	enc     png.Encoder           // reuses its compressor through encoderPool
 }
+
+// encoderPool lends the PNG encoder its buffers and compressor between
+// renders (png.EncoderBufferPool).
+type encoderPool struct{ p sync.Pool }
+
+func (e *encoderPool) Get() *png.EncoderBuffer {
+	b, _ := e.p.Get().(*png.EncoderBuffer)
+	return b
+}
+
+func (e *encoderPool) Put(b *png.EncoderBuffer) { e.p.Put(b) }
 
 // scratch is the working memory of one render.
 type scratch struct {
@@ -68,6 +80,7 @@ type scratch struct {
 
 func newRenderer(ter appliance.Terrain) (*renderer, error) {
 	r := &renderer{terrain: ter, grey: greyPalette(), tint: tintPalette()}
+	r.enc.BufferPool = &encoderPool{}
 	if g, ok := ter.(appliance.GridSampler); ok {
 		r.grid = g
 	}
@@ -117,7 +130,7 @@ func (r *renderer) render(l Layer, t Tile) ([]byte, error) {
 	img := &image.Paletted{Pix: s.pix, Stride: TileSizePx, Rect: image.Rect(0, 0, TileSizePx, TileSizePx), Palette: pal}
 	var buf bytes.Buffer
 	buf.Grow(32 << 10)
-	if err := png.Encode(&buf, img); err != nil {
+	if err := r.enc.Encode(&buf, img); err != nil {
 		return nil, fmt.Errorf("encode tile %s: %w", t, err)
 	}
 	return buf.Bytes(), nil
