@@ -37,7 +37,7 @@ func (a *API) mapTile(l basemap.Layer) handler {
 
 func (a *API) tile(w http.ResponseWriter, r *http.Request, l basemap.Layer) (any, error) {
 	if a.Basemap == nil {
-		return nil, fmt.Errorf("%s tiles: no basemap service: %w", l, appliance.ErrUnavailable)
+		return nil, fmt.Errorf("this appliance serves no %s map tiles: %w", l, appliance.ErrUnavailable)
 	}
 	v := mux.Vars(r)
 	y, ok := strings.CutSuffix(v["y"], ".png")

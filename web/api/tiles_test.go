@@ -10,6 +10,8 @@ import (
 	pathpkg "path"
 	"strings"
 	"testing"
+
+	"linkplan/web/api"
 )
 
 // rioTile is the zoom-12 tile over Rio de Janeiro's centre, inside the
@@ -207,4 +209,23 @@ func FuzzHillshadeTilePath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTilesWithoutBasemap: an API built without the basemap service
+// answers the tile routes with 503, documented.
+func TestTilesWithoutBasemap(t *testing.T) {
+	a := api.New(api.Deps{})
+	a.SetState(api.StateReady)
+	d := loadOpenAPI(t)
+	for _, p := range []string{rioTile, rioElevation} {
+		rec := httptest.NewRecorder()
+		a.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+		res := &response{status: rec.Code, header: rec.Result().Header, body: rec.Body.Bytes()}
+		if res.status != http.StatusServiceUnavailable || !strings.Contains(string(res.body), `"unavailable"`) {
+			t.Errorf("%s: %d %s", p, res.status, res.body)
+		}
+		for _, e := range d.checkResponse(http.MethodGet, p, res) {
+			t.Errorf("contract: %s", e)
+		}
+	}
 }
