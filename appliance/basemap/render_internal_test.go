@@ -49,3 +49,34 @@ func BenchmarkRenderZ12(b *testing.B) { benchRender(b, rio(b)) }
 // BenchmarkRenderZ12Naive is the baseline: the same tile with one
 // ElevationM call per point.
 func BenchmarkRenderZ12Naive(b *testing.B) { benchRender(b, naive{rio(b)}) }
+
+func benchSample(b *testing.B, ter appliance.Terrain) {
+	r, err := newRenderer(ter)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := r.pool.Get().(*scratch)
+	world := float64(TileSizePx) * float64(uint(1)<<rioZ12.Z)
+	for i := range gridSide {
+		s.lons[i] = wrapLon(lonOfX((float64(rioZ12.X*TileSizePx+i-1) + 0.5) / world))
+		s.lats[i] = latOfY((float64(rioZ12.Y*TileSizePx+i-1) + 0.5) / world)
+	}
+	if err := r.sample(s); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := r.sample(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSampleZ12 is the part of BenchmarkRenderZ12 that differs from
+// the baseline: the 258×258 heights of the tile through GridSampler.
+func BenchmarkSampleZ12(b *testing.B) { benchSample(b, rio(b)) }
+
+// BenchmarkSampleZ12Naive samples the same grid with one ElevationM call
+// per point.
+func BenchmarkSampleZ12Naive(b *testing.B) { benchSample(b, naive{rio(b)}) }

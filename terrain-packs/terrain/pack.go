@@ -317,27 +317,39 @@ func (p *Pack) edgeNeighbour(q appliance.LatLon, t TileID) (TileID, bool) {
 // its four corners: north-west, north-east, south-west, south-east, at
 // indexes i, i+1, i+n, i+n+1 with n = spd+1.
 func cell(spd int, t TileID, q appliance.LatLon) (i int, w [4]float64) {
-	n := spd + 1
-	y := (float64(t.Lat+1) - q.Lat) * float64(spd) // rows from the north edge
-	x := (q.Lon - float64(t.Lon)) * float64(spd)   // columns from the west edge
-	y = math.Min(math.Max(y, 0), float64(spd))
-	x = math.Min(math.Max(x, 0), float64(spd))
-	r, c := int(y), int(x)
-	if r > n-2 {
-		r = n - 2
+	r, fy := cellAxis((float64(t.Lat+1)-q.Lat)*float64(spd), spd) // rows from the north edge
+	c, fx := cellAxis((q.Lon-float64(t.Lon))*float64(spd), spd)   // columns from the west edge
+	return r*(spd+1) + c, weights(fx, fy)
+}
+
+// cellAxis returns, for a position v in sample steps from a tile's north
+// (or west) edge, the row (or column) of the cell around it and the
+// fraction of the step past that row; v is clamped to the tile.
+func cellAxis(v float64, spd int) (int, float64) {
+	v = math.Min(math.Max(v, 0), float64(spd))
+	i := int(v)
+	if i > spd-1 {
+		i = spd - 1
 	}
-	if c > n-2 {
-		c = n - 2
-	}
-	fy, fx := y-float64(r), x-float64(c)
-	return r*n + c, [4]float64{(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy}
+	return i, v - float64(i)
+}
+
+// weights are the bilinear weights of a cell's corners (north-west,
+// north-east, south-west, south-east) at fractions fx east and fy south.
+func weights(fx, fy float64) [4]float64 {
+	return [4]float64{(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy}
 }
 
 // bilinear interpolates tile samples s (spd+1 per side) at q, which lies in
 // tile t. ok is false when a sample with a non-zero weight is NoData.
 func bilinear(s []int16, spd int, t TileID, q appliance.LatLon) (float64, bool) {
-	n := spd + 1
 	i, w := cell(spd, t, q)
+	return interpolate(s, spd+1, i, w)
+}
+
+// interpolate weighs the four samples of the cell at index i (n samples a
+// row) with w; ok is false when a sample with a non-zero weight is NoData.
+func interpolate(s []int16, n, i int, w [4]float64) (float64, bool) {
 	v := [4]int16{s[i], s[i+1], s[i+n], s[i+n+1]}
 	for k := range v {
 		if v[k] == NoData && w[k] > 0 {
