@@ -42,7 +42,10 @@
 // OpenBytes opens a pack held in memory (the embedded sample pack,
 // terrain-packs/sample). Layered stacks several packs, the first that can
 // answer a point wins (for land cover: the first pack with the layer that
-// knows a class there). Decoded tiles, heights and land cover alike, live
+// knows a class there); Layered.ElevationGridM (appliance.GridSampler)
+// samples a latitude × longitude grid in one call, bit for bit the
+// heights of ElevationM, for the map tiles of appliance/basemap. Decoded
+// tiles, heights and land cover alike, live
 // in one bounded LRU cache (WithCacheBytes, default DefaultCacheBytes)
 // shared by all goroutines; concurrent misses on one tile decode it once.
 //
