@@ -455,3 +455,54 @@ func ExampleService_Tile() {
 	fmt.Println(len(img.PNG) > 1000, img.MaxAge)
 	// Output: true 1h0m0s
 }
+
+// TestTileConcurrent: many goroutines asking for overlapping tiles of both
+// layers through a small cache get the bytes of a serial render, and the
+// cache stays within its bound (run with -race).
+func TestTileConcurrent(t *testing.T) {
+	ter := rio(t)
+	serial := newService(t, ter, basemap.Options{})
+	var tiles []basemap.Tile
+	for dx := range 3 {
+		for dy := range 2 {
+			tiles = append(tiles, basemap.Tile{Z: 12, X: rioZ12.X - 1 + dx, Y: rioZ12.Y + dy})
+		}
+	}
+	layers := []basemap.Layer{basemap.LayerHillshade, basemap.LayerElevation}
+	want := map[string][]byte{}
+	for _, l := range layers {
+		for _, tl := range tiles {
+			want[string(l)+tl.String()] = tile(t, serial, l, tl)
+		}
+	}
+	const bound = 120 << 10 // a handful of tiles: evictions happen
+	s := newService(t, ter, basemap.Options{CacheBytes: bound, MaxRenders: 2})
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 24 {
+				l, tl := layers[(g+i)%2], tiles[(g*5+i)%len(tiles)]
+				img, err := s.Tile(context.Background(), l, tl, "")
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				if !bytes.Equal(img.PNG, want[string(l)+tl.String()]) {
+					errs <- fmt.Sprintf("%s %s: bytes differ from the serial render", l, tl)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if st := s.CacheStats(); st.Bytes > bound || st.Evictions == 0 || st.Hits == 0 {
+		t.Errorf("cache %+v: want hits and evictions within %d bytes", st, bound)
+	}
+}
