@@ -94,6 +94,7 @@
 // The bytes are the same for the same tile on one architecture; Go may
 // fuse multiply-adds on some (arm64), which can move a pixel by one grey
 // level there, so the golden tiles are those of amd64.
+//
 // The hillshade is only as sharp as the terrain: SRTM3 packs (90 m) look
 // smooth beyond zoom 13. Tiles are rendered for any position; only the
 // loaded packs decide where there is terrain. The elevation palette is
