@@ -359,12 +359,14 @@ func goScreen(t *testing.T, tb *tab, id string) {
 // shot takes a screenshot of the tab at each viewport (1366×768 and
 // 390×844), writes it to a temporary directory and, with
 // -update-screenshots, to docs/screenshots/<name>-<w>x<h>.png (reduced
-// to the 216 web-safe colours, so that the committed files stay small).
-// The tab is left at 1366×768.
+// to the 256 colours of the Plan 9 palette, so that the committed files stay small).
+// The page is scrolled to its top and toasts are dismissed first; the
+// tab is left at 1366×768.
 func shot(t *testing.T, tb *tab, name string) {
 	t.Helper()
 	for _, vp := range viewports {
-		tb.run(t, "viewport", chromedp.EmulateViewport(vp.w, vp.h), chromedp.Sleep(300*time.Millisecond))
+		tb.run(t, "viewport", chromedp.EmulateViewport(vp.w, vp.h), chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById('toasts').replaceChildren()`),
+			chromedp.Sleep(300*time.Millisecond))
 		ctx, cancel := context.WithTimeout(tb, 30*time.Second)
 		buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		cancel()
@@ -392,14 +394,14 @@ func shot(t *testing.T, tb *tab, name string) {
 	tb.run(t, "viewport", chromedp.EmulateViewport(viewports[0].w, viewports[0].h), chromedp.Sleep(200*time.Millisecond))
 }
 
-// shrinkPNG re-encodes a screenshot with the web-safe palette and the best
+// shrinkPNG re-encodes a screenshot with the Plan 9 palette and the best
 // compression.
 func shrinkPNG(b []byte) ([]byte, error) {
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
-	p := image.NewPaletted(img.Bounds(), palette.WebSafe)
+	p := image.NewPaletted(img.Bounds(), palette.Plan9)
 	draw.Draw(p, p.Rect, img, img.Bounds().Min, draw.Src)
 	var out bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
@@ -501,4 +503,203 @@ func TestConsoleSignIn(t *testing.T) {
 	if n := eval[int](t, tb, `sessionStorage.length`); n != 0 {
 		t.Errorf("%d items left in sessionStorage after sign-out", n)
 	}
+}
+
+// linkBody is the Link screen's request for the sample data's receiver
+// (Rio de Janeiro).
+const linkBody = `{"receiver":{"lat":-22.95,"lon":-43.2,"height":10},"frequency_mhz":1800,"max_distance_km":20,"engine":"fspl","include":["profile"]}`
+
+// TestConsoleLink: the Link screen's first paint, a link analysis whose
+// best tower is the API's, the profile chart with terrain, line of sight,
+// Fresnel zone, 60 % line and obstacle, the engine comparison and the
+// explanation panel (the built-in template explainer answers).
+func TestConsoleLink(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "link")
+
+	// First paint of the Link screen: reload (the session is kept in the
+	// tab) and read the Performance API.
+	tb.run(t, "reload", chromedp.Reload())
+	waitFor(t, tb, "the Link screen after reload", `performance.getEntriesByName('lp-screen-link').length > 0`)
+	paint := eval[map[string]float64](t, tb, `(() => {
+		const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+		const nav = performance.getEntriesByType('navigation')[0];
+		return {fcp: fcp ? fcp.startTime : -1, screen: performance.getEntriesByName('lp-screen-link')[0].startTime, dcl: nav ? nav.domContentLoadedEventEnd : -1};
+	})()`)
+	t.Logf("Link screen: first contentful paint %.0f ms, screen rendered %.0f ms, DOMContentLoaded %.0f ms after navigation (goal: first paint <= 1000 ms)",
+		paint["fcp"], paint["screen"], paint["dcl"])
+	if paint["fcp"] < 0 || paint["fcp"] > 5000 || paint["screen"] > 8000 {
+		t.Errorf("first paint %.0f ms, screen %.0f ms: far beyond the 1 s goal", paint["fcp"], paint["screen"])
+	}
+
+	// What the API answers for the same body.
+	r := env.srv.call(t, "POST", "/analyze_link", map[string]string{"X-API-Key": env.key, "Content-Type": "application/json"}, linkBody)
+	if r.status != http.StatusOK {
+		t.Fatalf("analyze_link: %d %s", r.status, r.body)
+	}
+	var want struct {
+		Best struct {
+			TowerID  string `json:"tower_id"`
+			Operator string `json:"operator"`
+		} `json:"best_tower"`
+	}
+	if err := json.Unmarshal(r.body, &want); err != nil || want.Best.TowerID == "" {
+		t.Fatalf("analyze_link answer %s: %v", r.body, err)
+	}
+
+	set := func(id, v string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const e = document.getElementById(%q); e.value = %q; e.dispatchEvent(new Event('change')); })()`, id, v))
+	}
+	tb.run(t, "fill the form", set("link-lat", "-22.95"), set("link-lon", "-43.20"), set("link-height", "10"), set("link-freq", "1800"),
+		set("link-radius", "20"), set("link-engine", "fspl"), chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-id')`)
+	if got := eval[string](t, tb, `document.getElementById('link-best-id').textContent`); got != want.Best.TowerID {
+		t.Errorf("the page's best tower is %q, the API's %q", got, want.Best.TowerID)
+	}
+	if got := eval[string](t, tb, `document.getElementById('link-best-operator').textContent`); got != want.Best.Operator {
+		t.Errorf("the page's operator is %q, the API's %q", got, want.Best.Operator)
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll('#link-towers tbody tr').length`); n < 2 {
+		t.Errorf("%d towers listed, want the best and alternatives", n)
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll('#link-map path.leaflet-interactive').length`); n < 2 {
+		t.Errorf("%d vector layers on the map, want the receiver, towers and paths", n)
+	}
+	if got := eval[string](t, tb, `document.getElementById('link-best-margin').textContent`); !strings.Contains(got, "dB") || !strings.Contains(got, ",") {
+		t.Errorf("margin %q: want a pt-BR number with its unit", got)
+	}
+
+	// The profile chart.
+	tb.run(t, "open the profile", chromedp.Click(chromedp.ID("link-profile-summary")), chromedp.WaitVisible(chromedp.ID("profile-chart")))
+	chart := eval[map[string]int](t, tb, `(() => {
+		const svg = document.getElementById('profile-chart');
+		const vis = (sel) => [...svg.querySelectorAll(sel)].filter(e => { const b = e.getBBox(); return b.width > 0 || b.height > 0; }).length;
+		const pts = (sel) => { const e = svg.querySelector(sel); return e ? (e.getAttribute('d').match(/[ML]/g) || []).length : 0; };
+		return {terrain: vis('path.terrain'), los: vis('path.los'), fresnel: vis('path.fresnel'), fresnel60: vis('path.fresnel60'),
+			obstacle: vis('circle.obstacle'), terrainPoints: pts('path.terrain'), losPoints: pts('path.los'), labels: svg.querySelectorAll('text').length};
+	})()`)
+	for _, k := range []string{"terrain", "los", "fresnel60", "obstacle"} {
+		if chart[k] < 1 {
+			t.Errorf("profile chart: no visible %s (%v)", k, chart)
+		}
+	}
+	if chart["fresnel"] < 2 || chart["terrainPoints"] < 10 || chart["losPoints"] < 10 || chart["labels"] < 6 {
+		t.Errorf("profile chart incomplete: %v", chart)
+	}
+
+	// Engine comparison and the explanation.
+	tb.run(t, "compare engines", chromedp.Click(chromedp.ID("link-compare")))
+	waitFor(t, tb, "the engine comparison", `!!document.getElementById('link-compare-table') || !!document.querySelector('#link-compare-host .error-box')`)
+	if n := eval[int](t, tb, `document.querySelectorAll('#link-compare-table tbody tr').length`); n != 5 {
+		t.Errorf("engine comparison has %d rows, want 5 (%s)", n, tb.state())
+	}
+	waitFor(t, tb, "the explanation panel", `!!document.getElementById('link-explain')`)
+	tb.run(t, "explain", chromedp.Click(chromedp.ID("link-explain")))
+	waitFor(t, tb, "the explanation", `!!document.getElementById('link-explain-text') && document.getElementById('link-explain-text').textContent.length > 40`)
+	if txt := eval[string](t, tb, `document.getElementById('link-explain-text').textContent`); !strings.Contains(txt, want.Best.TowerID) {
+		t.Errorf("the explanation does not name the best tower %s: %.200s", want.Best.TowerID, txt)
+	}
+	shot(t, tb, "link")
+	axe(t, tb)
+}
+
+// TestConsoleMapScreens: the Towers screen (clustered layer, filters,
+// uncertainty circles, own-tower registration), the Coverage screen (a
+// 5 km heatmap at 250 m whose tiles are drawn on the map as they arrive,
+// the summary and the export buttons) and the Repeater screen (a route
+// drawn hop by hop with its bottleneck), each with screenshots and
+// axe-core.
+func TestConsoleMapScreens(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+
+	t.Run("towers", func(t *testing.T) {
+		goScreen(t, tb, "towers")
+		waitFor(t, tb, "towers on the map", `document.querySelectorAll('#tw-map .tw-marker, #tw-map .tw-cluster').length > 0`)
+		if n := eval[int](t, tb, `document.querySelectorAll('#tw-list tbody tr').length`); n < 1 {
+			t.Errorf("the tower list is empty")
+		}
+		shot(t, tb, "towers")
+		axe(t, tb)
+		tb.run(t, "register a tower",
+			chromedp.SendKeys(chromedp.ID("tw-reg-operator"), "Console Test"),
+			chromedp.SendKeys(chromedp.ID("tw-reg-lat"), "-22.9"),
+			chromedp.SendKeys(chromedp.ID("tw-reg-lon"), "-43.25"),
+			chromedp.Click(chromedp.ID("tw-reg-save")))
+		waitFor(t, tb, "the registered tower", `!!document.getElementById('tw-reg-done') || !!document.querySelector('#tw-register .error-box')`)
+		done := eval[string](t, tb, `(document.getElementById('tw-reg-done') || document.querySelector('#tw-register .error-box')).textContent`)
+		if !strings.Contains(done, "user:") {
+			t.Fatalf("registration: %s", done)
+		}
+		id := done[strings.Index(done, "user:"):]
+		id = strings.Fields(id)[0]
+		r := env.srv.call(t, "GET", "/towers/"+id, map[string]string{"X-API-Key": env.key}, "")
+		if r.status != http.StatusOK {
+			t.Errorf("GET /towers/%s after the console registered it: %d %s", id, r.status, r.body)
+		}
+		waitFor(t, tb, "the registered tower in the list", fmt.Sprintf(`[...document.querySelectorAll('#tw-list td')].some(td => td.textContent === %q)`, id))
+		tb.run(t, "filter synthetic only", chromedp.SetValue(chromedp.ID("tw-synthetic"), "only"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('tw-synthetic').dispatchEvent(new Event('change'))`))
+		if n := eval[int](t, tb, fmt.Sprintf(`[...document.querySelectorAll('#tw-list td')].filter(td => td.textContent === %q).length`, id)); n != 0 {
+			t.Errorf("the synthetic-only filter still lists the user tower %s", id)
+		}
+		tb.run(t, "filter all", chromedp.SetValue(chromedp.ID("tw-synthetic"), "all"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('tw-synthetic').dispatchEvent(new Event('change'))`))
+	})
+
+	t.Run("coverage", func(t *testing.T) {
+		goScreen(t, tb, "coverage")
+		tb.run(t, "start a heatmap",
+			chromedp.SetValue(chromedp.ID("cov-radius"), "5"),
+			chromedp.SetValue(chromedp.ID("cov-resolution"), "250"),
+			chromedp.Click(chromedp.ID("cov-start")))
+		waitFor(t, tb, "a tile drawn on the map", `document.querySelectorAll('#cov-map img.cov-tile').length > 0 || !!document.querySelector('#cov-status .error-box')`)
+		if n := eval[int](t, tb, `document.querySelectorAll('#cov-map img.cov-tile').length`); n < 1 {
+			t.Fatalf("no tile drawn: %s", tb.state())
+		}
+		// The tile's image holds painted pixels.
+		painted := eval[int](t, tb, `new Promise((ok) => {
+			const img = document.querySelector('#cov-map img.cov-tile');
+			const draw = () => { const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+				const g = c.getContext('2d'); g.drawImage(img, 0, 0); const d = g.getImageData(0, 0, c.width, c.height).data;
+				let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; ok(n); };
+			img.complete ? draw() : img.addEventListener('load', draw);
+		})`)
+		if painted == 0 {
+			t.Error("the first tile has no painted pixel")
+		}
+		waitFor(t, tb, "the summary", `!!document.getElementById('cov-summary-card')`)
+		if n := eval[int](t, tb, `document.querySelectorAll('#cov-summary-card button[data-format]').length`); n != 5 {
+			t.Errorf("%d export buttons, want 5", n)
+		}
+		if txt := eval[string](t, tb, `document.getElementById('cov-covered').textContent`); !strings.Contains(txt, "km²") {
+			t.Errorf("covered area %q without its unit", txt)
+		}
+		shot(t, tb, "coverage")
+		axe(t, tb)
+	})
+
+	t.Run("repeater", func(t *testing.T) {
+		goScreen(t, tb, "repeater")
+		tb.run(t, "plan", chromedp.Click(chromedp.ID("rp-plan")))
+		waitFor(t, tb, "a route", `!!document.getElementById('rp-route') || !!document.getElementById('rp-none') || !!document.querySelector('#rp-status .error-box')`)
+		if eval[bool](t, tb, `!!document.getElementById('rp-route')`) {
+			if n := eval[int](t, tb, `document.querySelectorAll('#rp-hops-table tbody tr').length`); n < 1 {
+				t.Error("a route without hops")
+			}
+			if n := eval[int](t, tb, `document.querySelectorAll('#rp-hops-table tbody tr.bottleneck').length`); n != 1 {
+				t.Errorf("%d bottleneck rows, want 1", n)
+			}
+			if n := eval[int](t, tb, `document.querySelectorAll('#rp-map path.rp-bottleneck').length`); n != 1 {
+				t.Errorf("%d bottleneck lines on the map, want 1", n)
+			}
+		} else {
+			t.Errorf("no route drawn: %s", tb.state())
+		}
+		shot(t, tb, "repeater")
+		axe(t, tb)
+	})
 }

@@ -296,6 +296,8 @@ async function route() {
   title.focus({ preventScroll: false });
   try {
     const cleanup = await mod.render(root, ctx);
+    // For the browser tests' first-paint figure (Performance API).
+    performance.mark(`lp-screen-${id}`);
     if (state.current && state.current.abort === abort) state.current.cleanup = cleanup;
     else if (typeof cleanup === 'function') cleanup(); // left while rendering
   } catch (err) {

@@ -81,6 +81,8 @@ const STRINGS = {
     unsupported: 'Números sem respaldo: {list}',
     synthetic: 'torre sintética (dado de exemplo)',
     source: 'Fonte',
+    item: 'Termo',
+    value: 'Valor',
   },
   en: {
     title: 'Link',
@@ -152,6 +154,8 @@ const STRINGS = {
     unsupported: 'Unsupported numbers: {list}',
     synthetic: 'synthetic tower (sample data)',
     source: 'Source',
+    item: 'Term',
+    value: 'Value',
   },
 };
 
@@ -372,7 +376,7 @@ export default {
         [t('fresnelOk'), yn(r.fresnel_ok)],
       ];
       return el('div', { class: 'card', id: 'link-budget' }, el('h2', { text: t('budget', { id: r.tower_id }) }),
-        table([{ key: 'k', label: '' }, { key: 'v', label: '', num: true }], rows.map(([k, v]) => ({ k, v })), { label: t('budget', { id: r.tower_id }) }));
+        table([{ key: 'k', label: t('item') }, { key: 'v', label: t('value'), num: true }], rows.map(([k, v]) => ({ k, v })), { label: t('budget', { id: r.tower_id }) }));
     }
 
     async function runCompare(b, res, body, btn, host) {
