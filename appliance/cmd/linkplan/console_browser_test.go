@@ -470,6 +470,9 @@ func TestConsoleSignIn(t *testing.T) {
 	tb.run(t, "sign-in screen", chromedp.WaitVisible(chromedp.ID("signin-key")))
 	shot(t, tb, "signin")
 	axe(t, tb)
+	if eval[bool](t, tb, `(async () => { await new Promise(r => setTimeout(r, 300)); return document.getElementById('signin-sso').offsetParent !== null; })()`) {
+		t.Error("the SSO button shows on an appliance without single sign-on")
+	}
 
 	tb.run(t, "wrong key",
 		chromedp.SendKeys(chromedp.ID("signin-key"), "lp_live_not-a-key"),
