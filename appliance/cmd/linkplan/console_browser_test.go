@@ -553,6 +553,17 @@ func TestConsoleLink(t *testing.T) {
 		t.Fatalf("analyze_link answer %s: %v", r.body, err)
 	}
 
+	// A municipality from /places moves the receiver there.
+	tb.run(t, "search a place", chromedp.SendKeys(chromedp.ID("link-place"), "Niterói"), chromedp.Click(chromedp.ID("link-place-search")),
+		chromedp.WaitVisible(chromedp.CSS("#link-places button")))
+	if first := eval[string](t, tb, `document.querySelector('#link-places button').textContent`); !strings.HasPrefix(first, "Niterói (RJ)") {
+		t.Errorf("first place %q, want Niterói (RJ)", first)
+	}
+	tb.run(t, "pick the place", chromedp.Click(chromedp.CSS("#link-places button")))
+	if lat := eval[string](t, tb, `document.getElementById('link-lat').value`); !strings.HasPrefix(lat, "-22.8") && !strings.HasPrefix(lat, "-22.9") {
+		t.Errorf("receiver latitude %q after picking Niterói", lat)
+	}
+
 	set := func(id, v string) chromedp.Action[chromedp.Void] {
 		return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const e = document.getElementById(%q); e.value = %q; e.dispatchEvent(new Event('change')); })()`, id, v))
 	}
