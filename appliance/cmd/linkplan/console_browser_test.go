@@ -132,6 +132,7 @@ type consoleEnv struct {
 		APIKey     string `json:"api_key"`
 		TOTPSecret string `json:"totp_secret"`
 	}
+	totpAt time.Time // the time step of the last admin code used
 }
 
 // startConsole starts the binary on a fresh data directory and issues a
@@ -156,10 +157,7 @@ func startConsole(t *testing.T, extra ...string) *consoleEnv {
 // returns it with its tenant id.
 func (env *consoleEnv) issueKey(t *testing.T, tier string) (key, tenant string) {
 	t.Helper()
-	code, err := totp.GenerateCode(env.admin.TOTPSecret, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := env.adminTotp(t)
 	r := env.srv.call(t, "POST", "/admin/keys", map[string]string{"X-API-Key": env.admin.APIKey, "X-Admin-Totp": code},
 		fmt.Sprintf(`{"tier":%q,"email":"console@example.com","owner":"console browser test","justification":"browser test of the web console"}`, tier))
 	if r.status != http.StatusCreated {
@@ -175,10 +173,20 @@ func (env *consoleEnv) issueKey(t *testing.T, tier string) (key, tenant string) 
 	return issued.APIKey, issued.TenantID
 }
 
-// adminTotp returns a current TOTP code of the admin credentials.
+// adminTotp returns an admin TOTP code not used before: the current
+// step's, or the next step's (the appliance accepts one step of skew and
+// each step once) when the current one was used already.
 func (env *consoleEnv) adminTotp(t *testing.T) string {
 	t.Helper()
-	code, err := totp.GenerateCode(env.admin.TOTPSecret, time.Now())
+	at := time.Now().Truncate(30 * time.Second)
+	if !at.After(env.totpAt) {
+		at = env.totpAt.Add(30 * time.Second)
+	}
+	if at.Sub(time.Now()) > 30*time.Second {
+		time.Sleep(at.Sub(time.Now()) - 30*time.Second) // more than one step ahead: wait
+	}
+	env.totpAt = at
+	code, err := totp.GenerateCode(env.admin.TOTPSecret, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -693,6 +701,11 @@ func TestConsoleMapScreens(t *testing.T) {
 		if txt := eval[string](t, tb, `document.getElementById('cov-covered').textContent`); !strings.Contains(txt, "km²") {
 			t.Errorf("covered area %q without its unit", txt)
 		}
+		tb.run(t, "export GeoJSON", chromedp.Click(chromedp.CSS(`#cov-summary-card button[data-format="geojson"]`)))
+		waitFor(t, tb, "the export", `[...document.querySelectorAll('#toasts .toast')].some(e => /coverage-.*\.geojson/.test(e.textContent)) || !!document.querySelector('#cov-summary .error-box')`)
+		if eval[bool](t, tb, `!!document.querySelector('#cov-summary .error-box')`) {
+			t.Errorf("export failed: %s", tb.state())
+		}
 		shot(t, tb, "coverage")
 		axe(t, tb)
 	})
@@ -797,6 +810,18 @@ func TestConsoleShell(t *testing.T) {
 		t.Errorf("the page is %d px wide at a 390 px viewport", wide)
 	}
 	tb.run(t, "desktop viewport", chromedp.EmulateViewport(viewports[0].w, viewports[0].h))
+
+	// A Free key: the AI routes refuse Free, so the Link screen shows no
+	// explanation panel.
+	free, _ := env.issueKey(t, "Free")
+	ftb := openConsole(t, env)
+	signIn(t, ftb, free)
+	goScreen(t, ftb, "link")
+	ftb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, ftb, "the best tower", `!!document.getElementById('link-best-id') || !!document.querySelector('#link-form .error-box')`)
+	if eval[bool](t, ftb, `(async () => { await new Promise(r => setTimeout(r, 500)); return !!document.getElementById('link-explain-panel'); })()`) {
+		t.Error("a Free key sees the explanation panel")
+	}
 
 	// The parsers, in the page, against randomized input.
 	seed := time.Now().UnixNano()

@@ -77,6 +77,7 @@ export default {
       engineUsed: 'Motor',
       missing: 'Pixels sem terreno',
       exports: 'Exportar',
+      exported: 'Arquivo salvo: {name} ({size}).',
       legend: 'Potência recebida',
       below: 'abaixo de {v}: transparente',
       canceled: 'Mapa cancelado.',
@@ -113,6 +114,7 @@ export default {
       engineUsed: 'Engine',
       missing: 'Pixels without terrain',
       exports: 'Export',
+      exported: 'File saved: {name} ({size}).',
       legend: 'Received power',
       below: 'below {v}: transparent',
       canceled: 'Map cancelled.',
@@ -275,7 +277,10 @@ export default {
       const buttons = EXPORTS.map((f) => el('button', {
         type: 'button', text: f, dataset: { format: f },
         onclick: async () => {
-          try { await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } }); } catch (err) { summaryBox.append(errorBox(err, t)); }
+          try {
+            const got = await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } });
+            ctx.toast(t('exported', { name: got.name, size: fmt.bytes(got.size) }), 'ok');
+          } catch (err) { summaryBox.append(errorBox(err, t)); }
         },
       }));
       summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { text: t('summary') }), dl,
