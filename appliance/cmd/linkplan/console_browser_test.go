@@ -708,6 +708,30 @@ func TestConsoleMapScreens(t *testing.T) {
 		}
 		shot(t, tb, "coverage")
 		axe(t, tb)
+
+		// Leaving the screen while a map computes cancels it (the stream
+		// is the map's last).
+		tb.run(t, "start a larger map", chromedp.SetValue(chromedp.ID("cov-radius"), "30"),
+			chromedp.SetValue(chromedp.ID("cov-resolution"), "90"), chromedp.Click(chromedp.ID("cov-start")))
+		waitFor(t, tb, "the map id", `/^(Mapa|Map) \S+/.test(document.getElementById('cov-map-id') ? document.getElementById('cov-map-id').textContent : '')`)
+		id := strings.Fields(eval[string](t, tb, `document.getElementById('cov-map-id').textContent`))[1]
+		goScreen(t, tb, "link")
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			r := env.srv.call(t, "GET", "/coverage/heatmap/"+id, map[string]string{"X-API-Key": env.key}, "")
+			var m struct {
+				State string `json:"state"`
+			}
+			_ = json.Unmarshal(r.body, &m)
+			if m.State == "canceled" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("map %s is %q (%d) 15 s after the screen was left, want canceled", id, m.State, r.status)
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 
 	t.Run("repeater", func(t *testing.T) {
