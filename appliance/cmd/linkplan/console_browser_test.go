@@ -771,8 +771,8 @@ func TestConsoleMapScreens(t *testing.T) {
 // after sign-in, the language switch (pt-BR by default, English with the
 // switch: strings and number format), the phone layout's menu button, and
 // the console's own parsers run in the page against randomized input: the
-// SSE reader over every split of a stream into chunks and the heatmap tile
-// decoder (seeded; SEED= replays a run).
+// SSE reader over random splits of a stream into chunks and the heatmap
+// tile decoder (seeded; SEED= replays a run); and the number formats.
 func TestConsoleShell(t *testing.T) {
 	env := startConsole(t)
 	var logo bytes.Buffer
@@ -895,6 +895,13 @@ func TestConsoleShell(t *testing.T) {
 		let threw = false;
 		try { decodeTile({ id: 't', width: 3, height: 1, data: btoa('abcd') }); } catch (_) { threw = true; }
 		if (!threw) fails.push('a tile of the wrong length was accepted');
+		// fmt: the unit always printed, the locale's decimal mark, no -0.
+		const { createFmt } = await import('/js/fmt.js');
+		const pt = createFmt('pt-BR'); const en = createFmt('en');
+		const fmtCases = [[pt.unit(-72.44, 'dBm', 1), '-72,4\u00a0dBm'], [en.unit(-72.44, 'dBm', 1), '-72.4\u00a0dBm'],
+			[pt.num(-0.04, 1), '0,0'], [pt.num(1234567, 0), '1.234.567'], [en.num(1234567, 0), '1,234,567'],
+			[pt.bytes(2048), '2,0\u00a0KiB'], [pt.num(null), '—']];
+		for (const [got, want] of fmtCases) if (got !== want) fails.push({ fmt: got, want });
 		return { fails: JSON.stringify(fails), rounds: 200 };
 	})()`, seed))
 	if res["fails"] != "[]" {
