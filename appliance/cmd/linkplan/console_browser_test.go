@@ -36,6 +36,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/pquerna/otp/totp"
+
+	"linkplan/appliance/sso/ssotest"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the console screenshots of the browser tests to docs/screenshots")
@@ -200,6 +202,13 @@ type tab struct {
 	mu   sync.Mutex
 	reqs []string // every URL the page asked for, in order
 	errs []string // uncaught exceptions and CSP violations
+	// Redirect hops to another origin, by request id: Chromium reports the
+	// hop of a fetch with redirect: 'manual' (the console's SSO probe) as
+	// a request although it never sends it; such a hop counts as sent
+	// only if a response from that URL or a network error other than the
+	// abort follows.
+	hops map[network.RequestID]string
+	sent map[network.RequestID]string // why a hop counts as sent
 	logs []string // console.warn and console.error calls, shown when a step fails
 }
 
@@ -218,7 +227,7 @@ func openConsole(t *testing.T, env *consoleEnv) *tab {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser(t))
 	t.Cleanup(cancel)
-	tb := &tab{Context: ctx, env: env}
+	tb := &tab{Context: ctx, env: env, hops: map[network.RequestID]string{}, sent: map[network.RequestID]string{}}
 	if err := chromedp.Do(ctx); err != nil { // opens the tab
 		t.Fatal(err)
 	}
@@ -231,7 +240,19 @@ func openConsole(t *testing.T, env *consoleEnv) *tab {
 		defer tb.mu.Unlock()
 		switch ev := ev.(type) {
 		case *network.EventRequestWillBeSent:
+			if ev.RedirectResponse != nil && !sameOrigin(ev.Request.URL, origin) {
+				tb.hops[ev.RequestID] = ev.Request.URL
+				return
+			}
 			tb.reqs = append(tb.reqs, ev.Request.URL)
+		case *network.EventResponseReceived:
+			if u, ok := tb.hops[ev.RequestID]; ok && ev.Response != nil && ev.Response.URL == u {
+				tb.sent[ev.RequestID] = fmt.Sprintf("answered %d", ev.Response.Status)
+			}
+		case *network.EventLoadingFailed:
+			if _, ok := tb.hops[ev.RequestID]; ok && ev.ErrorText != "net::ERR_ABORTED" {
+				tb.sent[ev.RequestID] = ev.ErrorText
+			}
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
 				var parts []string
@@ -262,6 +283,13 @@ func openConsole(t *testing.T, env *consoleEnv) *tab {
 			n++
 			if !sameOrigin(u, origin) {
 				t.Errorf("a request left the appliance's origin %s: %s", env.srv.base, u)
+			}
+		}
+		for id, u := range tb.hops {
+			if why, ok := tb.sent[id]; ok {
+				t.Errorf("a redirect left the appliance's origin %s: %s (%s)", env.srv.base, u, why)
+			} else {
+				t.Logf("a redirect to %s was not followed (fetch with redirect: 'manual')", u)
 			}
 		}
 		for _, e := range tb.errs {
@@ -907,4 +935,50 @@ func TestConsoleShell(t *testing.T) {
 	if res["fails"] != "[]" {
 		t.Errorf("parser checks failed (SEED=%d): %v", seed, res["fails"])
 	}
+}
+
+// TestConsoleSSO: with single sign-on configured, the sign-in screen offers
+// the SSO button; the issuer's redirect back to the console's root with
+// ?code=&state= signs the browser in with the ID token (bound to the
+// tenant's key), and the query is removed from the address bar. The issuer
+// is played by ssotest (its authorization step runs in the test; the
+// browser itself never leaves the appliance's origin).
+func TestConsoleSSO(t *testing.T) {
+	iss := ssotest.New(t, "linkplan-console", nil)
+	secretFile := filepath.Join(t.TempDir(), "oidc-secret")
+	if err := os.WriteFile(secretFile, []byte(iss.ClientSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := startConsole(t, "--oidc-issuer", iss.URL, "--oidc-client-id", iss.ClientID,
+		"--oidc-client-secret-file", secretFile, "--oidc-redirect-url", "http://127.0.0.1/")
+	if r := env.srv.call(t, "POST", "/tenant/sso/bindings", map[string]string{"X-API-Key": env.key}, `{"subject":"console-user"}`); r.status != http.StatusCreated {
+		t.Fatalf("bind: %d %s", r.status, r.body)
+	}
+	tb := openConsole(t, env)
+	tb.run(t, "the SSO button", chromedp.WaitVisible(chromedp.ID("signin-sso")))
+
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noFollow.Get(env.srv.base + "/auth/oidc/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	code, state := iss.Authorize(t, res.Header.Get("Location"), "console-user")
+	tb.run(t, "back from the issuer", chromedp.Navigate(env.srv.base+"/?state="+url.QueryEscape(state)+"&code="+url.QueryEscape(code)))
+	waitFor(t, tb, "signed in by SSO", `!!document.querySelector('main section.screen') && !document.querySelector('.screen-signin') && !document.getElementById('signout').hidden`)
+	who := eval[string](t, tb, `document.getElementById('who').innerText`)
+	if !strings.Contains(who, env.tenant) {
+		t.Errorf("header says %q, want tenant %s", who, env.tenant)
+	}
+	cred := eval[string](t, tb, `sessionStorage.getItem('linkplan.credential') || ''`)
+	if !strings.Contains(cred, `"bearer":"ey`) || strings.Contains(cred, "apiKey") {
+		t.Errorf("stored credential %.60s…: want an ID token, no API key", cred)
+	}
+	if loc := eval[string](t, tb, `location.search`); loc != "" {
+		t.Errorf("the code stays in the address bar: %q", loc)
+	}
+	// The console works with the bearer token.
+	goScreen(t, tb, "link")
+	tb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-id')`)
 }
