@@ -209,7 +209,7 @@ type tab struct {
 	// abort follows.
 	hops map[network.RequestID]string
 	sent map[network.RequestID]string // why a hop counts as sent
-	logs []string // console.warn and console.error calls, shown when a step fails
+	logs []string                     // console.warn and console.error calls, shown when a step fails
 }
 
 // Requests returns the URLs requested so far.
