@@ -673,6 +673,8 @@ func TestConsoleMapScreens(t *testing.T) {
 		if n := eval[int](t, tb, `document.querySelectorAll('#tw-list tbody tr').length`); n < 1 {
 			t.Errorf("the tower list is empty")
 		}
+		tb.run(t, "zoom in", chromedp.Evaluate[chromedp.Void](`document.querySelector('#tw-map .leaflet-control-zoom-in').click()`))
+		waitFor(t, tb, "single towers with their uncertainty circles", `document.querySelectorAll('#tw-map path.tw-uncertainty').length > 0 && document.querySelectorAll('#tw-map path.tw-marker').length > 0`)
 		shot(t, tb, "towers")
 		axe(t, tb)
 		tb.run(t, "register a tower",
