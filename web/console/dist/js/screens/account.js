@@ -104,7 +104,7 @@ export default {
     const admin = Boolean(ctx.session && ctx.session.admin);
 
     const quotaBox = h('div', { 'aria-live': 'polite' });
-    root.append(h('h1', { tabindex: '-1' }, t('title')), card(t('quota'), quotaBox));
+    root.append(card(t('quota'), quotaBox));
 
     const loadQuota = async () => {
       try {

@@ -32,7 +32,8 @@ const maxLogoBytes = 262144;
 export default {
   id: 'admin',
   nav: true,
-  adminOnly: true,
+  // Shown in the navigation only to admin sessions (the shell's visible hook).
+  visible: (session) => Boolean(session && session.admin),
   titleKey: 'title',
   strings: {
     'pt-BR': {
@@ -117,7 +118,6 @@ export default {
     const t = ctx.t;
     const ac = new AbortController();
     const opt = { signal: ac.signal };
-    root.append(h('h1', { tabindex: '-1' }, t('title')));
     if (!ctx.session || !ctx.session.admin) {
       root.append(h('p', { class: 'fk-note' }, t('notAdmin')));
       return () => ac.abort();

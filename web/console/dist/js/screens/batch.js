@@ -32,6 +32,7 @@ export default {
   strings: {
     'pt-BR': {
       title: 'Lote',
+      upload: 'Enviar uma planilha CSV',
       intro: 'Analise muitos pontos de recepção de uma vez: envie uma planilha CSV com uma linha por ponto.',
       file: 'Arquivo CSV',
       fileHint: 'Colunas obrigatórias: latitude (lat, latitude, y), longitude (lon, lng, longitude, x) e frequência em MHz (frequency_mhz, freq, frequencia). Opcionais: nome (id, nome, site, cliente), altura em m (height, altura, altura_m), raio em km (max_distance_km, raio_km, distance_km), rx_gain_dbi, cable_loss_db, rx_threshold_dbm, assumed_eirp_dbm, operadora, engine. Maiúsculas, acentos e espaços nos cabeçalhos não importam. Separador vírgula, ponto e vírgula ou tabulação; com ponto e vírgula ou tabulação, vírgula decimal (-22,9519) é aceita. UTF-8 ou Windows-1252.',
@@ -63,6 +64,7 @@ export default {
     },
     en: {
       title: 'Batch',
+      upload: 'Upload a CSV sheet',
       intro: 'Analyse many receiver sites at once: upload a CSV sheet with one line per site.',
       file: 'CSV file',
       fileHint: 'Required columns: latitude (lat, latitude, y), longitude (lon, lng, longitude, x) and frequency in MHz (frequency_mhz, freq, frequencia). Optional: name (id, nome, site, cliente), height in m (height, altura, altura_m), radius in km (max_distance_km, raio_km, distance_km), rx_gain_dbi, cable_loss_db, rx_threshold_dbm, assumed_eirp_dbm, operator, engine. Header case, accents and spaces do not matter. Separator comma, semicolon or tab; with semicolon or tab, decimal commas (-22,9519) are accepted. UTF-8 or Windows-1252.',
@@ -127,7 +129,7 @@ export default {
       h('p', { class: 'fk-hint' }, t('syncNote')),
       h('div', { class: 'fk-actions' }, submit));
 
-    root.append(h('h1', { tabindex: '-1' }, t('title')), h('p', null, t('intro')), card(t('title'), form, errBox), out);
+    root.append(h('p', null, t('intro')), card(t('upload'), form, errBox), out);
 
     // The engine list says which engines the key may use; a failure leaves
     // only the default choice.

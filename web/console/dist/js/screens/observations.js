@@ -114,7 +114,7 @@ export default {
       consent.el,
       h('div', { class: 'fk-actions' }, submit));
 
-    root.append(h('h1', { tabindex: '-1' }, t('title')), h('p', null, t('intro')),
+    root.append(h('p', null, t('intro')),
       card(t('upload'), form, errBox), out, card(t('stats'), statsBox), h('p', { class: 'fk-hint' }, t('mapNote')));
 
     const loadStats = async () => {
