@@ -226,7 +226,7 @@ export default {
     const actionList = h('datalist', { id: uid('fk-actions') }, knownActions.map((a) => h('option', { value: a })));
     const action = h('input', { type: 'text', name: 'action', list: actionList.id, maxlength: '100', autocomplete: 'off', spellcheck: 'false' });
     const filter = h('button', { type: 'submit' }, t('filter'));
-    const auditBox = h('div', { 'aria-live': 'polite' });
+    const auditBox = h('div', { 'aria-live': 'polite', 'data-part': 'audit' });
     const auditForm = h('form', { class: 'fk-inline', role: 'search' }, row(t('action'), action, t('actionHint')), actionList, h('div', { class: 'fk-actions' }, filter));
     root.append(card(t('audit'), auditForm, auditBox));
 

@@ -106,17 +106,10 @@ export default {
     const language = select([['pt-BR', 'Português (Brasil)'], ['en', 'English']], { name: 'language' }, ctx.lang === 'en' ? 'en' : 'pt-BR');
     const pdfs = check(t('pdfs'), { name: 'pdfs', checked: true });
     const submit = h('button', { type: 'submit' }, t('submit'));
-    const exampleLink = h('a', { href: '#', class: 'fk-link', download: 'exemplo-lote.csv' }, t('example'));
-    exampleLink.addEventListener('click', (ev) => {
-      // A blob URL is same-origin: no request leaves the appliance.
-      ev.preventDefault();
-      const url = URL.createObjectURL(new Blob([example], { type: 'text/csv' }));
-      const a = h('a', { href: url, download: 'exemplo-lote.csv', class: 'fk-hidden' });
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
-    });
+    // The example is a blob URL made here: same origin, no request leaves
+    // the appliance; it is revoked when the screen is left.
+    const exampleUrl = URL.createObjectURL(new Blob([example], { type: 'text/csv' }));
+    const exampleLink = h('a', { href: exampleUrl, class: 'fk-link', download: 'exemplo-lote.csv' }, t('example'));
     const errBox = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     const out = h('div', { class: 'fk-out', 'aria-live': 'polite' });
 
@@ -259,6 +252,7 @@ export default {
     return () => {
       clearTimeout(timer);
       ac.abort();
+      URL.revokeObjectURL(exampleUrl);
     };
   },
 };
