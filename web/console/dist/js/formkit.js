@@ -43,6 +43,15 @@ export function put(e, children) {
   return e;
 }
 
+/**
+ * fill replaces the children of e (null, false and undefined are skipped:
+ * the DOM's own replaceChildren would print them as text).
+ */
+export function fill(e, ...children) {
+  e.replaceChildren();
+  return put(e, children);
+}
+
 /** row is a labelled form row: label, control and an optional hint linked by aria-describedby. */
 export function row(label, control, hint) {
   if (!control.id) control.id = uid('fk');
@@ -102,7 +111,7 @@ export function meter(value, max, label) {
 export function showError(ctx, box, err) {
   if (err && err.name === 'AbortError') return;
   const view = ctx.ui && ctx.ui.errorBox ? ctx.ui.errorBox(err, ctx.t) : h('p', { role: 'alert', class: 'fk-error' }, String(err && err.message ? err.message : err));
-  box.replaceChildren(view);
+  fill(box, view);
 }
 
 /** epoch formats epoch seconds as a date through ctx.fmt ('–' when null). */

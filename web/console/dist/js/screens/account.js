@@ -18,7 +18,7 @@
 // Admin keys are refused by the tenant routes (403): for them the screen
 // shows the quota (not metered, with the API's reason) and points to the
 // Admin screen.
-import { h, uid, card, row, select, table, facts, meter, showError, epoch, iso, busy, confirm, secret } from '../formkit.js';
+import { h, fill, uid, card, row, select, table, facts, meter, showError, epoch, iso, busy, confirm, secret } from '../formkit.js';
 
 const forgetText = 'DELETE MY DATA';
 const auditPage = 25;
@@ -38,7 +38,7 @@ export default {
       used: '{used} de {limit} usados, {remaining} restantes', usedNoCap: '{used} usados; sem teto: {reason}',
       resets: 'renova em {date}', perKey: 'por chave, sem renovação',
       rates: 'Limites de taxa', group: 'Grupo', perMinute: 'Por minuto', remaining: 'Disponíveis agora', resetIn: 'Recarga total',
-      keys: 'Chaves de API', prefix: 'Prefixo', role: 'Papel', state: 'Estado', created: 'Criada', lastUsed: 'Último uso',
+      keys: 'Chaves de API', keyList: 'Chaves do tenant', prefix: 'Prefixo', role: 'Papel', state: 'Estado', created: 'Criada', lastUsed: 'Último uso',
       grace: 'Aceita até', actions: 'Ações', thisKey: '(esta sessão)',
       active: 'ativa', rotating: 'em rotação', revoked: 'revogada', erased: 'apagada',
       'tenant-admin': 'administrador do tenant', member: 'membro', 'read-only': 'somente leitura',
@@ -51,7 +51,7 @@ export default {
       newKey: 'Criar chave', newRole: 'Papel da nova chave',
       secret: 'Nova chave de API', secretNote: 'Copie agora: ela é mostrada só esta vez e não pode ser recuperada.',
       copy: 'Copiar chave', copied: 'Chave copiada.', done: 'Já copiei',
-      audit: 'Registro de auditoria', action: 'Ação', actionHint: 'Nome exato, ex.: tenant.key.rotate. Vazio: todas.',
+      audit: 'Registro de auditoria', auditEntries: 'Entradas de auditoria', action: 'Ação', actionHint: 'Nome exato, ex.: tenant.key.rotate. Vazio: todas.',
       filter: 'Filtrar', older: 'Mais antigas', newest: 'Mais recentes', time: 'Quando', actor: 'Chave', route: 'Rota',
       params: 'Parâmetros', ip: 'IP', requestId: 'Request id', noEntries: 'Nenhuma entrada.',
       privacy: 'Seus dados (LGPD)',
@@ -70,7 +70,7 @@ export default {
       used: '{used} of {limit} used, {remaining} left', usedNoCap: '{used} used; no cap: {reason}',
       resets: 'resets {date}', perKey: 'per key, no reset',
       rates: 'Rate limits', group: 'Group', perMinute: 'Per minute', remaining: 'Available now', resetIn: 'Full again in',
-      keys: 'API keys', prefix: 'Prefix', role: 'Role', state: 'State', created: 'Created', lastUsed: 'Last used',
+      keys: 'API keys', keyList: 'Keys of the tenant', prefix: 'Prefix', role: 'Role', state: 'State', created: 'Created', lastUsed: 'Last used',
       grace: 'Accepted until', actions: 'Actions', thisKey: '(this session)',
       active: 'active', rotating: 'rotating', revoked: 'revoked', erased: 'erased',
       'tenant-admin': 'tenant admin', member: 'member', 'read-only': 'read-only',
@@ -83,7 +83,7 @@ export default {
       newKey: 'Create key', newRole: 'Role of the new key',
       secret: 'New API key', secretNote: 'Copy it now: it is shown this once and cannot be recovered.',
       copy: 'Copy key', copied: 'Key copied.', done: 'I have copied it',
-      audit: 'Audit log', action: 'Action', actionHint: 'Exact name, e.g. tenant.key.rotate. Empty: all.',
+      audit: 'Audit log', auditEntries: 'Audit entries', action: 'Action', actionHint: 'Exact name, e.g. tenant.key.rotate. Empty: all.',
       filter: 'Filter', older: 'Older', newest: 'Newest', time: 'When', actor: 'Key', route: 'Route',
       params: 'Parameters', ip: 'IP', requestId: 'Request id', noEntries: 'No entries.',
       privacy: 'Your data (LGPD)',
@@ -123,7 +123,7 @@ export default {
             h('span', { class: 'fk-hint' }, when));
         });
         const head = [[t('tier'), q.tier], [t('month'), `${q.month} (${q.timezone})`]];
-        quotaBox.replaceChildren(facts(head),
+        fill(quotaBox, facts(head),
           q.metered ? null : h('p', null, t('notMetered', { reason: q.reason || '' })),
           h('ul', { class: 'fk-quotas' }, items),
           q.rate_limits.length ? table(t('rates'), [
@@ -156,7 +156,7 @@ export default {
       const box = secret(ctx, t('secret'), plain, t('secretNote'), t('copy'), t('copied'));
       box.append(done);
       done.addEventListener('click', () => { secretBox.replaceChildren(); create.focus(); });
-      secretBox.replaceChildren(box);
+      fill(secretBox, box);
       box.querySelector('input').focus();
     };
 
@@ -179,7 +179,7 @@ export default {
     const loadKeys = async () => {
       try {
         const list = await ctx.api('GET', '/tenant/keys', opt);
-        keysBox.replaceChildren(table(t('keys'), [
+        fill(keysBox, table(t('keyList'), [
           { label: t('prefix'), cell: (k) => [h('code', null, k.prefix), isSelf(k) ? ` ${t('thisKey')}` : ''] },
           { label: t('role'), cell: (k) => t(k.tenant_role) },
           { label: t('state'), cell: (k) => h('span', { 'data-key-state': k.state }, t(k.state)) },
@@ -247,7 +247,7 @@ export default {
           more.addEventListener('click', () => loadAudit(page.next_before));
           nav.append(more);
         }
-        auditBox.replaceChildren(page.entries.length === 0 ? h('p', null, t('noEntries')) : table(t('audit'), [
+        fill(auditBox, page.entries.length === 0 ? h('p', null, t('noEntries')) : table(t('auditEntries'), [
           { label: t('time'), cell: (e) => iso(ctx, e.time) },
           { label: t('action'), cell: (e) => h('code', null, e.action) },
           { label: t('actor'), cell: (e) => e.actor_key || '–' },
@@ -286,7 +286,7 @@ export default {
       if (typed.value !== forgetText) return;
       try {
         const res = await busy(forget, () => ctx.api('POST', '/tenant/me/data/forget', { ...opt, json: { confirmation: typed.value } }));
-        forgetOut.replaceChildren(h('p', { role: 'status', class: 'fk-note' }, t('forgotten', { id: res.dsar_request_id, date: epoch(ctx, res.erase_scheduled_at) })));
+        fill(forgetOut, h('p', { role: 'status', class: 'fk-note' }, t('forgotten', { id: res.dsar_request_id, date: epoch(ctx, res.erase_scheduled_at) })));
         typed.value = '';
         forget.disabled = true;
       } catch (err) {

@@ -23,7 +23,7 @@
 //   - tower source refresh history: GET /admin/towers/refreshes;
 //   - admin audit: GET /admin/audit with action and tenant filters, paged.
 // A session that is not an admin key sees only a note.
-import { h, uid, card, row, select, table, facts, showError, epoch, iso, busy, confirm, secret, saveJSON } from '../formkit.js';
+import { h, fill, uid, card, row, select, table, facts, showError, epoch, iso, busy, confirm, secret, saveJSON } from '../formkit.js';
 
 const tiers = ['Free', 'Starter', 'Pro', 'Business', 'Enterprise', 'Ultra'];
 const auditPage = 25;
@@ -40,7 +40,7 @@ export default {
       title: 'Admin',
       notAdmin: 'Esta tela precisa de uma chave de administrador (lp_adm_).',
       totpNote: 'Ações que alteram dados pedem o código TOTP de 6 dígitos do administrador e uma justificativa, gravada na auditoria.',
-      ready: 'Prontidão', status: 'Situação', state: 'Estado', offline: 'Sem chamadas externas', version: 'Versão',
+      ready: 'Prontidão', checks: 'Verificações de prontidão', status: 'Situação', state: 'Estado', offline: 'Sem chamadas externas', version: 'Versão',
       check: 'Verificação', result: 'Resultado', yes: 'sim', no: 'não',
       maturity: 'Plataforma', dependency: 'Dependência', kind: 'Tipo', detail: 'Detalhe',
       singleBinary: 'Binário único', cloudRequired: 'Exige serviço de nuvem', llm: 'Provedor de modelo de linguagem',
@@ -68,9 +68,9 @@ export default {
       yesErase: 'Apagar', cancel: 'Cancelar',
       exported: 'Pedido {id}: pacote de dados pronto.', save: 'Salvar pacote (JSON)',
       erased: 'Pedido {id}: dados apagados (soft); exclusão definitiva em {date}.',
-      refreshes: 'Atualizações das fontes de torres', when: 'Quando', source: 'Fonte', format: 'Formato', changed: 'Mudou',
+      refreshes: 'Atualizações das fontes de torres', refreshList: 'Registros de atualização', when: 'Quando', source: 'Fonte', format: 'Formato', changed: 'Mudou',
       rows: 'Linhas', towers: 'Torres', rejected: 'Recusadas', duration: 'Duração', error: 'Erro', none: 'Nenhum registro.',
-      audit: 'Auditoria (todos os tenants)', action: 'Ação', actionHint: 'Nome exato, ex.: admin.key.issue. Vazio: todas.',
+      audit: 'Auditoria (todos os tenants)', auditEntries: 'Entradas de auditoria', action: 'Ação', actionHint: 'Nome exato, ex.: admin.key.issue. Vazio: todas.',
       tenantFilter: 'Tenant (id)', filter: 'Filtrar', older: 'Mais antigas', newest: 'Mais recentes',
       actor: 'Chave', email2: 'E-mail', route: 'Rota', params: 'Parâmetros', ip: 'IP',
     },
@@ -78,7 +78,7 @@ export default {
       title: 'Admin',
       notAdmin: 'This screen needs an admin key (lp_adm_).',
       totpNote: 'Actions that change data ask for the admin\'s 6-digit TOTP code and a justification, written to the audit log.',
-      ready: 'Readiness', status: 'Status', state: 'State', offline: 'No outbound calls', version: 'Version',
+      ready: 'Readiness', checks: 'Readiness checks', status: 'Status', state: 'State', offline: 'No outbound calls', version: 'Version',
       check: 'Check', result: 'Result', yes: 'yes', no: 'no',
       maturity: 'Platform', dependency: 'Dependency', kind: 'Kind', detail: 'Detail',
       singleBinary: 'Single binary', cloudRequired: 'Needs a cloud service', llm: 'Language model provider',
@@ -106,9 +106,9 @@ export default {
       yesErase: 'Erase', cancel: 'Cancel',
       exported: 'Request {id}: data bundle ready.', save: 'Save bundle (JSON)',
       erased: 'Request {id}: data soft-erased; final deletion due {date}.',
-      refreshes: 'Tower source refreshes', when: 'When', source: 'Source', format: 'Format', changed: 'Changed',
+      refreshes: 'Tower source refreshes', refreshList: 'Refresh records', when: 'When', source: 'Source', format: 'Format', changed: 'Changed',
       rows: 'Rows', towers: 'Towers', rejected: 'Rejected', duration: 'Duration', error: 'Error', none: 'No records.',
-      audit: 'Audit log (every tenant)', action: 'Action', actionHint: 'Exact name, e.g. admin.key.issue. Empty: all.',
+      audit: 'Audit log (every tenant)', auditEntries: 'Audit entries', action: 'Action', actionHint: 'Exact name, e.g. admin.key.issue. Empty: all.',
       tenantFilter: 'Tenant (id)', filter: 'Filter', older: 'Older', newest: 'Newest',
       actor: 'Key', email2: 'E-mail', route: 'Route', params: 'Parameters', ip: 'IP',
     },
@@ -142,9 +142,9 @@ export default {
     const matBox = h('div');
     root.append(card(t('ready'), readyBox, matBox));
     const showReady = (r) => {
-      readyBox.replaceChildren(facts([[t('status'), h('span', { 'data-ready': r.status }, r.status)], [t('state'), r.state],
+      fill(readyBox, facts([[t('status'), h('span', { 'data-ready': r.status }, r.status)], [t('state'), r.state],
         [t('offline'), yesNo(r.offline)], [t('version'), r.version]]),
-      table(t('ready'), [{ label: t('check'), cell: (e) => e[0] }, { label: t('result'), cell: (e) => e[1] }], Object.entries(r.checks).sort()));
+      table(t('checks'), [{ label: t('check'), cell: (e) => e[0] }, { label: t('result'), cell: (e) => e[1] }], Object.entries(r.checks).sort()));
     };
     ctx.api('GET', '/health/ready', opt).then(showReady).catch((err) => {
       // A 503 carries the same report with the failing checks.
@@ -153,7 +153,7 @@ export default {
     });
     ctx.api('GET', '/platform/maturity', opt).then((m) => {
       const llm = m.hosting_portability.dependencies.llm_inference;
-      matBox.replaceChildren(
+      fill(matBox, 
         table(t('maturity'), [
           { label: t('dependency'), cell: (d) => d.name }, { label: t('kind'), cell: (d) => d.kind },
           { label: t('status'), cell: (d) => d.status }, { label: t('detail'), cell: (d) => d.detail || '–' },
@@ -183,7 +183,7 @@ export default {
         const body = { tier: tier.value, owner: owner.value.trim(), email: email.value.trim(), role: role.value, justification: just.value.trim() };
         const k = await busy(issueBtn, () => stepUp((headers) => ctx.api('POST', '/admin/keys', { ...opt, json: body, headers })));
         if (!k) return;
-        issueOut.replaceChildren(h('p', { role: 'status' }, t('issued', { tenant: k.tenant_id })),
+        fill(issueOut, h('p', { role: 'status' }, t('issued', { tenant: k.tenant_id })),
           facts([[t('tenant'), k.tenant_id], [t('keyId'), k.key_id], [t('prefix'), k.prefix], [t('tier'), k.tier]]),
           secret(ctx, t('secret'), k.api_key, t('secretNote'), t('copy'), t('copied')));
         issueOut.querySelector('input').focus();
@@ -230,7 +230,7 @@ export default {
         };
         const id = tenantId.value.trim();
         const b = await busy(brandBtn, () => stepUp((headers) => ctx.api('PUT', `/admin/tenants/${encodeURIComponent(id)}/branding`, { ...opt, json: body, headers })));
-        if (b) brandOut.replaceChildren(h('p', { role: 'status' }, t('branded', { tenant: b.tenant_id })));
+        if (b) fill(brandOut, h('p', { role: 'status' }, t('branded', { tenant: b.tenant_id })));
       } catch (err) {
         showError(ctx, brandErr, err);
       }
@@ -241,7 +241,7 @@ export default {
     const loadOverdue = async () => {
       try {
         const o = await ctx.api('GET', '/admin/dsar/overdue', opt);
-        overdueBox.replaceChildren(h('p', null, t('overdueCount', { count: ctx.fmt.num(o.count, 0) })),
+        fill(overdueBox, h('p', null, t('overdueCount', { count: ctx.fmt.num(o.count, 0) })),
           o.requests.length ? table(t('overdue'), [
             { label: t('request'), cell: (r) => r.dsar_request_id },
             { label: t('type'), cell: (r) => t(r.request_type) },
@@ -281,9 +281,9 @@ export default {
         if (kind === 'export') {
           const save = h('button', { type: 'button' }, t('save'));
           save.addEventListener('click', () => saveJSON(res, `linkplan-dsar-${res.dsar_request_id}.json`));
-          dsarOut.replaceChildren(h('p', { role: 'status' }, t('exported', { id: res.dsar_request_id })), h('div', { class: 'fk-actions' }, save));
+          fill(dsarOut, h('p', { role: 'status' }, t('exported', { id: res.dsar_request_id })), h('div', { class: 'fk-actions' }, save));
         } else {
-          dsarOut.replaceChildren(h('p', { role: 'status' }, t('erased', { id: res.dsar_request_id, date: epoch(ctx, res.erase_scheduled_at) })));
+          fill(dsarOut, h('p', { role: 'status' }, t('erased', { id: res.dsar_request_id, date: epoch(ctx, res.erase_scheduled_at) })));
         }
         loadOverdue();
       } catch (err) {
@@ -298,7 +298,7 @@ export default {
     const refBox = h('div', { 'aria-live': 'polite' });
     root.append(card(t('refreshes'), refBox));
     ctx.api('GET', '/admin/towers/refreshes', { ...opt, query: { limit: '20' } }).then((l) => {
-      refBox.replaceChildren(l.refreshes.length === 0 ? h('p', null, t('none')) : table(t('refreshes'), [
+      fill(refBox, l.refreshes.length === 0 ? h('p', null, t('none')) : table(t('refreshList'), [
         { label: t('when'), cell: (r) => epoch(ctx, r.time_unix) },
         { label: t('source'), cell: (r) => r.source },
         { label: t('format'), cell: (r) => r.format || '–' },
@@ -336,7 +336,7 @@ export default {
           more.addEventListener('click', () => loadAudit(page.next_before));
           nav.append(more);
         }
-        auditBox.replaceChildren(page.entries.length === 0 ? h('p', null, t('none')) : table(t('audit'), [
+        fill(auditBox, page.entries.length === 0 ? h('p', null, t('none')) : table(t('auditEntries'), [
           { label: t('when'), cell: (e) => iso(ctx, e.time) },
           { label: t('action'), cell: (e) => h('code', null, e.action) },
           { label: t('tenant'), cell: (e) => e.tenant_id || '–' },

@@ -14,7 +14,7 @@
 // The accepted CSV layout (aliases, separators, pt-BR decimal commas) is
 // the one documented for the route in web/api/openapi.json and in the
 // appliance/batch package; the help text below summarises it.
-import { h, card, row, check, select, table, facts, meter, showError, iso, busy, confirm } from '../formkit.js';
+import { h, fill, card, row, check, select, table, facts, meter, showError, iso, busy, confirm } from '../formkit.js';
 
 const pollMs = 1000;
 const terminal = new Set(['succeeded', 'failed', 'canceled', 'expired']);
@@ -136,7 +136,7 @@ export default {
 
     const showSync = (res) => {
       const c = res.counts;
-      out.replaceChildren(card(t('results'),
+      fill(out, card(t('results'),
         facts([[t('total'), ctx.fmt.num(c.total, 0)], [t('ok'), ctx.fmt.num(c.ok, 0)], [t('low_margin'), ctx.fmt.num(c.low_margin, 0)],
           [t('no_tower'), ctx.fmt.num(c.no_tower, 0)], [t('error'), ctx.fmt.num(c.error, 0)]]),
         res.ignored_columns && res.ignored_columns.length ? h('p', null, t('ignored', { cols: res.ignored_columns.join(', ') })) : null,
@@ -204,7 +204,7 @@ export default {
     const showJob = (job, ignored) => {
       // Keep the focus on the page when the view is replaced under it.
       const hadFocus = out.contains(document.activeElement);
-      out.replaceChildren(jobView(job, ignored));
+      fill(out, jobView(job, ignored));
       if (hadFocus) {
         const next = out.querySelector('button') || out.querySelector('h2');
         if (next) { if (next.tagName === 'H2') next.setAttribute('tabindex', '-1'); next.focus(); }
@@ -229,7 +229,7 @@ export default {
       ev.preventDefault();
       errBox.replaceChildren();
       if (!file.files || file.files.length === 0) {
-        errBox.replaceChildren(h('p', { role: 'alert', class: 'fk-error' }, t('noFile')));
+        fill(errBox, h('p', { role: 'alert', class: 'fk-error' }, t('noFile')));
         file.focus();
         return;
       }

@@ -15,7 +15,7 @@
 // so the screen draws no residual map and shows no model grade: nothing
 // rather than a made-up colour scale or grade. When those routes exist,
 // this screen is where they belong.
-import { h, card, row, check, facts, showError, busy } from '../formkit.js';
+import { h, fill, card, row, check, facts, showError, busy } from '../formkit.js';
 
 // The numeric form parts of the route, in form order: [name, required,
 // min, max, step]; the label is the string of the same name.
@@ -120,7 +120,7 @@ export default {
     const loadStats = async () => {
       try {
         const s = await ctx.api('GET', '/coverage/observations/stats', { signal: ac.signal });
-        statsBox.replaceChildren(facts([
+        fill(statsBox, facts([
           [t('link_observations'), ctx.fmt.num(s.link_observations, 0)],
           [t('cell_signal_samples'), ctx.fmt.num(s.cell_signal_samples, 0)],
         ]));
@@ -133,7 +133,7 @@ export default {
       ev.preventDefault();
       errBox.replaceChildren();
       if (!file.files || file.files.length === 0) {
-        errBox.replaceChildren(h('p', { role: 'alert', class: 'fk-error' }, t('noFile')));
+        fill(errBox, h('p', { role: 'alert', class: 'fk-error' }, t('noFile')));
         file.focus();
         return;
       }
@@ -150,7 +150,7 @@ export default {
       if (consent.box.checked) fd.append('consent_for_training', 'true');
       try {
         const res = await busy(submit, () => ctx.api('POST', '/coverage/observations/drivetest', { form: fd, signal: ac.signal }));
-        out.replaceChildren(card(t('result'), facts([
+        fill(out, card(t('result'), facts([
           [t('submitted'), ctx.fmt.num(res.submitted, 0)],
           [t('ingested'), ctx.fmt.num(res.ingested, 0)],
           [t('deduped_intra_batch'), ctx.fmt.num(res.deduped_intra_batch, 0)],
