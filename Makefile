@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat check fmt-verify vet race systemd-verify static-check clean
+.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size
 
 all: build
 
@@ -27,12 +27,19 @@ run: build
 # run of engines/ml's GBM check (build/gbm-check/check.py under Debian's
 # /usr/bin/python3; LINKPLAN_SKIP_SKLEARN=1 skips that check explicitly). A
 # NAME=VERSION entry is pinned: installed unless that exact version is.
-# Later issues add chromium for the console.
-TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1
+# chromium runs the web console's browser tests (appliance/cmd/linkplan,
+# console_*browser_test.go; LINKPLAN_SKIP_BROWSER=1 skips them explicitly).
+TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium
 # build/h3-check holds the exact h3-js version that engines/ml/h3 is checked
 # against cell for cell (issue 11); npm ci installs it from its
 # package-lock.json. Set LINKPLAN_SKIP_H3JS=1 to skip that check explicitly.
 H3_CHECK := build/h3-check
+# build/console pins the console's npm packages: Leaflet (copied into the
+# committed web/console/dist/vendor/leaflet by console-vendor, so that run
+# and test need no network) and axe-core (injected into the page by the
+# browser tests; never served by the appliance).
+CONSOLE_NPM    := build/console
+CONSOLE_VENDOR := web/console/dist/vendor/leaflet
 test-deps:
 	@missing=""; for p in $(TEST_DEBS); do n=$${p%%=*}; \
 	  if [ "$$n" = "$$p" ]; then dpkg -s $$n >/dev/null 2>&1 || missing="$$missing $$p"; \
@@ -45,6 +52,7 @@ test-deps:
 	fi
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "test-deps: the H3 reference check (engines/ml/h3) needs Node.js with npm"; exit 1; }
 	cd $(H3_CHECK) && npm ci --no-audit --no-fund --loglevel=error
+	cd $(CONSOLE_NPM) && npm ci --no-audit --no-fund --loglevel=error
 
 test: test-deps mod-verify openapi-lint
 	$(GO) test -count=1 $(PKGS)
@@ -76,6 +84,23 @@ bench-splat: build
 mod-verify:
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 
+# Copies the pinned Leaflet build into the console (run after changing
+# build/console/package.json; the result is committed).
+console-vendor:
+	cd $(CONSOLE_NPM) && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(CONSOLE_VENDOR) && mkdir -p $(CONSOLE_VENDOR)/images
+	cp $(CONSOLE_NPM)/node_modules/leaflet/dist/leaflet.js $(CONSOLE_NPM)/node_modules/leaflet/dist/leaflet.css $(CONSOLE_VENDOR)/
+	cp $(CONSOLE_NPM)/node_modules/leaflet/dist/images/*.png $(CONSOLE_VENDOR)/images/
+	cp $(CONSOLE_NPM)/node_modules/leaflet/LICENSE $(CONSOLE_VENDOR)/LICENSE.txt
+
+# The committed vendor copy must be what console-vendor makes.
+console-verify: console-vendor
+	@git diff --exit-code -- $(CONSOLE_VENDOR) || { echo "web/console/dist/vendor is stale: run make console-vendor and commit"; exit 1; }
+
+# The console bundle size: every served file, each gzipped (-9), summed.
+console-size:
+	@find web/console/dist -type f -print0 | xargs -0 -n1 sh -c 'gzip -9c "$$0" | wc -c' | awk '{s+=$$1} END {printf "console bundle: %d bytes gzip (%.1f KiB)\n", s, s/1024}'
+
 fmt-verify:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -99,7 +124,7 @@ static-check: build
 	@if command -v ldd >/dev/null 2>&1 && ldd $(BIN) 2>&1 | grep -q '=>'; then echo "$(BIN) is dynamically linked"; exit 1; fi
 	@echo "$(BIN) is static"
 
-check: fmt-verify vet race systemd-verify static-check
+check: fmt-verify vet race systemd-verify static-check console-verify
 
 clean:
 	rm -rf bin

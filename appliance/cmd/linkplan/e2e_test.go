@@ -38,6 +38,7 @@ var built struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	stopBrowser() // the console browser tests' shared Chromium (console_browser_test.go)
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)
 	}

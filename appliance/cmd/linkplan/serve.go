@@ -20,6 +20,7 @@ import (
 	"linkplan/appliance/refresh"
 	"linkplan/web"
 	"linkplan/web/api"
+	"linkplan/web/console"
 )
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
@@ -68,6 +69,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
 
+	con, err := console.New(console.Files())
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
 		SSO: sc, BillingSecret: *billingSecret, Log: log, AI: aic,
 		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}})
@@ -91,7 +96,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	a.api.SetState(api.StateReady)
 	log.Info("linkplan serving", "addr", ln.Addr().String(), "version", version())
-	err = web.New(a.api, log).Serve(ctx, ln, func() { a.api.SetState(api.StateStopping) })
+	err = web.New(withConsole(a.api, con), log).Serve(ctx, ln, func() { a.api.SetState(api.StateStopping) })
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

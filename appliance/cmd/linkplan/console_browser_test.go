@@ -1,0 +1,705 @@
+package main_test
+
+// Browser tests of the web console: the real binary (binary, startServe)
+// and a real headless Chromium (Debian's chromium, installed by make
+// test-deps) driven through the DevTools protocol by chromedp. One browser
+// per test binary (sync.Once); each test gets its own tab, whose every
+// network request is recorded and must stay on the appliance's origin.
+// LINKPLAN_SKIP_BROWSER=1 skips these tests explicitly; otherwise a missing
+// browser is a failure.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color/palette"
+	"image/draw"
+	"image/png"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/pquerna/otp/totp"
+)
+
+var updateScreenshots = flag.Bool("update-screenshots", false, "write the console screenshots of the browser tests to docs/screenshots")
+
+// screenshotDir is where -update-screenshots writes, relative to this
+// package.
+const screenshotDir = "../../../docs/screenshots"
+
+// axePath is the axe-core build installed by make test-deps (npm ci in
+// build/console); it is injected into the page, never served.
+const axePath = "../../../build/console/node_modules/axe-core/axe.min.js"
+
+// Viewports of the screenshots: a laptop and a phone.
+var viewports = [...]struct{ w, h int64 }{{1366, 768}, {390, 844}}
+
+// shared is the one headless browser of the test binary.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context // a browser context: tabs are its children
+	cancel context.CancelFunc
+	err    error
+	shots  string // temp dir of the screenshots
+}
+
+// chromiumPath finds the browser: $LINKPLAN_CHROMIUM, else Debian's
+// chromium on the PATH.
+func chromiumPath() (string, error) {
+	if p := os.Getenv("LINKPLAN_CHROMIUM"); p != "" {
+		return p, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no chromium on the PATH: run make test-deps (Debian package chromium), set LINKPLAN_CHROMIUM, or set LINKPLAN_SKIP_BROWSER=1 to skip the browser tests")
+}
+
+// browser returns the shared browser context, starting Chromium once.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if os.Getenv("LINKPLAN_SKIP_BROWSER") == "1" {
+		t.Skip("LINKPLAN_SKIP_BROWSER=1: browser tests skipped")
+	}
+	if testing.Short() {
+		t.Skip("starts the binary and a browser; skipped with -short")
+	}
+	shared.once.Do(func() {
+		path, err := chromiumPath()
+		if err != nil {
+			shared.err = err
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1366, 768),
+			chromedp.Flag("hide-scrollbars", true), chromedp.Flag("mute-audio", true))
+		if os.Geteuid() == 0 {
+			opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+		}
+		actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, bcancel := chromedp.NewContext(actx)
+		if err := chromedp.Do(bctx); err != nil {
+			bcancel()
+			acancel()
+			shared.err = fmt.Errorf("start %s: %w", path, err)
+			return
+		}
+		shared.ctx = bctx
+		shared.cancel = func() { bcancel(); acancel() }
+		shared.shots, shared.err = os.MkdirTemp("", "linkplan-console-shots-")
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.ctx
+}
+
+// stopBrowser closes the shared browser (called by TestMain).
+func stopBrowser() {
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	if shared.shots != "" {
+		_ = os.RemoveAll(shared.shots)
+	}
+}
+
+// consoleEnv is a running appliance for a browser test.
+type consoleEnv struct {
+	srv     *server
+	dataDir string
+	key     string // a Pro tenant key issued for the test
+	tenant  string
+	admin   struct {
+		APIKey     string `json:"api_key"`
+		TOTPSecret string `json:"totp_secret"`
+	}
+}
+
+// startConsole starts the binary on a fresh data directory and issues a
+// Pro tenant key with the admin credentials (TOTP step-up).
+func startConsole(t *testing.T, extra ...string) *consoleEnv {
+	t.Helper()
+	browser(t)
+	env := &consoleEnv{dataDir: t.TempDir()}
+	env.srv = startServe(t, binary(t), env.dataDir, extra...)
+	b, err := os.ReadFile(filepath.Join(env.dataDir, "admin-credentials.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &env.admin); err != nil {
+		t.Fatal(err)
+	}
+	env.key, env.tenant = env.issueKey(t, "Pro")
+	return env
+}
+
+// issueKey issues a tenant key of tier through POST /admin/keys and
+// returns it with its tenant id.
+func (env *consoleEnv) issueKey(t *testing.T, tier string) (key, tenant string) {
+	t.Helper()
+	code, err := totp.GenerateCode(env.admin.TOTPSecret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := env.srv.call(t, "POST", "/admin/keys", map[string]string{"X-API-Key": env.admin.APIKey, "X-Admin-Totp": code},
+		fmt.Sprintf(`{"tier":%q,"email":"console@example.com","owner":"console browser test","justification":"browser test of the web console"}`, tier))
+	if r.status != http.StatusCreated {
+		t.Fatalf("issue key: %d %s", r.status, r.body)
+	}
+	var issued struct {
+		APIKey   string `json:"api_key"`
+		TenantID string `json:"tenant_id"`
+	}
+	if err := json.Unmarshal(r.body, &issued); err != nil || issued.APIKey == "" {
+		t.Fatalf("issued %s: %v", r.body, err)
+	}
+	return issued.APIKey, issued.TenantID
+}
+
+// adminTotp returns a current TOTP code of the admin credentials.
+func (env *consoleEnv) adminTotp(t *testing.T) string {
+	t.Helper()
+	code, err := totp.GenerateCode(env.admin.TOTPSecret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// tab is one browser tab on the console with its request recorder.
+type tab struct {
+	context.Context
+	env  *consoleEnv
+	mu   sync.Mutex
+	reqs []string // every URL the page asked for, in order
+	errs []string // uncaught exceptions and CSP violations
+	logs []string // console.warn and console.error calls, shown when a step fails
+}
+
+// Requests returns the URLs requested so far.
+func (tb *tab) Requests() []string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return slices.Clone(tb.reqs)
+}
+
+// openConsole opens a new tab at 1366×768 on the console's root and
+// records every request and page error; when the test ends it fails if a
+// request left the appliance's origin, if the page threw an uncaught
+// exception or if the CSP blocked something.
+func openConsole(t *testing.T, env *consoleEnv) *tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browser(t))
+	t.Cleanup(cancel)
+	tb := &tab{Context: ctx, env: env}
+	if err := chromedp.Do(ctx); err != nil { // opens the tab
+		t.Fatal(err)
+	}
+	origin, err := url.Parse(env.srv.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		tb.mu.Lock()
+		defer tb.mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			tb.reqs = append(tb.reqs, ev.Request.URL)
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+				var parts []string
+				for _, a := range ev.Args {
+					if a.Description != "" {
+						parts = append(parts, a.Description)
+					} else {
+						parts = append(parts, string(a.Value))
+					}
+				}
+				tb.logs = append(tb.logs, string(ev.Type)+": "+strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			tb.errs = append(tb.errs, "uncaught: "+exceptionText(ev.ExceptionDetails))
+		case *log.EventEntryAdded:
+			if ev.Entry.Source == log.EntrySourceSecurity || strings.Contains(ev.Entry.Text, "Content Security Policy") {
+				tb.errs = append(tb.errs, "security: "+ev.Entry.Text)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		tb.mu.Lock()
+		defer tb.mu.Unlock()
+		n := 0
+		for _, u := range tb.reqs {
+			n++
+			if !sameOrigin(u, origin) {
+				t.Errorf("a request left the appliance's origin %s: %s", env.srv.base, u)
+			}
+		}
+		for _, e := range tb.errs {
+			t.Errorf("page error: %s", e)
+		}
+		t.Logf("%d requests, all to %s", n, env.srv.base)
+	})
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewports[0].w, viewports[0].h), chromedp.Navigate(env.srv.base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d == nil {
+		return ""
+	}
+	s := d.Text
+	if d.Exception != nil && d.Exception.Description != "" {
+		s += " " + d.Exception.Description
+	}
+	return fmt.Sprintf("%s (%s:%d)", s, d.URL, d.LineNumber)
+}
+
+// sameOrigin reports whether raw is on origin, or a URL that makes no
+// network request (data:, blob:, about:).
+func sameOrigin(raw string, origin *url.URL) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	switch u.Scheme {
+	case "data", "blob", "about":
+		return true
+	}
+	return u.Scheme == origin.Scheme && u.Host == origin.Host
+}
+
+// run runs actions on the tab with a deadline, failing the test on error.
+func (tb *tab) run(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tb, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, tb.state())
+	}
+}
+
+// state describes the page for a failure message: the text of <main> and
+// the console's warnings and errors.
+func (tb *tab) state() string {
+	ctx, cancel := context.WithTimeout(tb.Context, 5*time.Second)
+	defer cancel()
+	body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.hash + ' | ' + (document.querySelector('main') ? document.querySelector('main').innerText.slice(0, 800) : '')`))
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return fmt.Sprintf("page: %s\nconsole: %s", body, strings.Join(tb.logs, "\n"))
+}
+
+// eval evaluates a JavaScript expression (promises awaited) in the page.
+func eval[T any](t *testing.T, tb *tab, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tb, 60*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluate %.80s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript predicate until it is truthy (timeout: 30 s).
+func waitFor(t *testing.T, tb *tab, what, predicate string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tb, 30*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		t.Fatalf("waiting for %s: %v\n%s", what, err, tb.state())
+	}
+}
+
+// signIn signs in with key on the sign-in screen and waits for the
+// navigation and the default screen.
+func signIn(t *testing.T, tb *tab, key string) {
+	t.Helper()
+	tb.run(t, "sign in",
+		chromedp.WaitVisible(chromedp.ID("signin-key")),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("signin-key").value = ""`),
+		chromedp.SendKeys(chromedp.ID("signin-key"), key),
+		chromedp.Click(chromedp.ID("signin-submit")),
+		chromedp.WaitVisible(chromedp.ID("nav")),
+		chromedp.WaitVisible(chromedp.ID("signout")),
+	)
+	waitFor(t, tb, "a screen after sign-in", `!!document.querySelector('main section.screen') && !document.querySelector('.screen-signin')`)
+}
+
+// goScreen navigates to a screen by its hash and waits for its section.
+func goScreen(t *testing.T, tb *tab, id string) {
+	t.Helper()
+	tb.run(t, "go to "+id, chromedp.Evaluate[chromedp.Void](`location.hash = '#/`+id+`'`))
+	waitFor(t, tb, "screen "+id, `!!document.querySelector('section.screen-`+id+`')`)
+}
+
+// shot takes a screenshot of the tab at each viewport (1366×768 and
+// 390×844), writes it to a temporary directory and, with
+// -update-screenshots, to docs/screenshots/<name>-<w>x<h>.png (reduced
+// to the 256 colours of the Plan 9 palette, so that the committed files stay small).
+// The page is scrolled to its top and toasts are dismissed first; the
+// tab is left at 1366×768.
+func shot(t *testing.T, tb *tab, name string) {
+	t.Helper()
+	for _, vp := range viewports {
+		tb.run(t, "viewport", chromedp.EmulateViewport(vp.w, vp.h), chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById('toasts').replaceChildren()`),
+			chromedp.Sleep(300*time.Millisecond))
+		ctx, cancel := context.WithTimeout(tb, 30*time.Second)
+		buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		cancel()
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		small, err := shrinkPNG(buf)
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		file := fmt.Sprintf("%s-%dx%d.png", name, vp.w, vp.h)
+		if err := os.WriteFile(filepath.Join(shared.shots, file), small, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if *updateScreenshots {
+			if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(screenshotDir, file), small, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Logf("screenshot %s: %d bytes", file, len(small))
+	}
+	tb.run(t, "viewport", chromedp.EmulateViewport(viewports[0].w, viewports[0].h), chromedp.Sleep(200*time.Millisecond))
+}
+
+// shrinkPNG re-encodes a screenshot with the Plan 9 palette and the best
+// compression.
+func shrinkPNG(b []byte) ([]byte, error) {
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	p := image.NewPaletted(img.Bounds(), palette.Plan9)
+	draw.Draw(p, p.Rect, img, img.Bounds().Min, draw.Src)
+	var out bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	if err := enc.Encode(&out, p); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// axeViolation is one rule axe-core found broken.
+type axeViolation struct {
+	ID     string   `json:"id"`
+	Impact string   `json:"impact"`
+	Help   string   `json:"help"`
+	Nodes  []string `json:"nodes"`
+}
+
+// axe injects the pinned axe-core (build/console/node_modules) into the
+// page through the DevTools protocol, runs it on the document (WCAG 2.1 A
+// and AA rules and best practices) and fails the test on every serious or
+// critical violation, listing them; minor and moderate ones are logged.
+func axe(t *testing.T, tb *tab) {
+	t.Helper()
+	src, err := os.ReadFile(axePath)
+	if err != nil {
+		t.Fatalf("axe-core is not installed (%v): run make test-deps (npm ci in build/console)", err)
+	}
+	eval[chromedp.Void](t, tb, string(src)+"\n;void 0")
+	res := eval[[]axeViolation](t, tb, `axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}, resultTypes: ['violations']})
+		.then(r => r.violations.map(v => ({id: v.id, impact: v.impact || '', help: v.help, nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))})))`)
+	for _, v := range res {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("axe %s (%s): %s: %s", v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "; "))
+		} else {
+			t.Logf("axe %s (%s): %s: %s", v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "; "))
+		}
+	}
+}
+
+// screenModules lists the screen modules of the embedded console (their
+// ids), the sign-in screen excepted.
+func screenModules(t *testing.T) []string {
+	t.Helper()
+	m, err := filepath.Glob("../../../web/console/dist/js/screens/*.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range m {
+		id := strings.TrimSuffix(filepath.Base(p), ".js")
+		if id != "signin" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// TestConsoleSignIn: the sign-in screen refuses a wrong key with the
+// API's message, accepts a tenant key, shows the tenant and the
+// navigation of every screen module, and moves the focus to the screen's
+// heading; signing out returns to the sign-in screen.
+func TestConsoleSignIn(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	tb.run(t, "sign-in screen", chromedp.WaitVisible(chromedp.ID("signin-key")))
+	shot(t, tb, "signin")
+	axe(t, tb)
+
+	tb.run(t, "wrong key",
+		chromedp.SendKeys(chromedp.ID("signin-key"), "lp_live_not-a-key"),
+		chromedp.Click(chromedp.ID("signin-submit")))
+	waitFor(t, tb, "the error of a wrong key", `!!document.querySelector('.screen-signin .error-box')`)
+	if msg := eval[string](t, tb, `document.querySelector('.screen-signin .error-box').innerText`); msg == "" {
+		t.Error("the wrong key gave an empty error box")
+	}
+
+	signIn(t, tb, env.key)
+	who := eval[string](t, tb, `document.getElementById('who').innerText`)
+	if !strings.Contains(who, env.tenant) || !strings.Contains(who, "Pro") {
+		t.Errorf("header says %q, want tenant %s and tier Pro", who, env.tenant)
+	}
+	nav := eval[[]string](t, tb, `[...document.querySelectorAll('#nav-list a')].map(a => a.dataset.screen)`)
+	for _, id := range screenModules(t) {
+		if id == "admin" {
+			continue // shown to admin keys only
+		}
+		if !slices.Contains(nav, id) {
+			t.Errorf("nav %v lacks screen %s", nav, id)
+		}
+	}
+	if focused := eval[string](t, tb, `document.activeElement ? document.activeElement.id : ''`); focused != "screen-title" {
+		t.Errorf("focus on %q after sign-in, want the screen heading", focused)
+	}
+	if lang := eval[string](t, tb, `document.documentElement.lang`); lang != "pt-BR" {
+		t.Errorf("html lang %q, want pt-BR by default", lang)
+	}
+
+	tb.run(t, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("signin-key")))
+	if n := eval[int](t, tb, `sessionStorage.length`); n != 0 {
+		t.Errorf("%d items left in sessionStorage after sign-out", n)
+	}
+}
+
+// linkBody is the Link screen's request for the sample data's receiver
+// (Rio de Janeiro).
+const linkBody = `{"receiver":{"lat":-22.95,"lon":-43.2,"height":10},"frequency_mhz":1800,"max_distance_km":20,"engine":"fspl","include":["profile"]}`
+
+// TestConsoleLink: the Link screen's first paint, a link analysis whose
+// best tower is the API's, the profile chart with terrain, line of sight,
+// Fresnel zone, 60 % line and obstacle, the engine comparison and the
+// explanation panel (the built-in template explainer answers).
+func TestConsoleLink(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "link")
+
+	// First paint of the Link screen: reload (the session is kept in the
+	// tab) and read the Performance API.
+	tb.run(t, "reload", chromedp.Reload())
+	waitFor(t, tb, "the Link screen after reload", `performance.getEntriesByName('lp-screen-link').length > 0`)
+	paint := eval[map[string]float64](t, tb, `(() => {
+		const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+		const nav = performance.getEntriesByType('navigation')[0];
+		return {fcp: fcp ? fcp.startTime : -1, screen: performance.getEntriesByName('lp-screen-link')[0].startTime, dcl: nav ? nav.domContentLoadedEventEnd : -1};
+	})()`)
+	t.Logf("Link screen: first contentful paint %.0f ms, screen rendered %.0f ms, DOMContentLoaded %.0f ms after navigation (goal: first paint <= 1000 ms)",
+		paint["fcp"], paint["screen"], paint["dcl"])
+	if paint["fcp"] < 0 || paint["fcp"] > 5000 || paint["screen"] > 8000 {
+		t.Errorf("first paint %.0f ms, screen %.0f ms: far beyond the 1 s goal", paint["fcp"], paint["screen"])
+	}
+
+	// What the API answers for the same body.
+	r := env.srv.call(t, "POST", "/analyze_link", map[string]string{"X-API-Key": env.key, "Content-Type": "application/json"}, linkBody)
+	if r.status != http.StatusOK {
+		t.Fatalf("analyze_link: %d %s", r.status, r.body)
+	}
+	var want struct {
+		Best struct {
+			TowerID  string `json:"tower_id"`
+			Operator string `json:"operator"`
+		} `json:"best_tower"`
+	}
+	if err := json.Unmarshal(r.body, &want); err != nil || want.Best.TowerID == "" {
+		t.Fatalf("analyze_link answer %s: %v", r.body, err)
+	}
+
+	set := func(id, v string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const e = document.getElementById(%q); e.value = %q; e.dispatchEvent(new Event('change')); })()`, id, v))
+	}
+	tb.run(t, "fill the form", set("link-lat", "-22.95"), set("link-lon", "-43.20"), set("link-height", "10"), set("link-freq", "1800"),
+		set("link-radius", "20"), set("link-engine", "fspl"), chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-id')`)
+	if got := eval[string](t, tb, `document.getElementById('link-best-id').textContent`); got != want.Best.TowerID {
+		t.Errorf("the page's best tower is %q, the API's %q", got, want.Best.TowerID)
+	}
+	if got := eval[string](t, tb, `document.getElementById('link-best-operator').textContent`); got != want.Best.Operator {
+		t.Errorf("the page's operator is %q, the API's %q", got, want.Best.Operator)
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll('#link-towers tbody tr').length`); n < 2 {
+		t.Errorf("%d towers listed, want the best and alternatives", n)
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll('#link-map path.leaflet-interactive').length`); n < 2 {
+		t.Errorf("%d vector layers on the map, want the receiver, towers and paths", n)
+	}
+	if got := eval[string](t, tb, `document.getElementById('link-best-margin').textContent`); !strings.Contains(got, "dB") || !strings.Contains(got, ",") {
+		t.Errorf("margin %q: want a pt-BR number with its unit", got)
+	}
+
+	// The profile chart.
+	tb.run(t, "open the profile", chromedp.Click(chromedp.ID("link-profile-summary")), chromedp.WaitVisible(chromedp.ID("profile-chart")))
+	chart := eval[map[string]int](t, tb, `(() => {
+		const svg = document.getElementById('profile-chart');
+		const vis = (sel) => [...svg.querySelectorAll(sel)].filter(e => { const b = e.getBBox(); return b.width > 0 || b.height > 0; }).length;
+		const pts = (sel) => { const e = svg.querySelector(sel); return e ? (e.getAttribute('d').match(/[ML]/g) || []).length : 0; };
+		return {terrain: vis('path.terrain'), los: vis('path.los'), fresnel: vis('path.fresnel'), fresnel60: vis('path.fresnel60'),
+			obstacle: vis('circle.obstacle'), terrainPoints: pts('path.terrain'), losPoints: pts('path.los'), labels: svg.querySelectorAll('text').length};
+	})()`)
+	for _, k := range []string{"terrain", "los", "fresnel60", "obstacle"} {
+		if chart[k] < 1 {
+			t.Errorf("profile chart: no visible %s (%v)", k, chart)
+		}
+	}
+	if chart["fresnel"] < 2 || chart["terrainPoints"] < 10 || chart["losPoints"] < 10 || chart["labels"] < 6 {
+		t.Errorf("profile chart incomplete: %v", chart)
+	}
+
+	// Engine comparison and the explanation.
+	tb.run(t, "compare engines", chromedp.Click(chromedp.ID("link-compare")))
+	waitFor(t, tb, "the engine comparison", `!!document.getElementById('link-compare-table') || !!document.querySelector('#link-compare-host .error-box')`)
+	if n := eval[int](t, tb, `document.querySelectorAll('#link-compare-table tbody tr').length`); n != 5 {
+		t.Errorf("engine comparison has %d rows, want 5 (%s)", n, tb.state())
+	}
+	waitFor(t, tb, "the explanation panel", `!!document.getElementById('link-explain')`)
+	tb.run(t, "explain", chromedp.Click(chromedp.ID("link-explain")))
+	waitFor(t, tb, "the explanation", `!!document.getElementById('link-explain-text') && document.getElementById('link-explain-text').textContent.length > 40`)
+	if txt := eval[string](t, tb, `document.getElementById('link-explain-text').textContent`); !strings.Contains(txt, want.Best.TowerID) {
+		t.Errorf("the explanation does not name the best tower %s: %.200s", want.Best.TowerID, txt)
+	}
+	shot(t, tb, "link")
+	axe(t, tb)
+}
+
+// TestConsoleMapScreens: the Towers screen (clustered layer, filters,
+// uncertainty circles, own-tower registration), the Coverage screen (a
+// 5 km heatmap at 250 m whose tiles are drawn on the map as they arrive,
+// the summary and the export buttons) and the Repeater screen (a route
+// drawn hop by hop with its bottleneck), each with screenshots and
+// axe-core.
+func TestConsoleMapScreens(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+
+	t.Run("towers", func(t *testing.T) {
+		goScreen(t, tb, "towers")
+		waitFor(t, tb, "towers on the map", `document.querySelectorAll('#tw-map .tw-marker, #tw-map .tw-cluster').length > 0`)
+		if n := eval[int](t, tb, `document.querySelectorAll('#tw-list tbody tr').length`); n < 1 {
+			t.Errorf("the tower list is empty")
+		}
+		shot(t, tb, "towers")
+		axe(t, tb)
+		tb.run(t, "register a tower",
+			chromedp.SendKeys(chromedp.ID("tw-reg-operator"), "Console Test"),
+			chromedp.SendKeys(chromedp.ID("tw-reg-lat"), "-22.9"),
+			chromedp.SendKeys(chromedp.ID("tw-reg-lon"), "-43.25"),
+			chromedp.Click(chromedp.ID("tw-reg-save")))
+		waitFor(t, tb, "the registered tower", `!!document.getElementById('tw-reg-done') || !!document.querySelector('#tw-register .error-box')`)
+		done := eval[string](t, tb, `(document.getElementById('tw-reg-done') || document.querySelector('#tw-register .error-box')).textContent`)
+		if !strings.Contains(done, "user:") {
+			t.Fatalf("registration: %s", done)
+		}
+		id := done[strings.Index(done, "user:"):]
+		id = strings.Fields(id)[0]
+		r := env.srv.call(t, "GET", "/towers/"+id, map[string]string{"X-API-Key": env.key}, "")
+		if r.status != http.StatusOK {
+			t.Errorf("GET /towers/%s after the console registered it: %d %s", id, r.status, r.body)
+		}
+		waitFor(t, tb, "the registered tower in the list", fmt.Sprintf(`[...document.querySelectorAll('#tw-list td')].some(td => td.textContent === %q)`, id))
+		tb.run(t, "filter synthetic only", chromedp.SetValue(chromedp.ID("tw-synthetic"), "only"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('tw-synthetic').dispatchEvent(new Event('change'))`))
+		if n := eval[int](t, tb, fmt.Sprintf(`[...document.querySelectorAll('#tw-list td')].filter(td => td.textContent === %q).length`, id)); n != 0 {
+			t.Errorf("the synthetic-only filter still lists the user tower %s", id)
+		}
+		tb.run(t, "filter all", chromedp.SetValue(chromedp.ID("tw-synthetic"), "all"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('tw-synthetic').dispatchEvent(new Event('change'))`))
+	})
+
+	t.Run("coverage", func(t *testing.T) {
+		goScreen(t, tb, "coverage")
+		tb.run(t, "start a heatmap",
+			chromedp.SetValue(chromedp.ID("cov-radius"), "5"),
+			chromedp.SetValue(chromedp.ID("cov-resolution"), "250"),
+			chromedp.Click(chromedp.ID("cov-start")))
+		waitFor(t, tb, "a tile drawn on the map", `document.querySelectorAll('#cov-map img.cov-tile').length > 0 || !!document.querySelector('#cov-status .error-box')`)
+		if n := eval[int](t, tb, `document.querySelectorAll('#cov-map img.cov-tile').length`); n < 1 {
+			t.Fatalf("no tile drawn: %s", tb.state())
+		}
+		// The tile's image holds painted pixels.
+		painted := eval[int](t, tb, `new Promise((ok) => {
+			const img = document.querySelector('#cov-map img.cov-tile');
+			const draw = () => { const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+				const g = c.getContext('2d'); g.drawImage(img, 0, 0); const d = g.getImageData(0, 0, c.width, c.height).data;
+				let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; ok(n); };
+			img.complete ? draw() : img.addEventListener('load', draw);
+		})`)
+		if painted == 0 {
+			t.Error("the first tile has no painted pixel")
+		}
+		waitFor(t, tb, "the summary", `!!document.getElementById('cov-summary-card')`)
+		if n := eval[int](t, tb, `document.querySelectorAll('#cov-summary-card button[data-format]').length`); n != 5 {
+			t.Errorf("%d export buttons, want 5", n)
+		}
+		if txt := eval[string](t, tb, `document.getElementById('cov-covered').textContent`); !strings.Contains(txt, "km²") {
+			t.Errorf("covered area %q without its unit", txt)
+		}
+		shot(t, tb, "coverage")
+		axe(t, tb)
+	})
+
+	t.Run("repeater", func(t *testing.T) {
+		goScreen(t, tb, "repeater")
+		tb.run(t, "plan", chromedp.Click(chromedp.ID("rp-plan")))
+		waitFor(t, tb, "a route", `!!document.getElementById('rp-route') || !!document.getElementById('rp-none') || !!document.querySelector('#rp-status .error-box')`)
+		if eval[bool](t, tb, `!!document.getElementById('rp-route')`) {
+			if n := eval[int](t, tb, `document.querySelectorAll('#rp-hops-table tbody tr').length`); n < 1 {
+				t.Error("a route without hops")
+			}
+			if n := eval[int](t, tb, `document.querySelectorAll('#rp-hops-table tbody tr.bottleneck').length`); n != 1 {
+				t.Errorf("%d bottleneck rows, want 1", n)
+			}
+			if n := eval[int](t, tb, `document.querySelectorAll('#rp-map path.rp-bottleneck').length`); n != 1 {
+				t.Errorf("%d bottleneck lines on the map, want 1", n)
+			}
+		} else {
+			t.Errorf("no route drawn: %s", tb.state())
+		}
+		shot(t, tb, "repeater")
+		axe(t, tb)
+	})
+}

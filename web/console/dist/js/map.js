@@ -1,0 +1,113 @@
+// map.js: the console's Leaflet map with the appliance's own offline
+// basemap. Leaflet (vendor/leaflet/leaflet.js, global L) is loaded by
+// index.html before the app module. Nothing here ever names another
+// origin: the hillshade tiles are /tiles/hillshade/{z}/{x}/{y}.png
+// (rendered by the appliance from its terrain packs), the outlines and
+// municipality labels are data/outlines.json and data/municipalities.json
+// (bundled with the console). A part that the appliance does not serve
+// is simply left out: the map then shows no basemap, never an outside
+// tile server.
+
+const BRAZIL = { center: [-15.8, -47.9], zoom: 4 };
+const HILLSHADE = '/tiles/hillshade/{z}/{x}/{y}.png';
+const LABEL_MIN_ZOOM = 9;
+const LABEL_MAX = 250;
+
+// Probed once per page: which basemap parts does this appliance serve?
+let probe = null;
+function basemapParts() {
+  if (!probe) {
+    const ok = (url, method = 'GET') => fetch(url, { method, credentials: 'same-origin' })
+      .then((r) => (r.ok ? r : null)).catch(() => null);
+    probe = Promise.all([
+      ok('/tiles/hillshade/8/97/144.png', 'HEAD'), // a tile over Rio de Janeiro
+      ok('data/outlines.json').then((r) => (r ? r.json() : null)).catch(() => null),
+      ok('data/municipalities.json').then((r) => (r ? r.json() : null)).catch(() => null),
+    ]).then(([tiles, outlines, munis]) => ({ tiles: !!tiles, outlines, munis: municipalityList(munis) }));
+  }
+  return probe;
+}
+
+// municipalityList accepts the label file as an array of {name, lat, lon}
+// objects or as a GeoJSON FeatureCollection of points.
+function municipalityList(doc) {
+  if (!doc) return [];
+  const rows = Array.isArray(doc) ? doc : (doc.features || doc.municipalities || []);
+  const out = [];
+  for (const r of rows) {
+    let name; let lat; let lon; let uf;
+    if (r && r.type === 'Feature' && r.geometry && Array.isArray(r.geometry.coordinates)) {
+      [lon, lat] = r.geometry.coordinates;
+      name = r.properties && (r.properties.name || r.properties.nome);
+      uf = r.properties && (r.properties.uf || r.properties.state);
+    } else if (r) {
+      name = r.name || r.nome; lat = r.lat; lon = r.lon !== undefined ? r.lon : r.lng; uf = r.uf || r.state;
+    }
+    if (typeof name === 'string' && Number.isFinite(lat) && Number.isFinite(lon)) out.push({ name, lat, lon, uf });
+  }
+  return out;
+}
+
+// createMap(container, ctx, {center, zoom}) returns a Leaflet map with the
+// offline basemap layers added as they become available. The map element
+// is a labelled, keyboard-operable region (arrows pan, +/- zoom).
+export function createMap(container, ctx, opts = {}) {
+  const L = window.L;
+  if (!L) throw new Error('Leaflet is not loaded (vendor/leaflet/leaflet.js)');
+  container.classList.add('map');
+  if (!container.hasAttribute('aria-label')) container.setAttribute('aria-label', ctx && ctx.t ? ctx.t('mapLabel') : 'Map');
+  const map = L.map(container, {
+    center: opts.center || BRAZIL.center,
+    zoom: opts.zoom !== undefined ? opts.zoom : BRAZIL.zoom,
+    minZoom: 3,
+    maxZoom: 17,
+    worldCopyJump: false,
+    attributionControl: true,
+    zoomControl: true,
+  });
+  map.attributionControl.setPrefix('Leaflet');
+  L.control.scale({ imperial: false }).addTo(map);
+  basemapParts().then((parts) => {
+    if (!map._container) return; // removed meanwhile
+    if (parts.tiles) {
+      L.tileLayer(HILLSHADE, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, attribution: 'relevo: linkplan', className: 'hillshade' })
+        .addTo(map).bringToBack();
+    }
+    if (parts.outlines) {
+      L.geoJSON(parts.outlines, { interactive: false, style: () => ({ color: '#4a4a4a', weight: 1, fill: false, opacity: 0.7 }) }).addTo(map);
+    }
+    if (parts.munis.length) addLabels(map, parts.munis);
+  });
+  return map;
+}
+
+function addLabels(map, munis) {
+  const L = window.L;
+  const layer = L.layerGroup().addTo(map);
+  const redraw = () => {
+    layer.clearLayers();
+    if (map.getZoom() < LABEL_MIN_ZOOM) return;
+    const b = map.getBounds();
+    let n = 0;
+    for (const m of munis) {
+      if (!b.contains([m.lat, m.lon])) continue;
+      const span = document.createElement('span');
+      span.textContent = m.name;
+      L.marker([m.lat, m.lon], { icon: L.divIcon({ className: 'muni-label', html: span, iconSize: null }), interactive: false, keyboard: false }).addTo(layer);
+      if (++n >= LABEL_MAX) break;
+    }
+  };
+  map.on('moveend zoomend', redraw);
+  redraw();
+}
+
+// fitPoints fits the map to [lat, lon] pairs with some padding.
+export function fitPoints(map, points, maxZoom = 13) {
+  const pts = points.filter((p) => p && Number.isFinite(p[0]) && Number.isFinite(p[1]));
+  if (!pts.length) return;
+  if (pts.length === 1) { map.setView(pts[0], Math.min(maxZoom, 12)); return; }
+  map.fitBounds(window.L.latLngBounds(pts), { padding: [24, 24], maxZoom });
+}
+
+// RIO is the sample data's area (the embedded terrain pack and towers).
+export const RIO = { center: [-22.93, -43.3], zoom: 10 };

@@ -1,0 +1,287 @@
+// coverage.js: the Coverage screen. Start a single-transmitter heatmap
+// (POST /coverage/heatmap, for a catalogued tower or an explicit site),
+// read its text/event-stream with fetch + ReadableStream (EventSource
+// cannot send the API key), and draw every tile on the map as it arrives:
+// the tile's int16 little-endian centi-dBm pixels (base64) are decoded to
+// a canvas with the legend palette and laid over the tile's bounds. A
+// progress bar follows the radials; the summary and the export buttons
+// (GET /coverage/heatmap/{id}/export?format=...) come at the end. Leaving
+// the screen aborts the stream, which cancels a map still computing.
+
+import { ApiError, readSSE } from '../api.js';
+import { createMap, RIO } from '../map.js';
+
+// LEGEND: received power classes, strongest first (the palette of the
+// KMZ export: >= -65 dBm dark green, -75 green, -85 yellow, -95 orange,
+// -105 red; weaker or no data: transparent).
+export const LEGEND = [
+  { min: -65, rgb: [0, 104, 55] },
+  { min: -75, rgb: [49, 163, 84] },
+  { min: -85, rgb: [255, 221, 0] },
+  { min: -95, rgb: [253, 141, 60] },
+  { min: -105, rgb: [215, 25, 28] },
+];
+const ALPHA = 170;
+const EXPORTS = ['geotiff', 'kmz', 'geojson', 'kml', 'shapefile'];
+
+// decodeTile turns a tile event's data into RGBA pixels with LEGEND.
+export function decodeTile(tile, nodata = -32768, scaleDb = 0.01) {
+  const bin = atob(tile.data);
+  const n = tile.width * tile.height;
+  if (bin.length !== 2 * n) throw new Error(`tile ${tile.id}: ${bin.length} bytes, want ${2 * n}`);
+  const rgba = new Uint8ClampedArray(4 * n);
+  for (let i = 0; i < n; i++) {
+    let v = bin.charCodeAt(2 * i) | (bin.charCodeAt(2 * i + 1) << 8);
+    if (v & 0x8000) v -= 0x10000;
+    if (v === nodata) continue;
+    const dbm = v * scaleDb;
+    const cls = LEGEND.find((c) => dbm >= c.min);
+    if (!cls) continue;
+    rgba.set([cls.rgb[0], cls.rgb[1], cls.rgb[2], ALPHA], 4 * i);
+  }
+  return rgba;
+}
+
+export default {
+  id: 'coverage',
+  nav: true,
+  titleKey: 'title',
+  strings: {
+    'pt-BR': {
+      title: 'Cobertura',
+      mapLabel: 'Mapa da cobertura: clique para posicionar o transmissor',
+      transmitter: 'Transmissor',
+      mode: 'Origem do transmissor',
+      modeTower: 'Torre do catálogo',
+      modeSite: 'Local informado',
+      towerId: 'Id da torre',
+      towerHint: 'Ex.: ocid:724-11-45221-7956687 (veja a tela Torres).',
+      lat: 'Latitude (graus)',
+      lon: 'Longitude (graus)',
+      siteHeight: 'Altura da antena (m)',
+      eirp: 'EIRP (dBm)',
+      freq: 'Frequência (MHz)',
+      radius: 'Raio (km)',
+      resolution: 'Resolução (m)',
+      rxHeight: 'Altura do receptor (m)',
+      engine: 'Motor',
+      start: 'Gerar mapa',
+      cancel: 'Cancelar',
+      progress: 'Radiais calculadas',
+      tiles: 'Blocos recebidos: {n} de {total}',
+      summary: 'Resumo',
+      covered: 'Área coberta (≥ {t})',
+      valid: 'Pixels com valor',
+      range: 'Faixa',
+      elapsed: 'Tempo de cálculo',
+      engineUsed: 'Motor',
+      missing: 'Pixels sem terreno',
+      exports: 'Exportar',
+      legend: 'Potência recebida',
+      below: 'abaixo de {v}: transparente',
+      canceled: 'Mapa cancelado.',
+      failed: 'O mapa falhou: {msg}',
+      clickHint: 'Clique no mapa para usar um local informado como transmissor.',
+    },
+    en: {
+      title: 'Coverage',
+      mapLabel: 'Coverage map: click to place the transmitter',
+      transmitter: 'Transmitter',
+      mode: 'Transmitter',
+      modeTower: 'Catalogued tower',
+      modeSite: 'Given site',
+      towerId: 'Tower id',
+      towerHint: 'E.g. ocid:724-11-45221-7956687 (see the Towers screen).',
+      lat: 'Latitude (degrees)',
+      lon: 'Longitude (degrees)',
+      siteHeight: 'Antenna height (m)',
+      eirp: 'EIRP (dBm)',
+      freq: 'Frequency (MHz)',
+      radius: 'Radius (km)',
+      resolution: 'Resolution (m)',
+      rxHeight: 'Receiver height (m)',
+      engine: 'Engine',
+      start: 'Compute map',
+      cancel: 'Cancel',
+      progress: 'Radials computed',
+      tiles: 'Tiles received: {n} of {total}',
+      summary: 'Summary',
+      covered: 'Covered area (≥ {t})',
+      valid: 'Pixels with a value',
+      range: 'Range',
+      elapsed: 'Computation time',
+      engineUsed: 'Engine',
+      missing: 'Pixels without terrain',
+      exports: 'Export',
+      legend: 'Received power',
+      below: 'below {v}: transparent',
+      canceled: 'Map cancelled.',
+      failed: 'The map failed: {msg}',
+      clickHint: 'Click the map to use a given site as the transmitter.',
+    },
+  },
+  render(root, ctx) {
+    const { el, field, errorBox, progress } = ctx.ui;
+    const { t, fmt } = ctx;
+    const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', ...attrs });
+    const modeTower = el('input', { type: 'radio', name: 'cov-mode', value: 'tower', id: 'cov-mode-tower' });
+    const modeSite = el('input', { type: 'radio', name: 'cov-mode', value: 'site', id: 'cov-mode-site', checked: true });
+    const towerId = el('input', { type: 'text', id: 'cov-tower', autocomplete: 'off', spellcheck: 'false' });
+    const lat = num({ id: 'cov-lat', value: '-22.9519', min: '-90', max: '90' });
+    const lon = num({ id: 'cov-lon', value: '-43.2105', min: '-180', max: '180' });
+    const siteH = num({ id: 'cov-site-height', value: '30', min: '0', max: '1000' });
+    const eirp = num({ id: 'cov-eirp', value: '58', min: '-50', max: '100' });
+    const freq = num({ id: 'cov-freq', value: '1800', min: '30', max: '100000' });
+    const radius = num({ id: 'cov-radius', value: '5', min: '0.1', max: '100' });
+    const resolution = num({ id: 'cov-resolution', value: '250', min: '30', max: '5000' });
+    const rxH = num({ id: 'cov-rx-height', value: '10', min: '0.1', max: '500' });
+    const engine = el('select', { id: 'cov-engine' }, ['fspl', 'p1812', 'itm', 'auto'].map((e) => el('option', { value: e, text: e })));
+    const startBtn = el('button', { type: 'submit', class: 'primary', id: 'cov-start', text: t('start') });
+    const cancelBtn = el('button', { type: 'button', id: 'cov-cancel', text: t('cancel'), hidden: true });
+    const towerBox = el('div', { hidden: true }, field(t('towerId'), towerId, t('towerHint')));
+    const siteBox = el('div', null,
+      el('div', { class: 'row' }, field(t('lat'), lat), field(t('lon'), lon)),
+      el('div', { class: 'row' }, field(t('siteHeight'), siteH), field(t('eirp'), eirp)));
+    const status = el('div', { id: 'cov-status', 'aria-live': 'polite' });
+    const form = el('form', { class: 'card', id: 'cov-form', novalidate: true },
+      el('h2', { text: t('transmitter') }),
+      el('fieldset', null, el('legend', { text: t('mode') }),
+        el('div', { class: 'check' }, modeSite, el('label', { for: modeSite.id, text: t('modeSite') })),
+        el('div', { class: 'check' }, modeTower, el('label', { for: modeTower.id, text: t('modeTower') }))),
+      towerBox, siteBox,
+      el('div', { class: 'row' }, field(t('freq'), freq), field(t('radius'), radius)),
+      el('div', { class: 'row' }, field(t('resolution'), resolution), field(t('rxHeight'), rxH)),
+      field(t('engine'), engine),
+      el('div', { class: 'actions' }, startBtn, cancelBtn),
+      status);
+    const syncMode = () => { towerBox.hidden = !modeTower.checked; siteBox.hidden = modeTower.checked; };
+    modeTower.addEventListener('change', syncMode);
+    modeSite.addEventListener('change', syncMode);
+
+    const mapBox = el('div', { id: 'cov-map', role: 'region', 'aria-label': t('mapLabel'), tabindex: '0' });
+    const summaryBox = el('div', { id: 'cov-summary', 'aria-live': 'polite' });
+    root.append(el('div', { class: 'split' },
+      el('div', { class: 'panel' }, form, el('p', { class: 'note', text: t('clickHint') })),
+      el('div', { class: 'panel' }, mapBox, summaryBox)));
+
+    const L = window.L;
+    const map = createMap(mapBox, ctx, RIO);
+    const tilesLayer = L.layerGroup().addTo(map);
+    let txMarker = null;
+    const placeTx = (la, lo) => {
+      if (txMarker) txMarker.remove();
+      txMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#0b5394', fillOpacity: 1 }).bindTooltip(t('transmitter')).addTo(map);
+    };
+    placeTx(Number(lat.value), Number(lon.value));
+    map.on('click', (e) => {
+      modeSite.checked = true;
+      syncMode();
+      lat.value = e.latlng.lat.toFixed(6);
+      lon.value = e.latlng.lng.toFixed(6);
+      placeTx(e.latlng.lat, e.latlng.lng);
+    });
+
+    // The legend, as a Leaflet control.
+    const legend = L.control({ position: 'bottomright' });
+    legend.onAdd = () => {
+      const box = el('div', { class: 'legend', id: 'cov-legend' }, el('strong', { text: t('legend') }));
+      for (const c of LEGEND) {
+        const sw = el('span', { class: 'swatch', 'aria-hidden': 'true' });
+        sw.style.background = `rgb(${c.rgb.join(',')})`;
+        box.append(el('div', null, sw, `≥ ${fmt.unit(c.min, 'dBm', 0)}`));
+      }
+      box.append(el('div', { class: 'muted', text: t('below', { v: fmt.unit(LEGEND[LEGEND.length - 1].min, 'dBm', 0) }) }));
+      return box;
+    };
+    legend.addTo(map);
+
+    let run = null; // {abort}
+    const stop = () => { if (run) { run.abort.abort(); run = null; } };
+    cancelBtn.addEventListener('click', () => { stop(); status.replaceChildren(el('p', { text: t('canceled') })); startBtn.disabled = false; cancelBtn.hidden = true; });
+
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      stop();
+      status.replaceChildren();
+      summaryBox.replaceChildren();
+      tilesLayer.clearLayers();
+      const body = { frequency_mhz: Number(freq.value), radius_km: Number(radius.value), resolution_m: Number(resolution.value), rx_height_m: Number(rxH.value), engine: engine.value };
+      if (modeTower.checked) body.tower_id = towerId.value.trim();
+      else body.site = { lat: Number(lat.value), lon: Number(lon.value), height_m: Number(siteH.value), eirp_dbm: Number(eirp.value) };
+      const abort = new AbortController();
+      ctx.signal.addEventListener('abort', () => abort.abort());
+      run = { abort };
+      startBtn.disabled = true;
+      cancelBtn.hidden = false;
+      const bar = progress(0, 1, t('progress'));
+      const tileCount = el('p', { id: 'cov-tiles' });
+      status.append(bar, tileCount);
+      let started = null;
+      let tiles = 0;
+      let mapId = null;
+      try {
+        const res = await ctx.apiRaw('POST', '/coverage/heatmap', { json: body, signal: abort.signal, headers: { Accept: 'text/event-stream' } });
+        if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null), res.statusText);
+        mapId = res.headers.get('X-Map-Id');
+        await readSSE(res, (ev) => {
+          const data = JSON.parse(ev.data);
+          if (ev.event === 'started') {
+            started = data;
+            mapId = data.map_id;
+            const b = [[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]];
+            map.fitBounds(b, { padding: [12, 12] });
+            tileCount.textContent = t('tiles', { n: 0, total: data.tiles });
+          } else if (ev.event === 'progress') {
+            const p = bar.querySelector('progress');
+            p.max = data.total_radials; p.value = data.done_radials;
+            bar.querySelector('.progress-text').textContent = `${t('progress')}: ${fmt.num(data.fraction * 100, 0)} %`;
+          } else if (ev.event === 'tile') {
+            drawTile(data);
+            tiles += 1;
+            tileCount.textContent = t('tiles', { n: tiles, total: started ? started.tiles : '?' });
+          } else if (ev.event === 'summary') {
+            showSummary(data, mapId);
+          } else if (ev.event === 'error') {
+            status.append(errorBox({ message: t('failed', { msg: data.message }), field: null }, t));
+          }
+        }, abort.signal);
+      } catch (err) {
+        if (err && err.name !== 'AbortError') status.append(errorBox(err, t));
+      } finally {
+        if (run && run.abort === abort) run = null;
+        startBtn.disabled = false;
+        cancelBtn.hidden = true;
+      }
+
+      function drawTile(tile) {
+        const canvas = document.createElement('canvas');
+        canvas.width = tile.width;
+        canvas.height = tile.height;
+        const g = canvas.getContext('2d');
+        g.putImageData(new ImageData(decodeTile(tile, started ? started.nodata_value : -32768, started ? started.value_scale_db : 0.01), tile.width, tile.height), 0, 0);
+        const url = canvas.toDataURL('image/png');
+        L.imageOverlay(url, [[tile.south, tile.west], [tile.north, tile.east]], { opacity: 1, className: 'cov-tile', alt: '' }).addTo(tilesLayer);
+      }
+    });
+
+    function showSummary(s, mapId) {
+      const dl = el('dl', { class: 'kv' },
+        el('dt', { text: t('covered', { t: fmt.unit(s.threshold_dbm, 'dBm', 0) }) }), el('dd', { id: 'cov-covered', text: fmt.unit(s.covered_km2_above_threshold, 'km²', 2) }),
+        el('dt', { text: t('valid') }), el('dd', { text: `${fmt.int(s.valid_pixels)} / ${fmt.int(s.in_radius_pixels)}` }),
+        el('dt', { text: t('range') }), el('dd', { text: s.min_dbm === null ? '—' : `${fmt.unit(s.min_dbm, 'dBm', 1)} … ${fmt.unit(s.max_dbm, 'dBm', 1)}` }),
+        el('dt', { text: t('missing') }), el('dd', { text: fmt.int(s.nodata_missing_terrain_pixels) }),
+        el('dt', { text: t('engineUsed') }), el('dd', { text: `${s.engine} ${s.engine_version}` }),
+        el('dt', { text: t('elapsed') }), el('dd', { text: fmt.unit(s.elapsed_ms / 1000, 's', 1) }));
+      const buttons = EXPORTS.map((f) => el('button', {
+        type: 'button', text: f, dataset: { format: f },
+        onclick: async () => {
+          try { await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } }); } catch (err) { summaryBox.append(errorBox(err, t)); }
+        },
+      }));
+      summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { text: t('summary') }), dl,
+        el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
+    }
+
+    return () => { stop(); map.remove(); };
+  },
+};

@@ -1,0 +1,441 @@
+// link.js: the Link screen. Pick the receiver (search a municipality with
+// GET /places, or click the map), set height, frequency and radius, and
+// POST /analyze_link with include: ["profile"]. The best tower and the
+// alternatives are drawn on the map and listed; the path profile chart
+// (drawn here in SVG from the answer's profile), the link budget, the
+// engine comparison (POST /coverage/engines/compare) and, when the
+// appliance's AI routes answer for this key (GET /ai/models), the
+// grounded explanation (POST /ai/chat) follow.
+
+import { createMap, fitPoints, RIO } from '../map.js';
+import { profileChart } from '../chart.js';
+
+const STRINGS = {
+  'pt-BR': {
+    title: 'Enlace',
+    mapLabel: 'Mapa: clique para posicionar o receptor',
+    receiver: 'Receptor',
+    place: 'Buscar município',
+    placeHint: 'Ex.: Rio de Janeiro, Niterói rj',
+    search: 'Buscar',
+    noPlace: 'Nenhum município encontrado.',
+    placesFound: '{n} municípios encontrados',
+    lat: 'Latitude (graus)',
+    lon: 'Longitude (graus)',
+    height: 'Altura da antena (m)',
+    freq: 'Frequência (MHz)',
+    radius: 'Raio de busca (km)',
+    engine: 'Motor de propagação',
+    analyze: 'Analisar enlace',
+    analyzing: 'Analisando…',
+    clickHint: 'Clique no mapa ou busque um município para posicionar o receptor.',
+    best: 'Melhor torre',
+    none: 'Nenhuma torre alcançável: {reason}',
+    towers: 'Torres avaliadas',
+    tower: 'Torre',
+    operator: 'Operadora',
+    distance: 'Distância',
+    azimuth: 'Azimute',
+    margin: 'Margem',
+    rx: 'Nível recebido',
+    loss: 'Perda no percurso',
+    engineCol: 'Motor',
+    profile: 'Perfil',
+    showProfile: 'Ver perfil de {id}',
+    profileTitle: 'Perfil do caminho: {id}',
+    budget: 'Orçamento do enlace: {id}',
+    eirp: 'EIRP',
+    pattern: 'Perda de diagrama da antena',
+    pathLoss: 'Perda básica de transmissão',
+    diffraction: 'da qual difração',
+    rxGain: 'Ganho da antena receptora',
+    cable: 'Perda de cabo',
+    rxPower: 'Potência recebida',
+    threshold: 'Limiar do receptor',
+    marginRow: 'Margem do enlace',
+    losClear: 'Visada direta',
+    fresnelOk: '60 % da 1ª zona de Fresnel livre',
+    yes: 'sim',
+    no: 'não',
+    assumed: '(EIRP presumida)',
+    warnings: 'Avisos',
+    provenance: 'Dados: {terrain}',
+    compare: 'Comparar motores',
+    comparing: 'Comparando…',
+    compareTitle: 'Comparação de motores: {id}',
+    compareNote: 'Mesmo caminho (torre {id} → receptor) em cada motor; nível recebido calculado com o mesmo orçamento acima.',
+    used: 'Respondeu',
+    los: 'Visada',
+    fresnel: 'Fresnel 60 %',
+    fellBack: 'fallback',
+    time: 'Tempo',
+    error: 'Erro',
+    explain: 'Explicar',
+    explaining: 'Gerando explicação…',
+    explainTitle: 'Explicação automática',
+    explainIntro: 'Uma explicação em linguagem simples dos números calculados pelo motor.',
+    explainer: 'Escrita por: {kind} ({model})',
+    kindTemplate: 'modelo de texto fixo (sem IA generativa)',
+    kindModel: 'modelo de linguagem',
+    grounding: 'Verificação dos números: {outcome}',
+    unsupported: 'Números sem respaldo: {list}',
+    synthetic: 'torre sintética (dado de exemplo)',
+    source: 'Fonte',
+    item: 'Termo',
+    value: 'Valor',
+  },
+  en: {
+    title: 'Link',
+    mapLabel: 'Map: click to place the receiver',
+    receiver: 'Receiver',
+    place: 'Search a municipality',
+    placeHint: 'E.g. Rio de Janeiro, Niterói rj',
+    search: 'Search',
+    noPlace: 'No municipality found.',
+    placesFound: '{n} municipalities found',
+    lat: 'Latitude (degrees)',
+    lon: 'Longitude (degrees)',
+    height: 'Antenna height (m)',
+    freq: 'Frequency (MHz)',
+    radius: 'Search radius (km)',
+    engine: 'Propagation engine',
+    analyze: 'Analyse link',
+    analyzing: 'Analysing…',
+    clickHint: 'Click the map or search a municipality to place the receiver.',
+    best: 'Best tower',
+    none: 'No tower can be reached: {reason}',
+    towers: 'Towers evaluated',
+    tower: 'Tower',
+    operator: 'Operator',
+    distance: 'Distance',
+    azimuth: 'Azimuth',
+    margin: 'Margin',
+    rx: 'Received level',
+    loss: 'Path loss',
+    engineCol: 'Engine',
+    profile: 'Profile',
+    showProfile: 'Show the profile of {id}',
+    profileTitle: 'Path profile: {id}',
+    budget: 'Link budget: {id}',
+    eirp: 'EIRP',
+    pattern: 'Antenna pattern loss',
+    pathLoss: 'Basic transmission loss',
+    diffraction: 'of which diffraction',
+    rxGain: 'Receiver antenna gain',
+    cable: 'Cable loss',
+    rxPower: 'Received power',
+    threshold: 'Receiver threshold',
+    marginRow: 'Link margin',
+    losClear: 'Line of sight',
+    fresnelOk: '60 % of the 1st Fresnel zone clear',
+    yes: 'yes',
+    no: 'no',
+    assumed: '(assumed EIRP)',
+    warnings: 'Warnings',
+    provenance: 'Data: {terrain}',
+    compare: 'Compare engines',
+    comparing: 'Comparing…',
+    compareTitle: 'Engine comparison: {id}',
+    compareNote: 'The same path (tower {id} → receiver) through each engine; received level from the same budget as above.',
+    used: 'Answered',
+    los: 'LOS',
+    fresnel: 'Fresnel 60 %',
+    fellBack: 'fell back',
+    time: 'Time',
+    error: 'Error',
+    explain: 'Explain',
+    explaining: 'Writing the explanation…',
+    explainTitle: 'Automatic explanation',
+    explainIntro: "A plain-language explanation of the engine's numbers.",
+    explainer: 'Written by: {kind} ({model})',
+    kindTemplate: 'fixed text template (no generative AI)',
+    kindModel: 'language model',
+    grounding: 'Number check: {outcome}',
+    unsupported: 'Unsupported numbers: {list}',
+    synthetic: 'synthetic tower (sample data)',
+    source: 'Source',
+    item: 'Term',
+    value: 'Value',
+  },
+};
+
+const ENGINES = ['fspl', 'p1812', 'itm', 'p1411', 'p1812-p1411-hybrid', 'auto'];
+
+// marginColour: green at 10 dB and more, amber from 0, red below.
+export function marginColour(m) {
+  if (m >= 10) return '#176b2c';
+  if (m >= 0) return '#b26a00';
+  return '#b3261e';
+}
+
+export default {
+  id: 'link',
+  nav: true,
+  titleKey: 'title',
+  strings: STRINGS,
+  render(root, ctx) {
+    const { el, field, table, errorBox } = ctx.ui;
+    const { fmt, t } = ctx;
+    const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', required: true, ...attrs });
+    const lat = num({ id: 'link-lat', min: '-90', max: '90', value: '-22.95' });
+    const lon = num({ id: 'link-lon', min: '-180', max: '180', value: '-43.2' });
+    const height = num({ id: 'link-height', min: '0.1', max: '500', value: '10' });
+    const freq = num({ id: 'link-freq', min: '30', max: '100000', value: '1800' });
+    const radius = num({ id: 'link-radius', min: '0.1', max: '200', value: '20' });
+    const engine = el('select', { id: 'link-engine' }, ENGINES.map((e) => el('option', { value: e, text: e })));
+    const placeQ = el('input', { type: 'search', id: 'link-place', autocomplete: 'off' });
+    const placeBtn = el('button', { type: 'button', id: 'link-place-search', text: t('search') });
+    const placeList = el('ul', { class: 'places', id: 'link-places', 'aria-live': 'polite' });
+    const submit = el('button', { type: 'submit', class: 'primary', id: 'link-analyze', text: t('analyze') });
+    const formErr = el('div', { 'aria-live': 'assertive' });
+    const form = el('form', { class: 'card', id: 'link-form', novalidate: true },
+      el('h2', { text: t('receiver') }),
+      el('div', { class: 'row' }, field(t('place'), placeQ, t('placeHint')), el('div', { class: 'field' }, placeBtn)),
+      placeList,
+      el('div', { class: 'row' }, field(t('lat'), lat), field(t('lon'), lon)),
+      el('div', { class: 'row' }, field(t('height'), height), field(t('freq'), freq)),
+      el('div', { class: 'row' }, field(t('radius'), radius), field(t('engine'), engine)),
+      el('div', { class: 'actions' }, submit),
+      formErr);
+    const mapBox = el('div', { id: 'link-map', role: 'region', 'aria-label': t('mapLabel'), tabindex: '0' });
+    const results = el('div', { class: 'results', id: 'link-results', 'aria-live': 'polite' });
+    root.append(el('div', { class: 'split' },
+      el('div', { class: 'panel' }, form, el('p', { class: 'note', text: t('clickHint') })),
+      el('div', { class: 'panel' }, mapBox)), results);
+
+    const map = createMap(mapBox, ctx, RIO);
+    const L = window.L;
+    const drawn = L.layerGroup().addTo(map);
+    let rxMarker = null;
+    const placeReceiver = (la, lo) => {
+      if (rxMarker) rxMarker.remove();
+      rxMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#ffd400', fillOpacity: 1 })
+        .bindTooltip(t('receiver')).addTo(map);
+    };
+    placeReceiver(Number(lat.value), Number(lon.value));
+    map.on('click', (e) => {
+      lat.value = e.latlng.lat.toFixed(6);
+      lon.value = e.latlng.lng.toFixed(6);
+      placeReceiver(e.latlng.lat, e.latlng.lng);
+    });
+    for (const inp of [lat, lon]) {
+      inp.addEventListener('change', () => {
+        const la = Number(lat.value); const lo = Number(lon.value);
+        if (Number.isFinite(la) && Number.isFinite(lo)) placeReceiver(la, lo);
+      });
+    }
+
+    // Place search.
+    const searchPlaces = async () => {
+      const q = placeQ.value.trim();
+      placeList.replaceChildren();
+      if (!q) return;
+      try {
+        const res = await ctx.api('GET', '/places', { query: { q, limit: 8 }, signal: ctx.signal });
+        if (!res.places.length) { placeList.append(el('li', { text: t('noPlace') })); return; }
+        placeList.setAttribute('aria-label', t('placesFound', { n: res.places.length }));
+        for (const p of res.places) {
+          placeList.append(el('li', null, el('button', {
+            type: 'button', class: 'linklike', text: `${p.name} (${p.uf})`,
+            onclick: () => {
+              lat.value = p.lat.toFixed(6); lon.value = p.lon.toFixed(6);
+              placeReceiver(p.lat, p.lon);
+              map.setView([p.lat, p.lon], 11);
+              placeList.replaceChildren();
+              lat.focus();
+            },
+          })));
+        }
+      } catch (err) {
+        if (err.name !== 'AbortError') placeList.append(el('li', null, errorBox(err, t)));
+      }
+    };
+    placeBtn.addEventListener('click', searchPlaces);
+    placeQ.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); searchPlaces(); } });
+
+    let aiOn = null; // Promise<boolean>: do the AI routes answer this key?
+    const aiEnabled = () => {
+      if (aiOn === null) {
+        aiOn = ctx.session && ctx.session.tier === 'Free' ? Promise.resolve(false)
+          : ctx.api('GET', '/ai/models', { signal: ctx.signal }).then((r) => Array.isArray(r.models) && r.models.length > 0).catch(() => false);
+      }
+      return aiOn;
+    };
+
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      formErr.replaceChildren();
+      const body = {
+        receiver: { lat: Number(lat.value), lon: Number(lon.value), height: Number(height.value) },
+        frequency_mhz: Number(freq.value),
+        max_distance_km: Number(radius.value),
+        engine: engine.value,
+        include: ['profile'],
+      };
+      submit.disabled = true;
+      submit.textContent = t('analyzing');
+      results.replaceChildren();
+      drawn.clearLayers();
+      try {
+        const res = await ctx.api('POST', '/analyze_link', { json: body, signal: ctx.signal });
+        showResult(res, body);
+      } catch (err) {
+        if (err.name !== 'AbortError') formErr.append(errorBox(err, t));
+      } finally {
+        submit.disabled = false;
+        submit.textContent = t('analyze');
+      }
+    });
+
+    function showResult(res, body) {
+      const all = res.best_tower ? [res.best_tower, ...res.alternatives] : [];
+      placeReceiver(res.receiver.lat, res.receiver.lon);
+      if (!res.best_tower) {
+        results.append(el('div', { class: 'card' }, el('p', { id: 'link-none', text: t('none', { reason: res.reason || '' }) })));
+        return;
+      }
+      // Map: a line from the receiver to each tower, the best one thicker.
+      all.forEach((r, i) => {
+        const c = marginColour(r.link_margin_db);
+        L.polyline([[res.receiver.lat, res.receiver.lon], [r.tower_lat, r.tower_lon]], { color: c, weight: i === 0 ? 5 : 2, opacity: i === 0 ? 0.95 : 0.6, dashArray: i === 0 ? null : '6 6' }).addTo(drawn);
+        L.circleMarker([r.tower_lat, r.tower_lon], { radius: i === 0 ? 9 : 6, color: '#1b1f24', weight: 1.5, fillColor: c, fillOpacity: 0.95 })
+          .bindTooltip(`${r.tower_id} · ${r.operator} · ${fmt.unit(r.link_margin_db, 'dB', 1)}`).addTo(drawn);
+      });
+      fitPoints(map, [[res.receiver.lat, res.receiver.lon], ...all.map((r) => [r.tower_lat, r.tower_lon])]);
+
+      const b = res.best_tower;
+      const summary = el('div', { class: 'card', id: 'link-summary' },
+        el('h2', { text: t('best') }),
+        el('dl', { class: 'kv' },
+          el('dt', { text: t('tower') }), el('dd', { id: 'link-best-id', text: b.tower_id }),
+          el('dt', { text: t('operator') }), el('dd', { id: 'link-best-operator', text: b.operator }),
+          el('dt', { text: t('distance') }), el('dd', { text: fmt.unit(b.distance_km, 'km', 2) }),
+          el('dt', { text: t('azimuth') }), el('dd', { text: fmt.unit(b.azimuth_deg, '°', 1) }),
+          el('dt', { text: t('margin') }), el('dd', { id: 'link-best-margin', text: fmt.unit(b.link_margin_db, 'dB', 1) }),
+          el('dt', { text: t('rx') }), el('dd', { text: fmt.unit(b.rx_power_dbm, 'dBm', 1) }),
+          el('dt', { text: t('engineCol') }), el('dd', { text: `${b.engine}${res.engine_version ? ' ' + res.engine_version : ''}` })),
+        b.synthetic ? el('p', { class: 'note', text: t('synthetic') }) : null,
+        el('p', { class: 'note', text: t('provenance', { terrain: res.data_provenance.terrain }) }));
+
+      const rows = all.map((r, i) => ({ ...r, _class: i === 0 ? 'best' : null }));
+      const profileHost = el('div', { id: 'link-profile-host' });
+      const budgetHost = el('div', { id: 'link-budget-host' });
+      const showTower = (r) => {
+        profileHost.replaceChildren(profileSection(r));
+        budgetHost.replaceChildren(budgetSection(r, res));
+      };
+      const list = table([
+        { key: 'tower_id', label: t('tower') },
+        { key: 'operator', label: t('operator') },
+        { key: 'distance_km', label: t('distance'), num: true, format: (v) => fmt.unit(v, 'km', 2) },
+        { key: 'link_margin_db', label: t('margin'), num: true, format: (v) => fmt.unit(v, 'dB', 1) },
+        { key: 'rx_power_dbm', label: t('rx'), num: true, format: (v) => fmt.unit(v, 'dBm', 1) },
+        { key: 'path_loss_db', label: t('loss'), num: true, format: (v) => fmt.unit(v, 'dB', 1) },
+        { key: 'engine', label: t('engineCol') },
+        { key: 'source', label: t('source'), format: (v, r) => (r.synthetic ? `${v} *` : v) },
+        { key: '_p', label: t('profile'), format: (v, r) => el('button', { type: 'button', class: 'linklike', text: t('profile'), 'aria-label': t('showProfile', { id: r.tower_id }), onclick: () => { showTower(r); profileHost.querySelector('details').open = true; } }) },
+      ], rows, { caption: t('towers') });
+      list.id = 'link-towers';
+
+      const compareHost = el('div', { id: 'link-compare-host' });
+      const compareBtn = el('button', { type: 'button', id: 'link-compare', text: t('compare') });
+      compareBtn.addEventListener('click', () => runCompare(b, res, body, compareBtn, compareHost));
+      const explainHost = el('div', { id: 'link-explain-host' });
+
+      const warnings = res.warnings && res.warnings.length
+        ? el('div', { class: 'card' }, el('h2', { text: t('warnings') }), el('ul', null, res.warnings.map((w) => el('li', { text: `${w.code}: ${w.message}` }))))
+        : null;
+
+      results.append(summary, el('div', { class: 'card' }, list), profileHost, budgetHost,
+        el('div', { class: 'card' }, el('div', { class: 'actions' }, compareBtn), compareHost), explainHost, warnings);
+      showTower(b);
+      aiEnabled().then((on) => { if (on && results.contains(explainHost)) explainHost.append(explainSection(body)); });
+    }
+
+    function profileSection(r) {
+      const det = el('details', { class: 'card', id: 'link-profile' },
+        el('summary', { id: 'link-profile-summary', text: t('profileTitle', { id: r.tower_id }) }));
+      if (r.path) det.append(profileChart(r.path, ctx, { tower: r.tower_id }));
+      return det;
+    }
+
+    function budgetSection(r, res) {
+      const lb = res.link_budget;
+      const yn = (v) => (v ? t('yes') : t('no'));
+      const rows = [
+        [t('eirp'), `${fmt.unit(r.eirp_dbm, 'dBm', 1)}${r.eirp_assumed ? ' ' + t('assumed') : ''}`],
+        [t('pattern'), fmt.unit(-r.antenna_pattern_loss_db, 'dB', 1)],
+        [t('pathLoss'), fmt.unit(-r.path_loss_db, 'dB', 1)],
+        [t('diffraction'), fmt.unit(r.diffraction_db, 'dB', 1)],
+        [t('rxGain'), fmt.unit(lb.rx_gain_dbi, 'dBi', 1)],
+        [t('cable'), fmt.unit(-lb.cable_loss_db, 'dB', 1)],
+        [t('rxPower'), fmt.unit(r.rx_power_dbm, 'dBm', 1)],
+        [t('threshold'), fmt.unit(lb.rx_threshold_dbm, 'dBm', 1)],
+        [t('marginRow'), fmt.unit(r.link_margin_db, 'dB', 1)],
+        [t('losClear'), yn(r.los_clear)],
+        [t('fresnelOk'), yn(r.fresnel_ok)],
+      ];
+      return el('div', { class: 'card', id: 'link-budget' }, el('h2', { text: t('budget', { id: r.tower_id }) }),
+        table([{ key: 'k', label: t('item') }, { key: 'v', label: t('value'), num: true }], rows.map(([k, v]) => ({ k, v })), { label: t('budget', { id: r.tower_id }) }));
+    }
+
+    async function runCompare(b, res, body, btn, host) {
+      host.replaceChildren();
+      btn.disabled = true;
+      btn.textContent = t('comparing');
+      const lb = res.link_budget;
+      try {
+        const cmp = await ctx.api('POST', '/coverage/engines/compare', {
+          json: { tx: { lat: b.tower_lat, lon: b.tower_lon, height_m: b.tower_height_m }, rx: { lat: res.receiver.lat, lon: res.receiver.lon, height_m: res.receiver.height_m }, frequency_mhz: body.frequency_mhz },
+          signal: ctx.signal,
+        });
+        const rx = (loss) => b.eirp_dbm - b.antenna_pattern_loss_db - loss + lb.rx_gain_dbi - lb.cable_loss_db;
+        host.append(el('h2', { text: t('compareTitle', { id: b.tower_id }) }), el('p', { class: 'note', text: t('compareNote', { id: b.tower_id }) }),
+          table([
+            { key: 'engine', label: t('engineCol') },
+            { key: 'used_engine', label: t('used'), format: (v, r) => (r.fell_back ? `${v} (${t('fellBack')})` : v || '—') },
+            { key: 'path_loss_db', label: t('loss'), num: true, format: (v, r) => (r.error ? '—' : fmt.unit(v, 'dB', 1)) },
+            { key: 'diffraction_db', label: t('diffraction'), num: true, format: (v, r) => (r.error ? '—' : fmt.unit(v, 'dB', 1)) },
+            { key: '_rx', label: t('rx'), num: true, format: (v, r) => (r.error ? '—' : fmt.unit(rx(r.path_loss_db), 'dBm', 1)) },
+            { key: '_m', label: t('margin'), num: true, format: (v, r) => (r.error ? '—' : fmt.unit(rx(r.path_loss_db) - lb.rx_threshold_dbm, 'dB', 1)) },
+            { key: 'los_clear', label: t('los'), format: (v) => (v ? t('yes') : t('no')) },
+            { key: 'fresnel_ok', label: t('fresnel'), format: (v) => (v ? t('yes') : t('no')) },
+            { key: 'elapsed_us', label: t('time'), num: true, format: (v) => fmt.unit(v / 1000, 'ms', 1) },
+            { key: 'error', label: t('error'), format: (v) => v || '' },
+          ], cmp.rows, { caption: t('compareTitle', { id: b.tower_id }) }));
+        host.querySelector('table').id = 'link-compare-table';
+      } catch (err) {
+        if (err.name !== 'AbortError') host.append(errorBox(err, t));
+      } finally {
+        btn.disabled = false;
+        btn.textContent = t('compare');
+      }
+    }
+
+    function explainSection(body) {
+      const out = el('div', { 'aria-live': 'polite' });
+      const btn = el('button', { type: 'button', id: 'link-explain', text: t('explain') });
+      btn.addEventListener('click', async () => {
+        out.replaceChildren();
+        btn.disabled = true;
+        btn.textContent = t('explaining');
+        try {
+          const r = await ctx.api('POST', '/ai/chat', { json: { analysis: { ...body, include: undefined }, language: ctx.lang }, signal: ctx.signal });
+          out.append(
+            el('p', { class: 'explain', id: 'link-explain-text', text: r.answer }),
+            el('p', { class: 'note', text: t('explainer', { kind: r.explainer.kind === 'template' ? t('kindTemplate') : t('kindModel'), model: r.explainer.model }) }),
+            el('p', { class: 'note', text: t('grounding', { outcome: r.grounding.outcome }) }),
+            r.grounding.unsupported_numbers && r.grounding.unsupported_numbers.length ? el('p', { class: 'note', text: t('unsupported', { list: r.grounding.unsupported_numbers.join(', ') }) }) : null);
+        } catch (err) {
+          if (err.name !== 'AbortError') out.append(errorBox(err, t));
+        } finally {
+          btn.disabled = false;
+          btn.textContent = t('explain');
+        }
+      });
+      return el('div', { class: 'card', id: 'link-explain-panel' }, el('h2', { text: t('explainTitle') }), el('p', { class: 'note', text: t('explainIntro') }), btn, out);
+    }
+
+    return () => map.remove();
+  },
+};

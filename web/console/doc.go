@@ -1,0 +1,93 @@
+// Package console serves linkplan's built-in web console: plain ES modules,
+// CSS and a vendored Leaflet, committed under web/console/dist and embedded
+// in the binary with go:embed (a headless build, go build -tags noconsole,
+// embeds nothing and answers 404 on every console path). There is no
+// bundler and no build step for the console's own code: what is committed
+// is what is served, readable as written.
+//
+// # Basics
+//
+// The composition root (appliance/cmd/linkplan) sends the paths Owns
+// reports, "/", "/index.html" and everything under /css/, /js/, /vendor/
+// and /data/, to Handler and every other path to the API; no API route
+// starts with one of them (a test checks each path of the OpenAPI
+// document). Handler serves GET and HEAD of the files read at New, 404 for
+// any other path (no directory listing, no SPA fallback: the console routes
+// with the URL hash, /#/link, /#/batch, ...), and 405 with Allow for other
+// methods.
+//
+// Every answer carries the Content-Security-Policy ContentSecurityPolicy
+// (no inline script or style, no outside origin: scripts, styles, fetches
+// and images come from the appliance only; images may also be data: and
+// blob: URLs), X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer
+// and X-Frame-Options: DENY. The media type comes from a fixed table by
+// extension (New refuses a file whose extension is not in it). index.html,
+// the JS, CSS and data files are not content-hashed, so they are sent with
+// Cache-Control: no-cache and a strong ETag (SHA-256): browsers revalidate
+// and get a 304 when nothing changed. Files under /vendor/ change only with
+// their pinned npm version and are cached for VendorMaxAge.
+//
+// # Layout of dist
+//
+//	index.html              the page: header, nav, <main>; loads
+//	                        vendor/leaflet/leaflet.js (global L) then js/app.js
+//	css/app.css             shell and map screens; css/forms.css: form screens
+//	js/app.js               router, navigation, sign-in state, language,
+//	                        branding, toasts, the TOTP modal, ctx
+//	js/api.js               fetch wrapper: credential, ApiError, SSE reader
+//	js/i18n.js js/fmt.js    languages (pt-BR default, en) and number/unit
+//	                        formatting per locale
+//	js/ui.js                DOM helpers (el, field, table, errorBox,
+//	                        progress, modal)
+//	js/map.js               createMap: Leaflet with the offline basemap
+//	js/screens/<id>.js      one module per screen
+//	vendor/leaflet/         Leaflet 1.9.4, copied from build/console's pinned
+//	                        npm package by make console-vendor (committed)
+//	data/                   bundled basemap data: outlines.json,
+//	                        municipalities.json
+//
+// # Screens
+//
+// A screen is a module js/screens/<id>.js whose default export is
+//
+//	{ id: 'batch', nav: true, titleKey: 'title',
+//	  strings: { 'pt-BR': {title: 'Lote', ...}, en: {title: 'Batch', ...} },
+//	  visible(session) { return true },   // optional: hide from nav
+//	  render(root, ctx) { ...; return cleanup } }
+//
+// The shell puts the screen's title in an h1 (focused on navigation, so
+// that screen readers and keyboard users start there) and calls render
+// with an empty <section> below it: a screen's own headings start at h2.
+// render may be async and may return a cleanup function, called when the
+// user leaves (close streams, abort fetches; ctx.signal is also aborted
+// then). Strings live in the module; ctx.t looks a key up in the screen's
+// strings, then in the shell's.
+//
+// ctx holds: api(method, path, {json, form, query, headers, signal}) →
+// the parsed JSON (null for 204), throwing ApiError {status, code,
+// message, field, body} on a non-2xx answer; apiRaw (the fetch Response,
+// for streams); download(path, filename, opts); adminTotp() → a 6-digit
+// code from an accessible modal (rejects on cancel); t(key, vars); lang
+// ('pt-BR' or 'en'); fmt.num, fmt.unit (always prints the unit), fmt.date,
+// fmt.bytes; session {tenant, tier, role, keyPrefix, admin, sso};
+// toast(msg, kind); go(screenId); ui (js/ui.js); signal.
+//
+// To add a screen: write js/screens/<id>.js as above, add its id to
+// SCREEN_IDS in js/app.js (navigation order), style it in a CSS file
+// linked from index.html, and give it a browser test (screenshots at
+// 1366×768 and 390×844, axe-core clean) in appliance/cmd/linkplan.
+//
+// # Caveats
+//
+// Rules every file follows, because the CSP enforces them or the appliance
+// runs air-gapped: no inline <script> or style="" attribute (set el.style
+// from JS instead); text goes into the DOM through textContent, never
+// innerHTML with data; every request goes to the appliance's own origin (no
+// CDN, no web font, no outside tile server). The API key is kept in the
+// tab's sessionStorage (gone when the tab closes) and sent as X-API-Key;
+// after single sign-on the ID token is sent as Authorization: Bearer.
+// Single sign-on from the console needs the console's root URL registered
+// as the OIDC redirect URL (--oidc-redirect-url https://host/): the issuer
+// sends the browser back to the console with ?code=&state=, which the
+// console exchanges at /auth/oidc/callback.
+package console
