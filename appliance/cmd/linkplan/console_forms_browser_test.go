@@ -1,0 +1,340 @@
+package main_test
+
+// Browser tests of the console's forms screens (batch, observations,
+// account, admin) with the harness of console_browser_test.go: the real
+// binary, a real headless Chromium, every request kept on the appliance's
+// origin, axe-core on each screen and screenshots at 1366×768 and 390×844.
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+	"github.com/pquerna/otp/totp"
+)
+
+// batchCSV writes a batch of n receiver sites as a Brazilian spreadsheet
+// exports it (';' separator, decimal commas, Portuguese headers) and
+// returns its path.
+func batchCSV(t *testing.T, dir, name string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("nome;latitude;longitude;altura_m;frequencia_mhz;raio_km\r\n")
+	for i := range n {
+		lat := -22.95 + float64(i%10)*0.004
+		lon := -43.21 + float64(i/10)*0.004
+		fmt.Fprintf(&b, "site %d;%s;%s;10;1800;20\r\n", i+1,
+			strings.Replace(fmt.Sprintf("%.4f", lat), ".", ",", 1), strings.Replace(fmt.Sprintf("%.4f", lon), ".", ",", 1))
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// allowDownloads makes the browser save downloads into a new temporary
+// directory and returns it.
+func allowDownloads(t *testing.T, tb *tab) string {
+	t.Helper()
+	dir := t.TempDir()
+	c := chromedp.FromContext(tb)
+	ctx, cancel := context.WithTimeout(tb, 10*time.Second)
+	defer cancel()
+	if _, err := cdp.Call(ctx, c.Browser, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir, BrowserContextID: c.BrowserContextID,
+	}); err != nil {
+		t.Fatalf("set download behaviour: %v", err)
+	}
+	return dir
+}
+
+// downloaded waits until dir holds the finished file name and returns its
+// bytes.
+func downloaded(t *testing.T, tb *tab, dir, name string) []byte {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil && len(b) > 0 {
+			if _, err := os.Stat(filepath.Join(dir, name+".crdownload")); os.IsNotExist(err) {
+				return b
+			}
+		}
+		if time.Now().After(deadline) {
+			entries, _ := os.ReadDir(dir)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			t.Fatalf("download %s not finished within 30 s (directory: %v)\n%s", name, names, tb.state())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitLong polls a JavaScript predicate like waitFor, for up to d.
+func waitLong(t *testing.T, tb *tab, what, predicate string, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tb, d)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+		t.Fatalf("waiting for %s: %v\n%s", what, err, tb.state())
+	}
+}
+
+// statusWith calls GET path with key and returns the status code.
+func statusWith(t *testing.T, env *consoleEnv, path, key string) (int, []byte) {
+	t.Helper()
+	r := env.srv.call(t, "GET", path, map[string]string{"X-API-Key": key}, "")
+	return r.status, r.body
+}
+
+// nextAdminTotp is a code of the step after now's: startConsole has just
+// spent the current step's code issuing the test's key, and each step is
+// accepted once (the server accepts one step of skew).
+func nextAdminTotp(t *testing.T, env *consoleEnv) string {
+	t.Helper()
+	code, err := totp.GenerateCode(env.admin.TOTPSecret, time.Now().Add(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// TestConsoleBatch uploads a 3-row CSV (answered at once, one table row per
+// site) and a 101-row CSV (a job): the progress is polled to succeeded and
+// the bundle downloaded by the browser is a zip with the documented
+// entries and one results.csv line per site.
+func TestConsoleBatch(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "batch")
+	dir := t.TempDir()
+
+	tb.run(t, "upload a small batch",
+		chromedp.SetUploadFiles(chromedp.CSS(`.screen-batch input[name=file]`), []string{batchCSV(t, dir, "pequeno.csv", 3)}),
+		chromedp.Click(chromedp.CSS(`.screen-batch form button[type=submit]`)))
+	waitFor(t, tb, "the rows of the small batch", `document.querySelectorAll('.screen-batch .fk-out tbody tr').length === 3`)
+	statuses := eval[[]string](t, tb, `[...document.querySelectorAll('.screen-batch .fk-out tbody .fk-status')].map(e => e.className.replace('fk-status fk-status-', ''))`)
+	for i, s := range statuses {
+		if s != "ok" && s != "low_margin" {
+			t.Errorf("row %d: status %q, want a best tower (ok or low_margin)\n%s", i+1, s, tb.state())
+		}
+	}
+	if cells := eval[string](t, tb, `document.querySelector('.screen-batch .fk-out tbody tr').innerText`); !strings.Contains(cells, "dBm") || !strings.Contains(cells, "km") {
+		t.Errorf("first row %q lacks its units (dBm, km)", cells)
+	}
+	axe(t, tb)
+
+	downloads := allowDownloads(t, tb)
+	tb.run(t, "upload a batch job",
+		chromedp.Click(chromedp.CSS(`.screen-batch input[name=pdfs]`)), // no PDFs: the job stays short
+		chromedp.SetUploadFiles(chromedp.CSS(`.screen-batch input[name=file]`), []string{batchCSV(t, dir, "grande.csv", 101)}),
+		chromedp.Click(chromedp.CSS(`.screen-batch form button[type=submit]`)))
+	waitFor(t, tb, "the job's progress bar", `!!document.querySelector('.screen-batch .fk-out progress')`)
+	waitLong(t, tb, "the job to succeed", `!!document.querySelector('.screen-batch [data-action=download-bundle]') || !!document.querySelector('.screen-batch [data-state=failed]')`, 90*time.Second)
+	jobID := eval[string](t, tb, `(document.querySelector('.screen-batch .fk-out h2').innerText.match(/job_[a-z2-7]+/) || [''])[0]`)
+	if jobID == "" {
+		t.Fatalf("no job id on the page\n%s", tb.state())
+	}
+	progress := eval[string](t, tb, `document.querySelector('.screen-batch .fk-out progress').getAttribute('value') + '/' + document.querySelector('.screen-batch .fk-out progress').getAttribute('max')`)
+	if progress != "101/101" {
+		t.Errorf("progress bar at %s, want 101/101", progress)
+	}
+	tb.run(t, "download the bundle", chromedp.Click(chromedp.CSS(`.screen-batch [data-action=download-bundle]`)))
+	bundle := downloaded(t, tb, downloads, "linkplan-"+jobID+".zip")
+
+	z, err := zip.NewReader(bytes.NewReader(bundle), int64(len(bundle)))
+	if err != nil {
+		t.Fatalf("the downloaded bundle (%d bytes) is not a zip: %v", len(bundle), err)
+	}
+	var names []string
+	for _, f := range z.File {
+		names = append(names, f.Name)
+	}
+	for _, want := range []string{"results.csv", "results.geojson", "results.kml", "results.shp", "results.shx", "results.dbf",
+		"results.prj", "results.cpg", "summary.pdf", "manifest.json"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("bundle entries %v lack %s", names, want)
+		}
+	}
+	f, err := z.Open("results.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(strings.TrimRight(string(csv), "\r\n"), "\n") + 1; lines != 102 {
+		t.Errorf("results.csv has %d lines, want a header and 101 rows", lines)
+	}
+	if !strings.Contains(string(csv), "site 101") {
+		t.Errorf("results.csv lacks the last site's name (pt-BR header nome)")
+	}
+	eval[chromedp.Void](t, tb, `document.querySelector('.screen-batch .fk-out').scrollIntoView()`)
+	shot(t, tb, "batch")
+	axe(t, tb)
+}
+
+// TestConsoleObservations: a drive test without the RX height is refused
+// with the field named; with it, the rows are stored and the counts on the
+// page are the API's. No residual map is drawn (the API has no residuals).
+func TestConsoleObservations(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "observations")
+	waitFor(t, tb, "the stored counts", `!!document.querySelector('.screen-observations .fk-facts')`)
+
+	p := filepath.Join(t.TempDir(), "drive.csv")
+	var b strings.Builder
+	b.WriteString("lat,lon,rsrp,freq_hz\n")
+	for i := range 5 {
+		fmt.Fprintf(&b, "%.5f,%.5f,%d,1800000000\n", -22.96+float64(i)*0.002, -43.20+float64(i)*0.001, -80-i)
+	}
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := func(name, v string) chromedp.Action[chromedp.Void] {
+		return chromedp.SetValue(chromedp.CSS(`.screen-observations input[name=`+name+`]`), v)
+	}
+	tb.run(t, "fill the drive-test form without the RX height",
+		chromedp.SetUploadFiles(chromedp.CSS(`.screen-observations input[name=csv_file]`), []string{p}),
+		set("device", "TEMS"), set("tx_power_dbm", "43"), set("tx_gain_dbi", "15"), set("rx_gain_dbi", "0"),
+		set("cable_loss_db", "1"), set("tx_lat", "-22.95"), set("tx_lon", "-43.23"), set("tx_height_m", "30"),
+		chromedp.Click(chromedp.CSS(`.screen-observations form button[type=submit]`)))
+	waitFor(t, tb, "the refusal", `!!document.querySelector('.screen-observations .error-box')`)
+	if msg := eval[string](t, tb, `document.querySelector('.screen-observations .error-box').innerText`); !strings.Contains(msg, "rx_height_m") {
+		t.Errorf("the refusal %q does not name rx_height_m", msg)
+	}
+
+	tb.run(t, "upload with the RX height", set("rx_height_m", "1.5"),
+		chromedp.Click(chromedp.CSS(`.screen-observations form button[type=submit]`)))
+	waitFor(t, tb, "the upload result", `document.querySelectorAll('.screen-observations .fk-out dd').length > 0`)
+	got := eval[[]string](t, tb, `[...document.querySelectorAll('.screen-observations .fk-out dd')].map(d => d.innerText)`)
+	if len(got) < 2 || got[0] != "5" || got[1] != "5" {
+		t.Errorf("upload result %v, want 5 received and 5 stored", got)
+	}
+	status, body := statusWith(t, env, "/coverage/observations/stats", env.key)
+	var stats struct {
+		CellSignalSamples int `json:"cell_signal_samples"`
+	}
+	if err := json.Unmarshal(body, &stats); status != http.StatusOK || err != nil || stats.CellSignalSamples != 5 {
+		t.Fatalf("stats: %d %s", status, body)
+	}
+	waitFor(t, tb, "the refreshed counts", `[...document.querySelectorAll('.screen-observations [data-part=stats] dd')].some(d => d.innerText === '5')`)
+	if n := eval[int](t, tb, `document.querySelectorAll('.screen-observations .leaflet-container').length`); n != 0 {
+		t.Errorf("%d maps drawn: no route gives residuals, so none may be shown", n)
+	}
+	eval[chromedp.Void](t, tb, `document.querySelector('.screen-observations .fk-out').scrollIntoView()`)
+	shot(t, tb, "observations")
+	axe(t, tb)
+}
+
+// TestConsoleKeyRotation: the account screen shows the quota without the
+// word unlimited; a key created there is rotated (the new key is shown
+// once, the old one keeps its 24-hour grace) and then revoked: the old key
+// gets 401 and the new one works. The audit log filter finds the rotation.
+func TestConsoleKeyRotation(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "account")
+	waitFor(t, tb, "the quota and the keys", `!!document.querySelector('.screen-account [data-counter=calls] progress') && !!document.querySelector('.screen-account [data-action=rotate]')`)
+	if text := eval[string](t, tb, `document.querySelector('main').innerText.toLowerCase()`); strings.Contains(text, "unlimited") || strings.Contains(text, "ilimitad") {
+		t.Error("the account screen says unlimited")
+	}
+	shot(t, tb, "account")
+	axe(t, tb)
+
+	secretJS := `((document.querySelector('.screen-account [data-secret=api-key]') || {}).value || '')`
+	tb.run(t, "create a key", chromedp.Click(chromedp.CSS(`.screen-account [data-action=create-key]`)))
+	waitFor(t, tb, "the new key", secretJS+`.startsWith('lp_live_')`)
+	old := eval[string](t, tb, secretJS)
+	sum := sha256.Sum256([]byte(old))
+	id := hex.EncodeToString(sum[:])[:12]
+
+	tb.run(t, "rotate it",
+		chromedp.Click(chromedp.CSS(`.screen-account [data-action=rotate][data-key-id="`+id+`"]`)),
+		chromedp.Click(chromedp.CSS(`dialog[open] [data-confirm=yes]`)))
+	waitFor(t, tb, "the rotated key", secretJS+`.startsWith('lp_live_') && `+secretJS+` !== '`+old+`'`)
+	rotated := eval[string](t, tb, secretJS)
+	if s, _ := statusWith(t, env, "/v1/me/quota", old); s != http.StatusOK {
+		t.Errorf("the rotated key during its grace: %d, want 200", s)
+	}
+	waitFor(t, tb, "the rotating state", `!!document.querySelector('.screen-account [data-action=revoke][data-key-id="`+id+`"]') && !document.querySelector('.screen-account [data-action=rotate][data-key-id="`+id+`"]')`)
+
+	tb.run(t, "revoke the old key",
+		chromedp.Click(chromedp.CSS(`.screen-account [data-action=revoke][data-key-id="`+id+`"]`)),
+		chromedp.Click(chromedp.CSS(`dialog[open] [data-confirm=yes]`)))
+	waitFor(t, tb, "the revoked state", `!document.querySelector('.screen-account [data-key-id="`+id+`"]')`)
+	if s, b := statusWith(t, env, "/v1/me/quota", old); s != http.StatusUnauthorized {
+		t.Errorf("the old key after revocation: %d %s, want 401", s, b)
+	}
+	if s, b := statusWith(t, env, "/v1/me/quota", rotated); s != http.StatusOK {
+		t.Errorf("the new key: %d %s, want 200", s, b)
+	}
+
+	tb.run(t, "filter the audit log",
+		chromedp.SendKeys(chromedp.CSS(`.screen-account input[name=action]`), "tenant.key.rotate"),
+		chromedp.Click(chromedp.CSS(`.screen-account form[role=search] button[type=submit]`)))
+	waitFor(t, tb, "the filtered audit log", `[...document.querySelectorAll('.screen-account [data-part=audit] tbody code')].some(c => c.innerText === 'tenant.key.rotate')`)
+	if actions := eval[[]string](t, tb, `[...document.querySelectorAll('.screen-account [data-part=audit] tbody code')].map(c => c.innerText)`); slices.ContainsFunc(actions, func(a string) bool { return a != "tenant.key.rotate" }) {
+		t.Errorf("audit rows under the filter tenant.key.rotate: %v", actions)
+	}
+}
+
+// TestConsoleAdminTOTP: the admin screen (admin key) shows readiness and
+// issues a key after the TOTP step-up typed into the shell's modal; the
+// issued key works.
+func TestConsoleAdminTOTP(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.admin.APIKey)
+	goScreen(t, tb, "admin")
+	waitFor(t, tb, "readiness", `document.querySelector('.screen-admin [data-ready]') && document.querySelector('.screen-admin [data-ready]').innerText === 'ready'`)
+	shot(t, tb, "admin")
+	axe(t, tb)
+
+	form := `.screen-admin form[data-form=issue-key] `
+	tb.run(t, "fill the issue form",
+		chromedp.SetValue(chromedp.CSS(form+`select[name=tier]`), "Business"),
+		chromedp.SendKeys(chromedp.CSS(form+`input[name=owner]`), "Provedor Exemplo"),
+		chromedp.SendKeys(chromedp.CSS(form+`input[name=email]`), "noc@exemplo.com.br"),
+		chromedp.SendKeys(chromedp.CSS(form+`textarea[name=justification]`), "browser test of the admin TOTP flow"),
+		chromedp.Click(chromedp.CSS(form+`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.modal input.totp`)),
+		chromedp.SendKeys(chromedp.CSS(`.modal input.totp`), nextAdminTotp(t, env)),
+		chromedp.Click(chromedp.CSS(`.modal button.primary`)))
+	secretJS := `((document.querySelector('.screen-admin [data-secret=api-key]') || {}).value || '')`
+	waitFor(t, tb, "the issued key", secretJS+`.startsWith('lp_live_') || !!document.querySelector('.screen-admin .error-box')`)
+	key := eval[string](t, tb, secretJS)
+	if key == "" {
+		t.Fatalf("no key issued\n%s", tb.state())
+	}
+	status, body := statusWith(t, env, "/v1/me/quota", key)
+	var q struct {
+		Tier string `json:"tier"`
+	}
+	if err := json.Unmarshal(body, &q); status != http.StatusOK || err != nil || q.Tier != "Business" {
+		t.Errorf("the issued key: %d %s, want 200 and tier Business", status, body)
+	}
+}
