@@ -25,6 +25,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/pquerna/otp/totp"
 )
 
@@ -247,6 +248,13 @@ func TestConsoleObservations(t *testing.T) {
 	eval[chromedp.Void](t, tb, `document.querySelector('.screen-observations .fk-out').scrollIntoView()`)
 	shot(t, tb, "observations")
 	axe(t, tb)
+
+	tb.run(t, "switch to English", chromedp.SetValue(chromedp.ID("lang"), "en"))
+	waitFor(t, tb, "the English screen", `document.getElementById('screen-title').innerText === 'Observations'`)
+	if n := eval[string](t, tb, `document.querySelector('.screen-observations [data-part=stats]').innerText`); !strings.Contains(n, "Drive-test samples (CSV)") || !strings.Contains(n, "5") {
+		t.Errorf("English stats %q", n)
+	}
+	axe(t, tb)
 }
 
 // TestConsoleKeyRotation: the account screen shows the quota without the
@@ -281,6 +289,18 @@ func TestConsoleKeyRotation(t *testing.T) {
 		t.Errorf("the rotated key during its grace: %d, want 200", s)
 	}
 	waitFor(t, tb, "the rotating state", `!!document.querySelector('.screen-account [data-action=revoke][data-key-id="`+id+`"]') && !document.querySelector('.screen-account [data-action=rotate][data-key-id="`+id+`"]')`)
+
+	tb.run(t, "open the revocation and leave it with Escape",
+		chromedp.Click(chromedp.CSS(`.screen-account [data-action=revoke][data-key-id="`+id+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm=yes]`)),
+		chromedp.KeyEvent(kb.Escape))
+	waitFor(t, tb, "the dialog to close", `!document.querySelector('dialog[open]')`)
+	if s, _ := statusWith(t, env, "/v1/me/quota", old); s != http.StatusOK {
+		t.Errorf("the rotated key after a cancelled revocation: %d, want 200", s)
+	}
+	if focused := eval[string](t, tb, `document.activeElement.dataset.action || ''`); focused != "revoke" {
+		t.Errorf("focus on %q after the dialog closed, want back on the revoke button", focused)
+	}
 
 	tb.run(t, "revoke the old key",
 		chromedp.Click(chromedp.CSS(`.screen-account [data-action=revoke][data-key-id="`+id+`"]`)),
