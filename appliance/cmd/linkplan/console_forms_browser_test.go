@@ -357,4 +357,33 @@ func TestConsoleAdminTOTP(t *testing.T) {
 	if err := json.Unmarshal(body, &q); status != http.StatusOK || err != nil || q.Tier != "Business" {
 		t.Errorf("the issued key: %d %s, want 200 and tier Business", status, body)
 	}
+
+	// An admin key is not metered: every counter has no cap, and the
+	// account screen shows the API's reason instead of a bar.
+	status, body = statusWith(t, env, "/v1/me/quota", env.admin.APIKey)
+	var aq struct {
+		Counters []struct {
+			Name   string  `json:"name"`
+			Limit  *int    `json:"limit"`
+			Reason *string `json:"reason"`
+		} `json:"counters"`
+	}
+	if err := json.Unmarshal(body, &aq); status != http.StatusOK || err != nil || len(aq.Counters) == 0 {
+		t.Fatalf("admin quota: %d %s", status, body)
+	}
+	goScreen(t, tb, "account")
+	waitFor(t, tb, "the admin's counters", `document.querySelectorAll('.screen-account [data-counter]').length === `+fmt.Sprint(len(aq.Counters)))
+	for _, c := range aq.Counters {
+		if c.Limit != nil || c.Reason == nil {
+			t.Fatalf("admin counter %s: limit %v reason %v, want no cap with a reason", c.Name, c.Limit, c.Reason)
+		}
+		text := eval[string](t, tb, `document.querySelector('.screen-account [data-counter=`+c.Name+`]').innerText`)
+		if !strings.Contains(text, *c.Reason) || strings.Contains(strings.ToLower(text), "ilimitad") {
+			t.Errorf("counter %s shows %q, want the reason %q", c.Name, text, *c.Reason)
+		}
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll('.screen-account [data-counter] progress').length`); n != 0 {
+		t.Errorf("%d quota bars for counters without a cap", n)
+	}
+	axe(t, tb)
 }
