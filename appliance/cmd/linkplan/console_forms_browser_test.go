@@ -320,6 +320,20 @@ func TestConsoleKeyRotation(t *testing.T) {
 	if actions := eval[[]string](t, tb, `[...document.querySelectorAll('.screen-account [data-part=audit] tbody code')].map(c => c.innerText)`); slices.ContainsFunc(actions, func(a string) bool { return a != "tenant.key.rotate" }) {
 		t.Errorf("audit rows under the filter tenant.key.rotate: %v", actions)
 	}
+
+	// The new key is a member key: its session may rotate only itself, and
+	// is offered neither key creation, revocation nor privacy requests.
+	member := openConsole(t, env)
+	signIn(t, member, rotated)
+	goScreen(t, member, "account")
+	waitFor(t, member, "the member's keys", `document.querySelectorAll('.screen-account [data-action=rotate]').length === 1`)
+	sum = sha256.Sum256([]byte(rotated))
+	if got := eval[string](t, member, `document.querySelector('.screen-account [data-action=rotate]').dataset.keyId`); got != hex.EncodeToString(sum[:])[:12] {
+		t.Errorf("a member may rotate key %s, want only its own", got)
+	}
+	if n := eval[int](t, member, `document.querySelectorAll('.screen-account [data-action=revoke], .screen-account [data-action=create-key], .screen-account [data-action=export]').length`); n != 0 {
+		t.Errorf("a member session is offered %d tenant-admin actions", n)
+	}
 }
 
 // TestConsoleAdminTOTP: the admin screen (admin key) shows readiness and

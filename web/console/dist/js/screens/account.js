@@ -61,6 +61,8 @@ export default {
       forgetLabel: 'Para confirmar, digite DELETE MY DATA (exatamente assim, em inglês)',
       forget: 'Apagar meus dados',
       forgotten: 'Pedido {id} recebido. As chaves do tenant foram apagadas; a exclusão definitiva está prevista para {date}.',
+      ownKeyOnly: 'Com o seu papel você pode rotacionar a sua própria chave; criar e revogar chaves é do administrador do tenant.',
+      privacyAdminOnly: 'A exportação e a exclusão dos dados do tenant são feitas por uma chave de administrador do tenant.',
       adminNote: 'Chaves de administrador não usam as rotas de autoatendimento do tenant (chaves, auditoria, LGPD): use a tela Admin.',
     },
     en: {
@@ -93,6 +95,8 @@ export default {
       forgetLabel: 'To confirm, type DELETE MY DATA (exactly as shown)',
       forget: 'Erase my data',
       forgotten: 'Request {id} received. The tenant\'s keys are erased; the final deletion is due {date}.',
+      ownKeyOnly: 'Your role may rotate its own key; creating and revoking keys is for the tenant admin.',
+      privacyAdminOnly: 'Exporting and erasing the tenant\'s data is done with a tenant-admin key.',
       adminNote: 'Admin keys do not use the tenant self-service routes (keys, audit log, privacy): use the Admin screen.',
     },
   },
@@ -102,6 +106,11 @@ export default {
     const ac = new AbortController();
     const opt = { signal: ac.signal };
     const admin = Boolean(ctx.session && ctx.session.admin);
+    // Key creation and privacy requests are tenant-admin only; a session
+    // whose role is known to be another one is not offered them (an
+    // unknown role is: the API then answers for itself).
+    const role = ctx.session ? ctx.session.role : null;
+    const manager = !role || role === 'tenant-admin';
 
     const quotaBox = h('div', { 'aria-live': 'polite' });
     root.append(card(t('quota'), quotaBox));
@@ -149,7 +158,8 @@ export default {
     const keysErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     const newRole = select([['member', t('member')], ['read-only', t('read-only')], ['tenant-admin', t('tenant-admin')]], { name: 'tenant_role' }, 'member');
     const create = h('button', { type: 'button', 'data-action': 'create-key' }, t('newKey'));
-    root.append(card(t('keys'), secretBox, keysErr, keysBox, h('div', { class: 'fk-inline' }, row(t('newRole'), newRole), h('div', { class: 'fk-actions' }, create))));
+    root.append(card(t('keys'), secretBox, keysErr, keysBox,
+      manager ? h('div', { class: 'fk-inline' }, row(t('newRole'), newRole), h('div', { class: 'fk-actions' }, create)) : h('p', { class: 'fk-hint' }, t('ownKeyOnly'))));
 
     const showSecret = (plain) => {
       const done = h('button', { type: 'button', class: 'fk-secondary' }, t('done'));
@@ -191,12 +201,12 @@ export default {
             label: t('actions'),
             cell: (k) => {
               const cell = h('div', { class: 'fk-actions fk-tight' });
-              if (k.state === 'active') {
+              if (k.state === 'active' && (manager || isSelf(k))) {
                 const b = h('button', { type: 'button', 'data-action': 'rotate', 'data-key-id': k.key_id }, t('rotate', { prefix: k.prefix }));
                 b.addEventListener('click', () => keyAction(b, k, 'rotate'));
                 cell.append(b);
               }
-              if (k.state === 'active' || k.state === 'rotating') {
+              if (manager && (k.state === 'active' || k.state === 'rotating')) {
                 const b = h('button', { type: 'button', class: 'fk-danger', 'data-action': 'revoke', 'data-key-id': k.key_id }, t('revoke', { prefix: k.prefix }));
                 b.addEventListener('click', () => keyAction(b, k, 'revoke'));
                 cell.append(b);
@@ -293,7 +303,8 @@ export default {
         showError(ctx, privErr, err);
       }
     });
-    root.append(card(t('privacy'), h('p', null, t('exportText')), h('div', { class: 'fk-actions' }, exportBtn), forgetForm, forgetOut, privErr));
+    root.append(card(t('privacy'), manager ? [h('p', null, t('exportText')), h('div', { class: 'fk-actions' }, exportBtn), forgetForm, forgetOut, privErr]
+      : h('p', { class: 'fk-note' }, t('privacyAdminOnly'))));
 
     return () => ac.abort();
   },
