@@ -40,7 +40,10 @@
 //	js/ui.js                DOM helpers (el, field, table, errorBox,
 //	                        progress, modal)
 //	js/map.js               createMap: Leaflet with the offline basemap
-//	js/screens/<id>.js      one module per screen
+//	js/chart.js             the path profile chart (SVG)
+//	js/screens/<id>.js      one module per screen (signin, link, towers,
+//	                        coverage, repeater: the shell's; batch,
+//	                        observations, account, admin: the forms')
 //	vendor/leaflet/         Leaflet 1.9.4, copied from build/console's pinned
 //	                        npm package by make console-vendor (committed)
 //	data/                   bundled basemap data: outlines.json,
@@ -72,10 +75,24 @@
 // fmt.bytes; session {tenant, tier, role, keyPrefix, admin, sso};
 // toast(msg, kind); go(screenId); ui (js/ui.js); signal.
 //
+// The shell marks the Performance API with "lp-screen-<id>" when a
+// screen's render has returned (the browser tests' first-paint figure).
+//
 // To add a screen: write js/screens/<id>.js as above, add its id to
 // SCREEN_IDS in js/app.js (navigation order), style it in a CSS file
 // linked from index.html, and give it a browser test (screenshots at
 // 1366×768 and 390×844, axe-core clean) in appliance/cmd/linkplan.
+//
+// # Map
+//
+// js/map.js createMap(container, ctx, {center, zoom}) gives a Leaflet map
+// (no zoom animation: a screen left mid-animation would make Leaflet throw;
+// remove() stops pans first) with the appliance's own basemap, each part
+// added only when the appliance serves it (probed once per page): the
+// hillshade tiles /tiles/hillshade/{z}/{x}/{y}.png, the outlines
+// data/outlines.json and the municipality labels data/municipalities.json
+// (shown from zoom 9, at most 250 in view). There is never an outside tile
+// server.
 //
 // # Caveats
 //

@@ -11,6 +11,7 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -469,6 +470,9 @@ func TestConsoleSignIn(t *testing.T) {
 	tb.run(t, "sign-in screen", chromedp.WaitVisible(chromedp.ID("signin-key")))
 	shot(t, tb, "signin")
 	axe(t, tb)
+	if eval[bool](t, tb, `(async () => { await new Promise(r => setTimeout(r, 300)); return document.getElementById('signin-sso').offsetParent !== null; })()`) {
+		t.Error("the SSO button shows on an appliance without single sign-on")
+	}
 
 	tb.run(t, "wrong key",
 		chromedp.SendKeys(chromedp.ID("signin-key"), "lp_live_not-a-key"),
@@ -547,6 +551,17 @@ func TestConsoleLink(t *testing.T) {
 	}
 	if err := json.Unmarshal(r.body, &want); err != nil || want.Best.TowerID == "" {
 		t.Fatalf("analyze_link answer %s: %v", r.body, err)
+	}
+
+	// A municipality from /places moves the receiver there.
+	tb.run(t, "search a place", chromedp.SendKeys(chromedp.ID("link-place"), "Niterói"), chromedp.Click(chromedp.ID("link-place-search")),
+		chromedp.WaitVisible(chromedp.CSS("#link-places button")))
+	if first := eval[string](t, tb, `document.querySelector('#link-places button').textContent`); !strings.HasPrefix(first, "Niterói (RJ)") {
+		t.Errorf("first place %q, want Niterói (RJ)", first)
+	}
+	tb.run(t, "pick the place", chromedp.Click(chromedp.CSS("#link-places button")))
+	if lat := eval[string](t, tb, `document.getElementById('link-lat').value`); !strings.HasPrefix(lat, "-22.8") && !strings.HasPrefix(lat, "-22.9") {
+		t.Errorf("receiver latitude %q after picking Niterói", lat)
 	}
 
 	set := func(id, v string) chromedp.Action[chromedp.Void] {
@@ -701,5 +716,139 @@ func TestConsoleMapScreens(t *testing.T) {
 		}
 		shot(t, tb, "repeater")
 		axe(t, tb)
+
+		// Four hops or more: a 202 job, followed to its result.
+		tb.run(t, "plan as a job", chromedp.SetValue(chromedp.ID("rp-hops"), "4"), chromedp.Click(chromedp.ID("rp-plan")))
+		waitFor(t, tb, "the job", `!!document.getElementById('rp-job')`)
+		waitFor(t, tb, "the job's route", `!!document.getElementById('rp-route') || !!document.getElementById('rp-none') || !!document.querySelector('#rp-status .error-box')`)
+		if job := eval[string](t, tb, `document.getElementById('rp-job').textContent`); !strings.Contains(job, "job_") || !strings.Contains(job, "succeeded") {
+			t.Errorf("job line %q, want the job id and succeeded", job)
+		}
+		if !eval[bool](t, tb, `!!document.getElementById('rp-route')`) {
+			t.Errorf("the job's plan has no route: %s", tb.state())
+		}
 	})
+}
+
+// TestConsoleShell: the tenant's branding (name, colour, logo) applied
+// after sign-in, the language switch (pt-BR by default, English with the
+// switch: strings and number format), the phone layout's menu button, and
+// the console's own parsers run in the page against randomized input: the
+// SSE reader over every split of a stream into chunks and the heatmap tile
+// decoder (seeded; SEED= replays a run).
+func TestConsoleShell(t *testing.T) {
+	env := startConsole(t)
+	var logo bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 24, 24))
+	draw.Draw(img, img.Bounds(), image.NewUniform(palette.Plan9[200]), image.Point{}, draw.Src)
+	if err := png.Encode(&logo, img); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"display_name": "Provedor Exemplo", "primary_color": "#7a1f5c",
+		"logo": map[string]string{"media_type": "image/png", "data_base64": base64.StdEncoding.EncodeToString(logo.Bytes())}})
+	if r := env.srv.call(t, "PUT", "/tenant/branding", map[string]string{"X-API-Key": env.key, "Content-Type": "application/json"}, string(body)); r.status != http.StatusOK {
+		t.Fatalf("PUT /tenant/branding: %d %s", r.status, r.body)
+	}
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	brand := eval[map[string]string](t, tb, `({name: document.getElementById('brand-name').textContent,
+		colour: getComputedStyle(document.documentElement).getPropertyValue('--brand').trim(),
+		ink: getComputedStyle(document.documentElement).getPropertyValue('--brand-ink').trim(),
+		bar: getComputedStyle(document.querySelector('.topbar')).backgroundColor,
+		logo: document.getElementById('brand-logo').hidden ? '' : document.getElementById('brand-logo').src.slice(0, 22)})`)
+	if brand["name"] != "Provedor Exemplo" || brand["colour"] != "#7a1f5c" || brand["ink"] != "#ffffff" || brand["bar"] != "rgb(122, 31, 92)" || brand["logo"] != "data:image/png;base64," {
+		t.Errorf("branding not applied: %v", brand)
+	}
+	shot(t, tb, "branding")
+
+	// Language: pt-BR by default, English with the switch.
+	goScreen(t, tb, "link")
+	tb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-margin')`)
+	pt := eval[string](t, tb, `document.getElementById('link-best-margin').textContent`)
+	tb.run(t, "switch to English", chromedp.SetValue(chromedp.ID("lang"), "en"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('lang').dispatchEvent(new Event('change'))`))
+	waitFor(t, tb, "the English Link screen", `document.getElementById('screen-title').textContent === 'Link' && document.documentElement.lang === 'en'`)
+	tb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-margin')`)
+	en := eval[string](t, tb, `document.getElementById('link-best-margin').textContent`)
+	if strings.Replace(pt, ",", ".", 1) != en || !strings.Contains(en, ".") || !strings.HasSuffix(en, "dB") {
+		t.Errorf("margin in pt-BR %q, in English %q: want the same number with a decimal comma, then a point, and the unit", pt, en)
+	}
+	if nav := eval[string](t, tb, `document.querySelector('#nav-list a[data-screen="coverage"]').textContent`); nav != "Coverage" {
+		t.Errorf("English nav says %q", nav)
+	}
+	tb.run(t, "back to pt-BR", chromedp.SetValue(chromedp.ID("lang"), "pt-BR"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('lang').dispatchEvent(new Event('change'))`))
+	waitFor(t, tb, "the pt-BR Link screen", `document.getElementById('screen-title').textContent === 'Enlace'`)
+
+	// Phone layout: the navigation is behind the menu button.
+	tb.run(t, "phone viewport", chromedp.EmulateViewport(390, 844), chromedp.Sleep(200*time.Millisecond))
+	if eval[bool](t, tb, `document.getElementById('nav').offsetParent !== null`) {
+		t.Error("at 390 px the navigation shows without the menu")
+	}
+	tb.run(t, "open the menu", chromedp.Click(chromedp.ID("nav-toggle")), chromedp.WaitVisible(chromedp.CSS(`#nav-list a[data-screen="towers"]`)))
+	if v := eval[string](t, tb, `document.getElementById('nav-toggle').getAttribute('aria-expanded')`); v != "true" {
+		t.Errorf("menu button aria-expanded = %s", v)
+	}
+	tb.run(t, "go by the menu", chromedp.Click(chromedp.CSS(`#nav-list a[data-screen="towers"]`)))
+	waitFor(t, tb, "the Towers screen", `!!document.querySelector('section.screen-towers') && document.activeElement.id === 'screen-title'`)
+	if wide := eval[int](t, tb, `document.documentElement.scrollWidth`); wide > 390 {
+		t.Errorf("the page is %d px wide at a 390 px viewport", wide)
+	}
+	tb.run(t, "desktop viewport", chromedp.EmulateViewport(viewports[0].w, viewports[0].h))
+
+	// The parsers, in the page, against randomized input.
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("SEED=%d", seed)
+	res := eval[map[string]any](t, tb, fmt.Sprintf(`(async () => {
+		const { readSSE } = await import('/js/api.js');
+		const { decodeTile, LEGEND } = await import('/js/screens/coverage.js');
+		let s = %d %% 2147483647; if (s <= 0) s += 2147483646;
+		const rnd = () => (s = s * 16807 %% 2147483647) / 2147483647;
+		const enc = new TextEncoder();
+		const fails = [];
+		for (let round = 0; round < 200; round++) {
+			const want = [];
+			let text = ': hello\n\n';
+			const n = 1 + Math.floor(rnd() * 6);
+			for (let i = 0; i < n; i++) {
+				const ev = ['started', 'progress', 'tile', 'summary'][Math.floor(rnd() * 4)];
+				const data = JSON.stringify({ i, s: 'ção\u2028' + 'x'.repeat(Math.floor(rnd() * 50)) });
+				const nl = rnd() < 0.5 ? '\n' : '\r\n';
+				text += 'id: ' + (i + 1) + nl + 'event: ' + ev + nl + 'data: ' + data + nl + nl;
+				if (rnd() < 0.3) text += ': heartbeat' + nl + nl;
+				want.push(ev + '|' + data + '|' + (i + 1));
+			}
+			const bytes = enc.encode(text);
+			const chunks = [];
+			for (let at = 0; at < bytes.length;) { const k = 1 + Math.floor(rnd() * 17); chunks.push(bytes.slice(at, at + k)); at += k; }
+			const body = new ReadableStream({ start(c) { chunks.forEach((x) => c.enqueue(x)); c.close(); } });
+			const got = [];
+			await readSSE(new Response(body), (e) => got.push(e.event + '|' + e.data + '|' + e.id));
+			if (JSON.stringify(got) !== JSON.stringify(want)) { fails.push({ round, got, want }); break; }
+		}
+		// decodeTile: every value class, no data, and a wrong length.
+		const vals = [-32768, -6400, -6600, -7600, -8600, -9600, -10600, -12000, 0, 32767];
+		for (let i = 0; i < 50; i++) vals.push(Math.floor(rnd() * 65535) - 32767);
+		const buf = new Uint8Array(vals.length * 2);
+		vals.forEach((v, i) => { buf[2 * i] = v & 255; buf[2 * i + 1] = (v >> 8) & 255; });
+		const data = btoa(String.fromCharCode(...buf));
+		const rgba = decodeTile({ id: 't', width: vals.length, height: 1, data });
+		vals.forEach((v, i) => {
+			const cls = v === -32768 ? null : LEGEND.find((c) => v / 100 >= c.min);
+			const a = rgba[4 * i + 3];
+			if (cls ? (a === 0 || rgba[4 * i] !== cls.rgb[0] || rgba[4 * i + 1] !== cls.rgb[1]) : a !== 0) fails.push({ tile: v, rgba: [...rgba.slice(4 * i, 4 * i + 4)] });
+		});
+		let threw = false;
+		try { decodeTile({ id: 't', width: 3, height: 1, data: btoa('abcd') }); } catch (_) { threw = true; }
+		if (!threw) fails.push('a tile of the wrong length was accepted');
+		return { fails: JSON.stringify(fails), rounds: 200 };
+	})()`, seed))
+	if res["fails"] != "[]" {
+		t.Errorf("parser checks failed (SEED=%d): %v", seed, res["fails"])
+	}
 }

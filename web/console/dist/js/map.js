@@ -62,6 +62,10 @@ export function createMap(container, ctx, opts = {}) {
     minZoom: 3,
     maxZoom: 17,
     worldCopyJump: false,
+    // No zoom animation: Leaflet's zoom transition ends on a timer that
+    // fails when the screen (and its map) is left mid-animation, and a
+    // jump is easier on a phone's CPU anyway.
+    zoomAnimation: false,
     attributionControl: true,
     zoomControl: true,
   });
@@ -78,6 +82,9 @@ export function createMap(container, ctx, opts = {}) {
     }
     if (parts.munis.length) addLabels(map, parts.munis);
   });
+  // Leaving a screen removes its map: stop any pan animation first.
+  const remove = map.remove.bind(map);
+  map.remove = () => { map.stop(); return remove(); };
   return map;
 }
 

@@ -152,6 +152,7 @@ export default {
     const visible = () => towers.filter((tw) => (syn.value === 'all' ? true : syn.value === 'hide' ? !tw.synthetic : tw.synthetic));
 
     function draw() {
+      if (gone) return;
       layer.clearLayers();
       const items = visible().map((tw) => ({ tw, pt: map.latLngToLayerPoint([tw.lat, tw.lon]) }));
       for (const c of clusterPoints(items, CLUSTER_PX)) {
@@ -200,7 +201,9 @@ export default {
           el('dt', { text: t('uncertainty') }), el('dd', { text: fmt.unit(tw.position_uncertainty_m, 'm', 0) })));
     }
 
+    let gone = false; // the screen was left: the map is removed
     async function load() {
+      if (gone) return;
       const seq = ++loadSeq;
       const b = map.getBounds();
       const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map((v, i) => Math.max(i % 2 ? -90 : -180, Math.min(i % 2 ? 90 : 180, v)).toFixed(5)).join(',');
@@ -218,7 +221,7 @@ export default {
         if (err.name !== 'AbortError' && seq === loadSeq) info.replaceChildren(errorBox(err, t));
         return;
       }
-      if (seq !== loadSeq) return;
+      if (seq !== loadSeq || gone) return;
       towers = got;
       info.textContent = t('shown', { n: fmt.int(visible().length), total: fmt.int(total) }) + (total > got.length ? ' ' + t('truncated', { n: fmt.int(got.length) }) : '');
       draw();
@@ -249,6 +252,6 @@ export default {
     });
 
     load();
-    return () => { clearTimeout(timer); map.remove(); };
+    return () => { gone = true; clearTimeout(timer); map.remove(); };
   },
 };
