@@ -112,7 +112,7 @@ export default {
     const role = ctx.session ? ctx.session.role : null;
     const manager = !role || role === 'tenant-admin';
 
-    const quotaBox = h('div', { 'aria-live': 'polite' });
+    const quotaBox = h('div');
     root.append(card(t('quota'), quotaBox));
 
     const loadQuota = async () => {
@@ -153,7 +153,7 @@ export default {
     }
 
     // Keys.
-    const keysBox = h('div', { 'aria-live': 'polite' });
+    const keysBox = h('div');
     const secretBox = h('div');
     const keysErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     const newRole = select([['member', t('member')], ['read-only', t('read-only')], ['tenant-admin', t('tenant-admin')]], { name: 'tenant_role' }, 'member');
@@ -236,7 +236,7 @@ export default {
     const actionList = h('datalist', { id: uid('fk-actions') }, knownActions.map((a) => h('option', { value: a })));
     const action = h('input', { type: 'text', name: 'action', list: actionList.id, maxlength: '100', autocomplete: 'off', spellcheck: 'false' });
     const filter = h('button', { type: 'submit' }, t('filter'));
-    const auditBox = h('div', { 'aria-live': 'polite', 'data-part': 'audit' });
+    const auditBox = h('div', { 'data-part': 'audit' });
     const auditForm = h('form', { class: 'fk-inline', role: 'search' }, row(t('action'), action, t('actionHint')), actionList, h('div', { class: 'fk-actions' }, filter));
     root.append(card(t('audit'), auditForm, auditBox));
 

@@ -138,7 +138,7 @@ export default {
     };
 
     // Readiness and platform facts.
-    const readyBox = h('div', { 'aria-live': 'polite' });
+    const readyBox = h('div');
     const matBox = h('div');
     root.append(card(t('ready'), readyBox, matBox));
     const showReady = (r) => {
@@ -237,7 +237,7 @@ export default {
     });
 
     // Privacy requests.
-    const overdueBox = h('div', { 'aria-live': 'polite' });
+    const overdueBox = h('div');
     const loadOverdue = async () => {
       try {
         const o = await ctx.api('GET', '/admin/dsar/overdue', opt);
@@ -295,7 +295,7 @@ export default {
     loadOverdue();
 
     // Tower source refreshes.
-    const refBox = h('div', { 'aria-live': 'polite' });
+    const refBox = h('div');
     root.append(card(t('refreshes'), refBox));
     ctx.api('GET', '/admin/towers/refreshes', { ...opt, query: { limit: '20' } }).then((l) => {
       fill(refBox, l.refreshes.length === 0 ? h('p', null, t('none')) : table(t('refreshList'), [
@@ -315,7 +315,7 @@ export default {
     const action = h('input', { type: 'text', name: 'action', maxlength: '100', autocomplete: 'off', spellcheck: 'false' });
     const tenantFilter = h('input', { type: 'text', name: 'tenant_id', maxlength: '100', autocomplete: 'off', spellcheck: 'false' });
     const filter = h('button', { type: 'submit' }, t('filter'));
-    const auditBox = h('div', { 'aria-live': 'polite' });
+    const auditBox = h('div');
     const auditForm = h('form', { class: 'fk-inline', role: 'search' }, row(t('action'), action, t('actionHint')), row(t('tenantFilter'), tenantFilter), h('div', { class: 'fk-actions' }, filter));
     root.append(card(t('audit'), auditForm, auditBox));
     const loadAudit = async (before) => {

@@ -111,7 +111,11 @@ export default {
     const exampleUrl = URL.createObjectURL(new Blob([example], { type: 'text/csv' }));
     const exampleLink = h('a', { href: exampleUrl, class: 'fk-link', download: 'exemplo-lote.csv' }, t('example'));
     const errBox = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
-    const out = h('div', { class: 'fk-out', 'aria-live': 'polite' });
+    const out = h('div', { class: 'fk-out' });
+    // The job view is redrawn every second; only a change of state is
+    // announced, through this one live line (visually hidden).
+    const live = h('p', { class: 'fk-sr', 'aria-live': 'polite' });
+    let lastState = '';
 
     const form = h('form', { class: 'fk-form', novalidate: true },
       row(t('file'), file, t('fileHint')),
@@ -122,7 +126,7 @@ export default {
       h('p', { class: 'fk-hint' }, t('syncNote')),
       h('div', { class: 'fk-actions' }, submit));
 
-    root.append(h('p', null, t('intro')), card(t('upload'), form, errBox), out);
+    root.append(h('p', null, t('intro')), card(t('upload'), form, errBox), live, out);
 
     // The engine list says which engines the key may use; a failure leaves
     // only the default choice.
@@ -136,6 +140,7 @@ export default {
 
     const showSync = (res) => {
       const c = res.counts;
+      live.textContent = `${t('results')}: ${t('total')} ${ctx.fmt.num(c.total, 0)}`;
       fill(out, card(t('results'),
         facts([[t('total'), ctx.fmt.num(c.total, 0)], [t('ok'), ctx.fmt.num(c.ok, 0)], [t('low_margin'), ctx.fmt.num(c.low_margin, 0)],
           [t('no_tower'), ctx.fmt.num(c.no_tower, 0)], [t('error'), ctx.fmt.num(c.error, 0)]]),
@@ -202,6 +207,10 @@ export default {
     };
 
     const showJob = (job, ignored) => {
+      if (job.state !== lastState) {
+        lastState = job.state;
+        live.textContent = `${t('job', { id: job.id })}: ${t(job.state)}`;
+      }
       // Keep the focus on the page when the view is replaced under it.
       const hadFocus = out.contains(document.activeElement);
       fill(out, jobView(job, ignored));
@@ -239,6 +248,7 @@ export default {
       fd.append('language', language.value);
       fd.append('pdfs', pdfs.box.checked ? 'true' : 'false');
       clearTimeout(timer);
+      lastState = '';
       out.replaceChildren();
       try {
         const res = await busy(submit, () => ctx.api('POST', '/batch_reports', { form: fd, signal: ac.signal }));

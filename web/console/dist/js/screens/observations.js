@@ -103,7 +103,7 @@ export default {
     const submit = h('button', { type: 'submit' }, t('submit'));
     const errBox = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     const out = h('div', { class: 'fk-out', 'aria-live': 'polite' });
-    const statsBox = h('div', { 'aria-live': 'polite', 'data-part': 'stats' });
+    const statsBox = h('div', { 'data-part': 'stats' });
 
     const form = h('form', { class: 'fk-form', novalidate: true },
       row(t('csv_file'), file, t('csvHint')),
