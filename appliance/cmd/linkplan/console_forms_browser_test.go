@@ -193,6 +193,18 @@ func TestConsoleBatch(t *testing.T) {
 	eval[chromedp.Void](t, tb, `document.querySelector('.screen-batch .fk-out').scrollIntoView()`)
 	shot(t, tb, "batch")
 	axe(t, tb)
+
+	// A job of the Pro tier's 2,000 rows is canceled from the page while
+	// it runs (or before it starts).
+	tb.run(t, "upload a long batch job",
+		chromedp.SetUploadFiles(chromedp.CSS(`.screen-batch input[name=file]`), []string{batchCSV(t, dir, "longo.csv", 2000)}),
+		chromedp.Click(chromedp.CSS(`.screen-batch form button[type=submit]`)),
+		chromedp.Click(chromedp.CSS(`.screen-batch [data-action=cancel-job]`)),
+		chromedp.Click(chromedp.CSS(`dialog[open] [data-confirm=yes]`)))
+	waitLong(t, tb, "the job to be canceled", `!!document.querySelector('.screen-batch [data-state=canceled]')`, 60*time.Second)
+	if n := eval[int](t, tb, `document.querySelectorAll('.screen-batch [data-action=download-bundle], .screen-batch [data-action=cancel-job]').length`); n != 0 {
+		t.Errorf("a canceled job offers %d actions", n)
+	}
 }
 
 // TestConsoleObservations: a drive test without the RX height is refused

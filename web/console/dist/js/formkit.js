@@ -159,7 +159,7 @@ export function confirm(ctx, message, confirmLabel, cancelLabel) {
     ok.addEventListener('click', () => close(true));
     dlg.addEventListener('close', () => {
       dlg.remove();
-      if (opener && opener.focus) opener.focus();
+      if (opener && opener.isConnected && opener.focus) opener.focus();
       resolve(answer);
     });
     document.body.append(dlg);

@@ -115,6 +115,8 @@ export default {
     // The job view is redrawn every second; only a change of state is
     // announced, through this one live line (visually hidden).
     const live = h('p', { class: 'fk-sr', 'aria-live': 'polite' });
+    // Errors of the job's actions (cancel, download) outlive its redraws.
+    const jobErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     let lastState = '';
 
     const form = h('form', { class: 'fk-form', novalidate: true },
@@ -126,7 +128,7 @@ export default {
       h('p', { class: 'fk-hint' }, t('syncNote')),
       h('div', { class: 'fk-actions' }, submit));
 
-    root.append(h('p', null, t('intro')), card(t('upload'), form, errBox), live, out);
+    root.append(h('p', null, t('intro')), card(t('upload'), form, errBox), live, out, jobErr);
 
     // The engine list says which engines the key may use; a failure leaves
     // only the default choice.
@@ -177,16 +179,22 @@ export default {
       }
       if (job.state === 'succeeded' && job.expires_at) pairs.push([t('expires'), iso(ctx, job.expires_at)]);
       const actions = h('div', { class: 'fk-actions' });
-      const jobErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
       if (!terminal.has(job.state) && !job.cancel_requested) {
         const cancel = h('button', { type: 'button', class: 'fk-danger', 'data-action': 'cancel-job' }, t('cancel'));
         cancel.addEventListener('click', async () => {
-          if (!(await confirm(ctx, t('cancelConfirm'), t('cancelYes'), t('cancelNo')))) return;
+          // No redraw while the question is open: the answer's focus goes
+          // back to this button, which must still be on the page.
+          clearTimeout(timer);
+          if (!(await confirm(ctx, t('cancelConfirm'), t('cancelYes'), t('cancelNo')))) {
+            poll(job.id, ignored);
+            return;
+          }
           try {
             const j = await busy(cancel, () => ctx.api('POST', `/jobs/${encodeURIComponent(job.id)}/cancel`, { signal: ac.signal }));
             showJob(j, ignored);
           } catch (err) {
             showError(ctx, jobErr, err);
+            timer = setTimeout(() => poll(job.id, ignored), pollMs);
           }
         });
         actions.append(cancel);
@@ -203,7 +211,7 @@ export default {
         actions.append(dl);
       }
       return card(t('job', { id: job.id }), facts(pairs),
-        ignored && ignored.length ? h('p', null, t('ignored', { cols: ignored.join(', ') })) : null, actions, jobErr);
+        ignored && ignored.length ? h('p', null, t('ignored', { cols: ignored.join(', ') })) : null, actions);
     };
 
     const showJob = (job, ignored) => {
@@ -211,12 +219,17 @@ export default {
         lastState = job.state;
         live.textContent = `${t('job', { id: job.id })}: ${t(job.state)}`;
       }
-      // Keep the focus on the page when the view is replaced under it.
-      const hadFocus = out.contains(document.activeElement);
+      // Keep the focus where it was when the view is redrawn under it: on
+      // the same action when it is still offered, else on the job's heading.
+      const focused = out.contains(document.activeElement) ? document.activeElement : null;
       fill(out, jobView(job, ignored));
-      if (hadFocus) {
-        const next = out.querySelector('button') || out.querySelector('h2');
-        if (next) { if (next.tagName === 'H2') next.setAttribute('tabindex', '-1'); next.focus(); }
+      if (focused) {
+        const same = focused.dataset.action ? out.querySelector(`[data-action="${focused.dataset.action}"]`) : null;
+        const next = same || out.querySelector('button') || out.querySelector('h2');
+        if (next) {
+          if (next.tagName === 'H2') next.setAttribute('tabindex', '-1');
+          next.focus();
+        }
       }
       clearTimeout(timer);
       if (!terminal.has(job.state)) {
@@ -250,6 +263,7 @@ export default {
       clearTimeout(timer);
       lastState = '';
       out.replaceChildren();
+      jobErr.replaceChildren();
       try {
         const res = await busy(submit, () => ctx.api('POST', '/batch_reports', { form: fd, signal: ac.signal }));
         if (res.job) showJob(res.job, res.ignored_columns);
