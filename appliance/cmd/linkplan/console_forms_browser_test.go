@@ -99,6 +99,23 @@ func waitLong(t *testing.T, tb *tab, what, predicate string, d time.Duration) {
 	}
 }
 
+// fitsPhone checks that the screen needs no horizontal scrolling at 390 px
+// (wide tables scroll inside their own region), naming what sticks out.
+func fitsPhone(t *testing.T, tb *tab, screen string) {
+	t.Helper()
+	tb.run(t, "phone viewport", chromedp.EmulateViewport(390, 844), chromedp.Sleep(200*time.Millisecond))
+	out := eval[[]string](t, tb, `[...document.querySelectorAll('.screen-`+screen+` *')]
+		.filter(e => !e.closest('.fk-scroll') && e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+		.slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ').join('.') : '') + ' ' + Math.round(e.getBoundingClientRect().right) + ' px')`)
+	if len(out) > 0 {
+		t.Errorf("%s at 390 px: elements past the right edge: %v", screen, out)
+	}
+	if w := eval[int](t, tb, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("%s at 390 px: the page is %d px wide", screen, w)
+	}
+	tb.run(t, "laptop viewport", chromedp.EmulateViewport(viewports[0].w, viewports[0].h), chromedp.Sleep(200*time.Millisecond))
+}
+
 // statusWith calls GET path with key and returns the status code.
 func statusWith(t *testing.T, env *consoleEnv, path, key string) (int, []byte) {
 	t.Helper()
@@ -192,6 +209,7 @@ func TestConsoleBatch(t *testing.T) {
 	}
 	eval[chromedp.Void](t, tb, `document.querySelector('.screen-batch .fk-out').scrollIntoView()`)
 	shot(t, tb, "batch")
+	fitsPhone(t, tb, "batch")
 	axe(t, tb)
 
 	// A job of the Pro tier's 2,000 rows is canceled from the page while
@@ -259,6 +277,7 @@ func TestConsoleObservations(t *testing.T) {
 	}
 	eval[chromedp.Void](t, tb, `document.querySelector('.screen-observations .fk-out').scrollIntoView()`)
 	shot(t, tb, "observations")
+	fitsPhone(t, tb, "observations")
 	axe(t, tb)
 
 	tb.run(t, "switch to English", chromedp.SetValue(chromedp.ID("lang"), "en"))
@@ -283,6 +302,7 @@ func TestConsoleKeyRotation(t *testing.T) {
 		t.Error("the account screen says unlimited")
 	}
 	shot(t, tb, "account")
+	fitsPhone(t, tb, "account")
 	axe(t, tb)
 
 	secretJS := `((document.querySelector('.screen-account [data-secret=api-key]') || {}).value || '')`
@@ -358,6 +378,7 @@ func TestConsoleAdminTOTP(t *testing.T) {
 	goScreen(t, tb, "admin")
 	waitFor(t, tb, "readiness", `document.querySelector('.screen-admin [data-ready]') && document.querySelector('.screen-admin [data-ready]').innerText === 'ready'`)
 	shot(t, tb, "admin")
+	fitsPhone(t, tb, "admin")
 	axe(t, tb)
 
 	form := `.screen-admin form[data-form=issue-key] `
