@@ -434,3 +434,48 @@ func TestConsoleAdminTOTP(t *testing.T) {
 	}
 	axe(t, tb)
 }
+
+// TestConsoleAdminDSARExport: the admin exports a tenant's data by its
+// key prefix from the privacy card (justification, subject e-mail, TOTP);
+// the page names the request and the two audit rows carry its id.
+func TestConsoleAdminDSARExport(t *testing.T) {
+	env := startConsole(t)
+	status, body := statusWith(t, env, "/tenant/keys", env.key)
+	var keys struct {
+		Keys []struct {
+			Prefix string `json:"prefix"`
+		} `json:"keys"`
+	}
+	if err := json.Unmarshal(body, &keys); status != http.StatusOK || err != nil || len(keys.Keys) != 1 {
+		t.Fatalf("tenant keys: %d %s", status, body)
+	}
+	tb := openConsole(t, env)
+	signIn(t, tb, env.admin.APIKey)
+	goScreen(t, tb, "admin")
+	waitFor(t, tb, "the overdue list", `!!document.querySelector('.screen-admin [data-part=overdue] p')`)
+
+	form := `.screen-admin form[data-form=dsar] `
+	tb.run(t, "ask for the export",
+		chromedp.SendKeys(chromedp.CSS(form+`input[name=api_key_prefix]`), keys.Keys[0].Prefix),
+		chromedp.SendKeys(chromedp.CSS(form+`input[name=confirm_subject_email]`), "console@example.com"),
+		chromedp.SendKeys(chromedp.CSS(form+`textarea[name=justification]`), "data subject request, browser test"),
+		chromedp.Click(chromedp.CSS(form+`[data-action=dsar-export]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.modal input.totp`)),
+		chromedp.SendKeys(chromedp.CSS(`.modal input.totp`), nextAdminTotp(t, env)),
+		chromedp.Click(chromedp.CSS(`.modal button.primary`)))
+	waitFor(t, tb, "the export's answer", `!!document.querySelector('.screen-admin [data-part=dsar-out] [role=status]') || !!document.querySelector('.screen-admin .error-box')`)
+	msg := eval[string](t, tb, `(document.querySelector('.screen-admin [data-part=dsar-out] [role=status]') || {innerText: ''}).innerText`)
+	id := ""
+	for _, w := range strings.Fields(msg) {
+		if strings.HasPrefix(w, "dsar_") {
+			id = strings.TrimRight(w, ":.,")
+		}
+	}
+	if id == "" {
+		t.Fatalf("no request id on the page: %q\n%s", msg, tb.state())
+	}
+	status, body = statusWith(t, env, "/admin/audit?action=admin.dsar.export.served", env.admin.APIKey)
+	if status != http.StatusOK || !strings.Contains(string(body), id) {
+		t.Errorf("admin audit of the export: %d %s, want a row with %s", status, body, id)
+	}
+}

@@ -237,7 +237,7 @@ export default {
     });
 
     // Privacy requests.
-    const overdueBox = h('div');
+    const overdueBox = h('div', { 'data-part': 'overdue' });
     const loadOverdue = async () => {
       try {
         const o = await ctx.api('GET', '/admin/dsar/overdue', opt);
@@ -258,14 +258,14 @@ export default {
     const prefix = h('input', { type: 'text', name: 'api_key_prefix', minlength: '6', required: true, autocomplete: 'off', spellcheck: 'false' });
     const subjEmail = h('input', { type: 'email', name: 'confirm_subject_email', required: true, autocomplete: 'off' });
     const dsarJust = h('textarea', { name: 'justification', minlength: '10', maxlength: '1000', rows: '2', required: true });
-    const exportBtn = h('button', { type: 'button' }, t('exportBtn'));
-    const eraseBtn = h('button', { type: 'button', class: 'fk-danger' }, t('eraseBtn'));
+    const exportBtn = h('button', { type: 'button', 'data-action': 'dsar-export' }, t('exportBtn'));
+    const eraseBtn = h('button', { type: 'button', class: 'fk-danger', 'data-action': 'dsar-erase' }, t('eraseBtn'));
     const dsarErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
-    const dsarOut = h('div', { 'aria-live': 'polite' });
+    const dsarOut = h('div', { 'aria-live': 'polite', 'data-part': 'dsar-out' });
     const dsarHead = uid('fk-h');
     root.append(card(t('dsar'), h('h3', null, t('overdue')), overdueBox,
       h('h3', { id: dsarHead }, t('dsarForm')),
-      h('form', { class: 'fk-form', novalidate: true, 'aria-labelledby': dsarHead },
+      h('form', { class: 'fk-form', novalidate: true, 'aria-labelledby': dsarHead, 'data-form': 'dsar' },
         row(t('keyPrefix'), prefix, t('prefixHint')), row(t('subjectEmail'), subjEmail),
         row(t('justification'), dsarJust, t('justHint')), h('div', { class: 'fk-actions' }, exportBtn, eraseBtn)),
       dsarErr, dsarOut));
