@@ -479,3 +479,29 @@ func TestConsoleAdminDSARExport(t *testing.T) {
 		t.Errorf("admin audit of the export: %d %s, want a row with %s", status, body, id)
 	}
 }
+
+// TestConsoleForget: the erase button stays disabled until the literal
+// confirmation text is typed; then the tenant is erased and its key gets
+// 401 key_erased.
+func TestConsoleForget(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "account")
+	confirmBox := `.screen-account input[name=confirmation]`
+	forget := `document.querySelector('.screen-account [data-action=forget]')`
+	tb.run(t, "type a near miss", chromedp.SendKeys(chromedp.CSS(confirmBox), "delete my data"))
+	if !eval[bool](t, tb, forget+`.disabled`) {
+		t.Fatal("the erase button is enabled by a text other than DELETE MY DATA")
+	}
+	tb.run(t, "type the confirmation and erase",
+		// chromedp's SetValue and Clear cannot empty a field here: the page does it.
+		chromedp.Evaluate[chromedp.Void](`(i => { i.value = ''; i.dispatchEvent(new Event('input', {bubbles: true})); })(document.querySelector('`+confirmBox+`'))`),
+		chromedp.SendKeys(chromedp.CSS(confirmBox), "DELETE MY DATA"),
+		chromedp.Click(chromedp.CSS(`.screen-account [data-action=forget]`)))
+	waitFor(t, tb, "the erasure's answer", `/dsar_[a-z2-7]+/.test((document.querySelector('.screen-account [data-part=forget-out]') || {innerText: ''}).innerText)`)
+	status, body := statusWith(t, env, "/v1/me/quota", env.key)
+	if status != http.StatusUnauthorized || !strings.Contains(string(body), "key_erased") {
+		t.Errorf("the erased tenant's key: %d %s, want 401 key_erased", status, body)
+	}
+}

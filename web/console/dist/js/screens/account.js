@@ -286,9 +286,9 @@ export default {
       }
     });
     const typed = h('input', { type: 'text', name: 'confirmation', autocomplete: 'off', spellcheck: 'false' });
-    const forget = h('button', { type: 'submit', class: 'fk-danger', disabled: true }, t('forget'));
+    const forget = h('button', { type: 'submit', class: 'fk-danger', disabled: true, 'data-action': 'forget' }, t('forget'));
     typed.addEventListener('input', () => { forget.disabled = typed.value !== forgetText; });
-    const forgetOut = h('div', { 'aria-live': 'polite' });
+    const forgetOut = h('div', { 'aria-live': 'polite', 'data-part': 'forget-out' });
     const forgetForm = h('form', { class: 'fk-form' }, h('p', null, t('forgetIntro')), row(t('forgetLabel'), typed), h('div', { class: 'fk-actions' }, forget));
     forgetForm.addEventListener('submit', async (ev) => {
       ev.preventDefault();
