@@ -480,7 +480,8 @@ func TestConsoleAdminDSARExport(t *testing.T) {
 	}
 }
 
-// TestConsoleForget: the erase button stays disabled until the literal
+// TestConsoleForget: the data export is downloaded as JSON; the erase
+// button stays disabled until the literal
 // confirmation text is typed; then the tenant is erased and its key gets
 // 401 key_erased.
 func TestConsoleForget(t *testing.T) {
@@ -488,6 +489,24 @@ func TestConsoleForget(t *testing.T) {
 	tb := openConsole(t, env)
 	signIn(t, tb, env.key)
 	goScreen(t, tb, "account")
+
+	// The data export first, saved by the browser as a JSON file.
+	downloads := allowDownloads(t, tb)
+	day := eval[string](t, tb, `new Date().toISOString().slice(0, 10)`)
+	tb.run(t, "export my data", chromedp.Click(chromedp.CSS(`.screen-account [data-action=export]`)))
+	var export struct {
+		DSARRequestID string `json:"dsar_request_id"`
+		Bundle        struct {
+			Identity struct {
+				TenantID string `json:"tenant_id"`
+			} `json:"identity"`
+		} `json:"bundle"`
+	}
+	if err := json.Unmarshal(downloaded(t, tb, downloads, "linkplan-meus-dados-"+day+".json"), &export); err != nil ||
+		!strings.HasPrefix(export.DSARRequestID, "dsar_") || export.Bundle.Identity.TenantID != env.tenant {
+		t.Errorf("the downloaded export: %+v, %v; want a dsar request of tenant %s", export, err, env.tenant)
+	}
+
 	confirmBox := `.screen-account input[name=confirmation]`
 	forget := `document.querySelector('.screen-account [data-action=forget]')`
 	tb.run(t, "type a near miss", chromedp.SendKeys(chromedp.CSS(confirmBox), "delete my data"))
