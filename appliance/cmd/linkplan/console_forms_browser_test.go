@@ -481,9 +481,8 @@ func TestConsoleAdminDSARExport(t *testing.T) {
 }
 
 // TestConsoleForget: the data export is downloaded as JSON; the erase
-// button stays disabled until the literal
-// confirmation text is typed; then the tenant is erased and its key gets
-// 401 key_erased.
+// button stays disabled until the literal confirmation text is typed; then
+// the tenant is erased and its key gets 401 key_erased.
 func TestConsoleForget(t *testing.T) {
 	env := startConsole(t)
 	tb := openConsole(t, env)
