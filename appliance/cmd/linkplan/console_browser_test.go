@@ -36,6 +36,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/pquerna/otp/totp"
+
+	"linkplan/appliance/sso/ssotest"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the console screenshots of the browser tests to docs/screenshots")
@@ -132,6 +134,7 @@ type consoleEnv struct {
 		APIKey     string `json:"api_key"`
 		TOTPSecret string `json:"totp_secret"`
 	}
+	totpAt time.Time // the time step of the last admin code used
 }
 
 // startConsole starts the binary on a fresh data directory and issues a
@@ -156,10 +159,7 @@ func startConsole(t *testing.T, extra ...string) *consoleEnv {
 // returns it with its tenant id.
 func (env *consoleEnv) issueKey(t *testing.T, tier string) (key, tenant string) {
 	t.Helper()
-	code, err := totp.GenerateCode(env.admin.TOTPSecret, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := env.adminTotp(t)
 	r := env.srv.call(t, "POST", "/admin/keys", map[string]string{"X-API-Key": env.admin.APIKey, "X-Admin-Totp": code},
 		fmt.Sprintf(`{"tier":%q,"email":"console@example.com","owner":"console browser test","justification":"browser test of the web console"}`, tier))
 	if r.status != http.StatusCreated {
@@ -175,10 +175,20 @@ func (env *consoleEnv) issueKey(t *testing.T, tier string) (key, tenant string) 
 	return issued.APIKey, issued.TenantID
 }
 
-// adminTotp returns a current TOTP code of the admin credentials.
+// adminTotp returns an admin TOTP code not used before: the current
+// step's, or the next step's (the appliance accepts one step of skew and
+// each step once) when the current one was used already.
 func (env *consoleEnv) adminTotp(t *testing.T) string {
 	t.Helper()
-	code, err := totp.GenerateCode(env.admin.TOTPSecret, time.Now())
+	at := time.Now().Truncate(30 * time.Second)
+	if !at.After(env.totpAt) {
+		at = env.totpAt.Add(30 * time.Second)
+	}
+	if at.Sub(time.Now()) > 30*time.Second {
+		time.Sleep(at.Sub(time.Now()) - 30*time.Second) // more than one step ahead: wait
+	}
+	env.totpAt = at
+	code, err := totp.GenerateCode(env.admin.TOTPSecret, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +202,14 @@ type tab struct {
 	mu   sync.Mutex
 	reqs []string // every URL the page asked for, in order
 	errs []string // uncaught exceptions and CSP violations
-	logs []string // console.warn and console.error calls, shown when a step fails
+	// Redirect hops to another origin, by request id: Chromium reports the
+	// hop of a fetch with redirect: 'manual' (the console's SSO probe) as
+	// a request although it never sends it; such a hop counts as sent
+	// only if a response from that URL or a network error other than the
+	// abort follows.
+	hops map[network.RequestID]string
+	sent map[network.RequestID]string // why a hop counts as sent
+	logs []string                     // console.warn and console.error calls, shown when a step fails
 }
 
 // Requests returns the URLs requested so far.
@@ -210,7 +227,7 @@ func openConsole(t *testing.T, env *consoleEnv) *tab {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser(t))
 	t.Cleanup(cancel)
-	tb := &tab{Context: ctx, env: env}
+	tb := &tab{Context: ctx, env: env, hops: map[network.RequestID]string{}, sent: map[network.RequestID]string{}}
 	if err := chromedp.Do(ctx); err != nil { // opens the tab
 		t.Fatal(err)
 	}
@@ -223,7 +240,19 @@ func openConsole(t *testing.T, env *consoleEnv) *tab {
 		defer tb.mu.Unlock()
 		switch ev := ev.(type) {
 		case *network.EventRequestWillBeSent:
+			if ev.RedirectResponse != nil && !sameOrigin(ev.Request.URL, origin) {
+				tb.hops[ev.RequestID] = ev.Request.URL
+				return
+			}
 			tb.reqs = append(tb.reqs, ev.Request.URL)
+		case *network.EventResponseReceived:
+			if u, ok := tb.hops[ev.RequestID]; ok && ev.Response != nil && ev.Response.URL == u {
+				tb.sent[ev.RequestID] = fmt.Sprintf("answered %d", ev.Response.Status)
+			}
+		case *network.EventLoadingFailed:
+			if _, ok := tb.hops[ev.RequestID]; ok && ev.ErrorText != "net::ERR_ABORTED" {
+				tb.sent[ev.RequestID] = ev.ErrorText
+			}
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
 				var parts []string
@@ -254,6 +283,13 @@ func openConsole(t *testing.T, env *consoleEnv) *tab {
 			n++
 			if !sameOrigin(u, origin) {
 				t.Errorf("a request left the appliance's origin %s: %s", env.srv.base, u)
+			}
+		}
+		for id, u := range tb.hops {
+			if why, ok := tb.sent[id]; ok {
+				t.Errorf("a redirect left the appliance's origin %s: %s (%s)", env.srv.base, u, why)
+			} else {
+				t.Logf("a redirect to %s was not followed (fetch with redirect: 'manual')", u)
 			}
 		}
 		for _, e := range tb.errs {
@@ -637,6 +673,8 @@ func TestConsoleMapScreens(t *testing.T) {
 		if n := eval[int](t, tb, `document.querySelectorAll('#tw-list tbody tr').length`); n < 1 {
 			t.Errorf("the tower list is empty")
 		}
+		tb.run(t, "zoom in", chromedp.Evaluate[chromedp.Void](`document.querySelector('#tw-map .leaflet-control-zoom-in').click()`))
+		waitFor(t, tb, "single towers with their uncertainty circles", `document.querySelectorAll('#tw-map path.tw-uncertainty').length > 0 && document.querySelectorAll('#tw-map path.tw-marker').length > 0`)
 		shot(t, tb, "towers")
 		axe(t, tb)
 		tb.run(t, "register a tower",
@@ -693,8 +731,37 @@ func TestConsoleMapScreens(t *testing.T) {
 		if txt := eval[string](t, tb, `document.getElementById('cov-covered').textContent`); !strings.Contains(txt, "km²") {
 			t.Errorf("covered area %q without its unit", txt)
 		}
+		tb.run(t, "export GeoJSON", chromedp.Click(chromedp.CSS(`#cov-summary-card button[data-format="geojson"]`)))
+		waitFor(t, tb, "the export", `[...document.querySelectorAll('#toasts .toast')].some(e => /coverage-.*\.geojson/.test(e.textContent)) || !!document.querySelector('#cov-summary .error-box')`)
+		if eval[bool](t, tb, `!!document.querySelector('#cov-summary .error-box')`) {
+			t.Errorf("export failed: %s", tb.state())
+		}
 		shot(t, tb, "coverage")
 		axe(t, tb)
+
+		// Leaving the screen while a map computes cancels it (the stream
+		// is the map's last).
+		tb.run(t, "start a larger map", chromedp.SetValue(chromedp.ID("cov-radius"), "30"),
+			chromedp.SetValue(chromedp.ID("cov-resolution"), "90"), chromedp.Click(chromedp.ID("cov-start")))
+		waitFor(t, tb, "the map id", `/^(Mapa|Map) \S+/.test(document.getElementById('cov-map-id') ? document.getElementById('cov-map-id').textContent : '')`)
+		id := strings.Fields(eval[string](t, tb, `document.getElementById('cov-map-id').textContent`))[1]
+		goScreen(t, tb, "link")
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			r := env.srv.call(t, "GET", "/coverage/heatmap/"+id, map[string]string{"X-API-Key": env.key}, "")
+			var m struct {
+				State string `json:"state"`
+			}
+			_ = json.Unmarshal(r.body, &m)
+			if m.State == "canceled" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("map %s is %q (%d) 15 s after the screen was left, want canceled", id, m.State, r.status)
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 
 	t.Run("repeater", func(t *testing.T) {
@@ -734,8 +801,8 @@ func TestConsoleMapScreens(t *testing.T) {
 // after sign-in, the language switch (pt-BR by default, English with the
 // switch: strings and number format), the phone layout's menu button, and
 // the console's own parsers run in the page against randomized input: the
-// SSE reader over every split of a stream into chunks and the heatmap tile
-// decoder (seeded; SEED= replays a run).
+// SSE reader over random splits of a stream into chunks and the heatmap
+// tile decoder (seeded; SEED= replays a run); and the number formats.
 func TestConsoleShell(t *testing.T) {
 	env := startConsole(t)
 	var logo bytes.Buffer
@@ -798,6 +865,18 @@ func TestConsoleShell(t *testing.T) {
 	}
 	tb.run(t, "desktop viewport", chromedp.EmulateViewport(viewports[0].w, viewports[0].h))
 
+	// A Free key: the AI routes refuse Free, so the Link screen shows no
+	// explanation panel.
+	free, _ := env.issueKey(t, "Free")
+	ftb := openConsole(t, env)
+	signIn(t, ftb, free)
+	goScreen(t, ftb, "link")
+	ftb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, ftb, "the best tower", `!!document.getElementById('link-best-id') || !!document.querySelector('#link-form .error-box')`)
+	if eval[bool](t, ftb, `(async () => { await new Promise(r => setTimeout(r, 500)); return !!document.getElementById('link-explain-panel'); })()`) {
+		t.Error("a Free key sees the explanation panel")
+	}
+
 	// The parsers, in the page, against randomized input.
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("SEED"); s != "" {
@@ -846,9 +925,62 @@ func TestConsoleShell(t *testing.T) {
 		let threw = false;
 		try { decodeTile({ id: 't', width: 3, height: 1, data: btoa('abcd') }); } catch (_) { threw = true; }
 		if (!threw) fails.push('a tile of the wrong length was accepted');
+		// fmt: the unit always printed, the locale's decimal mark, no -0.
+		const { createFmt } = await import('/js/fmt.js');
+		const pt = createFmt('pt-BR'); const en = createFmt('en');
+		const fmtCases = [[pt.unit(-72.44, 'dBm', 1), '-72,4\u00a0dBm'], [en.unit(-72.44, 'dBm', 1), '-72.4\u00a0dBm'],
+			[pt.num(-0.04, 1), '0,0'], [pt.num(1234567, 0), '1.234.567'], [en.num(1234567, 0), '1,234,567'],
+			[pt.bytes(2048), '2,0\u00a0KiB'], [pt.num(null), '—']];
+		for (const [got, want] of fmtCases) if (got !== want) fails.push({ fmt: got, want });
 		return { fails: JSON.stringify(fails), rounds: 200 };
 	})()`, seed))
 	if res["fails"] != "[]" {
 		t.Errorf("parser checks failed (SEED=%d): %v", seed, res["fails"])
 	}
+}
+
+// TestConsoleSSO: with single sign-on configured, the sign-in screen offers
+// the SSO button; the issuer's redirect back to the console's root with
+// ?code=&state= signs the browser in with the ID token (bound to the
+// tenant's key), and the query is removed from the address bar. The issuer
+// is played by ssotest (its authorization step runs in the test; the
+// browser itself never leaves the appliance's origin).
+func TestConsoleSSO(t *testing.T) {
+	iss := ssotest.New(t, "linkplan-console", nil)
+	secretFile := filepath.Join(t.TempDir(), "oidc-secret")
+	if err := os.WriteFile(secretFile, []byte(iss.ClientSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := startConsole(t, "--oidc-issuer", iss.URL, "--oidc-client-id", iss.ClientID,
+		"--oidc-client-secret-file", secretFile, "--oidc-redirect-url", "http://127.0.0.1/")
+	if r := env.srv.call(t, "POST", "/tenant/sso/bindings", map[string]string{"X-API-Key": env.key}, `{"subject":"console-user"}`); r.status != http.StatusCreated {
+		t.Fatalf("bind: %d %s", r.status, r.body)
+	}
+	tb := openConsole(t, env)
+	tb.run(t, "the SSO button", chromedp.WaitVisible(chromedp.ID("signin-sso")))
+
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noFollow.Get(env.srv.base + "/auth/oidc/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	code, state := iss.Authorize(t, res.Header.Get("Location"), "console-user")
+	tb.run(t, "back from the issuer", chromedp.Navigate(env.srv.base+"/?state="+url.QueryEscape(state)+"&code="+url.QueryEscape(code)))
+	waitFor(t, tb, "signed in by SSO", `!!document.querySelector('main section.screen') && !document.querySelector('.screen-signin') && !document.getElementById('signout').hidden`)
+	who := eval[string](t, tb, `document.getElementById('who').innerText`)
+	if !strings.Contains(who, env.tenant) {
+		t.Errorf("header says %q, want tenant %s", who, env.tenant)
+	}
+	cred := eval[string](t, tb, `sessionStorage.getItem('linkplan.credential') || ''`)
+	if !strings.Contains(cred, `"bearer":"ey`) || strings.Contains(cred, "apiKey") {
+		t.Errorf("stored credential %.60s…: want an ID token, no API key", cred)
+	}
+	if loc := eval[string](t, tb, `location.search`); loc != "" {
+		t.Errorf("the code stays in the address bar: %q", loc)
+	}
+	// The console works with the bearer token.
+	goScreen(t, tb, "link")
+	tb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-id')`)
 }

@@ -5,12 +5,12 @@ export function createFmt(lang) {
   const cache = new Map();
   const nf = (digits) => {
     const d = Number.isInteger(digits) ? digits : 1;
-    if (!cache.has(d)) cache.set(d, new Intl.NumberFormat(lang, { minimumFractionDigits: d, maximumFractionDigits: d }));
+    if (!cache.has(d)) cache.set(d, new Intl.NumberFormat(lang, { minimumFractionDigits: d, maximumFractionDigits: d, signDisplay: 'negative' }));
     return cache.get(d);
   };
   const num = (x, digits) => {
     if (x === null || x === undefined || Number.isNaN(Number(x))) return '—';
-    return nf(digits).format(Number(x)).replace('-', '\u2212');
+    return nf(digits).format(Number(x));
   };
   const unit = (x, u, digits) => `${num(x, digits)}\u00a0${u}`;
   const dateFmt = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'medium' });

@@ -44,6 +44,8 @@ export const SHELL_STRINGS = {
     notFound: 'Tela não encontrada.',
     sessionEnded: 'A sessão terminou: entre de novo.',
     menu: 'Menu',
+    mapLabel: 'Mapa',
+    elevationTint: 'Cores de altitude',
   },
   en: {
     appName: 'linkplan',
@@ -66,6 +68,8 @@ export const SHELL_STRINGS = {
     notFound: 'Screen not found.',
     sessionEnded: 'The session ended: sign in again.',
     menu: 'Menu',
+    mapLabel: 'Map',
+    elevationTint: 'Elevation tint',
   },
 };
 

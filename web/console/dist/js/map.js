@@ -10,6 +10,7 @@
 
 const BRAZIL = { center: [-15.8, -47.9], zoom: 4 };
 const HILLSHADE = '/tiles/hillshade/{z}/{x}/{y}.png';
+const ELEVATION = '/tiles/elevation/{z}/{x}/{y}.png';
 const LABEL_MIN_ZOOM = 9;
 const LABEL_MAX = 250;
 
@@ -21,9 +22,10 @@ function basemapParts() {
       .then((r) => (r.ok ? r : null)).catch(() => null);
     probe = Promise.all([
       ok('/tiles/hillshade/8/97/144.png', 'HEAD'), // a tile over Rio de Janeiro
+      ok('/tiles/elevation/8/97/144.png', 'HEAD'),
       ok('data/outlines.json').then((r) => (r ? r.json() : null)).catch(() => null),
       ok('data/municipalities.json').then((r) => (r ? r.json() : null)).catch(() => null),
-    ]).then(([tiles, outlines, munis]) => ({ tiles: !!tiles, outlines, munis: municipalityList(munis) }));
+    ]).then(([tiles, tint, outlines, munis]) => ({ tiles: !!tiles, tint: !!tint, outlines, munis: municipalityList(munis) }));
   }
   return probe;
 }
@@ -73,13 +75,22 @@ export function createMap(container, ctx, opts = {}) {
   L.control.scale({ imperial: false }).addTo(map);
   basemapParts().then((parts) => {
     if (!map._container) return; // removed meanwhile
+    const overlays = {};
     if (parts.tiles) {
-      L.tileLayer(HILLSHADE, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, attribution: 'relevo: linkplan', className: 'hillshade' })
+      L.tileLayer(HILLSHADE, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, attribution: 'SRTM via linkplan', className: 'hillshade' })
         .addTo(map).bringToBack();
     }
-    if (parts.outlines) {
-      L.geoJSON(parts.outlines, { interactive: false, style: () => ({ color: '#4a4a4a', weight: 1, fill: false, opacity: 0.7 }) }).addTo(map);
+    if (parts.tint) {
+      overlays[ctx && ctx.t ? ctx.t('elevationTint') : 'Elevation'] = L.tileLayer(ELEVATION, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, opacity: 0.45, className: 'elevation' });
     }
+    if (parts.outlines) {
+      L.geoJSON(parts.outlines, {
+        interactive: false,
+        attribution: typeof parts.outlines.attribution === 'string' ? parts.outlines.attribution : null,
+        style: (f) => ({ color: '#4a4a4a', weight: f && f.properties && f.properties.kind === 'country' ? 1.5 : 0.8, fill: false, opacity: 0.7 }),
+      }).addTo(map);
+    }
+    if (Object.keys(overlays).length) L.control.layers(null, overlays, { position: 'topright' }).addTo(map);
     if (parts.munis.length) addLabels(map, parts.munis);
   });
   // Leaving a screen removes its map: stop any pan animation first.

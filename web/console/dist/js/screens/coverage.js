@@ -77,6 +77,8 @@ export default {
       engineUsed: 'Motor',
       missing: 'Pixels sem terreno',
       exports: 'Exportar',
+      mapId: 'Mapa {id} ({engine})',
+      exported: 'Arquivo salvo: {name} ({size}).',
       legend: 'Potência recebida',
       below: 'abaixo de {v}: transparente',
       canceled: 'Mapa cancelado.',
@@ -113,6 +115,8 @@ export default {
       engineUsed: 'Engine',
       missing: 'Pixels without terrain',
       exports: 'Export',
+      mapId: 'Map {id} ({engine})',
+      exported: 'File saved: {name} ({size}).',
       legend: 'Received power',
       below: 'below {v}: transparent',
       canceled: 'Map cancelled.',
@@ -215,7 +219,8 @@ export default {
       cancelBtn.hidden = false;
       const bar = progress(0, 1, t('progress'));
       const tileCount = el('p', { id: 'cov-tiles' });
-      status.append(bar, tileCount);
+      const mapLine = el('p', { class: 'note', id: 'cov-map-id' });
+      status.append(mapLine, bar, tileCount);
       let started = null;
       let tiles = 0;
       let mapId = null;
@@ -231,6 +236,7 @@ export default {
             const b = [[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]];
             map.fitBounds(b, { padding: [12, 12] });
             tileCount.textContent = t('tiles', { n: 0, total: data.tiles });
+            mapLine.textContent = t('mapId', { id: data.map_id, engine: data.engine });
           } else if (ev.event === 'progress') {
             const p = bar.querySelector('progress');
             p.max = data.total_radials; p.value = data.done_radials;
@@ -275,7 +281,10 @@ export default {
       const buttons = EXPORTS.map((f) => el('button', {
         type: 'button', text: f, dataset: { format: f },
         onclick: async () => {
-          try { await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } }); } catch (err) { summaryBox.append(errorBox(err, t)); }
+          try {
+            const got = await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } });
+            ctx.toast(t('exported', { name: got.name, size: fmt.bytes(got.size) }), 'ok');
+          } catch (err) { summaryBox.append(errorBox(err, t)); }
         },
       }));
       summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { text: t('summary') }), dl,
