@@ -26,7 +26,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/pquerna/otp/totp"
 )
 
 // batchCSV writes a batch of n receiver sites as a Brazilian spreadsheet
@@ -121,18 +120,6 @@ func statusWith(t *testing.T, env *consoleEnv, path, key string) (int, []byte) {
 	t.Helper()
 	r := env.srv.call(t, "GET", path, map[string]string{"X-API-Key": key}, "")
 	return r.status, r.body
-}
-
-// nextAdminTotp is a code of the step after now's: startConsole has just
-// spent the current step's code issuing the test's key, and each step is
-// accepted once (the server accepts one step of skew).
-func nextAdminTotp(t *testing.T, env *consoleEnv) string {
-	t.Helper()
-	code, err := totp.GenerateCode(env.admin.TOTPSecret, time.Now().Add(30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return code
 }
 
 // TestConsoleBatch uploads a 3-row CSV (answered at once, one table row per
@@ -389,7 +376,7 @@ func TestConsoleAdminTOTP(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(form+`textarea[name=justification]`), "browser test of the admin TOTP flow"),
 		chromedp.Click(chromedp.CSS(form+`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`.modal input.totp`)),
-		chromedp.SendKeys(chromedp.CSS(`.modal input.totp`), nextAdminTotp(t, env)),
+		chromedp.SendKeys(chromedp.CSS(`.modal input.totp`), env.adminTotp(t)),
 		chromedp.Click(chromedp.CSS(`.modal button.primary`)))
 	secretJS := `((document.querySelector('.screen-admin [data-secret=api-key]') || {}).value || '')`
 	waitFor(t, tb, "the issued key", secretJS+`.startsWith('lp_live_') || !!document.querySelector('.screen-admin .error-box')`)
@@ -461,7 +448,7 @@ func TestConsoleAdminDSARExport(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(form+`textarea[name=justification]`), "data subject request, browser test"),
 		chromedp.Click(chromedp.CSS(form+`[data-action=dsar-export]`)),
 		chromedp.WaitVisible(chromedp.CSS(`.modal input.totp`)),
-		chromedp.SendKeys(chromedp.CSS(`.modal input.totp`), nextAdminTotp(t, env)),
+		chromedp.SendKeys(chromedp.CSS(`.modal input.totp`), env.adminTotp(t)),
 		chromedp.Click(chromedp.CSS(`.modal button.primary`)))
 	waitFor(t, tb, "the export's answer", `!!document.querySelector('.screen-admin [data-part=dsar-out] [role=status]') || !!document.querySelector('.screen-admin .error-box')`)
 	msg := eval[string](t, tb, `(document.querySelector('.screen-admin [data-part=dsar-out] [role=status]') || {innerText: ''}).innerText`)
