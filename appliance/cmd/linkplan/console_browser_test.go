@@ -35,6 +35,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/pquerna/otp/totp"
 
 	"linkplan/appliance/sso/ssotest"
@@ -848,6 +849,33 @@ func TestConsoleShell(t *testing.T) {
 	tb.run(t, "back to pt-BR", chromedp.SetValue(chromedp.ID("lang"), "pt-BR"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById('lang').dispatchEvent(new Event('change'))`))
 	waitFor(t, tb, "the pt-BR Link screen", `document.getElementById('screen-title').textContent === 'Enlace'`)
+
+	// Keyboard: from the header (a click on the brand sets where the
+	// focus navigation starts), Tab reaches the first screen of the
+	// navigation and Shift+Tab the skip link, whose Enter moves the focus
+	// to the screen's heading; Tab and Enter on the next link open it.
+	clickBrand := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		box, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.ID("brand-name")))
+		if err != nil {
+			return err
+		}
+		return chromedp.Do(ctx, chromedp.MouseClickXY(box.Content[0]+2, box.Content[1]+2))
+	})
+	tb.run(t, "tab from the header", clickBrand, chromedp.KeyEvent(kb.Tab))
+	if s := eval[string](t, tb, `document.activeElement.dataset.screen || document.activeElement.id`); s != "link" {
+		t.Errorf("Tab after the brand focuses %q, want the first screen of the navigation", s)
+	}
+	tb.run(t, "shift-tab to the skip link", clickBrand, chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(chromedp.ModifierShift)))
+	if id := eval[string](t, tb, `document.activeElement.id`); id != "skip" {
+		t.Errorf("Shift+Tab before the brand focuses %q, want the skip link", id)
+	}
+	tb.run(t, "skip", chromedp.KeyEvent(kb.Enter))
+	if id := eval[string](t, tb, `document.activeElement.id`); id != "screen-title" {
+		t.Errorf("the skip link moved the focus to %q, want the screen heading", id)
+	}
+	tb.run(t, "open Towers by keyboard", clickBrand, chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Enter))
+	waitFor(t, tb, "the Towers screen by keyboard", `!!document.querySelector('section.screen-towers') && document.activeElement.id === 'screen-title'`)
+	goScreen(t, tb, "link")
 
 	// Phone layout: the navigation is behind the menu button.
 	tb.run(t, "phone viewport", chromedp.EmulateViewport(390, 844), chromedp.Sleep(200*time.Millisecond))

@@ -46,6 +46,8 @@ export const SHELL_STRINGS = {
     menu: 'Menu',
     mapLabel: 'Mapa',
     elevationTint: 'Cores de altitude',
+    zoomIn: 'Aproximar',
+    zoomOut: 'Afastar',
   },
   en: {
     appName: 'linkplan',
@@ -70,6 +72,8 @@ export const SHELL_STRINGS = {
     menu: 'Menu',
     mapLabel: 'Map',
     elevationTint: 'Elevation tint',
+    zoomIn: 'Zoom in',
+    zoomOut: 'Zoom out',
   },
 };
 

@@ -58,6 +58,7 @@ export function createMap(container, ctx, opts = {}) {
   if (!L) throw new Error('Leaflet is not loaded (vendor/leaflet/leaflet.js)');
   container.classList.add('map');
   if (!container.hasAttribute('aria-label')) container.setAttribute('aria-label', ctx && ctx.t ? ctx.t('mapLabel') : 'Map');
+  if (!container.hasAttribute('role')) container.setAttribute('role', 'region');
   const map = L.map(container, {
     center: opts.center || BRAZIL.center,
     zoom: opts.zoom !== undefined ? opts.zoom : BRAZIL.zoom,
@@ -69,8 +70,10 @@ export function createMap(container, ctx, opts = {}) {
     // jump is easier on a phone's CPU anyway.
     zoomAnimation: false,
     attributionControl: true,
-    zoomControl: true,
+    zoomControl: false,
   });
+  const tr = (k, d) => (ctx && ctx.t && ctx.t(k) !== k ? ctx.t(k) : d);
+  L.control.zoom({ zoomInTitle: tr('zoomIn', 'Zoom in'), zoomOutTitle: tr('zoomOut', 'Zoom out') }).addTo(map);
   map.attributionControl.setPrefix('Leaflet');
   L.control.scale({ imperial: false }).addTo(map);
   basemapParts().then((parts) => {
@@ -81,7 +84,7 @@ export function createMap(container, ctx, opts = {}) {
         .addTo(map).bringToBack();
     }
     if (parts.tint) {
-      overlays[ctx && ctx.t ? ctx.t('elevationTint') : 'Elevation'] = L.tileLayer(ELEVATION, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, opacity: 0.45, className: 'elevation' });
+      overlays[tr('elevationTint', 'Elevation tint')] = L.tileLayer(ELEVATION, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, opacity: 0.45, className: 'elevation' });
     }
     if (parts.outlines) {
       L.geoJSON(parts.outlines, {
