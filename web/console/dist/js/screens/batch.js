@@ -1,0 +1,282 @@
+// Batch screen: upload a CSV of receiver sites to POST /batch_reports
+// (multipart: part file, options engine, language, pdfs).
+//
+// What it shows:
+//   - up to 100 rows: the synchronous answer (200): counts by status and
+//     one line per row (best tower, distance, received power, margin,
+//     status and reason). The API gives a synchronous batch no bundle, so
+//     there is nothing to download for it;
+//   - more than 100 rows: the queued job (202), polled from GET /jobs/{id}
+//     every second while it is queued or running: state, a progress bar of
+//     rows done / total, the ETA, a cancel button (POST /jobs/{id}/cancel)
+//     and, once succeeded, the bundle download (GET /jobs/{id}/download,
+//     a zip of results.csv, GeoJSON, KML, Shapefile, PDFs and manifest).
+// The accepted CSV layout (aliases, separators, pt-BR decimal commas) is
+// the one documented for the route in web/api/openapi.json and in the
+// appliance/batch package; the help text below summarises it.
+import { h, fill, card, row, check, select, table, facts, meter, showError, iso, busy, confirm } from '../formkit.js';
+
+const pollMs = 1000;
+const terminal = new Set(['succeeded', 'failed', 'canceled', 'expired']);
+
+const example = [
+  'nome;latitude;longitude;altura_m;frequencia_mhz;raio_km',
+  'Escola 1;-22,9519;-43,2105;10;1800;20',
+  'Posto 2;-22,9068;-43,1729;12;1800;20',
+].join('\r\n') + '\r\n';
+
+export default {
+  id: 'batch',
+  nav: true,
+  titleKey: 'title',
+  strings: {
+    'pt-BR': {
+      title: 'Lote',
+      upload: 'Enviar uma planilha CSV',
+      intro: 'Analise muitos pontos de recepção de uma vez: envie uma planilha CSV com uma linha por ponto.',
+      file: 'Arquivo CSV',
+      fileHint: 'Colunas obrigatórias: latitude (lat, latitude, y), longitude (lon, lng, longitude, x) e frequência em MHz (frequency_mhz, freq, frequencia). Opcionais: nome (id, nome, site, cliente), altura em m (height, altura, altura_m), raio em km (max_distance_km, raio_km, distance_km), rx_gain_dbi, cable_loss_db, rx_threshold_dbm, assumed_eirp_dbm, operadora, engine. Maiúsculas, acentos e espaços nos cabeçalhos não importam. Separador vírgula, ponto e vírgula ou tabulação; com ponto e vírgula ou tabulação, vírgula decimal (-22,9519) é aceita. UTF-8 ou Windows-1252.',
+      example: 'Baixar um CSV de exemplo',
+      engine: 'Motor de propagação',
+      engineDefault: 'Padrão de cada linha (fspl)',
+      language: 'Idioma dos PDFs',
+      pdfs: 'Incluir um relatório PDF por linha no pacote',
+      submit: 'Enviar lote',
+      noFile: 'Escolha um arquivo CSV.',
+      syncNote: 'Até 100 linhas são respondidas na hora, sem pacote para baixar; acima disso o lote vira um job com pacote zip (resultados CSV, GeoJSON, KML, Shapefile, PDFs).',
+      results: 'Resultado',
+      ignored: 'Colunas ignoradas: {cols}',
+      rowsTable: 'Resultado por linha',
+      cRow: 'Linha', cId: 'Ponto', cStatus: 'Situação', cOperator: 'Operadora', cTower: 'Torre',
+      cDist: 'Distância', cPower: 'Potência recebida', cMargin: 'Margem', cReason: 'Motivo',
+      total: 'Total', ok: 'OK', low_margin: 'Margem baixa', no_tower: 'Sem torre', error: 'Erro',
+      job: 'Job {id}',
+      state: 'Estado', progress: 'Progresso', eta: 'Tempo restante', created: 'Criado', finished: 'Concluído', expires: 'Pacote disponível até',
+      rows: '{done} de {total} linhas',
+      queued: 'na fila', running: 'em execução', succeeded: 'concluído', failed: 'falhou', canceled: 'cancelado', expired: 'expirado',
+      cancelRequested: 'cancelamento pedido',
+      cancel: 'Cancelar job',
+      cancelConfirm: 'Cancelar este job? As linhas já processadas são descartadas.',
+      cancelYes: 'Cancelar job', cancelNo: 'Voltar',
+      download: 'Baixar pacote ({size})',
+      pdfsIncluded: 'PDFs incluídos', pdfsLeftOut: 'PDFs deixados de fora',
+      jobError: 'Erro do job',
+    },
+    en: {
+      title: 'Batch',
+      upload: 'Upload a CSV sheet',
+      intro: 'Analyse many receiver sites at once: upload a CSV sheet with one line per site.',
+      file: 'CSV file',
+      fileHint: 'Required columns: latitude (lat, latitude, y), longitude (lon, lng, longitude, x) and frequency in MHz (frequency_mhz, freq, frequencia). Optional: name (id, nome, site, cliente), height in m (height, altura, altura_m), radius in km (max_distance_km, raio_km, distance_km), rx_gain_dbi, cable_loss_db, rx_threshold_dbm, assumed_eirp_dbm, operator, engine. Header case, accents and spaces do not matter. Separator comma, semicolon or tab; with semicolon or tab, decimal commas (-22,9519) are accepted. UTF-8 or Windows-1252.',
+      example: 'Download an example CSV',
+      engine: 'Propagation engine',
+      engineDefault: 'Each row\'s default (fspl)',
+      language: 'PDF language',
+      pdfs: 'Include one PDF report per row in the bundle',
+      submit: 'Submit batch',
+      noFile: 'Choose a CSV file.',
+      syncNote: 'Up to 100 rows are answered at once, with no bundle to download; more rows run as a job with a zip bundle (CSV results, GeoJSON, KML, Shapefile, PDFs).',
+      results: 'Result',
+      ignored: 'Ignored columns: {cols}',
+      rowsTable: 'Result per row',
+      cRow: 'Row', cId: 'Site', cStatus: 'Status', cOperator: 'Operator', cTower: 'Tower',
+      cDist: 'Distance', cPower: 'Received power', cMargin: 'Margin', cReason: 'Reason',
+      total: 'Total', ok: 'OK', low_margin: 'Low margin', no_tower: 'No tower', error: 'Error',
+      job: 'Job {id}',
+      state: 'State', progress: 'Progress', eta: 'Time left', created: 'Created', finished: 'Finished', expires: 'Bundle available until',
+      rows: '{done} of {total} rows',
+      queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', canceled: 'canceled', expired: 'expired',
+      cancelRequested: 'cancel requested',
+      cancel: 'Cancel job',
+      cancelConfirm: 'Cancel this job? Rows already analysed are discarded.',
+      cancelYes: 'Cancel job', cancelNo: 'Back',
+      download: 'Download bundle ({size})',
+      pdfsIncluded: 'PDFs included', pdfsLeftOut: 'PDFs left out',
+      jobError: 'Job error',
+    },
+  },
+
+  async render(root, ctx) {
+    const t = ctx.t;
+    const ac = new AbortController();
+    let timer = null;
+
+    const file = h('input', { type: 'file', name: 'file', accept: '.csv,.txt,text/csv', required: true });
+    const engine = select([['', t('engineDefault')]], { name: 'engine' });
+    const language = select([['pt-BR', 'Português (Brasil)'], ['en', 'English']], { name: 'language' }, ctx.lang === 'en' ? 'en' : 'pt-BR');
+    const pdfs = check(t('pdfs'), { name: 'pdfs', checked: true });
+    const submit = h('button', { type: 'submit' }, t('submit'));
+    // The example is a blob URL made here: same origin, no request leaves
+    // the appliance; it is revoked when the screen is left.
+    const exampleUrl = URL.createObjectURL(new Blob([example], { type: 'text/csv' }));
+    const exampleLink = h('a', { href: exampleUrl, class: 'fk-link', download: 'exemplo-lote.csv' }, t('example'));
+    const errBox = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
+    const out = h('div', { class: 'fk-out' });
+    // The job view is redrawn every second; only a change of state is
+    // announced, through this one live line (visually hidden).
+    const live = h('p', { class: 'fk-sr', 'aria-live': 'polite' });
+    // Errors of the job's actions (cancel, download) outlive its redraws.
+    const jobErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
+    let lastState = '';
+
+    const form = h('form', { class: 'fk-form', novalidate: true },
+      row(t('file'), file, t('fileHint')),
+      h('p', null, exampleLink),
+      row(t('engine'), engine),
+      row(t('language'), language),
+      pdfs.el,
+      h('p', { class: 'fk-hint' }, t('syncNote')),
+      h('div', { class: 'fk-actions' }, submit));
+
+    root.append(h('p', null, t('intro')), card(t('upload'), form, errBox), live, out, jobErr);
+
+    // The engine list says which engines the key may use; a failure leaves
+    // only the default choice.
+    ctx.api('GET', '/coverage/engines', { signal: ac.signal }).then((list) => {
+      for (const e of list.engines) {
+        if (e.status === 'available' && e.allowed_for_key) engine.append(h('option', { value: e.id }, `${e.id}: ${e.name}`));
+      }
+    }).catch(() => {});
+
+    const statusText = (s) => t(s);
+
+    const showSync = (res) => {
+      const c = res.counts;
+      live.textContent = `${t('results')}: ${t('total')} ${ctx.fmt.num(c.total, 0)}`;
+      fill(out, card(t('results'),
+        facts([[t('total'), ctx.fmt.num(c.total, 0)], [t('ok'), ctx.fmt.num(c.ok, 0)], [t('low_margin'), ctx.fmt.num(c.low_margin, 0)],
+          [t('no_tower'), ctx.fmt.num(c.no_tower, 0)], [t('error'), ctx.fmt.num(c.error, 0)]]),
+        res.ignored_columns && res.ignored_columns.length ? h('p', null, t('ignored', { cols: res.ignored_columns.join(', ') })) : null,
+        table(t('rowsTable'), [
+          { label: t('cRow'), cell: (r) => ctx.fmt.num(r.row, 0), num: true },
+          { label: t('cId'), cell: (r) => r.receiver_id },
+          { label: t('cStatus'), cell: (r) => h('span', { class: `fk-status fk-status-${r.status}` }, statusText(r.status)) },
+          { label: t('cOperator'), cell: (r) => r.operator || '–' },
+          { label: t('cTower'), cell: (r) => r.tower_id || '–' },
+          { label: t('cDist'), cell: (r) => (r.distance_km === null ? '–' : ctx.fmt.unit(r.distance_km, 'km', 2)), num: true },
+          { label: t('cPower'), cell: (r) => (r.rx_power_dbm === null ? '–' : ctx.fmt.unit(r.rx_power_dbm, 'dBm', 1)), num: true },
+          { label: t('cMargin'), cell: (r) => (r.margin_db === null ? '–' : ctx.fmt.unit(r.margin_db, 'dB', 1)), num: true },
+          { label: t('cReason'), cell: (r) => [r.reason || '', (r.errors || []).map((e) => ` ${e.field}: ${e.reason}`).join(';')].join('') || '–' },
+        ], res.rows)));
+    };
+
+    const jobView = (job, ignored) => {
+      const p = job.progress;
+      const state = job.cancel_requested && !terminal.has(job.state) ? `${t(job.state)} (${t('cancelRequested')})` : t(job.state);
+      const pairs = [
+        [t('state'), h('span', { class: `fk-state fk-state-${job.state}`, 'data-state': job.state }, state)],
+        [t('progress'), [meter(p.done, p.total, t('progress')), ' ', t('rows', { done: ctx.fmt.num(p.done, 0), total: ctx.fmt.num(p.total, 0) })]],
+        [t('created'), iso(ctx, job.created_at)],
+      ];
+      if (job.eta_seconds !== null) pairs.push([t('eta'), ctx.fmt.unit(job.eta_seconds, 's', 0)]);
+      if (job.finished_at) pairs.push([t('finished'), iso(ctx, job.finished_at)]);
+      if (job.error) pairs.push([t('jobError'), job.error]);
+      const s = job.summary;
+      if (s && s.counts) {
+        for (const k of ['total', 'ok', 'low_margin', 'no_tower', 'error']) pairs.push([t(k), ctx.fmt.num(s.counts[k], 0)]);
+        pairs.push([t('pdfsIncluded'), ctx.fmt.num(s.pdfs_included, 0)]);
+        pairs.push([t('pdfsLeftOut'), s.pdfs_left_out_reason ? `${ctx.fmt.num(s.pdfs_left_out, 0)} (${s.pdfs_left_out_reason})` : ctx.fmt.num(s.pdfs_left_out, 0)]);
+      }
+      if (job.state === 'succeeded' && job.expires_at) pairs.push([t('expires'), iso(ctx, job.expires_at)]);
+      const actions = h('div', { class: 'fk-actions' });
+      if (!terminal.has(job.state) && !job.cancel_requested) {
+        const cancel = h('button', { type: 'button', class: 'fk-danger', 'data-action': 'cancel-job' }, t('cancel'));
+        cancel.addEventListener('click', async () => {
+          // No redraw while the question is open: the answer's focus goes
+          // back to this button, which must still be on the page.
+          clearTimeout(timer);
+          if (!(await confirm(ctx, t('cancelConfirm'), t('cancelYes'), t('cancelNo')))) {
+            poll(job.id, ignored);
+            return;
+          }
+          try {
+            const j = await busy(cancel, () => ctx.api('POST', `/jobs/${encodeURIComponent(job.id)}/cancel`, { signal: ac.signal }));
+            showJob(j, ignored);
+          } catch (err) {
+            showError(ctx, jobErr, err);
+            timer = setTimeout(() => poll(job.id, ignored), pollMs);
+          }
+        });
+        actions.append(cancel);
+      }
+      if (job.state === 'succeeded' && job.result) {
+        const dl = h('button', { type: 'button', 'data-action': 'download-bundle' }, t('download', { size: ctx.fmt.bytes(job.result.bytes) }));
+        dl.addEventListener('click', async () => {
+          try {
+            await busy(dl, () => ctx.download(job.result.download_url, `linkplan-${job.id}.zip`));
+          } catch (err) {
+            showError(ctx, jobErr, err);
+          }
+        });
+        actions.append(dl);
+      }
+      return card(t('job', { id: job.id }), facts(pairs),
+        ignored && ignored.length ? h('p', null, t('ignored', { cols: ignored.join(', ') })) : null, actions);
+    };
+
+    const showJob = (job, ignored) => {
+      if (job.state !== lastState) {
+        lastState = job.state;
+        live.textContent = `${t('job', { id: job.id })}: ${t(job.state)}`;
+      }
+      // Keep the focus where it was when the view is redrawn under it: on
+      // the same action when it is still offered, else on the job's heading.
+      const focused = out.contains(document.activeElement) ? document.activeElement : null;
+      fill(out, jobView(job, ignored));
+      if (focused) {
+        const same = focused.dataset.action ? out.querySelector(`[data-action="${focused.dataset.action}"]`) : null;
+        const next = same || out.querySelector('button') || out.querySelector('h2');
+        if (next) {
+          if (next.tagName === 'H2') next.setAttribute('tabindex', '-1');
+          next.focus();
+        }
+      }
+      clearTimeout(timer);
+      if (!terminal.has(job.state)) {
+        timer = setTimeout(() => poll(job.id, ignored), pollMs);
+      }
+    };
+
+    const poll = async (id, ignored) => {
+      try {
+        showJob(await ctx.api('GET', `/jobs/${encodeURIComponent(id)}`, { signal: ac.signal }), ignored);
+      } catch (err) {
+        if (ac.signal.aborted) return;
+        showError(ctx, errBox, err);
+        timer = setTimeout(() => poll(id, ignored), pollMs * 5);
+      }
+    };
+
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      errBox.replaceChildren();
+      if (!file.files || file.files.length === 0) {
+        fill(errBox, h('p', { role: 'alert', class: 'fk-error' }, t('noFile')));
+        file.focus();
+        return;
+      }
+      const fd = new FormData();
+      fd.append('file', file.files[0], file.files[0].name);
+      if (engine.value) fd.append('engine', engine.value);
+      fd.append('language', language.value);
+      fd.append('pdfs', pdfs.box.checked ? 'true' : 'false');
+      clearTimeout(timer);
+      lastState = '';
+      out.replaceChildren();
+      jobErr.replaceChildren();
+      try {
+        const res = await busy(submit, () => ctx.api('POST', '/batch_reports', { form: fd, signal: ac.signal }));
+        if (res.job) showJob(res.job, res.ignored_columns);
+        else showSync(res);
+      } catch (err) {
+        showError(ctx, errBox, err);
+      }
+    });
+
+    return () => {
+      clearTimeout(timer);
+      ac.abort();
+      URL.revokeObjectURL(exampleUrl);
+    };
+  },
+};

@@ -1,0 +1,171 @@
+// Observations screen: upload a drive-test CSV to POST
+// /coverage/observations/drivetest (multipart: csv_file and the
+// transmitter and receiver context) and read GET
+// /coverage/observations/stats. Tier Pro or higher (the API answers 403
+// below, shown as is).
+//
+// What it shows: the form with the explicit gains, cable loss and RX
+// height that drive-test rows need (SPEC §8.2), the ingest answer
+// (submitted, ingested, deduplicated, consent accounting, signature
+// status) and the tenant's stored row counts.
+//
+// What it deliberately leaves empty: no route returns per-point residuals
+// (measured minus predicted) of stored observations, and
+// GET /coverage/model/info (model info and accuracy grade) is not built,
+// so the screen draws no residual map and shows no model grade: nothing
+// rather than a made-up colour scale or grade. When those routes exist,
+// this screen is where they belong.
+import { h, fill, card, row, check, facts, showError, busy } from '../formkit.js';
+
+// The numeric form parts of the route, in form order: [name, required,
+// min, max, step]; the label is the string of the same name.
+const numbers = [
+  ['tx_power_dbm', true, '0', '80', 'any'],
+  ['tx_gain_dbi', true, null, null, 'any'],
+  ['rx_gain_dbi', true, null, null, 'any'],
+  ['cable_loss_db', true, '0', '20', 'any'],
+  ['rx_height_m', true, '0', '500', 'any'],
+  ['tx_lat', false, '-90', '90', 'any'],
+  ['tx_lon', false, '-180', '180', 'any'],
+  ['tx_height_m', false, '0', '500', 'any'],
+  ['freq_hz', false, '1000000', '100000000000', 'any'],
+];
+
+export default {
+  id: 'observations',
+  nav: true,
+  titleKey: 'title',
+  strings: {
+    'pt-BR': {
+      title: 'Observações',
+      intro: 'Envie medições de campo (drive test) para calibrar os modelos. As medições ficam com o seu tenant; só entram no treino global com o seu consentimento.',
+      upload: 'Enviar drive test',
+      csv_file: 'Arquivo CSV do drive test',
+      csvHint: 'Colunas: latitude (lat, Latitude), longitude (lon, lng, Longitude), um sinal (signal_dbm, rsrp, rscp ou rxlev), frequência opcional (freq_hz em Hz, band_mhz, freq_mhz ou "Frequency [MHz]"), transmissor por linha opcional (tx_lat/cellLat, tx_lon/cellLon), horário opcional (ts ou timestamp, segundos epoch). CSV simples ou gzip, até 10.000 linhas.',
+      tower_id: 'Torre (id)', towerHint: 'Informe a torre OU a latitude, longitude e altura do transmissor abaixo (ou colunas por linha no CSV).',
+      device: 'Equipamento de medição', deviceHint: 'Ex.: TEMS, G-NetTrack, QualiPoc.',
+      tx_power_dbm: 'Potência do transmissor (dBm)', tx_gain_dbi: 'Ganho da antena TX (dBi)', rx_gain_dbi: 'Ganho da antena RX (dBi)',
+      cable_loss_db: 'Perda de cabo (dB)', rx_height_m: 'Altura da antena RX (m)', tx_lat: 'Latitude do transmissor (graus)',
+      tx_lon: 'Longitude do transmissor (graus)', tx_height_m: 'Altura do transmissor (m)', freq_hz: 'Frequência (Hz)',
+      freqHint: 'Só quando o CSV não tem coluna de frequência. Ex.: 1800000000 para 1800 MHz.',
+      required: 'Obrigatório para drive test: ganhos, perda de cabo e altura RX explícitos.',
+      consent: 'Autorizo o uso destas medições no treino do modelo global',
+      submit: 'Enviar',
+      noFile: 'Escolha um arquivo CSV.',
+      result: 'Resultado do envio',
+      submitted: 'Linhas recebidas', ingested: 'Linhas gravadas', deduped_intra_batch: 'Duplicadas no próprio envio',
+      deduped_existing: 'Já gravadas antes', granted_for_training: 'Com consentimento para treino', refused_for_training: 'Sem consentimento para treino',
+      signature_status: 'Assinatura', verified: 'verificada', unsigned: 'sem assinatura',
+      stats: 'Observações gravadas do tenant',
+      link_observations: 'Observações de enlace (API JSON)', cell_signal_samples: 'Amostras de drive test (CSV)',
+      mapNote: 'Mapa de resíduos e nota de precisão do modelo: a API ainda não fornece resíduos por ponto nem informações do modelo, então nada é mostrado aqui.',
+    },
+    en: {
+      title: 'Observations',
+      intro: 'Upload field measurements (drive tests) to calibrate the models. Measurements stay with your tenant; they join global training only with your consent.',
+      upload: 'Upload a drive test',
+      csv_file: 'Drive-test CSV file',
+      csvHint: 'Columns: latitude (lat, Latitude), longitude (lon, lng, Longitude), one signal (signal_dbm, rsrp, rscp or rxlev), optional frequency (freq_hz in Hz, band_mhz, freq_mhz or "Frequency [MHz]"), optional per-row transmitter (tx_lat/cellLat, tx_lon/cellLon), optional time (ts or timestamp, epoch seconds). Plain or gzip CSV, up to 10,000 rows.',
+      tower_id: 'Tower (id)', towerHint: 'Give the tower OR the transmitter latitude, longitude and height below (or per-row columns in the CSV).',
+      device: 'Measuring tool', deviceHint: 'E.g. TEMS, G-NetTrack, QualiPoc.',
+      tx_power_dbm: 'Transmitter power (dBm)', tx_gain_dbi: 'TX antenna gain (dBi)', rx_gain_dbi: 'RX antenna gain (dBi)',
+      cable_loss_db: 'Cable loss (dB)', rx_height_m: 'RX antenna height (m)', tx_lat: 'Transmitter latitude (degrees)',
+      tx_lon: 'Transmitter longitude (degrees)', tx_height_m: 'Transmitter height (m)', freq_hz: 'Frequency (Hz)',
+      freqHint: 'Only when the CSV has no frequency column. E.g. 1800000000 for 1800 MHz.',
+      required: 'Required for drive tests: explicit gains, cable loss and RX height.',
+      consent: 'I allow these measurements to be used to train the global model',
+      submit: 'Upload',
+      noFile: 'Choose a CSV file.',
+      result: 'Upload result',
+      submitted: 'Rows received', ingested: 'Rows stored', deduped_intra_batch: 'Duplicates within the upload',
+      deduped_existing: 'Already stored', granted_for_training: 'Consented for training', refused_for_training: 'Not consented for training',
+      signature_status: 'Signature', verified: 'verified', unsigned: 'unsigned',
+      stats: 'Stored observations of the tenant',
+      link_observations: 'Link observations (JSON API)', cell_signal_samples: 'Drive-test samples (CSV)',
+      mapNote: 'Residual map and model accuracy grade: the API does not yet give per-point residuals or model information, so nothing is shown here.',
+    },
+  },
+
+  async render(root, ctx) {
+    const t = ctx.t;
+    const ac = new AbortController();
+
+    const file = h('input', { type: 'file', name: 'csv_file', accept: '.csv,.txt,.gz,text/csv', required: true });
+    const tower = h('input', { type: 'text', name: 'tower_id', maxlength: '128', autocomplete: 'off' });
+    const device = h('input', { type: 'text', name: 'device', maxlength: '128' });
+    const inputs = {};
+    const rows = numbers.map(([name, required, min, max, step]) => {
+      const i = h('input', { type: 'number', name, min, max, step, required, inputmode: 'decimal' });
+      inputs[name] = i;
+      return row(t(name), i, name === 'freq_hz' ? t('freqHint') : null);
+    });
+    const consent = check(t('consent'), { name: 'consent_for_training' });
+    const submit = h('button', { type: 'submit' }, t('submit'));
+    const errBox = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
+    const out = h('div', { class: 'fk-out', 'aria-live': 'polite' });
+    const statsBox = h('div', { 'data-part': 'stats' });
+
+    const form = h('form', { class: 'fk-form', novalidate: true },
+      row(t('csv_file'), file, t('csvHint')),
+      row(t('device'), device, t('deviceHint')),
+      h('fieldset', { class: 'fk-fieldset' }, h('legend', null, t('required')), rows.slice(0, 5)),
+      h('fieldset', { class: 'fk-fieldset' }, h('legend', null, t('towerHint')), row(t('tower_id'), tower), rows.slice(5, 8)),
+      rows[8],
+      consent.el,
+      h('div', { class: 'fk-actions' }, submit));
+
+    root.append(h('p', null, t('intro')),
+      card(t('upload'), form, errBox), out, card(t('stats'), statsBox), h('p', { class: 'fk-hint' }, t('mapNote')));
+
+    const loadStats = async () => {
+      try {
+        const s = await ctx.api('GET', '/coverage/observations/stats', { signal: ac.signal });
+        fill(statsBox, facts([
+          [t('link_observations'), ctx.fmt.num(s.link_observations, 0)],
+          [t('cell_signal_samples'), ctx.fmt.num(s.cell_signal_samples, 0)],
+        ]));
+      } catch (err) {
+        showError(ctx, statsBox, err);
+      }
+    };
+
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      errBox.replaceChildren();
+      if (!file.files || file.files.length === 0) {
+        fill(errBox, h('p', { role: 'alert', class: 'fk-error' }, t('noFile')));
+        file.focus();
+        return;
+      }
+      const fd = new FormData();
+      fd.append('csv_file', file.files[0], file.files[0].name);
+      if (tower.value.trim()) fd.append('tower_id', tower.value.trim());
+      if (device.value.trim()) fd.append('device', device.value.trim());
+      // Only the numbers typed are sent: an empty part would be "not a
+      // number", and a missing required one is the API's 422 naming it.
+      // A number input's value always uses '.' whatever the locale.
+      for (const [name] of numbers) {
+        if (inputs[name].value !== '') fd.append(name, inputs[name].value);
+      }
+      if (consent.box.checked) fd.append('consent_for_training', 'true');
+      try {
+        const res = await busy(submit, () => ctx.api('POST', '/coverage/observations/drivetest', { form: fd, signal: ac.signal }));
+        fill(out, card(t('result'), facts([
+          [t('submitted'), ctx.fmt.num(res.submitted, 0)],
+          [t('ingested'), ctx.fmt.num(res.ingested, 0)],
+          [t('deduped_intra_batch'), ctx.fmt.num(res.deduped_intra_batch, 0)],
+          [t('deduped_existing'), ctx.fmt.num(res.deduped_existing, 0)],
+          [t('granted_for_training'), ctx.fmt.num(res.granted_for_training, 0)],
+          [t('refused_for_training'), ctx.fmt.num(res.refused_for_training, 0)],
+          [t('signature_status'), t(res.signature_status)],
+        ])));
+        loadStats();
+      } catch (err) {
+        showError(ctx, errBox, err);
+      }
+    });
+
+    loadStats();
+    return () => ac.abort();
+  },
+};
