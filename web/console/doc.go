@@ -41,6 +41,8 @@
 //	                        progress, modal)
 //	js/map.js               createMap: Leaflet with the offline basemap
 //	js/chart.js             the path profile chart (SVG)
+//	js/formkit.js           DOM helpers shared by the form screens (batch,
+//	                        observations, account, admin)
 //	js/screens/<id>.js      one module per screen (signin, link, towers,
 //	                        coverage, repeater: the shell's; batch,
 //	                        observations, account, admin: the forms')

@@ -9,6 +9,8 @@
 // tile server.
 
 const BRAZIL = { center: [-15.8, -47.9], zoom: 4 };
+// OUTLINE_MAX_ZOOM is the largest zoom at which the outlines are drawn.
+const OUTLINE_MAX_ZOOM = 10;
 const HILLSHADE = '/tiles/hillshade/{z}/{x}/{y}.png';
 const ELEVATION = '/tiles/elevation/{z}/{x}/{y}.png';
 const LABEL_MIN_ZOOM = 9;
@@ -87,11 +89,21 @@ export function createMap(container, ctx, opts = {}) {
       overlays[tr('elevationTint', 'Elevation tint')] = L.tileLayer(ELEVATION, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, opacity: 0.45, className: 'elevation' });
     }
     if (parts.outlines) {
-      L.geoJSON(parts.outlines, {
+      // The outlines are generalised to about 1 km (data/NOTICE.txt): past
+      // OUTLINE_MAX_ZOOM they would visibly cut across land and water, so
+      // they are shown only at country and state scales.
+      const outlines = L.geoJSON(parts.outlines, {
         interactive: false,
         attribution: typeof parts.outlines.attribution === 'string' ? parts.outlines.attribution : null,
         style: (f) => ({ color: '#4a4a4a', weight: f && f.properties && f.properties.kind === 'country' ? 1.5 : 0.8, fill: false, opacity: 0.7 }),
-      }).addTo(map);
+      });
+      const toggle = () => {
+        const show = map.getZoom() <= OUTLINE_MAX_ZOOM;
+        if (show && !map.hasLayer(outlines)) outlines.addTo(map);
+        if (!show && map.hasLayer(outlines)) map.removeLayer(outlines);
+      };
+      map.on('zoomend', toggle);
+      toggle();
     }
     if (Object.keys(overlays).length) L.control.layers(null, overlays, { position: 'topright' }).addTo(map);
     if (parts.munis.length) addLabels(map, parts.munis);
