@@ -101,6 +101,7 @@ func TestTenantIsolationTable(t *testing.T) {
 		// Public and tenant-free: a hillshade tile is the same bytes for
 		// every caller before and after A stored its data (shapeOf of a
 		// PNG is its length; TestHillshadeTiles compares the bytes).
+		{name: "sso config", method: "GET", url: "/auth/oidc/config", list: true},
 		{name: "hillshade tile over A's tower", method: "GET", url: "/tiles/hillshade/12/1556/2316.png", list: true},
 		{name: "elevation tile over A's tower", method: "GET", url: "/tiles/elevation/12/1556/2316.png", list: true},
 		{name: "ai compare", method: "POST", url: "/ai/compare",

@@ -519,6 +519,7 @@ func TestScenarios(t *testing.T) {
 			{name: "unknown route with POST", method: "POST", url: "/v1/analyze_link", body: analyzeRio, status: 404, code: "not_found"},
 			{name: "trailing slash is another route", method: "GET", url: "/towers/", key: "pro", status: 404, code: "not_found"},
 			{name: "health with POST", method: "POST", url: "/health", status: 405, code: "method_not_allowed"},
+			{name: "sso config", method: "GET", url: "/auth/oidc/config", status: 200, contains: []string{`"enabled":true`, `"login_path":"/auth/oidc/login"`}},
 		}},
 		{"authentication", []scenario{
 			{name: "analyze without key", method: "POST", url: "/analyze_link", body: analyzeRio, status: 401, code: "unauthenticated",

@@ -26,6 +26,7 @@ type SSO interface {
 }
 
 func (a *API) registerSSO(r *mux.Router) {
+	r.HandleFunc("/auth/oidc/config", a.wrap(a.ssoConfig)).Methods(http.MethodGet)
 	r.HandleFunc("/auth/oidc/login", a.wrap(a.ssoLogin)).Methods(http.MethodGet)
 	r.HandleFunc("/auth/oidc/callback", a.wrap(a.ssoCallback)).Methods(http.MethodGet)
 	r.HandleFunc("/tenant/sso/bindings", a.wrap(a.authed(a.ssoBindings))).Methods(http.MethodGet)
@@ -62,6 +63,22 @@ func auditBase(r *http.Request, k *appliance.APIKey, route string) appliance.Aud
 		e.ActorKey, e.ActorEmail = k.ID, k.Email
 	}
 	return e
+}
+
+// SSOConfig is the body of GET /auth/oidc/config: whether a hosted login
+// is offered, so that a sign-in page can show its button without starting
+// a login (which keeps server-side state).
+type SSOConfig struct {
+	Enabled   bool   `json:"enabled"`
+	LoginPath string `json:"login_path,omitempty"` // set when Enabled
+}
+
+func (a *API) ssoConfig(w http.ResponseWriter, r *http.Request) (any, error) {
+	w.Header().Set("Cache-Control", "no-store")
+	if a.SSO == nil {
+		return SSOConfig{}, nil
+	}
+	return SSOConfig{Enabled: true, LoginPath: "/auth/oidc/login"}, nil
 }
 
 // LoginStart is the body of GET /auth/oidc/login (a 302 to the URL).

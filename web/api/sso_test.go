@@ -216,6 +216,7 @@ func TestSSONotConfigured(t *testing.T) {
 		hdr              map[string]string
 		status           int
 	}{
+		{"GET", "/auth/oidc/config", "", nil, 200},
 		{"GET", "/auth/oidc/login", "", nil, 503},
 		{"GET", "/auth/oidc/callback?state=a&code=b", "", nil, 503},
 		{"GET", "/tenant/sso/bindings", "pro", nil, 503},
@@ -263,5 +264,28 @@ func TestHostedLoginHTTP(t *testing.T) {
 		if r.status != http.StatusUnauthorized && r.status != http.StatusUnprocessableEntity {
 			t.Errorf("%s: %d %s", bad, r.status, r.body)
 		}
+	}
+}
+
+// TestSSOConfigRoute: GET /auth/oidc/config says whether a hosted login is
+// offered, without starting one (no login state is kept).
+func TestSSOConfigRoute(t *testing.T) {
+	d := loadOpenAPI(t)
+	for _, tc := range []struct {
+		name string
+		sso  bool
+		want string
+	}{
+		{"not configured", false, `{"enabled":false}`},
+		{"configured", true, `{"enabled":true,"login_path":"/auth/oidc/login"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, harnessOptions{sso: tc.sso})
+			res := h.do(t, "GET", "/auth/oidc/config", "", nil, "")
+			contract(t, d, "GET", "/auth/oidc/config", res)
+			if res.status != 200 || strings.TrimSpace(string(res.body)) != tc.want {
+				t.Fatalf("%d %s, want 200 %s", res.status, res.body, tc.want)
+			}
+		})
 	}
 }

@@ -105,9 +105,9 @@
 // CDN, no web font, no outside tile server). The API key is kept in the
 // tab's sessionStorage (gone when the tab closes) and sent as X-API-Key;
 // after single sign-on the ID token is sent as Authorization: Bearer.
-// The sign-in screen shows its SSO button when GET /auth/oidc/login answers
-// a redirect (fetched with redirect: 'manual', so the issuer is not
-// contacted; the API answers 503 without SSO).
+// The sign-in screen shows its SSO button when GET /auth/oidc/config
+// answers enabled: true (that route keeps no state, unlike starting a
+// login).
 // Single sign-on from the console needs the console's root URL registered
 // as the OIDC redirect URL (--oidc-redirect-url https://host/): the issuer
 // sends the browser back to the console with ?code=&state=, which the

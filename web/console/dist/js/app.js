@@ -309,13 +309,15 @@ async function route() {
 
 // ---- single sign-on ----------------------------------------------------------
 
-// ssoAvailable asks the API whether hosted login is configured: GET
-// /auth/oidc/login answers 302 (here an opaque redirect, not followed)
-// when it is and 503 when it is not. Asked once per page.
+// ssoAvailable asks the API whether hosted login is configured (GET
+// /auth/oidc/config, {enabled}). Asked once per page.
 function ssoAvailable() {
   if (state.ssoAvailable === null) {
-    state.ssoAvailable = fetch('/auth/oidc/login', { redirect: 'manual', credentials: 'same-origin' })
-      .then((r) => r.type === 'opaqueredirect' || r.status === 302)
+    // GET /auth/oidc/config answers without starting a login (which would
+    // keep a server-side state for every page load).
+    state.ssoAvailable = fetch('/auth/oidc/config', { credentials: 'same-origin' })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((c) => !!(c && c.enabled))
       .catch(() => false);
   }
   return state.ssoAvailable;

@@ -78,8 +78,9 @@ export function createMap(container, ctx, opts = {}) {
   L.control.zoom({ zoomInTitle: tr('zoomIn', 'Zoom in'), zoomOutTitle: tr('zoomOut', 'Zoom out') }).addTo(map);
   map.attributionControl.setPrefix('Leaflet');
   L.control.scale({ imperial: false }).addTo(map);
+  let removed = false;
   basemapParts().then((parts) => {
-    if (!map._container) return; // removed meanwhile
+    if (removed) return; // the screen was left meanwhile: no panes to add layers to
     const overlays = {};
     if (parts.tiles) {
       L.tileLayer(HILLSHADE, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, attribution: 'SRTM via linkplan', className: 'hillshade' })
@@ -110,7 +111,7 @@ export function createMap(container, ctx, opts = {}) {
   });
   // Leaving a screen removes its map: stop any pan animation first.
   const remove = map.remove.bind(map);
-  map.remove = () => { map.stop(); return remove(); };
+  map.remove = () => { removed = true; map.stop(); return remove(); };
   return map;
 }
 
