@@ -3,8 +3,27 @@
 // checks and signs, and the summary page of a batch bundle. It uses
 // codeberg.org/go-pdf/fpdf and works offline: the DejaVu Sans fonts
 // (fonts/, with their licence and provenance) are embedded in the binary and
-// in every PDF (subset to the glyphs used), the logo comes in the options,
-// nothing is fetched.
+// in every PDF (subsets), the logo comes in the options, nothing is fetched.
+//
+// # Fonts
+//
+// A document is first rendered with the simple fonts: fonts/*-simple8.ttf,
+// DejaVu Sans and Sans Bold cut offline (fonts/make-simple8.sh, fontTools)
+// to the 224 characters of the 8-bit encoding fonts/simple8.map (ASCII,
+// Latin-1, the Windows-1252 punctuation, and → ← ↔ − ≤ ≥ ≈ ≠ Δ λ ∞ √ Ω π
+// μ), embedded as TrueType fonts with that encoding from ready-made fpdf
+// definitions (fonts/*-simple8.json, .z; TestSimpleFonts regenerates and
+// checks them). A document then costs no font parsing, subsetting or
+// compression, which were most of the time of a report (the benchmark went
+// from 31 to about 10 ms a report). Every fixed text of both languages
+// and every name of the shipped tower, operator and place data is in the
+// encoding (TestSimpleFontCoverage renders them all and reads them back
+// with pdftotext). When a text has a character outside it (a Cyrillic
+// brand name, say), the document is rendered again with the full DejaVu
+// files through fpdf's UTF-8 fonts (subset to the characters used), so
+// nothing is ever replaced. The glyph widths of both modes are the same
+// numbers (TestSimpleFontWidths): the layout and the text do not depend on
+// the mode.
 //
 // The package imports appliance (domain types) and fpdf only; the batch and
 // web layers call it, it calls none of them.
