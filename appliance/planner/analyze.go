@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"linkplan/appliance"
 	"linkplan/engines/radio"
@@ -59,6 +60,12 @@ type Planner struct {
 	// (4×) and a finer (÷4) one around it (sparseStrides); 0 or 1 turns
 	// the sparse bounds off. It changes the work, never the answer.
 	SparseEvery int
+
+	// cands keeps the candidate slices of finished analyses (*[]cand) for
+	// the next ones: the slice of all towers in range is a search's
+	// largest allocation (about 80 kB a receiver in Rio on the national
+	// set, more in São Paulo), and a batch makes one a row.
+	cands sync.Pool
 }
 
 // New returns a planner with default settings.
@@ -144,7 +151,16 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	out := &appliance.LinkAnalysis{Request: req, ReceiverGroundM: rxGround, Engine: eng.ID(), Warnings: []appliance.Warning{}}
 
 	radiusM := req.MaxDistanceKm * 1000
-	var cands []cand
+	buf, _ := p.cands.Get().(*[]cand)
+	if buf == nil {
+		buf = new([]cand)
+	}
+	cands := (*buf)[:0]
+	defer func() {
+		clear(cands[:cap(cands)]) // no tower of an old snapshot stays reachable
+		*buf = cands[:0]
+		p.cands.Put(buf)
+	}()
 	visit := func(t *appliance.Tower, distM float64) {
 		if !t.VisibleTo(req.TenantID) || req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
 			return
