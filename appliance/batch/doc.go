@@ -157,12 +157,13 @@
 // the planner's AnalyzeLink is all of the rest of the job (a Rio receiver
 // has about 1,200 towers within 30 km), the same work as a /analyze_link
 // call for the row. BenchmarkBatch100kAsync (two 50,000-row Ultra jobs,
-// PDFs off) on the 2-core development VM, paired with the previous build
-// in one run on a machine loaded by other work (load average 10 to 13):
-// 577.9 → 436.6 s of server CPU (-24 %; the planner's coarse-to-fine
-// sparse bounds), 811.8 → 548.6 s wall under that load; on a quiet
-// machine, where the previous build took 261.8 s, that is about 200 s. The
-// 2-minute goal needs the per-row analysis itself to fall to about 2.3 ms
-// of CPU (now about 4.3): great-circle sampling and terrain reads are
-// most of it.
+// PDFs off) on the 2-core development VM, each time paired with the
+// previous build in one run on a machine shared with other work: with the
+// planner's coarse-to-fine sparse bounds, 577.9 → 436.6 s of server CPU
+// (811.8 → 548.6 s wall, load average 10 to 13); with the pooled
+// candidate slice as well, 575.2 → 394.9 s of CPU (615.9 → 392.0 s wall,
+// load average 5 to 10), a third less. On a quiet machine, where the
+// previous build took 261.8 s, that is about 180 s. The 2-minute goal
+// needs the per-row analysis itself to fall to about 2.3 ms of CPU (now
+// about 3.8): great-circle sampling and terrain reads are most of it.
 package batch

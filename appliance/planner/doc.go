@@ -43,7 +43,7 @@
 // tower set went from 502 to 128 ms. The coarse-to-fine ladder (one stride
 // of 8 before) took 1,000 random Rio receivers on the national set (30 km,
 // 1,214 towers in range each) from 45.7 to 16.3 full paths a receiver and
-// from 4.0 to 2.6 ms of CPU a receiver.
+// from about 3.7 to 2.8 ms of CPU a receiver (paired runs, loaded machine).
 //
 // # Path check
 //
