@@ -154,7 +154,7 @@
 // the real binary with the 140,000-tower national set (BenchmarkBatch5kAsync
 // with LINKPLAN_BENCH_CPUPROFILE, serve --cpuprofile) puts the job's
 // checkpoints, item JSON and bundle (PDFs off) at about 1 % of the CPU;
-// the planner's AnalyzeLink is all of the rest of the job (a Rio receiver
+// the planner's AnalyzeLink is nearly all the rest of the job (a Rio receiver
 // has about 1,200 towers within 30 km), the same work as a /analyze_link
 // call for the row. BenchmarkBatch100kAsync (two 50,000-row Ultra jobs,
 // PDFs off) on the 2-core development VM, each time paired with the
@@ -162,7 +162,7 @@
 // planner's coarse-to-fine sparse bounds, 577.9 → 436.6 s of server CPU
 // (811.8 → 548.6 s wall, load average 10 to 13); with the pooled
 // candidate slice as well, 575.2 → 394.9 s of CPU (615.9 → 392.0 s wall,
-// load average 5 to 10), a third less. On a quiet machine, where the
+// load average 5 to 10), 31 % less. On a quiet machine, where the
 // previous build took 261.8 s, that is about 180 s. The 2-minute goal
 // needs the per-row analysis itself to fall to about 2.3 ms of CPU (now
 // about 3.8): great-circle sampling and terrain reads are most of it.
