@@ -15,9 +15,10 @@
 // definitions (fonts/*-simple8.json, .z; TestSimpleFonts regenerates and
 // checks them). A document then costs no font parsing, subsetting or
 // compression, which were most of the time of a report: BenchmarkLinkReport,
-// paired with the previous build on the shared 2-core VM (load average 6 to
-// 10), went from a median of 47 to 15 ms and from 23.4 to 7.5 MB
-// allocated a report; the 31 ms of a quiet machine is then about 10 ms. Every fixed text of both languages
+// paired with the previous build on the 2-core development VM, went from
+// 37 to 52 ms to 9.6 to 11.6 ms a report with the machine otherwise idle
+// (load average about 1), from a median of 47 to 15 ms under other work
+// (load average 6 to 10), and from 23.4 to 7.5 MB allocated a report. Every fixed text of both languages
 // and every name of the shipped tower, operator and place data is in the
 // encoding (TestSimpleFontCoverage renders them all and reads them back
 // with pdftotext). When a text has a character outside it (a Cyrillic
