@@ -158,12 +158,13 @@
 // has about 1,200 towers within 30 km), the same work as a /analyze_link
 // call for the row. BenchmarkBatch100kAsync (two 50,000-row Ultra jobs,
 // PDFs off) on the 2-core development VM, each time paired with the
-// previous build in one run on a machine shared with other work: with the
-// planner's coarse-to-fine sparse bounds, 577.9 → 436.6 s of server CPU
-// (811.8 → 548.6 s wall, load average 10 to 13); with the pooled
-// candidate slice as well, 575.2 → 394.9 s of CPU (615.9 → 392.0 s wall,
-// load average 5 to 10), 31 % less. On a quiet machine, where the
-// previous build took 261.8 s, that is about 180 s. The 2-minute goal
-// needs the per-row analysis itself to fall to about 2.3 ms of CPU (now
-// about 3.8): great-circle sampling and terrain reads are most of it.
+// previous build in one run: on the machine otherwise nearly idle (load
+// average 1 to 3 with the benchmark's own), 277.9 → 189.0 s end to end and
+// 520.2 → 349.9 s of server CPU (-33 %); under other work (load average 5
+// to 10) 615.9 → 392.0 s and 575.2 → 394.9 s of CPU. Of that, the
+// planner's coarse-to-fine sparse bounds gave about three quarters (577.9
+// → 436.6 s of CPU in a run of their own) and the pooled candidate slice
+// the rest. The 2-minute goal needs the per-row analysis itself to fall
+// to about 2.3 ms of CPU (now about 3.4): great-circle sampling and
+// terrain reads are most of it.
 package batch
