@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"linkplan/appliance"
 	"linkplan/engines/radio"
@@ -55,9 +56,16 @@ type Planner struct {
 	StepM        float64 // profile spacing, metres
 	MaxEvaluated int
 	// SparseEvery is the stride of the sparse profile that bounds a path
-	// before it is evaluated (SubsampleBounded engines); 0 or 1 turns the
-	// sparse bound off. It changes the work, never the answer.
+	// before it is evaluated (SubsampleBounded engines), with a coarser
+	// (4×) and a finer (÷4) one around it (sparseStrides); 0 or 1 turns
+	// the sparse bounds off. It changes the work, never the answer.
 	SparseEvery int
+
+	// cands keeps the candidate slices of finished analyses (*[]cand) for
+	// the next ones: the slice of all towers in range is a search's
+	// largest allocation (about 80 kB a receiver in Rio on the national
+	// set, more in São Paulo), and a batch makes one a row.
+	cands sync.Pool
 }
 
 // New returns a planner with default settings.
@@ -143,7 +151,16 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	out := &appliance.LinkAnalysis{Request: req, ReceiverGroundM: rxGround, Engine: eng.ID(), Warnings: []appliance.Warning{}}
 
 	radiusM := req.MaxDistanceKm * 1000
-	var cands []cand
+	buf, _ := p.cands.Get().(*[]cand)
+	if buf == nil {
+		buf = new([]cand)
+	}
+	cands := (*buf)[:0]
+	defer func() {
+		clear(cands[:cap(cands)]) // no tower of an old snapshot stays reachable
+		*buf = cands[:0]
+		p.cands.Put(buf)
+	}()
 	visit := func(t *appliance.Tower, distM float64) {
 		if !t.VisibleTo(req.TenantID) || req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
 			return
@@ -288,28 +305,50 @@ func insertRanked(rs []appliance.LinkCandidate, c appliance.LinkCandidate, n int
 	return rs
 }
 
-// cannotRank reports whether c's margin is proven below worst from the
-// sparse profile of its path: the engine's loss on it is a lower bound of
-// its loss on the full profile (SubsampleBounded), so the margin computed
-// from it, the same expression as evaluateWith's, is an upper bound of
-// c's margin. The 1e-6 dB of slack keeps the proof safe against rounding.
+// cannotRank reports whether c's margin is proven below worst from
+// sparse profiles of its path: the engine's loss on one is a lower bound
+// of its loss on the full profile (SubsampleBounded), so the margin
+// computed from it, the same expression as evaluateWith's, is an upper
+// bound of c's margin. The 1e-6 dB of slack keeps the proof safe against
+// rounding. The strides go from coarse to fine (sparseStrides): most
+// towers are settled by a few samples, and the finest spares most full
+// paths of the towers that come close.
 func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfiler, eng appliance.Engine, req appliance.LinkRequest, c cand, worst float64) (bool, error) {
-	prof, err := sparse.ProfileEvery(c.t.Pos(), req.Receiver, p.StepM, p.SparseEvery)
-	if err != nil {
-		return false, err
+	for _, every := range sparseStrides(p.SparseEvery) {
+		prof, err := sparse.ProfileEvery(c.t.Pos(), req.Receiver, p.StepM, every)
+		if err != nil {
+			return false, err
+		}
+		if prof.Len() < 2 {
+			return false, nil
+		}
+		pred, err := eng.Predict(ctx, appliance.LinkInput{
+			Tx: c.t.Pos(), Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
+			FreqMHz: req.FreqMHz, Profile: prof,
+		})
+		if err != nil {
+			return false, err
+		}
+		rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
+		if rx-req.RxThresholdDBm+1e-6 < worst {
+			return true, nil
+		}
 	}
-	if prof.Len() < 2 {
-		return false, nil
+	return false, nil
+}
+
+// sparseStrides are the strides of the sparse bounds of a path, coarse to
+// fine: 4·every, every and every/4 (while above 1). Each profile's samples
+// are the full profile's at those indices (and the last), so each bound is
+// exact on its own; the coarse one is a quarter of the reads and settles
+// most towers, the fine one settles most of those that would otherwise
+// need the full path. With every = 8: 32, 8 and 2.
+func sparseStrides(every int) []int {
+	out := []int{4 * every, every}
+	if every/4 > 1 {
+		out = append(out, every/4)
 	}
-	pred, err := eng.Predict(ctx, appliance.LinkInput{
-		Tx: c.t.Pos(), Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
-		FreqMHz: req.FreqMHz, Profile: prof,
-	})
-	if err != nil {
-		return false, err
-	}
-	rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
-	return rx-req.RxThresholdDBm+1e-6 < worst, nil
+	return out
 }
 
 func (p *Planner) evaluate(ctx context.Context, eng appliance.Engine, req appliance.LinkRequest, c cand) (appliance.LinkCandidate, error) {

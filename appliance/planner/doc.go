@@ -27,18 +27,23 @@
 //
 // A second exact bound spares most of the terrain reads that remain. Once
 // the requested number of results is known, a tower whose optimistic
-// margin could still beat the worst of them is first evaluated on a sparse
-// profile of its path (every SparseEvery-th sample, 8 by default, and the
-// last; appliance.SparseProfiler gives them bit-identical to the full
-// profile's). For engines that declare LossAtLeastOnSubsample (fspl: free
+// margin could still beat the worst of them is first evaluated on sparse
+// profiles of its path, coarse to fine: every 32nd, 8th and 2nd sample
+// (4·SparseEvery, SparseEvery and SparseEvery/4; SparseEvery is 8 by
+// default), each with the last; appliance.SparseProfiler gives them
+// bit-identical to the full profile's. For engines that declare LossAtLeastOnSubsample (fspl: free
 // space depends on the ends only, the knife edge is J of the largest ν over
 // the interior samples, and J is non-decreasing) the loss on fewer samples
 // is never above the loss on all of them, so the margin from the sparse
 // profile is an upper bound; when it stays below the worst result (with
 // 1e-6 dB of slack for rounding) the tower cannot rank and its full path
-// is never sampled (LinkAnalysis.Pruned counts them). In mountainous Rio
-// this cuts the full paths of a search by about 2.7× (planner tests); a
-// 100-row batch on the national tower set went from 502 to 128 ms.
+// is never sampled (LinkAnalysis.Pruned counts them); the first bound that
+// proves it ends the checks. In mountainous Rio this cuts the full paths of
+// a search by about 2.7× (planner tests); a 100-row batch on the national
+// tower set went from 502 to 128 ms. The coarse-to-fine ladder (one stride
+// of 8 before) took 1,000 random Rio receivers on the national set (30 km,
+// 1,214 towers in range each) from 45.7 to 16.3 full paths a receiver and
+// from about 3.7 to 2.8 ms of CPU a receiver (paired runs, loaded machine).
 //
 // # Path check
 //

@@ -24,7 +24,7 @@ func (r *renderer) profile() {
 		r.section(tx.profile, rowH)
 		p.SetFont(family, "", 8.5)
 		p.SetTextColor(110, 110, 110)
-		p.CellFormat(bodyW, rowH, tx.noProfile, "", 1, "L", false, 0, "")
+		p.CellFormat(bodyW, rowH, r.tr(tx.noProfile), "", 1, "L", false, 0, "")
 		p.SetTextColor(30, 30, 30)
 		return
 	}
@@ -61,7 +61,7 @@ func (r *renderer) profile() {
 		h := yLo + float64(i)*yStep
 		p.Line(x0, Y(h), x0+w, Y(h))
 		p.SetXY(x0-13, Y(h)-1.5)
-		p.CellFormat(12, 3, r.num(h, dec), "", 0, "R", false, 0, "")
+		p.CellFormat(12, 3, r.tr(r.num(h, dec)), "", 0, "R", false, 0, "")
 	}
 	xStep := niceStep(dTot / 1000 / 8)
 	xdec := decimals(xStep)
@@ -69,7 +69,7 @@ func (r *renderer) profile() {
 		d := float64(i) * xStep
 		p.Line(X(d*1000), y0, X(d*1000), y0+chartH)
 		p.SetXY(X(d*1000)-8, y0+chartH+0.8)
-		p.CellFormat(16, 3, r.num(d, xdec), "", 0, "C", false, 0, "")
+		p.CellFormat(16, 3, r.tr(r.num(d, xdec)), "", 0, "C", false, 0, "")
 	}
 
 	p.ClipRect(x0, y0, w, chartH, false)
@@ -144,24 +144,24 @@ func (r *renderer) profile() {
 	p.TransformBegin()
 	p.TransformRotate(90, marginX+1.5, y0+chartH/2)
 	p.SetXY(marginX+1.5-chartH/2, y0+chartH/2-1.5)
-	p.CellFormat(chartH, 3, r.tx.axisY, "", 0, "C", false, 0, "")
+	p.CellFormat(chartH, 3, r.tr(r.tx.axisY), "", 0, "C", false, 0, "")
 	p.TransformEnd()
 	p.SetXY(x0, y0+chartH+4)
-	p.CellFormat(w, 3.5, r.tx.axisX, "", 0, "C", false, 0, "")
+	p.CellFormat(w, 3.5, r.tr(r.tx.axisX), "", 0, "C", false, 0, "")
 	p.SetFont(family, bold, 7)
 	p.SetXY(x0+1.5, y0+1)
-	p.CellFormat(w/2, 3.5, r.tx.legTower+" "+r.unit(pc.TxHeightM, 1, "m"), "", 0, "L", false, 0, "")
+	p.CellFormat(w/2, 3.5, r.tr(r.tx.legTower+" "+r.unit(pc.TxHeightM, 1, "m")), "", 0, "L", false, 0, "")
 	p.SetXY(x0+w/2-1.5, y0+1)
-	p.CellFormat(w/2, 3.5, r.tx.legReceiver+" "+r.unit(pc.RxHeightM, 1, "m"), "", 0, "R", false, 0, "")
+	p.CellFormat(w/2, 3.5, r.tr(r.tx.legReceiver+" "+r.unit(pc.RxHeightM, 1, "m")), "", 0, "R", false, 0, "")
 	if o := pc.Obstacle; o != nil {
 		label := r.unit(o.ClearanceM, 1, "m") + " = " + r.num(o.ClearanceF1, 2) + " × F1"
-		lw := p.GetStringWidth(label) + 2
+		lw := r.width(label) + 2
 		lx := math.Min(math.Max(X(o.DistanceFromTxM)-lw/2, x0+1), x0+w-lw-1)
 		ly := math.Max(Y(math.Max(o.LOSM, o.EffectiveGroundM))-5.5, y0+5)
 		p.SetFillColor(255, 255, 255)
 		p.SetTextColor(183, 28, 28)
 		p.SetXY(lx, ly)
-		p.CellFormat(lw, 3.5, label, "", 0, "C", true, 0, "")
+		p.CellFormat(lw, 3.5, r.tr(label), "", 0, "C", true, 0, "")
 	}
 	r.legend(x0, y0+chartH+8.5, w, pc)
 	p.SetY(y0 + chartH + chartLegend + 2)
@@ -211,7 +211,7 @@ func (r *renderer) legend(x, y, w float64, pc *appliance.PathCheck) {
 	size := 6.5
 	text := 0.0
 	for _, it := range items {
-		text += p.GetStringWidth(it.label) + 1
+		text += r.width(it.label) + 1
 	}
 	if fixed := float64(len(items))*10 - 3; text+fixed > w {
 		size = math.Max(4.5, size*(w-fixed)/text)
@@ -221,17 +221,17 @@ func (r *renderer) legend(x, y, w float64, pc *appliance.PathCheck) {
 	for _, it := range items {
 		it.draw(cx, y)
 		p.SetXY(cx+7, y)
-		lw := p.GetStringWidth(it.label) + 1
-		p.CellFormat(lw, 3.5, it.label, "", 0, "L", false, 0, "")
+		lw := r.width(it.label) + 1
+		p.CellFormat(lw, 3.5, r.tr(it.label), "", 0, "L", false, 0, "")
 		cx += 7 + lw + 3
 	}
 	// Samples and the effective earth: how the chart was computed.
 	p.SetXY(x, y+4)
 	p.SetFont(family, "", 6)
 	p.SetTextColor(110, 110, 110)
-	p.CellFormat(w, 3, r.num(float64(len(pc.Profile)), 0)+" / "+r.num(float64(pc.SamplesTotal), 0)+" "+tx.samples+
+	p.CellFormat(w, 3, r.tr(r.num(float64(len(pc.Profile)), 0)+" / "+r.num(float64(pc.SamplesTotal), 0)+" "+tx.samples+
 		" · k = "+r.num(pc.KFactor, 3)+" · k·a = "+r.unit(pc.EffEarthRadiusM/1000, 0, "km")+
-		" · "+r.unit(pc.FreqMHz, 1, "MHz"), "", 0, "R", false, 0, "")
+		" · "+r.unit(pc.FreqMHz, 1, "MHz")), "", 0, "R", false, 0, "")
 }
 
 // niceStep returns 1, 2 or 5 times a power of ten, at least raw.

@@ -91,9 +91,10 @@ type doc struct {
 	tx      *texts
 	accent  rgb
 	brand   string
-	footer  string // the tenant's footer line, "" for none
-	logo    []byte // normalised PNG, nil for none
-	created string // creation time, UTC, to the minute
+	footer  string   // the tenant's footer line, "" for none
+	logo    []byte   // normalised PNG, nil for none
+	created string   // creation time, UTC, to the minute
+	enc     *encoder // simple-font mode: the text encoder; nil in Unicode mode
 }
 
 // validateOptions checks opt and returns the normalised logo (nil for
@@ -166,10 +167,16 @@ func parseColor(s string) (rgb, bool) {
 	return rgb{int(n >> 16 & 0xff), int(n >> 8 & 0xff), int(n & 0xff)}, true
 }
 
-// newDoc sets up a document: fonts, metadata, footer. The options must
-// have been validated; logo is the normalised logo.
-func newDoc(opt Options, logo []byte, docTitle, metaTitle string) *doc {
+// newDoc sets up a document in font mode m: fonts, metadata, footer. The
+// options must have been validated; logo is the normalised logo.
+func newDoc(opt Options, logo []byte, docTitle, metaTitle string, m fontMode) (*doc, error) {
 	d := &doc{lang: opt.Language, logo: logo}
+	if m == simpleFonts {
+		var err error
+		if d.enc, err = newEncoder(); err != nil {
+			return nil, err
+		}
+	}
 	if d.lang == "" {
 		d.lang = English
 	}
@@ -201,8 +208,7 @@ func newDoc(opt Options, logo []byte, docTitle, metaTitle string) *doc {
 	p.SetCreationDate(opt.Created.UTC())
 	p.SetModificationDate(opt.Created.UTC())
 	p.SetCompression(true)
-	p.AddUTF8FontFromBytes(family, "", dejaVuSans)
-	p.AddUTF8FontFromBytes(family, bold, dejaVuSansBold)
+	addFonts(p, m)
 	p.SetMargins(marginX, marginT, marginX)
 	p.SetAutoPageBreak(true, marginB)
 	p.SetTitle(metaTitle, true)
@@ -219,17 +225,35 @@ func newDoc(opt Options, logo []byte, docTitle, metaTitle string) *doc {
 		p.Line(marginX, p.GetY(), pageW-marginX, p.GetY())
 		p.SetFont(family, "", 7)
 		p.SetTextColor(110, 110, 110)
-		p.CellFormat(bodyW*0.75, 5, d.fit(d.brand+" · "+docTitle+" · "+d.created, bodyW*0.75), "", 0, "L", false, 0, "")
-		p.CellFormat(bodyW*0.25, 5, fmt.Sprintf(d.tx.page, p.PageNo(), "{nb}"), "", 0, "R", false, 0, "")
+		p.CellFormat(bodyW*0.75, 5, d.tr(d.fit(d.brand+" · "+docTitle+" · "+d.created, bodyW*0.75)), "", 0, "L", false, 0, "")
+		p.CellFormat(bodyW*0.25, 5, d.tr(fmt.Sprintf(d.tx.page, p.PageNo(), "{nb}")), "", 0, "R", false, 0, "")
 		if d.footer != "" {
 			p.SetXY(marginX, p.GetY()+4.5)
 			p.SetFont(family, "", 6.5)
-			p.CellFormat(bodyW, 3.5, d.fit(d.footer, bodyW), "", 0, "L", false, 0, "")
+			p.CellFormat(bodyW, 3.5, d.tr(d.fit(d.footer, bodyW)), "", 0, "L", false, 0, "")
 		}
 	})
 	d.pdf = p
-	return d
+	return d, nil
 }
+
+// tr returns s as the current fonts take it: encoded in simple8 in
+// simple-font mode, unchanged in Unicode mode. Every text drawn or
+// measured goes through it.
+func (d *doc) tr(s string) string {
+	if d.enc == nil {
+		return s
+	}
+	return d.enc.encode(s)
+}
+
+// missed reports whether a text of a simple-font document had a
+// character outside simple8 (the document must be rendered in Unicode
+// mode).
+func (d *doc) missed() bool { return d.enc != nil && d.enc.missed }
+
+// width is the width of s in the current font, millimetres.
+func (d *doc) width(s string) float64 { return d.pdf.GetStringWidth(d.tr(s)) }
 
 // output checks the document's error and writes it to w.
 func (d *doc) output(w io.Writer) error {
@@ -258,15 +282,14 @@ func clean(s string) string {
 // current font.
 func (d *doc) fit(s string, w float64) string {
 	s = clean(s)
-	p := d.pdf
-	if p.GetStringWidth(s) <= w-1 {
+	if d.width(s) <= w-1 {
 		return s
 	}
 	rs := []rune(s)
 	lo, hi := 0, len(rs) // the longest prefix that fits, by bisection
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if p.GetStringWidth(string(rs[:mid])+"…") <= w-1 {
+		if d.width(string(rs[:mid])+"…") <= w-1 {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -315,30 +338,30 @@ func (d *doc) header(title, subtitle string) {
 	// beside the logo; the title and subtitle take the rest.
 	brandW := (pageW - marginX - x) * 0.45
 	p.SetFont(family, "", 8)
-	need := p.GetStringWidth(d.tx.generated + " " + d.created)
+	need := d.width(d.tx.generated + " " + d.created)
 	p.SetFont(family, bold, 12)
-	need = math.Max(need, p.GetStringWidth(d.brand)) + 2
+	need = math.Max(need, d.width(d.brand)) + 2
 	brandW = math.Min(brandW, need)
 	p.SetXY(x, top+1)
 	p.SetTextColor(d.accent.r, d.accent.g, d.accent.b)
-	p.CellFormat(brandW, 6, d.fit(d.brand, brandW), "", 2, "L", false, 0, "")
+	p.CellFormat(brandW, 6, d.tr(d.fit(d.brand, brandW)), "", 2, "L", false, 0, "")
 	p.SetX(x)
 	p.SetFont(family, "", 8)
 	p.SetTextColor(110, 110, 110)
-	p.CellFormat(brandW, 5, d.tx.generated+" "+d.created, "", 0, "L", false, 0, "")
+	p.CellFormat(brandW, 5, d.tr(d.tx.generated+" "+d.created), "", 0, "L", false, 0, "")
 
 	titleW := bodyW - (x - marginX) - brandW - 3
 	p.SetXY(pageW-marginX-titleW, top)
 	p.SetFont(family, bold, 17)
 	p.SetTextColor(30, 30, 30)
-	p.CellFormat(titleW, 8, d.fit(title, titleW), "", 2, "R", false, 0, "")
+	p.CellFormat(titleW, 8, d.tr(d.fit(title, titleW)), "", 2, "R", false, 0, "")
 	// The subtitle has its own line under the brand's, as wide as the
 	// space right of the logo.
 	subW := pageW - marginX - x
 	p.SetFont(family, "", 9)
 	p.SetTextColor(70, 70, 70)
 	p.SetXY(x, top+11.5)
-	p.CellFormat(subW, 5, d.fit(subtitle, subW), "", 2, "R", false, 0, "")
+	p.CellFormat(subW, 5, d.tr(d.fit(subtitle, subW)), "", 2, "R", false, 0, "")
 	p.SetY(top + 17)
 	p.SetDrawColor(d.accent.r, d.accent.g, d.accent.b)
 	p.SetLineWidth(0.5)
@@ -357,7 +380,7 @@ func (d *doc) section(title string, need float64) {
 	p.Ln(2)
 	p.SetFont(family, bold, 10.5)
 	p.SetTextColor(d.accent.r, d.accent.g, d.accent.b)
-	p.CellFormat(bodyW, 6, title, "", 1, "L", false, 0, "")
+	p.CellFormat(bodyW, 6, d.tr(title), "", 1, "L", false, 0, "")
 	p.SetDrawColor(210, 210, 210)
 	p.SetLineWidth(0.2)
 	p.Line(marginX, p.GetY(), pageW-marginX, p.GetY())
@@ -387,7 +410,7 @@ func (d *doc) row(widths []float64, cells []string, shaded, strong bool, align .
 			}
 		}
 		p.SetFont(family, style, 8.5)
-		p.CellFormat(widths[i], rowH, d.fit(c, widths[i]), "", 0, al, shaded, 0, "")
+		p.CellFormat(widths[i], rowH, d.tr(d.fit(c, widths[i])), "", 0, al, shaded, 0, "")
 	}
 	p.Ln(rowH)
 }
@@ -405,10 +428,10 @@ func (d *doc) disclaimer() {
 	}
 	p.SetFont(family, bold, 9)
 	p.SetTextColor(30, 30, 30)
-	p.MultiCell(bodyW, 5, text, "LTR", "L", true)
+	p.MultiCell(bodyW, 5, d.tr(text), "LTR", "L", true)
 	p.SetFont(family, "", 8)
 	p.SetTextColor(80, 80, 80)
-	p.MultiCell(bodyW, 4.5, tx.screening, "LBR", "L", true)
+	p.MultiCell(bodyW, 4.5, d.tr(tx.screening), "LBR", "L", true)
 	p.SetTextColor(30, 30, 30)
 }
 

@@ -38,10 +38,21 @@ func Write(w io.Writer, in Input, opt Options) error {
 	if err := v.Err(); err != nil {
 		return fmt.Errorf("link report: %w", err)
 	}
-	r := newRenderer(in, opt, logo)
-	r.document()
-	if err := r.output(w); err != nil {
-		return fmt.Errorf("link report: %w", err)
+	// Simple fonts first; Unicode fonts when a text needs a character
+	// outside simple8 (fonts.go).
+	for _, m := range []fontMode{simpleFonts, unicodeFonts} {
+		r, err := newRenderer(in, opt, logo, m)
+		if err != nil {
+			return fmt.Errorf("link report: %w", err)
+		}
+		r.document()
+		if r.missed() {
+			continue
+		}
+		if err := r.output(w); err != nil {
+			return fmt.Errorf("link report: %w", err)
+		}
+		break
 	}
 	return nil
 }
@@ -110,13 +121,14 @@ type renderer struct {
 	t  *appliance.Tower
 }
 
-// newRenderer sets up the document of a link report.
-func newRenderer(in Input, opt Options, logo []byte) *renderer {
+// newRenderer sets up the document of a link report in font mode m.
+func newRenderer(in Input, opt Options, logo []byte, m fontMode) (*renderer, error) {
 	tx := opt.Language.words()
-	return &renderer{
-		doc: newDoc(opt, logo, tx.title, tx.title+" "+clean(in.Candidate.Tower.ID)),
-		in:  in, c: in.Candidate, t: in.Candidate.Tower,
+	d, err := newDoc(opt, logo, tx.title, tx.title+" "+clean(in.Candidate.Tower.ID), m)
+	if err != nil {
+		return nil, err
 	}
+	return &renderer{doc: d, in: in, c: in.Candidate, t: in.Candidate.Tower}, nil
 }
 
 // document lays out the whole report.
@@ -150,8 +162,8 @@ func (r *renderer) sites() {
 	p.SetFont(family, bold, 8.5)
 	p.SetTextColor(80, 80, 80)
 	p.CellFormat(w[0], rowH, "", "", 0, "L", false, 0, "")
-	p.CellFormat(w[1], rowH, tx.receiver, "", 0, "L", false, 0, "")
-	p.CellFormat(w[2], rowH, tx.tower, "", 1, "L", false, 0, "")
+	p.CellFormat(w[1], rowH, r.tr(tx.receiver), "", 0, "L", false, 0, "")
+	p.CellFormat(w[2], rowH, r.tr(tx.tower), "", 1, "L", false, 0, "")
 	rows := [][]string{
 		{tx.towerID, "—", t.ID},
 		{tx.operator, "—", orUnknown(t.Operator, tx.unknown)},
@@ -253,7 +265,7 @@ func (r *renderer) signature() {
 		yy := y + float64(i/2)*13
 		p.Line(x, yy, x+colW-8, yy)
 		p.SetXY(x, yy+0.5)
-		p.CellFormat(colW-8, 4, l, "", 0, "L", false, 0, "")
+		p.CellFormat(colW-8, 4, r.tr(l), "", 0, "L", false, 0, "")
 	}
 	p.SetY(y + 2*13)
 	p.SetTextColor(30, 30, 30)
@@ -289,8 +301,8 @@ func (r *renderer) budget() {
 		p.SetTextColor(183, 28, 28)
 	}
 	p.SetFont(family, bold, 9.5)
-	p.CellFormat(w[0], rowH+1.5, tx.margin, "", 0, "L", true, 0, "")
-	p.CellFormat(w[1], rowH+1.5, r.unit(c.LinkMarginDB, 1, "dB"), "", 1, "L", true, 0, "")
+	p.CellFormat(w[0], rowH+1.5, r.tr(tx.margin), "", 0, "L", true, 0, "")
+	p.CellFormat(w[1], rowH+1.5, r.tr(r.unit(c.LinkMarginDB, 1, "dB")), "", 1, "L", true, 0, "")
 	p.SetTextColor(30, 30, 30)
 }
 
@@ -310,13 +322,13 @@ func (r *renderer) warnings() {
 	r.section(tx.warnings, 2*rowH)
 	if len(r.c.Warnings) == 0 {
 		p.SetFont(family, "", 8.5)
-		p.CellFormat(bodyW, rowH, tx.noWarnings, "", 1, "L", false, 0, "")
+		p.CellFormat(bodyW, rowH, r.tr(tx.noWarnings), "", 1, "L", false, 0, "")
 		return
 	}
 	if tx.warningsLang != "" {
 		p.SetFont(family, "", 7.5)
 		p.SetTextColor(110, 110, 110)
-		p.CellFormat(bodyW, rowH-1, tx.warningsLang, "", 1, "L", false, 0, "")
+		p.CellFormat(bodyW, rowH-1, r.tr(tx.warningsLang), "", 1, "L", false, 0, "")
 	}
 	for _, w := range r.c.Warnings {
 		if p.GetY()+2*rowH > pageH-marginB {
@@ -326,11 +338,11 @@ func (r *renderer) warnings() {
 		p.SetFillColor(255, 243, 224)
 		p.SetFont(family, bold, 8)
 		p.SetTextColor(150, 75, 0)
-		p.CellFormat(45, rowH, r.fit(w.Code, 45), "", 0, "L", true, 0, "")
+		p.CellFormat(45, rowH, r.tr(r.fit(w.Code, 45)), "", 0, "L", true, 0, "")
 		p.SetFont(family, "", 8)
 		p.SetTextColor(30, 30, 30)
 		p.SetXY(marginX+46, y)
-		p.MultiCell(bodyW-46, 4.2, orUnknown(clean(w.Message), "—"), "", "L", false)
+		p.MultiCell(bodyW-46, 4.2, r.tr(orUnknown(clean(w.Message), "—")), "", "L", false)
 		p.Ln(1)
 	}
 }
@@ -345,7 +357,7 @@ func (r *renderer) provenance() {
 		p.SetDrawColor(183, 28, 28)
 		p.SetTextColor(183, 28, 28)
 		p.SetFont(family, bold, 9)
-		p.MultiCell(bodyW, 5.5, tx.syntheticYes, "1", "L", true)
+		p.MultiCell(bodyW, 5.5, r.tr(tx.syntheticYes), "1", "L", true)
 		p.Ln(1)
 		p.SetTextColor(30, 30, 30)
 	}

@@ -102,11 +102,23 @@ func WriteSummary(w io.Writer, in SummaryInput, opt Options) error {
 	if t := clean(in.Title); t != "" {
 		title = t
 	}
-	s := &summary{doc: newDoc(opt, logo, title, title+" "+clean(in.JobID)), in: in, title: title}
-	s.stats()
-	s.document()
-	if err := s.output(w); err != nil {
-		return fmt.Errorf("batch summary: %w", err)
+	// Simple fonts first; Unicode fonts when a text needs a character
+	// outside simple8 (fonts.go).
+	for _, m := range []fontMode{simpleFonts, unicodeFonts} {
+		d, err := newDoc(opt, logo, title, title+" "+clean(in.JobID), m)
+		if err != nil {
+			return fmt.Errorf("batch summary: %w", err)
+		}
+		s := &summary{doc: d, in: in, title: title}
+		s.stats()
+		s.document()
+		if s.missed() {
+			continue
+		}
+		if err := s.output(w); err != nil {
+			return fmt.Errorf("batch summary: %w", err)
+		}
+		break
 	}
 	return nil
 }
@@ -289,7 +301,7 @@ func (s *summary) distribution() {
 	if len(m) == 0 {
 		p.SetFont(family, "", 8.5)
 		p.SetTextColor(110, 110, 110)
-		p.CellFormat(bodyW, rowH, tx.noMargins, "", 1, "L", false, 0, "")
+		p.CellFormat(bodyW, rowH, s.tr(tx.noMargins), "", 1, "L", false, 0, "")
 		p.SetTextColor(30, 30, 30)
 		return
 	}
@@ -342,7 +354,7 @@ func (s *summary) distribution() {
 		y := y0 + histH - c/yTop*histH
 		p.Line(x0, y, x0+cw, y)
 		p.SetXY(x0-10, y-1.5)
-		p.CellFormat(9, 3, s.num(c, 0), "", 0, "R", false, 0, "")
+		p.CellFormat(9, 3, s.tr(s.num(c, 0)), "", 0, "R", false, 0, "")
 	}
 	dec := decimals(step)
 	every := 1 + nb/12 // label every bin edge, or every other when crowded
@@ -359,12 +371,12 @@ func (s *summary) distribution() {
 		}
 		if i%every == 0 {
 			p.SetXY(x0+float64(i)*bw-8, y0+histH+0.8)
-			p.CellFormat(16, 3, s.num(edge, dec), "", 0, "C", false, 0, "")
+			p.CellFormat(16, 3, s.tr(s.num(edge, dec)), "", 0, "C", false, 0, "")
 		}
 	}
 	if nb%every == 0 {
 		p.SetXY(x0+cw-8, y0+histH+0.8)
-		p.CellFormat(16, 3, s.num(b0+float64(nb)*step, dec), "", 0, "C", false, 0, "")
+		p.CellFormat(16, 3, s.tr(s.num(b0+float64(nb)*step, dec)), "", 0, "C", false, 0, "")
 	}
 	p.SetDrawColor(90, 90, 90)
 	p.SetLineWidth(0.25)
@@ -372,9 +384,9 @@ func (s *summary) distribution() {
 	p.SetFont(family, "", 7)
 	p.SetTextColor(60, 60, 60)
 	p.SetXY(x0, y0+histH+4)
-	p.CellFormat(cw, 3.5, fmt.Sprintf(tx.histAxis, s.num(step, dec)), "", 0, "C", false, 0, "")
+	p.CellFormat(cw, 3.5, s.tr(fmt.Sprintf(tx.histAxis, s.num(step, dec))), "", 0, "C", false, 0, "")
 	p.SetXY(x0, y0-5)
-	p.CellFormat(cw, 3.5, tx.histRows, "", 0, "L", false, 0, "")
+	p.CellFormat(cw, 3.5, s.tr(tx.histRows), "", 0, "L", false, 0, "")
 	p.SetY(y0 + histH + 9)
 	p.SetTextColor(30, 30, 30)
 }
@@ -385,7 +397,7 @@ func (s *summary) worstTable() {
 	s.section(fmt.Sprintf(tx.worst, len(s.worst)), 3*rowH)
 	if len(s.worst) == 0 {
 		p.SetFont(family, "", 8.5)
-		p.CellFormat(bodyW, rowH, tx.noMargins, "", 1, "L", false, 0, "")
+		p.CellFormat(bodyW, rowH, s.tr(tx.noMargins), "", 1, "L", false, 0, "")
 		return
 	}
 	w := []float64{11, 24, 17, 18, 34, 13, 13, 50}
@@ -462,10 +474,10 @@ func (s *summary) provenance() {
 			continue
 		}
 		p.SetX(marginX + 2)
-		p.MultiCell(bodyW-2, 4.5, "• "+l, "", "L", false)
+		p.MultiCell(bodyW-2, 4.5, s.tr("• "+l), "", "L", false)
 		n++
 	}
 	if n == 0 {
-		p.CellFormat(bodyW, rowH, tx.unknown, "", 1, "L", false, 0, "")
+		p.CellFormat(bodyW, rowH, s.tr(tx.unknown), "", 1, "L", false, 0, "")
 	}
 }

@@ -54,13 +54,38 @@ func benchRows(n int, seed uint64, pdfs bool) string {
 // together; the time runs from the first POST to the second bundle's
 // download.
 func BenchmarkBatch100kAsync(b *testing.B) {
-	bin := binary(b)
+	benchBatchAsync(b, []string{benchRows(50000, 1, false), benchRows(50000, 2, false)}, "s/100k_rows")
+}
+
+// BenchmarkBatch5kAsync is BenchmarkBatch100kAsync with one 5,000-row job:
+// the same pipeline in a twentieth of the time, for profiling (see
+// benchBatchAsync).
+func BenchmarkBatch5kAsync(b *testing.B) {
+	benchBatchAsync(b, []string{benchRows(5000, 1, false)}, "s/5k_rows")
+}
+
+// benchBatchAsync submits the bodies together to one server with the
+// national tower set, waits for every job and downloads its bundle; unit
+// names the reported metric (seconds end to end). With
+// LINKPLAN_BENCH_CPUPROFILE=FILE the server runs with --cpuprofile FILE
+// (the last iteration's profile stays there); LINKPLAN_BENCH_BINARY=PATH
+// runs another build of linkplan instead of this tree's (for a paired
+// before/after comparison on the same machine). Besides the wall time it
+// reports the server's CPU seconds (server_cpu_s, start-up included).
+func benchBatchAsync(b *testing.B, bodies []string, unit string) {
+	bin := os.Getenv("LINKPLAN_BENCH_BINARY")
+	if bin == "" {
+		bin = binary(b)
+	}
 	towers := nationalTowers(b)
-	bodies := []string{benchRows(50000, 1, false), benchRows(50000, 2, false)}
+	extra := []string{"--towers", towers}
+	if p := os.Getenv("LINKPLAN_BENCH_CPUPROFILE"); p != "" {
+		extra = append(extra, "--cpuprofile", p)
+	}
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
-		s := startServe(b, bin, dir, "--towers", towers)
+		s := startServe(b, bin, dir, extra...)
 		key := issueKey(b, s, dir, "Ultra")
 		b.StartTimer()
 		start := time.Now()
@@ -74,11 +99,15 @@ func BenchmarkBatch100kAsync(b *testing.B) {
 			}
 			download(b, s, key, id)
 		}
-		b.ReportMetric(time.Since(start).Seconds(), "s/100k_rows")
+		b.ReportMetric(time.Since(start).Seconds(), unit)
 		b.StopTimer()
 		if err := s.stop(b); err != nil {
 			b.Fatal(err)
 		}
+		// The server's CPU time, start-up included: on a shared machine
+		// it varies less than the wall time.
+		ps := s.cmd.ProcessState
+		b.ReportMetric((ps.UserTime() + ps.SystemTime()).Seconds(), "server_cpu_s")
 		b.StartTimer()
 	}
 }

@@ -17,7 +17,11 @@
 // embedded Rio de Janeiro sample), --towers FILE (repeatable; default the
 // embedded sample towers), --refresh-interval (default 6h),
 // --refractivity-dir (ITU-R DN50/N050 maps; default documented Brazil
-// values), --memory-limit-mib (default 320 MiB soft limit) and --log-level.
+// values), --memory-limit-mib (default 320 MiB soft limit), --log-level and
+// --cpuprofile FILE (a Go CPU profile of the whole run, written at
+// shutdown, for `go tool pprof`: a local file for the operator, never served
+// over HTTP; BenchmarkBatch5kAsync uses it through
+// LINKPLAN_BENCH_CPUPROFILE).
 //
 // AI flags (appliance/ai): --ai-provider-url (root URL of a self-hosted
 // OpenAI-compatible chat-completions server: llama.cpp's llama-server or

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&aic.ProviderURL, "ai-provider-url", "", "root URL of a self-hosted OpenAI-compatible chat-completions server for the AI routes (llama.cpp llama-server, e.g. http://127.0.0.1:8081; Ollama, e.g. http://127.0.0.1:11434); empty: the built-in template explainer only, no outbound call")
 	fs.StringVar(&aic.Model, "ai-model", "", "model name the provider answers with (required with --ai-provider-url), e.g. qwen2.5:7b-instruct")
 	fs.DurationVar(&aic.Timeout, "ai-timeout", ai.DefaultTimeout, "longest wait for one provider answer; past it the template explanation is given")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file, ended at shutdown (go tool pprof); a local file for the operator: no HTTP route serves profiles")
 	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
@@ -60,6 +62,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: --refresh-interval must be at least 1s: %w", errUsage)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("serve: --cpuprofile: %v: %w", err, errUsage)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("serve: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *memLimit < 0 {
 		return fmt.Errorf("serve: --memory-limit-mib must be >= 0: %w", errUsage)
 	}
