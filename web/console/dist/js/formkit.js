@@ -200,3 +200,32 @@ export function saveJSON(obj, filename) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
+
+// auditPager returns load(before): one page of an audit route (GET path
+// with limit, the filters() query and before) drawn into box as a table,
+// with "newest" and "older" buttons. The tenant's and the admin's audit
+// logs page the same way (next_before of the answer).
+export function auditPager(ctx, { box, path, opt, pageSize, filters, caption, columns, empty, newest, older }) {
+  const load = async (before) => {
+    const query = { limit: String(pageSize), ...filters() };
+    if (before) query.before = String(before);
+    try {
+      const page = await ctx.api('GET', path, { ...opt, query });
+      const nav = h('div', { class: 'fk-actions' });
+      if (before) {
+        const first = h('button', { type: 'button', class: 'fk-secondary' }, newest);
+        first.addEventListener('click', () => load(null));
+        nav.append(first);
+      }
+      if (page.next_before !== null) {
+        const more = h('button', { type: 'button', class: 'fk-secondary', 'data-action': 'audit-older' }, older);
+        more.addEventListener('click', () => load(page.next_before));
+        nav.append(more);
+      }
+      fill(box, page.entries.length === 0 ? h('p', null, empty) : table(caption, columns, page.entries), nav);
+    } catch (err) {
+      showError(ctx, box, err);
+    }
+  };
+  return load;
+}

@@ -18,7 +18,7 @@
 // Admin keys are refused by the tenant routes (403): for them the screen
 // shows the quota (not metered, with the API's reason) and points to the
 // Admin screen.
-import { h, fill, uid, card, row, select, table, facts, meter, showError, epoch, iso, busy, confirm, secret } from '../formkit.js';
+import { h, fill, uid, card, row, select, table, facts, meter, showError, epoch, iso, busy, confirm, secret, auditPager } from '../formkit.js';
 
 const forgetText = 'DELETE MY DATA';
 const auditPage = 25;
@@ -240,36 +240,20 @@ export default {
     const auditForm = h('form', { class: 'fk-inline', role: 'search' }, row(t('action'), action, t('actionHint')), actionList, h('div', { class: 'fk-actions' }, filter));
     root.append(card(t('audit'), auditForm, auditBox));
 
-    const loadAudit = async (before) => {
-      const query = { limit: String(auditPage) };
-      if (action.value.trim()) query.action = action.value.trim();
-      if (before) query.before = String(before);
-      try {
-        const page = await ctx.api('GET', '/tenant/audit', { ...opt, query });
-        const nav = h('div', { class: 'fk-actions' });
-        if (before) {
-          const first = h('button', { type: 'button', class: 'fk-secondary' }, t('newest'));
-          first.addEventListener('click', () => loadAudit(null));
-          nav.append(first);
-        }
-        if (page.next_before !== null) {
-          const more = h('button', { type: 'button', class: 'fk-secondary', 'data-action': 'audit-older' }, t('older'));
-          more.addEventListener('click', () => loadAudit(page.next_before));
-          nav.append(more);
-        }
-        fill(auditBox, page.entries.length === 0 ? h('p', null, t('noEntries')) : table(t('auditEntries'), [
-          { label: t('time'), cell: (e) => iso(ctx, e.time) },
-          { label: t('action'), cell: (e) => h('code', null, e.action) },
-          { label: t('actor'), cell: (e) => e.actor_key || '–' },
-          { label: t('route'), cell: (e) => e.route || '–' },
-          { label: t('params'), cell: (e) => Object.entries(e.params || {}).map(([k, v]) => `${k}=${v}`).join('; ') || '–' },
-          { label: t('ip'), cell: (e) => e.ip || '–' },
-          { label: t('requestId'), cell: (e) => e.request_id || '–' },
-        ], page.entries), nav);
-      } catch (err) {
-        showError(ctx, auditBox, err);
-      }
-    };
+    const loadAudit = auditPager(ctx, {
+      box: auditBox, path: '/tenant/audit', opt, pageSize: auditPage,
+      filters: () => (action.value.trim() ? { action: action.value.trim() } : {}),
+      caption: t('auditEntries'), empty: t('noEntries'), newest: t('newest'), older: t('older'),
+      columns: [
+        { label: t('time'), cell: (e) => iso(ctx, e.time) },
+        { label: t('action'), cell: (e) => h('code', null, e.action) },
+        { label: t('actor'), cell: (e) => e.actor_key || '–' },
+        { label: t('route'), cell: (e) => e.route || '–' },
+        { label: t('params'), cell: (e) => Object.entries(e.params || {}).map(([k, v]) => `${k}=${v}`).join('; ') || '–' },
+        { label: t('ip'), cell: (e) => e.ip || '–' },
+        { label: t('requestId'), cell: (e) => e.request_id || '–' },
+      ],
+    });
     auditForm.addEventListener('submit', (ev) => { ev.preventDefault(); busy(filter, () => loadAudit(null)); });
     loadAudit(null);
 

@@ -23,7 +23,7 @@
 //   - tower source refresh history: GET /admin/towers/refreshes;
 //   - admin audit: GET /admin/audit with action and tenant filters, paged.
 // A session that is not an admin key sees only a note.
-import { h, fill, uid, card, row, select, table, facts, showError, epoch, iso, busy, confirm, secret, saveJSON } from '../formkit.js';
+import { h, fill, uid, card, row, select, table, facts, showError, epoch, iso, busy, confirm, secret, saveJSON, auditPager } from '../formkit.js';
 
 const tiers = ['Free', 'Starter', 'Pro', 'Business', 'Enterprise', 'Ultra'];
 const auditPage = 25;
@@ -318,38 +318,26 @@ export default {
     const auditBox = h('div');
     const auditForm = h('form', { class: 'fk-inline', role: 'search' }, row(t('action'), action, t('actionHint')), row(t('tenantFilter'), tenantFilter), h('div', { class: 'fk-actions' }, filter));
     root.append(card(t('audit'), auditForm, auditBox));
-    const loadAudit = async (before) => {
-      const query = { limit: String(auditPage) };
-      if (action.value.trim()) query.action = action.value.trim();
-      if (tenantFilter.value.trim()) query.tenant_id = tenantFilter.value.trim();
-      if (before) query.before = String(before);
-      try {
-        const page = await ctx.api('GET', '/admin/audit', { ...opt, query });
-        const nav = h('div', { class: 'fk-actions' });
-        if (before) {
-          const first = h('button', { type: 'button', class: 'fk-secondary' }, t('newest'));
-          first.addEventListener('click', () => loadAudit(null));
-          nav.append(first);
-        }
-        if (page.next_before !== null) {
-          const more = h('button', { type: 'button', class: 'fk-secondary' }, t('older'));
-          more.addEventListener('click', () => loadAudit(page.next_before));
-          nav.append(more);
-        }
-        fill(auditBox, page.entries.length === 0 ? h('p', null, t('none')) : table(t('auditEntries'), [
-          { label: t('when'), cell: (e) => iso(ctx, e.time) },
-          { label: t('action'), cell: (e) => h('code', null, e.action) },
-          { label: t('tenant'), cell: (e) => e.tenant_id || '–' },
-          { label: t('actor'), cell: (e) => e.actor_key || '–' },
-          { label: t('email2'), cell: (e) => e.actor_email || '–' },
-          { label: t('route'), cell: (e) => e.route || '–' },
-          { label: t('params'), cell: (e) => Object.entries(e.params || {}).map(([k, v]) => `${k}=${v}`).join('; ') || '–' },
-          { label: t('ip'), cell: (e) => e.ip || '–' },
-        ], page.entries), nav);
-      } catch (err) {
-        showError(ctx, auditBox, err);
-      }
-    };
+    const loadAudit = auditPager(ctx, {
+      box: auditBox, path: '/admin/audit', opt, pageSize: auditPage,
+      filters: () => {
+        const q = {};
+        if (action.value.trim()) q.action = action.value.trim();
+        if (tenantFilter.value.trim()) q.tenant_id = tenantFilter.value.trim();
+        return q;
+      },
+      caption: t('auditEntries'), empty: t('none'), newest: t('newest'), older: t('older'),
+      columns: [
+        { label: t('when'), cell: (e) => iso(ctx, e.time) },
+        { label: t('action'), cell: (e) => h('code', null, e.action) },
+        { label: t('tenant'), cell: (e) => e.tenant_id || '–' },
+        { label: t('actor'), cell: (e) => e.actor_key || '–' },
+        { label: t('email2'), cell: (e) => e.actor_email || '–' },
+        { label: t('route'), cell: (e) => e.route || '–' },
+        { label: t('params'), cell: (e) => Object.entries(e.params || {}).map(([k, v]) => `${k}=${v}`).join('; ') || '–' },
+        { label: t('ip'), cell: (e) => e.ip || '–' },
+      ],
+    });
     auditForm.addEventListener('submit', (ev) => { ev.preventDefault(); busy(filter, () => loadAudit(null)); });
     loadAudit(null);
 
