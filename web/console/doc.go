@@ -76,6 +76,9 @@
 // ('pt-BR' or 'en'); fmt.num, fmt.unit (always prints the unit), fmt.date,
 // fmt.bytes; session {tenant, tier, role, keyPrefix, admin, sso};
 // toast(msg, kind); go(screenId); ui (js/ui.js); signal.
+// The requests of api, apiRaw and download carry the screen's signal:
+// leaving a screen aborts them, and a screen awaiting one never resumes
+// (it cannot draw into removed elements or a removed map).
 //
 // The shell marks the Performance API with "lp-screen-<id>" when a
 // screen's render has returned (the browser tests' first-paint figure).

@@ -233,10 +233,19 @@ function leaveScreen() {
 
 function makeCtx(mod, abort) {
   const t = translator(state.lang, mod.strings, SHELL_STRINGS);
-  const guard = (fn) => async (...args) => {
+  // A screen's requests end with the screen: they carry its signal (with
+  // the caller's own, if any), and once the user has left, an awaiting
+  // screen never resumes (the promise stays pending and is collected)
+  // instead of drawing into removed elements or a removed map. opts is the
+  // third argument of api, apiRaw and download alike.
+  const gone = () => new Promise(() => {});
+  const guard = (fn) => async (a, b, opts = {}) => {
+    const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
     try {
-      return await fn(...args);
+      const v = await fn(a, b, { ...opts, signal });
+      return abort.signal.aborted ? gone() : v;
     } catch (err) {
+      if (abort.signal.aborted) return gone();
       if (err instanceof ApiError && err.status === 401 && state.session) checkSession();
       throw err;
     }
