@@ -8,8 +8,11 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // ContentSecurityPolicy is sent with every console response: no inline
@@ -62,11 +65,71 @@ var contentTypes = map[string]string{
 	".txt":     "text/plain; charset=utf-8",
 }
 
-// file is one served file, read once at start-up.
+// file is one served file, read once at start-up, with its gzip encoding
+// when that is worth sending (a text file of at least minGzipBytes that
+// shrinks).
 type file struct {
 	body        []byte
 	etag        string
 	contentType string
+	gz          []byte // nil: always sent as is
+	gzEtag      string
+}
+
+// minGzipBytes is the smallest file worth a gzip encoding.
+const minGzipBytes = 1024
+
+// compressible reports whether a media type is text that gzip shrinks
+// (PNG is compressed already).
+func compressible(contentType string) bool {
+	return strings.HasPrefix(contentType, "text/") || strings.Contains(contentType, "json") || strings.Contains(contentType, "svg")
+}
+
+// gzipOf returns b gzipped at the best compression (deterministic: no name
+// or time in the header), or nil when that does not make it smaller.
+func gzipOf(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	if buf.Len() >= len(b) {
+		return nil, nil
+	}
+	return buf.Bytes(), nil
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding allows gzip
+// (listed, or "*", without q=0).
+func acceptsGzip(r *http.Request) bool {
+	for _, h := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(h, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name != "gzip" && name != "*" {
+				continue
+			}
+			q := 1.0
+			for _, p := range strings.Split(params, ";") {
+				k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+						q = f
+					}
+				}
+			}
+			if q > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Handler serves the console files. It is immutable after New and safe
@@ -97,7 +160,15 @@ func New(fsys fs.FS) (*Handler, error) {
 			return err
 		}
 		sum := sha256.Sum256(b)
-		h.files["/"+name] = file{body: b, etag: `"` + hex.EncodeToString(sum[:16]) + `"`, contentType: ct}
+		tag := hex.EncodeToString(sum[:16])
+		f := file{body: b, etag: `"` + tag + `"`, contentType: ct}
+		if len(b) >= minGzipBytes && compressible(ct) {
+			if f.gz, err = gzipOf(b); err != nil {
+				return fmt.Errorf("console file %s: gzip: %w", name, err)
+			}
+			f.gzEtag = `"` + tag + `-gz"`
+		}
+		h.files["/"+name] = f
 		return nil
 	})
 	if err != nil {
@@ -140,11 +211,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd.Set("Content-Type", f.contentType)
-	hd.Set("ETag", f.etag)
 	if strings.HasPrefix(r.URL.Path, "/vendor/") {
 		hd.Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(VendorMaxAge.Seconds())))
 	} else {
 		hd.Set("Cache-Control", RevalidateCacheControl)
 	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.body))
+	body, etag := f.body, f.etag
+	if f.gz != nil {
+		// Two representations: caches must key on Accept-Encoding, and
+		// each has its own ETag (a 304 is for the one the client holds).
+		hd.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r) {
+			body, etag = f.gz, f.gzEtag
+			hd.Set("Content-Encoding", "gzip")
+		}
+	}
+	hd.Set("ETag", etag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }

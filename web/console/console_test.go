@@ -107,7 +107,7 @@ func TestHeaders(t *testing.T) {
 			if tc.cache != "" && res.Header.Get("Cache-Control") != tc.cache {
 				t.Errorf("Cache-Control = %q, want %q", res.Header.Get("Cache-Control"), tc.cache)
 			}
-			if tc.status == 200 && !regexp.MustCompile(`^"[0-9a-f]{32}"$`).MatchString(res.Header.Get("ETag")) {
+			if tc.status == 200 && !regexp.MustCompile(`^"[0-9a-f]{32}(-gz)?"$`).MatchString(res.Header.Get("ETag")) {
 				t.Errorf("ETag = %q", res.Header.Get("ETag"))
 			}
 			if tc.status == 405 && res.Header.Get("Allow") != "GET, HEAD" {
@@ -260,5 +260,78 @@ func TestBundleSize(t *testing.T) {
 	t.Logf("console bundle: %d files, %d bytes, %d bytes gzip (goal: 600 KB)", len(h.Paths())-1, raw, total)
 	if total > 600_000 {
 		t.Errorf("console bundle is %d bytes gzip, over the 600 KB goal", total)
+	}
+}
+
+// TestGzip: a text file is sent gzipped to a client that accepts gzip
+// (with its own ETag and Vary: Accept-Encoding) and as is otherwise; the
+// decoded body is the file; an image is never re-encoded.
+func TestGzip(t *testing.T) {
+	srv, _ := newServer(t)
+	_, plain := do(t, "GET", srv.URL+"/data/outlines.json", map[string]string{"Accept-Encoding": "identity"})
+	cases := []struct {
+		name, path, accept string
+		gzipped            bool
+	}{
+		{"gzip accepted", "/data/outlines.json", "gzip, deflate, br", true},
+		{"any encoding", "/data/outlines.json", "*", true},
+		{"gzip refused with q=0", "/data/outlines.json", "gzip;q=0, br", false},
+		{"no Accept-Encoding", "/data/outlines.json", "", false},
+		{"identity only", "/data/outlines.json", "identity", false},
+		{"image is not re-encoded", "/vendor/leaflet/images/layers.png", "gzip", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// A transport that neither adds Accept-Encoding nor decodes.
+			client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+			req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+tc.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.accept != "" {
+				req.Header.Set("Accept-Encoding", tc.accept)
+			}
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			body, err := io.ReadAll(res.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Header.Get("Content-Encoding") == "gzip"; got != tc.gzipped {
+				t.Fatalf("Content-Encoding %q, want gzip: %v", res.Header.Get("Content-Encoding"), tc.gzipped)
+			}
+			if !tc.gzipped {
+				return
+			}
+			if !strings.Contains(res.Header.Get("Vary"), "Accept-Encoding") || !strings.HasSuffix(res.Header.Get("ETag"), `-gz"`) {
+				t.Errorf("Vary %q, ETag %q", res.Header.Get("Vary"), res.Header.Get("ETag"))
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec, err := io.ReadAll(zr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(dec, plain) || len(body) >= len(plain) {
+				t.Errorf("decoded %d bytes from %d, want the %d-byte file, smaller", len(dec), len(body), len(plain))
+			}
+			// The gzip representation revalidates with its own ETag.
+			req2, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+tc.path, nil)
+			req2.Header.Set("Accept-Encoding", tc.accept)
+			req2.Header.Set("If-None-Match", res.Header.Get("ETag"))
+			res2, err := client.Do(req2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res2.Body.Close()
+			if res2.StatusCode != http.StatusNotModified {
+				t.Errorf("revalidation: %d, want 304", res2.StatusCode)
+			}
+		})
 	}
 }

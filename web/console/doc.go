@@ -26,6 +26,11 @@
 // Cache-Control: no-cache and a strong ETag (SHA-256): browsers revalidate
 // and get a 304 when nothing changed. Files under /vendor/ change only with
 // their pinned npm version and are cached for VendorMaxAge.
+// Text files of 1 KiB or more (HTML, JS, CSS, JSON) are also kept gzipped
+// (best compression, computed once at New) and sent so to a client whose
+// Accept-Encoding allows gzip, with Vary: Accept-Encoding and an ETag of
+// their own (suffix -gz): the basemap data is 923 KB as is and about
+// 220 KB gzipped, which matters to a field engineer on a phone link.
 //
 // # Layout of dist
 //
