@@ -161,6 +161,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		*buf = cands[:0]
 		p.cands.Put(buf)
 	}()
+	rxo := req.Receiver.Origin()
 	visit := func(t *appliance.Tower, distM float64) {
 		if !t.VisibleTo(req.TenantID) || req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
 			return
@@ -174,7 +175,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		// The bearings are needed here only for a sector's pattern loss;
 		// the others get theirs when evaluated (bearings).
 		if !math.IsNaN(t.AzimuthDeg) {
-			c.bearTx = t.Pos().BearingDeg(req.Receiver)
+			c.bearTx = rxo.BearingFromDeg(t.Pos()) // t.Pos().BearingDeg(req.Receiver), bit for bit
 		}
 		c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
 		fs := radio.FreeSpaceLossExactDB(req.FreqMHz, math.Max(c.distM, 1)/1000)
