@@ -45,6 +45,14 @@ type SubsampleBounded interface {
 	LossAtLeastOnSubsample() bool
 }
 
+// LossPredictor is implemented by engines that can return the PathLossDB
+// of Predict alone, bit for bit and with Predict's errors, cheaper than
+// the whole prediction (fspl: no Intermediate map to allocate); the
+// sparse bounds, which need only the loss, then use it.
+type LossPredictor interface {
+	PredictLossDB(ctx context.Context, in appliance.LinkInput) (float64, error)
+}
+
 // EngineLookup returns the engine for an id ("" is the default engine).
 type EngineLookup func(id appliance.EngineID) (appliance.Engine, error)
 
@@ -323,14 +331,22 @@ func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfile
 		if prof.Len() < 2 {
 			return false, nil
 		}
-		pred, err := eng.Predict(ctx, appliance.LinkInput{
+		in := appliance.LinkInput{
 			Tx: c.t.Pos(), Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
 			FreqMHz: req.FreqMHz, Profile: prof,
-		})
+		}
+		var loss float64
+		if lp, ok := eng.(LossPredictor); ok {
+			loss, err = lp.PredictLossDB(ctx, in)
+		} else {
+			var pred appliance.LinkPrediction
+			pred, err = eng.Predict(ctx, in)
+			loss = pred.PathLossDB
+		}
 		if err != nil {
 			return false, err
 		}
-		rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
+		rx := c.eirp - c.pattern - loss + req.RxGainDBi - req.CableLossDB
 		if rx-req.RxThresholdDBm+1e-6 < worst {
 			return true, nil
 		}
