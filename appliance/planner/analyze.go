@@ -323,11 +323,21 @@ func insertRanked(rs []appliance.LinkCandidate, c appliance.LinkCandidate, n int
 // towers are settled by a few samples, and the finest spares most full
 // paths of the towers that come close.
 func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfiler, eng appliance.Engine, req appliance.LinkRequest, c cand, worst float64) (bool, error) {
+	refiner, _ := sparse.(appliance.SparseRefiner)
+	var prev *appliance.PathProfile // the last stride's profile, refined by the next
+	prevEvery := 0
 	for _, every := range sparseStrides(p.SparseEvery) {
-		prof, err := sparse.ProfileEvery(c.t.Pos(), req.Receiver, p.StepM, every)
+		var prof *appliance.PathProfile
+		var err error
+		if refiner != nil && prev != nil {
+			prof, err = refiner.ProfileEveryFrom(prev, prevEvery, c.t.Pos(), req.Receiver, p.StepM, every)
+		} else {
+			prof, err = sparse.ProfileEvery(c.t.Pos(), req.Receiver, p.StepM, every)
+		}
 		if err != nil {
 			return false, err
 		}
+		prev, prevEvery = prof, every
 		if prof.Len() < 2 {
 			return false, nil
 		}
