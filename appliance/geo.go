@@ -29,19 +29,62 @@ func deg(r float64) float64 { return r * 180 / math.Pi }
 // DistanceM returns the great-circle distance from p to q in metres
 // (haversine on the mean sphere).
 func (p LatLon) DistanceM(q LatLon) float64 {
-	φ1, φ2 := rad(p.Lat), rad(q.Lat)
-	dφ, dλ := φ2-φ1, rad(q.Lon-p.Lon)
-	a := math.Sin(dφ/2)*math.Sin(dφ/2) + math.Cos(φ1)*math.Cos(φ2)*math.Sin(dλ/2)*math.Sin(dλ/2)
+	φ1 := rad(p.Lat)
+	return haversineM(φ1, math.Cos(φ1), p.Lon, q)
+}
+
+// haversineM is DistanceM from the point of latitude φ1 (radians, cosine
+// cφ1) and longitude lon1 (degrees) to q. Each sine is computed once and
+// squared: the same values multiplied in the same order as writing the
+// call twice, so the result is the same bit for bit at half the sines.
+func haversineM(φ1, cφ1, lon1 float64, q LatLon) float64 {
+	φ2 := rad(q.Lat)
+	dφ, dλ := φ2-φ1, rad(q.Lon-lon1)
+	sφ, sλ := math.Sin(dφ/2), math.Sin(dλ/2)
+	a := sφ*sφ + cφ1*math.Cos(φ2)*sλ*sλ
 	return 2 * EarthRadiusM * math.Asin(math.Min(1, math.Sqrt(a)))
 }
+
+// Origin is a point with the trigonometry of its latitude computed once,
+// for the distances to many points (a search around a receiver): its
+// DistanceM is LatLon.DistanceM bit for bit.
+type Origin struct {
+	p         LatLon
+	φ, cφ, sφ float64 // latitude, radians, its cosine and sine
+}
+
+// Origin returns p as an Origin.
+func (p LatLon) Origin() Origin {
+	φ := rad(p.Lat)
+	return Origin{p: p, φ: φ, cφ: math.Cos(φ), sφ: math.Sin(φ)}
+}
+
+// BearingFromDeg returns q.BearingDeg(o's point), bit for bit: the
+// bearing at q toward the origin (a tower's bearing to its receiver).
+func (o *Origin) BearingFromDeg(q LatLon) float64 {
+	φ1 := rad(q.Lat)
+	dλ := rad(o.p.Lon - q.Lon)
+	y := math.Sin(dλ) * o.cφ
+	x := math.Cos(φ1)*o.sφ - math.Sin(φ1)*o.cφ*math.Cos(dλ)
+	return bearing(y, x)
+}
+
+// DistanceM returns o's point's DistanceM to q, bit for bit.
+func (o *Origin) DistanceM(q LatLon) float64 { return haversineM(o.φ, o.cφ, o.p.Lon, q) }
 
 // BearingDeg returns the initial great-circle bearing from p to q in degrees
 // clockwise from true north, in [0, 360).
 func (p LatLon) BearingDeg(q LatLon) float64 {
 	φ1, φ2 := rad(p.Lat), rad(q.Lat)
 	dλ := rad(q.Lon - p.Lon)
-	y := math.Sin(dλ) * math.Cos(φ2)
-	x := math.Cos(φ1)*math.Sin(φ2) - math.Sin(φ1)*math.Cos(φ2)*math.Cos(dλ)
+	cφ2 := math.Cos(φ2) // once: the same value in both places
+	y := math.Sin(dλ) * cφ2
+	x := math.Cos(φ1)*math.Sin(φ2) - math.Sin(φ1)*cφ2*math.Cos(dλ)
+	return bearing(y, x)
+}
+
+// bearing is the end of BearingDeg: atan2(y, x) in degrees in [0, 360).
+func bearing(y, x float64) float64 {
 	b := math.Mod(deg(math.Atan2(y, x))+360, 360)
 	if b >= 360 {
 		b = 0

@@ -115,6 +115,17 @@ type SparseProfiler interface {
 	ProfileEvery(a, b LatLon, stepM float64, every int) (*PathProfile, error)
 }
 
+// SparseRefiner is implemented by a SparseProfiler that can build a
+// sparse profile from a coarser one of the same path: ProfileEveryFrom
+// returns ProfileEvery(a, b, stepM, every) bit for bit, copying the
+// samples that prev, ProfileEvery(a, b, stepM, prevEvery) with prevEvery
+// a multiple of every, already holds instead of sampling them again. A
+// prev that does not have the shape of that profile is ignored. The
+// planner's coarse-to-fine sparse bounds use it.
+type SparseRefiner interface {
+	ProfileEveryFrom(prev *PathProfile, prevEvery int, a, b LatLon, stepM float64, every int) (*PathProfile, error)
+}
+
 // GridSampler is implemented by terrain that can sample a latitude ×
 // longitude grid in one call, faster than one ElevationM call per point
 // (it keeps the current tile between neighbouring samples). Each height is

@@ -164,7 +164,15 @@
 // to 10) 615.9 → 392.0 s and 575.2 → 394.9 s of CPU. Of that, the
 // planner's coarse-to-fine sparse bounds gave about three quarters (577.9
 // → 436.6 s of CPU in a run of their own) and the pooled candidate slice
-// the rest. The 2-minute goal needs the per-row analysis itself to fall
-// to about 2.3 ms of CPU (now about 3.4): great-circle sampling and
-// terrain reads are most of it.
+// the rest. Then, paired with that build in one run (load average about
+// 2.2 to 2.6 with the benchmark's own), 185.9 → 172.7 s end to end and
+// 346.3 → 319.0 s of server CPU (-8 %), from the planner's sparse bounds
+// refining each stride's profile from the previous one's, taking the
+// loss alone from fspl (no prediction map) and computing the receiver's
+// trigonometry once a search (planner doc, "Search"); in
+// BenchmarkBatch5kAsync the same change took AnalyzeLink from 3.2 to 2.7
+// ms of CPU a row. The 2-minute goal needs the per-row analysis itself
+// to fall to about 2.3 ms of CPU: the sparse bounds' great-circle points
+// (two sines and two arctangents a sample) and bilinear terrain reads
+// are most of what remains, with GC (about 10 % of the CPU).
 package batch

@@ -45,6 +45,14 @@ type SubsampleBounded interface {
 	LossAtLeastOnSubsample() bool
 }
 
+// LossPredictor is implemented by engines that can return the PathLossDB
+// of Predict alone, bit for bit and with Predict's errors, cheaper than
+// the whole prediction (fspl: no Intermediate map to allocate); the
+// sparse bounds, which need only the loss, then use it.
+type LossPredictor interface {
+	PredictLossDB(ctx context.Context, in appliance.LinkInput) (float64, error)
+}
+
 // EngineLookup returns the engine for an id ("" is the default engine).
 type EngineLookup func(id appliance.EngineID) (appliance.Engine, error)
 
@@ -161,6 +169,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		*buf = cands[:0]
 		p.cands.Put(buf)
 	}()
+	rxo := req.Receiver.Origin()
 	visit := func(t *appliance.Tower, distM float64) {
 		if !t.VisibleTo(req.TenantID) || req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
 			return
@@ -174,7 +183,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		// The bearings are needed here only for a sector's pattern loss;
 		// the others get theirs when evaluated (bearings).
 		if !math.IsNaN(t.AzimuthDeg) {
-			c.bearTx = t.Pos().BearingDeg(req.Receiver)
+			c.bearTx = rxo.BearingFromDeg(t.Pos()) // t.Pos().BearingDeg(req.Receiver), bit for bit
 		}
 		c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
 		fs := radio.FreeSpaceLossExactDB(req.FreqMHz, math.Max(c.distM, 1)/1000)
@@ -314,22 +323,40 @@ func insertRanked(rs []appliance.LinkCandidate, c appliance.LinkCandidate, n int
 // towers are settled by a few samples, and the finest spares most full
 // paths of the towers that come close.
 func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfiler, eng appliance.Engine, req appliance.LinkRequest, c cand, worst float64) (bool, error) {
+	refiner, _ := sparse.(appliance.SparseRefiner)
+	var prev *appliance.PathProfile // the last stride's profile, refined by the next
+	prevEvery := 0
 	for _, every := range sparseStrides(p.SparseEvery) {
-		prof, err := sparse.ProfileEvery(c.t.Pos(), req.Receiver, p.StepM, every)
+		var prof *appliance.PathProfile
+		var err error
+		if refiner != nil && prev != nil {
+			prof, err = refiner.ProfileEveryFrom(prev, prevEvery, c.t.Pos(), req.Receiver, p.StepM, every)
+		} else {
+			prof, err = sparse.ProfileEvery(c.t.Pos(), req.Receiver, p.StepM, every)
+		}
 		if err != nil {
 			return false, err
 		}
+		prev, prevEvery = prof, every
 		if prof.Len() < 2 {
 			return false, nil
 		}
-		pred, err := eng.Predict(ctx, appliance.LinkInput{
+		in := appliance.LinkInput{
 			Tx: c.t.Pos(), Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
 			FreqMHz: req.FreqMHz, Profile: prof,
-		})
+		}
+		var loss float64
+		if lp, ok := eng.(LossPredictor); ok {
+			loss, err = lp.PredictLossDB(ctx, in)
+		} else {
+			var pred appliance.LinkPrediction
+			pred, err = eng.Predict(ctx, in)
+			loss = pred.PathLossDB
+		}
 		if err != nil {
 			return false, err
 		}
-		rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
+		rx := c.eirp - c.pattern - loss + req.RxGainDBi - req.CableLossDB
 		if rx-req.RxThresholdDBm+1e-6 < worst {
 			return true, nil
 		}

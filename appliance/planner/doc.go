@@ -45,6 +45,23 @@
 // 1,214 towers in range each) from 45.7 to 16.3 full paths a receiver and
 // from about 3.7 to 2.8 ms of CPU a receiver (paired runs, loaded machine).
 //
+// Each stride of the ladder refines the previous one's profile when the
+// terrain is an appliance.SparseRefiner (terrain packs are): the samples
+// the coarser stride already read (every 4th of the next stride) are
+// copied, not sampled again. The bounds take the loss alone from engines
+// that are a LossPredictor (fspl: Predict's PathLossDB bit for bit,
+// without the prediction's Intermediate map), and the search around a
+// receiver computes the receiver's trigonometry once (appliance.Origin)
+// and each sine of a distance once. In BenchmarkBatch5kAsync (5,000 Rio
+// receivers, 30 km, national set; paired with the previous build, load
+// average 2.3 to 2.8 with the benchmark's own) the three took AnalyzeLink
+// from 16.2 to 13.7 s of CPU (3.2 to 2.7 ms a row), the sparse bounds
+// (cannotRank) from 12.2-12.4 to 9.7-9.8 s; in a run of their own the
+// ladder refinement took AnalyzeLink from 12.7 to 11.3 s. The sparse
+// bounds remain most of a row's CPU: great-circle points
+// (GreatCircle.At, two sines and two arctangents a sample) and bilinear
+// terrain reads.
+//
 // # Path check
 //
 // CheckPath (always for a pair, on request for /analyze_link candidates)

@@ -143,6 +143,50 @@ func (e *Engine) Compute(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz
 	return pred
 }
 
+// PredictLossDB returns Predict(ctx, in).PathLossDB, bit for bit, and
+// Predict's error, without the rest of the prediction (no Intermediate
+// map, no clearance ratios): the planner's sparse bounds need only the
+// loss of many short profiles (planner.LossPredictor).
+func (e *Engine) PredictLossDB(_ context.Context, in appliance.LinkInput) (float64, error) {
+	if err := Validate(in); err != nil {
+		return 0, fmt.Errorf("fspl predict: %w", err)
+	}
+	return e.lossDB(in.Profile, in.TxHeightM, in.RxHeightM, in.FreqMHz), nil
+}
+
+// lossDB is Compute's PathLossDB: the same expressions in the same order
+// for everything the loss depends on (the tips, ν of every interior
+// sample, the knife edge and the slant free space), nothing else.
+func (e *Engine) lossDB(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) float64 {
+	n := p.Len()
+	d := p.LengthM()
+	tipT := p.HeightsM[0] + txHeightM
+	tipR := p.HeightsM[n-1] + rxHeightM
+	lambda := radio.WavelengthM(freqMHz)
+	twoKA := 2 * radio.EffectiveEarthRadiusM(e.K)
+	maxNu := math.Inf(-1)
+	for i := 1; i < n-1; i++ {
+		d1 := p.DistancesM[i]
+		d2 := d - d1
+		if d1 <= 0 || d2 <= 0 {
+			continue
+		}
+		ray := tipT + (tipR-tipT)*d1/d
+		ground := p.HeightsM[i] + d1*d2/twoKA
+		clear := ray - ground
+		if nu := -clear * math.Sqrt(2/lambda*(1/d1+1/d2)); nu > maxNu {
+			maxNu = nu
+		}
+	}
+	diff := 0.0
+	if !math.IsInf(maxNu, -1) {
+		diff = math.Min(radio.KnifeEdgeLossApproxDB(maxNu), e.CapDB)
+	}
+	slantKm := math.Hypot(d, tipT-tipR) / 1000
+	fs := radio.FreeSpaceLossExactDB(freqMHz, slantKm)
+	return fs + diff
+}
+
 // LossAtLeastFreeSpace reports that the engine's loss is never below free
 // space over the horizontal distance (the slant path is longer and J(ν) of
 // eq. (31) is never negative), which lets the planner prune exactly.

@@ -134,3 +134,37 @@ func BenchmarkCompute50km(b *testing.B) {
 		e.Compute(p, 30, 10, 1800)
 	}
 }
+
+// TestPredictLossDBIsPredictsLoss: the loss-only path of the planner's
+// sparse bounds gives Predict's PathLossDB bit for bit, and its errors.
+func TestPredictLossDBIsPredictsLoss(t *testing.T) {
+	e := fspl.New()
+	seed := uint64(20261126)
+	next := func() float64 { // xorshift: deterministic, no new dependency
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return float64(seed>>11) / (1 << 53)
+	}
+	for k := range 3000 {
+		n := 2 + int(next()*400)
+		p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
+		step := 10 + 200*next()
+		for i := range n {
+			p.DistancesM[i] = float64(i) * step
+			p.HeightsM[i] = 1500 * next() * next()
+		}
+		in := appliance.LinkInput{TxHeightM: 100 * next(), RxHeightM: 30 * next(), FreqMHz: 30 + 20000*next(), Profile: p}
+		if k%50 == 0 {
+			in.FreqMHz = -1 // invalid: both refuse it
+		}
+		pred, perr := e.Predict(context.Background(), in)
+		got, err := e.PredictLossDB(context.Background(), in)
+		if (perr == nil) != (err == nil) || perr != nil && perr.Error() != err.Error() {
+			t.Fatalf("case %d: error %v, Predict's %v", k, err, perr)
+		}
+		if perr == nil && math.Float64bits(got) != math.Float64bits(pred.PathLossDB) {
+			t.Fatalf("case %d: %v dB, Predict's %v", k, got, pred.PathLossDB)
+		}
+	}
+}

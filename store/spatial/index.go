@@ -133,8 +133,9 @@ type hit struct {
 func (s *Snapshot) within(p appliance.LatLon, radiusM float64) []hit {
 	b := appliance.Around(p, radiusM)
 	var hits []hit
+	o := p.Origin()
 	s.tree.Search([2]float64{b.MinLon, b.MinLat}, [2]float64{b.MaxLon, b.MaxLat}, func(_, _ [2]float64, t *appliance.Tower) bool {
-		if d := p.DistanceM(t.Pos()); d <= radiusM {
+		if d := o.DistanceM(t.Pos()); d <= radiusM {
 			hits = append(hits, hit{t, d})
 		}
 		return true
@@ -160,8 +161,9 @@ func towersOf(hits []hit) []*appliance.Tower {
 // particular order, with its distance from p (appliance.TowerVisitor).
 func (ix *Index) VisitWithin(p appliance.LatLon, radiusM float64, fn func(t *appliance.Tower, distM float64)) {
 	b := appliance.Around(p, radiusM)
+	o := p.Origin() // the receiver's trigonometry once, not per tower (bit-identical)
 	ix.cur.Load().tree.Search([2]float64{b.MinLon, b.MinLat}, [2]float64{b.MaxLon, b.MaxLat}, func(_, _ [2]float64, t *appliance.Tower) bool {
-		if d := p.DistanceM(t.Pos()); d <= radiusM {
+		if d := o.DistanceM(t.Pos()); d <= radiusM {
 			fn(t, d)
 		}
 		return true

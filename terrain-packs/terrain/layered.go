@@ -10,6 +10,8 @@ import (
 var (
 	_ appliance.Terrain        = (*Layered)(nil)
 	_ appliance.SparseProfiler = (*Layered)(nil)
+	_ appliance.SparseRefiner  = (*Layered)(nil)
+	_ appliance.SparseRefiner  = (*Pack)(nil)
 )
 
 // Layered answers from several packs: for each point the first pack (in the
@@ -73,7 +75,7 @@ func (l *Layered) Profile(a, b appliance.LatLon, stepM float64) (*appliance.Path
 	if l.HasClutter() {
 		cl = l.clutterClass
 	}
-	prof, err := profile(a, b, stepM, 1, l.elevation, cl)
+	prof, err := profile(a, b, stepM, 1, l.elevation, cl, nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("layered: %w", err)
 	}
@@ -85,7 +87,18 @@ func (l *Layered) Profile(a, b appliance.LatLon, stepM float64) (*appliance.Path
 // cover, sea or void marks (appliance.SparseProfiler). every <= 1 gives
 // the full profile, as Profile.
 func (l *Layered) ProfileEvery(a, b appliance.LatLon, stepM float64, every int) (*appliance.PathProfile, error) {
-	prof, err := profile(a, b, stepM, every, l.elevation, nil)
+	prof, err := profile(a, b, stepM, every, l.elevation, nil, nil, 0)
+	if err != nil {
+		return nil, fmt.Errorf("layered: %w", err)
+	}
+	return prof, nil
+}
+
+// ProfileEveryFrom is ProfileEvery(a, b, stepM, every), bit-identical,
+// with the samples of prev, ProfileEvery(a, b, stepM, prevEvery), copied
+// rather than sampled again (appliance.SparseRefiner).
+func (l *Layered) ProfileEveryFrom(prev *appliance.PathProfile, prevEvery int, a, b appliance.LatLon, stepM float64, every int) (*appliance.PathProfile, error) {
+	prof, err := profile(a, b, stepM, every, l.elevation, nil, prev, prevEvery)
 	if err != nil {
 		return nil, fmt.Errorf("layered: %w", err)
 	}

@@ -382,7 +382,7 @@ func (p *Pack) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathPro
 	if p.hdr.Clutter {
 		cl = func(q appliance.LatLon, ref *clutterRef) (uint8, error) { return p.clutterClass(q, ref) }
 	}
-	return profile(a, b, stepM, 1, p.elevation, cl)
+	return profile(a, b, stepM, 1, p.elevation, cl, nil, 0)
 }
 
 // ProfileEvery returns the samples 0, every, 2·every, … and the last of
@@ -390,7 +390,14 @@ func (p *Pack) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathPro
 // cover, sea or void marks (appliance.SparseProfiler). every <= 1 gives
 // the full profile, as Profile.
 func (p *Pack) ProfileEvery(a, b appliance.LatLon, stepM float64, every int) (*appliance.PathProfile, error) {
-	return profile(a, b, stepM, every, p.elevation, nil)
+	return profile(a, b, stepM, every, p.elevation, nil, nil, 0)
+}
+
+// ProfileEveryFrom is ProfileEvery(a, b, stepM, every), bit-identical,
+// with the samples of prev, ProfileEvery(a, b, stepM, prevEvery), copied
+// rather than sampled again (appliance.SparseRefiner).
+func (p *Pack) ProfileEveryFrom(prev *appliance.PathProfile, prevEvery int, a, b appliance.LatLon, stepM float64, every int) (*appliance.PathProfile, error) {
+	return profile(a, b, stepM, every, p.elevation, nil, prev, prevEvery)
 }
 
 // sampler answers the height at q, whether q is on sea, and the pack that
@@ -402,7 +409,12 @@ type clutterSampler func(q appliance.LatLon, ref *clutterRef) (uint8, error)
 
 // profile samples every every-th point of the path (and its last); a
 // sparse profile (every > 1) has no land cover, sea or void marks.
-func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
+//
+// prev, when not nil, is the sparse profile of the same path with stride
+// prevEvery: its samples are copied instead of sampled again (the same
+// values bit for bit); a prev of another shape, or a prevEvery that is
+// not a multiple of every, is ignored.
+func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int) (*appliance.PathProfile, error) {
 	var v appliance.ValidationError
 	if !a.Valid() {
 		v.Add("a", "%v is not a valid WGS84 position", a)
@@ -422,7 +434,21 @@ func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clu
 		return nil, fmt.Errorf("profile: %.0f m every %g m needs %.0f samples (max %d): %w",
 			d, stepM, steps+1, MaxProfileSamples, appliance.ErrInvalid)
 	}
-	return sampleProfile(a, b, d, int(max(steps, 0)), max(every, 1), at, cl)
+	every = max(every, 1)
+	if prev != nil && !(every > 1 && prevEvery > every && prevEvery%every == 0 && sparseLen(int(max(steps, 0)), prevEvery) == len(prev.HeightsM) && len(prev.DistancesM) == len(prev.HeightsM)) {
+		prev = nil
+	}
+	return sampleProfile(a, b, d, int(max(steps, 0)), every, at, cl, prev, prevEvery)
+}
+
+// sparseLen is the sample count of the profile of stride every of a path
+// of steps steps: indices 0, every, … up to steps, and the last.
+func sparseLen(steps, every int) int {
+	n := steps/every + 1
+	if steps%every != 0 {
+		n++
+	}
+	return n
 }
 
 // sampleProfile fills the profile with the samples 0, every, 2·every, …
@@ -431,12 +457,9 @@ func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clu
 // land-cover layer. A sparse profile (every > 1) carries heights and
 // distances only; each is computed exactly as in the full profile, so
 // the two agree bit for bit on their common samples.
-func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
+func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int) (*appliance.PathProfile, error) {
 	full := every == 1
-	n := steps/every + 1 // indices 0, every, … up to steps
-	if steps%every != 0 {
-		n++ // and the last
-	}
+	n := sparseLen(steps, every) // indices 0, every, … up to steps, and the last
 	prof := &appliance.PathProfile{
 		DistancesM: make([]float64, n),
 		HeightsM:   make([]float64, n),
@@ -461,6 +484,14 @@ func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sample
 	gc := a.GreatCircleTo(b)
 	for k := 0; k < n; k++ {
 		i := min(k*every, steps)
+		if prev != nil && (i == steps || i%prevEvery == 0) {
+			j := i / prevEvery
+			if i == steps {
+				j = len(prev.HeightsM) - 1
+			}
+			prof.DistancesM[k], prof.HeightsM[k] = prev.DistancesM[j], prev.HeightsM[j]
+			continue
+		}
 		di := float64(i) * spacing
 		q := a
 		switch {
