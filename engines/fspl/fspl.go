@@ -114,12 +114,7 @@ func (e *Engine) Compute(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz
 			maxNu = nu
 		}
 	}
-	diff := 0.0
-	if !math.IsInf(maxNu, -1) {
-		diff = math.Min(radio.KnifeEdgeLossApproxDB(maxNu), e.CapDB)
-	}
-	slantKm := math.Hypot(d, tipT-tipR) / 1000
-	fs := radio.FreeSpaceLossExactDB(freqMHz, slantKm)
+	diff, fs, slantKm := e.lossTerms(maxNu, d, tipT, tipR, freqMHz)
 	pred := appliance.LinkPrediction{
 		Engine:            appliance.EngineFSPL,
 		EngineVersion:     Version,
@@ -178,13 +173,19 @@ func (e *Engine) lossDB(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz 
 			maxNu = nu
 		}
 	}
-	diff := 0.0
-	if !math.IsInf(maxNu, -1) {
-		diff = math.Min(radio.KnifeEdgeLossApproxDB(maxNu), e.CapDB)
-	}
-	slantKm := math.Hypot(d, tipT-tipR) / 1000
-	fs := radio.FreeSpaceLossExactDB(freqMHz, slantKm)
+	diff, fs, _ := e.lossTerms(maxNu, d, tipT, tipR, freqMHz)
 	return fs + diff
+}
+
+// lossTerms ends Compute and lossDB alike: the knife-edge loss of the
+// largest ν (none without an interior sample), capped at CapDB, and the
+// free-space loss over the slant path between the antenna tips.
+func (e *Engine) lossTerms(maxNu, d, tipT, tipR, freqMHz float64) (diffDB, freeSpaceDB, slantKm float64) {
+	if !math.IsInf(maxNu, -1) {
+		diffDB = math.Min(radio.KnifeEdgeLossApproxDB(maxNu), e.CapDB)
+	}
+	slantKm = math.Hypot(d, tipT-tipR) / 1000
+	return diffDB, radio.FreeSpaceLossExactDB(freqMHz, slantKm), slantKm
 }
 
 // LossAtLeastFreeSpace reports that the engine's loss is never below free
