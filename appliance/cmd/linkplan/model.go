@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"linkplan/appliance"
@@ -19,61 +21,99 @@ import (
 
 const modelUsage = `usage:
   linkplan model train --observations FILE [--observations FILE ...] --out MODEL
-      train a drive-test model (engines/ml: histogram gradient boosting on
-      the DriveTestSchema features, 5-fold cross-validation grouped by H3
-      resolution-8 cell with permutation seed 42 (fewer folds when the rows
-      cover fewer cells), split-conformal 90 % band on the out-of-fold
-      residuals) and write its artifact
+        [--area-name NAME] [--environments LIST] [--description TEXT]
+      train a drive-test model (engines/ml: model drivetest-gbm-v2, an
+      additive gradient-boosted model of depth-one trees on the
+      DriveTestSchemaV2 features log10_distance_km and fspl_db, schema 101),
+      cross-validated in 5 folds grouped by serving cell (cell position and
+      carrier) with permutation seed 42 (by H3 resolution-8 cell when the
+      rows have one serving cell), with a split-conformal 90 % band on those
+      out-of-fold residuals, and write its artifact with its calibrated
+      envelope: the box around the rows' receivers and cells with a 0.01°
+      margin, named --area-name, and the LTE bands of their carriers
   linkplan model eval --model MODEL --observations FILE [--observations FILE ...]
       predict every row and print one line:
       n=… rmse_db=… mae_db=… bias_db=… coverage=… mean_width_db=…
       (bias = mean of observed − predicted; coverage = share of rows inside
-      the 90 % band; mean_width_db = its mean width), and on standard error
-      the same figures for free-space loss with the EIRP offset fitted on the
-      evaluated rows themselves (the physics baseline at its best)
+      the 90 % band; mean_width_db = its mean width); on standard error the
+      rows outside the model's envelope, and the same figures for free-space
+      loss with one EIRP offset fitted on the evaluated rows themselves (an
+      oracle physics baseline: it sees the rows' signal, the model does not).
+      Models of the drive-test schemas 100 and 101 are accepted.
 Files are drive-test CSVs, plain or gzip, with the aliases of POST
 /coverage/observations/drivetest; each row needs the serving cell's position
 (cellLat/cellLon or tx_lat/tx_lon) and frequency, as the Dortmund LTE layout
-index,lon,lat,alt,speed,sinr,rsrp,rsrq,cellLon,cellLat,cellFreq has.
+index,lon,lat,alt,speed,sinr,rsrp,rsrq,cellLon,cellLat,cellFreq has. Only
+the positions and the frequency make features: the signal columns (rsrp,
+rsrq, sinr) are the target in training and are never read for a prediction.
 `
 
-// dtRows are drive-test rows as features, targets (dBm) and H3 cells.
-type dtRows struct {
-	X      [][]float64
-	Y      []float64
-	Groups []h3.Cell
+// dtRow is one drive-test row: receiver and serving cell (WGS84 degrees),
+// carrier (Hz), the observed signal (dBm) and the base name of its file.
+type dtRow struct {
+	RxLat, RxLon, TxLat, TxLon float64
+	FreqHz                     float64
+	ObservedDBm                float64
+	File                       string
 }
 
-// readDriveTests reads drive-test CSV files into features.
-func readDriveTests(files []string) (*dtRows, error) {
-	out := &dtRows{}
+// servingCell is the row's serving-cell key: the cell's position and
+// carrier, as a planner knows them (the layout carries no cell id).
+func (r *dtRow) servingCell() string {
+	return fmt.Sprintf("%.6f,%.6f,%.1f", r.TxLat, r.TxLon, r.FreqHz/1e6)
+}
+
+// readDriveTests reads drive-test CSV files into rows.
+func readDriveTests(files []string) ([]dtRow, error) {
+	var out []dtRow
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("--observations: %w", err)
 		}
-		ins, _, err := observations.ParseDriveTest(observations.DriveTest{CSV: bytes.NewReader(raw)})
+		rows, err := parseDriveTestFile(raw, filepath.Base(f))
 		if err != nil {
-			return nil, fmt.Errorf("--observations %s: %w", filepath.Base(f), err)
+			return nil, err
 		}
-		for i, in := range ins {
-			if in.TxLat == nil || in.TxLon == nil || in.FreqHz == nil || in.RxLat == nil || in.RxLon == nil || in.ObservedDBm == nil {
-				return nil, fmt.Errorf("--observations %s: data row %d lacks the serving cell's position or frequency (cellLat/cellLon/cellFreq or tx_lat/tx_lon/freq_hz): %w",
-					filepath.Base(f), i+1, appliance.ErrInvalid)
-			}
-			cell, err := h3.LatLngToCell(*in.RxLat, *in.RxLon, 8)
-			if err != nil {
-				return nil, fmt.Errorf("--observations %s: data row %d: %w", filepath.Base(f), i+1, err)
-			}
-			out.X = append(out.X, ml.DriveTestFeatures(*in.RxLat, *in.RxLon, *in.TxLat, *in.TxLon, *in.FreqHz))
-			out.Y = append(out.Y, *in.ObservedDBm)
-			out.Groups = append(out.Groups, cell)
-		}
+		out = append(out, rows...)
 	}
-	if len(out.Y) == 0 {
+	if len(out) == 0 {
 		return nil, fmt.Errorf("--observations: no row: %w", appliance.ErrInvalid)
 	}
 	return out, nil
+}
+
+// parseDriveTestFile parses one drive-test CSV (plain or gzip) named name.
+func parseDriveTestFile(raw []byte, name string) ([]dtRow, error) {
+	ins, _, err := observations.ParseDriveTest(observations.DriveTest{CSV: bytes.NewReader(raw)})
+	if err != nil {
+		return nil, fmt.Errorf("--observations %s: %w", name, err)
+	}
+	out := make([]dtRow, 0, len(ins))
+	for i, in := range ins {
+		if in.TxLat == nil || in.TxLon == nil || in.FreqHz == nil || in.RxLat == nil || in.RxLon == nil || in.ObservedDBm == nil {
+			return nil, fmt.Errorf("--observations %s: data row %d lacks the serving cell's position or frequency (cellLat/cellLon/cellFreq or tx_lat/tx_lon/freq_hz): %w",
+				name, i+1, appliance.ErrInvalid)
+		}
+		out = append(out, dtRow{RxLat: *in.RxLat, RxLon: *in.RxLon, TxLat: *in.TxLat, TxLon: *in.TxLon,
+			FreqHz: *in.FreqHz, ObservedDBm: *in.ObservedDBm, File: name})
+	}
+	return out, nil
+}
+
+// dtFeatures returns the features of schema version (100 or 101) of rows:
+// positions and frequency only, never the observed signal.
+func dtFeatures(rows []dtRow, version int) ([][]float64, error) {
+	X := make([][]float64, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		x, err := ml.DriveTestFeaturesFor(version, r.RxLat, r.RxLon, r.TxLat, r.TxLon, r.FreqHz)
+		if err != nil {
+			return nil, err
+		}
+		X[i] = x
+	}
+	return X, nil
 }
 
 // modelCmd runs linkplan model train|eval.
@@ -87,9 +127,18 @@ func modelCmd(_ context.Context, args []string, now func() time.Time, stdout, st
 	fs.Var(&files, "observations", "drive-test CSV file, plain or gzip (repeatable)")
 	out := fs.String("out", "", "train: the model artifact to write")
 	model := fs.String("model", "", "eval: the model artifact to read")
+	area := fs.String("area-name", "the drive-test area", "train: the name of the calibrated area in the envelope")
+	envs := fs.String("environments", "", "train: comma-separated kinds of places of the rows (urban,suburban,…), informational")
+	desc := fs.String("description", "", "train: the envelope's description (default: generated from the rows)")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 || len(files) == 0 {
 		fmt.Fprint(stderr, modelUsage)
 		return fmt.Errorf("model %s: --observations is required: %w", args[0], errUsage)
+	}
+	if args[0] == "train" && *out == "" {
+		return fmt.Errorf("model train: --out is required: %w", errUsage)
+	}
+	if args[0] == "eval" && *model == "" {
+		return fmt.Errorf("model eval: --model is required: %w", errUsage)
 	}
 	rows, err := readDriveTests(files)
 	if errors.Is(err, appliance.ErrInvalid) {
@@ -99,105 +148,277 @@ func modelCmd(_ context.Context, args []string, now func() time.Time, stdout, st
 		return fmt.Errorf("model %s: %w", args[0], err)
 	}
 	if args[0] == "train" {
-		if *out == "" {
-			return fmt.Errorf("model train: --out is required: %w", errUsage)
-		}
-		return trainModel(rows, *out, now, stdout, stderr)
-	}
-	if *model == "" {
-		return fmt.Errorf("model eval: --model is required: %w", errUsage)
+		env := dtEnvelope(rows, strings.TrimSpace(*area), splitList(*envs), strings.TrimSpace(*desc))
+		return trainModel(rows, env, *out, now, stdout)
 	}
 	return evalModel(rows, *model, stdout, stderr)
 }
 
-// modelParams are the GBM settings of the drive-test model.
-var modelParams = ml.GBMParams{Iterations: 100, LearningRate: 0.05, MaxLeafNodes: 8, MinSamplesLeaf: 400, L2: 1}
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
-// trainModel cross-validates, calibrates and writes the artifact.
-func trainModel(rows *dtRows, out string, now func() time.Time, stdout, stderr io.Writer) error {
-	// Five folds, or one per H3 cell when the rows cover fewer cells.
-	const seed = 42
-	cells := map[h3.Cell]bool{}
-	for _, c := range rows.Groups {
-		cells[c] = true
+// dtTrained is a trained drive-test model and its cross-validation.
+type dtTrained struct {
+	Artifact *ml.Artifact
+	CV       ml.CVResult
+	// Groups names the CV grouping: "serving_cell" or "h3_r8".
+	Groups string
+}
+
+// trainDriveTest cross-validates the v2 model on rows in folds grouped by
+// serving cell (H3 resolution-8 cell when the rows have a single serving
+// cell), calibrates the conformal band on the out-of-fold residuals and
+// trains the final model on every row. It is deterministic: the result
+// depends on rows and their order only, not on GOMAXPROCS.
+func trainDriveTest(rows []dtRow, now time.Time) (*dtTrained, error) {
+	schema := ml.DriveTestSchemaV2()
+	X, err := dtFeatures(rows, schema.Version)
+	if err != nil {
+		return nil, err
 	}
-	k := min(5, len(cells))
+	y := make([]float64, len(rows))
+	cells := make([]string, len(rows))
+	distinct := map[string]bool{}
+	for i := range rows {
+		y[i] = rows[i].ObservedDBm
+		cells[i] = rows[i].servingCell()
+		distinct[cells[i]] = true
+	}
+	groups := "serving_cell"
+	if len(distinct) < 2 {
+		groups = "h3_r8"
+		distinct = map[string]bool{}
+		for i := range rows {
+			c, err := h3.LatLngToCell(rows[i].RxLat, rows[i].RxLon, 8)
+			if err != nil {
+				return nil, fmt.Errorf("data row %d: %w", i+1, err)
+			}
+			cells[i] = fmt.Sprint(c)
+			distinct[cells[i]] = true
+		}
+	}
+	k := min(ml.DefaultFolds, len(distinct))
 	if k < 2 {
-		return fmt.Errorf("model train: the rows lie in %d H3 resolution-8 cell: grouped cross-validation needs at least 2: %w", len(cells), errUsage)
+		return nil, fmt.Errorf("the rows have one serving cell and lie in one H3 resolution-8 cell: grouped cross-validation needs at least 2 groups: %w", appliance.ErrInvalid)
 	}
-	fold, err := ml.GroupKFold(rows.Groups, k, seed)
+	fold, err := ml.GroupKFold(cells, k, ml.CVSeed)
 	if err != nil {
-		return fmt.Errorf("model train: %w", err)
+		return nil, err
 	}
-	train := func(X [][]float64, y []float64) (ml.Predictor, error) { return ml.TrainGBM(X, y, modelParams) }
-	cv, err := ml.CrossValidate(rows.X, rows.Y, fold, train, 0)
+	p := dtParams(len(rows))
+	train := func(X [][]float64, y []float64) (ml.Predictor, error) { return ml.TrainGBM(X, y, p) }
+	cv, err := ml.CrossValidate(X, y, fold, train, k)
 	if err != nil {
-		return fmt.Errorf("model train: %w", err)
+		return nil, err
 	}
-	res := make([]float64, len(rows.Y))
+	res := make([]float64, len(y))
 	for i := range res {
-		res[i] = rows.Y[i] - cv.OOF[i]
+		res[i] = y[i] - cv.OOF[i]
 	}
-	cal, err := ml.FitMondrian(res, make([]string, len(res)), 0.1)
+	cal, err := ml.FitMondrian(res, nil, ml.DefaultAlpha)
 	if err != nil {
-		return fmt.Errorf("model train: conformal band: %w", err)
+		return nil, fmt.Errorf("conformal band: %w", err)
 	}
-	g, err := ml.TrainGBM(rows.X, rows.Y, modelParams)
+	g, err := ml.TrainGBM(X, y, p)
+	if err != nil {
+		return nil, err
+	}
+	a := &ml.Artifact{Format: ml.ArtifactFormat, Version: ml.ArtifactVersion, Kind: ml.KindGBM, ModelVersion: "drivetest-gbm-v2",
+		Schema: schema, DataProvenance: "real", TrainedAtUnixS: now.Unix(), NTrain: len(y),
+		CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: k, GBM: g, Conformal: &cal}
+	return &dtTrained{Artifact: a, CV: cv, Groups: groups}, nil
+}
+
+// dtParams are ml.DriveTestV2Params with the smallest leaf scaled down for
+// small training sets (a twentieth of the rows, at least 20), so that a
+// short drive test still gets a distance slope.
+func dtParams(n int) ml.GBMParams {
+	p := ml.DriveTestV2Params()
+	p.MinSamplesLeaf = min(p.MinSamplesLeaf, max(20, n/20))
+	return p
+}
+
+// trainModel trains, attaches env and writes the artifact to out.
+func trainModel(rows []dtRow, env *ml.Envelope, out string, now func() time.Time, stdout io.Writer) error {
+	t, err := trainDriveTest(rows, now())
+	if errors.Is(err, appliance.ErrInvalid) {
+		return fmt.Errorf("model train: %v: %w", err, errUsage)
+	}
 	if err != nil {
 		return fmt.Errorf("model train: %w", err)
 	}
-	a := &ml.Artifact{Format: ml.ArtifactFormat, Version: ml.ArtifactVersion, Kind: ml.KindGBM, ModelVersion: "drivetest-gbm-v1",
-		Schema: ml.DriveTestSchema, DataProvenance: "real", TrainedAtUnixS: now().Unix(), NTrain: len(rows.Y),
-		CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: k, GBM: g, Conformal: &cal}
+	t.Artifact.Envelope = env
 	var buf bytes.Buffer
-	if err := ml.WriteArtifact(&buf, a); err != nil {
+	if err := ml.WriteArtifact(&buf, t.Artifact); err != nil {
 		return fmt.Errorf("model train: %w", err)
 	}
 	if err := installFile(out, buf.Bytes()); err != nil { // atomic: no partial artifact
 		return fmt.Errorf("model train: --out: %w", err)
 	}
-	fmt.Fprintf(stdout, "n=%d cv_rmse_db=%.3f cv_rmse_std_db=%.3f cv_folds=%d band_q_abs_db=%.3f out=%s\n",
-		len(rows.Y), cv.RMSEDB, cv.StdDB, k, cal.Marginal.QAbsDB, out)
+	fmt.Fprintf(stdout, "n=%d cv_rmse_db=%.3f cv_rmse_std_db=%.3f cv_folds=%d cv_groups=%s band_q_abs_db=%.3f out=%s\n",
+		len(rows), t.CV.RMSEDB, t.CV.StdDB, t.Artifact.CVFolds, t.Groups, t.Artifact.Conformal.Marginal.QAbsDB, out)
 	return nil
 }
 
-// evalModel prints the evaluation line of a model on rows.
-func evalModel(rows *dtRows, path string, stdout, stderr io.Writer) error {
+// lteDownlinkBands are 3GPP E-UTRA downlink bands (TS 36.101), MHz.
+func lteDownlinkBands() []ml.BandRange {
+	return []ml.BandRange{
+		{Name: "B28", MinMHz: 758, MaxMHz: 803}, {Name: "B20", MinMHz: 791, MaxMHz: 821},
+		{Name: "B5", MinMHz: 869, MaxMHz: 894}, {Name: "B8", MinMHz: 925, MaxMHz: 960},
+		{Name: "B3", MinMHz: 1805, MaxMHz: 1880}, {Name: "B1", MinMHz: 2110, MaxMHz: 2170},
+		{Name: "B7", MinMHz: 2620, MaxMHz: 2690}, {Name: "B38", MinMHz: 2570, MaxMHz: 2620},
+		{Name: "B42", MinMHz: 3400, MaxMHz: 3600}, {Name: "B43", MinMHz: 3600, MaxMHz: 3800},
+	}
+}
+
+// dtEnvelope is the calibrated envelope of rows: the box around their
+// receivers and serving cells with a 0.01° margin (about 1 km), and the
+// LTE downlink bands of their carriers (a carrier in no downlink band,
+// such as the "850 MHz" of the Dortmund files, gets a ±5 MHz band of its
+// own named after it).
+func dtEnvelope(rows []dtRow, area string, envs []string, desc string) *ml.Envelope {
+	const margin = 0.01
+	box := ml.LatLonBox{Name: area, MinLat: 90, MinLon: 180, MaxLat: -90, MaxLon: -180}
+	freqs := map[float64]bool{}
+	for _, r := range rows {
+		for _, p := range [][2]float64{{r.RxLat, r.RxLon}, {r.TxLat, r.TxLon}} {
+			box.MinLat, box.MaxLat = math.Min(box.MinLat, p[0]), math.Max(box.MaxLat, p[0])
+			box.MinLon, box.MaxLon = math.Min(box.MinLon, p[1]), math.Max(box.MaxLon, p[1])
+		}
+		freqs[math.Round(r.FreqHz/1e5)/10] = true
+	}
+	round := func(v float64, up bool) float64 { // outward, to 1e-4°
+		if up {
+			return math.Ceil(v*1e4) / 1e4
+		}
+		return math.Floor(v*1e4) / 1e4
+	}
+	box.MinLat, box.MinLon = math.Max(-90, round(box.MinLat-margin, false)), math.Max(-180, round(box.MinLon-margin, false))
+	box.MaxLat, box.MaxLon = math.Min(90, round(box.MaxLat+margin, true)), math.Min(180, round(box.MaxLon+margin, true))
+	fs := make([]float64, 0, len(freqs))
+	for f := range freqs {
+		fs = append(fs, f)
+	}
+	sort.Float64s(fs)
+	var bands []ml.BandRange
+	lte := lteDownlinkBands()
+	have := map[string]bool{}
+	for _, f := range fs {
+		b, ok := ml.BandRange{Name: fmt.Sprintf("%g MHz", f), MinMHz: f - 5, MaxMHz: f + 5}, false
+		for _, l := range lte {
+			if f >= l.MinMHz && f <= l.MaxMHz {
+				b, ok = l, true
+				break
+			}
+		}
+		if !ok {
+			b.Name += " (no LTE downlink band)"
+		}
+		if !have[b.Name] {
+			have[b.Name] = true
+			bands = append(bands, b)
+		}
+	}
+	if desc == "" {
+		names := make([]string, len(bands))
+		for i, b := range bands {
+			names[i] = b.Name
+		}
+		desc = fmt.Sprintf("drive tests in %s: %d rows, carriers in %s", area, len(rows), strings.Join(names, ", "))
+	}
+	return &ml.Envelope{Description: desc, Areas: []ml.LatLonBox{box}, Bands: bands, Environments: envs}
+}
+
+// readModel reads a drive-test model artifact (schema 100 or 101).
+func readModel(path string) (*ml.Artifact, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("model eval: --model: %w", err)
+		return nil, fmt.Errorf("--model: %w", err)
 	}
 	defer f.Close()
 	a, err := ml.ReadArtifact(f)
 	if err != nil {
-		return fmt.Errorf("model eval: --model: %w", err)
+		return nil, fmt.Errorf("--model: %w", err)
 	}
-	if a.Schema.Version != ml.DriveTestSchema.Version {
-		return fmt.Errorf("model eval: the model's feature schema %d is not the drive-test schema %d: %w", a.Schema.Version, ml.DriveTestSchema.Version, errUsage)
+	if v := a.Schema.Version; v != ml.DriveTestSchema.Version && v != ml.DriveTestSchemaV2Version {
+		return nil, fmt.Errorf("--model: the model's feature schema %d is not a drive-test schema (%d or %d): %w",
+			v, ml.DriveTestSchema.Version, ml.DriveTestSchemaV2Version, appliance.ErrInvalid)
 	}
-	pred := make([]float64, len(rows.Y))
-	for i, x := range rows.X {
+	return a, nil
+}
+
+// predictRows predicts every row with a: from the rows' positions and
+// frequencies only (dtFeatures never reads ObservedDBm).
+func predictRows(a *ml.Artifact, rows []dtRow) ([]float64, error) {
+	X, err := dtFeatures(rows, a.Schema.Version)
+	if err != nil {
+		return nil, err
+	}
+	pred := make([]float64, len(rows))
+	for i, x := range X {
 		if pred[i], err = a.Predict(x); err != nil {
-			return fmt.Errorf("model eval: %w", err)
+			return nil, err
 		}
 	}
-	lo, hi := math.Inf(-1), math.Inf(1)
+	return pred, nil
+}
+
+// evalModel prints the evaluation line of a model on rows.
+func evalModel(rows []dtRow, path string, stdout, stderr io.Writer) error {
+	a, err := readModel(path)
+	if errors.Is(err, appliance.ErrInvalid) {
+		return fmt.Errorf("model eval: %v: %w", err, errUsage)
+	}
+	if err != nil {
+		return fmt.Errorf("model eval: %w", err)
+	}
+	pred, err := predictRows(a, rows)
+	if err != nil {
+		return fmt.Errorf("model eval: %w", err)
+	}
+	y := make([]float64, len(rows))
+	for i := range rows {
+		y[i] = rows[i].ObservedDBm
+	}
+	lo, hi := math.NaN(), math.NaN()
 	if a.Conformal != nil {
 		lo, hi = a.Conformal.Marginal.QLoDB, a.Conformal.Marginal.QHiDB
 	}
-	fmt.Fprintln(stdout, evalLine(rows.Y, pred, lo, hi))
-	// The physics baseline: free-space loss with one EIRP offset, fitted on
-	// these rows (least squares: the mean of observed + FSPL).
+	fmt.Fprintln(stdout, evalLine(y, pred, lo, hi))
+	if a.Envelope != nil {
+		outside, reason := 0, ""
+		for _, r := range rows {
+			if ok, why := a.Envelope.Contains(r.RxLat, r.RxLon, r.FreqHz/1e6); !ok {
+				outside, reason = outside+1, why
+			}
+		}
+		if outside > 0 {
+			fmt.Fprintf(stderr, "%d of %d rows are outside the model's calibrated envelope (e.g. %s): its figures do not hold there\n", outside, len(rows), reason)
+		}
+	}
+	// The oracle physics baseline: free-space loss with one EIRP offset,
+	// fitted on these rows (least squares: the mean of observed + FSPL).
+	fspl := make([]float64, len(rows))
 	off := 0.0
-	for i, x := range rows.X {
-		off += rows.Y[i] + x[ml.FSPLFeature]
+	for i := range rows {
+		r := &rows[i]
+		fspl[i] = ml.DriveTestFeatures(r.RxLat, r.RxLon, r.TxLat, r.TxLon, r.FreqHz)[ml.FSPLFeature]
+		off += y[i] + fspl[i]
 	}
-	off /= float64(len(rows.Y))
-	phys := make([]float64, len(rows.Y))
-	for i, x := range rows.X {
-		phys[i] = off - x[ml.FSPLFeature]
+	off /= float64(len(rows))
+	phys := make([]float64, len(rows))
+	for i := range rows {
+		phys[i] = off - fspl[i]
 	}
-	fmt.Fprintf(stderr, "physics baseline (free space, EIRP offset %.1f dBm fitted on these rows): %s\n", off, evalLine(rows.Y, phys, math.NaN(), math.NaN()))
+	fmt.Fprintf(stderr, "physics baseline (free space, EIRP offset %.1f dBm fitted on these rows): %s\n", off, evalLine(y, phys, math.NaN(), math.NaN()))
 	return nil
 }
 
