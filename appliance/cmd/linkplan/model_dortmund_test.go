@@ -310,6 +310,7 @@ func TestDortmundFigures(t *testing.T) {
 			t.Fatal(err)
 		}
 		v1 := schema100CVArtifact(t, train)
+		t.Logf("%s: drivetest-gbm-v1 (schema 100) grouped cv_rmse_db=%.2f ± %.2f, v2 %.2f ± %.2f", trainOp, v1.CVRMSEDB, v1.CVRMSEStdDB, tr.CV.RMSEDB, tr.CV.StdDB)
 		off, offPat := fsplOffset(train, false), fsplOffset(train, true)
 		for _, testOp := range names {
 			if testOp == trainOp {
@@ -372,7 +373,8 @@ func byScenario(rows []dtRow, sc string) []dtRow {
 }
 
 // schema100CVArtifact trains the earlier model (schema 100, 8 leaves of
-// ≥ 400 rows, band from H3-grouped CV as the earlier build did it) on rows.
+// ≥ 400 rows) on rows, with its band and CV figures from the same
+// serving-cell-grouped folds as the v2 model.
 func schema100CVArtifact(t *testing.T, rows []dtRow) *ml.Artifact {
 	t.Helper()
 	X, err := dtFeatures(rows, ml.DriveTestSchema.Version)
@@ -407,7 +409,7 @@ func schema100CVArtifact(t *testing.T, rows []dtRow) *ml.Artifact {
 		t.Fatal(err)
 	}
 	return &ml.Artifact{Format: ml.ArtifactFormat, Version: 1, Kind: ml.KindGBM, ModelVersion: "drivetest-gbm-v1",
-		Schema: ml.DriveTestSchema, GBM: g, Conformal: &cal}
+		Schema: ml.DriveTestSchema, GBM: g, Conformal: &cal, CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: 5}
 }
 
 // sectorLoss returns each row's 3GPP sector pattern loss around its
