@@ -1,0 +1,60 @@
+package prediction
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"linkplan/appliance"
+	"linkplan/appliance/features"
+	"linkplan/engines/ml"
+)
+
+// FeatureBuilder builds model input vectors (appliance/features.Builder).
+type FeatureBuilder interface {
+	Vector(ctx context.Context, l features.Link, version int) ([]float64, features.Info, error)
+}
+
+// Deps are what the service needs; the composition root fills them.
+type Deps struct {
+	// Features builds the SPEC §2.5 vectors.
+	Features FeatureBuilder
+	// Terrain gives the path profile of the physics engines.
+	Terrain appliance.Terrain
+	// Clutter answers the receiver's land cover (clutter_class and
+	// clutter_label); nil when no pack has the layer.
+	Clutter appliance.ClutterMap
+	// Engines returns a physics engine: fspl (the last link of the chain)
+	// and p1812-p1411-hybrid (the residual engine's baseline).
+	Engines func(id appliance.EngineID) (appliance.Engine, error)
+	// Tower returns a catalogue or tenant tower visible to tenantID.
+	Tower func(tenantID, id string) (*appliance.Tower, bool)
+	// RegionAt is the macro-region (N, NE, CO, SE, S) of a point, "" outside
+	// Brazil (catalog.Gazetteer.RegionAt).
+	RegionAt func(p appliance.LatLon) string
+	// KnownSchema gives the feature schemas the server can build; nil:
+	// KnownSchema of this package.
+	KnownSchema func(version int) (ml.FeatureSchema, error)
+	// External is the external model endpoint; zero URL: none.
+	External External
+	// ModelsDir is <state dir>/models; "" reads no directory.
+	ModelsDir string
+	// Shipped holds the models built into the binary
+	// (engines/ml/shipped.FS()); nil: none.
+	Shipped fs.FS
+	Now     func() time.Time
+	Metrics *metrics.Set // nil: no metrics
+	Log     *slog.Logger
+}
+
+// KnownSchema is the schemas this server builds: the feature builder's
+// (1: 17 features, 2: 27) and the drive-test schema (100).
+func KnownSchema(version int) (ml.FeatureSchema, error) {
+	if version == ml.DriveTestSchema.Version {
+		return ml.DriveTestSchema, nil
+	}
+	return features.Schema(version)
+}
