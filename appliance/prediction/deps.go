@@ -1,7 +1,6 @@
 package prediction
 
 import (
-	"context"
 	"io/fs"
 	"log/slog"
 	"time"
@@ -13,16 +12,11 @@ import (
 	"linkplan/engines/ml"
 )
 
-// FeatureBuilder builds model input vectors (appliance/features.Builder).
-type FeatureBuilder interface {
-	Vector(ctx context.Context, l features.Link, version int) ([]float64, features.Info, error)
-}
-
 // Deps are what the service needs; the composition root fills them.
 type Deps struct {
-	// Features builds the SPEC §2.5 vectors.
-	Features FeatureBuilder
-	// Terrain gives the path profile of the physics engines.
+	// Terrain gives the path profile of the physics engines and of the
+	// SPEC §2.5 feature vectors (appliance/features, built on one shared
+	// profile per query).
 	Terrain appliance.Terrain
 	// Clutter answers the receiver's land cover (clutter_class and
 	// clutter_label); nil when no pack has the layer.

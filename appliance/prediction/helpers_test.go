@@ -3,12 +3,14 @@ package prediction_test
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
+
+	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
 	"linkplan/appliance/catalog"
@@ -144,7 +146,7 @@ func writeSet(t testing.TB, models string, files map[string]*ml.Artifact) {
 }
 
 type opts struct {
-	shipped  fstest.MapFS
+	shipped  fs.FS
 	external prediction.External
 	models   string
 }
@@ -162,21 +164,34 @@ func newService(t testing.TB, o opts) *prediction.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var shipped fstest.MapFS
-	if o.shipped != nil {
-		shipped = o.shipped
-	}
-	d := prediction.Deps{
-		Features: &features.Builder{Terrain: ter}, Terrain: ter, Engines: reg.Get,
+	d := prediction.Deps{Terrain: ter, Engines: reg.Get,
 		Tower:    func(string, string) (*appliance.Tower, bool) { return nil, false },
 		RegionAt: func(p appliance.LatLon) string { return string(gaz.RegionAt(p)) },
 		External: o.external, ModelsDir: o.models,
 		Now: func() time.Time { return time.Unix(1795000000, 0) },
 	}
-	if shipped != nil {
-		d.Shipped = shipped
+	if o.shipped != nil {
+		d.Shipped = o.shipped
 	}
 	s, err := prediction.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func newServiceWithMetrics(t testing.TB, models string, set *metrics.Set) *prediction.Service {
+	t.Helper()
+	ter := rio(t)
+	reg, err := engines.New(engines.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := prediction.New(prediction.Deps{Terrain: ter, Engines: reg.Get,
+		Tower: func(string, string) (*appliance.Tower, bool) { return nil, false }, ModelsDir: models, Metrics: set})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -254,6 +254,25 @@ func (c *chain) refuse(format string, args ...any) {
 	c.reasons = append(c.reasons, fmt.Sprintf(format, args...))
 }
 
+// features is a feature builder whose terrain answers this query's path
+// from the profile the physics engines use (computed once).
+func (c *chain) features() *features.Builder {
+	return &features.Builder{Terrain: memoTerrain{Terrain: c.s.deps.Terrain, c: c}, Clutter: c.s.deps.Clutter}
+}
+
+// memoTerrain answers the query's own path from the chain's profile.
+type memoTerrain struct {
+	appliance.Terrain
+	c *chain
+}
+
+func (m memoTerrain) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
+	if a == m.c.r.link.Tx && b == m.c.r.link.Rx && stepM == ProfileStepM {
+		return m.c.path()
+	}
+	return m.Terrain.Profile(a, b, stepM)
+}
+
 // path returns the physics profile, computed once.
 func (c *chain) path() (*appliance.PathProfile, error) {
 	if c.profile == nil && c.profErr == nil {
@@ -365,7 +384,7 @@ func (c *chain) residual(ctx context.Context) bool {
 		signal = p
 	} else {
 		engine = string(appliance.EngineHybrid)
-		x, _, err := c.s.deps.Features.Vector(ctx, l, a.Schema.Version)
+		x, _, err := c.features().Vector(ctx, l, a.Schema.Version)
 		if err != nil {
 			c.refuse("residual engine %s: %s", a.ModelVersion, reasonOf(err))
 			return false
@@ -450,7 +469,7 @@ func (c *chain) ridge(ctx context.Context) bool {
 		c.refuse("local model %s refused to extrapolate: %s", a.ModelVersion, why)
 		return false
 	}
-	x, _, err := c.s.deps.Features.Vector(ctx, l, a.Schema.Version)
+	x, _, err := c.features().Vector(ctx, l, a.Schema.Version)
 	if err != nil {
 		c.refuse("local model %s: %s", a.ModelVersion, reasonOf(err))
 		return false

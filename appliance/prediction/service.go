@@ -41,8 +41,8 @@ func New(d Deps) (*Service, error) {
 	if d.KnownSchema == nil {
 		d.KnownSchema = KnownSchema
 	}
-	if d.Features == nil || d.Terrain == nil || d.Engines == nil {
-		return nil, fmt.Errorf("prediction: Features, Terrain and Engines are required: %w", appliance.ErrInvalid)
+	if d.Terrain == nil || d.Engines == nil || d.Tower == nil {
+		return nil, fmt.Errorf("prediction: Terrain, Engines and Tower are required: %w", appliance.ErrInvalid)
 	}
 	if d.RegionAt == nil {
 		d.RegionAt = func(appliance.LatLon) string { return "" }

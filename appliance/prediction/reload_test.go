@@ -1,0 +1,254 @@
+package prediction_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"linkplan/appliance"
+	"linkplan/appliance/prediction"
+	"linkplan/engines/ml"
+	"linkplan/engines/ml/shipped"
+)
+
+func servedVersion(t *testing.T, s *prediction.Service) string {
+	t.Helper()
+	info, err := s.ModelInfo(pro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.LocalModel == nil {
+		return ""
+	}
+	return info.LocalModel.Version
+}
+
+func TestReloadKeepsTheServedSetOnABadDirectory(t *testing.T) {
+	models := t.TempDir()
+	writeSet(t, models, map[string]*ml.Artifact{prediction.FileRidge: ridgeArtifact(t, "ridge-v1", "synthetic", 9)})
+	s := newService(t, opts{models: models})
+	if v := servedVersion(t, s); v != "ridge-v1" {
+		t.Fatalf("served %q", v)
+	}
+	cur := filepath.Join(models, "current")
+	gbmAsRidge := residualArtifact(t, nil)
+	unknownSchema := ridgeArtifact(t, "ridge-v9", "real", 5)
+	unknownSchema.Schema = ml.FeatureSchema{Version: 7, Names: unknownSchema.Schema.Names}
+	renamed := ridgeArtifact(t, "ridge-v9", "real", 5)
+	renamed.Schema.Names = append([]string(nil), renamed.Schema.Names...)
+	renamed.Schema.Names[0], renamed.Schema.Names[1] = renamed.Schema.Names[1], renamed.Schema.Names[0]
+	ridgeAsResidual := ridgeArtifact(t, "ridge-v9", "real", 5)
+	for _, tc := range []struct {
+		name  string
+		write func(t *testing.T)
+	}{
+		{"a truncated artifact", func(t *testing.T) {
+			good := encode(t, ridgeArtifact(t, "ridge-v2", "real", 5))
+			writeFile(t, filepath.Join(cur, prediction.FileRidge), good[:len(good)/2])
+		}},
+		{"a good ridge beside a corrupt residual (never half a set)", func(t *testing.T) {
+			writeFile(t, filepath.Join(cur, prediction.FileRidge), encode(t, ridgeArtifact(t, "ridge-v2", "real", 5)))
+			writeFile(t, filepath.Join(cur, prediction.FileResidual), []byte(`{"format":"linkplan-ml-model","version":1}`))
+		}},
+		{"a gbm as the ridge model", func(t *testing.T) {
+			writeFile(t, filepath.Join(cur, prediction.FileRidge), encode(t, gbmAsRidge))
+		}},
+		{"a ridge as the residual engine", func(t *testing.T) {
+			writeFile(t, filepath.Join(cur, prediction.FileResidual), encode(t, ridgeAsResidual))
+		}},
+		{"an unknown feature schema", func(t *testing.T) {
+			writeFile(t, filepath.Join(cur, prediction.FileRidge), encode(t, unknownSchema))
+		}},
+		{"feature names out of order", func(t *testing.T) {
+			writeFile(t, filepath.Join(cur, prediction.FileRidge), encode(t, renamed))
+		}},
+		{"a band model of no band", func(t *testing.T) {
+			writeFile(t, filepath.Join(cur, "ridge-1234mhz.json"), encode(t, ridgeArtifact(t, "ridge-v2", "real", 5)))
+		}},
+		{"current is a file", func(t *testing.T) {
+			if err := os.RemoveAll(cur); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, cur, []byte("x"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeSet(t, models, map[string]*ml.Artifact{prediction.FileRidge: ridgeArtifact(t, "ridge-v1", "synthetic", 9)})
+			if err := s.Reload(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			tc.write(t)
+			err := s.Reload(context.Background())
+			if !errors.Is(err, prediction.ErrModelSet) || !errors.Is(err, appliance.ErrInvalid) {
+				t.Fatalf("Reload = %v, want ErrModelSet", err)
+			}
+			if v := servedVersion(t, s); v != "ridge-v1" {
+				t.Fatalf("after a failed reload the served model is %q, want ridge-v1", v)
+			}
+			if err := os.RemoveAll(cur); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// A good new set swaps in whole.
+	writeSet(t, models, map[string]*ml.Artifact{prediction.FileRidge: ridgeArtifact(t, "ridge-v2", "real", 5),
+		prediction.FileResidual: residualArtifact(t, nil)})
+	if err := s.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := s.ModelInfo(pro)
+	if info.LocalModel.Version != "ridge-v2" || !info.ResidualEngine.Loaded || info.ModelSet.Origin != "directory:current" {
+		t.Fatalf("after the reload: %+v", info)
+	}
+	// No current directory: the shipped set.
+	if err := os.RemoveAll(cur); err != nil {
+		t.Fatal(err)
+	}
+	s2 := newService(t, opts{models: models, shipped: shipped.FS()})
+	info, _ = s2.ModelInfo(pro)
+	if info.ModelSet.Origin != "shipped" || !info.ResidualEngine.Loaded || *info.ResidualEngine.ModelVersion != "drivetest-gbm-v2" {
+		t.Fatalf("shipped set: %+v", info)
+	}
+}
+
+func writeFile(t *testing.T, p string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestModelInfoAndReadiness(t *testing.T) {
+	s := newService(t, opts{models: fullSet(t)})
+	if _, err := s.ModelInfo(nil); !errors.Is(err, appliance.ErrUnauthenticated) {
+		t.Fatalf("ModelInfo(nil) = %v", err)
+	}
+	info, err := s.ModelInfo(free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := info.LocalModel
+	if l.Version != "ridge-v1" || *l.CVRMSEDB != 9 || *l.RMSEDB != 8 || *l.CVFolds != 5 || l.NTrain != 300 || *l.TrainedAt != 1795000000 ||
+		l.RMSEByMorphology["rural_rolling"] != 7 || l.RMSEByBand["1800MHz"] != 6.5 || l.BandModels["1800MHz"] != "ridge-1800mhz-v1" ||
+		l.AccuracyGrade != prediction.GradePipelineValidationOnly || l.FieldAccuracyClaim {
+		t.Fatalf("local model %+v", l)
+	}
+	r := info.ResidualEngine
+	c := r.Conformal
+	if !r.Loaded || r.AccuracyGrade != prediction.GradePlanejamento || !r.FieldAccuracyClaim || *r.BaselineEngine != "p1812-p1411-hybrid" ||
+		c == nil || c.Method != "cv_split_conformal_abs" || c.Level != 90 || c.MeanWidthDB != 2*c.QAbsDB || len(c.ByRegion) != 1 ||
+		c.ByRegion[0].RegionCode != "SE" || c.EmpiricalCoverage < 0.9 || r.Envelope == nil {
+		t.Fatalf("residual engine %+v, conformal %+v", r, c)
+	}
+	cr := s.ClaimReadiness()
+	if !cr.FieldAccuracyClaim || cr.ServedBand == nil || cr.ServedBand.Regions[0] != "SE" || cr.LocalModel.FieldAccuracyClaim {
+		t.Fatalf("claim readiness %+v", cr)
+	}
+	ag := s.AuditGate()
+	if ag.Status != "field_accuracy_claimed" || ag.DataProvenance != "real" || !ag.FieldAccuracyClaim {
+		t.Fatalf("audit gate %+v", ag)
+	}
+	pr := s.PromotionReadiness()
+	if !pr.ResidualEngine.SoleSourceEligible || pr.ResidualEngine.PromotionEligible || pr.LocalModel.SoleSourceEligible {
+		t.Fatalf("promotion readiness %+v", pr)
+	}
+	// The shipped synthetic-free set: no claim from physics.
+	empty := newService(t, opts{})
+	if ag := empty.AuditGate(); ag.FieldAccuracyClaim || ag.Status != prediction.GradePipelineValidationOnly || ag.DataProvenance != "none" {
+		t.Fatalf("no models: %+v", ag)
+	}
+}
+
+func TestEffectiveBandWidens(t *testing.T) {
+	s := newService(t, opts{models: fullSet(t)})
+	before, err := s.Predict(context.Background(), pro, rioQuery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	class := before.Extra.Conformal.SignalClass
+	eb := s.EffectiveBand()
+	art := eb.ArtifactQAbsDB
+	if eb.NominalCoverage != 0.9 || len(eb.Classes) != 3 || eb.Classes[0].LiveN != 0 || eb.Classes[0].AppliedQAbsDB != art {
+		t.Fatalf("before any residual: %+v", eb)
+	}
+	// Residuals of the class twice as wide as the artifact band.
+	level := map[string]float64{"strong": -70, "medium": -90, "weak": -110}[class]
+	for i := range 100 {
+		r := 2 * art * (float64(i%10) + 0.5) / 10
+		if i%2 == 1 {
+			r = -r
+		}
+		s.ObserveResidual(level+r, level)
+	}
+	eb = s.EffectiveBand()
+	var cb prediction.ClassBand
+	for _, c := range eb.Classes {
+		if c.Class == class {
+			cb = c
+		}
+	}
+	if cb.LiveN != 100 || cb.LiveQAbsDB == nil || !cb.Widened || cb.AppliedQAbsDB != *cb.LiveQAbsDB || cb.AppliedQAbsDB <= art ||
+		cb.MeasuredCoverage == nil || *cb.MeasuredCoverage != 0.5 {
+		t.Fatalf("class %s after wide residuals: %+v", class, cb)
+	}
+	after, err := s.Predict(context.Background(), pro, rioQuery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.Extra.Conformal.Widened || after.Extra.Conformal.HalfWidthDB <= before.Extra.Conformal.HalfWidthDB {
+		t.Fatalf("the prediction's band was not widened: %+v then %+v", before.Extra.Conformal, after.Extra.Conformal)
+	}
+}
+
+func TestMetricsFollowReload(t *testing.T) {
+	models := fullSet(t)
+	set := metrics.NewSet()
+	s := newServiceWithMetrics(t, models, set)
+	s.ObserveResidual(-90, -85)
+	var b bytes.Buffer
+	set.WritePrometheus(&b)
+	body := b.String()
+	first := body
+	for _, want := range []string{
+		"coverage_model_rmse_db 8\n", "coverage_model_cv_rmse_db 9\n", "coverage_model_cv_rmse_std_db 0.5\n", "coverage_model_cv_folds 5\n",
+		`coverage_model_rmse_by_morphology_db{morphology="rural_rolling"} 7` + "\n", `coverage_model_rmse_by_band_db{band="1800MHz"} 6.5` + "\n",
+		`coverage_observation_residual_db_bucket{le="-6"} 0` + "\n", `coverage_observation_residual_db_bucket{le="-3"} 1` + "\n",
+		"coverage_observation_residual_db_count 1\n", `residual_conformal_halfwidth_db{scope="marginal"} `, `residual_conformal_halfwidth_db{scope="SE"} `,
+		`residual_conformal_empirical_coverage{scope="SE"} `, "residual_conformal_nominal_coverage 0.9\n", "residual_conformal_regions 1\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q:\n%s", want, body)
+		}
+	}
+	// Values follow Reload: no residual engine now.
+	writeSet(t, models, map[string]*ml.Artifact{prediction.FileRidge: ridgeArtifact(t, "ridge-v2", "real", 11)})
+	if err := s.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	set.WritePrometheus(&b)
+	body = b.String()
+	if !strings.Contains(body, "residual_conformal_nominal_coverage 0\n") || !strings.Contains(body, "coverage_model_cv_rmse_db 11\n") ||
+		strings.Contains(body, "residual_conformal_halfwidth_db") {
+		t.Fatalf("metrics after the reload:\n%s", body)
+	}
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool is not installed (Debian package prometheus)")
+	}
+	for _, text := range []string{first, body} {
+		cmd := exec.CommandContext(t.Context(), promtool, "check", "metrics")
+		cmd.Stdin = strings.NewReader(text)
+		out, err := cmd.CombinedOutput()
+		if err != nil || len(bytes.TrimSpace(out)) > 0 {
+			t.Fatalf("promtool check metrics: %v\n%s\n%s", err, out, text)
+		}
+	}
+}
