@@ -343,8 +343,8 @@ type AuditGate struct {
 	ModelVersion       *string `json:"model_version"`
 	// LocalModel is the ridge model's claim (a synthetic pipeline model
 	// never claims).
-	LocalModel ModelClaim `json:"local_model"`
-	CheckedAt  int64      `json:"checked_at"`
+	LocalModel    ModelClaim `json:"local_model"`
+	GeneratedUnix int64      `json:"generated_unix"`
 }
 
 // AuditGate is the residual engine's claim for audits (public).
@@ -352,7 +352,7 @@ func (s *Service) AuditGate() *AuditGate {
 	set := s.current()
 	r := claimOf(set.Residual)
 	out := &AuditGate{Status: GradePipelineValidationOnly, FieldAccuracyClaim: r.FieldAccuracyClaim, DataProvenance: r.DataProvenance,
-		AccuracyGrade: r.AccuracyGrade, ModelVersion: r.ModelVersion, LocalModel: claimOf(set.Ridge), CheckedAt: s.deps.Now().Unix()}
+		AccuracyGrade: r.AccuracyGrade, ModelVersion: r.ModelVersion, LocalModel: claimOf(set.Ridge), GeneratedUnix: s.deps.Now().Unix()}
 	if r.FieldAccuracyClaim {
 		out.Status = "field_accuracy_claimed"
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/features"
 	"linkplan/appliance/prediction"
 	"linkplan/engines/ml"
 	"linkplan/engines/ml/shipped"
@@ -250,5 +251,34 @@ func TestMetricsFollowReload(t *testing.T) {
 		if err != nil || len(bytes.TrimSpace(out)) > 0 {
 			t.Fatalf("promtool check metrics: %v\n%s\n%s", err, out, text)
 		}
+	}
+}
+
+// TestObserveFeedsTheLiveBand: rows the residual engine predicts feed
+// their class's window; rows outside its envelope do not.
+func TestObserveFeedsTheLiveBand(t *testing.T) {
+	s := newService(t, opts{models: fullSet(t)})
+	q := rioQuery()
+	l := features.Link{Tx: appliance.LatLon{Lat: *q.TxLat, Lon: *q.TxLon}, Rx: appliance.LatLon{Lat: *q.RxLat, Lon: *q.RxLon},
+		TxHeightM: 30, RxHeightM: 1.5, FreqMHz: 1800, TxPowerDBm: 43, TxGainDBi: 15}
+	if !s.Observe(context.Background(), l, 0, -95) {
+		t.Fatal("a row inside the envelope was not recorded")
+	}
+	out := l
+	out.FreqMHz = 3500
+	if s.Observe(context.Background(), out, 0, -95) {
+		t.Fatal("a row outside the envelope's bands was recorded")
+	}
+	bad := l
+	bad.RxHeightM = 0
+	if s.Observe(context.Background(), bad, 0, -95) {
+		t.Fatal("an invalid row was recorded")
+	}
+	n := 0
+	for _, c := range s.EffectiveBand().Classes {
+		n += c.LiveN
+	}
+	if n != 1 {
+		t.Fatalf("%d live residuals, want 1", n)
 	}
 }

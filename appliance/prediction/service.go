@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/features"
 	"linkplan/engines/ml"
 )
 
@@ -151,4 +152,23 @@ func (s *Service) ObserveResidual(observedDBm, predictedDBm float64) {
 		return
 	}
 	s.live.add(ClassOf(observedDBm), r)
+}
+
+// Observe feeds the live band from one measured row: the served residual
+// engine predicts the row's link (no external endpoint, no fallback: only
+// that engine's residuals calibrate its band) and, when it answers inside
+// its envelope, ObserveResidual records observed − predicted. It reports
+// whether a residual was recorded. The observations path calls it for
+// consented rows; it never fails the caller (a row the engine cannot
+// predict is simply not recorded).
+func (s *Service) Observe(ctx context.Context, l features.Link, cableLossDB, observedDBm float64) bool {
+	if l.Validate() != nil || !(cableLossDB >= 0 && cableLossDB <= 20) || math.IsNaN(observedDBm) {
+		return false
+	}
+	c := &chain{s: s, r: &resolved{link: l, cableLossDB: cableLossDB, model: ModelResidual}, set: s.current(), region: s.deps.RegionAt(l.Rx)}
+	if !c.residual(ctx) {
+		return false
+	}
+	s.ObserveResidual(observedDBm, c.out.SignalDBm)
+	return true
 }
