@@ -22,7 +22,10 @@ type Deps struct {
 	// clutter_label); nil when no pack has the layer.
 	Clutter appliance.ClutterMap
 	// Engines returns a physics engine: fspl (the last link of the chain)
-	// and p1812-p1411-hybrid (the residual engine's baseline).
+	// and p1812-p1411-hybrid (the residual engine's baseline). The
+	// composition root passes the registry's WithFallback, as the training
+	// side computes the baseline: the hybrid answers through fspl outside
+	// its validity.
 	Engines func(id appliance.EngineID) (appliance.Engine, error)
 	// Tower returns a catalogue or tenant tower visible to tenantID.
 	Tower func(tenantID, id string) (*appliance.Tower, bool)

@@ -164,7 +164,7 @@ func newService(t testing.TB, o opts) *prediction.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := prediction.Deps{Terrain: ter, Engines: reg.Get,
+	d := prediction.Deps{Terrain: ter, Engines: reg.WithFallback,
 		Tower:    func(string, string) (*appliance.Tower, bool) { return nil, false },
 		RegionAt: func(p appliance.LatLon) string { return string(gaz.RegionAt(p)) },
 		External: o.external, ModelsDir: o.models,
@@ -190,7 +190,7 @@ func newServiceWithMetrics(t testing.TB, models string, set *metrics.Set) *predi
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := prediction.New(prediction.Deps{Terrain: ter, Engines: reg.Get,
+	s, err := prediction.New(prediction.Deps{Terrain: ter, Engines: reg.WithFallback,
 		Tower: func(string, string) (*appliance.Tower, bool) { return nil, false }, ModelsDir: models, Metrics: set})
 	if err != nil {
 		t.Fatal(err)

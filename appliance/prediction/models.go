@@ -174,14 +174,21 @@ func newestPrevious(models string) string {
 	if err != nil {
 		return ""
 	}
-	best, bestT := "", int64(-1)
+	best, bestT, bestN := "", int64(-1), int64(-1)
 	for _, e := range ents {
 		s, ok := strings.CutPrefix(e.Name(), "previous-")
 		if !ok || !e.IsDir() {
 			continue
 		}
-		if t, err := strconv.ParseInt(s, 10, 64); err == nil && t > bestT {
-			best, bestT = filepath.Join(models, e.Name()), t
+		// previous-<unix s>[-n]: n orders swaps within one second.
+		ts, ns, _ := strings.Cut(s, "-")
+		t, err := strconv.ParseInt(ts, 10, 64)
+		n := int64(0)
+		if ns != "" {
+			n, err = strconv.ParseInt(ns, 10, 64)
+		}
+		if err == nil && (t > bestT || t == bestT && n > bestN) {
+			best, bestT, bestN = filepath.Join(models, e.Name()), t, n
 		}
 	}
 	return best

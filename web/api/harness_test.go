@@ -336,7 +336,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	preds, err := prediction.New(prediction.Deps{Terrain: h.terrain, Clutter: clutter, Engines: reg.Get,
+	preds, err := prediction.New(prediction.Deps{Terrain: h.terrain, Clutter: clutter, Engines: reg.WithFallback,
 		Tower: func(tenantID, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(tenantID) {

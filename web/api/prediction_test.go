@@ -23,15 +23,16 @@ var (
 // predictionScenarios are the scenarios of the learned-model routes, on
 // the shipped models (the harness's state directory has no
 // models/current/): the real Dortmund drive-test model as the residual
-// engine, no local model. Most use the Business key: Pro's prediction rate
+// engine and the synthetic pipeline-validation ridge as the local model. Most use the Business key: Pro's prediction rate
 // limit is 6 a minute (SPEC §8.1).
 func predictionScenarios(t *testing.T, h *harness) []scenario {
 	t.Helper()
 	return []scenario{
-		{name: "predict in Rio: the Dortmund model refuses, fspl answers", method: "POST", url: "/coverage/predict", key: "internal", body: predictRio, status: 200,
-			contains: []string{`"model_source":"physics-fallback"`, `"engine_used":"fspl"`, `"confidence":0.55`, `"envelope":{"inside":false,"reason":"outside the calibrated area (Dortmund, Germany)"}`,
+		{name: "predict in Rio: the Dortmund model refuses, the synthetic ridge answers", method: "POST", url: "/coverage/predict", key: "internal", body: predictRio, status: 200,
+			contains: []string{`"model_source":"local-model"`, `"engine_used":"ridge"`, `"model_version":"ridge-v1"`, `"confidence":0.9`,
+				`"envelope":{"inside":false,"reason":"outside the calibrated area (Dortmund, Germany)"}`,
 				`"fallback_reason":"residual engine drivetest-gbm-v2 refused to extrapolate: outside the calibrated area (Dortmund, Germany)"`,
-				`"accuracy_grade":"pipeline_validation_only"`, `"field_accuracy_claim":false`, `"region":"SE"`, `"model_version":null`}},
+				`"data_provenance":"synthetic"`, `"accuracy_grade":"pipeline_validation_only"`, `"field_accuracy_claim":false`, `"region":"SE"`}},
 		{name: "predict in Dortmund: the residual engine answers without terrain", method: "POST", url: "/coverage/predict", key: "internal", body: predictDortmund, status: 200,
 			contains: []string{`"model_source":"residual-gbm"`, `"model_version":"drivetest-gbm-v2"`, `"confidence":0.75`, `"data_provenance":"real"`,
 				`"accuracy_grade":"triagem"`, `"field_accuracy_claim":true`, `"envelope":{"inside":true}`, `"mondrian":false`, `"region":null`, `"fallback_reason":null`},
@@ -60,7 +61,10 @@ func predictionScenarios(t *testing.T, h *harness) []scenario {
 		{name: "predict on Free", method: "POST", url: "/coverage/predict", key: "free", body: predictRio, status: 403, code: "forbidden"},
 		{name: "predict without a key", method: "POST", url: "/coverage/predict", body: predictRio, status: 401, code: "unauthenticated"},
 		{name: "predict physics only", method: "POST", url: "/coverage/predict", key: "internal", body: predictBody(-22.95, -43.21, -22.92, -43.19, 1800, `,"model":"physics","rx_height_m":3,"cable_loss_db":2,"rx_gain_dbi":2`),
-			status: 200, contains: []string{`"model_source":"physics-fallback"`, `"envelope":null`, `"fallback_reason":null`, `"model_requested":"physics"`}},
+			status: 200, contains: []string{`"model_source":"physics-fallback"`, `"engine_used":"fspl"`, `"confidence":0.55`, `"model_version":null`, `"cv_rmse_db":null`,
+				`"envelope":null`, `"fallback_reason":null`, `"model_requested":"physics"`, `"data_provenance":"none"`}},
+		{name: "predict with the ridge model", method: "POST", url: "/coverage/predict", key: "internal", body: predictBody(-22.95, -43.21, -22.92, -43.19, 900, `,"model":"ridge"`),
+			status: 200, contains: []string{`"model_source":"local-model"`, `"envelope":null`, `"fallback_reason":null`, `"model_requested":"ridge"`}},
 		{name: "predict without the required fields", method: "POST", url: "/coverage/predict", key: "internal", body: `{"tx_lat":-22.95,"tx_lon":-43.21,"tx_height_m":30}`,
 			status: 422, code: "invalid_input", fields: []string{"rx_lat", "rx_lon", "frequency_mhz", "tx_power_dbm"}, doc: docRejects},
 		{name: "predict out of range", method: "POST", url: "/coverage/predict", key: "internal", body: predictBody(-22.95, -43.21, -22.92, -43.19, 0, `,"rx_height_m":0,"cable_loss_db":21`),
@@ -75,7 +79,8 @@ func predictionScenarios(t *testing.T, h *harness) []scenario {
 			status: 422, code: "terrain_missing"},
 		{name: "predict with a broken body", method: "POST", url: "/coverage/predict", key: "internal", body: `{"tx_lat":`, status: 400, code: "malformed_json"},
 		{name: "model info", method: "GET", url: "/coverage/model/info", key: "free", status: 200,
-			contains: []string{`"local_model":null`, `"model_version":"drivetest-gbm-v2"`, `"baseline_engine":null`, `"method":"cv_split_conformal_abs"`, `"origin":"shipped"`, `"accuracy_grade":"triagem"`}},
+			contains: []string{`"local_model":{"version":"ridge-v1"`, `"data_provenance":"synthetic"`, `"model_version":"drivetest-gbm-v2"`, `"baseline_engine":null`,
+				`"method":"cv_split_conformal_abs"`, `"origin":"shipped"`, `"accuracy_grade":"triagem"`, `"rmse_by_band":{`}},
 		{name: "model info without a key", method: "GET", url: "/coverage/model/info", status: 401, code: "unauthenticated"},
 		{name: "claim readiness (public)", method: "GET", url: "/coverage/claim-readiness", status: 200,
 			contains: []string{`"field_accuracy_claim":true`, `"served_band":{`, `"regions":[]`}},

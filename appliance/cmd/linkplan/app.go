@@ -301,7 +301,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// The learned models: <data dir>/models/current/ when the training
 	// side has written one, else the models shipped in the binary. A bad
 	// directory is logged and the shipped set serves.
-	a.predictions, err = prediction.New(prediction.Deps{Terrain: ter, Clutter: ter, Engines: reg.Get,
+	a.predictions, err = prediction.New(prediction.Deps{Terrain: ter, Clutter: ter, Engines: reg.WithFallback,
 		Tower: func(tenantID, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(tenantID) {
