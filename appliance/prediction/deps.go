@@ -48,10 +48,24 @@ type Deps struct {
 }
 
 // KnownSchema is the schemas this server builds: the feature builder's
-// (1: 17 features, 2: 27) and the drive-test schema (100).
+// (1: 17 features, 2: 27) and the drive-test schemas of driveTestSchemas.
 func KnownSchema(version int) (ml.FeatureSchema, error) {
-	if version == ml.DriveTestSchema.Version {
-		return ml.DriveTestSchema, nil
+	if d, ok := driveTestSchemas[version]; ok {
+		return d.schema, nil
 	}
 	return features.Schema(version)
+}
+
+// driveTestSchema is a drive-test-family schema: models fed from the
+// receiver, the serving cell and the carrier alone (no terrain).
+type driveTestSchema struct {
+	schema ml.FeatureSchema
+	// features gives the vector from WGS84 degrees and Hz.
+	features func(rxLat, rxLon, txLat, txLon, freqHz float64) []float64
+}
+
+// driveTestSchemas are the drive-test schemas served; a new one (101) is
+// one entry here with engines/ml's schema and feature function.
+var driveTestSchemas = map[int]driveTestSchema{
+	ml.DriveTestSchema.Version: {ml.DriveTestSchema, ml.DriveTestFeatures},
 }

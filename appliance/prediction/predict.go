@@ -376,7 +376,12 @@ func (c *chain) residual(ctx context.Context) bool {
 	var signal float64
 	engine := "drivetest-gbm"
 	if driveTest(a) {
-		p, err := a.Predict(ml.DriveTestFeatures(l.Rx.Lat, l.Rx.Lon, l.Tx.Lat, l.Tx.Lon, l.FreqMHz*1e6))
+		dt, ok := driveTestSchemas[a.Schema.Version]
+		if !ok {
+			c.refuse("residual engine %s: drive-test schema %d has no feature builder here", a.ModelVersion, a.Schema.Version)
+			return false
+		}
+		p, err := a.Predict(dt.features(l.Rx.Lat, l.Rx.Lon, l.Tx.Lat, l.Tx.Lon, l.FreqMHz*1e6))
 		if err != nil {
 			c.refuse("residual engine %s: %v", a.ModelVersion, err)
 			return false
