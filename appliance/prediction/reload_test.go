@@ -261,17 +261,20 @@ func TestObserveFeedsTheLiveBand(t *testing.T) {
 	q := rioQuery()
 	l := features.Link{Tx: appliance.LatLon{Lat: *q.TxLat, Lon: *q.TxLon}, Rx: appliance.LatLon{Lat: *q.RxLat, Lon: *q.RxLon},
 		TxHeightM: 30, RxHeightM: 1.5, FreqMHz: 1800, TxPowerDBm: 43, TxGainDBi: 15}
-	if !s.Observe(context.Background(), l, 0, -95) {
+	if !s.Observe(context.Background(), l, 0, -95, "received_power") {
 		t.Fatal("a row inside the envelope was not recorded")
 	}
 	out := l
 	out.FreqMHz = 3500
-	if s.Observe(context.Background(), out, 0, -95) {
+	if s.Observe(context.Background(), out, 0, -95, "received_power") {
 		t.Fatal("a row outside the envelope's bands was recorded")
+	}
+	if s.Observe(context.Background(), l, 0, -95, "rsrp") {
+		t.Fatal("an RSRP row fed a received-power model")
 	}
 	bad := l
 	bad.RxHeightM = 0
-	if s.Observe(context.Background(), bad, 0, -95) {
+	if s.Observe(context.Background(), bad, 0, -95, "received_power") {
 		t.Fatal("an invalid row was recorded")
 	}
 	n := 0

@@ -161,11 +161,21 @@ func (s *Service) ObserveResidual(observedDBm, predictedDBm float64) {
 // whether a residual was recorded. The observations path calls it for
 // consented rows; it never fails the caller (a row the engine cannot
 // predict is simply not recorded).
-func (s *Service) Observe(ctx context.Context, l features.Link, cableLossDB, observedDBm float64) bool {
-	if l.Validate() != nil || !(cableLossDB >= 0 && cableLossDB <= 20) || math.IsNaN(observedDBm) {
+//
+// metric is what observedDBm measures (appliance.Observation.Metric): a
+// drive-test model predicts LTE RSRP and takes only "rsrp" rows; a
+// residual over the hybrid baseline predicts the wideband received level
+// and takes every other metric but "rsrp" and "rscp" (tens of dB below
+// it).
+func (s *Service) Observe(ctx context.Context, l features.Link, cableLossDB, observedDBm float64, metric string) bool {
+	if l.Validate() != nil || !(cableLossDB >= 0 && cableLossDB <= 20) || math.IsNaN(observedDBm) || math.IsInf(observedDBm, 0) {
 		return false
 	}
-	c := &chain{s: s, r: &resolved{link: l, cableLossDB: cableLossDB, model: ModelResidual}, set: s.current(), region: s.deps.RegionAt(l.Rx)}
+	set := s.current()
+	if set.Residual == nil || driveTest(set.Residual) != (metric == "rsrp") || metric == "rscp" {
+		return false
+	}
+	c := &chain{s: s, r: &resolved{link: l, cableLossDB: cableLossDB, model: ModelResidual}, set: set, region: s.deps.RegionAt(l.Rx)}
 	if !c.residual(ctx) {
 		return false
 	}

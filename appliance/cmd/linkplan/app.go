@@ -339,7 +339,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Jobs: a.jobs, Batches: a.batch,
 		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
 		Repeaters: a.plans,
-		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+		// Consented rows feed the live band of the served residual engine.
+		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
 				return nil, false
