@@ -44,7 +44,9 @@
 // receiver) it refuses and envelope {inside: false, reason} is on the
 // answer. The residual engine over the hybrid baseline gives
 // signal = EIRP − L_hybrid + gbm(x) (its target is observed − baseline
-// level); a drive-test model (schema 100) predicts the level directly from
+// level; the hybrid answers through the registry's fspl fallback outside
+// its validity, as the training side computes the baseline); a drive-test
+// model (schema 100) predicts the level directly from
 // ml.DriveTestFeatures and needs no terrain, so it answers even where no
 // terrain pack exists. The ridge model predicts the level from its
 // features. Learned models answer the measured level; EIRP = tx_power_dbm
@@ -62,7 +64,14 @@
 // LiveWindow residuals fed by ObserveResidual give a conformal half-width
 // at the artifact's alpha (from 19 residuals); the applied half-width is
 // the larger of the two. loss_interval_db = [L − h, L + h]: hi is the
-// larger loss.
+// larger loss. The windows are fed by Observe (the composition root calls
+// it for the consented rows the observation store commits, at most 256 a
+// submission): the served residual engine predicts the row's link and the
+// residual is recorded when it answered inside its envelope and the row's
+// metric is what it predicts (RSRP for a drive-test model; a wideband
+// level, never RSRP or RSCP, for a residual over the hybrid). The windows
+// restart when the residual model changes; the residual histogram
+// (coverage_observation_residual_db) counts on.
 //
 // # Grades and gates (SPEC §2.6)
 //
