@@ -147,6 +147,7 @@ func writeSet(t testing.TB, models string, files map[string]*ml.Artifact) {
 
 type opts struct {
 	shipped  fs.FS
+	regionAt func(appliance.LatLon) string // nil: the gazetteer's
 	external prediction.External
 	models   string
 }
@@ -172,6 +173,9 @@ func newService(t testing.TB, o opts) *prediction.Service {
 	}
 	if o.shipped != nil {
 		d.Shipped = o.shipped
+	}
+	if o.regionAt != nil {
+		d.RegionAt = o.regionAt
 	}
 	s, err := prediction.New(d)
 	if err != nil {

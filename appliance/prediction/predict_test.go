@@ -133,20 +133,19 @@ func TestPredictConformalMondrian(t *testing.T) {
 		t.Fatalf("the SE band %v should be narrower than the marginal %v", c.HalfWidthDB, a.Conformal.Marginal.QAbsDB)
 	}
 
-	// A region without a local band (Belo Horizonte is SE too; Vitória is
-	// SE; take a point the envelope covers but the gazetteer maps to no
-	// band: the marginal band serves). With the envelope at Rio only, use
-	// the service's region function through a NE point and a wide envelope.
-	models := t.TempDir()
-	writeSet(t, models, map[string]*ml.Artifact{prediction.FileResidual: residualArtifact(t, nil)})
-	s2 := newService(t, opts{models: models})
-	q := rioQuery()
-	p2, err := s2.Predict(context.Background(), pro, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !p2.Extra.Conformal.Mondrian {
-		t.Fatal("no envelope: the SE band serves Rio")
+	// Regions without a local band, and no region (abroad): the marginal
+	// band, mondrian false, region null.
+	a = residualArtifact(t, nil)
+	for _, region := range []string{"N", ""} {
+		s2 := newService(t, opts{models: fullSet(t), regionAt: func(appliance.LatLon) string { return region }})
+		p2, err := s2.Predict(context.Background(), pro, rioQuery())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2 := p2.Extra.Conformal
+		if c2.Mondrian || c2.Region != nil || c2.HalfWidthDB != float64(int64(a.Conformal.Marginal.QAbsDB*1000+0.5))/1000 {
+			t.Fatalf("region %q: %+v, want the marginal band %v", region, c2, a.Conformal.Marginal.QAbsDB)
+		}
 	}
 }
 

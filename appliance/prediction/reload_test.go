@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,5 +284,51 @@ func TestObserveFeedsTheLiveBand(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d live residuals, want 1", n)
+	}
+}
+
+// TestReloadWhilePredicting: predictions running during reloads always
+// see one whole set (run with -race).
+func TestReloadWhilePredicting(t *testing.T) {
+	models := fullSet(t)
+	s := newService(t, opts{models: models})
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				p, err := s.Predict(context.Background(), pro, rioQuery())
+				if err != nil {
+					errs <- err
+					return
+				}
+				if p.ModelSource == prediction.SourceResidual && (p.Extra.Conformal == nil || *p.ModelVersion != "residual-gbm-v1") {
+					errs <- fmt.Errorf("a residual answer without its band: %+v", p)
+					return
+				}
+			}
+		}()
+	}
+	sets := []map[string]*ml.Artifact{
+		{prediction.FileRidge: ridgeArtifact(t, "ridge-v1", "synthetic", 9)},
+		{prediction.FileRidge: ridgeArtifact(t, "ridge-v2", "real", 5), prediction.FileResidual: residualArtifact(t, rioEnvelope())},
+	}
+	for i := range 20 {
+		writeSet(t, models, sets[i%2])
+		if err := s.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
