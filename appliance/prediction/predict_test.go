@@ -1,10 +1,12 @@
 package prediction_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -278,8 +280,17 @@ func TestPredictShippedDortmund(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b, err := fs.ReadFile(shipped.FS(), prediction.ShippedResidual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ml.ReadArtifact(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	grade, _ := prediction.Grade("real", a.CVRMSEDB)
 	if p.ModelSource != prediction.SourceResidual || *p.ModelVersion != "drivetest-gbm-v2" || p.DataProvenance != "real" ||
-		p.AccuracyGrade != prediction.GradeTriagem || !p.FieldAccuracyClaim || p.Region != nil || p.Extra.Conformal == nil || p.Extra.Conformal.Mondrian {
+		p.AccuracyGrade != grade || !p.FieldAccuracyClaim || p.Region != nil || p.Extra.Conformal == nil || p.Extra.Conformal.Mondrian {
 		t.Fatalf("Dortmund answer %+v", p)
 	}
 	if p.SignalDBm < -130 || p.SignalDBm > -40 {

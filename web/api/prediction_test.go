@@ -1,11 +1,17 @@
 package api_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
 	"testing"
+
+	"linkplan/appliance/prediction"
+	"linkplan/engines/ml"
+	"linkplan/engines/ml/shipped"
 )
 
 // predictBody is a POST /coverage/predict body from (txLat, txLon) to
@@ -27,15 +33,26 @@ var (
 // limit is 6 a minute (SPEC §8.1).
 func predictionScenarios(t *testing.T, h *harness) []scenario {
 	t.Helper()
+	// The shipped real model's figures decide its grade and gates.
+	b, err := fs.ReadFile(shipped.FS(), prediction.ShippedResidual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dortmund, err := ml.ReadArtifact(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dortmundGrade, _ := prediction.Grade(dortmund.DataProvenance, dortmund.CVRMSEDB)
+	gates := prediction.Gates(dortmund, nil)
 	return []scenario{
 		{name: "predict in Rio: the Dortmund model refuses, the synthetic ridge answers", method: "POST", url: "/coverage/predict", key: "internal", body: predictRio, status: 200,
 			contains: []string{`"model_source":"local-model"`, `"engine_used":"ridge"`, `"model_version":"ridge-v1"`, `"confidence":0.9`,
-				`"envelope":{"inside":false,"reason":"outside the calibrated area (Dortmund, Germany)"}`,
-				`"fallback_reason":"residual engine drivetest-gbm-v2 refused to extrapolate: outside the calibrated area (Dortmund, Germany)"`,
+				`"envelope":{"inside":false,"reason":"outside the calibrated area (`,
+				`"fallback_reason":"residual engine ` + dortmund.ModelVersion + ` refused to extrapolate: outside the calibrated area (`,
 				`"data_provenance":"synthetic"`, `"accuracy_grade":"pipeline_validation_only"`, `"field_accuracy_claim":false`, `"region":"SE"`}},
 		{name: "predict in Dortmund: the residual engine answers without terrain", method: "POST", url: "/coverage/predict", key: "internal", body: predictDortmund, status: 200,
-			contains: []string{`"model_source":"residual-gbm"`, `"model_version":"drivetest-gbm-v2"`, `"confidence":0.75`, `"data_provenance":"real"`,
-				`"accuracy_grade":"triagem"`, `"field_accuracy_claim":true`, `"envelope":{"inside":true}`, `"mondrian":false`, `"region":null`, `"fallback_reason":null`},
+			contains: []string{`"model_source":"residual-gbm"`, `"model_version":"` + dortmund.ModelVersion + `"`, `"confidence":0.75`, `"data_provenance":"real"`,
+				`"accuracy_grade":"` + dortmundGrade + `"`, `"field_accuracy_claim":true`, `"envelope":{"inside":true}`, `"mondrian":false`, `"region":null`, `"fallback_reason":null`},
 			check: func(t *testing.T, h *harness, res *response) {
 				var p struct {
 					SignalDBm  float64 `json:"signal_dbm"`
@@ -79,17 +96,18 @@ func predictionScenarios(t *testing.T, h *harness) []scenario {
 			status: 422, code: "terrain_missing"},
 		{name: "predict with a broken body", method: "POST", url: "/coverage/predict", key: "internal", body: `{"tx_lat":`, status: 400, code: "malformed_json"},
 		{name: "model info", method: "GET", url: "/coverage/model/info", key: "free", status: 200,
-			contains: []string{`"local_model":{"version":"ridge-v1"`, `"data_provenance":"synthetic"`, `"model_version":"drivetest-gbm-v2"`, `"baseline_engine":null`,
-				`"method":"cv_split_conformal_abs"`, `"origin":"shipped"`, `"accuracy_grade":"triagem"`, `"rmse_by_band":{`}},
+			contains: []string{`"local_model":{"version":"ridge-v1"`, `"data_provenance":"synthetic"`, `"model_version":"` + dortmund.ModelVersion + `"`, `"baseline_engine":null`,
+				`"method":"cv_split_conformal_abs"`, `"origin":"shipped"`, `"accuracy_grade":"` + dortmundGrade + `"`, `"rmse_by_band":{`}},
 		{name: "model info without a key", method: "GET", url: "/coverage/model/info", status: 401, code: "unauthenticated"},
 		{name: "claim readiness (public)", method: "GET", url: "/coverage/claim-readiness", status: 200,
 			contains: []string{`"field_accuracy_claim":true`, `"served_band":{`, `"regions":[]`}},
 		{name: "effective band (public)", method: "GET", url: "/coverage/effective-band", status: 200,
 			contains: []string{`"nominal_coverage":0.9`, `"class":"strong"`, `"class":"weak"`, `"live_window":500`}},
 		{name: "promotion readiness (public)", method: "GET", url: "/coverage/promotion-readiness", status: 200,
-			contains: []string{`"sole_source_eligible":false`, `"name":"cv_rmse_below_8_db","passed":false`, `"real_rows":45105`}},
+			contains: []string{fmt.Sprintf(`"sole_source_eligible":%v`, gates.SoleSourceEligible), fmt.Sprintf(`"real_rows":%d`, dortmund.NTrain),
+				fmt.Sprintf(`"name":"cv_rmse_below_8_db","passed":%v`, dortmund.CVRMSEDB < 8), `"promotion_eligible":false`}},
 		{name: "audit gate (public)", method: "GET", url: "/health/audit-gate", status: 200,
-			contains: []string{`"status":"field_accuracy_claimed"`, `"data_provenance":"real"`, `"accuracy_grade":"triagem"`}},
+			contains: []string{`"status":"field_accuracy_claimed"`, `"data_provenance":"real"`, `"accuracy_grade":"` + dortmundGrade + `"`}},
 	}
 }
 
