@@ -16,7 +16,7 @@ const ArtifactFormat = "linkplan-ml-model"
 
 // ArtifactVersion is the artifact layout this build writes. It reads every
 // version from 1 to ArtifactVersion (see FORMAT.md).
-const ArtifactVersion = 1
+const ArtifactVersion = 2
 
 // MaxArtifactBytes bounds what ReadArtifact reads.
 const MaxArtifactBytes = 256 << 20
@@ -63,6 +63,9 @@ type Artifact struct {
 	CVRMSEDB    float64 `json:"cv_rmse_db,omitempty"`
 	CVRMSEStdDB float64 `json:"cv_rmse_std_db,omitempty"`
 	CVFolds     int     `json:"cv_folds,omitempty"`
+	// Envelope is where the model is calibrated (layout version 2); nil
+	// means no envelope: the model makes no claim of where it holds.
+	Envelope *Envelope `json:"envelope,omitempty"`
 
 	Ridge     *Ridge       `json:"ridge,omitempty"`
 	GBM       *GBM         `json:"gbm,omitempty"`
@@ -131,8 +134,8 @@ func ReadArtifact(r io.Reader) (*Artifact, error) {
 	if head.Version < 1 || head.Version > ArtifactVersion {
 		return nil, fmt.Errorf("read artifact: version %d, this build reads 1 to %d: %w", head.Version, ArtifactVersion, ErrArtifact)
 	}
-	// Version 1 is the current layout; a later version converts older
-	// ones here.
+	// Version 2 only added the optional envelope: a version-1 artifact
+	// reads as it is. A later version converts older layouts here.
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var a Artifact
@@ -197,6 +200,11 @@ func (a *Artifact) validate() error {
 	}
 	if a.Conformal != nil {
 		if err := a.Conformal.validate(); err != nil {
+			return err
+		}
+	}
+	if a.Envelope != nil {
+		if err := a.Envelope.validate(); err != nil {
 			return err
 		}
 	}

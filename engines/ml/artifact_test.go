@@ -278,6 +278,18 @@ func TestReadArtifactRejects(t *testing.T) {
 			m := v["conformal"].(map[string]any)["marginal"].(map[string]any)
 			m["q_lo_db"], m["q_hi_db"] = 5.0, -5.0
 		}},
+		{name: "an envelope without description", mutate: func(v map[string]any) {
+			v["envelope"] = map[string]any{"description": " ", "bands": []any{map[string]any{"name": "B3", "min_mhz": 1710, "max_mhz": 1880}}}
+		}},
+		{name: "an envelope band upside down", mutate: func(v map[string]any) {
+			v["envelope"] = map[string]any{"description": "x", "bands": []any{map[string]any{"name": "B3", "min_mhz": 1880, "max_mhz": 1710}}}
+		}},
+		{name: "an envelope area past the pole", mutate: func(v map[string]any) {
+			v["envelope"] = map[string]any{"description": "x", "areas": []any{map[string]any{"name": "a", "min_lat": 10, "min_lon": 0, "max_lat": 95, "max_lon": 1}}}
+		}},
+		{name: "an envelope with an unknown field", mutate: func(v map[string]any) {
+			v["envelope"] = map[string]any{"description": "x", "polygon": []any{}}
+		}},
 		{name: "conformal groups out of order", mutate: func(v map[string]any) {
 			v["conformal"].(map[string]any)["by_group"] = []any{
 				map[string]any{"region_code": "S", "n_calibration": 50, "alpha": 0.1, "coverage": 0.9, "q_abs_db": 1, "q_lo_db": -1, "q_hi_db": 1, "empirical_coverage": 0.9, "mean_width_db": 2},

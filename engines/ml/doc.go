@@ -60,7 +60,10 @@
 // region's coverage by a band calibrated on the other regions.
 //
 // Artifacts: JSON with a format name, a layout version and the feature
-// schema (FORMAT.md). ReadArtifact accepts every layout version up to
+// schema (FORMAT.md), and optionally the model's calibrated Envelope
+// (layout version 2): the areas and bands its calibration data covers;
+// Contains tells a server whether a query may be answered by the model or
+// must be refused (SPEC §2.5). ReadArtifact accepts every layout version up to
 // ArtifactVersion and validates the trees so that Predict cannot panic or
 // loop; testdata/artifacts holds artifacts written by an earlier build
 // (17- and 27-feature schemas) with the predictions they gave.
