@@ -122,12 +122,12 @@ func replay(ctx context.Context, f Featurizer, c *Corpus, holdout []int, set mod
 	return out, nil
 }
 
-// decide applies the promotion rule to the replays of the candidate and
+// Decide applies the promotion rule to the replays of the candidate and
 // of the served models: promoted when nothing comparable is served, or
 // when the candidate's ridge family is strictly better and its residual
 // engine is no worse where both have one (SPEC §2.6: no regression in
 // residual metrics). Equal is kept.
-func decide(cand, served Replay) (bool, string) {
+func Decide(cand, served Replay) (bool, string) {
 	f := func(p *float64) string { return strconv.FormatFloat(*p, 'f', 3, 64) }
 	if served.RMSEDB == nil {
 		return true, fmt.Sprintf("nothing comparable is served; candidate holdout RMSE %s dB on %d rows", f(cand.RMSEDB), cand.N)

@@ -331,7 +331,7 @@ func (s *Service) Retrain(ctx context.Context, jobID, trigger string) (*Outcome,
 	if err != nil {
 		return nil, fmt.Errorf("retrain %s: served %w", jobID, err)
 	}
-	promoted, reason := decide(cr, sr)
+	promoted, reason := Decide(cr, sr)
 	d := appliance.ModelDecision{JobID: jobID, DecidedAtUnix: now.Unix(), Trigger: trigger, Promoted: promoted, Reason: reason,
 		NTrain: len(cand.Train), NHoldout: len(cand.Holdout), CandidateRMSEDB: *cr.RMSEDB, ServedRMSEDB: sr.RMSEDB,
 		CandidateResidualRMSEDB: cr.ResidualDB, ServedResidualRMSEDB: sr.ResidualDB, DataProvenance: cand.Provenance}

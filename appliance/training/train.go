@@ -145,6 +145,10 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 	if cand.Summary.RMSEByBandDB, err = rmseMap(cv.OOF, y, bandKeys); err != nil {
 		return nil, err
 	}
+	a.RMSEDB, a.RMSEByMorphologyDB, a.RMSEByBandDB = cand.Summary.RMSEDB, cand.Summary.RMSEByMorphologyDB, cand.Summary.RMSEByBandDB
+	if a.ConformalOutOfGroup, err = outOfGroup(y, cv.OOF, regions); err != nil {
+		return nil, err
+	}
 
 	// Band models.
 	byBand := map[int][]int{}
@@ -196,6 +200,15 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 	}
 	ra := &ml.Artifact{Kind: ml.KindGBM, GBM: gm, Conformal: &rcal}
 	stamp(ra, VersionResidual, len(r), rcv)
+	if ra.ConformalOutOfGroup, err = outOfGroup(r, rcv.OOF, regions); err != nil {
+		return nil, err
+	}
+	var rse float64
+	for i, x := range X {
+		d := gm.Predict(x) - r[i]
+		rse += d * d
+	}
+	ra.RMSEDB = math.Sqrt(rse / float64(len(r)))
 	cand.Artifacts[FileResidual] = ra
 	return cand, nil
 }
@@ -228,6 +241,20 @@ func ridgeWithCV(X [][]float64, y []float64, regions []string, workers int) (*ml
 	return m, cv, &cal, nil
 }
 
+// outOfGroup is ml.OutOfGroupCoverage of the out-of-fold residuals y − oof
+// by region (nil when no region has rows).
+func outOfGroup(y, oof []float64, regions []string) ([]ml.GroupCoverage, error) {
+	res := make([]float64, len(y))
+	for i := range y {
+		res[i] = y[i] - oof[i]
+	}
+	g, err := ml.OutOfGroupCoverage(res, regions, ml.DefaultAlpha)
+	if err != nil {
+		return nil, fmt.Errorf("out-of-region coverage: %w", err)
+	}
+	return g, nil
+}
+
 func rmseMap(pred, y []float64, groups []string) (map[string]float64, error) {
 	g, err := ml.RMSEByGroup(pred, y, groups)
 	if err != nil {
@@ -247,4 +274,41 @@ func sortedKeys[V any](m map[int]V) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TrainRidgeArtifact trains the global ridge on every row of c (no
+// holdout: for the shipped pipeline-validation model and offline use),
+// with its 5-fold CV figures, Mondrian band and RMSE breakdowns, stamped
+// with c's data provenance and trained_at now.
+func TrainRidgeArtifact(c *Corpus, now time.Time, workers int) (*ml.Artifact, error) {
+	if c.N() < MinTrainRows {
+		return nil, fmt.Errorf("train ridge: %d usable rows, at least %d needed: %w", c.N(), MinTrainRows, appliance.ErrInvalid)
+	}
+	m, cv, cal, err := ridgeWithCV(c.X, c.Y, c.Regions, workers)
+	if err != nil {
+		return nil, fmt.Errorf("train ridge: %w", err)
+	}
+	a := &ml.Artifact{Kind: ml.KindRidge, ModelVersion: VersionRidge, Schema: c.Schema, DataProvenance: DataProvenance(c.Sources),
+		TrainedAtUnixS: now.Unix(), NTrain: c.N(), CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: ml.DefaultFolds,
+		Ridge: m, Conformal: cal}
+	var se float64
+	for i, x := range c.X {
+		d := m.Predict(x) - c.Y[i]
+		se += d * d
+	}
+	a.RMSEDB = math.Sqrt(se / float64(c.N()))
+	bandKeys := make([]string, c.N())
+	for i, b := range c.Bands {
+		bandKeys[i] = BandKey(b)
+	}
+	if a.RMSEByMorphologyDB, err = rmseMap(cv.OOF, c.Y, c.Morph); err != nil {
+		return nil, err
+	}
+	if a.RMSEByBandDB, err = rmseMap(cv.OOF, c.Y, bandKeys); err != nil {
+		return nil, err
+	}
+	if a.ConformalOutOfGroup, err = outOfGroup(c.Y, cv.OOF, c.Regions); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
