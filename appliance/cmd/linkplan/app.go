@@ -31,6 +31,7 @@ import (
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
 	"linkplan/appliance/tenancy"
+	"linkplan/appliance/training"
 	"linkplan/engines"
 	"linkplan/store"
 	"linkplan/store/search"
@@ -86,6 +87,7 @@ type app struct {
 	api             *api.API
 	jobs            *jobs.Service
 	privacy         *privacy.Service
+	training        *training.Service
 	quota           *quota.Service
 	log             *slog.Logger
 	batch           *batch.Service
@@ -254,6 +256,13 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 	}})
 	a.jobs.Register(appliance.JobKindDSARHardDelete, a.privacy.Handler())
+	// Retraining of the learned models (issue 11): a job on the same
+	// queue, queued by the count trigger (started with serve) or the
+	// effective-band monitor; reload is the serving side's Reload.
+	if a.training, err = newTraining(db, a.jobs, ter, reg, gaz, cfg.DataDir, nil, log); err != nil {
+		return nil, err
+	}
+	a.jobs.Register(appliance.JobKindModelRetrain, a.training.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
@@ -348,6 +357,13 @@ func (a *app) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := a.privacy.Close(ctx); err != nil {
 			a.log.Warn("privacy scheduler did not stop", "err", err)
+		}
+		cancel()
+	}
+	if a.training != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := a.training.Close(ctx); err != nil {
+			a.log.Warn("retrain trigger did not stop", "err", err)
 		}
 		cancel()
 	}
