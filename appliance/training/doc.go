@@ -111,6 +111,18 @@
 // consented corpus is held in memory during a retrain (about 1 KB a row
 // with its vector).
 //
+// # Caveats
+//
+//   - A withdrawal (--withdraw) or a tenant's hard delete removes rows from
+//     the next corpus, not from the served models: they leave the models at
+//     the next retrain (a withdrawal is not a consent grant and does not
+//     trigger one; MonitorFired or `linkplan model retrain` does).
+//   - The served directory is missing for the moment between the two
+//     renames of the swap; the serving side reads it only at Reload, which
+//     comes after.
+//   - Previous directories are kept for an operator's rollback by hand
+//     (rename one to current and restart); nothing rolls back on its own.
+//
 // # Synthetic pipeline-validation set
 //
 // Synthesize draws observations over the embedded Rio de Janeiro terrain

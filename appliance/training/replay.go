@@ -2,11 +2,13 @@ package training
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"linkplan/appliance"
 	"linkplan/engines/ml"
 )
 
@@ -55,7 +57,9 @@ type Replay struct {
 }
 
 // replay scores a model set on the holdout rows of c. Each model gets the
-// vector of its own schema version (computed once per version).
+// vector of its own schema version (computed once per version); a model
+// whose schema these rows cannot have (version 2 where a receiver has no
+// land-cover class) cannot serve them and scores nothing.
 func replay(ctx context.Context, f Featurizer, c *Corpus, holdout []int, set modelSet) (Replay, error) {
 	out := Replay{N: len(holdout)}
 	vecs := map[int][][]float64{c.Schema.Version: pick(c.X, holdout)}
@@ -86,6 +90,9 @@ func replay(ctx context.Context, f Featurizer, c *Corpus, holdout []int, set mod
 				continue // a band-only set has nothing for this row
 			}
 			v, err := vectors(a.Schema.Version)
+			if errors.Is(err, appliance.ErrUnavailable) {
+				break // a schema these rows cannot have (no land cover): the model cannot serve them
+			}
 			if err != nil {
 				return out, err
 			}
@@ -104,6 +111,9 @@ func replay(ctx context.Context, f Featurizer, c *Corpus, holdout []int, set mod
 	}
 	if set.residual != nil {
 		v, err := vectors(set.residual.Schema.Version)
+		if errors.Is(err, appliance.ErrUnavailable) {
+			return out, nil
+		}
 		if err != nil {
 			return out, err
 		}
