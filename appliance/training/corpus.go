@@ -36,9 +36,8 @@ type Featurizer interface {
 
 // BaselineFunc returns the physics baseline of an observation's link: the
 // received power, dBm, that the p1812-p1411-hybrid engine predicts
-// (transmit power + both gains − its path loss; cable loss is not in it,
-// as the observed level of an api row is taken at the antenna). Errors
-// as Featurizer.
+// (transmit power + both gains − cable loss − its path loss). Errors as
+// Featurizer.
 type BaselineFunc func(ctx context.Context, o *appliance.Observation) (dbm float64, err error)
 
 // ReceivedPowerMetrics are the Observation.Metric values the corpus keeps:

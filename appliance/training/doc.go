@@ -49,9 +49,10 @@
 // (17). A row whose terrain is missing is skipped and counted, never
 // taken at sea level; a link the features or the baseline refuse likewise.
 // Target: observed_dbm. Baseline of the residual engine: the
-// p1812-p1411-hybrid received power (transmit power + gains − path loss,
-// with the registry's fspl fallback outside the hybrid's validity, as
-// /coverage/engines/predict answers); the cable loss is in neither.
+// p1812-p1411-hybrid received power, EIRP − path loss with EIRP = transmit
+// power + gains − cable loss (appliance/prediction's definition), with the
+// registry's fspl fallback outside the hybrid's validity, as
+// /coverage/engines/predict answers.
 //
 // data_provenance of the candidate: synthetic when every training row has
 // source "synthetic" (this package's generator), real when none has

@@ -39,9 +39,10 @@ func (f Features) Vector(ctx context.Context, o *appliance.Observation, version 
 // engines.Registry.WithFallback, as POST /coverage/engines/predict runs
 // it: a path outside the hybrid's validity gets the fspl answer, as it
 // would when served) on a terrain: the received
-// power, dBm, of the observation's link, transmit power + both gains −
-// the engine's path loss, on the profile sampled as the features sample
-// it (features.ProfileStepM).
+// power, dBm, of the observation's link, EIRP − the engine's path loss
+// with EIRP = transmit power + both gains − cable loss (as the serving
+// side, appliance/prediction, adds the residual to it), on the profile
+// sampled as the features sample it (features.ProfileStepM).
 func HybridBaseline(engine appliance.Engine, terrain appliance.Terrain) BaselineFunc {
 	return func(ctx context.Context, o *appliance.Observation) (float64, error) {
 		l := LinkOf(o)
@@ -54,6 +55,6 @@ func HybridBaseline(engine appliance.Engine, terrain appliance.Terrain) Baseline
 		if err != nil {
 			return 0, fmt.Errorf("baseline %s: %w", engine.ID(), err)
 		}
-		return l.TxPowerDBm + l.TxGainDBi + l.RxGainDBi - p.PathLossDB, nil
+		return l.TxPowerDBm + l.TxGainDBi + l.RxGainDBi - o.CableLossDB - p.PathLossDB, nil
 	}
 }
