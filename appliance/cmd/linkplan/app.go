@@ -258,8 +258,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.jobs.Register(appliance.JobKindDSARHardDelete, a.privacy.Handler())
 	// Retraining of the learned models (issue 11): a job on the same
 	// queue, queued by the count trigger (started with serve) or the
-	// effective-band monitor; reload is the serving side's Reload.
-	if a.training, err = newTraining(db, a.jobs, ter, reg, gaz, cfg.DataDir, nil, log); err != nil {
+	// effective-band monitor. The shipped models and the serving side's
+	// Reload are wired where the serving side is assembled.
+	if a.training, err = newTraining(db, a.jobs, ter, reg, gaz, cfg.DataDir, nil, nil, log); err != nil {
 		return nil, err
 	}
 	a.jobs.Register(appliance.JobKindModelRetrain, a.training.Handler())
