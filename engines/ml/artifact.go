@@ -63,9 +63,6 @@ type Artifact struct {
 	CVRMSEDB    float64 `json:"cv_rmse_db,omitempty"`
 	CVRMSEStdDB float64 `json:"cv_rmse_std_db,omitempty"`
 	CVFolds     int     `json:"cv_folds,omitempty"`
-	// Envelope is where the model is calibrated (layout version 2); nil
-	// means no envelope: the model makes no claim of where it holds.
-	Envelope *Envelope `json:"envelope,omitempty"`
 	// RMSEDB is the in-sample RMSE of the served model (SPEC §2.6 rmse_db,
 	// history only); RMSEByMorphologyDB and RMSEByBandDB are the
 	// out-of-fold RMSE per morphology (open_or_flat, rural_rolling,
@@ -78,6 +75,9 @@ type Artifact struct {
 	// residuals: each region's coverage by a band calibrated on the other
 	// regions (SPEC §2.6 cv_by_region[*].conformal_coverage). Optional.
 	ConformalOutOfGroup []GroupCoverage `json:"conformal_out_of_group,omitempty"`
+	// Envelope is where the model is calibrated (layout version 2); nil
+	// means no envelope: the model makes no claim of where it holds.
+	Envelope *Envelope `json:"envelope,omitempty"`
 
 	Ridge     *Ridge       `json:"ridge,omitempty"`
 	GBM       *GBM         `json:"gbm,omitempty"`
