@@ -136,7 +136,9 @@ func (s *Service) Trigger(ctx context.Context, trigger, reason string) (string, 
 	if err != nil {
 		return "", false, fmt.Errorf("trigger retrain: %w", err)
 	}
-	for range 2 {
+	// Each pass either answers or moves Seq past a finished job; the bound
+	// only guards against a store that never settles.
+	for range 100 {
 		id := RetrainJobID(st.Seq)
 		j, err := s.queue.Get(ctx, appliance.SystemTenantID, id)
 		switch {
@@ -172,7 +174,7 @@ func (s *Service) Trigger(ctx context.Context, trigger, reason string) (string, 
 		s.log.Info("retrain queued", "job_id", id, "trigger", trigger, "reason", reason)
 		return id, true, nil
 	}
-	return "", false, fmt.Errorf("trigger retrain: the retrain sequence moved twice: %w", appliance.ErrConflict)
+	return "", false, fmt.Errorf("trigger retrain: 100 finished retrain jobs in a row at sequence %d: %w", st.Seq, appliance.ErrConflict)
 }
 
 // MonitorFired queues a retrain because the serving side's effective-band
