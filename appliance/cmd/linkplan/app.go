@@ -32,6 +32,7 @@ import (
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
 	"linkplan/appliance/tenancy"
+	"linkplan/appliance/training"
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
 	"linkplan/store"
@@ -84,19 +85,20 @@ func (c aiConfig) provider() (ai.Provider, error) {
 
 // app is the assembled appliance.
 type app struct {
-	db      *store.DB
-	ter     *terrainSet
-	index   *spatial.Index
-	refresh *refresh.Service
-	search  *search.Index
-	api     *api.API
-	jobs    *jobs.Service
-	privacy *privacy.Service
-	quota   *quota.Service
-	log     *slog.Logger
-	batch   *batch.Service
-	maps    *coverage.Maps
-	plans   *repeater.Submitter
+	db              *store.DB
+	ter             *terrainSet
+	index           *spatial.Index
+	refresh         *refresh.Service
+	search          *search.Index
+	api             *api.API
+	jobs            *jobs.Service
+	privacy         *privacy.Service
+	training        *training.Service
+	quota           *quota.Service
+	log             *slog.Logger
+	batch           *batch.Service
+	maps            *coverage.Maps
+	plans           *repeater.Submitter
 	// predictions serves the learned models; its Reload is the hook the
 	// training side calls after swapping <data dir>/models/current in.
 	predictions     *prediction.Service
@@ -263,6 +265,15 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 	}})
 	a.jobs.Register(appliance.JobKindDSARHardDelete, a.privacy.Handler())
+	// Retraining of the learned models (issue 11): a job on the same
+	// queue, queued by the count trigger (started with serve) or the
+	// effective-band monitor; after a swap it reloads the serving side
+	// (a.predictions, assembled below, before any job runs).
+	reload := func(ctx context.Context) error { return a.predictions.Reload(ctx) }
+	if a.training, err = newTraining(db, a.jobs, ter, reg, gaz, cfg.DataDir, shipped.FS(), reload, log); err != nil {
+		return nil, err
+	}
+	a.jobs.Register(appliance.JobKindModelRetrain, a.training.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
@@ -379,6 +390,13 @@ func (a *app) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := a.privacy.Close(ctx); err != nil {
 			a.log.Warn("privacy scheduler did not stop", "err", err)
+		}
+		cancel()
+	}
+	if a.training != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := a.training.Close(ctx); err != nil {
+			a.log.Warn("retrain trigger did not stop", "err", err)
 		}
 		cancel()
 	}

@@ -112,6 +112,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := a.privacy.Start(ctx); err != nil {
 		return err
 	}
+	if err := a.training.Start(ctx); err != nil {
+		return err
+	}
 	a.api.SetState(api.StateReady)
 	log.Info("linkplan serving", "addr", ln.Addr().String(), "version", version())
 	err = web.New(withConsole(a.api, con), log).Serve(ctx, ln, func() { a.api.SetState(api.StateStopping) })
