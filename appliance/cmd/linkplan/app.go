@@ -85,20 +85,20 @@ func (c aiConfig) provider() (ai.Provider, error) {
 
 // app is the assembled appliance.
 type app struct {
-	db              *store.DB
-	ter             *terrainSet
-	index           *spatial.Index
-	refresh         *refresh.Service
-	search          *search.Index
-	api             *api.API
-	jobs            *jobs.Service
-	privacy         *privacy.Service
-	training        *training.Service
-	quota           *quota.Service
-	log             *slog.Logger
-	batch           *batch.Service
-	maps            *coverage.Maps
-	plans           *repeater.Submitter
+	db       *store.DB
+	ter      *terrainSet
+	index    *spatial.Index
+	refresh  *refresh.Service
+	search   *search.Index
+	api      *api.API
+	jobs     *jobs.Service
+	privacy  *privacy.Service
+	training *training.Service
+	quota    *quota.Service
+	log      *slog.Logger
+	batch    *batch.Service
+	maps     *coverage.Maps
+	plans    *repeater.Submitter
 	// predictions serves the learned models; its Reload is the hook the
 	// training side calls after swapping <data dir>/models/current in.
 	predictions     *prediction.Service
