@@ -1,6 +1,7 @@
 package prediction
 
 import (
+	"context"
 	"io/fs"
 	"log/slog"
 	"time"
@@ -42,6 +43,10 @@ type Deps struct {
 	// Shipped holds the models built into the binary
 	// (engines/ml/shipped.FS()); nil: none.
 	Shipped fs.FS
+	// OnDrift is told when the live band drifts from the artifact's (see
+	// the package doc, "Drift monitor"): the composition root queues a
+	// retrain (appliance/training MonitorFired). nil: nobody is told.
+	OnDrift func(ctx context.Context, reason string)
 	Now     func() time.Time
 	Metrics *metrics.Set // nil: no metrics
 	Log     *slog.Logger

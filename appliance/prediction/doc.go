@@ -73,6 +73,15 @@
 // restart when the residual model changes; the residual histogram
 // (coverage_observation_residual_db) counts on.
 //
+// # Drift monitor
+//
+// After each recorded residual, the class's window is judged once it holds
+// DriftMinResiduals (100): when fewer than coverage − DriftTolerance
+// (0.85 for a 90 % band) of its residuals lie inside the artifact's
+// marginal band, Deps.OnDrift is told why, once per residual model (a
+// reload with a new residual model re-arms it). The composition root
+// queues a retrain with it (appliance/training MonitorFired).
+//
 // # Grades and gates (SPEC §2.6)
 //
 //	rule                         condition                                                          result

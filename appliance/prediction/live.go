@@ -1,6 +1,7 @@
 package prediction
 
 import (
+	"fmt"
 	"math"
 	"sync"
 
@@ -54,6 +55,45 @@ type live struct {
 	// qCache holds each class's live half-width since its last change
 	// (absent: recompute), so that a prediction does not sort the window.
 	qCache map[string]liveQ
+	// drifted is set when the drift monitor fired for the current
+	// residual model (cleared by reset).
+	drifted bool
+}
+
+// Drift monitor thresholds.
+const (
+	// DriftMinResiduals is the live residuals a class needs before its
+	// coverage is judged.
+	DriftMinResiduals = 100
+	// DriftTolerance is how far below the nominal coverage the measured
+	// coverage of a class may fall before the monitor fires.
+	DriftTolerance = 0.05
+)
+
+// drift checks class c against the artifact band art: when the class holds
+// at least DriftMinResiduals residuals and the share inside art is below
+// art.Coverage − DriftTolerance, it returns the reason, once per residual
+// model ("" otherwise).
+func (l *live) drift(c string, art ml.Band) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	res := l.ring[c]
+	if l.drifted || len(res) < DriftMinResiduals {
+		return ""
+	}
+	in := 0
+	for _, r := range res {
+		if math.Abs(r) <= art.QAbsDB {
+			in++
+		}
+	}
+	cov := float64(in) / float64(len(res))
+	if cov >= art.Coverage-DriftTolerance {
+		return ""
+	}
+	l.drifted = true
+	return fmt.Sprintf("effective band: %.3f of the last %d %s-signal residuals lie inside the served %.0f %% band (q_abs_db %.2f), below %.2f",
+		cov, len(res), c, 100*art.Coverage, art.QAbsDB, art.Coverage-DriftTolerance)
 }
 
 type liveQ struct {
@@ -105,7 +145,7 @@ func (l *live) liveHalfWidth(c string, alpha float64) (float64, bool) {
 func (l *live) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.ring, l.next, l.qCache = map[string][]float64{}, map[string]int{}, map[string]liveQ{}
+	l.ring, l.next, l.qCache, l.drifted = map[string][]float64{}, map[string]int{}, map[string]liveQ{}, false
 }
 
 // window returns a copy of class c's residuals.

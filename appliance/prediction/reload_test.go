@@ -16,6 +16,7 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/features"
 	"linkplan/appliance/prediction"
+	"linkplan/engines"
 	"linkplan/engines/ml"
 	"linkplan/engines/ml/shipped"
 )
@@ -330,5 +331,65 @@ func TestReloadWhilePredicting(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestDriftMonitor: the monitor fires once when a class's live residuals
+// under-cover the artifact band, not before 100 residuals, not for a
+// covered class, and again only after a new residual model.
+func TestDriftMonitor(t *testing.T) {
+	models := fullSet(t)
+	var reasons []string
+	ter := rio(t)
+	reg, err := engines.New(engines.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := prediction.New(prediction.Deps{Terrain: ter, Engines: reg.WithFallback, ModelsDir: models,
+		Tower:   func(string, string) (*appliance.Tower, bool) { return nil, false },
+		OnDrift: func(_ context.Context, reason string) { reasons = append(reasons, reason) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	q := s.EffectiveBand().ArtifactQAbsDB
+	// Medium class: 99 wide residuals (outside the band), then covered ones.
+	for i := range 99 {
+		s.ObserveResidual(-90+2*q, -90)
+		if len(reasons) != 0 {
+			t.Fatalf("fired after %d residuals", i+1)
+		}
+	}
+	// Strong class, all inside: never fires.
+	for range 200 {
+		s.ObserveResidual(-70+q/2, -70)
+	}
+	if len(reasons) != 0 {
+		t.Fatalf("fired on a covered class: %v", reasons)
+	}
+	s.ObserveResidual(-90+2*q, -90) // the 100th medium residual
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "medium-signal") || !strings.Contains(reasons[0], "0.000 of the last 100") {
+		t.Fatalf("reasons %v", reasons)
+	}
+	for range 50 {
+		s.ObserveResidual(-90+2*q, -90)
+	}
+	if len(reasons) != 1 {
+		t.Fatalf("fired again for the same model: %v", reasons)
+	}
+	// A new residual model re-arms it.
+	a := residualArtifact(t, rioEnvelope())
+	a.ModelVersion = "residual-gbm-v2"
+	writeSet(t, models, map[string]*ml.Artifact{prediction.FileResidual: a})
+	if err := s.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		s.ObserveResidual(-90+2*q, -90)
+	}
+	if len(reasons) != 2 {
+		t.Fatalf("after a new model: %v", reasons)
 	}
 }

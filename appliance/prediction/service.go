@@ -151,7 +151,14 @@ func (s *Service) ObserveResidual(observedDBm, predictedDBm float64) {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return
 	}
-	s.live.add(ClassOf(observedDBm), r)
+	c := ClassOf(observedDBm)
+	s.live.add(c, r)
+	if a := s.current().Residual; a != nil && a.Conformal != nil && s.deps.OnDrift != nil {
+		if reason := s.live.drift(c, a.Conformal.Marginal); reason != "" {
+			s.deps.Log.Warn("live band drift", "reason", reason)
+			s.deps.OnDrift(context.Background(), reason)
+		}
+	}
 }
 
 // Observe feeds the live band from one measured row: the served residual

@@ -322,7 +322,13 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		RegionAt:  func(p appliance.LatLon) string { return string(gaz.RegionAt(p)) },
 		External:  cfg.ModelEndpoint,
-		ModelsDir: filepath.Join(cfg.DataDir, "models"), Shipped: shipped.FS(), Metrics: mset, Log: log})
+		ModelsDir: filepath.Join(cfg.DataDir, "models"), Shipped: shipped.FS(), Metrics: mset, Log: log,
+		// The live band's drift monitor queues a retrain.
+		OnDrift: func(ctx context.Context, reason string) {
+			if _, err := a.training.MonitorFired(ctx, reason); err != nil {
+				log.Warn("retrain not queued by the drift monitor", "err", err)
+			}
+		}})
 	if err != nil {
 		return nil, err
 	}
