@@ -128,6 +128,9 @@ const (
 	ActionObservationConsentApply    = "observation.consent.apply"    // consent stamping script --apply (SPEC §3)
 	ActionObservationConsentWithdraw = "observation.consent.withdraw" // consent stamping script --withdraw
 	ActionObservationDividendSettle  = "observation.dividend.settle"  // dividend settlement (SPEC §2.13)
+	// appliance/training: every retrain decision (SPEC §9)
+	ActionModelPromoted = "model.promoted" // a retrain's candidate models replaced the served ones
+	ActionModelKept     = "model.kept"     // a retrain's candidate did not beat the served models in the holdout replay; they stay
 	// tenant key management (appliance/tenancy)
 	ActionKeyCreate = "tenant.key.create" // POST /tenant/keys
 	ActionKeyRotate = "tenant.key.rotate" // POST /tenant/keys/{key_id}/rotate
@@ -144,5 +147,5 @@ func SpecActions() []string {
 func Actions() []string {
 	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionTOTPFailed, ActionTOTPThrottled,
 		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionReportPDF, ActionMapStart,
-		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke)
+		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept)
 }

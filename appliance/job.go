@@ -53,6 +53,9 @@ const (
 	// JobKindDSARHardDelete is the daily privacy hard-delete run
 	// (appliance/privacy), owned by SystemTenantID.
 	JobKindDSARHardDelete JobKind = "dsar_hard_delete"
+	// JobKindModelRetrain retrains the learned coverage models
+	// (appliance/training), owned by SystemTenantID.
+	JobKindModelRetrain JobKind = "model_retrain"
 )
 
 // SystemTenantID owns the appliance's own jobs (the daily hard delete).

@@ -101,6 +101,7 @@ var migrations = []migration{
 		_, err := tx.CreateBucketIfNotExists(bucketDSAR)
 		return err
 	}},
+	{11, "model training bookkeeping (consent-grant counter, retrain state) and promotion decisions", createTrainingBuckets},
 }
 
 // SchemaVersion is the schema version this binary writes.

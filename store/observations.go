@@ -82,9 +82,13 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 			stored++
 		}
 		slices.SortFunc(byKey, func(x, y int) int { return strings.Compare(rows[x].ID, rows[y].ID) })
+		grants := 0
 		for _, i := range byKey {
 			if !fresh[i] {
 				continue
+			}
+			if rows[i].Consent == appliance.ConsentConsented {
+				grants++
 			}
 			raw, err := json.Marshal(&rows[i])
 			if err != nil {
@@ -121,6 +125,9 @@ func (db *DB) PutObservations(tenant string, kind appliance.ObservationKind, row
 			return err
 		}
 		if err := counts.Put([]byte(tenant), raw); err != nil {
+			return err
+		}
+		if err := addConsentGrantsTx(tx, grants); err != nil {
 			return err
 		}
 		return db.appendAuditsTx(tx, audit...)
@@ -172,6 +179,40 @@ func (db *DB) Observations(tenant string, kind appliance.ObservationKind, fn fun
 		return fmt.Errorf("observations: %w", err)
 	}
 	return nil
+}
+
+// ConsentedObservations calls fn, in one read transaction, with every
+// stored row of every tenant that is consented for training (SPEC §3):
+// link observations first, then cell signal samples, each in key order,
+// until fn returns false. It returns how many rows of both kinds are
+// stored, consented or not (for the message of a refused retrain).
+func (db *DB) ConsentedObservations(fn func(appliance.ObservationKind, appliance.Observation) bool) (stored int, err error) {
+	err = db.bolt.View(func(tx *bolt.Tx) error {
+		stop := false
+		for _, kind := range []appliance.ObservationKind{appliance.KindLinkObservation, appliance.KindCellSignalSample} {
+			name, _ := obsBucket(kind)
+			b := tx.Bucket(name)
+			stored += b.Stats().KeyN
+			if stop {
+				continue
+			}
+			err := eachTenantJSON(b, "", func(o appliance.Observation) bool {
+				if o.Consent != appliance.ConsentConsented {
+					return true
+				}
+				stop = !fn(kind, o)
+				return !stop
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("consented observations: %w", err)
+	}
+	return stored, nil
 }
 
 // eachTenantJSON decodes, in key order, every value of b whose key is
@@ -244,6 +285,11 @@ func (db *DB) StampConsent(source string, state appliance.Consent, audit applian
 				return err
 			}
 			changed += n
+		}
+		if state == appliance.ConsentConsented {
+			if err := addConsentGrantsTx(tx, changed); err != nil {
+				return err
+			}
 		}
 		audit.Params["rows"] = fmt.Sprint(changed)
 		return db.appendAuditsTx(tx, audit)

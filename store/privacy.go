@@ -423,8 +423,10 @@ func tenantPrefixed(k []byte, t *tenantRows) bool {
 
 // globalBuckets hold no row of a tenant: appliance metadata, the tower
 // source refresh history, and the privacy requests themselves (whose
-// subject is cleared to the pseudonym by the hard delete).
-var globalBuckets = [][]byte{bucketMeta, bucketRefreshes, bucketDSAR}
+// subject is cleared to the pseudonym by the hard delete), and the
+// training side's counters and promotion decisions (about the global
+// model; no tenant's rows).
+var globalBuckets = [][]byte{bucketMeta, bucketRefreshes, bucketDSAR, bucketModelTraining, bucketModelDecisions}
 
 // TenantBucketNames and GlobalBucketNames return the classification of
 // the buckets (for the test that every bucket is classified).

@@ -37,6 +37,8 @@
 //	GET /admin/audit                        admin.audit.read        appended before the page is read
 //	admin TOTP step-up refusals             admin.totp.*            appliance/tenancy
 //	first start                             admin.bootstrap         store.PutKey, with the admin key
+//	retrain job, linkplan model retrain     model.promoted,         store.PutModelDecision, with the decision (appliance/training;
+//	  (tenant _system)                      model.kept                params: job_id, trigger, n_train, n_holdout, candidate and served RMSE)
 //
 // Calls that change nothing but the tenant's usage counters (analyses,
 // exports, reads) are counted (appliance/quota), not audited.

@@ -171,3 +171,15 @@ func BenchmarkLoadGazetteer(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkRegionAt(b *testing.B) {
+	g, err := catalog.EmbeddedGazetteer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pts := []appliance.LatLon{{Lat: -22.97, Lon: -43.18}, {Lat: -3.12, Lon: -60.02}, {Lat: 51.51, Lon: 7.47}, {Lat: -25.5, Lon: -40}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_ = g.RegionAt(pts[i%len(pts)])
+	}
+}

@@ -295,6 +295,12 @@ func buildSeatGrid(ms []Municipality) map[seatCell][]int {
 // and a degree of longitude is at least 92 km up to |lat| 34°; beyond that
 // the search simply covers all rings up to 180.
 func nearestSeat(ms []Municipality, grid map[seatCell][]int, p appliance.LatLon, skip int) (int, float64) {
+	return nearestSeatWithin(ms, grid, p, skip, math.Inf(1))
+}
+
+// nearestSeatWithin is nearestSeat that stops looking once no seat within
+// maxM metres can remain: -1 when none is that close.
+func nearestSeatWithin(ms []Municipality, grid map[seatCell][]int, p appliance.LatLon, skip int, maxM float64) (int, float64) {
 	c := seatCellOf(p.Lat, p.Lon)
 	best, bestD := -1, math.Inf(1)
 	kmPerDeg := 111.0 * math.Cos(math.Min(89, math.Abs(p.Lat)+1)*math.Pi/180)
@@ -322,6 +328,12 @@ func nearestSeat(ms []Municipality, grid map[seatCell][]int, p appliance.LatLon,
 		if best >= 0 && bestD <= float64(ring)*kmPerDeg*1000 {
 			break
 		}
+		if float64(ring)*kmPerDeg*1000 > maxM {
+			break
+		}
+	}
+	if bestD > maxM {
+		return -1, bestD
 	}
 	return best, bestD
 }
@@ -352,4 +364,27 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// MaxRegionDistanceM is how far from the nearest municipality seat RegionAt
+// still answers a macro-region (150 km): farther, the point is taken to be
+// outside Brazil (at sea, or abroad).
+const MaxRegionDistanceM = 150_000
+
+// RegionAt returns the macro-region (N, NE, CO, SE, S) of the municipality
+// whose seat is nearest to p, or "" when no seat lies within
+// MaxRegionDistanceM (outside Brazil) or p is not a valid position. The
+// seat grid is 1° buckets and the search stops at the buckets that can
+// hold a seat within the limit, so a query costs a few microseconds, abroad
+// included. Near a border the nearest seat decides: a point in Uruguay a
+// few kilometres from a Brazilian seat gets that seat's region.
+func (g *Gazetteer) RegionAt(p appliance.LatLon) Region {
+	if !(p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180) {
+		return ""
+	}
+	i, _ := nearestSeatWithin(g.all, g.grid, p, -1, MaxRegionDistanceM)
+	if i < 0 {
+		return ""
+	}
+	return g.all[i].Region
 }

@@ -165,3 +165,59 @@ func TestParseMunicipalitiesErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRegionAt names real places of each macro-region and places outside
+// Brazil.
+func TestRegionAt(t *testing.T) {
+	g := gazetteer(t)
+	cases := []struct {
+		name     string
+		lat, lon float64
+		want     catalog.Region
+	}{
+		{"Manaus (AM)", -3.119, -60.022, catalog.RegionNorth},
+		{"Belém (PA)", -1.456, -48.502, catalog.RegionNorth},
+		{"Recife (PE)", -8.054, -34.881, catalog.RegionNortheast},
+		{"Salvador (BA)", -12.971, -38.511, catalog.RegionNortheast},
+		{"Brasília (DF)", -15.794, -47.882, catalog.RegionCentralWest},
+		{"Cuiabá (MT)", -15.601, -56.097, catalog.RegionCentralWest},
+		{"Rio de Janeiro (RJ), Copacabana", -22.971, -43.182, catalog.RegionSoutheast},
+		{"São Paulo (SP)", -23.550, -46.633, catalog.RegionSoutheast},
+		{"Porto Alegre (RS)", -30.034, -51.217, catalog.RegionSouth},
+		{"Curitiba (PR)", -25.428, -49.273, catalog.RegionSouth},
+		{"Fernando de Noronha (PE), 350 km offshore but a municipality seat", -3.840, -32.411, catalog.RegionNortheast},
+		{"Dortmund, Germany", 51.514, 7.466, ""},
+		{"Atlantic, 400 km off Rio", -25.5, -40.0, ""},
+		{"Buenos Aires, Argentina", -34.604, -58.382, ""},
+		{"Lima, Peru", -12.046, -77.043, ""},
+		{"North Pole", 90, 0, ""},
+		{"invalid latitude", 91, 0, ""},
+		{"NaN", math.NaN(), -43, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := g.RegionAt(appliance.LatLon{Lat: tc.lat, Lon: tc.lon}); got != tc.want {
+				t.Fatalf("RegionAt(%v, %v) = %q, want %q", tc.lat, tc.lon, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRegionAtMatchesNearest checks RegionAt against Nearest and the
+// 150 km limit on a grid over and around Brazil.
+func TestRegionAtMatchesNearest(t *testing.T) {
+	g := gazetteer(t)
+	for lat := -36.0; lat <= 8; lat += 0.37 {
+		for lon := -76.0; lon <= -28; lon += 0.41 {
+			p := appliance.LatLon{Lat: lat, Lon: lon}
+			m, d, _ := g.Nearest(p)
+			want := catalog.Region("")
+			if d <= catalog.MaxRegionDistanceM {
+				want = m.Region
+			}
+			if got := g.RegionAt(p); got != want {
+				t.Fatalf("RegionAt(%v) = %q, want %q (nearest %s at %.0f m)", p, got, want, m.Name, d)
+			}
+		}
+	}
+}

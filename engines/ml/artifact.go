@@ -63,6 +63,18 @@ type Artifact struct {
 	CVRMSEDB    float64 `json:"cv_rmse_db,omitempty"`
 	CVRMSEStdDB float64 `json:"cv_rmse_std_db,omitempty"`
 	CVFolds     int     `json:"cv_folds,omitempty"`
+	// RMSEDB is the in-sample RMSE of the served model (SPEC §2.6 rmse_db,
+	// history only); RMSEByMorphologyDB and RMSEByBandDB are the
+	// out-of-fold RMSE per morphology (open_or_flat, rural_rolling,
+	// rural_mountainous) and per band ("700MHz" … "3500MHz"), SPEC §2.6
+	// rmse_by_morphology and rmse_by_band. All optional.
+	RMSEDB             float64            `json:"rmse_db,omitempty"`
+	RMSEByMorphologyDB map[string]float64 `json:"rmse_by_morphology_db,omitempty"`
+	RMSEByBandDB       map[string]float64 `json:"rmse_by_band_db,omitempty"`
+	// ConformalOutOfGroup is ml.OutOfGroupCoverage of the calibration
+	// residuals: each region's coverage by a band calibrated on the other
+	// regions (SPEC §2.6 cv_by_region[*].conformal_coverage). Optional.
+	ConformalOutOfGroup []GroupCoverage `json:"conformal_out_of_group,omitempty"`
 	// Envelope is where the model is calibrated (layout version 2); nil
 	// means no envelope: the model makes no claim of where it holds.
 	Envelope *Envelope `json:"envelope,omitempty"`
@@ -175,9 +187,29 @@ func (a *Artifact) validate() error {
 	if a.ModelVersion == "" {
 		return bad("model_version is empty")
 	}
-	for name, v := range map[string]float64{"cv_rmse_db": a.CVRMSEDB, "cv_rmse_std_db": a.CVRMSEStdDB} {
+	for name, v := range map[string]float64{"cv_rmse_db": a.CVRMSEDB, "cv_rmse_std_db": a.CVRMSEStdDB, "rmse_db": a.RMSEDB} {
 		if !finite(v) || v < 0 {
 			return bad("%s %v must be a non-negative number", name, v)
+		}
+	}
+	for field, m := range map[string]map[string]float64{"rmse_by_morphology_db": a.RMSEByMorphologyDB, "rmse_by_band_db": a.RMSEByBandDB} {
+		for k, v := range m {
+			if k == "" || !finite(v) || v < 0 {
+				return bad("%s[%q] %v: keys must be non-empty and values non-negative numbers", field, k, v)
+			}
+		}
+	}
+	for i, g := range a.ConformalOutOfGroup {
+		if g.Group == "" || (i > 0 && a.ConformalOutOfGroup[i-1].Group >= g.Group) {
+			return bad("conformal_out_of_group %d (%q): groups must be non-empty, sorted and distinct", i, g.Group)
+		}
+		if err := g.Band.validate(); err != nil {
+			return err
+		}
+		r := g.Report
+		if r.N < 1 || r.Covered < 0 || r.Covered > r.N || r.Mondrian < 0 || !finite(r.EmpiricalCoverage) || !finite(r.MeanWidthDB) ||
+			r.EmpiricalCoverage < 0 || r.EmpiricalCoverage > 1 {
+			return bad("conformal_out_of_group %q: report n %d, covered %d, coverage %v out of range", g.Group, r.N, r.Covered, r.EmpiricalCoverage)
 		}
 	}
 	switch a.Kind {

@@ -274,6 +274,14 @@ func TestReadArtifactRejects(t *testing.T) {
 		}},
 		{name: "best_iteration disagreeing with the trees", mutate: func(v map[string]any) { v["gbm"].(map[string]any)["best_iteration"] = 7 }},
 		{name: "a negative cv_rmse_db", mutate: func(v map[string]any) { v["cv_rmse_db"] = -1 }},
+		{name: "a negative rmse_db", mutate: func(v map[string]any) { v["rmse_db"] = -0.5 }},
+		{name: "a negative rmse_by_band_db value", mutate: func(v map[string]any) { v["rmse_by_band_db"] = map[string]any{"700MHz": -1} }},
+		{name: "an empty rmse_by_morphology_db key", mutate: func(v map[string]any) { v["rmse_by_morphology_db"] = map[string]any{"": 3} }},
+		{name: "conformal_out_of_group coverage above 1", mutate: func(v map[string]any) {
+			v["conformal_out_of_group"] = []any{map[string]any{"region_code": "SE",
+				"band":   map[string]any{"n_calibration": 50, "alpha": 0.1, "coverage": 0.9, "q_abs_db": 1, "q_lo_db": -1, "q_hi_db": 1, "empirical_coverage": 0.9, "mean_width_db": 2},
+				"report": map[string]any{"n": 10, "covered": 12, "empirical_coverage": 1.2, "mean_width_db": 2, "mondrian": 0}}}
+		}},
 		{name: "a conformal band with q_lo above q_hi", mutate: func(v map[string]any) {
 			m := v["conformal"].(map[string]any)["marginal"].(map[string]any)
 			m["q_lo_db"], m["q_hi_db"] = 5.0, -5.0
@@ -369,4 +377,46 @@ func FuzzReadArtifact(f *testing.F) {
 			t.Fatal(fmt.Sprintf("prediction %v before the round trip, %v after", p1, p2))
 		}
 	})
+}
+
+// TestArtifactAccuracyFields round-trips the optional accuracy summary
+// (rmse_db, per morphology and band, out-of-region coverage).
+func TestArtifactAccuracyFields(t *testing.T) {
+	X, y := synth(400, 6, 1, 9)
+	m, err := ml.TrainRidge(X, y, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred := make([]float64, len(y))
+	for i, x := range X {
+		pred[i] = m.Predict(x)
+	}
+	res := make([]float64, len(y))
+	groups := make([]string, len(y))
+	for i := range y {
+		res[i] = y[i] - pred[i]
+		groups[i] = []string{"N", "SE", "S"}[i%3]
+	}
+	oog, err := ml.OutOfGroupCoverage(res, groups, 0.1)
+	if err != nil || len(oog) != 3 {
+		t.Fatalf("out-of-group coverage: %v, %d groups", err, len(oog))
+	}
+	in := &ml.Artifact{Kind: ml.KindRidge, ModelVersion: "ridge-v1", Ridge: m, RMSEDB: 1.25,
+		Schema:              ml.FeatureSchema{Version: 1, Names: []string{"a", "b", "c", "d", "e", "f"}},
+		RMSEByMorphologyDB:  map[string]float64{"open_or_flat": 1.5, "rural_rolling": 2.25},
+		RMSEByBandDB:        map[string]float64{"700MHz": 3, "1800MHz": 4.5},
+		ConformalOutOfGroup: oog}
+	var b bytes.Buffer
+	if err := ml.WriteArtifact(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ml.ReadArtifact(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.RMSEDB != 1.25 || out.RMSEByMorphologyDB["rural_rolling"] != 2.25 || out.RMSEByBandDB["1800MHz"] != 4.5 ||
+		len(out.ConformalOutOfGroup) != 3 || out.ConformalOutOfGroup[1].Group != "S" ||
+		out.ConformalOutOfGroup[2].Report.EmpiricalCoverage != oog[2].Report.EmpiricalCoverage {
+		t.Fatalf("accuracy fields after the round trip: %+v", out)
+	}
 }

@@ -95,6 +95,10 @@ type Deps struct {
 	// Basemap renders the public hillshade tiles of the console's map
 	// (appliance/basemap); nil: the tile route answers 503.
 	Basemap Basemap
+	// Predictions serves the learned coverage models
+	// (appliance/prediction); nil: the prediction and model routes are
+	// not served.
+	Predictions Predictions
 }
 
 // API is the HTTP handler of the appliance.
@@ -159,6 +163,7 @@ func New(d Deps) *API {
 	a.registerJobs(r)
 	a.registerTowers(r)
 	a.registerCoverage(r)
+	a.registerPrediction(r)
 	a.registerPlaces(r)
 	a.registerTerrain(r)
 	a.registerDocs(r)

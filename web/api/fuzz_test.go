@@ -123,3 +123,13 @@ func FuzzAIBatchAnalyzeBody(f *testing.F) {
 		`{"job_id":"job_x","language":"en"}`, `{"job_id":""}`, `{"job_id":1}`, `{"job_id":"` + strings.Repeat("j", 200) + `"}`, `null`, `{`, ``,
 	})
 }
+
+func FuzzPredictBody(f *testing.F) {
+	fuzzBodies(f, "/coverage/predict", []string{
+		predictRio, predictDortmund,
+		predictBody(-22.95, -43.21, -22.92, -43.19, 1800, `,"model":"ridge","rx_height_m":1e308`),
+		`{"tower_id":"x","tx_lat":1,"rx_lat":-91,"frequency_mhz":-1}`,
+		`{"tx_lat":-22.95,"tx_lon":-43.21,"tx_height_m":30,"rx_lat":-22.95,"rx_lon":-43.21,"frequency_mhz":1800,"tx_power_dbm":43}`,
+		`{"model":null}`, `null`, `[]`, `{`, ``,
+	})
+}

@@ -31,6 +31,7 @@ import (
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/prediction"
 	"linkplan/appliance/privacy"
 	"linkplan/appliance/quota"
 	"linkplan/appliance/refresh"
@@ -40,6 +41,7 @@ import (
 	"linkplan/appliance/sso/ssotest"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
+	"linkplan/engines/ml/shipped"
 	"linkplan/store"
 	"linkplan/store/search"
 	"linkplan/store/spatial"
@@ -122,6 +124,7 @@ type harness struct {
 	quota   *quota.Service
 	search  *search.Index
 	terrain *terrain.Layered
+	preds   *prediction.Service
 	dataDir string
 	desc    string // terrain description, as the composition root words it
 
@@ -327,10 +330,34 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// The learned models as the composition root serves them: the shipped
+	// set while the state directory has no models/current/.
+	gaz, err := catalog.EmbeddedGazetteer()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	preds, err := prediction.New(prediction.Deps{Terrain: h.terrain, Clutter: clutter, Engines: reg.WithFallback,
+		Tower: func(tenantID, id string) (*appliance.Tower, bool) {
+			t, ok := towers().Get(id)
+			if !ok || !t.VisibleTo(tenantID) {
+				return nil, false
+			}
+			return t, true
+		},
+		RegionAt:  func(p appliance.LatLon) string { return string(gaz.RegionAt(p)) },
+		ModelsDir: filepath.Join(h.dataDir, "models"), Shipped: shipped.FS(), Now: h.clock.Now, Metrics: mset})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := preds.Reload(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	h.preds = preds
 	h.api = api.New(api.Deps{
-		Basemap:   tiles,
-		Explainer: ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
-		SSO:       ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
+		Predictions: preds,
+		Basemap:     tiles,
+		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
+		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,

@@ -94,6 +94,15 @@ func TestTenantIsolationTable(t *testing.T) {
 		{name: "keys", method: "GET", url: "/tenant/keys", list: true},
 		{name: "data export", method: "GET", url: "/tenant/me/data/export", list: true},
 		{name: "observation stats", method: "GET", url: "/coverage/observations/stats", list: true},
+		// The learned models: model figures only, the same for every
+		// caller before and after A stored its data.
+		{name: "model info", method: "GET", url: "/coverage/model/info", list: true},
+		{name: "claim readiness", method: "GET", url: "/coverage/claim-readiness", list: true},
+		{name: "effective band", method: "GET", url: "/coverage/effective-band", list: true},
+		{name: "promotion readiness", method: "GET", url: "/coverage/promotion-readiness", list: true},
+		{name: "audit gate", method: "GET", url: "/health/audit-gate", list: true},
+		{name: "predict near A's tower", method: "POST", url: "/coverage/predict", list: true,
+			body: fmt.Sprintf(`{"tx_lat":%g,"tx_lon":%g,"tx_height_m":30,"rx_lat":%g,"rx_lon":%g,"frequency_mhz":1800,"tx_power_dbm":43}`, lat, lon, lat+0.01, lon)},
 		{name: "analyze link near A's tower", method: "POST", url: "/analyze_link", body: near, list: true},
 		{name: "export link near A's tower", method: "POST", url: "/exports/link?format=geojson", body: near, list: true},
 		{name: "ai chat near A's tower", method: "POST", url: "/ai/chat", body: `{"analysis":` + near + `}`, list: true},
@@ -181,6 +190,10 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "ai height on A's tower", method: "POST", url: "/ai/suggest-height",
 			body: fmt.Sprintf(`{"link":{"tower_id":%q,"receiver":{"lat":%g,"lon":%g,"height":3},"frequency_mhz":5800}}`, towerID, lat+0.01, lon)},
 		isoRoute{name: "repeater plan", method: "POST", url: "/plan_repeater", body: planBody(2)},
+		// A Free key is refused (403) before the tower lookup; B gets 404
+		// for A's tower (TestTenantIsolationPrediction).
+		isoRoute{name: "predict from A's tower", method: "POST", url: "/coverage/predict",
+			body: fmt.Sprintf(`{"tower_id":%q,"rx_lat":%g,"rx_lon":%g,"frequency_mhz":1800,"tx_power_dbm":43}`, towerID, lat+0.01, lon)},
 		isoRoute{name: "observation batch", method: "POST", url: "/coverage/observations/batch", body: obsBatch("", -22.95)},
 		// The same row as A's: another tenant's stored row must not make it
 		// a duplicate (deduplication is per tenant).

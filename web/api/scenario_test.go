@@ -1076,6 +1076,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("coverage maps", func(t *testing.T) { run.run(t, h, heatmapScenarios(t, h)) })
 	t.Run("repeater plans", func(t *testing.T) { run.run(t, h, planScenarios(t, h)) })
 	t.Run("observations", func(t *testing.T) { run.run(t, h, observationScenarios(t, h)) })
+	t.Run("learned models", func(t *testing.T) { run.run(t, h, predictionScenarios(t, h)) })
 	t.Run("tenant and platform", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
 	t.Run("sso, branding and billing", func(t *testing.T) { run.run(t, h, tenantFeatureScenarios(t, h)) })
 	t.Run("ai", func(t *testing.T) { run.run(t, h, aiScenarios(t, h)) })

@@ -25,13 +25,16 @@ import (
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/prediction"
 	"linkplan/appliance/privacy"
 	"linkplan/appliance/quota"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
 	"linkplan/appliance/tenancy"
+	"linkplan/appliance/training"
 	"linkplan/engines"
+	"linkplan/engines/ml/shipped"
 	"linkplan/store"
 	"linkplan/store/search"
 	"linkplan/store/spatial"
@@ -52,6 +55,10 @@ type config struct {
 	// AI is the language model of the AI routes; a zero URL: the built-in
 	// template explainer only, and no outbound call.
 	AI aiConfig
+	// ModelEndpoint is the external model endpoint of POST
+	// /coverage/predict (the first link of the fallback chain); a zero URL:
+	// none.
+	ModelEndpoint prediction.External
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -78,19 +85,23 @@ func (c aiConfig) provider() (ai.Provider, error) {
 
 // app is the assembled appliance.
 type app struct {
-	db              *store.DB
-	ter             *terrainSet
-	index           *spatial.Index
-	refresh         *refresh.Service
-	search          *search.Index
-	api             *api.API
-	jobs            *jobs.Service
-	privacy         *privacy.Service
-	quota           *quota.Service
-	log             *slog.Logger
-	batch           *batch.Service
-	maps            *coverage.Maps
-	plans           *repeater.Submitter
+	db       *store.DB
+	ter      *terrainSet
+	index    *spatial.Index
+	refresh  *refresh.Service
+	search   *search.Index
+	api      *api.API
+	jobs     *jobs.Service
+	privacy  *privacy.Service
+	training *training.Service
+	quota    *quota.Service
+	log      *slog.Logger
+	batch    *batch.Service
+	maps     *coverage.Maps
+	plans    *repeater.Submitter
+	// predictions serves the learned models; its Reload is the hook the
+	// training side calls after swapping <data dir>/models/current in.
+	predictions     *prediction.Service
 	credentialsPath string
 }
 
@@ -254,6 +265,15 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 	}})
 	a.jobs.Register(appliance.JobKindDSARHardDelete, a.privacy.Handler())
+	// Retraining of the learned models (issue 11): a job on the same
+	// queue, queued by the count trigger (started with serve) or the
+	// effective-band monitor; after a swap it reloads the serving side
+	// (a.predictions, assembled below, before any job runs).
+	reload := func(ctx context.Context) error { return a.predictions.Reload(ctx) }
+	if a.training, err = newTraining(db, a.jobs, ter, reg, gaz, cfg.DataDir, shipped.FS(), reload, log); err != nil {
+		return nil, err
+	}
+	a.jobs.Register(appliance.JobKindModelRetrain, a.training.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
@@ -289,8 +309,35 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The learned models: <data dir>/models/current/ when the training
+	// side has written one, else the models shipped in the binary. A bad
+	// directory is logged and the shipped set serves.
+	a.predictions, err = prediction.New(prediction.Deps{Terrain: ter, Clutter: ter, Engines: reg.WithFallback,
+		Tower: func(tenantID, id string) (*appliance.Tower, bool) {
+			t, ok := towers().Get(id)
+			if !ok || !t.VisibleTo(tenantID) {
+				return nil, false
+			}
+			return t, true
+		},
+		RegionAt:  func(p appliance.LatLon) string { return string(gaz.RegionAt(p)) },
+		External:  cfg.ModelEndpoint,
+		ModelsDir: filepath.Join(cfg.DataDir, "models"), Shipped: shipped.FS(), Metrics: mset, Log: log,
+		// The live band's drift monitor queues a retrain.
+		OnDrift: func(ctx context.Context, reason string) {
+			if _, err := a.training.MonitorFired(ctx, reason); err != nil {
+				log.Warn("retrain not queued by the drift monitor", "err", err)
+			}
+		}})
+	if err != nil {
+		return nil, err
+	}
+	if err := a.predictions.Reload(ctx); err != nil {
+		log.Warn("model directory not loaded; the shipped models serve", "err", err)
+	}
 	a.api = api.New(api.Deps{
-		Basemap: tiles, // public hillshade tiles of the console's map
+		Predictions: a.predictions,
+		Basemap:     tiles, // public hillshade tiles of the console's map
 		// The AI routes: the template explainer, or the operator's language
 		// model; the engine (the planner) computes every number.
 		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.jobs, Quota: a.quota, Metrics: mset}),
@@ -305,11 +352,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
 			}
 		},
-		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil,
+		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
 		Jobs: a.jobs, Batches: a.batch,
 		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
 		Repeaters: a.plans,
-		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+		// Consented rows feed the live band of the served residual engine.
+		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
 				return nil, false
@@ -348,6 +396,13 @@ func (a *app) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := a.privacy.Close(ctx); err != nil {
 			a.log.Warn("privacy scheduler did not stop", "err", err)
+		}
+		cancel()
+	}
+	if a.training != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := a.training.Close(ctx); err != nil {
+			a.log.Warn("retrain trigger did not stop", "err", err)
 		}
 		cancel()
 	}

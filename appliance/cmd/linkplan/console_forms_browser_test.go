@@ -262,6 +262,39 @@ func TestConsoleObservations(t *testing.T) {
 	if n := eval[int](t, tb, `document.querySelectorAll('.screen-observations .leaflet-container').length`); n != 0 {
 		t.Errorf("%d maps drawn: no route gives residuals, so none may be shown", n)
 	}
+	// The models card shows what GET /coverage/model/info says: the
+	// residual engine's version and grade, and the local model's version.
+	status, body = statusWith(t, env, "/coverage/model/info", env.key)
+	var info struct {
+		LocalModel *struct {
+			Version string `json:"version"`
+		} `json:"local_model"`
+		ResidualEngine struct {
+			Loaded        bool    `json:"loaded"`
+			ModelVersion  *string `json:"model_version"`
+			AccuracyGrade string  `json:"accuracy_grade"`
+		} `json:"residual_engine"`
+	}
+	if err := json.Unmarshal(body, &info); status != http.StatusOK || err != nil {
+		t.Fatalf("model info: %d %s", status, body)
+	}
+	var want []string
+	if info.LocalModel != nil {
+		want = append(want, info.LocalModel.Version)
+	}
+	if info.ResidualEngine.Loaded && info.ResidualEngine.ModelVersion != nil {
+		want = append(want, *info.ResidualEngine.ModelVersion)
+	}
+	if len(want) == 0 {
+		t.Fatalf("model info names no model: %s", body)
+	}
+	waitFor(t, tb, "the models card", `document.querySelectorAll('.screen-observations [data-part=models] dd').length > 0`)
+	card := eval[string](t, tb, `document.querySelector('.screen-observations [data-part=models]').innerText`)
+	for _, v := range want {
+		if !strings.Contains(card, v) {
+			t.Errorf("models card %q lacks the model %q of GET /coverage/model/info", card, v)
+		}
+	}
 	eval[chromedp.Void](t, tb, `document.querySelector('.screen-observations .fk-out').scrollIntoView()`)
 	shot(t, tb, "observations")
 	fitsPhone(t, tb, "observations")

@@ -31,6 +31,15 @@
 // appliance is no longer offline (GET /platform/maturity reports
 // llm_inference active).
 //
+// Learned models (appliance/prediction): <data dir>/models/current/ when the
+// training side has written one (a bad one is logged and the models
+// shipped in the binary, engines/ml/shipped, serve instead);
+// --model-endpoint-url (default $MODEL_ENDPOINT_URL, empty: none) is the
+// external model endpoint POST /coverage/predict asks first, and
+// --model-endpoint-timeout (default 2s) bounds each call; down, slow or
+// malformed, the local models answer. With a URL the appliance is no longer
+// offline.
+//
 // # Caveats
 //
 // With no --towers file and no installed source, the appliance serves the

@@ -297,6 +297,17 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatalf("issued %s: %v", r.body, err)
 	}
 
+	// The learned models of the binary: the shipped Dortmund model refuses
+	// Rio and the synthetic ridge answers; the audit gate reports the real-data claim.
+	r = s.call(t, "POST", "/coverage/predict", map[string]string{"X-API-Key": issued.APIKey, "Content-Type": "application/json"},
+		`{"tx_lat":-22.95,"tx_lon":-43.21,"tx_height_m":30,"rx_lat":-22.92,"rx_lon":-43.19,"frequency_mhz":1800,"tx_power_dbm":43}`)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"model_source":"local-model"`) || !strings.Contains(string(r.body), `"inside":false`) {
+		t.Errorf("coverage/predict: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, "GET", "/health/audit-gate", nil, ""); r.status != http.StatusOK || !strings.Contains(string(r.body), `"data_provenance":"real"`) {
+		t.Errorf("audit gate: %d %s", r.status, r.body)
+	}
+
 	analyze := func(t *testing.T, s *server) {
 		t.Helper()
 		r := s.call(t, "POST", "/analyze_link", map[string]string{"X-API-Key": issued.APIKey, "Content-Type": "application/json"},

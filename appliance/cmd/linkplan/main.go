@@ -34,7 +34,8 @@ commands:
   towers     import tower files (Anatel, MOSAICO, OpenCelliD formats)
   admin      totp | totp-forget: admin TOTP codes without oathtool, move the secret to an authenticator
   observations consent | dividends settle: training consent of one source's observations; data dividend settlement
-  model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures
+  model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures;
+             retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
   version    print the version
 `
 
@@ -67,6 +68,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "observations":
 		err = observationsCmd(ctx, args[1:], stdout, stderr)
 	case "model":
+		if len(args) > 1 && (args[1] == "retrain" || args[1] == "synth") {
+			err = modelTrainingCmd(ctx, args[1:], stdout, stderr)
+			break
+		}
 		err = modelCmd(ctx, args[1:], time.Now, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "linkplan", version())

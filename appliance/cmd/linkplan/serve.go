@@ -18,6 +18,7 @@ import (
 
 	"linkplan/appliance/ai"
 	"linkplan/appliance/observations"
+	"linkplan/appliance/prediction"
 	"linkplan/appliance/refresh"
 	"linkplan/web"
 	"linkplan/web/api"
@@ -47,6 +48,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&aic.Model, "ai-model", "", "model name the provider answers with (required with --ai-provider-url), e.g. qwen2.5:7b-instruct")
 	fs.DurationVar(&aic.Timeout, "ai-timeout", ai.DefaultTimeout, "longest wait for one provider answer; past it the template explanation is given")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file, ended at shutdown (go tool pprof); a local file for the operator: no HTTP route serves profiles")
+	var modelEndpoint prediction.External
+	fs.StringVar(&modelEndpoint.URL, "model-endpoint-url", os.Getenv("MODEL_ENDPOINT_URL"),
+		"external model endpoint of POST /coverage/predict, asked first (JSON POST; down, slow or malformed: the local models answer); default from MODEL_ENDPOINT_URL; empty: none")
+	fs.DurationVar(&modelEndpoint.Timeout, "model-endpoint-timeout", prediction.DefaultExternalTimeout, "longest wait for one external model endpoint answer")
 	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
@@ -87,7 +92,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
-		SSO: sc, BillingSecret: *billingSecret, Log: log, AI: aic,
+		SSO: sc, BillingSecret: *billingSecret, Log: log, AI: aic, ModelEndpoint: modelEndpoint,
 		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}})
 	if err != nil {
 		return err
@@ -105,6 +110,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	if err := a.privacy.Start(ctx); err != nil {
+		return err
+	}
+	if err := a.training.Start(ctx); err != nil {
 		return err
 	}
 	a.api.SetState(api.StateReady)

@@ -9,13 +9,17 @@
 // (submitted, ingested, deduplicated, consent accounting, signature
 // status) and the tenant's stored row counts.
 //
+// It also shows the served models as GET /coverage/model/info describes
+// them (SPEC §2.6): the local ridge model and the residual engine, each
+// with its version, cross-validated RMSE, training rows, data provenance,
+// accuracy grade and whether it may claim field accuracy, the residual
+// engine's 90 % band and the envelope it is calibrated on. Every value is
+// the API's; a field the API gives as null shows a dash.
+//
 // What it deliberately leaves empty: no route returns per-point residuals
-// (measured minus predicted) of stored observations, and
-// GET /coverage/model/info (model info and accuracy grade) is not built,
-// so the screen draws no residual map and shows no model grade: nothing
-// rather than a made-up colour scale or grade. When those routes exist,
-// this screen is where they belong.
-import { h, fill, card, row, check, facts, showError, busy } from '../formkit.js';
+// (measured minus predicted) of stored observations, so the screen draws
+// no residual map: nothing rather than a made-up colour scale.
+import { h, fill, card, row, check, facts, showError, busy, epoch } from '../formkit.js';
 
 // The numeric form parts of the route, in form order: [name, required,
 // min, max, step]; the label is the string of the same name.
@@ -58,7 +62,14 @@ export default {
       signature_status: 'Assinatura', verified: 'verificada', unsigned: 'sem assinatura',
       stats: 'Observações gravadas do tenant',
       link_observations: 'Observações de enlace (API JSON)', cell_signal_samples: 'Amostras de drive test (CSV)',
-      mapNote: 'Mapa de resíduos e nota de precisão do modelo: a API ainda não fornece resíduos por ponto nem informações do modelo, então nada é mostrado aqui.',
+      mapNote: 'Mapa de resíduos: a API ainda não fornece resíduos por ponto, então nada é mostrado aqui.',
+      models: 'Modelos em uso', localModel: 'Modelo local (ridge)', residualEngine: 'Motor residual',
+      noModel: 'Nenhum modelo carregado: as predições usam a física (FSPL).',
+      version: 'Versão', cvRmse: 'RMSE de validação cruzada (dB)', nTrain: 'Linhas de treino', trainedAt: 'Treinado em',
+      provenance: 'Origem dos dados', grade: 'Grau de precisão', claim: 'Afirma precisão de campo', yes: 'sim', no: 'não',
+      band: 'Faixa de 90 % (± dB)', bandCoverage: 'Cobertura medida da faixa', envelope: 'Calibrado para',
+      synthetic: 'sintética', real: 'real', mixed: 'mista', unknown: 'desconhecida', none: 'nenhuma',
+      pipeline_validation_only: 'só validação do pipeline', planejamento: 'planejamento', triagem: 'triagem', screening: 'screening',
     },
     en: {
       title: 'Observations',
@@ -82,7 +93,14 @@ export default {
       signature_status: 'Signature', verified: 'verified', unsigned: 'unsigned',
       stats: 'Stored observations of the tenant',
       link_observations: 'Link observations (JSON API)', cell_signal_samples: 'Drive-test samples (CSV)',
-      mapNote: 'Residual map and model accuracy grade: the API does not yet give per-point residuals or model information, so nothing is shown here.',
+      mapNote: 'Residual map: the API does not yet give per-point residuals, so nothing is shown here.',
+      models: 'Models in use', localModel: 'Local model (ridge)', residualEngine: 'Residual engine',
+      noModel: 'No model loaded: predictions use physics (FSPL).',
+      version: 'Version', cvRmse: 'Cross-validated RMSE (dB)', nTrain: 'Training rows', trainedAt: 'Trained at',
+      provenance: 'Data provenance', grade: 'Accuracy grade', claim: 'Claims field accuracy', yes: 'yes', no: 'no',
+      band: '90 % band (± dB)', bandCoverage: 'Measured band coverage', envelope: 'Calibrated for',
+      synthetic: 'synthetic', real: 'real', mixed: 'mixed', unknown: 'unknown', none: 'none',
+      pipeline_validation_only: 'pipeline validation only', planejamento: 'planejamento (planning)', triagem: 'triagem (triage)', screening: 'screening',
     },
   },
 
@@ -104,6 +122,7 @@ export default {
     const errBox = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     const out = h('div', { class: 'fk-out', 'aria-live': 'polite' });
     const statsBox = h('div', { 'data-part': 'stats' });
+    const modelsBox = h('div', { 'data-part': 'models' });
 
     const form = h('form', { class: 'fk-form', novalidate: true },
       row(t('csv_file'), file, t('csvHint')),
@@ -115,7 +134,43 @@ export default {
       h('div', { class: 'fk-actions' }, submit));
 
     root.append(h('p', null, t('intro')),
-      card(t('upload'), form, errBox), out, card(t('stats'), statsBox), h('p', { class: 'fk-hint' }, t('mapNote')));
+      card(t('upload'), form, errBox), out, card(t('stats'), statsBox), card(t('models'), modelsBox),
+      h('p', { class: 'fk-hint' }, t('mapNote')));
+
+    // A number the API may give as null: a dash, never a made-up value.
+    const num = (v, digits) => (v === null || v === undefined ? '–' : ctx.fmt.num(v, digits));
+    const word = (v) => (v === null || v === undefined || v === '' ? '–' : t(v));
+    const modelFacts = (m, extra) => facts([
+      [t('version'), m.version || m.model_version || '–'],
+      [t('cvRmse'), num(m.cv_rmse_db, 2)],
+      [t('nTrain'), num(m.n_train, 0)],
+      [t('trainedAt'), m.trained_at ? epoch(ctx, m.trained_at) : '–'],
+      [t('provenance'), word(m.data_provenance)],
+      [t('grade'), word(m.accuracy_grade)],
+      [t('claim'), m.field_accuracy_claim ? t('yes') : t('no')],
+      ...extra,
+    ]);
+    const loadModels = async () => {
+      try {
+        const info = await ctx.api('GET', '/coverage/model/info', { signal: ac.signal });
+        const parts = [];
+        if (info.local_model) {
+          parts.push(h('h3', null, t('localModel')), modelFacts(info.local_model, []));
+        }
+        const re = info.residual_engine;
+        if (re && re.loaded) {
+          const c = re.conformal;
+          parts.push(h('h3', null, t('residualEngine')), modelFacts(re, [
+            [t('band'), c ? num(c.q_abs_db, 1) : '–'],
+            [t('bandCoverage'), c ? ctx.fmt.num(100 * c.empirical_coverage, 1) + ' %' : '–'],
+            [t('envelope'), re.envelope ? re.envelope.description : '–'],
+          ]));
+        }
+        fill(modelsBox, ...(parts.length ? parts : [h('p', null, t('noModel'))]));
+      } catch (err) {
+        showError(ctx, modelsBox, err);
+      }
+    };
 
     const loadStats = async () => {
       try {
@@ -166,6 +221,7 @@ export default {
     });
 
     loadStats();
+    loadModels();
     return () => ac.abort();
   },
 };

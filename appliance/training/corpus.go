@@ -1,0 +1,247 @@
+package training
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"linkplan/appliance"
+	"linkplan/engines/ml"
+	"linkplan/engines/ml/h3"
+)
+
+// Info is what the training bookkeeping needs besides a row's vector.
+type Info struct {
+	// Morphology is open_or_flat, rural_rolling or rural_mountainous (SPEC
+	// §2.6, from the terrain standard deviation).
+	Morphology string
+	// BandMHz is the row's frequency snapped to the seven bands of SPEC
+	// §2.5 (700 … 3500).
+	BandMHz int
+}
+
+// Featurizer turns an observation's link into the feature vector of a
+// schema version (SPEC §2.5). The composition root adapts
+// features.Builder to it. A missing terrain tile is an error matching
+// appliance.ErrTerrainMissing (never sea level); a version-2 vector where
+// no land-cover layer covers the receiver matches appliance.ErrUnavailable;
+// a link out of range matches appliance.ErrInvalid.
+type Featurizer interface {
+	Schema(version int) (ml.FeatureSchema, error)
+	Vector(ctx context.Context, o *appliance.Observation, version int) ([]float64, Info, error)
+}
+
+// BaselineFunc returns the physics baseline of an observation's link: the
+// received power, dBm, that the p1812-p1411-hybrid engine predicts
+// (transmit power + both gains − cable loss − its path loss). Errors as
+// Featurizer.
+type BaselineFunc func(ctx context.Context, o *appliance.Observation) (dbm float64, err error)
+
+// ReceivedPowerMetrics are the Observation.Metric values the corpus keeps:
+// the wideband received level. LTE RSRP and UMTS RSCP are the power of one
+// resource element or one code, tens of dB below it, and would teach the
+// model an offset that depends on the carrier's bandwidth; those rows are
+// skipped and counted (Corpus.SkippedMetric).
+var ReceivedPowerMetrics = []string{"received_power", "signal_dbm", "rxlev", ""}
+
+// Corpus is the featurised training set: one entry per kept row, in the
+// store's order (link observations, then cell signal samples, each by
+// tenant and observation id), so that training is deterministic.
+type Corpus struct {
+	Schema   ml.FeatureSchema
+	X        [][]float64
+	Y        []float64 // observed_dbm
+	Baseline []float64 // hybrid baseline, dBm
+	Cells    []h3.Cell // receiver's H3 resolution-8 cell
+	Regions  []string  // receiver's macro-region (N, NE, CO, SE, S or "")
+	Bands    []int     // SnapBandMHz
+	Morph    []string  // morphology
+	Sources  []string  // observation source
+	// Obs are the kept rows (the holdout replay featurises them again for
+	// a served model of another schema version).
+	Obs []appliance.Observation
+
+	// Stored is every stored row, consented or not; Consented the
+	// consented ones read.
+	Stored, Consented int
+	// Skipped rows, by reason: terrain missing (never sea level), a metric
+	// other than received power, a link the features refuse.
+	SkippedTerrain, SkippedMetric, SkippedInvalid int
+}
+
+// N is the number of kept rows.
+func (c *Corpus) N() int { return len(c.Y) }
+
+// ErrNoConsentedCorpus means no stored observation is consented for
+// training: a consent state (SPEC §3), not an empty dataset. It matches
+// appliance.ErrInvalid (the retrain job fails for good; retrying changes
+// nothing until an operator stamps consent).
+var ErrNoConsentedCorpus = fmt.Errorf("no consented corpus: %w", appliance.ErrInvalid)
+
+// ErrNoObservations means no observation is stored at all.
+var ErrNoObservations = fmt.Errorf("no observations: %w", appliance.ErrInvalid)
+
+// consentError is the refusal of SPEC §3 with the counts.
+func consentError(stored int) error {
+	if stored == 0 {
+		return fmt.Errorf("no observation is stored at all: nothing to train on: %w", ErrNoObservations)
+	}
+	return fmt.Errorf("no observation is consented for training (%d stored, all refused): this is a consent state, not an empty dataset; "+
+		"an operator grants consent per source with `linkplan observations consent --source NAME --basis TEXT --apply`: %w", stored, ErrNoConsentedCorpus)
+}
+
+// DataProvenance maps the sources of the rows to SPEC §2.6's value:
+// synthetic when every row's source is "synthetic", real when none is
+// (drive tests and api submissions are measurements), mixed otherwise,
+// none without rows.
+func DataProvenance(sources []string) string {
+	syn, real := 0, 0
+	for _, s := range sources {
+		if s == "synthetic" {
+			syn++
+		} else {
+			real++
+		}
+	}
+	switch {
+	case syn == 0 && real == 0:
+		return "none"
+	case real == 0:
+		return "synthetic"
+	case syn == 0:
+		return "real"
+	}
+	return "mixed"
+}
+
+// corpusRow is one row's featurisation result.
+type corpusRow struct {
+	x    []float64
+	info Info
+	base float64
+	err  error
+}
+
+// featurise computes the vectors (schema version) and baselines of rows on
+// up to workers goroutines, in row order.
+func featurise(ctx context.Context, f Featurizer, base BaselineFunc, rows []appliance.Observation, version, workers int) []corpusRow {
+	out := make([]corpusRow, len(rows))
+	workers = max(1, min(workers, len(rows)))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			for i := w; i < len(rows); i += workers {
+				r := &out[i]
+				if r.x, r.info, r.err = f.Vector(ctx, &rows[i], version); r.err != nil {
+					continue
+				}
+				if base != nil {
+					if r.base, r.err = base(ctx, &rows[i]); r.err != nil {
+						r.err = fmt.Errorf("baseline: %w", r.err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func keepMetric(m string) bool {
+	for _, k := range ReceivedPowerMetrics {
+		if m == k {
+			return true
+		}
+	}
+	return false
+}
+
+// BuildCorpus featurises the consented rows (stored is the count of every
+// stored row, for the consent message): schema version 2 when clutter is
+// true and every row has a land-cover class, else 1. Rows whose terrain is
+// missing, whose metric is not received power or whose link the features
+// refuse are skipped and counted. An empty consented set is the consent
+// refusal (ErrNoConsentedCorpus) or ErrNoObservations.
+func BuildCorpus(ctx context.Context, f Featurizer, base BaselineFunc, regionAt func(appliance.LatLon) string,
+	consented []appliance.Observation, stored int, clutter bool, workers int) (*Corpus, error) {
+	if len(consented) == 0 {
+		return nil, consentError(stored)
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	c := &Corpus{Stored: stored, Consented: len(consented)}
+	rows := make([]appliance.Observation, 0, len(consented))
+	for _, o := range consented {
+		if !keepMetric(o.Metric) {
+			c.SkippedMetric++
+			continue
+		}
+		rows = append(rows, o)
+	}
+	version := 1
+	if clutter {
+		version = 2
+	}
+	var res []corpusRow
+	for {
+		res = featurise(ctx, f, base, rows, version, workers)
+		if version == 2 && anyIs(res, appliance.ErrUnavailable) {
+			version = 1 // some receiver has no land-cover class: the whole corpus uses the 17 features
+			continue
+		}
+		break
+	}
+	schema, err := f.Schema(version)
+	if err != nil {
+		return nil, fmt.Errorf("build corpus: %w", err)
+	}
+	c.Schema = schema
+	for i, r := range res {
+		switch {
+		case r.err == nil:
+		case errors.Is(r.err, appliance.ErrTerrainMissing):
+			c.SkippedTerrain++
+			continue
+		case errors.Is(r.err, appliance.ErrInvalid):
+			c.SkippedInvalid++
+			continue
+		default:
+			return nil, fmt.Errorf("build corpus: row %s: %w", rows[i].ID, r.err)
+		}
+		o := rows[i]
+		cell, err := h3.LatLngToCell(o.RxLat, o.RxLon, 8)
+		if err != nil {
+			return nil, fmt.Errorf("build corpus: row %s: h3 cell: %w", o.ID, err)
+		}
+		region := ""
+		if regionAt != nil {
+			region = regionAt(appliance.LatLon{Lat: o.RxLat, Lon: o.RxLon})
+		}
+		c.X = append(c.X, r.x)
+		c.Y = append(c.Y, o.ObservedDBm)
+		c.Baseline = append(c.Baseline, r.base)
+		c.Cells = append(c.Cells, cell)
+		c.Regions = append(c.Regions, region)
+		c.Bands = append(c.Bands, r.info.BandMHz)
+		c.Morph = append(c.Morph, r.info.Morphology)
+		c.Sources = append(c.Sources, o.Source)
+		c.Obs = append(c.Obs, o)
+	}
+	return c, nil
+}
+
+func anyIs(rows []corpusRow, target error) bool {
+	for _, r := range rows {
+		if r.err != nil && errors.Is(r.err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// BandKey is the rmse_by_band key of a band: "1800MHz".
+func BandKey(bandMHz int) string { return strconv.Itoa(bandMHz) + "MHz" }

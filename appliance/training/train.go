@@ -1,0 +1,314 @@
+package training
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"linkplan/appliance"
+	"linkplan/engines/ml"
+)
+
+// Training parameters (documented in the package doc).
+const (
+	// RidgeLambda is the L2 penalty of the ridge models on standardised
+	// features.
+	RidgeLambda = 1.0
+	// MinBandRows is the fewest training rows of one band for a band model
+	// of its own; a band with fewer is served by the global ridge model.
+	MinBandRows = 200
+	// MinTrainRows is the fewest kept rows a retrain accepts: five folds of
+	// at least 20 rows each, enough for a 90 % conformal band.
+	MinTrainRows = 100
+	// HoldoutFold is the fold (of GroupKFold over the receivers' H3
+	// resolution-8 cells, k = 5, seed 42) held out for the replay: about a
+	// fifth of the cells, never seen by the candidate.
+	HoldoutFold = 0
+)
+
+// Model version strings (SPEC §9; the serving side reports them).
+const (
+	VersionRidge    = "ridge-v1"
+	VersionResidual = "residual-gbm-v1"
+)
+
+// Artifact file names inside a model directory.
+const (
+	FileRidge    = "ridge.json"
+	FileResidual = "residual.json"
+)
+
+// BandFile is the file of a band model: "ridge-1800mhz.json".
+func BandFile(bandMHz int) string { return fmt.Sprintf("ridge-%dmhz.json", bandMHz) }
+
+// BandVersion is the model version of a band model: "ridge-1800mhz-v1".
+func BandVersion(bandMHz int) string { return fmt.Sprintf("ridge-%dmhz-v1", bandMHz) }
+
+// Summary holds the accuracy figures of the local ridge model (SPEC §2.6)
+// that the artifact has no field for.
+type Summary struct {
+	// RMSEDB is the global ridge's in-sample RMSE on its training rows.
+	RMSEDB float64 `json:"rmse_db"`
+	// RMSEByMorphologyDB and RMSEByBandDB are the RMSE of its out-of-fold
+	// predictions per morphology (open_or_flat, rural_rolling,
+	// rural_mountainous) and per band key ("700MHz" … "3500MHz").
+	RMSEByMorphologyDB map[string]float64 `json:"rmse_by_morphology"`
+	RMSEByBandDB       map[string]float64 `json:"rmse_by_band"`
+	// Bands lists the bands with a band model.
+	Bands []int `json:"bands"`
+}
+
+// Candidate is a retrain's output: the artifacts of a model directory
+// (file name -> artifact) and the rows they were not trained on.
+type Candidate struct {
+	Artifacts map[string]*ml.Artifact
+	Summary   Summary
+	// Train and Holdout are corpus row indices.
+	Train, Holdout []int
+	Provenance     string
+}
+
+// Split returns the training and holdout rows of c: the holdout is the
+// rows whose receiver cell falls in fold HoldoutFold of GroupKFold(cells,
+// 5, 42). It needs at least five distinct cells.
+func Split(c *Corpus) (train, holdout []int, err error) {
+	fold, err := ml.GroupKFold(c.Cells, ml.DefaultFolds, ml.CVSeed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("holdout split: the corpus covers too few H3 cells: %w", err)
+	}
+	for i, f := range fold {
+		if f == HoldoutFold {
+			holdout = append(holdout, i)
+		} else {
+			train = append(train, i)
+		}
+	}
+	return train, holdout, nil
+}
+
+func pick[T any](v []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for i, j := range idx {
+		out[i] = v[j]
+	}
+	return out
+}
+
+// TrainCandidate trains the candidate models on the corpus rows outside
+// the holdout: the global ridge (5-fold CV, seed 42), a ridge per band
+// with at least MinBandRows rows, and the residual GBM (observed −
+// baseline, folds grouped by H3 cell) with Mondrian conformal bands per
+// macro-region. workers bounds the concurrent folds; the models do not
+// depend on it. now stamps trained_at.
+func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
+	if c.N() < MinTrainRows {
+		return nil, fmt.Errorf("train: %d usable rows, at least %d needed (%d consented; skipped: %d terrain missing, %d not received power, %d invalid): %w",
+			c.N(), MinTrainRows, c.Consented, c.SkippedTerrain, c.SkippedMetric, c.SkippedInvalid, appliance.ErrInvalid)
+	}
+	train, holdout, err := Split(c)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	cand := &Candidate{Artifacts: map[string]*ml.Artifact{}, Train: train, Holdout: holdout}
+	X, y := pick(c.X, train), pick(c.Y, train)
+	regions, cells := pick(c.Regions, train), pick(c.Cells, train)
+	bands, morph := pick(c.Bands, train), pick(c.Morph, train)
+	cand.Provenance = DataProvenance(pick(c.Sources, train))
+	stamp := func(a *ml.Artifact, version string, n int, cv ml.CVResult) {
+		a.ModelVersion, a.Schema, a.DataProvenance = version, c.Schema, cand.Provenance
+		a.TrainedAtUnixS, a.NTrain = now.Unix(), n
+		a.CVRMSEDB, a.CVRMSEStdDB, a.CVFolds = cv.RMSEDB, cv.StdDB, ml.DefaultFolds
+	}
+
+	// Global ridge.
+	g, cv, cal, err := ridgeWithCV(X, y, regions, workers)
+	if err != nil {
+		return nil, fmt.Errorf("train global ridge: %w", err)
+	}
+	a := &ml.Artifact{Kind: ml.KindRidge, Ridge: g, Conformal: cal}
+	stamp(a, VersionRidge, len(y), cv)
+	cand.Artifacts[FileRidge] = a
+	var se float64
+	for i, x := range X {
+		d := g.Predict(x) - y[i]
+		se += d * d
+	}
+	cand.Summary.RMSEDB = math.Sqrt(se / float64(len(y)))
+	bandKeys := make([]string, len(bands))
+	for i, b := range bands {
+		bandKeys[i] = BandKey(b)
+	}
+	if cand.Summary.RMSEByMorphologyDB, err = rmseMap(cv.OOF, y, morph); err != nil {
+		return nil, err
+	}
+	if cand.Summary.RMSEByBandDB, err = rmseMap(cv.OOF, y, bandKeys); err != nil {
+		return nil, err
+	}
+	a.RMSEDB, a.RMSEByMorphologyDB, a.RMSEByBandDB = cand.Summary.RMSEDB, cand.Summary.RMSEByMorphologyDB, cand.Summary.RMSEByBandDB
+	if a.ConformalOutOfGroup, err = outOfGroup(y, cv.OOF, regions); err != nil {
+		return nil, err
+	}
+
+	// Band models.
+	byBand := map[int][]int{}
+	for i, b := range bands {
+		byBand[b] = append(byBand[b], i)
+	}
+	for _, b := range sortedKeys(byBand) {
+		idx := byBand[b]
+		if len(idx) < MinBandRows {
+			continue
+		}
+		m, bcv, bcal, err := ridgeWithCV(pick(X, idx), pick(y, idx), pick(regions, idx), workers)
+		if err != nil {
+			return nil, fmt.Errorf("train band %d MHz ridge: %w", b, err)
+		}
+		ba := &ml.Artifact{Kind: ml.KindRidge, Ridge: m, Conformal: bcal}
+		stamp(ba, BandVersion(b), len(idx), bcv)
+		cand.Artifacts[BandFile(b)] = ba
+		cand.Summary.Bands = append(cand.Summary.Bands, b)
+	}
+
+	// Residual engine: GBM on observed − baseline, folds grouped by cell.
+	r := make([]float64, len(train))
+	for i, j := range train {
+		r[i] = c.Y[j] - c.Baseline[j]
+	}
+	fold, err := ml.GroupKFold(cells, ml.DefaultFolds, ml.CVSeed)
+	if err != nil {
+		return nil, fmt.Errorf("train residual: %w", err)
+	}
+	gbmTrain := func(X [][]float64, y []float64) (ml.Predictor, error) {
+		return ml.TrainGBM(X, y, ml.GBMParams{Workers: 1})
+	}
+	rcv, err := ml.CrossValidate(X, r, fold, gbmTrain, workers)
+	if err != nil {
+		return nil, fmt.Errorf("train residual: %w", err)
+	}
+	res := make([]float64, len(r))
+	for i := range r {
+		res[i] = r[i] - rcv.OOF[i]
+	}
+	rcal, err := ml.FitMondrian(res, regions, ml.DefaultAlpha)
+	if err != nil {
+		return nil, fmt.Errorf("train residual: conformal band: %w", err)
+	}
+	gm, err := ml.TrainGBM(X, r, ml.GBMParams{Workers: workers})
+	if err != nil {
+		return nil, fmt.Errorf("train residual: %w", err)
+	}
+	ra := &ml.Artifact{Kind: ml.KindGBM, GBM: gm, Conformal: &rcal}
+	stamp(ra, VersionResidual, len(r), rcv)
+	if ra.ConformalOutOfGroup, err = outOfGroup(r, rcv.OOF, regions); err != nil {
+		return nil, err
+	}
+	var rse float64
+	for i, x := range X {
+		d := gm.Predict(x) - r[i]
+		rse += d * d
+	}
+	ra.RMSEDB = math.Sqrt(rse / float64(len(r)))
+	cand.Artifacts[FileResidual] = ra
+	return cand, nil
+}
+
+// ridgeWithCV cross-validates a ridge (KFold, 5, seed 42), calibrates its
+// Mondrian band on the out-of-fold residuals and fits it on every row.
+func ridgeWithCV(X [][]float64, y []float64, regions []string, workers int) (*ml.Ridge, ml.CVResult, *ml.Calibration, error) {
+	fold, err := ml.KFold(len(y), ml.DefaultFolds, ml.CVSeed)
+	if err != nil {
+		return nil, ml.CVResult{}, nil, err
+	}
+	cv, err := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
+		return ml.TrainRidge(X, y, RidgeLambda)
+	}, workers)
+	if err != nil {
+		return nil, ml.CVResult{}, nil, err
+	}
+	res := make([]float64, len(y))
+	for i := range y {
+		res[i] = y[i] - cv.OOF[i]
+	}
+	cal, err := ml.FitMondrian(res, regions, ml.DefaultAlpha)
+	if err != nil {
+		return nil, ml.CVResult{}, nil, fmt.Errorf("conformal band: %w", err)
+	}
+	m, err := ml.TrainRidge(X, y, RidgeLambda)
+	if err != nil {
+		return nil, ml.CVResult{}, nil, err
+	}
+	return m, cv, &cal, nil
+}
+
+// outOfGroup is ml.OutOfGroupCoverage of the out-of-fold residuals y − oof
+// by region (nil when no region has rows).
+func outOfGroup(y, oof []float64, regions []string) ([]ml.GroupCoverage, error) {
+	res := make([]float64, len(y))
+	for i := range y {
+		res[i] = y[i] - oof[i]
+	}
+	g, err := ml.OutOfGroupCoverage(res, regions, ml.DefaultAlpha)
+	if err != nil {
+		return nil, fmt.Errorf("out-of-region coverage: %w", err)
+	}
+	return g, nil
+}
+
+func rmseMap(pred, y []float64, groups []string) (map[string]float64, error) {
+	g, err := ml.RMSEByGroup(pred, y, groups)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(g))
+	for _, e := range g {
+		out[e.Group] = e.RMSEDB
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TrainRidgeArtifact trains the global ridge on every row of c (no
+// holdout: for the shipped pipeline-validation model and offline use),
+// with its 5-fold CV figures, Mondrian band and RMSE breakdowns, stamped
+// with c's data provenance and trained_at now.
+func TrainRidgeArtifact(c *Corpus, now time.Time, workers int) (*ml.Artifact, error) {
+	if c.N() < MinTrainRows {
+		return nil, fmt.Errorf("train ridge: %d usable rows, at least %d needed: %w", c.N(), MinTrainRows, appliance.ErrInvalid)
+	}
+	m, cv, cal, err := ridgeWithCV(c.X, c.Y, c.Regions, workers)
+	if err != nil {
+		return nil, fmt.Errorf("train ridge: %w", err)
+	}
+	a := &ml.Artifact{Kind: ml.KindRidge, ModelVersion: VersionRidge, Schema: c.Schema, DataProvenance: DataProvenance(c.Sources),
+		TrainedAtUnixS: now.Unix(), NTrain: c.N(), CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: ml.DefaultFolds,
+		Ridge: m, Conformal: cal}
+	var se float64
+	for i, x := range c.X {
+		d := m.Predict(x) - c.Y[i]
+		se += d * d
+	}
+	a.RMSEDB = math.Sqrt(se / float64(c.N()))
+	bandKeys := make([]string, c.N())
+	for i, b := range c.Bands {
+		bandKeys[i] = BandKey(b)
+	}
+	if a.RMSEByMorphologyDB, err = rmseMap(cv.OOF, c.Y, c.Morph); err != nil {
+		return nil, err
+	}
+	if a.RMSEByBandDB, err = rmseMap(cv.OOF, c.Y, bandKeys); err != nil {
+		return nil, err
+	}
+	if a.ConformalOutOfGroup, err = outOfGroup(c.Y, cv.OOF, c.Regions); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
