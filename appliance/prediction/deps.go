@@ -72,5 +72,6 @@ type driveTestSchema struct {
 // driveTestSchemas are the drive-test schemas served; a new one (101) is
 // one entry here with engines/ml's schema and feature function.
 var driveTestSchemas = map[int]driveTestSchema{
-	ml.DriveTestSchema.Version: {ml.DriveTestSchema, ml.DriveTestFeatures},
+	ml.DriveTestSchema.Version:  {ml.DriveTestSchema, ml.DriveTestFeatures},
+	ml.DriveTestSchemaV2Version: {ml.DriveTestSchemaV2(), ml.DriveTestFeaturesV2},
 }
