@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -136,7 +138,14 @@ func retrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("model retrain: %w", err)
 	}
 	fmt.Fprintln(stderr, "linkplan model retrain:", desc)
-	id := "model_retrain_cli_" + time.Now().UTC().Format("20060102T150405Z")
+	// A decision is recorded once per job id (a re-run job returns it), so
+	// two offline retrains must never share one: the time to the second
+	// and a random suffix (two runs in one second happen).
+	var suffix [4]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return fmt.Errorf("model retrain: job id: %w", err)
+	}
+	id := "model_retrain_cli_" + time.Now().UTC().Format("20060102T150405Z") + "_" + hex.EncodeToString(suffix[:])
 	out, err := svc.Retrain(appliance.WithActor(ctx, appliance.Actor{Email: operatorName()}), id, "cli")
 	if err != nil {
 		return fmt.Errorf("model retrain: %w", err)
