@@ -35,7 +35,7 @@
 //	promoted / kept  | job handler returns                          | -                                                | job succeeded    | the decision is the job's JSON result
 //
 // The CLI `linkplan model retrain` runs the same Retrain offline (job id
-// model_retrain_cli_<UTC time>, trigger cli; the appliance must be
+// model_retrain_cli_<UTC time>_<8 random hex digits>, trigger cli; the appliance must be
 // stopped: it holds the database) and prints the decision.
 //
 // # Corpus
