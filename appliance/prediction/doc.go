@@ -22,7 +22,7 @@
 //
 // A directory is valid when every model file (ridge.json, ridge-<band>mhz.json for the seven bands of SPEC
 // §2.5, residual.json) that exists reads with ml.ReadArtifact, its feature schema is one this server builds
-// (KnownSchema: 1 and 2 of appliance/features with the same names in order, 100 the drive-test schema), the
+// (KnownSchema: 1 and 2 of appliance/features with the same names in order, 100 and 101 the drive-test schemas), the
 // local models are kind ridge on schema 1 or 2, the residual engine kind gbm, and no other *.json name is
 // present. A missing file is no model of that role. Shipped files: drivetest-dortmund-lte.json (residual
 // role) and ridge-synthetic-rio.json (ridge role).
@@ -46,8 +46,8 @@
 // signal = EIRP − L_hybrid + gbm(x) (its target is observed − baseline
 // level; the hybrid answers through the registry's fspl fallback outside
 // its validity, as the training side computes the baseline); a drive-test
-// model (schema 100) predicts the level directly from
-// ml.DriveTestFeatures and needs no terrain, so it answers even where no
+// model (schema 100 or 101) predicts the level directly from its
+// schema's features (ml.DriveTestFeatures, DriveTestFeaturesV2) and needs no terrain, so it answers even where no
 // terrain pack exists. The ridge model predicts the level from its
 // features. Learned models answer the measured level; EIRP = tx_power_dbm
 // + tx_gain_dbi + rx_gain_dbi − cable_loss_db and path_loss_db = EIRP −

@@ -59,6 +59,13 @@
 // OutOfGroupCoverage gives cv_by_region[*].conformal_coverage: each
 // region's coverage by a band calibrated on the other regions.
 //
+// Drive-test schemas: models trained on drive tests without terrain or land
+// cover (the Dortmund LTE set: engines/ml/shipped/DORTMUND.md) use the
+// drive-test family of feature schemas, apart from SPEC §2.5's 17/27:
+// DriveTestSchema (version 100: log distance, log frequency, distance,
+// free-space loss, their product) and DriveTestSchemaV2 (version 101: log
+// distance and free-space loss, served by the shipped drivetest-gbm-v2).
+//
 // Artifacts: JSON with a format name, a layout version and the feature
 // schema (FORMAT.md), and optionally the model's calibrated Envelope
 // (layout version 2): the areas and bands its calibration data covers;
