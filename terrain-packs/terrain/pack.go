@@ -326,7 +326,14 @@ func cell(spd int, t TileID, q appliance.LatLon) (i int, w [4]float64) {
 // (or west) edge, the row (or column) of the cell around it and the
 // fraction of the step past that row; v is clamped to the tile.
 func cellAxis(v float64, spd int) (int, float64) {
-	v = math.Min(math.Max(v, 0), float64(spd))
+	// math.Min(math.Max(v, 0), spd) for the finite v of a valid position
+	// (math.Max(-0, 0) is +0, as here), without their calls.
+	if !(v > 0) {
+		v = 0
+	}
+	if f := float64(spd); v > f {
+		v = f
+	}
 	i := int(v)
 	if i > spd-1 {
 		i = spd - 1
@@ -429,16 +436,17 @@ func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clu
 		return nil, fmt.Errorf("profile: %w", err)
 	}
 	d := a.DistanceM(b)
-	steps := math.Ceil(d/stepM - 1e-9) // a hair over a whole step is not a new step
+	steps := appliance.ProfileSteps(d, stepM) // a hair over a whole step is not a new step
 	if steps+1 > MaxProfileSamples {
 		return nil, fmt.Errorf("profile: %.0f m every %g m needs %.0f samples (max %d): %w",
 			d, stepM, steps+1, MaxProfileSamples, appliance.ErrInvalid)
 	}
+	path := appliance.NewProfilePathSteps(a, b, d, int(max(steps, 0)))
 	every = max(every, 1)
-	if prev != nil && !(every > 1 && prevEvery > every && prevEvery%every == 0 && sparseLen(int(max(steps, 0)), prevEvery) == len(prev.HeightsM) && len(prev.DistancesM) == len(prev.HeightsM)) {
+	if prev != nil && !(every > 1 && prevEvery > every && prevEvery%every == 0 && sparseLen(path.Steps, prevEvery) == len(prev.HeightsM) && len(prev.DistancesM) == len(prev.HeightsM)) {
 		prev = nil
 	}
-	return sampleProfile(a, b, d, int(max(steps, 0)), every, at, cl, prev, prevEvery)
+	return sampleProfile(&path, every, at, cl, prev, prevEvery)
 }
 
 // sparseLen is the sample count of the profile of stride every of a path
@@ -457,7 +465,8 @@ func sparseLen(steps, every int) int {
 // land-cover layer. A sparse profile (every > 1) carries heights and
 // distances only; each is computed exactly as in the full profile, so
 // the two agree bit for bit on their common samples.
-func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int) (*appliance.PathProfile, error) {
+func sampleProfile(path *appliance.ProfilePath, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int) (*appliance.PathProfile, error) {
+	steps := path.Steps
 	full := every == 1
 	n := sparseLen(steps, every) // indices 0, every, … up to steps, and the last
 	prof := &appliance.PathProfile{
@@ -475,13 +484,6 @@ func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sample
 	var ref tileRef
 	var cref clutterRef
 	var vref voidRef
-	// Equal spacing d/steps (at most stepM): the engines that want a
-	// regular grid (ITM's PFL) then need no resampling.
-	spacing := 0.0
-	if steps > 0 {
-		spacing = d / float64(steps)
-	}
-	gc := a.GreatCircleTo(b)
 	for k := 0; k < n; k++ {
 		i := min(k*every, steps)
 		if prev != nil && (i == steps || i%prevEvery == 0) {
@@ -492,14 +494,7 @@ func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sample
 			prof.DistancesM[k], prof.HeightsM[k] = prev.DistancesM[j], prev.HeightsM[j]
 			continue
 		}
-		di := float64(i) * spacing
-		q := a
-		switch {
-		case i == steps:
-			di, q = d, b
-		case i > 0:
-			q = gc.At(di / d)
-		}
+		di, q := path.DistanceM(i), path.Point(i)
 		h, sea, owner, err := at(q, &ref)
 		if err != nil {
 			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
