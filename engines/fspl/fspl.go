@@ -154,26 +154,62 @@ func (e *Engine) PredictLossDB(_ context.Context, in appliance.LinkInput) (float
 // sample, the knife edge and the slant free space), nothing else.
 func (e *Engine) lossDB(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) float64 {
 	n := p.Len()
-	d := p.LengthM()
-	tipT := p.HeightsM[0] + txHeightM
-	tipR := p.HeightsM[n-1] + rxHeightM
-	lambda := radio.WavelengthM(freqMHz)
-	twoKA := 2 * radio.EffectiveEarthRadiusM(e.K)
+	k := e.knifeEdge(p.LengthM(), p.HeightsM[0], p.HeightsM[n-1], txHeightM, rxHeightM, freqMHz)
 	maxNu := math.Inf(-1)
 	for i := 1; i < n-1; i++ {
-		d1 := p.DistancesM[i]
-		d2 := d - d1
-		if d1 <= 0 || d2 <= 0 {
-			continue
-		}
-		ray := tipT + (tipR-tipT)*d1/d
-		ground := p.HeightsM[i] + d1*d2/twoKA
-		clear := ray - ground
-		if nu := -clear * math.Sqrt(2/lambda*(1/d1+1/d2)); nu > maxNu {
+		if nu := k.nu(p.DistancesM[i], p.HeightsM[i]); nu > maxNu {
 			maxNu = nu
 		}
 	}
-	diff, fs, _ := e.lossTerms(maxNu, d, tipT, tipR, freqMHz)
+	return k.lossDB(maxNu)
+}
+
+// SampleLossBound returns, for a path whose end samples are in.Profile's
+// two (distances 0 and the path length, metres, and their ground
+// heights), the loss of a profile of that path as a function of its
+// interior samples: nu(d1M, heightM) is ν of a sample d1M metres from
+// the transmitter with that ground height, and lossDB(maxNu) is
+// PredictLossDB of the profile whose interior samples' largest ν is maxNu
+// (−Inf for none), bit for bit. err is PredictLossDB's for those ends.
+// The planner's sparse bounds take ν sample by sample with it and stop
+// as soon as the loss proves a tower cannot rank.
+func (e *Engine) SampleLossBound(in appliance.LinkInput) (nu func(d1M, heightM float64) float64, lossDB func(maxNu float64) float64, err error) {
+	if err := Validate(in); err != nil {
+		return nil, nil, fmt.Errorf("fspl predict: %w", err)
+	}
+	p := in.Profile
+	n := p.Len()
+	k := e.knifeEdge(p.LengthM(), p.HeightsM[0], p.HeightsM[n-1], in.TxHeightM, in.RxHeightM, in.FreqMHz)
+	return k.nu, k.lossDB, nil
+}
+
+// knifeEdge is the geometry of lossDB's knife edge on one path.
+type knifeEdge struct {
+	e                                  *Engine
+	d, tipT, tipR, lambda, twoKA, freq float64
+}
+
+func (e *Engine) knifeEdge(d, groundT, groundR, txHeightM, rxHeightM, freqMHz float64) knifeEdge {
+	return knifeEdge{e: e, d: d, tipT: groundT + txHeightM, tipR: groundR + rxHeightM,
+		lambda: radio.WavelengthM(freqMHz), twoKA: 2 * radio.EffectiveEarthRadiusM(e.K), freq: freqMHz}
+}
+
+// nu is ν of the sample d1 metres from the transmitter with ground height
+// h (Compute's expressions); −Inf at an end (no knife edge there).
+func (k *knifeEdge) nu(d1, h float64) float64 {
+	d2 := k.d - d1
+	if d1 <= 0 || d2 <= 0 {
+		return math.Inf(-1)
+	}
+	ray := k.tipT + (k.tipR-k.tipT)*d1/k.d
+	ground := h + d1*d2/k.twoKA
+	clear := ray - ground
+	return -clear * math.Sqrt(2/k.lambda*(1/d1+1/d2))
+}
+
+// lossDB is the path loss for the largest interior ν maxNu.
+func (k *knifeEdge) lossDB(maxNu float64) float64 {
+	diff, fs, _ := k.e.lossTerms(maxNu, k.d, k.tipT, k.tipR, k.freq)
 	return fs + diff
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
 	"linkplan/appliance"
@@ -211,11 +212,17 @@ func (p *Pack) ReadTile(t TileID) ([]int16, error) {
 
 // samples returns the cached samples of land tile t.
 func (p *Pack) samples(t TileID) ([]int16, error) {
-	d, err := p.cache.get(cacheKey{tile: t, layer: layerHeights}, func() (tileData, error) {
-		s, err := p.ReadTile(t)
-		return tileData{samples: s}, err
-	})
+	d, err := p.heights(t)
 	return d.samples, err
+}
+
+// heights returns the cached decoded land tile t: its samples and
+// whether any of them is NoData.
+func (p *Pack) heights(t TileID) (tileData, error) {
+	return p.cache.get(cacheKey{tile: t, layer: layerHeights}, func() (tileData, error) {
+		s, err := p.ReadTile(t)
+		return tileData{samples: s, noData: slices.Contains(s, NoData)}, err
+	})
 }
 
 // ElevationM returns the ground height at q in metres above mean sea level,
