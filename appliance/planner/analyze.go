@@ -228,9 +228,10 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	var sparse appliance.SparseProfiler
 	var sampler PathSampler
 	var lossBound SampleLossBounder
+	strides := sparseStrides(p.SparseEvery)
 	if sb, ok := eng.(SubsampleBounded); ok && sb.LossAtLeastOnSubsample() && p.SparseEvery > 1 {
 		sparse, _ = p.Terrain.(appliance.SparseProfiler)
-		if sparse != nil && nested(sparseStrides(p.SparseEvery)) {
+		if sparse != nil && nested(strides) {
 			sampler, _ = p.Terrain.(PathSampler)
 			lossBound, _ = eng.(SampleLossBounder)
 		}
@@ -252,10 +253,10 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		if sparse != nil && len(results) >= want {
 			done, cannot, err := false, false, error(nil)
 			if sampler != nil && lossBound != nil {
-				done, cannot, err = p.cannotRankSampled(sampler, lossBound, &req, &c, results[want-1].LinkMarginDB, buf.bound)
+				done, cannot, err = p.cannotRankSampled(sampler, lossBound, strides, &req, &c, results[want-1].LinkMarginDB, buf.bound)
 			}
 			if !done {
-				cannot, err = p.cannotRank(ctx, sparse, eng, req, c, results[want-1].LinkMarginDB)
+				cannot, err = p.cannotRank(ctx, sparse, eng, strides, req, c, results[want-1].LinkMarginDB)
 			}
 			if errors.As(err, &tm) {
 				out.SkippedNoTerrain++
@@ -341,11 +342,11 @@ func insertRanked(rs []appliance.LinkCandidate, c appliance.LinkCandidate, n int
 // rounding. The strides go from coarse to fine (sparseStrides): most
 // towers are settled by a few samples, and the finest spares most full
 // paths of the towers that come close.
-func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfiler, eng appliance.Engine, req appliance.LinkRequest, c cand, worst float64) (bool, error) {
+func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfiler, eng appliance.Engine, strides []int, req appliance.LinkRequest, c cand, worst float64) (bool, error) {
 	refiner, _ := sparse.(appliance.SparseRefiner)
 	var prev *appliance.PathProfile // the last stride's profile, refined by the next
 	prevEvery := 0
-	for _, every := range sparseStrides(p.SparseEvery) {
+	for _, every := range strides {
 		var prof *appliance.PathProfile
 		var err error
 		if refiner != nil && prev != nil {

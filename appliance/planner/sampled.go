@@ -22,12 +22,15 @@ type PathSampler interface {
 // SampleLossBounder is implemented by SubsampleBounded engines whose loss
 // over a profile is a function of the largest of one term per interior
 // sample (fspl: the knife edge's ν). For a path whose two end samples are
-// in.Profile's, nu gives the term of an interior sample (distance from
-// the transmitter, metres, and ground height, metres) and lossDB the loss
-// of a profile whose largest term is maxNu (−Inf: no interior sample),
-// PredictLossDB's bit for bit; err is PredictLossDB's for the ends.
+// in.Profile's, SampleNu gives the term of an interior sample (distance
+// from the transmitter, metres, and ground height, metres) and
+// SampleLossDB the loss of a profile whose largest term is maxNu (−Inf:
+// no interior sample), PredictLossDB's bit for bit; SampleLossBound
+// returns PredictLossDB's error for the ends.
 type SampleLossBounder interface {
-	SampleLossBound(in appliance.LinkInput) (nu func(d1M, heightM float64) float64, lossDB func(maxNu float64) float64, err error)
+	SampleLossBound(in *appliance.LinkInput) error
+	SampleNu(in *appliance.LinkInput, d1M, heightM float64) float64
+	SampleLossDB(in *appliance.LinkInput, maxNu float64) float64
 }
 
 // maxSampledSteps bounds the paths the sampled bounds take (the sparse
@@ -46,11 +49,11 @@ type pathBound struct {
 	path       appliance.ProfilePath
 	endD, endH [2]float64 // the end samples' distances and heights
 	ends       appliance.PathProfile
-	nu         func(d1M, heightM float64) float64 // nil while the ends are taken
-	lossDB     func(maxNu float64) float64
-	maxNu      float64 // the largest ν of the samples taken
-	argmax     int     // its sample, −1 for none
-	proven     bool    // the samples taken prove the tower out
+	in         appliance.LinkInput // the engine's input, ends as its profile
+	lb         SampleLossBounder   // nil while the ends are taken
+	maxNu      float64             // the largest ν of the samples taken
+	argmax     int                 // its sample, −1 for none
+	proven     bool                // the samples taken prove the tower out
 
 	// the link budget of cannotRank's proof, term by term
 	eirpLessPattern, gain, cable, threshold, worst float64
@@ -66,11 +69,11 @@ func newPathBound() *pathBound {
 // interior one's ν raises the bound.
 func (b *pathBound) visit(i int, h float64) bool {
 	b.stamp[i] = b.gen
-	if b.nu == nil {
+	if b.lb == nil {
 		b.endH[min(i, 1)] = h // the ends are taken first: 0, then Steps
 		return true
 	}
-	if v := b.nu(b.path.DistanceM(i), h); v > b.maxNu {
+	if v := b.lb.SampleNu(&b.in, b.path.DistanceM(i), h); v > b.maxNu {
 		b.maxNu, b.argmax = v, i
 		if b.proves() {
 			b.proven = true
@@ -83,7 +86,7 @@ func (b *pathBound) visit(i int, h float64) bool {
 // proves reports whether the loss of the samples taken puts the tower's
 // margin below the worst result: cannotRank's expression, term by term.
 func (b *pathBound) proves() bool {
-	rx := b.eirpLessPattern - b.lossDB(b.maxNu) + b.gain - b.cable
+	rx := b.eirpLessPattern - b.lb.SampleLossDB(&b.in, b.maxNu) + b.gain - b.cable
 	return rx-b.threshold+1e-6 < b.worst
 }
 
@@ -106,13 +109,16 @@ func (b *pathBound) start(steps int) {
 // order puts in idx the samples of stride s (the multiples of s inside
 // the path) not yet taken: outward from the sample of the largest ν
 // when there is one (the terrain near the highest obstacle found is the
-// likeliest to prove the tower out), else from the transmitter on.
+// likeliest to prove the tower out), else from the receiver back to the
+// transmitter (the receiver's antenna is the lower: its obstacles are
+// the likelier; on 200 Rio rows a quarter fewer samples than from the
+// transmitter on).
 func (b *pathBound) order(s int) {
 	steps := b.path.Steps
 	b.idx = b.idx[:0]
 	m := b.argmax
 	if m < 0 {
-		for i := s; i < steps; i += s {
+		for i := (steps - 1) / s * s; i > 0; i -= s {
 			if !b.known(i) {
 				b.idx = append(b.idx, i)
 			}
@@ -154,7 +160,7 @@ func nested(strides []int) bool {
 // elsewhere a sample the proof leaves out could have failed, which the
 // search reports (cannotRank's sparse profiles take those). done is false
 // when the path is not one it takes.
-func (p *Planner) cannotRankSampled(ps PathSampler, lb SampleLossBounder, req *appliance.LinkRequest, c *cand, worst float64, b *pathBound) (done, cannot bool, err error) {
+func (p *Planner) cannotRankSampled(ps PathSampler, lb SampleLossBounder, strides []int, req *appliance.LinkRequest, c *cand, worst float64, b *pathBound) (done, cannot bool, err error) {
 	tx := c.t.Pos()
 	if !tx.Valid() || !req.Receiver.Valid() || !(p.StepM > 0) || math.IsInf(p.StepM, 0) {
 		return false, false, nil
@@ -172,26 +178,26 @@ func (p *Planner) cannotRankSampled(ps PathSampler, lb SampleLossBounder, req *a
 		return false, false, nil
 	}
 	b.start(b.path.Steps)
-	b.nu, b.idx = nil, append(b.idx[:0], 0, b.path.Steps)
+	b.lb, b.idx = nil, append(b.idx[:0], 0, b.path.Steps)
 	if err := ps.SamplePath(&b.path, b.idx, b.yield); err != nil {
 		return true, false, err
 	}
 	b.endD = [2]float64{0, b.path.LengthM}
 	b.ends = appliance.PathProfile{DistancesM: b.endD[:], HeightsM: b.endH[:]}
-	nu, lossDB, err := lb.SampleLossBound(appliance.LinkInput{
+	b.in = appliance.LinkInput{
 		Tx: tx, Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
 		FreqMHz: req.FreqMHz, Profile: &b.ends,
-	})
-	if err != nil {
+	}
+	if err := lb.SampleLossBound(&b.in); err != nil {
 		return false, false, nil // the sparse profiles meet the same error, in their order
 	}
-	b.nu, b.lossDB, b.maxNu, b.argmax, b.proven = nu, lossDB, math.Inf(-1), -1, false
+	b.lb, b.maxNu, b.argmax, b.proven = lb, math.Inf(-1), -1, false
 	b.eirpLessPattern, b.gain, b.cable, b.threshold, b.worst = c.eirp-c.pattern, req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, worst
-	defer func() { b.nu, b.lossDB = nil, nil }()
+	defer func() { b.lb = nil }()
 	if b.proves() { // the ends alone: free space over the slant path
 		return true, true, nil
 	}
-	for _, s := range sparseStrides(p.SparseEvery) {
+	for _, s := range strides {
 		b.order(s)
 		if len(b.idx) == 0 {
 			continue

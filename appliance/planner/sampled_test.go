@@ -26,7 +26,7 @@ func (t profilesOnly) ProfileEvery(a, b appliance.LatLon, stepM float64, every i
 // lossOnly hides fspl's SampleLossBound.
 type lossOnly struct{ *fspl.Engine }
 
-func (e lossOnly) SampleLossBound() {} // not the planner's signature
+func (e lossOnly) SampleLossBound() {} // not the planner's method
 
 // TestSampledBoundsChangeNothing: the sampled bounds (one sample at a
 // time, stopping at the proof) give the analysis of the sparse profiles,

@@ -164,23 +164,40 @@ func (e *Engine) lossDB(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz 
 	return k.lossDB(maxNu)
 }
 
-// SampleLossBound returns, for a path whose end samples are in.Profile's
-// two (distances 0 and the path length, metres, and their ground
-// heights), the loss of a profile of that path as a function of its
-// interior samples: nu(d1M, heightM) is ν of a sample d1M metres from
-// the transmitter with that ground height, and lossDB(maxNu) is
-// PredictLossDB of the profile whose interior samples' largest ν is maxNu
-// (−Inf for none), bit for bit. err is PredictLossDB's for those ends.
-// The planner's sparse bounds take ν sample by sample with it and stop
-// as soon as the loss proves a tower cannot rank.
-func (e *Engine) SampleLossBound(in appliance.LinkInput) (nu func(d1M, heightM float64) float64, lossDB func(maxNu float64) float64, err error) {
-	if err := Validate(in); err != nil {
-		return nil, nil, fmt.Errorf("fspl predict: %w", err)
+// SampleLossBound, SampleNu and SampleLossDB give the loss of a profile
+// from its interior samples one at a time, for a path whose end samples
+// are in.Profile's two (distances 0 and the path length, metres, and
+// their ground heights): SampleNu is ν of a sample d1M metres from the
+// transmitter with that ground height, and SampleLossDB(in, maxNu) is
+// PredictLossDB of the profile whose interior samples' largest ν is
+// maxNu (−Inf for none), bit for bit. SampleLossBound returns
+// PredictLossDB's error for those ends (planner.SampleLossBounder: the
+// sparse bounds take ν sample by sample and stop as soon as the loss
+// proves a tower cannot rank).
+func (e *Engine) SampleLossBound(in *appliance.LinkInput) error {
+	if err := Validate(*in); err != nil {
+		return fmt.Errorf("fspl predict: %w", err)
 	}
+	return nil
+}
+
+// SampleNu: see SampleLossBound.
+func (e *Engine) SampleNu(in *appliance.LinkInput, d1M, heightM float64) float64 {
+	k := e.knifeEdgeOf(in)
+	return k.nu(d1M, heightM)
+}
+
+// SampleLossDB: see SampleLossBound.
+func (e *Engine) SampleLossDB(in *appliance.LinkInput, maxNu float64) float64 {
+	k := e.knifeEdgeOf(in)
+	return k.lossDB(maxNu)
+}
+
+// knifeEdgeOf is the knife edge of in's path, whose two end samples are
+// in.Profile's first and last.
+func (e *Engine) knifeEdgeOf(in *appliance.LinkInput) knifeEdge {
 	p := in.Profile
-	n := p.Len()
-	k := e.knifeEdge(p.LengthM(), p.HeightsM[0], p.HeightsM[n-1], in.TxHeightM, in.RxHeightM, in.FreqMHz)
-	return k.nu, k.lossDB, nil
+	return e.knifeEdge(p.LengthM(), p.HeightsM[0], p.HeightsM[p.Len()-1], in.TxHeightM, in.RxHeightM, in.FreqMHz)
 }
 
 // knifeEdge is the geometry of lossDB's knife edge on one path.

@@ -200,7 +200,9 @@ func TestSampleLossBoundIsPredictsLoss(t *testing.T) {
 		pred, perr := e.Predict(context.Background(), in)
 		ends := in
 		ends.Profile = &appliance.PathProfile{DistancesM: []float64{0, p.LengthM()}, HeightsM: []float64{p.HeightsM[0], p.HeightsM[n-1]}}
-		nu, lossDB, err := e.SampleLossBound(ends)
+		err := e.SampleLossBound(&ends)
+		nu := func(d1, h float64) float64 { return e.SampleNu(&ends, d1, h) }
+		lossDB := func(maxNu float64) float64 { return e.SampleLossDB(&ends, maxNu) }
 		if (perr == nil) != (err == nil) || perr != nil && perr.Error() != err.Error() {
 			t.Fatalf("case %d: error %v, Predict's %v", k, err, perr)
 		}

@@ -16,33 +16,51 @@ import (
 // pack covers). The planner's sparse bounds sample single indices of a
 // path with it, in the order that proves a tower out soonest.
 func (p *Pack) SamplePath(path *appliance.ProfilePath, idx []int, yield func(i int, heightM float64) bool) error {
-	return samplePath(path, idx, p.elevation, yield)
-}
-
-// SamplePath is Pack.SamplePath, each sample from the first pack that has
-// it (as Profile).
-func (l *Layered) SamplePath(path *appliance.ProfilePath, idx []int, yield func(i int, heightM float64) bool) error {
-	if err := samplePath(path, idx, l.elevation, yield); err != nil {
-		return fmt.Errorf("layered: %w", err)
-	}
-	return nil
-}
-
-func samplePath(path *appliance.ProfilePath, idx []int, at sampler, yield func(int, float64) bool) error {
-	var ref tileRef
+	var ref tileRef // kept between samples; a direct call keeps it off the heap
 	for _, i := range idx {
-		if i < 0 || i > path.Steps {
-			return fmt.Errorf("profile sample %d of a path of %d: %w", i, path.Steps+1, appliance.ErrInvalid)
+		if err := checkIndex(path, i); err != nil {
+			return err
 		}
-		h, _, _, err := at(path.Point(i), &ref)
+		h, _, _, err := p.elevation(path.Point(i), &ref)
 		if err != nil {
-			return fmt.Errorf("profile sample %d at %.1f m: %w", i, path.DistanceM(i), err)
+			return sampleError(path, i, err)
 		}
 		if !yield(i, h) {
 			return nil
 		}
 	}
 	return nil
+}
+
+// SamplePath is Pack.SamplePath, each sample from the first pack that has
+// it (as Profile).
+func (l *Layered) SamplePath(path *appliance.ProfilePath, idx []int, yield func(i int, heightM float64) bool) error {
+	var ref tileRef
+	for _, i := range idx {
+		if err := checkIndex(path, i); err != nil {
+			return fmt.Errorf("layered: %w", err)
+		}
+		h, _, _, err := l.elevation(path.Point(i), &ref)
+		if err != nil {
+			return fmt.Errorf("layered: %w", sampleError(path, i, err))
+		}
+		if !yield(i, h) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func checkIndex(path *appliance.ProfilePath, i int) error {
+	if i < 0 || i > path.Steps {
+		return fmt.Errorf("profile sample %d of a path of %d: %w", i, path.Steps+1, appliance.ErrInvalid)
+	}
+	return nil
+}
+
+// sampleError is Profile's error for sample i.
+func sampleError(path *appliance.ProfilePath, i int, err error) error {
+	return fmt.Errorf("profile sample %d at %.1f m: %w", i, path.DistanceM(i), err)
 }
 
 // CoversPath reports whether every sample of path has a height in the
