@@ -26,11 +26,14 @@ type PathSampler interface {
 // from the transmitter, metres, and ground height, metres) and
 // SampleLossDB the loss of a profile whose largest term is maxNu (−Inf:
 // no interior sample), PredictLossDB's bit for bit; SampleLossBound
-// returns PredictLossDB's error for the ends.
+// returns PredictLossDB's error for the ends. SampleLossDB(in, maxNu) is
+// SampleLossDB(in, −Inf) for every maxNu at or below SampleNuFloor(in)
+// (fspl: no knife-edge loss), where the bound need not be computed.
 type SampleLossBounder interface {
 	SampleLossBound(in *appliance.LinkInput) error
 	SampleNu(in *appliance.LinkInput, d1M, heightM float64) float64
 	SampleLossDB(in *appliance.LinkInput, maxNu float64) float64
+	SampleNuFloor(in *appliance.LinkInput) float64
 }
 
 // maxSampledSteps bounds the paths the sampled bounds take (the sparse
@@ -52,6 +55,7 @@ type pathBound struct {
 	in         appliance.LinkInput // the engine's input, ends as its profile
 	lb         SampleLossBounder   // nil while the ends are taken
 	maxNu      float64             // the largest ν of the samples taken
+	floorNu    float64             // the engine's SampleNuFloor
 	argmax     int                 // its sample, −1 for none
 	proven     bool                // the samples taken prove the tower out
 
@@ -75,7 +79,9 @@ func (b *pathBound) visit(i int, h float64) bool {
 	}
 	if v := b.lb.SampleNu(&b.in, b.path.DistanceM(i), h); v > b.maxNu {
 		b.maxNu, b.argmax = v, i
-		if b.proves() {
+		// At or below the floor the loss is the ends' alone, which
+		// did not prove the tower out.
+		if v > b.floorNu && b.proves() {
 			b.proven = true
 			return false
 		}
@@ -192,6 +198,7 @@ func (p *Planner) cannotRankSampled(ps PathSampler, lb SampleLossBounder, stride
 		return false, false, nil // the sparse profiles meet the same error, in their order
 	}
 	b.lb, b.maxNu, b.argmax, b.proven = lb, math.Inf(-1), -1, false
+	b.floorNu = lb.SampleNuFloor(&b.in)
 	b.eirpLessPattern, b.gain, b.cable, b.threshold, b.worst = c.eirp-c.pattern, req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, worst
 	defer func() { b.lb = nil }()
 	if b.proves() { // the ends alone: free space over the slant path

@@ -193,6 +193,18 @@ func (e *Engine) SampleLossDB(in *appliance.LinkInput, maxNu float64) float64 {
 	return k.lossDB(maxNu)
 }
 
+// SampleNuFloor returns a ν at or below which SampleLossDB(in, maxNu) is
+// SampleLossDB(in, −Inf) exactly: J(ν) is 0 for ν ≤ −0.78 (radio's
+// KnifeEdgeLossApproxDB), so the loss is the free space's alone; −Inf
+// when CapDB is negative (the cap, not 0, would then be the knife edge).
+// The planner skips the loss of a largest ν that cannot change it.
+func (e *Engine) SampleNuFloor(*appliance.LinkInput) float64 {
+	if !(e.CapDB >= 0) {
+		return math.Inf(-1)
+	}
+	return -0.78
+}
+
 // knifeEdgeOf is the knife edge of in's path, whose two end samples are
 // in.Profile's first and last.
 func (e *Engine) knifeEdgeOf(in *appliance.LinkInput) knifeEdge {

@@ -220,6 +220,12 @@ func TestSampleLossBoundIsPredictsLoss(t *testing.T) {
 		if got := lossDB(maxNu); math.Float64bits(got) != math.Float64bits(pred.PathLossDB) {
 			t.Fatalf("case %d: %v dB, Predict's %v", k, got, pred.PathLossDB)
 		}
+		floor := e.SampleNuFloor(&ends)
+		for _, v := range []float64{floor, math.Nextafter(floor, -1), floor - 1, -1e300} {
+			if got, none := lossDB(v), lossDB(math.Inf(-1)); math.Float64bits(got) != math.Float64bits(none) {
+				t.Fatalf("case %d: ν %v at or below the floor %v gives %v dB, no interior sample %v", k, v, floor, got, none)
+			}
+		}
 		if sub := lossDB(subNu); sub > pred.PathLossDB {
 			t.Fatalf("case %d: every 3rd sample gives %v dB, more than all of them (%v)", k, sub, pred.PathLossDB)
 		}
