@@ -171,8 +171,20 @@
 // loss alone from fspl (no prediction map) and computing the receiver's
 // trigonometry once a search (planner doc, "Search"); in
 // BenchmarkBatch5kAsync the same change took AnalyzeLink from 3.2 to 2.7
-// ms of CPU a row. The 2-minute goal needs the per-row analysis itself
-// to fall to about 2.3 ms of CPU: the sparse bounds' great-circle points
-// (two sines and two arctangents a sample) and bilinear terrain reads
-// are most of what remains, with GC (about 10 % of the CPU).
+// ms of CPU a row. Then the sparse bounds took a covered path's samples
+// one at a time and stopped at the one that proves a tower out (planner
+// doc, "Search": the same analyses field for field, from about half the
+// samples), sampled through a path geometry computed once and allocated
+// nothing a tower: in BenchmarkBatch5kAsync AnalyzeLink went from 12.8 to
+// 8.2 s of CPU (2.57 to 1.64 ms a row; paired, load average 7 to 11), and
+// BenchmarkBatch100kAsync, paired with the previous build in one run on
+// the machine busy with other work (load average 4.5 to 9.8), went from
+// 404.7 to 212.3 s end to end and from 317.2 to 205.6 s of server CPU
+// (-35 %). The wall time under that load says little: at the 0.54 s of
+// wall a CPU second of the earlier, quieter runs, 205.6 s of CPU is about
+// 111 s end to end, within the 2-minute goal; a quiet machine has not
+// been available to confirm it. What remains of a row is about two
+// thirds the sampled bounds (great-circle points and bilinear reads in
+// equal parts), a sixth the full profiles of the evaluated towers and an
+// eighth the tower index's range search.
 package batch

@@ -162,7 +162,8 @@ func nested(strides []int) bool {
 // the order most likely to prove the tower out early (order), and the
 // bound is checked at each new largest ν: the tower is out as soon as it
 // is proven, and proven by some sample exactly when the finest stride's
-// profile proves it. Only a path the terrain covers may stop early:
+// profile proves it (the engine's loss being non-decreasing in ν; doc.go,
+// "Search"). Only a path the terrain covers may stop early:
 // elsewhere a sample the proof leaves out could have failed, which the
 // search reports (cannotRank's sparse profiles take those). done is false
 // when the path is not one it takes.
