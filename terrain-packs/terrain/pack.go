@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"linkplan/appliance"
 	"linkplan/terrain-packs/clutter"
@@ -47,6 +48,9 @@ type Pack struct {
 	byTile  map[TileID]int
 	dec     *decoder
 	cache   *tileCache
+	// sound holds, by index entry, whether the land tile decodes without
+	// NoData samples (soundTile): 0 not known yet, 1 yes, 2 no.
+	sound []atomic.Uint32
 }
 
 // Open opens the pack file at path. Only the header and index are read;
@@ -114,6 +118,7 @@ func open(src io.ReaderAt, data []byte, size int64, opts []Option) (*Pack, error
 		p.byTile[e.Tile] = i
 	}
 	p.cache = newTileCache(cfg.cacheBytes)
+	p.sound = make([]atomic.Uint32, len(entries))
 	return p, nil
 }
 

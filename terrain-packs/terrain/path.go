@@ -123,7 +123,9 @@ func coversPath(path *appliance.ProfilePath, packs []*Pack) bool {
 
 // soundTile reports whether the pack holds t and, if so, whether every
 // point of t gets a height from it: a sea tile, or a land tile that
-// decodes and has no NoData sample.
+// decodes and has no NoData sample. A land tile's answer is kept (the
+// tile does not change), except after an error reading it, which the
+// next call retries.
 func (p *Pack) soundTile(t TileID) (held, sound bool) {
 	i, ok := p.byTile[t]
 	if !ok {
@@ -133,8 +135,19 @@ func (p *Pack) soundTile(t TileID) (held, sound bool) {
 	case KindSea:
 		return true, true
 	case KindLand:
-		d, err := p.heights(t)
-		return true, err == nil && !d.noData
+		v := p.sound[i].Load()
+		if v == 0 {
+			d, err := p.heights(t)
+			if err != nil {
+				return true, false
+			}
+			v = 2
+			if !d.noData {
+				v = 1
+			}
+			p.sound[i].Store(v)
+		}
+		return true, v == 1
 	}
 	return true, false
 }

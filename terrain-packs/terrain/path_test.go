@@ -102,3 +102,59 @@ func TestSamplePath(t *testing.T) {
 		})
 	}
 }
+
+// TestCoversPath: which tiles let CoversPath vouch for a path, on a
+// synthetic pack: land and sea tiles do; a void tile, a land tile with a
+// NoData sample (even far from the path) and a tile no pack holds do
+// not, nor does a pack's unsound tile that another layer holds soundly.
+func TestCoversPath(t *testing.T) {
+	land := []int16{0, 10, 20, 30, 40, 50, 60, 70, 80}
+	holed := []int16{0, 10, terrain.NoData, 30, 40, 50, 60, 70, 80}
+	tLand := terrain.TileID{Lat: -23, Lon: -44}  // S23W044
+	tSea := terrain.TileID{Lat: -23, Lon: -43}   // S23W043, east of it
+	tVoid := terrain.TileID{Lat: -24, Lon: -44}  // S24W044, south of it
+	tHoled := terrain.TileID{Lat: -22, Lon: -44} // S22W044, north of it
+	open := func(tiles []synthTile) *terrain.Pack {
+		p, err := terrain.OpenBytes(makePack(t, 2, terrain.CodecZstdRaw, terrain.VersionV1, tiles))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	p := open([]synthTile{
+		{id: tLand, kind: terrain.KindLand, samples: land},
+		{id: tSea, kind: terrain.KindSea},
+		{id: tVoid, kind: terrain.KindVoid},
+		{id: tHoled, kind: terrain.KindLand, samples: holed},
+	})
+	full := open([]synthTile{{id: tVoid, kind: terrain.KindLand, samples: land}, {id: tHoled, kind: terrain.KindLand, samples: land}})
+	at := func(lat, lon float64) appliance.LatLon { return appliance.LatLon{Lat: lat, Lon: lon} }
+	for _, tc := range []struct {
+		name string
+		t    interface {
+			CoversPath(path *appliance.ProfilePath) bool
+		}
+		a, b appliance.LatLon
+		want bool
+	}{
+		{"inside a land tile", p, at(-22.5, -43.8), at(-22.6, -43.5), true},
+		{"from land to sea", p, at(-22.5, -43.2), at(-22.5, -42.8), true},
+		{"near the void tile's edge", p, at(-22.5, -43.5), at(-22.9999999, -43.5), false},
+		{"into the void tile", p, at(-22.5, -43.5), at(-23.2, -43.5), false},
+		{"into the tile with NoData", p, at(-22.5, -43.5), at(-21.9, -43.5), false},
+		{"into a tile no pack holds", p, at(-22.5, -43.5), at(-22.5, -44.2), false},
+		{"void below, sound in the next layer: still not", terrain.NewLayered(p, full), at(-22.5, -43.5), at(-23.2, -43.5), false},
+		{"held soundly by the only layer that holds it", terrain.NewLayered(full), at(-23.5, -43.5), at(-23.4, -43.6), true},
+		{"co-located", p, at(-22.5, -43.5), at(-22.5, -43.5), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := appliance.NewProfilePath(tc.a, tc.b, 90)
+			for range 2 { // the second answer is the kept one
+				if got := tc.t.CoversPath(&path); got != tc.want {
+					t.Fatalf("CoversPath %v→%v = %v, want %v", tc.a, tc.b, got, tc.want)
+				}
+			}
+		})
+	}
+}
