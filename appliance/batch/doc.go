@@ -175,16 +175,16 @@
 // one at a time and stopped at the one that proves a tower out (planner
 // doc, "Search": the same analyses field for field, from about half the
 // samples), sampled through a path geometry computed once and allocated
-// nothing a tower: in BenchmarkBatch5kAsync AnalyzeLink went from 12.8 to
-// 8.2 s of CPU (2.57 to 1.64 ms a row; paired, load average 7 to 11), and
+// nothing a tower: in BenchmarkBatch5kAsync AnalyzeLink went from 12.7 to
+// 8.0 s of CPU (2.54 to 1.61 ms a row; paired, load average 6 to 7), and
 // BenchmarkBatch100kAsync, paired with the previous build in one run on
-// the machine busy with other work (load average 4.5 to 9.8), went from
-// 404.7 to 212.3 s end to end and from 317.2 to 205.6 s of server CPU
-// (-35 %). The wall time under that load says little: at the 0.54 s of
-// wall a CPU second of the earlier, quieter runs, 205.6 s of CPU is about
-// 111 s end to end, within the 2-minute goal; a quiet machine has not
-// been available to confirm it. What remains of a row is about two
-// thirds the sampled bounds (great-circle points and bilinear reads in
-// equal parts), a sixth the full profiles of the evaluated towers and an
-// eighth the tower index's range search.
+// the machine busy with other work (load average 5.2 to 7.4), went from
+// 326.3 to 152.0 s end to end and from 315.5 to 188.4 s of server CPU
+// (-40 %). Under that load the wall time is 0.81 s a CPU second; at the
+// 0.54 of the earlier, quieter runs 188.4 s of CPU is about 102 s end to
+// end, within the 2-minute goal, which a quiet machine has yet to
+// confirm. What remains of a row is about two thirds the sampled bounds
+// (great-circle points and bilinear reads in equal parts), a fifth the
+// full profiles of the evaluated towers and an eighth the tower index's
+// range search (store/spatial).
 package batch
