@@ -22,18 +22,20 @@ type PathSampler interface {
 // SampleLossBounder is implemented by SubsampleBounded engines whose loss
 // over a profile is a function of the largest of one term per interior
 // sample (fspl: the knife edge's ν). For a path whose two end samples are
-// in.Profile's, SampleNu gives the term of an interior sample (distance
-// from the transmitter, metres, and ground height, metres) and
-// SampleLossDB the loss of a profile whose largest term is maxNu (−Inf:
-// no interior sample), PredictLossDB's bit for bit; SampleLossBound
-// returns PredictLossDB's error for the ends. SampleLossDB(in, maxNu) is
-// SampleLossDB(in, −Inf) for every maxNu at or below SampleNuFloor(in)
-// (fspl: no knife-edge loss), where the bound need not be computed.
+// in.Profile's, SampleLossBound returns PredictLossDB's error for the
+// ends or keeps what the path's samples share in state (the caller's
+// scratch, the engine's layout); then SampleNu gives the term of an
+// interior sample (distance from the transmitter, metres, and ground
+// height, metres) and SampleLossDB the loss of a profile whose largest
+// term is maxNu (−Inf: no interior sample), PredictLossDB's bit for bit.
+// SampleLossDB(state, maxNu) is SampleLossDB(state, −Inf) for every
+// maxNu at or below SampleNuFloor(state) (fspl: no knife-edge loss),
+// where the bound need not be computed.
 type SampleLossBounder interface {
-	SampleLossBound(in *appliance.LinkInput) error
-	SampleNu(in *appliance.LinkInput, d1M, heightM float64) float64
-	SampleLossDB(in *appliance.LinkInput, maxNu float64) float64
-	SampleNuFloor(in *appliance.LinkInput) float64
+	SampleLossBound(in *appliance.LinkInput, state *[8]float64) error
+	SampleNu(state *[8]float64, d1M, heightM float64) float64
+	SampleLossDB(state *[8]float64, maxNu float64) float64
+	SampleNuFloor(state *[8]float64) float64
 }
 
 // maxSampledSteps bounds the paths the sampled bounds take (the sparse
@@ -53,10 +55,11 @@ type pathBound struct {
 	endD, endH [2]float64 // the end samples' distances and heights
 	ends       appliance.PathProfile
 	in         appliance.LinkInput // the engine's input, ends as its profile
+	state      [8]float64          // the engine's, for the path
 	lb         SampleLossBounder   // nil while the ends are taken
 	maxNu      float64             // the largest ν of the samples taken
-	floorNu    float64             // the engine's SampleNuFloor
 	argmax     int                 // its sample, −1 for none
+	floorNu    float64             // the engine's SampleNuFloor
 	proven     bool                // the samples taken prove the tower out
 
 	// the link budget of cannotRank's proof, term by term
@@ -77,7 +80,7 @@ func (b *pathBound) visit(i int, h float64) bool {
 		b.endH[min(i, 1)] = h // the ends are taken first: 0, then Steps
 		return true
 	}
-	if v := b.lb.SampleNu(&b.in, b.path.DistanceM(i), h); v > b.maxNu {
+	if v := b.lb.SampleNu(&b.state, b.path.DistanceM(i), h); v > b.maxNu {
 		b.maxNu, b.argmax = v, i
 		// At or below the floor the loss is the ends' alone, which
 		// did not prove the tower out.
@@ -92,7 +95,7 @@ func (b *pathBound) visit(i int, h float64) bool {
 // proves reports whether the loss of the samples taken puts the tower's
 // margin below the worst result: cannotRank's expression, term by term.
 func (b *pathBound) proves() bool {
-	rx := b.eirpLessPattern - b.lb.SampleLossDB(&b.in, b.maxNu) + b.gain - b.cable
+	rx := b.eirpLessPattern - b.lb.SampleLossDB(&b.state, b.maxNu) + b.gain - b.cable
 	return rx-b.threshold+1e-6 < b.worst
 }
 
@@ -195,11 +198,11 @@ func (p *Planner) cannotRankSampled(ps PathSampler, lb SampleLossBounder, stride
 		Tx: tx, Rx: req.Receiver, TxHeightM: c.t.HeightM, RxHeightM: req.RxHeightM,
 		FreqMHz: req.FreqMHz, Profile: &b.ends,
 	}
-	if err := lb.SampleLossBound(&b.in); err != nil {
+	if err := lb.SampleLossBound(&b.in, &b.state); err != nil {
 		return false, false, nil // the sparse profiles meet the same error, in their order
 	}
 	b.lb, b.maxNu, b.argmax, b.proven = lb, math.Inf(-1), -1, false
-	b.floorNu = lb.SampleNuFloor(&b.in)
+	b.floorNu = lb.SampleNuFloor(&b.state)
 	b.eirpLessPattern, b.gain, b.cable, b.threshold, b.worst = c.eirp-c.pattern, req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, worst
 	defer func() { b.lb = nil }()
 	if b.proves() { // the ends alone: free space over the slant path

@@ -200,9 +200,10 @@ func TestSampleLossBoundIsPredictsLoss(t *testing.T) {
 		pred, perr := e.Predict(context.Background(), in)
 		ends := in
 		ends.Profile = &appliance.PathProfile{DistancesM: []float64{0, p.LengthM()}, HeightsM: []float64{p.HeightsM[0], p.HeightsM[n-1]}}
-		err := e.SampleLossBound(&ends)
-		nu := func(d1, h float64) float64 { return e.SampleNu(&ends, d1, h) }
-		lossDB := func(maxNu float64) float64 { return e.SampleLossDB(&ends, maxNu) }
+		var state [8]float64
+		err := e.SampleLossBound(&ends, &state)
+		nu := func(d1, h float64) float64 { return e.SampleNu(&state, d1, h) }
+		lossDB := func(maxNu float64) float64 { return e.SampleLossDB(&state, maxNu) }
 		if (perr == nil) != (err == nil) || perr != nil && perr.Error() != err.Error() {
 			t.Fatalf("case %d: error %v, Predict's %v", k, err, perr)
 		}
@@ -220,7 +221,7 @@ func TestSampleLossBoundIsPredictsLoss(t *testing.T) {
 		if got := lossDB(maxNu); math.Float64bits(got) != math.Float64bits(pred.PathLossDB) {
 			t.Fatalf("case %d: %v dB, Predict's %v", k, got, pred.PathLossDB)
 		}
-		floor := e.SampleNuFloor(&ends)
+		floor := e.SampleNuFloor(&state)
 		for _, v := range []float64{floor, math.Nextafter(floor, -1), floor - 1, -1e300} {
 			if got, none := lossDB(v), lossDB(math.Inf(-1)); math.Float64bits(got) != math.Float64bits(none) {
 				t.Fatalf("case %d: ν %v at or below the floor %v gives %v dB, no interior sample %v", k, v, floor, got, none)
