@@ -175,16 +175,18 @@
 // one at a time and stopped at the one that proves a tower out (planner
 // doc, "Search": the same analyses field for field, from about half the
 // samples), sampled through a path geometry computed once and allocated
-// nothing a tower: in BenchmarkBatch5kAsync AnalyzeLink went from 12.7 to
-// 8.0 s of CPU (2.54 to 1.61 ms a row; paired, load average 6 to 7), and
-// BenchmarkBatch100kAsync, paired with the previous build in one run on
-// the machine busy with other work (load average 5.2 to 7.4), went from
-// 326.3 to 152.0 s end to end and from 315.5 to 188.4 s of server CPU
-// (-40 %). Under that load the wall time is 0.81 s a CPU second; at the
-// 0.54 of the earlier, quieter runs 188.4 s of CPU is about 102 s end to
-// end, within the 2-minute goal, which a quiet machine has yet to
-// confirm. What remains of a row is about two thirds the sampled bounds
-// (great-circle points and bilinear reads in equal parts), a fifth the
-// full profiles of the evaluated towers and an eighth the tower index's
-// range search (store/spatial).
+// nothing a tower. Paired with the previous build in one run on the
+// machine nearly idle (load average 2.1 to 4.3 with the benchmark's
+// own), BenchmarkBatch5kAsync took AnalyzeLink from 11.5 to 6.5 s of CPU
+// (2.30 to 1.30 ms a row) and BenchmarkBatch100kAsync went from 147.6 to
+// 97.3 s end to end and from 274.3 to 176.4 s of server CPU (-36 %),
+// within the 2-minute goal; run again in the other order (new build
+// first, load average 2.2 to 2.5), 151.5 to 97.9 s and 281.2 to 174.4 s
+// of CPU. On the machine busy with other work (load average 5.2 to 7.4)
+// the same change short of its last commit went from 326.3 to 152.0 s
+// and from 315.5 to 188.4 s of CPU. What remains of a row is about three
+// fifths the sampled bounds (great-circle points and bilinear reads in
+// equal parts), a fifth the full profiles of the evaluated towers and an
+// eighth the tower index's range search (store/spatial); GC is about a
+// tenth of the server's CPU.
 package batch

@@ -94,12 +94,12 @@
 // (125,000 of them ends, which need no great-circle point) instead of
 // about 1,250,000 plus the ends, and the rows allocate 85 instead of 356
 // kB each. In BenchmarkBatch5kAsync (paired with the previous build, load
-// average 6 to 7 with the benchmark's own) AnalyzeLink went from 12.7 to
-// 8.0 s of CPU (2.54 to 1.61 ms a row), the sparse bounds from 9.2 to
-// 4.9 s; what remains of a row is about two thirds the sampled bounds
-// (great-circle points and bilinear reads in equal parts), a fifth the
-// full profiles of the evaluated towers and an eighth the tower index's
-// range search.
+// average 3.4 to 4.3 with the benchmark's own) AnalyzeLink went from
+// 11.5 to 6.5 s of CPU (2.30 to 1.30 ms a row), the sparse bounds from
+// 8.3 to 3.8 s; what remains of a row is about three fifths the sampled
+// bounds (great-circle points and bilinear reads in equal parts), a fifth
+// the full profiles of the evaluated towers and an eighth the tower
+// index's range search.
 //
 // # Path check
 //
