@@ -110,10 +110,14 @@ type GreatCircle struct {
 }
 
 // GreatCircleTo returns the great circle from p to q.
-func (p LatLon) GreatCircleTo(q LatLon) GreatCircle {
+func (p LatLon) GreatCircleTo(q LatLon) GreatCircle { return greatCircle(p, q, p.DistanceM(q)) }
+
+// greatCircle is p.GreatCircleTo(q) for a caller that knows distM =
+// p.DistanceM(q).
+func greatCircle(p, q LatLon, distM float64) GreatCircle {
 	φ1, λ1 := rad(p.Lat), rad(p.Lon)
 	φ2, λ2 := rad(q.Lat), rad(q.Lon)
-	δ := p.DistanceM(q) / EarthRadiusM
+	δ := distM / EarthRadiusM
 	return GreatCircle{p: p, q: q, δ: δ, sinδ: math.Sin(δ),
 		cφ1: math.Cos(φ1), cλ1: math.Cos(λ1), sφ1: math.Sin(φ1), sλ1: math.Sin(λ1),
 		cφ2: math.Cos(φ2), cλ2: math.Cos(λ2), sφ2: math.Sin(φ2), sλ2: math.Sin(λ2)}

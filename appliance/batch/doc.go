@@ -171,8 +171,22 @@
 // loss alone from fspl (no prediction map) and computing the receiver's
 // trigonometry once a search (planner doc, "Search"); in
 // BenchmarkBatch5kAsync the same change took AnalyzeLink from 3.2 to 2.7
-// ms of CPU a row. The 2-minute goal needs the per-row analysis itself
-// to fall to about 2.3 ms of CPU: the sparse bounds' great-circle points
-// (two sines and two arctangents a sample) and bilinear terrain reads
-// are most of what remains, with GC (about 10 % of the CPU).
+// ms of CPU a row. Then the sparse bounds took a covered path's samples
+// one at a time and stopped at the one that proves a tower out (planner
+// doc, "Search": the same analyses field for field, from about half the
+// samples), sampled through a path geometry computed once and allocated
+// nothing a tower. Paired with the previous build in one run on the
+// machine nearly idle (load average 2.1 to 4.3 with the benchmark's
+// own), BenchmarkBatch5kAsync took AnalyzeLink from 11.5 to 6.5 s of CPU
+// (2.30 to 1.30 ms a row) and BenchmarkBatch100kAsync went from 147.6 to
+// 97.3 s end to end and from 274.3 to 176.4 s of server CPU (-36 %),
+// within the 2-minute goal; run again in the other order (new build
+// first, load average 2.2 to 2.5), 151.5 to 97.9 s and 281.2 to 174.4 s
+// of CPU. On the machine busy with other work (load average 5.2 to 7.4)
+// the same change short of its last commit went from 326.3 to 152.0 s
+// and from 315.5 to 188.4 s of CPU. What remains of a row is about three
+// fifths the sampled bounds (great-circle points and bilinear reads in
+// equal parts), a fifth the full profiles of the evaluated towers and an
+// eighth the tower index's range search (store/spatial); GC is about a
+// tenth of the server's CPU.
 package batch

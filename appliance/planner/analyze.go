@@ -69,11 +69,18 @@ type Planner struct {
 	// the sparse bounds off. It changes the work, never the answer.
 	SparseEvery int
 
-	// cands keeps the candidate slices of finished analyses (*[]cand) for
-	// the next ones: the slice of all towers in range is a search's
-	// largest allocation (about 80 kB a receiver in Rio on the national
-	// set, more in São Paulo), and a batch makes one a row.
-	cands sync.Pool
+	// scratch keeps the scratch of finished analyses (*scratch) for the
+	// next ones: the slice of all towers in range is a search's largest
+	// allocation (about 80 kB a receiver in Rio on the national set, more
+	// in São Paulo), and a batch makes one a row; the sampled bounds'
+	// marks are another.
+	scratch sync.Pool
+}
+
+// scratch is what a search reuses from the previous ones.
+type scratch struct {
+	cands []cand
+	bound *pathBound
 }
 
 // New returns a planner with default settings.
@@ -159,15 +166,15 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	out := &appliance.LinkAnalysis{Request: req, ReceiverGroundM: rxGround, Engine: eng.ID(), Warnings: []appliance.Warning{}}
 
 	radiusM := req.MaxDistanceKm * 1000
-	buf, _ := p.cands.Get().(*[]cand)
+	buf, _ := p.scratch.Get().(*scratch)
 	if buf == nil {
-		buf = new([]cand)
+		buf = &scratch{bound: newPathBound()}
 	}
-	cands := (*buf)[:0]
+	cands := buf.cands[:0]
 	defer func() {
 		clear(cands[:cap(cands)]) // no tower of an old snapshot stays reachable
-		*buf = cands[:0]
-		p.cands.Put(buf)
+		buf.cands = cands[:0]
+		p.scratch.Put(buf)
 	}()
 	rxo := req.Receiver.Origin()
 	visit := func(t *appliance.Tower, distM float64) {
@@ -219,8 +226,15 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		bounded = true
 	}
 	var sparse appliance.SparseProfiler
+	var sampler PathSampler
+	var lossBound SampleLossBounder
+	strides := sparseStrides(p.SparseEvery)
 	if sb, ok := eng.(SubsampleBounded); ok && sb.LossAtLeastOnSubsample() && p.SparseEvery > 1 {
 		sparse, _ = p.Terrain.(appliance.SparseProfiler)
+		if sparse != nil && nested(strides) {
+			sampler, _ = p.Terrain.(PathSampler)
+			lossBound, _ = eng.(SampleLossBounder)
+		}
 	}
 	missing := map[string]bool{}
 	var results []appliance.LinkCandidate
@@ -237,7 +251,13 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		}
 		var tm *appliance.TileMissingError
 		if sparse != nil && len(results) >= want {
-			cannot, err := p.cannotRank(ctx, sparse, eng, req, c, results[want-1].LinkMarginDB)
+			done, cannot, err := false, false, error(nil)
+			if sampler != nil && lossBound != nil {
+				done, cannot, err = p.cannotRankSampled(sampler, lossBound, strides, &req, &c, results[want-1].LinkMarginDB, buf.bound)
+			}
+			if !done {
+				cannot, err = p.cannotRank(ctx, sparse, eng, strides, req, c, results[want-1].LinkMarginDB)
+			}
 			if errors.As(err, &tm) {
 				out.SkippedNoTerrain++
 				missing[tm.Tile] = true
@@ -322,11 +342,11 @@ func insertRanked(rs []appliance.LinkCandidate, c appliance.LinkCandidate, n int
 // rounding. The strides go from coarse to fine (sparseStrides): most
 // towers are settled by a few samples, and the finest spares most full
 // paths of the towers that come close.
-func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfiler, eng appliance.Engine, req appliance.LinkRequest, c cand, worst float64) (bool, error) {
+func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfiler, eng appliance.Engine, strides []int, req appliance.LinkRequest, c cand, worst float64) (bool, error) {
 	refiner, _ := sparse.(appliance.SparseRefiner)
 	var prev *appliance.PathProfile // the last stride's profile, refined by the next
 	prevEvery := 0
-	for _, every := range sparseStrides(p.SparseEvery) {
+	for _, every := range strides {
 		var prof *appliance.PathProfile
 		var err error
 		if refiner != nil && prev != nil {

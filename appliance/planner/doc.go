@@ -58,9 +58,48 @@
 // from 16.2 to 13.7 s of CPU (3.2 to 2.7 ms a row), the sparse bounds
 // (cannotRank) from 12.2-12.4 to 9.7-9.8 s; in a run of their own the
 // ladder refinement took AnalyzeLink from 12.7 to 11.3 s. The sparse
-// bounds remain most of a row's CPU: great-circle points
+// bounds remained most of a row's CPU: great-circle points
 // (GreatCircle.At, two sines and two arctangents a sample) and bilinear
 // terrain reads.
+//
+// Whether the ladder proves a tower out does not depend on the stride
+// that proves it: each stride's samples hold the coarser ones' (the
+// strides are nested), so the finest stride's bound is the largest, and
+// the loss over any subset of its samples that keeps both ends is a
+// bound too. When the terrain is a PathSampler and covers the path (no
+// sample of it can fail: terrain packs' CoversPath, every tile around
+// the path held as sea or as land without NoData) and the engine is a
+// SampleLossBounder (fspl: the loss is a function of the largest ν of
+// the interior samples), the bounds therefore take the finest stride's
+// samples one at a time and stop at the first that proves the tower out
+// (cannotRankSampled): the ends, then the coarse stride from the receiver
+// back (its antenna is the lower, so its obstacles are the likelier),
+// then each finer stride outward from the sample of the largest ν so
+// far, computing the loss only when the largest ν rises above the
+// engine's floor (fspl: −0.78, below which the knife edge is 0). A tower
+// is proven out by some sample exactly when the finest stride's profile
+// proves it (the loss being non-decreasing in ν; were fspl's J to round
+// the other way in its last bit right at a tower's threshold, that tower
+// would move between Pruned and Evaluated, never a result), so Pruned,
+// Evaluated and every result are those of the sparse profiles, field for
+// field (TestSampledBoundsChangeNothing, paths across missing tiles
+// included); a path the terrain does not
+// cover takes the sparse profiles, which report the first sample that
+// fails in index order. The sample points are the full profile's bit for
+// bit: terrain packs sample every profile through appliance.ProfilePath
+// (the path's distance, step count and great-circle trigonometry,
+// computed once). A search keeps its scratch (the candidates and the
+// marks of the samples taken) for the next search. On 200 Rio rows
+// (BenchmarkAnalyzeLinkRioBatch) the sparse bounds take 703,000 samples
+// (125,000 of them ends, which need no great-circle point) instead of
+// about 1,250,000 plus the ends, and the rows allocate 85 instead of 356
+// kB each. In BenchmarkBatch5kAsync (paired with the previous build, load
+// average 3.4 to 4.3 with the benchmark's own) AnalyzeLink went from
+// 11.5 to 6.5 s of CPU (2.30 to 1.30 ms a row), the sparse bounds from
+// 8.3 to 3.8 s; what remains of a row is about three fifths the sampled
+// bounds (great-circle points and bilinear reads in equal parts), a fifth
+// the full profiles of the evaluated towers and an eighth the tower
+// index's range search.
 //
 // # Path check
 //

@@ -27,4 +27,9 @@
 // weakest physical engine (SPEC §1.9). P.526 eq. (31) is zero for ν ≤ −0.78,
 // so the engine never reports a diffraction gain; free space is therefore a
 // lower bound of its loss, which the planner uses to prune candidates.
+// The loss depends on the interior samples only through the largest ν,
+// so the loss of any subset of them (both ends kept) is a lower bound
+// too: PredictLossDB gives the loss alone, and SampleLossBound, SampleNu
+// and SampleLossDB give it sample by sample, bit for bit Predict's
+// PathLossDB, for the planner's sparse bounds.
 package fspl

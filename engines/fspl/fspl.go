@@ -154,26 +154,89 @@ func (e *Engine) PredictLossDB(_ context.Context, in appliance.LinkInput) (float
 // sample, the knife edge and the slant free space), nothing else.
 func (e *Engine) lossDB(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) float64 {
 	n := p.Len()
-	d := p.LengthM()
-	tipT := p.HeightsM[0] + txHeightM
-	tipR := p.HeightsM[n-1] + rxHeightM
-	lambda := radio.WavelengthM(freqMHz)
-	twoKA := 2 * radio.EffectiveEarthRadiusM(e.K)
+	k := e.knifeEdge(p.LengthM(), p.HeightsM[0], p.HeightsM[n-1], txHeightM, rxHeightM, freqMHz)
 	maxNu := math.Inf(-1)
 	for i := 1; i < n-1; i++ {
-		d1 := p.DistancesM[i]
-		d2 := d - d1
-		if d1 <= 0 || d2 <= 0 {
-			continue
-		}
-		ray := tipT + (tipR-tipT)*d1/d
-		ground := p.HeightsM[i] + d1*d2/twoKA
-		clear := ray - ground
-		if nu := -clear * math.Sqrt(2/lambda*(1/d1+1/d2)); nu > maxNu {
+		if nu := k.nu(p.DistancesM[i], p.HeightsM[i]); nu > maxNu {
 			maxNu = nu
 		}
 	}
-	diff, fs, _ := e.lossTerms(maxNu, d, tipT, tipR, freqMHz)
+	return k.lossDB(maxNu)
+}
+
+// SampleLossBound, SampleNu and SampleLossDB give the loss of a profile
+// from its interior samples one at a time, for a path whose end samples
+// are in.Profile's two (distances 0 and the path length, metres, and
+// their ground heights). SampleLossBound returns PredictLossDB's error
+// for those ends, or keeps what the path's samples share (the tips, the
+// wavelength, the slant free space) in state, the caller's scratch and
+// the engine's own; then SampleNu is ν of a sample d1M metres from the
+// transmitter with that ground height, and SampleLossDB(state, maxNu) is
+// PredictLossDB of the profile whose interior samples' largest ν is
+// maxNu (−Inf for none), bit for bit (planner.SampleLossBounder: the
+// sparse bounds take ν sample by sample and stop as soon as the loss
+// proves a tower cannot rank).
+func (e *Engine) SampleLossBound(in *appliance.LinkInput, state *[8]float64) error {
+	if err := Validate(*in); err != nil {
+		return fmt.Errorf("fspl predict: %w", err)
+	}
+	p := in.Profile
+	k := e.knifeEdge(p.LengthM(), p.HeightsM[0], p.HeightsM[p.Len()-1], in.TxHeightM, in.RxHeightM, in.FreqMHz)
+	fs, _ := freeSpace(k.d, k.tipT, k.tipR, k.freq)
+	*state = [8]float64{k.d, k.tipT, k.tipR, k.lambda, k.twoKA, k.freq, fs}
+	return nil
+}
+
+// SampleNu: see SampleLossBound.
+func (e *Engine) SampleNu(state *[8]float64, d1M, heightM float64) float64 {
+	k := knifeEdge{e: e, d: state[0], tipT: state[1], tipR: state[2], lambda: state[3], twoKA: state[4], freq: state[5]}
+	return k.nu(d1M, heightM)
+}
+
+// SampleLossDB: see SampleLossBound.
+func (e *Engine) SampleLossDB(state *[8]float64, maxNu float64) float64 {
+	return state[6] + e.diffractionDB(maxNu)
+}
+
+// SampleNuFloor returns a ν at or below which SampleLossDB(state, maxNu)
+// is SampleLossDB(state, −Inf) exactly: J(ν) is 0 for ν ≤ −0.78 (radio's
+// KnifeEdgeLossApproxDB), so the loss is the free space's alone; −Inf
+// when CapDB is negative (the cap, not 0, would then be the knife edge).
+// The planner skips the loss of a largest ν that cannot change it.
+func (e *Engine) SampleNuFloor(*[8]float64) float64 {
+	if !(e.CapDB >= 0) {
+		return math.Inf(-1)
+	}
+	return -0.78
+}
+
+// knifeEdge is the geometry of lossDB's knife edge on one path.
+type knifeEdge struct {
+	e                                  *Engine
+	d, tipT, tipR, lambda, twoKA, freq float64
+}
+
+func (e *Engine) knifeEdge(d, groundT, groundR, txHeightM, rxHeightM, freqMHz float64) knifeEdge {
+	return knifeEdge{e: e, d: d, tipT: groundT + txHeightM, tipR: groundR + rxHeightM,
+		lambda: radio.WavelengthM(freqMHz), twoKA: 2 * radio.EffectiveEarthRadiusM(e.K), freq: freqMHz}
+}
+
+// nu is ν of the sample d1 metres from the transmitter with ground height
+// h (Compute's expressions); −Inf at an end (no knife edge there).
+func (k *knifeEdge) nu(d1, h float64) float64 {
+	d2 := k.d - d1
+	if d1 <= 0 || d2 <= 0 {
+		return math.Inf(-1)
+	}
+	ray := k.tipT + (k.tipR-k.tipT)*d1/k.d
+	ground := h + d1*d2/k.twoKA
+	clear := ray - ground
+	return -clear * math.Sqrt(2/k.lambda*(1/d1+1/d2))
+}
+
+// lossDB is the path loss for the largest interior ν maxNu.
+func (k *knifeEdge) lossDB(maxNu float64) float64 {
+	diff, fs, _ := k.e.lossTerms(maxNu, k.d, k.tipT, k.tipR, k.freq)
 	return fs + diff
 }
 
@@ -181,11 +244,24 @@ func (e *Engine) lossDB(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz 
 // largest ν (none without an interior sample), capped at CapDB, and the
 // free-space loss over the slant path between the antenna tips.
 func (e *Engine) lossTerms(maxNu, d, tipT, tipR, freqMHz float64) (diffDB, freeSpaceDB, slantKm float64) {
-	if !math.IsInf(maxNu, -1) {
-		diffDB = math.Min(radio.KnifeEdgeLossApproxDB(maxNu), e.CapDB)
+	freeSpaceDB, slantKm = freeSpace(d, tipT, tipR, freqMHz)
+	return e.diffractionDB(maxNu), freeSpaceDB, slantKm
+}
+
+// diffractionDB is the knife-edge loss of the largest ν, capped at CapDB;
+// 0 without an interior sample (maxNu −Inf).
+func (e *Engine) diffractionDB(maxNu float64) float64 {
+	if math.IsInf(maxNu, -1) {
+		return 0
 	}
+	return math.Min(radio.KnifeEdgeLossApproxDB(maxNu), e.CapDB)
+}
+
+// freeSpace is the free-space loss over the slant path between the
+// antenna tips, d metres apart horizontally, and the slant length, km.
+func freeSpace(d, tipT, tipR, freqMHz float64) (freeSpaceDB, slantKm float64) {
 	slantKm = math.Hypot(d, tipT-tipR) / 1000
-	return diffDB, radio.FreeSpaceLossExactDB(freqMHz, slantKm), slantKm
+	return radio.FreeSpaceLossExactDB(freqMHz, slantKm), slantKm
 }
 
 // LossAtLeastFreeSpace reports that the engine's loss is never below free

@@ -168,3 +168,67 @@ func TestPredictLossDBIsPredictsLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleLossBoundIsPredictsLoss: the planner's sample-by-sample bound
+// gives Predict's PathLossDB bit for bit from the largest ν of the
+// interior samples, whatever their order, and Predict's errors for the
+// ends; a subset of the samples never gives more loss than all of them.
+func TestSampleLossBoundIsPredictsLoss(t *testing.T) {
+	e := fspl.New()
+	seed := uint64(20261127)
+	next := func() float64 { // xorshift: deterministic, no new dependency
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return float64(seed>>11) / (1 << 53)
+	}
+	for k := range 3000 {
+		n := 2 + int(next()*400)
+		p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
+		step := 10 + 200*next()
+		for i := range n {
+			p.DistancesM[i] = float64(i) * step
+			p.HeightsM[i] = 1500 * next() * next()
+		}
+		in := appliance.LinkInput{TxHeightM: 100 * next(), RxHeightM: 30 * next(), FreqMHz: 30 + 20000*next(), Profile: p}
+		switch k % 50 {
+		case 0:
+			in.FreqMHz = -1 // invalid: both refuse it
+		case 1:
+			in.TxHeightM = math.NaN()
+		}
+		pred, perr := e.Predict(context.Background(), in)
+		ends := in
+		ends.Profile = &appliance.PathProfile{DistancesM: []float64{0, p.LengthM()}, HeightsM: []float64{p.HeightsM[0], p.HeightsM[n-1]}}
+		var state [8]float64
+		err := e.SampleLossBound(&ends, &state)
+		nu := func(d1, h float64) float64 { return e.SampleNu(&state, d1, h) }
+		lossDB := func(maxNu float64) float64 { return e.SampleLossDB(&state, maxNu) }
+		if (perr == nil) != (err == nil) || perr != nil && perr.Error() != err.Error() {
+			t.Fatalf("case %d: error %v, Predict's %v", k, err, perr)
+		}
+		if perr != nil {
+			continue
+		}
+		maxNu, subNu := math.Inf(-1), math.Inf(-1)
+		for i := n - 2; i >= 1; i-- { // backwards: the order does not matter
+			v := nu(p.DistancesM[i], p.HeightsM[i])
+			maxNu = max(maxNu, v)
+			if i%3 == 0 {
+				subNu = max(subNu, v)
+			}
+		}
+		if got := lossDB(maxNu); math.Float64bits(got) != math.Float64bits(pred.PathLossDB) {
+			t.Fatalf("case %d: %v dB, Predict's %v", k, got, pred.PathLossDB)
+		}
+		floor := e.SampleNuFloor(&state)
+		for _, v := range []float64{floor, math.Nextafter(floor, -1), floor - 1, -1e300} {
+			if got, none := lossDB(v), lossDB(math.Inf(-1)); math.Float64bits(got) != math.Float64bits(none) {
+				t.Fatalf("case %d: ν %v at or below the floor %v gives %v dB, no interior sample %v", k, v, floor, got, none)
+			}
+		}
+		if sub := lossDB(subNu); sub > pred.PathLossDB {
+			t.Fatalf("case %d: every 3rd sample gives %v dB, more than all of them (%v)", k, sub, pred.PathLossDB)
+		}
+	}
+}

@@ -35,6 +35,7 @@ type cacheKey struct {
 // tileData is a decoded tile: heights or land-cover classes.
 type tileData struct {
 	samples []int16 // layerHeights
+	noData  bool    // layerHeights: some sample is NoData
 	classes []uint8 // layerClutter
 	voids   []byte  // layerVoids: bit k%8 of byte k/8 is sample k
 }

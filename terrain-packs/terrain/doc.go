@@ -49,6 +49,16 @@
 // in one bounded LRU cache (WithCacheBytes, default DefaultCacheBytes)
 // shared by all goroutines; concurrent misses on one tile decode it once.
 //
+// Profiles sample their great circle through appliance.ProfilePath (the
+// distance, step count and trigonometry of the path computed once). For
+// the planner's sparse bounds, ProfileEvery and ProfileEveryFrom
+// (appliance.SparseProfiler, SparseRefiner) return every n-th sample of a
+// profile, and SamplePath the heights of any samples of a path in any
+// order, each bit for bit the full profile's; CoversPath says,
+// conservatively, that no sample of a path can fail (every tile around
+// it held as sea or as land without NoData), so that the planner may stop
+// sampling it at the sample that proves a tower out.
+//
 // Heights are bilinear between the four samples around the point. Sample
 // (r, c) of tile (lat0, lon0) lies at latitude lat0+1 - r/SamplesPerDegree
 // and longitude lon0 + c/SamplesPerDegree degrees (SRTM's pixel-is-point

@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
+	"sync/atomic"
 
 	"linkplan/appliance"
 	"linkplan/terrain-packs/clutter"
@@ -46,6 +48,9 @@ type Pack struct {
 	byTile  map[TileID]int
 	dec     *decoder
 	cache   *tileCache
+	// sound holds, by index entry, whether the land tile decodes without
+	// NoData samples (soundTile): 0 not known yet, 1 yes, 2 no.
+	sound []atomic.Uint32
 }
 
 // Open opens the pack file at path. Only the header and index are read;
@@ -113,6 +118,7 @@ func open(src io.ReaderAt, data []byte, size int64, opts []Option) (*Pack, error
 		p.byTile[e.Tile] = i
 	}
 	p.cache = newTileCache(cfg.cacheBytes)
+	p.sound = make([]atomic.Uint32, len(entries))
 	return p, nil
 }
 
@@ -211,11 +217,17 @@ func (p *Pack) ReadTile(t TileID) ([]int16, error) {
 
 // samples returns the cached samples of land tile t.
 func (p *Pack) samples(t TileID) ([]int16, error) {
-	d, err := p.cache.get(cacheKey{tile: t, layer: layerHeights}, func() (tileData, error) {
-		s, err := p.ReadTile(t)
-		return tileData{samples: s}, err
-	})
+	d, err := p.heights(t)
 	return d.samples, err
+}
+
+// heights returns the cached decoded land tile t: its samples and
+// whether any of them is NoData.
+func (p *Pack) heights(t TileID) (tileData, error) {
+	return p.cache.get(cacheKey{tile: t, layer: layerHeights}, func() (tileData, error) {
+		s, err := p.ReadTile(t)
+		return tileData{samples: s, noData: slices.Contains(s, NoData)}, err
+	})
 }
 
 // ElevationM returns the ground height at q in metres above mean sea level,
@@ -326,7 +338,14 @@ func cell(spd int, t TileID, q appliance.LatLon) (i int, w [4]float64) {
 // (or west) edge, the row (or column) of the cell around it and the
 // fraction of the step past that row; v is clamped to the tile.
 func cellAxis(v float64, spd int) (int, float64) {
-	v = math.Min(math.Max(v, 0), float64(spd))
+	// math.Min(math.Max(v, 0), spd) for the finite v of a valid position
+	// (math.Max(-0, 0) is +0, as here), without their calls.
+	if !(v > 0) {
+		v = 0
+	}
+	if f := float64(spd); v > f {
+		v = f
+	}
 	i := int(v)
 	if i > spd-1 {
 		i = spd - 1
@@ -429,16 +448,17 @@ func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clu
 		return nil, fmt.Errorf("profile: %w", err)
 	}
 	d := a.DistanceM(b)
-	steps := math.Ceil(d/stepM - 1e-9) // a hair over a whole step is not a new step
+	steps := appliance.ProfileSteps(d, stepM) // a hair over a whole step is not a new step
 	if steps+1 > MaxProfileSamples {
 		return nil, fmt.Errorf("profile: %.0f m every %g m needs %.0f samples (max %d): %w",
 			d, stepM, steps+1, MaxProfileSamples, appliance.ErrInvalid)
 	}
+	path := appliance.NewProfilePathSteps(a, b, d, int(max(steps, 0)))
 	every = max(every, 1)
-	if prev != nil && !(every > 1 && prevEvery > every && prevEvery%every == 0 && sparseLen(int(max(steps, 0)), prevEvery) == len(prev.HeightsM) && len(prev.DistancesM) == len(prev.HeightsM)) {
+	if prev != nil && !(every > 1 && prevEvery > every && prevEvery%every == 0 && sparseLen(path.Steps, prevEvery) == len(prev.HeightsM) && len(prev.DistancesM) == len(prev.HeightsM)) {
 		prev = nil
 	}
-	return sampleProfile(a, b, d, int(max(steps, 0)), every, at, cl, prev, prevEvery)
+	return sampleProfile(&path, every, at, cl, prev, prevEvery)
 }
 
 // sparseLen is the sample count of the profile of stride every of a path
@@ -457,7 +477,8 @@ func sparseLen(steps, every int) int {
 // land-cover layer. A sparse profile (every > 1) carries heights and
 // distances only; each is computed exactly as in the full profile, so
 // the two agree bit for bit on their common samples.
-func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int) (*appliance.PathProfile, error) {
+func sampleProfile(path *appliance.ProfilePath, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int) (*appliance.PathProfile, error) {
+	steps := path.Steps
 	full := every == 1
 	n := sparseLen(steps, every) // indices 0, every, … up to steps, and the last
 	prof := &appliance.PathProfile{
@@ -475,13 +496,6 @@ func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sample
 	var ref tileRef
 	var cref clutterRef
 	var vref voidRef
-	// Equal spacing d/steps (at most stepM): the engines that want a
-	// regular grid (ITM's PFL) then need no resampling.
-	spacing := 0.0
-	if steps > 0 {
-		spacing = d / float64(steps)
-	}
-	gc := a.GreatCircleTo(b)
 	for k := 0; k < n; k++ {
 		i := min(k*every, steps)
 		if prev != nil && (i == steps || i%prevEvery == 0) {
@@ -492,14 +506,7 @@ func sampleProfile(a, b appliance.LatLon, d float64, steps, every int, at sample
 			prof.DistancesM[k], prof.HeightsM[k] = prev.DistancesM[j], prev.HeightsM[j]
 			continue
 		}
-		di := float64(i) * spacing
-		q := a
-		switch {
-		case i == steps:
-			di, q = d, b
-		case i > 0:
-			q = gc.At(di / d)
-		}
+		di, q := path.DistanceM(i), path.Point(i)
 		h, sea, owner, err := at(q, &ref)
 		if err != nil {
 			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
