@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/periodic"
 )
 
 // Store is what the privacy service needs from storage (store.DB).
@@ -120,8 +121,7 @@ type Service struct {
 	opts   Options
 	log    *slog.Logger
 
-	cancel context.CancelFunc
-	done   chan struct{}
+	loop periodic.Loop // the scheduling loop of Start
 }
 
 // New returns a Service. queue may be nil when no job queue runs (no
@@ -602,44 +602,25 @@ func (s *Service) Schedule(ctx context.Context) error {
 // Start schedules at once and then every ScheduleInterval until Close.
 // A second Start is appliance.ErrConflict.
 func (s *Service) Start(ctx context.Context) error {
-	if s.cancel != nil {
+	if s.loop.Started() {
 		return fmt.Errorf("privacy: start: already started: %w", appliance.ErrConflict)
 	}
 	if err := s.Schedule(ctx); err != nil {
 		return err
 	}
-	run, cancel := context.WithCancel(context.Background())
-	s.cancel, s.done = cancel, make(chan struct{})
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(s.opts.ScheduleInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-run.Done():
-				return
-			case <-t.C:
-				if err := s.Schedule(run); err != nil && run.Err() == nil {
-					s.log.Error("privacy: schedule the daily hard delete", "err", err)
-				}
-			}
+	return s.loop.Start("privacy", s.opts.ScheduleInterval, func(run context.Context) {
+		if err := s.Schedule(run); err != nil && run.Err() == nil {
+			s.log.Error("privacy: schedule the daily hard delete", "err", err)
 		}
-	}()
-	return nil
+	})
 }
 
 // Close stops the scheduler and waits for it (bounded by ctx).
 func (s *Service) Close(ctx context.Context) error {
-	if s.cancel == nil {
-		return nil
+	if err := s.loop.Close(ctx); err != nil {
+		return fmt.Errorf("privacy: %w", err)
 	}
-	s.cancel()
-	select {
-	case <-s.done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("privacy: close: %w", ctx.Err())
-	}
+	return nil
 }
 
 // Handler returns the job handler of appliance.JobKindDSARHardDelete.

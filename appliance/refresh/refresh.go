@@ -14,6 +14,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/catalog"
+	"linkplan/appliance/periodic"
 )
 
 // DefaultInterval is the time between scheduled refreshes.
@@ -62,8 +63,7 @@ type Service struct {
 	lastSHA map[string]string
 	last    Summary
 
-	cancel context.CancelFunc
-	done   chan struct{}
+	loop periodic.Loop // the schedule of Start
 }
 
 // Summary describes the catalogue after a refresh.
@@ -229,33 +229,19 @@ func (s *Service) snapM() float64 {
 }
 
 // Start runs RefreshOnce every Interval until Close. The first refresh is
-// the caller's (RefreshOnce at start-up), so Start only schedules.
-func (s *Service) Start(ctx context.Context) {
-	ctx, s.cancel = context.WithCancel(ctx)
-	s.done = make(chan struct{})
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(s.Interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, err := s.RefreshOnce(ctx, false); err != nil && ctx.Err() == nil {
-					s.log.Warn("scheduled refresh", "err", err)
-				}
-			}
+// the caller's (RefreshOnce at start-up), so Start only schedules. A
+// second Start is appliance.ErrConflict.
+func (s *Service) Start(ctx context.Context) error {
+	return s.loop.Start("refresh", s.Interval, func(run context.Context) {
+		if _, err := s.RefreshOnce(run, false); err != nil && run.Err() == nil {
+			s.log.Warn("scheduled refresh", "err", err)
 		}
-	}()
+	})
 }
 
 // Close stops the schedule and waits for a running refresh to finish.
 func (s *Service) Close() {
-	if s.cancel != nil {
-		s.cancel()
-		<-s.done
-	}
+	_ = s.loop.Close(context.Background()) // unbounded: it only fails when its context ends
 }
 
 // ReadAllFrom adapts an embedded byte slice to a Source reader.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/periodic"
 )
 
 // Store is what the training side needs from storage (store.DB).
@@ -77,9 +78,8 @@ type Service struct {
 	opts     Options
 	log      *slog.Logger
 
-	mu     sync.Mutex // serialises triggers (one enqueue decision at a time)
-	cancel context.CancelFunc
-	done   chan struct{}
+	mu   sync.Mutex    // serialises triggers (one enqueue decision at a time)
+	loop periodic.Loop // the trigger loop of Start
 }
 
 // New returns a Service. queue may be nil (offline use: Retrain only).
@@ -216,44 +216,25 @@ func (s *Service) Check(ctx context.Context) (string, error) {
 // Start checks the count trigger at once and then every CheckInterval
 // until Close. A second Start is appliance.ErrConflict.
 func (s *Service) Start(ctx context.Context) error {
-	if s.cancel != nil {
+	if s.loop.Started() {
 		return fmt.Errorf("training: start: already started: %w", appliance.ErrConflict)
 	}
 	if _, err := s.Check(ctx); err != nil {
 		s.log.Error("training: check the retrain trigger", "err", err)
 	}
-	run, cancel := context.WithCancel(context.Background())
-	s.cancel, s.done = cancel, make(chan struct{})
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(s.opts.CheckInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-run.Done():
-				return
-			case <-t.C:
-				if _, err := s.Check(run); err != nil && run.Err() == nil {
-					s.log.Error("training: check the retrain trigger", "err", err)
-				}
-			}
+	return s.loop.Start("training", s.opts.CheckInterval, func(run context.Context) {
+		if _, err := s.Check(run); err != nil && run.Err() == nil {
+			s.log.Error("training: check the retrain trigger", "err", err)
 		}
-	}()
-	return nil
+	})
 }
 
 // Close stops Start's loop and waits for it (bounded by ctx).
 func (s *Service) Close(ctx context.Context) error {
-	if s.cancel == nil {
-		return nil
+	if err := s.loop.Close(ctx); err != nil {
+		return fmt.Errorf("training: %w", err)
 	}
-	s.cancel()
-	select {
-	case <-s.done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("training: close: %w", ctx.Err())
-	}
+	return nil
 }
 
 // Outcome is what one retrain did.

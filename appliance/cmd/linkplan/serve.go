@@ -102,7 +102,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("serve: listen %s: %w", *addr, err)
 	}
-	a.refresh.Start(ctx)
+	if err := a.refresh.Start(ctx); err != nil {
+		return err
+	}
 	if err := a.jobs.Start(ctx); err != nil {
 		return err
 	}
