@@ -320,7 +320,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			}
 			return t, true
 		},
-		RegionAt:  func(p appliance.LatLon) string { return string(gaz.RegionAt(p)) },
+		RegionAt:  regionAtOf(gaz),
 		External:  cfg.ModelEndpoint,
 		ModelsDir: filepath.Join(cfg.DataDir, "models"), Shipped: shipped.FS(), Metrics: mset, Log: log,
 		// The live band's drift monitor queues a retrain.

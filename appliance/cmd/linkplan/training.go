@@ -53,16 +53,11 @@ func modelTrainingCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	return fmt.Errorf("model: the subcommands are train, eval, retrain and synth: %w", errUsage)
 }
 
-// regionAtOf is the macro-region (N, NE, CO, SE, S) of the nearest
-// municipality seat within 150 km, "" abroad or at sea.
+// regionAtOf is catalog.Gazetteer.RegionAt as the string function the
+// training and prediction services take: the macro-region (N, NE, CO, SE,
+// S) of the nearest municipality seat within 150 km, "" abroad or at sea.
 func regionAtOf(g *catalog.Gazetteer) func(appliance.LatLon) string {
-	return func(p appliance.LatLon) string {
-		m, d, ok := g.Nearest(p)
-		if !ok || d > 150e3 {
-			return ""
-		}
-		return string(m.Region)
-	}
+	return func(p appliance.LatLon) string { return string(g.RegionAt(p)) }
 }
 
 func closePacks(t *terrainSet) {
