@@ -397,9 +397,38 @@ func TestConsoleAdminTOTP(t *testing.T) {
 	signIn(t, tb, env.admin.APIKey)
 	goScreen(t, tb, "admin")
 	waitFor(t, tb, "readiness", `document.querySelector('.screen-admin [data-ready]') && document.querySelector('.screen-admin [data-ready]').innerText === 'ready'`)
+	// The tenants card lists what GET /admin/tenants answers for the
+	// same page (the console asks for 20), in the same order.
+	listStatus, listBody := statusWith(t, env, "/admin/tenants?limit=20", env.admin.APIKey)
+	var listed struct {
+		Tenants []struct {
+			TenantID string `json:"tenant_id"`
+		} `json:"tenants"`
+	}
+	if err := json.Unmarshal(listBody, &listed); listStatus != http.StatusOK || err != nil || len(listed.Tenants) == 0 {
+		t.Fatalf("admin tenants: %d %s", listStatus, listBody)
+	}
+	var wantIDs []string
+	for _, tn := range listed.Tenants {
+		wantIDs = append(wantIDs, tn.TenantID)
+	}
+	if !slices.Contains(wantIDs, env.tenant) {
+		t.Errorf("the API's tenants %v miss the console's tenant %s", wantIDs, env.tenant)
+	}
+	cells := `document.querySelectorAll('.screen-admin [data-part=tenants] [data-tenant-id]')`
+	waitFor(t, tb, "the tenant list", cells+`.length > 0 || !!document.querySelector('.screen-admin [data-part=tenants] .error-box')`)
+	if got := eval[string](t, tb, `[...`+cells+`].map((e) => e.innerText).join(',')`); got != strings.Join(wantIDs, ",") {
+		t.Errorf("the tenant list shows %q, the API answers %q\n%s", got, strings.Join(wantIDs, ","), tb.state())
+	}
 	shot(t, tb, "admin")
 	fitsPhone(t, tb, "admin")
 	axe(t, tb)
+	// Choosing a tenant fills the branding form's tenant id.
+	tb.run(t, "choose a tenant for branding",
+		chromedp.Click(chromedp.CSS(`.screen-admin [data-action=choose-tenant][data-tenant="`+env.tenant+`"]`)))
+	if got := eval[string](t, tb, `document.querySelector('.screen-admin form[data-form=branding] input[name=tenant_id]').value`); got != env.tenant {
+		t.Errorf("the branding form's tenant id is %q after choosing %s", got, env.tenant)
+	}
 
 	form := `.screen-admin form[data-form=issue-key] `
 	tb.run(t, "fill the issue form",
