@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -119,23 +120,38 @@ type TenantPage struct {
 	NextCursor string
 }
 
+// Validate returns every bad field of q (limit, cursor); nil when none.
+func (q TenantQuery) Validate() *appliance.ValidationError {
+	v := &appliance.ValidationError{}
+	if q.Limit != 0 && (q.Limit < 1 || q.Limit > MaxTenantPage) {
+		v.Add("limit", "must be an integer between 1 and %d, got %d", MaxTenantPage, q.Limit)
+	}
+	if _, err := ParseTenantCursor(q.Cursor); err != nil {
+		var ve *appliance.ValidationError
+		if errors.As(err, &ve) {
+			v.Merge(ve)
+		}
+	}
+	if v.Len() == 0 {
+		return nil
+	}
+	return v
+}
+
 // ListTenants returns a page of the appliance's tenants, sorted by tenant
 // id, to an admin key, after appending the admin.tenants.list audit row.
 func (s *Service) ListTenants(caller *appliance.APIKey, q TenantQuery) (*TenantPage, error) {
 	if caller.Role != appliance.RoleAdmin {
 		return nil, fmt.Errorf("an admin key is required: %w", appliance.ErrForbidden)
 	}
+	if err := q.Validate().Err(); err != nil {
+		return nil, err
+	}
 	limit := q.Limit
 	if limit == 0 {
 		limit = DefaultTenantPage
 	}
-	if limit < 1 || limit > MaxTenantPage {
-		return nil, appliance.Invalid("limit", "must be an integer between 1 and %d, got %d", MaxTenantPage, q.Limit)
-	}
-	after, err := ParseTenantCursor(q.Cursor)
-	if err != nil {
-		return nil, err
-	}
+	after, _ := ParseTenantCursor(q.Cursor)
 	params := map[string]string{"limit": strconv.Itoa(limit)}
 	if after != "" {
 		params["after"] = after

@@ -74,8 +74,8 @@ func (a *API) adminTenants(_ http.ResponseWriter, r *http.Request) (any, error) 
 	q := newQuery(r)
 	tq := tenancy.TenantQuery{Limit: q.int("limit", tenancy.DefaultTenantPage, 1, tenancy.MaxTenantPage),
 		Cursor: strings.TrimSpace(q.v.Get("cursor")), Client: a.keyClient(r).Client}
-	if _, err := tenancy.ParseTenantCursor(tq.Cursor); err != nil { // every bad field at once
-		q.e.Add("cursor", "is not a cursor of this listing: pass the next_cursor of the previous page as it came")
+	if q.e.Len() > 0 { // every bad field at once: the service's checks too
+		q.e.Merge(tq.Validate())
 	}
 	if err := q.e.Err(); err != nil {
 		return nil, err
