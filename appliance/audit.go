@@ -111,20 +111,18 @@ const (
 	ActionAdminDSAREraseServed         = "admin.dsar.erase.served"         // SPEC §6 (admin)
 	ActionDSARHardDelete               = "dsar.hard_delete"                // SPEC §6
 
-	ActionAdminBootstrap = "admin.bootstrap"  // first admin key created
-	ActionAdminKeyIssue  = "admin.key.issue"  // POST /admin/keys
-	ActionAdminAuditRead = "admin.audit.read" // GET /admin/audit
-	// ActionAdminTenantsList is GET /admin/tenants (appliance/tenancy).
-	ActionAdminTenantsList = "admin.tenants.list"
-	ActionTOTPFailed       = "admin.totp.failed"    // appliance/tenancy
-	ActionTOTPThrottled    = "admin.totp.throttled" // appliance/tenancy
-	ActionTOTPReplayed     = "admin.totp.replayed"  // appliance/tenancy
-	ActionTOTPSealed       = "admin.totp.sealed"    // appliance/tenancy
-	ActionTowerRegister    = "tower.register"       // POST /towers
-	ActionJobSubmit        = "job.submit"           // a queued job (batch report, repeater plan)
-	ActionJobCancel        = "job.cancel"           // POST /jobs/{id}/cancel
-	ActionMapStart         = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
-	ActionReportPDF        = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
+	ActionAdminBootstrap = "admin.bootstrap"      // first admin key created
+	ActionAdminKeyIssue  = "admin.key.issue"      // POST /admin/keys
+	ActionAdminAuditRead = "admin.audit.read"     // GET /admin/audit
+	ActionTOTPFailed     = "admin.totp.failed"    // appliance/tenancy
+	ActionTOTPThrottled  = "admin.totp.throttled" // appliance/tenancy
+	ActionTOTPReplayed   = "admin.totp.replayed"  // appliance/tenancy
+	ActionTOTPSealed     = "admin.totp.sealed"    // appliance/tenancy
+	ActionTowerRegister  = "tower.register"       // POST /towers
+	ActionJobSubmit      = "job.submit"           // a queued job (batch report, repeater plan)
+	ActionJobCancel      = "job.cancel"           // POST /jobs/{id}/cancel
+	ActionMapStart       = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
+	ActionReportPDF      = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
 	// appliance/observations
 	ActionObservationIngest          = "observation.ingest"           // rows stored by a submission
 	ActionObservationConsentApply    = "observation.consent.apply"    // consent stamping script --apply (SPEC §3)
@@ -137,6 +135,8 @@ const (
 	ActionKeyCreate = "tenant.key.create" // POST /tenant/keys
 	ActionKeyRotate = "tenant.key.rotate" // POST /tenant/keys/{key_id}/rotate
 	ActionKeyRevoke = "tenant.key.revoke" // POST /tenant/keys/{key_id}/revoke
+	// the admin tenant listing (appliance/tenancy)
+	ActionAdminTenantsList = "admin.tenants.list" // GET /admin/tenants
 )
 
 // SpecActions are the action names of SPEC §6, spelled as there.
@@ -147,7 +147,7 @@ func SpecActions() []string {
 
 // Actions lists every audit action name the appliance writes or reserves.
 func Actions() []string {
-	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionAdminTenantsList, ActionTOTPFailed, ActionTOTPThrottled,
+	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionTOTPFailed, ActionTOTPThrottled,
 		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionReportPDF, ActionMapStart,
-		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept)
+		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept, ActionAdminTenantsList)
 }
