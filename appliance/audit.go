@@ -135,6 +135,8 @@ const (
 	ActionKeyCreate = "tenant.key.create" // POST /tenant/keys
 	ActionKeyRotate = "tenant.key.rotate" // POST /tenant/keys/{key_id}/rotate
 	ActionKeyRevoke = "tenant.key.revoke" // POST /tenant/keys/{key_id}/revoke
+	// the admin tenant listing (appliance/tenancy)
+	ActionAdminTenantsList = "admin.tenants.list" // GET /admin/tenants
 )
 
 // SpecActions are the action names of SPEC §6, spelled as there.
@@ -147,5 +149,5 @@ func SpecActions() []string {
 func Actions() []string {
 	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionTOTPFailed, ActionTOTPThrottled,
 		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionReportPDF, ActionMapStart,
-		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept)
+		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept, ActionAdminTenantsList)
 }

@@ -301,3 +301,22 @@ type UsageDelta struct {
 	Counter  string // counter name, e.g. "calls"
 	N        uint64
 }
+
+// TenantRecord is what the store holds about one tenant, for the admin
+// tenant listing (GET /admin/tenants, appliance/tenancy ListTenants): its
+// keys and the few records kept by tenant id. Admin keys are not a
+// tenant's: they are left out.
+type TenantRecord struct {
+	TenantID string
+	// Keys are the tenant's keys (revoked and erased ones too), oldest
+	// first; never an admin key.
+	Keys []*APIKey
+	// DisplayName is the display name of the tenant's white-label
+	// branding; "" when it has none.
+	DisplayName string
+	// Erase is the tenant's latest erase request (SPEC §3); nil when
+	// there is none.
+	Erase *DSARRequest
+	// Observations are the tenant's stored observation rows.
+	Observations ObservationCounts
+}

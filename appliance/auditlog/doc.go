@@ -35,6 +35,8 @@
 //	POST /reports/link                      report.pdf              store.ReservePDFs, with the PDF reservation
 //	POST /coverage/heatmap, /best_server    coverage.map.start      appended right after the in-memory map starts
 //	GET /admin/audit                        admin.audit.read        appended before the page is read
+//	GET /admin/tenants                      admin.tenants.list      appended before the page is read (appliance/tenancy;
+//	                                                                params: limit, after)
 //	admin TOTP step-up refusals             admin.totp.*            appliance/tenancy
 //	first start                             admin.bootstrap         store.PutKey, with the admin key
 //	retrain job, linkplan model retrain     model.promoted,         store.PutModelDecision, with the decision (appliance/training;

@@ -38,6 +38,9 @@ type KeyStore interface {
 	// UpdateTenantKeys applies decide's change to a tenant's keys in one
 	// transaction (manage.go).
 	UpdateTenantKeys(tenantID string, decide func(keys []*appliance.APIKey) (appliance.KeyChange, error)) error
+	// TenantsPage returns the tenants after a tenant id, at most limit,
+	// sorted by tenant id, and whether more follow (tenants.go).
+	TenantsPage(after string, limit int) ([]appliance.TenantRecord, bool, error)
 	// TouchKey records the last use of the key with hash hashHex.
 	TouchKey(hashHex string, now time.Time) error
 }

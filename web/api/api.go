@@ -68,6 +68,7 @@ type Deps struct {
 	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
 	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
 	Keys      KeyManager      // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
+	Tenants   TenantLister    // the admin tenant listing (appliance/tenancy); nil: no GET /admin/tenants
 	Privacy   Privacy         // data-subject requests (appliance/privacy); nil: no privacy routes
 	// Observations ingests drive-test observations
 	// (appliance/observations); nil: no observation routes.
@@ -149,6 +150,7 @@ func New(d Deps) *API {
 	a.registerHealth(r)
 	a.registerAdmin(r)
 	a.registerTenantKeys(r)
+	a.registerTenants(r)
 	a.registerDSAR(r)
 	a.registerSSO(r)
 	a.registerBranding(r)

@@ -361,7 +361,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,
-		Keys: h.auth, Privacy: h.privacy,
+		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
 		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {

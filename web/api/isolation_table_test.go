@@ -177,6 +177,10 @@ func TestTenantIsolationTable(t *testing.T) {
 			body: dsarBody("123456", "isolation test justification", "pro@example.com")},
 		isoRoute{name: "overdue requests", method: "GET", url: "/admin/dsar/overdue", forbidden: true},
 		isoRoute{name: "admin audit log", method: "GET", url: "/admin/audit", forbidden: true},
+		// Both callers' keys are their tenants' tenant-admin keys (issued
+		// without a tenant role): still not an admin key.
+		isoRoute{name: "admin tenant list", method: "GET", url: "/admin/tenants", forbidden: true},
+		isoRoute{name: "admin tenant list, second page", method: "GET", url: "/admin/tenants?limit=1&cursor=" + tenancy.TenantCursor("t_"), forbidden: true},
 		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},
 		isoRoute{name: "tenant audit log of A's actions", method: "GET", url: "/tenant/audit?action=tower.register"},
 		isoRoute{name: "quota", method: "GET", url: "/v1/me/quota"},

@@ -1081,6 +1081,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("sso, branding and billing", func(t *testing.T) { run.run(t, h, tenantFeatureScenarios(t, h)) })
 	t.Run("ai", func(t *testing.T) { run.run(t, h, aiScenarios(t, h)) })
 	t.Run("tenant keys and privacy", func(t *testing.T) { run.run(t, h, keyPrivacyScenarios(t, h)) })
+	t.Run("admin tenants", func(t *testing.T) { run.run(t, h, tenantListScenarios(t, h)) })
 	t.Run("hillshade tiles", func(t *testing.T) { run.run(t, h, tileScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.

@@ -365,6 +365,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			return t, true
 		}, obsConfig),
 		Keys:               auth,
+		Tenants:            auth,
 		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,
 		Branding:           ts.branding,

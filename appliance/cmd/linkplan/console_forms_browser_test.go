@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,10 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"linkplan/appliance"
+	"linkplan/appliance/tenancy"
+	"linkplan/store"
 )
 
 // batchCSV writes a batch of n receiver sites as a Brazilian spreadsheet
@@ -397,9 +402,38 @@ func TestConsoleAdminTOTP(t *testing.T) {
 	signIn(t, tb, env.admin.APIKey)
 	goScreen(t, tb, "admin")
 	waitFor(t, tb, "readiness", `document.querySelector('.screen-admin [data-ready]') && document.querySelector('.screen-admin [data-ready]').innerText === 'ready'`)
+	// The tenants card lists what GET /admin/tenants answers for the
+	// same page (the console asks for 20), in the same order.
+	listStatus, listBody := statusWith(t, env, "/admin/tenants?limit=20", env.admin.APIKey)
+	var listed struct {
+		Tenants []struct {
+			TenantID string `json:"tenant_id"`
+		} `json:"tenants"`
+	}
+	if err := json.Unmarshal(listBody, &listed); listStatus != http.StatusOK || err != nil || len(listed.Tenants) == 0 {
+		t.Fatalf("admin tenants: %d %s", listStatus, listBody)
+	}
+	var wantIDs []string
+	for _, tn := range listed.Tenants {
+		wantIDs = append(wantIDs, tn.TenantID)
+	}
+	if !slices.Contains(wantIDs, env.tenant) {
+		t.Errorf("the API's tenants %v miss the console's tenant %s", wantIDs, env.tenant)
+	}
+	cells := `document.querySelectorAll('.screen-admin [data-part=tenants] [data-tenant-id]')`
+	waitFor(t, tb, "the tenant list", cells+`.length > 0 || !!document.querySelector('.screen-admin [data-part=tenants] .error-box')`)
+	if got := eval[string](t, tb, `[...`+cells+`].map((e) => e.innerText).join(',')`); got != strings.Join(wantIDs, ",") {
+		t.Errorf("the tenant list shows %q, the API answers %q\n%s", got, strings.Join(wantIDs, ","), tb.state())
+	}
 	shot(t, tb, "admin")
 	fitsPhone(t, tb, "admin")
 	axe(t, tb)
+	// Choosing a tenant fills the branding form's tenant id.
+	tb.run(t, "choose a tenant for branding",
+		chromedp.Click(chromedp.CSS(`.screen-admin [data-action=choose-tenant][data-tenant="`+env.tenant+`"]`)))
+	if got := eval[string](t, tb, `document.querySelector('.screen-admin form[data-form=branding] input[name=tenant_id]').value`); got != env.tenant {
+		t.Errorf("the branding form's tenant id is %q after choosing %s", got, env.tenant)
+	}
 
 	form := `.screen-admin form[data-form=issue-key] `
 	tb.run(t, "fill the issue form",
@@ -453,6 +487,98 @@ func TestConsoleAdminTOTP(t *testing.T) {
 		t.Errorf("%d quota bars for counters without a cap", n)
 	}
 	axe(t, tb)
+}
+
+// TestConsoleAdminTenantPages: with more tenants than one page of the
+// console (20), the tenants card pages by the API's cursor: each page
+// shows the tenant ids the API answers for the same call, "next" and
+// "first" move between them, and a tenant of the second page can be
+// chosen for the branding form. The tenants are stored before the first
+// start (store.Open on the data directory), as issuing 25 keys through
+// POST /admin/keys would spend 25 TOTP steps.
+func TestConsoleAdminTenantPages(t *testing.T) {
+	browser(t)
+	env := &consoleEnv{dataDir: t.TempDir()}
+	db, err := store.Open(env.dataDir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tenancy.New(db, nil).Bootstrap(env.dataDir); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 25 {
+		plain := fmt.Sprintf("%s%040x", appliance.KeyPrefixTenant, i+1)
+		hash := tenancy.Hash(plain)
+		k := &appliance.APIKey{ID: hash[:12], HashHex: hash, Prefix: plain[:14], Tier: appliance.TierStarter, Role: appliance.RoleTenant,
+			Owner: "Paginado", Email: "p@example.com", TenantID: fmt.Sprintf("t_page%02d", 24-i), CreatedUnix: time.Now().Unix()}
+		if err := db.PutKey(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	env.srv = startServe(t, binary(t), env.dataDir)
+	b, err := os.ReadFile(filepath.Join(env.dataDir, "admin-credentials.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &env.admin); err != nil {
+		t.Fatal(err)
+	}
+	type page struct {
+		Tenants []struct {
+			TenantID string `json:"tenant_id"`
+		} `json:"tenants"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	apiPage := func(cursor string) (ids string, next string) {
+		t.Helper()
+		path := "/admin/tenants?limit=20"
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		status, body := statusWith(t, env, path, env.admin.APIKey)
+		var p page
+		if err := json.Unmarshal(body, &p); status != http.StatusOK || err != nil {
+			t.Fatalf("%s: %d %s", path, status, body)
+		}
+		var out []string
+		for _, tn := range p.Tenants {
+			out = append(out, tn.TenantID)
+		}
+		if p.NextCursor != nil {
+			next = *p.NextCursor
+		}
+		return strings.Join(out, ","), next
+	}
+	first, cursor := apiPage("")
+	second, last := apiPage(cursor)
+	if cursor == "" || last != "" || strings.Count(first, ",") != 19 || strings.Count(second, ",") != 4 || !strings.HasPrefix(first, "t_page00,") {
+		t.Fatalf("the API's pages: %q then %q (next %q)", first, second, last)
+	}
+
+	tb := openConsole(t, env)
+	signIn(t, tb, env.admin.APIKey)
+	goScreen(t, tb, "admin")
+	cells := `[...document.querySelectorAll('.screen-admin [data-part=tenants] [data-tenant-id]')].map((e) => e.innerText).join(',')`
+	waitFor(t, tb, "the first page", cells+` === '`+first+`'`)
+	if n := eval[int](t, tb, `document.querySelectorAll('.screen-admin [data-action=tenants-first], .screen-admin [data-action=tenants-previous]').length`); n != 0 {
+		t.Errorf("the first page offers %d backward buttons", n)
+	}
+	tb.run(t, "next page", chromedp.Click(chromedp.CSS(`.screen-admin [data-action=tenants-next]`)))
+	waitFor(t, tb, "the second page", cells+` === '`+second+`'`)
+	if n := eval[int](t, tb, `document.querySelectorAll('.screen-admin [data-action=tenants-next]').length`); n != 0 {
+		t.Errorf("the last page offers a next button")
+	}
+	axe(t, tb)
+	tb.run(t, "choose a tenant of the second page",
+		chromedp.Click(chromedp.CSS(`.screen-admin [data-action=choose-tenant][data-tenant="t_page24"]`)))
+	if got := eval[string](t, tb, `document.querySelector('.screen-admin form[data-form=branding] input[name=tenant_id]').value`); got != "t_page24" {
+		t.Errorf("the branding form's tenant id is %q, want t_page24", got)
+	}
+	tb.run(t, "first page", chromedp.Click(chromedp.CSS(`.screen-admin [data-action=tenants-first]`)))
+	waitFor(t, tb, "the first page again", cells+` === '`+first+`'`)
 }
 
 // TestConsoleAdminDSARExport: the admin exports a tenant's data by its

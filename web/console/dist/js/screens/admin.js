@@ -3,8 +3,8 @@
 // Every call that changes something needs a step-up TOTP code: the screen
 // asks for it through ctx.adminTotp() right before the call and sends it as
 // X-Admin-Totp, with the justification the API records in the audit log.
-// Read-only admin routes (overdue requests, refresh history, admin audit)
-// take no TOTP code, and none is asked for them: each 30 s code is accepted
+// Read-only admin routes (tenants, overdue requests, refresh history,
+// admin audit) take no TOTP code, and none is asked for them: each 30 s code is accepted
 // only once, so asking for reads would spend codes for nothing.
 //
 // What it shows:
@@ -13,9 +13,12 @@
 //     language-model provider);
 //   - issue a key: POST /admin/keys (tier, owner, e-mail, role,
 //     justification); the plain key is shown once with a copy button;
-//   - tenants: the API offers no tenant listing, only the white-label
-//     branding of a tenant by id (PUT /admin/tenants/{tenant_id}/branding,
-//     which replaces the whole branding), so that form is all there is;
+//   - tenants: the list of GET /admin/tenants (sorted by tenant id, paged
+//     by its opaque cursor: first, previous and next pages; tier, key
+//     counts, creation, erasure, branding name, observations), and the
+//     white-label branding of a tenant by id (PUT
+//     /admin/tenants/{tenant_id}/branding, which replaces the whole
+//     branding); choosing a tenant in the list fills the form's tenant id;
 //   - privacy requests: the overdue list (GET /admin/dsar/overdue) and the
 //     export and erase of a subject by key prefix (POST
 //     /admin/dsar/{prefix}/export|erase); the API keeps no list of past
@@ -27,6 +30,7 @@ import { h, fill, uid, card, row, select, table, facts, showError, epoch, iso, b
 
 const tiers = ['Free', 'Starter', 'Pro', 'Business', 'Enterprise', 'Ultra'];
 const auditPage = 25;
+const tenantPage = 20;
 const maxLogoBytes = 262144;
 
 export default {
@@ -51,8 +55,14 @@ export default {
       issueBtn: 'Emitir chave', issued: 'Chave emitida para o tenant {tenant}.',
       secret: 'Nova chave de API', secretNote: 'Copie agora: ela é mostrada só esta vez.', copy: 'Copiar chave', copied: 'Chave copiada.',
       keyId: 'Id da chave', prefix: 'Prefixo', tenant: 'Tenant',
-      tenants: 'Tenants: marca (white-label)',
-      tenantsNote: 'A API não lista tenants; informe o id do tenant (t_…). O envio substitui a marca inteira: campos vazios são apagados.',
+      tenants: 'Tenants',
+      tenantList: 'Tenants (por id)', keysCol: 'Chaves', keyCounts: '{active} ativa(s), {grace} em carência, {revoked} revogada(s)',
+      created: 'Criado em', erasedCol: 'Apagado', erasedOn: 'sim, em {date}; exclusão definitiva em {hard}', observationsCol: 'Observações',
+      obsCounts: '{links} enlaces, {cells} amostras de sinal', brandName: 'Nome da marca', choose: 'Usar na marca',
+      chooseLabel: 'Usar o tenant {tenant} no formulário de marca', chosen: 'Tenant {tenant} escolhido para a marca.',
+      firstPage: 'Primeiros', prevPage: 'Anteriores', nextPage: 'Próximos', noTenants: 'Nenhum tenant.',
+      branding: 'Marca (white-label)',
+      tenantsNote: 'Escolha um tenant na lista ou informe o id (t_…). O envio substitui a marca inteira: campos vazios são apagados.',
       tenantId: 'Id do tenant', displayName: 'Nome exibido', color: 'Cor principal', colorHint: '#RRGGBB, ou vazio para a cor neutra.',
       support: 'Contato de suporte', footer: 'Rodapé dos relatórios', logo: 'Logotipo (PNG ou SVG, até 256 KiB)',
       brandBtn: 'Salvar marca', branded: 'Marca do tenant {tenant} salva.',
@@ -89,8 +99,14 @@ export default {
       issueBtn: 'Issue key', issued: 'Key issued for tenant {tenant}.',
       secret: 'New API key', secretNote: 'Copy it now: it is shown this once.', copy: 'Copy key', copied: 'Key copied.',
       keyId: 'Key id', prefix: 'Prefix', tenant: 'Tenant',
-      tenants: 'Tenants: white-label branding',
-      tenantsNote: 'The API lists no tenants; give the tenant id (t_…). Saving replaces the whole branding: empty fields are cleared.',
+      tenants: 'Tenants',
+      tenantList: 'Tenants (by id)', keysCol: 'Keys', keyCounts: '{active} active, {grace} in grace, {revoked} revoked',
+      created: 'Created', erasedCol: 'Erased', erasedOn: 'yes, on {date}; final deletion {hard}', observationsCol: 'Observations',
+      obsCounts: '{links} links, {cells} signal samples', brandName: 'Branding name', choose: 'Use for branding',
+      chooseLabel: 'Use tenant {tenant} in the branding form', chosen: 'Tenant {tenant} chosen for branding.',
+      firstPage: 'First', prevPage: 'Previous', nextPage: 'Next', noTenants: 'No tenants.',
+      branding: 'White-label branding',
+      tenantsNote: 'Choose a tenant in the list or give its id (t_…). Saving replaces the whole branding: empty fields are cleared.',
       tenantId: 'Tenant id', displayName: 'Display name', color: 'Primary colour', colorHint: '#RRGGBB, or empty for the neutral colour.',
       support: 'Support contact', footer: 'Report footer', logo: 'Logo (PNG or SVG, up to 256 KiB)',
       brandBtn: 'Save branding', branded: 'Branding of tenant {tenant} saved.',
@@ -203,12 +219,65 @@ export default {
     const brandBtn = h('button', { type: 'submit' }, t('brandBtn'));
     const brandErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     const brandOut = h('div', { 'aria-live': 'polite' });
-    const brandForm = h('form', { class: 'fk-form', novalidate: true },
+    const brandHead = uid('fk-h');
+    const brandForm = h('form', { class: 'fk-form', novalidate: true, 'aria-labelledby': brandHead, 'data-form': 'branding' },
       h('p', { class: 'fk-hint' }, t('tenantsNote')),
       row(t('tenantId'), tenantId), row(t('displayName'), displayName), row(t('color'), color, t('colorHint')),
       row(t('support'), support), row(t('footer'), footer), row(t('logo'), logo),
       row(t('justification'), brandJust, t('justHint')), h('div', { class: 'fk-actions' }, brandBtn));
-    root.append(card(t('tenants'), brandForm, brandErr, brandOut));
+    // The tenant list: pages by the API's opaque cursor; cursors[i] is the
+    // cursor of page i (null: the first page).
+    const tenantBox = h('div', { 'data-part': 'tenants' });
+    const chosenOut = h('p', { class: 'fk-hint', 'aria-live': 'polite' });
+    const cursors = [null];
+    let tenantAt = 0; // the page shown
+    const erasedCell = (x) => {
+      if (!x.erased) return t('no');
+      if (!x.erased_at) return t('yes');
+      return t('erasedOn', { date: iso(ctx, x.erased_at), hard: iso(ctx, x.hard_delete_at) });
+    };
+    const chooseTenant = (id) => {
+      tenantId.value = id;
+      fill(chosenOut, t('chosen', { tenant: id }));
+      tenantId.focus();
+    };
+    const loadTenants = async (page) => {
+      const query = { limit: String(tenantPage) };
+      if (cursors[page]) query.cursor = cursors[page];
+      try {
+        const p = await ctx.api('GET', '/admin/tenants', { ...opt, query });
+        cursors.length = page + 1;
+        tenantAt = page;
+        if (p.next_cursor !== null) cursors.push(p.next_cursor);
+        const nav = h('div', { class: 'fk-actions' });
+        const go = (label, to, act) => {
+          const b = h('button', { type: 'button', class: 'fk-secondary', 'data-action': act }, label);
+          b.addEventListener('click', () => busy(b, () => loadTenants(to)));
+          nav.append(b);
+        };
+        if (page > 0) go(t('firstPage'), 0, 'tenants-first');
+        if (page > 1) go(t('prevPage'), page - 1, 'tenants-previous');
+        if (p.next_cursor !== null) go(t('nextPage'), page + 1, 'tenants-next');
+        fill(tenantBox, p.tenants.length === 0 ? h('p', null, t('noTenants')) : table(t('tenantList'), [
+          { label: t('tenantId'), cell: (x) => h('code', { 'data-tenant-id': x.tenant_id }, x.tenant_id) },
+          { label: t('tier'), cell: (x) => x.tier },
+          { label: t('keysCol'), cell: (x) => t('keyCounts', { active: ctx.fmt.num(x.keys.active, 0), grace: ctx.fmt.num(x.keys.in_grace, 0), revoked: ctx.fmt.num(x.keys.revoked, 0) }) },
+          { label: t('created'), cell: (x) => iso(ctx, x.created_at) },
+          { label: t('erasedCol'), cell: erasedCell },
+          { label: t('brandName'), cell: (x) => x.display_name || '–' },
+          { label: t('observationsCol'), cell: (x) => t('obsCounts', { links: ctx.fmt.num(x.observations.link_observations, 0), cells: ctx.fmt.num(x.observations.cell_signal_samples, 0) }) },
+          { label: t('branding'), cell: (x) => {
+            const b = h('button', { type: 'button', class: 'fk-secondary', 'data-action': 'choose-tenant', 'data-tenant': x.tenant_id, 'aria-label': t('chooseLabel', { tenant: x.tenant_id }) }, t('choose'));
+            b.addEventListener('click', () => chooseTenant(x.tenant_id));
+            return b;
+          } },
+        ], p.tenants), nav);
+      } catch (err) {
+        showError(ctx, tenantBox, err);
+      }
+    };
+    root.append(card(t('tenants'), tenantBox, chosenOut, h('h3', { id: brandHead }, t('branding')), brandForm, brandErr, brandOut));
+    loadTenants(0);
     const readLogo = async () => {
       const f = logo.files && logo.files[0];
       if (!f) return null;
@@ -230,7 +299,10 @@ export default {
         };
         const id = tenantId.value.trim();
         const b = await busy(brandBtn, () => stepUp((headers) => ctx.api('PUT', `/admin/tenants/${encodeURIComponent(id)}/branding`, { ...opt, json: body, headers })));
-        if (b) fill(brandOut, h('p', { role: 'status' }, t('branded', { tenant: b.tenant_id })));
+        if (b) {
+          fill(brandOut, h('p', { role: 'status' }, t('branded', { tenant: b.tenant_id })));
+          loadTenants(tenantAt); // the list shows the new display name
+        }
       } catch (err) {
         showError(ctx, brandErr, err);
       }
