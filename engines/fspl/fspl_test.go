@@ -135,26 +135,38 @@ func BenchmarkCompute50km(b *testing.B) {
 	}
 }
 
-// TestPredictLossDBIsPredictsLoss: the loss-only path of the planner's
-// sparse bounds gives Predict's PathLossDB bit for bit, and its errors.
-func TestPredictLossDBIsPredictsLoss(t *testing.T) {
-	e := fspl.New()
-	seed := uint64(20261126)
-	next := func() float64 { // xorshift: deterministic, no new dependency
+// xorshift returns a deterministic generator of floats in [0, 1) (no new
+// dependency; the cases are the same on every run).
+func xorshift(seed uint64) func() float64 {
+	return func() float64 {
 		seed ^= seed << 13
 		seed ^= seed >> 7
 		seed ^= seed << 17
 		return float64(seed>>11) / (1 << 53)
 	}
+}
+
+// randomLink is a random link over rough terrain: 2 to 401 samples 10 to
+// 210 m apart, heights up to 1,500 m, antennas up to 100 and 30 m, 30 MHz
+// to 20 GHz.
+func randomLink(next func() float64) appliance.LinkInput {
+	n := 2 + int(next()*400)
+	p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
+	step := 10 + 200*next()
+	for i := range n {
+		p.DistancesM[i] = float64(i) * step
+		p.HeightsM[i] = 1500 * next() * next()
+	}
+	return appliance.LinkInput{TxHeightM: 100 * next(), RxHeightM: 30 * next(), FreqMHz: 30 + 20000*next(), Profile: p}
+}
+
+// TestPredictLossDBIsPredictsLoss: the loss-only path of the planner's
+// sparse bounds gives Predict's PathLossDB bit for bit, and its errors.
+func TestPredictLossDBIsPredictsLoss(t *testing.T) {
+	e := fspl.New()
+	next := xorshift(20261126)
 	for k := range 3000 {
-		n := 2 + int(next()*400)
-		p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
-		step := 10 + 200*next()
-		for i := range n {
-			p.DistancesM[i] = float64(i) * step
-			p.HeightsM[i] = 1500 * next() * next()
-		}
-		in := appliance.LinkInput{TxHeightM: 100 * next(), RxHeightM: 30 * next(), FreqMHz: 30 + 20000*next(), Profile: p}
+		in := randomLink(next)
 		if k%50 == 0 {
 			in.FreqMHz = -1 // invalid: both refuse it
 		}
@@ -175,22 +187,11 @@ func TestPredictLossDBIsPredictsLoss(t *testing.T) {
 // ends; a subset of the samples never gives more loss than all of them.
 func TestSampleLossBoundIsPredictsLoss(t *testing.T) {
 	e := fspl.New()
-	seed := uint64(20261127)
-	next := func() float64 { // xorshift: deterministic, no new dependency
-		seed ^= seed << 13
-		seed ^= seed >> 7
-		seed ^= seed << 17
-		return float64(seed>>11) / (1 << 53)
-	}
+	next := xorshift(20261127)
 	for k := range 3000 {
-		n := 2 + int(next()*400)
-		p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
-		step := 10 + 200*next()
-		for i := range n {
-			p.DistancesM[i] = float64(i) * step
-			p.HeightsM[i] = 1500 * next() * next()
-		}
-		in := appliance.LinkInput{TxHeightM: 100 * next(), RxHeightM: 30 * next(), FreqMHz: 30 + 20000*next(), Profile: p}
+		in := randomLink(next)
+		p := in.Profile
+		n := p.Len()
 		switch k % 50 {
 		case 0:
 			in.FreqMHz = -1 // invalid: both refuse it
