@@ -472,28 +472,34 @@ func TestSpecActionNames(t *testing.T) {
 // FuzzAuditQuery runs GET /tenant/audit on arbitrary query strings:
 // never a 500, always a documented answer.
 func FuzzAuditQuery(f *testing.F) {
-	for _, s := range []string{"action=tower.register&limit=2", "from=2026-03-01T00:00:00Z&to=2026-03-02T00:00:00-03:00",
-		"before=18446744073709551615", "before=0&limit=-1", "from=2026-13-01T00:00:00Z", "action=%00", "limit=1e9", "to=x&from=y"} {
+	fuzzQueryContract(f, "/tenant/audit", "pro", "action=tower.register&limit=2", "from=2026-03-01T00:00:00Z&to=2026-03-02T00:00:00-03:00",
+		"before=18446744073709551615", "before=0&limit=-1", "from=2026-13-01T00:00:00Z", "action=%00", "limit=1e9", "to=x&from=y")
+}
+
+// fuzzQueryContract fuzzes the query string of GET path with the harness
+// key named key: never a 500, always an answer the OpenAPI document
+// allows. The parameters and values are arbitrary; the request line is
+// well-formed (what the server's own parser accepts).
+func fuzzQueryContract(f *testing.F, path, key string, seeds ...string) {
+	for _, s := range seeds {
 		f.Add(s)
 	}
 	h := newHarness(f, harnessOptions{unmetered: true})
 	d := loadOpenAPI(f)
 	f.Fuzz(func(t *testing.T, q string) {
-		// The parameters and values are arbitrary; the request line is
-		// well-formed (what the server's own parser accepts).
 		vals, err := url.ParseQuery(q)
 		if err != nil {
 			return
 		}
-		req := httptest.NewRequest(http.MethodGet, "/tenant/audit?"+vals.Encode(), nil)
-		req.Header.Set("X-API-Key", h.keys["pro"])
+		req := httptest.NewRequest(http.MethodGet, path+"?"+vals.Encode(), nil)
+		req.Header.Set("X-API-Key", h.keys[key])
 		rec := httptest.NewRecorder()
 		h.api.ServeHTTP(rec, req)
 		res := &response{status: rec.Code, header: rec.Result().Header, body: rec.Body.Bytes()}
 		if res.status == http.StatusInternalServerError {
 			t.Fatalf("500 for %q", q)
 		}
-		for _, e := range d.checkResponse(http.MethodGet, "/tenant/audit", res) {
+		for _, e := range d.checkResponse(http.MethodGet, path, res) {
 			t.Errorf("contract: %s (query %q)", e, q)
 		}
 	})
