@@ -5,9 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"testing"
-	"time"
 
 	"linkplan/appliance"
 	"linkplan/terrain-packs/terrain"
@@ -22,11 +20,7 @@ func TestElevationGridM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("TERRAIN_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (rerun with TERRAIN_SEED=%d)", seed, seed)
+	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 11))
 	for _, tc := range []struct {
 		name string

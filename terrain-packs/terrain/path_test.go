@@ -3,10 +3,7 @@ package terrain_test
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
-	"time"
 
 	"linkplan/appliance"
 	"linkplan/terrain-packs/terrain"
@@ -20,11 +17,7 @@ import (
 // (seed printed).
 func TestSamplePath(t *testing.T) {
 	p := openSample(t)
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("TERRAIN_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (rerun with TERRAIN_SEED=%d)", seed, seed)
+	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 13))
 	type sampler interface {
 		appliance.Terrain

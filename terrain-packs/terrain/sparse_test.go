@@ -19,11 +19,7 @@ import (
 func TestProfileEvery(t *testing.T) {
 	p := openSample(t)
 	l := terrain.NewLayered(p)
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("TERRAIN_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (rerun with TERRAIN_SEED=%d)", seed, seed)
+	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	type both interface {
 		appliance.Terrain
@@ -90,11 +86,7 @@ func TestProfileEvery(t *testing.T) {
 func TestProfileEveryFrom(t *testing.T) {
 	p := openSample(t)
 	l := terrain.NewLayered(p)
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("TERRAIN_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (rerun with TERRAIN_SEED=%d)", seed, seed)
+	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 9))
 	type both interface {
 		appliance.SparseProfiler
@@ -172,4 +164,16 @@ func TestProfileEveryFrom(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testSeed returns TERRAIN_SEED when set, else a fresh seed, and logs it
+// so that a failing random test can be replayed.
+func testSeed(t testing.TB) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("TERRAIN_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (rerun with TERRAIN_SEED=%d)", seed, seed)
+	return seed
 }
