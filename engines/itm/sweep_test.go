@@ -139,10 +139,13 @@ func TestSelectLargestEqualsKthLargest(t *testing.T) {
 }
 
 // TestSweeperEqualsP2PTLS: LossPrefix on every prefix of random rough
-// profiles equals P2PTLS on that prefix bit for bit (errors alike).
+// profiles equals P2PTLS on that prefix to within 1e-6 dB (errors alike):
+// the sweep takes its least-squares sums from prefix sums, so they differ
+// from P2PTLS's in the last bits.
 func TestSweeperEqualsP2PTLS(t *testing.T) {
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 7))
-	count := 0
+	count, same := 0, 0
+	worst := 0.0
 	for it := 0; it < 40; it++ {
 		z := roughTerrain(rng, 3+rng.IntN(600))
 		in := P2PInput{HTxM: 1 + 100*rng.Float64(), HRxM: 1 + 20*rng.Float64(), FreqMHz: 50 + 5000*rng.Float64(),
@@ -165,13 +168,20 @@ func TestSweeperEqualsP2PTLS(t *testing.T) {
 			if (gerr == nil) != (werr == nil) {
 				t.Fatalf("np=%d: errors %v / %v", np, gerr, werr)
 			}
-			if werr == nil && got != want.LossDB {
-				t.Fatalf("np=%d: %v, P2PTLS %v", np, got, want.LossDB)
+			if werr == nil {
+				if d := math.Abs(got - want.LossDB); d > 1e-6 {
+					t.Fatalf("np=%d: %v, P2PTLS %v", np, got, want.LossDB)
+				} else {
+					worst = max(worst, d)
+				}
+				if got == want.LossDB {
+					same++
+				}
 			}
 			count++
 		}
 	}
-	t.Logf("%d prefixes bit-identical", count)
+	t.Logf("%d prefixes, %d bit-identical, max |Δ| %.3g dB", count, same, worst)
 }
 
 // TestRankFromTopBottom checks both ranks against a sort, with ties (a
