@@ -27,7 +27,10 @@ type Sweeper struct {
 	txFitY0          float64
 	txFitOK          bool
 	bmax             []float64 // its block maxima
-	ubRx             []float64 // scratch: receiver-side bound of every block
+	smax             []float64 // its superblock maxima (sweepSuper blocks)
+	txHzn            int       // the transmitter-side horizon point of the last prefix; −1: none
+	txHznI           int       // addRepeated(txHznXi, txHznI) = txHznD, metres
+	txHznXi, txHznD  float64
 	invK             []float64 // invK[k] = 1/(k·invXi): reciprocal distances of the bounds
 	invXi            float64   // the spacing invK was made for
 	prefix           bool      // Loss runs on a prefix of z
@@ -126,6 +129,15 @@ func (s *Sweeper) SetRadial(z []float64) {
 		}
 		s.bmax = append(s.bmax, m)
 	}
+	s.smax = s.smax[:0]
+	for b := 0; b < nb; b += sweepSuper {
+		m := math.Inf(-1)
+		for _, v := range s.bmax[b:min(nb, b+sweepSuper)] {
+			m = max(m, v)
+		}
+		s.smax = append(s.smax, m)
+	}
+	s.txHzn = -1
 }
 
 // LossPrefix is Loss on the prefix z[0..np] of the radial of SetRadial
@@ -144,12 +156,21 @@ func (s *Sweeper) LossPrefix(np int, xi float64, climate int, n0 float64) (float
 	return s.Loss(s.z[:np+1], xi, climate, n0)
 }
 
+// sweepSuper is the number of blocks per superblock: the horizon search
+// bounds a superblock first and looks into its blocks only when the bound
+// can reach the best angle found so far.
+const sweepSuper = 16
+
 // horizons is findHorizons on the prefix z of the radial (len(z)−1 = np
-// intervals), bit for bit: the same distances (by repeated addition and
-// subtraction of xi) and angles, evaluated only in the blocks of the
-// profile whose upper bound can reach the horizon. The receiver side's
-// best angle is first estimated from the far end back (distances k·xi),
-// so that the exact pass skips the blocks that cannot come near it.
+// intervals) to within rounding: the same angles and distances, the
+// distances as k·xi and the divisions by a distance as multiplications by
+// its reciprocal (a few ulps), evaluated only in the blocks of the profile
+// whose upper bound can reach the horizon (bounds on superblocks of
+// sweepSuper blocks first). The transmitter side starts from the previous
+// prefix's horizon point, the receiver side scans from the receiver back,
+// so that the best angle so far is close to the horizon's and prunes most
+// blocks. Among equal angles the point nearest the transmitter wins on
+// both sides, as in findHorizons.
 func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta, dHzn [2]float64) {
 	np := len(z) - 1
 	zTx := z[0] + h[0]
@@ -158,14 +179,15 @@ func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta,
 	theta[0] = (zRx-zTx)/d - d/twoAe
 	theta[1] = -(zRx-zTx)/d - d/twoAe
 	dHzn[0], dHzn[1] = d, d
-	const slack = 1e-9
 	last := np - 1 // last interior point
-	nb := last/sweepBlock + 1
-	// The bounds and the receiver-side estimate multiply by reciprocal
-	// distances (a few ulps from the divisions, far inside slack; the
-	// spacing of a radial's prefixes differs by ulps, so a table made for
-	// a spacing within 1e-12 of this one serves); the exact pass divides
-	// as findHorizons does.
+	if last < 1 {
+		s.txHzn = -1
+		return theta, dHzn
+	}
+	// The bounds and comparisons multiply by reciprocal distances (a few
+	// ulps from the divisions; the spacing of a radial's prefixes differs
+	// by ulps, so a table made for a spacing within 1e-12 of this one
+	// serves); the horizon found gets findHorizons's distance and angle.
 	if math.Abs(s.invXi-xi) > 1e-12*xi || len(s.invK) < len(s.z) {
 		s.invK = s.invK[:0]
 		for k := range len(s.z) {
@@ -173,87 +195,94 @@ func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta,
 		}
 		s.invXi = xi
 	}
-	invK := s.invK[:np+1]
+	invK := s.invK
 	inv2Ae := 1 / twoAe
-	s.ubRx = s.ubRx[:0]
-	for range nb {
-		s.ubRx = append(s.ubRx, 0)
-	}
-	// receiver side estimate: blocks from the far end back
-	est := theta[1]
-	for b := nb - 1; b >= 0; b-- {
-		lo, hi := max(1, b*sweepBlock), min(last, (b+1)*sweepBlock-1)
-		if lo > hi {
-			s.ubRx[b] = math.Inf(-1)
-			continue
-		}
-		dLo := float64(np-hi) * xi // nearest to the receiver
-		a := s.bmax[b] - zRx
-		ub := a*invK[np-lo] - dLo*inv2Ae
-		if a >= 0 {
-			ub = a*invK[np-hi] - dLo*inv2Ae
-		}
-		ub += slack * (1 + math.Abs(ub))
-		s.ubRx[b] = ub
-		if ub < est {
-			continue
-		}
-		for i := lo; i <= hi; i++ {
-			dRx := float64(np-i) * xi
-			est = max(est, (z[i]-zRx)*invK[np-i]-dRx*inv2Ae)
+	const slack = 1e-9
+	span := sweepBlock * sweepSuper
+
+	// transmitter side
+	best := -1
+	if i := s.txHzn; i >= 1 && i <= last {
+		di := float64(i) * xi
+		if t := (z[i]-zTx)*invK[i] - di*inv2Ae; t > theta[0] {
+			theta[0], dHzn[0], best = t, di, i
 		}
 	}
-	thrRx := est - slack*(1+math.Abs(est))
-	// exact pass, as findHorizons, skipping the blocks neither side needs
-	dTx, dRx := 0.0, d
-	for b := range nb {
-		lo, hi := max(1, b*sweepBlock), min(last, (b+1)*sweepBlock-1)
-		if lo > hi {
+	txBound := func(m float64, lo, hi int) float64 {
+		a := m - zTx
+		ub := a*invK[hi] - float64(lo)*xi*inv2Ae
+		if a >= 0 {
+			ub = a*invK[lo] - float64(lo)*xi*inv2Ae
+		}
+		return ub + slack*(1+math.Abs(ub))
+	}
+	for sb := 0; sb*span <= last; sb++ {
+		lo, hi := max(1, sb*span), min(last, (sb+1)*span-1)
+		if lo > hi || txBound(s.smax[sb], lo, hi) < theta[0] {
 			continue
 		}
-		dLo := float64(lo) * xi
-		a := s.bmax[b] - zTx
-		ub := a*invK[hi] - dLo*inv2Ae
+		for b := lo / sweepBlock; b <= hi/sweepBlock; b++ {
+			blo, bhi := max(lo, b*sweepBlock), min(hi, (b+1)*sweepBlock-1)
+			if txBound(s.bmax[b], blo, bhi) < theta[0] {
+				continue
+			}
+			for i := blo; i <= bhi; i++ {
+				di := float64(i) * xi
+				t := (z[i]-zTx)*invK[i] - di*inv2Ae
+				if t > theta[0] || t == theta[0] && best > i {
+					theta[0], dHzn[0], best = t, di, i
+				}
+			}
+		}
+	}
+	s.txHzn = best
+	if best >= 1 {
+		// findHorizons's distance (xi added best times) and angle
+		if best != s.txHznI || xi != s.txHznXi {
+			s.txHznI, s.txHznXi, s.txHznD = best, xi, addRepeated(xi, best)
+		}
+		di := s.txHznD
+		theta[0], dHzn[0] = (z[best]-zTx)/di-di/twoAe, di
+	}
+
+	// receiver side, from the receiver back
+	found, bestRx := false, -1
+	rxBound := func(m float64, lo, hi int) float64 {
+		a := m - zRx
+		dNear := float64(np-hi) * xi
+		ub := a*invK[np-lo] - dNear*inv2Ae
 		if a >= 0 {
-			ub = a*invK[lo] - dLo*inv2Ae
+			ub = a*invK[np-hi] - dNear*inv2Ae
 		}
-		doTx := ub+slack*(1+math.Abs(ub)) >= theta[0]
-		doRx := s.ubRx[b] >= thrRx
-		switch {
-		case doTx && doRx:
-			for i := lo; i <= hi; i++ {
-				dTx += xi
-				dRx -= xi
-				zi := z[i]
-				if t := (zi-zTx)/dTx - dTx/twoAe; t > theta[0] {
-					theta[0], dHzn[0] = t, dTx
-				}
-				if t := (zi-zRx)/dRx - dRx/twoAe; t > theta[1] {
-					theta[1], dHzn[1] = t, dRx
-				}
+		return ub + slack*(1+math.Abs(ub))
+	}
+	for sb := last / span; sb >= 0; sb-- {
+		lo, hi := max(1, sb*span), min(last, (sb+1)*span-1)
+		if lo > hi || rxBound(s.smax[sb], lo, hi) < theta[1] {
+			continue
+		}
+		for b := hi / sweepBlock; b >= lo/sweepBlock; b-- {
+			blo, bhi := max(lo, b*sweepBlock), min(hi, (b+1)*sweepBlock-1)
+			if rxBound(s.bmax[b], blo, bhi) < theta[1] {
+				continue
 			}
-		case doTx:
-			for i := lo; i <= hi; i++ {
-				dTx += xi
-				dRx -= xi
-				if t := (z[i]-zTx)/dTx - dTx/twoAe; t > theta[0] {
-					theta[0], dHzn[0] = t, dTx
+			for i := bhi; i >= blo; i-- {
+				k := np - i
+				dk := float64(k) * xi
+				t := (z[i]-zRx)*invK[k] - dk*inv2Ae
+				if t > theta[1] || t == theta[1] && found {
+					theta[1], dHzn[1], found, bestRx = t, dk, true, i
 				}
-			}
-		case doRx:
-			for i := lo; i <= hi; i++ {
-				dTx += xi
-				dRx -= xi
-				if t := (z[i]-zRx)/dRx - dRx/twoAe; t > theta[1] {
-					theta[1], dHzn[1] = t, dRx
-				}
-			}
-		default:
-			for i := lo; i <= hi; i++ {
-				dTx += xi
-				dRx -= xi
 			}
 		}
+	}
+	if found {
+		// findHorizons's distance (xi subtracted from d bestRx times) and
+		// angle: ITM truncates distances derived from dHzn to whole
+		// intervals (the effective-height fits, Δh's range and sample
+		// count), so their rounding must be the reference's.
+		dk := subtractRepeated(d, xi, bestRx)
+		theta[1], dHzn[1] = (z[bestRx]-zRx)/dk-dk/twoAe, dk
 	}
 	return theta, dHzn
 }
