@@ -112,13 +112,15 @@ func (s *Sweeper) SetRadial(z []float64) {
 	s.scratch.fHi, s.scratch.fLo = 0.03, 0.03
 	s.sysOK = false
 	s.txFitOK = false
-	s.s0, s.s1 = s.s0[:0], s.s1[:0]
+	if cap(s.s0) < len(z)+1 {
+		s.s0, s.s1 = make([]float64, len(z)+1), make([]float64, len(z)+1)
+	}
+	s.s0, s.s1 = s.s0[:len(z)+1], s.s1[:len(z)+1]
 	var a0, a1 float64
-	s.s0, s.s1 = append(s.s0, 0), append(s.s1, 0)
 	for i, v := range z {
 		a0 += v
 		a1 += float64(i) * v
-		s.s0, s.s1 = append(s.s0, a0), append(s.s1, a1)
+		s.s0[i+1], s.s1[i+1] = a0, a1
 	}
 	nb := (len(z) + sweepBlock - 1) / sweepBlock
 	s.bmax = s.bmax[:0]
