@@ -35,10 +35,6 @@ type Sweeper struct {
 	invXi            float64   // the spacing invK was made for
 	prefix           bool      // Loss runs on a prefix of z
 	scratch          decileScratch
-	// running sum of systemElevation: z[sysLo..sysHi]
-	sysSum       float64
-	sysLo, sysHi int
-	sysOK        bool
 	// prefix sums of the radial for the least-squares fits:
 	// s0[k] = Σ z[0..k−1], s1[k] = Σ i·z[i] over i < k
 	s0, s1 []float64
@@ -110,7 +106,6 @@ func (s *Sweeper) SetRadial(z []float64) {
 	s.z = z
 	s.scratch.haveLast = false
 	s.scratch.fHi, s.scratch.fLo = 0.03, 0.03
-	s.sysOK = false
 	s.txFitOK = false
 	if cap(s.s0) < len(z)+1 {
 		s.s0, s.s1 = make([]float64, len(z)+1), make([]float64, len(z)+1)
@@ -554,26 +549,13 @@ func decilesFull(a []float64, k1, k2 int) (hi, lo float64) {
 	return hi, selectLargest(rest, len(rest)-k2)
 }
 
-// systemElevation is systemElevation(s.z[:np+1]) bit for bit: the sum of
-// z[p10..np−p10] from left to right, kept from the previous prefix when
-// the range only grew at its right end (p10 = ⌊0.1·np⌋ changes every tenth
-// interval; then the sum is taken afresh).
+// systemElevation is systemElevation(s.z[:np+1]), the mean of
+// z[p10..np−p10], from the radial's prefix sums in constant time (the
+// same to within rounding; a run of zeros, sea, still gives exactly 0).
 func (s *Sweeper) systemElevation(np int) float64 {
 	p10 := int(0.1 * float64(np))
 	lo, hi := p10, np-p10
-	if s.sysOK && s.sysLo == lo && s.sysHi <= hi {
-		for k := s.sysHi + 1; k <= hi; k++ {
-			s.sysSum += s.z[k]
-		}
-	} else {
-		sum := 0.0
-		for _, v := range s.z[lo : hi+1] {
-			sum += v
-		}
-		s.sysSum = sum
-	}
-	s.sysLo, s.sysHi, s.sysOK = lo, hi, true
-	return s.sysSum / float64(np-2*p10+1)
+	return (s.s0[hi+1] - s.s0[lo]) / float64(np-2*p10+1)
 }
 
 // selectLargest returns the element that would be at index k (0-based) if

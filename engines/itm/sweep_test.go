@@ -140,7 +140,7 @@ func TestSweepSystemElevation(t *testing.T) {
 		z := roughTerrain(rng, 3+rng.IntN(700))
 		s.SetRadial(z)
 		for np := 2; np < len(z); np += 1 + rng.IntN(3) {
-			if got, want := s.systemElevation(np), systemElevation(z[:np+1]); got != want {
+			if got, want := s.systemElevation(np), systemElevation(z[:np+1]); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
 				t.Fatalf("np=%d: %v, want %v", np, got, want)
 			}
 		}
