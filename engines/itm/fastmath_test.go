@@ -619,45 +619,145 @@ func FuzzCbrtF(f *testing.F)  { fuzzFastmath(f, "cbrt") }
 
 var fmSink float64
 
-// BenchmarkFastmath times each function beside its math package version
-// on 1024 ITM-like arguments (see fmDomains); "lat" chains the calls
-// through the argument (latency), "thr" does not (throughput).
-func BenchmarkFastmath(b *testing.B) {
-	for _, fn := range fmFuncs {
-		dom := fn.name
-		if dom == "log10" {
-			dom = "log"
-		}
-		rng := rand.New(rand.NewPCG(1, 2))
-		xs := make([]float64, 1024)
-		for i := range xs {
-			xs[i] = fmDomains[dom]["itm"](rng)
-		}
-		for _, v := range []struct {
-			name string
-			f    func(float64) float64
-		}{{"fast", fn.f}, {"math", fn.std}} {
-			f := v.f
-			b.Run(fn.name+"/"+v.name+"/thr", func(b *testing.B) {
-				s := 0.0
-				i := 0
-				for b.Loop() {
-					s += f(xs[i&1023])
-					i++
-				}
-				fmSink = s
-			})
-			b.Run(fn.name+"/"+v.name+"/lat", func(b *testing.B) {
-				s := 0.0
-				i := 0
-				for b.Loop() {
-					// s is 0 (or NaN-free tiny) but the compiler cannot know:
-					// each call waits for the previous result
-					s = f(xs[i&1023]+s) * 0
-					i++
-				}
-				fmSink = s
-			})
-		}
+// fmArgs returns 1024 ITM-like arguments for the benchmarks (see fmDomains).
+func fmArgs(dom string) []float64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	xs := make([]float64, 1024)
+	for i := range xs {
+		xs[i] = fmDomains[dom]["itm"](rng)
 	}
+	return xs
+}
+
+// BenchmarkFastmath times each function beside its math package version,
+// called directly on 1024 ITM-like arguments: "thr" sums independent
+// calls (throughput, as a sweep uses them), "lat" feeds each result into
+// the next argument (latency, plus an add and a multiply).
+func BenchmarkFastmath(b *testing.B) {
+	xe, xl, xc := fmArgs("exp"), fmArgs("log"), fmArgs("cbrt")
+	bench := func(name string, thr, lat func(b *testing.B)) {
+		b.Run(name+"/thr", thr)
+		b.Run(name+"/lat", lat)
+	}
+	// each pair is written out so that every call is direct
+	bench("exp/fast", func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s += expF(xe[i&1023])
+			i++
+		}
+		fmSink = s
+	}, func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s = expF(xe[i&1023]+s) * 0
+			i++
+		}
+		fmSink = s
+	})
+	bench("exp/math", func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s += math.Exp(xe[i&1023])
+			i++
+		}
+		fmSink = s
+	}, func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s = math.Exp(xe[i&1023]+s) * 0
+			i++
+		}
+		fmSink = s
+	})
+	bench("log/fast", func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s += logF(xl[i&1023])
+			i++
+		}
+		fmSink = s
+	}, func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s = logF(xl[i&1023]+s) * 0
+			i++
+		}
+		fmSink = s
+	})
+	bench("log/math", func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s += math.Log(xl[i&1023])
+			i++
+		}
+		fmSink = s
+	}, func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s = math.Log(xl[i&1023]+s) * 0
+			i++
+		}
+		fmSink = s
+	})
+	bench("log10/fast", func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s += log10F(xl[i&1023])
+			i++
+		}
+		fmSink = s
+	}, func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s = log10F(xl[i&1023]+s) * 0
+			i++
+		}
+		fmSink = s
+	})
+	bench("log10/math", func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s += math.Log10(xl[i&1023])
+			i++
+		}
+		fmSink = s
+	}, func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s = math.Log10(xl[i&1023]+s) * 0
+			i++
+		}
+		fmSink = s
+	})
+	bench("cbrt/fast", func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s += cbrtF(xc[i&1023])
+			i++
+		}
+		fmSink = s
+	}, func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s = cbrtF(xc[i&1023]+s) * 0
+			i++
+		}
+		fmSink = s
+	})
+	bench("cbrt/math", func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s += math.Cbrt(xc[i&1023])
+			i++
+		}
+		fmSink = s
+	}, func(b *testing.B) {
+		s, i := 0.0, 0
+		for b.Loop() {
+			s = math.Cbrt(xc[i&1023]+s) * 0
+			i++
+		}
+		fmSink = s
+	})
 }
