@@ -180,6 +180,19 @@ func genTables() string {
 	il, _ := newBig().Sub(il10, bigOf(ih)).Float64()
 	fmt.Fprintf(&b, "\tinvLn10Hi  = %s // 1/ln10\n", hexf(ih))
 	fmt.Fprintf(&b, "\tinvLn10Lo  = %s // 1/ln10 − invLn10Hi\n", hexf(il))
+	l2 := newBig().Mul(ln2, il10)
+	h10 := roundTo(l2, -42)
+	l10, _ := newBig().Sub(l2, bigOf(h10)).Float64()
+	fmt.Fprintf(&b, "\tlog10Ln2Hi = %s // log10(2) to a multiple of 2^-42\n", hexf(h10))
+	fmt.Fprintf(&b, "\tlog10Ln2Lo = %s // log10(2) − log10Ln2Hi\n", hexf(l10))
+	for n := 2; n <= 7; n++ { // (−1)^(n+1)/(n·ln10)
+		c := newBig().Quo(il10, bigOf(float64(n)))
+		if n%2 == 0 {
+			c.Neg(c)
+		}
+		cf, _ := c.Float64()
+		fmt.Fprintf(&b, "\tlog10B%d    = %s // (−1)^(n+1)/(n·ln10), n = %d\n", n, hexf(cf), n)
+	}
 	b.WriteString(")\n\n")
 
 	b.WriteString("// expScale[j] is the bit pattern of 2^(j/128) rounded to nearest.\n")
@@ -211,7 +224,7 @@ func genTables() string {
 	b.WriteString("\n}\n\n")
 
 	b.WriteString("// logTab[i]: ic = 1/c rounded (c the centre of subinterval i, 1 for i = 80)\n")
-	b.WriteString("// and −log(ic) as hi (a multiple of 2^-42) + lo.\n")
+	b.WriteString("// and −log(ic) as hi (a multiple of 2^-42) + lo, −log10(ic) as hi10 + lo10.\n")
 	b.WriteString("var logTab = [128]logEntry{\n")
 	for i := range uint64(128) {
 		c := math.Float64frombits(logOff + i<<45 + 1<<44)
@@ -220,7 +233,10 @@ func genTables() string {
 		l.Neg(l)
 		h := roundTo(l, -42)
 		lw, _ := newBig().Sub(l, bigOf(h)).Float64()
-		fmt.Fprintf(&b, "\t{%s, %s, %s},\n", hexf(ic), hexf(h), hexf(lw))
+		l.Mul(l, il10)
+		h10 := roundTo(l, -42)
+		lw10, _ := newBig().Sub(l, bigOf(h10)).Float64()
+		fmt.Fprintf(&b, "\t{%s, %s, %s, %s, %s},\n", hexf(ic), hexf(h), hexf(lw), hexf(h10), hexf(lw10))
 	}
 	b.WriteString("}\n\n")
 
@@ -288,8 +304,8 @@ func TestFastmathTables(t *testing.T) {
 			t.Fatalf("expScale[%d] = %#x is not in [1,2)", j, expScale[j])
 		}
 	}
-	if logTab[80] != (logEntry{1, 0, 0}) {
-		t.Fatalf("logTab[80] = %v, want {1 0 0}", logTab[80])
+	if logTab[80] != (logEntry{1, 0, 0, 0, 0}) {
+		t.Fatalf("logTab[80] = %v, want {1 0 0 0 0}", logTab[80])
 	}
 }
 
