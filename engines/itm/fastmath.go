@@ -233,8 +233,8 @@ func cbrtF(x float64) float64 {
 		ax = math.Float64bits(math.Float64frombits(ax) * 0x1p54)
 		adj = 18 << 52
 	}
-	t := ax>>52 + 3 // biased exponent + 3 = 3·(q+342) + s
-	q3 := t / 3
+	t := ax>>52 + 3          // biased exponent + 3 = 3·(q+342) + s, below 2^12
+	q3 := (t * 0x5556) >> 16 // t/3: exact for t < 2^15 (0x5556/2^16 − 1/3 < 1/(3·2^15))
 	s := t - 3*q3
 	e := &cbrtTab[s<<7|(ax>>45)%128]
 	m := math.Float64frombits(ax&(1<<52-1) | (s+1023)<<52)

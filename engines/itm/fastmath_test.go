@@ -777,3 +777,13 @@ func BenchmarkFastmath(b *testing.B) {
 		fmSink = s
 	})
 }
+
+// TestCbrtThirds checks cbrtF's multiply-shift division by 3 on every
+// biased exponent + 3 it can see (subnormals scaled by 2^54 included).
+func TestCbrtThirds(t *testing.T) {
+	for x := uint64(0); x < 1<<12; x++ {
+		if (x*0x5556)>>16 != x/3 {
+			t.Fatalf("%d/3: got %d", x, (x*0x5556)>>16)
+		}
+	}
+}
