@@ -22,9 +22,9 @@ import "math"
 // fuses. Where the compiler may fuse (arm64, ppc64, s390x) the error
 // bounds still hold: every fusable product is either exact or enters a
 // sum whose error bound only shrinks when one rounding is dropped, and the
-// one place that needs an unfused product (the exact residual in logF and
-// log10F) forces it with an explicit float64 conversion and uses math.FMA
-// for the error term.
+// places that need an unfused product (the exact residual in logF and
+// log10F, r·(1/ln10) in log10F) force it with an explicit float64
+// conversion and take its error from math.FMA.
 //
 // Measured maximum errors against the math/big references, correctly
 // rounded (TestFastmathRandom with FASTMATH_N=2000000 FASTMATH_SEED=20261126:
@@ -36,6 +36,13 @@ import "math"
 //	logF    0.5150 ulp (just above 1)
 //	log10F  0.5147 ulp (just above 1)
 //	cbrtF   0.5045 ulp
+//
+// Speed (BenchmarkFastmath, amd64 GOAMD64=v1, 2 shared cores, ns per call,
+// minimum of 5 runs, this function / math package): throughput exp
+// 3.5–3.7 / 6.6–6.7, log 4.2–4.5 / 7.5, log10 5.3–5.4 / 7.9, cbrt
+// 5.0 / 7.7; chained latency exp 15.0 / 36.0, log 17.3 / 32.9, log10
+// 18.4 / 33.7, cbrt 23.2 / 39.7. math.FMA costs logF and log10F about
+// 0.5 ns on GOAMD64=v1 (a feature test and spills around the fallback).
 //
 // The math package itself is not always within one ulp: math.Log10 rounds
 // twice (up to about 1.5 ulp), and on amd64 math.Exp returns +Inf from
