@@ -25,7 +25,7 @@ type ground struct {
 func newGround(f, hSys, n0 float64, pol int, eps, sigma float64) ground {
 	var g ground
 	g.ns = SurfaceRefractivity(n0, hSys)
-	g.gammaE = earthCurvature * (1 - 0.04665*math.Exp(g.ns/179.3))
+	g.gammaE = earthCurvature * (1 - 0.04665*expF(g.ns/179.3))
 	epr := complex(eps, 18000*sigma/f)
 	g.zg = cmplx.Sqrt(epr - 1)
 	if pol == PolVertical {
@@ -100,7 +100,7 @@ func longleyRice(pp *pathParams, f float64, g ground, h [2]float64, p2pMode bool
 	dp.prepare()
 
 	// two distances far in the diffraction region fix the diffraction line
-	scale := math.Cbrt(ae * ae / f)
+	scale := cbrtF(ae * ae / f)
 	d3 := max(dSML, dML+5*scale)
 	d4 := d3 + 10*scale
 	a3 := dp.loss(d3)
@@ -136,7 +136,7 @@ func longleyRice(pp *pathParams, f float64, g ground, h [2]float64, p2pMode bool
 		var ms, as0, dx float64
 		if a5 < 1000 {
 			ms = (a6 - a5) / 200e3
-			dx = max(max(dSML, dML+1.088*scale*math.Log(f)), (a5-ad0-ms*d5)/(md-ms))
+			dx = max(max(dSML, dML+1.088*scale*logF(f)), (a5-ad0-ms*d5)/(md-ms))
 			as0 = (md-ms)*dx + ad0
 		} else {
 			// no usable troposcatter value: keep the diffraction line
@@ -177,9 +177,9 @@ func losRef(d float64, pp *pathParams, dp diffParams, md, ad0, dML float64) floa
 	k1, k2 := 0.0, 0.0
 	if d0 < d1 {
 		a0 := losLoss(d0, pp.he, dp.zg, pp.deltaH, md, ad0, dSML, f)
-		q := math.Log(dSML / d0)
+		q := logF(dSML / d0)
 		k2 = max(0, ((dSML-d0)*(a1-a0)-(d1-d0)*(aSML-a0))/
-			((dSML-d0)*math.Log(d1/d0)-(d1-d0)*q))
+			((dSML-d0)*logF(d1/d0)-(d1-d0)*q))
 		flag = ad0 > 0 || k2 > 0
 		if flag {
 			k1 = (aSML - a0 - k2*q) / (dSML - d0)
@@ -199,8 +199,8 @@ func losRef(d float64, pp *pathParams, dp diffParams, md, ad0, dML float64) floa
 			k1 = md
 		}
 	}
-	ao := aSML - k1*dSML - k2*math.Log(dSML)
-	return ao + k1*d + k2*math.Log(d)
+	ao := aSML - k1*dSML - k2*logF(dSML)
+	return ao + k1*d + k2*logF(d)
 }
 
 // losLoss is the two-ray line-of-sight attenuation blended with the
@@ -211,7 +211,7 @@ func losLoss(d float64, he [2]float64, zg complex128, deltaH, md, ad0, dSML, f f
 	hs := he[0] + he[1]
 	sinPsi := hs / math.Sqrt(d*d+hs*hs)
 	sp := complex(sinPsi, 0)
-	re := (sp - zg) / (sp + zg) * complex(math.Exp(-min(10, wn*sigmaH*sinPsi)), 0)
+	re := (sp - zg) / (sp + zg) * complex(expF(-min(10, wn*sigmaH*sinPsi)), 0)
 	q := real(re)*real(re) + imag(re)*imag(re)
 	if q < 0.25 || q < sinPsi {
 		re *= complex(math.Sqrt(sinPsi/q), 0)
@@ -221,7 +221,7 @@ func losLoss(d float64, he [2]float64, zg complex128, deltaH, md, ad0, dSML, f f
 		dPhi = math.Pi - (math.Pi/2)*(math.Pi/2)/dPhi
 	}
 	rr := complex(math.Cos(dPhi), -math.Sin(dPhi)) + re
-	at := -10 * math.Log10(real(rr)*real(rr)+imag(rr)*imag(rr))
+	at := -10 * log10F(real(rr)*real(rr)+imag(rr)*imag(rr))
 	ad := md*d + ad0
 	wt := 1 / (1 + f*deltaH/max(10e3, dSML))
 	return wt*at + (1-wt)*ad
@@ -243,7 +243,7 @@ type diffParams struct {
 
 func (p *diffParams) prepare() {
 	sigmaH := sigmaHFn(terrainRoughness(p.dSML, p.deltaH))
-	p.afo = min(15, 5*math.Log10(1+1e-5*p.h[0]*p.h[1]*p.f*sigmaH))
+	p.afo = min(15, 5*log10F(1+1e-5*p.h[0]*p.h[1]*p.f*sigmaH))
 	p.se = newSmoothEarthFixed(p.f, p.dHzn, p.he, p.zg)
 }
 
@@ -282,7 +282,7 @@ func fresnelLoss(v2 float64) float64 {
 	if v2 < 5.76 {
 		return 6.02 + 9.11*math.Sqrt(v2) - 1.27*v2
 	}
-	return 12.953 + 10*math.Log10(v2)
+	return 12.953 + 10*log10F(v2)
 }
 
 // smoothEarth is Vogler's three-radii smooth-earth diffraction loss, dB,
@@ -291,10 +291,10 @@ func smoothEarth(d, ae, thetaLOS float64, se *smoothEarthFixed) float64 {
 	thetaNLOS := d/ae - thetaLOS
 	a0 := (d - se.dML) / (d/ae - thetaLOS)
 	dKm0 := a0 * thetaNLOS / 1000
-	c0 := math.Cbrt((4.0 / 3.0) * earthRadiusM / a0)
+	c0 := cbrtF((4.0 / 3.0) * earthRadiusM / a0)
 	k0 := 0.017778 * c0 * se.fMinusThird / se.absZg
 	x0 := (1.607-k0)*c0*c0*se.fThird*dKm0 + se.x12
-	g := 0.05751*x0 - 10*math.Log10(x0)
+	g := 0.05751*x0 - 10*log10F(x0)
 	return g - se.f12 - 20
 }
 
@@ -309,12 +309,12 @@ type smoothEarthFixed struct {
 }
 
 func newSmoothEarthFixed(f float64, dHzn, he [2]float64, zg complex128) smoothEarthFixed {
-	se := smoothEarthFixed{dML: dHzn[0] + dHzn[1], absZg: cmplx.Abs(zg), fThird: math.Cbrt(f)}
+	se := smoothEarthFixed{dML: dHzn[0] + dHzn[1], absZg: cmplx.Abs(zg), fThird: cbrtF(f)}
 	se.fMinusThird = 1 / se.fThird
 	var x, fx [2]float64
 	for i := range 2 {
 		a := 0.5 * dHzn[i] * dHzn[i] / he[i]
-		c := math.Cbrt((4.0 / 3.0) * earthRadiusM / a)
+		c := cbrtF((4.0 / 3.0) * earthRadiusM / a)
 		k := 0.017778 * c * se.fMinusThird / se.absZg
 		x[i] = (1.607 - k) * c * c * se.fThird * (dHzn[i] / 1000)
 		fx[i] = heightGain(x[i], k)
@@ -327,33 +327,33 @@ func newSmoothEarthFixed(f float64, dHzn, he [2]float64, zg complex128) smoothEa
 // heightGain is Vogler's height-gain function F(x, K), dB.
 func heightGain(x, k float64) float64 {
 	if x < 200 {
-		w := -math.Log(k)
+		w := -logF(k)
 		if k < 1e-5 || x*w*w*w > 5495 {
 			r := -117.0
 			if x > 1 {
-				r += 17.372 * math.Log(x)
+				r += 17.372 * logF(x)
 			}
 			return r
 		}
 		return 2.5e-5*x*x/k - 8.686*w - 15
 	}
-	r := 0.05751*x - 4.343*math.Log(x)
+	r := 0.05751*x - 4.343*logF(x)
 	if x < 2000 {
-		w := 0.0134 * x * math.Exp(-0.005*x)
-		r = (1-w)*r + w*(17.372*math.Log(x)-117)
+		w := 0.0134 * x * expF(-0.005*x)
+		r = (1-w)*r + w*(17.372*logF(x)-117)
 	}
 	return r
 }
 
 // terrainRoughness is Δh(d), the irregularity seen over a distance d.
 func terrainRoughness(d, deltaH float64) float64 {
-	return deltaH * (1 - 0.8*math.Exp(-d/50e3))
+	return deltaH * (1 - 0.8*expF(-d/50e3))
 }
 
 // sigmaHFn is the rms deviation of the terrain within the first Fresnel
 // zone, metres, from Δh(d).
 func sigmaHFn(deltaHd float64) float64 {
-	return 0.78 * deltaHd * math.Exp(-0.5*math.Sqrt(math.Sqrt(deltaHd)))
+	return 0.78 * deltaHd * expF(-0.5*math.Sqrt(math.Sqrt(deltaHd)))
 }
 
 // troposcatterLoss is the troposcatter attenuation at distance d, dB; it
@@ -384,13 +384,13 @@ func troposcatterLoss(d float64, pp *pathParams, ae, ns, f, thetaLOS float64, h0
 		const z0, z1 = 1.7556e3, 8.0e3
 		e := min(1.7, hc/z1)
 		e *= e * e
-		etaS := (hc / z0) * (1 + (0.031-ns*2.32e-3+ns*ns*5.67e-6)*math.Exp(-e*e))
+		etaS := (hc / z0) * (1 + (0.031-ns*2.32e-3+ns*ns*5.67e-6)*expF(-e*e))
 		h00 := (h0Fn(r1, etaS) + h0Fn(r2, etaS)) / 2
-		dh0 := min(h00, 6*(0.6-math.Log10(max(etaS, 1)))*math.Log10(s)*math.Log10(q))
+		dh0 := min(h00, 6*(0.6-log10F(max(etaS, 1)))*log10F(s)*log10F(q))
 		hz = max(h00+dh0, 0)
 		if etaS < 1 {
 			t := (1 + math.Sqrt2/r1) * (1 + math.Sqrt2/r2)
-			hz = etaS*hz + (1-etaS)*10*math.Log10(t*t*(r1+r2)/(r1+r2+2*math.Sqrt2))
+			hz = etaS*hz + (1-etaS)*10*log10F(t*t*(r1+r2)/(r1+r2+2*math.Sqrt2))
 		}
 		if hz > 15 && *h0 >= 0 {
 			hz = *h0
@@ -400,18 +400,18 @@ func troposcatterLoss(d float64, pp *pathParams, ae, ns, f, thetaLOS float64, h0
 	th := d/ae - thetaLOS
 	const d0, hScale = 40e3, 47.7
 	th2 := th * th
-	return fFn(th*d) + 10*math.Log10(wn*hScale*th2*th2) - 0.1*(ns-301)*math.Exp(-th*d/d0) + hz
+	return fFn(th*d) + 10*log10F(wn*hScale*th2*th2) - 0.1*(ns-301)*expF(-th*d/d0) + hz
 }
 
 // fFn is the attenuation function F(θ·d), dB.
 func fFn(td float64) float64 {
 	switch {
 	case td <= 10e3:
-		return 133.4 + 0.332e-3*td - 10*math.Log10(td)
+		return 133.4 + 0.332e-3*td - 10*log10F(td)
 	case td <= 70e3:
-		return 104.6 + 0.212e-3*td - 2.5*math.Log10(td)
+		return 104.6 + 0.212e-3*td - 2.5*log10F(td)
 	}
-	return 71.8 + 0.157e-3*td + 5*math.Log10(td)
+	return 71.8 + 0.157e-3*td + 5*log10F(td)
 }
 
 // h0Fn is the troposcatter frequency-gain function H_0(r, η_s), dB.
@@ -432,11 +432,11 @@ func h0Curve(j int, r float64) float64 {
 	b := [5]float64{24, 45, 68, 80, 105}
 	ir := 1 / r
 	ir2 := ir * ir
-	return 10 * math.Log10(1+a[j]*ir2*ir2+b[j]*ir2)
+	return 10 * log10F(1+a[j]*ir2*ir2+b[j]*ir2)
 }
 
 // freeSpaceLoss is the free-space basic transmission loss, dB, for d in
 // metres and f in MHz.
 func freeSpaceLoss(d, f float64) float64 {
-	return 32.45 + 20*math.Log10(f) + 20*math.Log10(d/1000)
+	return 32.45 + 20*log10F(f) + 20*log10F(d/1000)
 }

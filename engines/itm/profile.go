@@ -49,7 +49,7 @@ func SurfaceRefractivity(n0, hSysM float64) float64 {
 	if hSysM == 0 {
 		return n0
 	}
-	return n0 * math.Exp(-hSysM/9460)
+	return n0 * expF(-hSysM/9460)
 }
 
 // findHorizons returns the horizon angles and distances of both terminals
@@ -136,7 +136,7 @@ func deltaHFromProfile(z []float64, xi, dStart, dEnd float64) float64 {
 	}
 	q10 := kthLargest(diffs, p10-1)
 	q90 := kthLargest(diffs, p90)
-	return (q10 - q90) / (1 - 0.8*math.Exp(-(dEnd-dStart)/50e3))
+	return (q10 - q90) / (1 - 0.8*expF(-(dEnd-dStart)/50e3))
 }
 
 // maxDeltaHSamples is the most resampled points deltaHFromProfile uses.
@@ -291,14 +291,14 @@ func quickPflWith(k terrainKernels, z []float64, xi, ae float64, h [2]float64) p
 		p.he[0] = h[0] + fdim(z[0], fitTx)
 		p.he[1] = h[1] + fdim(z[np], fitRx)
 		for i := range 2 {
-			p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * math.Exp(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
+			p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * expF(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
 		}
 		if sum := p.dHzn[0] + p.dHzn[1]; sum <= p.d {
 			q := p.d / sum
 			q *= q
 			for i := range 2 {
 				p.he[i] *= q
-				p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * math.Exp(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
+				p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * expF(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
 			}
 		}
 		for i := range 2 {
@@ -332,10 +332,10 @@ func initArea(siting [2]int, gammaE, deltaH float64, h [2]float64) pathParams {
 			if h[i] < 5 {
 				b *= math.Sin(0.1 * math.Pi * h[i])
 			}
-			p.he[i] = h[i] + (1+b)*math.Exp(-min(20, 2*h[i]/max(1e-3, deltaH)))
+			p.he[i] = h[i] + (1+b)*expF(-min(20, 2*h[i]/max(1e-3, deltaH)))
 		}
 		dLs := math.Sqrt(2 * p.he[i] / gammaE)
-		p.dHzn[i] = dLs * math.Exp(-0.07*math.Sqrt(deltaH/max(p.he[i], 5)))
+		p.dHzn[i] = dLs * expF(-0.07*math.Sqrt(deltaH/max(p.he[i], 5)))
 		p.theta[i] = (0.65*deltaH*(dLs/p.dHzn[i]-1) - 2*p.he[i]) / dLs
 	}
 	return p

@@ -83,7 +83,7 @@ func invQ(q float64) float64 {
 	if q > 0.5 {
 		x = 1 - x
 	}
-	t := math.Sqrt(-2 * math.Log(x))
+	t := math.Sqrt(-2 * logF(x))
 	z := t - ((0.010328*t+0.802853)*t+2.515516)/(((0.001308*t+0.189269)*t+1.432788)*t+1)
 	if q > 0.5 {
 		z = -z
@@ -112,7 +112,7 @@ type varConsts struct {
 func newVarConsts(timePct, locPct, sitPct, f float64) varConsts {
 	wn := f / waveNumberDenom
 	return varConsts{zT: invQ(timePct / 100), zL: invQ(locPct / 100), zS: invQ(sitPct / 100),
-		wn: wn, dexFreq: math.Pow(575.7e12/wn, third), q: math.Log(0.133 * wn)}
+		wn: wn, dexFreq: math.Pow(575.7e12/wn, third), q: logF(0.133 * wn)}
 }
 
 func (vc *varConsts) variability(he [2]float64, deltaH, d, aRef float64, climate, mdvar int, w *Warning) float64 {
@@ -136,7 +136,7 @@ func (vc *varConsts) variability(he [2]float64, deltaH, d, aRef float64, climate
 	}
 	sigmaS := 0.0
 	if !noSituation {
-		sigmaS = 5 + 3*math.Exp(-de/100e3)
+		sigmaS = 5 + 3*expF(-de/100e3)
 	}
 	noLocation := mode >= 10
 	if noLocation {
