@@ -76,7 +76,7 @@ func (s *Sweeper) Loss(z []float64, xi float64, climate int, n0 float64) (float6
 		hSys = systemElevation(z)
 	}
 	g := ground{ns: SurfaceRefractivity(n0, hSys)}
-	g.gammaE = earthCurvature * (1 - 0.04665*math.Exp(g.ns/179.3))
+	g.gammaE = earthCurvature * (1 - 0.04665*expF(g.ns/179.3))
 	g.zg = s.zg
 	pp := s.quickPfl(z, xi, 1/g.gammaE, s.h)
 	ref, err := longleyRice(&pp, s.in.FreqMHz, g, s.h, true, &w)
@@ -304,14 +304,14 @@ func (s *Sweeper) quickPfl(z []float64, xi, ae float64, h [2]float64) pathParams
 		p.he[0] = h[0] + fdim(z[0], fitTx)
 		p.he[1] = h[1] + fdim(z[np], fitRx)
 		for i := range 2 {
-			p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * math.Exp(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
+			p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * expF(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
 		}
 		if sum := p.dHzn[0] + p.dHzn[1]; sum <= p.d {
 			q := p.d / sum
 			q *= q
 			for i := range 2 {
 				p.he[i] *= q
-				p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * math.Exp(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
+				p.dHzn[i] = math.Sqrt(2*p.he[i]*ae) * expF(-0.07*math.Sqrt(p.deltaH/max(p.he[i], 5)))
 			}
 		}
 		for i := range 2 {
@@ -378,7 +378,7 @@ func deltaHSelect(z []float64, xi, dStart, dEnd float64, sc *decileScratch) floa
 	}
 	diffs := s[:n]
 	q10, q90 := deciles(diffs, p10, n-p90, sc, y, step)
-	return (q10 - q90) / (1 - 0.8*math.Exp(-(dEnd-dStart)/50e3))
+	return (q10 - q90) / (1 - 0.8*expF(-(dEnd-dStart)/50e3))
 }
 
 // decileScratch holds the buffers of deciles and deltaHSelect.
