@@ -105,6 +105,15 @@ type Terrain interface {
 	Profile(a, b LatLon, stepM float64) (*PathProfile, error)
 }
 
+// RadialProfiler is implemented by terrain that can sample a profile at
+// positions within a centimetre of Profile's (ProfilePath.FastPoints)
+// for less trigonometry: the same distances, heights, sea and land-cover
+// marks of points a centimetre away. The coverage sweep samples its
+// radials with it.
+type RadialProfiler interface {
+	RadialProfile(a, b LatLon, stepM float64) (*PathProfile, error)
+}
+
 // SparseProfiler is implemented by terrain that can return a subsequence
 // of the profile Profile(a, b, stepM) would give: the samples of index 0,
 // every, 2·every, … and always the last one, with bit-identical distances

@@ -588,7 +588,11 @@ type radialProfile struct {
 // first missing one (probed at the profile's own sample points), with the
 // missing tile's name; nil when not even the first step is covered.
 func (s *Service) reachableProfile(tx, end appliance.LatLon, stepM float64) (*radialProfile, string, error) {
-	prof, err := s.terrain.Profile(tx, end, stepM)
+	profileOf := s.terrain.Profile
+	if rp, ok := s.terrain.(appliance.RadialProfiler); ok {
+		profileOf = rp.RadialProfile
+	}
+	prof, err := profileOf(tx, end, stepM)
 	if err == nil {
 		return &radialProfile{prof, end}, "", nil
 	}
@@ -613,7 +617,7 @@ func (s *Service) reachableProfile(tx, end appliance.LatLon, stepM float64) (*ra
 	// missing tile through interpolation, so step back until it does not.
 	for last := j - 1; last >= 1; last-- {
 		cut := gc.At(float64(last) / float64(steps))
-		prof, err := s.terrain.Profile(tx, cut, stepM)
+		prof, err := profileOf(tx, cut, stepM)
 		if err == nil {
 			return &radialProfile{prof, cut}, name, nil
 		}

@@ -46,11 +46,15 @@
 //
 // where the path loss is the engine's Predict on the prefix profile of the
 // radial ending at that sample (samples 0..i, the receiver RxHeightM above
-// that sample), what the point-to-point engine answers on that profile:
-// bit for bit for fspl and p1812, to within rounding for itm (its sweep
-// takes the least-squares and mean-elevation sums from prefix sums;
-// tested to 1e-6 dB per prefix in engines, and on random pixels here for
-// all three engines). The receiver
+// that sample): bit for bit for fspl and p1812, to within rounding for itm
+// (its sweep takes the least-squares and mean-elevation sums from prefix
+// sums; tested to 1e-6 dB per prefix in engines). The radial is sampled
+// with appliance.RadialProfiler when the terrain has it, at points within
+// a centimetre of Profile's; against Predict on Profile's own prefix the
+// test asks 99.9 % of random pixels within 1 dB for all three engines (on
+// the 50 km Sumaré map 7 of 993,347 pixels, on the 1″ 50 km map 19 of
+// 11,647,484, differ by more than 1 dB: ITM turns on a centimetre where a
+// horizon or a truncated distance sits on a tie). The receiver
 // is isotropic (0 dBi) with no feeder loss. The pattern is
 // planner.PatternLossDB, scaled to Request.BeamwidthDeg
 // (Request.PatternLossDB); an omni antenna (NaN azimuth) has none.

@@ -82,6 +82,21 @@ func (l *Layered) Profile(a, b appliance.LatLon, stepM float64) (*appliance.Path
 	return prof, nil
 }
 
+// RadialProfile is Profile(a, b, stepM) with the sample positions of
+// appliance.ProfilePath.FastPoints, within a centimetre of Profile's
+// (appliance.RadialProfiler).
+func (l *Layered) RadialProfile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
+	var cl clutterSampler
+	if l.HasClutter() {
+		cl = l.clutterClass
+	}
+	prof, err := radialProfile(a, b, stepM, l.elevation, cl)
+	if err != nil {
+		return nil, fmt.Errorf("layered: %w", err)
+	}
+	return prof, nil
+}
+
 // ProfileEvery returns the samples 0, every, 2·every, … and the last of
 // the profile Profile(a, b, stepM) returns, bit-identical, without land
 // cover, sea or void marks (appliance.SparseProfiler). every <= 1 gives

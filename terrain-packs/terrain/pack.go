@@ -404,6 +404,18 @@ func (p *Pack) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathPro
 	return profile(a, b, stepM, 1, p.elevation, cl, nil, 0)
 }
 
+// RadialProfile is Profile(a, b, stepM) with the sample positions of
+// appliance.ProfilePath.FastPoints, within a centimetre of Profile's, at a
+// fraction of the trigonometry (appliance.RadialProfiler): for the
+// coverage sweep's radials.
+func (p *Pack) RadialProfile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
+	var cl clutterSampler
+	if p.hdr.Clutter {
+		cl = func(q appliance.LatLon, ref *clutterRef) (uint8, error) { return p.clutterClass(q, ref) }
+	}
+	return radialProfile(a, b, stepM, p.elevation, cl)
+}
+
 // ProfileEvery returns the samples 0, every, 2·every, … and the last of
 // the profile Profile(a, b, stepM) returns, bit-identical, without land
 // cover, sea or void marks (appliance.SparseProfiler). every <= 1 gives
@@ -434,6 +446,31 @@ type clutterSampler func(q appliance.LatLon, ref *clutterRef) (uint8, error)
 // values bit for bit); a prev of another shape, or a prevEvery that is
 // not a multiple of every, is ignored.
 func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int) (*appliance.PathProfile, error) {
+	path, err := profilePath(a, b, stepM)
+	if err != nil {
+		return nil, err
+	}
+	every = max(every, 1)
+	if prev != nil && !(every > 1 && prevEvery > every && prevEvery%every == 0 && sparseLen(path.Steps, prevEvery) == len(prev.HeightsM) && len(prev.DistancesM) == len(prev.HeightsM)) {
+		prev = nil
+	}
+	return sampleProfile(&path, every, at, cl, prev, prevEvery, nil)
+}
+
+// radialProfile is profile(a, b, stepM, 1, at, cl, nil, 0) sampled at the
+// positions of ProfilePath.FastPoints (within a centimetre of Point's):
+// the same distances, heights within a centimetre times the local slope.
+func radialProfile(a, b appliance.LatLon, stepM float64, at sampler, cl clutterSampler) (*appliance.PathProfile, error) {
+	path, err := profilePath(a, b, stepM)
+	if err != nil {
+		return nil, err
+	}
+	return sampleProfile(&path, 1, at, cl, nil, 0, path.FastPoints(nil))
+}
+
+// profilePath validates a profile's ends and step and returns its
+// sampling geometry.
+func profilePath(a, b appliance.LatLon, stepM float64) (appliance.ProfilePath, error) {
 	var v appliance.ValidationError
 	if !a.Valid() {
 		v.Add("a", "%v is not a valid WGS84 position", a)
@@ -445,20 +482,15 @@ func profile(a, b appliance.LatLon, stepM float64, every int, at sampler, cl clu
 		v.Add("step_m", "step %v m must be a positive finite number of metres", stepM)
 	}
 	if err := v.Err(); err != nil {
-		return nil, fmt.Errorf("profile: %w", err)
+		return appliance.ProfilePath{}, fmt.Errorf("profile: %w", err)
 	}
 	d := a.DistanceM(b)
 	steps := appliance.ProfileSteps(d, stepM) // a hair over a whole step is not a new step
 	if steps+1 > MaxProfileSamples {
-		return nil, fmt.Errorf("profile: %.0f m every %g m needs %.0f samples (max %d): %w",
+		return appliance.ProfilePath{}, fmt.Errorf("profile: %.0f m every %g m needs %.0f samples (max %d): %w",
 			d, stepM, steps+1, MaxProfileSamples, appliance.ErrInvalid)
 	}
-	path := appliance.NewProfilePathSteps(a, b, d, int(max(steps, 0)))
-	every = max(every, 1)
-	if prev != nil && !(every > 1 && prevEvery > every && prevEvery%every == 0 && sparseLen(path.Steps, prevEvery) == len(prev.HeightsM) && len(prev.DistancesM) == len(prev.HeightsM)) {
-		prev = nil
-	}
-	return sampleProfile(&path, every, at, cl, prev, prevEvery)
+	return appliance.NewProfilePathSteps(a, b, d, int(max(steps, 0))), nil
 }
 
 // sparseLen is the sample count of the profile of stride every of a path
@@ -476,8 +508,9 @@ func sparseLen(steps, every int) int {
 // kept only when every sample's height came from a pack with the
 // land-cover layer. A sparse profile (every > 1) carries heights and
 // distances only; each is computed exactly as in the full profile, so
-// the two agree bit for bit on their common samples.
-func sampleProfile(path *appliance.ProfilePath, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int) (*appliance.PathProfile, error) {
+// the two agree bit for bit on their common samples. pts, when not nil,
+// holds the position of every sample (else path.Point gives them).
+func sampleProfile(path *appliance.ProfilePath, every int, at sampler, cl clutterSampler, prev *appliance.PathProfile, prevEvery int, pts []appliance.LatLon) (*appliance.PathProfile, error) {
 	steps := path.Steps
 	full := every == 1
 	n := sparseLen(steps, every) // indices 0, every, … up to steps, and the last
@@ -506,7 +539,13 @@ func sampleProfile(path *appliance.ProfilePath, every int, at sampler, cl clutte
 			prof.DistancesM[k], prof.HeightsM[k] = prev.DistancesM[j], prev.HeightsM[j]
 			continue
 		}
-		di, q := path.DistanceM(i), path.Point(i)
+		di := path.DistanceM(i)
+		var q appliance.LatLon
+		if pts != nil {
+			q = pts[i]
+		} else {
+			q = path.Point(i)
+		}
 		h, sea, owner, err := at(q, &ref)
 		if err != nil {
 			return nil, fmt.Errorf("profile sample %d at %.1f m: %w", i, di, err)
