@@ -67,6 +67,10 @@ func (e *itmEngine) SweepLoss(ctx context.Context, in appliance.LinkInput, use [
 	return nil
 }
 
+// SweepVersion implements the coverage service's PrefixSweeper: the
+// version of every answer of SweepLoss, Predict's.
+func (e *itmEngine) SweepVersion() string { return ITMVersion }
+
 // itmSweep is the state of one SweepLoss call.
 type itmSweep struct {
 	e     *itmEngine

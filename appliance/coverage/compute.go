@@ -35,12 +35,15 @@ type EngineLookup func(id appliance.EngineID) (appliance.Engine, error)
 // prefix of one profile at once. SweepLoss sets lossDB[i] to the engine's
 // basic transmission loss, dB, on the prefix profile ending at sample i
 // (samples 0..i of in.Profile, the receiver at that sample), for every i
-// where use[i] is true, bit-identical to (or within 1e-9 dB of) Predict on
+// where use[i] is true, bit-identical to (or within 1e-6 dB of) Predict on
 // that prefix; use[0] is never true. A prefix outside the engine's
 // validity is NaN in lossDB. len(use) and len(lossDB) equal
 // in.Profile.Len(). Its error is Predict's for the same input.
+// SweepVersion is the EngineVersion Predict reports for the prefixes it
+// answers.
 type PrefixSweeper interface {
 	SweepLoss(ctx context.Context, in appliance.LinkInput, use []bool, lossDB []float64) error
+	SweepVersion() string
 }
 
 // Options tune a computation; the zero value is valid.
@@ -471,18 +474,18 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 				continue
 			}
 			rd.evaluations++
-			refused := math.IsNaN(loss[i]) && rd.envelopeErr == nil
-			if rd.version == "" || refused {
-				// One Predict for the version the summary reports, and
-				// one for the first refusal: the same error the
+			if !math.IsNaN(loss[i]) {
+				if rd.version == "" {
+					rd.version = sw.SweepVersion()
+				}
+				continue
+			}
+			if rd.envelopeErr == nil {
+				// One Predict for the first refusal: the same error the
 				// per-prefix path records (allRefused needs it).
 				prefixInto(&pp, prof.PathProfile, i)
 				in.Profile, in.Rx = &pp, SampleRx(&gc, prof.endPoint, i, n)
-				pred, err := p.eng.Predict(ctx, in)
-				switch {
-				case err == nil:
-					rd.version = pred.EngineVersion
-				case errors.Is(err, appliance.ErrOutsideEnvelope) && refused:
+				if _, err := p.eng.Predict(ctx, in); errors.Is(err, appliance.ErrOutsideEnvelope) {
 					rd.envelopeErr = err
 				}
 			}

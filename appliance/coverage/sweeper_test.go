@@ -15,7 +15,13 @@ import (
 // raster as the per-sample path.
 type prefixEngine struct {
 	appliance.Engine
-	sweeps atomic.Int64
+	sweeps  atomic.Int64
+	version atomic.Value // the EngineVersion of its Predicts
+}
+
+func (e *prefixEngine) SweepVersion() string {
+	v, _ := e.version.Load().(string)
+	return v
 }
 
 func (e *prefixEngine) SweepLoss(ctx context.Context, in appliance.LinkInput, use []bool, lossDB []float64) error {
@@ -49,6 +55,7 @@ func (e *prefixEngine) SweepLoss(ctx context.Context, in appliance.LinkInput, us
 			return err
 		default:
 			lossDB[i] = pred.PathLossDB
+			e.version.Store(pred.EngineVersion)
 		}
 	}
 	return nil
