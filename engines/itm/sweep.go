@@ -118,6 +118,10 @@ func (s *Sweeper) SetRadial(z []float64) {
 		s.s0[i+1], s.s1[i+1] = a0, a1
 	}
 	nb := (len(z) + sweepBlock - 1) / sweepBlock
+	if cap(s.bmax) < nb {
+		s.bmax = make([]float64, 0, nb)
+		s.smax = make([]float64, 0, nb/sweepSuper+1)
+	}
 	s.bmax = s.bmax[:0]
 	for b := range nb {
 		m := math.Inf(-1)
@@ -186,6 +190,9 @@ func (s *Sweeper) horizons(z []float64, xi, d, ae float64, h [2]float64) (theta,
 	// by ulps, so a table made for a spacing within 1e-12 of this one
 	// serves); the horizon found gets findHorizons's distance and angle.
 	if math.Abs(s.invXi-xi) > 1e-12*xi || len(s.invK) < len(s.z) {
+		if cap(s.invK) < len(s.z) {
+			s.invK = make([]float64, 0, len(s.z))
+		}
 		s.invK = s.invK[:0]
 		for k := range len(s.z) {
 			s.invK = append(s.invK, 1/(float64(k)*xi))
