@@ -408,10 +408,11 @@ const decileStride = 8
 // sample of every decileStride-th element); the elements at or beyond a
 // threshold are kept, and when at least k1 (k2) pass, the k1-th largest
 // (k2-th smallest) of a is the same of those. Otherwise the whole array is
-// searched. It reorders a.
+// searched.
 //
-// a is first detrended as deltaHFromProfile does (a[j] −= y + j·step),
-// on the fly on the first path.
+// a holds the resampled points: their deviations from the line y + j·step
+// are what deltaHFromProfile ranks. The guessed path takes them on the fly
+// and leaves a as it was; the others detrend a in place and reorder it.
 func deciles(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (hi, lo float64) {
 	hi, lo = decilesGuess(a, k1, k2, sc, y, step)
 	sc.lastHi, sc.lastLo, sc.haveLast = hi, lo, true
@@ -505,7 +506,6 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (
 		nh, nl := 0, 0
 		for j := range a {
 			v := a[j] - (y + float64(j)*step)
-			a[j] = v
 			if v >= tHi {
 				bufHi[nh] = v
 				nh++
@@ -519,6 +519,10 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (
 		adapt(&sc.fLo, nl-k2)
 		if nh >= k1 && nl >= k2 && nh <= 3*k1+8 && nl <= 3*k2+8 {
 			return rankFromBottom(bufHi[:nh], nh-k1+1), rankFromTop(bufLo[:nl], nl-k2+1)
+		}
+		// the guess failed: detrend a in place for the searches below
+		for j := range a {
+			a[j] -= y + float64(j)*step
 		}
 	}
 	ns := 0
