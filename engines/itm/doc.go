@@ -63,9 +63,11 @@
 //   - Intermediate.Mode is NTIA's mode: line of sight only means that the
 //     path is shorter than the smooth-earth line-of-sight distance d_sML; it
 //     is not the terrain-obstruction status of the path.
-//   - The transcendental functions of Go and of the C library differ in the
-//     last bits, so results agree with the compiled NTIA code to about
-//     1e-12 dB, not bit for bit. Outputs are bit-identical for identical
+//   - The package computes exp, log, log10 and cube roots with its own
+//     table-driven functions (fastmath.go: under one ulp, about half the
+//     cost of the math package's), and those of the C library differ from
+//     them in the last bits, so results agree with the compiled NTIA code
+//     to about 1e-12 dB, not bit for bit. Outputs are bit-identical for identical
 //     inputs on one platform, whatever GOMAXPROCS (no goroutines, no state);
 //     platforms on which the Go compiler fuses multiply-adds (arm64,
 //     ppc64le, s390x) may differ in the last bits.
@@ -89,7 +91,13 @@
 //     12 µs and does not allocate; the time is linear in the number of
 //     points (horizon search, mean elevation and up to two least-squares
 //     fits) plus a constant part (Δh on at most 245 resampled points, the
-//     Longley-Rice and variability formulas).
+//     Longley-Rice and variability formulas). A Sweeper computes every
+//     prefix of one profile (a coverage radial) for about 2.4 µs each on
+//     the 50 km Rio map: the linear parts become constant (prefix sums,
+//     bounded horizon search), what remains is about 40 % Δh, 20 %
+//     Longley-Rice, 15 % horizons; it equals P2PTLS to rounding (the
+//     horizon distances are the reference's step-by-step sums, rebuilt in
+//     time per binade by addRepeated/subtractRepeated).
 //   - N_s is derived from N_0 and the mean elevation of the middle 80 % of
 //     the profile, as v1.4 does. To feed a surface refractivity N_s
 //     directly (older tools, e.g. the QKPFL deck), pass
