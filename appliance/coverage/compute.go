@@ -233,6 +233,9 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 	}
 	φ1 := req.Tx.Lat * math.Pi / 180
 	cφ1, sφ1 := math.Cos(φ1), math.Sin(φ1)
+	// the haversine term a of a distance well beyond the radius (1e-6
+	// relative): pixels above it are out without their arcsine
+	aOut := math.Pow(math.Sin(math.Min(math.Pi/2, req.RadiusM*(1+1e-6)/(2*appliance.EarthRadiusM))), 2)
 	// Each band lists its in-radius pixels in row-major order with their
 	// radial and distance; the radials' lists are then filled band after
 	// band from exact counts (ascending pixel order, no reallocation).
@@ -259,11 +262,19 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 				for col := col0; col < col1; col++ {
 					ct := &cols[col-col0]
 					a := rowA + c12*ct.sinHalf*ct.sinHalf
+					if a > aOut {
+						continue // surely beyond the radius: no arcsine
+					}
 					d := 2 * appliance.EarthRadiusM * math.Asin(math.Min(1, math.Sqrt(a)))
 					if d > req.RadiusM {
 						continue
 					}
-					b := math.Mod(math.Atan2(ct.sin*cφ2, c1s2-s1c2*ct.cos)*180/math.Pi+360, 360)
+					// math.Mod(x, 360) of x in [0, 720): one subtraction,
+					// exact (Sterbenz), as Mod's result
+					b := math.Atan2(ct.sin*cφ2, c1s2-s1c2*ct.cos)*180/math.Pi + 360
+					if b >= 360 {
+						b -= 360
+					}
 					if b >= 360 {
 						b = 0
 					}
@@ -290,26 +301,41 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 		p.radials[k].dist = distAll[off : off : off+counts[k]]
 		off += counts[k]
 	}
-	for b := range bands {
-		bp := &bands[b]
-		for j, k := range bp.k {
-			rd := &p.radials[k]
-			px := bp.pix[j]
-			rd.pix = append(rd.pix, px)
-			rd.dist = append(rd.dist, bp.dist[j])
-			row, col := int(px)/r.Width, int(px)%r.Width
-			t := int32((row/TileSize)*tcols + col/TileSize)
-			if nt := len(rd.tiles); nt == 0 || rd.tiles[nt-1] != t && !slices.Contains(rd.tiles, t) {
-				rd.tiles = append(rd.tiles, t)
+	// Each goroutine fills the lists of its own range of radials, reading
+	// the bands in order: the same lists as one serial pass.
+	nw := max(1, min(workers, n/64))
+	for w := range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k0, k1 := int32(n*w/nw), int32(n*(w+1)/nw)
+			for b := range bands {
+				bp := &bands[b]
+				for j, k := range bp.k {
+					if k < k0 || k >= k1 {
+						continue
+					}
+					rd := &p.radials[k]
+					px := bp.pix[j]
+					rd.pix = append(rd.pix, px)
+					rd.dist = append(rd.dist, bp.dist[j])
+					row, col := int(px)/r.Width, int(px)%r.Width
+					t := int32((row/TileSize)*tcols + col/TileSize)
+					if nt := len(rd.tiles); nt == 0 || rd.tiles[nt-1] != t && !slices.Contains(rd.tiles, t) {
+						rd.tiles = append(rd.tiles, t)
+					}
+				}
 			}
-		}
+			for k := k0; k < k1; k++ {
+				rd := &p.radials[k]
+				slices.Sort(rd.tiles)
+				if len(rd.tiles) > 0 {
+					rd.firstTile = rd.tiles[0]
+				}
+			}
+		}()
 	}
-	for k := range p.radials {
-		slices.Sort(p.radials[k].tiles)
-		if len(p.radials[k].tiles) > 0 {
-			p.radials[k].firstTile = p.radials[k].tiles[0]
-		}
-	}
+	wg.Wait()
 	return p
 }
 
