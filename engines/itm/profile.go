@@ -176,15 +176,19 @@ func resample(z []float64, xi, dStart, dEnd float64, s *[maxDeltaHSamples]float6
 	p90 = n - p10
 	step := (xEnd - xStart) / float64(n-1)
 	last := max(np-1, 0)
-	sample := func(j int) float64 {
-		pos := xStart + float64(j)*step
+	// sample j, fj = float64(j) (the loops count it in floating point:
+	// exact, and no conversion per sample)
+	sample := func(fj float64) float64 {
+		pos := xStart + fj*step
 		i := min(int(pos), last)
 		zi := z[i]
 		return zi + (z[i+1]-zi)*(pos-float64(i))
 	}
 	if !fit {
+		fj := 0.0
 		for j := range n {
-			s[j] = sample(j)
+			s[j] = sample(fj)
+			fj++
 		}
 		return n, p10, p90, 0, 0, true
 	}
@@ -192,24 +196,24 @@ func resample(z []float64, xi, dStart, dEnd float64, s *[maxDeltaHSamples]float6
 	// dependent additions; the order is fixed, so the result is too.
 	nn := float64(n - 1)
 	half := 0.5 * nn
-	first, lastS := sample(0), sample(n-1)
+	first, lastS := sample(0), sample(nn)
 	s[0], s[n-1] = first, lastS
 	var sy0, sy1, sxy0, sxy1 float64
-	j := 1
-	for ; j+1 < n-1; j += 2 {
-		a, b := sample(j), sample(j+1)
+	j, fj := 1, 1.0
+	for ; j+1 < n-1; j, fj = j+2, fj+2 {
+		a, b := sample(fj), sample(fj+1)
 		s[j], s[j+1] = a, b
-		xa := float64(j) - half
+		xa := fj - half
 		sy0 += a
 		sy1 += b
 		sxy0 += a * xa
 		sxy1 += b * (xa + 1)
 	}
-	for ; j < n-1; j++ {
-		a := sample(j)
+	for ; j < n-1; j, fj = j+1, fj+1 {
+		a := sample(fj)
 		s[j] = a
 		sy0 += a
-		sxy0 += a * (float64(j) - half)
+		sxy0 += a * (fj - half)
 	}
 	sumY := 0.5*(first+lastS) + (sy0 + sy1)
 	sumXY := 0.5*(first-lastS)*(-half) + (sxy0 + sxy1)

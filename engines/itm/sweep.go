@@ -504,8 +504,10 @@ func decilesGuess(a []float64, k1, k2 int, sc *decileScratch, y, step float64) (
 		idr := sc.lastHi - sc.lastLo
 		tHi, tLo := sc.lastHi-sc.fHi*idr-1e-9, sc.lastLo+sc.fLo*idr+1e-9
 		nh, nl := 0, 0
+		fj := 0.0 // float64(j), counted (exact for any profile length)
 		for j := range a {
-			v := a[j] - (y + float64(j)*step)
+			v := a[j] - (y + fj*step)
+			fj++
 			if v >= tHi {
 				bufHi[nh] = v
 				nh++
