@@ -134,19 +134,11 @@ const (
 func logF(x float64) float64 {
 	ix := math.Float64bits(x)
 	if ix-0x0010000000000000 >= 0x7fe0000000000000 { // not a positive normal finite number
-		switch {
-		case x != x:
-			return x
-		case x == 0:
-			return math.Inf(-1)
-		case x < 0:
-			return math.NaN()
-		case x > math.MaxFloat64:
-			return x
+		var v float64
+		var done bool
+		if ix, v, done = logSpecial(x); done {
+			return v
 		}
-		// subnormal: scale to normal and take 52 off the exponent field
-		// (the bit pattern is then only used through integer arithmetic)
-		ix = math.Float64bits(x*0x1p52) - 52<<52
 	}
 	tmp := ix - logOff
 	e := &logTab[(tmp>>45)%128]
@@ -163,6 +155,25 @@ func logF(x float64) float64 {
 	return hi + (lo + (kd*logLn2Lo + e.lo + (pe - r*pe)) + poly)
 }
 
+// logSpecial handles what logF and log10F do not reduce (x not a positive
+// normal finite number): done and the logarithm v for NaN, zeros,
+// negative numbers and +Inf (v is both logarithms'); for a subnormal x the
+// bit pattern of x·2^52 with 52 taken off its exponent field (then only
+// used through integer arithmetic; 0 for 2^-1023).
+func logSpecial(x float64) (ix uint64, v float64, done bool) {
+	switch {
+	case x != x:
+		return 0, x, true
+	case x == 0:
+		return 0, math.Inf(-1), true
+	case x < 0:
+		return 0, math.NaN(), true
+	case x > math.MaxFloat64:
+		return 0, x, true
+	}
+	return math.Float64bits(x*0x1p52) - 52<<52, 0, false
+}
+
 // log10F returns the decimal logarithm of x.
 //
 // Method: logF's reduction with tables of −log10(ic) (head a multiple of
@@ -175,17 +186,11 @@ func logF(x float64) float64 {
 func log10F(x float64) float64 {
 	ix := math.Float64bits(x)
 	if ix-0x0010000000000000 >= 0x7fe0000000000000 {
-		switch {
-		case x != x:
-			return x
-		case x == 0:
-			return math.Inf(-1)
-		case x < 0:
-			return math.NaN()
-		case x > math.MaxFloat64:
-			return x
+		var v float64
+		var done bool
+		if ix, v, done = logSpecial(x); done {
+			return v
 		}
-		ix = math.Float64bits(x*0x1p52) - 52<<52
 	}
 	tmp := ix - logOff
 	e := &logTab[(tmp>>45)%128]
