@@ -143,11 +143,10 @@ func (s *Sweeper) SetRadial(z []float64) {
 
 // LossPrefix is Loss on the prefix z[0..np] of the radial of SetRadial
 // (np ≥ 2), with a horizon search that skips the blocks of the profile
-// that cannot hold the horizon, the system elevation kept from the
-// previous prefix and the least-squares sums of the effective heights
-// taken from the radial's prefix sums: Loss (and P2PTLS) on that prefix
-// to within rounding (the sums are added in another order; tested to
-// 1e-6 dB, typically 1e-9 dB).
+// that cannot hold the horizon, and the system elevation and the
+// least-squares sums of the effective heights taken from the radial's
+// prefix sums: Loss (and P2PTLS) on that prefix to within rounding (the
+// sums are added in another order; tested to 1e-6 dB, typically 1e-9 dB).
 func (s *Sweeper) LossPrefix(np int, xi float64, climate int, n0 float64) (float64, error) {
 	if np < minProfileN || np >= len(s.z) {
 		return 0, fmt.Errorf("itm sweep: %w", appliance.Invalid("pfl", "prefix %d of a %d-point radial", np, len(s.z)))
@@ -163,9 +162,10 @@ func (s *Sweeper) LossPrefix(np int, xi float64, climate int, n0 float64) (float
 const sweepSuper = 16
 
 // horizons is findHorizons on the prefix z of the radial (len(z)−1 = np
-// intervals) to within rounding: the same angles and distances, the
-// distances as k·xi and the divisions by a distance as multiplications by
-// its reciprocal (a few ulps), evaluated only in the blocks of the profile
+// intervals) to within rounding: the search compares angles computed
+// with distances k·xi and reciprocal distances (a few ulps off), and the
+// point it finds gets findHorizons's own distance and angle; points are
+// evaluated only in the blocks of the profile
 // whose upper bound can reach the horizon (bounds on superblocks of
 // sweepSuper blocks first). The transmitter side starts from the previous
 // prefix's horizon point, the receiver side scans from the receiver back,
