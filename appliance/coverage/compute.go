@@ -269,14 +269,11 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 					if d > req.RadiusM {
 						continue
 					}
-					// math.Mod(x, 360) of x in [0, 720): one subtraction,
-					// exact (Sterbenz), as Mod's result
+					// the bearing in [0, 360): math.Mod(x, 360) of x in
+					// [180, 540] is this one exact (Sterbenz) subtraction
 					b := math.Atan2(ct.sin*cφ2, c1s2-s1c2*ct.cos)*180/math.Pi + 360
 					if b >= 360 {
 						b -= 360
-					}
-					if b >= 360 {
-						b = 0
 					}
 					bp.pix = append(bp.pix, int32(row*r.Width+col))
 					bp.k = append(bp.k, int32(int(math.Round(b*float64(n)/360))%n))
