@@ -116,7 +116,7 @@ func Summarize(jobID string, rows []batch.RowResult) BatchSummary {
 	for _, r := range rows {
 		sum.Counts.Add(r.Status)
 		for _, w := range r.Warnings {
-			warn[w]++
+			warn[w.Code]++
 		}
 		if r.Reason != "" && (r.Status == batch.StatusNoTower || r.Status == batch.StatusError) {
 			reason[r.Reason]++

@@ -306,12 +306,17 @@ type CodeCountJSON struct {
 
 // WorstSiteJSON is one of the lowest-margin rows of a job.
 type WorstSiteJSON struct {
-	Row        int      `json:"row"`
-	ReceiverID string   `json:"receiver_id"`
-	TowerID    string   `json:"tower_id"`
-	MarginDB   float64  `json:"margin_db"`
-	DistanceKm *float64 `json:"distance_km"`
-	Warnings   []string `json:"warnings"`
+	Row        int                 `json:"row"`
+	ReceiverID string              `json:"receiver_id"`
+	TowerID    string              `json:"tower_id"`
+	MarginDB   float64             `json:"margin_db"`
+	DistanceKm *float64            `json:"distance_km"`
+	Warnings   []appliance.Warning `json:"warnings"`
+	// Synthetic and PositionUncertaintyM are the caveats of the row's
+	// tower (results.csv): synthetic sample data; its position
+	// uncertainty, metres, null when unknown.
+	Synthetic            bool     `json:"synthetic"`
+	PositionUncertaintyM *float64 `json:"position_uncertainty_m"`
 }
 
 // BatchSummaryJSON is the engine's rows of a job, counted.
@@ -362,12 +367,13 @@ func (a *API) aiBatchAnalyze(w http.ResponseWriter, r *http.Request) (any, error
 		MarginClasses: map[string]int{"below_0_db": s.Classes[0], "0_to_10_db": s.Classes[1], "10_to_20_db": s.Classes[2], "20_db_or_more": s.Classes[3]},
 		WorstSites:    []WorstSiteJSON{}, Warnings: codeCounts(s.Warnings), Reasons: codeCounts(s.Reasons)}
 	for _, row := range s.Worst {
-		ws := WorstSiteJSON{Row: row.Row, ReceiverID: row.ReceiverID, TowerID: row.TowerID, MarginDB: r3(*row.MarginDB), Warnings: row.Warnings}
+		ws := WorstSiteJSON{Row: row.Row, ReceiverID: row.ReceiverID, TowerID: row.TowerID, MarginDB: r3(*row.MarginDB), Warnings: row.Warnings,
+			Synthetic: row.Synthetic, PositionUncertaintyM: row.PositionUncertaintyM}
 		if row.DistanceKm != nil {
 			ws.DistanceKm = round3(*row.DistanceKm)
 		}
 		if ws.Warnings == nil {
-			ws.Warnings = []string{}
+			ws.Warnings = []appliance.Warning{}
 		}
 		out.WorstSites = append(out.WorstSites, ws)
 	}
