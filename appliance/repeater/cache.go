@@ -46,6 +46,9 @@ type edgeFigures struct {
 	FresnelOK         bool    // ≥ 60 % of the first Fresnel zone clear
 	MinClearanceRatio float64 // least clearance / F1 radius along the path
 	EngineVersion     string
+	// Warnings are the path's and the engine's warnings (pathWarnings);
+	// nil when there are none.
+	Warnings []appliance.Warning
 }
 
 // EdgeCache is a bounded least-recently-used cache of edge evaluations,
