@@ -74,7 +74,8 @@ type AIExplainerJSON struct {
 type AIGroundingJSON struct {
 	Checked            bool     `json:"checked"`
 	UnsupportedNumbers []string `json:"unsupported_numbers"`
-	Outcome            string   `json:"outcome"` // template, grounded, regenerated, replaced_by_template, provider_unavailable
+	MissingWarnings    []string `json:"missing_warnings"` // warning codes the model's answers did not name
+	Outcome            string   `json:"outcome"`          // template, grounded, regenerated, replaced_by_template, provider_unavailable
 }
 
 // AIFactJSON is one number of the fact sheet, rounded to 3 decimals.
@@ -86,23 +87,30 @@ type AIFactJSON struct {
 
 // AIAnswerJSON is the explanation part of every AI answer.
 type AIAnswerJSON struct {
-	Answer        string            `json:"answer"` // ends with the disclaimer
-	Language      string            `json:"language"`
-	Disclaimer    string            `json:"disclaimer"`
-	Explainer     AIExplainerJSON   `json:"explainer"`
-	Grounding     AIGroundingJSON   `json:"grounding"`
-	ProviderError *string           `json:"provider_error"` // why the model did not answer; null otherwise
-	Facts         []AIFactJSON      `json:"facts"`
-	Labels        map[string]string `json:"labels"`
+	Answer string `json:"answer"` // ends with the disclaimer
+	// QuestionAnswered is false when a question was asked and the
+	// template answered (the answer's first line says so).
+	QuestionAnswered bool              `json:"question_answered"`
+	Language         string            `json:"language"`
+	Disclaimer       string            `json:"disclaimer"`
+	Explainer        AIExplainerJSON   `json:"explainer"`
+	Grounding        AIGroundingJSON   `json:"grounding"`
+	ProviderError    *string           `json:"provider_error"` // why the model did not answer; null otherwise
+	Facts            []AIFactJSON      `json:"facts"`
+	Labels           map[string]string `json:"labels"`
 }
 
 func aiAnswerJSON(x *ai.Answer) AIAnswerJSON {
-	out := AIAnswerJSON{Answer: x.Text, Language: x.Language, Disclaimer: x.Disclaimer,
+	out := AIAnswerJSON{Answer: x.Text, QuestionAnswered: x.QuestionAnswered, Language: x.Language, Disclaimer: x.Disclaimer,
 		Explainer: AIExplainerJSON{Kind: x.Explainer, Provider: x.Provider, Model: x.Model},
-		Grounding: AIGroundingJSON{Checked: x.Grounding.Checked, UnsupportedNumbers: x.Grounding.UnsupportedNumbers, Outcome: x.Grounding.Outcome},
-		Facts:     []AIFactJSON{}, Labels: map[string]string{}}
+		Grounding: AIGroundingJSON{Checked: x.Grounding.Checked, UnsupportedNumbers: x.Grounding.UnsupportedNumbers,
+			MissingWarnings: x.Grounding.MissingWarnings, Outcome: x.Grounding.Outcome},
+		Facts: []AIFactJSON{}, Labels: map[string]string{}}
 	if out.Grounding.UnsupportedNumbers == nil {
 		out.Grounding.UnsupportedNumbers = []string{}
+	}
+	if out.Grounding.MissingWarnings == nil {
+		out.Grounding.MissingWarnings = []string{}
 	}
 	if x.ProviderError != "" {
 		out.ProviderError = strp(x.ProviderError)
@@ -150,6 +158,9 @@ func (a *API) aiChat(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	req.Engine, req.TenantID = id, scope(k)
 	ask := ai.ChatRequest{Link: req}
+	if note != "" {
+		ask.Notes = []appliance.Warning{{Code: appliance.WarnEngineResolved, Message: note}}
+	}
 	if q.Question != nil {
 		ask.Question = *q.Question
 	}
