@@ -9,7 +9,8 @@ import (
 )
 
 // DefaultCacheEntries is the number of edges an EdgeCache keeps when New
-// is given 0: about 200 bytes each, so about 20 MB at most.
+// is given 0: about 200 bytes each, so about 20 MB (up to about 700 bytes
+// for an edge with several warnings).
 const DefaultCacheEntries = 100_000
 
 // edgeCacheKey identifies one directed edge evaluation: both ends rounded

@@ -106,11 +106,11 @@
 //
 // Each evaluated hop's engine figures (path loss, LOS, Fresnel, clearance
 // ratio, engine version, the path's and the engine's warnings, or the
-// missing tile) go into the service's
-// EdgeCache: a mutex-guarded LRU of at most DefaultCacheEntries (100 000,
-// about 20 MB, more where hops carry warnings: about 300 bytes each) hops
-// unless New is given another size, keyed by both ends
-// rounded to 1e-6° (about 0.1 m), both antenna heights to the centimetre,
+// missing tile) go into the service's EdgeCache: a mutex-guarded LRU of at
+// most DefaultCacheEntries (100 000, about 20 MB; a hop with several
+// warnings takes up to about 700 bytes) hops unless New is given another
+// size, keyed by both ends rounded to 1e-6° (about 0.1 m), both antenna
+// heights to the centimetre,
 // the frequency and the engine id. The radio budget is applied after the
 // cache, so plans with other EIRP, gains or margins share it; a repeated
 // plan in the same area evaluates no terrain at all (warm). When the
