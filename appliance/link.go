@@ -218,7 +218,20 @@ const (
 	// WarnParameterIgnored: a request parameter has no effect on the
 	// engine used (e.g. time_pct for P.1411).
 	WarnParameterIgnored = "parameter_ignored"
+	// WarnMissingTerrain: part of the answer has no value because terrain
+	// it needs is in no loaded pack (a coverage map's no-data pixels
+	// behind a missing tile; never taken as sea level).
+	WarnMissingTerrain = "missing_terrain"
 )
+
+// WarningCodes returns the codes of ws, in order.
+func WarningCodes(ws []Warning) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.Code
+	}
+	return out
+}
 
 // PathWarnings returns the warnings that a prediction pred owes its caller
 // because of its path, on every route that answers one (the planner's link

@@ -21,7 +21,8 @@ type JobOpener interface {
 const (
 	// WorstSites is how many of the lowest-margin rows a summary names.
 	WorstSites = 5
-	// TopCauses is how many warning codes and reasons a summary names.
+	// TopCauses is how many reasons a summary names (it names every
+	// warning code).
 	TopCauses = 5
 	// MaxJobIDBytes caps a job id.
 	MaxJobIDBytes = 128
@@ -53,9 +54,14 @@ type BatchSummary struct {
 	// Worst are the rows with the lowest margins, lowest first (ties: row
 	// order), at most WorstSites.
 	Worst []batch.RowResult
-	// Warnings and Reasons are the most frequent warning codes and
-	// no-tower or error reasons, most frequent first (ties: by name).
+	// Warnings are every warning code of the rows and Reasons the most
+	// frequent no-tower or error reasons (at most TopCauses), most
+	// frequent first (ties: by name).
 	Warnings, Reasons []CodeCount
+	// WarningMessages holds, per code of Warnings and in its order, the
+	// message of the first row that raised it (empty for bundles written
+	// before results.csv kept the messages).
+	WarningMessages []appliance.Warning
 }
 
 // BatchAnswer is the answer of BatchAnalyze.
@@ -112,11 +118,15 @@ func (s *Service) BatchAnalyze(ctx context.Context, k *appliance.APIKey, req Bat
 func Summarize(jobID string, rows []batch.RowResult) BatchSummary {
 	sum := BatchSummary{JobID: jobID}
 	warn, reason := map[string]int{}, map[string]int{}
+	first := map[string]string{}
 	var margined []batch.RowResult
 	for _, r := range rows {
 		sum.Counts.Add(r.Status)
 		for _, w := range r.Warnings {
-			warn[w]++
+			if warn[w.Code] == 0 {
+				first[w.Code] = w.Message
+			}
+			warn[w.Code]++
 		}
 		if r.Reason != "" && (r.Status == batch.StatusNoTower || r.Status == batch.StatusError) {
 			reason[r.Reason]++
@@ -134,11 +144,16 @@ func Summarize(jobID string, rows []batch.RowResult) BatchSummary {
 	}
 	sort.SliceStable(margined, func(i, j int) bool { return *margined[i].MarginDB < *margined[j].MarginDB })
 	sum.Worst = margined[:min(WorstSites, len(margined))]
-	sum.Warnings, sum.Reasons = top(warn), top(reason)
+	sum.Warnings, sum.Reasons = top(warn, len(warn)), top(reason, TopCauses)
+	for _, w := range sum.Warnings {
+		sum.WarningMessages = append(sum.WarningMessages, appliance.Warning{Code: w.Code, Message: first[w.Code]})
+	}
 	return sum
 }
 
-func top(m map[string]int) []CodeCount {
+// top returns the n most frequent keys of m, most frequent first (ties:
+// by name).
+func top(m map[string]int, n int) []CodeCount {
 	out := make([]CodeCount, 0, len(m))
 	for k, n := range m {
 		out = append(out, CodeCount{k, n})
@@ -149,7 +164,7 @@ func top(m map[string]int) []CodeCount {
 		}
 		return out[i].Code < out[j].Code
 	})
-	return out[:min(TopCauses, len(out))]
+	return out[:min(n, len(out))]
 }
 
 // BatchFacts is the fact sheet of a batch summary.
@@ -183,9 +198,9 @@ func BatchFacts(s *BatchSummary) *FactSheet {
 		}
 	}
 	for _, w := range s.Warnings {
-		f.label("warning."+w.Code, w.Code)
 		f.num("warning."+w.Code+".rows", float64(w.Count), "")
 	}
+	f.warn(s.WarningMessages...)
 	for i, r := range s.Reasons {
 		p := fmt.Sprintf("reason_%d", i+1)
 		f.label(p, r.Code)

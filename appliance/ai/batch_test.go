@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"linkplan/appliance"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/batch"
 )
@@ -13,9 +14,9 @@ func TestSummarizeAndExplainBatch(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	rows := []batch.RowResult{
 		{Row: 1, ReceiverID: "001", TowerID: "anatel:77", MarginDB: f(25.5), DistanceKm: f(1.25), Status: batch.StatusOK},
-		{Row: 2, ReceiverID: "002", TowerID: "anatel:77", MarginDB: f(-3.25), DistanceKm: f(9.5), Status: batch.StatusLowMargin, Warnings: []string{"fspl_obstructed", "eirp_assumed"}},
+		{Row: 2, ReceiverID: "002", TowerID: "anatel:77", MarginDB: f(-3.25), DistanceKm: f(9.5), Status: batch.StatusLowMargin, Warnings: []appliance.Warning{{Code: "fspl_obstructed"}, {Code: "eirp_assumed"}}},
 		{Row: 3, ReceiverID: "003", Status: batch.StatusNoTower, Reason: "no tower within 15 km"},
-		{Row: 4, ReceiverID: "004", TowerID: "ocid:5", MarginDB: f(10), DistanceKm: f(3), Status: batch.StatusOK, Warnings: []string{"eirp_assumed"}},
+		{Row: 4, ReceiverID: "004", TowerID: "ocid:5", MarginDB: f(10), DistanceKm: f(3), Status: batch.StatusOK, Warnings: []appliance.Warning{{Code: "eirp_assumed"}}},
 		{Row: 5, ReceiverID: "005", Status: batch.StatusNoTower, Reason: "no tower within 15 km"},
 		{Row: 6, ReceiverID: "006", TowerID: "ocid:5", MarginDB: f(0), DistanceKm: f(4), Status: batch.StatusOK},
 	}

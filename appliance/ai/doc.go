@@ -29,12 +29,15 @@
 //	start                      no provider configured                 template
 //	start                      provider configured                    asked (1st call)
 //	asked (1st call)           provider error or timeout              provider_unavailable (template answer, provider_error says why)
-//	asked (1st call)           every number supported                 grounded (model answer)
-//	asked (1st call)           an unsupported number                  asked again (2nd call: the answer and the numbers
-//	                                                                  to drop are sent back)
+//	asked (1st call)           every number supported, every          grounded (model answer)
+//	                           warning named
+//	asked (1st call)           an unsupported number or an            asked again (2nd call: the answer, the numbers
+//	                           unnamed warning                        to drop and the warnings to name are sent back)
 //	asked again (2nd call)     provider error or timeout              provider_unavailable (template answer)
-//	asked again (2nd call)     every number supported                 regenerated (model answer)
-//	asked again (2nd call)     an unsupported number                  replaced_by_template (template answer)
+//	asked again (2nd call)     every number supported, every          regenerated (model answer)
+//	                           warning named
+//	asked again (2nd call)     an unsupported number or an            replaced_by_template (template answer)
+//	                           unnamed warning
 //
 // unsupported_numbers lists, as written, the numbers of the model's
 // answers that no fact supported (both calls), so a replaced answer says
@@ -50,8 +53,13 @@
 // engine on one case (POST /ai/compare), BatchAnalyze the rows of a
 // finished batch report job of the caller's tenant, read back from its
 // bundle's results.csv (POST /ai/batch-analyze: counts by status and
-// margin class, the WorstSites weakest sites, the TopCauses most common
-// warning codes and reasons).
+// margin class, the WorstSites weakest sites, every warning code with its
+// rows and the TopCauses most common reasons).
+//
+// A question asked of Chat is answered only by a language model: when the
+// template answers instead (no model configured, or none usable), the
+// answer's first line says that the question was not answered and why,
+// and Answer.QuestionAnswered is false.
 //
 // # Grounding
 //
@@ -85,6 +93,18 @@
 // thousands separator: "12,5" and "12.5" read 12.5, "1.234" reads 1.234
 // or 1234. Signs are not compared ("a margem é 12 dB negativa").
 //
+// Warnings: the sheet holds the warnings of the result, one per code (a
+// link analysis's, with the caller's engine_resolved note; the current and
+// suggested links' of a height search; every engine's of a comparison;
+// every code of a batch, with the message of its first row). An answer
+// must name each by its code (ASCII case-insensitive, '_', '-' or spaces
+// between its words: "fspl_obstructed", "FSPL obstructed"); the codes it
+// omits are grounding.missing_warnings, and a model answer that omits one
+// is asked again, then replaced, like one with an unsupported number. The
+// template names every warning with its message (in English: the
+// engine's), and the figures of the messages are facts
+// (warning.<code>.figure_<n>).
+//
 // Rounding rule: a number written with k decimals is supported when some
 // fact value v has |x − |v|| ≤ ½·10^−k, i.e. v rounds to it at the
 // precision written ("−12 dB" and "12,4 dB" are supported by −12.43;
@@ -103,9 +123,10 @@
 //
 // # Caveats
 //
-//   - The check is about numbers: a model can still misstate a fact in
-//     words ("the link closes" when it does not). The template and the
-//     engine's numbers are returned with every answer for that reason.
+//   - The check is about numbers and warning codes: a model can still
+//     misstate a fact in words ("the link closes" when it does not). The
+//     template and the engine's numbers are returned with every answer
+//     for that reason.
 //   - The client asks stream false; a server that streams anyway is read
 //     to the end ([DONE]) before the answer is checked, so nothing is
 //     shown before the check.

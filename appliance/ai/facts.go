@@ -3,6 +3,7 @@ package ai
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,28 @@ type Label struct {
 type FactSheet struct {
 	Numbers []Fact
 	Labels  []Label
+	// Warnings are the warnings of the result, one per code: every answer
+	// must name each of them (Missing), and the figures of their messages
+	// are facts (warning.<code>.figure_<n>).
+	Warnings []appliance.Warning
+}
+
+// warn adds the warnings ws to the sheet, one per code (the first
+// message of a code wins): their codes and messages as labels and the
+// numbers of their messages as facts, so that an answer may quote them.
+func (f *FactSheet) warn(ws ...appliance.Warning) {
+	for _, w := range ws {
+		if w.Code == "" || slices.ContainsFunc(f.Warnings, func(x appliance.Warning) bool { return x.Code == w.Code }) {
+			continue
+		}
+		f.Warnings = append(f.Warnings, w)
+		f.label("warning."+w.Code, w.Code)
+		for i, n := range Numbers(w.Message) {
+			if len(n.Readings) > 0 {
+				f.num(fmt.Sprintf("warning.%s.figure_%d", w.Code, i+1), n.Readings[0].Value, "")
+			}
+		}
+	}
 }
 
 func (f *FactSheet) num(key string, v float64, unit string) {
@@ -123,6 +146,7 @@ func LinkFacts(a *appliance.LinkAnalysis) *FactSheet {
 		f.candidate(fmt.Sprintf("alternative_%d", i+1), &a.Alternatives[i])
 		f.num(fmt.Sprintf("alternative_%d.rank", i+1), float64(i+1), "")
 	}
+	f.warn(a.Warnings...)
 	return f
 }
 
@@ -149,6 +173,10 @@ func HeightFacts(s *appliance.HeightSuggestion) *FactSheet {
 		f.num("suggested.rx_power_dbm", s.At.RxPowerDBm, "dBm")
 	}
 	f.label("failing_rule", s.FailingRule)
+	f.warn(s.Current.Warnings...)
+	if s.At != nil {
+		f.warn(s.At.Warnings...)
+	}
 	return f
 }
 
@@ -185,6 +213,9 @@ func CompareFacts(c engines.Case, rows []engines.CompareRow) *FactSheet {
 	}
 	f.num("engines_answered", float64(answered(rows)), "")
 	f.num("engines_compared", float64(len(rows)), "")
+	for _, r := range rows {
+		f.warn(r.Warnings...)
+	}
 	return f
 }
 
@@ -226,7 +257,8 @@ func (f *FactSheet) Get(key string) (float64, bool) {
 }
 
 // Text renders the sheet for a prompt: one "key = value unit" line each,
-// numbers with at most 3 decimals.
+// numbers with at most 3 decimals, then one "warning code: message" line
+// per warning.
 func (f *FactSheet) Text() string {
 	var b strings.Builder
 	for _, l := range f.Labels {
@@ -234,6 +266,9 @@ func (f *FactSheet) Text() string {
 	}
 	for _, x := range f.Numbers {
 		fmt.Fprintf(&b, "%s = %s %s\n", x.Key, strconv.FormatFloat(math.Round(x.Value*1000)/1000, 'f', -1, 64), x.Unit)
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(&b, "warning %s: %s\n", w.Code, w.Message)
 	}
 	return b.String()
 }

@@ -186,3 +186,26 @@ func asciiLower(s string) string {
 }
 
 func indexBytes(s, sep []byte) int { return strings.Index(string(s), string(sep)) }
+
+// Missing returns the codes of the sheet's warnings that text does not
+// name, in sheet order, never nil. A warning is named by its code, ASCII
+// case-insensitive, written with '_', '-' or spaces between its words
+// ("fspl_obstructed", "FSPL obstructed", "synthetic-tower").
+func (f *FactSheet) Missing(text string) []string {
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' {
+				return ' '
+			}
+			return r
+		}, asciiLower(s))
+	}
+	t := " " + strings.Join(strings.Fields(norm(text)), " ") + " "
+	out := []string{}
+	for _, w := range f.Warnings {
+		if !strings.Contains(t, norm(w.Code)) {
+			out = append(out, w.Code)
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"linkplan/appliance"
 	"linkplan/appliance/ai"
 )
 
@@ -78,4 +79,26 @@ func FuzzNumbers(f *testing.F) {
 		fs := &ai.FactSheet{Numbers: []ai.Fact{{Value: 1}}, Labels: []ai.Label{{Value: s}}}
 		_ = fs.Unsupported(s + " 2")
 	})
+}
+
+// TestMissingWarnings: a warning is named by its code, case-insensitive,
+// with '_', '-' or spaces between its words; anything else is missing.
+func TestMissingWarnings(t *testing.T) {
+	f := &ai.FactSheet{Warnings: []appliance.Warning{{Code: "fspl_obstructed"}, {Code: "eirp_assumed"}, {Code: "synthetic_tower"}}}
+	for _, c := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"codes", "fspl_obstructed, eirp_assumed and synthetic_tower apply.", []string{}},
+		{"words", "FSPL obstructed; EIRP-assumed;\nsynthetic\ttower.", []string{}},
+		{"none", "The link closes.", []string{"fspl_obstructed", "eirp_assumed", "synthetic_tower"}},
+		{"paraphrase is not a name", "The path is obstructed and the tower is synthetic.", []string{"fspl_obstructed", "eirp_assumed", "synthetic_tower"}},
+		{"one", "Mind synthetic_tower.", []string{"fspl_obstructed", "eirp_assumed"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := f.Missing(c.text); !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("missing %v, want %v", got, c.want)
+			}
+		})
+	}
 }

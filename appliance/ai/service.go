@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -59,7 +60,10 @@ type Grounding struct {
 	// UnsupportedNumbers are the numbers, as written, of the model's
 	// answers that no fact supported (both attempts), never nil.
 	UnsupportedNumbers []string
-	Outcome            string
+	// MissingWarnings are the warning codes of the fact sheet that the
+	// model's answers did not name (both attempts), never nil.
+	MissingWarnings []string
+	Outcome         string
 }
 
 // Answer is an explanation.
@@ -71,6 +75,10 @@ type Answer struct {
 	// what wrote Text.
 	Explainer, Provider, Model string
 	Grounding                  Grounding
+	// QuestionAnswered is false when the request asked a question and the
+	// template answered (no language model configured, or none usable):
+	// Text then says so in its first line.
+	QuestionAnswered bool
 	// ProviderError says why the language model did not answer (outcome
 	// provider_unavailable), "" otherwise.
 	ProviderError string
@@ -95,6 +103,9 @@ type ChatRequest struct {
 	Link     appliance.LinkRequest
 	Question string // "" explains the result
 	Language string // LangPT (default) or LangEN
+	// Notes are warnings of the answer that the caller adds to the
+	// analysis's (engine_resolved): the explanation names them too.
+	Notes []appliance.Warning
 }
 
 // HeightAsk asks for a height suggestion and its explanation.
@@ -241,6 +252,7 @@ func (s *Service) Chat(ctx context.Context, k *appliance.APIKey, req ChatRequest
 		return nil, err
 	}
 	facts := LinkFacts(a)
+	facts.warn(req.Notes...)
 	ans := s.explain(ctx, lang, facts, req.Question, ExplainLink(lang, a))
 	return &LinkAnswer{Analysis: a, Answer: ans}, nil
 }
@@ -323,14 +335,21 @@ func (s *Service) charge(k *appliance.APIKey) error {
 // explain produces the checked answer (package doc: the outcomes table).
 func (s *Service) explain(ctx context.Context, lang string, facts *FactSheet, question, template string) Answer {
 	out := Answer{Language: lang, Disclaimer: Disclaimer(lang), Facts: facts,
-		Grounding: Grounding{Checked: true, UnsupportedNumbers: []string{}}}
+		Grounding: Grounding{Checked: true, UnsupportedNumbers: []string{}, MissingWarnings: []string{}}}
+	template += warningsParagraph(lang, facts, template)
 	useTemplate := func(outcome string) Answer {
 		out.Explainer, out.Provider, out.Model = "template", "builtin", TemplateModel
 		out.Grounding.Outcome = outcome
-		// The template quotes only fact-sheet numbers; checking it
-		// anyway keeps that promise tested on every answer.
+		// The template quotes only fact-sheet numbers and names every
+		// warning; checking it anyway keeps that promise tested on every
+		// answer.
 		out.Grounding.UnsupportedNumbers = append(out.Grounding.UnsupportedNumbers, facts.Unsupported(template)...)
+		out.Grounding.MissingWarnings = append(out.Grounding.MissingWarnings, facts.Missing(template)...)
 		out.Text = template + "\n\n" + out.Disclaimer
+		out.QuestionAnswered = question == ""
+		if question != "" {
+			out.Text = unansweredNote(lang, outcome) + "\n" + out.Text
+		}
 		return out
 	}
 	if s.provider == nil {
@@ -343,24 +362,67 @@ func (s *Service) explain(ctx context.Context, lang string, facts *FactSheet, qu
 			out.ProviderError = providerReason(err)
 			return useTemplate(OutcomeProviderUnavailable)
 		}
-		bad := facts.Unsupported(text)
-		if len(bad) == 0 {
+		bad, missing := facts.Unsupported(text), facts.Missing(text)
+		if len(bad) == 0 && len(missing) == 0 {
 			out.Explainer, out.Provider, out.Model = "language_model", s.provider.Kind(), s.provider.Model()
 			out.Grounding.Outcome = OutcomeGrounded
 			if attempt == 1 {
 				out.Grounding.Outcome = OutcomeRegenerated
 			}
 			out.Text = text + "\n\n" + out.Disclaimer
+			out.QuestionAnswered = true
 			return out
 		}
 		out.Grounding.UnsupportedNumbers = append(out.Grounding.UnsupportedNumbers, bad...)
-		msgs = append(msgs, Message{Role: "assistant", Content: text}, Message{Role: "user", Content: retryPrompt(lang, bad)})
+		for _, c := range missing {
+			if !slices.Contains(out.Grounding.MissingWarnings, c) {
+				out.Grounding.MissingWarnings = append(out.Grounding.MissingWarnings, c)
+			}
+		}
+		msgs = append(msgs, Message{Role: "assistant", Content: text}, Message{Role: "user", Content: retryPrompt(lang, bad, missing)})
 	}
-	// The template's numbers are checked too; keep only the model's.
-	unsupported := out.Grounding.UnsupportedNumbers
+	// The template is checked too; keep only the model's findings.
+	unsupported, missing := out.Grounding.UnsupportedNumbers, out.Grounding.MissingWarnings
 	a := useTemplate(OutcomeReplacedByTemplate)
-	a.Grounding.UnsupportedNumbers = unsupported
+	a.Grounding.UnsupportedNumbers, a.Grounding.MissingWarnings = unsupported, missing
 	return a
+}
+
+// unansweredNote is the first line of a template answer to a question:
+// the question was not answered, and why.
+func unansweredNote(lang, outcome string) string {
+	if outcome == OutcomeTemplate {
+		if lang == LangEN {
+			return "No language model is configured on this appliance, so your question was not answered: below is linkplan's fixed explanation of the result."
+		}
+		return "Nenhum modelo de linguagem está configurado neste appliance, então a sua pergunta não foi respondida: abaixo está a explicação fixa do linkplan para o resultado."
+	}
+	if lang == LangEN {
+		return "The language model gave no usable answer, so your question was not answered: below is linkplan's fixed explanation of the result."
+	}
+	return "O modelo de linguagem não deu uma resposta utilizável, então a sua pergunta não foi respondida: abaixo está a explicação fixa do linkplan para o resultado."
+}
+
+// warningsParagraph lists the sheet's warnings that text does not name
+// yet, one line each with its code and message (the engine's messages are
+// in English); "" when there are none.
+func warningsParagraph(lang string, facts *FactSheet, text string) string {
+	missing := facts.Missing(text)
+	if len(missing) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if lang == LangEN {
+		b.WriteString("\nWarnings of this result:")
+	} else {
+		b.WriteString("\nAlertas deste resultado (mensagens do motor, em inglês):")
+	}
+	for _, w := range facts.Warnings {
+		if slices.Contains(missing, w.Code) {
+			fmt.Fprintf(&b, "\n- %s: %s", w.Code, w.Message)
+		}
+	}
+	return b.String()
 }
 
 // complete calls the provider once and counts it.
@@ -389,14 +451,14 @@ func providerReason(err error) string {
 func prompt(lang string, facts *FactSheet, question string) []Message {
 	var sys, user strings.Builder
 	if lang == LangEN {
-		sys.WriteString("You explain radio link results computed by a deterministic engine to people who are not RF engineers. Answer in English, in plain prose without numbered lists. Use only numbers that appear in the fact sheet, rounded as written there or to fewer decimals; never compute, estimate or invent another number. You are not a source of link margin.")
+		sys.WriteString("You explain radio link results computed by a deterministic engine to people who are not RF engineers. Answer in English, in plain prose without numbered lists. Use only numbers that appear in the fact sheet, rounded as written there or to fewer decimals; never compute, estimate or invent another number. You are not a source of link margin. Name every warning of the fact sheet by its code (e.g. fspl_obstructed) and say what it means for the result.")
 		fmt.Fprintf(&user, "Fact sheet:\n%s\n", facts.Text())
 		if question == "" {
 			question = "Explain this result: does the link work, why, and what would fix it?"
 		}
 		fmt.Fprintf(&user, "Question: %s", question)
 	} else {
-		sys.WriteString("Você explica resultados de enlaces de rádio calculados por um motor determinístico para pessoas que não são engenheiros de RF. Responda em português do Brasil, em texto corrido sem listas numeradas. Use somente números que aparecem na ficha de fatos, arredondados como lá ou com menos casas decimais; nunca calcule, estime ou invente outro número. Você não é fonte de margem de enlace.")
+		sys.WriteString("Você explica resultados de enlaces de rádio calculados por um motor determinístico para pessoas que não são engenheiros de RF. Responda em português do Brasil, em texto corrido sem listas numeradas. Use somente números que aparecem na ficha de fatos, arredondados como lá ou com menos casas decimais; nunca calcule, estime ou invente outro número. Você não é fonte de margem de enlace. Cite cada alerta da ficha de fatos pelo código (por exemplo fspl_obstructed) e diga o que significa para o resultado.")
 		fmt.Fprintf(&user, "Ficha de fatos:\n%s\n", facts.Text())
 		if question == "" {
 			question = "Explique este resultado: o enlace funciona, por quê, e o que resolveria?"
@@ -406,10 +468,24 @@ func prompt(lang string, facts *FactSheet, question string) []Message {
 	return []Message{{Role: "system", Content: sys.String()}, {Role: "user", Content: user.String()}}
 }
 
-// retryPrompt asks for an answer without the unsupported numbers.
-func retryPrompt(lang string, bad []string) string {
+// retryPrompt asks for an answer without the unsupported numbers and
+// naming the missing warnings.
+func retryPrompt(lang string, bad, missing []string) string {
+	var parts []string
 	if lang == LangEN {
-		return "Your answer contains numbers that are not in the fact sheet: " + strings.Join(bad, "; ") + ". Rewrite it using only fact-sheet numbers."
+		if len(bad) > 0 {
+			parts = append(parts, "Your answer contains numbers that are not in the fact sheet: "+strings.Join(bad, "; ")+". Rewrite it using only fact-sheet numbers.")
+		}
+		if len(missing) > 0 {
+			parts = append(parts, "Your answer does not name these warnings of the fact sheet: "+strings.Join(missing, ", ")+". Name each one by its code and say what it means for the result.")
+		}
+		return strings.Join(parts, " ")
 	}
-	return "Sua resposta contém números que não estão na ficha de fatos: " + strings.Join(bad, "; ") + ". Reescreva usando somente números da ficha."
+	if len(bad) > 0 {
+		parts = append(parts, "Sua resposta contém números que não estão na ficha de fatos: "+strings.Join(bad, "; ")+". Reescreva usando somente números da ficha.")
+	}
+	if len(missing) > 0 {
+		parts = append(parts, "Sua resposta não cita estes alertas da ficha: "+strings.Join(missing, ", ")+". Cite cada um pelo código e diga o que significa para o resultado.")
+	}
+	return strings.Join(parts, " ")
 }

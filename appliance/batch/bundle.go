@@ -37,12 +37,33 @@ const (
 
 // ResultColumns returns the columns of results.csv, in order.
 func ResultColumns() []string {
+	return append(legacyResultColumns(), "synthetic", "position_uncertainty_m", "warning_messages")
+}
+
+// legacyResultColumns are the columns of results.csv before the tower's
+// caveats (synthetic, position_uncertainty_m) and the warning messages
+// were added at the end; ReadResults still reads bundles written then.
+func legacyResultColumns() []string {
 	return []string{
 		"row", "receiver_id", "lat", "lon", "height_m", "frequency_mhz", "max_distance_km",
 		"rx_gain_dbi", "cable_loss_db", "rx_threshold_dbm", "assumed_eirp_dbm", "operator_filter",
 		"best_tower_id", "operator", "distance_km", "azimuth_deg", "rx_power_dbm", "margin_db",
 		"eirp_assumed", "engine", "engine_version", "status", "warnings", "reason",
 	}
+}
+
+// WarningMessageSep separates the messages of the warning_messages column
+// of results.csv (one per code of the warnings column, same order); a '|'
+// inside a message is written as '/'.
+const WarningMessageSep = " | "
+
+// warningCells returns the warnings and warning_messages cells of ws.
+func warningCells(ws []appliance.Warning) (codes, messages string) {
+	ms := make([]string, len(ws))
+	for i, w := range ws {
+		ms[i] = strings.ReplaceAll(w.Message, "|", "/")
+	}
+	return strings.Join(appliance.WarningCodes(ws), ";"), strings.Join(ms, WarningMessageSep)
 }
 
 // ReportName returns the bundle name of the PDF report of row index i
@@ -298,10 +319,12 @@ func (b *bundle) writeCSV(w io.Writer) error {
 	}
 	rec := make([]string, len(ResultColumns()))
 	for i, r := range b.results {
+		codes, messages := warningCells(r.Warnings)
 		rec = append(rec[:0], strconv.Itoa(i+1), r.ReceiverID, fnum(r.Lat), fnum(r.Lon), fnum(r.HeightM), fnum(r.FreqMHz),
 			fnum(r.MaxDistanceKm), fnum(r.RxGainDBi), fnum(r.CableLossDB), fnum(r.RxThresholdDBm), fnum(r.AssumedEIRPDBm),
 			r.OperatorFilter, r.TowerID, r.Operator, fnum(r.DistanceKm), fnum(r.AzimuthDeg), fnum(r.RxPowerDBm), fnum(r.MarginDB),
-			strconv.FormatBool(r.EIRPAssumed), r.Engine, r.EngineVersion, r.Status, strings.Join(r.Warnings, ";"), r.Reason)
+			strconv.FormatBool(r.EIRPAssumed), r.Engine, r.EngineVersion, r.Status, codes, r.Reason,
+			strconv.FormatBool(r.Synthetic), fnum(r.PositionUncertaintyM), messages)
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -332,7 +355,8 @@ func (b *bundle) features() geoexport.Source {
 			}
 			lr := geoexport.LinkRow{ReceiverID: r.ReceiverID, Row: int64(i + 1), Receiver: pos, TowerID: r.TowerID, Operator: r.Operator,
 				DistanceKm: orNaN(r.DistanceKm), AzimuthDeg: orNaN(r.AzimuthDeg), MarginDB: orNaN(r.MarginDB), RxPowerDBm: orNaN(r.RxPowerDBm),
-				Engine: r.Engine, Status: r.Status, Warnings: int64(len(r.Warnings)), EIRPAssumed: r.EIRPAssumed}
+				Engine: r.Engine, Status: r.Status, Warnings: appliance.WarningCodes(r.Warnings), EIRPAssumed: r.EIRPAssumed,
+				Synthetic: r.Synthetic, PositionUncertaintyM: orNaN(r.PositionUncertaintyM)}
 			if !yield(lr.Feature()) {
 				return
 			}

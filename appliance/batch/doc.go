@@ -120,15 +120,22 @@
 //	results.csv       one line per input row, RFC 4180 (CRLF), ',' separator,
 //	                  '.' decimals, columns ResultColumns(): the input echoed
 //	                  after defaults, the best tower, figures, engine, status,
-//	                  warning codes (';'-separated) and reason
-//	results.geojson   points of the rows with a valid position (geoexport.LinkSchema)
+//	                  warning codes (';'-separated), reason, then the best
+//	                  tower's caveats: synthetic (true/false),
+//	                  position_uncertainty_m (metres, empty when unknown) and
+//	                  warning_messages (one per code, same order, separated
+//	                  by " | ")
+//	results.geojson   points of the rows with a valid position (geoexport.LinkSchema:
+//	                  warnings holds the ';'-separated codes, with synthetic
+//	                  and position_uncertainty_m)
 //	results.kml       the same, styled by status
 //	results.shp .shx .dbf .prj .cpg
 //	                  the same as a Shapefile (WGS84, UTF-8); dBase names are
 //	                  geoexport.ShortNames of the long names, listed in the
 //	                  manifest (shapefile_fields): receiver_i, row, lat, lon,
 //	                  tower_id, operator, distance_k, azimuth_de, margin_db,
-//	                  rx_power_d, engine, status, warnings, eirp_assum
+//	                  rx_power_d, engine, status, warnings, eirp_assum,
+//	                  synthetic, position_u
 //	reports/row-00001.pdf …
 //	                  one PDF link report per row with a best tower, in row
 //	                  order, as many as the monthly PDF quota grants (the row's

@@ -33,11 +33,11 @@ func ReadResults(r io.ReaderAt, size int64) ([]RowResult, error) {
 	}
 	defer f.Close()
 	cr := csv.NewReader(io.LimitReader(f, MaxResultsCSVBytes))
-	cr.FieldsPerRecord = len(ResultColumns())
 	head, err := cr.Read()
-	if err != nil || strings.Join(head, ",") != strings.Join(ResultColumns(), ",") {
+	if h := strings.Join(head, ","); err != nil || h != strings.Join(ResultColumns(), ",") && h != strings.Join(legacyResultColumns(), ",") {
 		return nil, fmt.Errorf("read bundle: %s header is not the expected columns: %w", FileResultsCSV, appliance.ErrInvalid)
 	}
+	cr.FieldsPerRecord = len(head)
 	var out []RowResult
 	for {
 		rec, err := cr.Read()
@@ -55,8 +55,9 @@ func ReadResults(r io.ReaderAt, size int64) ([]RowResult, error) {
 	}
 }
 
-// parseResult maps one results.csv record (ResultColumns order) onto a
-// RowResult.
+// parseResult maps one results.csv record (ResultColumns order, or the
+// legacy columns without the caveats) onto a RowResult. Warnings of a
+// legacy record, which kept only the codes, have no message.
 func parseResult(rec []string) (RowResult, error) {
 	var bad error
 	num := func(s string) *float64 {
@@ -78,8 +79,23 @@ func parseResult(rec []string) (RowResult, error) {
 		OperatorFilter: rec[11], TowerID: rec[12], Operator: rec[13], DistanceKm: num(rec[14]), AzimuthDeg: num(rec[15]),
 		RxPowerDBm: num(rec[16]), MarginDB: num(rec[17]), EIRPAssumed: rec[18] == "true", Engine: rec[19], EngineVersion: rec[20],
 		Status: rec[21], Reason: rec[23]}
+	var messages []string
+	if len(rec) > 26 {
+		r.Synthetic = rec[24] == "true"
+		r.PositionUncertaintyM = num(rec[25])
+		if rec[26] != "" {
+			messages = strings.Split(rec[26], WarningMessageSep)
+		}
+	}
 	if rec[22] != "" {
-		r.Warnings = strings.Split(rec[22], ";")
+		codes := strings.Split(rec[22], ";")
+		for i, c := range codes {
+			w := appliance.Warning{Code: c}
+			if len(messages) == len(codes) {
+				w.Message = messages[i]
+			}
+			r.Warnings = append(r.Warnings, w)
+		}
 	}
 	return r, bad
 }

@@ -80,9 +80,19 @@ type RowResult struct {
 	// Status is one of StatusOK, StatusLowMargin, StatusNoTower, StatusError.
 	Status string `json:"status"`
 	// Reason says why there is no tower or why the row failed.
-	Reason   string                 `json:"reason,omitempty"`
-	Errors   []appliance.FieldError `json:"errors,omitempty"`   // the row's bad fields (status error)
-	Warnings []string               `json:"warnings,omitempty"` // warning codes of the result (planner package doc)
+	Reason string                 `json:"reason,omitempty"`
+	Errors []appliance.FieldError `json:"errors,omitempty"` // the row's bad fields (status error)
+	// Warnings are the warnings of the result, {code, message} as
+	// /analyze_link gives them (planner package doc), engine_resolved
+	// last when the row's engine was substituted.
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
+	// Synthetic is true when the best tower is synthetic sample data, not
+	// real infrastructure.
+	Synthetic bool `json:"synthetic"`
+	// PositionUncertaintyM is the radius within which the best tower's
+	// true position lies (about 95 %), metres; null without a best tower
+	// or when its source gives none.
+	PositionUncertaintyM *float64 `json:"position_uncertainty_m"`
 }
 
 // Counts counts rows by status.

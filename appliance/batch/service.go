@@ -340,11 +340,9 @@ func (s *Service) analyzeRow(ctx context.Context, p *Payload, i int, profile boo
 		return out, nil
 	}
 	out.Engine, out.EngineVersion = string(a.Engine), a.EngineVersion
-	for _, w := range a.Warnings {
-		out.Warnings = append(out.Warnings, w.Code)
-	}
+	out.Warnings = append(out.Warnings, a.Warnings...)
 	if note := p.Notes[i]; note != "" {
-		out.Warnings = append(out.Warnings, appliance.WarnEngineResolved)
+		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
 	}
 	b := a.Best
 	if b == nil {
@@ -355,7 +353,10 @@ func (s *Service) analyzeRow(ctx context.Context, p *Payload, i int, profile boo
 		return out, a
 	}
 	if b.Tower != nil {
-		out.TowerID, out.Operator = b.Tower.ID, b.Tower.Operator
+		out.TowerID, out.Operator, out.Synthetic = b.Tower.ID, b.Tower.Operator, b.Tower.Synthetic
+		if u := b.Tower.UncertaintyM; u > 0 {
+			out.PositionUncertaintyM = r3p(u)
+		}
 	}
 	out.DistanceKm, out.AzimuthDeg = r3p(b.DistanceKm), r3p(b.AzimuthDeg)
 	out.RxPowerDBm, out.MarginDB, out.EIRPAssumed = r3p(b.RxPowerDBm), r3p(b.LinkMarginDB), b.EIRPAssumed

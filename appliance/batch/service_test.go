@@ -150,7 +150,7 @@ func TestSubmitEngineResolution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := res.Rows[0]; r.Status == batch.StatusError || len(r.Warnings) == 0 || r.Warnings[len(r.Warnings)-1] != appliance.WarnEngineResolved {
+	if r := res.Rows[0]; r.Status == batch.StatusError || len(r.Warnings) == 0 || r.Warnings[len(r.Warnings)-1].Code != appliance.WarnEngineResolved || r.Warnings[len(r.Warnings)-1].Message == "" {
 		t.Fatalf("row 0 %+v", r)
 	}
 	if r := res.Rows[1]; r.Status != batch.StatusError || len(r.Errors) != 1 || r.Errors[0].Field != "engine" {

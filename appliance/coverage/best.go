@@ -122,6 +122,11 @@ func (s *Service) ComputeBest(ctx context.Context, reqs []Request, opts Options)
 		sum.NoDataOutsideEnvelope += ps.NoDataOutsideEnvelope
 		sum.Radials += ps.Radials
 		sum.Evaluations += ps.Evaluations
+		sum.ProfiledRadials += ps.ProfiledRadials
+		sum.VoidFilledRadials += ps.VoidFilledRadials
+		sum.VoidFilledSamples += ps.VoidFilledSamples
+		sum.VoidMaxSpanM = math.Max(sum.VoidMaxSpanM, ps.VoidMaxSpanM)
+		sum.NoLandCoverRadials += ps.NoLandCoverRadials
 		sum.ProfileStepM = ps.ProfileStepM
 		if ps.Engine != sum.Engine {
 			sum.Engine = ""
@@ -145,6 +150,7 @@ func (s *Service) ComputeBest(ctx context.Context, reqs []Request, opts Options)
 	}
 	slices.Sort(sum.MissingTiles)
 	sum.addPixels(best)
+	sum.finishCaveats(reqs)
 	sum.ElapsedMS = time.Since(start).Milliseconds()
 	out.Summary = sum
 	if opts.OnTile != nil {

@@ -105,6 +105,22 @@ type Summary struct {
 	Radials                  int     // radials of the sweep
 	ProfileStepM             float64 // requested radial profile step, metres
 	Evaluations              int     // engine evaluations (radial, sample)
+
+	// The terrain under the map (package doc, "Caveats"): radials with a
+	// profile, those crossing void-filled samples (with the samples and
+	// the longest interpolated run of one radial, metres), and those
+	// without a land-cover class.
+	ProfiledRadials, VoidFilledRadials, VoidFilledSamples int
+	VoidMaxSpanM                                          float64
+	NoLandCoverRadials                                    int
+	// The caveats of the map (package doc, "Caveats"): the first
+	// transmitter's EIRP, dBm; whether any transmitter's EIRP was assumed;
+	// the transmitters; and the warnings that apply to the whole map
+	// (never nil after Compute and ComputeBest).
+	EIRPDBm      float64
+	EIRPAssumed  bool
+	Transmitters []TransmitterData
+	Warnings     []appliance.Warning
 }
 
 // Result is a finished map.
@@ -138,7 +154,11 @@ type radial struct {
 	noDataEnvelope int
 	evaluations    int
 	version        string
-	envelopeErr    error // first refusal of the engine as outside its validity
+	profiled       bool    // the radial has a profile (terrain after the transmitter)
+	voidSamples    int     // void-filled samples of its profile
+	voidSpanM      float64 // longest void-filled run of its profile, metres
+	noLandCover    bool    // its profile has no land-cover class
+	envelopeErr    error   // first refusal of the engine as outside its validity
 	err            error
 }
 
@@ -175,6 +195,7 @@ func (s *Service) Compute(ctx context.Context, req Request, opts Options) (*Resu
 	if err := p.allRefused(sum); err != nil {
 		return nil, fmt.Errorf("coverage compute: %w", err)
 	}
+	sum.finishCaveats([]Request{req})
 	sum.ElapsedMS = time.Since(start).Milliseconds()
 	return &Result{Raster: p.raster, Summary: sum}, nil
 }
@@ -470,6 +491,8 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 		rd.noDataMissing = len(rd.pix)
 		return nil
 	}
+	rd.profiled, rd.noLandCover = true, noLandCover(prof.PathProfile)
+	rd.voidSamples, rd.voidSpanM = prof.VoidStats()
 	n := prof.Len()
 	spacing := prof.LengthM() / float64(n-1)
 	sample := make([]int32, len(rd.pix))
@@ -670,6 +693,7 @@ func (p *plan) summary(opts Options) Summary {
 		s.NoDataMissingTerrain += rd.noDataMissing
 		s.NoDataOutsideEnvelope += rd.noDataEnvelope
 		s.Evaluations += rd.evaluations
+		s.addTerrain(rd)
 		for _, t := range rd.missingTiles {
 			if !tiles[t] {
 				tiles[t] = true
@@ -683,6 +707,22 @@ func (p *plan) summary(opts Options) Summary {
 	slices.Sort(s.MissingTiles)
 	s.addPixels(r)
 	return s
+}
+
+// addTerrain adds the terrain facts of radial rd.
+func (s *Summary) addTerrain(rd *radial) {
+	if !rd.profiled {
+		return
+	}
+	s.ProfiledRadials++
+	if rd.voidSamples > 0 {
+		s.VoidFilledRadials++
+		s.VoidFilledSamples += rd.voidSamples
+		s.VoidMaxSpanM = math.Max(s.VoidMaxSpanM, rd.voidSpanM)
+	}
+	if rd.noLandCover {
+		s.NoLandCoverRadials++
+	}
 }
 
 // addPixels adds the valid pixels of r (count, extremes, covered area at

@@ -19,13 +19,23 @@ const (
 
 // ContourSchema returns the schema of the features of Contours: one
 // multipolygon per threshold with its threshold (dBm), the area at or above
-// it (km²) and its pixel count. In a Shapefile the .dbf names are the
-// geoexport.ShortNames: threshold_, area_km2, pixels.
+// it (km²) and its pixel count, then the caveats of the map (package doc,
+// "Caveats"): the engine, the EIRP of the first transmitter (dBm), whether
+// an EIRP was assumed, the warning codes (';'-separated) and the
+// warnings as "code: message" separated by " | " (cut to 254 bytes in a
+// .dbf). In a Shapefile the .dbf names are the geoexport.ShortNames:
+// threshold_, area_km2, pixels, engine, eirp_dbm, eirp_assum, warnings,
+// warning_me.
 func ContourSchema() geoexport.Schema {
 	return geoexport.Schema{Geometry: geoexport.KindMultiPolygon, Fields: []geoexport.Field{
 		{Name: "threshold_dbm", Type: geoexport.TypeFloat, Width: 10, Decimals: 2},
 		{Name: "area_km2", Type: geoexport.TypeFloat, Width: 18, Decimals: 6},
 		{Name: "pixels", Type: geoexport.TypeInt, Width: 10},
+		{Name: "engine", Type: geoexport.TypeString, Width: 32},
+		{Name: "eirp_dbm", Type: geoexport.TypeFloat, Width: 10, Decimals: 3},
+		{Name: "eirp_assumed", Type: geoexport.TypeBool},
+		{Name: "warnings", Type: geoexport.TypeString, Width: 200},
+		{Name: "warning_messages", Type: geoexport.TypeString, Width: geoexport.MaxDBFStringWidth},
 	}}
 }
 
@@ -89,8 +99,9 @@ func ParseThresholds(s string) ([]float64, error) {
 // row-major order of their first pixel, holes in the order they are
 // traced. area_km2 is the sum of the pixel areas (Raster.PixelAreaKm2),
 // pixels the count. A threshold that no pixel reaches has an empty
-// multipolygon, area 0 and 0 pixels.
-func Contours(r *Raster, thresholdsDBm []float64) ([]geoexport.Feature, error) {
+// multipolygon, area 0 and 0 pixels. Every feature carries the caveats of
+// the map's summary sum (nulls when sum is nil).
+func Contours(r *Raster, thresholdsDBm []float64, sum *Summary) ([]geoexport.Feature, error) {
 	if err := ValidateThresholds(thresholdsDBm); err != nil {
 		return nil, err
 	}
@@ -102,7 +113,7 @@ func Contours(r *Raster, thresholdsDBm []float64) ([]geoexport.Feature, error) {
 		polys, pixels, area := contour(r, t)
 		out = append(out, geoexport.Feature{
 			Geometry:   geoexport.MultiPolygon(polys...),
-			Properties: []geoexport.Value{geoexport.Float(t), geoexport.Float(area), geoexport.Int(int64(pixels))},
+			Properties: append([]geoexport.Value{geoexport.Float(t), geoexport.Float(area), geoexport.Int(int64(pixels))}, caveatValues(sum)...),
 		})
 	}
 	return out, nil

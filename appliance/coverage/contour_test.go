@@ -135,7 +135,7 @@ func TestContoursSynthetic(t *testing.T) {
 		[]float64{nanV, -80, -80, -90, -90, -70},
 	)
 	ths := []float64{-75, -85, -95, -50, -100}
-	fs, err := Contours(r, ths)
+	fs, err := Contours(r, ths, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestContoursPinchedHole(t *testing.T) {
 		[]float64{-60, -99, -60},
 		[]float64{-99, -60, -60},
 	)
-	fs, err := Contours(r, []float64{-70})
+	fs, err := Contours(r, []float64{-70}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestContoursPinchedHole(t *testing.T) {
 		[]float64{-99, -60, -99},
 		[]float64{-60, -99, -60},
 	)
-	fs, _ = Contours(r, []float64{-70})
+	fs, _ = Contours(r, []float64{-70}, nil)
 	if n, rings := contourFacts(t, r, -70, fs[0]); n != 5 || !equalInts(rings, []int{1, 1, 1, 1, 1}) {
 		t.Errorf("checkerboard: %d polygons, rings %v; want 5 squares", n, rings)
 	}
@@ -234,7 +234,7 @@ func TestContoursRandom(t *testing.T) {
 		}
 		r := synthRaster(rows...)
 		ths := []float64{-65, -75, -85}
-		fs, err := Contours(r, ths)
+		fs, err := Contours(r, ths, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestContoursRandom(t *testing.T) {
 func TestContourThresholdValidation(t *testing.T) {
 	r := synthRaster([]float64{-60})
 	for _, ths := range [][]float64{nil, {}, make([]float64, 11), {-75, math.NaN()}, {math.Inf(1)}, {-201}, {100.5}} {
-		_, err := Contours(r, ths)
+		_, err := Contours(r, ths, nil)
 		var ve *appliance.ValidationError
 		if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != "thresholds" || !errors.Is(err, appliance.ErrInvalid) {
 			t.Errorf("thresholds %v: err %v, want a validation error naming thresholds", ths, err)
@@ -269,7 +269,7 @@ func TestContourThresholdValidation(t *testing.T) {
 	if got, err := ParseThresholds(" -75, -85,-95 "); err != nil || !slices.Equal(got, []float64{-75, -85, -95}) {
 		t.Errorf("ParseThresholds: %v, %v", got, err)
 	}
-	if _, err := Contours(&Raster{Width: 2, Height: 2, DBm: make([]float32, 3)}, []float64{-75}); !errors.Is(err, appliance.ErrInvalid) {
+	if _, err := Contours(&Raster{Width: 2, Height: 2, DBm: make([]float32, 3)}, []float64{-75}, nil); !errors.Is(err, appliance.ErrInvalid) {
 		t.Errorf("mis-sized raster: err %v, want ErrInvalid", err)
 	}
 	if err := ValidateThresholds([]float64{-200, 100, -75, -85, -95}); err != nil {
@@ -291,7 +291,7 @@ func TestContoursOfRealMapReadByOgrinfo(t *testing.T) {
 	}
 	r := res.Raster
 	ths := []float64{-45, -50, -55, -75}
-	fs, err := Contours(r, ths)
+	fs, err := Contours(r, ths, &res.Summary)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,12 +347,17 @@ func TestContoursOfRealMapReadByOgrinfo(t *testing.T) {
 		if !strings.Contains(s, "Feature Count: 4\n") || !strings.Contains(s, "Geometry: "+c.geom+"\n") {
 			t.Errorf("%s: want 4 features of %s:\n%s", c.path, c.geom, s)
 		}
-		names := []string{"threshold_dbm", "area_km2", "pixels"}
+		names := []string{"threshold_dbm", "area_km2", "pixels", "engine", "eirp_dbm", "warnings"}
 		if strings.HasSuffix(c.path, ".shp") {
-			names = geoexport.ShortNames(ContourSchema()) // threshold_ in the .dbf
+			sn := geoexport.ShortNames(ContourSchema()) // threshold_ in the .dbf
+			names = append(sn[:5:5], sn[6])
 		}
-		for _, field := range names {
-			if !regexp.MustCompile(`(?m)^` + field + `: (Real|Integer|Integer64) `).MatchString(s) {
+		for i, field := range names {
+			typ := "(Real|Integer|Integer64)"
+			if i == 3 || i == 5 {
+				typ = "String"
+			}
+			if !regexp.MustCompile(`(?m)^` + field + `: ` + typ + ` `).MatchString(s) {
 				t.Errorf("%s: no field %s:\n%s", c.path, field, s)
 			}
 		}
@@ -418,7 +423,7 @@ func TestContoursValidForGDAL(t *testing.T) {
 	rasters = append(rasters, res.Raster)
 	var all []geoexport.Feature
 	for _, r := range rasters {
-		fs, err := Contours(r, []float64{-45, -55, -65, -75, -85})
+		fs, err := Contours(r, []float64{-45, -55, -65, -75, -85}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -468,7 +473,7 @@ func BenchmarkContours(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		fs, err := Contours(r, []float64{-75, -85, -95})
+		fs, err := Contours(r, []float64{-75, -85, -95}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

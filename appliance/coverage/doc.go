@@ -103,6 +103,41 @@
 // outside its validity (appliance.ErrOutsideEnvelope, e.g. P.1812 below its
 // minimum distance) is no-data counted in Summary.NoDataOutsideEnvelope.
 //
+// # Caveats
+//
+// A map carries what its numbers rest on, as /analyze_link does for a
+// link (issue 20): the engine, the EIRP of the transmitter (of the first,
+// for a best-server map) and whether an EIRP was assumed (a tower without
+// ERP gets DefaultEIRPDBm, 58 dBm), every transmitter (TransmitterData:
+// tower id, position, height, EIRP, assumed, synthetic, position
+// uncertainty) and the warnings that apply to the whole map, in this
+// order:
+//
+//	engine_resolved       the engine is not the one asked for (Request.EngineNote)
+//	eirp_assumed          a transmitter has no ERP in its source
+//	synthetic_tower       a transmitter is synthetic sample data
+//	position_uncertainty  a transmitter's position uncertainty exceeds the
+//	                      map's resolution (its pixel): the map may be
+//	                      shifted by that much, and within 10× the
+//	                      uncertainty of the transmitter the planner's rule
+//	                      (10 % of the path length) is broken
+//	void_filled_terrain   radials cross samples interpolated across DEM
+//	                      voids (counted per radial profile, with the
+//	                      samples and the longest interpolated span)
+//	missing_terrain       pixels within the radius have no value because a
+//	                      terrain tile toward them is in no pack (named)
+//	no_land_cover         radials have no land-cover class (no layer, or
+//	                      every sample unknown)
+//
+// The first four depend on the requests only (TransmitterWarnings) and
+// come in the started event; the summary (Summary.Warnings, the summary
+// event and GET's summary) has all of them. Every export of a done map
+// carries them: the GeoTIFF as GDAL metadata (GeoTIFFMetadata: band unit
+// type and UNITS dBm, ENGINE, ENGINE_VERSION, EIRP_DBM, EIRP_ASSUMED,
+// THRESHOLD_DBM, WARNINGS as ';'-separated codes and WARNING_n as "code:
+// message"), the KMZ in its legend (WriteKMZ), the contours as properties
+// of every feature (ContourSchema).
+//
 // # Tile encoding
 //
 // EncodeTile gives a tile as base64 (standard alphabet, padded) of
@@ -136,10 +171,11 @@
 // from Shape, before any computing) and computes in the background. Every
 // event gets the next sequence number of its map and is never changed or
 // renumbered, so that a stream resumed after event n (the SSE
-// Last-Event-ID) gets the same bytes from n+1 on. Events: started, then
+// Last-Event-ID) gets the same bytes from n+1 on. Events: started (with
+// the caveats known before computing), then
 // progress (after every radial) and tile (as each tile is final;
 // best-server maps report their tiles at the end), then one summary
-// (done) or error (canceled, failed; code canceled, missing_terrain,
+// (done, with every caveat) or error (canceled, failed; code canceled, missing_terrain,
 // outside_envelope or failed). Streams Attach to a map; when the last one
 // detaches while it computes, the computation is canceled. A finished map
 // (done, canceled or failed) is kept for DefaultRetention (1 h) after it

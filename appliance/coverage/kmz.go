@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,8 +64,10 @@ func PNG(w io.Writer, r *Raster) error {
 
 // WriteKMZ writes r as a KMZ: doc.kml with one GroundOverlay of map.png
 // on the raster's bounds and the legend as an HTML table in the
-// description, entries dated modified.
-func WriteKMZ(w io.Writer, r *Raster, name string, modified time.Time) error {
+// description, entries dated modified. With the map's summary sum (nil:
+// none) the legend goes on with its caveats: the engine, the EIRP (and
+// whether it was assumed) and every warning with its code and message.
+func WriteKMZ(w io.Writer, r *Raster, name string, modified time.Time, sum *Summary) error {
 	var img bytes.Buffer
 	if err := PNG(&img, r); err != nil {
 		return err
@@ -75,6 +78,9 @@ func WriteKMZ(w io.Writer, r *Raster, name string, modified time.Time) error {
 		fmt.Fprintf(&legend, `<tr><td style="background:#%02x%02x%02x;width:2em">&nbsp;</td><td>%s</td></tr>`, s.Color.R, s.Color.G, s.Color.B, html.EscapeString(s.Label))
 	}
 	legend.WriteString(`<tr><td></td><td>transparent: below −105 dBm or no data (missing terrain)</td></tr></table>`)
+	if sum != nil {
+		legend.WriteString(kmzCaveats(sum))
+	}
 	east := r.West + float64(r.Width)*r.PixelLonDeg
 	south := r.North - float64(r.Height)*r.PixelLatDeg
 	doc := kml.KML(kml.Document(
@@ -107,4 +113,29 @@ func WriteKMZ(w io.Writer, r *Raster, name string, modified time.Time) error {
 		return fmt.Errorf("coverage kmz: %w", err)
 	}
 	return nil
+}
+
+// kmzCaveats is the caveats part of the KMZ legend (HTML).
+func kmzCaveats(s *Summary) string {
+	var b strings.Builder
+	version := ""
+	if s.EngineVersion != "" {
+		version = " (" + s.EngineVersion + ")"
+	}
+	fmt.Fprintf(&b, `<p>Engine: %s%s. EIRP: %s dBm`, html.EscapeString(string(s.Engine)), html.EscapeString(version),
+		strconv.FormatFloat(r3(s.EIRPDBm), 'f', -1, 64))
+	if s.EIRPAssumed {
+		b.WriteString(` (assumed: the transmitter has no ERP in its source)`)
+	}
+	b.WriteString(`.</p>`)
+	if len(s.Warnings) == 0 {
+		b.WriteString(`<p>Warnings: none.</p>`)
+		return b.String()
+	}
+	b.WriteString(`<p>Warnings:</p><ul>`)
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, `<li><b>%s</b>: %s</li>`, html.EscapeString(w.Code), html.EscapeString(w.Message))
+	}
+	b.WriteString(`</ul>`)
+	return b.String()
 }

@@ -23,7 +23,7 @@ func TestWriteKMZ(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteKMZ(&buf, res.Raster, "Tijuca", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+	if err := WriteKMZ(&buf, res.Raster, "Tijuca", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), nil); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))

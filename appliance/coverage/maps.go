@@ -76,6 +76,14 @@ type EventStartedData struct {
 	Progressive bool    `json:"progressive"`    // tiles come while the map computes (false: all at the end, best-server maps)
 	NoData      int     `json:"nodata_value"`   // the int16 value of a pixel without data (−32768)
 	Scale       float64 `json:"value_scale_db"` // dB per int16 unit (0.01)
+	// The caveats known before computing (package doc, "Caveats"): the
+	// first transmitter's EIRP, dBm; whether any transmitter's EIRP was
+	// assumed; every transmitter; and the warnings its requests decide
+	// (TransmitterWarnings). The summary adds those the terrain raises.
+	EIRPDBm      float64             `json:"eirp_dbm"`
+	EIRPAssumed  bool                `json:"eirp_assumed"`
+	Transmitters []TransmitterData   `json:"transmitters"`
+	Warnings     []appliance.Warning `json:"warnings"`
 }
 
 // EventProgressData reports finished radials.
@@ -127,6 +135,13 @@ type EventSummaryData struct {
 	Radials                  int      `json:"radials"`
 	ProfileStepM             float64  `json:"profile_step_m"`
 	Evaluations              int      `json:"evaluations"`
+	// The caveats of the map (package doc, "Caveats"): the first
+	// transmitter's EIRP, dBm; whether any transmitter's EIRP was assumed;
+	// every transmitter; and the warnings that apply to the whole map.
+	EIRPDBm      float64             `json:"eirp_dbm"`
+	EIRPAssumed  bool                `json:"eirp_assumed"`
+	Transmitters []TransmitterData   `json:"transmitters"`
+	Warnings     []appliance.Warning `json:"warnings"`
 }
 
 // SummaryData returns s as the summary event's data.
@@ -135,11 +150,18 @@ func SummaryData(s Summary) EventSummaryData {
 	if tiles == nil {
 		tiles = []string{}
 	}
+	if s.Warnings == nil {
+		s.Warnings = []appliance.Warning{}
+	}
+	if s.Transmitters == nil {
+		s.Transmitters = []TransmitterData{}
+	}
 	return EventSummaryData{Pixels: s.Pixels, InRadiusPixels: s.InRadiusPixels, ValidPixels: s.ValidPixels,
 		NoDataMissingTerrain: s.NoDataMissingTerrain, MissingTiles: tiles, NoDataOutsideEnvelope: s.NoDataOutsideEnvelope,
 		ThresholdDBm: s.ThresholdDBm, CoveredKm2AboveThreshold: math.Round(s.CoveredKm2AboveThreshold*1000) / 1000,
 		MinDBm: finitePtr(s.MinDBm), MaxDBm: finitePtr(s.MaxDBm), ElapsedMS: s.ElapsedMS, Engine: string(s.Engine),
-		EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: r3(s.ProfileStepM), Evaluations: s.Evaluations}
+		EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: r3(s.ProfileStepM), Evaluations: s.Evaluations,
+		EIRPDBm: r3(s.EIRPDBm), EIRPAssumed: s.EIRPAssumed, Transmitters: s.Transmitters, Warnings: s.Warnings}
 }
 
 // EventErrorData ends a canceled or failed stream.
@@ -395,7 +417,9 @@ func (mp *Map) addStarted(r *Raster, o MapsOptions, first Request) {
 		Tiles: r.TileRows() * r.TileCols(), Engine: string(first.Engine), Servers: len(mp.Requests), Encoding: TileEncoding,
 		CRS: "EPSG:4326", Retention: int64(o.Retention / time.Second), Threshold: th, RadiusM: radius,
 		FreqMHz: first.FreqMHz, RxHeightM: first.RxHeightM, Resolution: first.ResolutionM,
-		Created: mp.Created.Format(time.RFC3339Nano), Progressive: !mp.Best, NoData: NoDataCentiDBm, Scale: 0.01}}
+		Created: mp.Created.Format(time.RFC3339Nano), Progressive: !mp.Best, NoData: NoDataCentiDBm, Scale: 0.01,
+		EIRPDBm: r3(first.EIRPDBm), EIRPAssumed: anyAssumed(mp.Requests), Transmitters: TransmittersData(mp.Requests),
+		Warnings: TransmitterWarnings(mp.Requests)}}
 	mp.events = append(mp.events, ev)
 	mp.signalLocked()
 }

@@ -38,6 +38,13 @@ type Request struct {
 	ResolutionM  float64            // wanted pixel size, metres (see the package doc for the grid rule)
 	// TimePct and LocationPct are passed to the engine (0 = its default, 50 %).
 	TimePct, LocationPct float64
+	// Transmitter is what the map's caveats say of the transmitter (tower id,
+	// assumed EIRP, synthetic, position uncertainty; caveats.go). The
+	// computation does not read it.
+	Transmitter Transmitter
+	// EngineNote says why Engine is not the engine asked for (e.g. auto →
+	// fspl below Pro), "" when it is; the map warns engine_resolved.
+	EngineNote string
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -46,13 +46,16 @@ const (
 	DefaultEIRPDBm = 58.0
 )
 
-// Site is an explicit transmitter of a Spec.
+// Site is an explicit transmitter of a Spec, or a tower resolved to one.
 type Site struct {
 	Pos          appliance.LatLon
 	HeightM      float64 // metres above ground
 	EIRPDBm      float64 // dBm
 	AzimuthDeg   float64 // NaN: omni
 	BeamwidthDeg float64 // 0: the planner's sector
+	// Transmitter holds a tower's caveats (its id, an assumed EIRP,
+	// synthetic, position uncertainty); zero for an explicit site.
+	Transmitter Transmitter
 }
 
 // Spec is a map as the API asks for it: transmitters by tower id, by an
@@ -120,7 +123,8 @@ func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, bes
 	reqs := make([]Request, len(tx))
 	for i, t := range tx {
 		reqs[i] = Request{Tx: t.Pos, TxHeightM: t.HeightM, EIRPDBm: t.EIRPDBm, AzimuthDeg: t.AzimuthDeg, BeamwidthDeg: t.BeamwidthDeg,
-			FreqMHz: spec.FreqMHz, RadiusM: spec.RadiusM, RxHeightM: spec.RxHeightM, Engine: spec.Engine, ResolutionM: spec.ResolutionM}
+			FreqMHz: spec.FreqMHz, RadiusM: spec.RadiusM, RxHeightM: spec.RxHeightM, Engine: spec.Engine, ResolutionM: spec.ResolutionM,
+			Transmitter: t.Transmitter, EngineNote: spec.EngineNote}
 	}
 	m, err := s.Maps.Start(k.TenantID, reqs, best)
 	if err != nil || s.Audit == nil {
@@ -147,7 +151,7 @@ func (s *Starter) transmitters(k *appliance.APIKey, spec Spec, best bool, caps T
 		if t.HasERP() {
 			eirp = t.ERPDBm + 2.15
 		}
-		return Site{Pos: t.Pos(), HeightM: t.HeightM, EIRPDBm: eirp, AzimuthDeg: t.AzimuthDeg}
+		return Site{Pos: t.Pos(), HeightM: t.HeightM, EIRPDBm: eirp, AzimuthDeg: t.AzimuthDeg, Transmitter: TowerTransmitter(t)}
 	}
 	var out []Site
 	switch {

@@ -3,10 +3,12 @@ package geoexport
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"linkplan/appliance"
 )
@@ -42,6 +44,7 @@ const (
 	tagModelPixelScale   = 33550
 	tagModelTiepoint     = 33922
 	tagGeoKeyDirectory   = 34735
+	tagGDALMetadata      = 42112
 	tagGDALNoData        = 42113
 	geoKeyModelType      = 1024 // GTModelTypeGeoKey
 	geoKeyRasterType     = 1025 // GTRasterTypeGeoKey
@@ -50,6 +53,60 @@ const (
 	rasterPixelIsArea    = 1
 	sampleFormatIEEE     = 3
 )
+
+// MetadataItem is one dataset metadata item of a GeoTIFF (gdalinfo lists
+// it as NAME=value under "Metadata").
+type MetadataItem struct {
+	Name  string // letters, digits and '_' (others become '_')
+	Value string // one line of text (line breaks become spaces)
+}
+
+// GeoTIFFMetadata is the GDAL metadata of a GeoTIFF, written as the
+// GDAL_METADATA tag (42112): an XML <GDALMetadata> document that GDAL
+// reads as dataset items, the band's unit type and its description.
+type GeoTIFFMetadata struct {
+	Items           []MetadataItem // dataset items, in order
+	BandUnit        string         // unit of band 1's values (gdalinfo "Unit Type"), e.g. "dBm"; "" for none
+	BandDescription string         // band 1's description; "" for none
+}
+
+// xml returns m as GDAL writes it.
+func (m *GeoTIFFMetadata) xml() string {
+	var b strings.Builder
+	// GDAL escapes a value for XML and then writes that text as the
+	// element's content (escaped again); it reads it back the same way.
+	escape := func(s string) string {
+		var e strings.Builder
+		_ = xml.EscapeText(&e, []byte(s))
+		return e.String()
+	}
+	item := func(name, attrs, value string) {
+		fmt.Fprintf(&b, "  <Item name=%q%s>%s</Item>\n", metadataName(name), attrs, escape(escape(strings.Join(strings.Fields(value), " "))))
+	}
+	b.WriteString("<GDALMetadata>\n")
+	for _, it := range m.Items {
+		item(it.Name, "", it.Value)
+	}
+	if m.BandUnit != "" {
+		item("UNITS", ` sample="0"`, m.BandUnit)
+		item("UNITTYPE", ` sample="0" role="unittype"`, m.BandUnit)
+	}
+	if m.BandDescription != "" {
+		item("DESCRIPTION", ` sample="0" role="description"`, m.BandDescription)
+	}
+	b.WriteString("</GDALMetadata>")
+	return b.String()
+}
+
+// metadataName keeps letters, digits and '_' of a metadata item name.
+func metadataName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
+}
 
 // WriteGeoTIFF writes a single-band Float32 GeoTIFF of a north-up
 // EPSG:4326 raster: classic little-endian TIFF, uncompressed strips of
@@ -62,6 +119,12 @@ const (
 // row-major from the north-west pixel (width·height values). Its input
 // errors match appliance.ErrInvalid.
 func WriteGeoTIFF(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64, width, height int, data []float32, nodata float64) error {
+	return WriteGeoTIFFMeta(w, west, north, pixelLonDeg, pixelLatDeg, width, height, data, nodata, nil)
+}
+
+// WriteGeoTIFFMeta is WriteGeoTIFF with the GDAL metadata meta (nil:
+// none) in the GDAL_METADATA tag (42112).
+func WriteGeoTIFFMeta(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64, width, height int, data []float32, nodata float64, meta *GeoTIFFMetadata) error {
 	v := &appliance.ValidationError{}
 	if !(west >= -180 && west <= 180) {
 		v.Add("west", "must be a longitude in degrees (−180..180), got %g", west)
@@ -146,8 +209,12 @@ func WriteGeoTIFF(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64, wi
 			geoKeyModelType, 0, 1, modelTypeGeographic,
 			geoKeyRasterType, 0, 1, rasterPixelIsArea,
 			geoKeyGeographicType, 0, 1, EPSGWGS84)},
-		{tagGDALNoData, tiffASCII, uint32(len(nd) + 1), append([]byte(nd), 0)},
 	}
+	if meta != nil {
+		x := meta.xml()
+		entries = append(entries, entry{tagGDALMetadata, tiffASCII, uint32(len(x) + 1), append([]byte(x), 0)})
+	}
+	entries = append(entries, entry{tagGDALNoData, tiffASCII, uint32(len(nd) + 1), append([]byte(nd), 0)})
 	// Layout: header (8), IFD, out-of-line values (even offsets), strips.
 	ifdLen := 2 + 12*len(entries) + 4
 	off := uint32(8 + ifdLen)

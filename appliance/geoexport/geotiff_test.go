@@ -24,10 +24,13 @@ type gdalInfo struct {
 	} `json:"coordinateSystem"`
 	Metadata map[string]map[string]string `json:"metadata"`
 	Bands    []struct {
-		Type        string   `json:"type"`
-		NoDataValue any      `json:"noDataValue"`
-		Minimum     *float64 `json:"minimum"`
-		Maximum     *float64 `json:"maximum"`
+		Description string                       `json:"description"`
+		Unit        string                       `json:"unit"`
+		Metadata    map[string]map[string]string `json:"metadata"`
+		Type        string                       `json:"type"`
+		NoDataValue any                          `json:"noDataValue"`
+		Minimum     *float64                     `json:"minimum"`
+		Maximum     *float64                     `json:"maximum"`
 	} `json:"bands"`
 }
 
@@ -151,5 +154,34 @@ func TestWriteGeoTIFFRefusals(t *testing.T) {
 				t.Fatalf("got %v, want a validation error naming %q", err, c.field)
 			}
 		})
+	}
+}
+
+// TestWriteGeoTIFFMetadataGdalinfo: the GDAL_METADATA tag reads back in
+// gdalinfo as dataset items (escaped text, names kept to [A-Za-z0-9_]),
+// the band's unit type and its description; strips stay readable.
+func TestWriteGeoTIFFMetadataGdalinfo(t *testing.T) {
+	data := make([]float32, 6*4)
+	for i := range data {
+		data[i] = -80 + float32(i)
+	}
+	meta := &GeoTIFFMetadata{BandUnit: "dBm", BandDescription: "received power, dBm",
+		Items: []MetadataItem{{Name: "EIRP_DBM", Value: "58"}, {Name: "WARNING 1", Value: "eirp_assumed: <no ERP> & \"assumed\"\nsecond line"}}}
+	var buf bytes.Buffer
+	if err := WriteGeoTIFFMeta(&buf, -43.5, -22.75, 1.0/3600, 1.0/3600, 6, 4, data, math.NaN(), meta); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.tif")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gi := gdalInfoJSON(t, path)
+	md := gi.Metadata[""]
+	if md["EIRP_DBM"] != "58" || md["WARNING_1"] != `eirp_assumed: <no ERP> & "assumed" second line` {
+		t.Fatalf("dataset metadata %v", gi.Metadata)
+	}
+	if len(gi.Bands) != 1 || gi.Bands[0].Unit != "dBm" || gi.Bands[0].Description != "received power, dBm" ||
+		gi.Bands[0].Metadata[""]["UNITS"] != "dBm" || *gi.Bands[0].Minimum != -80 || *gi.Bands[0].Maximum != -57 {
+		t.Fatalf("band %+v", gi.Bands)
 	}
 }

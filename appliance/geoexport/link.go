@@ -2,6 +2,7 @@ package geoexport
 
 import (
 	"image/color"
+	"strings"
 
 	"linkplan/appliance"
 )
@@ -28,8 +29,13 @@ type LinkRow struct {
 	RxPowerDBm  float64          // received power, dBm
 	Engine      string           // engine id
 	Status      string           // one of the Status constants
-	Warnings    int64            // number of warnings
+	Warnings    []string         // warning codes of the result, written ';'-separated (null when none)
 	EIRPAssumed bool             // the tower EIRP was assumed
+	Synthetic   bool             // the best tower is synthetic sample data
+	// PositionUncertaintyM is the radius within which the best tower's
+	// true position lies (about 95 %), metres; NaN (null) when unknown or
+	// without a tower.
+	PositionUncertaintyM float64
 }
 
 // LinkSchema returns the schema of LinkRow features (points). The dBase
@@ -49,8 +55,10 @@ func LinkSchema() Schema {
 		{Name: "rx_power_dbm", Type: TypeFloat, Width: 9, Decimals: 2},
 		{Name: "engine", Type: TypeString, Width: 32},
 		{Name: "status", Type: TypeString, Width: 16},
-		{Name: "warnings", Type: TypeInt, Width: 4},
+		{Name: "warnings", Type: TypeString, Width: 200},
 		{Name: "eirp_assumed", Type: TypeBool},
+		{Name: "synthetic", Type: TypeBool},
+		{Name: "position_uncertainty_m", Type: TypeFloat, Width: 10, Decimals: 1},
 	}}
 }
 
@@ -87,7 +95,8 @@ func (r LinkRow) Feature() Feature {
 			Float(r.Receiver.Lat), Float(r.Receiver.Lon),
 			str(r.TowerID), str(r.Operator),
 			Float(r.DistanceKm), Float(r.AzimuthDeg), Float(r.MarginDB), Float(r.RxPowerDBm),
-			str(r.Engine), String(r.Status), Int(r.Warnings), Bool(r.EIRPAssumed),
+			str(r.Engine), String(r.Status), str(strings.Join(r.Warnings, ";")), Bool(r.EIRPAssumed),
+			Bool(r.Synthetic), Float(r.PositionUncertaintyM),
 		},
 	}
 }
@@ -98,12 +107,15 @@ func (r LinkRow) Feature() Feature {
 func LinkRowOf(row int64, receiverID string, a appliance.LinkAnalysis) LinkRow {
 	r := LinkRow{
 		ReceiverID: receiverID, Row: row, Receiver: a.Request.Receiver,
-		Engine: string(a.Engine), Status: StatusNoTower, Warnings: int64(len(a.Warnings)),
-		DistanceKm: nan(), AzimuthDeg: nan(), MarginDB: nan(), RxPowerDBm: nan(),
+		Engine: string(a.Engine), Status: StatusNoTower, Warnings: appliance.WarningCodes(a.Warnings),
+		DistanceKm: nan(), AzimuthDeg: nan(), MarginDB: nan(), RxPowerDBm: nan(), PositionUncertaintyM: nan(),
 	}
 	if b := a.Best; b != nil {
 		if b.Tower != nil {
-			r.TowerID, r.Operator = b.Tower.ID, b.Tower.Operator
+			r.TowerID, r.Operator, r.Synthetic = b.Tower.ID, b.Tower.Operator, b.Tower.Synthetic
+			if b.Tower.UncertaintyM > 0 {
+				r.PositionUncertaintyM = b.Tower.UncertaintyM
+			}
 		}
 		r.DistanceKm, r.AzimuthDeg = b.DistanceKm, b.AzimuthDeg
 		r.MarginDB, r.RxPowerDBm, r.EIRPAssumed = b.LinkMarginDB, b.RxPowerDBm, b.EIRPAssumed

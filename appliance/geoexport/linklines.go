@@ -41,6 +41,8 @@ func LinkLineSchema() Schema {
 		{Name: "synthetic", Type: TypeBool},
 		{Name: "height_m", Type: TypeFloat, Width: 8, Decimals: 2},
 		{Name: "ground_m", Type: TypeFloat, Width: 8, Decimals: 1},
+		{Name: "warnings", Type: TypeString, Width: 200},
+		{Name: "position_uncertainty_m", Type: TypeFloat, Width: 10, Decimals: 1},
 	}}
 }
 
@@ -61,10 +63,12 @@ func candidateStatus(c *appliance.LinkCandidate) string {
 // LinkLines returns the features of analysis a (LinkLineSchema): first the
 // receiver point, named "receiver", whose status is that of the best
 // tower (StatusNoTower when there is none), height above ground and
-// ground height (metres AMSL; null when NaN); then one line per returned
-// tower, receiver → tower, the best first (rank 1) and the alternatives in
-// the planner's order (rank 2, 3, ...), named by tower id. A candidate
-// without a Tower is skipped (the planner never returns one).
+// ground height (metres AMSL; null when NaN) and the analysis's warning
+// codes (';'-separated); then one line per returned tower, receiver →
+// tower, the best first (rank 1) and the alternatives in the planner's
+// order (rank 2, 3, ...), named by tower id, with its own warning codes
+// and the tower's position uncertainty (metres; null when unknown). A
+// candidate without a Tower is skipped (the planner never returns one).
 func LinkLines(a *appliance.LinkAnalysis) []Feature {
 	str := func(s string) Value {
 		if s == "" {
@@ -82,6 +86,7 @@ func LinkLines(a *appliance.LinkAnalysis) []Feature {
 		String(FeatureReceiver), String("receiver"), Null(), Null(), Null(), Null(), Null(), Null(), Null(),
 		str(engine), String(status), Null(), Null(), Null(), Null(),
 		Float(a.Request.RxHeightM), Float(a.ReceiverGroundM),
+		str(strings.Join(appliance.WarningCodes(a.Warnings), ";")), Null(),
 	}})
 	add := func(rank int, c *appliance.LinkCandidate) {
 		t := c.Tower
@@ -94,6 +99,7 @@ func LinkLines(a *appliance.LinkAnalysis) []Feature {
 			str(string(c.Prediction.Engine)), String(candidateStatus(c)),
 			Bool(c.Prediction.LOSClear), Bool(c.Prediction.FresnelOK), Bool(c.EIRPAssumed), Bool(t.Synthetic),
 			Float(t.HeightM), Float(c.TowerGroundM),
+			str(strings.Join(appliance.WarningCodes(c.Warnings), ";")), uncertainty(t),
 		}})
 	}
 	if a.Best != nil {
@@ -103,6 +109,15 @@ func LinkLines(a *appliance.LinkAnalysis) []Feature {
 		add(i+2, &a.Alternatives[i])
 	}
 	return out
+}
+
+// uncertainty is the position uncertainty of t, metres; null when its
+// source gives none.
+func uncertainty(t *appliance.Tower) Value {
+	if t.UncertaintyM > 0 {
+		return Float(t.UncertaintyM)
+	}
+	return Null()
 }
 
 // Format is a geo export format, the value of the format parameter of the

@@ -12,16 +12,17 @@ func sampleLinkRows() []LinkRow {
 	return []LinkRow{
 		{ReceiverID: "cliente-001", Row: 1, Receiver: appliance.LatLon{Lat: -22.9068467, Lon: -43.1728965},
 			TowerID: "anatel:123456", Operator: "Vivo", DistanceKm: 3.2174, AzimuthDeg: 271.456,
-			MarginDB: 12.345, RxPowerDBm: -67.891, Engine: "itm", Status: StatusOK, Warnings: 0},
+			MarginDB: 12.345, RxPowerDBm: -67.891, Engine: "itm", Status: StatusOK, PositionUncertaintyM: 30},
 		{ReceiverID: "São João — Ação", Row: 2, Receiver: appliance.LatLon{Lat: -23.5505199, Lon: -46.6333094},
 			TowerID: "osm:987", Operator: "TIM", DistanceKm: 14.9, AzimuthDeg: 0,
-			MarginDB: -3.5, RxPowerDBm: -95.25, Engine: "itm", Status: StatusLowMargin, Warnings: 2, EIRPAssumed: true},
+			MarginDB: -3.5, RxPowerDBm: -95.25, Engine: "itm", Status: StatusLowMargin, Warnings: []string{"eirp_assumed", "synthetic_tower"},
+			EIRPAssumed: true, Synthetic: true, PositionUncertaintyM: 4700},
 		{ReceiverID: "far-away", Row: 3, Receiver: appliance.LatLon{Lat: 0, Lon: 0},
 			DistanceKm: math.NaN(), AzimuthDeg: math.NaN(), MarginDB: math.NaN(), RxPowerDBm: math.NaN(),
-			Engine: "fspl", Status: StatusNoTower, Warnings: 1},
+			Engine: "fspl", Status: StatusNoTower, Warnings: []string{"no_land_cover"}, PositionUncertaintyM: math.NaN()},
 		{ReceiverID: `quote " and <tag> & amp`, Row: 4, Receiver: appliance.LatLon{Lat: 89.9999999, Lon: 179.9999999},
 			DistanceKm: math.NaN(), AzimuthDeg: math.NaN(), MarginDB: math.NaN(), RxPowerDBm: math.NaN(),
-			Status: StatusError},
+			Status: StatusError, PositionUncertaintyM: math.NaN()},
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 )
 
 // DefaultCacheEntries is the number of edges an EdgeCache keeps when New
-// is given 0: about 200 bytes each, so about 20 MB at most.
+// is given 0: about 200 bytes each, so about 20 MB (up to about 700 bytes
+// for an edge with several warnings).
 const DefaultCacheEntries = 100_000
 
 // edgeCacheKey identifies one directed edge evaluation: both ends rounded
@@ -46,6 +47,9 @@ type edgeFigures struct {
 	FresnelOK         bool    // ≥ 60 % of the first Fresnel zone clear
 	MinClearanceRatio float64 // least clearance / F1 radius along the path
 	EngineVersion     string
+	// Warnings are the path's and the engine's warnings (pathWarnings);
+	// nil when there are none.
+	Warnings []appliance.Warning
 }
 
 // EdgeCache is a bounded least-recently-used cache of edge evaluations,

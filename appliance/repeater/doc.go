@@ -105,10 +105,12 @@
 // # Edge cache and parallelism
 //
 // Each evaluated hop's engine figures (path loss, LOS, Fresnel, clearance
-// ratio, engine version, or the missing tile) go into the service's
-// EdgeCache: a mutex-guarded LRU of at most DefaultCacheEntries (100 000,
-// about 20 MB) hops unless New is given another size, keyed by both ends
-// rounded to 1e-6° (about 0.1 m), both antenna heights to the centimetre,
+// ratio, engine version, the path's and the engine's warnings, or the
+// missing tile) go into the service's EdgeCache: a mutex-guarded LRU of at
+// most DefaultCacheEntries (100 000, about 20 MB; a hop with several
+// warnings takes up to about 700 bytes) hops unless New is given another
+// size, keyed by both ends rounded to 1e-6° (about 0.1 m), both antenna
+// heights to the centimetre,
 // the frequency and the engine id. The radio budget is applied after the
 // cache, so plans with other EIRP, gains or margins share it; a repeated
 // plan in the same area evaluates no terrain at all (warm). When the
@@ -126,6 +128,32 @@
 // candidates in the corridor, 6 445 hops evaluated cold) 6–8 ms warm
 // against 0.7–1.2 s cold (a busy machine). The warm plan's time is mostly edge-cache
 // lookups (one per hop the search needs); SPEC §4.2 asks for < 100 ms.
+//
+// # Warnings
+//
+// Every hop of every returned route carries Warnings (never nil), in this
+// order: those of its path, shared with the link routes
+// (appliance.PathWarnings: fspl_obstructed when fspl answers a path whose
+// first Fresnel zone is less than 60 % clear or whose ray the terrain
+// blocks, no_land_cover, void_filled_terrain), then the engine's own
+// (engines package doc), then, for each end that is a tower (transmitting
+// end first), synthetic_tower when the tower is synthetic sample data and
+// position_uncertainty when its position uncertainty exceeds
+// planner.PositionUncertaintyFraction (10 %) of the hop's length. The
+// path's and the engine's warnings are kept with the hop's figures in the
+// edge cache. Beside them each hop has its LOS and Fresnel figures
+// (los_clear, fresnel_ok, min_clearance_ratio), and each tower end its
+// synthetic flag and position_uncertainty_m.
+//
+// Plan.Warnings (never nil) holds eirp_assumed first when the request gave
+// no eirp_dbm, then one warning per code of the best route's hops, in
+// order of first appearance, with the message of the first hop that
+// raised it (naming the hop) and how many hops raised it. Plan.RadioBudget
+// echoes the budget every hop used: frequency, EIRP and whether it was
+// assumed, receiver gain net of feeder loss, receiver threshold, least
+// margin, the Fresnel penalty, the largest path loss a hop may have and
+// the budget fields left to their defaults (Request.Assumed, filled by
+// Defaults).
 //
 // # Defaults
 //

@@ -428,14 +428,15 @@ func TestDefaults(t *testing.T) {
 	r := Request{}
 	Defaults(&r, nil)
 	want := Request{MaxHops: DefaultMaxHops, MaxHopM: DefaultMaxHopM, MinMarginDB: DefaultMinMarginDB, EIRPDBm: DefaultEIRPDBm,
-		RxGainDBi: DefaultRxGainDBi, RxThresholdDBm: DefaultRxThresholdDBm, CorridorM: DefaultCorridorM}
+		RxGainDBi: DefaultRxGainDBi, RxThresholdDBm: DefaultRxThresholdDBm, CorridorM: DefaultCorridorM,
+		Assumed: []string{"min_margin_db", "eirp_dbm", "rx_gain_dbi", "rx_threshold_dbm"}}
 	if !reflect.DeepEqual(r, want) {
 		t.Fatalf("defaults %+v, want %+v", r, want)
 	}
 	r = Request{MaxHops: 5}
-	Defaults(&r, map[string]bool{"min_margin_db": true, "corridor_m": true})
-	if r.MaxHops != 5 || r.MinMarginDB != 0 || r.CorridorM != 0 {
-		t.Fatalf("explicit values overwritten: %+v", r)
+	Defaults(&r, map[string]bool{"min_margin_db": true, "corridor_m": true, "eirp_dbm": true})
+	if r.MaxHops != 5 || r.MinMarginDB != 0 || r.CorridorM != 0 || !reflect.DeepEqual(r.Assumed, []string{"rx_gain_dbi", "rx_threshold_dbm"}) {
+		t.Fatalf("explicit values overwritten or listed as assumed: %+v", r)
 	}
 }
 

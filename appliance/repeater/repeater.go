@@ -93,6 +93,11 @@ type Request struct {
 	Alternatives int
 	// TenantID scopes user-registered towers to their tenant; "" sees all.
 	TenantID string
+	// Assumed lists the JSON names of the radio-budget fields (eirp_dbm,
+	// rx_gain_dbi, rx_threshold_dbm, min_margin_db) that the client left
+	// out and Defaults filled: the plan echoes them (RadioBudget) and an
+	// assumed EIRP is a warning.
+	Assumed []string
 }
 
 // Node is one end of a hop.
@@ -102,6 +107,15 @@ type Node struct {
 	Site    int              `json:"site"`               // index in Request.CandidateSites for kind "site", else -1
 	Pos     appliance.LatLon `json:"pos"`                // WGS84 degrees
 	HeightM float64          `json:"height_m"`           // antenna height above ground used, metres
+	// Synthetic is true for a tower that is synthetic sample data, not
+	// real infrastructure.
+	Synthetic bool `json:"synthetic"`
+	// UncertaintyM is the radius within which a tower's true position
+	// lies (about 95 %), metres; 0 for sites and towers whose source gives
+	// none.
+	UncertaintyM float64 `json:"position_uncertainty_m"`
+	// Placement says how a tower's position was obtained.
+	Placement appliance.Placement `json:"-"`
 }
 
 // Hop is one link of a route, From transmitting to To.
@@ -123,6 +137,9 @@ type Hop struct {
 	FresnelOK         bool    `json:"fresnel_ok"`          // ≥ 60 % of the first Fresnel zone clear
 	MinClearanceRatio float64 `json:"min_clearance_ratio"` // least (ray − terrain) / F1 radius; negative when blocked
 	EngineVersion     string  `json:"engine_version"`
+	// Warnings are the caveats of this hop (doc.go, "Warnings"), never
+	// nil in a plan.
+	Warnings []appliance.Warning `json:"warnings"`
 }
 
 // Route is a chain of hops from the request's From to its To.
@@ -158,6 +175,31 @@ type Counts struct {
 	EdgesFailed int `json:"edges_failed"`
 }
 
+// RadioBudget is the radio budget a plan applied to every hop, as the
+// request gave it or Defaults assumed it.
+type RadioBudget struct {
+	FreqMHz float64 `json:"frequency_mhz"` // MHz
+	EIRPDBm float64 `json:"eirp_dbm"`      // transmitter EIRP of every hop, dBm
+	// EIRPAssumed is true when the request gave no eirp_dbm and
+	// DefaultEIRPDBm was assumed.
+	EIRPAssumed bool `json:"eirp_assumed"`
+	// RxGainDBi is the receiver antenna gain minus its feeder and
+	// connector losses, dBi.
+	RxGainDBi      float64 `json:"rx_gain_dbi"`
+	RxThresholdDBm float64 `json:"rx_threshold_dbm"` // receiver sensitivity, dBm
+	MinMarginDB    float64 `json:"min_margin_db"`    // least margin of a hop, dB
+	// FresnelPenaltyDB is the cost added to a hop with line of sight but
+	// less than 60 % first-Fresnel clearance, dB (the cost only: margins
+	// do not include it).
+	FresnelPenaltyDB float64 `json:"fresnel_penalty_db"`
+	// MaxPathLossDB is the largest path loss a hop may have, dB:
+	// EIRPDBm + RxGainDBi − RxThresholdDBm − MinMarginDB.
+	MaxPathLossDB float64 `json:"max_path_loss_db"`
+	// Assumed lists the budget fields the request left to their defaults
+	// (eirp_dbm, rx_gain_dbi, rx_threshold_dbm, min_margin_db), never nil.
+	Assumed []string `json:"assumed"`
+}
+
 // Plan is the answer to a Request.
 type Plan struct {
 	Engine       appliance.EngineID `json:"engine"`
@@ -167,6 +209,12 @@ type Plan struct {
 	MissingTiles []string           `json:"missing_tiles"` // terrain tiles the absent edges needed, sorted
 	FailReasons  []string           `json:"fail_reasons"`  // the first 5 engine refusals, in search order
 	Counts       Counts             `json:"counts"`
+	// RadioBudget echoes the budget every hop was computed with.
+	RadioBudget RadioBudget `json:"radio_budget"`
+	// Warnings are the plan's caveats: eirp_assumed when the EIRP was
+	// assumed, then one per code of the best route's hop warnings (doc.go,
+	// "Warnings"); never nil.
+	Warnings []appliance.Warning `json:"warnings"`
 }
 
 // EngineLookup returns the engine for an id ("" is the default engine).
@@ -210,11 +258,18 @@ func (s *Service) NeedsJob(req Request) bool {
 
 // Defaults fills the optional fields of r that are zero and that the
 // client did not give explicitly (set holds the JSON names given, so that
-// an explicit 0 is kept; nil means none).
+// an explicit 0 is kept; nil means none). The radio-budget fields it
+// fills are listed in r.Assumed.
 func Defaults(r *Request, set map[string]bool) {
 	fill := func(name string, v *float64, d float64) {
 		if *v == 0 && !set[name] {
 			*v = d
+			switch name {
+			case "eirp_dbm", "rx_gain_dbi", "rx_threshold_dbm", "min_margin_db":
+				if !slices.Contains(r.Assumed, name) {
+					r.Assumed = append(r.Assumed, name)
+				}
+			}
 		}
 	}
 	if r.MaxHops == 0 && !set["max_hops"] {
@@ -328,7 +383,14 @@ func (s *Service) resolve(ix appliance.TowerIndex, field, kind string, e Endpoin
 	if !ok || !t.VisibleTo(tenant) {
 		return Node{}, fmt.Errorf("%s.tower_id %q: %w", field, e.TowerID, appliance.ErrNotFound)
 	}
-	return Node{Kind: kind, TowerID: t.ID, Site: -1, Pos: t.Pos(), HeightM: towerHeightM(t)}, nil
+	return towerNode(kind, t, towerHeightM(t)), nil
+}
+
+// towerNode is the node of tower t with its antenna hM metres above
+// ground.
+func towerNode(kind string, t *appliance.Tower, hM float64) Node {
+	return Node{Kind: kind, TowerID: t.ID, Site: -1, Pos: t.Pos(), HeightM: hM, Synthetic: t.Synthetic,
+		UncertaintyM: t.UncertaintyM, Placement: t.Placement}
 }
 
 // crossTrackM returns the distance, metres, from p to the great-circle
@@ -406,7 +468,7 @@ func (s *Service) candidates(ix appliance.TowerIndex, req *Request, from, to Nod
 		if req.RelayHeightM > 0 {
 			h = req.RelayHeightM
 		}
-		out = append(out, Node{Kind: "tower", TowerID: c.t.ID, Site: -1, Pos: c.t.Pos(), HeightM: h})
+		out = append(out, towerNode("tower", c.t, h))
 	}
 	for i, st := range req.CandidateSites {
 		out = append(out, Node{Kind: "site", Site: i, Pos: st.Pos, HeightM: st.HeightM})
@@ -686,7 +748,8 @@ func (s *Service) evalEdge(ctx context.Context, eng appliance.Engine, a, b Node,
 		return edgeFigures{}, fmt.Errorf("evaluate hop: %w", err)
 	}
 	return edgeFigures{PathLossDB: pred.PathLossDB, LOSClear: pred.LOSClear, FresnelOK: pred.FresnelOK,
-		MinClearanceRatio: pred.MinClearanceRatio, EngineVersion: pred.EngineVersion}, nil
+		MinClearanceRatio: pred.MinClearanceRatio, EngineVersion: pred.EngineVersion,
+		Warnings: pathWarnings(&pred, prof)}, nil
 }
 
 // Plan finds the best relay route of req and its alternatives (doc.go).
@@ -721,7 +784,12 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 			return nil, fmt.Errorf("plan repeater: %s terrain: %w", e.field, err)
 		}
 	}
-	out := &Plan{Engine: eng.ID(), Alternatives: []Route{}, MissingTiles: []string{}, FailReasons: []string{}}
+	out := &Plan{Engine: eng.ID(), Alternatives: []Route{}, MissingTiles: []string{}, FailReasons: []string{},
+		RadioBudget: s.budget(&req), Warnings: []appliance.Warning{}}
+	if out.RadioBudget.EIRPAssumed {
+		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEIRPAssumed, Message: fmt.Sprintf(
+			"no eirp_dbm was given: every hop assumes an EIRP of %.1f dBm; give the real transmitter's EIRP", req.EIRPDBm)})
+	}
 	nodes := append([]Node{from, to}, s.candidates(ix, &req, from, to, &out.Counts)...)
 	n := len(nodes)
 	g := newPlanGraph(s, ctx, &req, eng, nodes)
@@ -756,6 +824,7 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		if i == 0 {
 			out.Route = &rt
+			out.Warnings = append(out.Warnings, routeWarnings(rt)...)
 		} else {
 			out.Alternatives = append(out.Alternatives, rt)
 		}
@@ -782,6 +851,7 @@ func (g *planGraph) route(r route) (Route, error) {
 		h := Hop{From: a, To: b, DistanceM: a.Pos.DistanceM(b.Pos), PathLossDB: f.PathLossDB, FresnelPenaltyDB: pen,
 			EffectiveLossDB: f.PathLossDB + pen, MarginDB: g.req.EIRPDBm - f.PathLossDB + g.req.RxGainDBi - g.req.RxThresholdDBm,
 			LOSClear: f.LOSClear, FresnelOK: f.FresnelOK, MinClearanceRatio: f.MinClearanceRatio, EngineVersion: f.EngineVersion}
+		h.Warnings = hopWarnings(&h, f.Warnings)
 		out.MinMarginDB = math.Min(out.MinMarginDB, h.MarginDB)
 		out.Hops[i] = h
 	}

@@ -142,8 +142,17 @@ func (n Node) MarshalJSON() ([]byte, error) {
 		Lat     float64 `json:"lat"`
 		Lon     float64 `json:"lon"`
 		HeightM float64 `json:"height_m"`
+		// Synthetic and UncertaintyM are a tower's caveats: synthetic
+		// sample data; its position uncertainty, metres (null for a site or
+		// a tower whose source gives none).
+		Synthetic    bool     `json:"synthetic"`
+		UncertaintyM *float64 `json:"position_uncertainty_m"`
 	}
-	out := node{Kind: n.Kind, TowerID: n.TowerID, Lat: n.Pos.Lat, Lon: n.Pos.Lon, HeightM: n.HeightM}
+	out := node{Kind: n.Kind, TowerID: n.TowerID, Lat: n.Pos.Lat, Lon: n.Pos.Lon, HeightM: n.HeightM, Synthetic: n.Synthetic}
+	if n.UncertaintyM > 0 {
+		u := n.UncertaintyM
+		out.UncertaintyM = &u
+	}
 	if n.Site >= 0 && n.Kind == "site" {
 		s := n.Site
 		out.Site = &s

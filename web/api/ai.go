@@ -74,7 +74,8 @@ type AIExplainerJSON struct {
 type AIGroundingJSON struct {
 	Checked            bool     `json:"checked"`
 	UnsupportedNumbers []string `json:"unsupported_numbers"`
-	Outcome            string   `json:"outcome"` // template, grounded, regenerated, replaced_by_template, provider_unavailable
+	MissingWarnings    []string `json:"missing_warnings"` // warning codes the model's answers did not name
+	Outcome            string   `json:"outcome"`          // template, grounded, regenerated, replaced_by_template, provider_unavailable
 }
 
 // AIFactJSON is one number of the fact sheet, rounded to 3 decimals.
@@ -86,23 +87,30 @@ type AIFactJSON struct {
 
 // AIAnswerJSON is the explanation part of every AI answer.
 type AIAnswerJSON struct {
-	Answer        string            `json:"answer"` // ends with the disclaimer
-	Language      string            `json:"language"`
-	Disclaimer    string            `json:"disclaimer"`
-	Explainer     AIExplainerJSON   `json:"explainer"`
-	Grounding     AIGroundingJSON   `json:"grounding"`
-	ProviderError *string           `json:"provider_error"` // why the model did not answer; null otherwise
-	Facts         []AIFactJSON      `json:"facts"`
-	Labels        map[string]string `json:"labels"`
+	Answer string `json:"answer"` // ends with the disclaimer
+	// QuestionAnswered is false when a question was asked and the
+	// template answered (the answer's first line says so).
+	QuestionAnswered bool              `json:"question_answered"`
+	Language         string            `json:"language"`
+	Disclaimer       string            `json:"disclaimer"`
+	Explainer        AIExplainerJSON   `json:"explainer"`
+	Grounding        AIGroundingJSON   `json:"grounding"`
+	ProviderError    *string           `json:"provider_error"` // why the model did not answer; null otherwise
+	Facts            []AIFactJSON      `json:"facts"`
+	Labels           map[string]string `json:"labels"`
 }
 
 func aiAnswerJSON(x *ai.Answer) AIAnswerJSON {
-	out := AIAnswerJSON{Answer: x.Text, Language: x.Language, Disclaimer: x.Disclaimer,
+	out := AIAnswerJSON{Answer: x.Text, QuestionAnswered: x.QuestionAnswered, Language: x.Language, Disclaimer: x.Disclaimer,
 		Explainer: AIExplainerJSON{Kind: x.Explainer, Provider: x.Provider, Model: x.Model},
-		Grounding: AIGroundingJSON{Checked: x.Grounding.Checked, UnsupportedNumbers: x.Grounding.UnsupportedNumbers, Outcome: x.Grounding.Outcome},
-		Facts:     []AIFactJSON{}, Labels: map[string]string{}}
+		Grounding: AIGroundingJSON{Checked: x.Grounding.Checked, UnsupportedNumbers: x.Grounding.UnsupportedNumbers,
+			MissingWarnings: x.Grounding.MissingWarnings, Outcome: x.Grounding.Outcome},
+		Facts: []AIFactJSON{}, Labels: map[string]string{}}
 	if out.Grounding.UnsupportedNumbers == nil {
 		out.Grounding.UnsupportedNumbers = []string{}
+	}
+	if out.Grounding.MissingWarnings == nil {
+		out.Grounding.MissingWarnings = []string{}
 	}
 	if x.ProviderError != "" {
 		out.ProviderError = strp(x.ProviderError)
@@ -150,6 +158,9 @@ func (a *API) aiChat(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	req.Engine, req.TenantID = id, scope(k)
 	ask := ai.ChatRequest{Link: req}
+	if note != "" {
+		ask.Notes = []appliance.Warning{{Code: appliance.WarnEngineResolved, Message: note}}
+	}
 	if q.Question != nil {
 		ask.Question = *q.Question
 	}
@@ -306,12 +317,17 @@ type CodeCountJSON struct {
 
 // WorstSiteJSON is one of the lowest-margin rows of a job.
 type WorstSiteJSON struct {
-	Row        int      `json:"row"`
-	ReceiverID string   `json:"receiver_id"`
-	TowerID    string   `json:"tower_id"`
-	MarginDB   float64  `json:"margin_db"`
-	DistanceKm *float64 `json:"distance_km"`
-	Warnings   []string `json:"warnings"`
+	Row        int                 `json:"row"`
+	ReceiverID string              `json:"receiver_id"`
+	TowerID    string              `json:"tower_id"`
+	MarginDB   float64             `json:"margin_db"`
+	DistanceKm *float64            `json:"distance_km"`
+	Warnings   []appliance.Warning `json:"warnings"`
+	// Synthetic and PositionUncertaintyM are the caveats of the row's
+	// tower (results.csv): synthetic sample data; its position
+	// uncertainty, metres, null when unknown.
+	Synthetic            bool     `json:"synthetic"`
+	PositionUncertaintyM *float64 `json:"position_uncertainty_m"`
 }
 
 // BatchSummaryJSON is the engine's rows of a job, counted.
@@ -362,12 +378,13 @@ func (a *API) aiBatchAnalyze(w http.ResponseWriter, r *http.Request) (any, error
 		MarginClasses: map[string]int{"below_0_db": s.Classes[0], "0_to_10_db": s.Classes[1], "10_to_20_db": s.Classes[2], "20_db_or_more": s.Classes[3]},
 		WorstSites:    []WorstSiteJSON{}, Warnings: codeCounts(s.Warnings), Reasons: codeCounts(s.Reasons)}
 	for _, row := range s.Worst {
-		ws := WorstSiteJSON{Row: row.Row, ReceiverID: row.ReceiverID, TowerID: row.TowerID, MarginDB: r3(*row.MarginDB), Warnings: row.Warnings}
+		ws := WorstSiteJSON{Row: row.Row, ReceiverID: row.ReceiverID, TowerID: row.TowerID, MarginDB: r3(*row.MarginDB), Warnings: row.Warnings,
+			Synthetic: row.Synthetic, PositionUncertaintyM: row.PositionUncertaintyM}
 		if row.DistanceKm != nil {
 			ws.DistanceKm = round3(*row.DistanceKm)
 		}
 		if ws.Warnings == nil {
-			ws.Warnings = []string{}
+			ws.Warnings = []appliance.Warning{}
 		}
 		out.WorstSites = append(out.WorstSites, ws)
 	}

@@ -166,7 +166,7 @@ func (a *API) startHeatmap(best bool) handler {
 		if err != nil {
 			return nil, err
 		}
-		spec.Engine, spec.EngineNote = id, note
+		spec.Engine, spec.EngineNote = id, note // the map warns engine_resolved
 		mp, err := a.Heatmaps.Start(r.Context(), k, spec, best)
 		if err != nil {
 			return nil, err
@@ -322,19 +322,20 @@ func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error)
 	default:
 		return nil, appliance.Invalid("format", "unknown format %q; one of: geotiff, kmz (raster), geojson, shapefile, kml (contours)", format)
 	}
-	ras, _, _, err := mp.Result()
+	ras, _, sum, err := mp.Result()
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
 	switch format {
 	case "geotiff":
-		err = geoexport.WriteGeoTIFF(&buf, ras.West, ras.North, ras.PixelLonDeg, ras.PixelLatDeg, ras.Width, ras.Height, ras.DBm, math.NaN())
+		err = geoexport.WriteGeoTIFFMeta(&buf, ras.West, ras.North, ras.PixelLonDeg, ras.PixelLatDeg, ras.Width, ras.Height, ras.DBm, math.NaN(),
+			coverage.GeoTIFFMetadata(sum))
 	case "kmz":
-		err = coverage.WriteKMZ(&buf, ras, "linkplan coverage "+mp.ID, mp.Created)
+		err = coverage.WriteKMZ(&buf, ras, "linkplan coverage "+mp.ID, mp.Created, sum)
 	default:
 		var fs []geoexport.Feature
-		if fs, err = coverage.Contours(ras, thresholds); err == nil {
+		if fs, err = coverage.Contours(ras, thresholds, sum); err == nil {
 			f, _ := geoexport.ParseFormat(format)
 			err = geoexport.Export(&buf, f, "contours_"+mp.ID, coverage.ContourSchema(), geoexport.Slice(fs), coverage.ContourKMLOptions(), mp.Created)
 		}

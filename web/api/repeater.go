@@ -120,7 +120,8 @@ func (q *planRepeaterRequest) toDomain() (repeater.Request, map[string]bool, err
 }
 
 // PlanRepeaterJSON is the synchronous answer of POST /plan_repeater (and
-// the result file of a plan job): the plan plus the engine notes.
+// the result file of a plan job): the plan, its warnings followed by the
+// engine notes (engine_resolved) of this request.
 type PlanRepeaterJSON struct {
 	*repeater.Plan
 	Warnings []appliance.Warning `json:"warnings"`
@@ -155,7 +156,7 @@ func (a *API) planRepeater(w http.ResponseWriter, r *http.Request) (any, error) 
 		writeJSON(w, http.StatusAccepted, PlanAcceptedJSON{Job: jobJSON(job, time.Now())})
 		return nil, nil
 	}
-	out := PlanRepeaterJSON{Plan: plan, Warnings: []appliance.Warning{}}
+	out := PlanRepeaterJSON{Plan: plan, Warnings: append([]appliance.Warning{}, plan.Warnings...)}
 	if note != "" {
 		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
 	}

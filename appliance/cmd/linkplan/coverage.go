@@ -71,6 +71,9 @@ type coverageSummary struct {
 	Tower                 string   `json:"tower,omitempty"`
 	EIRPDBm               float64  `json:"eirp_dbm"`
 	EIRPAssumed           bool     `json:"eirp_assumed"` // the tower's ERP is unknown: planner.DefaultAssumedEIRPDBm
+	// Warnings are the caveats of the whole map (appliance/coverage
+	// package doc, "Caveats"), also in the GeoTIFF's metadata.
+	Warnings []appliance.Warning `json:"warnings"`
 }
 
 // flagOf names the command-line flag of a field of coverage.Request.Validate.
@@ -285,11 +288,13 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		req.Tx, req.TxHeightM = tw.Pos(), tw.HeightM
+		req.Transmitter = coverage.TowerTransmitter(tw)
+		req.Transmitter.EIRPAssumed = false // unless no ERP and no --eirp-dbm, below
 		if !set["eirp-dbm"] {
 			if tw.HasERP() {
 				req.EIRPDBm = tw.ERPDBm + 2.15
 			} else {
-				assumed = true
+				assumed, req.Transmitter.EIRPAssumed = true, true
 			}
 		}
 		if !set["azimuth-deg"] {
@@ -363,7 +368,8 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("coverage: %w", err)
 	}
 	r, s := res.Raster, res.Summary
-	if err := geoexport.WriteGeoTIFF(tmp, r.West, r.North, r.PixelLonDeg, r.PixelLatDeg, r.Width, r.Height, r.DBm, math.NaN()); err != nil {
+	if err := geoexport.WriteGeoTIFFMeta(tmp, r.West, r.North, r.PixelLonDeg, r.PixelLatDeg, r.Width, r.Height, r.DBm, math.NaN(),
+		coverage.GeoTIFFMetadata(&s)); err != nil {
 		return fmt.Errorf("coverage: write %s: %w", *out, err)
 	}
 	if err := tmp.Sync(); err != nil {
@@ -387,7 +393,7 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		NoDataMissingTerrain: s.NoDataMissingTerrain, NoDataOutsideEnvelope: s.NoDataOutsideEnvelope, MissingTiles: s.MissingTiles,
 		ThresholdDBm: s.ThresholdDBm, CoveredKm2: s.CoveredKm2AboveThreshold, ElapsedMS: s.ElapsedMS,
 		Engine: string(s.Engine), EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: s.ProfileStepM, Evaluations: s.Evaluations,
-		EIRPDBm: req.EIRPDBm, EIRPAssumed: assumed,
+		EIRPDBm: req.EIRPDBm, EIRPAssumed: assumed, Warnings: s.Warnings,
 	}
 	if sum.MissingTiles == nil {
 		sum.MissingTiles = []string{}
