@@ -132,7 +132,7 @@ type LinkAnalysis struct {
 	// code none of them has; never nil after the planner.
 	Warnings []Warning
 	// BestTowerCaveats are the warnings that qualify the choice of Best
-	// (synthetic_tower, position_uncertainty, stronger_tower_ranked_lower;
+	// (synthetic_tower, position_uncertainty, stronger_tower_demoted;
 	// planner package doc, "Ranking"); empty when Best is a real tower
 	// with a well-known position and no result has a higher margin, or
 	// when there is no Best; never nil after the planner.
@@ -202,10 +202,10 @@ const (
 	// WarnPositionUncertainty: the tower's position uncertainty exceeds a
 	// documented fraction of the link length.
 	WarnPositionUncertainty = "position_uncertainty"
-	// WarnStrongerTowerRankedLower: a result with a higher margin than the
+	// WarnStrongerTowerDemoted: a result with a higher margin than the
 	// best tower ranks below it because it is synthetic or its position is
 	// uncertain (planner package doc, "Ranking").
-	WarnStrongerTowerRankedLower = "stronger_tower_ranked_lower"
+	WarnStrongerTowerDemoted = "stronger_tower_demoted"
 	// WarnNoLandCover: no land-cover layer covers the path.
 	WarnNoLandCover = "no_land_cover"
 	// WarnVoidFilledTerrain: the path crosses heights interpolated across

@@ -153,23 +153,22 @@
 // BestTowerCaveats (best_tower_caveats in the API) are the warnings that
 // qualify the choice of the best tower, never nil, in this order:
 //
-//	code                         raised when
-//	synthetic_tower              the best tower is synthetic: no real tower
-//	                             closes the link (or none closes at all)
-//	position_uncertainty         the best tower's position is uncertain:
-//	                             no real tower with a well-known position
-//	                             closes the link (or none closes at all)
-//	stronger_tower_ranked_lower  a result with a higher margin, synthetic
-//	                             or of uncertain position, ranks below the
-//	                             best tower (the message names it and both
-//	                             margins)
+//	code                    raised when
+//	synthetic_tower         the best tower is synthetic: no real tower
+//	                        closes the link (or none closes at all)
+//	position_uncertainty    the best tower's position is uncertain: no
+//	                        real tower with a well-known position closes
+//	                        the link (or none closes at all)
+//	stronger_tower_demoted  a result with a higher margin, synthetic or of
+//	                        uncertain position, ranks below the best tower
+//	                        (the message names it and both margins)
 //
 // It is empty when the best tower is a real tower with a well-known
 // position and the highest margin, or when there is none. The messages
 // say whether every tower in range was compared ("within 30 km") or only
 // those an engine without a free-space bound evaluated ("among the 200
 // evaluated of the 1352 within 30 km"). The analysis
-// Warnings carry stronger_tower_ranked_lower too (the other two are the
+// Warnings carry stronger_tower_demoted too (the other two are the
 // best tower's own warnings), so batch rows, reports and explanations,
 // which take the planner's answer, carry the same rule and its caveats.
 //
@@ -252,8 +251,7 @@
 //	position_uncertainty  the tower's position uncertainty exceeds
 //	                      PositionUncertaintyFraction (10 %) of the link
 //	                      length
-//	stronger_tower_ranked_lower
-//	                      (analysis only) a stronger result ranks below
+//	stronger_tower_demoted (analysis only) a stronger result ranks below
 //	                      the best tower ("Ranking")
 //	engine_resolved       (API) the requested engine resolved to another
 //	                      one, e.g. auto below Pro
@@ -261,7 +259,7 @@
 // An analysis merges the warnings of its returned candidates: one per code
 // (per code and message for engine warnings), with the message of the
 // best-ranked candidate that raised it and how many results raised it, at
-// most MaxAnalysisWarnings; then stronger_tower_ranked_lower when the
+// most MaxAnalysisWarnings; then stronger_tower_demoted when the
 // best tower's caveats have it ("Ranking").
 //
 // # Caveats

@@ -104,16 +104,16 @@ func TestIssue20_HonestRanking(t *testing.T) {
 			5, "anatel:1", []string{"synthetic:1"}, []string{}, nil},
 		{"a real tower that closes beats a stronger synthetic one",
 			[]*appliance.Tower{bayTower("synthetic:1", "synthetic", 60, 0.66, strong, 0), bayTower("anatel:1", "real", 50, 4, weak, 0)},
-			5, "anatel:1", []string{"synthetic:1"}, []string{appliance.WarnStrongerTowerRankedLower}, []string{"synthetic:1", "synthetic sample data"}},
+			5, "anatel:1", []string{"synthetic:1"}, []string{appliance.WarnStrongerTowerDemoted}, []string{"synthetic:1", "synthetic sample data"}},
 		{"a real tower that closes beats a crowd tower uncertain by 4.7 km at 0.66 km",
 			[]*appliance.Tower{bayTower("ocid:1", "crowd", 60, 0.66, strong, 4700), bayTower("anatel:1", "real", 50, 4, weak, 0)},
-			5, "anatel:1", []string{"ocid:1"}, []string{appliance.WarnStrongerTowerRankedLower}, []string{"ocid:1", "uncertain by 4700 m"}},
+			5, "anatel:1", []string{"ocid:1"}, []string{appliance.WarnStrongerTowerDemoted}, []string{"ocid:1", "uncertain by 4700 m"}},
 		{"a crowd tower well placed for its link length ranks on margin",
 			[]*appliance.Tower{bayTower("ocid:1", "crowd", 60, 6, strong, 400), bayTower("anatel:1", "real", 50, 4, weak, 0)},
 			5, "ocid:1", []string{"anatel:1"}, []string{}, nil},
 		{"an uncertain real tower beats a stronger synthetic one",
 			[]*appliance.Tower{bayTower("synthetic:1", "synthetic", 60, 0.66, strong, 0), bayTower("ocid:1", "crowd", 50, 2, weak, 4700)},
-			5, "ocid:1", []string{"synthetic:1"}, []string{appliance.WarnPositionUncertainty, appliance.WarnStrongerTowerRankedLower},
+			5, "ocid:1", []string{"synthetic:1"}, []string{appliance.WarnPositionUncertainty, appliance.WarnStrongerTowerDemoted},
 			[]string{"no real tower with a well-known position within 30 km closes the link", "synthetic:1"}},
 		{"a real tower that does not close does not beat a synthetic one that does",
 			[]*appliance.Tower{bayTower("synthetic:1", "synthetic", 60, 2, weak, 0), bayTower("anatel:1", "real", 50, 1, dead, 0)},
@@ -124,11 +124,11 @@ func TestIssue20_HonestRanking(t *testing.T) {
 		{"without alternatives (batch rows) the stronger tower is still named",
 			[]*appliance.Tower{bayTower("synthetic:1", "synthetic", 60, 0.66, strong, 0), bayTower("synthetic:2", "synthetic", 70, 0.8, strong, 0),
 				bayTower("anatel:1", "real", 50, 4, weak, 0)},
-			0, "anatel:1", []string{}, []string{appliance.WarnStrongerTowerRankedLower}, []string{"synthetic:1"}},
+			0, "anatel:1", []string{}, []string{appliance.WarnStrongerTowerDemoted}, []string{"synthetic:1"}},
 		{"the best real tower, then the others by margin",
 			[]*appliance.Tower{bayTower("synthetic:1", "synthetic", 60, 0.66, strong, 0), bayTower("synthetic:2", "synthetic", 70, 0.8, strong, 0),
 				bayTower("anatel:1", "real", 50, 5, weak, 0), bayTower("anatel:2", "real", 40, 4, weak, 0), bayTower("anatel:3", "real", 45, 3, dead, 0)},
-			2, "anatel:2", []string{"synthetic:1", "synthetic:2"}, []string{appliance.WarnStrongerTowerRankedLower}, []string{"synthetic:1"}},
+			2, "anatel:2", []string{"synthetic:1", "synthetic:2"}, []string{appliance.WarnStrongerTowerDemoted}, []string{"synthetic:1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPlanner(rioTerrain(t), tc.towers, fspl.New())
@@ -231,7 +231,7 @@ func TestIssue20_RankingPruningIsExact(t *testing.T) {
 			}
 		}
 		if b := res[2].Best; b != nil {
-			if slices.Contains(codes(res[2].BestTowerCaveats), appliance.WarnStrongerTowerRankedLower) {
+			if slices.Contains(codes(res[2].BestTowerCaveats), appliance.WarnStrongerTowerDemoted) {
 				promoted++
 			}
 			if len(res[2].BestTowerCaveats) > 0 {
@@ -314,7 +314,7 @@ func TestIssue20_EmbeddedDataCrowdTowerNotBest(t *testing.T) {
 			if alt == nil || alt.LinkMarginDB <= a.Best.LinkMarginDB || !slices.Contains(codes(alt.Warnings), appliance.WarnPositionUncertainty) {
 				t.Fatalf("the crowd tower is not a stronger alternative with its warning: %+v", alt)
 			}
-			w, ok := warningOf(a.BestTowerCaveats, appliance.WarnStrongerTowerRankedLower)
+			w, ok := warningOf(a.BestTowerCaveats, appliance.WarnStrongerTowerDemoted)
 			if !ok || !strings.Contains(w.Message, crowd) || !strings.Contains(w.Message, "uncertain by 5000 m") {
 				t.Fatalf("best_tower_caveats %+v", a.BestTowerCaveats)
 			}

@@ -168,7 +168,7 @@ func (r *ranking) answer() (best *appliance.LinkCandidate, alts []appliance.Link
 // bestCaveats returns the warnings that qualify the choice of the best
 // tower (doc.go, "Ranking"), never nil: synthetic_tower or
 // position_uncertainty when the best tower has that standing, then
-// stronger_tower_ranked_lower when a result with a higher margin ranks
+// stronger_tower_demoted when a result with a higher margin ranks
 // below it. scope says which towers the search compared ("within 30 km"
 // or "among the 200 evaluated").
 func bestCaveats(best, strongest *appliance.LinkCandidate, scope string) []appliance.Warning {
@@ -200,7 +200,7 @@ func bestCaveats(best, strongest *appliance.LinkCandidate, scope string) []appli
 		if TowerStanding(s, strongest.DistanceKm) == StandingUncertain {
 			why = fmt.Sprintf("its position is uncertain by %.0f m, %.0f %% of its %.2f km link", s.UncertaintyM, 100*s.UncertaintyM/(strongest.DistanceKm*1000), strongest.DistanceKm)
 		}
-		out = append(out, appliance.Warning{Code: appliance.WarnStrongerTowerRankedLower, Message: fmt.Sprintf(
+		out = append(out, appliance.Warning{Code: appliance.WarnStrongerTowerDemoted, Message: fmt.Sprintf(
 			"tower %s has a higher margin (%.1f dB against %.1f dB) but ranks below the best tower because %s: a real tower with a well-known position whose link closes ranks first",
 			s.ID, strongest.LinkMarginDB, best.LinkMarginDB, why)})
 	}
@@ -208,7 +208,7 @@ func bestCaveats(best, strongest *appliance.LinkCandidate, scope string) []appli
 }
 
 // withCaveats returns the analysis warnings ws with the caveats whose code
-// none of them has appended (stronger_tower_ranked_lower: the others are
+// none of them has appended (stronger_tower_demoted: the others are
 // the best tower's own warnings, already merged).
 func withCaveats(ws, caveats []appliance.Warning) []appliance.Warning {
 	for _, c := range caveats {
