@@ -49,7 +49,7 @@
 
 // A row's best tower is the planner's (package doc, "Ranking": a real
 // tower with a well-known position whose link closes before a stronger
-// synthetic or position-uncertain one), and its warning codes are the
+// synthetic or position-uncertain one), and its warnings are the
 // analysis warnings, so a row whose best tower was preferred to a
 // stronger one carries stronger_tower_demoted, and its PDF lists the
 // best tower's caveats.

@@ -72,14 +72,14 @@ func TestIssue20_BestTowerIsRealWhenOneCloses(t *testing.T) {
 	r = s.call(t, "POST", "/batch_reports", hdr, `{"rows":[{"id":"benfica","receiver":{"lat":-22.86,"lon":-43.26,"height":10},"frequency_mhz":1800}],"options":{"pdfs":false}}`)
 	var b struct {
 		Rows []struct {
-			TowerID  string   `json:"tower_id"`
-			Warnings []string `json:"warnings"`
+			TowerID  string    `json:"tower_id"`
+			Warnings []warning `json:"warnings"`
 		} `json:"rows"`
 	}
 	if r.status != http.StatusOK || json.Unmarshal(r.body, &b) != nil || len(b.Rows) != 1 {
 		t.Fatalf("batch_reports: %d %s", r.status, r.body)
 	}
-	if b.Rows[0].TowerID != real || !slices.Contains(b.Rows[0].Warnings, code) {
+	if b.Rows[0].TowerID != real || !slices.ContainsFunc(b.Rows[0].Warnings, func(w warning) bool { return w.Code == code && strings.Contains(w.Message, crowd) }) {
 		t.Errorf("batch row: tower %s, warnings %v", b.Rows[0].TowerID, b.Rows[0].Warnings)
 	}
 
