@@ -158,6 +158,11 @@ func (b BBox) Contains(p LatLon) bool {
 	return p.Lat >= b.MinLat && p.Lat <= b.MaxLat && p.Lon >= b.MinLon && p.Lon <= b.MaxLon
 }
 
+// Intersects reports whether b and o share a point (edges included).
+func (b BBox) Intersects(o BBox) bool {
+	return b.MinLat <= o.MaxLat && o.MinLat <= b.MaxLat && b.MinLon <= o.MaxLon && o.MinLon <= b.MaxLon
+}
+
 // Around returns the smallest box holding every point within radiusM metres
 // of p.
 func Around(p LatLon, radiusM float64) BBox {

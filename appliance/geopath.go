@@ -116,3 +116,54 @@ func (pp *ProfilePath) FastPoints(dst []LatLon) []LatLon {
 	}
 	return dst
 }
+
+// maxBoxArc is the longest arc or largest disc radius ArcBox and DiscBox
+// bound, radians (about 637 km), and maxBoxLatDeg the largest latitude,
+// degrees, they reach: beyond, a box is not worth its proof.
+const (
+	maxBoxArc    = 0.1
+	maxBoxLatDeg = 80
+)
+
+// ArcBox returns a latitude/longitude box, degrees, that holds every
+// point of the great-circle arc from a to b, lengthM = a.DistanceM(b)
+// metres long, as ProfilePath.Point computes them: the end points' box
+// widened by a margin more than four times the arc's largest latitude
+// excess over its ends (about δ²/8·tan φ for an arc of δ radians), plus
+// rounding. ok is false for an arc it does not bound: invalid ends, an
+// end beyond 80° of latitude, an arc longer than 0.1 rad or one more than
+// 90° of longitude wide (across the antimeridian).
+func ArcBox(a, b LatLon, lengthM float64) (box BBox, ok bool) {
+	δ := lengthM / EarthRadiusM
+	maxAbs := math.Max(math.Abs(a.Lat), math.Abs(b.Lat))
+	if !a.Valid() || !b.Valid() || !(δ >= 0) || maxAbs > maxBoxLatDeg || δ > maxBoxArc || math.Abs(a.Lon-b.Lon) > 90 {
+		return BBox{}, false
+	}
+	t := math.Tan(rad(maxAbs) + δ)
+	m := deg(δ*δ*(1+t)/2) + 1e-7
+	return BBox{MinLat: math.Min(a.Lat, b.Lat) - m, MaxLat: math.Max(a.Lat, b.Lat) + m,
+		MinLon: math.Min(a.Lon, b.Lon) - m, MaxLon: math.Max(a.Lon, b.Lon) + m}, true
+}
+
+// DiscBox returns a latitude/longitude box, degrees, that holds every
+// point within radiusM metres (great-circle distance) of c: the spherical
+// cap's latitudes φ ± δ and longitudes λ ± asin(sin δ / cos φ), δ =
+// radiusM / EarthRadiusM, each widened by 1e-6° (about 0.1 m) against
+// rounding. Every point of a great-circle arc from c to a point of the
+// disc is in the disc. ok is false for a disc it does not bound: an
+// invalid centre or radius, a radius above 0.1 rad, a cap reaching
+// beyond 80° of latitude or across the antimeridian.
+func DiscBox(c LatLon, radiusM float64) (box BBox, ok bool) {
+	δ := radiusM / EarthRadiusM
+	φ := rad(c.Lat)
+	if !c.Valid() || !(δ >= 0) || δ > maxBoxArc || math.Abs(φ)+δ > rad(maxBoxLatDeg) {
+		return BBox{}, false
+	}
+	const m = 1e-6
+	dLat := deg(δ) + m
+	dLon := deg(math.Asin(math.Min(1, math.Sin(δ)/math.Cos(φ)))) + m
+	if c.Lon-dLon < -180 || c.Lon+dLon > 180 {
+		return BBox{}, false
+	}
+	return BBox{MinLat: c.Lat - dLat, MaxLat: c.Lat + dLat, MinLon: c.Lon - dLon, MaxLon: c.Lon + dLon}, true
+}

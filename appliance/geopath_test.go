@@ -47,3 +47,92 @@ func TestFastPointsNearPoint(t *testing.T) {
 	check(appliance.LatLon{Lat: -22.95, Lon: -43.24}, appliance.LatLon{Lat: -22.95, Lon: -43.24}, 90) // one point
 	t.Logf("largest distance from Point: %.2g m", worst)
 }
+
+// TestArcBox: every sample of a path ArcBox bounds (up to 0.1 rad long,
+// ends within 80° of the equator) lies inside its box, on random paths up
+// to the limits (seed fixed: the margin is a bound, not a statistic); and
+// it refuses what it does not bound.
+func TestArcBox(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 17))
+	for n := 0; n < 20000; n++ {
+		a := appliance.LatLon{Lat: -80 + 160*rng.Float64(), Lon: -170 + 340*rng.Float64()}
+		θ, δ := 2*math.Pi*rng.Float64(), 0.1*math.Sqrt(rng.Float64())
+		b := a.Destination(θ*180/math.Pi, δ*appliance.EarthRadiusM)
+		if math.Abs(b.Lat) > 80 || math.Abs(a.Lon-b.Lon) > 90 {
+			continue
+		}
+		path := appliance.NewProfilePath(a, b, 500)
+		box, ok := appliance.ArcBox(a, b, path.LengthM)
+		if !ok {
+			t.Fatalf("%v→%v (%g rad): no box", a, b, δ)
+		}
+		for i := 0; i <= path.Steps; i++ {
+			if q := path.Point(i); !box.Contains(q) {
+				t.Fatalf("%v→%v: sample %d at %v is outside the box %+v", a, b, i, q, box)
+			}
+		}
+	}
+	at := func(lat, lon float64) appliance.LatLon { return appliance.LatLon{Lat: lat, Lon: lon} }
+	for _, tc := range []struct {
+		name    string
+		a, b    appliance.LatLon
+		lengthM float64
+	}{
+		{"invalid end", at(-91, 0), at(0, 0), 1000},
+		{"beyond 80°", at(-80.5, 0), at(-79.9, 0), 70000},
+		{"longer than 0.1 rad", at(-10, -40), at(-10, -34), 660000},
+		{"across the antimeridian", at(0, 179.9), at(0, -179.9), 22000},
+		{"NaN length", at(0, 0), at(0, 0.1), math.NaN()},
+	} {
+		if _, ok := appliance.ArcBox(tc.a, tc.b, tc.lengthM); ok {
+			t.Errorf("%s: ArcBox bounds it", tc.name)
+		}
+	}
+}
+
+// TestDiscBox: every sample of a path from a disc's centre to a random
+// point inside it lies in the disc's box, on random discs up to the limits
+// (seed fixed); and it refuses what it does not bound.
+func TestDiscBox(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 19))
+	for n := 0; n < 4000; n++ {
+		c := appliance.LatLon{Lat: -75 + 150*rng.Float64(), Lon: -170 + 340*rng.Float64()}
+		radiusM := 0.1 * appliance.EarthRadiusM * rng.Float64()
+		box, ok := appliance.DiscBox(c, radiusM)
+		if !ok {
+			continue
+		}
+		for k := 0; k < 5; k++ {
+			q := c.Destination(360*rng.Float64(), radiusM*math.Sqrt(rng.Float64()))
+			if k == 0 {
+				q = c.Destination(360*rng.Float64(), radiusM) // on the edge
+			}
+			if c.DistanceM(q) > radiusM {
+				continue
+			}
+			path := appliance.NewProfilePath(q, c, 2000)
+			for i := 0; i <= path.Steps; i++ {
+				if p := path.Point(i); !box.Contains(p) {
+					t.Fatalf("disc %v %g m: sample %d at %v of the path from %v is outside %+v", c, radiusM, i, p, q, box)
+				}
+			}
+		}
+	}
+	at := func(lat, lon float64) appliance.LatLon { return appliance.LatLon{Lat: lat, Lon: lon} }
+	for _, tc := range []struct {
+		name    string
+		c       appliance.LatLon
+		radiusM float64
+	}{
+		{"invalid centre", at(0, 181), 10},
+		{"negative radius", at(0, 0), -1},
+		{"NaN radius", at(0, 0), math.NaN()},
+		{"radius above 0.1 rad", at(0, 0), 0.11 * appliance.EarthRadiusM},
+		{"reaches beyond 80°", at(79.9, 0), 20000},
+		{"across the antimeridian", at(0, 179.99), 5000},
+	} {
+		if _, ok := appliance.DiscBox(tc.c, tc.radiusM); ok {
+			t.Errorf("%s: DiscBox bounds it", tc.name)
+		}
+	}
+}

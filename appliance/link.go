@@ -128,15 +128,27 @@ type LinkAnalysis struct {
 	Engine          EngineID // engine requested (resolved default)
 	EngineVersion   string   // version of the engine that produced Best's number
 	// Warnings are the distinct warnings (by code) of the returned
-	// candidates, best first; never nil after the planner.
-	Warnings  []Warning
-	InRange   int // towers within MaxDistanceKm (after the operator filter)
-	Evaluated int // towers whose terrain path was computed
+	// candidates, best first, then the caveats of BestTowerCaveats whose
+	// code none of them has; never nil after the planner.
+	Warnings []Warning
+	// BestTowerCaveats are the warnings that qualify the choice of Best
+	// (synthetic_tower, position_uncertainty, stronger_tower_demoted;
+	// planner package doc, "Ranking"); empty when Best is a real tower
+	// with a well-known position and no result has a higher margin, or
+	// when there is no Best; never nil after the planner.
+	BestTowerCaveats []Warning
+	InRange          int // towers within MaxDistanceKm (after the operator filter)
+	// Evaluated counts the towers whose terrain path was computed: the
+	// work of the engine's search, which differs between engines (planner
+	// package doc, "Search").
+	Evaluated int
 	// Pruned counts towers proven unable to rank from a sparse profile of
 	// their path (every SparseEvery-th sample), without the full path.
 	Pruned int
-	// SkippedNoTerrain counts towers in range whose path needs a terrain
-	// tile that no pack holds; MissingTiles names those tiles.
+	// SkippedNoTerrain counts the towers in range whose full terrain
+	// profile meets a tile that no pack holds (or a void there), every one
+	// of them whatever the engine and its pruning; MissingTiles names, for
+	// each, the tile of the first sample that fails, from the tower.
 	SkippedNoTerrain int
 	MissingTiles     []string
 	// SkippedOther counts towers in range that could not be evaluated for
@@ -190,6 +202,10 @@ const (
 	// WarnPositionUncertainty: the tower's position uncertainty exceeds a
 	// documented fraction of the link length.
 	WarnPositionUncertainty = "position_uncertainty"
+	// WarnStrongerTowerDemoted: a result with a higher margin than the
+	// best tower ranks below it because it is synthetic or its position is
+	// uncertain (planner package doc, "Ranking").
+	WarnStrongerTowerDemoted = "stronger_tower_demoted"
 	// WarnNoLandCover: no land-cover layer covers the path.
 	WarnNoLandCover = "no_land_cover"
 	// WarnVoidFilledTerrain: the path crosses heights interpolated across

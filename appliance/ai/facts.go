@@ -142,6 +142,9 @@ func LinkFacts(a *appliance.LinkAnalysis) *FactSheet {
 	if a.Best != nil {
 		f.candidate("best", a.Best)
 	}
+	for _, w := range a.BestTowerCaveats {
+		f.label("best.caveat."+w.Code, w.Code)
+	}
 	for i := range a.Alternatives {
 		f.candidate(fmt.Sprintf("alternative_%d", i+1), &a.Alternatives[i])
 		f.num(fmt.Sprintf("alternative_%d.rank", i+1), float64(i+1), "")

@@ -387,3 +387,38 @@ func TestStreamedAnswerIsChecked(t *testing.T) {
 		t.Fatalf("%+v egress %d\n%s", a.Grounding, egress(set, "ok"), a.Text)
 	}
 }
+
+// TestIssue20_TemplateNamesBestTowerCaveats: the template explanation
+// names the caveats of the best tower's choice (planner, "Ranking") in
+// both languages, with no number the fact sheet lacks: here a synthetic
+// tower is stronger than the real one that is chosen.
+func TestIssue20_TemplateNamesBestTowerCaveats(t *testing.T) {
+	ter, err := terrain.OpenBytes(sample.Pack())
+	if err != nil {
+		t.Fatal(err)
+	}
+	syn := &appliance.Tower{ID: "synthetic:near", Operator: "A", Lat: -22.965, Lon: -43.215, HeightM: 30, ERPDBm: 55, AzimuthDeg: math.NaN(), TiltDeg: math.NaN(),
+		Source: appliance.SourceSynthetic, Synthetic: true, UncertaintyM: 500}
+	real := &appliance.Tower{ID: "anatel:far", Operator: "B", Lat: -22.975, Lon: -43.23, HeightM: 30, ERPDBm: 40, AzimuthDeg: math.NaN(), TiltDeg: math.NaN(),
+		Source: appliance.SourceAnatel, UncertaintyM: 30}
+	ix := spatial.New([]*appliance.Tower{syn, real})
+	eng := fspl.New()
+	p := planner.New(ter, func() appliance.TowerIndex { return ix }, func(appliance.EngineID) (appliance.Engine, error) { return eng, nil })
+	s := ai.New(ai.Deps{Links: p, Heights: p, Quota: realQuota(t), Metrics: metrics.NewSet()})
+	req := linkRequest()
+	req.FreqMHz = 1800
+	for lang, phrase := range map[string]string{ai.LangEN: "Caveats on this choice: stronger_tower_demoted", ai.LangPT: "Ressalvas sobre esta escolha: stronger_tower_demoted"} {
+		t.Run(lang, func(t *testing.T) {
+			a, err := s.Chat(t.Context(), key(appliance.TierPro, "t1"), ai.ChatRequest{Link: req, Language: lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Analysis.Best == nil || a.Analysis.Best.Tower.ID != "anatel:far" || len(a.Analysis.BestTowerCaveats) != 1 {
+				t.Fatalf("best %+v caveats %+v", a.Analysis.Best, a.Analysis.BestTowerCaveats)
+			}
+			if !strings.Contains(a.Text, phrase) || len(a.Grounding.UnsupportedNumbers) != 0 || !a.Grounding.Checked {
+				t.Fatalf("grounding %+v, text:\n%s", a.Grounding, a.Text)
+			}
+		})
+	}
+}

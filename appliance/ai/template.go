@@ -87,6 +87,10 @@ func ExplainLink(lang string, a *appliance.LinkAnalysis) string {
 	}
 	b.WriteString("\n")
 	b.WriteString(clearanceSentence(lang, c))
+	if cs := caveatSentence(lang, a.BestTowerCaveats); cs != "" {
+		b.WriteString("\n")
+		b.WriteString(cs)
+	}
 	if len(a.Alternatives) > 0 {
 		b.WriteString("\n")
 		if en {
@@ -257,4 +261,39 @@ func ExplainCompare(lang string, rows []engines.CompareRow) string {
 		}
 	}
 	return b.String()
+}
+
+// caveatSentence names the caveats of the choice of the best tower (the
+// planner's BestTowerCaveats, package doc "Ranking") with a phrase each,
+// "" when there are none. It writes no number, so it needs no fact.
+func caveatSentence(lang string, caveats []appliance.Warning) string {
+	if len(caveats) == 0 {
+		return ""
+	}
+	en := lang == LangEN
+	parts := make([]string, 0, len(caveats))
+	for _, w := range caveats {
+		var phrase string
+		switch {
+		case w.Code == appliance.WarnSyntheticTower && en:
+			phrase = "the best tower is synthetic sample data, not real infrastructure, and no real tower closes the link"
+		case w.Code == appliance.WarnSyntheticTower:
+			phrase = "a melhor torre é um dado sintético de exemplo, não infraestrutura real, e nenhuma torre real fecha o enlace"
+		case w.Code == appliance.WarnPositionUncertainty && en:
+			phrase = "the best tower's position is uncertain for a link this short, and no real tower with a well-known position closes the link"
+		case w.Code == appliance.WarnPositionUncertainty:
+			phrase = "a posição da melhor torre é incerta para um enlace tão curto, e nenhuma torre real de posição bem conhecida fecha o enlace"
+		case w.Code == appliance.WarnStrongerTowerDemoted && en:
+			phrase = "a tower with a higher margin ranks below it because it is synthetic or its position is uncertain"
+		case w.Code == appliance.WarnStrongerTowerDemoted:
+			phrase = "uma torre de margem maior fica abaixo dela por ser sintética ou de posição incerta"
+		default:
+			phrase = w.Code
+		}
+		parts = append(parts, w.Code+": "+phrase)
+	}
+	if en {
+		return "Caveats on this choice: " + strings.Join(parts, "; ") + "."
+	}
+	return "Ressalvas sobre esta escolha: " + strings.Join(parts, "; ") + "."
 }

@@ -417,7 +417,7 @@ func (b *bundle) renderReport(ctx context.Context, i int) ([]byte, error) {
 		return nil, ctx.Err()
 	}
 	var buf bytes.Buffer
-	if err := report.Write(&buf, report.Input{Candidate: a.Best, Request: a.Request, ReceiverGroundM: a.ReceiverGroundM}, b.reportOptions()); err != nil {
+	if err := report.Write(&buf, report.Input{Candidate: a.Best, Request: a.Request, ReceiverGroundM: a.ReceiverGroundM, Caveats: a.BestTowerCaveats}, b.reportOptions()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -46,6 +46,13 @@
 // Row statuses (the geoexport values): "ok" (best tower, margin >= 0 dB),
 // "low_margin" (best tower, margin < 0 dB), "no_tower" (none in range or
 // none evaluable; reason says why), "error".
+
+// A row's best tower is the planner's (package doc, "Ranking": a real
+// tower with a well-known position whose link closes before a stronger
+// synthetic or position-uncertain one), and its warnings are the
+// analysis warnings, so a row whose best tower was preferred to a
+// stronger one carries stronger_tower_demoted, and its PDF lists the
+// best tower's caveats.
 //
 // # CSV input
 //

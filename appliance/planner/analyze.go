@@ -81,6 +81,8 @@ type Planner struct {
 type scratch struct {
 	cands []cand
 	bound *pathBound
+	idx   []int            // pathCover's sample indices
+	gaps  []appliance.BBox // pathCover's gaps
 }
 
 // New returns a planner with default settings.
@@ -148,6 +150,8 @@ type cand struct {
 	assumed  bool
 	pattern  float64
 	optimist float64 // margin with free-space loss, dB (an upper bound for bounded engines)
+	standing Standing
+	covered  bool // no sample of the path's full profile fails (pathCover)
 }
 
 // AnalyzeLink answers "which tower can this site reach, with what margin".
@@ -163,7 +167,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	if err != nil {
 		return nil, fmt.Errorf("analyze link: receiver terrain: %w", err)
 	}
-	out := &appliance.LinkAnalysis{Request: req, ReceiverGroundM: rxGround, Engine: eng.ID(), Warnings: []appliance.Warning{}}
+	out := &appliance.LinkAnalysis{Request: req, ReceiverGroundM: rxGround, Engine: eng.ID(), Warnings: []appliance.Warning{}, BestTowerCaveats: []appliance.Warning{}}
 
 	radiusM := req.MaxDistanceKm * 1000
 	buf, _ := p.scratch.Get().(*scratch)
@@ -177,11 +181,24 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		p.scratch.Put(buf)
 	}()
 	rxo := req.Receiver.Origin()
+	cover := p.newPathCover(req.Receiver, radiusM, buf)
+	defer cover.keep(buf)
+	missing := map[string]bool{}
 	visit := func(t *appliance.Tower, distM float64) {
 		if !t.VisibleTo(req.TenantID) || req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
 			return
 		}
-		c := cand{t: t, distM: distM, bearRx: math.NaN(), bearTx: math.NaN()}
+		out.InRange++
+		// Missing terrain is decided for every tower in range, whatever
+		// the engine and however far its search goes (doc.go, "Missing
+		// terrain").
+		covered, tile := p.check(&cover, t, req.Receiver, distM)
+		if tile != "" {
+			out.SkippedNoTerrain++
+			missing[tile] = true
+			return
+		}
+		c := cand{t: t, distM: distM, bearRx: math.NaN(), bearTx: math.NaN(), standing: TowerStanding(t, distM/1000), covered: covered}
 		if t.HasERP() {
 			c.eirp = t.ERPDBm + 2.15
 		} else {
@@ -205,8 +222,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 			visit(t, req.Receiver.DistanceM(t.Pos()))
 		}
 	}
-	out.InRange = len(cands)
-	if len(cands) == 0 {
+	if out.InRange == 0 {
 		out.Reason = fmt.Sprintf("no tower within %g km of the receiver", req.MaxDistanceKm)
 		if req.Operator != "" {
 			out.Reason = fmt.Sprintf("no %s tower within %g km of the receiver", req.Operator, req.MaxDistanceKm)
@@ -221,6 +237,10 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	h.init()
 
 	want := 1 + req.MaxAlternatives
+	rk := ranking{want: want}
+	for i := range h {
+		rk.left[h[i].standing]++
+	}
 	bounded := false
 	if fb, ok := eng.(FreeSpaceBounded); ok && fb.LossAtLeastFreeSpace() {
 		bounded = true
@@ -236,27 +256,33 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 			lossBound, _ = eng.(SampleLossBounder)
 		}
 	}
-	missing := map[string]bool{}
-	var results []appliance.LinkCandidate
 	for len(h) > 0 {
-		c := h.pop()
-		if bounded && len(results) >= want && c.optimist < results[want-1].LinkMarginDB {
-			break
-		}
 		if !bounded && out.Evaluated >= p.MaxEvaluated {
 			break
+		}
+		c := h.pop()
+		rk.left[c.standing]--
+		need := rk.need(c.standing)
+		if bounded && c.optimist < need {
+			// Neither this tower nor any left whose standing needs
+			// as much can change the answer; when none left needs
+			// less, the search is over.
+			if c.optimist < rk.needLeft() {
+				break
+			}
+			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("analyze link: %w", err)
 		}
 		var tm *appliance.TileMissingError
-		if sparse != nil && len(results) >= want {
+		if sparse != nil && !math.IsInf(need, -1) {
 			done, cannot, err := false, false, error(nil)
-			if sampler != nil && lossBound != nil {
-				done, cannot, err = p.cannotRankSampled(sampler, lossBound, strides, &req, &c, results[want-1].LinkMarginDB, buf.bound)
+			if sampler != nil && lossBound != nil && c.covered {
+				done, cannot, err = p.cannotRankSampled(sampler, lossBound, strides, &req, &c, need, buf.bound)
 			}
 			if !done {
-				cannot, err = p.cannotRank(ctx, sparse, eng, strides, req, c, results[want-1].LinkMarginDB)
+				cannot, err = p.cannotRank(ctx, sparse, eng, strides, req, c, need)
 			}
 			if errors.As(err, &tm) {
 				out.SkippedNoTerrain++
@@ -289,20 +315,26 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 			continue
 		}
 		out.Evaluated++
-		results = insertRanked(results, lc, want)
+		rk.add(lc, c.standing)
 	}
 	for t := range missing {
 		out.MissingTiles = append(out.MissingTiles, t)
 	}
 	slices.Sort(out.MissingTiles)
-	if len(results) == 0 {
+	if len(rk.results) == 0 {
 		out.Reason = fmt.Sprintf("%d towers are within %g km but no terrain covers their paths", out.InRange, req.MaxDistanceKm)
 		return out, nil
 	}
-	out.Best = &results[0]
+	best, alts, strongest := rk.answer()
+	out.Best, out.Alternatives = best, alts
 	out.EngineVersion = out.Best.Prediction.EngineVersion
-	out.Alternatives = results[1:]
-	out.Warnings = analysisWarnings(results)
+	results := append([]appliance.LinkCandidate{*best}, alts...)
+	scope := fmt.Sprintf("within %g km", req.MaxDistanceKm)
+	if !bounded && len(h) > 0 {
+		scope = fmt.Sprintf("among the %d evaluated of the %d within %g km", out.Evaluated, out.InRange, req.MaxDistanceKm)
+	}
+	out.BestTowerCaveats = bestCaveats(best, strongest, scope)
+	out.Warnings = withCaveats(analysisWarnings(results), out.BestTowerCaveats)
 	for _, r := range results {
 		if r.Tower.Synthetic {
 			out.SyntheticTowers++

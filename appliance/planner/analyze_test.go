@@ -249,7 +249,7 @@ func TestDeterministicWhateverTheTowerOrder(t *testing.T) {
 // syntheticPack writes deterministic synthetic 3" .hgt tiles (rolling hills
 // 0–1100 m) for the given tiles and packs them. Real national packs are not
 // committed; this gives the benchmark terrain wherever its towers are.
-func syntheticPack(b *testing.B, tiles []string) appliance.Terrain {
+func syntheticPack(b testing.TB, tiles []string) appliance.Terrain {
 	dir := b.TempDir()
 	var inputs []string
 	for _, name := range tiles {

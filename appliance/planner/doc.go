@@ -15,19 +15,25 @@
 //
 // # Search
 //
-// Every tower within the search radius gets an optimistic margin computed
-// with free-space loss over the horizontal distance, which is a lower bound
-// of the loss of engines that declare LossAtLeastFreeSpace (fspl). Towers are
-// evaluated on terrain in order of that optimistic margin; the search stops
-// when the requested number of results is known and the next optimistic
-// margin cannot beat the worst of them, so the answer is exactly the one an
-// exhaustive evaluation would give, at a fraction of the terrain reads. For
-// engines without that property the first MaxEvaluated towers in that order
-// are evaluated, and the analysis says how many were.
+// Every tower within the search radius whose path has terrain ("Missing
+// terrain" below) gets an optimistic margin computed with free-space loss
+// over the horizontal distance, which is a lower bound of the loss of
+// engines that declare LossAtLeastFreeSpace (fspl). Towers are evaluated
+// on terrain in order of that optimistic margin. A tower is left out when
+// its optimistic margin is below what its standing needs to change the
+// answer ("Ranking": the worst of the requested number of results, or
+// what it takes to become the best tower), and the search stops when no
+// tower left of any standing can; so the answer is exactly the one an
+// exhaustive evaluation would give, at a fraction of the terrain reads.
+// For engines without that property the first MaxEvaluated towers in that
+// order are evaluated, and the analysis says how many were (Evaluated:
+// the work of the search, which differs between engines; the towers
+// skipped for missing terrain do not).
 //
 // A second exact bound spares most of the terrain reads that remain. Once
 // the requested number of results is known, a tower whose optimistic
-// margin could still beat the worst of them is first evaluated on sparse
+// margin could still reach what its standing needs (below: "the worst
+// result") is first evaluated on sparse
 // profiles of its path, coarse to fine: every 32nd, 8th and 2nd sample
 // (4·SparseEvery, SparseEvery and SparseEvery/4; SparseEvery is 8 by
 // default), each with the last; appliance.SparseProfiler gives them
@@ -67,8 +73,8 @@
 // strides are nested), so the finest stride's bound is the largest, and
 // the loss over any subset of its samples that keeps both ends is a
 // bound too. When the terrain is a PathSampler and covers the path (no
-// sample of it can fail: terrain packs' CoversPath, every tile around
-// the path held as sea or as land without NoData) and the engine is a
+// sample of it can fail: the search's terrain check, "Missing terrain",
+// found it so) and the engine is a
 // SampleLossBounder (fspl: the loss is a function of the largest ν of
 // the interior samples), the bounds therefore take the finest stride's
 // samples one at a time and stop at the first that proves the tower out
@@ -83,9 +89,9 @@
 // would move between Pruned and Evaluated, never a result), so Pruned,
 // Evaluated and every result are those of the sparse profiles, field for
 // field (TestSampledBoundsChangeNothing, paths across missing tiles
-// included); a path the terrain does not
-// cover takes the sparse profiles, which report the first sample that
-// fails in index order. The sample points are the full profile's bit for
+// included); a path the terrain check could not settle (an error other
+// than missing terrain) takes the sparse profiles. The sample points are
+// the full profile's bit for
 // bit: terrain packs sample every profile through appliance.ProfilePath
 // (the path's distance, step count and great-circle trigonometry,
 // computed once). A search keeps its scratch (the candidates and the
@@ -100,6 +106,71 @@
 // bounds (great-circle points and bilinear reads in equal parts), a fifth
 // the full profiles of the evaluated towers and an eighth the tower
 // index's range search.
+//
+// # Missing terrain
+//
+// Before the search, the path of every tower in range is checked against
+// the terrain, whatever the engine: a tower whose full profile meets
+// missing terrain (a tile no pack holds, a void tile, NoData samples) is
+// skipped (SkippedNoTerrain) and the tile of its first failing sample,
+// from the tower, is named (MissingTiles, as Profile's error names it).
+// So the skipped towers and the tiles named are those of an exhaustive
+// evaluation for every engine (TestIssue20_MissingTileCountsAlikeForEveryEngine):
+// before, each engine's search counted the towers it happened to reach,
+// and on the national set around Rio (sample pack, 400 receivers at 30
+// and 50 km) fspl and itm disagreed on 282; e.g. at (-22.95, -43.05), 30
+// km, fspl evaluated 18 and skipped 129 while itm and p1812 evaluated
+// their 200 and skipped none; now all three skip the same 142 (S23W043).
+//
+// The check is cheap where the terrain is whole: a GapFinder (terrain
+// packs' Gaps) lists the tiles of the search disc's box
+// (appliance.DiscBox) that are not held soundly; with none, every path
+// is covered; else a path whose box (appliance.ArcBox) meets no gap is
+// covered, and the rest are sampled in index order up to the first
+// failing sample (PathSampler.SamplePath; Profile for other terrain). On
+// 200 Rio rows of the national set (BenchmarkAnalyzeLinkRioBatch, whose
+// 30 km discs all reach the tiles the sample pack lacks) the check costs
+// about 3 % of the CPU.
+//
+// # Ranking
+//
+// Each tower has a standing for a link of its distance (TowerStanding):
+// real (not synthetic, position uncertainty at most
+// PositionUncertaintyFraction, 10 %, of the link length), uncertain (real,
+// uncertainty above it: the position_uncertainty warning) or synthetic
+// (the synthetic_tower warning). The best tower is, among the towers
+// whose link closes (margin ≥ 0 dB), the one of the best standing, then
+// the highest margin, the shortest distance and the smallest id; when no
+// link closes it is the one of the highest margin. The alternatives are
+// the other results of the highest margins (margin, distance, id), up to
+// MaxAlternatives; they keep their warnings. So a real tower with a
+// well-known position whose link closes is the best tower even when a
+// synthetic tower, or one whose position is uncertain by more than the
+// link is long, has a higher margin, and that one stays an alternative.
+// The order is total, so the answer is deterministic; the pruning above
+// keeps it exact (TestIssue20_RankingPruningIsExact).
+//
+// BestTowerCaveats (best_tower_caveats in the API) are the warnings that
+// qualify the choice of the best tower, never nil, in this order:
+//
+//	code                    raised when
+//	synthetic_tower         the best tower is synthetic: no real tower
+//	                        closes the link (or none closes at all)
+//	position_uncertainty    the best tower's position is uncertain: no
+//	                        real tower with a well-known position closes
+//	                        the link (or none closes at all)
+//	stronger_tower_demoted  a result with a higher margin, synthetic or of
+//	                        uncertain position, ranks below the best tower
+//	                        (the message names it and both margins)
+//
+// It is empty when the best tower is a real tower with a well-known
+// position and the highest margin, or when there is none. The messages
+// say whether every tower in range was compared ("within 30 km") or only
+// those an engine without a free-space bound evaluated ("among the 200
+// evaluated of the 1352 within 30 km"). The analysis
+// Warnings carry stronger_tower_demoted too (the other two are the
+// best tower's own warnings), so batch rows, reports and explanations,
+// which take the planner's answer, carry the same rule and its caveats.
 //
 // # Path check
 //
@@ -180,13 +251,16 @@
 //	position_uncertainty  the tower's position uncertainty exceeds
 //	                      PositionUncertaintyFraction (10 %) of the link
 //	                      length
+//	stronger_tower_demoted (analysis only) a stronger result ranks below
+//	                      the best tower ("Ranking")
 //	engine_resolved       (API) the requested engine resolved to another
 //	                      one, e.g. auto below Pro
 //
 // An analysis merges the warnings of its returned candidates: one per code
 // (per code and message for engine warnings), with the message of the
 // best-ranked candidate that raised it and how many results raised it, at
-// most MaxAnalysisWarnings.
+// most MaxAnalysisWarnings; then stronger_tower_demoted when the
+// best tower's caveats have it ("Ranking").
 //
 // # Caveats
 //
@@ -201,6 +275,7 @@
 // through sub-refractive conditions, check them against that rule (the
 // minimum-k heights are not reported yet).
 //
-// Antenna tilt and vertical patterns are ignored. Results are ordered by
-// margin, then distance, then tower id, so they are deterministic.
+// Antenna tilt and vertical patterns are ignored. The best tower and the
+// alternatives are ordered as "Ranking" says, by total orders, so they are
+// deterministic.
 package planner

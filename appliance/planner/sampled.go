@@ -166,10 +166,10 @@ func nested(strides []int) bool {
 // bound is checked at each new largest ν: the tower is out as soon as it
 // is proven, and proven by some sample exactly when the finest stride's
 // profile proves it (the engine's loss being non-decreasing in ν; doc.go,
-// "Search"). Only a path the terrain covers may stop early:
-// elsewhere a sample the proof leaves out could have failed, which the
-// search reports (cannotRank's sparse profiles take those). done is false
-// when the path is not one it takes.
+// "Search"). Only a path the terrain covers may stop early (elsewhere a
+// sample the proof leaves out could have failed): the caller takes only
+// paths that pathCover found covered (cand.covered). done is false when
+// the path is not one it takes.
 func (p *Planner) cannotRankSampled(ps PathSampler, lb SampleLossBounder, strides []int, req *appliance.LinkRequest, c *cand, worst float64, b *pathBound) (done, cannot bool, err error) {
 	tx := c.t.Pos()
 	if !tx.Valid() || !req.Receiver.Valid() || !(p.StepM > 0) || math.IsInf(p.StepM, 0) {
@@ -183,9 +183,6 @@ func (p *Planner) cannotRankSampled(ps PathSampler, lb SampleLossBounder, stride
 	b.path = appliance.NewProfilePathSteps(tx, req.Receiver, d, int(max(steps, 0)))
 	if b.path.Steps == 0 {
 		return true, false, nil // co-located: the evaluation says so
-	}
-	if !ps.CoversPath(&b.path) {
-		return false, false, nil
 	}
 	b.start(b.path.Steps)
 	b.lb, b.idx = nil, append(b.idx[:0], 0, b.path.Steps)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"linkplan/appliance"
@@ -25,6 +26,12 @@ type Input struct {
 	// when Candidate.Path is nil: otherwise the profile's last sample gives
 	// it.
 	ReceiverGroundM float64
+	// Caveats are the warnings that qualify the choice of Candidate as the
+	// best tower (LinkAnalysis.BestTowerCaveats, when Candidate is the
+	// analysis' Best); the warnings section lists those that are not
+	// already among the candidate's own (same code and message) after
+	// them.
+	Caveats []appliance.Warning
 }
 
 // Write renders the link report of in as a PDF to w. A missing candidate or
@@ -316,11 +323,18 @@ func (r *renderer) engine() {
 	r.row(w, []string{tx.diffraction, r.unit(pred.DiffractionDB, 1, "dB")}, true, false)
 }
 
-// warnings lists the candidate's warnings, code and message.
+// warnings lists the candidate's warnings, then the caveats of its choice
+// that it does not carry, code and message.
 func (r *renderer) warnings() {
 	tx, p := r.tx, r.pdf
 	r.section(tx.warnings, 2*rowH)
-	if len(r.c.Warnings) == 0 {
+	ws := r.c.Warnings
+	for _, c := range r.in.Caveats {
+		if !slices.Contains(ws, c) {
+			ws = append(slices.Clip(ws), c)
+		}
+	}
+	if len(ws) == 0 {
 		p.SetFont(family, "", 8.5)
 		p.CellFormat(bodyW, rowH, r.tr(tx.noWarnings), "", 1, "L", false, 0, "")
 		return
@@ -330,7 +344,7 @@ func (r *renderer) warnings() {
 		p.SetTextColor(110, 110, 110)
 		p.CellFormat(bodyW, rowH-1, r.tr(tx.warningsLang), "", 1, "L", false, 0, "")
 	}
-	for _, w := range r.c.Warnings {
+	for _, w := range ws {
 		if p.GetY()+2*rowH > pageH-marginB {
 			p.AddPage()
 		}

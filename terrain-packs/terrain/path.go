@@ -79,46 +79,69 @@ func (p *Pack) CoversPath(path *appliance.ProfilePath) bool {
 // every one that holds it.
 func (l *Layered) CoversPath(path *appliance.ProfilePath) bool { return coversPath(path, l.packs) }
 
-// pathBoxMarginDeg returns a margin, degrees, by which the latitude (and
-// longitude) of every point of the great-circle arc of angular length δ
-// radians between end points of latitude at most maxAbsLatDeg stays
-// within the end points' range: the arc's largest latitude excess over
-// its ends is about δ²/8·tan φ, and the margin is more than four times
-// that, plus rounding.
-func pathBoxMarginDeg(δ, maxAbsLatDeg float64) float64 {
-	t := math.Tan((maxAbsLatDeg*math.Pi/180 + δ))
-	return δ*δ*(1+t)/2*180/math.Pi + 1e-7
-}
-
 func coversPath(path *appliance.ProfilePath, packs []*Pack) bool {
-	a, b := path.A, path.B
-	if !a.Valid() || !b.Valid() || len(packs) == 0 {
+	if len(packs) == 0 {
 		return false
 	}
-	δ := path.LengthM / appliance.EarthRadiusM
-	maxAbs := math.Max(math.Abs(a.Lat), math.Abs(b.Lat))
-	if maxAbs > 80 || δ > 0.1 || math.Abs(a.Lon-b.Lon) > 90 {
-		return false // near a pole, long or across the antimeridian: not worth a proof
+	box, ok := appliance.ArcBox(path.A, path.B, path.LengthM)
+	return ok && len(gaps(box, packs, nil)) == 0
+}
+
+// Gaps appends to dst the boxes, degrees, of the tiles that b touches
+// and the pack does not hold soundly (as CoversPath: missing, void, with
+// NoData samples, or unreadable) and returns it: every point of b outside
+// them has a height, so a path whose appliance.ArcBox meets none of them
+// is covered. An invalid b, or one touching more than maxGapTiles tiles,
+// is one gap, itself. The planner checks the paths of a search with it:
+// the disc of the search (appliance.DiscBox) first, then each path only
+// against the gaps found there.
+func (p *Pack) Gaps(b appliance.BBox, dst []appliance.BBox) []appliance.BBox {
+	return gaps(b, []*Pack{p}, dst)
+}
+
+// Gaps is Pack.Gaps over the layered packs: a tile is a gap unless at
+// least one of them holds it and every one that holds it holds it
+// soundly (as CoversPath).
+func (l *Layered) Gaps(b appliance.BBox, dst []appliance.BBox) []appliance.BBox {
+	return gaps(b, l.packs, dst)
+}
+
+// maxGapTiles bounds the tiles a box may touch (a 0.1 rad disc at 80° of
+// latitude touches about 13 × 67): beyond, the box is one gap.
+const maxGapTiles = 1024
+
+func gaps(b appliance.BBox, packs []*Pack, dst []appliance.BBox) []appliance.BBox {
+	ok := b.MinLat <= b.MaxLat && b.MinLon <= b.MaxLon && b.MinLat >= -90 && b.MaxLat <= 90 && b.MinLon >= -180 && b.MaxLon <= 180
+	if !ok {
+		return append(dst, b)
 	}
-	m := pathBoxMarginDeg(δ, maxAbs)
-	lat0, lat1 := int(math.Floor(math.Min(a.Lat, b.Lat)-m)), int(math.Floor(math.Max(a.Lat, b.Lat)+m))
-	lon0, lon1 := int(math.Floor(math.Min(a.Lon, b.Lon)-m)), int(math.Floor(math.Max(a.Lon, b.Lon)+m))
+	lat0, lat1 := int(math.Floor(b.MinLat)), int(math.Floor(b.MaxLat))
+	lon0, lon1 := int(math.Floor(b.MinLon)), int(math.Floor(b.MaxLon))
+	if (lat1-lat0+1)*(lon1-lon0+1) > maxGapTiles {
+		return append(dst, b)
+	}
 	for lat := lat0; lat <= lat1; lat++ {
 		for lon := lon0; lon <= lon1; lon++ {
-			held := false
-			for _, p := range packs {
-				ok, sound := p.soundTile(TileID{Lat: lat, Lon: lon})
-				if ok && !sound {
-					return false
-				}
-				held = held || ok
-			}
-			if !held {
-				return false
+			if !soundAcross(TileID{Lat: lat, Lon: lon}, packs) {
+				dst = append(dst, appliance.BBox{MinLat: float64(lat), MinLon: float64(lon), MaxLat: float64(lat + 1), MaxLon: float64(lon + 1)})
 			}
 		}
 	}
-	return true
+	return dst
+}
+
+// soundAcross reports whether at least one pack holds t and every pack
+// that holds it holds it soundly.
+func soundAcross(t TileID, packs []*Pack) bool {
+	held := false
+	for _, p := range packs {
+		ok, sound := p.soundTile(t)
+		if ok && !sound {
+			return false
+		}
+		held = held || ok
+	}
+	return held
 }
 
 // soundTile reports whether the pack holds t and, if so, whether every

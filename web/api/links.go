@@ -262,13 +262,16 @@ func linkResult(c *appliance.LinkCandidate) LinkResultJSON {
 
 // AnalyzeLinkResponse is the body of POST /analyze_link.
 type AnalyzeLinkResponse struct {
-	BestTower     *LinkResultJSON  `json:"best_tower"`
-	Alternatives  []LinkResultJSON `json:"alternatives"`
-	Reason        string           `json:"reason,omitempty"`
-	EngineUsed    string           `json:"engine_used"`      // engine of the best tower's number (the requested one unless it fell back)
-	EngineAsked   string           `json:"engine_requested"` // engine requested, after defaults and tier rules
-	EngineVersion string           `json:"engine_version,omitempty"`
-	Notes         []string         `json:"notes"` // how "auto" resolved for this tier: the message of the engine_resolved warning, repeated
+	BestTower *LinkResultJSON `json:"best_tower"`
+	// BestTowerCaveats qualify the choice of BestTower (planner package
+	// doc, "Ranking"), never null.
+	BestTowerCaveats []appliance.Warning `json:"best_tower_caveats"`
+	Alternatives     []LinkResultJSON    `json:"alternatives"`
+	Reason           string              `json:"reason,omitempty"`
+	EngineUsed       string              `json:"engine_used"`      // engine of the best tower's number (the requested one unless it fell back)
+	EngineAsked      string              `json:"engine_requested"` // engine requested, after defaults and tier rules
+	EngineVersion    string              `json:"engine_version,omitempty"`
+	Notes            []string            `json:"notes"` // how "auto" resolved for this tier: the message of the engine_resolved warning, repeated
 	// Warnings merge the warnings of the results, one per code (planner
 	// package doc), never null.
 	Warnings []appliance.Warning `json:"warnings"`
@@ -337,6 +340,10 @@ func (a *API) analysisJSON(req appliance.LinkRequest, res *appliance.LinkAnalysi
 		out.Alternatives = append(out.Alternatives, linkResult(&res.Alternatives[i]))
 	}
 	out.Reason = res.Reason
+	out.BestTowerCaveats = res.BestTowerCaveats
+	if out.BestTowerCaveats == nil {
+		out.BestTowerCaveats = []appliance.Warning{}
+	}
 	out.Notes = []string{}
 	out.Warnings = res.Warnings
 	if out.Warnings == nil {

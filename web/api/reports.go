@@ -124,6 +124,9 @@ func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	var buf bytes.Buffer // whole, so that a renderer error is still a clean 500
 	in := report.Input{Candidate: c, Request: res.Request, ReceiverGroundM: res.ReceiverGroundM}
+	if c == res.Best {
+		in.Caveats = res.BestTowerCaveats // what qualifies its choice travels with it
+	}
 	if err := report.Write(&buf, in, report.Options{Language: lang, Branding: brand, Created: time.Now().UTC()}); err != nil {
 		// The input came from the planner: a renderer error is a bug (500),
 		// not the client's ErrInvalid, hence %v.

@@ -277,15 +277,17 @@ type linkResult struct {
 	Engine         string   `json:"engine"`
 	SourceOfTower  string   `json:"source"`
 	PlacementTower string   `json:"placement"`
+	UncertaintyM   float64  `json:"position_uncertainty_m"`
 }
 
 type analysis struct {
-	BestTower     *linkResult  `json:"best_tower"`
-	Alternatives  []linkResult `json:"alternatives"`
-	Reason        string       `json:"reason"`
-	EngineUsed    string       `json:"engine_used"`
-	EngineVersion string       `json:"engine_version"`
-	Notes         []string     `json:"notes"`
+	BestTower     *linkResult         `json:"best_tower"`
+	BestCaveats   []appliance.Warning `json:"best_tower_caveats"`
+	Alternatives  []linkResult        `json:"alternatives"`
+	Reason        string              `json:"reason"`
+	EngineUsed    string              `json:"engine_used"`
+	EngineVersion string              `json:"engine_version"`
+	Notes         []string            `json:"notes"`
 	Receiver      struct {
 		Lat, Lon float64
 		HeightM  float64 `json:"height_m"`
@@ -393,6 +395,57 @@ type towerPage struct {
 // checkAnalysis checks the internal consistency of an /analyze_link answer
 // for request req (the defaults applied): ranking, budget arithmetic,
 // distances, and that every tower is within the radius.
+// checkRanking checks the best tower against the planner's ranking rule
+// (package doc, "Ranking") and its caveats: a best tower weaker than the
+// first alternative closes, has the better standing, and its caveats name
+// that alternative; the standing caveats match the best tower.
+func checkRanking(t *testing.T, a analysis) {
+	t.Helper()
+	if a.BestCaveats == nil {
+		t.Errorf("best_tower_caveats is null")
+	}
+	var cs []string
+	for _, w := range a.BestCaveats {
+		cs = append(cs, w.Code)
+	}
+	b := a.BestTower
+	if b == nil {
+		if len(cs) != 0 {
+			t.Errorf("caveats %v without a best tower", cs)
+		}
+		return
+	}
+	standing := func(r *linkResult) int {
+		switch {
+		case r.Synthetic:
+			return 2
+		case r.UncertaintyM > 0.1*r.DistanceKm*1000:
+			return 1
+		}
+		return 0
+	}
+	var want []string
+	switch standing(b) {
+	case 2:
+		want = append(want, appliance.WarnSyntheticTower)
+	case 1:
+		want = append(want, appliance.WarnPositionUncertainty)
+	}
+	if len(a.Alternatives) > 0 && a.Alternatives[0].LinkMarginDB > b.LinkMarginDB {
+		s := &a.Alternatives[0]
+		if b.LinkMarginDB < 0 || standing(s) <= standing(b) {
+			t.Errorf("best %s (%g dB, standing %d) ranked above %s (%g dB, standing %d)", b.TowerID, b.LinkMarginDB, standing(b), s.TowerID, s.LinkMarginDB, standing(s))
+		}
+		want = append(want, appliance.WarnStrongerTowerDemoted)
+		if w := a.BestCaveats[len(a.BestCaveats)-1]; !strings.Contains(w.Message, s.TowerID) {
+			t.Errorf("the caveat does not name %s: %s", s.TowerID, w.Message)
+		}
+	}
+	if !slices.Equal(cs, want) && !(len(cs) == len(want)+1 && cs[len(cs)-1] == appliance.WarnStrongerTowerDemoted) {
+		t.Errorf("best_tower_caveats %v, want %v (best %s)", cs, want, b.TowerID)
+	}
+}
+
 func checkAnalysis(t *testing.T, h *harness, a analysis, lat, lon, maxKm, thresholdDBm float64) {
 	t.Helper()
 	const tolDB = 0.005 // dB: every term is rounded to 1e-3
@@ -411,8 +464,8 @@ func checkAnalysis(t *testing.T, h *harness, a analysis, lat, lon, maxKm, thresh
 		if d := haversineKm(lat, lon, r.TowerLat, r.TowerLon); !near(r.DistanceKm, d, 0.002) || d > maxKm+0.001 {
 			t.Errorf("%s: distance_km %g, haversine %g, radius %g", r.TowerID, r.DistanceKm, d, maxKm)
 		}
-		if i > 0 && r.LinkMarginDB > all[i-1].LinkMarginDB {
-			t.Errorf("not ranked by margin: %s %g after %g", r.TowerID, r.LinkMarginDB, all[i-1].LinkMarginDB)
+		if i > 1 && r.LinkMarginDB > all[i-1].LinkMarginDB {
+			t.Errorf("alternatives not ranked by margin: %s %g after %g", r.TowerID, r.LinkMarginDB, all[i-1].LinkMarginDB)
 		}
 		tw, ok := h.index.Get(r.TowerID)
 		if !ok {
@@ -424,6 +477,7 @@ func checkAnalysis(t *testing.T, h *harness, a analysis, lat, lon, maxKm, thresh
 			t.Errorf("%s: engine %s, engine_used %s", r.TowerID, r.Engine, a.EngineUsed)
 		}
 	}
+	checkRanking(t, a)
 	syn := 0
 	for _, r := range all {
 		if r.Synthetic {
