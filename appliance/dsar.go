@@ -61,6 +61,12 @@ type DSARRequest struct {
 	EraseExecutedUnix  int64 // erase: when the hard delete ran
 	// Counts are the rows the hard delete removed, per bucket.
 	Counts map[string]int
+	// ErasedRefs are one-way hashes (hex SHA-256, store.ErasedRef) of the
+	// tenant id and of the payment customer ids the erasure covered,
+	// written by the soft erase and kept after the hard delete, so that a
+	// payment event naming them is ignored (appliance/billing) and never
+	// brings the person back. They hold no id in clear.
+	ErasedRefs []string
 }
 
 // Open reports whether the request still waits for something: an answer,

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -228,4 +230,88 @@ func (db *DB) MarkKeyClaimed(id string, nowUnix int64, audit ...appliance.AuditE
 		return fmt.Errorf("mark key claimed: %w", err)
 	}
 	return nil
+}
+
+// Kinds of ErasedRef.
+const (
+	ErasedTenant   = "tenant"   // a tenant id
+	ErasedCustomer = "customer" // a payment customer id
+)
+
+// ErasedRef is the one-way reference an erase request keeps of an id of
+// kind (ErasedTenant, ErasedCustomer): the hex SHA-256 of a fixed label,
+// the kind and the id. It lets BillingErased recognise the id after the
+// hard delete without the store holding the id itself.
+func ErasedRef(kind, id string) string {
+	h := sha256.Sum256([]byte("linkplan/erased/v1\x00" + kind + "\x00" + id))
+	return hex.EncodeToString(h[:])
+}
+
+// erasedRefsTx returns the ErasedRef of tenantID and of every payment
+// customer id that maps to it (a tenant re-pointed to a new customer
+// keeps the older one in the index too).
+func erasedRefsTx(tx *bolt.Tx, tenantID string) []string {
+	refs := []string{ErasedRef(ErasedTenant, tenantID)}
+	_ = tx.Bucket(bucketBillingCustomers).ForEach(func(k, v []byte) error {
+		if string(v) == tenantID {
+			refs = append(refs, ErasedRef(ErasedCustomer, string(k)))
+		}
+		return nil
+	})
+	return refs
+}
+
+// BillingErased reports whether a payment event naming customerID and/or
+// tenantID ("" for none) concerns an erased tenant: the customer maps to a
+// tenant whose keys are erased, the tenant's keys are erased (soft erase
+// done, hard delete not yet), or an erase request holds the ErasedRef of
+// either (after the hard delete too). Erasures made before erase requests
+// kept these references are recognised until their hard delete only.
+func (db *DB) BillingErased(customerID, tenantID string) (bool, error) {
+	erased := false
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		tenants := map[string]bool{}
+		if tenantID != "" {
+			tenants[tenantID] = true
+		}
+		if customerID != "" {
+			if tid := tx.Bucket(bucketBillingCustomers).Get([]byte(customerID)); tid != nil {
+				tenants[string(tid)] = true
+			}
+		}
+		if len(tenants) > 0 {
+			err := tx.Bucket(bucketKeys).ForEach(func(_, v []byte) error {
+				var rec keyRecord
+				if err := json.Unmarshal(v, &rec); err != nil {
+					return err
+				}
+				erased = erased || tenants[rec.TenantID] && rec.Tier == string(appliance.TierErased)
+				return nil
+			})
+			if err != nil || erased {
+				return err
+			}
+		}
+		want := map[string]bool{}
+		if customerID != "" {
+			want[ErasedRef(ErasedCustomer, customerID)] = true
+		}
+		if tenantID != "" {
+			want[ErasedRef(ErasedTenant, tenantID)] = true
+		}
+		return tx.Bucket(bucketDSAR).ForEach(func(k, v []byte) error {
+			var d dsarRecord
+			if err := json.Unmarshal(v, &d); err != nil {
+				return fmt.Errorf("dsar request %s: decode: %w", k, err)
+			}
+			for _, r := range d.ErasedRefs {
+				erased = erased || want[r]
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return false, fmt.Errorf("billing erased: %w", err)
+	}
+	return erased, nil
 }

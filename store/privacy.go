@@ -39,20 +39,21 @@ type dsarRecord struct {
 	EraseScheduledUnix int64          `json:"erase_scheduled_at,omitempty"`
 	EraseExecutedUnix  int64          `json:"erase_executed_at,omitempty"`
 	Counts             map[string]int `json:"counts,omitempty"`
+	ErasedRefs         []string       `json:"erased_refs,omitempty"` // ErasedRef of the tenant id and of its payment customer ids
 }
 
 func toDSARRecord(r *appliance.DSARRequest) dsarRecord {
 	return dsarRecord{ID: r.ID, Type: string(r.Type), Status: string(r.Status), TenantID: r.TenantID, KeyID: r.KeyID,
 		KeyPrefix: r.KeyPrefix, Subject: r.Subject, RequestedBy: r.RequestedBy, ActorKey: r.ActorKey, Justification: r.Justification,
 		CreatedUnix: r.CreatedUnix, DueByUnix: r.DueByUnix, AnsweredUnix: r.AnsweredUnix, EraseScheduledUnix: r.EraseScheduledUnix,
-		EraseExecutedUnix: r.EraseExecutedUnix, Counts: r.Counts}
+		EraseExecutedUnix: r.EraseExecutedUnix, Counts: r.Counts, ErasedRefs: r.ErasedRefs}
 }
 
 func (d dsarRecord) request() *appliance.DSARRequest {
 	return &appliance.DSARRequest{ID: d.ID, Type: appliance.DSARType(d.Type), Status: appliance.DSARStatus(d.Status), TenantID: d.TenantID,
 		KeyID: d.KeyID, KeyPrefix: d.KeyPrefix, Subject: d.Subject, RequestedBy: d.RequestedBy, ActorKey: d.ActorKey,
 		Justification: d.Justification, CreatedUnix: d.CreatedUnix, DueByUnix: d.DueByUnix, AnsweredUnix: d.AnsweredUnix,
-		EraseScheduledUnix: d.EraseScheduledUnix, EraseExecutedUnix: d.EraseExecutedUnix, Counts: d.Counts}
+		EraseScheduledUnix: d.EraseScheduledUnix, EraseExecutedUnix: d.EraseExecutedUnix, Counts: d.Counts, ErasedRefs: d.ErasedRefs}
 }
 
 func putDSARTx(tx *bolt.Tx, r *appliance.DSARRequest, mustBeNew bool) error {
@@ -129,8 +130,9 @@ func (db *DB) DSARRequests() ([]*appliance.DSARRequest, error) {
 // and its billing account get the pseudonym as e-mail, its branding as
 // support contact; its queued jobs are canceled and its running ones get
 // CancelRequested (they stop at their next checkpoint); r (the erase
-// request) and the audit entries are written. A
-// tenant without keys is appliance.ErrNotFound; an already erased one
+// request, its ErasedRefs set here to the ErasedRef of the tenant id and
+// of each payment customer id of the tenant) and the audit entries are
+// written. A tenant without keys is appliance.ErrNotFound; an already erased one
 // appliance.ErrConflict. The transaction marks the file for
 // CompactPending: the replaced values stay in freed pages until then.
 func (db *DB) SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARRequest, audit ...appliance.AuditEntry) error {
@@ -171,6 +173,7 @@ func (db *DB) SoftEraseTenant(tenantID, pseudonym string, r *appliance.DSARReque
 		if err := cancelTenantJobsTx(newJobTx(tx), tenantID, db.now().UTC()); err != nil {
 			return err
 		}
+		r.ErasedRefs = erasedRefsTx(tx, tenantID)
 		if err := putDSARTx(tx, r, true); err != nil {
 			return err
 		}

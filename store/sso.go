@@ -28,24 +28,28 @@ func keyByIDTx(tx *bolt.Tx, id string) (*appliance.APIKey, error) {
 }
 
 // PutSSOBinding stores b with the audit entries in one transaction. check,
-// when not nil, is called with the key b.KeyID names inside the
-// transaction and refuses the binding with its error; b.TenantID is set
-// from that key. A binding of the same issuer and subject is an
+// when not nil, is called inside the transaction with the key b.KeyID
+// names and whether (issuer, subject) is bound already (to any key), and
+// refuses the binding with its error; every call reads the same records
+// whatever the answer, so that the caller can give refusals it must not
+// tell apart the same cost. b.TenantID is set from the key. A binding of
+// the same issuer and subject that check let through is an
 // appliance.ErrConflict; an unknown key an appliance.ErrNotFound.
-func (db *DB) PutSSOBinding(b *appliance.SSOBinding, check func(k *appliance.APIKey) error, audit ...appliance.AuditEntry) error {
+func (db *DB) PutSSOBinding(b *appliance.SSOBinding, check func(k *appliance.APIKey, bound bool) error, audit ...appliance.AuditEntry) error {
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		k, err := keyByIDTx(tx, b.KeyID)
 		if err != nil {
 			return err
 		}
+		bk := tx.Bucket(bucketSSOBindings)
+		id := ssoKey(b.Issuer, b.Subject)
+		bound := bk.Get(id) != nil
 		if check != nil {
-			if err := check(k); err != nil {
+			if err := check(k, bound); err != nil {
 				return err
 			}
 		}
-		bk := tx.Bucket(bucketSSOBindings)
-		id := ssoKey(b.Issuer, b.Subject)
-		if bk.Get(id) != nil {
+		if bound {
 			return fmt.Errorf("subject %q of issuer %q is already bound to a key: %w", b.Subject, b.Issuer, appliance.ErrConflict)
 		}
 		b.TenantID = k.TenantID
@@ -65,6 +69,21 @@ func (db *DB) PutSSOBinding(b *appliance.SSOBinding, check func(k *appliance.API
 		return fmt.Errorf("put sso binding: %w", err)
 	}
 	return nil
+}
+
+// KeyByID returns the key whose id is id, or an appliance.ErrNotFound
+// error.
+func (db *DB) KeyByID(id string) (*appliance.APIKey, error) {
+	var k *appliance.APIKey
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		var err error
+		k, err = keyByIDTx(tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("key by id: %w", err)
+	}
+	return k, nil
 }
 
 // SSOKey returns the binding of (issuer, subject) and the key it names,

@@ -22,7 +22,15 @@ const (
 	ActionUpgrade   = "billing.tier.upgrade"     // a checkout moved an existing tenant's tier
 	ActionDowngrade = "billing.tier.downgrade"   // a cancelled subscription moved the tenant to Free
 	ActionClaim     = "billing.key.claim"        // the provisioned key was delivered
+	// ActionIgnoredErased: an event named an erased customer or tenant and
+	// was not applied; the row (tenant appliance.SystemTenantID) holds the
+	// event id and type only, no customer id, e-mail or tenant id.
+	ActionIgnoredErased = "billing.event.ignored_erased"
 )
+
+// ReasonErased is the reason of an event ignored because it names an
+// erased customer or tenant.
+const ReasonErased = "the customer's tenant was erased (privacy request): the event is not applied"
 
 // Outcomes of a webhook delivery (BillingEvent.Outcome and the response).
 const (
@@ -44,6 +52,9 @@ type Store interface {
 	ApplyBillingEvent(ch *appliance.BillingChange) (bool, error)
 	BillingEventByID(id string) (*appliance.BillingEvent, error)
 	BillingAccountByCustomer(customerID string) (*appliance.BillingAccount, error)
+	// BillingErased reports whether the customer or the tenant ("" for
+	// none) belongs to an erased tenant, before or after its hard delete.
+	BillingErased(customerID, tenantID string) (bool, error)
 	TenantExists(tenantID string) (bool, error)
 	KeyClaim(id string) (*appliance.KeyClaim, error)
 	MarkKeyClaimed(id string, nowUnix int64, audit ...appliance.AuditEntry) error
@@ -161,6 +172,13 @@ func (s *Service) checkout(ev *Event, ch *appliance.BillingChange, res *Result, 
 	if err := v.Err(); err != nil {
 		return err
 	}
+	ref := firstNonEmpty(cs.Metadata.TenantID, cs.ClientReferenceID)
+	if erased, err := s.store.BillingErased(cs.Customer, ref); err != nil {
+		return fmt.Errorf("checkout: %w", err)
+	} else if erased {
+		ignoreErased(ev, ch, res, base)
+		return nil
+	}
 	email := cs.CustomerDetails.Email
 	if email == "" {
 		email = cs.CustomerEmail
@@ -176,7 +194,7 @@ func (s *Service) checkout(ev *Event, ch *appliance.BillingChange, res *Result, 
 		tenantID = a.TenantID
 	} else if !errors.Is(err, appliance.ErrNotFound) {
 		return fmt.Errorf("checkout: %w", err)
-	} else if ref := firstNonEmpty(cs.Metadata.TenantID, cs.ClientReferenceID); ref != "" {
+	} else if ref != "" {
 		ok, err := s.store.TenantExists(ref)
 		if err != nil {
 			return fmt.Errorf("checkout: %w", err)
@@ -229,6 +247,12 @@ func (s *Service) cancel(ev *Event, ch *appliance.BillingChange, res *Result, ba
 	if err := v.Err(); err != nil {
 		return err
 	}
+	if erased, err := s.store.BillingErased(sub.Customer, ""); err != nil {
+		return fmt.Errorf("cancel: %w", err)
+	} else if erased {
+		ignoreErased(ev, ch, res, base)
+		return nil
+	}
 	a, err := s.store.BillingAccountByCustomer(sub.Customer)
 	if errors.Is(err, appliance.ErrNotFound) {
 		res.Outcome, res.Reason = OutcomeIgnored, "no tenant has this customer"
@@ -246,6 +270,19 @@ func (s *Service) cancel(ev *Event, ch *appliance.BillingChange, res *Result, ba
 	ch.Audit = append(ch.Audit, e)
 	res.Outcome, res.TenantID = OutcomeDowngraded, a.TenantID
 	return nil
+}
+
+// ignoreErased fills ch for an event that names an erased customer or
+// tenant: nothing changes but the event record (so that a replay is a
+// duplicate) and one audit row of the appliance (tenant
+// appliance.SystemTenantID) that holds the event id and type only: no
+// customer id, e-mail or tenant id is written again after an erasure.
+func ignoreErased(ev *Event, ch *appliance.BillingChange, res *Result, base appliance.AuditEntry) {
+	res.Outcome, res.Reason, res.TenantID = OutcomeIgnored, ReasonErased, ""
+	e := base
+	e.Action, e.TenantID = ActionIgnoredErased, appliance.SystemTenantID
+	e.Params = map[string]string{"event_id": ev.ID, "type": ev.Type}
+	ch.Audit = append(ch.Audit, e)
 }
 
 // Claimed is a delivered key.

@@ -32,12 +32,18 @@
 //	any                                 event id stored before                          duplicate    none                                      -
 //	checkout.session.completed          payment_status not paid / no_payment_required   ignored      event recorded                            -
 //	checkout.session.completed          metadata.tier not a tier, no customer           422          none (not recorded)                       -
+//	checkout.session.completed          the customer, or metadata.tenant_id /           ignored      event recorded (no tenant); no tier       billing.event.ignored_erased
+//	                                      client_reference_id, belongs to an erased                    change, no account, no key, no claim      (tenant _system; params event_id
+//	                                      tenant (soft-erased, or hard-deleted: the                                                              and type only)
+//	                                      erase request's ErasedRefs)
 //	checkout.session.completed          metadata.tenant_id / client_reference_id       422          none (not recorded)                       -
 //	                                      names no tenant
 //	checkout.session.completed          the customer has an account, or                 upgraded     every active key of the tenant gets the   billing.tier.upgrade
 //	                                      metadata.tenant_id / client_reference_id                     tier; account stored
 //	                                      names an existing tenant
 //	checkout.session.completed          new customer                                    provisioned  new tenant key (tier), account, claim     billing.tenant.provision
+//	customer.subscription.deleted       the customer belongs to an erased tenant        ignored      event recorded (no tenant); no tier       billing.event.ignored_erased
+//	                                                                                                   change, account unchanged               (as above)
 //	customer.subscription.deleted       the customer has an account                     downgraded   every active key of the tenant -> Free;   billing.tier.downgrade
 //	                                                                                                   account canceled
 //	customer.subscription.deleted       unknown customer                                ignored      event recorded                            -
@@ -73,4 +79,14 @@
 //     id still maps to the tenant, so its cancellation also downgrades.
 //   - A cancellation moves the tenant to Free; data are kept (erasure is a
 //     separate privacy request).
+//   - Erased customers (issue 20): the erase request keeps a one-way hash
+//     (store.ErasedRef, SHA-256) of the tenant id and of each customer id
+//     of the tenant, never the ids, and an event is checked against them
+//     (and against the keys' erased tier) before its account is read.
+//     Every later event naming them is
+//     ignored, also after the hard delete: a person who erased their data
+//     and buys again checks out as a new customer of the provider (the
+//     operator deletes the old customer at the provider as part of the
+//     erasure). Tenants erased before the hashes were kept are recognised
+//     until their hard delete only (their keys are erased).
 package billing

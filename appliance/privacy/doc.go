@@ -36,7 +36,11 @@
 // row of the tenant or of its keys loses actor e-mail, IP address and user
 // agent; the e-mail of its data dividend events and billing account and
 // the support contact of its branding become the pseudonym; its queued
-// jobs are canceled, its running ones stop at their next checkpoint.
+// jobs are canceled, its running ones stop at their next checkpoint; the
+// erase request keeps ErasedRefs, one-way hashes (store.ErasedRef) of the
+// tenant id and of its payment customer ids, which the hard delete leaves
+// in place, so that a payment event naming them is ignored then and
+// later (appliance/billing, issue 20).
 // From then on Authenticate answers every key of the tenant with
 // appliance.ErrErased: 401 "API key has been erased" on every route.
 //

@@ -2,6 +2,7 @@ package sso
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -17,12 +18,18 @@ type LoginResult struct {
 	ExpiresUnix int64 // the token's exp, epoch seconds
 	Subject     string
 	Key         *appliance.APIKey
+	// Bound is set when the login came through a binding link and bound
+	// the subject to Key.
+	Bound bool
 }
 
 // BeginLogin starts a hosted login: it keeps a fresh state, PKCE verifier
 // and nonce server-side for the login TTL and returns the issuer's
-// authorization URL to redirect the browser to.
-func (s *Service) BeginLogin(ctx context.Context) (string, error) {
+// authorization URL to redirect the browser to. intent, when not empty,
+// is the token of a binding link (CreateIntent): it is taken at once
+// (single use) and the login's callback binds the signed-in subject to
+// the link's key; an unknown, used or expired one is ErrBindRefused.
+func (s *Service) BeginLogin(ctx context.Context, intent string) (string, error) {
 	if s.cfg.RedirectURL == "" {
 		return "", fmt.Errorf("hosted login is not configured (no redirect URL): %w", appliance.ErrUnavailable)
 	}
@@ -51,7 +58,15 @@ func (s *Service) BeginLogin(ctx context.Context) (string, error) {
 	if len(s.pending) >= MaxPendingLogins {
 		return "", fmt.Errorf("too many hosted logins in progress (%d); try again in a few minutes: %w", MaxPendingLogins, appliance.ErrQuota)
 	}
-	s.pending[state] = pendingLogin{verifier: verifier, nonce: nonce, expires: now.Add(s.cfg.LoginTTL)}
+	p := pendingLogin{verifier: verifier, nonce: nonce, expires: now.Add(s.cfg.LoginTTL)}
+	if intent != "" {
+		in, ok := s.takeIntentLocked(intent, now)
+		if !ok {
+			return "", ErrBindRefused
+		}
+		p.intent = &in
+	}
+	s.pending[state] = p
 	return s.oauth.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oidc.Nonce(nonce)), nil
 }
 
@@ -75,12 +90,23 @@ func (s *Service) take(state string) (pendingLogin, bool) {
 // key. base is the audit entry's actor and client (action and tenant are
 // filled in): a completed login writes sso.login, a refused one
 // sso.login.refused.
+//
+// A login through a binding link binds the token's subject to the link's
+// key first (audited sso.binding.create, proof hosted_login, actor the
+// key that created the link): a subject bound already (to any tenant) or
+// a key no longer active is ErrBindRefused, audited sso.binding.refused
+// without a tenant (the reason stays out of the tenant's log).
 func (s *Service) FinishLogin(ctx context.Context, state, code string, base appliance.AuditEntry) (*LoginResult, error) {
-	res, err := s.finish(ctx, state, code)
+	res, err := s.finish(ctx, state, code, base)
 	e := base
 	if err != nil {
 		e.Action = ActionLoginRefused
 		e.Params = map[string]string{"reason": clip(err.Error())}
+		d := refusalDetail(err)
+		if d != "" { // a binding link's refusal: its detail, in no tenant's log
+			e.Action, e.TenantID, e.Params["reason"] = ActionBindRefused, "", d
+			err = ErrBindRefused
+		}
 		_, _ = s.store.AppendAudit(e) // refused either way
 		return nil, err
 	}
@@ -92,7 +118,7 @@ func (s *Service) FinishLogin(ctx context.Context, state, code string, base appl
 	return res, nil
 }
 
-func (s *Service) finish(ctx context.Context, state, code string) (*LoginResult, error) {
+func (s *Service) finish(ctx context.Context, state, code string, base appliance.AuditEntry) (*LoginResult, error) {
 	if state == "" || code == "" {
 		return nil, appliance.Invalid("code", "the callback needs the state and code query parameters the identity provider sends")
 	}
@@ -121,9 +147,40 @@ func (s *Service) finish(ctx context.Context, state, code string) (*LoginResult,
 	if id.Nonce != p.nonce {
 		return nil, fmt.Errorf("ID token refused: its nonce is not this login's: %w", appliance.ErrUnauthenticated)
 	}
+	if p.intent != nil {
+		if err := s.bindIntent(p.intent, id.Subject, base); err != nil {
+			return nil, err
+		}
+	}
 	k, err := s.keyFor(id.Issuer, id.Subject)
 	if err != nil {
 		return nil, err
 	}
-	return &LoginResult{IDToken: raw, ExpiresUnix: id.Expiry.Unix(), Subject: id.Subject, Key: k}, nil
+	return &LoginResult{IDToken: raw, ExpiresUnix: id.Expiry.Unix(), Subject: id.Subject, Key: k, Bound: p.intent != nil}, nil
+}
+
+// bindIntent binds subject, proven by the login's ID token, to the key of
+// the binding link in, as the key that created the link.
+func (s *Service) bindIntent(in *bindIntent, subject string, base appliance.AuditEntry) error {
+	b := &appliance.SSOBinding{Issuer: s.cfg.IssuerURL, Subject: subject, KeyID: in.keyID, CreatedUnix: s.cfg.Now().Unix(), CreatedBy: in.createdBy}
+	check := func(k *appliance.APIKey, bound bool) error {
+		switch {
+		case checkTenantKey(k, in.tenantID) != nil:
+			return &refusal{detailKeyGone}
+		case bound:
+			return &refusal{detailBound}
+		}
+		return nil
+	}
+	e := base
+	e.Action, e.ActorKey, e.ActorEmail = ActionBind, in.createdBy, in.creatorEmail
+	e.Params = map[string]string{"issuer": b.Issuer, "subject": subject, "key_id": in.keyID, "proof": ProofHostedLogin}
+	err := s.store.PutSSOBinding(b, check, e)
+	if errors.Is(err, appliance.ErrNotFound) { // the key was deleted since
+		return &refusal{detailKeyGone}
+	}
+	if err != nil && refusalDetail(err) == "" {
+		return fmt.Errorf("bind subject: %w", err)
+	}
+	return err
 }

@@ -64,12 +64,14 @@ type Config struct {
 	HTTPClient *http.Client     // for discovery, keys and the code exchange; nil: a client with DefaultHTTPTimeout
 	Now        func() time.Time // nil: time.Now
 	LoginTTL   time.Duration    // 0: DefaultLoginTTL
+	IntentTTL  time.Duration    // 0: DefaultIntentTTL
 }
 
 // Store is what SSO needs from storage (store.DB).
 type Store interface {
 	SSOKey(issuer, subject string) (*appliance.SSOBinding, *appliance.APIKey, error)
-	PutSSOBinding(b *appliance.SSOBinding, check func(k *appliance.APIKey) error, audit ...appliance.AuditEntry) error
+	PutSSOBinding(b *appliance.SSOBinding, check func(k *appliance.APIKey, bound bool) error, audit ...appliance.AuditEntry) error
+	KeyByID(id string) (*appliance.APIKey, error)
 	SSOBindings(tenantID string) ([]appliance.SSOBinding, error)
 	DeleteSSOBinding(tenantID, issuer, subject string, audit ...appliance.AuditEntry) error
 	AppendAudit(e appliance.AuditEntry) (uint64, error)
@@ -87,15 +89,20 @@ type Service struct {
 	lastErr   error
 	static    bool // keys from JWKSFile
 	pending   map[string]pendingLogin
+	intents   map[[32]byte]bindIntent // SHA-256 of a binding link's token -> the intent
 	randState func() (string, error)
 
 	cacheMu sync.Mutex
 	cache   map[[32]byte]verifiedToken // SHA-256 of a verified token -> its claims
+
+	proofMu sync.Mutex
+	proofs  map[[32]byte]time.Time // SHA-256 of an ID token presented as a binding proof -> until when it is kept
 }
 
 type pendingLogin struct {
 	verifier, nonce string
 	expires         time.Time
+	intent          *bindIntent // a binding link's login: the callback binds the subject
 }
 
 // New checks cfg and returns a Service. With JWKSFile the keys are loaded
@@ -115,12 +122,16 @@ func New(cfg Config, st Store) (*Service, error) {
 	if cfg.LoginTTL <= 0 {
 		cfg.LoginTTL = DefaultLoginTTL
 	}
+	if cfg.IntentTTL <= 0 {
+		cfg.IntentTTL = DefaultIntentTTL
+	}
 	if cfg.HTTPClient == nil {
 		// A bounded client: discovery runs under the service's lock, and
 		// a hanging issuer must not hold every bearer request.
 		cfg.HTTPClient = &http.Client{Timeout: DefaultHTTPTimeout}
 	}
-	s := &Service{cfg: cfg, store: st, pending: map[string]pendingLogin{}, randState: randomToken, cache: map[[32]byte]verifiedToken{}}
+	s := &Service{cfg: cfg, store: st, pending: map[string]pendingLogin{}, intents: map[[32]byte]bindIntent{}, randState: randomToken,
+		cache: map[[32]byte]verifiedToken{}, proofs: map[[32]byte]time.Time{}}
 	if cfg.JWKSFile != "" {
 		keys, err := loadJWKS(cfg.JWKSFile)
 		if err != nil {
@@ -290,7 +301,7 @@ func (s *Service) verify(ctx context.Context, raw string) (*oidc.IDToken, error)
 func (s *Service) keyFor(issuer, subject string) (*appliance.APIKey, error) {
 	_, k, err := s.store.SSOKey(issuer, subject)
 	if errors.Is(err, appliance.ErrNotFound) {
-		return nil, fmt.Errorf("ID token refused: subject %q is not bound to a tenant key (ask the tenant or the admin to bind it): %w", clip(subject), appliance.ErrUnauthenticated)
+		return nil, fmt.Errorf("ID token refused: subject %q is not bound to a tenant key (ask the tenant for a binding link, or the admin to bind it): %w", clip(subject), appliance.ErrUnauthenticated)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sso authenticate: %w", err)

@@ -66,10 +66,20 @@ func newFixtureTB(t testing.TB, jwksFile bool) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Bind(f.key, sso.BindRequest{Subject: "user-1"}, appliance.AuditEntry{ActorKey: f.key.ID}); err != nil {
+	if _, err := f.svc.Bind(t.Context(), f.key, sso.BindRequest{IDToken: f.iss.Sign(t, f.iss.Claims("user-1"))}, appliance.AuditEntry{ActorKey: f.key.ID}); err != nil {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// proof returns a fresh ID token of subject (iat now), changed by mod.
+func (f *fixture) proof(t testing.TB, subject string, mod func(c map[string]any)) string {
+	t.Helper()
+	c := f.iss.Claims(subject)
+	if mod != nil {
+		mod(c)
+	}
+	return f.iss.Sign(t, c)
 }
 
 // TestAuthenticate runs every refusal of SPEC §5.1.2 against a real
@@ -174,7 +184,7 @@ func TestAuthenticateErasedAndRevoked(t *testing.T) {
 	if err := f.db.PutKey(k); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Bind(f.key, sso.BindRequest{Subject: "user-3", KeyID: k.ID}, appliance.AuditEntry{}); err != nil {
+	if _, err := f.svc.Bind(t.Context(), f.key, sso.BindRequest{IDToken: f.proof(t, "user-3", nil), KeyID: k.ID}, appliance.AuditEntry{}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.svc.Authenticate(t.Context(), f.iss.Sign(t, f.iss.Claims("user-3")))
@@ -183,41 +193,102 @@ func TestAuthenticateErasedAndRevoked(t *testing.T) {
 	}
 }
 
-// TestBind covers the binding rules.
+// TestBind covers the binding rules: a tenant binds with a fresh ID
+// token of the person (its proof), never by naming a subject; the admin
+// names the subject.
 func TestBind(t *testing.T) {
 	f := newFixture(t, true)
 	otherTenant := &appliance.APIKey{ID: "dddddddddddd", HashHex: strings.Repeat("d", 64), Tier: appliance.TierPro, Role: appliance.RoleTenant, TenantID: "t_d"}
 	if err := f.db.PutKey(otherTenant); err != nil {
 		t.Fatal(err)
 	}
+	other, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(d time.Duration) func(c map[string]any) {
+		return func(c map[string]any) { c["iat"] = f.now.Add(d).Unix() }
+	}
 	tests := []struct {
 		name    string
 		actor   *appliance.APIKey
 		admin   bool
-		req     sso.BindRequest
+		req     func(t *testing.T) sso.BindRequest
 		wantErr error
 		field   string
+		reason  string
 	}{
-		{name: "own key by default", actor: f.key, req: sso.BindRequest{Subject: "s-own"}},
-		{name: "same subject twice", actor: f.key, req: sso.BindRequest{Subject: "user-1"}, wantErr: appliance.ErrConflict},
-		{name: "another tenant's key", actor: f.key, req: sso.BindRequest{Subject: "s-x", KeyID: otherTenant.ID}, wantErr: appliance.ErrInvalid, field: "key_id"},
-		{name: "unknown key", actor: f.key, req: sso.BindRequest{Subject: "s-y", KeyID: "0123456789ab"}, wantErr: appliance.ErrInvalid, field: "key_id"},
-		{name: "bad key id", actor: f.key, req: sso.BindRequest{Subject: "s-y", KeyID: "XYZ"}, wantErr: appliance.ErrInvalid, field: "key_id"},
-		{name: "empty subject", actor: f.key, req: sso.BindRequest{}, wantErr: appliance.ErrInvalid, field: "subject"},
-		{name: "control character", actor: f.key, req: sso.BindRequest{Subject: "a\nb"}, wantErr: appliance.ErrInvalid, field: "subject"},
-		{name: "admin key as tenant", actor: f.admin, req: sso.BindRequest{Subject: "s-z"}, wantErr: appliance.ErrForbidden},
-		{name: "admin binds any tenant", actor: f.admin, admin: true, req: sso.BindRequest{Subject: "s-adm", KeyID: otherTenant.ID, Justification: "onboarding ticket 42"}},
-		{name: "admin without justification", actor: f.admin, admin: true, req: sso.BindRequest{Subject: "s-adm2", KeyID: otherTenant.ID}, wantErr: appliance.ErrInvalid, field: "justification"},
-		{name: "admin key cannot be bound", actor: f.admin, admin: true, req: sso.BindRequest{Subject: "s-adm3", KeyID: f.admin.ID, Justification: "onboarding ticket 42"}, wantErr: appliance.ErrInvalid, field: "key_id"},
-		{name: "tenant key on the admin path", actor: f.key, admin: true, req: sso.BindRequest{Subject: "s-adm4", KeyID: f.key.ID, Justification: "onboarding ticket 42"}, wantErr: appliance.ErrForbidden},
+		{name: "own key by default", actor: f.key, req: func(t *testing.T) sso.BindRequest { return sso.BindRequest{IDToken: f.proof(t, "s-own", nil)} }},
+		{name: "subject bound already", actor: f.key, req: func(t *testing.T) sso.BindRequest { return sso.BindRequest{IDToken: f.proof(t, "user-1", nil)} },
+			wantErr: sso.ErrBindRefused},
+		{name: "subject bound to another tenant", actor: otherTenant, req: func(t *testing.T) sso.BindRequest { return sso.BindRequest{IDToken: f.proof(t, "user-1", nil)} },
+			wantErr: sso.ErrBindRefused},
+		{name: "subject named without proof", actor: f.key, req: func(*testing.T) sso.BindRequest { return sso.BindRequest{Subject: "victim"} },
+			wantErr: appliance.ErrInvalid, field: "subject"},
+		{name: "subject named beside a proof", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{Subject: "victim", IDToken: f.proof(t, "s-mine", nil)}
+		}, wantErr: appliance.ErrInvalid, field: "subject"},
+		{name: "no proof", actor: f.key, req: func(*testing.T) sso.BindRequest { return sso.BindRequest{} }, wantErr: appliance.ErrInvalid, field: "id_token"},
+		{name: "another tenant's key", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-x", nil), KeyID: otherTenant.ID}
+		}, wantErr: appliance.ErrInvalid, field: "key_id"},
+		{name: "unknown key", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-y", nil), KeyID: "0123456789ab"}
+		}, wantErr: appliance.ErrInvalid, field: "key_id"},
+		{name: "bad key id", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-y", nil), KeyID: "XYZ"}
+		}, wantErr: appliance.ErrInvalid, field: "key_id"},
+		{name: "proof expired", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-e", func(c map[string]any) { c["exp"] = f.now.Add(-time.Second).Unix() })}
+		}, wantErr: appliance.ErrInvalid, field: "id_token", reason: "expired"},
+		{name: "proof issued 6 minutes ago", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-old", at(-6*time.Minute))}
+		}, wantErr: appliance.ErrInvalid, field: "id_token", reason: "more than 5 minutes ago"},
+		{name: "proof issued in the future", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-fut", at(2*time.Minute))}
+		}, wantErr: appliance.ErrInvalid, field: "id_token", reason: "future"},
+		{name: "proof without iat", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-noiat", func(c map[string]any) { delete(c, "iat") })}
+		}, wantErr: appliance.ErrInvalid, field: "id_token", reason: "iat"},
+		{name: "proof for another client", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-aud", func(c map[string]any) { c["aud"] = "another-client" })}
+		}, wantErr: appliance.ErrInvalid, field: "id_token", reason: "(aud)"},
+		{name: "proof of another issuer", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-iss", func(c map[string]any) { c["iss"] = "https://evil.example" })}
+		}, wantErr: appliance.ErrInvalid, field: "id_token", reason: "(iss)"},
+		{name: "proof signed by another key", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: ssotest.SignWith(t, jose.RS256, other, f.iss.KeyID, f.iss.Claims("s-sig"))}
+		}, wantErr: appliance.ErrInvalid, field: "id_token", reason: "signature"},
+		{name: "proof not a token", actor: f.key, req: func(*testing.T) sso.BindRequest { return sso.BindRequest{IDToken: "abc"} },
+			wantErr: appliance.ErrInvalid, field: "id_token", reason: "compact JWT"},
+		{name: "an access token as proof", actor: f.key, req: func(t *testing.T) sso.BindRequest {
+			return sso.BindRequest{IDToken: f.proof(t, "s-at", func(c map[string]any) { c["token_use"] = "access" })}
+		}, wantErr: appliance.ErrInvalid, field: "id_token", reason: "token_use"},
+		{name: "admin key as tenant", actor: f.admin, req: func(t *testing.T) sso.BindRequest { return sso.BindRequest{IDToken: f.proof(t, "s-z", nil)} },
+			wantErr: appliance.ErrForbidden},
+		{name: "admin binds any tenant", actor: f.admin, admin: true, req: func(*testing.T) sso.BindRequest {
+			return sso.BindRequest{Subject: "s-adm", KeyID: otherTenant.ID, Justification: "onboarding ticket 42"}
+		}},
+		{name: "admin binds a bound subject", actor: f.admin, admin: true, req: func(*testing.T) sso.BindRequest {
+			return sso.BindRequest{Subject: "user-1", KeyID: otherTenant.ID, Justification: "onboarding ticket 42"}
+		}, wantErr: appliance.ErrConflict},
+		{name: "admin without justification", actor: f.admin, admin: true, req: func(*testing.T) sso.BindRequest {
+			return sso.BindRequest{Subject: "s-adm2", KeyID: otherTenant.ID}
+		}, wantErr: appliance.ErrInvalid, field: "justification"},
+		{name: "admin key cannot be bound", actor: f.admin, admin: true, req: func(*testing.T) sso.BindRequest {
+			return sso.BindRequest{Subject: "s-adm3", KeyID: f.admin.ID, Justification: "onboarding ticket 42"}
+		}, wantErr: appliance.ErrInvalid, field: "key_id"},
+		{name: "tenant key on the admin path", actor: f.key, admin: true, req: func(*testing.T) sso.BindRequest {
+			return sso.BindRequest{Subject: "s-adm4", KeyID: f.key.ID, Justification: "onboarding ticket 42"}
+		}, wantErr: appliance.ErrForbidden},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			if tc.admin {
-				_, err = f.svc.AdminBind(tc.actor, tc.req, appliance.AuditEntry{ActorKey: tc.actor.ID})
+				_, err = f.svc.AdminBind(tc.actor, tc.req(t), appliance.AuditEntry{ActorKey: tc.actor.ID})
 			} else {
-				_, err = f.svc.Bind(tc.actor, tc.req, appliance.AuditEntry{ActorKey: tc.actor.ID})
+				_, err = f.svc.Bind(t.Context(), tc.actor, tc.req(t), appliance.AuditEntry{ActorKey: tc.actor.ID})
 			}
 			if tc.wantErr == nil {
 				if err != nil {
@@ -231,6 +302,9 @@ func TestBind(t *testing.T) {
 			var ve *appliance.ValidationError
 			if tc.field != "" && (!errors.As(err, &ve) || ve.Fields[0].Field != tc.field) {
 				t.Errorf("err = %v, want field %s", err, tc.field)
+			}
+			if !strings.Contains(err.Error(), tc.reason) {
+				t.Errorf("err = %v, want the reason %q", err, tc.reason)
 			}
 		})
 	}
@@ -274,7 +348,7 @@ func TestBind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{sso.ActionBind: 2, sso.ActionAdminBind: 1, sso.ActionUnbind: 1, sso.ActionAdminUnbind: 1}
+	want := map[string]int{sso.ActionBind: 2, sso.ActionAdminBind: 1, sso.ActionUnbind: 1, sso.ActionAdminUnbind: 1, sso.ActionBindRefused: 2}
 	got := map[string]int{}
 	for _, e := range entries {
 		got[e.Action]++
@@ -292,7 +366,7 @@ func TestBind(t *testing.T) {
 func TestHostedLogin(t *testing.T) {
 	f := newFixture(t, false)
 	ctx := context.Background()
-	authURL, err := f.svc.BeginLogin(ctx)
+	authURL, err := f.svc.BeginLogin(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +389,7 @@ func TestHostedLogin(t *testing.T) {
 	}
 
 	t.Run("expired state", func(t *testing.T) {
-		u, _ := f.svc.BeginLogin(ctx)
+		u, _ := f.svc.BeginLogin(ctx, "")
 		code, state := f.iss.Authorize(t, u, "user-1")
 		f.now = f.now.Add(sso.DefaultLoginTTL + time.Second)
 		defer func() { f.now = f.now.Add(-sso.DefaultLoginTTL - time.Second) }()
@@ -324,15 +398,15 @@ func TestHostedLogin(t *testing.T) {
 		}
 	})
 	t.Run("unbound subject", func(t *testing.T) {
-		u, _ := f.svc.BeginLogin(ctx)
+		u, _ := f.svc.BeginLogin(ctx, "")
 		code, state := f.iss.Authorize(t, u, "stranger")
 		if _, err := f.svc.FinishLogin(ctx, state, code, appliance.AuditEntry{}); err == nil || !strings.Contains(err.Error(), "not bound") {
 			t.Errorf("unbound: %v", err)
 		}
 	})
 	t.Run("code of another login", func(t *testing.T) {
-		u1, _ := f.svc.BeginLogin(ctx)
-		u2, _ := f.svc.BeginLogin(ctx)
+		u1, _ := f.svc.BeginLogin(ctx, "")
+		u2, _ := f.svc.BeginLogin(ctx, "")
 		code1, _ := f.iss.Authorize(t, u1, "user-1")
 		_, state2 := f.iss.Authorize(t, u2, "user-1")
 		// The verifier of login 2 does not match the challenge of code 1.

@@ -1,12 +1,14 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"linkplan/appliance"
 	"linkplan/appliance/billing"
 )
 
@@ -98,5 +100,125 @@ func TestBillingNotConfigured(t *testing.T) {
 		if res.status != http.StatusServiceUnavailable {
 			t.Errorf("%s: %d %s", u, res.status, res.body)
 		}
+	}
+}
+
+// TestIssue20_BillingWebhookOnErasedTenant: signed events of every kind
+// for a customer whose tenant was erased (by its own forget and by the
+// admin's erase, then again after the hard delete) answer 200 ignored
+// with no tenant id, change no tier, provision no key and no claim, store
+// nothing of the customer, and write one audit row per event that holds
+// only the event id and type. Before: "upgraded"/"downgraded" with
+// audit rows carrying the customer id into the erased tenant, and after
+// the hard delete the old customer's checkout provisioned a new tenant.
+func TestIssue20_BillingWebhookOnErasedTenant(t *testing.T) {
+	h := newHarness(t, harnessOptions{billing: true})
+	d := loadOpenAPI(t)
+	post := func(t *testing.T, ev string) *response {
+		t.Helper()
+		res := call(t, h, d, "POST", "/billing/webhook", "", signed(ev, time.Now()), ev)
+		if res.status != http.StatusOK {
+			t.Fatalf("webhook: %d %s", res.status, res.body)
+		}
+		return res
+	}
+	// provision buys a tenant for customer and claims its key.
+	provision := func(t *testing.T, n int, customer, email string) (plain, tenantID string) {
+		t.Helper()
+		ev := strings.Replace(checkoutEvent(fmt.Sprintf("evt_e%d", n), fmt.Sprintf("cs_e%d", n), customer, "Pro"), "buyer@example.com", email, 1)
+		if res := post(t, ev); !strings.Contains(string(res.body), `"outcome":"provisioned"`) {
+			t.Fatalf("provision: %s", res.body)
+		}
+		res := call(t, h, d, "POST", "/billing/claim", "", nil, fmt.Sprintf(`{"session_id":"cs_e%d"}`, n))
+		if res.status != http.StatusCreated {
+			t.Fatalf("claim: %d %s", res.status, res.body)
+		}
+		m := res.json(t)
+		return m["api_key"].(string), m["tenant_id"].(string)
+	}
+	erasures := []struct {
+		name  string
+		erase func(t *testing.T, plain, email string)
+	}{
+		{"self-service forget", func(t *testing.T, plain, _ string) {
+			wantStatus(t, call(t, h, d, "POST", "/tenant/me/data/forget", plain, nil, `{"confirmation":"DELETE MY DATA"}`), 200, "")
+		}},
+		{"admin erase", func(t *testing.T, plain, email string) {
+			prefix := plain[:len(appliance.KeyPrefixTenant)+6]
+			wantStatus(t, call(t, h, d, "POST", "/admin/dsar/"+prefix+"/erase", h.adminKey, map[string]string{"X-Admin-Totp": h.freshTOTP(t)},
+				dsarBody("", "data subject request, ticket 5150", email)), 200, "")
+		}},
+	}
+	seq := 0
+	for i, er := range erasures {
+		customer, email := fmt.Sprintf("cus_erased_%d", i), fmt.Sprintf("person%d@buyer.example", i)
+		plain, tenant := provision(t, 10*i, customer, email)
+		er.erase(t, plain, email)
+		for _, phase := range []string{"after the soft erase", "after the hard delete"} {
+			if phase == "after the hard delete" {
+				h.clock.advance(appliance.DSARHardDeleteAfter + time.Hour)
+				if _, err := h.privacy.HardDeleteDue(t.Context(), h.clock.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			events := []struct{ name, body string }{
+				{"checkout by the same customer", checkoutEvent("", "cs_again", customer, "Ultra")},
+				{"checkout naming the tenant", strings.Replace(checkoutEvent("", "cs_ref", "cus_brand_new", "Ultra"), `"metadata":{`, `"metadata":{"tenant_id":"`+tenant+`",`, 1)},
+				{"checkout referencing the tenant", strings.Replace(checkoutEvent("", "cs_cref", "cus_brand_new2", "Ultra"), `"payment_status"`, `"client_reference_id":"`+tenant+`","payment_status"`, 1)},
+				{"subscription deleted", `{"id":"","type":"customer.subscription.deleted","data":{"object":{"id":"sub_h","customer":"` + customer + `"}}}`},
+			}
+			for _, ev := range events {
+				t.Run(er.name+", "+phase+", "+ev.name, func(t *testing.T) {
+					seq++
+					id := fmt.Sprintf("evt_erased_%d", seq)
+					body := strings.Replace(ev.body, `"id":""`, `"id":"`+id+`"`, 1)
+					if !strings.Contains(body, id) {
+						body = strings.Replace(body, `{"id":`, `{"id":"`+id+`","x":`, 1)
+					}
+					keysBefore, _ := h.db.CountKeys()
+					auditBefore, _ := h.db.Audit("", 0)
+					res := post(t, body)
+					m := res.json(t)
+					if m["outcome"] != "ignored" || m["reason"] != billing.ReasonErased || m["tenant_id"] != nil {
+						t.Fatalf("answer %s, want outcome ignored for an erased customer, no tenant id", res.body)
+					}
+					if n, _ := h.db.CountKeys(); n != keysBefore {
+						t.Errorf("%d keys, was %d: a key was provisioned for an erased customer", n, keysBefore)
+					}
+					keys, _ := h.db.KeysOfTenant(tenant)
+					for _, k := range keys {
+						if k.Tier != appliance.TierErased {
+							t.Errorf("key %s of the erased tenant has tier %s", k.ID, k.Tier)
+						}
+					}
+					if a, err := h.db.BillingAccountByCustomer(customer); err == nil && (a.Email != "" && !strings.HasPrefix(a.Email, "erased-") || a.Tier != appliance.TierPro) {
+						t.Errorf("the erased tenant's account changed: %+v", a)
+					}
+					if _, err := h.db.BillingAccountByCustomer("cus_brand_new"); err == nil {
+						t.Error("an account was stored for a checkout naming the erased tenant")
+					}
+					after, _ := h.db.Audit("", 0)
+					newRows := after[:len(after)-len(auditBefore)]
+					if len(newRows) != 1 || newRows[0].Action != billing.ActionIgnoredErased || newRows[0].TenantID != appliance.SystemTenantID ||
+						newRows[0].Params["event_id"] != id || len(newRows[0].Params) != 2 {
+						t.Fatalf("audit rows of the event: %+v, want one %s row with event id and type only", newRows, billing.ActionIgnoredErased)
+					}
+					raw, _ := json.Marshal(newRows[0])
+					for _, personal := range []string{customer, email, tenant, "cus_brand_new", "buyer@example.com"} {
+						if strings.Contains(string(raw), personal) {
+							t.Errorf("the audit row holds %q: %s", personal, raw)
+						}
+					}
+					// A replay stays a duplicate and writes nothing.
+					if res := post(t, body); !strings.Contains(string(res.body), `"outcome":"duplicate"`) {
+						t.Errorf("replay: %s", res.body)
+					}
+				})
+			}
+		}
+	}
+	// A customer nobody erased is still served.
+	if plain, _ := provision(t, 99, "cus_alive", "alive@buyer.example"); plain == "" {
+		t.Fatal("no key for a live customer")
 	}
 }

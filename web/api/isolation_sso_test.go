@@ -2,15 +2,17 @@ package api_test
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestTenantIsolationSSOBranding is the isolation table of the SSO binding
-// and branding routes: for each route, as each tenant (a Pro key and a
-// Free key, each by X-API-Key and by a bearer ID token bound to it), the
-// answer never holds the other tenant's branding or subjects, and the
-// other tenant's records are unchanged afterwards.
+// and branding routes (binding with a proof and binding links included):
+// for each route, as each tenant (a Pro key and a Free key, each by
+// X-API-Key and by a bearer ID token bound to it), the answer never holds
+// the other tenant's branding or subjects, and the other tenant's records
+// are unchanged afterwards.
 func TestTenantIsolationSSOBranding(t *testing.T) {
 	h := newHarness(t, harnessOptions{sso: true})
 	type tenant struct{ role, marker, subject, token, other string }
@@ -25,6 +27,10 @@ func TestTenantIsolationSSOBranding(t *testing.T) {
 		}
 		tn.token = bindSubject(t, h, tn.role, tn.subject)
 	}
+	// {proof:S} is a fresh ID token of subject S. Binding the other
+	// tenant's subject, with or without its proof, and binding a subject
+	// nobody holds with a spent proof get the one refusal (TestIssue20_
+	// SSONoExistenceOracle compares the bodies).
 	tests := []struct {
 		name, method, url, body string
 		status                  int // wanted status
@@ -32,10 +38,13 @@ func TestTenantIsolationSSOBranding(t *testing.T) {
 		{"read branding", "GET", "/tenant/branding", "", 200},
 		{"set branding", "PUT", "/tenant/branding", `{"display_name":"{self} again"}`, 200},
 		{"list bindings", "GET", "/tenant/sso/bindings", "", 200},
-		{"bind the other tenant's key", "POST", "/tenant/sso/bindings", `{"subject":"{self}-x","key_id":"{otherKey}"}`, 422},
-		{"bind the other tenant's subject", "POST", "/tenant/sso/bindings", `{"subject":"{otherSubject}"}`, 409},
+		{"bind the other tenant's key", "POST", "/tenant/sso/bindings", `{"id_token":"{proof:{self}-x}","key_id":"{otherKey}"}`, 422},
+		{"bind the other tenant's subject by name", "POST", "/tenant/sso/bindings", `{"subject":"{otherSubject}"}`, 422},
+		{"bind the other tenant's subject with its proof", "POST", "/tenant/sso/bindings", `{"id_token":"{proof:{otherSubject}}"}`, 403},
+		{"binding link for the other tenant's key", "POST", "/tenant/sso/binding_intents", `{"key_id":"{otherKey}"}`, 422},
 		{"delete the other tenant's binding", "DELETE", "/tenant/sso/bindings?subject={otherSubject}", "", 404},
 	}
+	proof := regexp.MustCompile(`\{proof:([^}]+)\}`)
 	for _, tc := range tests {
 		for _, tn := range ts {
 			o := by[tn.other]
@@ -43,6 +52,7 @@ func TestTenantIsolationSSOBranding(t *testing.T) {
 				t.Run(tc.name+" as "+tn.role+" by "+cred, func(t *testing.T) {
 					r := strings.NewReplacer("{self}", tn.marker, "{otherKey}", h.keyIDs[o.role], "{otherSubject}", o.subject)
 					url, body := r.Replace(tc.url), r.Replace(tc.body)
+					body = proof.ReplaceAllStringFunc(body, func(m string) string { return proofToken(t, h, proof.FindStringSubmatch(m)[1]) })
 					key, hdr := h.keys[tn.role], map[string]string(nil)
 					if cred == "bearer" {
 						key, hdr = "", bearer(tn.token)
@@ -52,8 +62,12 @@ func TestTenantIsolationSSOBranding(t *testing.T) {
 						t.Fatalf("status %d, want %d: %s", res.status, tc.status, res.body)
 					}
 					got := string(res.body)
-					if strings.Contains(got, o.marker) || strings.Contains(got, h.keyIDs[o.role]) && !strings.Contains(body, h.keyIDs[o.role]) {
+					if strings.Contains(got, o.marker) || strings.Contains(got, h.keyIDs[o.role]) && !strings.Contains(body, h.keyIDs[o.role]) ||
+						strings.Contains(got, o.subject) && !strings.Contains(url+tc.body, "{otherSubject}") {
 						t.Errorf("answer holds the other tenant's data: %.400s", got)
+					}
+					if tc.status == 403 && !strings.Contains(got, "cannot be bound") {
+						t.Errorf("not the one binding refusal: %.400s", got)
 					}
 					if tc.status == 200 && tc.method == "GET" && strings.Contains(got, o.subject) {
 						t.Errorf("answer lists the other tenant's subject: %.400s", got)

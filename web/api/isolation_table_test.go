@@ -69,7 +69,8 @@ func shapeOf(t *testing.T, body []byte) string {
 // TestTenantIsolationTable walks every tenant-scoped route of this
 // appliance (towers, jobs and their downloads, batch reports, link
 // reports and exports, coverage maps, repeater plans, observations, keys,
-// data exports, audit log, quota, privacy, AI and admin routes) with tenant B (the internal key, Business)
+// data exports, audit log, quota, privacy, AI, SSO binding and admin
+// routes) with tenant B (the internal key, Business)
 // and a Free key, after tenant A (the pro key) stored a tower, a batch
 // job, a coverage map, a repeater plan job, an observation and a second
 // key: B and Free
@@ -79,7 +80,7 @@ func shapeOf(t *testing.T, body []byte) string {
 // are as before). The per-resource isolation tests stay beside their
 // routes.
 func TestTenantIsolationTable(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newHarness(t, harnessOptions{sso: true})
 	const lat, lon = -22.9519, -43.2105
 	const station, operator = "ISO-TABLE-A", "Isolada Tabela"
 	near := fmt.Sprintf(`{"receiver":{"lat":%g,"lon":%g,"height":10},"frequency_mhz":1800,"max_distance_km":2}`, lat+0.01, lon)
@@ -111,6 +112,7 @@ func TestTenantIsolationTable(t *testing.T) {
 		// every caller before and after A stored its data (shapeOf of a
 		// PNG is its length; TestHillshadeTiles compares the bytes).
 		{name: "sso config", method: "GET", url: "/auth/oidc/config", list: true},
+		{name: "sso bindings", method: "GET", url: "/tenant/sso/bindings", list: true},
 		{name: "hillshade tile over A's tower", method: "GET", url: "/tiles/hillshade/12/1556/2316.png", list: true},
 		{name: "elevation tile over A's tower", method: "GET", url: "/tiles/elevation/12/1556/2316.png", list: true},
 		{name: "ai compare", method: "POST", url: "/ai/compare",
@@ -157,7 +159,15 @@ func TestTenantIsolationTable(t *testing.T) {
 	if len(obsIDs) != 1 {
 		t.Fatalf("observation ids: %s", obsRes.body)
 	}
-	markers := []string{obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14]}
+	const subjectA = "iso-table-subject-a"
+	bindSubject(t, h, "pro", subjectA)
+	linkA := h.do(t, "POST", "/tenant/sso/binding_intents", pro, nil, `{}`)
+	if linkA.status != http.StatusCreated {
+		t.Fatalf("binding link: %d %s", linkA.status, linkA.body)
+	}
+	intentA := linkA.json(t)["intent"].(string)
+	markers := []string{obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
+		subjectA, intentA}
 
 	routes := append(append([]isoRoute{}, lists...),
 		isoRoute{name: "one tower of A", method: "GET", url: "/towers/" + towerID, foreign: true},
@@ -181,6 +191,14 @@ func TestTenantIsolationTable(t *testing.T) {
 		// without a tenant role): still not an admin key.
 		isoRoute{name: "admin tenant list", method: "GET", url: "/admin/tenants", forbidden: true},
 		isoRoute{name: "admin tenant list, second page", method: "GET", url: "/admin/tenants?limit=1&cursor=" + tenancy.TenantCursor("t_"), forbidden: true},
+		// SSO bindings: A's subject is bound only with its owner's fresh
+		// ID token; naming it is refused before any lookup (422), and a
+		// proof of it gets the one binding refusal (403), never a 409.
+		isoRoute{name: "bind A's subject by name", method: "POST", url: "/tenant/sso/bindings", body: `{"subject":"` + subjectA + `"}`},
+		isoRoute{name: "bind A's subject with its proof", method: "POST", url: "/tenant/sso/bindings", forbidden: true,
+			body: `{"id_token":"` + proofToken(t, h, subjectA) + `"}`},
+		isoRoute{name: "binding link for A's key", method: "POST", url: "/tenant/sso/binding_intents", body: `{"key_id":"` + h.keyIDs["pro"] + `"}`},
+		isoRoute{name: "unbind A's subject", method: "DELETE", url: "/tenant/sso/bindings?subject=" + subjectA, foreign: true},
 		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},
 		isoRoute{name: "tenant audit log of A's actions", method: "GET", url: "/tenant/audit?action=tower.register"},
 		isoRoute{name: "quota", method: "GET", url: "/v1/me/quota"},
@@ -245,6 +263,12 @@ func TestTenantIsolationTable(t *testing.T) {
 	}
 	if res := h.do(t, "GET", "/coverage/heatmap/"+mapID, pro, nil, ""); res.status != http.StatusOK {
 		t.Errorf("A's map: %d", res.status)
+	}
+	if res := h.do(t, "GET", "/tenant/sso/bindings", pro, nil, ""); !strings.Contains(string(res.body), subjectA) {
+		t.Errorf("A's binding: %d %s", res.status, res.body)
+	}
+	if res := h.do(t, "GET", "/tenant/branding", "", bearer(h.issuer.Sign(t, h.issuer.Claims(subjectA))), ""); res.status != http.StatusOK {
+		t.Errorf("A's subject no longer signs in: %d %s", res.status, res.body)
 	}
 	keys := decodeInto[struct {
 		Keys []wireKey `json:"keys"`

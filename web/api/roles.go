@@ -33,6 +33,7 @@ var routePermissions = map[string]appliance.Permission{
 	"PUT /tenant/branding":                     appliance.PermTenantSettings,
 	"POST /tenant/sso/bindings":                appliance.PermTenantSettings,
 	"DELETE /tenant/sso/bindings":              appliance.PermTenantSettings,
+	"POST /tenant/sso/binding_intents":         appliance.PermTenantSettings,
 	"GET /tenant/me/data/export":               appliance.PermPrivacy,
 	"POST /tenant/me/data/forget":              appliance.PermPrivacy,
 	"POST /admin/dsar/{api_key_prefix}/export": appliance.PermRead, // admin keys only (checked by the service)

@@ -17,27 +17,39 @@ func tenantFeatureScenarios(t *testing.T, h *harness) []scenario {
 	if h.issuer == nil {
 		t.Fatal("the scenarios need harnessOptions{sso: true, billing: true}")
 	}
-	if res := h.do(t, "POST", "/tenant/sso/bindings", h.keys["pro"], nil, `{"subject":"scenario-login"}`); res.status != http.StatusCreated {
-		t.Fatalf("bind: %d %s", res.status, res.body)
-	}
+	bindSubject(t, h, "pro", "scenario-login")
 	noFollow := &http.Client{Transport: h.srv.Client().Transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := noFollow.Get(h.srv.URL + "/auth/oidc/login")
-	if err != nil {
-		t.Fatal(err)
+	// login plays a hosted login (from path) of subject at the issuer and
+	// returns the callback URL the issuer redirects to.
+	login := func(path, subject string) string {
+		resp, err := noFollow.Get(h.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		code, state := h.issuer.Authorize(t, resp.Header.Get("Location"), subject)
+		return "/auth/oidc/callback?state=" + url.QueryEscape(state) + "&code=" + url.QueryEscape(code)
 	}
-	resp.Body.Close()
-	code, state := h.issuer.Authorize(t, resp.Header.Get("Location"), "scenario-login")
-	callback := "/auth/oidc/callback?state=" + url.QueryEscape(state) + "&code=" + url.QueryEscape(code)
+	callback := login("/auth/oidc/login", "scenario-login")
+	link := h.do(t, "POST", "/tenant/sso/binding_intents", h.keys["free"], nil, `{}`)
+	if link.status != http.StatusCreated {
+		t.Fatalf("binding link: %d %s", link.status, link.body)
+	}
+	linkCallback := login(link.json(t)["login_path"].(string), "scenario-invited")
 	ev := checkoutEvent("evt_scn", "cs_scn", "cus_scn", "Starter")
 	now := time.Now()
 	proTenant := "t_" + h.keyIDs["pro"]
 	return []scenario{
 		{name: "hosted login callback", method: "GET", url: callback, status: 200, contains: []string{`"token_type":"Bearer"`}},
 		{name: "callback replayed", method: "GET", url: callback, status: 401, code: "unauthenticated"},
-		{name: "bind a subject", method: "POST", url: "/tenant/sso/bindings", key: "free", body: `{"subject":"scenario-free"}`, status: 201},
-		{name: "bind without subject", method: "POST", url: "/tenant/sso/bindings", key: "free", body: `{}`, status: 422, code: "invalid_input", fields: []string{"subject"}, doc: docRejects},
-		{name: "bind without key", method: "POST", url: "/tenant/sso/bindings", body: `{"subject":"x"}`, status: 401, code: "unauthenticated"},
+		{name: "binding link's callback", method: "GET", url: linkCallback, status: 200, contains: []string{`"bound":true`, `"subject":"scenario-invited"`}},
+		{name: "bind a subject with its proof", method: "POST", url: "/tenant/sso/bindings", key: "free", body: `{"id_token":"` + proofToken(t, h, "scenario-free") + `"}`, status: 201},
+		{name: "bind without proof", method: "POST", url: "/tenant/sso/bindings", key: "free", body: `{}`, status: 422, code: "invalid_input", fields: []string{"id_token"}, doc: docRejects},
+		{name: "bind by naming a subject", method: "POST", url: "/tenant/sso/bindings", key: "free", body: `{"subject":"scenario-victim"}`, status: 422, code: "invalid_input",
+			fields: []string{"subject", "id_token"}, doc: docRejects},
+		{name: "bind without key", method: "POST", url: "/tenant/sso/bindings", body: `{"id_token":"x"}`, status: 401, code: "unauthenticated"},
+		{name: "create a binding link", method: "POST", url: "/tenant/sso/binding_intents", key: "free", body: `{}`, status: 201, contains: []string{`"login_path":"/auth/oidc/login?intent=`}},
 		{name: "list bindings", method: "GET", url: "/tenant/sso/bindings", key: "free", status: 200, contains: []string{"scenario-free"}},
 		{name: "unbind", method: "DELETE", url: "/tenant/sso/bindings?subject=scenario-free", key: "free", status: 200},
 		{name: "admin binds", method: "POST", url: "/admin/sso/bindings", key: "admin", totp: "header", status: 201,

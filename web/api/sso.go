@@ -16,9 +16,10 @@ import (
 // subject bindings (appliance/sso).
 type SSO interface {
 	Authenticate(ctx context.Context, token string) (*appliance.APIKey, error)
-	BeginLogin(ctx context.Context) (string, error)
+	BeginLogin(ctx context.Context, intent string) (string, error)
 	FinishLogin(ctx context.Context, state, code string, base appliance.AuditEntry) (*sso.LoginResult, error)
-	Bind(actor *appliance.APIKey, req sso.BindRequest, base appliance.AuditEntry) (*appliance.SSOBinding, error)
+	Bind(ctx context.Context, actor *appliance.APIKey, req sso.BindRequest, base appliance.AuditEntry) (*appliance.SSOBinding, error)
+	CreateIntent(actor *appliance.APIKey, keyID string, base appliance.AuditEntry) (*sso.Intent, error)
 	AdminBind(admin *appliance.APIKey, req sso.BindRequest, base appliance.AuditEntry) (*appliance.SSOBinding, error)
 	Bindings(actor *appliance.APIKey) ([]appliance.SSOBinding, error)
 	Unbind(actor *appliance.APIKey, subject string, base appliance.AuditEntry) error
@@ -32,6 +33,7 @@ func (a *API) registerSSO(r *mux.Router) {
 	r.HandleFunc("/tenant/sso/bindings", a.wrap(a.authed(a.ssoBindings))).Methods(http.MethodGet)
 	r.HandleFunc("/tenant/sso/bindings", a.wrap(a.authed(a.ssoBind))).Methods(http.MethodPost)
 	r.HandleFunc("/tenant/sso/bindings", a.wrap(a.authed(a.ssoUnbind))).Methods(http.MethodDelete)
+	r.HandleFunc("/tenant/sso/binding_intents", a.wrap(a.authed(a.ssoIntent))).Methods(http.MethodPost)
 	r.HandleFunc("/admin/sso/bindings", a.wrap(a.authed(a.ssoAdminBind))).Methods(http.MethodPost)
 	r.HandleFunc("/admin/sso/bindings/delete", a.wrap(a.authed(a.ssoAdminUnbind))).Methods(http.MethodPost)
 }
@@ -90,7 +92,7 @@ func (a *API) ssoLogin(w http.ResponseWriter, r *http.Request) (any, error) {
 	if a.SSO == nil {
 		return nil, errNoSSO
 	}
-	u, err := a.SSO.BeginLogin(r.Context())
+	u, err := a.SSO.BeginLogin(r.Context(), r.URL.Query().Get("intent"))
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +112,9 @@ type LoginResult struct {
 	TenantID    string `json:"tenant_id"`
 	Tier        string `json:"tier"`
 	Role        string `json:"role"`
+	// Bound: this login came through a binding link and bound the
+	// subject to key_id.
+	Bound bool `json:"bound,omitempty"`
 }
 
 func (a *API) ssoCallback(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -126,7 +131,7 @@ func (a *API) ssoCallback(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return LoginResult{IDToken: res.IDToken, TokenType: "Bearer", ExpiresUnix: res.ExpiresUnix, Subject: res.Subject,
-		KeyID: res.Key.ID, TenantID: res.Key.TenantID, Tier: string(res.Key.Tier), Role: string(res.Key.Role)}, nil
+		KeyID: res.Key.ID, TenantID: res.Key.TenantID, Tier: string(res.Key.Tier), Role: string(res.Key.Role), Bound: res.Bound}, nil
 }
 
 // SSOBindingList is the body of GET /tenant/sso/bindings.
@@ -136,9 +141,24 @@ type SSOBindingList struct {
 
 type bindRequest struct {
 	Subject       string  `json:"subject"`
+	IDToken       string  `json:"id_token"`
 	KeyID         string  `json:"key_id"`
 	TOTP          *string `json:"totp"`
 	Justification string  `json:"justification"`
+}
+
+type intentRequest struct {
+	KeyID string `json:"key_id"`
+}
+
+// BindingIntent is the body of POST /tenant/sso/binding_intents: a
+// binding link, shown once.
+type BindingIntent struct {
+	Intent      string `json:"intent"`     // the link's secret token
+	LoginPath   string `json:"login_path"` // /auth/oidc/login?intent=...: the person opens it on this appliance
+	KeyID       string `json:"key_id"`
+	TenantID    string `json:"tenant_id"`
+	ExpiresUnix int64  `json:"expires_unix"` // epoch seconds
 }
 
 func (a *API) ssoBindings(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -164,11 +184,28 @@ func (a *API) ssoBind(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, appliance.Invalid("totp", "is an admin field: tenants bind without TOTP or justification")
 	}
 	k := keyFrom(r.Context())
-	b, err := a.SSO.Bind(k, sso.BindRequest{Subject: q.Subject, KeyID: q.KeyID}, auditBase(r, k, "/tenant/sso/bindings"))
+	b, err := a.SSO.Bind(r.Context(), k, sso.BindRequest{Subject: q.Subject, IDToken: q.IDToken, KeyID: q.KeyID}, auditBase(r, k, "/tenant/sso/bindings"))
 	if err != nil {
 		return nil, err
 	}
 	return created{b}, nil
+}
+
+func (a *API) ssoIntent(w http.ResponseWriter, r *http.Request) (any, error) {
+	if a.SSO == nil {
+		return nil, errNoSSO
+	}
+	var q intentRequest
+	if err := decode(r, &q); err != nil {
+		return nil, err
+	}
+	k := keyFrom(r.Context())
+	in, err := a.SSO.CreateIntent(k, q.KeyID, auditBase(r, k, "/tenant/sso/binding_intents"))
+	if err != nil {
+		return nil, err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return created{BindingIntent{Intent: in.Token, LoginPath: in.LoginPath, KeyID: in.KeyID, TenantID: in.TenantID, ExpiresUnix: in.ExpiresUnix}}, nil
 }
 
 // SSOUnbound is the body of DELETE /tenant/sso/bindings.
@@ -201,7 +238,7 @@ func (a *API) ssoAdminBind(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	req := sso.BindRequest{Subject: q.Subject, KeyID: q.KeyID, Justification: strings.TrimSpace(q.Justification)}
+	req := sso.BindRequest{Subject: q.Subject, IDToken: q.IDToken, KeyID: q.KeyID, Justification: strings.TrimSpace(q.Justification)}
 	if err := sso.ValidateAdminBind(req); err != nil {
 		return nil, err
 	}

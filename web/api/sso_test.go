@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,14 +18,26 @@ import (
 )
 
 // bindSubject binds subject to the key of the harness role name through
-// the tenant route and returns a good ID token of it.
+// the tenant route, with a fresh ID token of the subject as the proof,
+// and returns a good ID token of it.
 func bindSubject(t *testing.T, h *harness, role, subject string) string {
 	t.Helper()
-	res := h.do(t, "POST", "/tenant/sso/bindings", h.keys[role], nil, `{"subject":"`+subject+`"}`)
+	res := h.do(t, "POST", "/tenant/sso/bindings", h.keys[role], nil, `{"id_token":"`+proofToken(t, h, subject)+`"}`)
 	if res.status != http.StatusCreated {
 		t.Fatalf("bind %s: %d %s", subject, res.status, res.body)
 	}
 	return h.issuer.Sign(t, h.issuer.Claims(subject))
+}
+
+// proofToken returns a fresh ID token of subject, distinct from every
+// other (a proof is spent once).
+func proofToken(t testing.TB, h *harness, subject string) string {
+	t.Helper()
+	c := h.issuer.Claims(subject)
+	var n [8]byte
+	_, _ = rand.Read(n[:])
+	c["jti"] = fmt.Sprintf("%x", n)
+	return h.issuer.Sign(t, c)
 }
 
 func bearer(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
@@ -150,23 +164,37 @@ func tenantOf(t *testing.T, h *harness, role string) string {
 	return k.ID
 }
 
-// TestSSOBindingRoutes covers the binding routes and their audit rows.
+// TestSSOBindingRoutes covers the binding routes and their audit rows. In
+// bodies, {proof:S} is a fresh ID token of subject S, {free} the free
+// key's id.
 func TestSSOBindingRoutes(t *testing.T) {
 	h := newHarness(t, harnessOptions{sso: true})
 	d := loadOpenAPI(t)
+	stale := h.issuer.Claims("s-9")
+	stale["iat"] = time.Now().Add(-6 * time.Minute).Unix()
 	steps := []struct {
 		name, method, url, key, body string
 		totp                         bool
 		status                       int
 		want                         string
 	}{
-		{"bind own key", "POST", "/tenant/sso/bindings", "pro", `{"subject":"s-1"}`, false, 201, `"subject":"s-1"`},
-		{"bind twice", "POST", "/tenant/sso/bindings", "pro", `{"subject":"s-1"}`, false, 409, "conflict"},
-		{"bind another tenant's key", "POST", "/tenant/sso/bindings", "pro", `{"subject":"s-2","key_id":"{free}"}`, false, 422, "key_id"},
-		{"unknown field", "POST", "/tenant/sso/bindings", "pro", `{"subject":"s-2","tenant_id":"x"}`, false, 422, "tenant_id"},
-		{"admin key on tenant route", "POST", "/tenant/sso/bindings", "admin", `{"subject":"s-3"}`, false, 403, "forbidden"},
+		{"bind own key", "POST", "/tenant/sso/bindings", "pro", `{"id_token":"{proof:s-1}"}`, false, 201, `"subject":"s-1"`},
+		{"bind twice", "POST", "/tenant/sso/bindings", "pro", `{"id_token":"{proof:s-1}"}`, false, 403, "cannot be bound"},
+		{"bind by naming the subject", "POST", "/tenant/sso/bindings", "pro", `{"subject":"s-2"}`, false, 422, `"field":"subject"`},
+		{"bind without proof", "POST", "/tenant/sso/bindings", "pro", `{}`, false, 422, `"field":"id_token"`},
+		{"bind with a stale proof", "POST", "/tenant/sso/bindings", "pro", `{"id_token":"` + h.issuer.Sign(t, stale) + `"}`, false, 422, "more than 5 minutes ago"},
+		{"bind with a bad proof", "POST", "/tenant/sso/bindings", "pro", `{"id_token":"a.b.c"}`, false, 422, `"field":"id_token"`},
+		{"bind another tenant's key", "POST", "/tenant/sso/bindings", "pro", `{"id_token":"{proof:s-2}","key_id":"{free}"}`, false, 422, "key_id"},
+		{"unknown field", "POST", "/tenant/sso/bindings", "pro", `{"id_token":"{proof:s-2}","tenant_id":"x"}`, false, 422, "tenant_id"},
+		{"admin field", "POST", "/tenant/sso/bindings", "pro", `{"id_token":"{proof:s-2}","justification":"x"}`, false, 422, "totp"},
+		{"admin key on tenant route", "POST", "/tenant/sso/bindings", "admin", `{"id_token":"{proof:s-3}"}`, false, 403, "forbidden"},
+		{"binding link", "POST", "/tenant/sso/binding_intents", "pro", `{}`, false, 201, `"login_path":"/auth/oidc/login?intent=`},
+		{"binding link for another tenant's key", "POST", "/tenant/sso/binding_intents", "pro", `{"key_id":"{free}"}`, false, 422, "key_id"},
+		{"binding link, unknown field", "POST", "/tenant/sso/binding_intents", "pro", `{"subject":"s-2"}`, false, 422, "subject"},
+		{"binding link by the admin key", "POST", "/tenant/sso/binding_intents", "admin", `{}`, false, 403, "forbidden"},
 		{"admin binds without TOTP", "POST", "/admin/sso/bindings", "admin", `{"subject":"s-4","key_id":"{free}","justification":"support ticket 991"}`, false, 422, "totp"},
 		{"admin binds", "POST", "/admin/sso/bindings", "admin", `{"subject":"s-4","key_id":"{free}","justification":"support ticket 991"}`, true, 201, `"subject":"s-4"`},
+		{"admin binds a bound subject", "POST", "/admin/sso/bindings", "admin", `{"subject":"s-4","key_id":"{free}","justification":"support ticket 991"}`, true, 409, "conflict"},
 		{"admin without justification", "POST", "/admin/sso/bindings", "admin", `{"subject":"s-5","key_id":"{free}"}`, true, 422, "justification"},
 		{"tenant key on admin route", "POST", "/admin/sso/bindings", "pro", `{"subject":"s-5","key_id":"{free}","justification":"support ticket 991"}`, true, 403, "forbidden"},
 		{"list", "GET", "/tenant/sso/bindings", "pro", "", false, 200, `"s-1"`},
@@ -179,9 +207,11 @@ func TestSSOBindingRoutes(t *testing.T) {
 		{"admin unbinds", "POST", "/admin/sso/bindings/delete", "admin", `{"subject":"s-4","justification":"wrong tenant bound it"}`, true, 200, `"deleted":true`},
 		{"admin unbinds again", "POST", "/admin/sso/bindings/delete", "admin", `{"subject":"s-4","justification":"wrong tenant bound it"}`, true, 404, "not_found"},
 	}
+	proof := regexp.MustCompile(`\{proof:([^}]+)\}`)
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			body := strings.ReplaceAll(st.body, "{free}", h.keyIDs["free"])
+			body = proof.ReplaceAllStringFunc(body, func(m string) string { return proofToken(t, h, proof.FindStringSubmatch(m)[1]) })
 			var hdr map[string]string
 			if st.totp {
 				hdr = map[string]string{"X-Admin-Totp": h.freshTOTP(t)}
@@ -201,7 +231,8 @@ func TestSSOBindingRoutes(t *testing.T) {
 	for _, e := range rows {
 		n[e.Action]++
 	}
-	if n["sso.binding.create"] != 1 || n["admin.sso.binding.create"] != 1 || n["sso.binding.delete"] != 1 || n["admin.sso.binding.delete"] != 1 {
+	if n["sso.binding.create"] != 1 || n["admin.sso.binding.create"] != 1 || n["sso.binding.delete"] != 1 || n["admin.sso.binding.delete"] != 1 ||
+		n["sso.binding.refused"] != 1 || n["sso.binding.intent.create"] != 1 {
 		t.Errorf("audit rows %v", n)
 	}
 }

@@ -956,7 +956,7 @@ func TestConsoleSSO(t *testing.T) {
 	}
 	env := startConsole(t, "--oidc-issuer", iss.URL, "--oidc-client-id", iss.ClientID,
 		"--oidc-client-secret-file", secretFile, "--oidc-redirect-url", "http://127.0.0.1/")
-	if r := env.srv.call(t, "POST", "/tenant/sso/bindings", map[string]string{"X-API-Key": env.key}, `{"subject":"console-user"}`); r.status != http.StatusCreated {
+	if r := env.srv.call(t, "POST", "/tenant/sso/bindings", map[string]string{"X-API-Key": env.key}, `{"id_token":"`+iss.Sign(t, iss.Claims("console-user"))+`"}`); r.status != http.StatusCreated {
 		t.Fatalf("bind: %d %s", r.status, r.body)
 	}
 	tb := openConsole(t, env)

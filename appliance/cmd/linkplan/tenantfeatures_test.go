@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +18,10 @@ import (
 
 // TestServeSSOAndBilling runs the binary with the SSO and billing flags:
 // an OIDC issuer running in the test (discovery, JWKS over HTTP), the
-// client secret and the webhook secret in files. A bound subject's bearer
-// token works; a signed checkout provisions a key that the claim delivers.
+// client secret and the webhook secret in files. A tenant cannot bind a
+// subject by naming it (issue 20); the person signs in through the
+// tenant's binding link and is bound; the bound subject's bearer token
+// works; a signed checkout provisions a key that the claim delivers.
 func TestServeSSOAndBilling(t *testing.T) {
 	bin := binary(t)
 	dataDir, cfgDir := t.TempDir(), t.TempDir()
@@ -54,8 +57,31 @@ func TestServeSSOAndBilling(t *testing.T) {
 		APIKey string `json:"api_key"`
 	}
 	_ = json.Unmarshal(r.body, &issued)
-	if r := s.call(t, "POST", "/tenant/sso/bindings", map[string]string{"X-API-Key": issued.APIKey}, `{"subject":"e2e-user"}`); r.status != http.StatusCreated {
-		t.Fatalf("bind: %d %s", r.status, r.body)
+	tenant := map[string]string{"X-API-Key": issued.APIKey}
+	if r := s.call(t, "POST", "/tenant/sso/bindings", tenant, `{"subject":"e2e-user"}`); r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("bind by name: %d %s, want 422", r.status, r.body)
+	}
+	r = s.call(t, "POST", "/tenant/sso/binding_intents", tenant, `{}`)
+	var link struct {
+		Intent    string `json:"intent"`
+		LoginPath string `json:"login_path"`
+	}
+	if r.status != http.StatusCreated || json.Unmarshal(r.body, &link) != nil {
+		t.Fatalf("binding link: %d %s", r.status, r.body)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noFollow.Get(s.base + link.LoginPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusFound || !strings.HasPrefix(res.Header.Get("Location"), iss.URL+"/authorize?") {
+		t.Fatalf("login: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	code, state := iss.Authorize(t, res.Header.Get("Location"), "e2e-user")
+	r = s.call(t, "GET", "/auth/oidc/callback?state="+url.QueryEscape(state)+"&code="+url.QueryEscape(code), nil, "")
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"bound":true`) {
+		t.Fatalf("callback of the binding link: %d %s", r.status, r.body)
 	}
 	tok := iss.Sign(t, iss.Claims("e2e-user"))
 	if r := s.call(t, "GET", "/tenant/branding", map[string]string{"Authorization": "Bearer " + tok}, ""); r.status != http.StatusOK {
@@ -64,14 +90,8 @@ func TestServeSSOAndBilling(t *testing.T) {
 	if r := s.call(t, "GET", "/tenant/branding", map[string]string{"Authorization": "Bearer " + iss.Sign(t, iss.Claims("stranger"))}, ""); r.status != http.StatusUnauthorized {
 		t.Fatalf("unbound bearer: %d %s", r.status, r.body)
 	}
-	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noFollow.Get(s.base + "/auth/oidc/login")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusFound || !strings.HasPrefix(res.Header.Get("Location"), iss.URL+"/authorize?") {
-		t.Fatalf("login: %d %s", res.StatusCode, res.Header.Get("Location"))
+	if r := s.call(t, "POST", "/tenant/sso/bindings", tenant, `{"id_token":"`+iss.Sign(t, iss.Claims("e2e-user"))+`"}`); r.status != http.StatusForbidden {
+		t.Fatalf("bind a bound subject: %d %s, want the one 403 refusal", r.status, r.body)
 	}
 	ev := `{"id":"evt_e2e","type":"checkout.session.completed","data":{"object":{"id":"cs_e2e","customer":"cus_e2e","payment_status":"paid","metadata":{"tier":"Starter"}}}}`
 	r = s.call(t, "POST", "/billing/webhook", map[string]string{billing.SignatureHeader: billing.Sign([]byte(billingSecret), []byte(ev), time.Now())}, ev)
@@ -93,7 +113,7 @@ func TestServeSSOAndBilling(t *testing.T) {
 		t.Fatalf("serve exit: %v", err)
 	}
 	log := s.stderr.String()
-	for _, secret := range []string{claimed.APIKey, billingSecret, iss.ClientSecret, tok} {
+	for _, secret := range []string{claimed.APIKey, billingSecret, iss.ClientSecret, tok, link.Intent} {
 		if strings.Contains(log, secret) {
 			t.Errorf("the log holds a secret (%.12s…)", secret)
 		}
@@ -130,7 +150,11 @@ func TestServeSSOAirGapped(t *testing.T) {
 	if r.status != http.StatusCreated || json.Unmarshal(r.body, &issued) != nil {
 		t.Fatalf("issue key: %d %s", r.status, r.body)
 	}
-	if r := s.call(t, "POST", "/tenant/sso/bindings", map[string]string{"X-API-Key": issued.APIKey}, `{"subject":"air-user"}`); r.status != http.StatusCreated {
+	if r := s.call(t, "POST", "/tenant/sso/binding_intents", map[string]string{"X-API-Key": issued.APIKey}, `{}`); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("binding link without hosted login: %d %s", r.status, r.body)
+	}
+	// Without hosted login the person's fresh ID token is the proof.
+	if r := s.call(t, "POST", "/tenant/sso/bindings", map[string]string{"X-API-Key": issued.APIKey}, `{"id_token":"`+iss.Sign(t, iss.Claims("air-user"))+`"}`); r.status != http.StatusCreated {
 		t.Fatalf("bind: %d %s", r.status, r.body)
 	}
 	if r := s.call(t, "GET", "/tenant/branding", map[string]string{"Authorization": "Bearer " + iss.Sign(t, iss.Claims("air-user"))}, ""); r.status != http.StatusOK {
