@@ -23,9 +23,11 @@ import (
 	"github.com/pquerna/otp/totp"
 )
 
-// The batch crash drill (issue 8): a 5,000-row batch job survives three
-// kill -9 at random points and a SIGTERM drain, and its bundle holds
-// exactly 5,000 result rows, each once, identical to an uninterrupted run.
+// The batch crash drill (issue 8): a 5,000-row batch job survives a kill
+// -9 at a random point and a SIGTERM drain, and its bundle holds exactly
+// 5,000 result rows, each once, identical to an uninterrupted run. (Issue
+// 8 killed it three times; since issue 20 a second death while a job runs
+// quarantines it: TestIssue20_JobQuarantinedAfterTwoDeaths.)
 
 // drillRows is the deterministic 5,000-row batch: receivers on a jittered
 // grid over Rio de Janeiro (the embedded terrain), a few rows deliberately
@@ -254,15 +256,11 @@ func TestBatchCrashDrill(t *testing.T) {
 		t.Fatalf("reference server exit: %v", err)
 	}
 
-	// Three kill -9 at random progress points, each after a restart.
+	// One kill -9 at a random progress point, then a restart.
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("kill points seed %d", seed)
+	t.Logf("kill point seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	var targets []int64
-	for range 3 {
-		targets = append(targets, 1+rng.Int64N(n))
-	}
-	slices.Sort(targets)
+	targets := []int64{1 + rng.Int64N(n*9/10)}
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
 	key := issueKey(t, s, dir, "Business")
@@ -289,10 +287,10 @@ func TestBatchCrashDrill(t *testing.T) {
 	if got.State != "succeeded" {
 		t.Fatalf("job after %d kills: %+v", kills, got)
 	}
-	if got.Interruptions < 1 || got.Interruptions > kills {
+	if got.Interruptions != kills {
 		t.Errorf("job interrupted %d times after %d kills", got.Interruptions, kills)
 	}
-	t.Logf("job finished after %d kills with %d interruptions counted", kills, got.Interruptions)
+	t.Logf("job finished after %d kill with %d interruption counted", kills, got.Interruptions)
 	files := download(t, s, key, id)
 	checkRows(t, files, n)
 	sameOutputs(t, want, files)
