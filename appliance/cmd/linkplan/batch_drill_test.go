@@ -57,8 +57,17 @@ func drillRows(n int) string {
 	return b.String()
 }
 
-// issueKey issues a tenant key of tier through the admin route of s.
+// issueKey issues a tenant key of tier through the admin route of s, with
+// the TOTP code of now.
 func issueKey(t testing.TB, s *server, dataDir, tier string) string {
+	t.Helper()
+	return issueKeyAt(t, s, dataDir, tier, time.Now())
+}
+
+// issueKeyAt is issueKey with the TOTP code of at: a second key within
+// the same 30 s takes the next period's code (time.Now() plus 30 s; the
+// appliance accepts one period of skew and refuses a replayed code).
+func issueKeyAt(t testing.TB, s *server, dataDir, tier string, at time.Time) string {
 	t.Helper()
 	credBytes, err := os.ReadFile(filepath.Join(dataDir, "admin-credentials.json"))
 	if err != nil {
@@ -71,7 +80,7 @@ func issueKey(t testing.TB, s *server, dataDir, tier string) string {
 	if err := json.Unmarshal(credBytes, &cred); err != nil {
 		t.Fatal(err)
 	}
-	code, err := totp.GenerateCode(cred.TOTPSecret, time.Now())
+	code, err := totp.GenerateCode(cred.TOTPSecret, at)
 	if err != nil {
 		t.Fatal(err)
 	}
