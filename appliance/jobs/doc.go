@@ -47,7 +47,9 @@
 // linkplan_recovered_panics_total{component="jobs.<kind>"}); any other
 // error → a retryable Fail. Backoff is deterministic: 5 s, 30 s, then
 // 2 min. A handler that runs work on goroutines of its own recovers their
-// panics itself (a recover catches only its own goroutine's panic).
+// panics itself (a recover catches only its own goroutine's panic). The
+// requeue and sweep loops recover a panic per round (component
+// "jobs.loop") and go on.
 //
 // Orphans: the store's file lock admits one process, so when Start runs
 // every running lease belongs to a dead process; Start requeues them all

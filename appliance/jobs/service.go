@@ -254,9 +254,16 @@ func (s *Service) every(ctx context.Context, d time.Duration, fn func(context.Co
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			fn(ctx)
+			s.tick(ctx, fn)
 		}
 	}
+}
+
+// tick runs one round of a background loop (requeue, sweep); a panic is
+// recovered (component "jobs.loop") and the loop goes on.
+func (s *Service) tick(ctx context.Context, fn func(context.Context)) {
+	defer s.opts.Recover.Recover(ctx, "jobs.loop", nil)
+	fn(ctx)
 }
 
 // sweep applies the retention and removes the expired result files.
