@@ -121,6 +121,7 @@ const (
 	ActionTowerRegister  = "tower.register"       // POST /towers
 	ActionJobSubmit      = "job.submit"           // a queued job (batch report, repeater plan)
 	ActionJobCancel      = "job.cancel"           // POST /jobs/{id}/cancel
+	ActionJobQuarantine  = "job.quarantine"       // a job the process died at twice (appliance/jobs), failed for good
 	ActionMapStart       = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
 	ActionReportPDF      = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
 	// appliance/observations
@@ -148,6 +149,6 @@ func SpecActions() []string {
 // Actions lists every audit action name the appliance writes or reserves.
 func Actions() []string {
 	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionTOTPFailed, ActionTOTPThrottled,
-		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionReportPDF, ActionMapStart,
+		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionJobQuarantine, ActionReportPDF, ActionMapStart,
 		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept, ActionAdminTenantsList)
 }

@@ -109,6 +109,13 @@ type Job struct {
 	// MaxInterruptions times fails, so that a job that kills its worker
 	// cannot loop forever.
 	Interruptions, MaxInterruptions int
+	// Crashes counts the process deaths the job was running at (the
+	// orphaned leases RequeueOrphans found). A job with a crash is on
+	// probation: it runs while no other job on probation runs, and at
+	// JobCrashLimit crashes it is quarantined (failed with
+	// JobQuarantineReason, never leased again). A graceful drain (Release)
+	// is not a crash.
+	Crashes int
 	// Error is the last failure reason, user-facing; the terminal reason in
 	// state failed.
 	Error string
@@ -168,6 +175,15 @@ type JobProgress struct {
 	Cursor []byte // where to resume
 }
 
+// JobCrashLimit is the number of process deaths a job may be running at
+// before it is quarantined: a job running when the process died is leased
+// again once; if the process dies again while it runs, the job fails with
+// JobQuarantineReason and is never started again automatically.
+const JobCrashLimit = 2
+
+// JobQuarantineReason is the Error of a quarantined job.
+const JobQuarantineReason = "stopped the appliance twice; quarantined"
+
 // Job errors.
 var (
 	// ErrNoJob means no job is ready to lease now.
@@ -190,7 +206,8 @@ type JobQueue interface {
 	// It sets Seq, State, Created and Updated on j.
 	Enqueue(ctx context.Context, j *Job) error
 	// Lease gives the next ready job to worker for ttl, by the fairness
-	// rule of package appliance/jobs, or ErrNoJob.
+	// rule of package appliance/jobs, or ErrNoJob. A job on probation
+	// (Crashes > 0) is not leased while another job on probation runs.
 	Lease(ctx context.Context, worker string, ttl time.Duration, now time.Time) (*Lease, error)
 	// Extend renews a lease to now+ttl. It fails with ErrLeaseLost or, when
 	// a cancel was requested, ErrJobCanceled.
@@ -210,8 +227,17 @@ type JobQueue interface {
 	// Requeue moves every running job whose lease expired before now back
 	// to queued (counting an interruption) or to failed when interruptions
 	// are exhausted; canceled when a cancel was requested. It returns the
-	// number of jobs moved.
+	// number of jobs moved. The leases it sees expired in a live process:
+	// no crash is counted.
 	Requeue(ctx context.Context, now time.Time) (int, error)
+	// RequeueOrphans handles every running job at the start of a process:
+	// the process that leased it died while it ran. Each counts a crash
+	// and an interruption and is queued again at once, or, at its
+	// JobCrashLimit-th crash, failed with JobQuarantineReason (audited as
+	// ActionJobQuarantine in the same transaction); canceled when a cancel
+	// was requested; failed when interruptions are exhausted. It returns
+	// the number of jobs moved and the jobs it quarantined.
+	RequeueOrphans(ctx context.Context, now time.Time) (moved int, quarantined []*Job, err error)
 	// Cancel cancels tenant's job: a queued job becomes canceled at once; a
 	// running one gets CancelRequested. A terminal job is ErrConflict;
 	// another tenant's job is ErrNotFound.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,6 +67,7 @@ type jobRecord struct {
 	MaxAttempts      int    `json:"max_attempts"`
 	Interruptions    int    `json:"interruptions"`
 	MaxInterruptions int    `json:"max_interruptions"`
+	Crashes          int    `json:"crashes,omitempty"`
 	Error            string `json:"error,omitempty"`
 	CancelRequested  bool   `json:"cancel_requested,omitempty"`
 	LeaseToken       uint64 `json:"lease_token"`
@@ -104,7 +106,7 @@ func toJobRecord(j *appliance.Job) *jobRecord {
 		ID: j.ID, TenantID: j.TenantID, KeyID: j.KeyID, Kind: string(j.Kind), Lane: string(j.Lane), State: string(j.State),
 		Seq: j.Seq, Total: j.Total, Done: j.Done, Cursor: j.Cursor,
 		Attempts: j.Attempts, MaxAttempts: j.MaxAttempts, Interruptions: j.Interruptions, MaxInterruptions: j.MaxInterruptions,
-		Error: j.Error, CancelRequested: j.CancelRequested, LeaseToken: j.LeaseToken, LeaseOwner: j.LeaseOwner,
+		Crashes: j.Crashes, Error: j.Error, CancelRequested: j.CancelRequested, LeaseToken: j.LeaseToken, LeaseOwner: j.LeaseOwner,
 		LeaseExpiresNS: ns(j.LeaseExpires), CreatedNS: ns(j.Created), StartedNS: ns(j.Started), UpdatedNS: ns(j.Updated),
 		FinishedNS: ns(j.Finished), NotBeforeNS: ns(j.NotBefore), ExpiresNS: ns(j.Expires),
 	}
@@ -124,7 +126,7 @@ func (r *jobRecord) job() *appliance.Job {
 		ID: r.ID, TenantID: r.TenantID, KeyID: r.KeyID, Kind: appliance.JobKind(r.Kind), Lane: appliance.Lane(r.Lane),
 		State: appliance.JobState(r.State), Seq: r.Seq, Total: r.Total, Done: r.Done, Cursor: r.Cursor,
 		Attempts: r.Attempts, MaxAttempts: r.MaxAttempts, Interruptions: r.Interruptions, MaxInterruptions: r.MaxInterruptions,
-		Error: r.Error, CancelRequested: r.CancelRequested, LeaseToken: r.LeaseToken, LeaseOwner: r.LeaseOwner,
+		Crashes: r.Crashes, Error: r.Error, CancelRequested: r.CancelRequested, LeaseToken: r.LeaseToken, LeaseOwner: r.LeaseOwner,
 		LeaseExpires: fromNS(r.LeaseExpiresNS), Created: fromNS(r.CreatedNS), Started: fromNS(r.StartedNS),
 		Updated: fromNS(r.UpdatedNS), Finished: fromNS(r.FinishedNS), NotBefore: fromNS(r.NotBeforeNS), Expires: fromNS(r.ExpiresNS),
 	}
@@ -382,7 +384,7 @@ func (db *DB) Enqueue(ctx context.Context, j *appliance.Job) error {
 		}
 		c := *j
 		c.Seq, c.State, c.Created, c.Updated = seq, appliance.JobQueued, now, now
-		c.Done, c.Attempts, c.Interruptions, c.LeaseToken, c.CancelRequested = 0, 0, 0, 0, false
+		c.Done, c.Attempts, c.Interruptions, c.Crashes, c.LeaseToken, c.CancelRequested = 0, 0, 0, 0, 0, false
 		if err := t.put(&c); err != nil {
 			return err
 		}
@@ -415,10 +417,11 @@ type candidate struct {
 }
 
 // pick returns the lane's next job: among the tenants with a ready job
-// (NotBefore <= now), the one served least recently (never served first,
-// then the older head), and that tenant's oldest ready job. It visits each
-// tenant's entries only up to its first ready one.
-func (t *jobTx) pick(lane byte, now time.Time) *candidate {
+// (NotBefore <= now, and not skipped), the one served least recently
+// (never served first, then the older head), and that tenant's oldest
+// ready job. It visits each tenant's entries only up to its first ready
+// one. skip, when not nil, is asked about each otherwise ready job.
+func (t *jobTx) pick(lane byte, now time.Time, skip func(id string) bool) *candidate {
 	var best *candidate
 	pfx := []byte{'q', lane}
 	nowNS := uint64(now.UnixNano())
@@ -434,7 +437,7 @@ func (t *jobTx) pick(lane byte, now time.Time) *candidate {
 		tpfx := k[:2+nul+1]
 		var found *candidate
 		for ; k != nil && bytes.HasPrefix(k, tpfx); k, v = c.Next() {
-			if len(v) >= 8 && binary.BigEndian.Uint64(v) <= nowNS && len(k) == len(tpfx)+8 {
+			if len(v) >= 8 && binary.BigEndian.Uint64(v) <= nowNS && len(k) == len(tpfx)+8 && (skip == nil || !skip(string(v[8:]))) {
 				found = &candidate{key: append([]byte(nil), k...), id: string(v[8:]), tenant: tenant, seq: binary.BigEndian.Uint64(k[len(tpfx):])}
 				break
 			}
@@ -451,6 +454,25 @@ func (t *jobTx) pick(lane byte, now time.Time) *candidate {
 		k, v = c.Seek(next)
 	}
 	return best
+}
+
+// probationRunning reports whether a running job has a crash. It reads
+// the running jobs' records: as many as there are workers.
+func (t *jobTx) probationRunning() (bool, error) {
+	c := t.index.Cursor()
+	for k, _ := c.Seek([]byte{'r'}); k != nil && k[0] == 'r'; k, _ = c.Next() {
+		if len(k) < 9 {
+			continue
+		}
+		j, err := t.get(string(k[9:]))
+		if err != nil {
+			return false, err
+		}
+		if j.Crashes > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func (t *jobTx) counter(key []byte) uint64 {
@@ -471,7 +493,21 @@ func (db *DB) Lease(ctx context.Context, worker string, ttl time.Duration, now t
 	}
 	var out *appliance.Lease
 	err := db.jobUpdate(ctx, "lease", func(t *jobTx) error {
-		pri, std := t.pick('P', now), t.pick('S', now)
+		// Probation: while a job with a crash runs, no other job with a
+		// crash is leased, so that a second crash is blamed on one
+		// suspect at most (appliance/jobs, "Crashes and quarantine").
+		probation, err := t.probationRunning()
+		if err != nil {
+			return err
+		}
+		var skip func(id string) bool
+		if probation {
+			skip = func(id string) bool {
+				j, err := t.get(id)
+				return err == nil && j.Crashes > 0
+			}
+		}
+		pri, std := t.pick('P', now, skip), t.pick('S', now, skip)
 		streak := t.counter(keyJobStreak)
 		var c *candidate
 		var lane byte
@@ -651,15 +687,34 @@ func (db *DB) Release(ctx context.Context, l *appliance.Lease, now time.Time) er
 
 // Requeue moves running jobs whose lease expired before now back to queued,
 // to failed when their interruptions are exhausted, or to canceled when a
-// cancel was requested (appliance.JobQueue).
+// cancel was requested (appliance.JobQueue). The process that leased them
+// is alive: no crash is counted.
 func (db *DB) Requeue(ctx context.Context, now time.Time) (int, error) {
+	n, _, err := db.requeueRunning(ctx, "requeue", now, false)
+	return n, err
+}
+
+// RequeueOrphans handles every running job at the start of a process
+// (appliance.JobQueue): its process died while it ran. Each counts a
+// crash and an interruption; at appliance.JobCrashLimit crashes the job is
+// quarantined: failed with appliance.JobQuarantineReason and a
+// job.quarantine audit entry in the same transaction.
+func (db *DB) RequeueOrphans(ctx context.Context, now time.Time) (int, []*appliance.Job, error) {
+	return db.requeueRunning(ctx, "requeue orphans", now, true)
+}
+
+// requeueRunning moves running jobs out of running: those whose lease
+// expired before now, or, for orphans, all of them (each a crash).
+func (db *DB) requeueRunning(ctx context.Context, op string, now time.Time, orphans bool) (int, []*appliance.Job, error) {
 	n := 0
-	err := db.jobUpdate(ctx, "requeue", func(t *jobTx) error {
+	var quarantined []*appliance.Job
+	err := db.jobUpdate(ctx, op, func(t *jobTx) error {
+		n, quarantined = 0, nil
 		var ids []string
 		c := t.index.Cursor()
 		end := be64(uint64(now.UnixNano()))
 		for k, _ := c.Seek([]byte{'r'}); k != nil && k[0] == 'r'; k, _ = c.Next() {
-			if len(k) < 9 || bytes.Compare(k[1:9], end) >= 0 {
+			if len(k) < 9 || !orphans && bytes.Compare(k[1:9], end) >= 0 {
 				break
 			}
 			ids = append(ids, string(k[9:]))
@@ -670,12 +725,27 @@ func (db *DB) Requeue(ctx context.Context, now time.Time) (int, error) {
 				return err
 			}
 			n++
+			if orphans && !j.CancelRequested {
+				j.Crashes++
+			}
 			switch {
 			case j.CancelRequested:
 				if err := t.finish(j, appliance.JobCanceled, now); err != nil {
 					return err
 				}
 				j.Error = "canceled by the tenant"
+			case j.Crashes >= appliance.JobCrashLimit:
+				j.Interruptions++
+				if err := t.finish(j, appliance.JobFailed, now); err != nil {
+					return err
+				}
+				j.Error = appliance.JobQuarantineReason
+				quarantined = append(quarantined, j)
+				e := appliance.AuditEntry{Action: appliance.ActionJobQuarantine, TenantID: j.TenantID, Params: map[string]string{
+					"job_id": j.ID, "kind": string(j.Kind), "crashes": strconv.Itoa(j.Crashes)}}
+				if err := db.appendAuditsTx(t.tx, e); err != nil {
+					return err
+				}
 			case j.Interruptions+1 >= j.MaxInterruptions:
 				j.Interruptions++
 				if err := t.finish(j, appliance.JobFailed, now); err != nil {
@@ -696,9 +766,9 @@ func (db *DB) Requeue(ctx context.Context, now time.Time) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return n, nil
+	return n, quarantined, nil
 }
 
 // Cancel cancels tenant's job (appliance.JobQueue), with the audit

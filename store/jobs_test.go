@@ -169,6 +169,163 @@ func TestJobTransitions(t *testing.T) {
 	}
 }
 
+// crashAt is a process death while the job l holds runs: the next start
+// finds the lease orphaned.
+func crashAt(t *testing.T, db *store.DB, now time.Time) (int, []*appliance.Job) {
+	t.Helper()
+	n, q, err := db.RequeueOrphans(context.Background(), now)
+	if err != nil {
+		t.Fatalf("requeue orphans: %v", err)
+	}
+	return n, q
+}
+
+// TestJobCrashQuarantine: a job running when the process died is leased
+// again once; a second death while it runs quarantines it (issue 20). A
+// lease that expires in a live process and a graceful release are not
+// deaths.
+func TestJobCrashQuarantine(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name        string
+		run         func(t *testing.T, db *store.DB, l *appliance.Lease)
+		wantState   appliance.JobState
+		wantErr     string
+		wantCrashes int
+	}{
+		{"one death requeues on probation", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if n, q := crashAt(t, db, jobT0); n != 1 || len(q) != 0 {
+				t.Fatalf("requeue orphans = %d, %v", n, q)
+			}
+		}, appliance.JobQueued, "", 1},
+		{"two deaths quarantine", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			crashAt(t, db, jobT0)
+			lease(t, db, jobT0.Add(time.Second))
+			n, q := crashAt(t, db, jobT0.Add(2*time.Second))
+			if n != 1 || len(q) != 1 || q[0].ID != "j1" || q[0].Crashes != 2 {
+				t.Fatalf("requeue orphans = %d, %+v", n, q)
+			}
+			if _, err := db.Lease(ctx, "w", ttl, jobT0.Add(time.Hour)); !errors.Is(err, appliance.ErrNoJob) {
+				t.Fatalf("a quarantined job was leased again: %v", err)
+			}
+			es, err := db.Audit("ta", 0)
+			if err != nil || len(es) == 0 || es[0].Action != appliance.ActionJobQuarantine || es[0].Params["job_id"] != "j1" {
+				t.Fatalf("newest audit entry %+v, %v; want %s of j1", es, err, appliance.ActionJobQuarantine)
+			}
+		}, appliance.JobFailed, appliance.JobQuarantineReason, 2},
+		{"a drain between two deaths does not reset the count", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			crashAt(t, db, jobT0)
+			l2 := lease(t, db, jobT0)
+			if err := db.Release(ctx, l2, jobT0); err != nil {
+				t.Fatal(err)
+			}
+			lease(t, db, jobT0)
+			if _, q := crashAt(t, db, jobT0); len(q) != 1 {
+				t.Fatalf("quarantined %v", q)
+			}
+		}, appliance.JobFailed, appliance.JobQuarantineReason, 2},
+		{"drains are not deaths", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			for range 5 {
+				if err := db.Release(ctx, l, jobT0); err != nil {
+					t.Fatal(err)
+				}
+				l = lease(t, db, jobT0)
+			}
+			if err := db.Ack(ctx, l, appliance.JobResult{Name: "j1.zip"}, time.Hour, jobT0); err != nil {
+				t.Fatal(err)
+			}
+		}, appliance.JobSucceeded, "", 0},
+		{"an expired lease in a live process is no death", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			if n, err := db.Requeue(ctx, jobT0.Add(ttl+time.Second)); err != nil || n != 1 {
+				t.Fatalf("requeue = %d, %v", n, err)
+			}
+		}, appliance.JobQueued, "", 0},
+		{"a requested cancel wins over the quarantine", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			crashAt(t, db, jobT0)
+			lease(t, db, jobT0)
+			if _, err := db.Cancel(ctx, "ta", "j1", jobT0); err != nil {
+				t.Fatal(err)
+			}
+			if _, q := crashAt(t, db, jobT0); len(q) != 0 {
+				t.Fatalf("quarantined %v", q)
+			}
+		}, appliance.JobCanceled, "canceled", 1},
+		{"a death after the work succeeded changes nothing", func(t *testing.T, db *store.DB, l *appliance.Lease) {
+			crashAt(t, db, jobT0)
+			l2 := lease(t, db, jobT0)
+			if err := db.Ack(ctx, l2, appliance.JobResult{Name: "j1.zip"}, time.Hour, jobT0); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := crashAt(t, db, jobT0); n != 0 {
+				t.Fatalf("%d jobs moved", n)
+			}
+		}, appliance.JobSucceeded, "", 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, _ := openJobs(t)
+			j := &appliance.Job{ID: "j1", TenantID: "ta", Kind: appliance.JobKindBatchReport, Lane: appliance.LaneStandard,
+				Total: 10, MaxAttempts: 3, MaxInterruptions: 10}
+			if err := db.Enqueue(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+			tc.run(t, db, lease(t, db, jobT0))
+			got := state(t, db, "ta", "j1")
+			if got.State != tc.wantState || !strings.Contains(got.Error, tc.wantErr) || got.Crashes != tc.wantCrashes {
+				t.Fatalf("state %s error %q crashes %d; want %s containing %q, %d crashes",
+					got.State, got.Error, got.Crashes, tc.wantState, tc.wantErr, tc.wantCrashes)
+			}
+		})
+	}
+}
+
+// TestJobProbation: jobs on probation (a crash each) run one at a time,
+// so that a second death is blamed on one of them only; other jobs run
+// beside them as usual.
+func TestJobProbation(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openJobs(t)
+	for _, id := range []string{"a", "b"} {
+		enq(t, db, id, "t"+id, appliance.LaneStandard)
+	}
+	lease(t, db, jobT0)
+	lease(t, db, jobT0)
+	if n, q := crashAt(t, db, jobT0); n != 2 || len(q) != 0 {
+		t.Fatalf("requeue orphans = %d, %v", n, q)
+	}
+	first := lease(t, db, jobT0)
+	if first.Job.Crashes != 1 {
+		t.Fatalf("leased %s with %d crashes", first.Job.ID, first.Job.Crashes)
+	}
+	enq(t, db, "c", "tc", appliance.LaneStandard)
+	second := lease(t, db, jobT0)
+	if second.Job.ID != "c" {
+		t.Fatalf("second lease %s, want c: the other job on probation waits", second.Job.ID)
+	}
+	if _, err := db.Lease(ctx, "w", ttl, jobT0); !errors.Is(err, appliance.ErrNoJob) {
+		t.Fatalf("third lease: %v, want no job while %s is on probation", err, first.Job.ID)
+	}
+	// The process dies again: the suspect running is quarantined, c (its
+	// first crash) and the waiting suspect are not.
+	n, q := crashAt(t, db, jobT0)
+	if n != 2 || len(q) != 1 || q[0].ID != first.Job.ID {
+		t.Fatalf("requeue orphans = %d, %+v; want %s quarantined", n, q, first.Job.ID)
+	}
+	other := map[string]string{"a": "b", "b": "a"}[first.Job.ID]
+	for _, id := range []string{other, "c"} {
+		l := lease(t, db, jobT0)
+		if l.Job.ID != id {
+			t.Fatalf("leased %s, want %s", l.Job.ID, id)
+		}
+		if err := db.Ack(ctx, l, appliance.JobResult{Name: id}, time.Hour, jobT0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if j := state(t, db, "t"+other, other); j.State != appliance.JobSucceeded || j.Crashes != 1 {
+		t.Fatalf("%s: %s with %d crashes", other, j.State, j.Crashes)
+	}
+}
+
 func TestJobFencingAndCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openJobs(t)
@@ -348,9 +505,12 @@ func TestJobPersistenceAndSweep(t *testing.T) {
 	if j := state(t, db, "ta", "r"); j.State != appliance.JobRunning {
 		t.Fatalf("r is %s after reopen", j.State)
 	}
-	// A restart requeues the orphaned lease.
-	if n, err := db.Requeue(ctx, jobT0.Add(ttl+1)); err != nil || n != 1 {
-		t.Fatalf("requeue = %d, %v", n, err)
+	// A restart requeues the orphaned lease, counting a crash.
+	if n, q, err := db.RequeueOrphans(ctx, jobT0.Add(time.Second)); err != nil || n != 1 || len(q) != 0 {
+		t.Fatalf("requeue orphans = %d, %v, %v", n, q, err)
+	}
+	if j := state(t, db, "ta", "r"); j.State != appliance.JobQueued || j.Crashes != 1 || j.Interruptions != 1 {
+		t.Fatalf("r after the restart: %s, %d crashes, %d interruptions", j.State, j.Crashes, j.Interruptions)
 	}
 	if q, r, err := db.JobCounts(ctx); err != nil || q != 2 || r != 0 {
 		t.Fatalf("counts %d %d %v", q, r, err)
@@ -467,6 +627,39 @@ func TestJobQueueRandomized(t *testing.T) {
 			}
 			live[l.Job.ID] = l
 			queued--
+			probation := 0
+			for id := range live {
+				j, err := db.Get(ctx, live[id].Job.TenantID, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if j.Crashes > 0 {
+					probation++
+				}
+			}
+			if probation > 1 {
+				t.Fatalf("seed %d step %d: %d jobs on probation run at once", seed, step, probation)
+			}
+		case op == 6:
+			// The process dies: every live lease is orphaned.
+			if _, _, err := db.RequeueOrphans(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+			for id, l := range live {
+				delete(live, id)
+				j, err := db.Get(ctx, l.Job.TenantID, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case j.State == appliance.JobQueued:
+					queued++
+				case j.State == appliance.JobFailed && j.Crashes >= appliance.JobCrashLimit && j.Error != appliance.JobQuarantineReason:
+					t.Fatalf("seed %d step %d: %s failed at its second crash with %q", seed, step, id, j.Error)
+				case j.State != appliance.JobFailed:
+					t.Fatalf("seed %d step %d: %s is %s after a crash", seed, step, id, j.State)
+				}
+			}
 		default:
 			for id, l := range live {
 				delete(live, id)

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -370,10 +371,14 @@ func (b *bundle) reportOptions() report.Options {
 
 // writeReports writes the granted rows' PDF link reports, each from the
 // row's analysis re-run with its profile. Reports are rendered in parallel
-// windows and written in row order.
+// windows and written in row order. A report whose rendering panics is
+// left out, and the reason of the left-out reports names its row and the
+// reference of the logged panic; the other reports go on.
 func (b *bundle) writeReports(ctx context.Context, z *zipWriter) error {
 	workers := b.s.d.Workers
 	b.included = 0
+	var failed []int // rows (1-based) whose report panicked
+	var failure error
 	for start := 0; start < len(b.pdfRows); start += workers {
 		window := b.pdfRows[start:min(start+workers, len(b.pdfRows))]
 		pdfs := make([][]byte, len(window))
@@ -383,6 +388,7 @@ func (b *bundle) writeReports(ctx context.Context, z *zipWriter) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer b.s.d.Recover.Recover(ctx, "batch.pdf", &errs[k])
 				pdfs[k], errs[k] = b.renderReport(ctx, i)
 			}()
 		}
@@ -391,6 +397,11 @@ func (b *bundle) writeReports(ctx context.Context, z *zipWriter) error {
 			return err
 		}
 		for k, i := range window {
+			var pe *appliance.PanicError
+			if errors.As(errs[k], &pe) {
+				failed, failure = append(failed, i+1), pe
+				continue
+			}
 			if errs[k] != nil {
 				return fmt.Errorf("row %d report: %w", i+1, errs[k])
 			}
@@ -403,8 +414,26 @@ func (b *bundle) writeReports(ctx context.Context, z *zipWriter) error {
 			b.included++
 		}
 	}
-	if b.included < len(b.pdfRows) && b.pdfReason == "" {
+	if b.included+len(failed) < len(b.pdfRows) && b.pdfReason == "" {
 		b.pdfReason = "the re-run of some rows with their profile found no tower"
+	}
+	if len(failed) > 0 {
+		rows := make([]string, 0, 5)
+		for _, r := range failed[:min(len(failed), 5)] {
+			rows = append(rows, strconv.Itoa(r))
+		}
+		if len(failed) > 5 {
+			rows = append(rows, fmt.Sprintf("and %d more", len(failed)-5))
+		}
+		what := "the reports of rows"
+		if len(failed) == 1 {
+			what = "the report of row"
+		}
+		why := fmt.Sprintf("%s %s could not be drawn: %v", what, strings.Join(rows, ", "), failure)
+		if b.pdfReason != "" {
+			why = b.pdfReason + "; " + why
+		}
+		b.pdfReason = why
 	}
 	return nil
 }

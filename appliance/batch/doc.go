@@ -119,6 +119,20 @@
 // The PDF quota is reserved before the bundle is written (idempotent per
 // job id): a job canceled after that keeps its reservation.
 //
+// # Panics
+//
+// Rows and per-row reports run on goroutines of their own, each under
+// Deps.Recover (appliance.Recoverer), because a recover catches only its
+// own goroutine's panic and an unrecovered one ends the process (issue
+// 20: an emoji in a row id made the PDF renderer panic and the appliance
+// crash-looped on the re-leased job). A row whose analysis panics is an
+// error row (status error, reason "internal error (reference <job or
+// request id>)"); a report whose rendering panics is left out, and
+// pdfs_left_out_reason names its row and the reference. The panic is
+// logged once at ERROR with its stack and counted in
+// linkplan_recovered_panics_total{component="batch.row"} or
+// {component="batch.pdf"}; the other rows and reports go on.
+//
 // # Bundle
 //
 // run.WriteResult(".zip"): a zip whose entries are Deflate-compressed, all

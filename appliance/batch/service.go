@@ -58,6 +58,9 @@ type Deps struct {
 	Workers int
 	// MaxAttempts and MaxInterruptions of queued jobs; 0 is 3.
 	MaxAttempts, MaxInterruptions int
+	// Recover recovers the panics of the row and report goroutines (a row
+	// error, a report left out); nil logs them to slog.Default.
+	Recover *appliance.Recoverer
 }
 
 // Service runs batch reports.
@@ -213,7 +216,7 @@ func (s *Service) analyzeUntil(ctx context.Context, p *Payload, from, to int, ou
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i-from], _ = s.analyzeRow(ctx, p, i, false)
+				out[i-from], _ = s.safeRow(ctx, p, i, false)
 			}
 		}()
 	}
@@ -303,6 +306,37 @@ func hasField(fs []appliance.FieldError, name string) bool {
 		}
 	}
 	return false
+}
+
+// safeRow is analyzeRow on a goroutine of its own: a panic makes row i an
+// error row whose reason names the reference (the job or request id)
+// under which the panic is logged, and the other rows go on.
+func (s *Service) safeRow(ctx context.Context, p *Payload, i int, profile bool) (out RowResult, a *appliance.LinkAnalysis) {
+	var err error
+	defer func() {
+		if err != nil {
+			out, a = panicRow(p, i, err), nil
+		}
+	}()
+	defer s.d.Recover.Recover(ctx, "batch.row", &err)
+	return s.analyzeRow(ctx, p, i, profile)
+}
+
+// panicRow is the result of row i when its analysis panicked.
+func panicRow(p *Payload, i int, err error) RowResult {
+	r := p.Rows[i]
+	out := RowResult{Index: i, Row: i + 1, ReceiverID: r.ReceiverID, OperatorFilter: r.Operator, Engine: r.Engine,
+		Status: StatusError, Reason: err.Error()}
+	if out.ReceiverID == "" {
+		out.ReceiverID = fmt.Sprintf("row-%05d", i+1)
+	}
+	if r.Lat != nil {
+		out.Lat = r6p(*r.Lat)
+	}
+	if r.Lon != nil {
+		out.Lon = r6p(*r.Lon)
+	}
+	return out
 }
 
 // analyzeRow analyses row i of p. It returns the row result and, for a row

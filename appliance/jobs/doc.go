@@ -13,6 +13,7 @@
 //	--------------------------+------------------------------------+---------------------------------------------+------------+-------------------------------------------------------------
 //	(none)                    | Enqueue                            | id new, kind registered                     | queued     | Seq assigned; queue entry and the job.submit audit entry written in the same transaction
 //	queued                    | Lease                              | chosen by the fairness rule, NotBefore<=now | running    | LeaseToken+1, LeaseOwner, LeaseExpires=now+TTL; Started once
+//	queued, on probation      | Lease                              | another job on probation is running         | queued     | skipped: the tenant's next ready job may go first
 //	running                   | Extend (heartbeat TTL/3)           | token current, lease not expired            | running    | LeaseExpires=now+TTL
 //	running                   | Checkpoint                         | token current, lease not expired            | running    | items written by index (rewrite replaces), Done, Cursor
 //	running                   | Ack (handler returned)             | token current                               | succeeded  | Result, Finished; Expires=now+ResultRetention
@@ -20,7 +21,8 @@
 //	running                   | Fail, retryable                    | Attempts+1 = MaxAttempts                    | failed     | Error "... (gave up after N attempts)"; items deleted
 //	running                   | Fail, permanent (ErrInvalid)       | -                                           | failed     | Attempts+1, Error; items deleted
 //	running                   | lease expiry / orphan              | CancelRequested                             | canceled   | items deleted
-//	running                   | lease expiry / orphan              | Interruptions+1 < MaxInterruptions          | queued     | Interruptions+1; queued at once
+//	running                   | orphan (process died, Start)       | Crashes+1 = JobCrashLimit (2)               | failed     | Crashes+1, Interruptions+1, Error "stopped the appliance twice; quarantined"; job.quarantine audit entry in the same transaction; never leased again
+//	running                   | lease expiry / orphan              | Interruptions+1 < MaxInterruptions          | queued     | Interruptions+1, and Crashes+1 for an orphan (then on probation); queued at once
 //	running                   | lease expiry / orphan              | Interruptions+1 = MaxInterruptions          | failed     | Error "interrupted N times (the worker stopped before finishing)"
 //	running                   | Release (drain on Close)           | token current                               | queued     | nothing counted; resumes from the last checkpoint
 //	queued                    | Cancel                             | tenant owns it                              | canceled   | queue entry removed, Finished; job.cancel audit entry in the same transaction
@@ -39,14 +41,44 @@
 // appliance.ErrInvalid → permanent Fail; a context error while draining →
 // Release; ErrLeaseLost or ErrJobCanceled → nothing more (the queue has
 // already decided); a panic → recovered, logged with its stack, and a
-// retryable Fail with the reason "internal error"; any other error → a
-// retryable Fail. Backoff is deterministic: 5 s, 30 s, then 2 min.
+// retryable Fail with the reason "internal error (reference <job id>)"
+// (appliance.Recoverer: the panic is logged once at ERROR with its stack
+// under the job id and counted in
+// linkplan_recovered_panics_total{component="jobs.<kind>"}); any other
+// error → a retryable Fail. Backoff is deterministic: 5 s, 30 s, then
+// 2 min. A handler that runs work on goroutines of its own recovers their
+// panics itself (a recover catches only its own goroutine's panic). The
+// requeue and sweep loops recover a panic per round (component
+// "jobs.loop") and go on.
 //
 // Orphans: the store's file lock admits one process, so when Start runs
 // every running lease belongs to a dead process; Start requeues them all
-// at once (each counts an interruption) instead of waiting for their
-// expiry. Later, the requeue loop runs every RequeueInterval (default the
-// lease TTL, 30 s) for leases that expired in this process.
+// at once (RequeueOrphans: each counts an interruption and a crash)
+// instead of waiting for their expiry. Later, the requeue loop runs every
+// RequeueInterval (default the lease TTL, 30 s) for leases that expired in
+// this process (an interruption, not a crash).
+//
+// # Crashes and quarantine
+//
+// A panic is recovered, but some failures end the process whatever the
+// code does (running out of memory, a fatal runtime error, a kill). A job
+// that was running when the process died is leased again once, on
+// probation; if the process dies again while it runs, it is quarantined:
+// failed with appliance.JobQuarantineReason ("stopped the appliance twice;
+// quarantined"), audited as job.quarantine, logged at ERROR, and never
+// started again automatically (the tenant may submit it again). Before,
+// such a job was re-leased at every start up to MaxInterruptions (10)
+// times, taking the appliance and every other tenant's running jobs down
+// each time.
+//
+// Blame: a process death is counted against every job running at it.
+// Jobs on probation (Crashes > 0) run one at a time (Lease skips them
+// while one runs), so the second death lands on one suspect at most: a job
+// that merely ran beside the culprit once is leased again, on probation,
+// and finishes. Only a job that was running at two deaths, the second
+// while it alone of the suspects ran, is quarantined. A graceful drain
+// (Close, SIGTERM) releases its leases and is not a death; Release does
+// not reset the count.
 //
 // # Lanes and fairness
 //

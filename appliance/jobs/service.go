@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +70,9 @@ type Options struct {
 	Metrics *metrics.Set
 	// Log receives job events; nil discards them.
 	Log *slog.Logger
+	// Recover recovers handler panics (logged at ERROR with the stack,
+	// counted as component "jobs.<kind>"); nil logs them to slog.Default.
+	Recover *appliance.Recoverer
 	// Clock is the time source; nil is time.Now.
 	Clock func() time.Time
 	// InstanceID names this process in lease owners; empty is random.
@@ -192,11 +194,6 @@ func (s *Service) Register(kind appliance.JobKind, h appliance.JobHandler) {
 
 func (s *Service) now() time.Time { return s.opts.Clock().UTC() }
 
-// orphanHorizon is past every lease: at Start every running lease is
-// orphaned, because the store's file lock admits one process and this
-// Service has leased nothing yet.
-var orphanHorizon = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // Start requeues the leases a previous process left behind, then starts
 // the workers, the requeue loop and the retention sweep. ctx bounds the
 // start-up calls only; Close stops the Service.
@@ -212,13 +209,19 @@ func (s *Service) Start(ctx context.Context) error {
 		return fmt.Errorf("jobs: start: result dir: %w", err)
 	}
 	// Single node: a running job at start was leased by a dead process, so
-	// it is requeued now instead of after its lease expires.
-	n, err := s.queue.Requeue(ctx, orphanHorizon)
+	// it is requeued now instead of after its lease expires, and counts a
+	// crash; at its second crash it is quarantined.
+	n, quarantined, err := s.queue.RequeueOrphans(ctx, s.now())
 	if err != nil {
 		return fmt.Errorf("jobs: start: %w", err)
 	}
 	if n > 0 {
-		s.log.Info("jobs: requeued orphaned leases", "jobs", n)
+		s.log.Warn("jobs: requeued the jobs the previous process was running when it stopped", "jobs", n-len(quarantined))
+	}
+	for _, j := range quarantined {
+		s.log.Error("jobs: quarantined: the appliance stopped twice while this job ran; it will not be started again",
+			"job", j.ID, "kind", j.Kind, "tenant", j.TenantID, "crashes", j.Crashes)
+		s.finished(j.Kind, appliance.JobFailed)
 	}
 	s.sweep(ctx)
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -251,9 +254,16 @@ func (s *Service) every(ctx context.Context, d time.Duration, fn func(context.Co
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			fn(ctx)
+			s.tick(ctx, fn)
 		}
 	}
+}
+
+// tick runs one round of a background loop (requeue, sweep); a panic is
+// recovered (component "jobs.loop") and the loop goes on.
+func (s *Service) tick(ctx context.Context, fn func(context.Context)) {
+	defer s.opts.Recover.Recover(ctx, "jobs.loop", nil)
+	fn(ctx)
 }
 
 // sweep applies the retention and removes the expired result files.
@@ -429,9 +439,6 @@ func (s *Service) worker(ctx context.Context, id string) {
 	}
 }
 
-// errPanic marks a recovered handler panic.
-var errPanic = errors.New("internal error")
-
 // runJob runs one leased job to a verdict.
 func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 	s.running.Add(1)
@@ -445,7 +452,7 @@ func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 		s.heartbeat(jobCtx, r, cancelJob)
 	}()
 	log := s.log.With("job", l.Job.ID, "kind", l.Job.Kind, "token", l.Token)
-	res, err := s.call(jobCtx, r, log)
+	res, err := s.call(jobCtx, r)
 	cancelJob(nil)
 	<-hbDone
 
@@ -482,8 +489,10 @@ func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 	default:
 		permanent := errors.Is(err, appliance.ErrInvalid)
 		reason := err.Error()
-		if errors.Is(err, errPanic) {
-			reason = errPanic.Error()
+		var pe *appliance.PanicError
+		if errors.As(err, &pe) {
+			// The panic and its stack are in the log under the job id.
+			reason = pe.Error()
 		}
 		st, ferr := appliance.JobState(""), error(nil)
 		ferr = r.locked(func() error {
@@ -505,20 +514,17 @@ func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 	}
 }
 
-// call runs the handler, turning a panic into errPanic.
-func (s *Service) call(ctx context.Context, r *run, log *slog.Logger) (res appliance.JobResult, err error) {
+// call runs the handler with the job id in its context
+// (appliance.WithJobID), turning a panic into an *appliance.PanicError.
+func (s *Service) call(ctx context.Context, r *run) (res appliance.JobResult, err error) {
 	s.mu.Lock()
 	h := s.handlers[r.job.Kind]
 	s.mu.Unlock()
 	if h == nil {
 		return res, fmt.Errorf("no handler for job kind %q: %w", r.job.Kind, appliance.ErrInvalid)
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			log.Error("jobs: handler panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			res, err = appliance.JobResult{}, fmt.Errorf("handler panic: %v: %w", p, errPanic)
-		}
-	}()
+	ctx = appliance.WithJobID(ctx, r.job.ID)
+	defer s.opts.Recover.Recover(ctx, "jobs."+string(r.job.Kind), &err)
 	return h.Run(ctx, r)
 }
 

@@ -201,13 +201,27 @@ func TestServiceVerdicts(t *testing.T) {
 		wantState appliance.JobState
 		wantErr   string
 		attempts  int
+		panics    int // recovered by the service (counted by its Recoverer)
 	}{
 		{"panic is a retryable internal error", func(context.Context, appliance.JobRun) (appliance.JobResult, error) {
 			panic("boom")
-		}, appliance.JobFailed, "internal error (gave up after 3 attempts)", 3},
+		}, appliance.JobFailed, "internal error (reference {id}) (gave up after 3 attempts)", 3, 3},
+		{"panic on a goroutine of the handler", func(ctx context.Context, _ appliance.JobRun) (res appliance.JobResult, err error) {
+			// The handler's own goroutines recover their panics: the
+			// service's recover sees only its goroutine's.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				defer (&appliance.Recoverer{}).Recover(ctx, "test.worker", &err)
+				var m map[string]int
+				m["x"]++ // a nil map write panics
+			}()
+			<-done
+			return res, err
+		}, appliance.JobFailed, "internal error (reference {id}) (gave up after 3 attempts)", 3, 0},
 		{"permanent error", func(context.Context, appliance.JobRun) (appliance.JobResult, error) {
 			return appliance.JobResult{}, fmt.Errorf("bad payload: %w", appliance.ErrInvalid)
-		}, appliance.JobFailed, "bad payload: invalid input", 1},
+		}, appliance.JobFailed, "bad payload: invalid input", 1, 0},
 		{"retry then success", func() funcHandler {
 			var n atomic.Int64
 			return func(_ context.Context, run appliance.JobRun) (appliance.JobResult, error) {
@@ -216,14 +230,22 @@ func TestServiceVerdicts(t *testing.T) {
 				}
 				return run.WriteResult(".bin", func(w io.Writer) error { _, err := w.Write([]byte("ok")); return err })
 			}
-		}(), appliance.JobSucceeded, "", 2},
+		}(), appliance.JobSucceeded, "", 2, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			db := openDB(t, dir)
 			defer db.Close()
-			s := jobs.New(db, dir, fastOpts())
+			opts := fastOpts()
+			var panics atomic.Int64
+			opts.Recover = &appliance.Recoverer{Count: func(c string) {
+				if c != "jobs."+string(appliance.JobKindBatchReport) {
+					t.Errorf("panic counted for component %q", c)
+				}
+				panics.Add(1)
+			}}
+			s := jobs.New(db, dir, opts)
 			s.Register(appliance.JobKindBatchReport, tc.h)
 			if err := s.Start(ctx); err != nil {
 				t.Fatal(err)
@@ -234,8 +256,12 @@ func TestServiceVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := waitState(t, s, "ta", j.ID, appliance.JobSucceeded, appliance.JobFailed)
-			if got.State != tc.wantState || got.Error != tc.wantErr || got.Attempts != tc.attempts {
-				t.Fatalf("%s %q attempts %d; want %s %q %d", got.State, got.Error, got.Attempts, tc.wantState, tc.wantErr, tc.attempts)
+			wantErr := strings.ReplaceAll(tc.wantErr, "{id}", j.ID)
+			if got.State != tc.wantState || got.Error != wantErr || got.Attempts != tc.attempts {
+				t.Fatalf("%s %q attempts %d; want %s %q %d", got.State, got.Error, got.Attempts, tc.wantState, wantErr, tc.attempts)
+			}
+			if n := panics.Load(); n != int64(tc.panics) {
+				t.Errorf("service counted %d panics, want %d", n, tc.panics)
 			}
 			if _, _, err := s.Open(ctx, "ta", j.ID); (err == nil) != (tc.wantState == appliance.JobSucceeded) {
 				t.Fatalf("open: %v", err)
@@ -357,5 +383,58 @@ func TestBackoff(t *testing.T) {
 				t.Fatalf("Backoff(%d) = %v", tc.attempt, got)
 			}
 		})
+	}
+}
+
+// TestServiceQuarantine: a job that was running at two process deaths is
+// failed at the next start without running, and another tenant's job
+// runs (issue 20).
+func TestServiceQuarantine(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	defer db.Close()
+	poison := &appliance.Job{ID: "job_poison", TenantID: "ta", Kind: appliance.JobKindBatchReport, Lane: appliance.LaneStandard, Total: 10, MaxAttempts: 3, MaxInterruptions: 10}
+	if err := db.Enqueue(ctx, poison); err != nil {
+		t.Fatal(err)
+	}
+	// It runs, the process dies; the next process leases it again and
+	// dies too.
+	for i := range 2 {
+		if _, err := db.Lease(ctx, fmt.Sprintf("dead%d/0", i), time.Hour, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if _, _, err := db.RequeueOrphans(ctx, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	h := &sumHandler{chunk: 3}
+	set := metrics.NewSet()
+	opts := fastOpts()
+	opts.Metrics = set
+	s := jobs.New(db, dir, opts)
+	s.Register(appliance.JobKindBatchReport, h)
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	got, err := s.Get(ctx, "ta", poison.ID)
+	if err != nil || got.State != appliance.JobFailed || got.Error != appliance.JobQuarantineReason || got.Crashes != 2 {
+		t.Fatalf("after the start: %+v, %v; want failed %q with 2 crashes", got, err, appliance.JobQuarantineReason)
+	}
+	other := &appliance.Job{TenantID: "tb", Kind: appliance.JobKindBatchReport, Total: 9}
+	if err := s.Enqueue(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "tb", other.ID, appliance.JobSucceeded)
+	if n := h.started.Load(); n != 3 {
+		t.Fatalf("handler ran %d chunks, want 3 (the other job's only)", n)
+	}
+	var b bytes.Buffer
+	set.WritePrometheus(&b)
+	if want := `linkplan_jobs_finished_total{kind="batch_report",state="failed"} 1`; !strings.Contains(b.String(), want) {
+		t.Errorf("metrics lack %s:\n%s", want, b.String())
 	}
 }

@@ -15,6 +15,10 @@
 //	| running | Close   | closed  | fn's context ends; Close waits for a running fn  |
 //	| idle    | Close   | idle    | nothing                                          |
 //	| closed  | Start   | closed  | refused with appliance.ErrConflict               |
+//
+// A panic of fn is recovered (Loop.Recover: logged at ERROR with its
+// stack, counted as component "periodic.<name>"); the loop goes on and
+// runs fn again at the next tick.
 package periodic
 
 import (
@@ -29,6 +33,10 @@ import (
 // not safe for concurrent Start and Close calls (a service starts and
 // closes it from one goroutine).
 type Loop struct {
+	// Recover recovers a panic of fn (nil: logged to slog.Default, not
+	// counted). Set it before Start.
+	Recover *appliance.Recoverer
+
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -54,11 +62,17 @@ func (l *Loop) Start(name string, interval time.Duration, fn func(ctx context.Co
 			case <-run.Done():
 				return
 			case <-t.C:
-				fn(run)
+				l.runOnce(run, name, fn)
 			}
 		}
 	}()
 	return nil
+}
+
+// runOnce runs fn, recovering its panic.
+func (l *Loop) runOnce(ctx context.Context, name string, fn func(ctx context.Context)) {
+	defer l.Recover.Recover(ctx, "periodic."+name, nil)
+	fn(ctx)
 }
 
 // Started reports whether Start has succeeded (the Loop is running or

@@ -3,6 +3,7 @@ package periodic_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -98,3 +99,39 @@ func TestCloseWaitsForRun(t *testing.T) {
 		t.Fatalf("Close with a run that ignores its context: %v, want DeadlineExceeded", err)
 	}
 }
+
+// TestLoopRecoversPanic: a panicking run is recovered and counted, and the
+// loop runs fn again.
+func TestLoopRecoversPanic(t *testing.T) {
+	var counted atomic.Int32
+	l := periodic.Loop{Recover: &appliance.Recoverer{Log: slogDiscard(), Count: func(c string) {
+		if c == "periodic.test" {
+			counted.Add(1)
+		}
+	}}}
+	var runs atomic.Int32
+	again := make(chan struct{})
+	if err := l.Start("test", time.Millisecond, func(context.Context) {
+		switch runs.Add(1) {
+		case 1:
+			panic("boom")
+		case 2:
+			close(again)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-again:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop did not run again after a panic")
+	}
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if counted.Load() != 1 {
+		t.Fatalf("%d panics counted, want 1", counted.Load())
+	}
+}
+
+func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }

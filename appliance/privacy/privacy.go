@@ -111,6 +111,9 @@ type Options struct {
 	TowersDeleted func(ids []string)
 	// Log receives the scheduler's errors; nil discards them.
 	Log *slog.Logger
+	// Recover recovers a panic of the scheduling loop (the loop goes on);
+	// nil logs it to slog.Default.
+	Recover *appliance.Recoverer
 }
 
 // Service answers data-subject requests (package doc).
@@ -608,6 +611,7 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.Schedule(ctx); err != nil {
 		return err
 	}
+	s.loop.Recover = s.opts.Recover
 	return s.loop.Start("privacy", s.opts.ScheduleInterval, func(run context.Context) {
 		if err := s.Schedule(run); err != nil && run.Err() == nil {
 			s.log.Error("privacy: schedule the daily hard delete", "err", err)

@@ -54,6 +54,9 @@ type Service struct {
 	Apply    func(towers []*appliance.Tower) error
 	SnapM    float64 // snapping radius, metres; 0 means catalog.DefaultSnapRadiusM
 	Recorder Recorder
+	// Recover recovers a panic of a scheduled refresh (the loop goes on);
+	// nil logs it to slog.Default.
+	Recover *appliance.Recoverer
 
 	gaz *catalog.Gazetteer
 	log *slog.Logger
@@ -232,6 +235,7 @@ func (s *Service) snapM() float64 {
 // the caller's (RefreshOnce at start-up), so Start only schedules. A
 // second Start is appliance.ErrConflict.
 func (s *Service) Start(ctx context.Context) error {
+	s.loop.Recover = s.Recover
 	return s.loop.Start("refresh", s.Interval, func(run context.Context) {
 		if _, err := s.RefreshOnce(run, false); err != nil && run.Err() == nil {
 			s.log.Warn("scheduled refresh", "err", err)

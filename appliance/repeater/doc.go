@@ -51,7 +51,9 @@
 // 10 dB), when its profile needs a terrain tile that no pack holds
 // (counted in Counts.EdgesMissingTerrain and named in MissingTiles: never
 // sea level), or when the engine refuses it (Counts.EdgesFailed, with up to
-// 5 reasons). For engines whose loss is never below free space (fspl), a
+// 5 reasons; a hop whose evaluation panics is a failed hop too, its reason
+// "internal error (reference <request or job id>)", the panic logged and
+// counted by Service.Recover as component "repeater.edge"). For engines whose loss is never below free space (fspl), a
 // hop whose free-space loss over its great-circle length already leaves
 // less than MinMarginDB is absent without touching the terrain
 // (Counts.EdgesPruned, with the hops over MaxHopM and those between ends

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"math/rand/v2"
@@ -674,5 +676,52 @@ func TestPlanTinyCache(t *testing.T) {
 	}
 	if want.Route == nil || !reflect.DeepEqual(got.Route, want.Route) || !reflect.DeepEqual(got.Alternatives, want.Alternatives) {
 		t.Fatalf("tiny cache: %+v\nroomy cache: %+v", got.Route, want.Route)
+	}
+}
+
+// panicTerrain panics on the profiles that end at or start from one
+// position (a stand-in for an engine bug on some hop).
+type panicTerrain struct {
+	appliance.Terrain
+	at appliance.LatLon
+}
+
+func (p panicTerrain) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
+	if a == p.at || b == p.at {
+		panic("profile bug")
+	}
+	return p.Terrain.Profile(a, b, stepM)
+}
+
+// TestIssue20_EdgePanicIsAFailedEdge: an edge whose evaluation panics on
+// a worker goroutine is a failed edge with the request's reference among
+// the fail reasons; the plan answers with the other edges.
+func TestIssue20_EdgePanicIsAFailedEdge(t *testing.T) {
+	bad := appliance.LatLon{Lat: -22.87, Lon: -43.20}
+	svc := newTestService(t, panicTerrain{Terrain: rioTerrain(t), at: bad}, nil)
+	var counted sync.Map
+	svc.Recover = &appliance.Recoverer{Log: slog.New(slog.DiscardHandler), Count: func(c string) {
+		n, _ := counted.LoadOrStore(c, new(atomic.Int32))
+		n.(*atomic.Int32).Add(1)
+	}}
+	req := Request{
+		From:           Endpoint{Site: &Site{Pos: appliance.LatLon{Lat: -22.88, Lon: -43.25}, HeightM: 40}},
+		To:             Endpoint{Site: &Site{Pos: appliance.LatLon{Lat: -22.88, Lon: -43.10}, HeightM: 40}},
+		FreqMHz:        1800,
+		Engine:         appliance.EngineFSPL,
+		CandidateSites: []Site{{Pos: bad, HeightM: 40}, {Pos: appliance.LatLon{Lat: -22.86, Lon: -43.17}, HeightM: 40}},
+		MinMarginDB:    -50,
+		MaxHopM:        20_000,
+	}
+	Defaults(&req, map[string]bool{"min_margin_db": true})
+	ctx := appliance.WithActor(context.Background(), appliance.Actor{RequestID: "req-edge"})
+	plan, err := svc.Plan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := counted.Load("repeater.edge")
+	if plan.Route == nil || plan.Counts.EdgesFailed == 0 || n == nil || n.(*atomic.Int32).Load() != int32(plan.Counts.EdgesFailed) ||
+		len(plan.FailReasons) == 0 || !strings.Contains(plan.FailReasons[0], "internal error (reference req-edge)") {
+		t.Fatalf("route %v, counts %+v, reasons %v", plan.Route != nil, plan.Counts, plan.FailReasons)
 	}
 }

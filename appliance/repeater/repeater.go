@@ -233,6 +233,10 @@ type Service struct {
 	FresnelPenaltyDB float64
 	// Workers is the most edges evaluated at once.
 	Workers int
+	// Recover recovers the panics of the edge workers: an edge that
+	// panics is a failed edge (counted, its reason among FailReasons) and
+	// the plan goes on. nil logs them to slog.Default.
+	Recover *appliance.Recoverer
 	cache   *EdgeCache
 }
 
@@ -668,7 +672,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 					return
 				}
 				j := todo[i]
-				f, err := g.s.evalEdge(g.ctx, g.eng, a, g.nodes[j.v], g.req.FreqMHz)
+				f, err := g.s.evalEdgeOnWorker(g.ctx, g.eng, a, g.nodes[j.v], g.req.FreqMHz)
 				if err != nil {
 					errs[i] = err
 					continue
@@ -724,6 +728,13 @@ func label(n Node) string {
 		return fmt.Sprintf("candidate_sites[%d]", n.Site)
 	}
 	return n.Kind
+}
+
+// evalEdgeOnWorker is evalEdge on a worker goroutine: a panic is the
+// edge's error (an *appliance.PanicError).
+func (s *Service) evalEdgeOnWorker(ctx context.Context, eng appliance.Engine, a, b Node, freqMHz float64) (f edgeFigures, err error) {
+	defer s.Recover.Recover(ctx, "repeater.edge", &err)
+	return s.evalEdge(ctx, eng, a, b, freqMHz)
 }
 
 // evalEdge computes the figures of the hop a → b on the terrain profile.

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,11 @@ type doc struct {
 	footer  string   // the tenant's footer line, "" for none
 	logo    []byte   // normalised PNG, nil for none
 	created string   // creation time, UTC, to the minute
-	enc     *encoder // simple-font mode: the text encoder; nil in Unicode mode
+	enc     *encoder // the text encoder of the font mode (doc.tr)
+	// lacked are the characters the Unicode fonts lack that the document
+	// shows as substitute, ascending: the note of noteLacked (Unicode
+	// mode). render finds them.
+	lacked []rune
 }
 
 // validateOptions checks opt and returns the normalised logo (nil for
@@ -171,11 +176,14 @@ func parseColor(s string) (rgb, bool) {
 // options must have been validated; logo is the normalised logo.
 func newDoc(opt Options, logo []byte, docTitle, metaTitle string, m fontMode) (*doc, error) {
 	d := &doc{lang: opt.Language, logo: logo}
+	var err error
 	if m == simpleFonts {
-		var err error
-		if d.enc, err = newEncoder(); err != nil {
-			return nil, err
-		}
+		d.enc, err = newEncoder()
+	} else {
+		d.enc, err = newUnicodeEncoder()
+	}
+	if err != nil {
+		return nil, err
 	}
 	if d.lang == "" {
 		d.lang = English
@@ -211,8 +219,8 @@ func newDoc(opt Options, logo []byte, docTitle, metaTitle string, m fontMode) (*
 	addFonts(p, m)
 	p.SetMargins(marginX, marginT, marginX)
 	p.SetAutoPageBreak(true, marginB)
-	p.SetTitle(metaTitle, true)
-	p.SetAuthor(d.brand, true)
+	p.SetTitle(bmpOnly(metaTitle), true)
+	p.SetAuthor(bmpOnly(d.brand), true)
 	p.SetCreator("linkplan", true)
 	p.SetProducer("linkplan appliance/report (go-pdf/fpdf)", true)
 	p.SetLang(string(d.lang))
@@ -238,19 +246,49 @@ func newDoc(opt Options, logo []byte, docTitle, metaTitle string, m fontMode) (*
 }
 
 // tr returns s as the current fonts take it: encoded in simple8 in
-// simple-font mode, unchanged in Unicode mode. Every text drawn or
-// measured goes through it.
-func (d *doc) tr(s string) string {
-	if d.enc == nil {
-		return s
-	}
-	return d.enc.encode(s)
-}
+// simple-font mode; in Unicode mode unchanged but for the characters the
+// fonts lack, replaced by substitute (encoder.encode). Every text drawn
+// or measured goes through it.
+func (d *doc) tr(s string) string { return d.enc.encode(s) }
 
 // missed reports whether a text of a simple-font document had a
 // character outside simple8 (the document must be rendered in Unicode
 // mode).
-func (d *doc) missed() bool { return d.enc != nil && d.enc.missed }
+func (d *doc) missed() bool { return d.enc.codes != nil && d.enc.missed }
+
+// renderModes writes the document that lay lays out in mode m, with its
+// lacked note, to w. It is the font-mode loop of every document: simple
+// fonts first; when a text needs a character outside simple8, Unicode
+// fonts, whose missing characters are shown as substitute and named in
+// the note. The note's characters are those the simple pass met and the
+// Unicode fonts lack; if the Unicode pass replaced others (a text cut to
+// its cell by the other mode's widths keeps other characters), it is
+// rendered again with those: the texts drawn do not depend on the note,
+// so the second Unicode pass agrees with itself.
+func renderModes(w io.Writer, lay func(m fontMode, lacked []rune) (*doc, error)) error {
+	d, err := lay(simpleFonts, nil)
+	if err != nil {
+		return err
+	}
+	if !d.missed() {
+		return d.output(w)
+	}
+	u, err := newUnicodeEncoder()
+	if err != nil {
+		return err
+	}
+	lacked := u.lackedIn(d.enc.outside)
+	for pass := 0; ; pass++ {
+		if d, err = lay(unicodeFonts, lacked); err != nil {
+			return err
+		}
+		got := d.enc.lackedIn(d.enc.lacked)
+		if slices.Equal(got, lacked) || pass == 1 {
+			return d.output(w)
+		}
+		lacked = got
+	}
+}
 
 // width is the width of s in the current font, millimetres.
 func (d *doc) width(s string) float64 { return d.pdf.GetStringWidth(d.tr(s)) }
@@ -267,15 +305,43 @@ func (d *doc) output(w io.Writer) error {
 }
 
 // clean replaces control characters (line breaks included) by spaces and
-// trims s: input strings are shown on one line.
+// trims s: input strings are shown on one line. Invalid UTF-8 becomes
+// U+FFFD (as a JSON decoder makes an unpaired surrogate), which the
+// Unicode fonts draw: the reader sees that a character was there.
 func clean(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
+		if unicode.IsControl(r) {
 			return ' '
 		}
 		return r
 	}, s)
 	return strings.TrimSpace(s)
+}
+
+// noteLacked draws, when the document replaced characters its fonts lack
+// by substitute, the line that says how many and which (up to 8 code
+// points, then "…"), in the colour of the warnings.
+func (d *doc) noteLacked() {
+	if len(d.lacked) == 0 {
+		return
+	}
+	p := d.pdf
+	names := make([]string, 0, 9)
+	for _, r := range d.lacked[:min(len(d.lacked), 8)] {
+		names = append(names, fmt.Sprintf("%U", r))
+	}
+	if len(d.lacked) > 8 {
+		names = append(names, "…")
+	}
+	f := d.tx.lackedMany
+	if len(d.lacked) == 1 {
+		f = d.tx.lackedOne
+	}
+	p.Ln(1)
+	p.SetFont(family, "", 8)
+	p.SetTextColor(150, 75, 0)
+	p.MultiCell(bodyW, 4.2, d.tr(fmt.Sprintf(f, len(d.lacked), strings.Join(names, ", "))), "", "L", false)
+	p.SetTextColor(30, 30, 30)
 }
 
 // fit cleans s and cuts it with an ellipsis to fit w millimetres in the

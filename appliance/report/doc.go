@@ -23,10 +23,40 @@
 // encoding (TestSimpleFontCoverage renders them all and reads them back
 // with pdftotext). When a text has a character outside it (a Cyrillic
 // brand name, say), the document is rendered again with the full DejaVu
-// files through fpdf's UTF-8 fonts (subset to the characters used), so
-// nothing is ever replaced. The glyph widths of both modes are the same
-// numbers (TestSimpleFontWidths): the layout and the text do not depend on
-// the mode.
+// files through fpdf's UTF-8 fonts (subset to the characters used). The
+// glyph widths of both modes are the same numbers (TestSimpleFontWidths):
+// the layout and the text do not depend on the mode.
+//
+// # Characters the fonts lack
+//
+// Any Unicode string renders. DejaVu Sans draws 5,366 characters
+// (fonts/unicode-coverage.txt, the Basic Multilingual Plane characters
+// both faces have): Latin, Greek, Cyrillic, Hebrew, Arabic, Georgian,
+// Armenian, combining marks, many symbols, but no CJK and nothing above
+// U+FFFF (emoji), on which fpdf panics (generateCIDFontMap indexes a
+// 65,536-entry table). Every text drawn or measured goes through one
+// function (doc.tr, encoder.encode), which in Unicode mode replaces each
+// character the fonts lack by U+FFFD REPLACEMENT CHARACTER (drawn as a
+// diamond with a question mark, read back as U+FFFD by pdftotext); the
+// document then says so in one line, in the warnings section of a link
+// report and under the data provenance of a batch summary: "N
+// characters of this document could not be drawn with its fonts and are
+// shown as the replacement character (U+FFFD): U+4E2D, U+1F600." (N
+// counts distinct characters, up to 8 code points are listed). Invalid
+// UTF-8 and unpaired surrogates (which a JSON decoder turns into U+FFFD)
+// show as U+FFFD too, without a note: the font has that character. The
+// document information (title, author) keeps every BMP character and
+// replaces the others by U+FFFD (fpdf's UTF-16 encoder mangles them).
+// Before issue 20 an emoji in a brand, operator or batch row id made the
+// renderer panic (HTTP 500, or a crashed process from a batch goroutine),
+// and a CJK name was drawn as blank glyphs with no word of it.
+//
+// Right-to-left text (Hebrew, Arabic) is reordered into visual order per
+// line (bidi.go, a simplified UAX #9 for left-to-right lines), so that it
+// reads right to left on the page and pdftotext gives it back in logical
+// order. Arabic letters are drawn unjoined (no contextual shaping), and a
+// right-to-left run that a multi-line cell wraps has its parts on
+// swapped lines.
 //
 // The package imports appliance (domain types) and fpdf only; the batch and
 // web layers call it, it calls none of them.

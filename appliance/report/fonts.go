@@ -3,6 +3,7 @@ package report
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,6 +31,16 @@ var dejaVuSansBold []byte
 //
 //go:embed fonts/simple8.map
 var simple8Map string
+
+// unicodeCoverage lists the characters both Unicode-mode faces (DejaVu
+// Sans and Sans Bold) have a glyph for, as ranges of code points, one
+// "XXXX-YYYY" a line (fonts/unicode-coverage.txt; TestUnicodeCoverage
+// regenerates and checks it). Only the Basic Multilingual Plane: fpdf's
+// UTF-8 fonts index their glyph widths by a 16-bit code and panic on any
+// character above U+FFFF (an emoji) when the font is written.
+//
+//go:embed fonts/unicode-coverage.txt
+var unicodeCoverage string
 
 // The simple-font definitions: fpdf TrueType font definitions (JSON) of
 // the fonts/*-simple8.ttf subsets of DejaVu Sans (the glyphs of
@@ -64,16 +75,71 @@ const (
 	unicodeFonts
 )
 
-// encoder maps text to the simple8 encoding and records whether a
-// character had no code.
+// substitute replaces, in Unicode mode, every character the fonts lack:
+// U+FFFD REPLACEMENT CHARACTER, which both faces draw (a diamond with a
+// question mark; TestUnicodeCoverage checks it is covered). It is visible
+// where the character was, pdftotext reads it back as U+FFFD, and it
+// cannot be mistaken for a '?' of the text. The document then carries a
+// note naming the characters replaced (noteLacked).
+const substitute = '\uFFFD'
+
+// encoder maps text to what the document's fonts draw. In simple mode it
+// encodes to simple8 (codes); a character without a code becomes '?',
+// sets missed (the document is rendered again in Unicode mode) and is
+// recorded in outside. In Unicode mode (cover) a character the fonts lack
+// becomes substitute and is recorded in lacked; the others are unchanged.
 type encoder struct {
-	codes  map[rune]byte // simple8 code of each non-ASCII character
-	missed bool          // a character had no code (shown as '?')
+	codes   map[rune]byte // simple mode: simple8 code of each non-ASCII character
+	missed  bool          // simple mode: a character had no code (shown as '?')
+	outside map[rune]bool // simple mode: the characters without a code
+	cover   coverage      // Unicode mode: the characters the fonts draw
+	lacked  map[rune]bool // Unicode mode: the characters replaced by substitute
 }
 
-// newEncoder reads simple8Map.
+// coverage is a set of characters as sorted, disjoint, inclusive ranges.
+type coverage [][2]rune
+
+// parseCoverage reads unicodeCoverage.
+func parseCoverage(s string) (coverage, error) {
+	var c coverage
+	for n, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		lo, hi, ok := strings.Cut(strings.TrimSpace(line), "-")
+		a, err1 := strconv.ParseUint(lo, 16, 32)
+		b, err2 := strconv.ParseUint(hi, 16, 32)
+		if !ok || err1 != nil || err2 != nil || a > b || b > 0xFFFF || len(c) > 0 && rune(a) <= c[len(c)-1][1] {
+			return nil, fmt.Errorf("unicode-coverage.txt line %d: want ascending \"XXXX-YYYY\" within the BMP, got %q", n+1, line)
+		}
+		c = append(c, [2]rune{rune(a), rune(b)})
+	}
+	return c, nil
+}
+
+// has reports whether r is in c.
+func (c coverage) has(r rune) bool {
+	i, _ := slices.BinarySearchFunc(c, r, func(rg [2]rune, r rune) int {
+		switch {
+		case rg[1] < r:
+			return -1
+		case rg[0] > r:
+			return 1
+		}
+		return 0
+	})
+	return i < len(c) && c[i][0] <= r && r <= c[i][1]
+}
+
+// newUnicodeEncoder reads unicodeCoverage.
+func newUnicodeEncoder() (*encoder, error) {
+	c, err := parseCoverage(unicodeCoverage)
+	if err != nil {
+		return nil, err
+	}
+	return &encoder{cover: c, lacked: map[rune]bool{}}, nil
+}
+
+// newEncoder reads simple8Map: the simple-mode encoder.
 func newEncoder() (*encoder, error) {
-	e := &encoder{codes: make(map[rune]byte, 128)}
+	e := &encoder{codes: make(map[rune]byte, 128), outside: map[rune]bool{}}
 	for n, line := range strings.Split(strings.TrimSpace(simple8Map), "\n") {
 		code, r, name, err := parseMapLine(line)
 		if err != nil {
@@ -103,10 +169,17 @@ func parseMapLine(line string) (code byte, r rune, name string, err error) {
 	return byte(c), rune(u), f[2], nil
 }
 
-// encode returns s in the simple8 encoding. ASCII and control characters
-// (line breaks of multi-line cells) keep their byte; a character without a
-// code becomes '?' and sets missed.
+// encode returns s as the document's fonts take it: in simple mode, in
+// the simple8 encoding (ASCII and control characters, such as the line
+// breaks of multi-line cells, keep their byte; a character without a code
+// becomes '?' and sets missed); in Unicode mode, as UTF-8 with each
+// character the fonts lack replaced by substitute (lacked). Every text
+// drawn or measured goes through it (doc.tr): it is the one place that
+// keeps a character fpdf cannot draw, or panics on, out of the PDF.
 func (e *encoder) encode(s string) string {
+	if e.codes == nil {
+		return e.unicode(s)
+	}
 	ascii := true
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x7F {
@@ -126,10 +199,63 @@ func (e *encoder) encode(s string) string {
 			b = append(b, c)
 		default:
 			e.missed = true
+			e.outside[r] = true
 			b = append(b, '?')
 		}
 	}
 	return string(b)
+}
+
+// unicode is encode in Unicode mode. Control characters (line breaks)
+// pass; invalid UTF-8 becomes substitute, as the fonts draw it; a line
+// with right-to-left letters is put in visual order (bidi.go).
+func (e *encoder) unicode(s string) string {
+	ok := true
+	for _, r := range s {
+		if r >= utf8.RuneSelf && (r == utf8.RuneError || !e.cover.has(r)) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return visual(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r >= utf8.RuneSelf && !e.cover.has(r) {
+			e.lacked[r] = true
+			r = substitute
+		}
+		b.WriteRune(r)
+	}
+	return visual(b.String())
+}
+
+// lackedIn returns the characters of set that the fonts of e (Unicode
+// mode) lack, ascending.
+func (e *encoder) lackedIn(set map[rune]bool) []rune {
+	var out []rune
+	for r := range set {
+		if !e.cover.has(r) {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bmpOnly returns s with every character above U+FFFF replaced by
+// substitute: fpdf's UTF-16 encoder of the document information (title,
+// author) mangles them. No font draws these strings, so nothing else is
+// replaced.
+func bmpOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r > 0xFFFF {
+			return substitute
+		}
+		return r
+	}, s)
 }
 
 // addFonts adds the regular and bold faces of family to p in mode m.

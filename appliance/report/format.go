@@ -73,6 +73,7 @@ type texts struct {
 	cable, rxPower, threshold, margin                       string
 	engine, engineID, engineVersion, diffraction            string
 	warnings, noWarnings, warningsLang                      string
+	lackedOne, lackedMany                                   string // the note of the characters the fonts lack (%d, %s)
 	provenance, placement, uncertainty, dataset, synthetic  string
 	syntheticNo, syntheticYes, updated, unknown             string
 	disclaimer, disclaimerText, screening                   string
@@ -117,6 +118,8 @@ func (l Language) words() *texts {
 			margin: "Margem do enlace",
 			engine: "Motor de propagação", engineID: "Motor", engineVersion: "Versão", diffraction: "Perda por difração",
 			warnings: "Avisos", noWarnings: "Nenhum aviso.", warningsLang: "Mensagens em inglês, como a API as devolve.",
+			lackedOne:  "%d caractere deste documento não pôde ser desenhado com as suas fontes e aparece como o caractere de substituição (U+FFFD): %s.",
+			lackedMany: "%d caracteres deste documento não puderam ser desenhados com as suas fontes e aparecem como o caractere de substituição (U+FFFD): %s.",
 			provenance: "Procedência dos dados da torre", placement: "Posicionamento", uncertainty: "Incerteza de posição",
 			dataset: "Conjunto de dados", synthetic: "Dado sintético", syntheticNo: "não: registro de fonte pública",
 			syntheticYes: "DADO SINTÉTICO DE EXEMPLO: esta torre foi gerada e não é infraestrutura real.",
@@ -166,6 +169,8 @@ func (l Language) words() *texts {
 		margin: "Link margin",
 		engine: "Propagation engine", engineID: "Engine", engineVersion: "Version", diffraction: "Diffraction loss",
 		warnings: "Warnings", noWarnings: "No warnings.",
+		lackedOne:  "%d character of this document could not be drawn with its fonts and is shown as the replacement character (U+FFFD): %s.",
+		lackedMany: "%d characters of this document could not be drawn with its fonts and are shown as the replacement character (U+FFFD): %s.",
 		provenance: "Tower data provenance", placement: "Placement", uncertainty: "Position uncertainty",
 		dataset: "Dataset", synthetic: "Synthetic data", syntheticNo: "no: public source record",
 		syntheticYes: "SYNTHETIC SAMPLE DATA: this tower is generated, not real infrastructure.",

@@ -46,20 +46,18 @@ func Write(w io.Writer, in Input, opt Options) error {
 		return fmt.Errorf("link report: %w", err)
 	}
 	// Simple fonts first; Unicode fonts when a text needs a character
-	// outside simple8 (fonts.go).
-	for _, m := range []fontMode{simpleFonts, unicodeFonts} {
+	// outside simple8 (fonts.go, renderModes).
+	err := renderModes(w, func(m fontMode, lacked []rune) (*doc, error) {
 		r, err := newRenderer(in, opt, logo, m)
 		if err != nil {
-			return fmt.Errorf("link report: %w", err)
+			return nil, err
 		}
+		r.lacked = lacked
 		r.document()
-		if r.missed() {
-			continue
-		}
-		if err := r.output(w); err != nil {
-			return fmt.Errorf("link report: %w", err)
-		}
-		break
+		return r.doc, nil
+	})
+	if err != nil {
+		return fmt.Errorf("link report: %w", err)
 	}
 	return nil
 }
@@ -337,6 +335,7 @@ func (r *renderer) warnings() {
 	if len(ws) == 0 {
 		p.SetFont(family, "", 8.5)
 		p.CellFormat(bodyW, rowH, r.tr(tx.noWarnings), "", 1, "L", false, 0, "")
+		r.noteLacked()
 		return
 	}
 	if tx.warningsLang != "" {
@@ -359,6 +358,7 @@ func (r *renderer) warnings() {
 		p.MultiCell(bodyW-46, 4.2, r.tr(orUnknown(clean(w.Message), "—")), "", "L", false)
 		p.Ln(1)
 	}
+	r.noteLacked()
 }
 
 // provenance is the tower's data provenance and position uncertainty, with

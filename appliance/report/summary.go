@@ -103,22 +103,20 @@ func WriteSummary(w io.Writer, in SummaryInput, opt Options) error {
 		title = t
 	}
 	// Simple fonts first; Unicode fonts when a text needs a character
-	// outside simple8 (fonts.go).
-	for _, m := range []fontMode{simpleFonts, unicodeFonts} {
+	// outside simple8 (fonts.go, renderModes).
+	err := renderModes(w, func(m fontMode, lacked []rune) (*doc, error) {
 		d, err := newDoc(opt, logo, title, title+" "+clean(in.JobID), m)
 		if err != nil {
-			return fmt.Errorf("batch summary: %w", err)
+			return nil, err
 		}
+		d.lacked = lacked
 		s := &summary{doc: d, in: in, title: title}
 		s.stats()
 		s.document()
-		if s.missed() {
-			continue
-		}
-		if err := s.output(w); err != nil {
-			return fmt.Errorf("batch summary: %w", err)
-		}
-		break
+		return d, nil
+	})
+	if err != nil {
+		return fmt.Errorf("batch summary: %w", err)
 	}
 	return nil
 }
@@ -480,4 +478,5 @@ func (s *summary) provenance() {
 	if n == 0 {
 		p.CellFormat(bodyW, rowH, s.tr(tx.unknown), "", 1, "L", false, 0, "")
 	}
+	s.noteLacked()
 }

@@ -126,28 +126,33 @@ type corpusRow struct {
 }
 
 // featurise computes the vectors (schema version) and baselines of rows on
-// up to workers goroutines, in row order.
-func featurise(ctx context.Context, f Featurizer, base BaselineFunc, rows []appliance.Observation, version, workers int) []corpusRow {
+// up to workers goroutines, in row order. A row whose featurisation
+// panics gets the *appliance.PanicError as its error (rec).
+func featurise(ctx context.Context, rec *appliance.Recoverer, f Featurizer, base BaselineFunc, rows []appliance.Observation, version, workers int) []corpusRow {
 	out := make([]corpusRow, len(rows))
 	workers = max(1, min(workers, len(rows)))
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Go(func() {
 			for i := w; i < len(rows); i += workers {
-				r := &out[i]
-				if r.x, r.info, r.err = f.Vector(ctx, &rows[i], version); r.err != nil {
-					continue
-				}
-				if base != nil {
-					if r.base, r.err = base(ctx, &rows[i]); r.err != nil {
-						r.err = fmt.Errorf("baseline: %w", r.err)
-					}
-				}
+				featuriseRow(ctx, rec, f, base, &rows[i], version, &out[i])
 			}
 		})
 	}
 	wg.Wait()
 	return out
+}
+
+func featuriseRow(ctx context.Context, rec *appliance.Recoverer, f Featurizer, base BaselineFunc, o *appliance.Observation, version int, r *corpusRow) {
+	defer rec.Recover(ctx, "training.featurise", &r.err)
+	if r.x, r.info, r.err = f.Vector(ctx, o, version); r.err != nil {
+		return
+	}
+	if base != nil {
+		if r.base, r.err = base(ctx, o); r.err != nil {
+			r.err = fmt.Errorf("baseline: %w", r.err)
+		}
+	}
 }
 
 func keepMetric(m string) bool {
@@ -166,6 +171,14 @@ func keepMetric(m string) bool {
 // refuse are skipped and counted. An empty consented set is the consent
 // refusal (ErrNoConsentedCorpus) or ErrNoObservations.
 func BuildCorpus(ctx context.Context, f Featurizer, base BaselineFunc, regionAt func(appliance.LatLon) string,
+	consented []appliance.Observation, stored int, clutter bool, workers int) (*Corpus, error) {
+	return buildCorpus(ctx, nil, f, base, regionAt, consented, stored, clutter, workers)
+}
+
+// buildCorpus is BuildCorpus with the Recoverer of the featurisation
+// workers: a row whose featurisation panics fails the build with the
+// row's id (the retrain job fails; the served models stay).
+func buildCorpus(ctx context.Context, rec *appliance.Recoverer, f Featurizer, base BaselineFunc, regionAt func(appliance.LatLon) string,
 	consented []appliance.Observation, stored int, clutter bool, workers int) (*Corpus, error) {
 	if len(consented) == 0 {
 		return nil, consentError(stored)
@@ -188,7 +201,7 @@ func BuildCorpus(ctx context.Context, f Featurizer, base BaselineFunc, regionAt 
 	}
 	var res []corpusRow
 	for {
-		res = featurise(ctx, f, base, rows, version, workers)
+		res = featurise(ctx, rec, f, base, rows, version, workers)
 		if version == 2 && anyIs(res, appliance.ErrUnavailable) {
 			version = 1 // some receiver has no land-cover class: the whole corpus uses the 17 features
 			continue

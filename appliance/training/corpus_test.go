@@ -2,8 +2,10 @@ package training_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"linkplan/appliance"
@@ -43,6 +45,27 @@ func TestCorpusSkips(t *testing.T) {
 		if o.ID != rows[i].ID || c.Y[i] != o.ObservedDBm || len(c.X[i]) != 17 || c.Bands[i] != features.SnapBandMHz(o.FreqHz/1e6) {
 			t.Fatalf("row %d: %s, y %v, %d features", i, o.ID, c.Y[i], len(c.X[i]))
 		}
+	}
+}
+
+// TestCorpusRowPanic: a row whose featurisation panics (on a worker
+// goroutine) fails the build with the row's id and an internal error; the
+// process goes on (issue 20).
+func TestCorpusRowPanic(t *testing.T) {
+	e := newEnv(t)
+	rows := append([]appliance.Observation(nil), synth(t, 300)[:20]...)
+	poison := rows[7].ID
+	base := func(ctx context.Context, o *appliance.Observation) (float64, error) {
+		if o.ID == poison {
+			var m map[string]float64
+			m[o.ID] = 1 // a nil map write panics
+		}
+		return e.baseline(ctx, o)
+	}
+	_, err := training.BuildCorpus(context.Background(), e.feat, base, regionOf, rows, len(rows), false, 3)
+	var pe *appliance.PanicError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "row "+poison+": internal error") {
+		t.Fatalf("err %v, want the row's internal error", err)
 	}
 }
 

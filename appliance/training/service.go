@@ -67,6 +67,9 @@ type Options struct {
 	// Clock is the time source (default time.Now).
 	Clock func() time.Time
 	Log   *slog.Logger
+	// Recover recovers the panics of featurisation workers (a row error)
+	// and of the trigger loop; nil logs them to slog.Default.
+	Recover *appliance.Recoverer
 }
 
 // Service trains, replays and promotes the learned models (package doc).
@@ -222,6 +225,7 @@ func (s *Service) Start(ctx context.Context) error {
 	if _, err := s.Check(ctx); err != nil {
 		s.log.Error("training: check the retrain trigger", "err", err)
 	}
+	s.loop.Recover = s.opts.Recover
 	return s.loop.Start("training", s.opts.CheckInterval, func(run context.Context) {
 		if _, err := s.Check(run); err != nil && run.Err() == nil {
 			s.log.Error("training: check the retrain trigger", "err", err)
@@ -282,7 +286,7 @@ func (s *Service) Retrain(ctx context.Context, jobID, trigger string) (*Outcome,
 	if err != nil {
 		return nil, fmt.Errorf("retrain %s: %w", jobID, err)
 	}
-	c, err := BuildCorpus(ctx, s.feat, s.baseline, s.opts.RegionAt, rows, stored, s.opts.Clutter, s.opts.Workers)
+	c, err := buildCorpus(ctx, s.opts.Recover, s.feat, s.baseline, s.opts.RegionAt, rows, stored, s.opts.Clutter, s.opts.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("retrain %s: %w", jobID, err)
 	}

@@ -61,6 +61,10 @@ type Deps struct {
 	Checks    []Check              // readiness checks, in order
 	Metrics   *metrics.Set         // the appliance's one metrics set
 	Log       *slog.Logger
+	// Recover recovers a request's panic (component "http": logged once
+	// with its stack under the request id, counted); nil logs it to the
+	// API's log without counting.
+	Recover   *appliance.Recoverer
 	Version   string
 	Offline   bool            // true: the appliance makes no outbound calls
 	Jobs      JobService      // queued jobs (appliance/jobs)
@@ -137,6 +141,9 @@ func New(d Deps) *API {
 	}
 	a := &API{Deps: d, MaxBodyBytes: DefaultMaxBodyBytes, log: d.Log.With("component", "api"), access: d.Log.With("component", "access"), metrics: d.Metrics, http: newHTTPMetrics()}
 	d.Metrics.RegisterMetricsWriter(a.http.write)
+	if a.Recover == nil {
+		a.Recover = &appliance.Recoverer{Log: a.log}
+	}
 	a.state.Store(StateStarting)
 	r := mux.NewRouter()
 	r.NotFoundHandler = a.wrap(func(http.ResponseWriter, *http.Request) (any, error) {

@@ -25,7 +25,9 @@
 // Every response, errors included, carries X-Request-Id (the client's value
 // when it sent a sane one, else a new random id). An unexpected error or a
 // panic is a bug: the body is the plain text "Internal Server Error" (SPEC
-// §7) and the request id goes to the log with the error. Each request
+// §7) and the request id goes to the log with the error (a panic through
+// Deps.Recover: logged once at ERROR with its stack, counted in
+// linkplan_recovered_panics_total{component="http"}). Each request
 // writes one access log record (component "access": request_id, key_id,
 // route template, method, status, duration_ms, bytes; never the key), so a
 // request id a client reports can be found.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -116,7 +115,7 @@ func (a *API) outer(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", rid)
 		acc := &access{}
-		ctx := context.WithValue(r.Context(), ctxRequestID, rid)
+		ctx := appliance.WithRequestID(context.WithValue(r.Context(), ctxRequestID, rid), rid)
 		r = r.WithContext(context.WithValue(ctx, ctxAccess, acc))
 		method := r.Method
 		route, matched := a.match(r)
@@ -136,7 +135,7 @@ func (a *API) outer(next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
-				a.log.Error("panic", "request_id", rid, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				a.Recover.Recovered(r.Context(), "http", p)
 				if sw.status == 0 {
 					http.Error(sw, "Internal Server Error", http.StatusInternalServerError)
 				}

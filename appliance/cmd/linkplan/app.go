@@ -110,6 +110,13 @@ type app struct {
 func boot(ctx context.Context, cfg config) (*app, error) {
 	log := cfg.Log
 	a := &app{log: log}
+	// The appliance's one metrics set; every goroutine that runs tenant
+	// work recovers its panics through rec, which logs each once with its
+	// stack and counts it by component.
+	mset := metrics.NewSet()
+	rec := &appliance.Recoverer{Log: log, Count: func(component string) {
+		mset.GetOrCreateCounter(fmt.Sprintf(`%s{component=%q}`, appliance.MetricRecoveredPanics, component)).Inc()
+	}}
 	db, err := store.Open(cfg.DataDir, store.Options{})
 	if err != nil {
 		return nil, err
@@ -156,6 +163,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	}
 	rs := refresh.New(gaz, log)
 	rs.Recorder = db
+	rs.Recover = rec
 	if cfg.RefreshInterval > 0 {
 		rs.Interval = cfg.RefreshInterval
 	}
@@ -228,8 +236,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// The job queue lives in the database; finished bundles are files
 	// under the data directory. Workers start with serve, after the API is
 	// ready, and drain before the database closes.
-	mset := metrics.NewSet()
-	a.jobs = jobs.New(db, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log})
+	a.jobs = jobs.New(db, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec})
 	a.batch = batch.New(batch.Deps{
 		Analyzer: plan, Queue: a.jobs, Quota: db, Terrain: terrainDesc,
 		ResolveEngine: func(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
@@ -237,9 +244,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		NewID:            jobs.NewID,
 		MaxInterruptions: jobs.DefaultMaxInterruptions,
+		Recover:          rec,
 	})
 	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
-	a.plans = &repeater.Submitter{Plans: repeater.New(ter, towers, reg.WithFallback, 0), Queue: a.jobs,
+	repeaters := repeater.New(ter, towers, reg.WithFallback, 0)
+	repeaters.Recover = rec
+	a.plans = &repeater.Submitter{Plans: repeaters, Queue: a.jobs,
 		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
 	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
 	// Privacy requests: the daily hard delete is a job on the same queue;
@@ -247,7 +257,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	jobsDir := filepath.Join(cfg.DataDir, "jobs")
 	a.privacy = privacy.New(db, a.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
 		return auth.VerifyAdminFrom(k, code, tenancy.Client(c))
-	}, privacy.Options{Log: log, RemoveResult: func(name string) error {
+	}, privacy.Options{Log: log, Recover: rec, RemoveResult: func(name string) error {
 		err := os.Remove(filepath.Join(jobsDir, filepath.Base(name)))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -270,7 +280,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// effective-band monitor; after a swap it reloads the serving side
 	// (a.predictions, assembled below, before any job runs).
 	reload := func(ctx context.Context) error { return a.predictions.Reload(ctx) }
-	if a.training, err = newTraining(db, a.jobs, ter, reg, gaz, cfg.DataDir, shipped.FS(), reload, log); err != nil {
+	if a.training, err = newTraining(db, a.jobs, ter, reg, gaz, cfg.DataDir, shipped.FS(), reload, log, rec); err != nil {
 		return nil, err
 	}
 	a.jobs.Register(appliance.JobKindModelRetrain, a.training.Handler())
@@ -352,7 +362,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
 			}
 		},
-		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
+		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
 		Jobs: a.jobs, Batches: a.batch,
 		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
 		Repeaters: a.plans,

@@ -23,9 +23,11 @@ import (
 	"github.com/pquerna/otp/totp"
 )
 
-// The batch crash drill (issue 8): a 5,000-row batch job survives three
-// kill -9 at random points and a SIGTERM drain, and its bundle holds
-// exactly 5,000 result rows, each once, identical to an uninterrupted run.
+// The batch crash drill (issue 8): a 5,000-row batch job survives a kill
+// -9 at a random point and a SIGTERM drain, and its bundle holds exactly
+// 5,000 result rows, each once, identical to an uninterrupted run. (Issue
+// 8 killed it three times; since issue 20 a second death while a job runs
+// quarantines it: TestIssue20_JobQuarantinedAfterTwoDeaths.)
 
 // drillRows is the deterministic 5,000-row batch: receivers on a jittered
 // grid over Rio de Janeiro (the embedded terrain), a few rows deliberately
@@ -55,8 +57,17 @@ func drillRows(n int) string {
 	return b.String()
 }
 
-// issueKey issues a tenant key of tier through the admin route of s.
+// issueKey issues a tenant key of tier through the admin route of s, with
+// the TOTP code of now.
 func issueKey(t testing.TB, s *server, dataDir, tier string) string {
+	t.Helper()
+	return issueKeyAt(t, s, dataDir, tier, time.Now())
+}
+
+// issueKeyAt is issueKey with the TOTP code of at: a second key within
+// the same 30 s takes the next period's code (time.Now() plus 30 s; the
+// appliance accepts one period of skew and refuses a replayed code).
+func issueKeyAt(t testing.TB, s *server, dataDir, tier string, at time.Time) string {
 	t.Helper()
 	credBytes, err := os.ReadFile(filepath.Join(dataDir, "admin-credentials.json"))
 	if err != nil {
@@ -69,7 +80,7 @@ func issueKey(t testing.TB, s *server, dataDir, tier string) string {
 	if err := json.Unmarshal(credBytes, &cred); err != nil {
 		t.Fatal(err)
 	}
-	code, err := totp.GenerateCode(cred.TOTPSecret, time.Now())
+	code, err := totp.GenerateCode(cred.TOTPSecret, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,15 +265,11 @@ func TestBatchCrashDrill(t *testing.T) {
 		t.Fatalf("reference server exit: %v", err)
 	}
 
-	// Three kill -9 at random progress points, each after a restart.
+	// One kill -9 at a random progress point, then a restart.
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("kill points seed %d", seed)
+	t.Logf("kill point seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	var targets []int64
-	for range 3 {
-		targets = append(targets, 1+rng.Int64N(n))
-	}
-	slices.Sort(targets)
+	targets := []int64{1 + rng.Int64N(n*9/10)}
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
 	key := issueKey(t, s, dir, "Business")
@@ -289,10 +296,10 @@ func TestBatchCrashDrill(t *testing.T) {
 	if got.State != "succeeded" {
 		t.Fatalf("job after %d kills: %+v", kills, got)
 	}
-	if got.Interruptions < 1 || got.Interruptions > kills {
+	if got.Interruptions != kills {
 		t.Errorf("job interrupted %d times after %d kills", got.Interruptions, kills)
 	}
-	t.Logf("job finished after %d kills with %d interruptions counted", kills, got.Interruptions)
+	t.Logf("job finished after %d kill with %d interruption counted", kills, got.Interruptions)
 	files := download(t, s, key, id)
 	checkRows(t, files, n)
 	sameOutputs(t, want, files)

@@ -79,9 +79,10 @@ func (t *terrainSet) hasClutter() bool {
 // newTraining assembles the training service on the appliance's parts;
 // shipped holds the models built into the binary (engines/ml/shipped.FS(),
 // served while DIR/models/current is absent; nil: none) and reload is the
-// serving side's Reload (nil: none).
+// serving side's Reload (nil: none); rec recovers the panics of its
+// workers and loop (nil: logged to slog.Default).
 func newTraining(db *store.DB, queue training.Queue, ter *terrainSet, reg *engines.Registry, gaz *catalog.Gazetteer,
-	dataDir string, shipped fs.FS, reload func(context.Context) error, log *slog.Logger) (*training.Service, error) {
+	dataDir string, shipped fs.FS, reload func(context.Context) error, log *slog.Logger, rec *appliance.Recoverer) (*training.Service, error) {
 	eng, err := reg.WithFallback(appliance.EngineHybrid)
 	if err != nil {
 		return nil, fmt.Errorf("training: %w", err)
@@ -93,6 +94,7 @@ func newTraining(db *store.DB, queue training.Queue, ter *terrainSet, reg *engin
 	feat := training.Features{Builder: &features.Builder{Terrain: ter, Clutter: cl}}
 	return training.New(db, queue, feat, training.HybridBaseline(eng, ter), training.Options{
 		Models: filepath.Join(dataDir, "models"), Shipped: shipped, Clutter: cl != nil, RegionAt: regionAtOf(gaz), Reload: reload, Log: log,
+		Recover: rec,
 	}), nil
 }
 
@@ -128,7 +130,7 @@ func retrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("model retrain: %w", err)
 	}
 	defer db.Close()
-	svc, err := newTraining(db, nil, ter, reg, gaz, *dataDir, nil, nil, nil)
+	svc, err := newTraining(db, nil, ter, reg, gaz, *dataDir, nil, nil, nil, nil)
 	if err != nil {
 		return fmt.Errorf("model retrain: %w", err)
 	}
