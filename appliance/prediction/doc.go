@@ -72,7 +72,8 @@
 // local Mondrian band with mondrian true when the artifact has one, else
 // the marginal band. When the artifact has a band for unseen
 // transmitters (ml.UnseenBand) and the query's transmitter is not among
-// the training ones (UnseenBand.Saw: position to 1e-4°), the half-width
+// the training ones (UnseenBand.Saw: site to 1e-4° and carrier to 0.1
+// MHz), the half-width
 // is the larger of the two and unseen is true (issue 20: the ordinary band
 // covered 0.854 of an unseen operator's rows at nominal 0.90). The live
 // band may widen it further: per signal class of the

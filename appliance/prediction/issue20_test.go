@@ -121,7 +121,7 @@ func TestIssue20_UnseenTransmitterBand(t *testing.T) {
 		units[i] = string(rune('a' + i%10))
 	}
 	u, err := ml.FitUnseenBand([]ml.HeldOut{{Name: "cells", Basis: ml.BasisLeaveCellOut, Residuals: res, Units: units}},
-		[]string{ml.TransmitterKey(-22.95, -43.21)}, 0.1)
+		[]string{ml.TransmitterKey(-22.95, -43.21, 1800)}, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -462,7 +462,7 @@ func (c *chain) conformal(a *ml.Artifact, signal float64) *Conformal {
 	b, mondrian := a.Conformal.BandFor(c.region)
 	class := ClassOf(signal)
 	half, widened, unseen := b.QAbsDB, false, false
-	if u := a.Conformal.Unseen; u != nil && !u.Saw(c.r.link.Tx.Lat, c.r.link.Tx.Lon) {
+	if u := a.Conformal.Unseen; u != nil && !u.Saw(c.r.link.Tx.Lat, c.r.link.Tx.Lon, c.r.link.FreqMHz) {
 		unseen = true
 		half = max(half, u.Band.QAbsDB)
 	}

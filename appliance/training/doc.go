@@ -89,10 +89,10 @@
 //     by H3 resolution-8 cell (seed 42), Mondrian conformal band per
 //     macro-region on the out-of-fold residuals, and the band for
 //     transmitters it never saw (conformal.unseen, ml.FitUnseenBand):
-//     five more folds grouped by transmitter (ml.TransmitterKey, seed
-//     42), their out-of-fold residuals resampled by transmitter (basis
+//     five more folds grouped by transmitter site (ml.SiteKey, seed 42),
+//     their out-of-fold residuals resampled by site (basis
 //     leave_cell_out: observations name no operator), with the training
-//     transmitters as the seen ones.
+//     transmitters (site and carrier, ml.TransmitterKey) as the seen ones.
 //   - Envelope of every artifact (SPEC §2.5; issue 20): the convex hull
 //     of its training receivers with an EnvelopeMarginM (1 km) margin, the
 //     rows' frequencies per snapped band widened by 5 % (at least 10 MHz,

@@ -52,7 +52,7 @@ func TestIssue20_RetrainedResidualEnvelope(t *testing.T) {
 	}
 	u := r.Conformal.Unseen
 	if u == nil || u.Band.QAbsDB < r.Conformal.Marginal.QAbsDB*0.9 || len(u.SeenTransmitters) == 0 || u.Groups[0].Basis != ml.BasisLeaveCellOut ||
-		!u.Saw(o.TxLat, o.TxLon) {
+		!u.Saw(o.TxLat, o.TxLon, o.FreqHz/1e6) || u.Saw(o.TxLat, o.TxLon, 28000) {
 		t.Fatalf("unseen band %+v (ordinary %v)", u, r.Conformal.Marginal.QAbsDB)
 	}
 }

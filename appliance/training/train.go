@@ -360,13 +360,17 @@ func (c *Corpus) envelopeOf(idx []int, version string, validity *ml.EngineValidi
 // unseenBand calibrates the residual engine's band for transmitters it
 // never saw (ml.FitUnseenBand): the residuals of the training rows idx
 // (features X, targets r) out of folds grouped by transmitter
-// (ml.TransmitterKey; k = 5, or fewer with fewer transmitters), resampled
-// by transmitter (basis leave_cell_out: the observations name no
-// operator). nil when the rows have fewer than two transmitters.
+// (ml.SiteKey: a site's carriers share its surroundings, so they are held
+// out together; k = 5, or fewer with fewer sites), resampled by site
+// (basis leave_cell_out: the observations name no operator); the seen
+// transmitters are the rows' ml.TransmitterKey (site and carrier). nil
+// when the rows have fewer than two sites.
 func unseenBand(c *Corpus, idx []int, X [][]float64, r []float64, workers int) (*ml.UnseenBand, error) {
 	keys := make([]string, len(idx))
+	seen := make([]string, len(idx))
 	for j, i := range idx {
-		keys[j] = ml.TransmitterKey(c.Obs[i].TxLat, c.Obs[i].TxLon)
+		o := &c.Obs[i]
+		keys[j], seen[j] = ml.SiteKey(o.TxLat, o.TxLon), ml.TransmitterKey(o.TxLat, o.TxLon, o.FreqHz/1e6)
 	}
 	distinct := len(slices.Compact(slices.Sorted(slices.Values(keys))))
 	if distinct < 2 {
@@ -386,7 +390,7 @@ func unseenBand(c *Corpus, idx []int, X [][]float64, r []float64, workers int) (
 	for i := range r {
 		res[i] = r[i] - cv.OOF[i]
 	}
-	u, err := ml.FitUnseenBand([]ml.HeldOut{{Name: "transmitters held out", Basis: ml.BasisLeaveCellOut, Residuals: res, Units: keys}}, keys, ml.DefaultAlpha)
+	u, err := ml.FitUnseenBand([]ml.HeldOut{{Name: "transmitter sites left out", Basis: ml.BasisLeaveCellOut, Residuals: res, Units: keys}}, seen, ml.DefaultAlpha)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,9 @@
 // (500) cluster-bootstrap resamples of its cells (PCG seeded
 // UnseenSeed) of the conformal quantiles, and the worst group's value for
 // each quantile. A server gives it to a query whose transmitter is not
-// among UnseenBand.SeenTransmitters (TransmitterKey, 1e-4°). It is a
+// among UnseenBand.SeenTransmitters (TransmitterKey: site to 1e-4° and
+// carrier to 0.1 MHz, so another operator's carrier on a shared site is
+// unseen). It is a
 // confidence bound on the held-out groups' quantile, not a guarantee for
 // every new group: TestUnseenBandOnNewCells measures 87 of 100 trials at
 // >= 0.88 on new cells against 58 for the ordinary band.

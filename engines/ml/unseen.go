@@ -78,28 +78,36 @@ type UnseenBand struct {
 	Resamples int           `json:"resamples"`
 	Groups    []UnseenGroup `json:"groups"`
 	// SeenTransmitters are TransmitterKey of every training row's
-	// transmitter, sorted and distinct: a query whose transmitter is
-	// among them gets the ordinary band.
+	// transmitter (site and carrier), sorted and distinct: a query whose
+	// transmitter is among them gets the ordinary band.
 	SeenTransmitters []string `json:"seen_transmitters"`
 }
 
-// TransmitterKey is the key of a transmitter position in
-// UnseenBand.SeenTransmitters: latitude and longitude rounded to 1e-4°
-// (about 11 m), WGS84 degrees.
-func TransmitterKey(lat, lon float64) string {
-	r := func(v float64) string {
-		v = math.Round(v*1e4) / 1e4
-		if v == 0 {
-			v = 0 // no "-0.0000"
-		}
-		return strconv.FormatFloat(v, 'f', 4, 64)
-	}
-	return r(lat) + "," + r(lon)
+// SiteKey is the key of a transmitter site: latitude and longitude
+// rounded to 1e-4° (about 11 m), WGS84 degrees, "lat,lon".
+func SiteKey(lat, lon float64) string { return round4(lat) + "," + round4(lon) }
+
+// TransmitterKey is the key of a transmitter in
+// UnseenBand.SeenTransmitters: its site (SiteKey) and its carrier rounded
+// to 0.1 MHz, "lat,lon,mhz". Sites are often shared by operators, whose
+// carriers differ: another carrier on a known site is another, unseen,
+// transmitter (and so gets the wider band).
+func TransmitterKey(lat, lon, freqMHz float64) string {
+	return SiteKey(lat, lon) + "," + strconv.FormatFloat(math.Round(freqMHz*10)/10, 'f', 1, 64)
 }
 
-// Saw reports whether the model saw the transmitter at (lat, lon).
-func (u *UnseenBand) Saw(lat, lon float64) bool {
-	_, ok := slices.BinarySearch(u.SeenTransmitters, TransmitterKey(lat, lon))
+func round4(v float64) string {
+	v = math.Round(v*1e4) / 1e4
+	if v == 0 {
+		v = 0 // no "-0.0000"
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// Saw reports whether the model saw the transmitter at (lat, lon) on
+// freqMHz.
+func (u *UnseenBand) Saw(lat, lon, freqMHz float64) bool {
+	_, ok := slices.BinarySearch(u.SeenTransmitters, TransmitterKey(lat, lon, freqMHz))
 	return ok
 }
 

@@ -36,7 +36,7 @@ func TestFitUnseenBand(t *testing.T) {
 		{Name: "operator a left out", Basis: ml.BasisLeaveOneOperatorOut, Residuals: easy, Units: eu},
 		{Name: "operator b left out", Basis: ml.BasisLeaveOneOperatorOut, Residuals: hard, Units: hu},
 	}
-	seen := []string{ml.TransmitterKey(51.5, 7.4), ml.TransmitterKey(-22.9, -43.2), ml.TransmitterKey(51.5, 7.4)}
+	seen := []string{ml.TransmitterKey(51.5, 7.4, 1815), ml.TransmitterKey(-22.9, -43.2, 700), ml.TransmitterKey(51.5, 7.4, 1815)}
 	u, err := ml.FitUnseenBand(groups, seen, 0.1)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,8 @@ func TestFitUnseenBand(t *testing.T) {
 	if err != nil || again.Band != u.Band {
 		t.Fatalf("not deterministic: %+v, %+v (%v)", u.Band, again.Band, err)
 	}
-	if len(u.SeenTransmitters) != 2 || !u.Saw(51.50001, 7.39999) || u.Saw(51.501, 7.4) || !u.Saw(-22.9, -43.2) {
+	if len(u.SeenTransmitters) != 2 || !u.Saw(51.50001, 7.39999, 1815.04) || u.Saw(51.501, 7.4, 1815) ||
+		u.Saw(51.5, 7.4, 2650) || !u.Saw(-22.9, -43.2, 700) {
 		t.Fatalf("seen %v", u.SeenTransmitters)
 	}
 	a := &ml.Artifact{Kind: ml.KindRidge, ModelVersion: "ridge-v1", Schema: ml.FeatureSchema{Version: 1, Names: []string{"a"}},
@@ -70,7 +71,7 @@ func TestFitUnseenBand(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, err := ml.ReadArtifact(&buf)
-	if err != nil || b.Conformal.Unseen == nil || b.Conformal.Unseen.Band != u.Band || !b.Conformal.Unseen.Saw(51.5, 7.4) {
+	if err != nil || b.Conformal.Unseen == nil || b.Conformal.Unseen.Band != u.Band || !b.Conformal.Unseen.Saw(51.5, 7.4, 1815) {
 		t.Fatalf("read back: %v", err)
 	}
 	if _, err := ml.FitUnseenBand(nil, nil, 0.1); err == nil {

@@ -316,7 +316,7 @@ func dtUnseenBand(rows []dtRow, X [][]float64, res []float64, cells []string, gr
 	byOp := map[string][]int{}
 	for i := range rows {
 		units[i] = rows[i].servingCell()
-		seen[i] = ml.TransmitterKey(rows[i].TxLat, rows[i].TxLon)
+		seen[i] = ml.TransmitterKey(rows[i].TxLat, rows[i].TxLon, rows[i].FreqHz/1e6)
 		byOp[rows[i].Operator] = append(byOp[rows[i].Operator], i)
 	}
 	if groups != "serving_cell" {
@@ -592,7 +592,7 @@ func unseenFigures(a *ml.Artifact, rows []dtRow, y, pred []float64) string {
 	for i := range rows {
 		r := math.Abs(y[i] - pred[i])
 		half := a.Conformal.Marginal.QAbsDB
-		if !u.Saw(rows[i].TxLat, rows[i].TxLon) {
+		if !u.Saw(rows[i].TxLat, rows[i].TxLon, rows[i].FreqHz/1e6) {
 			unseen++
 			half = max(half, u.Band.QAbsDB)
 		}
