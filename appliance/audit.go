@@ -129,6 +129,9 @@ const (
 	ActionObservationConsentApply    = "observation.consent.apply"    // consent stamping script --apply (SPEC §3)
 	ActionObservationConsentWithdraw = "observation.consent.withdraw" // consent stamping script --withdraw
 	ActionObservationDividendSettle  = "observation.dividend.settle"  // dividend settlement (SPEC §2.13)
+
+	ActionObservationSourceAttest   = "observation.source.attest"          // `linkplan observations attest`: a source's rows vouched for as field measurements
+	ActionObservationSourceWithdraw = "observation.source.attest.withdraw" // `linkplan observations attest --withdraw`
 	// appliance/training: every retrain decision (SPEC §9)
 	ActionModelPromoted = "model.promoted" // a retrain's candidate models replaced the served ones
 	ActionModelKept     = "model.kept"     // a retrain's candidate did not beat the served models in the holdout replay; they stay

@@ -238,6 +238,11 @@ const (
 	// it needs is in no loaded pack (a coverage map's no-data pixels
 	// behind a missing tile; never taken as sea level).
 	WarnMissingTerrain = "missing_terrain"
+	// WarnModelNotFieldValidated: a learned model answered that claims no
+	// field accuracy (trained on synthetic, mixed or unattested data, or
+	// without a cross-validated RMSE: grade pipeline_validation_only);
+	// its confidence is capped at the fspl fallback's (appliance/prediction).
+	WarnModelNotFieldValidated = "model_not_field_validated"
 )
 
 // WarningCodes returns the codes of ws, in order.

@@ -26,7 +26,8 @@ type ModelDecision struct {
 	// residual engine (baseline + GBM); nil when that side has none.
 	CandidateResidualRMSEDB *float64 `json:"candidate_residual_rmse_db"`
 	ServedResidualRMSEDB    *float64 `json:"served_residual_rmse_db"`
-	// DataProvenance is the candidate's (synthetic, real or mixed).
+	// DataProvenance is the candidate's (synthetic, real, mixed or
+	// unknown: real only for rows of attested sources, issue 20).
 	DataProvenance string `json:"data_provenance"`
 	// ModelDir is the directory name the promoted models were swapped in
 	// from ("" when kept).

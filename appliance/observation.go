@@ -45,6 +45,38 @@ const (
 	ConsentConsented Consent = "consented"
 )
 
+// SourceAttestation is an operator's statement that the rows of one
+// source are field measurements (`linkplan observations attest`, SPEC §3
+// style: per named source, mandatory basis, audited). Only attested rows
+// count as real data for a model's grade and field-accuracy claim
+// (appliance/training): a source label a tenant chose never does. It
+// covers the rows of the source stored when it was made (IngestedAt <=
+// AttestedAtUnix); rows stored later need a new attestation.
+type SourceAttestation struct {
+	Source     string `json:"source"`
+	Basis      string `json:"basis"`
+	AttestedBy string `json:"attested_by"`
+	// AttestedAtUnix is when, epoch seconds.
+	AttestedAtUnix float64 `json:"attested_at"`
+	// Rows is how many rows of the source were stored then (every
+	// tenant's).
+	Rows int `json:"rows"`
+	// WithdrawnAtUnix and WithdrawnBy are set by --withdraw: the source
+	// is no longer attested.
+	WithdrawnAtUnix *float64 `json:"withdrawn_at,omitempty"`
+	WithdrawnBy     string   `json:"withdrawn_by,omitempty"`
+	WithdrawBasis   string   `json:"withdraw_basis,omitempty"`
+}
+
+// Live reports whether the attestation stands (not withdrawn).
+func (a *SourceAttestation) Live() bool { return a != nil && a.WithdrawnAtUnix == nil }
+
+// Covers reports whether the attestation stands and covers o (same
+// source, stored no later than the attestation).
+func (a *SourceAttestation) Covers(o *Observation) bool {
+	return a.Live() && o.Source == a.Source && o.IngestedAt <= a.AttestedAtUnix
+}
+
 // ObservationKind is the bucket an observation lives in: link observations
 // (the JSON routes) or cell signal samples (drive-test CSV uploads).
 type ObservationKind string

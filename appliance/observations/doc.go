@@ -72,6 +72,25 @@
 //	| refused   | operator consent stamping --apply (per source)  | consented | audited (issue 11 item 3)                  |
 //	| consented | operator consent stamping --withdraw            | refused   | audited                                    |
 //
+// Attestation of a source (issue 20; AttestSource, `linkplan
+// observations attest`): whether a source's rows are field measurements.
+// A source label a tenant chose (drivetest_*) says nothing; only the rows
+// an operator attested count as real data for a model's grade and
+// field-accuracy claim (appliance/training, appliance/prediction).
+//
+//	| state      | trigger                                                | next       | effects                                           |
+//	|------------|--------------------------------------------------------|------------|---------------------------------------------------|
+//	| unattested | attest --source NAME --basis TEXT (one named source;   | attested   | covers the source's rows stored until now (every  |
+//	|            | no wildcard, no --all; not "synthetic")                |            | tenant's, counted); audited observation.source.   |
+//	|            |                                                        |            | attest with the basis, in the same transaction    |
+//	| attested   | attest again                                           | attested   | the record is replaced: it now covers the rows    |
+//	|            |                                                        |            | stored until the new time                         |
+//	| attested   | attest --withdraw --basis TEXT                         | withdrawn  | covers nothing; audited observation.source.       |
+//	|            |                                                        |            | attest.withdraw; the next retrain counts the rows |
+//	|            |                                                        |            | as unattested, a served model trained on them     |
+//	|            |                                                        |            | stops claiming at its next load                   |
+//	| withdrawn  | attest --withdraw                                      | withdrawn  | refused: nothing to withdraw (not found)          |
+//
 // Data dividend events (SPEC §2.13):
 //
 //	| state     | trigger                                             | next    | effects                                   |

@@ -43,6 +43,12 @@ type Deps struct {
 	// Shipped holds the models built into the binary
 	// (engines/ml/shipped.FS()); nil: none.
 	Shipped fs.FS
+	// Attestations returns the source attestations of this appliance
+	// (store.DB.SourceAttestations), read when the model set loads: an
+	// artifact's appliance-scoped attestation counts only while it
+	// stands. nil: none can be read, and a model relying on one claims
+	// nothing.
+	Attestations func() ([]appliance.SourceAttestation, error)
 	// OnDrift is told when the live band drifts from the artifact's (see
 	// the package doc, "Drift monitor"): the composition root queues a
 	// retrain (appliance/training MonitorFired). nil: nobody is told.

@@ -31,9 +31,18 @@
 //
 //	link                condition to answer                                                        model_source       confidence
 //	external endpoint   model auto, URL configured, HTTP 200 within the timeout with a valid body  external-model     its confidence, else 0.55
-//	residual engine     loaded, the receiver and frequency inside its envelope, features built    residual-gbm       0.75
-//	local ridge         band model of SnapBandMHz(f), else the global one; inside its envelope    local-model        clip(1 − (cv_rmse_db − 8)/20, 0.3, 0.9)
+//	residual engine     loaded, the receiver and frequency inside its envelope, features built    residual-gbm       0.75 (*)
+//	local ridge         band model of SnapBandMHz(f), else the global one; inside its envelope    local-model        clip(1 − (cv_rmse_db − 8)/20, 0.3, 0.9) (*)
 //	physics (fspl)      always, given terrain                                                       physics-fallback   0.55
+//
+// (*) A served model that claims no field accuracy (grade
+// pipeline_validation_only: trained on synthetic, mixed or unattested
+// rows, or without a cv_rmse) answers with its confidence capped at the
+// fspl fallback's 0.55 and a warning of code model_not_field_validated
+// that names its provenance (issue 20: the synthetic Rio ridge answered
+// every Brazilian query with 0.9). The external endpoint keeps the
+// confidence it reports (SPEC §2.4; the operator configured it) and its
+// data_provenance is unknown. warnings is never null.
 //
 // model "residual" starts at the residual engine, "ridge" at the ridge
 // model, "physics" at fspl; "auto" (default) at the external endpoint.
@@ -41,8 +50,10 @@
 // (down, slow, malformed; "refused to extrapolate: outside the calibrated
 // area …"; "no terrain covers the path"). A learned model never
 // extrapolates: outside its envelope (ml.Envelope.Contains at the
-// receiver) it refuses and envelope {inside: false, reason} is on the
-// answer. The residual engine over the hybrid baseline gives
+// receiver: the training side writes the hull of its receivers, its
+// bands and its baseline's validity) it refuses and envelope {inside:
+// false, reason} is on the answer; a model without an envelope (an
+// earlier build's) refuses everywhere (NoEnvelopeReason). The residual engine over the hybrid baseline gives
 // signal = EIRP − L_hybrid + gbm(x) (its target is observed − baseline
 // level; the hybrid answers through the registry's fspl fallback outside
 // its validity, as the training side computes the baseline); a drive-test
@@ -59,7 +70,13 @@
 // The residual artifact's band for the receiver's macro-region
 // (Deps.RegionAt: the nearest municipality seat, "" outside Brazil): the
 // local Mondrian band with mondrian true when the artifact has one, else
-// the marginal band. The live band may widen it: per signal class of the
+// the marginal band. When the artifact has a band for unseen
+// transmitters (ml.UnseenBand) and the query's transmitter is not among
+// the training ones (UnseenBand.Saw: site to 1e-4° and carrier to 0.1
+// MHz), the half-width
+// is the larger of the two and unseen is true (issue 20: the ordinary band
+// covered 0.854 of an unseen operator's rows at nominal 0.90). The live
+// band may widen it further: per signal class of the
 // predicted level (strong >= −80 dBm, medium, weak < −100 dBm) the last
 // LiveWindow residuals fed by ObserveResidual give a conformal half-width
 // at the artifact's alpha (from 19 residuals); the applied half-width is
@@ -85,6 +102,7 @@
 // # Grades and gates (SPEC §2.6)
 //
 //	rule                         condition                                                          result
+//	served data_provenance       the artifact's; real only while its attestation is status attested  real, or unknown
 //	grade                        data_provenance != real, or no cv_rmse                              pipeline_validation_only, field_accuracy_claim false
 //	grade                        real, cv_rmse <= 8 dB / <= 12 dB / > 12 dB                          planejamento / triagem / screening, claim true
 //	sole-source gate             cv_rmse < 8 dB and n_train >= 5,000 with data_provenance real       sole_source_eligible
@@ -94,6 +112,15 @@
 //
 // A physics answer has data_provenance none and grade
 // pipeline_validation_only.
+//
+// Attestation (AttestationInfo, on model info, claim readiness and the
+// audit gate): attested when every training row is of an attested source
+// (ml.Attestation.AttestedRows = n_train) and every appliance-scoped one
+// still stands in Deps.Attestations (read when the set loads: the attest
+// command runs with the appliance stopped); partial, none, or withdrawn
+// (an appliance attestation withdrawn since, or unreadable). A build-scoped
+// attestation (the shipped Dortmund model's, made by `linkplan model
+// train --attest-basis`) has no appliance record to withdraw.
 //
 // # Who may call
 //

@@ -143,9 +143,15 @@ type GateVerdict struct {
 // reports a stratum only when it has rows), and no regression against
 // prev, the previously served artifact of the same role (nil: nothing to
 // regress from): cv_rmse_db not above prev's and the marginal band's
-// empirical coverage not below its nominal coverage.
-func Gates(a, prev *ml.Artifact) GateVerdict {
-	v := GateVerdict{DataProvenance: provenanceOf(a)}
+// empirical coverage not below its nominal coverage. provenance is a's
+// data provenance as served (real only while every training row is
+// attested: the serving side's attestation check); "" takes the
+// artifact's own.
+func Gates(a, prev *ml.Artifact, provenance string) GateVerdict {
+	if provenance == "" {
+		provenance = provenanceOf(a)
+	}
+	v := GateVerdict{DataProvenance: provenance}
 	if a == nil {
 		v.Checks = []Check{{Name: "model_loaded", Detail: "no model of this role is served"}}
 		return v
@@ -160,7 +166,7 @@ func Gates(a, prev *ml.Artifact) GateVerdict {
 	cvOK := hasCV(a.CVRMSEDB) && a.CVRMSEDB < SoleSourceMaxCVRMSEDB
 	add("cv_rmse_below_8_db", cvOK, fmtf("cv_rmse_db %s (needs < 8)", num(a.CVRMSEDB)))
 	rowsOK := v.RealRows >= SoleSourceMinRealRows
-	add("real_observations_at_least_5000", rowsOK, fmtf("%d real observations (data_provenance %s; needs >= 5000)", v.RealRows, v.DataProvenance))
+	add("real_observations_at_least_5000", rowsOK, fmtf("%d real observations (data_provenance %s: rows of attested sources only; needs >= 5000)", v.RealRows, v.DataProvenance))
 	v.SoleSourceEligible = cvOK && rowsOK
 
 	missing := []string{}

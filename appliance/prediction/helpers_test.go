@@ -76,7 +76,24 @@ func schema(t testing.TB, v int) ml.FeatureSchema {
 	return s
 }
 
-// ridgeArtifact is a ridge model on schema 1.
+// rioArea is an envelope of the Rio sample with no band restriction.
+func rioArea() *ml.Envelope {
+	return &ml.Envelope{Description: "test: Rio de Janeiro, any band",
+		Areas: []ml.LatLonBox{{Name: "Rio de Janeiro", MinLat: -23.1, MinLon: -43.8, MaxLat: -22.7, MaxLon: -43.0}}}
+}
+
+// attest marks every training row of a (of provenance real) attested by
+// its builder (scope build: no appliance record needed).
+func attest(a *ml.Artifact) *ml.Artifact {
+	if a.DataProvenance == "real" {
+		a.Attestation = &ml.Attestation{AttestedRows: a.NTrain, Sources: []ml.AttestedSource{{Source: "drivetest_tems", Basis: "test field team",
+			AttestedBy: "operator:test", AttestedAtUnix: 1795000000, Scope: ml.ScopeBuild, Rows: a.NTrain}}}
+	}
+	return a
+}
+
+// ridgeArtifact is a ridge model on schema 1 with the rioArea envelope;
+// a real one is attested.
 func ridgeArtifact(t testing.TB, version, provenance string, cv float64) *ml.Artifact {
 	t.Helper()
 	X, y := randXY(300, 17, 1)
@@ -84,10 +101,10 @@ func ridgeArtifact(t testing.TB, version, provenance string, cv float64) *ml.Art
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ml.Artifact{Kind: ml.KindRidge, ModelVersion: version, Schema: schema(t, 1), Ridge: m, DataProvenance: provenance,
+	return attest(&ml.Artifact{Kind: ml.KindRidge, ModelVersion: version, Schema: schema(t, 1), Ridge: m, DataProvenance: provenance,
 		CVRMSEDB: cv, CVRMSEStdDB: 0.5, CVFolds: 5, NTrain: 300, TrainedAtUnixS: 1795000000, RMSEDB: cv - 1,
 		RMSEByMorphologyDB: map[string]float64{"open_or_flat": 6, "rural_rolling": 7},
-		RMSEByBandDB:       map[string]float64{"1800MHz": 6.5}}
+		RMSEByBandDB:       map[string]float64{"1800MHz": 6.5}, Envelope: rioArea()})
 }
 
 // residualArtifact is a GBM residual model on schema 1 with a Mondrian
@@ -115,8 +132,8 @@ func residualArtifact(t testing.TB, env *ml.Envelope) *ml.Artifact {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ml.Artifact{Kind: ml.KindGBM, ModelVersion: "residual-gbm-v1", Schema: schema(t, 1), GBM: g, DataProvenance: "real",
-		CVRMSEDB: 7.5, CVRMSEStdDB: 0.4, CVFolds: 5, NTrain: 6000, TrainedAtUnixS: 1795000100, Conformal: &cal, Envelope: env}
+	return attest(&ml.Artifact{Kind: ml.KindGBM, ModelVersion: "residual-gbm-v1", Schema: schema(t, 1), GBM: g, DataProvenance: "real",
+		CVRMSEDB: 7.5, CVRMSEStdDB: 0.4, CVFolds: 5, NTrain: 6000, TrainedAtUnixS: 1795000100, Conformal: &cal, Envelope: env})
 }
 
 func encode(t testing.TB, a *ml.Artifact) []byte {
@@ -150,6 +167,9 @@ type opts struct {
 	regionAt func(appliance.LatLon) string // nil: the gazetteer's
 	external prediction.External
 	models   string
+	// attestations are the appliance's source attestations (nil: none
+	// can be read).
+	attestations func() ([]appliance.SourceAttestation, error)
 }
 
 // newService builds the service on the real Rio terrain, the real engine
@@ -168,7 +188,7 @@ func newService(t testing.TB, o opts) *prediction.Service {
 	d := prediction.Deps{Terrain: ter, Engines: reg.WithFallback,
 		Tower:    func(string, string) (*appliance.Tower, bool) { return nil, false },
 		RegionAt: func(p appliance.LatLon) string { return string(gaz.RegionAt(p)) },
-		External: o.external, ModelsDir: o.models,
+		External: o.external, ModelsDir: o.models, Attestations: o.attestations,
 		Now: func() time.Time { return time.Unix(1795000000, 0) },
 	}
 	if o.shipped != nil {

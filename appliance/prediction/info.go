@@ -26,6 +26,12 @@ type LocalModelInfo struct {
 	FieldAccuracyClaim   bool   `json:"field_accuracy_claim"`
 	// BandModels lists the loaded band models ("1800MHz": version).
 	BandModels map[string]string `json:"band_models"`
+	// Attestation is the attested share of its training rows: only rows
+	// an operator attested count as real data.
+	Attestation AttestationInfo `json:"attestation"`
+	// Envelope is where it answers (a query outside is refused); null for
+	// a model of an earlier build, which then answers nowhere.
+	Envelope *EnvelopeInfo `json:"envelope"`
 }
 
 // RegionBand is one Mondrian band of by_region.
@@ -65,6 +71,44 @@ type ConformalInfo struct {
 	FieldAccuracyClaim bool         `json:"field_accuracy_claim"`
 	ByRegion           []RegionBand `json:"by_region"`
 	CVByRegion         []RegionCV   `json:"cv_by_region"`
+	// Unseen is the band served for a transmitter the model never saw
+	// (ml.UnseenBand); null when the artifact has none.
+	Unseen *UnseenBandInfo `json:"unseen"`
+}
+
+// UnseenBandInfo is the band for unseen transmitters (cells or a new
+// operator): the worst held-out group's cluster-bootstrap upper bound of
+// its conformal quantiles.
+type UnseenBandInfo struct {
+	Method            string  `json:"method"`
+	Alpha             float64 `json:"alpha"`
+	Coverage          float64 `json:"coverage"`
+	NCalibration      int     `json:"n_calibration"`
+	QAbsDB            float64 `json:"q_abs_db"`
+	QLoDB             float64 `json:"q_lo_db"`
+	QHiDB             float64 `json:"q_hi_db"`
+	EmpiricalCoverage float64 `json:"empirical_coverage"`
+	MeanWidthDB       float64 `json:"mean_width_db"`
+	// Level is the confidence of the bootstrap bound; Resamples its
+	// resamples.
+	Level     float64 `json:"level"`
+	Resamples int     `json:"resamples"`
+	// Groups are the held-out groups (an operator left out, or the
+	// transmitters left out by grouped cross-validation).
+	Groups []ml.UnseenGroup `json:"groups"`
+	// SeenTransmitters counts the transmitters that get the ordinary
+	// band.
+	SeenTransmitters int `json:"seen_transmitters"`
+}
+
+func unseenInfo(c *ml.Calibration) *UnseenBandInfo {
+	if c == nil || c.Unseen == nil {
+		return nil
+	}
+	u := c.Unseen
+	return &UnseenBandInfo{Method: u.Method, Alpha: u.Band.Alpha, Coverage: u.Band.Coverage, NCalibration: u.Band.N, QAbsDB: u.Band.QAbsDB,
+		QLoDB: u.Band.QLoDB, QHiDB: u.Band.QHiDB, EmpiricalCoverage: u.Band.EmpiricalCoverage, MeanWidthDB: u.Band.MeanWidthDB,
+		Level: u.Level, Resamples: u.Resamples, Groups: append([]ml.UnseenGroup{}, u.Groups...), SeenTransmitters: len(u.SeenTransmitters)}
 }
 
 // EnvelopeInfo is a model's calibrated envelope; null when it claims none.
@@ -87,6 +131,8 @@ type ResidualEngineInfo struct {
 	FieldAccuracyClaim bool           `json:"field_accuracy_claim"`
 	Conformal          *ConformalInfo `json:"conformal"`
 	Envelope           *EnvelopeInfo  `json:"envelope"`
+	// Attestation is the attested share of its training rows.
+	Attestation AttestationInfo `json:"attestation"`
 }
 
 // ModelSetInfo says where the served models come from.
@@ -132,30 +178,32 @@ func (s *Service) ModelInfo(k *appliance.APIKey) (*ModelInfo, error) {
 	set := s.current()
 	out := &ModelInfo{ModelSet: ModelSetInfo{Origin: originName(set.Origin), LoadedAtUnix: set.LoadedAt.Unix()}}
 	if a := set.Ridge; a != nil {
-		out.LocalModel = localInfo(a)
+		out.LocalModel = localInfo(set, a)
 		out.LocalModel.BandModels = map[string]string{}
 		for b, m := range set.Bands {
 			out.LocalModel.BandModels[bandKey(b)] = m.ModelVersion
 		}
 	} else if len(set.Bands) > 0 {
 		out.LocalModel = &LocalModelInfo{BandModels: map[string]string{}, RMSEByMorphology: map[string]float64{}, RMSEByBand: map[string]float64{},
-			DataProvenance: ProvenanceNone, AccuracyGrade: GradePipelineValidationOnly}
+			DataProvenance: ProvenanceNone, AccuracyGrade: GradePipelineValidationOnly, Attestation: set.attestation(nil)}
 		for b, m := range set.Bands {
 			out.LocalModel.BandModels[bandKey(b)] = m.ModelVersion
 		}
 	}
-	out.ResidualEngine = residualInfo(set.Residual)
+	out.ResidualEngine = residualInfo(set, set.Residual)
 	return out, nil
 }
 
 func bandKey(b int) string { return fmtf("%dMHz", b) }
 
-func localInfo(a *ml.Artifact) *LocalModelInfo {
-	g, claim := Grade(provenanceOf(a), a.CVRMSEDB)
+func localInfo(set *modelSet, a *ml.Artifact) *LocalModelInfo {
+	p := set.provenance(a)
+	g, claim := Grade(p, a.CVRMSEDB)
 	return &LocalModelInfo{Version: a.ModelVersion, RMSEDB: positive(a.RMSEDB), CVRMSEDB: positive(a.CVRMSEDB),
 		CVRMSEStdDB: nonNegIfCV(a), CVFolds: intPtr(a.CVFolds), NTrain: a.NTrain, TrainedAt: unixPtr(a.TrainedAtUnixS),
 		RMSEByMorphology: copyMap(a.RMSEByMorphologyDB), RMSEByBand: copyMap(a.RMSEByBandDB),
-		FeatureSchemaVersion: a.Schema.Version, DataProvenance: provenanceOf(a), AccuracyGrade: g, FieldAccuracyClaim: claim}
+		FeatureSchemaVersion: a.Schema.Version, DataProvenance: p, AccuracyGrade: g, FieldAccuracyClaim: claim,
+		Attestation: set.attestation(a), Envelope: a.Envelope}
 }
 
 // nonNegIfCV is cv_rmse_std_db when the artifact has a CV summary.
@@ -167,14 +215,15 @@ func nonNegIfCV(a *ml.Artifact) *float64 {
 	return &v
 }
 
-func residualInfo(a *ml.Artifact) ResidualEngineInfo {
+func residualInfo(set *modelSet, a *ml.Artifact) ResidualEngineInfo {
 	if a == nil {
-		return ResidualEngineInfo{DataProvenance: ProvenanceNone, AccuracyGrade: GradePipelineValidationOnly}
+		return ResidualEngineInfo{DataProvenance: ProvenanceNone, AccuracyGrade: GradePipelineValidationOnly, Attestation: set.attestation(nil)}
 	}
-	g, claim := Grade(provenanceOf(a), a.CVRMSEDB)
+	p := set.provenance(a)
+	g, claim := Grade(p, a.CVRMSEDB)
 	out := ResidualEngineInfo{Loaded: true, ModelVersion: &a.ModelVersion, CVRMSEDB: positive(a.CVRMSEDB), CVRMSEStdDB: nonNegIfCV(a),
 		CVFolds: intPtr(a.CVFolds), NTrain: a.NTrain, TrainedAt: unixPtr(a.TrainedAtUnixS),
-		DataProvenance: provenanceOf(a), AccuracyGrade: g, FieldAccuracyClaim: claim, Envelope: a.Envelope}
+		DataProvenance: p, AccuracyGrade: g, FieldAccuracyClaim: claim, Envelope: a.Envelope, Attestation: set.attestation(a)}
 	if !driveTest(a) {
 		b := string(appliance.EngineHybrid)
 		out.BaselineEngine = &b
@@ -184,7 +233,7 @@ func residualInfo(a *ml.Artifact) ResidualEngineInfo {
 		ci := &ConformalInfo{Method: ml.ConformalMethod, Alpha: m.Alpha, Coverage: m.Coverage, Level: r3(100 * m.Coverage),
 			NCalibration: m.N, QAbsDB: m.QAbsDB, QLoDB: m.QLoDB, QHiDB: m.QHiDB, EmpiricalCoverage: m.EmpiricalCoverage,
 			MeanWidthDB: m.MeanWidthDB, DataProvenance: out.DataProvenance, FieldAccuracyClaim: claim,
-			ByRegion: []RegionBand{}, CVByRegion: []RegionCV{}}
+			ByRegion: []RegionBand{}, CVByRegion: []RegionCV{}, Unseen: unseenInfo(c)}
 		for _, gb := range c.ByGroup {
 			ci.ByRegion = append(ci.ByRegion, RegionBand{RegionCode: gb.Group, QAbsDB: gb.QAbsDB, Alpha: gb.Alpha, Coverage: gb.Coverage,
 				NCalibration: gb.N, EmpiricalCoverage: gb.EmpiricalCoverage, MeanWidthDB: gb.MeanWidthDB})
@@ -210,6 +259,9 @@ type ServedBand struct {
 	MeanWidthDB       float64 `json:"mean_width_db"`
 	// Regions lists the macro-regions with a local (Mondrian) band.
 	Regions []string `json:"regions"`
+	// Unseen is the band served for a transmitter the model never saw;
+	// null when the model has none.
+	Unseen *UnseenBandInfo `json:"unseen"`
 }
 
 // ModelClaim is the claim state of one served model.
@@ -221,8 +273,12 @@ type ModelClaim struct {
 	FieldAccuracyClaim bool     `json:"field_accuracy_claim"`
 	CVRMSEDB           *float64 `json:"cv_rmse_db"`
 	NTrain             int      `json:"n_train"`
-	// Envelope is where the claim holds; null: no envelope given.
+	// Envelope is where the claim holds; null: no envelope given (the
+	// model then answers nowhere).
 	Envelope *EnvelopeInfo `json:"envelope"`
+	// Attestation is the attested share of its training rows: the claim
+	// needs status attested.
+	Attestation AttestationInfo `json:"attestation"`
 }
 
 // ClaimReadiness is the body of GET /coverage/claim-readiness (public):
@@ -238,26 +294,27 @@ type ClaimReadiness struct {
 	ModelSet           ModelSetInfo `json:"model_set"`
 }
 
-func claimOf(a *ml.Artifact) ModelClaim {
+func claimOf(set *modelSet, a *ml.Artifact) ModelClaim {
 	if a == nil {
-		return ModelClaim{DataProvenance: ProvenanceNone, AccuracyGrade: GradePipelineValidationOnly}
+		return ModelClaim{DataProvenance: ProvenanceNone, AccuracyGrade: GradePipelineValidationOnly, Attestation: set.attestation(nil)}
 	}
-	g, claim := Grade(provenanceOf(a), a.CVRMSEDB)
-	return ModelClaim{Loaded: true, ModelVersion: &a.ModelVersion, DataProvenance: provenanceOf(a), AccuracyGrade: g,
-		FieldAccuracyClaim: claim, CVRMSEDB: positive(a.CVRMSEDB), NTrain: a.NTrain, Envelope: a.Envelope}
+	p := set.provenance(a)
+	g, claim := Grade(p, a.CVRMSEDB)
+	return ModelClaim{Loaded: true, ModelVersion: &a.ModelVersion, DataProvenance: p, AccuracyGrade: g,
+		FieldAccuracyClaim: claim, CVRMSEDB: positive(a.CVRMSEDB), NTrain: a.NTrain, Envelope: a.Envelope, Attestation: set.attestation(a)}
 }
 
 // ClaimReadiness reports the served models' claims (public: no tenant
 // data).
 func (s *Service) ClaimReadiness() *ClaimReadiness {
 	set := s.current()
-	out := &ClaimReadiness{ResidualEngine: claimOf(set.Residual), LocalModel: claimOf(set.Ridge),
+	out := &ClaimReadiness{ResidualEngine: claimOf(set, set.Residual), LocalModel: claimOf(set, set.Ridge),
 		ModelSet: ModelSetInfo{Origin: originName(set.Origin), LoadedAtUnix: set.LoadedAt.Unix()}}
 	out.FieldAccuracyClaim = out.ResidualEngine.FieldAccuracyClaim || out.LocalModel.FieldAccuracyClaim
 	if a := set.Residual; a != nil && a.Conformal != nil {
 		m := a.Conformal.Marginal
 		sb := &ServedBand{Alpha: m.Alpha, Coverage: m.Coverage, NCalibration: m.N, QAbsDB: m.QAbsDB, QLoDB: m.QLoDB, QHiDB: m.QHiDB,
-			EmpiricalCoverage: m.EmpiricalCoverage, MeanWidthDB: m.MeanWidthDB, Regions: []string{}}
+			EmpiricalCoverage: m.EmpiricalCoverage, MeanWidthDB: m.MeanWidthDB, Regions: []string{}, Unseen: unseenInfo(a.Conformal)}
 		for _, g := range a.Conformal.ByGroup {
 			sb.Regions = append(sb.Regions, g.Group)
 		}
@@ -327,7 +384,8 @@ type Thresholds struct {
 // PromotionReadiness evaluates the gates on the served models (public).
 func (s *Service) PromotionReadiness() *PromotionReadiness {
 	set := s.current()
-	return &PromotionReadiness{ResidualEngine: Gates(set.Residual, set.PrevResidual), LocalModel: Gates(set.Ridge, set.PrevRidge),
+	return &PromotionReadiness{ResidualEngine: Gates(set.Residual, set.PrevResidual, set.provenance(set.Residual)),
+		LocalModel: Gates(set.Ridge, set.PrevRidge, set.provenance(set.Ridge)),
 		Thresholds: Thresholds{SoleSourceMaxCVRMSEDB: SoleSourceMaxCVRMSEDB, SoleSourceMinRealRows: SoleSourceMinRealRows,
 			MinStratumRows: MinStratumRows, Regions: Regions, Bands: BandKeys, Morphologies: Morphologies}}
 }
@@ -335,7 +393,8 @@ func (s *Service) PromotionReadiness() *PromotionReadiness {
 // AuditGate is the body of GET /health/audit-gate.
 type AuditGate struct {
 	// Status is "field_accuracy_claimed" when the residual engine claims
-	// field accuracy, else "pipeline_validation_only".
+	// field accuracy (real data: every training row of an attested
+	// source), else "pipeline_validation_only".
 	Status             string  `json:"status"`
 	FieldAccuracyClaim bool    `json:"field_accuracy_claim"`
 	DataProvenance     string  `json:"data_provenance"`
@@ -343,16 +402,21 @@ type AuditGate struct {
 	ModelVersion       *string `json:"model_version"`
 	// LocalModel is the ridge model's claim (a synthetic pipeline model
 	// never claims).
-	LocalModel    ModelClaim `json:"local_model"`
-	GeneratedUnix int64      `json:"generated_unix"`
+	LocalModel ModelClaim `json:"local_model"`
+	// Attestation is the residual engine's attested share of training
+	// rows: the claim needs status attested (`linkplan observations
+	// attest`), a tenant's source label never makes one.
+	Attestation   AttestationInfo `json:"attestation"`
+	GeneratedUnix int64           `json:"generated_unix"`
 }
 
 // AuditGate is the residual engine's claim for audits (public).
 func (s *Service) AuditGate() *AuditGate {
 	set := s.current()
-	r := claimOf(set.Residual)
+	r := claimOf(set, set.Residual)
 	out := &AuditGate{Status: GradePipelineValidationOnly, FieldAccuracyClaim: r.FieldAccuracyClaim, DataProvenance: r.DataProvenance,
-		AccuracyGrade: r.AccuracyGrade, ModelVersion: r.ModelVersion, LocalModel: claimOf(set.Ridge), GeneratedUnix: s.deps.Now().Unix()}
+		AccuracyGrade: r.AccuracyGrade, ModelVersion: r.ModelVersion, LocalModel: claimOf(set, set.Ridge), Attestation: r.Attestation,
+		GeneratedUnix: s.deps.Now().Unix()}
 	if r.FieldAccuracyClaim {
 		out.Status = "field_accuracy_claimed"
 	}

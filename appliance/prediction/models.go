@@ -58,6 +58,86 @@ type modelSet struct {
 	// previous-<unix> directory, for the promotion gate's regression check
 	// (nil when none).
 	PrevResidual, PrevRidge *ml.Artifact
+	// Live are the sources with a standing attestation on this appliance
+	// when the set was loaded (Deps.Attestations); nil: none could be
+	// read, and no appliance-scoped attestation is confirmed.
+	Live map[string]bool
+}
+
+// Attestation statuses of AttestationInfo.
+const (
+	AttestationAttested  = "attested"
+	AttestationPartial   = "partial"
+	AttestationNone      = "none"
+	AttestationWithdrawn = "withdrawn"
+	AttestationNoModel   = "not_applicable"
+)
+
+// AttestationInfo is the attested share of a served model's training rows
+// (`linkplan observations attest`): data_provenance real, and so a grade
+// and a field-accuracy claim, needs status attested.
+type AttestationInfo struct {
+	// Status is attested (every training row is of a source attested when
+	// it was stored, and every appliance attestation still stands),
+	// partial (some rows), none (no row; synthetic rows are never
+	// attested), withdrawn (an attestation the model relied on was
+	// withdrawn since it was trained) or not_applicable (no model).
+	Status         string              `json:"status"`
+	AttestedRows   int                 `json:"attested_rows"`
+	UnattestedRows int                 `json:"unattested_rows"`
+	SyntheticRows  int                 `json:"synthetic_rows"`
+	Sources        []ml.AttestedSource `json:"sources"`
+	// WithdrawnSources are sources of Sources whose appliance
+	// attestation no longer stands.
+	WithdrawnSources []string `json:"withdrawn_sources"`
+	// Detail says in words what the status means for this model.
+	Detail string `json:"detail"`
+}
+
+// attestation reports a's attestation against the set's standing ones.
+func (s *modelSet) attestation(a *ml.Artifact) AttestationInfo {
+	out := AttestationInfo{Status: AttestationNoModel, Sources: []ml.AttestedSource{}, WithdrawnSources: []string{}}
+	if a == nil {
+		out.Detail = "no model of this role is served"
+		return out
+	}
+	at := a.Attestation
+	if at == nil {
+		out.Status, out.Detail = AttestationNone, "the artifact records no attested row (written by an earlier build, or trained on rows no operator attested)"
+		return out
+	}
+	out.AttestedRows, out.UnattestedRows, out.SyntheticRows = at.AttestedRows, at.UnattestedRows, at.SyntheticRows
+	out.Sources = append(out.Sources, at.Sources...)
+	for _, src := range at.Sources {
+		if src.Scope == ml.ScopeAppliance && !s.Live[src.Source] {
+			out.WithdrawnSources = append(out.WithdrawnSources, src.Source)
+		}
+	}
+	switch {
+	case len(out.WithdrawnSources) > 0:
+		out.Status = AttestationWithdrawn
+		out.Detail = "the attestation of " + join(out.WithdrawnSources) + " was withdrawn (or cannot be read) since the model was trained: its rows no longer count as field measurements"
+	case at.AttestedRows > 0 && at.AttestedRows == a.NTrain:
+		out.Status, out.Detail = AttestationAttested, fmtf("every one of the %d training rows is of an attested source", a.NTrain)
+	case at.AttestedRows > 0:
+		out.Status = AttestationPartial
+		out.Detail = fmtf("%d of %d training rows are of attested sources (%d unattested, %d synthetic)", at.AttestedRows, a.NTrain, at.UnattestedRows, at.SyntheticRows)
+	default:
+		out.Status = AttestationNone
+		out.Detail = fmtf("none of the %d training rows is of an attested source (%d unattested, %d synthetic): a source label is not an attestation", a.NTrain, at.UnattestedRows, at.SyntheticRows)
+	}
+	return out
+}
+
+// provenance is a's data provenance as served: the artifact's, except
+// that real needs the attestation to stand (status attested); otherwise
+// real rows that no standing attestation covers are unknown.
+func (s *modelSet) provenance(a *ml.Artifact) string {
+	p := provenanceOf(a)
+	if p == ProvenanceReal && s.attestation(a).Status != AttestationAttested {
+		return ProvenanceUnknown
+	}
+	return p
 }
 
 // driveTest reports whether a is a drive-test-family model.

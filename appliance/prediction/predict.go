@@ -72,6 +72,10 @@ type Conformal struct {
 	// it did.
 	SignalClass string `json:"signal_class"`
 	Widened     bool   `json:"widened"`
+	// Unseen is true when the transmitter is not one the model was
+	// trained on (ml.UnseenBand.Saw): the band for unseen transmitters
+	// served, when it is wider than the ordinary one.
+	Unseen bool `json:"unseen"`
 }
 
 // Extra holds the optional parts of an answer.
@@ -105,6 +109,9 @@ type Prediction struct {
 	FallbackReason *string `json:"fallback_reason"`
 	Region         *string `json:"region"`
 	ModelRequested string  `json:"model_requested"`
+	// Warnings are the answer's caveats, never null: model_not_field_validated
+	// when a learned model that claims no field accuracy answered.
+	Warnings []appliance.Warning `json:"warnings"`
 }
 
 // resolved is a validated query.
@@ -248,6 +255,9 @@ type chain struct {
 	profErr error
 	env     *Envelope
 	out     *Prediction
+	// model is the served artifact that answered (nil: external or
+	// physics).
+	model *ml.Artifact
 }
 
 func (c *chain) refuse(format string, args ...any) {
@@ -351,8 +361,17 @@ func (c *chain) external(ctx context.Context) bool {
 	return true
 }
 
-// envelope checks a model's envelope at the receiver.
+// NoEnvelopeReason is why a model without an envelope refuses every
+// query.
+const NoEnvelopeReason = "the model has no calibrated envelope (it was written by an earlier build): it says nowhere where its figures hold, so it answers nowhere; retrain it"
+
+// envelope checks a model's envelope at the receiver. A model without one
+// refuses: it was trained by an earlier build that did not write its
+// envelope, and a learned model never extrapolates.
 func (c *chain) envelope(a *ml.Artifact) (bool, string) {
+	if a.Envelope == nil {
+		return false, NoEnvelopeReason
+	}
 	return a.Envelope.Contains(c.r.link.Rx.Lat, c.r.link.Rx.Lon, c.r.link.FreqMHz)
 }
 
@@ -408,7 +427,8 @@ func (c *chain) residual(ctx context.Context) bool {
 	}
 	cv := a.CVRMSEDB
 	c.out = &Prediction{EngineUsed: engine, ModelSource: SourceResidual, ModelVersion: &a.ModelVersion, SignalDBm: signal,
-		Confidence: ConfidenceEmpirical, CVRMSEDB: positive(cv), DataProvenance: provenanceOf(a)}
+		Confidence: ConfidenceEmpirical, CVRMSEDB: positive(cv), DataProvenance: c.set.provenance(a)}
+	c.model = a
 	c.out.Extra.Conformal = c.conformal(a, signal)
 	return true
 }
@@ -441,13 +461,17 @@ func (c *chain) conformal(a *ml.Artifact, signal float64) *Conformal {
 	}
 	b, mondrian := a.Conformal.BandFor(c.region)
 	class := ClassOf(signal)
-	half, widened := b.QAbsDB, false
+	half, widened, unseen := b.QAbsDB, false, false
+	if u := a.Conformal.Unseen; u != nil && !u.Saw(c.r.link.Tx.Lat, c.r.link.Tx.Lon, c.r.link.FreqMHz) {
+		unseen = true
+		half = max(half, u.Band.QAbsDB)
+	}
 	if q, ok := c.s.live.liveHalfWidth(class, b.Alpha); ok && q > half {
 		half, widened = q, true
 	}
 	loss := c.r.eirpDBm() - signal
 	out := &Conformal{LossIntervalDB: [2]float64{r3(loss - half), r3(loss + half)}, HalfWidthDB: r3(half), Coverage: b.Coverage,
-		Mondrian: mondrian, SignalClass: class, Widened: widened}
+		Mondrian: mondrian, SignalClass: class, Widened: widened, Unseen: unseen}
 	if mondrian {
 		reg := c.region
 		out.Region = &reg
@@ -485,7 +509,8 @@ func (c *chain) ridge(ctx context.Context) bool {
 		return false
 	}
 	c.out = &Prediction{EngineUsed: "ridge", ModelSource: SourceLocal, ModelVersion: &a.ModelVersion, SignalDBm: p,
-		Confidence: RidgeConfidence(a.CVRMSEDB), CVRMSEDB: positive(a.CVRMSEDB), DataProvenance: provenanceOf(a)}
+		Confidence: RidgeConfidence(a.CVRMSEDB), CVRMSEDB: positive(a.CVRMSEDB), DataProvenance: c.set.provenance(a)}
+	c.model = a
 	return true
 }
 
@@ -524,6 +549,11 @@ func (c *chain) finish() {
 		cv = *o.CVRMSEDB
 	}
 	o.AccuracyGrade, o.FieldAccuracyClaim = Grade(o.DataProvenance, cv)
+	o.Warnings = []appliance.Warning{}
+	if c.model != nil && !o.FieldAccuracyClaim {
+		o.Confidence = min(o.Confidence, ConfidenceFSPL)
+		o.Warnings = append(o.Warnings, appliance.Warning{Code: appliance.WarnModelNotFieldValidated, Message: notValidatedMessage(o, c.set, c.model)})
+	}
 	if o.Envelope == nil {
 		o.Envelope = c.env
 	}
@@ -563,4 +593,29 @@ func reasonOf(err error) string {
 		return "the engine cannot compute this path (outside its validity)"
 	}
 	return "internal model error"
+}
+
+// notValidatedMessage says why the answering model claims no field
+// accuracy and what that does to the answer.
+func notValidatedMessage(o *Prediction, set *modelSet, a *ml.Artifact) string {
+	name := o.ModelSource
+	if o.ModelVersion != nil {
+		name = *o.ModelVersion
+	}
+	why := ""
+	switch o.DataProvenance {
+	case ProvenanceSynthetic:
+		why = "was trained on synthetic data"
+	case ProvenanceMixed:
+		why = "was trained on a mix of synthetic, attested and unattested rows"
+	case ProvenanceUnknown:
+		why = "was trained on data no operator attested as field measurements"
+		if d := set.attestation(a).Detail; d != "" {
+			why += " (" + d + ")"
+		}
+	default:
+		why = "has no cross-validated RMSE"
+	}
+	return fmt.Sprintf("the answering model %s %s (data_provenance %s, grade %s): its number validates the pipeline and claims no field accuracy, so its confidence is capped at the fspl fallback's %.2f",
+		name, why, o.DataProvenance, o.AccuracyGrade, ConfidenceFSPL)
 }

@@ -53,20 +53,21 @@ func TestPredictChain(t *testing.T) {
 		inside     *bool // nil: no envelope verdict
 		reason     string
 		confidence float64
+		warned     bool // model_not_field_validated: the synthetic ridge-v1 answered
 	}{
 		{name: "inside the envelope: residual engine", models: models, source: prediction.SourceResidual, version: "residual-gbm-v1", inside: ptr(true), confidence: 0.75},
 		{name: "outside the band: refused, band model answers", models: models, edit: func(q *prediction.Query) { q.FrequencyMHz = ptr(1900.0) },
 			source: prediction.SourceLocal, version: "ridge-1800mhz-v1", inside: ptr(false), reason: "frequency 1900 MHz is outside the calibrated bands (B3, B7)",
 			confidence: prediction.RidgeConfidence(10)},
 		{name: "3500 MHz: refused, global ridge (no 3500 band model)", models: models, edit: func(q *prediction.Query) { q.FrequencyMHz = ptr(3500.0) },
-			source: prediction.SourceLocal, version: "ridge-v1", inside: ptr(false), reason: "outside the calibrated bands", confidence: 0.9},
+			source: prediction.SourceLocal, version: "ridge-v1", inside: ptr(false), reason: "outside the calibrated bands", confidence: 0.55, warned: true},
 		{name: "outside the area: refused, nothing else loaded: physics", models: elsewhere, source: prediction.SourcePhysics, inside: ptr(false),
 			reason: "outside the calibrated area (Dortmund, Germany)", confidence: 0.55},
 		{name: "model ridge skips the residual engine", models: models, edit: func(q *prediction.Query) { q.Model = ptr("ridge") },
 			source: prediction.SourceLocal, version: "ridge-1800mhz-v1", confidence: prediction.RidgeConfidence(10)},
 		{name: "model physics", models: models, edit: func(q *prediction.Query) { q.Model = ptr("physics") }, source: prediction.SourcePhysics, confidence: 0.55},
 		{name: "model residual without one falls back", models: noResidual, edit: func(q *prediction.Query) { q.Model = ptr("residual") },
-			source: prediction.SourceLocal, version: "ridge-v1", reason: "no residual engine is loaded", confidence: 0.9},
+			source: prediction.SourceLocal, version: "ridge-v1", reason: "no residual engine is loaded", confidence: 0.55, warned: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newService(t, opts{models: tc.models})
@@ -83,6 +84,10 @@ func TestPredictChain(t *testing.T) {
 			}
 			if p.Confidence != tc.confidence {
 				t.Fatalf("confidence %v, want %v", p.Confidence, tc.confidence)
+			}
+			if p.Warnings == nil || (len(p.Warnings) == 1 && p.Warnings[0].Code == appliance.WarnModelNotFieldValidated) != tc.warned ||
+				(!tc.warned && len(p.Warnings) != 0) {
+				t.Fatalf("warnings %+v, want model_not_field_validated %v", p.Warnings, tc.warned)
 			}
 			switch {
 			case tc.inside == nil && p.Envelope != nil:

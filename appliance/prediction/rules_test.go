@@ -113,7 +113,7 @@ func TestGates(t *testing.T) {
 		{"no model", nil, nil, false, false, "model_loaded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := prediction.Gates(tc.a, tc.prev)
+			v := prediction.Gates(tc.a, tc.prev, "")
 			if v.SoleSourceEligible != tc.soleSource || v.PromotionEligible != tc.promotion {
 				t.Fatalf("sole source %v, promotion %v; want %v, %v: %+v", v.SoleSourceEligible, v.PromotionEligible, tc.soleSource, tc.promotion, v.Checks)
 			}

@@ -58,9 +58,10 @@ func New(d Deps) (*Service, error) {
 			return nil, fmt.Errorf("prediction: shipped models: %w", err)
 		}
 		set.Origin, set.LoadedAt = "shipped", d.Now()
+		set.Live = s.liveSources()
 		s.set.Store(set)
 	} else {
-		s.set.Store(&modelSet{Origin: "none", LoadedAt: d.Now(), Bands: map[int]*ml.Artifact{}})
+		s.set.Store(&modelSet{Origin: "none", LoadedAt: d.Now(), Bands: map[int]*ml.Artifact{}, Live: s.liveSources()})
 	}
 	if d.Metrics != nil {
 		d.Metrics.RegisterMetricsWriter(s.writeMetrics)
@@ -117,6 +118,7 @@ func (s *Service) Reload(ctx context.Context) error {
 		next.PrevRidge, next.PrevResidual = readPrevious(newestPrevious(s.deps.ModelsDir), s.deps.KnownSchema)
 	}
 	next.LoadedAt = s.deps.Now()
+	next.Live = s.liveSources()
 	if !sameModel(old.Residual, next.Residual) {
 		s.live.reset()
 	}
@@ -124,6 +126,26 @@ func (s *Service) Reload(ctx context.Context) error {
 	s.deps.Log.Info("coverage models loaded", "origin", next.Origin, "ridge", versionOf(next.Ridge),
 		"band_models", len(next.Bands), "residual", versionOf(next.Residual))
 	return nil
+}
+
+// liveSources reads the standing source attestations; nil when they
+// cannot be read (logged): no appliance attestation is then confirmed.
+func (s *Service) liveSources() map[string]bool {
+	if s.deps.Attestations == nil {
+		return nil
+	}
+	atts, err := s.deps.Attestations()
+	if err != nil {
+		s.deps.Log.Error("coverage models: read the source attestations; no appliance-attested model claims field accuracy until they read", "err", err)
+		return nil
+	}
+	out := map[string]bool{}
+	for _, a := range atts {
+		if a.Live() {
+			out[a.Source] = true
+		}
+	}
+	return out
 }
 
 func versionOf(a *ml.Artifact) string {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -60,6 +62,15 @@ type Corpus struct {
 	Bands    []int     // SnapBandMHz
 	Morph    []string  // morphology
 	Sources  []string  // observation source
+	// Attested[i] says row i's source was attested by an operator when
+	// the row was stored (ApplyAttestations; all false until then).
+	Attested []bool
+	// Attestations are the standing attestations of the rows' sources
+	// (ApplyAttestations), by source.
+	Attestations map[string]appliance.SourceAttestation
+	// BaselineValidity is the validity range of the engine of Baseline
+	// (the residual engine's envelope takes it); nil: none stated.
+	BaselineValidity *ml.EngineValidity
 	// Obs are the kept rows (the holdout replay featurises them again for
 	// a served model of another schema version).
 	Obs []appliance.Observation
@@ -93,28 +104,105 @@ func consentError(stored int) error {
 		"an operator grants consent per source with `linkplan observations consent --source NAME --basis TEXT --apply`: %w", stored, ErrNoConsentedCorpus)
 }
 
-// DataProvenance maps the sources of the rows to SPEC §2.6's value:
-// synthetic when every row's source is "synthetic", real when none is
-// (drive tests and api submissions are measurements), mixed otherwise,
-// none without rows.
-func DataProvenance(sources []string) string {
-	syn, real := 0, 0
-	for _, s := range sources {
-		if s == "synthetic" {
+// Data provenance values of SPEC §2.6 that training writes.
+const (
+	ProvenanceSynthetic = "synthetic"
+	ProvenanceReal      = "real"
+	ProvenanceMixed     = "mixed"
+	ProvenanceUnknown   = "unknown"
+	ProvenanceNone      = "none"
+)
+
+// DataProvenance maps the rows to SPEC §2.6's value from their sources
+// and whether each was attested (attested[i], see ApplyAttestations; nil:
+// none was): synthetic when every row is the generator's (source
+// "synthetic"), real when every row is attested, unknown when every row is
+// a measured source no operator attested (a tenant's label, e.g.
+// "drivetest_synthgen", proves nothing), mixed when the rows are of more
+// than one of these kinds, none without rows. Only real makes a field-
+// accuracy claim (appliance/prediction Grade).
+func DataProvenance(sources []string, attested []bool) string {
+	syn, real, unattested := 0, 0, 0
+	for i, s := range sources {
+		switch {
+		case s == SynthSource:
 			syn++
-		} else {
+		case attested != nil && attested[i]:
 			real++
+		default:
+			unattested++
+		}
+	}
+	kinds := 0
+	for _, n := range []int{syn, real, unattested} {
+		if n > 0 {
+			kinds++
 		}
 	}
 	switch {
-	case syn == 0 && real == 0:
-		return "none"
-	case real == 0:
-		return "synthetic"
-	case syn == 0:
-		return "real"
+	case kinds == 0:
+		return ProvenanceNone
+	case kinds > 1:
+		return ProvenanceMixed
+	case syn > 0:
+		return ProvenanceSynthetic
+	case real > 0:
+		return ProvenanceReal
 	}
-	return "mixed"
+	return ProvenanceUnknown
+}
+
+// ApplyAttestations marks the rows the standing attestations cover
+// (appliance.SourceAttestation.Covers: same source, stored no later than
+// the attestation); withdrawn ones cover nothing.
+func (c *Corpus) ApplyAttestations(atts []appliance.SourceAttestation) {
+	c.Attestations = map[string]appliance.SourceAttestation{}
+	for _, a := range atts {
+		if a.Live() {
+			c.Attestations[a.Source] = a
+		}
+	}
+	c.Attested = make([]bool, c.N())
+	for i := range c.Obs {
+		a, ok := c.Attestations[c.Obs[i].Source]
+		c.Attested[i] = ok && a.Covers(&c.Obs[i])
+	}
+}
+
+// attested is c.Attested[i], false before ApplyAttestations.
+func (c *Corpus) attested(i int) bool { return c.Attested != nil && c.Attested[i] }
+
+// attestationOf summarises the attested share of rows idx (nil when no
+// row is attested and none is synthetic or unattested: no rows).
+func (c *Corpus) attestationOf(idx []int) *ml.Attestation {
+	at := &ml.Attestation{Sources: []ml.AttestedSource{}}
+	rows := map[string]int{}
+	for _, i := range idx {
+		switch {
+		case c.Sources[i] == SynthSource:
+			at.SyntheticRows++
+		case c.attested(i):
+			at.AttestedRows++
+			rows[c.Sources[i]]++
+		default:
+			at.UnattestedRows++
+		}
+	}
+	for _, src := range slices.Sorted(maps.Keys(rows)) {
+		a := c.Attestations[src]
+		at.Sources = append(at.Sources, ml.AttestedSource{Source: src, Basis: a.Basis, AttestedBy: a.AttestedBy, AttestedAtUnix: a.AttestedAtUnix,
+			Scope: ml.ScopeAppliance, Rows: rows[src]})
+	}
+	return at
+}
+
+// provenanceOf is DataProvenance of rows idx.
+func (c *Corpus) provenanceOf(idx []int) string {
+	att := make([]bool, len(idx))
+	for j, i := range idx {
+		att[j] = c.attested(i)
+	}
+	return DataProvenance(pick(c.Sources, idx), att)
 }
 
 // corpusRow is one row's featurisation result.

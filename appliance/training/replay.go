@@ -51,6 +51,9 @@ func setOf(arts map[string]*ml.Artifact, f Featurizer) modelSet {
 
 // Replay is the holdout RMSE of one model set; nil fields: no such model.
 type Replay struct {
+	// Provenance is the set's data provenance (its residual engine's, else
+	// its ridge's; "" unknown to the replay).
+	Provenance string
 	N          int
 	RMSEDB     *float64 // ridge family: band model where one exists, else the global ridge
 	ResidualDB *float64 // baseline + residual GBM
@@ -132,22 +135,53 @@ func replay(ctx context.Context, f Featurizer, c *Corpus, holdout []int, set mod
 	return out, nil
 }
 
+// provenance is the data provenance of the set's comparable models: its
+// residual engine's, else its global ridge's ("" when it has neither). A
+// drive-test model is not in the set (setOf), so it neither blocks nor
+// counts.
+func (s modelSet) provenance() string {
+	switch {
+	case s.residual != nil:
+		return s.residual.DataProvenance
+	case s.ridge != nil:
+		return s.ridge.DataProvenance
+	}
+	return ""
+}
+
 // Decide applies the promotion rule to the replays of the candidate and
 // of the served models: promoted when nothing comparable is served, or
 // when the candidate's ridge family is strictly better and its residual
 // engine is no worse where both have one (SPEC §2.6: no regression in
-// residual metrics). Equal is kept.
+// residual metrics). Equal is kept, except that a candidate of attested
+// real data replaces a served set that is not real when it is no worse
+// (the same rows, attested since, gain their claim). A candidate whose
+// data provenance is not real never replaces a served set trained on
+// attested real data (provenance real): rows nobody attested, however
+// well they replay on their own holdout, do not displace a
+// field-accuracy claim.
 func Decide(cand, served Replay) (bool, string) {
 	f := func(p *float64) string { return strconv.FormatFloat(*p, 'f', 3, 64) }
+	if served.Provenance == ProvenanceReal && cand.Provenance != ProvenanceReal {
+		return false, fmt.Sprintf("the served models are trained on attested real data and the candidate's data_provenance is %s: "+
+			"only attested rows may replace them (linkplan observations attest)", cand.Provenance)
+	}
 	if served.RMSEDB == nil {
 		return true, fmt.Sprintf("nothing comparable is served; candidate holdout RMSE %s dB on %d rows", f(cand.RMSEDB), cand.N)
 	}
-	if !(*cand.RMSEDB < *served.RMSEDB) {
+	// A candidate of attested real data replaces a set that is not real
+	// when it is no worse: the same rows, attested since, gain the claim.
+	upgrade := cand.Provenance == ProvenanceReal && served.Provenance != ProvenanceReal
+	if !(*cand.RMSEDB < *served.RMSEDB) && !(upgrade && *cand.RMSEDB <= *served.RMSEDB) {
 		return false, fmt.Sprintf("candidate holdout RMSE %s dB is not better than the served %s dB on %d rows", f(cand.RMSEDB), f(served.RMSEDB), cand.N)
 	}
 	if cand.ResidualDB != nil && served.ResidualDB != nil && *cand.ResidualDB > *served.ResidualDB {
 		return false, fmt.Sprintf("candidate holdout RMSE %s dB beats the served %s dB, but its residual engine regresses (%s dB against %s dB)",
 			f(cand.RMSEDB), f(served.RMSEDB), f(cand.ResidualDB), f(served.ResidualDB))
+	}
+	if upgrade && !(*cand.RMSEDB < *served.RMSEDB) {
+		return true, fmt.Sprintf("candidate of attested real data, holdout RMSE %s dB, no worse than the served %s dB (data_provenance %s) on %d rows",
+			f(cand.RMSEDB), f(served.RMSEDB), served.Provenance, cand.N)
 	}
 	return true, fmt.Sprintf("candidate holdout RMSE %s dB beats the served %s dB on %d rows", f(cand.RMSEDB), f(served.RMSEDB), cand.N)
 }

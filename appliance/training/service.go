@@ -17,6 +17,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/periodic"
+	"linkplan/engines/ml"
 )
 
 // Store is what the training side needs from storage (store.DB).
@@ -29,6 +30,9 @@ type Store interface {
 	UpdateRetrainState(change func(*appliance.RetrainState) bool) (appliance.RetrainState, error)
 	PutModelDecision(d *appliance.ModelDecision, grants, nextSeq uint64, audit ...appliance.AuditEntry) (bool, *appliance.ModelDecision, error)
 	ModelDecision(jobID string) (*appliance.ModelDecision, error)
+	// SourceAttestations returns every source attestation (withdrawn
+	// ones included): only rows they cover count as real data.
+	SourceAttestations() ([]appliance.SourceAttestation, error)
 }
 
 // Queue is the durable job queue (appliance/jobs.Service).
@@ -55,6 +59,10 @@ type Options struct {
 	// RegionAt gives a receiver's macro-region (N, NE, CO, SE, S; "" none)
 	// for the Mondrian bands; nil: marginal bands only.
 	RegionAt func(appliance.LatLon) string
+	// BaselineValidity is the validity range of the baseline engine
+	// (p1812-p1411-hybrid, from the engine registry); the residual
+	// engine's envelope carries it. nil: none stated.
+	BaselineValidity *ml.EngineValidity
 	// Reload tells the serving side to load the models again after a
 	// swap; nil does nothing.
 	Reload func(ctx context.Context) error
@@ -290,6 +298,12 @@ func (s *Service) Retrain(ctx context.Context, jobID, trigger string) (*Outcome,
 	if err != nil {
 		return nil, fmt.Errorf("retrain %s: %w", jobID, err)
 	}
+	atts, err := s.store.SourceAttestations()
+	if err != nil {
+		return nil, fmt.Errorf("retrain %s: %w", jobID, err)
+	}
+	c.ApplyAttestations(atts)
+	c.BaselineValidity = s.opts.BaselineValidity
 	out := &Outcome{Corpus: CorpusCounts{Stored: c.Stored, Consented: c.Consented, Kept: c.N(), SkippedTerrain: c.SkippedTerrain,
 		SkippedMetric: c.SkippedMetric, SkippedInvalid: c.SkippedInvalid, SchemaVersion: c.Schema.Version}}
 	now := s.opts.Clock().UTC()
@@ -314,10 +328,12 @@ func (s *Service) Retrain(ctx context.Context, jobID, trigger string) (*Outcome,
 	if err != nil {
 		return nil, fmt.Errorf("retrain %s: candidate %w", jobID, err)
 	}
-	sr, err := replay(ctx, s.feat, c, cand.Holdout, setOf(served, s.feat))
+	servedSet := setOf(served, s.feat)
+	sr, err := replay(ctx, s.feat, c, cand.Holdout, servedSet)
 	if err != nil {
 		return nil, fmt.Errorf("retrain %s: served %w", jobID, err)
 	}
+	cr.Provenance, sr.Provenance = cand.Provenance, servedSet.provenance()
 	promoted, reason := Decide(cr, sr)
 	d := appliance.ModelDecision{JobID: jobID, DecidedAtUnix: now.Unix(), Trigger: trigger, Promoted: promoted, Reason: reason,
 		NTrain: len(cand.Train), NHoldout: len(cand.Holdout), CandidateRMSEDB: *cr.RMSEDB, ServedRMSEDB: sr.RMSEDB,

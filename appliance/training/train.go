@@ -2,11 +2,14 @@ package training
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/features"
 	"linkplan/engines/ml"
 )
 
@@ -114,11 +117,13 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 	X, y := pick(c.X, train), pick(c.Y, train)
 	regions, cells := pick(c.Regions, train), pick(c.Cells, train)
 	bands, morph := pick(c.Bands, train), pick(c.Morph, train)
-	cand.Provenance = DataProvenance(pick(c.Sources, train))
-	stamp := func(a *ml.Artifact, version string, n int, cv ml.CVResult) {
-		a.ModelVersion, a.Schema, a.DataProvenance = version, c.Schema, cand.Provenance
-		a.TrainedAtUnixS, a.NTrain = now.Unix(), n
+	cand.Provenance = c.provenanceOf(train)
+	stamp := func(a *ml.Artifact, version string, idx []int, cv ml.CVResult, validity *ml.EngineValidity) {
+		a.ModelVersion, a.Schema, a.DataProvenance = version, c.Schema, c.provenanceOf(idx)
+		a.TrainedAtUnixS, a.NTrain = now.Unix(), len(idx)
 		a.CVRMSEDB, a.CVRMSEStdDB, a.CVFolds = cv.RMSEDB, cv.StdDB, ml.DefaultFolds
+		a.Attestation = c.attestationOf(idx)
+		a.Envelope = c.envelopeOf(idx, version, validity)
 	}
 
 	// Global ridge.
@@ -127,7 +132,7 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 		return nil, fmt.Errorf("train global ridge: %w", err)
 	}
 	a := &ml.Artifact{Kind: ml.KindRidge, Ridge: g, Conformal: cal}
-	stamp(a, VersionRidge, len(y), cv)
+	stamp(a, VersionRidge, train, cv, nil)
 	cand.Artifacts[FileRidge] = a
 	var se float64
 	for i, x := range X {
@@ -165,7 +170,7 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 			return nil, fmt.Errorf("train band %d MHz ridge: %w", b, err)
 		}
 		ba := &ml.Artifact{Kind: ml.KindRidge, Ridge: m, Conformal: bcal}
-		stamp(ba, BandVersion(b), len(idx), bcv)
+		stamp(ba, BandVersion(b), pick(train, idx), bcv, nil)
 		cand.Artifacts[BandFile(b)] = ba
 		cand.Summary.Bands = append(cand.Summary.Bands, b)
 	}
@@ -198,8 +203,11 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train residual: %w", err)
 	}
+	if rcal.Unseen, err = unseenBand(c, train, X, r, workers); err != nil {
+		return nil, fmt.Errorf("train residual: %w", err)
+	}
 	ra := &ml.Artifact{Kind: ml.KindGBM, GBM: gm, Conformal: &rcal}
-	stamp(ra, VersionResidual, len(r), rcv)
+	stamp(ra, VersionResidual, train, rcv, c.BaselineValidity)
 	if ra.ConformalOutOfGroup, err = outOfGroup(r, rcv.OOF, regions); err != nil {
 		return nil, err
 	}
@@ -288,9 +296,13 @@ func TrainRidgeArtifact(c *Corpus, now time.Time, workers int) (*ml.Artifact, er
 	if err != nil {
 		return nil, fmt.Errorf("train ridge: %w", err)
 	}
-	a := &ml.Artifact{Kind: ml.KindRidge, ModelVersion: VersionRidge, Schema: c.Schema, DataProvenance: DataProvenance(c.Sources),
+	all := make([]int, c.N())
+	for i := range all {
+		all[i] = i
+	}
+	a := &ml.Artifact{Kind: ml.KindRidge, ModelVersion: VersionRidge, Schema: c.Schema, DataProvenance: c.provenanceOf(all),
 		TrainedAtUnixS: now.Unix(), NTrain: c.N(), CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: ml.DefaultFolds,
-		Ridge: m, Conformal: cal}
+		Ridge: m, Conformal: cal, Attestation: c.attestationOf(all), Envelope: c.envelopeOf(all, VersionRidge, nil)}
 	var se float64
 	for i, x := range c.X {
 		d := m.Predict(x) - c.Y[i]
@@ -311,4 +323,76 @@ func TrainRidgeArtifact(c *Corpus, now time.Time, workers int) (*ml.Artifact, er
 		return nil, err
 	}
 	return a, nil
+}
+
+// EnvelopeMarginM is the margin around the training receivers' convex
+// hull in a trained model's envelope, metres.
+const EnvelopeMarginM = 1000.0
+
+// envelopeOf is the calibrated envelope of a model trained on rows idx of
+// c (SPEC §2.5: a learned model refuses outside it): the convex hull of
+// their receivers with an EnvelopeMarginM margin, their frequencies per
+// snapped band widened as ml.BandsOf does, and validity, the range of the
+// engine the model's target is relative to (the residual engine's
+// baseline; nil for a model of the level itself).
+func (c *Corpus) envelopeOf(idx []int, version string, validity *ml.EngineValidity) *ml.Envelope {
+	pts := make([][2]float64, len(idx))
+	freqs := make([]float64, len(idx))
+	srcs := map[string]bool{}
+	for j, i := range idx {
+		o := &c.Obs[i]
+		pts[j], freqs[j] = [2]float64{o.RxLat, o.RxLon}, o.FreqHz/1e6
+		srcs[o.Source] = true
+	}
+	bands := ml.BandsOf(freqs, func(f float64) string { return BandKey(features.SnapBandMHz(f)) })
+	names := make([]string, len(bands))
+	for i, b := range bands {
+		names[i] = b.Name
+	}
+	desc := fmt.Sprintf("%s: %d training observations (data_provenance %s; sources %s) whose receivers lie in the convex hull below (%g m margin), on %s",
+		version, len(idx), c.provenanceOf(idx), strings.Join(slices.Sorted(maps.Keys(srcs)), ", "), EnvelopeMarginM, strings.Join(names, ", "))
+	if validity != nil {
+		desc += fmt.Sprintf("; relative to the baseline %s, valid %g–%g MHz", validity.Engine, validity.MinMHz, validity.MaxMHz)
+	}
+	return &ml.Envelope{Description: desc, Hulls: []ml.LatLonPolygon{ml.HullOf("training receivers", pts, EnvelopeMarginM)}, Bands: bands, Validity: validity}
+}
+
+// unseenBand calibrates the residual engine's band for transmitters it
+// never saw (ml.FitUnseenBand): the residuals of the training rows idx
+// (features X, targets r) out of folds grouped by transmitter
+// (ml.SiteKey: a site's carriers share its surroundings, so they are held
+// out together; k = 5, or fewer with fewer sites), resampled by site
+// (basis leave_cell_out: the observations name no operator); the seen
+// transmitters are the rows' ml.TransmitterKey (site and carrier). nil
+// when the rows have fewer than two sites.
+func unseenBand(c *Corpus, idx []int, X [][]float64, r []float64, workers int) (*ml.UnseenBand, error) {
+	keys := make([]string, len(idx))
+	seen := make([]string, len(idx))
+	for j, i := range idx {
+		o := &c.Obs[i]
+		keys[j], seen[j] = ml.SiteKey(o.TxLat, o.TxLon), ml.TransmitterKey(o.TxLat, o.TxLon, o.FreqHz/1e6)
+	}
+	distinct := len(slices.Compact(slices.Sorted(slices.Values(keys))))
+	if distinct < 2 {
+		return nil, nil
+	}
+	fold, err := ml.GroupKFold(keys, min(ml.DefaultFolds, distinct), ml.CVSeed)
+	if err != nil {
+		return nil, err
+	}
+	cv, err := ml.CrossValidate(X, r, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
+		return ml.TrainGBM(X, y, ml.GBMParams{Workers: 1})
+	}, workers)
+	if err != nil {
+		return nil, fmt.Errorf("unseen band: %w", err)
+	}
+	res := make([]float64, len(r))
+	for i := range r {
+		res[i] = r[i] - cv.OOF[i]
+	}
+	u, err := ml.FitUnseenBand([]ml.HeldOut{{Name: "transmitter sites left out", Basis: ml.BasisLeaveCellOut, Residuals: res, Units: keys}}, seen, ml.DefaultAlpha)
+	if err != nil {
+		return nil, err
+	}
+	return &u, nil
 }

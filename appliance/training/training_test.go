@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/observations"
 	"linkplan/appliance/training"
 	"linkplan/engines/ml"
 )
@@ -49,6 +51,12 @@ func TestConsentStates(t *testing.T) {
 		if _, err := e.db.StampConsent("drivetest_tems", appliance.ConsentRefused, entry); err != nil {
 			t.Fatal(err)
 		}
+		// The api rows are attested as field measurements (only then are
+		// they real data); the withdrawn source's attestation would not
+		// matter: its rows are not in the corpus.
+		if _, err := observations.AttestSource(e.db, "api", "measured by the test's field team", false, "operator:test", time.Now()); err != nil {
+			t.Fatal(err)
+		}
 		out, err := e.service(training.Options{}).Retrain(ctx, "job_a", "cli")
 		if err != nil {
 			t.Fatal(err)
@@ -57,24 +65,31 @@ func TestConsentStates(t *testing.T) {
 			t.Fatalf("corpus %+v, decision %+v; want 150 of 300 consented rows", out.Corpus, out.Decision)
 		}
 		if out.Decision.DataProvenance != "real" {
-			t.Errorf("provenance %q of api rows, want real", out.Decision.DataProvenance)
+			t.Errorf("provenance %q of attested api rows, want real", out.Decision.DataProvenance)
 		}
 	})
 }
 
+// TestDataProvenance: only attested rows are real; a drivetest_ label
+// alone is unknown (issue 20: 3,000 synthetic rows relabelled
+// drivetest_synthgen were taken for real data).
 func TestDataProvenance(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		sources []string
-		want    string
+		name     string
+		sources  []string
+		attested []bool
+		want     string
 	}{
-		{"none", nil, "none"},
-		{"synthetic", []string{"synthetic", "synthetic"}, "synthetic"},
-		{"real drive test and api", []string{"drivetest_tems", "api", "drive_test"}, "real"},
-		{"mixed", []string{"api", "synthetic"}, "mixed"},
+		{"none", nil, nil, "none"},
+		{"synthetic", []string{"synthetic", "synthetic"}, nil, "synthetic"},
+		{"attested drive test and api", []string{"drivetest_tems", "api", "drive_test"}, []bool{true, true, true}, "real"},
+		{"unattested drive test labels", []string{"drivetest_synthgen", "drivetest_tems"}, []bool{false, false}, "unknown"},
+		{"no attestation at all", []string{"drivetest_tems"}, nil, "unknown"},
+		{"attested and unattested", []string{"drivetest_tems", "drivetest_synthgen"}, []bool{true, false}, "mixed"},
+		{"attested and synthetic", []string{"api", "synthetic"}, []bool{true, false}, "mixed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := training.DataProvenance(tc.sources); got != tc.want {
+			if got := training.DataProvenance(tc.sources, tc.attested); got != tc.want {
 				t.Fatalf("%q, want %q", got, tc.want)
 			}
 		})

@@ -16,7 +16,7 @@ const ArtifactFormat = "linkplan-ml-model"
 
 // ArtifactVersion is the artifact layout this build writes. It reads every
 // version from 1 to ArtifactVersion (see FORMAT.md).
-const ArtifactVersion = 2
+const ArtifactVersion = 3
 
 // MaxArtifactBytes bounds what ReadArtifact reads.
 const MaxArtifactBytes = 256 << 20
@@ -78,10 +78,67 @@ type Artifact struct {
 	// Envelope is where the model is calibrated (layout version 2); nil
 	// means no envelope: the model makes no claim of where it holds.
 	Envelope *Envelope `json:"envelope,omitempty"`
+	// Attestation says which training rows an operator vouched for as
+	// field measurements (layout version 3); data_provenance real needs
+	// every training row attested. nil: no row was attested.
+	Attestation *Attestation `json:"attestation,omitempty"`
+	// PhysicsBaseline is the fair physics baseline fitted on the training
+	// rows (layout version 3), for `linkplan model eval`; nil: none.
+	PhysicsBaseline *PhysicsBaseline `json:"physics_baseline,omitempty"`
 
 	Ridge     *Ridge       `json:"ridge,omitempty"`
 	GBM       *GBM         `json:"gbm,omitempty"`
 	Conformal *Calibration `json:"conformal,omitempty"`
+}
+
+// Attestation scopes: where an AttestedSource was made.
+const (
+	// ScopeAppliance: stored by `linkplan observations attest` on the
+	// appliance that trained the model; a withdrawal there withdraws it.
+	ScopeAppliance = "appliance"
+	// ScopeBuild: made by whoever built the artifact from files (the
+	// `--attest-basis` of `linkplan model train`, e.g. the shipped
+	// drive-test model); no appliance record can withdraw it.
+	ScopeBuild = "build"
+)
+
+// AttestedSource is one attested source of a model's training rows.
+type AttestedSource struct {
+	Source string `json:"source"`
+	// Basis is the attesting operator's text (why these rows are field
+	// measurements); AttestedBy names the operator.
+	Basis      string `json:"basis"`
+	AttestedBy string `json:"attested_by"`
+	// AttestedAtUnix is when, epoch seconds.
+	AttestedAtUnix float64 `json:"attested_at"`
+	Scope          string  `json:"scope"`
+	// Rows is the training rows of this source.
+	Rows int `json:"rows"`
+}
+
+// Attestation is the attested share of a model's training rows.
+type Attestation struct {
+	// Sources lists the attested sources, sorted by name.
+	Sources []AttestedSource `json:"sources"`
+	// AttestedRows, UnattestedRows and SyntheticRows split the training
+	// rows: attested sources, other measured sources (a source label no
+	// operator vouched for), and the synthetic generator's rows.
+	AttestedRows   int `json:"attested_rows"`
+	UnattestedRows int `json:"unattested_rows"`
+	SyntheticRows  int `json:"synthetic_rows"`
+}
+
+// PhysicsBaseline is a physics model fitted on the training rows only: the
+// fair baseline a learned model must beat on rows it never saw (an offset
+// fitted on the evaluated rows themselves would be an oracle).
+type PhysicsBaseline struct {
+	// Engine names the physics, e.g. "fspl" (free space).
+	Engine string `json:"engine"`
+	// EIRPOffsetDBm is the least-squares level offset: predicted level =
+	// EIRPOffsetDBm − loss, dBm.
+	EIRPOffsetDBm float64 `json:"eirp_offset_dbm"`
+	// RMSEDB is its RMSE on the training rows, dB.
+	RMSEDB float64 `json:"rmse_db"`
 }
 
 // Predict returns the artifact's model prediction for x, which must have
@@ -146,8 +203,10 @@ func ReadArtifact(r io.Reader) (*Artifact, error) {
 	if head.Version < 1 || head.Version > ArtifactVersion {
 		return nil, fmt.Errorf("read artifact: version %d, this build reads 1 to %d: %w", head.Version, ArtifactVersion, ErrArtifact)
 	}
-	// Version 2 only added the optional envelope: a version-1 artifact
-	// reads as it is. A later version converts older layouts here.
+	// Version 2 only added the optional envelope and version 3 only
+	// optional fields (envelope hulls and validity, attestation, physics
+	// baseline, the unseen band): older artifacts read as they are. A
+	// later version converts older layouts here.
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var a Artifact
@@ -240,6 +299,20 @@ func (a *Artifact) validate() error {
 			return err
 		}
 	}
+	if at := a.Attestation; at != nil {
+		if at.AttestedRows < 0 || at.UnattestedRows < 0 || at.SyntheticRows < 0 {
+			return bad("attestation row counts must be non-negative")
+		}
+		for i, s := range at.Sources {
+			if s.Source == "" || s.Basis == "" || s.Rows < 0 || (s.Scope != ScopeAppliance && s.Scope != ScopeBuild) || !finite(s.AttestedAtUnix) ||
+				(i > 0 && at.Sources[i-1].Source >= s.Source) {
+				return bad("attestation source %d (%q): needs a name, a basis, rows >= 0, scope appliance or build, sorted and distinct names", i, s.Source)
+			}
+		}
+	}
+	if p := a.PhysicsBaseline; p != nil && (p.Engine == "" || !finite(p.EIRPOffsetDBm) || !finite(p.RMSEDB) || p.RMSEDB < 0) {
+		return bad("physics_baseline needs an engine and finite numbers")
+	}
 	return nil
 }
 
@@ -309,6 +382,11 @@ func (b *Band) validate() error {
 func (c *Calibration) validate() error {
 	if err := c.Marginal.validate(); err != nil {
 		return err
+	}
+	if c.Unseen != nil {
+		if err := c.Unseen.validate(); err != nil {
+			return err
+		}
 	}
 	for i, g := range c.ByGroup {
 		if g.Group == "" || (i > 0 && c.ByGroup[i-1].Group >= g.Group) {

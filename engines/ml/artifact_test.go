@@ -347,6 +347,17 @@ func FuzzReadArtifact(f *testing.F) {
 	b, _ := json.Marshal(v)
 	f.Add(b)
 	f.Add([]byte(`{"format":"linkplan-ml-model","version":1}`))
+	// Layout 3: hull, validity, attestation, physics baseline, unseen band.
+	f.Add([]byte(`{"format":"linkplan-ml-model","version":3,"kind":"ridge","model_version":"r","feature_schema":{"version":1,"names":["a"]},` +
+		`"ridge":{"lambda":0,"y_mean":1,"mean":[0],"scale":[0],"coef":[0]},` +
+		`"envelope":{"description":"d","hulls":[{"name":"h","ring":[[-22.9,-43.2],[-22.8,-43.1],[-22.9,-43.1]],"margin_m":1000}],` +
+		`"bands":[{"name":"1800MHz","min_mhz":1710,"max_mhz":1890}],"validity":{"engine":"p1812-p1411-hybrid","min_mhz":30,"max_mhz":6000}},` +
+		`"attestation":{"sources":[{"source":"drivetest_tems","basis":"b","attested_by":"o","attested_at":1.5e9,"scope":"appliance","rows":3}],` +
+		`"attested_rows":3,"unattested_rows":0,"synthetic_rows":0},"physics_baseline":{"engine":"fspl","eirp_offset_dbm":1.5,"rmse_db":8},` +
+		`"conformal":{"marginal":{"n_calibration":20,"alpha":0.1,"coverage":0.9,"q_abs_db":5,"q_lo_db":-5,"q_hi_db":5,"empirical_coverage":0.9,"mean_width_db":10},` +
+		`"unseen":{"band":{"n_calibration":20,"alpha":0.1,"coverage":0.9,"q_abs_db":6,"q_lo_db":-6,"q_hi_db":6,"empirical_coverage":0.95,"mean_width_db":12},` +
+		`"method":"cluster_bootstrap_upper_conformal","level":0.95,"resamples":500,"groups":[{"name":"g","basis":"leave_cell_out","n":20,"units":4,` +
+		`"q_abs_db":5,"q_abs_upper_db":6,"empirical_coverage":0.95}],"seen_transmitters":["-22.9000,-43.2000,1800.0"]}}}`))
 	f.Add([]byte(`{"format":"linkplan-ml-model","version":1,"kind":"ridge","model_version":"r","feature_schema":{"version":1,"names":["a"]},"ridge":{"lambda":0,"y_mean":1,"mean":[0],"scale":[0],"coef":[0]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := ml.ReadArtifact(bytes.NewReader(data))

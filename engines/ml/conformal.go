@@ -145,6 +145,10 @@ type Calibration struct {
 	// group with too few residuals for FitBand has none; its rows use
 	// Marginal.
 	ByGroup []GroupBand `json:"by_group,omitempty"`
+	// Unseen is the band of transmitters the model never saw
+	// (FitUnseenBand; artifact layout version 3); nil: none was
+	// calibrated, and every row uses Marginal or its group's band.
+	Unseen *UnseenBand `json:"unseen,omitempty"`
 }
 
 // FitMondrian calibrates the marginal band on all residuals and one band

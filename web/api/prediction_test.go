@@ -43,16 +43,18 @@ func predictionScenarios(t *testing.T, h *harness) []scenario {
 		t.Fatal(err)
 	}
 	dortmundGrade, _ := prediction.Grade(dortmund.DataProvenance, dortmund.CVRMSEDB)
-	gates := prediction.Gates(dortmund, nil)
+	gates := prediction.Gates(dortmund, nil, "")
 	return []scenario{
 		{name: "predict in Rio: the Dortmund model refuses, the synthetic ridge answers", method: "POST", url: "/coverage/predict", key: "internal", body: predictRio, status: 200,
-			contains: []string{`"model_source":"local-model"`, `"engine_used":"ridge"`, `"model_version":"ridge-v1"`, `"confidence":0.9`,
+			contains: []string{`"model_source":"local-model"`, `"engine_used":"ridge"`, `"model_version":"ridge-v1"`, `"confidence":0.55`,
+				`"warnings":[{"code":"model_not_field_validated","message":"the answering model ridge-v1 was trained on synthetic data`,
 				`"envelope":{"inside":false,"reason":"outside the calibrated area (`,
 				`"fallback_reason":"residual engine ` + dortmund.ModelVersion + ` refused to extrapolate: outside the calibrated area (`,
 				`"data_provenance":"synthetic"`, `"accuracy_grade":"pipeline_validation_only"`, `"field_accuracy_claim":false`, `"region":"SE"`}},
 		{name: "predict in Dortmund: the residual engine answers without terrain", method: "POST", url: "/coverage/predict", key: "internal", body: predictDortmund, status: 200,
 			contains: []string{`"model_source":"residual-gbm"`, `"model_version":"` + dortmund.ModelVersion + `"`, `"confidence":0.75`, `"data_provenance":"real"`,
-				`"accuracy_grade":"` + dortmundGrade + `"`, `"field_accuracy_claim":true`, `"envelope":{"inside":true}`, `"mondrian":false`, `"region":null`, `"fallback_reason":null`},
+				`"accuracy_grade":"` + dortmundGrade + `"`, `"field_accuracy_claim":true`, `"envelope":{"inside":true}`, `"mondrian":false`, `"region":null`, `"fallback_reason":null`,
+				`"unseen":true`, `"warnings":[]`},
 			check: func(t *testing.T, h *harness, res *response) {
 				var p struct {
 					SignalDBm  float64 `json:"signal_dbm"`
@@ -79,7 +81,7 @@ func predictionScenarios(t *testing.T, h *harness) []scenario {
 		{name: "predict without a key", method: "POST", url: "/coverage/predict", body: predictRio, status: 401, code: "unauthenticated"},
 		{name: "predict physics only", method: "POST", url: "/coverage/predict", key: "internal", body: predictBody(-22.95, -43.21, -22.92, -43.19, 1800, `,"model":"physics","rx_height_m":3,"cable_loss_db":2,"rx_gain_dbi":2`),
 			status: 200, contains: []string{`"model_source":"physics-fallback"`, `"engine_used":"fspl"`, `"confidence":0.55`, `"model_version":null`, `"cv_rmse_db":null`,
-				`"envelope":null`, `"fallback_reason":null`, `"model_requested":"physics"`, `"data_provenance":"none"`}},
+				`"envelope":null`, `"fallback_reason":null`, `"model_requested":"physics"`, `"data_provenance":"none"`, `"warnings":[]`}},
 		{name: "predict with the ridge model", method: "POST", url: "/coverage/predict", key: "internal", body: predictBody(-22.95, -43.21, -22.92, -43.19, 900, `,"model":"ridge"`),
 			status: 200, contains: []string{`"model_source":"local-model"`, `"envelope":null`, `"fallback_reason":null`, `"model_requested":"ridge"`}},
 		{name: "predict without the required fields", method: "POST", url: "/coverage/predict", key: "internal", body: `{"tx_lat":-22.95,"tx_lon":-43.21,"tx_height_m":30}`,
@@ -97,17 +99,19 @@ func predictionScenarios(t *testing.T, h *harness) []scenario {
 		{name: "predict with a broken body", method: "POST", url: "/coverage/predict", key: "internal", body: `{"tx_lat":`, status: 400, code: "malformed_json"},
 		{name: "model info", method: "GET", url: "/coverage/model/info", key: "free", status: 200,
 			contains: []string{`"local_model":{"version":"ridge-v1"`, `"data_provenance":"synthetic"`, `"model_version":"` + dortmund.ModelVersion + `"`, `"baseline_engine":null`,
-				`"method":"cv_split_conformal_abs"`, `"origin":"shipped"`, `"accuracy_grade":"` + dortmundGrade + `"`, `"rmse_by_band":{`}},
+				`"method":"cv_split_conformal_abs"`, `"origin":"shipped"`, `"accuracy_grade":"` + dortmundGrade + `"`, `"rmse_by_band":{`,
+				`"unseen":{"method":"cluster_bootstrap_upper_conformal"`, `"basis":"leave_one_operator_out"`, `"status":"attested"`, `"scope":"build"`, `"synthetic_rows":5000`, `"hulls":[`}},
 		{name: "model info without a key", method: "GET", url: "/coverage/model/info", status: 401, code: "unauthenticated"},
 		{name: "claim readiness (public)", method: "GET", url: "/coverage/claim-readiness", status: 200,
-			contains: []string{`"field_accuracy_claim":true`, `"served_band":{`, `"regions":[]`}},
+			contains: []string{`"field_accuracy_claim":true`, `"served_band":{`, `"regions":[]`, `"unseen":{"method":"cluster_bootstrap_upper_conformal"`, `"attestation":{"status":"attested"`}},
 		{name: "effective band (public)", method: "GET", url: "/coverage/effective-band", status: 200,
 			contains: []string{`"nominal_coverage":0.9`, `"class":"strong"`, `"class":"weak"`, `"live_window":500`}},
 		{name: "promotion readiness (public)", method: "GET", url: "/coverage/promotion-readiness", status: 200,
 			contains: []string{fmt.Sprintf(`"sole_source_eligible":%v`, gates.SoleSourceEligible), fmt.Sprintf(`"real_rows":%d`, dortmund.NTrain),
 				fmt.Sprintf(`"name":"cv_rmse_below_8_db","passed":%v`, dortmund.CVRMSEDB < 8), `"promotion_eligible":false`}},
 		{name: "audit gate (public)", method: "GET", url: "/health/audit-gate", status: 200,
-			contains: []string{`"status":"field_accuracy_claimed"`, `"data_provenance":"real"`, `"accuracy_grade":"` + dortmundGrade + `"`}},
+			contains: []string{`"status":"field_accuracy_claimed"`, `"data_provenance":"real"`, `"accuracy_grade":"` + dortmundGrade + `"`,
+				`"attestation":{"status":"attested","attested_rows":45105`}},
 	}
 }
 

@@ -333,6 +333,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		RegionAt:  regionAtOf(gaz),
 		External:  cfg.ModelEndpoint,
 		ModelsDir: filepath.Join(cfg.DataDir, "models"), Shipped: shipped.FS(), Metrics: mset, Log: log,
+		Attestations: db.SourceAttestations,
 		// The live band's drift monitor queues a retrain.
 		OnDrift: func(ctx context.Context, reason string) {
 			if _, err := a.training.MonitorFired(ctx, reason); err != nil {

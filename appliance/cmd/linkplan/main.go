@@ -33,7 +33,7 @@ commands:
   coverage   compute a coverage map offline and write it as a GeoTIFF (--site|--tower ... --out map.tif)
   towers     import tower files (Anatel, MOSAICO, OpenCelliD formats)
   admin      totp | totp-forget: admin TOTP codes without oathtool, move the secret to an authenticator
-  observations consent | dividends settle: training consent of one source's observations; data dividend settlement
+  observations consent | attest | dividends settle: training consent of one source's observations; attestation that they are field measurements; data dividend settlement
   model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures;
              retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
   version    print the version

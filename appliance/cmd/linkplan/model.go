@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,8 +21,8 @@ import (
 )
 
 const modelUsage = `usage:
-  linkplan model train --observations FILE [--observations FILE ...] --out MODEL
-        [--area-name NAME] [--environments LIST] [--description TEXT]
+  linkplan model train --observations [OPERATOR=]FILE [--observations ...] --out MODEL
+        [--area-name NAME] [--environments LIST] [--description TEXT] [--attest-basis TEXT [--attested-by NAME]]
       train a drive-test model (engines/ml: model drivetest-gbm-v2, an
       additive gradient-boosted model of depth-one trees on the
       DriveTestSchemaV2 features log10_distance_km and fspl_db, schema 101),
@@ -30,16 +31,36 @@ const modelUsage = `usage:
       rows have one serving cell), with a split-conformal 90 % band on those
       out-of-fold residuals, and write its artifact with its calibrated
       envelope: the box around the rows' receivers and cells with a 0.01°
-      margin, named --area-name, and the LTE bands of their carriers
-  linkplan model eval --model MODEL --observations FILE [--observations FILE ...]
+      margin, named --area-name, the convex hull of the receivers with a
+      1,000 m margin, and the LTE bands of their carriers.
+      OPERATOR= names the operator of a file's rows (o2=o2_campus.csv.gz).
+      The model also gets a band for transmitters it never saw (a new
+      operator, a new cell): calibrated on the residuals of each operator
+      left out (a model trained on the other operators; two operators or
+      more) and of the cells left out by the grouped cross-validation, as
+      the worst group's 95 % cluster-bootstrap upper bound of its 90 %
+      conformal quantiles (engines/ml FitUnseenBand). And the fair physics
+      baseline: free space with one EIRP offset fitted on the training rows.
+      --attest-basis says why the files are field measurements: only then
+      is the model's data_provenance real (it may claim field accuracy);
+      without it, unknown.
+  linkplan model eval --model MODEL --observations [OPERATOR=]FILE [--observations ...]
       predict every row and print one line:
       n=… rmse_db=… mae_db=… bias_db=… coverage=… mean_width_db=…
+      unseen_rows=… unseen_coverage=… unseen_mean_width_db=…
+      served_coverage=… served_mean_width_db=…
       (bias = mean of observed − predicted; coverage = share of rows inside
-      the 90 % band; mean_width_db = its mean width); on standard error the
-      rows outside the model's envelope, and the same figures for free-space
-      loss with one EIRP offset fitted on the evaluated rows themselves (an
-      oracle physics baseline: it sees the rows' signal, the model does not).
-      Models of the drive-test schemas 100 and 101 are accepted.
+      the model's ordinary 90 % band, mean_width_db its width; unseen_rows =
+      rows whose serving cell the model never saw; unseen_coverage = share
+      of every row inside the band for unseen transmitters; served_coverage
+      = share inside the band /coverage/predict serves each row: the unseen
+      band where the cell is unseen and wider, else the ordinary one). On
+      standard error: the rows outside the model's envelope, the fair
+      physics baseline's figures (free space with the EIRP offset fitted on
+      the training rows, stored in the model) and an oracle's (the offset
+      fitted on the evaluated rows themselves: it sees their signal, the
+      model does not). Models of the drive-test schemas 100 and 101 are
+      accepted.
 Files are drive-test CSVs, plain or gzip, with the aliases of POST
 /coverage/observations/drivetest; each row needs the serving cell's position
 (cellLat/cellLon or tx_lat/tx_lon) and frequency, as the Dortmund LTE layout
@@ -55,6 +76,8 @@ type dtRow struct {
 	FreqHz                     float64
 	ObservedDBm                float64
 	File                       string
+	// Operator is the OPERATOR= of the row's --observations ("" none).
+	Operator string
 }
 
 // servingCell is the row's serving-cell key: the cell's position and
@@ -63,10 +86,21 @@ func (r *dtRow) servingCell() string {
 	return fmt.Sprintf("%.6f,%.6f,%.1f", r.TxLat, r.TxLon, r.FreqHz/1e6)
 }
 
-// readDriveTests reads drive-test CSV files into rows.
+// splitOperator splits an --observations value OPERATOR=FILE; a value
+// without '=' before its last '/' is a file alone.
+func splitOperator(v string) (op, file string) {
+	i := strings.IndexByte(v, '=')
+	if i <= 0 || strings.ContainsRune(v[:i], '/') {
+		return "", v
+	}
+	return v[:i], v[i+1:]
+}
+
+// readDriveTests reads drive-test CSV files ([OPERATOR=]FILE) into rows.
 func readDriveTests(files []string) ([]dtRow, error) {
 	var out []dtRow
-	for _, f := range files {
+	for _, v := range files {
+		op, f := splitOperator(v)
 		raw, err := os.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("--observations: %w", err)
@@ -74,6 +108,9 @@ func readDriveTests(files []string) ([]dtRow, error) {
 		rows, err := parseDriveTestFile(raw, filepath.Base(f))
 		if err != nil {
 			return nil, err
+		}
+		for i := range rows {
+			rows[i].Operator = op
 		}
 		out = append(out, rows...)
 	}
@@ -130,6 +167,8 @@ func modelCmd(_ context.Context, args []string, now func() time.Time, stdout, st
 	area := fs.String("area-name", "the drive-test area", "train: the name of the calibrated area in the envelope")
 	envs := fs.String("environments", "", "train: comma-separated kinds of places of the rows (urban,suburban,…), informational")
 	desc := fs.String("description", "", "train: the envelope's description (default: generated from the rows)")
+	attest := fs.String("attest-basis", "", "train: why the files are field measurements; without it the model's data_provenance is unknown")
+	attestedBy := fs.String("attested-by", operatorName(), "train: who attests the files (with --attest-basis)")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 || len(files) == 0 {
 		fmt.Fprint(stderr, modelUsage)
 		return fmt.Errorf("model %s: --observations is required: %w", args[0], errUsage)
@@ -149,7 +188,7 @@ func modelCmd(_ context.Context, args []string, now func() time.Time, stdout, st
 	}
 	if args[0] == "train" {
 		env := dtEnvelope(rows, strings.TrimSpace(*area), splitList(*envs), strings.TrimSpace(*desc))
-		return trainModel(rows, env, *out, now, stdout)
+		return trainModel(rows, env, strings.TrimSpace(*attest), strings.TrimSpace(*attestedBy), *out, now, stdout)
 	}
 	return evalModel(rows, *model, stdout, stderr)
 }
@@ -227,14 +266,121 @@ func trainDriveTest(rows []dtRow, now time.Time) (*dtTrained, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conformal band: %w", err)
 	}
+	u, err := dtUnseenBand(rows, X, res, cells, groups)
+	if err != nil {
+		return nil, fmt.Errorf("band for unseen transmitters: %w", err)
+	}
+	cal.Unseen = &u
 	g, err := ml.TrainGBM(X, y, p)
 	if err != nil {
 		return nil, err
 	}
+	off := fsplOffsetOf(rows)
 	a := &ml.Artifact{Format: ml.ArtifactFormat, Version: ml.ArtifactVersion, Kind: ml.KindGBM, ModelVersion: "drivetest-gbm-v2",
-		Schema: schema, DataProvenance: "real", TrainedAtUnixS: now.Unix(), NTrain: len(y),
-		CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: k, GBM: g, Conformal: &cal}
+		Schema: schema, DataProvenance: "unknown", TrainedAtUnixS: now.Unix(), NTrain: len(y),
+		CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: k, GBM: g, Conformal: &cal,
+		Attestation:     &ml.Attestation{Sources: []ml.AttestedSource{}, UnattestedRows: len(y)},
+		PhysicsBaseline: &ml.PhysicsBaseline{Engine: "fspl", EIRPOffsetDBm: off, RMSEDB: rmseRows(rows, fsplLevels(rows, off))}}
 	return &dtTrained{Artifact: a, CV: cv, Groups: groups}, nil
+}
+
+// attestFiles marks every row of a attested by the operator's basis text
+// (scope build, one source per file): data_provenance real.
+func attestFiles(a *ml.Artifact, rows []dtRow, basis, operator string, now time.Time) {
+	per := map[string]int{}
+	for _, r := range rows {
+		per[r.File]++
+	}
+	files := make([]string, 0, len(per))
+	for f := range per {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	at := &ml.Attestation{AttestedRows: len(rows)}
+	for _, f := range files {
+		at.Sources = append(at.Sources, ml.AttestedSource{Source: f, Basis: basis, AttestedBy: operator, AttestedAtUnix: float64(now.Unix()),
+			Scope: ml.ScopeBuild, Rows: per[f]})
+	}
+	a.Attestation, a.DataProvenance = at, "real"
+}
+
+// dtUnseenBand calibrates the band for transmitters the model never saw
+// (ml.FitUnseenBand): with two operators or more, each operator's rows
+// predicted by a model trained on the other operators' rows (basis
+// leave_one_operator_out), and every row's out-of-fold residual res of the
+// cross-validation grouped by cells (serving cells, or H3 cells when
+// groups says so; basis leave_cell_out). Units are the serving cells.
+func dtUnseenBand(rows []dtRow, X [][]float64, res []float64, cells []string, groups string) (ml.UnseenBand, error) {
+	units := make([]string, len(rows))
+	seen := make([]string, len(rows))
+	byOp := map[string][]int{}
+	for i := range rows {
+		units[i] = rows[i].servingCell()
+		seen[i] = ml.TransmitterKey(rows[i].TxLat, rows[i].TxLon, rows[i].FreqHz/1e6)
+		byOp[rows[i].Operator] = append(byOp[rows[i].Operator], i)
+	}
+	if groups != "serving_cell" {
+		units = cells
+	}
+	held := []ml.HeldOut{}
+	ops := make([]string, 0, len(byOp))
+	for op := range byOp {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	if len(ops) >= 2 && !slices.Contains(ops, "") {
+		for _, op := range ops {
+			var trX [][]float64
+			var trY []float64
+			for i := range rows {
+				if rows[i].Operator != op {
+					trX, trY = append(trX, X[i]), append(trY, rows[i].ObservedDBm)
+				}
+			}
+			m, err := ml.TrainGBM(trX, trY, dtParams(len(trY)))
+			if err != nil {
+				return ml.UnseenBand{}, err
+			}
+			h := ml.HeldOut{Name: "operator " + op + " left out", Basis: ml.BasisLeaveOneOperatorOut}
+			for _, i := range byOp[op] {
+				h.Residuals = append(h.Residuals, rows[i].ObservedDBm-m.Predict(X[i]))
+				h.Units = append(h.Units, units[i])
+			}
+			held = append(held, h)
+		}
+	}
+	held = append(held, ml.HeldOut{Name: "cells left out (" + groups + ")", Basis: ml.BasisLeaveCellOut, Residuals: res, Units: units})
+	return ml.FitUnseenBand(held, seen, ml.DefaultAlpha)
+}
+
+// fsplLevels is each row's free-space level at EIRP offset off, dBm.
+func fsplLevels(rows []dtRow, off float64) []float64 {
+	out := make([]float64, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		out[i] = off - ml.DriveTestFeatures(r.RxLat, r.RxLon, r.TxLat, r.TxLon, r.FreqHz)[ml.FSPLFeature]
+	}
+	return out
+}
+
+// fsplOffsetOf is the least-squares EIRP offset of free space on rows: the
+// mean of observed + free-space loss, dBm.
+func fsplOffsetOf(rows []dtRow) float64 {
+	l := fsplLevels(rows, 0)
+	s := 0.0
+	for i := range rows {
+		s += rows[i].ObservedDBm - l[i]
+	}
+	return s / float64(len(rows))
+}
+
+func rmseRows(rows []dtRow, pred []float64) float64 {
+	se := 0.0
+	for i := range rows {
+		d := rows[i].ObservedDBm - pred[i]
+		se += d * d
+	}
+	return math.Sqrt(se / float64(len(rows)))
 }
 
 // dtParams are ml.DriveTestV2Params with the smallest leaf scaled down for
@@ -246,8 +392,9 @@ func dtParams(n int) ml.GBMParams {
 	return p
 }
 
-// trainModel trains, attaches env and writes the artifact to out.
-func trainModel(rows []dtRow, env *ml.Envelope, out string, now func() time.Time, stdout io.Writer) error {
+// trainModel trains, attaches env (and the attestation when basis is
+// given) and writes the artifact to out.
+func trainModel(rows []dtRow, env *ml.Envelope, basis, attestedBy, out string, now func() time.Time, stdout io.Writer) error {
 	t, err := trainDriveTest(rows, now())
 	if errors.Is(err, appliance.ErrInvalid) {
 		return fmt.Errorf("model train: %v: %w", err, errUsage)
@@ -256,6 +403,9 @@ func trainModel(rows []dtRow, env *ml.Envelope, out string, now func() time.Time
 		return fmt.Errorf("model train: %w", err)
 	}
 	t.Artifact.Envelope = env
+	if basis != "" {
+		attestFiles(t.Artifact, rows, basis, attestedBy, now())
+	}
 	var buf bytes.Buffer
 	if err := ml.WriteArtifact(&buf, t.Artifact); err != nil {
 		return fmt.Errorf("model train: %w", err)
@@ -263,8 +413,10 @@ func trainModel(rows []dtRow, env *ml.Envelope, out string, now func() time.Time
 	if err := installFile(out, buf.Bytes()); err != nil { // atomic: no partial artifact
 		return fmt.Errorf("model train: --out: %w", err)
 	}
-	fmt.Fprintf(stdout, "n=%d cv_rmse_db=%.3f cv_rmse_std_db=%.3f cv_folds=%d cv_groups=%s band_q_abs_db=%.3f out=%s\n",
-		len(rows), t.CV.RMSEDB, t.CV.StdDB, t.Artifact.CVFolds, t.Groups, t.Artifact.Conformal.Marginal.QAbsDB, out)
+	u := t.Artifact.Conformal.Unseen
+	fmt.Fprintf(stdout, "n=%d cv_rmse_db=%.3f cv_rmse_std_db=%.3f cv_folds=%d cv_groups=%s band_q_abs_db=%.3f unseen_band_q_abs_db=%.3f unseen_groups=%d data_provenance=%s out=%s\n",
+		len(rows), t.CV.RMSEDB, t.CV.StdDB, t.Artifact.CVFolds, t.Groups, t.Artifact.Conformal.Marginal.QAbsDB, u.Band.QAbsDB, len(u.Groups),
+		t.Artifact.DataProvenance, out)
 	return nil
 }
 
@@ -334,8 +486,17 @@ func dtEnvelope(rows []dtRow, area string, envs []string, desc string) *ml.Envel
 		}
 		desc = fmt.Sprintf("drive tests in %s: %d rows, carriers in %s", area, len(rows), strings.Join(names, ", "))
 	}
-	return &ml.Envelope{Description: desc, Areas: []ml.LatLonBox{box}, Bands: bands, Environments: envs}
+	rx := make([][2]float64, len(rows))
+	for i, r := range rows {
+		rx[i] = [2]float64{r.RxLat, r.RxLon}
+	}
+	hull := ml.HullOf(area+": receivers", rx, dtHullMarginM)
+	return &ml.Envelope{Description: desc, Areas: []ml.LatLonBox{box}, Hulls: []ml.LatLonPolygon{hull}, Bands: bands, Environments: envs}
 }
+
+// dtHullMarginM is the margin around the receivers' convex hull in a
+// drive-test model's envelope, metres.
+const dtHullMarginM = 1000.0
 
 // readModel reads a drive-test model artifact (schema 100 or 101).
 func readModel(path string) (*ml.Artifact, error) {
@@ -392,7 +553,7 @@ func evalModel(rows []dtRow, path string, stdout, stderr io.Writer) error {
 	if a.Conformal != nil {
 		lo, hi = a.Conformal.Marginal.QLoDB, a.Conformal.Marginal.QHiDB
 	}
-	fmt.Fprintln(stdout, evalLine(y, pred, lo, hi))
+	fmt.Fprintln(stdout, evalLine(y, pred, lo, hi)+" "+unseenFigures(a, rows, y, pred))
 	if a.Envelope != nil {
 		outside, reason := 0, ""
 		for _, r := range rows {
@@ -404,22 +565,48 @@ func evalModel(rows []dtRow, path string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%d of %d rows are outside the model's calibrated envelope (e.g. %s): its figures do not hold there\n", outside, len(rows), reason)
 		}
 	}
-	// The oracle physics baseline: free-space loss with one EIRP offset,
-	// fitted on these rows (least squares: the mean of observed + FSPL).
-	fspl := make([]float64, len(rows))
-	off := 0.0
-	for i := range rows {
-		r := &rows[i]
-		fspl[i] = ml.DriveTestFeatures(r.RxLat, r.RxLon, r.TxLat, r.TxLon, r.FreqHz)[ml.FSPLFeature]
-		off += y[i] + fspl[i]
+	if pb := a.PhysicsBaseline; pb != nil {
+		fmt.Fprintf(stderr, "fair physics baseline (free space, EIRP offset %.2f dBm fitted on the model's training rows): %s\n", pb.EIRPOffsetDBm,
+			evalLine(y, fsplLevels(rows, pb.EIRPOffsetDBm), math.NaN(), math.NaN()))
 	}
-	off /= float64(len(rows))
-	phys := make([]float64, len(rows))
-	for i := range rows {
-		phys[i] = off - fspl[i]
-	}
-	fmt.Fprintf(stderr, "physics baseline (free space, EIRP offset %.1f dBm fitted on these rows): %s\n", off, evalLine(y, phys, math.NaN(), math.NaN()))
+	// The oracle physics baseline: free space with one EIRP offset, fitted
+	// on these rows (least squares: the mean of observed + FSPL).
+	off := fsplOffsetOf(rows)
+	fmt.Fprintf(stderr, "oracle physics baseline (free space, EIRP offset %.2f dBm fitted on these rows): %s\n", off, evalLine(y, fsplLevels(rows, off), math.NaN(), math.NaN()))
 	return nil
+}
+
+// unseenFigures formats the unseen-transmitter figures of predictions
+// pred of rows (observed y): how many rows' serving cells a never saw,
+// the coverage and width of its band for unseen transmitters on every
+// row, and of the band /coverage/predict serves each row (±the larger of
+// the ordinary q_abs and, for an unseen transmitter, the unseen one).
+// NaN without the bands.
+func unseenFigures(a *ml.Artifact, rows []dtRow, y, pred []float64) string {
+	if a.Conformal == nil || a.Conformal.Unseen == nil {
+		return "unseen_rows=NaN unseen_coverage=NaN unseen_mean_width_db=NaN served_coverage=NaN served_mean_width_db=NaN"
+	}
+	u := a.Conformal.Unseen
+	unseen, inU, inS := 0, 0, 0
+	width := 0.0
+	for i := range rows {
+		r := math.Abs(y[i] - pred[i])
+		half := a.Conformal.Marginal.QAbsDB
+		if !u.Saw(rows[i].TxLat, rows[i].TxLon, rows[i].FreqHz/1e6) {
+			unseen++
+			half = max(half, u.Band.QAbsDB)
+		}
+		if r <= u.Band.QAbsDB {
+			inU++
+		}
+		if r <= half {
+			inS++
+		}
+		width += 2 * half
+	}
+	n := float64(len(rows))
+	return fmt.Sprintf("unseen_rows=%d unseen_coverage=%.4f unseen_mean_width_db=%.3f served_coverage=%.4f served_mean_width_db=%.3f",
+		unseen, float64(inU)/n, 2*u.Band.QAbsDB, float64(inS)/n, width/n)
 }
 
 // evalLine formats the figures of predictions pred of observations y with

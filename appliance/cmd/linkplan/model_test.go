@@ -24,12 +24,14 @@ func TestModelTrainEval(t *testing.T) {
 	bin := binary(t)
 	model := filepath.Join(t.TempDir(), "m.json")
 	out, stderr, code := runCLI(t, bin, "model", "train", "--observations", dortmundHead, "--out", model)
-	if code != 0 || !regexp.MustCompile(`^n=200 cv_rmse_db=[0-9.]+ cv_rmse_std_db=[0-9.]+ cv_folds=[2-5] cv_groups=(serving_cell|h3_r8) band_q_abs_db=[0-9.]+ out=`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`^n=200 cv_rmse_db=[0-9.]+ cv_rmse_std_db=[0-9.]+ cv_folds=[2-5] cv_groups=(serving_cell|h3_r8) band_q_abs_db=[0-9.]+ unseen_band_q_abs_db=[0-9.]+ unseen_groups=1 data_provenance=unknown out=`).MatchString(out) {
 		t.Fatalf("train: exit %d: %s %s", code, out, stderr)
 	}
 	out, stderr, code = runCLI(t, bin, "model", "eval", "--model", model, "--observations", dortmundHead)
-	line := regexp.MustCompile(`^n=200 rmse_db=([0-9.]+) mae_db=[0-9.]+ bias_db=-?[0-9.]+ coverage=(0|1)\.[0-9]{4} mean_width_db=[0-9.]+\n$`)
-	if code != 0 || !line.MatchString(out) || !regexp.MustCompile(`physics baseline \(free space`).MatchString(stderr) {
+	line := regexp.MustCompile(`^n=200 rmse_db=([0-9.]+) mae_db=[0-9.]+ bias_db=-?[0-9.]+ coverage=(0|1)\.[0-9]{4} mean_width_db=[0-9.]+ ` +
+		`unseen_rows=0 unseen_coverage=(0|1)\.[0-9]{4} unseen_mean_width_db=[0-9.]+ served_coverage=(0|1)\.[0-9]{4} served_mean_width_db=[0-9.]+\n$`)
+	if code != 0 || !line.MatchString(out) || !strings.Contains(stderr, "fair physics baseline (free space, EIRP offset") ||
+		!strings.Contains(stderr, "oracle physics baseline (free space") {
 		t.Fatalf("eval: exit %d: %q %s", code, out, stderr)
 	}
 	for _, args := range [][]string{

@@ -21,6 +21,18 @@ const observationsUsage = `usage:
       No wildcard and no --all: run it once per source. The change and its
       basis text are written to the audit log in the same transaction.
       It opens the database: stop the appliance first.
+  linkplan observations attest --source NAME --basis TEXT [--withdraw] [--data-dir DIR]
+      attest that the stored rows of exactly one source are field
+      measurements: only attested rows count as real data for a model's
+      grade and field-accuracy claim (GET /coverage/model/info,
+      /health/audit-gate); a source label a tenant chose never does. It
+      covers the rows of the source stored now (rows stored later need
+      another attestation), prints how many, and is audited with its basis
+      in the same transaction. --withdraw reverses it: the next retrain
+      counts the rows as unattested, and a served model trained on them
+      stops claiming at the next start. No wildcard and no --all; the
+      source synthetic (the generator's) is refused. It opens the
+      database: stop the appliance first.
   linkplan observations dividends settle [--data-dir DIR]
       settle every unsettled data dividend event (SPEC §2.13) at the
       operator's policy: DATA_DIVIDEND_FORM (invoice_credit, tier_discount or
@@ -33,9 +45,12 @@ func observationsCmd(_ context.Context, args []string, stdout, stderr io.Writer)
 	if len(args) >= 2 && args[0] == "dividends" && args[1] == "settle" {
 		return settleCmd(args[2:], stdout, stderr)
 	}
+	if len(args) >= 1 && args[0] == "attest" {
+		return attestCmd(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "consent" {
 		fmt.Fprint(stderr, observationsUsage)
-		return fmt.Errorf("observations: the subcommands are consent and dividends settle: %w", errUsage)
+		return fmt.Errorf("observations: the subcommands are consent, attest and dividends settle: %w", errUsage)
 	}
 	fs := newFlags("observations consent", stderr)
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory (database)")
@@ -76,6 +91,47 @@ func observationsCmd(_ context.Context, args []string, stdout, stderr io.Writer)
 		state = "consented"
 	}
 	fmt.Fprintf(stdout, "%d observations of source %s are now %s (audited)\n", n, *source, state)
+	return nil
+}
+
+// attestCmd is linkplan observations attest.
+func attestCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("observations attest", stderr)
+	dataDir := fs.String("data-dir", defaultDataDir(), "state directory (database)")
+	source := fs.String("source", "", "the one source to attest (e.g. drivetest_tems); no wildcard")
+	basis := fs.String("basis", "", "why the rows are field measurements, or why the attestation is withdrawn (required, audited)")
+	withdraw := fs.Bool("withdraw", false, "withdraw the source's attestation")
+	all := fs.Bool("all", false, "refused: attestation is per named source")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
+		fmt.Fprint(stderr, observationsUsage)
+		return fmt.Errorf("observations attest: %w", errUsage)
+	}
+	switch {
+	case *all:
+		return fmt.Errorf("observations attest: --all is refused: name one source with --source: %w", errUsage)
+	case *source == "":
+		return fmt.Errorf("observations attest: --source is required: %w", errUsage)
+	}
+	db, err := store.Open(*dataDir, store.Options{})
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return fmt.Errorf("observations attest: the database is in use (stop the appliance first): %w", err)
+		}
+		return fmt.Errorf("observations attest: %w", err)
+	}
+	defer db.Close()
+	a, err := observations.AttestSource(db, *source, *basis, *withdraw, operatorName(), time.Now())
+	if errors.Is(err, appliance.ErrInvalid) {
+		return fmt.Errorf("observations attest: %v: %w", err, errUsage)
+	}
+	if err != nil {
+		return fmt.Errorf("observations attest: %w", err)
+	}
+	if *withdraw {
+		fmt.Fprintf(stdout, "the attestation of source %s is withdrawn (audited): its %d rows no longer count as field measurements from the next retrain, and a served model trained on them stops claiming at the next start\n", a.Source, a.Rows)
+		return nil
+	}
+	fmt.Fprintf(stdout, "%d stored observations of source %s are attested as field measurements (audited); rows stored later need another attestation\n", a.Rows, a.Source)
 	return nil
 }
 

@@ -95,7 +95,19 @@ func newTraining(db *store.DB, queue training.Queue, ter *terrainSet, reg *engin
 	return training.New(db, queue, feat, training.HybridBaseline(eng, ter), training.Options{
 		Models: filepath.Join(dataDir, "models"), Shipped: shipped, Clutter: cl != nil, RegionAt: regionAtOf(gaz), Reload: reload, Log: log,
 		Recover: rec,
+		BaselineValidity: baselineValidity(reg),
 	}), nil
+}
+
+// baselineValidity is the residual engine's baseline (p1812-p1411-hybrid)
+// validity range as the engine registry states it (P.1812's 30–6000
+// MHz): the trained residual engine's envelope carries it.
+func baselineValidity(reg *engines.Registry) *ml.EngineValidity {
+	info, ok := reg.Info(appliance.EngineHybrid)
+	if !ok {
+		return nil
+	}
+	return &ml.EngineValidity{Engine: string(appliance.EngineHybrid), MinMHz: info.FreqMinMHz, MaxMHz: info.FreqMaxMHz}
 }
 
 func retrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -226,11 +238,11 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("model synth: %w", err)
 	}
-	// The envelope describes, and does not restrict: a synthetic model is
-	// calibrated nowhere, so it claims no area (its data_provenance already
-	// denies any field accuracy).
-	a.Envelope = &ml.Envelope{Description: fmt.Sprintf("synthetic pipeline-validation data (%d rows, seed %d, hybrid baseline + 8 dB log-normal shadowing) "+
-		"over the embedded Rio de Janeiro terrain sample; no field accuracy is claimed anywhere", len(rows), *seed)}
+	// The envelope is the rows' (training writes it: the hull of the
+	// receivers over the Rio sample, the seven bands): the model answers
+	// nowhere else, and its data_provenance denies any field accuracy.
+	a.Envelope.Description = fmt.Sprintf("synthetic pipeline-validation data (%d rows, seed %d, hybrid baseline + 8 dB log-normal shadowing) "+
+		"over the embedded Rio de Janeiro terrain sample; no field accuracy is claimed anywhere. ", len(rows), *seed) + a.Envelope.Description
 	buf.Reset()
 	if err := ml.WriteArtifact(&buf, a); err != nil {
 		return fmt.Errorf("model synth: %w", err)
