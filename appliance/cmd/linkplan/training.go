@@ -94,7 +94,7 @@ func newTraining(db *store.DB, queue training.Queue, ter *terrainSet, reg *engin
 	feat := training.Features{Builder: &features.Builder{Terrain: ter, Clutter: cl}}
 	return training.New(db, queue, feat, training.HybridBaseline(eng, ter), training.Options{
 		Models: filepath.Join(dataDir, "models"), Shipped: shipped, Clutter: cl != nil, RegionAt: regionAtOf(gaz), Reload: reload, Log: log,
-		Recover: rec,
+		Recover:          rec,
 		BaselineValidity: baselineValidity(reg),
 	}), nil
 }
