@@ -20,6 +20,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"linkplan/appliance"
+	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
 	"linkplan/appliance/basemap"
@@ -103,6 +104,9 @@ type harnessOptions struct {
 	// aiProvider is the language model of the AI routes; nil: the
 	// template explainer only, as serve without --ai-provider-url.
 	aiProvider ai.Provider
+	// heavy is the budget of heavy work (appliance/admission) the maps go
+	// through; nil: its defaults.
+	heavy *admission.Options
 }
 
 // harness is the real API composed in-process like the composition root
@@ -284,7 +288,15 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			tb.Errorf("jobs drain: %v", err)
 		}
 	})
-	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{})
+	heavy := admission.Options{}
+	if opt.heavy != nil {
+		heavy = *opt.heavy
+	}
+	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{Admitter: admission.New(heavy),
+		Dir: filepath.Join(h.dataDir, "maps")})
+	if err := h.maps.Open(); err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(h.maps.Close)
 	var (
 		meter api.Metering
