@@ -13,13 +13,16 @@ const (
 	estPerRadial      = 192
 	estPerSample      = 256 // one worker's profile, prefix sums and losses, per sample of a radial
 	estBase           = 4 << 20
+	// estGCSlack covers what the collector has not reclaimed yet (newPlan's
+	// band lists are garbage when the raster is allocated).
+	estGCSlack = 1.1
 )
 
 // EstimateMemBytes returns the estimated peak memory of computing reqs
 // (one request, or a best-server map of several) on workers goroutines,
 // bytes: the raster and the per-pixel lists of the plan, the radials'
 // records and progress events, and each worker's radial buffers (package
-// doc, "Memory"). Tile events cost nothing: their pixels are encoded from
+// doc, "Memory"), plus a tenth for the collector's slack. Tile events cost nothing: their pixels are encoded from
 // the raster when a stream reads them. It is an upper bound of the Go heap
 // the computation holds, checked in BenchmarkEstimateMemBytes.
 func EstimateMemBytes(reqs []Request, best bool, workers int) int64 {
@@ -43,5 +46,5 @@ func EstimateMemBytes(reqs []Request, best bool, workers int) int64 {
 		est += estBestPerPixel * px
 	}
 	est += float64(max(1, workers)) * estPerSample * maxSamples
-	return int64(math.Ceil(est))
+	return int64(math.Ceil(est * estGCSlack))
 }

@@ -170,11 +170,13 @@
 // pixel within the radius I (π·radius² over the pixel area, at most P), 12
 // bytes of the radials' own lists; 192 bytes per radial (its record and
 // progress event); 256 bytes per sample of the longest radial per worker
-// (profile, prefix sums, losses); 4 MiB besides. A best-server map adds 9
-// bytes per pixel of the union (strongest level, server, in-radius flag)
-// and holds one transmitter's raster at a time. The 100 km map at 50 m of
-// Rio (11.4 million pixels) is estimated at about 340 MiB; the estimate is
-// checked against the measured peak heap in BenchmarkEstimateMemBytes.
+// (profile, prefix sums, losses); 4 MiB besides; and a tenth more for the
+// collector's slack (newPlan's lists are garbage when the raster is
+// allocated). A best-server map adds 9 bytes per pixel of the union
+// (strongest level, server, in-radius flag) and holds one transmitter's
+// raster at a time. The 100 km map at 50 m of Rio (11.4 million pixels)
+// is estimated at about 360 MiB; the estimate is checked against the
+// measured peak heap in BenchmarkEstimateMemBytes.
 // Tile events hold no pixels: Next encodes a tile's data from the raster
 // when a stream reads it (the same bytes every time).
 //
