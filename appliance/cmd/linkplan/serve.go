@@ -55,6 +55,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.DurationVar(&modelEndpoint.Timeout, "model-endpoint-timeout", prediction.DefaultExternalTimeout, "longest wait for one external model endpoint answer")
 	var heavy admission.Options
 	fs.IntVar(&heavy.Workers, "heavy-workers", 0, "worker goroutines of heavy work in all (coverage maps, batch and repeater jobs); 0: GOMAXPROCS-1, at least 1, so that a core stays for /health and the other cheap routes")
+	fs.IntVar(&heavy.MaxQueue, "heavy-queue", admission.DefaultMaxQueue, "heavy work waiting for the budget in all; a map start beyond it is a 503 with Retry-After")
 	heavyMiB := fs.Int64("heavy-memory-mib", admission.DefaultMemBytes>>20, "memory budget of heavy work, MiB: maps and jobs wait in a queue beyond it (the Go soft memory limit is raised by as much)")
 	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
 	var packs, towerFiles multi
@@ -85,8 +86,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if *memLimit < 0 {
 		return fmt.Errorf("serve: --memory-limit-mib must be >= 0: %w", errUsage)
 	}
-	if *heavyMiB <= 0 || heavy.Workers < 0 {
-		return fmt.Errorf("serve: --heavy-memory-mib must be > 0 and --heavy-workers >= 0: %w", errUsage)
+	if *heavyMiB <= 0 || heavy.Workers < 0 || heavy.MaxQueue <= 0 {
+		return fmt.Errorf("serve: --heavy-memory-mib and --heavy-queue must be > 0, --heavy-workers >= 0: %w", errUsage)
 	}
 	heavy.MemBytes = *heavyMiB << 20
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
