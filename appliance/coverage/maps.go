@@ -293,6 +293,7 @@ type Map struct {
 	Requests []Request
 
 	requestID string // of the request that started it (logged with a failure)
+	log       *slog.Logger
 	shape     *Raster
 	ctx       context.Context // the computation's, canceled by cancel
 	cancel    context.CancelFunc
@@ -421,7 +422,7 @@ func (m *Maps) admit(o Owner, id string, now time.Time, reqs []Request, best boo
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	mp := &Map{ID: id, TenantID: o.TenantID, Best: best, Created: now, Requests: reqs, requestID: o.RequestID, shape: shape,
+	mp := &Map{ID: id, TenantID: o.TenantID, Best: best, Created: now, Requests: reqs, requestID: o.RequestID, shape: shape, log: m.log,
 		ctx: ctx, cancel: cancel, state: state, wake: make(chan struct{})}
 	mp.addStarted(shape, m.opts, reqs[0])
 	m.maps[id] = mp
@@ -826,6 +827,7 @@ func (mp *Map) Next(ctx context.Context, after int, wait time.Duration) (evs []E
 		mp.mu.Unlock()
 		if len(evs) > 0 || final {
 			if err := src.fill(evs); err != nil {
+				mp.log.Error("coverage map tiles not readable; the stream ends", "map_id", mp.ID, "err", err)
 				return nil, false, fmt.Errorf("coverage map %s: %w", mp.ID, err)
 			}
 			return evs, final, nil

@@ -415,7 +415,7 @@ func (m *Maps) load(id string, now time.Time) (mp *Map, changed bool, err error)
 	}
 	shape := &Raster{West: rec.Shape.West, North: rec.Shape.North, PixelLonDeg: rec.Shape.PixelLonDeg, PixelLatDeg: rec.Shape.PixelLatDeg,
 		Width: rec.Shape.Width, Height: rec.Shape.Height}
-	mp = &Map{ID: id, TenantID: rec.TenantID, Best: rec.Best, Created: rec.Created, shape: shape, state: rec.State,
+	mp = &Map{ID: id, TenantID: rec.TenantID, Best: rec.Best, Created: rec.Created, shape: shape, state: rec.State, log: m.log,
 		finished: rec.Finished, wake: make(chan struct{}), cancel: func() {}}
 	for _, q := range rec.Requests {
 		r := q.Request
