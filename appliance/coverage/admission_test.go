@@ -105,6 +105,15 @@ func small(engine appliance.EngineID) Request {
 	return r
 }
 
+// settled returns the scheduler's stats once nothing runs (a map returns
+// its grant just after its stream ends), or after 5 s.
+func settled(s *admission.Scheduler) admission.Stats {
+	for deadline := time.Now().Add(5 * time.Second); s.Stats().Running > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	return s.Stats()
+}
+
 // waitState waits until mp is in state st.
 func waitState(t *testing.T, mp *Map, st MapState) {
 	t.Helper()
@@ -176,7 +185,7 @@ func TestIssue20_HeavyMapsQueueAndRefuse(t *testing.T) {
 			t.Errorf("map %s ended %s", mp.ID, mp.State())
 		}
 	}
-	if st := sched.Stats(); st.Running != 0 || st.Waiting != 0 || st.BusyWorkers != 0 || st.ReservedMemBytes != 0 {
+	if st := settled(sched); st.Running != 0 || st.Waiting != 0 || st.BusyWorkers != 0 || st.ReservedMemBytes != 0 {
 		t.Errorf("budget not returned: %+v", st)
 	}
 }
@@ -239,7 +248,7 @@ func TestIssue20_PanicInMapFailsOnlyThatMap(t *testing.T) {
 			}
 		})
 	}
-	if st := sched.Stats(); st.Running != 0 || st.BusyWorkers != 0 {
+	if st := settled(sched); st.Running != 0 || st.BusyWorkers != 0 {
 		t.Errorf("budget not returned after panics: %+v", st)
 	}
 	ok, err := m.StartFor(Owner{TenantID: "t1"}, []Request{small(appliance.EngineFSPL)}, false)

@@ -719,9 +719,9 @@ func (m *Maps) finish(mp *Map, res *Result, best *BestResult, err error) {
 		mp.state = MapFailed
 		mp.events = append(mp.events, Event{Seq: len(mp.events) + 1, Type: EventError, Data: errorData(err)})
 	}
+	m.saveLocked(mp) // durable before a stream or a Get sees the end
 	mp.signalLocked()
 	mp.mu.Unlock()
-	m.save(mp)
 }
 
 // interruptedData ends the stream of a map that was queued or computing

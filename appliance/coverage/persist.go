@@ -46,10 +46,10 @@ type requestRecord struct {
 }
 
 // summaryRecord is a Summary in JSON: the extremes of a map without a
-// valid pixel (NaN) are null.
+// valid pixel (NaN), and any other NaN figure, are null.
 type summaryRecord struct {
 	Summary
-	MinDBm, MaxDBm *float64
+	MinDBm, MaxDBm, EIRPDBm *float64
 }
 
 type shapeRecord struct {
@@ -79,10 +79,9 @@ func nilNaN(p *float64) float64 {
 	return *p
 }
 
-// record returns mp's record; nil when an event cannot be encoded.
-func (mp *Map) record() (*mapRecord, error) {
-	mp.mu.Lock()
-	defer mp.mu.Unlock()
+// recordLocked returns mp's record (mp.mu held); an error when an event
+// cannot be encoded.
+func (mp *Map) recordLocked() (*mapRecord, error) {
 	rec := &mapRecord{Version: recordVersion, ID: mp.ID, TenantID: mp.TenantID, Best: mp.Best, Created: mp.Created,
 		Finished: mp.finished, State: mp.state, Raster: mp.dir != "",
 		Shape: shapeRecord{mp.shape.West, mp.shape.North, mp.shape.PixelLonDeg, mp.shape.PixelLatDeg, mp.shape.Width, mp.shape.Height}}
@@ -90,7 +89,8 @@ func (mp *Map) record() (*mapRecord, error) {
 		rec.Requests = append(rec.Requests, requestRecord{Request: q, AzimuthDeg: nanNil(q.AzimuthDeg)})
 	}
 	if mp.summary != nil {
-		rec.Summary = &summaryRecord{Summary: *mp.summary, MinDBm: nanNil(mp.summary.MinDBm), MaxDBm: nanNil(mp.summary.MaxDBm)}
+		rec.Summary = &summaryRecord{Summary: *mp.summary, MinDBm: nanNil(mp.summary.MinDBm), MaxDBm: nanNil(mp.summary.MaxDBm),
+			EIRPDBm: nanNil(mp.summary.EIRPDBm)}
 	}
 	rec.Events = make([]eventRecord, len(mp.events))
 	for i, e := range mp.events {
@@ -106,10 +106,18 @@ func (mp *Map) record() (*mapRecord, error) {
 // save writes mp's record to Dir (atomically); a failure is logged: the
 // map still serves from memory.
 func (m *Maps) save(mp *Map) {
+	mp.mu.Lock()
+	defer mp.mu.Unlock()
+	m.saveLocked(mp)
+}
+
+// saveLocked is save with mp.mu held: finish writes the final record
+// before any reader sees the map finished.
+func (m *Maps) saveLocked(mp *Map) {
 	if m.opts.Dir == "" {
 		return
 	}
-	rec, err := mp.record()
+	rec, err := mp.recordLocked()
 	if err == nil {
 		var b []byte
 		if b, err = json.Marshal(rec); err == nil {
@@ -427,7 +435,7 @@ func (m *Maps) load(id string, now time.Time) (mp *Map, changed bool, err error)
 	}
 	if rec.Summary != nil {
 		s := rec.Summary.Summary
-		s.MinDBm, s.MaxDBm = nilNaN(rec.Summary.MinDBm), nilNaN(rec.Summary.MaxDBm)
+		s.MinDBm, s.MaxDBm, s.EIRPDBm = nilNaN(rec.Summary.MinDBm), nilNaN(rec.Summary.MaxDBm), nilNaN(rec.Summary.EIRPDBm)
 		mp.summary = &s
 	}
 	for i, e := range rec.Events {
