@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size
+.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size
 
 all: build
 
@@ -92,6 +92,14 @@ bench:
 # is absent). Installs the Debian splat package when missing.
 bench-splat: build
 	LINKPLAN=$(CURDIR)/$(BIN) build/bench-splat/run.sh
+
+# Admission control under load (issue 20, scope 2): 20 of the largest
+# heatmaps any tier allows, submitted at once to the real binary, while
+# /health and /analyze_link are probed and the resident memory sampled.
+# Prints health_p99_ms= analyze_p99_ms= rss_mb= admitted= queued= refused=
+# (build/bench-admission/README.md). BENCH_ARGS passes flags to the driver.
+bench-admission: build
+	$(GO) run ./build/bench-admission -linkplan $(CURDIR)/$(BIN) $(BENCH_ARGS)
 
 # go.mod and go.sum must be tidy: direct requirements not marked indirect,
 # nothing required that no package imports (issue 7, finding 10).

@@ -143,6 +143,11 @@ type Job struct {
 	// Expires is when the result is removed by the retention sweep
 	// (succeeded) or the record itself (failed, canceled, expired).
 	Expires time.Time
+
+	// QueuePosition is, while a running job waits for the heavy-work
+	// budget (appliance/admission), its 1-based place in that queue; 0
+	// otherwise. Filled in when the job is read, never stored.
+	QueuePosition int
 }
 
 // JobResult is the output of a succeeded job: a file the handler wrote

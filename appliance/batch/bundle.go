@@ -375,7 +375,7 @@ func (b *bundle) reportOptions() report.Options {
 // left out, and the reason of the left-out reports names its row and the
 // reference of the logged panic; the other reports go on.
 func (b *bundle) writeReports(ctx context.Context, z *zipWriter) error {
-	workers := b.s.d.Workers
+	workers := appliance.WorkersFrom(ctx, b.s.d.Workers)
 	b.included = 0
 	var failed []int // rows (1-based) whose report panicked
 	var failure error

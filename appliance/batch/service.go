@@ -210,7 +210,7 @@ func (s *Service) analyzeRange(ctx context.Context, p *Payload, from, to int, ou
 func (s *Service) analyzeUntil(ctx context.Context, p *Payload, from, to int, out []RowResult, deadline time.Time) (int, error) {
 	var wg sync.WaitGroup
 	next := make(chan int)
-	workers := min(s.d.Workers, to-from)
+	workers := min(appliance.WorkersFrom(ctx, s.d.Workers), to-from)
 	for range workers {
 		wg.Add(1)
 		go func() {

@@ -90,6 +90,7 @@ func (s *Service) ComputeBest(ctx context.Context, reqs []Request, opts Options)
 		if opts.OnProgress != nil {
 			inner.OnProgress = func(done, _ int) { opts.OnProgress(doneBefore+done, total) }
 		}
+		p.allocate()
 		if err := s.run(ctx, p, inner); err != nil {
 			return nil, fmt.Errorf("coverage compute best: site %d: %w", i, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -165,10 +166,20 @@ type radial struct {
 // plan is the fixed geometry of one computation.
 type plan struct {
 	req     Request
-	raster  *Raster
+	g       grid
+	raster  *Raster // its pixels only after allocate
 	radials []radial
 	stepM   float64
 	eng     appliance.Engine
+}
+
+// allocate gives the plan's raster its pixels, all no-data: newPlan leaves
+// them out, so that a best-server map holds one transmitter's raster at a
+// time, not one per transmitter.
+func (p *plan) allocate() {
+	if p.raster.DBm == nil {
+		p.raster.DBm = p.g.raster().DBm
+	}
 }
 
 // Compute computes the map of req. Its error matches appliance.ErrInvalid
@@ -188,6 +199,7 @@ func (s *Service) Compute(ctx context.Context, req Request, opts Options) (*Resu
 		return nil, fmt.Errorf("coverage compute: transmitter ground: %w", err)
 	}
 	p := s.newPlan(req, opts, eng, gridFor(req))
+	p.allocate()
 	if err := s.run(ctx, p, opts); err != nil {
 		return nil, fmt.Errorf("coverage compute: %w", err)
 	}
@@ -214,15 +226,16 @@ func gridFor(req Request) grid {
 }
 
 // newPlan assigns the pixels of grid g within req's radius to radials;
-// the plan's raster is g's, all no-data.
+// the plan's raster is g's, without pixels until allocate.
 func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g grid) *plan {
-	r := g.raster()
+	r := &Raster{West: float64(g.westSec) / 3600, North: float64(g.northSec) / 3600,
+		PixelLonDeg: float64(g.pxLonSec) / 3600, PixelLatDeg: float64(g.pxLatSec) / 3600, Width: g.width, Height: g.height}
 	pixM := math.Min(float64(g.pxLatSec)*ArcSecondM, float64(g.pxLonSec)*ArcSecondM*math.Cos(req.Tx.Lat*math.Pi/180))
 	spacing := opts.TerrainSpacingM
 	if spacing <= 0 {
 		spacing = DefaultTerrainSpacingM
 	}
-	p := &plan{req: req, raster: r, eng: eng, stepM: math.Max(MinProfileStepM, math.Min(spacing, pixM))}
+	p := &plan{req: req, g: g, raster: r, eng: eng, stepM: math.Max(MinProfileStepM, math.Min(spacing, pixM))}
 	n := Radials(req.RadiusM, pixM)
 	p.radials = make([]radial, n)
 	for k := range p.radials {
@@ -265,11 +278,13 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 		dist   []float64
 	}
 	bands := make([]bandPixels, nb)
+	panics := make([]*PanicError, max(nb, workers))
 	var wg sync.WaitGroup
 	for b := range nb {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer catch(&panics[b])
 			lo, hi := row0+(row1-row0)*b/nb, row0+(row1-row0)*(b+1)/nb
 			bp := &bands[b]
 			capPx := (hi - lo) * (col1 - col0)
@@ -304,6 +319,7 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 		}()
 	}
 	wg.Wait()
+	rethrow(panics)
 	counts := make([]int, n)
 	total := 0
 	for b := range bands {
@@ -326,6 +342,7 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer catch(&panics[w])
 			k0, k1 := int32(n*w/nw), int32(n*(w+1)/nw)
 			for b := range bands {
 				bp := &bands[b]
@@ -354,6 +371,7 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 		}()
 	}
 	wg.Wait()
+	rethrow(panics)
 	return p
 }
 
@@ -394,7 +412,7 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 					return
 				}
 				k := order[i]
-				p.radials[k].err = s.sweep(ctx, p, k)
+				p.radials[k].err = s.safeSweep(ctx, p, k)
 				done <- k
 			}
 		}()
@@ -464,6 +482,44 @@ func tileDone(r *Raster, t Tile) TileDone {
 
 // ctxEvery is how many engine evaluations run between context checks.
 const ctxEvery = 16
+
+// PanicError is a panic of a computation goroutine, recovered: the
+// computation fails with it instead of the process (the map registry logs
+// it once, with its stack, and counts it).
+type PanicError struct {
+	Value any    // the value given to panic
+	Stack []byte // the stack of the goroutine that panicked
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// safeSweep is sweep with its panic recovered into a *PanicError.
+func (s *Service) safeSweep(ctx context.Context, p *plan, k int) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("radial %d: %w", k, &PanicError{Value: v, Stack: debug.Stack()})
+		}
+	}()
+	return s.sweep(ctx, p, k)
+}
+
+// catch recovers a panic of a helper goroutine into *dst, for the caller
+// to raise again on its own goroutine (rethrow) once the helpers are done.
+func catch(dst **PanicError) {
+	if v := recover(); v != nil {
+		*dst = &PanicError{Value: v, Stack: debug.Stack()}
+	}
+}
+
+// rethrow panics on the calling goroutine with the first recovered panic
+// of its helpers (the caller runs under the registry's recover).
+func rethrow(ps []*PanicError) {
+	for _, p := range ps {
+		if p != nil {
+			panic(p)
+		}
+	}
+}
 
 // sweep computes radial k: its profile (cut before missing terrain), the
 // engine's loss on the prefixes its pixels use, and their values. It

@@ -65,7 +65,8 @@
 // one call instead. The fspl engine has no sweep here: its knife-edge term
 // depends on the receiver end of every prefix, so Predict is called.
 //
-// Radials run on Options.Workers goroutines. Each radial writes only its
+// Radials run on Options.Workers goroutines (in the registry: the
+// workers the heavy-work scheduler granted the map). Each radial writes only its
 // own pixels, so the raster is bit-identical whatever the worker count or
 // GOMAXPROCS; sums of the summary are taken afterwards in pixel order.
 // Radials are dispatched in the order of the first tile they touch
@@ -161,32 +162,90 @@
 // Summary.CoveredKm2AboveThreshold uses Options.ThresholdDBm, default
 // DefaultThresholdDBm (−95 dBm).
 //
+// # Memory
+//
+// EstimateMemBytes sizes a computation before it is admitted, from its
+// parameters: per pixel of the raster's rectangle P, 4 bytes of raster and
+// 16 of newPlan's band lists (transient, while radials are assigned); per
+// pixel within the radius I (π·radius² over the pixel area, at most P), 12
+// bytes of the radials' own lists; 192 bytes per radial (its record and
+// progress event); 256 bytes per sample of the longest radial per worker
+// (profile, prefix sums, losses); 4 MiB besides; and a tenth more for the
+// collector's slack (newPlan's lists are garbage when the raster is
+// allocated). A best-server map adds 9 bytes per pixel of the union
+// (strongest level, server, in-radius flag) and holds one transmitter's
+// raster at a time. The 100 km map at 50 m of Rio (11.4 million pixels)
+// is estimated at about 360 MiB; the estimate is checked against the
+// measured peak heap in BenchmarkEstimateMemBytes.
+// Tile events hold no pixels: Next encodes a tile's data from the raster
+// when a stream reads it (the same bytes every time).
+//
 // # Streams
 //
-// Maps is the registry behind the server-sent-event stream: Start checks
-// the request and the registry's bounds (DefaultMaxComputingPerTenant maps
-// computing per tenant: appliance.ErrQuota; at most MaxMapPixels pixels a
-// map: appliance.ErrInvalid naming resolution_m; DefaultMaxMaps maps kept in
-// all: appliance.ErrUnavailable), records the "started" event (the grid,
-// from Shape, before any computing) and computes in the background. Every
-// event gets the next sequence number of its map and is never changed or
+// Maps is the registry behind the server-sent-event stream: StartFor
+// checks the request and the registry's bounds (DefaultMaxComputingPerTenant
+// maps queued or computing per tenant: appliance.ErrQuota; at most
+// MaxMapPixels pixels a map: appliance.ErrInvalid naming resolution_m),
+// submits the map to the heavy-work scheduler (MapsOptions.Admitter,
+// appliance/admission) with its memory estimate, records the "started"
+// event (the grid, from Shape, before any computing) and computes in the
+// background once admitted. The scheduler's refusals pass through: a full
+// wait queue is a *appliance.RetryAfterError matching
+// appliance.ErrUnavailable (HTTP 503 with Retry-After), a map larger than
+// the whole budget appliance.ErrInvalid naming resolution_m. Every event
+// gets the next sequence number of its map and is never changed or
 // renumbered, so that a stream resumed after event n (the SSE
 // Last-Event-ID) gets the same bytes from n+1 on. Events: started (with
-// the caveats known before computing), then
-// progress (after every radial) and tile (as each tile is final;
-// best-server maps report their tiles at the end), then one summary
-// (done, with every caveat) or error (canceled, failed; code canceled, missing_terrain,
-// outside_envelope or failed). Streams Attach to a map; when the last one
-// detaches while it computes, the computation is canceled. A finished map
-// (done, canceled or failed) is kept for DefaultRetention (1 h) after it
-// finished, or until DefaultMaxMaps forces the oldest finished out, for
+// the caveats known before computing), then queued (while the map waits
+// for the budget: when it starts to wait and whenever its queue position
+// changes; the position is also Map.QueuePosition), then progress (after
+// every radial) and tile (as each tile is final; best-server maps report
+// their tiles at the end), then one summary (done, with every caveat) or
+// error (canceled, failed; code canceled, missing_terrain,
+// outside_envelope, interrupted or failed). Streams Attach to a map; when
+// the last one detaches while it is queued or computes, the computation is
+// canceled (it leaves the queue). A finished map (done, canceled or
+// failed) is kept for DefaultRetention (1 h) after it finished, with at
+// most DefaultMaxMaps finished maps (the oldest finished goes first), for
 // resume and export; Get then answers appliance.ErrNotFound, as for
-// another tenant's map. Maps live in memory: a restart forgets them.
+// another tenant's map.
 //
-//	| State     | Entered when                                | Next                              |
-//	|-----------|---------------------------------------------|-----------------------------------|
-//	| computing | Start accepted the request                  | done, canceled, failed            |
-//	| done      | Compute/ComputeBest returned a result       | removed after the retention       |
-//	| canceled  | the last attached stream detached           | removed after the retention       |
-//	| failed    | the computation returned an error           | removed after the retention       |
+// Every computation runs under recover, its worker goroutines too (a
+// worker's panic becomes a *PanicError that fails the computation): a
+// panic fails the map with the error code failed, is logged once at ERROR
+// with the map id, the request id and the stack, and is counted in
+// MetricRecoveredPanics; it never ends the process.
+//
+//	| State     | Entered when                                  | Next                                |
+//	|-----------|-----------------------------------------------|-------------------------------------|
+//	| queued    | StartFor accepted the request and the         | computing, canceled, failed         |
+//	|           | scheduler queued it (its budget is in use)    | (interrupted)                       |
+//	| computing | the scheduler admitted it (at once, or        | done, canceled, failed              |
+//	|           | from queued); without an Admitter at start    |                                     |
+//	| done      | Compute/ComputeBest returned a result         | removed after the retention         |
+//	| canceled  | the last attached stream detached             | removed after the retention         |
+//	| failed    | the computation returned an error or          | removed after the retention         |
+//	|           | panicked; or the appliance stopped while it   |                                     |
+//	|           | was queued or computing (code interrupted)    |                                     |
+//
+// # Persistence
+//
+// With MapsOptions.Dir (the appliance's <data dir>/maps) a map is kept on
+// disk: <id>.json, its record (tenant, requests, grid, state, every event
+// without tile pixels, summary), written atomically when the map starts and
+// when it finishes; <id>.dbm, its raster (float32 little-endian dBm,
+// row-major from the north-west pixel, NaN for no data), and for a
+// best-server map <id>.srv (int32 little-endian server index, −1 for no
+// data), written when it finishes (with the tiles reported so far when it
+// failed after reporting some). A finished raster then leaves memory:
+// tiles are read back from the file for a stream, and the whole raster for
+// an export (Result). At start, Open loads the records: a finished map
+// within its retention (DefaultRetention counted from when it finished,
+// across restarts) answers as before the restart, byte for byte; a map
+// that was queued or computing when the appliance stopped is failed with
+// the error code interrupted ("interrupted by a restart"), not unknown; a
+// map past its retention is deleted with its files. A graceful stop
+// (Close, before the streams are cut) records the interruption itself,
+// with every event; after a crash the record holds the events up to the
+// start, and the interruption is added at the next start.
 package coverage

@@ -6,11 +6,17 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
 )
@@ -21,6 +27,9 @@ type MapState string
 
 // Map states.
 const (
+	// MapQueued waits in the heavy-work admission queue (appliance/admission)
+	// for CPU workers and memory; queued events report its position.
+	MapQueued    MapState = "queued"
 	MapComputing MapState = "computing"
 	MapDone      MapState = "done"
 	MapCanceled  MapState = "canceled"
@@ -28,10 +37,12 @@ const (
 )
 
 // Event types of a map's stream, in the order they come: one started, any
-// number of progress and tile events, then exactly one summary (done) or
-// error (canceled, failed).
+// number of queued events while the map waits for the heavy-work budget,
+// any number of progress and tile events, then exactly one summary (done)
+// or error (canceled, failed).
 const (
 	EventStarted  = "started"
+	EventQueued   = "queued"
 	EventProgress = "progress"
 	EventTile     = "tile"
 	EventSummary  = "summary"
@@ -166,8 +177,17 @@ func SummaryData(s Summary) EventSummaryData {
 
 // EventErrorData ends a canceled or failed stream.
 type EventErrorData struct {
-	Code    string `json:"code"` // "canceled", "missing_terrain", "outside_envelope", "failed"
+	Code    string `json:"code"` // "canceled", "missing_terrain", "outside_envelope", "interrupted", "failed"
 	Message string `json:"message"`
+}
+
+// EventQueuedData reports a map waiting for the heavy-work budget: sent
+// when it starts to wait and whenever its position changes.
+type EventQueuedData struct {
+	// Position is the map's 1-based place in the appliance's queue of heavy
+	// work (1: computed next).
+	Position int    `json:"queue_position"`
+	Message  string `json:"message"`
 }
 
 // MapsOptions configure the map registry; the zero value is valid.
@@ -175,15 +195,31 @@ type MapsOptions struct {
 	// Retention is how long a finished map is kept for export and
 	// resume; 0 means DefaultRetention.
 	Retention time.Duration
-	// MaxMaps bounds the maps kept (computing or finished); 0 means
-	// DefaultMaxMaps. The oldest finished map goes first.
+	// MaxMaps bounds the finished maps kept; 0 means DefaultMaxMaps. The
+	// oldest finished map goes first. Without an Admitter it bounds the
+	// maps kept in all, computing ones included.
 	MaxMaps int
-	// MaxComputingPerTenant bounds one tenant's maps computing at once; 0
-	// means DefaultMaxComputingPerTenant.
+	// MaxComputingPerTenant bounds one tenant's maps queued or computing
+	// at once; 0 means DefaultMaxComputingPerTenant.
 	MaxComputingPerTenant int
 	// Compute are the options of every computation (OnTile and OnProgress
-	// are the registry's own).
+	// are the registry's own; Workers is the grant's when an Admitter is
+	// set).
 	Compute Options
+	// Admitter schedules the computations (appliance/admission): a map
+	// waits in its queue (state queued) until it is granted workers and
+	// memory, and computes on the granted workers. nil: maps compute at
+	// once on Compute.Workers goroutines.
+	Admitter appliance.Admitter
+	// Dir keeps maps on disk (package doc, "Persistence"): finished rasters
+	// leave memory, and finished maps survive a restart within Retention.
+	// Empty: maps live in memory only and a restart forgets them.
+	Dir string
+	// Log receives failures and recovered panics; nil discards them.
+	Log *slog.Logger
+	// Metrics receives linkplan_recovered_panics_total{component="coverage"};
+	// nil means none.
+	Metrics *metrics.Set
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// NewID returns a fresh map id; nil means NewMapID.
@@ -195,8 +231,7 @@ const (
 	DefaultRetention = time.Hour
 	DefaultMaxMaps   = 16
 	// MaxMapPixels bounds one map of the registry (64 MiB of float32
-	// raster, about as much again while it computes): with DefaultMaxMaps
-	// the registry holds at most about 1 GiB of rasters.
+	// raster; EstimateMemBytes gives its peak while it computes).
 	MaxMapPixels                 = 16 << 20
 	DefaultMaxComputingPerTenant = 2
 )
@@ -204,13 +239,18 @@ const (
 // Maps runs map computations for tenants and keeps their events and
 // rasters (package doc, "Streams"). It is safe for concurrent use.
 type Maps struct {
-	svc  *Service
-	opts MapsOptions
-	mu   sync.Mutex
-	maps map[string]*Map
+	svc     *Service
+	opts    MapsOptions
+	log     *slog.Logger
+	panics  *metrics.Counter // nil without Metrics
+	closing atomic.Bool
+	wg      sync.WaitGroup // run goroutines
+	mu      sync.Mutex
+	maps    map[string]*Map
 }
 
-// NewMaps returns a registry computing with svc.
+// NewMaps returns a registry computing with svc. With Dir set, call Open
+// before use.
 func NewMaps(svc *Service, o MapsOptions) *Maps {
 	if o.Retention <= 0 {
 		o.Retention = DefaultRetention
@@ -227,8 +267,22 @@ func NewMaps(svc *Service, o MapsOptions) *Maps {
 	if o.NewID == nil {
 		o.NewID = NewMapID
 	}
-	return &Maps{svc: svc, opts: o, maps: map[string]*Map{}}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := &Maps{svc: svc, opts: o, log: log, maps: map[string]*Map{}}
+	if o.Metrics != nil {
+		// Created at start, so that the series exists before any panic.
+		m.panics = o.Metrics.GetOrCreateCounter(MetricRecoveredPanics)
+	}
+	return m
 }
+
+// MetricRecoveredPanics counts the panics of map computations recovered
+// into a failed map (the other components count theirs under their own
+// component label).
+const MetricRecoveredPanics = `linkplan_recovered_panics_total{component="coverage"}`
 
 // Map is one computation and, once finished, its result.
 type Map struct {
@@ -238,25 +292,54 @@ type Map struct {
 	Created  time.Time
 	Requests []Request
 
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	state  MapState
+	requestID string // of the request that started it (logged with a failure)
+	log       *slog.Logger
+	shape     *Raster
+	ctx       context.Context // the computation's, canceled by cancel
+	cancel    context.CancelFunc
+	mu        sync.Mutex
+	state     MapState
+	position  int // queue position while queued
+	// events holds the stream; tile events hold their EventTileData
+	// without Data and Servers, which Next encodes from the raster (the
+	// live one, the finished one in memory, or its file in Dir).
 	events []Event
 	wake   chan struct{} // closed and replaced at every change
 	// watchers counts attached streams; the last one to leave cancels a
-	// computing map.
-	watchers int
-	finished time.Time
-	raster   *Raster
-	servers  []int32
-	summary  *Summary
+	// queued or computing map.
+	watchers    int
+	finished    time.Time
+	live        *Raster // the raster being computed: its reported tiles are final
+	liveServers []int32
+	raster      *Raster // a finished raster kept in memory (no Dir)
+	servers     []int32
+	summary     *Summary
+	dir         string // the Dir holding the finished raster; "" when in memory
 }
 
-// Start validates the requests (one for a single map, several for a
-// best-server map), checks the registry's bounds and starts the
-// computation in the background. The caller attaches a stream at once
-// (Attach): a computing map that no stream watches is canceled.
+// Owner is who starts a map: the tenant, its tier (its fair share of the
+// heavy-work budget) and the id of the request, logged with a failure.
+type Owner struct {
+	TenantID  string
+	Tier      appliance.Tier
+	RequestID string
+}
+
+// Start starts a map for tenantID (StartFor with no tier: the smallest
+// fair share).
 func (m *Maps) Start(tenantID string, reqs []Request, best bool) (*Map, error) {
+	return m.StartFor(Owner{TenantID: tenantID}, reqs, best)
+}
+
+// StartFor validates the requests (one for a single map, several for a
+// best-server map), checks the registry's bounds, submits the map to the
+// Admitter and computes it in the background once admitted. The caller
+// attaches a stream at once (Attach): a queued or computing map that no
+// stream watches is canceled. A full admission queue is a
+// *appliance.RetryAfterError matching appliance.ErrUnavailable; a map whose
+// memory estimate exceeds the whole heavy-work budget appliance.ErrInvalid
+// naming resolution_m.
+func (m *Maps) StartFor(o Owner, reqs []Request, best bool) (*Map, error) {
 	if len(reqs) == 0 {
 		return nil, appliance.Invalid("tower_ids", "at least one transmitter is required")
 	}
@@ -281,32 +364,79 @@ func (m *Maps) Start(tenantID string, reqs []Request, best bool) (*Map, error) {
 		return nil, fmt.Errorf("coverage: map id: %w", err)
 	}
 	now := m.opts.Now().UTC()
-	m.mu.Lock()
-	m.sweepLocked(now)
-	computing := 0
-	for _, x := range m.maps {
-		if x.TenantID == tenantID && x.State() == MapComputing {
-			computing++
-		}
+	mp, adm, err := m.admit(o, id, now, reqs, best, shape)
+	if err != nil {
+		return nil, err
 	}
-	if computing >= m.opts.MaxComputingPerTenant {
-		m.mu.Unlock()
-		return nil, fmt.Errorf("%d coverage maps of this tenant are computing (at most %d at once); wait for one to finish: %w",
-			computing, m.opts.MaxComputingPerTenant, appliance.ErrQuota)
-	}
-	if len(m.maps) >= m.opts.MaxMaps {
-		m.mu.Unlock()
-		return nil, fmt.Errorf("the appliance is computing %d coverage maps, its limit; try again shortly: %w", len(m.maps), appliance.ErrUnavailable)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	mp := &Map{ID: id, TenantID: tenantID, Best: best, Created: now, Requests: reqs, cancel: cancel,
-		state: MapComputing, wake: make(chan struct{})}
-	m.maps[id] = mp
-	m.mu.Unlock()
-	mp.addStarted(shape, m.opts, reqs[0])
-	go m.run(ctx, mp)
+	m.save(mp) // a map on disk as queued or computing reads as interrupted after a restart
+	go m.run(mp.ctx, mp, adm)
 	return mp, nil
 }
+
+// admit checks the registry's bounds, submits the map to the Admitter and
+// registers it, under the registry's lock.
+func (m *Maps) admit(o Owner, id string, now time.Time, reqs []Request, best bool, shape *Raster) (*Map, appliance.Admission, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closing.Load() {
+		return nil, nil, fmt.Errorf("the appliance is stopping; start the map again once it is back: %w", appliance.ErrUnavailable)
+	}
+	m.sweepLocked(now)
+	active := 0
+	for _, x := range m.maps {
+		if x.TenantID == o.TenantID && x.State().active() {
+			active++
+		}
+	}
+	if active >= m.opts.MaxComputingPerTenant {
+		return nil, nil, fmt.Errorf("%d coverage maps of this tenant are queued or computing (at most %d at once); wait for one to finish: %w",
+			active, m.opts.MaxComputingPerTenant, appliance.ErrQuota)
+	}
+	if m.opts.Admitter == nil && len(m.maps) >= m.opts.MaxMaps {
+		return nil, nil, fmt.Errorf("the appliance is computing %d coverage maps, its limit; try again shortly: %w", len(m.maps), appliance.ErrUnavailable)
+	}
+	state := MapComputing
+	var (
+		adm appliance.Admission
+		err error
+	)
+	if m.opts.Admitter != nil {
+		kind := "heatmap"
+		if best {
+			kind = "best_server"
+		}
+		workers := m.opts.Compute.Workers
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		adm, err = m.opts.Admitter.Submit(appliance.HeavyWork{ID: id, TenantID: o.TenantID, Tier: o.Tier, Kind: kind,
+			Workers: workers, MemBytes: EstimateMemBytes(reqs, best, workers)})
+		if errors.Is(err, appliance.ErrInvalid) {
+			return nil, nil, appliance.Invalid("resolution_m", "%v: choose a coarser resolution, a smaller radius or fewer transmitters", unwrapped(err))
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("coverage: start map: %w", err)
+		}
+		if m.opts.Admitter.Position(id) > 0 {
+			state = MapQueued
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	mp := &Map{ID: id, TenantID: o.TenantID, Best: best, Created: now, Requests: reqs, requestID: o.RequestID, shape: shape, log: m.log,
+		ctx: ctx, cancel: cancel, state: state, wake: make(chan struct{})}
+	mp.addStarted(shape, m.opts, reqs[0])
+	m.maps[id] = mp
+	m.wg.Add(1) // under the lock: Close waits for it
+	return mp, adm, nil
+}
+
+// unwrapped is err's message without the sentinel's suffix.
+func unwrapped(err error) string {
+	return strings.TrimSuffix(err.Error(), ": "+appliance.ErrInvalid.Error())
+}
+
+// active reports a map that is queued or computing.
+func (s MapState) active() bool { return s == MapQueued || s == MapComputing }
 
 // Get returns tenant's map; another tenant's map is appliance.ErrNotFound,
 // like an unknown or expired one.
@@ -321,31 +451,48 @@ func (m *Maps) Get(tenantID, id string) (*Map, error) {
 	return mp, nil
 }
 
-// Close cancels every computing map.
+// Close stops the registry for a shutdown: a queued or computing map ends
+// failed with the error code interrupted ("interrupted by a restart"),
+// recorded in Dir, and Close waits (at most 10 s) for the computations to
+// stop. Starts are refused from then on. Close is idempotent.
 func (m *Maps) Close() {
+	m.closing.Store(true)
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	for _, mp := range m.maps {
 		mp.cancel()
+	}
+	m.mu.Unlock()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		m.log.Warn("coverage maps still computing at shutdown; the next start reports them interrupted")
 	}
 }
 
 // sweepLocked drops finished maps past retention and, over MaxMaps, the
-// oldest finished ones.
+// oldest finished ones (with their files).
 func (m *Maps) sweepLocked(now time.Time) {
 	var done []*Map
 	for id, mp := range m.maps {
 		st, fin := mp.finishedAt()
-		if st == MapComputing {
+		if st.active() {
 			continue
 		}
 		if now.Sub(fin) >= m.opts.Retention {
 			delete(m.maps, id)
+			m.remove(id)
 			continue
 		}
 		done = append(done, mp)
 	}
-	if len(m.maps) < m.opts.MaxMaps {
+	limit := m.opts.MaxMaps
+	kept := len(done)
+	if m.opts.Admitter == nil {
+		kept = len(m.maps) + 1 // room for the map being started
+	}
+	if kept <= limit {
 		return
 	}
 	sort.Slice(done, func(i, j int) bool {
@@ -354,47 +501,90 @@ func (m *Maps) sweepLocked(now time.Time) {
 		return a.Before(b) || a.Equal(b) && done[i].ID < done[j].ID
 	})
 	for _, mp := range done {
-		if len(m.maps) < m.opts.MaxMaps {
+		if kept <= limit {
 			break
 		}
 		delete(m.maps, mp.ID)
+		m.remove(mp.ID)
+		kept--
 	}
 }
 
-func (m *Maps) run(ctx context.Context, mp *Map) {
+// run waits for the map's admission, computes it and records the end.
+// Every panic of the computation (its own goroutine and, through
+// PanicError, its workers') fails the map instead of the process.
+func (m *Maps) run(ctx context.Context, mp *Map, adm appliance.Admission) {
+	defer m.wg.Done()
 	defer mp.cancel()
-	opts := m.opts.Compute
-	first := mp.Requests[0]
-	opts.OnProgress = func(done, total int) {
-		mp.add(EventProgress, EventProgressData{Done: done, Total: total, Fraction: math.Round(1000*float64(done)/float64(max(total, 1))) / 1000})
-	}
-	opts.OnTile = func(td TileDone) {
-		data, err := EncodeTile(td.Raster, td.Tile)
-		if err != nil {
-			return // cannot happen: the tile is one of its own raster
-		}
-		ev := EventTileData{ID: td.Tile.ID, Row: td.Tile.Row, Col: td.Tile.Col, X0: td.Tile.X0, Y0: td.Tile.Y0,
-			Width: td.Tile.W, Height: td.Tile.H, West: td.Tile.West, South: td.Tile.South, East: td.Tile.East, North: td.Tile.North,
-			Data: data, ValidPixels: td.ValidPixels, MinDBm: finitePtr(td.MinDBm), MaxDBm: finitePtr(td.MaxDBm)}
-		if td.Servers != nil {
-			ev.Servers = EncodeServers(td.Raster, td.Servers, td.Tile)
-		}
-		mp.add(EventTile, ev)
-	}
 	var (
 		res  *Result
 		best *BestResult
 		err  error
 	)
+	defer func() {
+		if p := recover(); p != nil { // a panic in finish itself: the map still ends
+			m.finish(mp, nil, nil, recovered(p))
+		}
+	}()
+	workers := m.opts.Compute.Workers
+	if adm != nil {
+		var g appliance.Grant
+		g, err = adm.Wait(ctx, mp.queuedAt)
+		if err == nil {
+			defer adm.Release() // after finish: the raster has left memory by then
+			workers = g.Workers
+			mp.setComputing()
+		}
+	}
+	if err == nil {
+		res, best, err = m.compute(ctx, mp, workers)
+	}
+	m.finish(mp, res, best, err)
+}
+
+// compute runs the computation on workers goroutines, a panic recovered
+// into a *PanicError.
+func (m *Maps) compute(ctx context.Context, mp *Map, workers int) (res *Result, best *BestResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, best, err = nil, nil, recovered(p)
+		}
+	}()
+	opts := m.opts.Compute
+	opts.Workers = workers
+	opts.OnProgress = func(done, total int) {
+		mp.add(EventProgress, EventProgressData{Done: done, Total: total, Fraction: math.Round(1000*float64(done)/float64(max(total, 1))) / 1000})
+	}
+	opts.OnTile = func(td TileDone) {
+		if td.Tile.X0 < 0 || td.Tile.Y0 < 0 || td.Tile.X0+td.Tile.W > td.Raster.Width || td.Tile.Y0+td.Tile.H > td.Raster.Height {
+			return // cannot happen: the tile is one of its own raster
+		}
+		ev := EventTileData{ID: td.Tile.ID, Row: td.Tile.Row, Col: td.Tile.Col, X0: td.Tile.X0, Y0: td.Tile.Y0,
+			Width: td.Tile.W, Height: td.Tile.H, West: td.Tile.West, South: td.Tile.South, East: td.Tile.East, North: td.Tile.North,
+			ValidPixels: td.ValidPixels, MinDBm: finitePtr(td.MinDBm), MaxDBm: finitePtr(td.MaxDBm)}
+		mp.mu.Lock()
+		mp.live, mp.liveServers = td.Raster, td.Servers
+		mp.mu.Unlock()
+		mp.add(EventTile, ev) // Data and Servers are encoded when read (Next)
+	}
 	if mp.Best {
 		best, err = m.svc.ComputeBest(ctx, mp.Requests, opts)
 		if err == nil {
 			res = &Result{Raster: best.Raster, Summary: best.Summary}
 		}
-	} else {
-		res, err = m.svc.Compute(ctx, first, opts)
+		return res, best, err
 	}
-	mp.finish(m.opts.Now().UTC(), res, best, err)
+	res, err = m.svc.Compute(ctx, mp.Requests[0], opts)
+	return res, nil, err
+}
+
+// recovered turns a recovered panic value into a *PanicError (the one a
+// worker already made, with its own stack).
+func recovered(p any) *PanicError {
+	if pe, ok := p.(*PanicError); ok {
+		return pe
+	}
+	return &PanicError{Value: p, Stack: debug.Stack()}
 }
 
 func (mp *Map) addStarted(r *Raster, o MapsOptions, first Request) {
@@ -448,19 +638,79 @@ func (mp *Map) signalLocked() {
 	mp.wake = make(chan struct{})
 }
 
-func (mp *Map) finish(now time.Time, res *Result, best *BestResult, err error) {
-	if err == nil {
-		mp.add(EventSummary, SummaryData(res.Summary))
-	}
+// queuedAt records a queue position: the state, and a queued event.
+func (mp *Map) queuedAt(pos int) {
 	mp.mu.Lock()
 	defer mp.mu.Unlock()
-	mp.finished = now
+	if mp.state != MapQueued {
+		return
+	}
+	mp.position = pos
+	mp.events = append(mp.events, Event{Seq: len(mp.events) + 1, Type: EventQueued, Data: EventQueuedData{Position: pos,
+		Message: fmt.Sprintf("waiting for the appliance's heavy-work budget (CPU workers and memory): position %d in the queue", pos)}})
+	mp.signalLocked()
+}
+
+// setComputing records the admission.
+func (mp *Map) setComputing() {
+	mp.mu.Lock()
+	defer mp.mu.Unlock()
+	if mp.state == MapQueued {
+		mp.state, mp.position = MapComputing, 0
+		mp.signalLocked()
+	}
+}
+
+// finish records the end of a computation: the summary or the error
+// event, the state, and (with Dir) the raster and the record on disk. A
+// map already finished stays as it is.
+func (m *Maps) finish(mp *Map, res *Result, best *BestResult, err error) {
+	var pe *PanicError
+	switch {
+	case errors.As(err, &pe):
+		m.log.Error("coverage map computation panicked; the map failed", "map_id", mp.ID, "tenant", mp.TenantID, "request_id", mp.requestID,
+			"panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+		if m.panics != nil {
+			m.panics.Inc()
+		}
+	case err != nil && !errors.Is(err, context.Canceled) && errorData(err).Code == "failed":
+		m.log.Error("coverage map failed", "map_id", mp.ID, "tenant", mp.TenantID, "request_id", mp.requestID, "err", err)
+	}
+	interrupted := err != nil && errors.Is(err, context.Canceled) && m.closing.Load()
+	// The raster of the tiles the stream reported (all of them when done)
+	// stays readable: in Dir when set, else in memory.
+	mp.mu.Lock()
+	r, servers := mp.live, mp.liveServers
+	mp.mu.Unlock()
+	if err == nil {
+		r, servers = res.Raster, nil
+		if best != nil {
+			servers = best.Server
+		}
+	}
+	spilled := ""
+	if r != nil && m.opts.Dir != "" {
+		if serr := writeRaster(m.opts.Dir, mp.ID, r, servers); serr != nil {
+			m.log.Error("coverage map raster not written; it stays in memory", "map_id", mp.ID, "err", serr)
+		} else {
+			r, servers, spilled = nil, nil, m.opts.Dir
+		}
+	}
+	now := m.opts.Now().UTC()
+	mp.mu.Lock()
+	if !mp.state.active() {
+		mp.mu.Unlock()
+		return
+	}
+	mp.finished, mp.position, mp.live, mp.liveServers = now, 0, nil, nil
+	mp.raster, mp.servers, mp.dir = r, servers, spilled
 	switch {
 	case err == nil:
-		mp.state, mp.raster, mp.summary = MapDone, res.Raster, &res.Summary
-		if best != nil {
-			mp.servers = best.Server
-		}
+		mp.events = append(mp.events, Event{Seq: len(mp.events) + 1, Type: EventSummary, Data: SummaryData(res.Summary)})
+		mp.state, mp.summary = MapDone, &res.Summary
+	case interrupted:
+		mp.state = MapFailed
+		mp.events = append(mp.events, Event{Seq: len(mp.events) + 1, Type: EventError, Data: interruptedData})
 	case errors.Is(err, context.Canceled):
 		mp.state = MapCanceled
 		mp.events = append(mp.events, Event{Seq: len(mp.events) + 1, Type: EventError,
@@ -469,8 +719,15 @@ func (mp *Map) finish(now time.Time, res *Result, best *BestResult, err error) {
 		mp.state = MapFailed
 		mp.events = append(mp.events, Event{Seq: len(mp.events) + 1, Type: EventError, Data: errorData(err)})
 	}
+	m.saveLocked(mp) // durable before a stream or a Get sees the end
 	mp.signalLocked()
+	mp.mu.Unlock()
 }
+
+// interruptedData ends the stream of a map that was queued or computing
+// when the appliance stopped.
+var interruptedData = EventErrorData{Code: "interrupted",
+	Message: "the computation was interrupted by a restart of the appliance; start the map again"}
 
 func errorData(err error) EventErrorData {
 	var tm *appliance.TileMissingError
@@ -492,6 +749,14 @@ func (mp *Map) State() MapState {
 	return mp.state
 }
 
+// QueuePosition returns the map's 1-based position in the heavy-work
+// queue while it is queued, 0 otherwise.
+func (mp *Map) QueuePosition() int {
+	mp.mu.Lock()
+	defer mp.mu.Unlock()
+	return mp.position
+}
+
 func (mp *Map) finishedAt() (MapState, time.Time) {
 	mp.mu.Lock()
 	defer mp.mu.Unlock()
@@ -499,8 +764,9 @@ func (mp *Map) finishedAt() (MapState, time.Time) {
 }
 
 // Attach registers a stream; the returned detach must be called when the
-// stream ends. When the last stream of a computing map detaches, the
-// computation is canceled (it stops within one radial of each worker).
+// stream ends. When the last stream of a queued or computing map
+// detaches, the computation is canceled (it leaves the queue, or stops
+// within one radial of each worker).
 func (mp *Map) Attach() (detach func()) {
 	mp.mu.Lock()
 	mp.watchers++
@@ -510,7 +776,7 @@ func (mp *Map) Attach() (detach func()) {
 		once.Do(func() {
 			mp.mu.Lock()
 			mp.watchers--
-			last := mp.watchers == 0 && mp.state == MapComputing
+			last := mp.watchers == 0 && mp.state.active()
 			mp.mu.Unlock()
 			if last {
 				mp.cancel()
@@ -519,10 +785,20 @@ func (mp *Map) Attach() (detach func()) {
 	}
 }
 
+// Bounds of one Next call: events, and tile events (each encodes a tile:
+// about 175 kB of base64 for a full one).
+const (
+	maxNextEvents = 1024
+	maxNextTiles  = 8
+)
+
 // Next returns the events after seq after: at once when there are some,
 // else when one comes, the map finishes, wait passes (no events, not
-// final) or ctx ends. final is true when the returned events end the
-// stream (the map is finished and nothing follows them).
+// final) or ctx ends. It returns at most maxNextEvents events and
+// maxNextTiles tiles at once; final is true when the returned events end
+// the stream (the map is finished and nothing follows them). A tile
+// event's data is encoded from the map's raster here; a raster file that
+// cannot be read is an error.
 func (mp *Map) Next(ctx context.Context, after int, wait time.Duration) (evs []Event, final bool, err error) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -531,13 +807,29 @@ func (mp *Map) Next(ctx context.Context, after int, wait time.Duration) (evs []E
 		if after < 0 {
 			after = 0
 		}
-		if after < len(mp.events) {
-			evs = append([]Event(nil), mp.events[after:]...)
+		end := min(len(mp.events), after+maxNextEvents)
+		tiles := 0
+		for i := after; i < end; i++ {
+			if mp.events[i].Type == EventTile {
+				if tiles == maxNextTiles {
+					end = i
+					break
+				}
+				tiles++
+			}
 		}
-		final = mp.state != MapComputing
+		if after < end {
+			evs = append([]Event(nil), mp.events[after:end]...)
+		}
+		final = !mp.state.active() && end == len(mp.events)
+		src := mp.tileSourceLocked()
 		wake := mp.wake
 		mp.mu.Unlock()
 		if len(evs) > 0 || final {
+			if err := src.fill(evs); err != nil {
+				mp.log.Error("coverage map tiles not readable; the stream ends", "map_id", mp.ID, "err", err)
+				return nil, false, fmt.Errorf("coverage map %s: %w", mp.ID, err)
+			}
 			return evs, final, nil
 		}
 		select {
@@ -552,13 +844,32 @@ func (mp *Map) Next(ctx context.Context, after int, wait time.Duration) (evs []E
 
 // Result returns a finished map's raster, its best-server index (nil for a
 // single map) and summary; a map that is not done is appliance.ErrConflict.
+// A raster kept in Dir is read from its file (a copy the caller owns).
 func (mp *Map) Result() (*Raster, []int32, *Summary, error) {
+	mp.mu.Lock()
+	st, r, servers, sum, dir := mp.state, mp.raster, mp.servers, mp.summary, mp.dir
+	mp.mu.Unlock()
+	if st != MapDone {
+		return nil, nil, nil, fmt.Errorf("coverage map %s is %s, not done: %w", mp.ID, st, appliance.ErrConflict)
+	}
+	if dir != "" {
+		var err error
+		if r, servers, err = readRaster(dir, mp.ID, mp.shape, mp.Best); err != nil {
+			return nil, nil, nil, fmt.Errorf("coverage map %s: %w", mp.ID, err)
+		}
+	}
+	return r, servers, sum, nil
+}
+
+// Summary returns a done map's summary without reading its raster; false
+// for a map that is not done.
+func (mp *Map) Summary() (*Summary, bool) {
 	mp.mu.Lock()
 	defer mp.mu.Unlock()
 	if mp.state != MapDone {
-		return nil, nil, nil, fmt.Errorf("coverage map %s is %s, not done: %w", mp.ID, mp.state, appliance.ErrConflict)
+		return nil, false
 	}
-	return mp.raster, mp.servers, mp.summary, nil
+	return mp.summary, true
 }
 
 // NewMapID returns a random map id: "map_" and 26 base32 characters

@@ -126,7 +126,7 @@ func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, bes
 			FreqMHz: spec.FreqMHz, RadiusM: spec.RadiusM, RxHeightM: spec.RxHeightM, Engine: spec.Engine, ResolutionM: spec.ResolutionM,
 			Transmitter: t.Transmitter, EngineNote: spec.EngineNote}
 	}
-	m, err := s.Maps.Start(k.TenantID, reqs, best)
+	m, err := s.Maps.StartFor(Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: appliance.ActorFrom(ctx).RequestID}, reqs, best)
 	if err != nil || s.Audit == nil {
 		return m, err
 	}

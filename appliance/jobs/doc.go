@@ -51,6 +51,16 @@
 // requeue and sweep loops recover a panic per round (component
 // "jobs.loop") and go on.
 //
+// Admission: with Options.Admission and Options.Cost, a leased job that
+// Cost sizes (batch reports, repeater plans; a raytrace job to come) waits
+// for its grant of the appliance's heavy-work budget (appliance/admission)
+// before its handler runs, still running in the table above: its lease is
+// renewed meanwhile, a cancel or a drain ends the wait as it ends a
+// handler, and Get reports its place in that queue (Job.QueuePosition).
+// Jobs are durable work: never refused by the scheduler, they wait. The
+// handler's context carries the grant, and handlers run at most
+// appliance.WorkersFrom(ctx, ...) goroutines.
+//
 // Orphans: the store's file lock admits one process, so when Start runs
 // every running lease belongs to a dead process; Start requeues them all
 // at once (RequeueOrphans: each counts an interruption and a crash)

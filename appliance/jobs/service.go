@@ -77,6 +77,14 @@ type Options struct {
 	Clock func() time.Time
 	// InstanceID names this process in lease owners; empty is random.
 	InstanceID string
+	// Admission schedules the heavy jobs (appliance/admission): a leased
+	// job that Cost sizes waits for its grant before its handler runs,
+	// and the handler's context carries the grant (appliance.WorkersFrom).
+	// nil: every job runs as soon as it is leased.
+	Admission appliance.Admitter
+	// Cost sizes a job for Admission (workers, memory estimate, tier);
+	// false: a light job, run without admission.
+	Cost func(j *appliance.Job) (appliance.HeavyWork, bool)
 }
 
 // Backoff is the default retry backoff: 5 s before the first retry, 30 s
@@ -363,6 +371,9 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*appliance.Job,
 	if j.State.Terminal() && j.Expires.IsZero() && !j.Finished.IsZero() {
 		j.Expires = j.Finished.Add(s.opts.RecordRetention)
 	}
+	if j.State == appliance.JobRunning && s.opts.Admission != nil {
+		j.QueuePosition = s.opts.Admission.Position(j.ID)
+	}
 	return j, nil
 }
 
@@ -452,7 +463,12 @@ func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 		s.heartbeat(jobCtx, r, cancelJob)
 	}()
 	log := s.log.With("job", l.Job.ID, "kind", l.Job.Kind, "token", l.Token)
-	res, err := s.call(jobCtx, r)
+	var res appliance.JobResult
+	runCtx, release, err := s.admit(jobCtx, r.job)
+	if err == nil {
+		res, err = s.call(runCtx, r)
+		release()
+	}
 	cancelJob(nil)
 	<-hbDone
 
@@ -512,6 +528,32 @@ func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 			s.finished(l.Job.Kind, st)
 		}
 	}
+}
+
+// admit waits, under the lease, for the job's grant of the heavy-work
+// budget (Options.Admission); the returned context carries the grant and
+// release gives it back. A light job, or no Admission, passes at once.
+func (s *Service) admit(ctx context.Context, j *appliance.Job) (context.Context, func(), error) {
+	if s.opts.Admission == nil || s.opts.Cost == nil {
+		return ctx, func() {}, nil
+	}
+	w, ok := s.opts.Cost(j)
+	if !ok {
+		return ctx, func() {}, nil
+	}
+	w.ID, w.TenantID, w.Kind, w.Durable = j.ID, j.TenantID, string(j.Kind), true
+	if w.Tier == "" && j.Lane == appliance.LanePriority {
+		w.Tier = appliance.TierEnterprise // the lane's weight when Cost names no tier
+	}
+	a, err := s.opts.Admission.Submit(w)
+	if err != nil {
+		return nil, nil, fmt.Errorf("admission: %w", err)
+	}
+	g, err := a.Wait(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return appliance.WithGrant(ctx, g), a.Release, nil
 }
 
 // call runs the handler with the job id in its context

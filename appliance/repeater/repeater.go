@@ -655,7 +655,7 @@ func (g *planGraph) fill(u int, vs []int) error {
 	}
 	errs := make([]error, len(todo))
 	res := make([]edgeFigures, len(todo))
-	workers := min(max(g.s.Workers, 1), len(todo))
+	workers := min(max(appliance.WorkersFrom(g.ctx, g.s.Workers), 1), len(todo))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	next := 0

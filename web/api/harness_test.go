@@ -20,6 +20,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"linkplan/appliance"
+	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
 	"linkplan/appliance/basemap"
@@ -103,6 +104,9 @@ type harnessOptions struct {
 	// aiProvider is the language model of the AI routes; nil: the
 	// template explainer only, as serve without --ai-provider-url.
 	aiProvider ai.Provider
+	// heavy is the budget of heavy work (appliance/admission) the maps go
+	// through; nil: its defaults.
+	heavy *admission.Options
 }
 
 // harness is the real API composed in-process like the composition root
@@ -251,17 +255,35 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	var clutter appliance.ClutterMap = h.terrain
 	mset := metrics.NewSet()
-	h.jobs = jobs.New(db, filepath.Join(h.dataDir, "jobs"), jobs.Options{PollInterval: 20 * time.Millisecond, Workers: 1, Metrics: mset})
+	// One heavy-work scheduler for maps and jobs, as serve composes it.
+	heavy := admission.Options{}
+	if opt.heavy != nil {
+		heavy = *opt.heavy
+	}
+	heavy.Metrics = mset
+	sched := admission.New(heavy)
+	var (
+		bsvc  *batch.Service
+		plans *repeater.Submitter
+	)
+	jobCost := func(j *appliance.Job) (appliance.HeavyWork, bool) {
+		if j.Kind == appliance.JobKindRepeaterPlan {
+			return plans.Cost(j)
+		}
+		return bsvc.Cost(j)
+	}
+	h.jobs = jobs.New(db, filepath.Join(h.dataDir, "jobs"), jobs.Options{PollInterval: 20 * time.Millisecond, Workers: 1, Metrics: mset,
+		Admission: sched, Cost: jobCost})
 	var enq batch.Enqueuer = h.jobs
 	if opt.enqueue != nil {
 		enq = opt.enqueue(h.jobs)
 	}
-	bsvc := batch.New(batch.Deps{Analyzer: plan, Queue: enq, Quota: db, Terrain: h.desc, NewID: jobs.NewID,
+	bsvc = batch.New(batch.Deps{Analyzer: plan, Queue: enq, Quota: db, Terrain: h.desc, NewID: jobs.NewID,
 		ResolveEngine: func(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
 			return api.ResolveEngine(reg, k, id)
 		}})
 	h.jobs.Register(appliance.JobKindBatchReport, bsvc.Handler())
-	plans := &repeater.Submitter{Plans: repeater.New(h.terrain, towers, reg.WithFallback, 0), Queue: h.jobs, NewID: jobs.NewID}
+	plans = &repeater.Submitter{Plans: repeater.New(h.terrain, towers, reg.WithFallback, 0), Queue: h.jobs, NewID: jobs.NewID}
 	h.jobs.Register(appliance.JobKindRepeaterPlan, plans.Handler())
 	h.privacy = privacy.New(db, h.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
 		return h.auth.VerifyAdminFrom(k, code, tenancy.Client(c))
@@ -284,7 +306,11 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			tb.Errorf("jobs drain: %v", err)
 		}
 	})
-	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{})
+	h.maps = coverage.NewMaps(coverage.New(h.terrain, reg.Get), coverage.MapsOptions{Admitter: sched,
+		Dir: filepath.Join(h.dataDir, "maps")})
+	if err := h.maps.Open(); err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(h.maps.Close)
 	var (
 		meter api.Metering

@@ -264,6 +264,10 @@ type HeatmapJSON struct {
 	CreatedAt string                     `json:"created_at"`
 	Summary   *coverage.EventSummaryData `json:"summary"` // null until done
 	Exports   []string                   `json:"exports"` // export URLs of a done map
+
+	// QueuePosition is the map's 1-based place in the heavy-work queue
+	// while it is queued (1: computed next); null otherwise.
+	QueuePosition *int `json:"queue_position"`
 }
 
 func (a *API) getHeatmap(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -275,7 +279,10 @@ func (a *API) getHeatmap(w http.ResponseWriter, r *http.Request) (any, error) {
 	if mp.Best {
 		out.Kind = "best_server"
 	}
-	if _, _, sum, err := mp.Result(); err == nil {
+	if pos := mp.QueuePosition(); pos > 0 {
+		out.QueuePosition = &pos
+	}
+	if sum, ok := mp.Summary(); ok {
 		s := coverage.SummaryData(*sum)
 		out.Summary = &s
 		for _, f := range []string{"geotiff", "kmz", "geojson", "shapefile", "kml"} {

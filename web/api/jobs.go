@@ -62,6 +62,11 @@ type JobJSON struct {
 	ExpiresAt       *string         `json:"expires_at"` // when the result (or the record) is removed
 	Result          *JobResultJSON  `json:"result"`
 	Summary         json.RawMessage `json:"summary"` // kind-specific summary of a finished job; null before
+
+	// QueuePosition is, while a running job waits for the appliance's
+	// heavy-work budget (CPU workers and memory), its 1-based place in
+	// that queue (1: admitted next); null otherwise.
+	QueuePosition *int `json:"queue_position"`
 }
 
 // JobResultJSON describes a succeeded job's downloadable result.
@@ -103,6 +108,10 @@ func jobJSON(j *appliance.Job, now time.Time) JobJSON {
 	if j.Error != "" {
 		e := j.Error
 		out.Error = &e
+	}
+	if j.QueuePosition > 0 {
+		pos := j.QueuePosition
+		out.QueuePosition = &pos
 	}
 	if j.Result != nil {
 		if j.State == appliance.JobSucceeded {

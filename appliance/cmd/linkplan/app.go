@@ -16,6 +16,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
 	"linkplan/appliance/basemap"
@@ -59,6 +60,9 @@ type config struct {
 	// /coverage/predict (the first link of the fallback chain); a zero URL:
 	// none.
 	ModelEndpoint prediction.External
+	// Heavy is the budget of heavy work (coverage maps, batch and repeater
+	// jobs): appliance/admission; zero values take its defaults.
+	Heavy admission.Options
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -98,6 +102,7 @@ type app struct {
 	log      *slog.Logger
 	batch    *batch.Service
 	maps     *coverage.Maps
+	heavy    *admission.Scheduler // admits the heavy work of maps and jobs under one budget
 	plans    *repeater.Submitter
 	// predictions serves the learned models; its Reload is the hook the
 	// training side calls after swapping <data dir>/models/current in.
@@ -236,7 +241,23 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// The job queue lives in the database; finished bundles are files
 	// under the data directory. Workers start with serve, after the API is
 	// ready, and drain before the database closes.
-	a.jobs = jobs.New(db, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec})
+	// One scheduler admits all heavy work: maps, batch and repeater jobs
+	// (a raytrace job joins in jobCost below) under one budget of worker
+	// slots and memory; cheap routes never pass through it.
+	heavy := cfg.Heavy
+	heavy.Metrics = mset
+	a.heavy = admission.New(heavy)
+	jobCost := func(j *appliance.Job) (appliance.HeavyWork, bool) {
+		switch j.Kind {
+		case appliance.JobKindBatchReport:
+			return a.batch.Cost(j)
+		case appliance.JobKindRepeaterPlan:
+			return a.plans.Cost(j)
+		}
+		return appliance.HeavyWork{}, false // light jobs: privacy sweep; retraining has its own trigger
+	}
+	a.jobs = jobs.New(db, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec,
+		Admission: a.heavy, Cost: jobCost})
 	a.batch = batch.New(batch.Deps{
 		Analyzer: plan, Queue: a.jobs, Quota: db, Terrain: terrainDesc,
 		ResolveEngine: func(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
@@ -286,7 +307,13 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.jobs.Register(appliance.JobKindModelRetrain, a.training.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
-	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{})
+	// Finished maps live in <data dir>/maps (rasters out of memory, and
+	// they survive a restart within the retention).
+	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{Admitter: a.heavy,
+		Dir: filepath.Join(cfg.DataDir, "maps"), Log: log, Metrics: mset})
+	if err := a.maps.Open(); err != nil {
+		return nil, err
+	}
 
 	obsConfig := cfg.Observations
 	obsConfig.Metrics = mset

@@ -23,6 +23,16 @@
 // over HTTP; BenchmarkBatch5kAsync uses it through
 // LINKPLAN_BENCH_CPUPROFILE).
 //
+// Heavy work (appliance/admission): coverage maps, best-server maps and the
+// batch and repeater jobs share one scheduler. --heavy-workers (default
+// GOMAXPROCS-1, at least 1: a core stays for /health, /analyze_link and
+// the other cheap routes, which never wait behind it), --heavy-memory-mib
+// (default 768; the Go soft memory limit is --memory-limit-mib plus this)
+// and --heavy-queue (default 32 waiting; a map start beyond it is a 503
+// with Retry-After). Maps are kept in <data dir>/maps: a finished map
+// survives a restart for its retention (1 h after it finished); a map
+// queued or computing at a stop answers with the error code interrupted.
+//
 // AI flags (appliance/ai): --ai-provider-url (root URL of a self-hosted
 // OpenAI-compatible chat-completions server: llama.cpp's llama-server or
 // Ollama; default empty: the AI routes answer with the built-in template

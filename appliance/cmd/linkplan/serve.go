@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/prediction"
@@ -52,6 +53,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&modelEndpoint.URL, "model-endpoint-url", os.Getenv("MODEL_ENDPOINT_URL"),
 		"external model endpoint of POST /coverage/predict, asked first (JSON POST; down, slow or malformed: the local models answer); default from MODEL_ENDPOINT_URL; empty: none")
 	fs.DurationVar(&modelEndpoint.Timeout, "model-endpoint-timeout", prediction.DefaultExternalTimeout, "longest wait for one external model endpoint answer")
+	var heavy admission.Options
+	fs.IntVar(&heavy.Workers, "heavy-workers", 0, "worker goroutines of heavy work in all (coverage maps, batch and repeater jobs); 0: GOMAXPROCS-1, at least 1, so that a core stays for /health and the other cheap routes")
+	fs.IntVar(&heavy.MaxQueue, "heavy-queue", admission.DefaultMaxQueue, "heavy work waiting for the budget in all; a map start beyond it is a 503 with Retry-After")
+	heavyMiB := fs.Int64("heavy-memory-mib", admission.DefaultMemBytes>>20, "memory budget of heavy work, MiB: maps and jobs wait in a queue beyond it (the Go soft memory limit is raised by as much)")
 	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
@@ -81,10 +86,16 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if *memLimit < 0 {
 		return fmt.Errorf("serve: --memory-limit-mib must be >= 0: %w", errUsage)
 	}
+	if *heavyMiB <= 0 || heavy.Workers < 0 || heavy.MaxQueue <= 0 {
+		return fmt.Errorf("serve: --heavy-memory-mib and --heavy-queue must be > 0, --heavy-workers >= 0: %w", errUsage)
+	}
+	heavy.MemBytes = *heavyMiB << 20
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
 		// A soft limit: the collector works harder near it, and the runtime
-		// caps its GC CPU share, so a larger live catalogue still runs.
-		debug.SetMemoryLimit(*memLimit << 20)
+		// caps its GC CPU share, so a larger live catalogue still runs. The
+		// heavy-work budget comes on top: admitted maps and jobs must not
+		// drive the collector into a spin.
+		debug.SetMemoryLimit((*memLimit + *heavyMiB) << 20)
 	}
 
 	con, err := console.New(console.Files())
@@ -93,7 +104,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
 		SSO: sc, BillingSecret: *billingSecret, Log: log, AI: aic, ModelEndpoint: modelEndpoint,
-		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}})
+		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy})
 	if err != nil {
 		return err
 	}
@@ -119,7 +130,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	a.api.SetState(api.StateReady)
 	log.Info("linkplan serving", "addr", ln.Addr().String(), "version", version())
-	err = web.New(withConsole(a.api, con), log).Serve(ctx, ln, func() { a.api.SetState(api.StateStopping) })
+	err = web.New(withConsole(a.api, con), log).Serve(ctx, ln, func() {
+		a.api.SetState(api.StateStopping)
+		// Before the streams are cut: a map still queued or computing ends
+		// "interrupted by a restart", not canceled by its stream leaving.
+		a.maps.Close()
+	})
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
