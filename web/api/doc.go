@@ -55,6 +55,9 @@
 //
 // Metrics (GET /metrics) are the Prometheus text format with HELP and TYPE
 // and le-bucket histograms (health.go), checked by promtool in the tests.
+// Every family is declared once, in appliance/telemetry, with its help text
+// (and, for counters over closed label sets, every tuple at 0), so the
+// exposition is complete from the start; sources write samples only.
 //
 // The OpenAPI 3.1 document (openapi.json) describes every route and is
 // served at /openapi.json; tests check real responses against it.
