@@ -156,7 +156,7 @@ func dtFeatures(rows []dtRow, version int) ([][]float64, error) {
 // modelCmd runs linkplan model train|eval.
 func modelCmd(_ context.Context, args []string, now func() time.Time, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "train" && args[0] != "eval") {
-		fmt.Fprint(stderr, modelUsage)
+		fmt.Fprint(stderr, modelUsage, modelTrainingUsage)
 		return fmt.Errorf("model: the subcommands are train and eval: %w", errUsage)
 	}
 	fs := newFlags("model "+args[0], stderr)

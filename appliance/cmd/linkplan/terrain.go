@@ -65,6 +65,7 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var landcover multi
 	fs.Var(&landcover, "landcover", "MapBiomas land-cover GeoTIFF for the clutter layer (repeatable)")
 	if err := fs.Parse(args); err != nil {
+		fmt.Fprint(stderr, terrainUsage)
 		return fmt.Errorf("terrain build: %w", errUsage)
 	}
 	if *out == "" || fs.NArg() == 0 && *sea == "" {
@@ -87,12 +88,23 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return printJSON(stdout, st)
 }
 
-func terrainInfo(args []string, stdout, stderr io.Writer) error {
-	if len(args) != 1 {
+// packArg parses the one PACK operand of terrain info and verify (a flag
+// set without flags: -h asks for help, "--" ends the flags).
+func packArg(name string, args []string, stderr io.Writer) (string, error) {
+	fs := newFlags(name, stderr)
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
 		fmt.Fprint(stderr, terrainUsage)
-		return fmt.Errorf("terrain info: exactly one PACK is required: %w", errUsage)
+		return "", fmt.Errorf("%s: exactly one PACK is required: %w", name, errUsage)
 	}
-	p, err := terrain.Open(args[0])
+	return fs.Arg(0), nil
+}
+
+func terrainInfo(args []string, stdout, stderr io.Writer) error {
+	path, err := packArg("terrain info", args, stderr)
+	if err != nil {
+		return err
+	}
+	p, err := terrain.Open(path)
 	if err != nil {
 		return fmt.Errorf("terrain info: %w", err)
 	}
@@ -166,11 +178,11 @@ func terrainClutter(args []string, stdout, stderr io.Writer) error {
 }
 
 func terrainVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) != 1 {
-		fmt.Fprint(stderr, terrainUsage)
-		return fmt.Errorf("terrain verify: exactly one PACK is required: %w", errUsage)
+	path, err := packArg("terrain verify", args, stderr)
+	if err != nil {
+		return err
 	}
-	rep, err := packer.Verify(ctx, args[0])
+	rep, err := packer.Verify(ctx, path)
 	if perr := printJSON(stdout, rep); perr != nil && err == nil {
 		err = perr
 	}
