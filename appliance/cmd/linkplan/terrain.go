@@ -20,7 +20,9 @@ const terrainUsage = `usage:
                                       in priority order: where several cover a tile, the first that measured
                                       a sample wins, so later DEMs fill the voids and NoData of earlier ones
                                       (e.g. SRTM v2.1 first, then a void-filled DEM or a survey); remaining
-                                      .hgt voids are interpolated and marked in the pack's void mask
+                                      .hgt voids are interpolated and marked in the pack's void mask.
+                                      Other files among the INPUTs (README.txt, checksums, directories:
+                                      DIR/* brings them) are skipped with a note on stderr
   linkplan terrain info PACK                                     print the pack summary as JSON
   linkplan terrain elevation --pack PACK LAT LON                 print the ground height in metres (a warning
                                                                  on stderr when it was interpolated across a void)
@@ -81,7 +83,20 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "[%d/%d] %s %s\n", p.Done, p.Total, p.Tile, p.Kind)
 		}
 	}
-	st, err := packer.Build(ctx, *out, fs.Args(), opts)
+	// A shell glob (DIR/*) brings README files, checksums and directories
+	// along: they are skipped with a note, the DEMs are built.
+	var inputs []string
+	for _, in := range fs.Args() {
+		if why := packer.NotDEM(in); why != "" {
+			fmt.Fprintf(stderr, "note: skipping %s: %s\n", in, why)
+			continue
+		}
+		inputs = append(inputs, in)
+	}
+	if len(inputs) == 0 && fs.NArg() > 0 && *sea == "" {
+		return fmt.Errorf("terrain build: none of the %d inputs is a DEM: %w", fs.NArg(), errUsage)
+	}
+	st, err := packer.Build(ctx, *out, inputs, opts)
 	if err != nil {
 		return fmt.Errorf("terrain build: %w", err)
 	}
