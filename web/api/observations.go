@@ -3,10 +3,12 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/observations"
+	"linkplan/appliance/sheetcsv"
 )
 
 // Observations ingests drive-test observations (appliance/observations).
@@ -60,13 +63,43 @@ type observationJSON struct {
 	FreqHz      *float64 `json:"freq_hz"`
 	ObservedDBm *float64 `json:"observed_dbm"`
 	Source      *string  `json:"source"`
-	Ts          *float64 `json:"ts"`
+	Ts          *tsJSON  `json:"ts"`
+}
+
+// tsJSON is an observation's ts: epoch seconds as a JSON number, or a
+// string that observations.ParseTs reads (RFC 3339 / ISO 8601 with its UTC
+// offset, or epoch seconds); any other JSON type is a 422 naming ts.
+type tsJSON struct {
+	unix *float64
+	text *string
+}
+
+func (t *tsJSON) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		t.text = &s
+		return nil
+	}
+	var x float64
+	if err := json.Unmarshal(b, &x); err != nil {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[float64]()}
+	}
+	t.unix = &x
+	return nil
 }
 
 func (o *observationJSON) input() observations.Input {
-	return observations.Input{TowerID: o.TowerID, TxLat: o.TxLat, TxLon: o.TxLon, TxHeightM: o.TxHeightM, TxPowerDBm: o.TxPowerDBm,
+	in := observations.Input{TowerID: o.TowerID, TxLat: o.TxLat, TxLon: o.TxLon, TxHeightM: o.TxHeightM, TxPowerDBm: o.TxPowerDBm,
 		TxGainDBi: o.TxGainDBi, RxLat: o.RxLat, RxLon: o.RxLon, RxHeightM: o.RxHeightM, RxGainDBi: o.RxGainDBi,
-		CableLossDB: o.CableLossDB, FreqHz: o.FreqHz, ObservedDBm: o.ObservedDBm, Source: o.Source, TsUnix: o.Ts}
+		CableLossDB: o.CableLossDB, FreqHz: o.FreqHz, ObservedDBm: o.ObservedDBm, Source: o.Source}
+	if o.Ts != nil {
+		in.TsUnix, in.TsText = o.Ts.unix, o.Ts.text
+	}
+	return in
 }
 
 // singleObservation is the body of POST /coverage/observations: one
@@ -203,8 +236,8 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 			}
 			dt.Consent = &c
 		default:
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil {
+			x, ok := sheetcsv.ParseNumber(s) // "43,5" as spreadsheets and pt-BR users write it
+			if !ok {
 				v.Add(name, "must be a number")
 				continue
 			}
