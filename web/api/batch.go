@@ -67,10 +67,15 @@ type BatchSyncJSON struct {
 	IgnoredColumns []string `json:"ignored_columns,omitempty"`
 }
 
-// BatchAcceptedJSON is the 202 answer of a queued batch.
+// BatchAcceptedJSON is the 202 answer of a queued batch: the job object
+// exactly as GET /jobs/{id} (Location) answers it, so a client reads both
+// alike (issue 20), plus the CSV's ignored columns.
 type BatchAcceptedJSON struct {
-	Job            JobJSON  `json:"job"`
+	JobJSON
 	IgnoredColumns []string `json:"ignored_columns,omitempty"`
+	// Job repeats the job object under the member older clients read;
+	// deprecated (OpenAPI), removed in a later version.
+	Job *JobJSON `json:"job"`
 }
 
 // batchReports is POST /batch_reports.
@@ -94,7 +99,8 @@ func (a *API) batchReports(w http.ResponseWriter, r *http.Request) (any, error) 
 		return BatchSyncJSON{Rows: res.Rows, Counts: res.Counts, IgnoredColumns: ignored}, nil
 	}
 	w.Header().Set("Location", "/jobs/"+job.ID)
-	writeJSON(w, http.StatusAccepted, BatchAcceptedJSON{Job: jobJSON(job, time.Now()), IgnoredColumns: ignored})
+	j := jobJSON(job, time.Now())
+	writeJSON(w, http.StatusAccepted, BatchAcceptedJSON{JobJSON: j, IgnoredColumns: ignored, Job: &j})
 	return nil, nil
 }
 
