@@ -26,7 +26,7 @@ const (
 	ColReceiverID  = "receiver_id"
 	ColLat         = "lat"
 	ColLon         = "lon"
-	ColHeight      = "height"
+	ColHeight      = "height_m"
 	ColFreq        = "frequency_mhz"
 	ColMaxDistance = "max_distance_km"
 	ColRxGain      = "rx_gain_dbi"

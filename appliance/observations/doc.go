@@ -21,7 +21,9 @@
 // tx_lon, rx_lon [-180, 180]; tx_height_m, rx_height_m (0, 500] metres;
 // tx_power_dbm [0, 80]; tx_gain_dbi, rx_gain_dbi [-20, 60] dBi (the SPEC
 // leaves it open: the span of real antennas, isotropic-referenced);
-// cable_loss_db [0, 20]; freq_hz (1e6, 100e9]; observed_dbm [-150, 30];
+// cable_loss_db [0, 20]; frequency_mhz (1, 100000] MHz (SPEC §2.7's
+// freq_hz (1e6, 100e9] Hz, its deprecated name, stored in Hz);
+// observed_dbm [-150, 30];
 // source at most 32 characters of [a-z0-9_.-] (upper case is folded to
 // lower case: DRIVETEST_TEMS is drivetest_tems); ts finite, within
 // [2000-01-01, now + 1 day] epoch seconds, given as a number or as text

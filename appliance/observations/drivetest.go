@@ -33,7 +33,7 @@ type DriveTest struct {
 	// come from per-row columns instead.
 	TxLat, TxLon, TxHeightM, TxPowerDBm *float64
 	TxGainDBi, RxGainDBi, CableLossDB   *float64
-	RxHeightM, FreqHz                   *float64
+	RxHeightM, FreqMHz                  *float64
 	Consent                             *bool
 }
 
@@ -49,19 +49,19 @@ var (
 	txLatCols  = []string{"tx_lat", "celllat", "cell_lat"}
 	txLonCols  = []string{"tx_lon", "celllon", "cell_lon"}
 	tsCols     = []string{"ts", "timestamp", "time_unix"}
-	// frequency columns and their unit factor to Hz
+	// frequency columns and the divisor of their unit to MHz
 	freqCols = []struct {
-		name   string
-		factor float64
-	}{{"freq_hz", 1}, {"frequency_mhz", 1e6}, {"band_mhz", 1e6}, {"frequency [mhz]", 1e6}, {"freq_mhz", 1e6},
-		{"frequencia_mhz", 1e6}, {"cellfreq", 1e6}}
+		name    string
+		divisor float64
+	}{{"freq_hz", 1e6}, {"frequency_mhz", 1}, {"band_mhz", 1}, {"frequency [mhz]", 1}, {"freq_mhz", 1},
+		{"frequencia_mhz", 1}, {"cellfreq", 1}}
 )
 
 // csvLayout is the column index of each quantity (−1: absent).
 type csvLayout struct {
 	lat, lon, signal, txLat, txLon, freq, ts int
 	metric                                   string
-	freqFactor                               float64
+	freqDivisor                              float64
 }
 
 // findCol returns the index of the first header (normalised) that is one
@@ -93,7 +93,7 @@ func layout(header []string) (csvLayout, error) {
 	}
 	for _, f := range freqCols {
 		if i := findCol(h, f.name); i >= 0 {
-			l.freq, l.freqFactor = i, f.factor
+			l.freq, l.freqDivisor = i, f.divisor
 			break
 		}
 	}
@@ -260,10 +260,10 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 		if l.txLon >= 0 {
 			in.TxLon = cell(l.txLon, header[l.txLon])
 		}
-		in.FreqHz = dt.FreqHz
+		in.FreqMHz = dt.FreqMHz
 		if f := cell(l.freq, "freq"); f != nil {
-			x := *f * l.freqFactor
-			in.FreqHz = &x
+			x := *f / l.freqDivisor
+			in.FreqMHz = &x
 		}
 		if s := text(l.ts); s != "" {
 			x, err := ParseTs(s)

@@ -23,7 +23,7 @@ type Input struct {
 	RxHeightM   *float64 // metres above ground
 	RxGainDBi   *float64 // dBi
 	CableLossDB *float64 // dB
-	FreqHz      *float64 // Hz
+	FreqMHz     *float64 // carrier frequency, MHz
 	ObservedDBm *float64 // dBm
 	Source      *string
 	TsUnix      *float64 // epoch seconds
@@ -166,7 +166,7 @@ func row(v *appliance.ValidationError, prefix string, in Input, k *appliance.API
 	o.RxHeightM = num(in.RxHeightM, "rx_height_m", 0, 500, true, DefaultRxHeightM, defaults)
 	o.RxGainDBi = num(in.RxGainDBi, "rx_gain_dbi", MinGainDBi, MaxGainDBi, false, DefaultGainDBi, defaults)
 	o.CableLossDB = num(in.CableLossDB, "cable_loss_db", 0, 20, false, DefaultCableLossDB, defaults)
-	o.FreqHz = num(in.FreqHz, "freq_hz", 1e6, 100e9, true, 0, false)
+	o.FreqHz = num(in.FreqMHz, "frequency_mhz", 1, 100e3, true, 0, false) * 1e6 // stored in Hz
 	o.ObservedDBm = num(in.ObservedDBm, "observed_dbm", -150, 30, false, 0, false)
 	nowUnix := float64(now.UnixNano()) / 1e9
 	ts := in.TsUnix

@@ -127,6 +127,7 @@ func aiAnswerJSON(x *ai.Answer) AIAnswerJSON {
 }
 
 type aiChatRequest struct {
+	renamed
 	Analysis *analyzeLinkRequest `json:"analysis"`
 	Question *string             `json:"question"`
 	Language *string             `json:"language"`
@@ -171,10 +172,13 @@ func (a *API) aiChat(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return AIChatResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Analysis: a.analysisJSON(res.Analysis.Request, res.Analysis, note)}, nil
+	out := AIChatResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Analysis: a.analysisJSON(res.Analysis.Request, res.Analysis, note)}
+	out.Analysis.Warnings = append(out.Analysis.Warnings, q.renames()...)
+	return out, nil
 }
 
 type aiHeightRequest struct {
+	renamed
 	Link           *analyzeRequest `json:"link"`
 	Move           *string         `json:"move"`
 	TargetMarginDB *float64        `json:"target_margin_db"`
@@ -205,6 +209,9 @@ type HeightSearchJSON struct {
 type AISuggestHeightResponse struct {
 	AIAnswerJSON
 	Search HeightSearchJSON `json:"search"`
+	// Warnings are those of the request (deprecated_field); absent when
+	// none.
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
 }
 
 func (a *API) aiSuggestHeight(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -258,7 +265,7 @@ func (a *API) aiSuggestHeight(w http.ResponseWriter, r *http.Request) (any, erro
 	} else {
 		out.FailingRule = strp(s.FailingRule)
 	}
-	return AISuggestHeightResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Search: out}, nil
+	return AISuggestHeightResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Search: out, Warnings: q.renames()}, nil
 }
 
 // prefixFields puts prefix before the field names of a validation error

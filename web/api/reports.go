@@ -21,6 +21,7 @@ func (a *API) registerReports(r *mux.Router) {
 // /analyze_link, the tower to report (optional: the best) and the
 // language.
 type reportLinkRequest struct {
+	renamed
 	Receiver        *receiverJSON `json:"receiver"`
 	FrequencyMHz    *float64      `json:"frequency_mhz"`
 	MaxDistanceKm   *float64      `json:"max_distance_km"`
@@ -117,6 +118,11 @@ func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	c, err := chosenCandidate(res, q.TowerID)
 	if err != nil {
 		return nil, err
+	}
+	if dep := q.renames(); len(dep) > 0 { // the report lists them with the path's
+		cc := *c
+		cc.Warnings = append(append([]appliance.Warning(nil), c.Warnings...), dep...)
+		c = &cc
 	}
 	brand, err := a.reportBranding(keyFrom(r.Context()))
 	if err != nil {
