@@ -31,12 +31,36 @@ func TestIssue20_FormatsDocumented(t *testing.T) {
 			}
 		}
 	}
-	for name, s := range map[string]geoexport.Schema{"LinkSchema": geoexport.LinkSchema(), "LinkLineSchema": geoexport.LinkLineSchema(),
-		"coverage.ContourSchema": coverage.ContourSchema()} {
+	// section returns the text of the section headed h, up to the next
+	// heading of its level or above.
+	section := func(h string) string {
+		i := strings.Index(doc, "\n"+h+"\n")
+		if i < 0 {
+			t.Fatalf("FORMATS.md has no section %q", h)
+		}
+		rest := doc[i+len(h)+2:]
+		if j := strings.Index(rest, "\n## "); j >= 0 {
+			rest = rest[:j]
+		}
+		return rest
+	}
+	for _, c := range []struct {
+		section string
+		schema  geoexport.Schema
+	}{
+		{"## Link results", geoexport.LinkSchema()},
+		{"## Link analysis", geoexport.LinkLineSchema()},
+		{"## Coverage contours", coverage.ContourSchema()},
+	} {
+		name, s, text := c.section, c.schema, section(c.section)
 		short := geoexport.ShortNames(s)
+		rows := strings.Count(text, "\n| `")
+		if rows != len(s.Fields) {
+			t.Errorf("%s: %d field rows, the schema has %d fields", name, rows, len(s.Fields))
+		}
 		for i, f := range s.Fields {
 			row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(f.Name) + "` \\| `" + regexp.QuoteMeta(short[i]) + "` \\| ([^|]+) \\|")
-			m := row.FindStringSubmatch(doc)
+			m := row.FindStringSubmatch(text)
 			if m == nil {
 				t.Errorf("%s field %s (dBase %s) has no row in FORMATS.md", name, f.Name, short[i])
 				continue
