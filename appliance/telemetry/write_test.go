@@ -103,7 +103,7 @@ func TestAppliancePromtoolClean(t *testing.T) {
 	e := telemetry.New(telemetry.Families())
 	empty := metrics.NewSet()
 	counted := metrics.NewSet()
-	counted.GetOrCreateCounter(telemetry.RecoveredPanicSeries("batch")).Inc()
+	counted.GetOrCreateCounter(telemetry.RecoveredPanicSeries("batch.row")).Inc()
 	counted.GetOrCreateCounter(telemetry.ObservationsSeries(`drivetest_"x"`)).Add(3)
 	counted.GetOrCreateCounter(telemetry.LLMEgress + `{provider="openai_compatible",outcome="ok"}`).Add(2)
 	for name, set := range map[string]*metrics.Set{"empty": empty, "counted": counted} {
@@ -117,7 +117,7 @@ func TestAppliancePromtoolClean(t *testing.T) {
 		if err != nil || len(bytes.TrimSpace(out)) > 0 {
 			t.Errorf("%s: promtool check metrics: %v\n%s\n%s", name, err, out, b.String())
 		}
-		if name == "counted" && !strings.Contains(b.String(), `linkplan_recovered_panics_total{component="batch"} 1`+"\n") {
+		if name == "counted" && !strings.Contains(b.String(), `linkplan_recovered_panics_total{component="batch.row"} 1`+"\n") {
 			t.Errorf("counted panic missing:\n%s", b.String())
 		}
 	}

@@ -79,7 +79,8 @@ func TestIssue20_MetricsDeclaredAtStart(t *testing.T) {
 	checkDeclared(t, res.body)
 	for _, want := range []string{
 		"# HELP coverage_observations_total ", "# TYPE coverage_observations_total counter\n",
-		`linkplan_recovered_panics_total{component="batch"} 0` + "\n", `linkplan_recovered_panics_total{component="http"} 0` + "\n",
+		`linkplan_recovered_panics_total{component="batch.row"} 0` + "\n", `linkplan_recovered_panics_total{component="http"} 0` + "\n",
+		`linkplan_recovered_panics_total{component="jobs.batch_report"} 0` + "\n",
 		`linkplan_jobs_finished_total{kind="batch_report",state="failed"} 0` + "\n",
 	} {
 		if !bytes.Contains(res.body, []byte(want)) {
