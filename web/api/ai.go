@@ -137,6 +137,9 @@ type aiChatRequest struct {
 type AIChatResponse struct {
 	AIAnswerJSON
 	Analysis AnalyzeLinkResponse `json:"analysis"`
+	// Warnings are those of the request (deprecated_field), not of the
+	// analysis the answer explains; absent when none.
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
 }
 
 func (a *API) aiChat(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -173,7 +176,7 @@ func (a *API) aiChat(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, err
 	}
 	out := AIChatResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Analysis: a.analysisJSON(res.Analysis.Request, res.Analysis, note)}
-	out.Analysis.Warnings = append(out.Analysis.Warnings, q.renames()...)
+	out.Warnings = q.renames()
 	return out, nil
 }
 

@@ -71,7 +71,7 @@ func TestIssue20_DeprecatedNamesWarn(t *testing.T) {
 		{"observation with freq_hz", "POST", "/coverage/observations", obs, 200, []string{"warnings"}, []string{"freq_hz is a deprecated name, read as frequency_mhz (its value / 1e+06)"}},
 		{"sync batch", "POST", "/batch_reports", rows(2, `"height":10`), 200, []string{"warnings"}, []string{"rows[].receiver.height is a deprecated name (given 2 times), read as rows[].receiver.height_m"}},
 		{"async batch", "POST", "/batch_reports", rows(101, `"height":10`), 202, []string{"warnings"}, []string{"(given 101 times)"}},
-		{"ai chat", "POST", "/ai/chat", `{"analysis":` + link(`"height":10`) + `}`, 200, []string{"analysis", "warnings"}, []string{"receiver.height"}},
+		{"ai chat", "POST", "/ai/chat", `{"analysis":` + link(`"height":10`) + `}`, 200, []string{"warnings"}, []string{"receiver.height"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.clock.advance(2 * 1e9)
@@ -109,6 +109,13 @@ func TestIssue20_DeprecatedNamesWarn(t *testing.T) {
 	res = h.do(t, "POST", "/coverage/observations/drivetest", pro, map[string]string{"Content-Type": ct}, body)
 	if res.status != 200 || len(deprecations(t, res.body, "warnings")) != 1 {
 		t.Errorf("drive test with freq_hz: %d %s", res.status, res.body)
+	}
+	// The PDF report of a request with an old name lists the warning.
+	if text := reportOK(t, h, "pro", link(`"height":10`)); !strings.Contains(text, "deprecated_field receiver.height is a deprecated name") {
+		t.Errorf("the report does not list deprecated_field: %.2000s", text)
+	}
+	if text := reportOK(t, h, "pro", link(`"height_m":10`)); strings.Contains(text, "deprecated_field") {
+		t.Errorf("the report lists deprecated_field for the new name")
 	}
 	// A tower answer carries both names of its height.
 	res = h.do(t, "GET", "/towers?limit=1", pro, nil, "")

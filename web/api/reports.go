@@ -119,11 +119,6 @@ func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dep := q.renames(); len(dep) > 0 { // the report lists them with the path's
-		cc := *c
-		cc.Warnings = append(append([]appliance.Warning(nil), c.Warnings...), dep...)
-		c = &cc
-	}
 	brand, err := a.reportBranding(keyFrom(r.Context()))
 	if err != nil {
 		return nil, err
@@ -133,6 +128,9 @@ func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if c == res.Best {
 		in.Caveats = res.BestTowerCaveats // what qualifies its choice travels with it
 	}
+	// The request's deprecated names (renames.go): listed after the
+	// candidate's own warnings, like the caveats.
+	in.Caveats = append(append([]appliance.Warning(nil), in.Caveats...), q.renames()...)
 	if err := report.Write(&buf, in, report.Options{Language: lang, Branding: brand, Created: time.Now().UTC()}); err != nil {
 		// The input came from the planner: a renderer error is a bug (500),
 		// not the client's ErrInvalid, hence %v.
