@@ -48,6 +48,13 @@ const (
 
 	ObservationsTotal = "coverage_observations_total"
 
+	// Admission of heavy work (appliance/admission).
+	AdmissionWaiting = "linkplan_admission_waiting"
+	AdmissionRunning = "linkplan_admission_running"
+	AdmissionWorkers = "linkplan_admission_workers"
+	AdmissionMemory  = "linkplan_admission_memory_bytes"
+	AdmissionRefused = "linkplan_admission_refused_total"
+
 	ModelRMSE              = "coverage_model_rmse_db"
 	ModelCVRMSE            = "coverage_model_cv_rmse_db"
 	ModelCVRMSEStd         = "coverage_model_cv_rmse_std_db"
@@ -70,7 +77,7 @@ const (
 // start. A new place is added here; until it is, its series is still
 // written under the family's HELP and TYPE, just not from the start.
 func RecoveredPanicComponents() []string {
-	out := []string{"batch.pdf", "batch.row", "http", "jobs.loop"}
+	out := []string{"batch.pdf", "batch.row", "coverage", "http", "jobs.loop"}
 	for _, k := range jobKinds() {
 		out = append(out, "jobs."+string(k))
 	}
@@ -130,6 +137,14 @@ func Families() []Family {
 			Help: "Jobs that reached a terminal state, by kind and state."},
 		{Name: JobsRunning, Type: Gauge, Help: "Jobs running on this appliance's workers."},
 		{Name: JobsQueued, Type: Gauge, Help: "Jobs waiting in the queue (both lanes)."},
+		{Name: AdmissionWaiting, Type: Gauge, Help: "Heavy computations waiting for CPU workers and memory."},
+		{Name: AdmissionRunning, Type: Gauge, Help: "Heavy computations admitted and running."},
+		{Name: AdmissionWorkers, Type: Gauge, Labels: []string{"state"},
+			Help: "Worker slots of heavy work: busy, and the total budget."},
+		{Name: AdmissionMemory, Type: Gauge, Labels: []string{"state"},
+			Help: "Memory of heavy work in bytes: reserved by running work, and the budget."},
+		{Name: AdmissionRefused, Type: Counter, Labels: []string{"reason"}, Closed: [][]string{{"over_budget"}, {"queue_full"}},
+			Help: "Heavy computations refused at submission, by reason."},
 		{Name: ObservationsTotal, Type: Counter, Labels: []string{observationsTotalLabel},
 			Help: "Coverage observations stored, by source label (at most 64 sources, the others as \"other\")."},
 		{Name: ModelRMSE, Type: Gauge, Help: "In-sample RMSE of the served local model, dB (history only)."},
