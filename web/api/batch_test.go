@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -477,5 +478,28 @@ func TestIssue20_BatchAcceptedIsTheJobObject(t *testing.T) {
 				t.Errorf("the deprecated job member %v differs from the job %v", old, accepted)
 			}
 		})
+	}
+}
+
+// TestIssue20_AcceptedSchemasAreTheJob: the OpenAPI schemas of the 202
+// answers (BatchAccepted, PlanAccepted) hold every property of Job with
+// the same schema, and require what Job requires, so that the document
+// says what the code answers: the job object.
+func TestIssue20_AcceptedSchemasAreTheJob(t *testing.T) {
+	d := loadOpenAPI(t)
+	job := obj(d.root, "components", "schemas", "Job")
+	for _, name := range []string{"BatchAccepted", "PlanAccepted"} {
+		acc := obj(d.root, "components", "schemas", name)
+		jp, ap := obj(job, "properties"), obj(acc, "properties")
+		for k, v := range jp {
+			if !reflect.DeepEqual(ap[k], v) {
+				t.Errorf("%s.%s differs from Job.%s", name, k, k)
+			}
+		}
+		for _, r := range anySlice(job["required"]) {
+			if !slices.Contains(anySlice(acc["required"]), r) {
+				t.Errorf("%s does not require %v", name, r)
+			}
+		}
 	}
 }
