@@ -37,7 +37,7 @@ func subcommands() map[string][][]string {
 		"terrain":      {{"build"}, {"info"}, {"elevation"}, {"clutter"}, {"verify"}},
 		"towers":       {{"import"}},
 		"admin":        {{"totp"}, {"totp-forget"}},
-		"observations": {{"consent"}, {"dividends", "settle"}, {"dividends"}},
+		"observations": {{"consent"}, {"attest"}, {"dividends", "settle"}, {"dividends"}},
 		"model":        {{"train"}, {"eval"}, {"retrain"}, {"synth"}},
 	}
 }

@@ -46,7 +46,7 @@ func TestIssue20_HelpOnEveryCommand(t *testing.T) {
 	bin := binary(t)
 	paths := commandPaths(t, bin)
 	for _, want := range [][]string{{"terrain", "info"}, {"terrain", "verify"}, {"terrain", "build"}, {"model", "retrain"},
-		{"observations", "dividends", "settle"}, {"admin", "totp-forget"}, {"serve"}, {"version"}} {
+		{"observations", "dividends", "settle"}, {"observations", "attest"}, {"admin", "totp-forget"}, {"serve"}, {"version"}} {
 		if !slices.ContainsFunc(paths, func(q []string) bool { return slices.Equal(q, want) }) {
 			t.Errorf("the help texts do not list %q: %q", want, paths)
 		}
