@@ -30,6 +30,10 @@ run: build
 # chromium runs the web console's browser tests (appliance/cmd/linkplan,
 # console_*browser_test.go; LINKPLAN_SKIP_BROWSER=1 skips them explicitly).
 TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium
+# apt-get waits up to 10 minutes for the dpkg lock instead of failing at
+# once when unattended-upgrades (or another apt) holds it, as on a freshly
+# booted machine.
+APT_OPTS := -o DPkg::Lock::Timeout=600
 # build/h3-check holds the exact h3-js version that engines/ml/h3 is checked
 # against cell for cell (issue 11); npm ci installs it from its
 # package-lock.json. Set LINKPLAN_SKIP_H3JS=1 to skip that check explicitly.
@@ -47,8 +51,8 @@ test-deps:
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
-	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get $(APT_OPTS) update -qq && apt-get $(APT_OPTS) install -y -qq $$missing; \
+	  else sudo apt-get $(APT_OPTS) update -qq && sudo apt-get $(APT_OPTS) install -y -qq $$missing; fi; \
 	fi
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "test-deps: the H3 reference check (engines/ml/h3) needs Node.js with npm"; exit 1; }
 	cd $(H3_CHECK) && npm ci --no-audit --no-fund --loglevel=error

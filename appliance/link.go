@@ -243,6 +243,11 @@ const (
 	// without a cross-validated RMSE: grade pipeline_validation_only);
 	// its confidence is capped at the fspl fallback's (appliance/prediction).
 	WarnModelNotFieldValidated = "model_not_field_validated"
+	// WarnDeprecatedField: the request named a member by its deprecated
+	// name (receiver.height for height_m, freq_hz for frequency_mhz); it
+	// was read as the new name, which the message gives. One warning per
+	// deprecated name, with how many times it was given (web/api).
+	WarnDeprecatedField = "deprecated_field"
 )
 
 // WarningCodes returns the codes of ws, in order.

@@ -12,8 +12,9 @@ import (
 //
 //	linkplan_recovered_panics_total{component="batch.pdf"}
 //
-// cmd/linkplan creates each series on the appliance's metrics set the
-// first time its component recovers a panic (Recoverer.Count).
+// appliance/telemetry declares the family with its help text and every
+// component of telemetry.RecoveredPanicComponents at 0 from the start;
+// cmd/linkplan counts on the appliance's metrics set (Recoverer.Count).
 const MetricRecoveredPanics = "linkplan_recovered_panics_total"
 
 // PanicError is a panic recovered from tenant work (a batch row, a PDF, a

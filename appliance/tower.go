@@ -51,6 +51,12 @@ type Tower struct {
 	// TiltDeg is the mechanical downtilt in degrees, positive down; NaN when
 	// unknown.
 	TiltDeg float64
+	// TxPowerDBm (transmitter power at the antenna input, dBm) and
+	// TxGainDBi (antenna gain, dBi) are those of the sector whose ERP is
+	// ERPDBm, when the source states both (regulator licence records);
+	// HasTx says so. Their sum is ERPDBm + 2.15 dB (the EIRP).
+	TxPowerDBm, TxGainDBi float64
+	HasTx                 bool
 
 	Placement     Placement // how the position was obtained
 	UncertaintyM  float64   // radius, metres, within which the true position lies (about 95 %)

@@ -32,6 +32,8 @@ type towerRecord struct {
 	ERPDBm        *float64  `json:"erp_dbm,omitempty"`
 	AzimuthDeg    *float64  `json:"azimuth_deg,omitempty"`
 	TiltDeg       *float64  `json:"tilt_deg,omitempty"`
+	TxPowerDBm    *float64  `json:"tx_power_dbm,omitempty"` // with TxGainDBi, when Tower.HasTx
+	TxGainDBi     *float64  `json:"tx_gain_dbi,omitempty"`
 	Placement     string    `json:"placement"`
 	UncertaintyM  float64   `json:"uncertainty_m"`
 	Synthetic     bool      `json:"synthetic,omitempty"`
@@ -49,7 +51,11 @@ type towerRecord struct {
 }
 
 func toTowerRecord(t *appliance.Tower) towerRecord {
-	return towerRecord{
+	var power, gain *float64
+	if t.HasTx {
+		power, gain = &t.TxPowerDBm, &t.TxGainDBi
+	}
+	return towerRecord{TxPowerDBm: power, TxGainDBi: gain,
 		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: t.Lat, Lon: t.Lon, HeightM: t.HeightM,
 		ERPDBm: optFloat(t.ERPDBm), AzimuthDeg: optFloat(t.AzimuthDeg), TiltDeg: optFloat(t.TiltDeg),
 		Placement: string(t.Placement), UncertaintyM: t.UncertaintyM, Synthetic: t.Synthetic,
@@ -60,7 +66,7 @@ func toTowerRecord(t *appliance.Tower) towerRecord {
 }
 
 func (r towerRecord) tower() *appliance.Tower {
-	return &appliance.Tower{
+	t := &appliance.Tower{
 		ID: r.ID, Source: appliance.TowerSource(r.Source), Operator: r.Operator, Lat: r.Lat, Lon: r.Lon,
 		HeightM: r.HeightM, ERPDBm: fromOpt(r.ERPDBm), AzimuthDeg: fromOpt(r.AzimuthDeg), TiltDeg: fromOpt(r.TiltDeg),
 		Placement: appliance.Placement(r.Placement), UncertaintyM: r.UncertaintyM, Synthetic: r.Synthetic,
@@ -68,6 +74,10 @@ func (r towerRecord) tower() *appliance.Tower {
 		IBGECode: r.IBGECode, Technologies: r.Technologies, BandsMHz: r.BandsMHz, OwnerKeyID: r.OwnerKeyID,
 		OwnerTenantID: r.OwnerTenantID, UpdatedUnix: r.UpdatedUnix,
 	}
+	if r.TxPowerDBm != nil && r.TxGainDBi != nil {
+		t.TxPowerDBm, t.TxGainDBi, t.HasTx = *r.TxPowerDBm, *r.TxGainDBi, true
+	}
+	return t
 }
 
 // keyRecord is the stored shape of an API key (schema version 1; version 3

@@ -137,3 +137,38 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 		t.Fatalf("audit rows: %+v, %v", got, err)
 	}
 }
+
+// TestTowerTxRoundTrip: a tower's transmitter power and gain (HasTx) are
+// stored and read back; a tower without them reads back without them.
+func TestTowerTxRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	db := mustOpen(t, dir)
+	with := &appliance.Tower{ID: "user:tx", Source: appliance.SourceUser, Operator: "WISP", Lat: -22.9, Lon: -43.2, HeightM: 25,
+		ERPDBm: 59.85, AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), OwnerKeyID: "k", TxPowerDBm: 46, TxGainDBi: 16, HasTx: true}
+	without := &appliance.Tower{ID: "user:none", Source: appliance.SourceUser, Operator: "WISP", Lat: -22.9, Lon: -43.2, HeightM: 25,
+		ERPDBm: math.NaN(), AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), OwnerKeyID: "k"}
+	for _, tw := range []*appliance.Tower{with, without} {
+		if err := db.PutUserTower(tw, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	db = mustOpen(t, dir)
+	defer db.Close()
+	towers, err := db.UserTowers()
+	if err != nil || len(towers) != 2 {
+		t.Fatalf("got %d towers, %v", len(towers), err)
+	}
+	for _, tw := range towers {
+		switch tw.ID {
+		case "user:tx":
+			if !tw.HasTx || tw.TxPowerDBm != 46 || tw.TxGainDBi != 16 {
+				t.Errorf("%+v", tw)
+			}
+		case "user:none":
+			if tw.HasTx || tw.TxPowerDBm != 0 || tw.TxGainDBi != 0 {
+				t.Errorf("%+v", tw)
+			}
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/telemetry"
 )
 
 // Defaults of Options (package doc, "Budget" and "Queue bounds").
@@ -332,20 +333,14 @@ func (s *Scheduler) Stats() Stats {
 }
 
 func (s *Scheduler) writeMetrics(w io.Writer) {
+	// Samples only: appliance/telemetry declares the families with their
+	// HELP and TYPE.
 	st := s.Stats()
-	gauge := func(name, help string) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
-	}
-	gauge("linkplan_admission_waiting", "Heavy computations waiting for CPU workers and memory.")
-	fmt.Fprintf(w, "linkplan_admission_waiting %d\n", st.Waiting)
-	gauge("linkplan_admission_running", "Heavy computations admitted and running.")
-	fmt.Fprintf(w, "linkplan_admission_running %d\n", st.Running)
-	gauge("linkplan_admission_workers", "Worker slots of heavy work: busy, and the total budget.")
-	fmt.Fprintf(w, "linkplan_admission_workers{state=\"busy\"} %d\nlinkplan_admission_workers{state=\"total\"} %d\n", st.BusyWorkers, s.opts.Workers)
-	gauge("linkplan_admission_memory_bytes", "Memory of heavy work in bytes: reserved by running work, and the budget.")
-	fmt.Fprintf(w, "linkplan_admission_memory_bytes{state=\"reserved\"} %d\nlinkplan_admission_memory_bytes{state=\"budget\"} %d\n", st.ReservedMemBytes, s.opts.MemBytes)
-	fmt.Fprintf(w, "# HELP linkplan_admission_refused_total Heavy computations refused at submission, by reason.\n# TYPE linkplan_admission_refused_total counter\n")
-	fmt.Fprintf(w, "linkplan_admission_refused_total{reason=\"over_budget\"} %d\nlinkplan_admission_refused_total{reason=\"queue_full\"} %d\n", st.RefusedOverBudget, st.RefusedQueueFull)
+	fmt.Fprintf(w, "%s %d\n", telemetry.AdmissionWaiting, st.Waiting)
+	fmt.Fprintf(w, "%s %d\n", telemetry.AdmissionRunning, st.Running)
+	fmt.Fprintf(w, "%s{state=\"busy\"} %d\n%s{state=\"total\"} %d\n", telemetry.AdmissionWorkers, st.BusyWorkers, telemetry.AdmissionWorkers, s.opts.Workers)
+	fmt.Fprintf(w, "%s{state=\"reserved\"} %d\n%s{state=\"budget\"} %d\n", telemetry.AdmissionMemory, st.ReservedMemBytes, telemetry.AdmissionMemory, s.opts.MemBytes)
+	fmt.Fprintf(w, "%s{reason=\"over_budget\"} %d\n%s{reason=\"queue_full\"} %d\n", telemetry.AdmissionRefused, st.RefusedOverBudget, telemetry.AdmissionRefused, st.RefusedQueueFull)
 }
 
 func mib(b int64) int64 { return (b + 1<<20 - 1) >> 20 }

@@ -13,6 +13,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/admission"
+	"linkplan/appliance/telemetry"
 )
 
 const mib = 1 << 20
@@ -247,14 +248,17 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestMetrics: the series are written with HELP and TYPE from the start.
+// TestMetrics: the series are written from the start, with HELP and TYPE
+// as GET /metrics writes them (under the families of appliance/telemetry).
 func TestMetrics(t *testing.T) {
 	set := metrics.NewSet()
 	s := admission.New(admission.Options{Workers: 2, MemBytes: 10 * mib, Metrics: set})
 	a := submit(t, s, work("a", "t", appliance.TierPro, 1, 3*mib))
 	defer a.Release()
 	var b strings.Builder
-	set.WritePrometheus(&b)
+	if err := telemetry.New(telemetry.Families()).Write(&b, set); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
 		"# HELP linkplan_admission_waiting ", "# TYPE linkplan_admission_waiting gauge", "linkplan_admission_running 1\n",
 		`linkplan_admission_workers{state="total"} 2`, `linkplan_admission_memory_bytes{state="reserved"} 3145728`,

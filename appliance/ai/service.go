@@ -13,6 +13,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/telemetry"
 	"linkplan/engines"
 )
 
@@ -154,8 +155,8 @@ type Service struct {
 }
 
 // New returns a service. The egress counters of a configured provider are
-// written at once, at 0, with HELP and TYPE (a metrics writer on
-// d.Metrics, as the job queue writes its series).
+// written at once, at 0 (a metrics writer on d.Metrics, as the job queue
+// writes its series).
 func New(d Deps) *Service {
 	set := d.Metrics
 	if set == nil {
@@ -168,8 +169,9 @@ func New(d Deps) *Service {
 	return s
 }
 
-// MetricEgress is the SPEC §4.9 name of the provider call counter.
-const MetricEgress = "LLM_EGRESS_TOTAL"
+// MetricEgress is the SPEC §4.9 name of the provider call counter (its
+// HELP and TYPE are declared in appliance/telemetry).
+const MetricEgress = telemetry.LLMEgress
 
 // egressOutcomes is the closed set of the outcome label, in output order.
 var egressOutcomes = [...]string{egressOK, egressError, egressTimeout}
@@ -183,11 +185,11 @@ func egressIndex(outcome string) int {
 	return len(egressOutcomes) - 1
 }
 
-// writeMetrics writes LLM_EGRESS_TOTAL{provider,outcome}. The name is the
-// SPEC's; promtool's lint would prefer a lower-case _total suffix.
+// writeMetrics writes the samples of LLM_EGRESS_TOTAL{provider,outcome}.
+// The name is the SPEC's; promtool's lint would prefer a lower-case _total
+// suffix.
 func (s *Service) writeMetrics(w io.Writer) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# HELP %s Calls to the language model provider, by provider kind and outcome (ok, error, timeout).\n# TYPE %s counter\n", MetricEgress, MetricEgress)
 	for i, o := range egressOutcomes {
 		fmt.Fprintf(&b, "%s{provider=%q,outcome=%q} %d\n", MetricEgress, s.provider.Kind(), o, s.egressCalls[i].Load())
 	}

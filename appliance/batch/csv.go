@@ -2,17 +2,15 @@ package batch
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"linkplan/appliance"
+	"linkplan/appliance/sheetcsv"
 )
 
 // MaxCSVBytes is the largest CSV ParseCSV reads (the HTTP body limit of
@@ -28,7 +26,7 @@ const (
 	ColReceiverID  = "receiver_id"
 	ColLat         = "lat"
 	ColLon         = "lon"
-	ColHeight      = "height"
+	ColHeight      = "height_m"
 	ColFreq        = "frequency_mhz"
 	ColMaxDistance = "max_distance_km"
 	ColRxGain      = "rx_gain_dbi"
@@ -40,7 +38,7 @@ const (
 )
 
 // aliases maps each canonical column to its accepted headers. Headers are
-// compared after normalisation (normHeader): lower case, accents removed,
+// compared after normalisation (sheetcsv.NormHeader): lower case, accents removed,
 // everything but letters and digits dropped, so "Frequência (MHz)",
 // "frequencia_mhz" and "FREQUENCIA MHZ" are the same header.
 type alias struct {
@@ -80,38 +78,10 @@ func aliasIndex() map[string]string {
 	m := map[string]string{}
 	for _, a := range aliasList() {
 		for _, h := range a.headers {
-			m[normHeader(h)] = a.col
+			m[sheetcsv.NormHeader(h)] = a.col
 		}
 	}
 	return m
-}
-
-// normHeader lowers s, removes accents and keeps only ASCII letters and
-// digits.
-func normHeader(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch r {
-		case 'á', 'à', 'â', 'ã', 'ä':
-			r = 'a'
-		case 'é', 'è', 'ê', 'ë':
-			r = 'e'
-		case 'í', 'ì', 'î', 'ï':
-			r = 'i'
-		case 'ó', 'ò', 'ô', 'õ', 'ö':
-			r = 'o'
-		case 'ú', 'ù', 'û', 'ü':
-			r = 'u'
-		case 'ç':
-			r = 'c'
-		case 'ñ':
-			r = 'n'
-		}
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // CSVFile is what ReadCSV found in a file.
@@ -155,19 +125,12 @@ func ReadCSV(r io.Reader, maxRows int) (*CSVFile, error) {
 	if len(raw) > MaxCSVBytes {
 		return nil, fmt.Errorf("read csv: the file is larger than %d bytes: %w", MaxCSVBytes, appliance.ErrInvalid)
 	}
-	out := &CSVFile{Encoding: "UTF-8", Columns: map[string]string{}}
-	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
-	if !utf8.Valid(raw) {
-		raw, out.Encoding = windows1252ToUTF8(raw), "Windows-1252"
-	}
-	if len(bytes.TrimSpace(raw)) == 0 {
+	out := &CSVFile{Columns: map[string]string{}}
+	if len(bytes.TrimSpace(bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")))) == 0 {
 		return nil, appliance.Invalid("file", "is empty: a header line and at least one data row are expected")
 	}
-	out.Separator = detectSeparator(raw)
-	cr := csv.NewReader(bytes.NewReader(raw))
-	cr.Comma = out.Separator
-	cr.FieldsPerRecord = -1
-	cr.LazyQuotes = true
+	cr, format := sheetcsv.OpenBytes(raw)
+	out.Separator, out.Encoding = format.Separator, format.Encoding
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
@@ -218,40 +181,13 @@ func blank(rec []string) bool {
 	return true
 }
 
-// detectSeparator returns the separator of the header line: the most
-// frequent of ',', ';' and tab outside quotes (ties: tab, then ';').
-func detectSeparator(raw []byte) rune {
-	n := map[byte]int{}
-	inQuote := false
-	for _, c := range raw {
-		if c == '"' {
-			inQuote = !inQuote
-			continue
-		}
-		if inQuote {
-			continue
-		}
-		if c == '\n' || c == '\r' {
-			break
-		}
-		n[c]++
-	}
-	best := byte(',')
-	for _, c := range []byte{';', '\t'} {
-		if n[c] > 0 && n[c] >= n[best] {
-			best = c
-		}
-	}
-	return rune(best)
-}
-
 // mapHeader maps header positions to canonical columns ("" ignored).
 func mapHeader(header []string, out *CSVFile) ([]string, error) {
 	idx := aliasIndex()
 	cols := make([]string, len(header))
 	v := &appliance.ValidationError{}
 	for i, h := range header {
-		col, ok := idx[normHeader(h)]
+		col, ok := idx[sheetcsv.NormHeader(h)]
 		if !ok {
 			if strings.TrimSpace(h) != "" {
 				out.Unknown = append(out.Unknown, h)
@@ -288,7 +224,7 @@ func parseRecord(rec []string, cols []string) Row {
 		if s == "" {
 			return nil
 		}
-		x, ok := parseNumber(s)
+		x, ok := sheetcsv.ParseNumber(s)
 		if !ok {
 			if len(s) > 40 {
 				s = s[:40] + "…"
@@ -342,56 +278,4 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// parseNumber parses a decimal number: "." decimals, or a "," decimal
-// (pt-BR "-22,9519": a bare field of a ';' or tab file, a quoted field of
-// a ',' file). With both marks, the
-// last one is the decimal mark and the other a thousands separator
-// ("1.234,5", "1,234.5"). NaN and infinities are refused.
-func parseNumber(s string) (float64, bool) {
-	c, d := strings.LastIndexByte(s, ','), strings.LastIndexByte(s, '.')
-	switch {
-	case c >= 0 && d >= 0 && c > d:
-		s = strings.ReplaceAll(strings.ReplaceAll(s, ".", ""), ",", ".")
-	case c >= 0 && d >= 0:
-		s = strings.ReplaceAll(s, ",", "")
-	case c >= 0:
-		if strings.Count(s, ",") > 1 {
-			return 0, false
-		}
-		s = strings.Replace(s, ",", ".", 1)
-	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, false
-	}
-	return x, true
-}
-
-// cp1252 returns the map of the bytes 0x80..0x9F of Windows-1252 to Unicode (0 where
-// undefined: kept as the C1 control of Latin-1).
-func cp1252() [32]rune {
-	return [32]rune{
-		0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
-		0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
-	}
-}
-
-// windows1252ToUTF8 converts Windows-1252 (a superset of Latin-1 for
-// printable characters, what Excel pt-BR writes) to UTF-8.
-func windows1252ToUTF8(b []byte) []byte {
-	out := make([]byte, 0, len(b)+len(b)/8)
-	table := cp1252()
-	for _, c := range b {
-		switch {
-		case c < 0x80:
-			out = append(out, c)
-		case c < 0xA0 && table[c-0x80] != 0:
-			out = utf8.AppendRune(out, table[c-0x80])
-		default:
-			out = utf8.AppendRune(out, rune(c))
-		}
-	}
-	return out
 }

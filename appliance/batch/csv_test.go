@@ -131,7 +131,7 @@ func TestParseCSVRowErrors(t *testing.T) {
 		{"valid", 0, ""},
 		{"not a number", 1, "lat"},
 		{"missing value is not a parse error", 2, ""},
-		{"two commas", 3, "height"},
+		{"two commas", 3, "height_m"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

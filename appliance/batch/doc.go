@@ -56,7 +56,9 @@
 //
 // # CSV input
 //
-// ParseCSV (ReadCSV) reads a header line and data rows:
+// ParseCSV (ReadCSV) reads a header line and data rows through
+// appliance/sheetcsv, the reader the drive-test upload
+// (appliance/observations) shares, so both take the same files:
 //
 //   - Encoding: UTF-8, with or without a BOM; a file that is not valid
 //     UTF-8 is read as Windows-1252 (Excel pt-BR "CSV" exports) and

@@ -94,7 +94,7 @@ func TestSyncBatchRealPlanner(t *testing.T) {
 	// Each row equals /analyze_link's answer for the same request.
 	for i, r := range res.Rows[:40] {
 		req := appliance.LinkRequest{Receiver: appliance.LatLon{Lat: *rows[i].Lat, Lon: *rows[i].Lon}, RxHeightM: 10, FreqMHz: 1800, MaxDistanceKm: 20, TenantID: "tn1"}
-		planner.Defaults(&req, map[string]bool{"receiver.height": true, "max_distance_km": true})
+		planner.Defaults(&req, map[string]bool{"receiver.height_m": true, "max_distance_km": true})
 		a, err := p.AnalyzeLink(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)

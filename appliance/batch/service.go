@@ -269,7 +269,7 @@ func request(r Row, tenantID string) (appliance.LinkRequest, *appliance.Validati
 			*dst, set[name] = *p, true
 		}
 	}
-	opt(r.HeightM, "receiver.height", &req.RxHeightM)
+	opt(r.HeightM, "receiver.height_m", &req.RxHeightM)
 	opt(r.MaxDistanceKm, ColMaxDistance, &req.MaxDistanceKm)
 	opt(r.RxGainDBi, ColRxGain, &req.RxGainDBi)
 	opt(r.CableLossDB, ColCableLoss, &req.CableLossDB)
@@ -286,7 +286,7 @@ func request(r Row, tenantID string) (appliance.LinkRequest, *appliance.Validati
 			var ve *appliance.ValidationError
 			if errors.As(err, &ve) {
 				for _, f := range ve.Fields {
-					if f.Field == "receiver.height" {
+					if f.Field == "receiver.height_m" {
 						f.Field = ColHeight
 					}
 					v.Add(f.Field, "%s", f.Reason)

@@ -47,7 +47,7 @@ func TestSubmitSync(t *testing.T) {
 		status string
 		reason string
 	}{
-		{"explicit zero height refused", 0, batch.StatusError, "height"},
+		{"explicit zero height refused", 0, batch.StatusError, "height_m"},
 		{"no tower", 6, batch.StatusNoTower, "no tower within"},
 		{"missing terrain", 10, batch.StatusError, "terrain tile S31W044"},
 		{"bad value", 12, batch.StatusError, "not a number"},

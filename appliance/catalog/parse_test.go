@@ -331,6 +331,12 @@ func TestParseMosaicoLicenciamentoSample(t *testing.T) {
 			if !near(tw.Lat, c.lat) || !near(tw.Lon, c.lon) {
 				t.Errorf("position %v,%v", tw.Lat, tw.Lon)
 			}
+			// The power and gain of the strongest sector are kept (issue
+			// 20: a drive test with tower_id takes them): they add up to
+			// its EIRP, ERP + 2.15 dB.
+			if !tw.HasTx || !near(tw.TxPowerDBm+tw.TxGainDBi, tw.ERPDBm+2.15) || tw.TxPowerDBm < 30 || tw.TxPowerDBm > 60 {
+				t.Errorf("tx power %v dBm gain %v dBi (has %v), ERP %v dBm", tw.TxPowerDBm, tw.TxGainDBi, tw.HasTx, tw.ERPDBm)
+			}
 		})
 	}
 }

@@ -120,6 +120,7 @@ func ERPDBm(txPowerW, gainDBi float64) float64 {
 //   - ERPDBm: the largest sector ERP (the station's strongest emission);
 //   - HeightM: the highest antenna (DefaultTowerHeightM when none is given);
 //   - TiltDeg: the tilt of the strongest emission (first in input order on ties);
+//   - TxPowerDBm, TxGainDBi (HasTx): the power and gain of that emission;
 //   - AzimuthDeg: the common azimuth when every sector states the same one;
 //     NaN (omnidirectional) when sectors point different ways (a multi-sector
 //     site covers all directions) or any sector states none;
@@ -156,6 +157,8 @@ func summarise(t *appliance.Tower, sectors []Sector) {
 	if bestIdx >= 0 {
 		t.ERPDBm = bestERP
 		t.TiltDeg = sectors[bestIdx].TiltDeg
+		// Its ERP came from both (ERPDBm is NaN otherwise).
+		t.TxPowerDBm, t.TxGainDBi, t.HasTx = 10*math.Log10(sectors[bestIdx].TxPowerW*1000), sectors[bestIdx].GainDBi, true
 	}
 	if !math.IsInf(height, -1) {
 		t.HeightM = height

@@ -11,14 +11,15 @@ import (
 	"sync/atomic"
 
 	"linkplan/appliance"
+	"linkplan/appliance/telemetry"
 )
 
-// Metric names (Prometheus text format, with HELP and TYPE).
+// Metric names; their HELP and TYPE are declared in appliance/telemetry.
 const (
-	metricEnqueued = "linkplan_jobs_enqueued_total"
-	metricFinished = "linkplan_jobs_finished_total"
-	metricQueued   = "linkplan_jobs_queued"
-	metricRunning  = "linkplan_jobs_running"
+	metricEnqueued = telemetry.JobsEnqueued
+	metricFinished = telemetry.JobsFinished
+	metricQueued   = telemetry.JobsQueued
+	metricRunning  = telemetry.JobsRunning
 )
 
 // jobMetrics counts jobs by kind and lane (enqueued) and by kind and
@@ -45,13 +46,13 @@ func (m *jobMetrics) inc(set map[[2]string]*atomic.Uint64, k [2]string) {
 	c.Add(1)
 }
 
-// writeMetrics writes the job series; the queued gauge only when the queue
-// can count its jobs.
+// writeMetrics writes the samples of the job series (appliance/telemetry
+// adds HELP and TYPE); the queued gauge only when the queue can count its
+// jobs.
 func (s *Service) writeMetrics(w io.Writer) {
 	m := s.metrics
 	var b bytes.Buffer
-	family := func(name, help, typ, label string, set map[[2]string]*atomic.Uint64) {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
+	family := func(name, label string, set map[[2]string]*atomic.Uint64) {
 		m.mu.Lock()
 		keys := make([][2]string, 0, len(set))
 		for k := range set {
@@ -71,12 +72,12 @@ func (s *Service) writeMetrics(w io.Writer) {
 			fmt.Fprintf(&b, "%s{kind=%q,%s=%q} %d\n", name, k[0], label, k[1], v)
 		}
 	}
-	family(metricEnqueued, "Jobs enqueued, by kind and lane.", "counter", "lane", m.enqueued)
-	family(metricFinished, "Jobs that reached a terminal state, by kind and state.", "counter", "state", m.finished)
-	fmt.Fprintf(&b, "# HELP %s Jobs running on this appliance's workers.\n# TYPE %s gauge\n%s %d\n", metricRunning, metricRunning, metricRunning, s.running.Load())
+	family(metricEnqueued, "lane", m.enqueued)
+	family(metricFinished, "state", m.finished)
+	fmt.Fprintf(&b, "%s %d\n", metricRunning, s.running.Load())
 	if c, ok := s.queue.(counter); ok {
 		if q, _, err := c.JobCounts(context.Background()); err == nil {
-			fmt.Fprintf(&b, "# HELP %s Jobs waiting in the queue (both lanes).\n# TYPE %s gauge\n%s %d\n", metricQueued, metricQueued, metricQueued, q)
+			fmt.Fprintf(&b, "%s %d\n", metricQueued, q)
 		}
 	}
 	_, _ = w.Write(b.Bytes())

@@ -21,9 +21,14 @@
 // tx_lon, rx_lon [-180, 180]; tx_height_m, rx_height_m (0, 500] metres;
 // tx_power_dbm [0, 80]; tx_gain_dbi, rx_gain_dbi [-20, 60] dBi (the SPEC
 // leaves it open: the span of real antennas, isotropic-referenced);
-// cable_loss_db [0, 20]; freq_hz (1e6, 100e9]; observed_dbm [-150, 30];
-// source at most 32 characters of [a-z0-9_.-]; ts finite, within
-// [2000-01-01, now + 1 day] epoch seconds.
+// cable_loss_db [0, 20]; frequency_mhz (1, 100000] MHz (SPEC §2.7's
+// freq_hz (1e6, 100e9] Hz, its deprecated name, stored in Hz);
+// observed_dbm [-150, 30];
+// source at most 32 characters of [a-z0-9_.-] (upper case is folded to
+// lower case: DRIVETEST_TEMS is drivetest_tems); ts finite, within
+// [2000-01-01, now + 1 day] epoch seconds, given as a number or as text
+// (ParseTs: epoch seconds, or an RFC 3339 / ISO 8601 time with its UTC
+// offset; a time without offset is refused).
 //
 // Defaults apply only to source "api" (the default source) and
 // "synthetic": tx_gain_dbi 0, rx_gain_dbi 0, cable_loss_db 0, rx_height_m
@@ -31,8 +36,15 @@
 // must give all of them explicitly (422 naming each missing field). The
 // transmitter (tx_lat, tx_lon, tx_height_m) comes from the row, or from
 // tower_id when the row omits it (a catalogue tower or one of the
-// tenant's own); tx_power_dbm is always the row's (a tower's ERP is not a
-// transmitter power).
+// tenant's own); tx_power_dbm and tx_gain_dbi come from the row, or from
+// the tower's record when it states both (appliance.Tower.HasTx: the
+// regulator's licence gives the transmitter power and antenna gain of the
+// sector; an ERP alone is not split into them), else they are required.
+//
+// Drive-test files (ParseDriveTest) are read as the batch upload reads its
+// CSV (appliance/sheetcsv): ',', ';' or tab separators, decimal commas,
+// UTF-8 or Windows-1252, headers in any case with accents and punctuation
+// folded.
 //
 // # Deduplication (SPEC §8.2)
 //

@@ -4,18 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
 
 	"linkplan/appliance"
+	"linkplan/appliance/sheetcsv"
 )
 
 // DriveTestSource is the source of the rows of a drive-test upload (SPEC
@@ -34,13 +33,15 @@ type DriveTest struct {
 	// come from per-row columns instead.
 	TxLat, TxLon, TxHeightM, TxPowerDBm *float64
 	TxGainDBi, RxGainDBi, CableLossDB   *float64
-	RxHeightM, FreqHz                   *float64
+	RxHeightM, FreqMHz                  *float64
 	Consent                             *bool
 }
 
-// Column aliases, compared case-insensitively after trimming (SPEC §4.5 and
-// the layouts of real drive-test exports such as the Dortmund LTE set:
-// index,lon,lat,alt,speed,sinr,rsrp,rsrq,cellLon,cellLat,cellFreq).
+// Column aliases, compared after sheetcsv.NormHeader (case, accents and
+// punctuation folded: "LATITUDE", "Frequency [MHz]" and "frequency_mhz"
+// match), from SPEC §4.5 and the layouts of real drive-test exports such as
+// the Dortmund LTE set: index,lon,lat,alt,speed,sinr,rsrp,rsrq,cellLon,
+// cellLat,cellFreq.
 var (
 	latCols    = []string{"lat", "latitude"}
 	lonCols    = []string{"lon", "lng", "longitude"}
@@ -48,22 +49,26 @@ var (
 	txLatCols  = []string{"tx_lat", "celllat", "cell_lat"}
 	txLonCols  = []string{"tx_lon", "celllon", "cell_lon"}
 	tsCols     = []string{"ts", "timestamp", "time_unix"}
-	// frequency columns and their unit factor to Hz
+	// frequency columns and the divisor of their unit to MHz
 	freqCols = []struct {
-		name   string
-		factor float64
-	}{{"freq_hz", 1}, {"band_mhz", 1e6}, {"frequency [mhz]", 1e6}, {"freq_mhz", 1e6}, {"cellfreq", 1e6}}
+		name    string
+		divisor float64
+	}{{"freq_hz", 1e6}, {"frequency_mhz", 1}, {"band_mhz", 1}, {"frequency [mhz]", 1}, {"freq_mhz", 1},
+		{"frequencia_mhz", 1}, {"cellfreq", 1}}
 )
 
 // csvLayout is the column index of each quantity (−1: absent).
 type csvLayout struct {
 	lat, lon, signal, txLat, txLon, freq, ts int
 	metric                                   string
-	freqFactor                               float64
+	freqDivisor                              float64
 }
 
+// findCol returns the index of the first header (normalised) that is one
+// of names, in the order of names; −1 when none is.
 func findCol(h []string, names ...string) int {
 	for _, n := range names {
+		n = sheetcsv.NormHeader(n)
 		for i, c := range h {
 			if c == n {
 				return i
@@ -76,7 +81,7 @@ func findCol(h []string, names ...string) int {
 func layout(header []string) (csvLayout, error) {
 	h := make([]string, len(header))
 	for i, c := range header {
-		h[i] = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")))
+		h[i] = sheetcsv.NormHeader(c)
 	}
 	l := csvLayout{lat: findCol(h, latCols...), lon: findCol(h, lonCols...), txLat: findCol(h, txLatCols...),
 		txLon: findCol(h, txLonCols...), ts: findCol(h, tsCols...), signal: -1, freq: -1}
@@ -88,7 +93,7 @@ func layout(header []string) (csvLayout, error) {
 	}
 	for _, f := range freqCols {
 		if i := findCol(h, f.name); i >= 0 {
-			l.freq, l.freqFactor = i, f.factor
+			l.freq, l.freqDivisor = i, f.divisor
 			break
 		}
 	}
@@ -154,9 +159,16 @@ func (c *capped) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// driveTestSniff is how many bytes of a drive test decide its encoding and
+// separator (sheetcsv.Open).
+const driveTestSniff = 64 << 10
+
 // ParseDriveTest reads the rows of a drive-test upload into Inputs (at most
-// MaxBatchRows; more is TooManyRows). Unparseable cells are named in the
-// returned validation error as csv_file[LINE].COLUMN.
+// MaxBatchRows; more is TooManyRows). It reads what spreadsheets write, as
+// the batch upload does (appliance/sheetcsv): ',', ';' or tab separators,
+// decimal commas, UTF-8 or Windows-1252, headers in any case. ts cells are
+// epoch seconds or RFC 3339 times (ParseTs). Unparseable cells are named in
+// the returned validation error as csv_file[LINE].COLUMN.
 func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 	if dt.CSV == nil {
 		return nil, "", appliance.Invalid("csv_file", "is required (a CSV file part)")
@@ -165,8 +177,13 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	cr := csv.NewReader(src)
-	cr.FieldsPerRecord = -1
+	cr, _, err := sheetcsv.Open(src, driveTestSniff)
+	if errors.Is(err, appliance.ErrInvalid) { // the size cap
+		return nil, "", err
+	}
+	if err != nil {
+		return nil, "", appliance.Invalid("csv_file", "could not be read: %v", err)
+	}
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if errors.Is(err, appliance.ErrInvalid) {
@@ -197,15 +214,25 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 			v.Add(fmt.Sprintf("csv_file[%d]", line), "is not valid CSV: %v", err)
 			break
 		}
+		if blankRecord(rec) { // spreadsheets write ";;;" for empty rows
+			continue
+		}
 		if len(rows) == MaxBatchRows {
 			return nil, "", TooManyRows(MaxBatchRows, true)
 		}
+		text := func(i int) string {
+			if i < 0 || i >= len(rec) {
+				return ""
+			}
+			return strings.TrimSpace(rec[i])
+		}
 		cell := func(i int, name string) *float64 {
-			if i < 0 || i >= len(rec) || strings.TrimSpace(rec[i]) == "" {
+			s := text(i)
+			if s == "" {
 				return nil
 			}
-			x, err := strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			x, ok := sheetcsv.ParseNumber(s)
+			if !ok {
 				v.Add(fmt.Sprintf("csv_file[%d].%s", line, name), "is not a number")
 				return nil
 			}
@@ -233,12 +260,19 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 		if l.txLon >= 0 {
 			in.TxLon = cell(l.txLon, header[l.txLon])
 		}
-		in.FreqHz = dt.FreqHz
+		in.FreqMHz = dt.FreqMHz
 		if f := cell(l.freq, "freq"); f != nil {
-			x := *f * l.freqFactor
-			in.FreqHz = &x
+			x := *f / l.freqDivisor
+			in.FreqMHz = &x
 		}
-		in.TsUnix = cell(l.ts, "ts")
+		if s := text(l.ts); s != "" {
+			x, err := ParseTs(s)
+			if err != nil {
+				v.Add(fmt.Sprintf("csv_file[%d].%s", line, header[l.ts]), "%v", err)
+			} else {
+				in.TsUnix = &x
+			}
+		}
 		rows = append(rows, in)
 		if v.Full() {
 			break
@@ -253,22 +287,51 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 	return rows, l.metric, nil
 }
 
+// blankRecord reports whether every field of rec is empty or white space.
+func blankRecord(rec []string) bool {
+	for _, f := range rec {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // SubmitDriveTest stores the rows of a drive-test upload as cell signal
-// samples with source drive_test. The rows take the form fields' context;
-// a row without ts gets the time of receipt.
+// samples with source drive_test. The rows take the form fields' context,
+// and with tower_id the tower's position, height, and transmitter power
+// and gain when its record states them (a form field wins); a row without
+// ts gets the time of receipt.
 func (s *Service) SubmitDriveTest(ctx context.Context, k *appliance.APIKey, dt DriveTest, c Client) (*Result, error) {
 	if err := checkTier(k); err != nil {
 		return nil, err
 	}
 	v0 := &appliance.ValidationError{}
+	// With tower_id, the transmitter's height, and its power and gain when
+	// the tower's record states them (regulator licences), come from the
+	// tower: it is looked up once here, so that a missing one is named
+	// once, not on every row.
+	var tw *appliance.Tower
+	if dt.TowerID != "" && (dt.TxPowerDBm == nil || dt.TxGainDBi == nil) {
+		t, ok := s.towers(k, dt.TowerID)
+		if !ok {
+			v0.Add("tower_id", "no tower %q is visible to this key (give tx_lat, tx_lon, tx_height_m, tx_power_dbm and tx_gain_dbi instead)", truncate(dt.TowerID, 64))
+		}
+		tw = t
+	}
+	fromTower := tw != nil && tw.HasTx
 	for _, f := range []struct {
 		p    *float64
 		name string
 		need bool
-	}{{dt.TxGainDBi, "tx_gain_dbi", true}, {dt.RxGainDBi, "rx_gain_dbi", true}, {dt.CableLossDB, "cable_loss_db", true},
-		{dt.RxHeightM, "rx_height_m", true}, {dt.TxPowerDBm, "tx_power_dbm", true}, {dt.TxHeightM, "tx_height_m", dt.TowerID == ""}} {
-		if f.need && f.p == nil {
-			v0.Add(f.name, "is required: drive-test rows need explicit gains, cable loss, RX height and the transmitter's power and height (or tower_id for the height)")
+	}{{dt.TxGainDBi, "tx_gain_dbi", !fromTower}, {dt.RxGainDBi, "rx_gain_dbi", true}, {dt.CableLossDB, "cable_loss_db", true},
+		{dt.RxHeightM, "rx_height_m", true}, {dt.TxPowerDBm, "tx_power_dbm", !fromTower}, {dt.TxHeightM, "tx_height_m", dt.TowerID == ""}} {
+		switch {
+		case !f.need || f.p != nil:
+		case tw != nil && (f.name == "tx_power_dbm" || f.name == "tx_gain_dbi"):
+			v0.Add(f.name, "is required: tower %q has no transmitter power and gain on record", truncate(dt.TowerID, 64))
+		default:
+			v0.Add(f.name, "is required: drive-test rows need explicit gains, cable loss, RX height and the transmitter's power and height (or a tower_id whose record has them)")
 		}
 	}
 	if err := v0.Err(); err != nil {

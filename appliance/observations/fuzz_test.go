@@ -17,6 +17,7 @@ func FuzzParseDriveTest(f *testing.F) {
 	f.Add([]byte("Latitude;lon;signal_dbm\n1;2;3\n"))
 	f.Add([]byte("\ufefflat,lon,rxlev,Frequency [MHz]\n\"-22,9\",-43.2,30,900\n"))
 	f.Add([]byte{0x1f, 0x8b, 0, 0})
+	f.Add(brazilianDriveTest())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rows, _, err := observations.ParseDriveTest(observations.DriveTest{CSV: bytes.NewReader(b)})
 		if err != nil {

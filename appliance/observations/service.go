@@ -16,6 +16,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
+	"linkplan/appliance/telemetry"
 )
 
 // MaxBatchRows is the most rows one submission may hold (SPEC §8.2).
@@ -389,6 +390,6 @@ func (s *Service) count(rows []appliance.Observation, stored []bool) {
 				s.sources[src] = true
 			}
 		}
-		s.cfg.Metrics.GetOrCreateCounter(fmt.Sprintf(`coverage_observations_total{source=%q}`, label)).Add(n)
+		s.cfg.Metrics.GetOrCreateCounter(telemetry.ObservationsSeries(label)).Add(n)
 	}
 }

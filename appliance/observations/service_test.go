@@ -52,7 +52,7 @@ func s(x string) *string   { return &x }
 // good is a complete row of source api at rx (lat, lon).
 func good(lat, lon float64) observations.Input {
 	return observations.Input{TxLat: f(-22.95), TxLon: f(-43.23), TxHeightM: f(40), TxPowerDBm: f(43),
-		RxLat: f(lat), RxLon: f(lon), FreqHz: f(700e6), ObservedDBm: f(-80), TsUnix: f(float64(t0.Unix()) - 30)}
+		RxLat: f(lat), RxLon: f(lon), FreqMHz: f(700), ObservedDBm: f(-80), TsUnix: f(float64(t0.Unix()) - 30)}
 }
 
 // TestRowRules is every field rule of SPEC §2.7 as a named case: the
@@ -80,9 +80,9 @@ func TestRowRules(t *testing.T) {
 		{"cable_loss_db 20", func(in *observations.Input) { in.CableLossDB = f(20) }, ""},
 		{"cable_loss_db 21", func(in *observations.Input) { in.CableLossDB = f(21) }, "cable_loss_db"},
 		{"cable_loss_db negative", func(in *observations.Input) { in.CableLossDB = f(-1) }, "cable_loss_db"},
-		{"freq_hz 1e6 (open)", func(in *observations.Input) { in.FreqHz = f(1e6) }, "freq_hz"},
-		{"freq_hz 100e9", func(in *observations.Input) { in.FreqHz = f(100e9) }, ""},
-		{"freq_hz above 100e9", func(in *observations.Input) { in.FreqHz = f(100.1e9) }, "freq_hz"},
+		{"frequency_mhz 1 (open)", func(in *observations.Input) { in.FreqMHz = f(1) }, "frequency_mhz"},
+		{"frequency_mhz 100000", func(in *observations.Input) { in.FreqMHz = f(100e3) }, ""},
+		{"frequency_mhz above 100000", func(in *observations.Input) { in.FreqMHz = f(100.1e3) }, "frequency_mhz"},
 		{"observed_dbm -150", func(in *observations.Input) { in.ObservedDBm = f(-150) }, ""},
 		{"observed_dbm -151", func(in *observations.Input) { in.ObservedDBm = f(-151) }, "observed_dbm"},
 		{"observed_dbm 31", func(in *observations.Input) { in.ObservedDBm = f(31) }, "observed_dbm"},
@@ -176,7 +176,7 @@ func TestDedup(t *testing.T) {
 	base := float64(t0.Unix()) - 600 // a multiple of 60 s: t0 is on a minute
 	row := func(lat float64, ts float64, freq float64) observations.Input {
 		in := good(lat, -43.2)
-		in.TsUnix, in.FreqHz = f(ts), f(freq)
+		in.TsUnix, in.FreqMHz = f(ts), f(freq/1e6)
 		return in
 	}
 	cases := []struct {
@@ -413,7 +413,7 @@ func TestDriveTestAliases(t *testing.T) {
 		{"gzip body", gz("lat,lon,rsrp,cellFreq\n-22.9,-43.2,-101,2650\n"), "rsrp", -101, 2650e6, ""},
 		{"no signal column", []byte("lat,lon,freq_hz\n-22.9,-43.2,700000000\n"), "", 0, 0, "csv_file"},
 		{"bad number", []byte("lat,lon,rsrp,freq_hz\n-22.9,x,-90,700000000\n"), "", 0, 0, "csv_file[2].lon"},
-		{"no frequency anywhere", []byte("lat,lon,rsrp\n-22.9,-43.2,-90\n"), "", 0, 0, "csv_file[2].freq_hz"},
+		{"no frequency anywhere", []byte("lat,lon,rsrp\n-22.9,-43.2,-90\n"), "", 0, 0, "csv_file[2].frequency_mhz"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

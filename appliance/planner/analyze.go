@@ -102,7 +102,7 @@ func Validate(r *appliance.LinkRequest) error {
 		v.Add("receiver.lon", "must be a longitude in degrees between -180 and 180, got %g", r.Receiver.Lon)
 	}
 	if bad(r.RxHeightM) || r.RxHeightM <= 0 || r.RxHeightM > 500 {
-		v.Add("receiver.height", "must be a height above ground in metres, 0 < h <= 500, got %g", r.RxHeightM)
+		v.Add("receiver.height_m", "must be a height above ground in metres, 0 < h <= 500, got %g", r.RxHeightM)
 	}
 	if bad(r.FreqMHz) || r.FreqMHz < 30 || r.FreqMHz > 100000 {
 		v.Add("frequency_mhz", "must be between 30 and 100000 MHz, got %g", r.FreqMHz)
@@ -468,7 +468,7 @@ func (p *Planner) evaluateWith(ctx context.Context, eng appliance.Engine, req ap
 // which optional fields the client gave (by JSON name) so that an explicit 0
 // is kept.
 func Defaults(r *appliance.LinkRequest, set map[string]bool) {
-	if !set["receiver.height"] {
+	if !set["receiver.height_m"] {
 		r.RxHeightM = DefaultRxHeightM
 	}
 	if !set["max_distance_km"] {

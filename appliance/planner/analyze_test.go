@@ -202,7 +202,7 @@ func TestAnalyzeLinkOutcomes(t *testing.T) {
 		for _, f := range ve.Fields {
 			got[f.Field] = true
 		}
-		for _, f := range []string{"receiver.lat", "receiver.lon", "frequency_mhz", "receiver.height", "max_alternatives"} {
+		for _, f := range []string{"receiver.lat", "receiver.lon", "frequency_mhz", "receiver.height_m", "max_alternatives"} {
 			if !got[f] {
 				t.Errorf("field %s not named in %v", f, ve)
 			}

@@ -255,6 +255,10 @@
 //	                      the best tower ("Ranking")
 //	engine_resolved       (API) the requested engine resolved to another
 //	                      one, e.g. auto below Pro
+//	deprecated_field      (API) the request named a member by its
+//	                      deprecated name (receiver.height for height_m);
+//	                      it was read as the new name, which the message
+//	                      gives
 //
 // An analysis merges the warnings of its returned candidates: one per code
 // (per code and message for engine warnings), with the message of the

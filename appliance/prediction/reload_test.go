@@ -16,6 +16,7 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/features"
 	"linkplan/appliance/prediction"
+	"linkplan/appliance/telemetry"
 	"linkplan/engines"
 	"linkplan/engines/ml"
 	"linkplan/engines/ml/shipped"
@@ -246,12 +247,17 @@ func TestMetricsFollowReload(t *testing.T) {
 	if err != nil {
 		t.Skip("promtool is not installed (Debian package prometheus)")
 	}
-	for _, text := range []string{first, body} {
+	// As GET /metrics writes them: under the families of appliance/telemetry.
+	for _, raw := range []string{first, body} {
+		var text bytes.Buffer
+		if err := telemetry.New(telemetry.Families()).WriteText(&text, []byte(raw)); err != nil {
+			t.Fatal(err)
+		}
 		cmd := exec.CommandContext(t.Context(), promtool, "check", "metrics")
-		cmd.Stdin = strings.NewReader(text)
+		cmd.Stdin = strings.NewReader(text.String())
 		out, err := cmd.CombinedOutput()
 		if err != nil || len(bytes.TrimSpace(out)) > 0 {
-			t.Fatalf("promtool check metrics: %v\n%s\n%s", err, out, text)
+			t.Fatalf("promtool check metrics: %v\n%s\n%s", err, out, text.String())
 		}
 	}
 }

@@ -121,7 +121,7 @@ func Validate(q Input) (*appliance.Tower, error) {
 	}
 	num(q.Lat, "lat", -90, 90, true, &t.Lat)
 	num(q.Lon, "lon", -180, 180, true, &t.Lon)
-	num(q.Height, "height", 0.5, 500, false, &t.HeightM)
+	num(q.Height, "height_m", 0.5, 500, false, &t.HeightM)
 	num(q.Power, "power", -30, 100, false, &t.ERPDBm)
 	num(q.Azimuth, "azimuth", 0, 360, false, &t.AzimuthDeg)
 	num(q.Tilt, "tilt", -90, 90, false, &t.TiltDeg)

@@ -39,7 +39,7 @@ func TestRegister(t *testing.T) {
 		{name: "every range", key: free, in: registry.Input{Operator: ptr(strings.Repeat("x", 65)), Lat: ptr(91.0), Lon: ptr(-181.0),
 			Height: ptr(0.1), Power: ptr(101.0), Azimuth: ptr(361.0), Tilt: ptr(-91.0), StationNumber: ptr(strings.Repeat("9", 33)),
 			Technologies: []string{""}, BandsMHz: []float64{0.5}}, want: appliance.ErrInvalid,
-			fields: []string{"operator", "lat", "lon", "height", "power", "azimuth", "tilt", "station_number", "technologies[0]", "bands_mhz[0]"}},
+			fields: []string{"operator", "lat", "lon", "height_m", "power", "azimuth", "tilt", "station_number", "technologies[0]", "bands_mhz[0]"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

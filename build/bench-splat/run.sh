@@ -68,8 +68,8 @@ if ! command -v splat >/dev/null 2>&1 || ! command -v srtm2sdf >/dev/null 2>&1; 
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
   say "installing the Debian package splat"
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq splat >/dev/null
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq splat >/dev/null
 fi
 SPLAT_VERSION=$(dpkg-query -W -f '${Version}' splat 2>/dev/null || echo unknown)
 say "SPLAT! package $SPLAT_VERSION ($(splat 2>&1 | grep -o 'SPLAT! v[0-9.]*' | head -1))"

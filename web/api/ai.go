@@ -127,6 +127,7 @@ func aiAnswerJSON(x *ai.Answer) AIAnswerJSON {
 }
 
 type aiChatRequest struct {
+	renamed
 	Analysis *analyzeLinkRequest `json:"analysis"`
 	Question *string             `json:"question"`
 	Language *string             `json:"language"`
@@ -136,6 +137,9 @@ type aiChatRequest struct {
 type AIChatResponse struct {
 	AIAnswerJSON
 	Analysis AnalyzeLinkResponse `json:"analysis"`
+	// Warnings are those of the request (deprecated_field), not of the
+	// analysis the answer explains; absent when none.
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
 }
 
 func (a *API) aiChat(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -171,10 +175,13 @@ func (a *API) aiChat(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return AIChatResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Analysis: a.analysisJSON(res.Analysis.Request, res.Analysis, note)}, nil
+	out := AIChatResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Analysis: a.analysisJSON(res.Analysis.Request, res.Analysis, note)}
+	out.Warnings = q.renames()
+	return out, nil
 }
 
 type aiHeightRequest struct {
+	renamed
 	Link           *analyzeRequest `json:"link"`
 	Move           *string         `json:"move"`
 	TargetMarginDB *float64        `json:"target_margin_db"`
@@ -205,6 +212,9 @@ type HeightSearchJSON struct {
 type AISuggestHeightResponse struct {
 	AIAnswerJSON
 	Search HeightSearchJSON `json:"search"`
+	// Warnings are those of the request (deprecated_field); absent when
+	// none.
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
 }
 
 func (a *API) aiSuggestHeight(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -258,7 +268,7 @@ func (a *API) aiSuggestHeight(w http.ResponseWriter, r *http.Request) (any, erro
 	} else {
 		out.FailingRule = strp(s.FailingRule)
 	}
-	return AISuggestHeightResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Search: out}, nil
+	return AISuggestHeightResponse{AIAnswerJSON: aiAnswerJSON(&res.Answer), Search: out, Warnings: q.renames()}, nil
 }
 
 // prefixFields puts prefix before the field names of a validation error

@@ -238,7 +238,7 @@ func TestAIWithModelServer(t *testing.T) {
 		t.Errorf("provider called %d times, want 2", calls.Load())
 	}
 	res := h.do(t, "GET", "/metrics", "", nil, "")
-	if !strings.Contains(string(res.body), "# TYPE LLM_EGRESS_TOTAL counter\n") || !strings.Contains(string(res.body), `LLM_EGRESS_TOTAL{provider="openai_compatible",outcome="ok"} 2`) ||
+	if !strings.Contains(string(res.body), "# TYPE LLM_EGRESS_TOTAL untyped\n") || !strings.Contains(string(res.body), `LLM_EGRESS_TOTAL{provider="openai_compatible",outcome="ok"} 2`) ||
 		!strings.Contains(string(res.body), `LLM_EGRESS_TOTAL{provider="openai_compatible",outcome="timeout"} 0`) {
 		t.Errorf("metrics: %s", grepLines(string(res.body), "LLM_EGRESS"))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"linkplan/appliance"
+	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 )
 
@@ -116,8 +117,11 @@ type API struct {
 	access  *slog.Logger // the access log: one record per request
 	metrics *metrics.Set
 	http    *httpMetrics
-	state   atomic.Value // "starting" | "ready" | "stopping"
-	router  *mux.Router
+	// exposition writes metrics under the families declared in
+	// appliance/telemetry.
+	exposition *telemetry.Exposition
+	state      atomic.Value // "starting" | "ready" | "stopping"
+	router     *mux.Router
 }
 
 // Readiness states.
@@ -139,7 +143,8 @@ func New(d Deps) *API {
 	if d.Metrics == nil {
 		d.Metrics = metrics.NewSet()
 	}
-	a := &API{Deps: d, MaxBodyBytes: DefaultMaxBodyBytes, log: d.Log.With("component", "api"), access: d.Log.With("component", "access"), metrics: d.Metrics, http: newHTTPMetrics()}
+	a := &API{Deps: d, MaxBodyBytes: DefaultMaxBodyBytes, log: d.Log.With("component", "api"), access: d.Log.With("component", "access"), metrics: d.Metrics, http: newHTTPMetrics(),
+		exposition: telemetry.New(telemetry.Families())}
 	d.Metrics.RegisterMetricsWriter(a.http.write)
 	if a.Recover == nil {
 		a.Recover = &appliance.Recoverer{Log: a.log}

@@ -54,6 +54,7 @@ type batchOptionsJSON struct {
 }
 
 type batchRequestJSON struct {
+	renamed
 	Rows    []batchRowJSON    `json:"rows"`
 	Options *batchOptionsJSON `json:"options"`
 }
@@ -65,12 +66,23 @@ type BatchSyncJSON struct {
 	// IgnoredColumns are the CSV header cells that matched no known
 	// column (absent for JSON).
 	IgnoredColumns []string `json:"ignored_columns,omitempty"`
+	// Warnings are those of the request (deprecated_field); absent when
+	// none.
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
 }
 
-// BatchAcceptedJSON is the 202 answer of a queued batch.
+// BatchAcceptedJSON is the 202 answer of a queued batch: the job object
+// exactly as GET /jobs/{id} (Location) answers it, so a client reads both
+// alike (issue 20), plus the CSV's ignored columns.
 type BatchAcceptedJSON struct {
-	Job            JobJSON  `json:"job"`
+	JobJSON
 	IgnoredColumns []string `json:"ignored_columns,omitempty"`
+	// Warnings are those of the request (deprecated_field); absent when
+	// none.
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
+	// Job repeats the job object under the member older clients read;
+	// deprecated (OpenAPI), removed in a later version.
+	Job *JobJSON `json:"job"`
 }
 
 // batchReports is POST /batch_reports.
@@ -79,7 +91,7 @@ func (a *API) batchReports(w http.ResponseWriter, r *http.Request) (any, error) 
 	if batch.Limit(k.Tier) == 0 {
 		return nil, batch.CheckTier(k.Tier, 1)
 	}
-	rows, opt, ignored, err := readBatch(r, k.Tier)
+	rows, opt, ignored, warnings, err := readBatch(r, k.Tier)
 	if err != nil {
 		return nil, err
 	}
@@ -91,56 +103,60 @@ func (a *API) batchReports(w http.ResponseWriter, r *http.Request) (any, error) 
 		return nil, err
 	}
 	if job == nil {
-		return BatchSyncJSON{Rows: res.Rows, Counts: res.Counts, IgnoredColumns: ignored}, nil
+		return BatchSyncJSON{Rows: res.Rows, Counts: res.Counts, IgnoredColumns: ignored, Warnings: warnings}, nil
 	}
 	w.Header().Set("Location", "/jobs/"+job.ID)
-	writeJSON(w, http.StatusAccepted, BatchAcceptedJSON{Job: jobJSON(job, time.Now()), IgnoredColumns: ignored})
+	j := jobJSON(job, time.Now())
+	writeJSON(w, http.StatusAccepted, BatchAcceptedJSON{JobJSON: j, IgnoredColumns: ignored, Warnings: warnings, Job: &j})
 	return nil, nil
 }
 
-// readBatch reads the rows and options of a batch in any accepted form.
-func readBatch(r *http.Request, tier appliance.Tier) ([]batch.Row, batch.Options, []string, error) {
+// readBatch reads the rows and options of a batch in any accepted form,
+// the CSV header cells it ignored and the request's warnings (deprecated
+// member names of a JSON batch).
+func readBatch(r *http.Request, tier appliance.Tier) ([]batch.Row, batch.Options, []string, []appliance.Warning, error) {
 	opt := batch.DefaultOptions()
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch mt {
 	case "multipart/form-data":
-		return readBatchMultipart(r, params["boundary"], tier, opt)
+		rows, opt, ignored, err := readBatchMultipart(r, params["boundary"], tier, opt)
+		return rows, opt, ignored, nil, err
 	case "text/csv":
 		if err := optionsFromValues(r.URL.Query(), &opt); err != nil {
-			return nil, opt, nil, err
+			return nil, opt, nil, nil, err
 		}
 		rows, ignored, err := readBatchCSV(r.Body, tier)
-		return rows, opt, ignored, err
+		return rows, opt, ignored, nil, err
 	}
 	if len(r.URL.Query()) > 0 {
-		return nil, opt, nil, appliance.Invalid("query", "a JSON batch takes its options in the body (options object), not in the query")
+		return nil, opt, nil, nil, appliance.Invalid("query", "a JSON batch takes its options in the body (options object), not in the query")
 	}
-	rows, err := readBatchJSON(r, tier, &opt)
-	return rows, opt, nil, err
+	rows, warnings, err := readBatchJSON(r, tier, &opt)
+	return rows, opt, nil, warnings, err
 }
 
 // readBatchJSON decodes a JSON batch. The rows are counted before they are
 // decoded, so that a batch over the tier's limit is refused with its count
 // (400) without the per-row work.
-func readBatchJSON(r *http.Request, tier appliance.Tier, opt *batch.Options) ([]batch.Row, error) {
+func readBatchJSON(r *http.Request, tier appliance.Tier, opt *batch.Options) ([]batch.Row, []appliance.Warning, error) {
 	body, err := readBody(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var count struct {
 		Rows []json.RawMessage `json:"rows"`
 	}
 	if json.Unmarshal(body, &count) == nil {
 		if err := limitErr(tier, len(count.Rows)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var q batchRequestJSON
 	if err := decodeBytes(body, &q, batch.Limit(tier)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(q.Rows) == 0 {
-		return nil, appliance.Invalid("rows", "is required: an array of 1 to %d rows", batch.Limit(tier))
+		return nil, nil, appliance.Invalid("rows", "is required: an array of 1 to %d rows", batch.Limit(tier))
 	}
 	if o := q.Options; o != nil {
 		if o.Engine != nil {
@@ -157,7 +173,7 @@ func readBatchJSON(r *http.Request, tier appliance.Tier, opt *batch.Options) ([]
 	for i, in := range q.Rows {
 		rows[i] = in.row(i)
 	}
-	return rows, nil
+	return rows, q.renames(), nil
 }
 
 // row converts a JSON row; a missing required value is the row's error
@@ -175,9 +191,9 @@ func (in *batchRowJSON) row(i int) batch.Row {
 		out.Engine = *in.Engine
 	}
 	if in.Receiver == nil {
-		out.Errors = append(out.Errors, appliance.FieldError{Field: "receiver", Reason: "is required: an object with lat, lon and height"})
+		out.Errors = append(out.Errors, appliance.FieldError{Field: "receiver", Reason: "is required: an object with lat, lon and height_m"})
 	} else {
-		out.Lat, out.Lon, out.HeightM = in.Receiver.Lat, in.Receiver.Lon, in.Receiver.Height
+		out.Lat, out.Lon, out.HeightM = in.Receiver.Lat, in.Receiver.Lon, in.Receiver.HeightM
 		if out.Lat == nil {
 			out.Errors = append(out.Errors, appliance.FieldError{Field: "receiver.lat", Reason: "is required"})
 		}

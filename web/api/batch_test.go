@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -271,9 +273,14 @@ func submitJob(t *testing.T, h *harness, key, body string) jobAnswer {
 	if res.status != http.StatusAccepted {
 		t.Fatalf("%d %s", res.status, res.body)
 	}
-	j := decodeInto[struct {
+	// The 202 body is the job object itself (issue 20), repeated under
+	// the deprecated member "job".
+	j := decodeInto[jobAnswer](t, res)
+	if old := decodeInto[struct {
 		Job jobAnswer `json:"job"`
-	}](t, res).Job
+	}](t, res).Job; !reflect.DeepEqual(old, j) {
+		t.Fatalf("deprecated job member %+v differs from the job %+v", old, j)
+	}
 	if res.header.Get("Location") != "/jobs/"+j.ID || j.State != "queued" {
 		t.Fatalf("Location %q, job %+v", res.header.Get("Location"), j)
 	}
@@ -421,5 +428,78 @@ func TestTenantIsolationJobs(t *testing.T) {
 	}
 	if res := h.do(t, "GET", "/jobs/"+j.ID, h.keys["pro"], nil, ""); res.status != http.StatusOK {
 		t.Errorf("owner: %d", res.status)
+	}
+}
+
+// TestIssue20_BatchAcceptedIsTheJobObject: the 202 of POST /batch_reports
+// (and of POST /plan_repeater) is the job object of GET /jobs/{id}: the
+// same members (plus the batch's ignored_columns and the deprecated job
+// copy), with the same values for the members a worker does not change.
+// Before, the 202 nested it under "job" and the two read differently.
+func TestIssue20_BatchAcceptedIsTheJobObject(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	pro := h.keys["pro"]
+	for _, c := range []struct{ url, body string }{
+		{"/batch_reports", `{"rows":[` + batchRows(101) + `],"options":{"pdfs":false}}`},
+		{"/plan_repeater", planBody(4)},
+	} {
+		t.Run(c.url, func(t *testing.T) {
+			res := h.do(t, "POST", c.url, pro, nil, c.body)
+			if res.status != http.StatusAccepted {
+				t.Fatalf("%d %s", res.status, res.body)
+			}
+			accepted := res.json(t)
+			h.clock.advance(time.Second)
+			got := h.do(t, "GET", res.header.Get("Location"), pro, nil, "")
+			if got.status != http.StatusOK {
+				t.Fatalf("GET %s: %d %s", res.header.Get("Location"), got.status, got.body)
+			}
+			job := got.json(t)
+			for k := range job {
+				if _, ok := accepted[k]; !ok {
+					t.Errorf("the 202 lacks the job member %q", k)
+				}
+			}
+			for k := range accepted {
+				if _, ok := job[k]; !ok && k != "ignored_columns" && k != "warnings" && k != "job" {
+					t.Errorf("the 202 has %q, GET /jobs/{id} does not", k)
+				}
+			}
+			for _, k := range []string{"id", "kind", "lane", "created_at", "max_attempts"} {
+				if !reflect.DeepEqual(accepted[k], job[k]) {
+					t.Errorf("%s: 202 %v, GET %v", k, accepted[k], job[k])
+				}
+			}
+			old, _ := accepted["job"].(map[string]any)
+			delete(accepted, "job")
+			delete(accepted, "ignored_columns")
+			delete(accepted, "warnings")
+			if !reflect.DeepEqual(old, accepted) {
+				t.Errorf("the deprecated job member %v differs from the job %v", old, accepted)
+			}
+		})
+	}
+}
+
+// TestIssue20_AcceptedSchemasAreTheJob: the OpenAPI schemas of the 202
+// answers (BatchAccepted, PlanAccepted) hold every property of Job with
+// the same schema, and require what Job requires, so that the document
+// says what the code answers: the job object.
+func TestIssue20_AcceptedSchemasAreTheJob(t *testing.T) {
+	d := loadOpenAPI(t)
+	job := obj(d.root, "components", "schemas", "Job")
+	for _, name := range []string{"BatchAccepted", "PlanAccepted"} {
+		acc := obj(d.root, "components", "schemas", name)
+		jp, ap := obj(job, "properties"), obj(acc, "properties")
+		for k, v := range jp {
+			if !reflect.DeepEqual(ap[k], v) {
+				t.Errorf("%s.%s differs from Job.%s", name, k, k)
+			}
+		}
+		for _, r := range anySlice(job["required"]) {
+			if !slices.Contains(anySlice(acc["required"]), r) {
+				t.Errorf("%s does not require %v", name, r)
+			}
+		}
 	}
 }

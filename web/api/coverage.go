@@ -199,12 +199,15 @@ func roundRow(row engines.CompareRow) engines.CompareRow {
 type towerJSONIn struct {
 	Lat     *float64 `json:"lat"`
 	Lon     *float64 `json:"lon"`
-	Height  *float64 `json:"height"`  // metres above ground, default 30
+	HeightM *float64 `json:"height_m"` // metres above ground, default 30
+	// Height is the deprecated name of height_m (renames.go).
+	Height  *float64 `json:"height" deprecated:"height_m"`
 	Power   *float64 `json:"power"`   // ERP, dBm
 	Azimuth *float64 `json:"azimuth"` // degrees
 }
 
 type analyzeRequest struct {
+	renamed
 	TowerID        *string       `json:"tower_id"`
 	Tower          *towerJSONIn  `json:"tower"`
 	Receiver       *receiverJSON `json:"receiver"`
@@ -251,6 +254,7 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
 	}
 	out.Intermediate = roundMap(c.Prediction.Intermediate)
+	out.Warnings = append(out.Warnings, q.renames()...)
 	return out, nil
 }
 
@@ -278,7 +282,7 @@ func (a *API) pairRequest(r *http.Request, q *analyzeRequest) (appliance.PairReq
 	case q.TowerID != nil:
 		req.TowerID = *q.TowerID
 	case q.Tower != nil:
-		rt := registerTowerRequest{Operator: ptr("ad hoc"), Lat: q.Tower.Lat, Lon: q.Tower.Lon, Height: q.Tower.Height,
+		rt := registerTowerRequest{Operator: ptr("ad hoc"), Lat: q.Tower.Lat, Lon: q.Tower.Lon, HeightM: q.Tower.HeightM,
 			Power: q.Tower.Power, Azimuth: q.Tower.Azimuth}
 		t, err := rt.toDomain()
 		if ve, ok := err.(*appliance.ValidationError); ok {

@@ -73,7 +73,10 @@ func decodeBytes(body []byte, v any, maxElems int) error {
 		if _, err := dec.Token(); err != io.EOF {
 			return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body has trailing data after the JSON object"}
 		}
-		return textErrors(v, body)
+		if err := textErrors(v, body); err != nil {
+			return err
+		}
+		return applyRenames(v) // deprecated member names (renames.go)
 	}
 	var (
 		syn *json.SyntaxError

@@ -53,8 +53,19 @@
 // UTF-8, no control or bidirectional control character): 422 naming the
 // field. Every GET route answers HEAD; a 405 carries Allow.
 //
+// One name per concept (issue 20): heights are height_m, frequencies
+// frequency_mhz. Old member names stay readable (renames.go): a field
+// tagged deprecated:"new" is moved to the new one at decode (freq_hz
+// divided by 1e6), so the rules read one name; the answer carries one
+// deprecated_field warning per old name; an old and a new name that
+// disagree are a 422 naming the old one. Validation errors name the new
+// member.
+//
 // Metrics (GET /metrics) are the Prometheus text format with HELP and TYPE
 // and le-bucket histograms (health.go), checked by promtool in the tests.
+// Every family is declared once, in appliance/telemetry, with its help text
+// (and, for counters over closed label sets, every tuple at 0), so the
+// exposition is complete from the start; sources write samples only.
 //
 // The OpenAPI 3.1 document (openapi.json) describes every route and is
 // served at /openapi.json; tests check real responses against it.

@@ -38,12 +38,14 @@ func roundTo(x, scale float64) float64 {
 // Latitude and longitude are rounded to 6 decimals, the other numbers to 3
 // (bands as the source gives them).
 type TowerJSON struct {
-	ID                   string    `json:"id"`
-	Source               string    `json:"source"`
-	Operator             string    `json:"operator"`
-	Lat                  float64   `json:"lat"`
-	Lon                  float64   `json:"lon"`
-	Height               float64   `json:"height"`  // antenna height above ground, metres
+	ID       string  `json:"id"`
+	Source   string  `json:"source"`
+	Operator string  `json:"operator"`
+	Lat      float64 `json:"lat"`
+	Lon      float64 `json:"lon"`
+	HeightM  float64 `json:"height_m"` // antenna height above ground, metres
+	// Height repeats HeightM under its deprecated name (OpenAPI).
+	Height               float64   `json:"height"`
 	Power                *float64  `json:"power"`   // ERP, dBm; null when the source has none
 	Azimuth              *float64  `json:"azimuth"` // degrees from north; null = omnidirectional
 	Tilt                 *float64  `json:"tilt"`    // degrees, positive down; null when unknown
@@ -61,7 +63,7 @@ type TowerJSON struct {
 
 func towerJSON(t *appliance.Tower) TowerJSON {
 	return TowerJSON{
-		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: r6(t.Lat), Lon: r6(t.Lon), Height: r3(t.HeightM),
+		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: r6(t.Lat), Lon: r6(t.Lon), HeightM: r3(t.HeightM), Height: r3(t.HeightM),
 		Power: round3(t.ERPDBm), Azimuth: round3(t.AzimuthDeg), Tilt: round3(t.TiltDeg),
 		Placement: string(t.Placement), PositionUncertaintyM: r3(t.UncertaintyM), Synthetic: t.Synthetic,
 		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, Address: t.Address, UF: t.UF,

@@ -88,6 +88,7 @@ func (a *API) exportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Warnings = append(res.Warnings, q.renames()...)
 	var buf bytes.Buffer // whole, so that a writer error is still a clean 500
 	if err := geoexport.WriteLinkAnalysis(&buf, f, res, time.Now()); err != nil {
 		// The input was validated: a writer error is a bug (500), not the

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+
+	"linkplan/appliance/telemetry"
 )
 
 func (a *API) registerHealth(r *mux.Router) {
@@ -60,9 +62,12 @@ func (a *API) readiness(w http.ResponseWriter, r *http.Request) (any, error) {
 	return rep, nil
 }
 
+// metricsHandler writes the appliance's metrics set under the families
+// declared in appliance/telemetry: every family has its HELP and TYPE from
+// the start, whatever has been counted (issue 20, scope 10).
 func (a *API) metricsHandler(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	a.metrics.WritePrometheus(w)
+	_ = a.exposition.Write(w, a.metrics)
 }
 
 // The HTTP metrics are written in the Prometheus text format with HELP and
@@ -73,12 +78,13 @@ func (a *API) metricsHandler(w http.ResponseWriter, _ *http.Request) {
 // promtool refuses, and its histograms use vmrange buckets. So the API keeps
 // its two families itself and registers their writer on the appliance's
 // metrics set (Set.RegisterMetricsWriter): one set, one /metrics, and no
-// global state.
+// global state. Their HELP and TYPE come from the one declaration of
+// appliance/telemetry, like every family's.
 
 // Metric families of the API.
 const (
-	metricRequests = "linkplan_http_requests_total"
-	metricDuration = "linkplan_http_request_duration_seconds"
+	metricRequests = telemetry.HTTPRequests
+	metricDuration = telemetry.HTTPRequestDuration
 )
 
 // durationBuckets are the upper bounds (seconds) of the request-duration
@@ -134,8 +140,8 @@ func (m *httpMetrics) observe(method, route string, status int, seconds float64)
 	h.mu.Unlock()
 }
 
-// write writes both families in the Prometheus text format, series sorted
-// by their labels.
+// write writes the samples of both families in the Prometheus text format,
+// series sorted by their labels (appliance/telemetry adds HELP and TYPE).
 func (m *httpMetrics) write(w io.Writer) {
 	m.mu.Lock()
 	reqKeys := slices.SortedFunc(maps.Keys(m.requests), compareSeries)
@@ -151,11 +157,9 @@ func (m *httpMetrics) write(w io.Writer) {
 	m.mu.Unlock()
 
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# HELP %s HTTP requests answered, by method, route template and status code.\n# TYPE %s counter\n", metricRequests, metricRequests)
 	for i, k := range reqKeys {
 		fmt.Fprintf(&b, "%s{method=%s,route=%s,status=\"%d\"} %d\n", metricRequests, labelValue(k.method), labelValue(k.route), k.status, reqs[i])
 	}
-	fmt.Fprintf(&b, "# HELP %s Time from the start of a request to its answer, in seconds, by method and route template.\n# TYPE %s histogram\n", metricDuration, metricDuration)
 	for i, k := range durKeys {
 		h := hists[i]
 		h.mu.Lock()

@@ -17,12 +17,15 @@ func (a *API) registerLinks(r *mux.Router) {
 }
 
 type receiverJSON struct {
-	Lat    *float64 `json:"lat"`
-	Lon    *float64 `json:"lon"`
-	Height *float64 `json:"height"` // metres above ground
+	Lat     *float64 `json:"lat"`
+	Lon     *float64 `json:"lon"`
+	HeightM *float64 `json:"height_m"` // metres above ground
+	// Height is the deprecated name of height_m (renames.go).
+	Height *float64 `json:"height" deprecated:"height_m"`
 }
 
 type analyzeLinkRequest struct {
+	renamed
 	Receiver        *receiverJSON `json:"receiver"`
 	FrequencyMHz    *float64      `json:"frequency_mhz"`
 	MaxDistanceKm   *float64      `json:"max_distance_km"`
@@ -73,7 +76,7 @@ func (q *analyzeLinkRequest) toDomain() (appliance.LinkRequest, error) {
 	var req appliance.LinkRequest
 	set := map[string]bool{}
 	if q.Receiver == nil {
-		v.Add("receiver", "is required: an object with lat, lon (degrees) and height (metres above ground)")
+		v.Add("receiver", "is required: an object with lat, lon (degrees) and height_m (metres above ground)")
 	} else {
 		if q.Receiver.Lat == nil {
 			v.Add("receiver.lat", "is required")
@@ -85,8 +88,8 @@ func (q *analyzeLinkRequest) toDomain() (appliance.LinkRequest, error) {
 		} else {
 			req.Receiver.Lon = *q.Receiver.Lon
 		}
-		if q.Receiver.Height != nil {
-			req.RxHeightM, set["receiver.height"] = *q.Receiver.Height, true
+		if q.Receiver.HeightM != nil {
+			req.RxHeightM, set["receiver.height_m"] = *q.Receiver.HeightM, true
 		}
 	}
 	if q.FrequencyMHz == nil {
@@ -324,7 +327,9 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err // errors.go: the user message carries no operation prefix
 	}
-	return a.analysisJSON(req, res, note), nil
+	out := a.analysisJSON(req, res, note)
+	out.Warnings = append(out.Warnings, q.renames()...)
+	return out, nil
 }
 
 // analysisJSON is the body of an /analyze_link answer: the analysis res of

@@ -3,10 +3,12 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/observations"
+	"linkplan/appliance/sheetcsv"
 )
 
 // Observations ingests drive-test observations (appliance/observations).
@@ -57,27 +60,62 @@ type observationJSON struct {
 	RxHeightM   *float64 `json:"rx_height_m"`
 	RxGainDBi   *float64 `json:"rx_gain_dbi"`
 	CableLossDB *float64 `json:"cable_loss_db"`
-	FreqHz      *float64 `json:"freq_hz"`
-	ObservedDBm *float64 `json:"observed_dbm"`
-	Source      *string  `json:"source"`
-	Ts          *float64 `json:"ts"`
+	// FrequencyMHz is the carrier frequency, MHz; freq_hz (Hz, SPEC
+	// §2.7's name) is its deprecated name (renames.go).
+	FrequencyMHz *float64 `json:"frequency_mhz"`
+	FreqHz       *float64 `json:"freq_hz" deprecated:"frequency_mhz,div=1e6"`
+	ObservedDBm  *float64 `json:"observed_dbm"`
+	Source       *string  `json:"source"`
+	Ts           *tsJSON  `json:"ts"`
+}
+
+// tsJSON is an observation's ts: epoch seconds as a JSON number, or a
+// string that observations.ParseTs reads (RFC 3339 / ISO 8601 with its UTC
+// offset, or epoch seconds); any other JSON type is a 422 naming ts.
+type tsJSON struct {
+	unix *float64
+	text *string
+}
+
+func (t *tsJSON) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		t.text = &s
+		return nil
+	}
+	var x float64
+	if err := json.Unmarshal(b, &x); err != nil {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[float64]()}
+	}
+	t.unix = &x
+	return nil
 }
 
 func (o *observationJSON) input() observations.Input {
-	return observations.Input{TowerID: o.TowerID, TxLat: o.TxLat, TxLon: o.TxLon, TxHeightM: o.TxHeightM, TxPowerDBm: o.TxPowerDBm,
+	in := observations.Input{TowerID: o.TowerID, TxLat: o.TxLat, TxLon: o.TxLon, TxHeightM: o.TxHeightM, TxPowerDBm: o.TxPowerDBm,
 		TxGainDBi: o.TxGainDBi, RxLat: o.RxLat, RxLon: o.RxLon, RxHeightM: o.RxHeightM, RxGainDBi: o.RxGainDBi,
-		CableLossDB: o.CableLossDB, FreqHz: o.FreqHz, ObservedDBm: o.ObservedDBm, Source: o.Source, TsUnix: o.Ts}
+		CableLossDB: o.CableLossDB, FreqMHz: o.FrequencyMHz, ObservedDBm: o.ObservedDBm, Source: o.Source}
+	if o.Ts != nil {
+		in.TsUnix, in.TsText = o.Ts.unix, o.Ts.text
+	}
+	return in
 }
 
 // singleObservation is the body of POST /coverage/observations: one
 // observation, with an optional consent declaration.
 type singleObservation struct {
+	renamed
 	observationJSON
 	ConsentForTraining     *bool `json:"consent_for_training"`
 	ConsentForWispTraining *bool `json:"consent_for_wisp_training"`
 }
 
 type observationBatch struct {
+	renamed
 	Observations           []observationJSON `json:"observations"`
 	ConsentForTraining     *bool             `json:"consent_for_training"`
 	ConsentForWispTraining *bool             `json:"consent_for_wisp_training"`
@@ -87,14 +125,25 @@ func obsClient(r *http.Request, route string) observations.Client {
 	return observations.Client{IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context()), Route: route}
 }
 
+// ObservationResultJSON is the answer of the observation routes: the
+// service's result and the request's warnings (deprecated_field).
+type ObservationResultJSON struct {
+	*observations.Result
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
+}
+
 // postObservation is POST /coverage/observations.
 func (a *API) postObservation(w http.ResponseWriter, r *http.Request) (any, error) {
 	var q singleObservation
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	return a.Observations.Submit(r.Context(), keyFrom(r.Context()), observations.Submission{
+	res, err := a.Observations.Submit(r.Context(), keyFrom(r.Context()), observations.Submission{
 		Rows: []observations.Input{q.input()}, Consent: q.ConsentForTraining, WispConsent: q.ConsentForWispTraining}, obsClient(r, "/coverage/observations"))
+	if err != nil {
+		return nil, err
+	}
+	return ObservationResultJSON{Result: res, Warnings: q.renames()}, nil
 }
 
 // postObservationBatch is POST /coverage/observations/batch: the raw body
@@ -118,32 +167,45 @@ func (a *API) postObservationBatch(w http.ResponseWriter, r *http.Request) (any,
 	for i := range q.Observations {
 		rows[i] = q.Observations[i].input()
 	}
-	return a.Observations.Submit(r.Context(), keyFrom(r.Context()), observations.Submission{
+	res, err := a.Observations.Submit(r.Context(), keyFrom(r.Context()), observations.Submission{
 		Rows: rows, Consent: q.ConsentForTraining, WispConsent: q.ConsentForWispTraining, Prefix: "observations", Body: body,
 		Signature: r.Header.Get("X-Observation-Signature"), SignatureTs: r.Header.Get("X-Observation-Signature-Ts"),
 		APIKey: r.Header.Get("X-API-Key")}, obsClient(r, routeObservationsBatch))
+	if err != nil {
+		return nil, err
+	}
+	return ObservationResultJSON{Result: res, Warnings: q.renames()}, nil
 }
 
 // driveTestParts are the form parts of a drive-test upload besides the
 // file, with the field each fills.
 var driveTestParts = []string{"tower_id", "device", "tx_lat", "tx_lon", "tx_height_m", "tx_power_dbm", "tx_gain_dbi",
-	"rx_gain_dbi", "cable_loss_db", "rx_height_m", "freq_hz", "consent_for_training"}
+	"rx_gain_dbi", "cable_loss_db", "rx_height_m", "frequency_mhz", "freq_hz", "consent_for_training"}
 
 // postDriveTest is POST /coverage/observations/drivetest (multipart/form-
 // data: csv_file and the context fields).
 func (a *API) postDriveTest(w http.ResponseWriter, r *http.Request) (any, error) {
-	dt, err := readDriveTest(r)
+	dt, warnings, err := readDriveTest(r)
 	if err != nil {
 		return nil, err
 	}
-	return a.Observations.SubmitDriveTest(r.Context(), keyFrom(r.Context()), dt, obsClient(r, routeObservationsDriveTest))
+	res, err := a.Observations.SubmitDriveTest(r.Context(), keyFrom(r.Context()), dt, obsClient(r, routeObservationsDriveTest))
+	if err != nil {
+		return nil, err
+	}
+	return ObservationResultJSON{Result: res, Warnings: warnings}, nil
 }
 
-func readDriveTest(r *http.Request) (observations.DriveTest, error) {
-	var dt observations.DriveTest
+// readDriveTest reads the parts of a drive-test upload; the warnings are
+// those of deprecated part names (freq_hz: frequency_mhz).
+func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning, error) {
+	var (
+		dt       observations.DriveTest
+		warnings []appliance.Warning
+	)
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return dt, &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+		return dt, nil, &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
 			msg:    "a drive test is multipart/form-data with the CSV in the part csv_file",
 			fields: []appliance.FieldError{{Field: "Content-Type", Reason: "must be multipart/form-data with a boundary"}}}
 	}
@@ -156,7 +218,7 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 			break
 		}
 		if err != nil {
-			return dt, multipartErr(err)
+			return dt, nil, multipartErr(err)
 		}
 		name := p.FormName()
 		if seen[name] {
@@ -168,7 +230,7 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 		if name == "csv_file" {
 			b, err := io.ReadAll(p)
 			if err != nil {
-				return dt, multipartErr(err)
+				return dt, nil, multipartErr(err)
 			}
 			dt.CSV = bytes.NewReader(b)
 			continue
@@ -184,7 +246,7 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 		}
 		b, err := io.ReadAll(io.LimitReader(p, 129))
 		if err != nil {
-			return dt, multipartErr(err)
+			return dt, nil, multipartErr(err)
 		}
 		if len(b) > 128 {
 			v.Add(name, "must be at most 128 bytes")
@@ -203,23 +265,31 @@ func readDriveTest(r *http.Request) (observations.DriveTest, error) {
 			}
 			dt.Consent = &c
 		default:
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil {
+			x, ok := sheetcsv.ParseNumber(s) // "43,5" as spreadsheets and pt-BR users write it
+			if !ok {
 				v.Add(name, "must be a number")
 				continue
 			}
+			if name == "freq_hz" { // deprecated: frequency_mhz, in MHz
+				name, x = "frequency_mhz", x/1e6
+				warnings = append(warnings, appliance.Warning{Code: appliance.WarnDeprecatedField,
+					Message: "freq_hz is a deprecated name, read as frequency_mhz: send frequency_mhz (MHz), the old name will be removed"})
+			}
 			*map[string]**float64{"tx_lat": &dt.TxLat, "tx_lon": &dt.TxLon, "tx_height_m": &dt.TxHeightM,
 				"tx_power_dbm": &dt.TxPowerDBm, "tx_gain_dbi": &dt.TxGainDBi, "rx_gain_dbi": &dt.RxGainDBi,
-				"cable_loss_db": &dt.CableLossDB, "rx_height_m": &dt.RxHeightM, "freq_hz": &dt.FreqHz}[name] = &x
+				"cable_loss_db": &dt.CableLossDB, "rx_height_m": &dt.RxHeightM, "frequency_mhz": &dt.FreqMHz}[name] = &x
 		}
 	}
 	if err := v.Err(); err != nil {
-		return dt, err
+		return dt, nil, err
 	}
 	if dt.CSV == nil {
-		return dt, appliance.Invalid("csv_file", "is required: the CSV file as the form part named csv_file")
+		return dt, nil, appliance.Invalid("csv_file", "is required: the CSV file as the form part named csv_file")
 	}
-	return dt, nil
+	if seen["freq_hz"] && seen["frequency_mhz"] {
+		return dt, nil, appliance.Invalid("freq_hz", "is the deprecated name of frequency_mhz, also given: send frequency_mhz only")
+	}
+	return dt, warnings, nil
 }
 
 // observationStats is GET /coverage/observations/stats.

@@ -158,3 +158,91 @@ func TestObservationMetrics(t *testing.T) {
 		t.Fatalf("metrics lack the count:\n%s", m.body)
 	}
 }
+
+// TestIssue20_ObservationTsISO8601: ts takes an RFC 3339 (ISO 8601) time
+// as well as epoch seconds, on the single and the batch route; a time
+// without UTC offset and a JSON type other than number or string are 422s
+// naming the field.
+func TestIssue20_ObservationTsISO8601(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	iso := func(lat float64, ts string) string {
+		return strings.Replace(obsRow(lat), `"ts":1772366340`, `"ts":`+ts, 1)
+	}
+	for _, tc := range []struct {
+		name, url, body string
+		status          int
+		field           string
+	}{
+		{"RFC 3339 with offset", "/coverage/observations", iso(-22.81, `"2026-03-01T08:59:00-03:00"`), 200, ""},
+		{"RFC 3339 UTC, space for T", "/coverage/observations", iso(-22.82, `"2026-03-01 11:59:00Z"`), 200, ""},
+		{"epoch seconds as text", "/coverage/observations", iso(-22.83, `"1772366340"`), 200, ""},
+		{"batch mixing both", "/coverage/observations/batch", `{"observations":[` + iso(-22.84, `"2026-03-01T11:59:00Z"`) + `,` + obsRow(-22.85) + `]}`, 200, ""},
+		{"no UTC offset", "/coverage/observations", iso(-22.86, `"2026-03-01T11:59:00"`), 422, "ts"},
+		{"not a time", "/coverage/observations/batch", `{"observations":[` + iso(-22.87, `"ontem"`) + `]}`, 422, "observations[0].ts"},
+		// The field of a type error is named by encoding/json; another
+		// slice of issue 20 strips its Go prefix (observationJSON.).
+		{"a boolean", "/coverage/observations", iso(-22.88, `true`), 422, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := h.do(t, "POST", tc.url, h.keys["pro"], nil, tc.body)
+			if res.status != tc.status {
+				t.Fatalf("%d %s", res.status, res.body)
+			}
+			if tc.field != "" && !strings.Contains(string(res.body), `"field":"`+tc.field+`"`) {
+				t.Errorf("the 422 does not name %s: %s", tc.field, res.body)
+			}
+		})
+	}
+	k, err := h.auth.Authenticate(h.keys["pro"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	_ = h.db.Observations(k.TenantID, appliance.KindLinkObservation, func(o appliance.Observation) bool {
+		n++
+		if o.TsUnix != 1772366340 {
+			t.Errorf("row at %v stored ts %v, want 1772366340", o.RxLat, o.TsUnix)
+		}
+		return true
+	})
+	if n != 5 {
+		t.Errorf("%d rows stored, want 5", n)
+	}
+}
+
+// TestIssue20_DriveTestBrazilianCSV: POST /coverage/observations/drivetest
+// takes the file Excel pt-BR saves (Windows-1252, ';', decimal commas,
+// upper-case and accented headers) and form fields with decimal commas,
+// as POST /batch_reports takes its CSV.
+func TestIssue20_DriveTestBrazilianCSV(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	var csv []byte
+	for _, r := range "LATITUDE;LONGITUDE;RSRP;Frequência (MHz);TIMESTAMP\r\n-22,9301;-43,2012;-95,5;1800;2026-03-01T08:59:00-03:00\r\n;;;;\r\n-22,9402;-43,2013;-97;1800;1772366340\r\n" {
+		csv = append(csv, byte(r)) // Windows-1252: "ê" is one byte
+	}
+	form := map[string]string{}
+	for k, v := range dtForm {
+		form[k] = v
+	}
+	form["tx_power_dbm"], form["cable_loss_db"] = "43,5", "1,5"
+	body, ct := driveTestBody(t, string(csv), form)
+	res := h.do(t, "POST", "/coverage/observations/drivetest", h.keys["pro"], map[string]string{"Content-Type": ct}, body)
+	if res.status != 200 || !strings.Contains(string(res.body), `"ingested":2`) {
+		t.Fatalf("%d %s", res.status, res.body)
+	}
+	k, err := h.auth.Authenticate(h.keys["pro"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []appliance.Observation
+	_ = h.db.Observations(k.TenantID, appliance.KindCellSignalSample, func(o appliance.Observation) bool { got = append(got, o); return true })
+	if len(got) != 2 {
+		t.Fatalf("%d rows", len(got))
+	}
+	for _, o := range got {
+		if o.FreqHz != 1800e6 || o.TsUnix != 1772366340 || o.TxPowerDBm != 43.5 || o.CableLossDB != 1.5 || o.Metric != "rsrp" ||
+			!(o.RxLat == -22.9301 && o.ObservedDBm == -95.5 || o.RxLat == -22.9402 && o.ObservedDBm == -97) {
+			t.Errorf("stored %+v", o)
+		}
+	}
+}

@@ -127,9 +127,13 @@ type PlanRepeaterJSON struct {
 	Warnings []appliance.Warning `json:"warnings"`
 }
 
-// PlanAcceptedJSON is the 202 answer of a plan queued as a job.
+// PlanAcceptedJSON is the 202 answer of a plan queued as a job: the job
+// object exactly as GET /jobs/{id} (Location) answers it.
 type PlanAcceptedJSON struct {
-	Job JobJSON `json:"job"`
+	JobJSON
+	// Job repeats the job object under the member older clients read;
+	// deprecated (OpenAPI), removed in a later version.
+	Job *JobJSON `json:"job"`
 }
 
 func (a *API) planRepeater(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -153,7 +157,8 @@ func (a *API) planRepeater(w http.ResponseWriter, r *http.Request) (any, error) 
 	}
 	if job != nil {
 		w.Header().Set("Location", "/jobs/"+job.ID)
-		writeJSON(w, http.StatusAccepted, PlanAcceptedJSON{Job: jobJSON(job, time.Now())})
+		j := jobJSON(job, time.Now())
+		writeJSON(w, http.StatusAccepted, PlanAcceptedJSON{JobJSON: j, Job: &j})
 		return nil, nil
 	}
 	out := PlanRepeaterJSON{Plan: plan, Warnings: append([]appliance.Warning{}, plan.Warnings...)}

@@ -21,6 +21,7 @@ func (a *API) registerReports(r *mux.Router) {
 // /analyze_link, the tower to report (optional: the best) and the
 // language.
 type reportLinkRequest struct {
+	renamed
 	Receiver        *receiverJSON `json:"receiver"`
 	FrequencyMHz    *float64      `json:"frequency_mhz"`
 	MaxDistanceKm   *float64      `json:"max_distance_km"`
@@ -127,6 +128,9 @@ func (a *API) reportLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if c == res.Best {
 		in.Caveats = res.BestTowerCaveats // what qualifies its choice travels with it
 	}
+	// The request's deprecated names (renames.go): listed after the
+	// candidate's own warnings, like the caveats.
+	in.Caveats = append(append([]appliance.Warning(nil), in.Caveats...), q.renames()...)
 	if err := report.Write(&buf, in, report.Options{Language: lang, Branding: brand, Created: time.Now().UTC()}); err != nil {
 		// The input came from the planner: a renderer error is a bug (500),
 		// not the client's ErrInvalid, hence %v.

@@ -768,7 +768,7 @@ func TestScenarios(t *testing.T) {
 			{name: "every out-of-range field named", method: "POST", url: "/analyze_link", key: "pro",
 				body:   `{"receiver":{"lat":91,"lon":-200,"height":0},"frequency_mhz":10,"max_distance_km":500,"rx_gain_dbi":100,"cable_loss_db":-1,"rx_threshold_dbm":10,"assumed_eirp_dbm":200,"max_alternatives":9,"operator":"` + strings.Repeat("o", 65) + `"}`,
 				status: 422, code: "invalid_input", doc: docRejects,
-				fields: []string{"receiver.lat", "receiver.lon", "receiver.height", "frequency_mhz", "max_distance_km", "rx_gain_dbi", "cable_loss_db", "rx_threshold_dbm", "assumed_eirp_dbm", "max_alternatives", "operator"}},
+				fields: []string{"receiver.lat", "receiver.lon", "receiver.height_m", "frequency_mhz", "max_distance_km", "rx_gain_dbi", "cable_loss_db", "rx_threshold_dbm", "assumed_eirp_dbm", "max_alternatives", "operator"}},
 			{name: "zero radius", method: "POST", url: "/analyze_link", key: "pro", body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"max_distance_km":0}`,
 				status: 422, code: "invalid_input", fields: []string{"max_distance_km"}, doc: docRejects},
 			{name: "required fields missing", method: "POST", url: "/analyze_link", key: "pro", body: `{}`, status: 422, code: "invalid_input",
@@ -962,7 +962,7 @@ func TestScenarios(t *testing.T) {
 			{name: "register with every field bad", method: "POST", url: "/towers", key: "pro",
 				body:   `{"operator":"","lat":95,"lon":-200,"height":0.1,"power":200,"azimuth":400,"tilt":91,"station_number":"` + strings.Repeat("9", 33) + `","technologies":[""],"bands_mhz":[0.5]}`,
 				status: 422, code: "invalid_input", doc: docRejects,
-				fields: []string{"operator", "lat", "lon", "height", "power", "azimuth", "tilt", "station_number", "technologies[0]", "bands_mhz[0]"}},
+				fields: []string{"operator", "lat", "lon", "height_m", "power", "azimuth", "tilt", "station_number", "technologies[0]", "bands_mhz[0]"}},
 			{name: "register too many entries", method: "POST", url: "/towers", key: "pro",
 				body:   `{"operator":"Oi","lat":-22.9,"lon":-43.1,"technologies":[` + strings.TrimSuffix(strings.Repeat(`"LTE",`, 17), ",") + `]}`,
 				status: 422, code: "invalid_input", fields: []string{"technologies"}, doc: docRejects},
@@ -1074,7 +1074,7 @@ func TestScenarios(t *testing.T) {
 				status: 422, code: "invalid_input", fields: []string{"tower_id"}},
 			{name: "analyze a bad ad hoc tower", method: "POST", url: "/analyze", key: "pro",
 				body:   `{"tower":{"lat":95,"height":0},"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`,
-				status: 422, code: "invalid_input", fields: []string{"tower.lat", "tower.lon", "tower.height"}, doc: docRejects},
+				status: 422, code: "invalid_input", fields: []string{"tower.lat", "tower.lon", "tower.height_m"}, doc: docRejects},
 			// time_pct is checked by the planner, after the tower fields: a
 			// request with both kinds of error learns of them in two rounds.
 			{name: "analyze with a bad time percentage", method: "POST", url: "/analyze", key: "pro",

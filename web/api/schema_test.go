@@ -31,7 +31,7 @@ var (
 	validatorKeywords = []string{"$ref", "type", "enum", "const", "required", "properties", "additionalProperties",
 		"items", "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
 		"minLength", "maxLength", "pattern", "anyOf"}
-	annotationKeywords = []string{"description", "default", "examples", "title"}
+	annotationKeywords = []string{"description", "default", "examples", "title", "deprecated"}
 )
 
 // openAPI is the parsed document.

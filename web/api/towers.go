@@ -179,10 +179,13 @@ func (a *API) getTower(w http.ResponseWriter, r *http.Request) (any, error) {
 }
 
 type registerTowerRequest struct {
-	Operator      *string   `json:"operator"`
-	Lat           *float64  `json:"lat"`
-	Lon           *float64  `json:"lon"`
-	Height        *float64  `json:"height"`  // metres above ground, default 30
+	renamed
+	Operator *string  `json:"operator"`
+	Lat      *float64 `json:"lat"`
+	Lon      *float64 `json:"lon"`
+	HeightM  *float64 `json:"height_m"` // metres above ground, default 30
+	// Height is the deprecated name of height_m (renames.go).
+	Height        *float64  `json:"height" deprecated:"height_m"`
 	Power         *float64  `json:"power"`   // ERP dBm
 	Azimuth       *float64  `json:"azimuth"` // degrees
 	Tilt          *float64  `json:"tilt"`    // degrees
@@ -193,7 +196,7 @@ type registerTowerRequest struct {
 
 // input maps the wire shape onto the registry's; the rules live there.
 func (q *registerTowerRequest) input() registry.Input {
-	return registry.Input{Operator: q.Operator, Lat: q.Lat, Lon: q.Lon, Height: q.Height, Power: q.Power,
+	return registry.Input{Operator: q.Operator, Lat: q.Lat, Lon: q.Lon, Height: q.HeightM, Power: q.Power,
 		Azimuth: q.Azimuth, Tilt: q.Tilt, StationNumber: q.StationNumber, Technologies: q.Technologies, BandsMHz: q.BandsMHz}
 }
 
@@ -201,6 +204,13 @@ func (q *registerTowerRequest) input() registry.Input {
 // /coverage/link share the registration rules).
 func (q *registerTowerRequest) toDomain() (*appliance.Tower, error) {
 	return registry.Validate(q.input())
+}
+
+// RegisteredTowerJSON is the 201 answer of POST /towers: the tower and
+// the request's warnings (deprecated_field; absent when none).
+type RegisteredTowerJSON struct {
+	TowerJSON
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
 }
 
 // registerTower is POST /towers: decode, one registry call, encode.
@@ -214,7 +224,7 @@ func (a *API) registerTower(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return created{towerJSON(t)}, nil
+	return created{RegisteredTowerJSON{TowerJSON: towerJSON(t), Warnings: q.renames()}}, nil
 }
 
 // searchTowerPage answers GET /towers?q= from the full-text index. The

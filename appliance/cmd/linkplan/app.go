@@ -32,6 +32,7 @@ import (
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
+	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 	"linkplan/appliance/training"
 	"linkplan/engines"
@@ -120,7 +121,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// stack and counts it by component.
 	mset := metrics.NewSet()
 	rec := &appliance.Recoverer{Log: log, Count: func(component string) {
-		mset.GetOrCreateCounter(fmt.Sprintf(`%s{component=%q}`, appliance.MetricRecoveredPanics, component)).Inc()
+		mset.GetOrCreateCounter(telemetry.RecoveredPanicSeries(component)).Inc()
 	}}
 	db, err := store.Open(cfg.DataDir, store.Options{})
 	if err != nil {

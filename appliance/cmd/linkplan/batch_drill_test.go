@@ -120,16 +120,14 @@ func submitBatch(t testing.TB, s *server, key, body string) string {
 	if r.status != http.StatusAccepted {
 		t.Fatalf("batch_reports: %d %s", r.status, r.body)
 	}
-	var j struct {
-		Job drillJob `json:"job"`
-	}
-	if err := json.Unmarshal(r.body, &j); err != nil || j.Job.ID == "" {
+	var j drillJob // the 202 is the job object of GET /jobs/{id}
+	if err := json.Unmarshal(r.body, &j); err != nil || j.ID == "" {
 		t.Fatalf("batch_reports answer %s: %v", r.body, err)
 	}
-	if loc := r.header.Get("Location"); loc != "/jobs/"+j.Job.ID {
-		t.Errorf("Location %q, want /jobs/%s", loc, j.Job.ID)
+	if loc := r.header.Get("Location"); loc != "/jobs/"+j.ID {
+		t.Errorf("Location %q, want /jobs/%s", loc, j.ID)
 	}
-	return j.Job.ID
+	return j.ID
 }
 
 func getJob(t testing.TB, s *server, key, id string) drillJob {

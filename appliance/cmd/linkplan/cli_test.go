@@ -226,3 +226,57 @@ func TestTerrainCLI(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue20_TerrainBuildSkipsNonDEM: `terrain build --out PACK DIR/*`
+// over a tile directory as users have them (two real SRTM3 tiles of the
+// packer's testdata beside their licence and provenance files, a checksum
+// file and a subdirectory) builds the tiles and skips every other input
+// with a note; before, the first README stopped the build. A glob with no
+// DEM at all is a usage error.
+func TestIssue20_TerrainBuildSkipsNonDEM(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	for _, name := range []string{"S22W043.hgt.zip", "S23W044.hgt.zip", "PROVENANCE.md", "LICENSE.asmyasnikov-srtm.MIT.txt"} {
+		raw, err := os.ReadFile(filepath.Join(srtmDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "S23W044.hgt.zip.md5"), []byte("0123456789abcdef0123456789abcdef  S23W044.hgt.zip\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack := filepath.Join(t.TempDir(), "dir.ltp")
+	out, errOut, code := runCLI(t, bin, append([]string{"terrain", "build", "--quiet", "--out", pack}, inputs...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var stats struct {
+		Tiles int `json:"tiles"`
+	}
+	if err := json.Unmarshal([]byte(out), &stats); err != nil || stats.Tiles != 2 {
+		t.Fatalf("stats %+v (%v)\n%s", stats, err, out)
+	}
+	for _, in := range inputs {
+		dem := strings.HasSuffix(in, ".hgt.zip")
+		if noted := strings.Contains(errOut, "note: skipping "+in+": "); noted == dem {
+			t.Errorf("%s: DEM %v, notes:\n%s", filepath.Base(in), dem, errOut)
+		}
+	}
+	if len(inputs) != 6 {
+		t.Errorf("inputs %q", inputs)
+	}
+	_, errOut, code = runCLI(t, bin, "terrain", "build", "--quiet", "--out", pack+"2", filepath.Join(dir, "PROVENANCE.md"))
+	if code != 2 || !strings.Contains(errOut, "none of the 1 inputs is a DEM") {
+		t.Errorf("no DEM: exit %d\n%s", code, errOut)
+	}
+}

@@ -265,10 +265,10 @@ func TestCoverageBadFlags(t *testing.T) {
 // `linkplan coverage --help` for the flags it passes.
 func TestCoverageHelpListsBenchFlags(t *testing.T) {
 	bin := binary(t)
-	_, errOut, _ := runCLI(t, bin, "coverage", "--help")
+	out, _, _ := runCLI(t, bin, "coverage", "--help")
 	for _, f := range []string{"site", "eirp-dbm", "frequency-mhz", "radius-km", "rx-height-m", "engine", "resolution-m", "terrain", "itm-climate", "itm-n0", "out", "tower", "towers", "azimuth-deg", "beamwidth-deg", "workers"} {
-		if !strings.Contains(errOut, "-"+f+" ") {
-			t.Errorf("--help lacks -%s:\n%s", f, errOut)
+		if !strings.Contains(out, "-"+f+" ") {
+			t.Errorf("--help lacks -%s:\n%s", f, out)
 		}
 	}
 }

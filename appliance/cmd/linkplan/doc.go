@@ -50,6 +50,11 @@
 // malformed, the local models answer. With a URL the appliance is no longer
 // offline.
 //
+// Help (help.go): -h, -help or --help anywhere on a command line, before a
+// "--", prints the help of the command or subcommand it names on standard
+// output and exits 0: the command's usage text and its flags. A usage
+// mistake prints the usage on standard error and exits 2; a failure exits 1.
+//
 // # Caveats
 //
 // With no --towers file and no installed source, the appliance serves the

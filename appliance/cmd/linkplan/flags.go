@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -19,9 +20,20 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
+// newFlags returns the flag set of command name ("terrain build"). Its
+// usage lists the flags, if any; the command prints its usage text after
+// it.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("linkplan "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(fs.Output(), "flags of linkplan %s:\n", name)
+			fs.PrintDefaults()
+		}
+	}
 	return fs
 }
 

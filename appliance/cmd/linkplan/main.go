@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,33 +52,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	var err error
-	switch args[0] {
-	case "serve":
-		err = serve(ctx, args[1:], stderr)
-	case "terrain":
-		err = terrainCmd(ctx, args[1:], stdout, stderr)
-	case "predict":
-		err = predictCmd(ctx, args[1:], os.Stdin, stdout, stderr)
-	case "coverage":
-		err = coverageCmd(ctx, args[1:], stdout, stderr)
-	case "towers":
-		err = towersCmd(ctx, args[1:], stdout, stderr)
-	case "admin":
-		err = adminCmd(ctx, args[1:], time.Now, stdout, stderr)
-	case "observations":
-		err = observationsCmd(ctx, args[1:], stdout, stderr)
-	case "model":
-		if len(args) > 1 && (args[1] == "retrain" || args[1] == "synth") {
-			err = modelTrainingCmd(ctx, args[1:], stdout, stderr)
-			break
-		}
-		err = modelCmd(ctx, args[1:], time.Now, stdout, stderr)
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "linkplan", version())
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-	default:
+	if wantsHelp(args[1:]) {
+		return help(ctx, args, stdout)
+	}
+	err := dispatch(ctx, args, stdout, stderr)
+	if errors.Is(err, errUnknownCommand) {
 		fmt.Fprintf(stderr, "linkplan: unknown command %q\n%s", args[0], usage)
 		return 2
 	}
@@ -90,3 +69,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// dispatch runs the command that args name.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stderr)
+	case "terrain":
+		return terrainCmd(ctx, args[1:], stdout, stderr)
+	case "predict":
+		return predictCmd(ctx, args[1:], os.Stdin, stdout, stderr)
+	case "coverage":
+		return coverageCmd(ctx, args[1:], stdout, stderr)
+	case "towers":
+		return towersCmd(ctx, args[1:], stdout, stderr)
+	case "admin":
+		return adminCmd(ctx, args[1:], time.Now, stdout, stderr)
+	case "observations":
+		return observationsCmd(ctx, args[1:], stdout, stderr)
+	case "model":
+		if len(args) > 1 && (args[1] == "retrain" || args[1] == "synth") {
+			return modelTrainingCmd(ctx, args[1:], stdout, stderr)
+		}
+		return modelCmd(ctx, args[1:], time.Now, stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "linkplan", version())
+		return nil
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("%q: %w", args[0], errUnknownCommand)
+}
+
+// errUnknownCommand is dispatch's answer to a command it does not know.
+var errUnknownCommand = fmt.Errorf("unknown command: %w", errUsage)

@@ -128,12 +128,12 @@ func parseDriveTestFile(raw []byte, name string) ([]dtRow, error) {
 	}
 	out := make([]dtRow, 0, len(ins))
 	for i, in := range ins {
-		if in.TxLat == nil || in.TxLon == nil || in.FreqHz == nil || in.RxLat == nil || in.RxLon == nil || in.ObservedDBm == nil {
+		if in.TxLat == nil || in.TxLon == nil || in.FreqMHz == nil || in.RxLat == nil || in.RxLon == nil || in.ObservedDBm == nil {
 			return nil, fmt.Errorf("--observations %s: data row %d lacks the serving cell's position or frequency (cellLat/cellLon/cellFreq or tx_lat/tx_lon/freq_hz): %w",
 				name, i+1, appliance.ErrInvalid)
 		}
 		out = append(out, dtRow{RxLat: *in.RxLat, RxLon: *in.RxLon, TxLat: *in.TxLat, TxLon: *in.TxLon,
-			FreqHz: *in.FreqHz, ObservedDBm: *in.ObservedDBm, File: name})
+			FreqHz: *in.FreqMHz * 1e6, ObservedDBm: *in.ObservedDBm, File: name})
 	}
 	return out, nil
 }
@@ -156,7 +156,7 @@ func dtFeatures(rows []dtRow, version int) ([][]float64, error) {
 // modelCmd runs linkplan model train|eval.
 func modelCmd(_ context.Context, args []string, now func() time.Time, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "train" && args[0] != "eval") {
-		fmt.Fprint(stderr, modelUsage)
+		fmt.Fprint(stderr, modelUsage, modelTrainingUsage)
 		return fmt.Errorf("model: the subcommands are train and eval: %w", errUsage)
 	}
 	fs := newFlags("model "+args[0], stderr)

@@ -28,7 +28,7 @@ func TestObservationsConsentCLI(t *testing.T) {
 	for i, src := range []string{"drivetest_tems", "drivetest_tems", "drivetest_qualipoc"} {
 		s := src
 		in := observations.Input{TxLat: f(-22.95), TxLon: f(-43.23), TxHeightM: f(40), TxPowerDBm: f(43), TxGainDBi: f(15), RxGainDBi: f(0),
-			CableLossDB: f(1), RxHeightM: f(1.5), RxLat: f(-22.9 + float64(i)*0.01), RxLon: f(-43.2), FreqHz: f(7e8), ObservedDBm: f(-80),
+			CableLossDB: f(1), RxHeightM: f(1.5), RxLat: f(-22.9 + float64(i)*0.01), RxLon: f(-43.2), FreqMHz: f(700), ObservedDBm: f(-80),
 			TsUnix: f(float64(now.Unix() - 60)), Source: &s}
 		if _, err := svc.Submit(context.Background(), k, observations.Submission{Rows: []observations.Input{in}}, observations.Client{}); err != nil {
 			t.Fatal(err)

@@ -21,9 +21,9 @@ func TestRepeaterPlanJobSurvivesRestart(t *testing.T) {
 			t.Fatalf("plan_repeater: %d %s", r.status, r.body)
 		}
 		var acc struct {
-			Job drillJob `json:"job"`
+			Job drillJob // the 202 is the job object of GET /jobs/{id}
 		}
-		if err := json.Unmarshal(r.body, &acc); err != nil || acc.Job.ID == "" {
+		if err := json.Unmarshal(r.body, &acc.Job); err != nil || acc.Job.ID == "" {
 			t.Fatalf("answer %s: %v", r.body, err)
 		}
 		if kill {

@@ -26,6 +26,12 @@ import (
 	"linkplan/web/console"
 )
 
+const serveUsage = `usage:
+  linkplan serve [--addr HOST:PORT] [--data-dir DIR] [flags]
+      run the appliance (API, web console) on the embedded sample data or the
+      terrain packs and tower sources of DIR, until SIGINT or SIGTERM
+`
+
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
@@ -61,6 +67,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
+	flagsUsage := fs.Usage
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), serveUsage)
+		flagsUsage()
+	}
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("serve: %w", errUsage)
 	}

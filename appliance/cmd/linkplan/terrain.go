@@ -20,7 +20,9 @@ const terrainUsage = `usage:
                                       in priority order: where several cover a tile, the first that measured
                                       a sample wins, so later DEMs fill the voids and NoData of earlier ones
                                       (e.g. SRTM v2.1 first, then a void-filled DEM or a survey); remaining
-                                      .hgt voids are interpolated and marked in the pack's void mask
+                                      .hgt voids are interpolated and marked in the pack's void mask.
+                                      Other files among the INPUTs (README.txt, checksums, directories:
+                                      DIR/* brings them) are skipped with a note on stderr
   linkplan terrain info PACK                                     print the pack summary as JSON
   linkplan terrain elevation --pack PACK LAT LON                 print the ground height in metres (a warning
                                                                  on stderr when it was interpolated across a void)
@@ -65,6 +67,7 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var landcover multi
 	fs.Var(&landcover, "landcover", "MapBiomas land-cover GeoTIFF for the clutter layer (repeatable)")
 	if err := fs.Parse(args); err != nil {
+		fmt.Fprint(stderr, terrainUsage)
 		return fmt.Errorf("terrain build: %w", errUsage)
 	}
 	if *out == "" || fs.NArg() == 0 && *sea == "" {
@@ -80,19 +83,43 @@ func terrainBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "[%d/%d] %s %s\n", p.Done, p.Total, p.Tile, p.Kind)
 		}
 	}
-	st, err := packer.Build(ctx, *out, fs.Args(), opts)
+	// A shell glob (DIR/*) brings README files, checksums and directories
+	// along: they are skipped with a note, the DEMs are built.
+	var inputs []string
+	for _, in := range fs.Args() {
+		if why := packer.NotDEM(in); why != "" {
+			fmt.Fprintf(stderr, "note: skipping %s: %s\n", in, why)
+			continue
+		}
+		inputs = append(inputs, in)
+	}
+	if len(inputs) == 0 && fs.NArg() > 0 && *sea == "" {
+		return fmt.Errorf("terrain build: none of the %d inputs is a DEM: %w", fs.NArg(), errUsage)
+	}
+	st, err := packer.Build(ctx, *out, inputs, opts)
 	if err != nil {
 		return fmt.Errorf("terrain build: %w", err)
 	}
 	return printJSON(stdout, st)
 }
 
-func terrainInfo(args []string, stdout, stderr io.Writer) error {
-	if len(args) != 1 {
+// packArg parses the one PACK operand of terrain info and verify (a flag
+// set without flags: -h asks for help, "--" ends the flags).
+func packArg(name string, args []string, stderr io.Writer) (string, error) {
+	fs := newFlags(name, stderr)
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
 		fmt.Fprint(stderr, terrainUsage)
-		return fmt.Errorf("terrain info: exactly one PACK is required: %w", errUsage)
+		return "", fmt.Errorf("%s: exactly one PACK is required: %w", name, errUsage)
 	}
-	p, err := terrain.Open(args[0])
+	return fs.Arg(0), nil
+}
+
+func terrainInfo(args []string, stdout, stderr io.Writer) error {
+	path, err := packArg("terrain info", args, stderr)
+	if err != nil {
+		return err
+	}
+	p, err := terrain.Open(path)
 	if err != nil {
 		return fmt.Errorf("terrain info: %w", err)
 	}
@@ -166,11 +193,11 @@ func terrainClutter(args []string, stdout, stderr io.Writer) error {
 }
 
 func terrainVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) != 1 {
-		fmt.Fprint(stderr, terrainUsage)
-		return fmt.Errorf("terrain verify: exactly one PACK is required: %w", errUsage)
+	path, err := packArg("terrain verify", args, stderr)
+	if err != nil {
+		return err
 	}
-	rep, err := packer.Verify(ctx, args[0])
+	rep, err := packer.Verify(ctx, path)
 	if perr := printJSON(stdout, rep); perr != nil && err == nil {
 		err = perr
 	}

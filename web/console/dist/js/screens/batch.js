@@ -266,7 +266,7 @@ export default {
       jobErr.replaceChildren();
       try {
         const res = await busy(submit, () => ctx.api('POST', '/batch_reports', { form: fd, signal: ac.signal }));
-        if (res.job) showJob(res.job, res.ignored_columns);
+        if (res.id) showJob(res, res.ignored_columns); // the job object, as GET /jobs/{id} answers it
         else showSync(res);
       } catch (err) {
         showError(ctx, errBox, err);

@@ -266,7 +266,7 @@ export default {
       e.preventDefault();
       formErr.replaceChildren();
       const body = {
-        receiver: { lat: Number(lat.value), lon: Number(lon.value), height: Number(height.value) },
+        receiver: { lat: Number(lat.value), lon: Number(lon.value), height_m: Number(height.value) },
         frequency_mhz: Number(freq.value),
         max_distance_km: Number(radius.value),
         engine: engine.value,

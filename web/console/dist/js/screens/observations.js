@@ -24,15 +24,15 @@ import { h, fill, card, row, check, facts, showError, busy, epoch } from '../for
 // The numeric form parts of the route, in form order: [name, required,
 // min, max, step]; the label is the string of the same name.
 const numbers = [
-  ['tx_power_dbm', true, '0', '80', 'any'],
-  ['tx_gain_dbi', true, null, null, 'any'],
+  ['tx_power_dbm', false, '0', '80', 'any'], // or the record of the tower
+  ['tx_gain_dbi', false, null, null, 'any'],
   ['rx_gain_dbi', true, null, null, 'any'],
   ['cable_loss_db', true, '0', '20', 'any'],
   ['rx_height_m', true, '0', '500', 'any'],
   ['tx_lat', false, '-90', '90', 'any'],
   ['tx_lon', false, '-180', '180', 'any'],
   ['tx_height_m', false, '0', '500', 'any'],
-  ['freq_hz', false, '1000000', '100000000000', 'any'],
+  ['frequency_mhz', false, '1', '100000', 'any'],
 ];
 
 export default {
@@ -45,13 +45,13 @@ export default {
       intro: 'Envie medições de campo (drive test) para calibrar os modelos. As medições ficam com o seu tenant; só entram no treino global com o seu consentimento.',
       upload: 'Enviar drive test',
       csv_file: 'Arquivo CSV do drive test',
-      csvHint: 'Colunas: latitude (lat, Latitude), longitude (lon, lng, Longitude), um sinal (signal_dbm, rsrp, rscp ou rxlev), frequência opcional (freq_hz em Hz, band_mhz, freq_mhz ou "Frequency [MHz]"), transmissor por linha opcional (tx_lat/cellLat, tx_lon/cellLon), horário opcional (ts ou timestamp, segundos epoch). CSV simples ou gzip, até 10.000 linhas.',
-      tower_id: 'Torre (id)', towerHint: 'Informe a torre OU a latitude, longitude e altura do transmissor abaixo (ou colunas por linha no CSV).',
+      csvHint: 'Colunas: latitude (lat, Latitude), longitude (lon, lng, Longitude), um sinal (signal_dbm, rsrp, rscp ou rxlev), frequência opcional (frequency_mhz, freq_mhz, band_mhz, "Frequência (MHz)" ou freq_hz em Hz), transmissor por linha opcional (tx_lat/cellLat, tx_lon/cellLon), horário opcional (ts ou timestamp: segundos epoch ou ISO 8601 com fuso, ex. 2026-03-01T08:59:00-03:00). Separador vírgula, ponto e vírgula ou tab; vírgula decimal; UTF-8 ou Windows-1252 (CSV do Excel). CSV simples ou gzip, até 10.000 linhas.',
+      tower_id: 'Torre (id)', towerHint: 'Informe a torre OU a latitude, longitude e altura do transmissor abaixo (ou colunas por linha no CSV). Se o registro da torre tiver potência e ganho (licenças da Anatel), eles são usados quando os campos abaixo ficam vazios.',
       device: 'Equipamento de medição', deviceHint: 'Ex.: TEMS, G-NetTrack, QualiPoc.',
       tx_power_dbm: 'Potência do transmissor (dBm)', tx_gain_dbi: 'Ganho da antena TX (dBi)', rx_gain_dbi: 'Ganho da antena RX (dBi)',
       cable_loss_db: 'Perda de cabo (dB)', rx_height_m: 'Altura da antena RX (m)', tx_lat: 'Latitude do transmissor (graus)',
-      tx_lon: 'Longitude do transmissor (graus)', tx_height_m: 'Altura do transmissor (m)', freq_hz: 'Frequência (Hz)',
-      freqHint: 'Só quando o CSV não tem coluna de frequência. Ex.: 1800000000 para 1800 MHz.',
+      tx_lon: 'Longitude do transmissor (graus)', tx_height_m: 'Altura do transmissor (m)', frequency_mhz: 'Frequência (MHz)',
+      freqHint: 'Só quando o CSV não tem coluna de frequência. Ex.: 1800.',
       required: 'Obrigatório para drive test: ganhos, perda de cabo e altura RX explícitos.',
       consent: 'Autorizo o uso destas medições no treino do modelo global',
       submit: 'Enviar',
@@ -76,13 +76,13 @@ export default {
       intro: 'Upload field measurements (drive tests) to calibrate the models. Measurements stay with your tenant; they join global training only with your consent.',
       upload: 'Upload a drive test',
       csv_file: 'Drive-test CSV file',
-      csvHint: 'Columns: latitude (lat, Latitude), longitude (lon, lng, Longitude), one signal (signal_dbm, rsrp, rscp or rxlev), optional frequency (freq_hz in Hz, band_mhz, freq_mhz or "Frequency [MHz]"), optional per-row transmitter (tx_lat/cellLat, tx_lon/cellLon), optional time (ts or timestamp, epoch seconds). Plain or gzip CSV, up to 10,000 rows.',
-      tower_id: 'Tower (id)', towerHint: 'Give the tower OR the transmitter latitude, longitude and height below (or per-row columns in the CSV).',
+      csvHint: 'Columns: latitude (lat, Latitude), longitude (lon, lng, Longitude), one signal (signal_dbm, rsrp, rscp or rxlev), optional frequency (frequency_mhz, freq_mhz, band_mhz, "Frequency [MHz]" or freq_hz in Hz), optional per-row transmitter (tx_lat/cellLat, tx_lon/cellLon), optional time (ts or timestamp: epoch seconds or ISO 8601 with its offset, e.g. 2026-03-01T08:59:00-03:00). Comma, semicolon or tab separators; decimal commas; UTF-8 or Windows-1252 (Excel CSV). Plain or gzip CSV, up to 10,000 rows.',
+      tower_id: 'Tower (id)', towerHint: 'Give the tower OR the transmitter latitude, longitude and height below (or per-row columns in the CSV). When the tower\'s record has its power and gain (Anatel licences), they are used where the fields below are left empty.',
       device: 'Measuring tool', deviceHint: 'E.g. TEMS, G-NetTrack, QualiPoc.',
       tx_power_dbm: 'Transmitter power (dBm)', tx_gain_dbi: 'TX antenna gain (dBi)', rx_gain_dbi: 'RX antenna gain (dBi)',
       cable_loss_db: 'Cable loss (dB)', rx_height_m: 'RX antenna height (m)', tx_lat: 'Transmitter latitude (degrees)',
-      tx_lon: 'Transmitter longitude (degrees)', tx_height_m: 'Transmitter height (m)', freq_hz: 'Frequency (Hz)',
-      freqHint: 'Only when the CSV has no frequency column. E.g. 1800000000 for 1800 MHz.',
+      tx_lon: 'Transmitter longitude (degrees)', tx_height_m: 'Transmitter height (m)', frequency_mhz: 'Frequency (MHz)',
+      freqHint: 'Only when the CSV has no frequency column. E.g. 1800.',
       required: 'Required for drive tests: explicit gains, cable loss and RX height.',
       consent: 'I allow these measurements to be used to train the global model',
       submit: 'Upload',
@@ -115,7 +115,7 @@ export default {
     const rows = numbers.map(([name, required, min, max, step]) => {
       const i = h('input', { type: 'number', name, min, max, step, required, inputmode: 'decimal' });
       inputs[name] = i;
-      return row(t(name), i, name === 'freq_hz' ? t('freqHint') : null);
+      return row(t(name), i, name === 'frequency_mhz' ? t('freqHint') : null);
     });
     const consent = check(t('consent'), { name: 'consent_for_training' });
     const submit = h('button', { type: 'submit' }, t('submit'));

@@ -173,8 +173,8 @@ export default {
       try {
         const res = await ctx.apiRaw('POST', '/plan_repeater', { json: body, signal: ctx.signal });
         const data = await res.json().catch(() => null);
-        if (res.status === 202 && data && data.job) {
-          await followJob(data.job);
+        if (res.status === 202 && data && data.id) {
+          await followJob(data); // the job object, as GET /jobs/{id} answers it
         } else if (res.ok) {
           showPlan(data);
         } else {

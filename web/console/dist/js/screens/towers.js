@@ -196,7 +196,7 @@ export default {
           el('dt', { text: t('operator') }), el('dd', { text: tw.operator }),
           el('dt', { text: t('source') }), el('dd', { text: tw.synthetic ? `${tw.source} (${t('syntheticMark')})` : tw.source }),
           el('dt', { text: t('placement') }), el('dd', { text: tw.placement }),
-          el('dt', { text: t('height') }), el('dd', { text: fmt.unit(tw.height, 'm', 0) }),
+          el('dt', { text: t('height') }), el('dd', { text: fmt.unit(tw.height_m, 'm', 0) }),
           el('dt', { text: t('power') }), el('dd', { text: tw.power === null ? '—' : fmt.unit(tw.power, 'dBm', 1) }),
           el('dt', { text: t('uncertainty') }), el('dd', { text: fmt.unit(tw.position_uncertainty_m, 'm', 0) })));
     }
@@ -237,7 +237,7 @@ export default {
       e.preventDefault();
       regOut.replaceChildren();
       const opt = (inp) => (inp.value.trim() === '' ? undefined : Number(inp.value));
-      const body = { operator: rOp.value.trim(), lat: Number(rLat.value), lon: Number(rLon.value), height: opt(rH), power: opt(rP), azimuth: opt(rAz) };
+      const body = { operator: rOp.value.trim(), lat: Number(rLat.value), lon: Number(rLon.value), height_m: opt(rH), power: opt(rP), azimuth: opt(rAz) };
       if (rLat.value.trim() === '') body.lat = undefined;
       if (rLon.value.trim() === '') body.lon = undefined;
       try {

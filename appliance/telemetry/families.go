@@ -1,0 +1,173 @@
+package telemetry
+
+import "linkplan/appliance"
+
+// Type is a family's Prometheus metric type.
+type Type string
+
+// Metric types.
+const (
+	Counter   Type = "counter"
+	Gauge     Type = "gauge"
+	Histogram Type = "histogram"
+	// Untyped is a counter whose name promtool's lint refuses as a
+	// counter (LLM_EGRESS_TOTAL: the _total suffix must be lower-case).
+	Untyped Type = "untyped"
+)
+
+// Family declares one metric family.
+type Family struct {
+	Name string // the family's name; a histogram's samples add _bucket, _sum and _count
+	Type Type
+	Help string // one sentence with the unit, written as the HELP text
+	// Labels names the labels of its series, in the order its samples
+	// write them (a histogram's le excluded).
+	Labels []string
+	// Closed lists, for a counter whose labels all come from closed sets,
+	// every label tuple (values in the order of Labels): each is exposed
+	// at 0 until a source counts it. Nil for a family without labels or
+	// with an open label.
+	Closed [][]string
+}
+
+// Metric family names. The coverage_*, residual_* and LLM_EGRESS_TOTAL
+// names are SPEC §4.9's; the linkplan_* names are the appliance's own.
+const (
+	HTTPRequests        = "linkplan_http_requests_total"
+	HTTPRequestDuration = "linkplan_http_request_duration_seconds"
+
+	JobsEnqueued = "linkplan_jobs_enqueued_total"
+	JobsFinished = "linkplan_jobs_finished_total"
+	JobsQueued   = "linkplan_jobs_queued"
+	JobsRunning  = "linkplan_jobs_running"
+
+	// RecoveredPanics counts the panics recovered in tenant work, by
+	// component (RecoveredPanicComponents; appliance.Recoverer). Count one
+	// with set.GetOrCreateCounter(telemetry.RecoveredPanicSeries(component)).Inc().
+	RecoveredPanics = appliance.MetricRecoveredPanics
+
+	ObservationsTotal = "coverage_observations_total"
+
+	// Admission of heavy work (appliance/admission).
+	AdmissionWaiting = "linkplan_admission_waiting"
+	AdmissionRunning = "linkplan_admission_running"
+	AdmissionWorkers = "linkplan_admission_workers"
+	AdmissionMemory  = "linkplan_admission_memory_bytes"
+	AdmissionRefused = "linkplan_admission_refused_total"
+
+	ModelRMSE              = "coverage_model_rmse_db"
+	ModelCVRMSE            = "coverage_model_cv_rmse_db"
+	ModelCVRMSEStd         = "coverage_model_cv_rmse_std_db"
+	ModelCVFolds           = "coverage_model_cv_folds"
+	ModelRMSEByMorphology  = "coverage_model_rmse_by_morphology_db"
+	ModelRMSEByBand        = "coverage_model_rmse_by_band_db"
+	ObservationResidual    = "coverage_observation_residual_db"
+	ConformalHalfWidth     = "residual_conformal_halfwidth_db"
+	ConformalEmpirical     = "residual_conformal_empirical_coverage"
+	ConformalNominal       = "residual_conformal_nominal_coverage"
+	ConformalRegions       = "residual_conformal_regions"
+	LLMEgress              = "LLM_EGRESS_TOTAL"
+	recoveredPanicsLabel   = "component"
+	observationsTotalLabel = "source"
+)
+
+// RecoveredPanicComponents returns the closed set of the component label
+// of RecoveredPanics: the places that recover tenant work (the component
+// argument of appliance.Recoverer.Recover), each exposed at 0 from the
+// start. A new place is added here; until it is, its series is still
+// written under the family's HELP and TYPE, just not from the start.
+func RecoveredPanicComponents() []string {
+	out := []string{"batch.pdf", "batch.row", "coverage", "http", "jobs.loop"}
+	for _, k := range jobKinds() {
+		out = append(out, "jobs."+string(k))
+	}
+	return append(out, "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
+}
+
+// jobKinds are the job kinds of the appliance (labels of the job families
+// and of the jobs.<kind> panic components).
+func jobKinds() []appliance.JobKind {
+	return []appliance.JobKind{appliance.JobKindBatchReport, appliance.JobKindRepeaterPlan,
+		appliance.JobKindDSARHardDelete, appliance.JobKindModelRetrain}
+}
+
+// RecoveredPanicSeries is the series name of RecoveredPanics for one
+// component of RecoveredPanicComponents, as metrics.Set.GetOrCreateCounter
+// takes it.
+func RecoveredPanicSeries(component string) string {
+	return RecoveredPanics + `{` + recoveredPanicsLabel + `="` + component + `"}`
+}
+
+// ObservationsSeries is the series name of ObservationsTotal for one
+// source label value (bounded by appliance/observations).
+func ObservationsSeries(source string) string {
+	return ObservationsTotal + `{` + observationsTotalLabel + `=` + quote(source) + `}`
+}
+
+// Families returns every metric family of the appliance, in the order
+// /metrics writes them. It is the one declaration: a family missing here is
+// a bug that the tests of web/api find.
+func Families() []Family {
+	kinds := jobKinds()
+	lanes := []appliance.Lane{appliance.LanePriority, appliance.LaneStandard}
+	terminal := []appliance.JobState{appliance.JobSucceeded, appliance.JobFailed, appliance.JobCanceled, appliance.JobExpired}
+	var enqueued, finished [][]string
+	for _, k := range kinds {
+		for _, l := range lanes {
+			enqueued = append(enqueued, []string{string(k), string(l)})
+		}
+		for _, s := range terminal {
+			finished = append(finished, []string{string(k), string(s)})
+		}
+	}
+	var panics [][]string
+	for _, c := range RecoveredPanicComponents() {
+		panics = append(panics, []string{c})
+	}
+	return []Family{
+		{Name: HTTPRequests, Type: Counter, Labels: []string{"method", "route", "status"},
+			Help: "HTTP requests answered, by method, route template and status code."},
+		{Name: HTTPRequestDuration, Type: Histogram, Labels: []string{"method", "route"},
+			Help: "Time from the start of a request to its answer, in seconds, by method and route template."},
+		{Name: RecoveredPanics, Type: Counter, Labels: []string{recoveredPanicsLabel}, Closed: panics,
+			Help: "Panics recovered while running tenant work (the work failed with an error; the process kept running), by component."},
+		{Name: JobsEnqueued, Type: Counter, Labels: []string{"kind", "lane"}, Closed: enqueued,
+			Help: "Jobs enqueued, by kind and lane."},
+		{Name: JobsFinished, Type: Counter, Labels: []string{"kind", "state"}, Closed: finished,
+			Help: "Jobs that reached a terminal state, by kind and state."},
+		{Name: JobsRunning, Type: Gauge, Help: "Jobs running on this appliance's workers."},
+		{Name: JobsQueued, Type: Gauge, Help: "Jobs waiting in the queue (both lanes)."},
+		{Name: AdmissionWaiting, Type: Gauge, Help: "Heavy computations waiting for CPU workers and memory."},
+		{Name: AdmissionRunning, Type: Gauge, Help: "Heavy computations admitted and running."},
+		{Name: AdmissionWorkers, Type: Gauge, Labels: []string{"state"},
+			Help: "Worker slots of heavy work: busy, and the total budget."},
+		{Name: AdmissionMemory, Type: Gauge, Labels: []string{"state"},
+			Help: "Memory of heavy work in bytes: reserved by running work, and the budget."},
+		{Name: AdmissionRefused, Type: Counter, Labels: []string{"reason"}, Closed: [][]string{{"over_budget"}, {"queue_full"}},
+			Help: "Heavy computations refused at submission, by reason."},
+		{Name: ObservationsTotal, Type: Counter, Labels: []string{observationsTotalLabel},
+			Help: "Coverage observations stored, by source label (at most 64 sources, the others as \"other\")."},
+		{Name: ModelRMSE, Type: Gauge, Help: "In-sample RMSE of the served local model, dB (history only)."},
+		{Name: ModelCVRMSE, Type: Gauge, Help: "Mean out-of-fold RMSE of the served local model, dB."},
+		{Name: ModelCVRMSEStd, Type: Gauge, Help: "Standard deviation of the fold RMSEs of the served local model, dB."},
+		{Name: ModelCVFolds, Type: Gauge, Help: "Cross-validation folds of the served local model."},
+		{Name: ModelRMSEByMorphology, Type: Gauge, Labels: []string{"morphology"},
+			Help: "Out-of-fold RMSE of the served local model per terrain morphology, dB."},
+		{Name: ModelRMSEByBand, Type: Gauge, Labels: []string{"band"},
+			Help: "Out-of-fold RMSE of the served local model per band, dB."},
+		{Name: ObservationResidual, Type: Histogram,
+			Help: "Residuals (observed - predicted) of consented observations with a model prediction, dB."},
+		{Name: ConformalHalfWidth, Type: Gauge, Labels: []string{"scope"},
+			Help: "Half-width of the residual engine's conformal band, dB, marginal and per macro-region."},
+		{Name: ConformalEmpirical, Type: Gauge, Labels: []string{"scope"},
+			Help: "Empirical coverage of the residual engine's conformal band on its calibration residuals, marginal and per macro-region."},
+		{Name: ConformalNominal, Type: Gauge,
+			Help: "Nominal coverage (1 - alpha) of the residual engine's band; 0 when no residual engine is served."},
+		{Name: ConformalRegions, Type: Gauge, Help: "Macro-regions with a local (Mondrian) band in the residual engine."},
+		// SPEC §4.9 spells the name upper-case; promtool refuses a counter
+		// without a lower-case _total suffix, so the family is untyped (a
+		// monotonic count all the same: rate() applies).
+		{Name: LLMEgress, Type: Untyped, Labels: []string{"provider", "outcome"},
+			Help: "Calls to the language model provider, by provider kind and outcome (ok, error, timeout); a counter."},
+	}
+}
