@@ -38,6 +38,7 @@ import (
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
 	"linkplan/store"
+	"linkplan/store/jsq"
 	"linkplan/store/search"
 	"linkplan/store/spatial"
 	"linkplan/web/api"
@@ -64,6 +65,11 @@ type config struct {
 	// Heavy is the budget of heavy work (coverage maps, batch and repeater
 	// jobs): appliance/admission; zero values take its defaults.
 	Heavy admission.Options
+	// Queue is the job queue backend: queueBBolt ("" too) or
+	// queueJetStream (NATS below).
+	Queue string
+	// NATS is how the jetstream queue reaches its server.
+	NATS natsConfig
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -109,6 +115,7 @@ type app struct {
 	// training side calls after swapping <data dir>/models/current in.
 	predictions     *prediction.Service
 	credentialsPath string
+	nats            *natsLink // --queue jetstream: the connection and the embedded server
 }
 
 // boot assembles the appliance in start order: store, terrain, towers and
@@ -257,7 +264,20 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 		return appliance.HeavyWork{}, false // light jobs: privacy sweep; retraining has its own trigger
 	}
-	a.jobs = jobs.New(db, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec,
+	// --queue jetstream: the job records stay in the database (the
+	// ledger); each lease is also a JetStream message (store/jsq).
+	var queue appliance.JobQueue = db
+	if cfg.Queue == queueJetStream {
+		if a.nats, err = startNATS(ctx, cfg.DataDir, cfg.NATS, log); err != nil {
+			return nil, err
+		}
+		jq, err := jsq.NewJobQueue(ctx, db, a.nats.nc, a.nats.cfg, log)
+		if err != nil {
+			return nil, err
+		}
+		queue = jq
+	}
+	a.jobs = jobs.New(queue, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec,
 		Admission: a.heavy, Cost: jobCost})
 	a.batch = batch.New(batch.Deps{
 		Analyzer: plan, Queue: a.jobs, Quota: db, Terrain: terrainDesc,
@@ -456,6 +476,9 @@ func (a *app) close() {
 		}
 		cancel()
 	}
+	// The jobs gave their leases back: the JetStream connection and the
+	// embedded server go before the database.
+	a.nats.close()
 	if a.quota != nil {
 		// The requests are over: the last counts are written before the
 		// database closes.
