@@ -88,7 +88,9 @@ var _ appliance.JobQueue = (*JobQueue)(nil)
 
 // Enqueue stores j in the ledger (record, queue entry and audit entries in
 // one transaction). Nothing goes to JetStream until a lease.
-func (q *JobQueue) Enqueue(ctx context.Context, j *appliance.Job) error { return q.ledger.Enqueue(ctx, j) }
+func (q *JobQueue) Enqueue(ctx context.Context, j *appliance.Job) error {
+	return q.ledger.Enqueue(ctx, j)
+}
 
 // Lease leases the next job by the ledger's fairness rule, then publishes
 // its lease message and holds it unacknowledged: the message is the

@@ -74,7 +74,7 @@ func (c Config) leaseSubject(id string) string {
 	return c.Prefix + ".jobs.lease." + id
 }
 func (c Config) unitSubject(k appliance.UnitKind) string { return c.Prefix + ".units." + string(k) }
-func (c Config) resultSubject(job string) string      { return c.Prefix + ".results." + job }
+func (c Config) resultSubject(job string) string         { return c.Prefix + ".results." + job }
 
 // UnitConsumer is the durable consumer every worker pulls units from.
 const UnitConsumer = "workers"
