@@ -50,6 +50,15 @@ func (h handler) Run(ctx context.Context, run appliance.JobRun) (appliance.JobRe
 		}
 	}
 	next = max(0, min(next, len(p.Rows)))
+	if s.d.Units != nil && next < len(p.Rows) {
+		if err := h.runUnits(ctx, run, &p, next); err != nil {
+			if ctx.Err() != nil {
+				return appliance.JobResult{}, ctx.Err()
+			}
+			return appliance.JobResult{}, fmt.Errorf("batch job %s: %w", j.ID, err)
+		}
+		next = len(p.Rows)
+	}
 	res := make([]RowResult, ChunkRows)
 	for next < len(p.Rows) {
 		if err := ctx.Err(); err != nil {

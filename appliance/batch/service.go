@@ -61,11 +61,26 @@ type Deps struct {
 	// Recover recovers the panics of the row and report goroutines (a row
 	// error, a report left out); nil logs them to slog.Default.
 	Recover *appliance.Recoverer
+	// Units, when set, analyses the rows of jobs as batch.rows units of
+	// this executor (units.go: in the process or on workers, the same
+	// items); nil analyses them here, chunk after chunk.
+	Units appliance.UnitExecutor
+	// Inputs returns the input digests units are planned on (Units).
+	Inputs func() appliance.Inputs
+	// TenantTowers returns a tenant's own towers, sent with its units
+	// (a worker holds the public towers only).
+	TenantTowers func(ctx context.Context, tenantID string) ([]*appliance.Tower, error)
 }
 
 // Service runs batch reports.
 type Service struct {
 	d Deps
+}
+
+// UseUnits makes the service analyse the rows of jobs as units of ex
+// (Deps.Units, Deps.Inputs, Deps.TenantTowers); call it before jobs run.
+func (s *Service) UseUnits(ex appliance.UnitExecutor, inputs func() appliance.Inputs, towers func(ctx context.Context, tenantID string) ([]*appliance.Tower, error)) {
+	s.d.Units, s.d.Inputs, s.d.TenantTowers = ex, inputs, towers
 }
 
 // New returns a batch service.

@@ -64,4 +64,59 @@
 // ledger: TestLeaseHolderDeathByRedelivery); it is the rule a standby
 // that takes over (issue 21) needs, since its predecessor's leases die
 // with it.
+//
+// # Units
+//
+// Heavy work is split into appliance.WorkUnit (coverage radials, batch
+// rows) by its service. Executor publishes the units of a run on
+// <prefix>.units.<kind> (stream <prefix>_UNITS, work-queue retention,
+// message id job/run/index, so a publication retried within two minutes
+// is stored once), at most a window (DefaultWindow, 32) out at once, the
+// next one as each result is merged. Every worker, the appliance's own
+// included, pulls from the one durable consumer "workers" (ack explicit,
+// AckWait = Config.UnitAckWait, BackOff, MaxDeliver =
+// appliance.JobCrashLimit), heartbeats a unit it computes (InProgress
+// every AckWait/3), publishes its result on <prefix>.results.<job>
+// (stream <prefix>_RESULTS, message id = the unit's key) and only then
+// acknowledges the unit. The appliance's durable consumer "appliance"
+// reads the results, merges each unit once (by index within its run) and
+// acknowledges the result after the merge.
+//
+//	Unit state       | Trigger                                    | Next             | Effect
+//	-----------------+--------------------------------------------+------------------+-----------------------------------------------------
+//	(none)           | Execute, within the window                 | waiting          | published (retried while the server is away)
+//	waiting          | a ready worker fetches it                  | computing        | delivery n
+//	computing        | heartbeat                                  | computing        | ack wait starts again
+//	computing        | result published, unit acknowledged        | done             | the result waits in the results stream
+//	computing        | the worker dies or goes silent (AckWait)   | waiting          | delivered again after BackOff[n] (another worker)
+//	computing        | inputs planned on differ from the worker's | waiting          | Nak with 1 s delay (counts a delivery)
+//	computing, n = 2 | the second worker dies                     | quarantined      | max-deliveries advisory: message deleted, the run fails
+//	                 |                                            |                  |   with appliance.ErrUnitQuarantined (never retried)
+//	done             | result read by the appliance               | merged / dropped | merged once; a result of a merged unit (its worker died
+//	                 |                                            |                  |   after publishing, before acknowledging) is dropped
+//	waiting / comp.  | the run fails or its context ends          | deleted          | message deleted from the stream; a late result is stale
+//	any              | the appliance starts                       | purged           | units and results of dead runs purged (their runs died)
+//
+// Exactly-once effect: delivery is at least once, merging is at most once
+// per (job, run, index), and the merge is itself idempotent (a map's
+// pixels, a batch's items keyed by row), so a result counted twice is
+// impossible and a unit is never lost while its run waits: it is merged,
+// or the run fails with the reason.
+//
+// Tenancy: a unit carries its tenant, tier, input digests, deadline and
+// result bound, and only the data its computation reads (a radial's
+// pixels, a chunk's rows and the tenant's own towers). The worker user of
+// the embedded server (WorkerPermissions) may pull and acknowledge units,
+// publish results and its status, and read the inputs announcement;
+// nothing else: no results of others, no stream administration, no
+// tenant record. Fairness between tenants is decided before: the
+// admission scheduler grants runs (appliance/admission), and runs share
+// the workers window by window.
+//
+// Inputs: the appliance announces the digests of its read-only inputs
+// (terrain, public towers, engines) in the bucket <prefix>_INPUTS; a
+// worker watches it and pulls nothing while its own differ, saying why in
+// its status (bucket <prefix>_WORKERS, refreshed every 5 s, expiring
+// after 30 s), which the appliance shows in /health/ready and
+// /platform/maturity.
 package jsq

@@ -124,6 +124,10 @@ func WorkerPermissions(prefix string) *server.Permissions {
 			"$JS.API.STREAM.INFO.KV_" + p + "_INPUTS",
 			"$JS.API.DIRECT.GET.KV_" + p + "_INPUTS.>",
 			"$JS.API.STREAM.MSG.GET.KV_" + p + "_INPUTS",
+			"$JS.API.CONSUMER.CREATE.KV_" + p + "_INPUTS", // watching the announcement
+			"$JS.API.CONSUMER.CREATE.KV_" + p + "_INPUTS.>",
+			"$JS.API.CONSUMER.DELETE.KV_" + p + "_INPUTS.>",
+			"$JS.FC.KV_" + p + "_INPUTS.>",
 			"$JS.API.STREAM.INFO.KV_" + p + "_WORKERS",
 			"$KV." + p + "_WORKERS.>",
 		}},

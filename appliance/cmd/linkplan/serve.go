@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -140,6 +141,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := a.jobs.Start(ctx); err != nil {
 		return err
 	}
+	slots := heavy.Workers
+	if slots <= 0 {
+		slots = max(1, runtime.GOMAXPROCS(0)-1) // as the heavy-work budget
+	}
+	a.stopWorker = a.startLocalWorker(slots)
 	if err := a.quota.Start(ctx); err != nil {
 		return err
 	}

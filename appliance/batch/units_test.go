@@ -1,0 +1,61 @@
+package batch_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/appliance/batch"
+	"linkplan/appliance/units"
+)
+
+// TestUnitsGiveIdenticalBundle: a batch job whose rows run as units on
+// another planner (the worker's: its own terrain, towers and engines)
+// commits the same items, byte for byte, and writes the same bundle as
+// the job analysed in the process; each item is written once.
+func TestUnitsGiveIdenticalBundle(t *testing.T) {
+	rows, err := batch.ParseCSV(strings.NewReader(rioCSV(600)), batch.Limit(appliance.TierUltra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := batch.DefaultOptions()
+	opt.PDFs = false
+	local := batch.New(batch.Deps{Analyzer: realPlanner(t), Queue: &fakeQueue{}, Workers: 2, Terrain: "rio"})
+	_, job, err := local.Submit(context.Background(), proKey(), rows, opt)
+	if err != nil || job == nil {
+		t.Fatalf("submit: %v", err)
+	}
+	ref := newFakeRun(job)
+	if _, err := local.Handler().Run(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	worker := realPlanner(t)
+	calls := 0
+	ex := &units.Local{Workers: 1, Runners: units.Runners{appliance.UnitBatchRows: batch.RowsRunner{
+		Analyzer: func([]*appliance.Tower) batch.LinkAnalyzer { calls++; return worker }, Workers: 2}}}
+	split := batch.New(batch.Deps{Analyzer: realPlanner(t), Workers: 2, Terrain: "rio", Units: ex,
+		Inputs: func() appliance.Inputs { return appliance.Inputs{"towers": "x"} }})
+	run := newFakeRun(job)
+	if _, err := split.Handler().Run(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	if want := (len(rows) + batch.UnitRows - 1) / batch.UnitRows; calls != want {
+		t.Fatalf("%d units ran, want %d", calls, want)
+	}
+	if len(run.items) != len(ref.items) || len(run.items) != len(rows) {
+		t.Fatalf("%d items, want %d", len(run.items), len(ref.items))
+	}
+	for i, want := range ref.items {
+		if !bytes.Equal(run.items[i], want) {
+			t.Fatalf("item %d:\n%s\nwant\n%s", i, run.items[i], want)
+		}
+		if run.writes[i] != 1 {
+			t.Fatalf("item %d written %d times", i, run.writes[i])
+		}
+	}
+	if !bytes.Equal(run.result.Bytes(), ref.result.Bytes()) {
+		t.Fatal("the bundle differs")
+	}
+}
