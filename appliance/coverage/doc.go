@@ -233,7 +233,7 @@
 // With Options.Units (MapsOptions.Units: serve --queue jetstream) the
 // radials are computed as work units of an appliance.UnitExecutor instead
 // of on Workers goroutines: consecutive radials of the dispatch order,
-// at most Units.MaxPixels pixels a unit (DefaultUnitPixels, 16,384),
+// at most Units.MaxPixels pixels a unit (DefaultUnitPixels, 65,536),
 // coverage.radials units. A unit's body carries the request, the grid,
 // the number of radials and the profile step, and for each radial its
 // index and the raster indices and distances of its pixels (the plan's

@@ -24,12 +24,12 @@ type Units struct {
 	MaxPixels int
 }
 
-// DefaultUnitPixels is the default Units.MaxPixels: 16,384 pixels, about
-// 64 KiB of result and 60 ms of one core with ITM (the cheapest engine per
-// pixel), so that a unit's round trip (about 2 ms) stays near 3 % of it;
-// the 50 km map at 90 m (about 950,000 pixels within the radius) is 58
-// units.
-const DefaultUnitPixels = 1 << 14
+// DefaultUnitPixels is the default Units.MaxPixels: 65,536 pixels, about
+// 256 KiB of result and a quarter second of one core with ITM (the
+// cheapest engine per pixel), so that a unit's coordination (about 1 ms
+// of CPU over loopback, docs/SCALING.md) stays well under 5 % of it; the
+// 50 km map at 90 m (about 950,000 pixels within the radius) is 16 units.
+const DefaultUnitPixels = 1 << 16
 
 // maxUnitPixels bounds Units.MaxPixels: a unit's body (about 12 bytes a
 // pixel) stays under the transport's 8 MiB.

@@ -207,7 +207,7 @@ func (a *app) scaleOutChecks() []api.Check {
 			}
 			return map[string]any{"mode": kind, "queue": queueJetStream, "server": server,
 				"units": map[string]int64{"published": s.Published.Load(), "merged": s.Merged.Load(), "duplicates_dropped": s.Duplicates.Load(),
-					"stale_dropped": s.Stale.Load(), "failed": s.Failed.Load()}}
+					"stale_dropped": s.Stale.Load(), "failed": s.Failed.Load(), "compute_us": s.ComputeUS.Load(), "round_trip_us": s.RoundTripUS.Load()}}
 		}},
 		{Name: "workers", Kind: "external", Advisory: true, Fn: func(ctx context.Context) error {
 			ws, err := list(ctx)
