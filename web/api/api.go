@@ -101,6 +101,10 @@ type Deps struct {
 	// Basemap renders the public hillshade tiles of the console's map
 	// (appliance/basemap); nil: the tile route answers 503.
 	Basemap Basemap
+	// Data lists the terrain packs and tower sources in use by SHA-256
+	// (appliance/datamanifest) for GET /platform/maturity; nil: its
+	// data_manifest is null.
+	Data DataManifests
 	// Predictions serves the learned coverage models
 	// (appliance/prediction); nil: the prediction and model routes are
 	// not served.

@@ -29,6 +29,7 @@ import (
 	"linkplan/appliance/branding"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
+	"linkplan/appliance/datamanifest"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -379,7 +380,19 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		tb.Fatal(err)
 	}
 	h.preds = preds
+	// The data manifest over what the harness serves: the embedded pack and
+	// tower samples (hashed from memory, never pending), with the refresh
+	// records of loadTowers.
+	data := datamanifest.New(datamanifest.Deps{Refreshes: db, Inputs: func() ([]datamanifest.Input, error) {
+		return []datamanifest.Input{
+			{Kind: appliance.DataKindTerrainPack, Name: "embedded:rio.ltp", Data: sample.Pack(), Tiles: len(pack.Entries()),
+				Bounds: &appliance.BBox{MinLat: -23, MinLon: -44, MaxLat: -21, MaxLon: -42}},
+			{Kind: appliance.DataKindTowerSource, Name: "embedded:anatel_erbs_sample.csv", Data: sampledata.AnatelERBs()},
+			{Kind: appliance.DataKindTowerSource, Name: "embedded:opencellid_724_sample.csv", Data: sampledata.OpenCelliD()},
+		}, nil
+	}})
 	h.api = api.New(api.Deps{
+		Data:        data,
 		Predictions: preds,
 		Basemap:     tiles,
 		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),

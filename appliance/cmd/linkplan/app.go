@@ -23,6 +23,7 @@ import (
 	"linkplan/appliance/batch"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
+	"linkplan/appliance/datamanifest"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -109,6 +110,7 @@ type app struct {
 	// training side calls after swapping <data dir>/models/current in.
 	predictions     *prediction.Service
 	credentialsPath string
+	data            *datamanifest.Service // terrain packs and tower sources by SHA-256
 }
 
 // boot assembles the appliance in start order: store, terrain, towers and
@@ -227,6 +229,11 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		return nil, fmt.Errorf("load towers: %w", err)
 	}
 	a.refresh = rs
+	// The data files in use, hashed in the background from now on.
+	a.data = newDataManifest(cfg, ter, len(cfg.TowerFiles) == 0 && len(installed) == 0, db, log)
+	if err := a.data.Start(ctx); err != nil {
+		return nil, err
+	}
 
 	reg, err := engines.New(engines.Config{RefractivityDir: cfg.RefractivityDir})
 	if err != nil {
@@ -375,6 +382,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		log.Warn("model directory not loaded; the shipped models serve", "err", err)
 	}
 	a.api = api.New(api.Deps{
+		Data:        a.data,
 		Predictions: a.predictions,
 		Basemap:     tiles, // public hillshade tiles of the console's map
 		// The AI routes: the template explainer, or the operator's language
@@ -462,6 +470,13 @@ func (a *app) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if err := a.quota.Close(ctx); err != nil {
 			a.log.Warn("usage counts not written", "err", err)
+		}
+		cancel()
+	}
+	if a.data != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := a.data.Close(ctx); err != nil {
+			a.log.Warn("data manifest hashing did not stop", "err", err)
 		}
 		cancel()
 	}

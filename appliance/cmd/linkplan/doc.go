@@ -33,6 +33,17 @@
 // survives a restart for its retention (1 h after it finished); a map
 // queued or computing at a stop answers with the error code interrupted.
 //
+// Every serve flag may also come from the environment variable
+// LINKPLAN_<FLAG> (upper case, '-' as '_': --data-dir is LINKPLAN_DATA_DIR;
+// a repeatable flag takes a space-separated list); the command line wins,
+// an empty value keeps the default. The Debian package's unit reads them
+// from /etc/linkplan/linkplan.conf (build/deb). The start log names the
+// variables applied and warns of LINKPLAN_ names that are no flag.
+//
+// Data manifest (appliance/datamanifest, datamanifest.go): the terrain
+// packs and tower sources in use, hashed (SHA-256) in the background from
+// the start, shown by GET /platform/maturity as data_manifest.
+//
 // AI flags (appliance/ai): --ai-provider-url (root URL of a self-hosted
 // OpenAI-compatible chat-completions server: llama.cpp's llama-server or
 // Ollama; default empty: the AI routes answer with the built-in template

@@ -72,7 +72,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		fmt.Fprint(fs.Output(), serveUsage)
 		flagsUsage()
 	}
-	if err := fs.Parse(args); err != nil {
+	// Every flag may also come from LINKPLAN_<FLAG> (the packaged unit's
+	// /etc/linkplan/linkplan.conf); the command line wins.
+	envSet, err := parseWithEnv(fs, args, os.Environ())
+	if errors.Is(err, errUsage) {
+		return fmt.Errorf("serve: %w", err)
+	} else if err != nil {
 		return fmt.Errorf("serve: %w", errUsage)
 	}
 	var lvl slog.Level
@@ -83,6 +88,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: --refresh-interval must be at least 1s: %w", errUsage)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	if len(envSet.Applied)+len(envSet.Overridden) > 0 {
+		log.Info("settings from the environment", "vars", strings.Join(envSet.Applied, " "), "overridden_by_flags", strings.Join(envSet.Overridden, " "))
+	}
+	for _, name := range envSet.Unknown {
+		log.Warn("environment variable names no serve setting; ignored (a typo in /etc/linkplan/linkplan.conf?)", "var", name)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
