@@ -1,7 +1,9 @@
 // Command linkplan is the RF link-planning appliance: one binary that serves
 // the API (serve), builds and inspects terrain packs (terrain), imports tower
 // files (towers), runs an engine on a case (predict), computes a coverage map
-// offline as a GeoTIFF (coverage) and reports its version (version).
+// offline as a GeoTIFF (coverage), reproduces an ITU-R reference table with
+// the ITU-R availability methods of engines/itur (itu check, itu.go) and
+// reports its version (version).
 //
 // # Basics
 //
