@@ -28,7 +28,8 @@ var notYetFlags = []string{
 // is documented there, so the file cannot drift from the binary.
 func TestIssue21_PackagedConfNamesEveryServeFlag(t *testing.T) {
 	bin := binary(t)
-	_, usage, _ := runCLI(t, bin, "serve", "-h")
+	stdout, stderr, _ := runCLI(t, bin, "serve", "-h")
+	usage := stdout + stderr // help goes to stdout since every command answers -h there
 	flagRE := regexp.MustCompile(`(?m)^\s+-([a-z0-9-]+)`)
 	var flags []string
 	for _, m := range flagRE.FindAllStringSubmatch(usage, -1) {
