@@ -102,7 +102,7 @@ func (s *Scene) Map(ctx context.Context, r MapRequest) (MapResult, error) {
 			}
 		}
 	}
-	c, warns := s.newCtx(r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false)
+	c, warns := s.newCtx(r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
 	n := r.NX * r.NY
 	out := MapResult{EngineVersion: Version, NX: r.NX, NY: r.NY, ReceivedPowerDBm: make([]float32, n),
 		PathLossDB: make([]float32, n), RMSDelaySpreadNs: make([]float32, n), Flags: make([]uint8, n)}

@@ -880,3 +880,10 @@ func (s *Scene) buildEdgeGrid() {
 
 func (g *grid2) clampX(x float64) int { return max(0, min(g.nx-1, int((x-g.minX)/g.cell))) }
 func (g *grid2) clampY(y float64) int { return max(0, min(g.ny-1, int((y-g.minY)/g.cell))) }
+
+// Inside reports whether a point heightM above the ground at p lies inside
+// a building.
+func (s *Scene) Inside(p appliance.LatLon, heightM float64) bool {
+	x, y := s.frame.ToLocal(p)
+	return s.insideBuilding(vec3{x, y, s.groundAt(x, y) + heightM}) >= 0
+}

@@ -197,12 +197,14 @@ type traceCtx struct {
 	k        float64
 	etas     []complex128
 	tree     *imageTree
-	naive    bool // baseline: no hierarchy
-	collect  bool // keep every path (point mode)
+	nearTx   []int32 // edges within the diffraction range of the transmitter
+	pairing  bool    // point mode, order ≤ 2: the tree holds order 1 only
+	naive    bool    // baseline: no hierarchy
+	collect  bool    // keep every path (point mode)
 	txInside bool
 }
 
-func (s *Scene) newCtx(tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive bool) (*traceCtx, []appliance.Warning) {
+func (s *Scene) newCtx(tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning) {
 	c := &traceCtx{s: s, opt: opt, txPat: tx.Pattern, rxPat: rxPat, naive: naive}
 	c.lambda = speedOfLight / (freqMHz * 1e6)
 	c.k = 2 * math.Pi / c.lambda
@@ -227,7 +229,14 @@ func (s *Scene) newCtx(tx Antenna, rxPat Pattern, freqMHz float64, opt Options, 
 		warns = append(warns, appliance.Warning{Code: WarnTxInsideBuilding,
 			Message: fmt.Sprintf("The transmitter is inside building %s, below its roof; raise it above the roof.", s.buildings[bi].id)})
 	}
-	c.tree = s.buildTree(c.tx, opt.MaxReflections, opt.GroundReflection, rxZMin, rxZMax)
+	if opt.Diffraction && !naive {
+		c.nearTx = s.edgesNear(c.tx.xy(), opt.DiffractionRangeM)
+	}
+	treeOrder := opt.MaxReflections
+	if pointMode && !naive && treeOrder <= 2 {
+		c.pairing, treeOrder = true, min(treeOrder, 1)
+	}
+	c.tree = s.buildTree(c.tx, treeOrder, opt.GroundReflection, rxZMin, rxZMax, naive)
 	return c, warns
 }
 
@@ -291,7 +300,7 @@ func (s *Scene) validatePoint(r PointRequest) error {
 func (s *Scene) point(ctx context.Context, r PointRequest, naive bool) (Result, error) {
 	x, y := s.frame.ToLocal(r.Rx.Pos)
 	rx := vec3{x, y, s.groundAt(x, y) + r.Rx.HeightM}
-	c, warns := s.newCtx(r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rx.Z, rx.Z, naive)
+	c, warns := s.newCtx(r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rx.Z, rx.Z, naive, true)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("raytrace point: %w", err)
 	}
@@ -387,10 +396,14 @@ func (s *Scene) pixelWarnings(flags uint8, assumed []int32) []appliance.Warning 
 type worker struct {
 	*traceCtx
 	pts   [MaxReflections]vec3
+	imgs  [MaxReflections]vec3
 	surfs [MaxReflections]int32
-	stamp []uint32
-	gen   uint32
-	paths []Path
+	// rxSide lists the surfaces facing the receiver with the receiver's
+	// images (point mode, second-order pairing)
+	rxSide []rxImage
+	stamp  []uint32
+	gen    uint32
+	paths  []Path
 	// seen marks the assumed-height buildings that shaped a path: of one
 	// receiver in point mode, of every pixel of the worker in map mode.
 	seen    []bool
@@ -648,10 +661,23 @@ func (s *Scene) onSurface(sf *surface, x vec3) bool {
 	return u >= 0 && u <= 1
 }
 
+// rxImage is a surface facing the receiver and the receiver's image in it.
+type rxImage struct {
+	surf int32
+	img  vec3
+}
+
 // reflections evaluates every node of the tree whose region holds rx (or
-// only nodes [from, to) when from ≥ 0: the map mode passes one node).
+// only nodes [from, to) when from ≥ 0: the map mode passes one node). A
+// point request with at most two reflections pairs the transmitter's
+// first-order images with the receiver's instead of walking a second-order
+// tree (pairOrder2): the same paths, summed in the same order.
 func (w *worker) reflections(rx vec3, a *accum, from, to int) {
 	nodes := w.tree.nodes
+	if from < 0 && w.pairing {
+		w.pairOrder2(rx, a)
+		return
+	}
 	if from < 0 {
 		from, to = 0, len(nodes)
 	}
@@ -663,32 +689,135 @@ func (w *worker) reflections(rx vec3, a *accum, from, to int) {
 	}
 }
 
+// pairOrder2 evaluates the first-order nodes, then every pair (s1, s2) of
+// a first-order transmitter image in s1 and a first-order receiver image
+// in s2 whose connecting line crosses both surfaces (loosely: the exact
+// test is evalChain's, with the images computed as the tree computes
+// them).
+func (w *worker) pairOrder2(rx vec3, a *accum) {
+	nodes := w.tree.nodes
+	p := rx.xy()
+	for i := range nodes {
+		if nodes[i].reg.contains(p) {
+			w.evalNode(int32(i), rx, a)
+		}
+	}
+	if w.opt.MaxReflections < 2 {
+		return
+	}
+	s := w.s
+	w.rxSide = w.rxSide[:0]
+	for si := range s.surfaces {
+		sf := &s.surfaces[si]
+		if sf.kind == kindGround && !w.opt.GroundReflection {
+			continue
+		}
+		if sf.facing(rx) {
+			w.rxSide = append(w.rxSide, rxImage{surf: int32(si), img: sf.mirror(rx)})
+		}
+	}
+	const loose = 1e-6
+	for i := range nodes {
+		n1 := &nodes[i]
+		s1 := &s.surfaces[n1.surf]
+		for _, r := range w.rxSide {
+			if r.surf == n1.surf {
+				continue
+			}
+			s2 := &s.surfaces[r.surf]
+			if !s2.facing(n1.img) {
+				continue
+			}
+			d := r.img.sub(n1.img)
+			den1, den2 := s1.n.dot(d), s2.n.dot(d)
+			if den1 == 0 || den2 == 0 {
+				continue
+			}
+			t1 := (s1.d - s1.n.dot(n1.img)) / den1
+			t2 := (s2.d - s2.n.dot(n1.img)) / den2
+			if !(t1 > -loose && t1 < t2+loose && t2 < 1+loose) {
+				continue
+			}
+			if !s.nearSurface(s1, n1.img.add(d.scale(t1)), 1e-3) || !s.nearSurface(s2, n1.img.add(d.scale(t2)), 1e-3) {
+				continue
+			}
+			w.imgs[0], w.surfs[0] = n1.img, n1.surf
+			w.imgs[1], w.surfs[1] = s2.mirror(n1.img), r.surf
+			if s2.kind != kindWall {
+				w.imgs[1] = vec3{n1.img.X, n1.img.Y, 2*s2.d - n1.img.Z}
+			}
+			w.evalChain(2, rx, a)
+		}
+	}
+}
+
+// nearSurface is onSurface with a tolerance of tol metres.
+func (s *Scene) nearSurface(sf *surface, x vec3, tol float64) bool {
+	switch sf.kind {
+	case kindGround:
+		return true
+	case kindRoof:
+		b := &s.buildings[sf.bld]
+		if x.X < b.min.X-tol || x.X > b.max.X+tol || x.Y < b.min.Y-tol || x.Y > b.max.Y+tol {
+			return false
+		}
+		if b.polys[sf.poly].contains(x.xy()) {
+			return true
+		}
+		for _, r := range b.polys[sf.poly].rings {
+			for i, v := range r {
+				if distPointSeg(x.xy(), v, r[(i+1)%len(r)]) <= tol {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if x.Z < sf.zb-tol || x.Z > sf.zt+tol {
+		return false
+	}
+	d := sf.b.sub(sf.a)
+	l := d.norm()
+	u := x.xy().sub(sf.a).dot(d) / l
+	return u >= -tol && u <= l+tol
+}
+
 // evalNode traces the reflection sequence ending at node ni to rx.
 func (w *worker) evalNode(ni int32, rx vec3, a *accum) {
 	nodes := w.tree.nodes
 	order := int(nodes[ni].order)
-	cur := rx
 	idx := ni
 	for k := order - 1; k >= 0; k-- {
 		nd := &nodes[idx]
-		sf := &w.s.surfaces[nd.surf]
-		dir := cur.sub(nd.img)
+		w.imgs[k] = nd.img
+		w.surfs[k] = nd.surf
+		idx = nd.parent
+	}
+	w.evalChain(order, rx, a)
+}
+
+// evalChain traces the reflection sequence w.surfs[:order] with the
+// transmitter's images w.imgs[:order] to rx.
+func (w *worker) evalChain(order int, rx vec3, a *accum) {
+	cur := rx
+	for k := order - 1; k >= 0; k-- {
+		img := w.imgs[k]
+		sf := &w.s.surfaces[w.surfs[k]]
+		dir := cur.sub(img)
 		den := sf.n.dot(dir)
 		if den == 0 {
 			return
 		}
-		t := (sf.d - sf.n.dot(nd.img)) / den
+		t := (sf.d - sf.n.dot(img)) / den
 		if !(t > 0 && t < 1) {
 			return
 		}
-		x := nd.img.add(dir.scale(t))
+		x := img.add(dir.scale(t))
 		if !w.s.onSurface(sf, x) {
 			return
 		}
 		w.pts[k] = x
-		w.surfs[k] = nd.surf
 		cur = x
-		idx = nd.parent
 	}
 	// visibility of every segment, the shortest first
 	prev := w.tx
@@ -793,6 +922,12 @@ func (w *worker) diffractions(rx vec3, a *accum) {
 	if len(s.edges) == 0 {
 		return
 	}
+	if w.naive {
+		for ei := range s.edges {
+			w.evalEdge(&s.edges[ei], rx, a)
+		}
+		return
+	}
 	g := &s.edgeGrid
 	rng := w.opt.DiffractionRangeM
 	w.gen++
@@ -803,7 +938,7 @@ func (w *worker) diffractions(rx vec3, a *accum) {
 	i0, i1 := g.clampX(rx.X-rng), g.clampX(rx.X+rng)
 	j0, j1 := g.clampY(rx.Y-rng), g.clampY(rx.Y+rng)
 	if rx.X+rng < g.minX || rx.Y+rng < g.minY || rx.X-rng > g.minX+float64(g.nx)*g.cell || rx.Y-rng > g.minY+float64(g.ny)*g.cell {
-		return
+		j1 = j0 - 1 // no cell near the receiver; the transmitter's edges remain
 	}
 	for j := j0; j <= j1; j++ {
 		for i := i0; i <= i1; i++ {
@@ -817,6 +952,38 @@ func (w *worker) diffractions(rx vec3, a *accum) {
 			}
 		}
 	}
+	for _, ei := range w.nearTx {
+		if w.stamp[ei] != w.gen {
+			w.stamp[ei] = w.gen
+			w.evalEdge(&s.edges[ei], rx, a)
+		}
+	}
+}
+
+// edgesNear lists the edges with a point within rangeM (2D) of p, in
+// grid order.
+func (s *Scene) edgesNear(p vec2, rangeM float64) []int32 {
+	g := &s.edgeGrid
+	if len(s.edges) == 0 {
+		return nil
+	}
+	seen := make([]bool, len(s.edges))
+	var out []int32
+	for j := g.clampY(p.Y - rangeM); j <= g.clampY(p.Y+rangeM); j++ {
+		for i := g.clampX(p.X - rangeM); i <= g.clampX(p.X+rangeM); i++ {
+			c := j*g.nx + i
+			for _, ei := range g.items[g.start[c]:g.start[c+1]] {
+				if !seen[ei] {
+					seen[ei] = true
+					ed := &s.edges[ei]
+					if distPointSeg(p, ed.p0.xy(), ed.p1.xy()) <= rangeM {
+						out = append(out, ei)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // evalEdge adds the path diffracted by edge ed, if it exists.
@@ -835,7 +1002,7 @@ func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
 		return
 	}
 	q := ed.p0.add(ed.e.scale(u))
-	if d2 := rx.xy().sub(q.xy()).norm(); d2 > w.opt.DiffractionRangeM {
+	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && src.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
 		return
 	}
 	phiP, okS := ed.angle(src.sub(q))

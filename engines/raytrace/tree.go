@@ -46,6 +46,29 @@ type node struct {
 	order  int8
 	img    vec3
 	reg    region
+	// ap is the aperture: the part of the surface the beam can light,
+	// heights [zLo, zHi] and 2D distances [dMin, dMax] from img; hasAp is
+	// false where it is unbounded (the ground).
+	hasAp                bool
+	zLo, zHi, dMin, dMax float64
+}
+
+// zRange returns the heights that rays from an apex at height zi through
+// an aperture (heights [zLo, zHi], 2D distances [dMin, dMax] from the
+// apex) have at 2D distances [r0, r1] from the apex. The height is
+// bilinear in (z, r/d), so its extremes are at the corners.
+func zRange(zi, zLo, zHi, dMin, dMax, r0, r1 float64) (lo, hi float64) {
+	if dMin < 1e-9 {
+		return math.Inf(-1), math.Inf(1)
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, z := range [2]float64{zLo, zHi} {
+		for _, q := range [2]float64{r0 / dMax, r1 / dMin} {
+			v := zi + (z-zi)*q
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return lo - regionTol, hi + regionTol
 }
 
 // imageTree holds every reflection sequence (up to the maximum order) that
@@ -64,7 +87,7 @@ const regionTol = 1e-6
 // surface must face its parent image (the image lies in front of it), and
 // its 2D extent must meet its parent's region. rxZMin and rxZMax bound the
 // receivers' heights, metres AMSL, for the band pruning of walls.
-func (s *Scene) buildTree(tx vec3, maxOrder int, ground bool, rxZMin, rxZMax float64) *imageTree {
+func (s *Scene) buildTree(tx vec3, maxOrder int, ground bool, rxZMin, rxZMax float64, naive bool) *imageTree {
 	t := &imageTree{tx: tx}
 	root := node{parent: -1, surf: -1, img: tx, reg: region{all: true, rHi: math.Inf(1)}}
 	prevStart, prevEnd := -1, 0 // -1: the parent is the root
@@ -84,7 +107,13 @@ func (s *Scene) buildTree(tx vec3, maxOrder int, ground bool, rxZMin, rxZMax flo
 					continue
 				}
 				if c, ok := s.child(&p, int32(pi), int32(si), sf, order, rxZMin, rxZMax); ok {
+					if naive {
+						c.reg = region{all: true, rHi: math.Inf(1)}
+					}
 					t.nodes = append(t.nodes, c)
+				} else if naive && sf.facing(p.img) {
+					t.nodes = append(t.nodes, node{parent: int32(pi), surf: int32(si), order: int8(order),
+						img: sf.mirror(p.img), reg: region{all: true, rHi: math.Inf(1)}})
 				}
 			}
 			if pi < 0 {
@@ -99,6 +128,12 @@ func (s *Scene) buildTree(tx vec3, maxOrder int, ground bool, rxZMin, rxZMax flo
 	return t
 }
 
+// facing reports whether point p lies in front of the surface's plane.
+func (sf *surface) facing(p vec3) bool { return sf.n.dot(p)-sf.d > regionTol }
+
+// mirror returns the image of p in the surface's plane.
+func (sf *surface) mirror(p vec3) vec3 { return p.sub(sf.n.scale(2 * (sf.n.dot(p) - sf.d))) }
+
 // child returns the node of reflecting parent p's image in surface sf, if
 // the geometry allows it.
 func (s *Scene) child(p *node, pIdx, si int32, sf *surface, order int, rxZMin, rxZMax float64) (node, bool) {
@@ -110,7 +145,8 @@ func (s *Scene) child(p *node, pIdx, si int32, sf *surface, order int, rxZMin, r
 			return c, false
 		}
 		c.img = vec3{img.X, img.Y, 2*sf.d - img.Z}
-		c.reg = p.reg // a horizontal mirror keeps the top view of every ray
+		c.reg = p.reg                         // a horizontal mirror keeps the top view of every ray
+		c.reg.rLo, c.reg.rHi = 0, math.Inf(1) // but not the parent's height band
 		if sf.kind == kindRoof && p.reg.all {
 			c.reg = s.roofRegion(img.xy(), sf)
 		}
@@ -128,7 +164,18 @@ func (s *Scene) child(p *node, pIdx, si int32, sf *surface, order int, rxZMin, r
 			return c, false
 		}
 	}
-	c.img = vec3{img.X - 2*dist*sf.n.X, img.Y - 2*dist*sf.n.Y, img.Z}
+	zLo, zHi := sf.zb, sf.zt
+	r0 := distPointSeg(img.xy(), a, b)
+	r1 := math.Max(a.sub(img.xy()).norm(), b.sub(img.xy()).norm())
+	if p.hasAp {
+		lo, hi := zRange(p.img.Z, p.zLo, p.zHi, p.dMin, p.dMax, r0, r1)
+		zLo, zHi = math.Max(zLo, lo), math.Min(zHi, hi)
+		if zLo > zHi {
+			return c, false
+		}
+	}
+	c.hasAp, c.zLo, c.zHi, c.dMin, c.dMax = true, zLo, zHi, r0, r1
+	c.img = sf.mirror(img)
 	apex := c.img.xy()
 	r := region{apex: apex, rHi: math.Inf(1)}
 	// the wedge from the apex through a→b, beyond the wall line
@@ -138,9 +185,7 @@ func (s *Scene) child(p *node, pIdx, si int32, sf *surface, order int, rxZMin, r
 	r.hp[2] = halfplane{n: vec2{sf.n.X, sf.n.Y}, c: sf.d - regionTol}
 	r.nhp = 3
 	// radial band for receivers between rxZMin and rxZMax
-	dmin := distPointSeg(apex, a, b)
-	dmax := math.Max(a.sub(apex).norm(), b.sub(apex).norm())
-	lo, hi, ok := band(img.Z, sf.zb, sf.zt, rxZMin, rxZMax, dmin, dmax)
+	lo, hi, ok := band(img.Z, zLo, zHi, rxZMin, rxZMax, r0, r1)
 	if !ok {
 		// no receiver height is reachable through this wall, but deeper
 		// reflections may still be: keep the node with an empty band
@@ -244,6 +289,22 @@ func clipSegment(a, b vec2, r *region) (vec2, vec2, bool) {
 		}
 	}
 	return a.add(d.scale(t0)), a.add(d.scale(t1)), true
+}
+
+// polyDistRange returns the smallest and largest 2D distances from p to
+// the polygon (0 when p is inside).
+func polyDistRange(p vec2, pl *poly2) (float64, float64) {
+	lo, hi := math.Inf(1), 0.0
+	for _, r := range pl.rings {
+		for i, v := range r {
+			lo = math.Min(lo, distPointSeg(p, v, r[(i+1)%len(r)]))
+			hi = math.Max(hi, v.sub(p).norm())
+		}
+	}
+	if pl.contains(p) {
+		lo = 0
+	}
+	return lo, hi
 }
 
 // roofRegion is the top view of the rays from apex through a roof: the
