@@ -328,3 +328,100 @@ func (s *Scene) mapWarnings(flags []uint8, assumedAny [][]bool) []appliance.Warn
 	}
 	return ws
 }
+
+// ReceiversRequest asks for the answers at many receivers of one
+// transmitter (a drive test's positions, a list of sites): the image tree
+// is built once. Rx[i].Pattern is ignored; RxPattern applies to all.
+type ReceiversRequest struct {
+	Tx         Antenna
+	Rx         []Antenna
+	RxPattern  Pattern
+	FreqMHz    float64 // MHz
+	TxPowerDBm float64 // dBm
+	Options    Options
+	Workers    int // 0: runtime.GOMAXPROCS
+}
+
+// MaxReceivers bounds one ReceiversRequest.
+const MaxReceivers = 1 << 20
+
+// Receivers returns one Result per receiver, without the path lists; each
+// equals Point's answer for that receiver (paths aside), whatever the
+// number of workers.
+func (s *Scene) Receivers(ctx context.Context, r ReceiversRequest) ([]Result, error) {
+	v := &appliance.ValidationError{}
+	validateFreq(v, r.FreqMHz)
+	validateAntenna(v, "tx", r.Tx)
+	s.checkFrame(v, "tx.pos", r.Tx.Pos)
+	if len(r.Rx) == 0 || len(r.Rx) > MaxReceivers {
+		v.Add("rx", "must hold 1 to %d receivers, got %d", MaxReceivers, len(r.Rx))
+	}
+	for i, a := range r.Rx {
+		if v.Len() > 10 {
+			break
+		}
+		validateAntenna(v, fmt.Sprintf("rx[%d]", i), a)
+		s.checkFrame(v, fmt.Sprintf("rx[%d].pos", i), a.Pos)
+	}
+	if math.IsNaN(r.TxPowerDBm) || math.IsInf(r.TxPowerDBm, 0) {
+		v.Add("tx_power_dbm", "must be finite")
+	}
+	r.Options.validate(v)
+	if err := v.Err(); err != nil {
+		return nil, fmt.Errorf("raytrace receivers: %w", err)
+	}
+	rxs := make([]vec3, len(r.Rx))
+	zMin, zMax := math.Inf(1), math.Inf(-1)
+	for i, a := range r.Rx {
+		x, y := s.frame.ToLocal(a.Pos)
+		rxs[i] = vec3{x, y, s.groundAt(x, y) + a.HeightM}
+		zMin, zMax = math.Min(zMin, rxs[i].Z), math.Max(zMax, rxs[i].Z)
+	}
+	c, warns := s.newCtx(r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
+	out := make([]Result, len(rxs))
+	workers := r.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	const chunk = 16
+	next := make(chan int, (len(rxs)+chunk-1)/chunk)
+	for i := 0; i < len(rxs); i += chunk {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for wi := 0; wi < workers; wi++ {
+		wg.Add(1)
+		go func(wi int) {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					errs[wi] = fmt.Errorf("raytrace receivers: %v", p)
+				}
+			}()
+			w := newWorker(c)
+			for i0 := range next {
+				if err := ctx.Err(); err != nil {
+					errs[wi] = fmt.Errorf("raytrace receivers: %w", err)
+					return
+				}
+				for i := i0; i < min(i0+chunk, len(rxs)); i++ {
+					var a accum
+					w.receiver(rxs[i], &a)
+					res := a.result(r.TxPowerDBm, r.Options.Sum)
+					res.Warnings = append(append([]appliance.Warning(nil), warns...), s.pixelWarnings(a.flags, w.seenIDs)...)
+					res.Flags = a.flags
+					out[i] = res
+				}
+			}
+		}(wi)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -160,7 +160,9 @@ type Result struct {
 	// RMSDelaySpreadNs is the power-weighted RMS delay spread, ns.
 	RMSDelaySpreadNs float64 `json:"rms_delay_spread_ns"`
 	// LOS: the direct path is unobstructed by buildings and terrain.
-	LOS      bool                `json:"los"`
+	LOS bool `json:"los"`
+	// Flags are the receiver's FlagLOS, FlagAssumedHeight, … bits.
+	Flags    uint8               `json:"flags"`
 	Warnings []appliance.Warning `json:"warnings,omitempty"`
 }
 
@@ -309,6 +311,7 @@ func (s *Scene) point(ctx context.Context, r PointRequest, naive bool) (Result, 
 	var a accum
 	w.receiver(rx, &a)
 	res := a.result(r.TxPowerDBm, r.Options.Sum)
+	res.Flags = a.flags
 	res.Paths = w.paths
 	for i := range res.Paths {
 		res.Paths[i].PowerDBm = r.TxPowerDBm + res.Paths[i].GainDB
@@ -457,6 +460,10 @@ func (w *worker) beginPixel(rx vec3, a *accum) {
 
 // receiver traces every path to rx into a.
 func (w *worker) receiver(rx vec3, a *accum) {
+	for _, bi := range w.seenIDs {
+		w.seen[bi] = false
+	}
+	w.seenIDs = w.seenIDs[:0]
 	w.beginPixel(rx, a)
 	if a.flags&FlagNoPath != 0 {
 		return
