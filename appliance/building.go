@@ -102,3 +102,42 @@ type FeatureRefusal struct {
 	Feature string `json:"feature"` // the source id, as Building.ID
 	Reason  string `json:"reason"`  // one sentence
 }
+
+// Building layer materials: the P.2040 building materials and P.527 ground
+// types engines/raytrace knows by these names.
+var (
+	BuildingMaterials = []string{"concrete", "brick", "glass", "wood", "metal"}
+	GroundTypes       = []string{"very_dry_ground", "medium_dry_ground", "wet_ground"}
+)
+
+// BuildingLayerLimits returns the building-layer caps of the tier: the
+// largest file, bytes; the total uploaded bytes of all the tenant's layers;
+// and the number of layers. Building layers serve the raytrace engine
+// (Enterprise and Ultra, SPEC §2.5): other tiers get zeros.
+func (t Tier) BuildingLayerLimits() (fileBytes, totalBytes int64, layers int) {
+	switch t {
+	case TierEnterprise:
+		return 32 << 20, 256 << 20, 20
+	case TierUltra:
+		return 128 << 20, 1 << 30, 100
+	}
+	return 0, 0, 0
+}
+
+// BuildingIndex describes the traceable index of a building layer
+// (engines/raytrace builds it once per layer and caches it).
+type BuildingIndex struct {
+	Buildings int     `json:"buildings"`
+	Walls     int     `json:"walls"`
+	Roofs     int     `json:"roofs"`
+	Edges     int     `json:"edges"` // diffracting edges: convex vertical corners and roof edges
+	BVHNodes  int     `json:"bvh_nodes"`
+	BuildMS   float64 `json:"build_ms"` // milliseconds the index took to build; 0 when it was cached
+	Cached    bool    `json:"cached"`
+	// SceneHash is the SHA-256 (hex) of everything the scene was built
+	// from; a worker checks it before it traces a job of the layer.
+	SceneHash string `json:"scene_hash"`
+	// Ground says what the ground under the layer is: the terrain packs, or
+	// flat ground where no pack covers the layer.
+	Ground string `json:"ground"`
+}

@@ -83,7 +83,19 @@ type Scene struct {
 	bounds    [4]float64
 	edgeGrid  grid2
 	hash      [32]byte
-	assumed   int // buildings with HeightDefault
+	assumed   int    // buildings with HeightDefault
+	groundDoc string // how the ground was made (LayerIndex), for Stats
+}
+
+// groundDescription says what the ground is.
+func (s *Scene) groundDescription() string {
+	if s.groundDoc != "" {
+		return s.groundDoc
+	}
+	if s.terrain != nil {
+		return "terrain heightfield"
+	}
+	return fmt.Sprintf("flat ground at %g m", s.groundZ)
 }
 
 // building is one building in local coordinates.
