@@ -89,8 +89,8 @@ type BuildingLayer struct {
 	Material       string            `json:"material"`
 	ClassMaterials map[string]string `json:"class_materials,omitempty"`
 	Ground         string            `json:"ground"`
-	Refusals       []FeatureRefusal  `json:"refusals,omitempty"`
-	Warnings       []Warning         `json:"warnings,omitempty"`
+	Refusals       []FeatureRefusal  `json:"refusals"`
+	Warnings       []Warning         `json:"warnings"`
 }
 
 // MaxRefusalsListed is how many refused features a layer lists with their

@@ -167,3 +167,23 @@ func TestBuildingLayerIsolation(t *testing.T) {
 		t.Fatalf("A's layer: %d", res.status)
 	}
 }
+
+// buildingScenarios are the building-layer routes in the scenario table
+// (every answer checked against the OpenAPI document).
+func buildingScenarios(t *testing.T, h *harness) []scenario {
+	res := h.do(t, "POST", "/buildings/layers?name=scenario", h.keys["enterprise"], nil, riosBlock())
+	if res.status != http.StatusCreated {
+		t.Fatalf("upload: %d %s", res.status, res.body)
+	}
+	id := decodeInto[layerDetail](t, res).Layer.ID
+	return []scenario{
+		{name: "upload a layer", method: "POST", url: "/buildings/layers?name=scenario+2&material=glass", key: "enterprise", body: riosBlock(), status: 201, contains: []string{`"material":"glass"`}},
+		{name: "list the layers", method: "GET", url: "/buildings/layers", key: "enterprise", status: 200, contains: []string{id}},
+		{name: "inspect a layer", method: "GET", url: "/buildings/layers/" + id, key: "enterprise", status: 200, contains: []string{`"cached":true`}},
+		{name: "delete a layer", method: "DELETE", url: "/buildings/layers/" + id, key: "enterprise", status: 200},
+		{name: "a deleted layer", method: "GET", url: "/buildings/layers/" + id, key: "enterprise", status: 404, code: "not_found"},
+		{name: "a Pro key", method: "GET", url: "/buildings/layers", key: "pro", status: 403, code: "forbidden"},
+		{name: "without a key", method: "GET", url: "/buildings/layers", status: 401, code: "unauthenticated"},
+		{name: "a bad ground", method: "POST", url: "/buildings/layers?name=x&ground=sand", key: "enterprise", body: riosBlock(), status: 422, code: "invalid_input", fields: []string{"ground"}},
+	}
+}
