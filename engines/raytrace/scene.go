@@ -759,39 +759,30 @@ func (s *Scene) occludedNaive(p, q vec3) bool {
 	return false
 }
 
-// slab is the ray/box test for p + t·d, t in [t0, t1].
+// slab is the ray/box test for p + t·d, t in [t0, t1] (inv = 1/d per
+// axis, ±Inf for a zero component).
 func slab(p, inv, mn, mx vec3, t0, t1 float64) bool {
-	for a := 0; a < 3; a++ {
-		var o, iv, lo, hi float64
-		switch a {
-		case 0:
-			o, iv, lo, hi = p.X, inv.X, mn.X, mx.X
-		case 1:
-			o, iv, lo, hi = p.Y, inv.Y, mn.Y, mx.Y
-		default:
-			o, iv, lo, hi = p.Z, inv.Z, mn.Z, mx.Z
-		}
-		if math.IsInf(iv, 0) {
-			if o < lo || o > hi {
-				return false
-			}
-			continue
-		}
-		ta, tb := (lo-o)*iv, (hi-o)*iv
-		if ta > tb {
-			ta, tb = tb, ta
-		}
-		if ta > t0 {
-			t0 = ta
-		}
-		if tb < t1 {
-			t1 = tb
-		}
-		if t0 > t1 {
-			return false
-		}
+	if !slabAxis(p.X, inv.X, mn.X, mx.X, &t0, &t1) || !slabAxis(p.Y, inv.Y, mn.Y, mx.Y, &t0, &t1) {
+		return false
 	}
-	return true
+	return slabAxis(p.Z, inv.Z, mn.Z, mx.Z, &t0, &t1)
+}
+
+func slabAxis(o, iv, lo, hi float64, t0, t1 *float64) bool {
+	if iv > 1e300 || iv < -1e300 { // parallel to the slab
+		return o >= lo && o <= hi
+	}
+	ta, tb := (lo-o)*iv, (hi-o)*iv
+	if ta > tb {
+		ta, tb = tb, ta
+	}
+	if ta > *t0 {
+		*t0 = ta
+	}
+	if tb < *t1 {
+		*t1 = tb
+	}
+	return *t0 <= *t1
 }
 
 // hitsBuilding reports whether p + t·d, t in [t0, t1], enters the
