@@ -37,6 +37,33 @@
 // metal, stone and plaster concrete); otherwise the layer's per-class
 // material (by building=*), otherwise the layer's default (concrete).
 //
+// # Layers
+//
+// A layer belongs to one tenant and is Enterprise or Ultra only (the
+// raytrace engine's tiers; other tiers get appliance.ErrForbidden, 403):
+//
+//	state      trigger                      condition                                   next       effects
+//	(none)     Upload                       tier allows; file ≤ the tier's file cap     stored     parse; index built and cached;
+//	                                        (Enterprise 32 MiB, Ultra 128 MiB); name,              layer + buildings + audit
+//	                                        materials, heights valid; ≥ 1 building;                buildings.layer.upload in one
+//	                                        the tenant below its layer and byte caps               store transaction (the quota
+//	                                        (Enterprise 20 / 256 MiB, Ultra 100 / 1 GiB)           is checked inside it)
+//	(none)     Upload                       any condition fails                         (none)     413 (file cap), 429 (quota),
+//	                                                                                               422 (file or parameters)
+//	stored     Get                          the tenant's own layer                      stored     index rebuilt from the stored
+//	                                                                                               buildings if the cache lost it
+//	stored     Delete                       the tenant's own layer                      (none)     layer, buildings and cached
+//	                                                                                               index gone; audit
+//	                                                                                               buildings.layer.delete
+//	stored     the tenant's hard delete     DSAR                                        (none)     store/privacy.go purges both
+//	                                                                                               buckets
+//
+// Another tenant's layer id is answered as a missing one (ErrNotFound,
+// 404). The scene cache (engines/raytrace.Cache behind the Indexer) holds
+// a bounded number of scenes keyed by tenant, layer id, file hash and
+// materials, so a layer's index is built once however many requests use
+// it.
+//
 // # Caveats
 //
 // No Shapefile library is reachable through the module proxy, so the .shp

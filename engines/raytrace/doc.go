@@ -132,10 +132,17 @@
 //
 // # Worker API
 //
-// A worker (scope 4 of issue 24, not in this package) calls the Backend
-// interface: a pure function of a scene and a request. CPU is its
-// implementation; a GPU implementation would implement the same interface
-// and must pass the same reference tests; none exists.
+// A worker (scope 4 of issue 24, not in this package) gets the scene of a
+// layer from LayerIndex (built once per layer, cached by tenant, layer id
+// and file hash; Scene.Hash names it so that the worker can refuse a job
+// whose scene differs) and calls the Backend interface, a pure function of
+// a scene and a request: Point (every path between two antennas),
+// Receivers (many receivers of one transmitter: drive tests, site lists;
+// one image tree) and Map (a grid; byte-identical whatever Workers). CPU
+// is its implementation; a GPU implementation would implement the same
+// interface over the same Scene and must pass the same reference tests;
+// none exists. Requests validate themselves (Validate) and every error is
+// wrapped with appliance.ErrInvalid naming the field.
 //
 // # Caveats
 //
