@@ -102,6 +102,14 @@ var migrations = []migration{
 		return err
 	}},
 	{11, "model training bookkeeping (consent-grant counter, retrain state) and promotion decisions", createTrainingBuckets},
+	{12, "tenants' building layers and their buildings (raytrace)", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketBuildingLayers, bucketBuildingData} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
 }
 
 // SchemaVersion is the schema version this binary writes.

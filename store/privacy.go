@@ -359,6 +359,8 @@ var tenantBuckets = []struct {
 	{bucketBillingCustomers, purgeByValue},
 	{bucketKeyClaims, purgeTenantField},
 	{bucketBillingEvents, unlinkBillingEvents},
+	{bucketBuildingLayers, purgeByKey(tenantPrefixed)},
+	{bucketBuildingData, purgeByKey(tenantPrefixed)},
 }
 
 // tenantKeyed matches the key that is the tenant id itself.

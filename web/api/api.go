@@ -109,6 +109,9 @@ type Deps struct {
 	// (appliance/prediction); nil: the prediction and model routes are
 	// not served.
 	Predictions Predictions
+	// Buildings keeps the tenants' building layers (appliance/buildings);
+	// nil: the routes answer 503.
+	Buildings BuildingLayers
 }
 
 // API is the HTTP handler of the appliance.
@@ -189,6 +192,7 @@ func New(d Deps) *API {
 	a.registerPlatform(r)
 	a.registerAI(r)
 	a.registerTiles(r)
+	a.registerBuildings(r)
 	a.router = r
 	return a
 }

@@ -24,6 +24,8 @@ func (a *API) bodyLimit(route string) int64 {
 		return max(a.MaxBodyBytes, MaxBatchBodyBytes)
 	case routeObservationsBatch, routeObservationsDriveTest:
 		return max(a.MaxBodyBytes, MaxObservationBodyBytes)
+	case routeBuildingLayers:
+		return max(a.MaxBodyBytes, MaxBuildingLayerBodyBytes)
 	}
 	return a.MaxBodyBytes
 }
@@ -33,6 +35,9 @@ func (a *API) bodyLimit(route string) int64 {
 // file, as multipart/form-data (a form field named "file") or as the raw
 // body (text/csv).
 func (a *API) bodyContentType(route, ct string) error {
+	if route == routeBuildingLayers {
+		return nil // the body is the building file; its format is detected from its bytes
+	}
 	if route == routeObservationsDriveTest {
 		if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "multipart/form-data" {
 			return nil

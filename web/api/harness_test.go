@@ -27,6 +27,7 @@ import (
 	"linkplan/appliance/batch"
 	"linkplan/appliance/billing"
 	"linkplan/appliance/branding"
+	"linkplan/appliance/buildings"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
@@ -44,6 +45,7 @@ import (
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
+	"linkplan/engines/raytrace"
 	"linkplan/store"
 	"linkplan/store/search"
 	"linkplan/store/spatial"
@@ -401,6 +403,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,
 		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
+		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}, Now: h.clock.Now},
 		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
@@ -451,6 +454,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		{"pro", appliance.TierPro, appliance.RoleTenant},
 		{"free", appliance.TierFree, appliance.RoleTenant},
 		{"internal", appliance.TierBusiness, appliance.RoleInternal},
+		{"enterprise", appliance.TierEnterprise, appliance.RoleTenant},
 		{"revoked", appliance.TierPro, appliance.RoleTenant},
 		{"erased", appliance.TierPro, appliance.RoleTenant},
 	} {

@@ -166,7 +166,13 @@ func TestTenantIsolationTable(t *testing.T) {
 		t.Fatalf("binding link: %d %s", linkA.status, linkA.body)
 	}
 	intentA := linkA.json(t)["intent"].(string)
-	markers := []string{obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
+	// An Enterprise tenant's building layer (the pro key's tier has none).
+	layerRes := h.do(t, "POST", "/buildings/layers?name=iso", h.keys["enterprise"], nil, riosBlock())
+	if layerRes.status != http.StatusCreated {
+		t.Fatalf("building layer: %d %s", layerRes.status, layerRes.body)
+	}
+	layerID := layerRes.json(t)["layer"].(map[string]any)["id"].(string)
+	markers := []string{layerID, obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
 		subjectA, intentA}
 
 	routes := append(append([]isoRoute{}, lists...),
@@ -199,6 +205,13 @@ func TestTenantIsolationTable(t *testing.T) {
 			body: `{"id_token":"` + proofToken(t, h, subjectA) + `"}`},
 		isoRoute{name: "binding link for A's key", method: "POST", url: "/tenant/sso/binding_intents", body: `{"key_id":"` + h.keyIDs["pro"] + `"}`},
 		isoRoute{name: "unbind A's subject", method: "DELETE", url: "/tenant/sso/bindings?subject=" + subjectA, foreign: true},
+		// Building layers need Enterprise or Ultra: B (Business) and Free
+		// are refused (403) before any lookup (TestBuildingLayerIsolation
+		// checks a second Enterprise tenant gets 404).
+		isoRoute{name: "building layers", method: "GET", url: "/buildings/layers", forbidden: true},
+		isoRoute{name: "A's building layer", method: "GET", url: "/buildings/layers/" + layerID, forbidden: true},
+		isoRoute{name: "delete A's building layer", method: "DELETE", url: "/buildings/layers/" + layerID, forbidden: true},
+		isoRoute{name: "upload a building layer", method: "POST", url: "/buildings/layers?name=b", body: riosBlock(), forbidden: true},
 		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},
 		isoRoute{name: "tenant audit log of A's actions", method: "GET", url: "/tenant/audit?action=tower.register"},
 		isoRoute{name: "quota", method: "GET", url: "/v1/me/quota"},

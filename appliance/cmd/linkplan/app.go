@@ -21,6 +21,7 @@ import (
 	"linkplan/appliance/auditlog"
 	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
+	"linkplan/appliance/buildings"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
@@ -38,6 +39,7 @@ import (
 	"linkplan/appliance/training"
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
+	"linkplan/engines/raytrace"
 	"linkplan/store"
 	"linkplan/store/search"
 	"linkplan/store/spatial"
@@ -416,8 +418,11 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,
 		Branding:           ts.branding,
-		SSO:                ssoDep,
-		Billing:            billingDep,
+		// Building layers for the raytrace engine: each layer's scene is
+		// built once and cached (16 layers), on the terrain packs.
+		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(16), Terrain: ter}},
+		SSO:       ssoDep,
+		Billing:   billingDep,
 		Checks: []api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},

@@ -38,6 +38,7 @@ commands:
   model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures;
              retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
   itu        check: reproduce an ITU-R reference table (P.837, P.838, P.530, P.1510) with the product's implementation
+  raytrace   eval: compare the raytrace engine, fspl and P.1411 with drive tests in a building layer
   version    print the version
 `
 
@@ -88,6 +89,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return adminCmd(ctx, args[1:], time.Now, stdout, stderr)
 	case "observations":
 		return observationsCmd(ctx, args[1:], stdout, stderr)
+	case "raytrace":
+		return raytraceCmd(ctx, args[1:], stdout, stderr)
 	case "model":
 		if len(args) > 1 && (args[1] == "retrain" || args[1] == "synth") {
 			return modelTrainingCmd(ctx, args[1:], stdout, stderr)
