@@ -32,7 +32,9 @@ run: build
 # lintian checks the Debian package (make deb-lint) and systemd provides
 # systemd-analyze (make systemd-verify, deb-test); jq, unzip and zip are
 # used by INSTALL.md's commands and its stand-ins (make install-check).
-TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium lintian systemd jq unzip zip
+# zlib1g-dev: go test builds with cgo, and github.com/paulmach/osm's PBF
+# reader then uses zlib through cgo (the static binary, CGO_ENABLED=0, does not).
+TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium lintian systemd jq unzip zip zlib1g-dev
 # apt-get waits up to 10 minutes for the dpkg lock instead of failing at
 # once when unattended-upgrades (or another apt) holds it, as on a freshly
 # booted machine.
