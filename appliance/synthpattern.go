@@ -2,6 +2,7 @@ package appliance
 
 import (
 	"math"
+	"sort"
 )
 
 // Patterns synthesised from a few data-sheet figures, for catalogue
@@ -11,28 +12,32 @@ import (
 // beamwidths of the main lobe.
 
 // sampleCut samples f (attenuation, dB, of an angle in [0, 360)) on the
-// grid of the package comment, fine around each centre (degrees) within
-// halfDeg.
+// grid of the package comment: every whole degree, and steps of fineStep
+// from each centre (degrees) out to halfDeg on both sides.
 func sampleCut(f func(a float64) float64, fineStep, halfDeg float64, centres ...float64) PatternCut {
 	fineStep = math.Min(1, math.Max(0.05, fineStep))
-	near := func(a float64) bool {
-		for _, c := range centres {
-			if d := math.Abs(math.Mod(a-c+540, 360) - 180); d <= halfDeg {
-				return true
+	set := map[float64]bool{}
+	for a := 0; a < 360; a++ {
+		set[float64(a)] = true
+	}
+	for _, c := range centres {
+		for k := 0; float64(k)*fineStep <= halfDeg && k < 3600; k++ {
+			for _, a := range []float64{c + float64(k)*fineStep, c - float64(k)*fineStep} {
+				set[math.Round(wrap360(a)*1e6)/1e6] = true
 			}
 		}
-		return false
 	}
 	var c PatternCut
-	for a := 0.0; a < 360-1e-9; {
-		a = math.Round(a*1e6) / 1e6
-		c.AnglesDeg = append(c.AnglesDeg, a)
-		c.AttDB = append(c.AttDB, math.Round(f(a)*1000)/1000)
-		step := 1.0
-		if near(a) || near(a+1) {
-			step = fineStep
+	for a := range set {
+		if a >= 360 {
+			continue
 		}
-		a += step
+		c.AnglesDeg = append(c.AnglesDeg, a)
+	}
+	sort.Float64s(c.AnglesDeg)
+	c.AttDB = make([]float64, len(c.AnglesDeg))
+	for i, a := range c.AnglesDeg {
+		c.AttDB[i] = math.Round(f(a)*1000) / 1000
 	}
 	return c
 }
