@@ -288,3 +288,34 @@ func (a *Antenna) Validate() error {
 	a.Pattern.Validate("pattern.", v)
 	return v.Err()
 }
+
+// AntennaCatalogue resolves the catalogue antennas towers name
+// (appliance/equipment implements it).
+type AntennaCatalogue interface {
+	// Antenna returns the antenna id as tenantID sees it (a built-in or
+	// one of the tenant's own), or an error matching ErrNotFound.
+	Antenna(tenantID, id string) (*Antenna, error)
+}
+
+// WarnAntennaUnavailable: a tower names a catalogue antenna that could not
+// be read; its generic antenna was used.
+const WarnAntennaUnavailable = "antenna_unavailable"
+
+// TowerRadiator returns the antenna tower t radiates with: the catalogue
+// antenna it names (read through cat, as its owner tenant sees it)
+// mounted at its azimuth with its tilt as the mechanical downtilt, else
+// its generic antenna (Tower.GenericRadiator). When the named antenna
+// cannot be read (cat nil or an error) the generic antenna stands in and
+// the warning says so.
+func TowerRadiator(t *Tower, cat AntennaCatalogue) (*Radiator, *Warning) {
+	if t.AntennaID == "" {
+		return t.GenericRadiator(), nil
+	}
+	if cat != nil {
+		if a, err := cat.Antenna(t.OwnerTenantID, t.AntennaID); err == nil {
+			return a.Radiator(t.AzimuthDeg, t.TiltDeg), nil
+		}
+	}
+	return t.GenericRadiator(), &Warning{Code: WarnAntennaUnavailable, Message: fmt.Sprintf(
+		"tower %s names catalogue antenna %s, which could not be read: its generic antenna was used", t.ID, t.AntennaID)}
+}

@@ -86,36 +86,34 @@ func (r antennaRecord) antenna() *appliance.Antenna {
 		Source: r.Source, Warnings: r.Warnings, CreatedUnix: r.CreatedUnix, UpdatedUnix: r.UpdatedUnix}
 }
 
-// EquipmentWrite says how PutRadio and PutAntenna treat an existing
-// record.
-type EquipmentWrite int
+// equipmentWrite says how putEquipment treats an existing record.
+type equipmentWrite int
 
-// Equipment writes.
 const (
-	// EquipmentCreate stores a new record: an existing id is an
+	// equipmentCreate stores a new record: an existing id is an
 	// appliance.ErrConflict, and the tenant's cap is checked.
-	EquipmentCreate EquipmentWrite = iota
-	// EquipmentReplace replaces an existing record (keeping its creation
+	equipmentCreate equipmentWrite = iota
+	// equipmentReplace replaces an existing record (keeping its creation
 	// time): a missing one is an appliance.ErrNotFound.
-	EquipmentReplace
+	equipmentReplace
 )
 
 func equipmentKey(tenantID, id string) []byte { return ownerKey(tenantID, id) }
 
 // putEquipment writes raw under tenantID/id in bucket, by mode, with the
 // cap maxPerTenant (< 0: none) on creation and the audit entries.
-func (db *DB) putEquipment(bucket []byte, what, tenantID, id string, raw func(created int64) ([]byte, error), mode EquipmentWrite, maxPerTenant int, audit []appliance.AuditEntry) error {
+func (db *DB) putEquipment(bucket []byte, what, tenantID, id string, raw func(created int64) ([]byte, error), mode equipmentWrite, maxPerTenant int, audit []appliance.AuditEntry) error {
 	return db.bolt.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucket)
 		k := equipmentKey(tenantID, id)
 		old := b.Get(k)
 		var created int64
 		switch {
-		case mode == EquipmentCreate && old != nil:
+		case mode == equipmentCreate && old != nil:
 			return fmt.Errorf("%s %s already exists: %w", what, id, appliance.ErrConflict)
-		case mode == EquipmentReplace && old == nil:
+		case mode == equipmentReplace && old == nil:
 			return fmt.Errorf("%s %q: %w", what, id, appliance.ErrNotFound)
-		case mode == EquipmentReplace:
+		case mode == equipmentReplace:
 			var c struct {
 				CreatedUnix int64 `json:"created_unix"`
 			}
@@ -124,7 +122,7 @@ func (db *DB) putEquipment(bucket []byte, what, tenantID, id string, raw func(cr
 			}
 			created = c.CreatedUnix
 		}
-		if mode == EquipmentCreate && maxPerTenant >= 0 {
+		if mode == equipmentCreate && maxPerTenant >= 0 {
 			if n := countPrefix(b, append([]byte(tenantID), 0)); n >= maxPerTenant {
 				return fmt.Errorf("the tenant's limit of %d %ss is reached: %w", maxPerTenant, what, appliance.ErrQuota)
 			}
@@ -149,12 +147,23 @@ func countPrefix(b *bolt.Bucket, pfx []byte) int {
 	return n
 }
 
-// PutRadio stores r (EquipmentCreate: new, within maxPerTenant radios of
-// its tenant; EquipmentReplace: replacing the stored one, whose creation
-// time it keeps) with the audit entries in one transaction.
-func (db *DB) PutRadio(r *appliance.Radio, mode EquipmentWrite, maxPerTenant int, audit ...appliance.AuditEntry) error {
+// CreateRadio stores r as a new radio of its tenant, within maxPerTenant
+// radios of that tenant (< 0: no cap; appliance.ErrQuota), with the audit
+// entries in one transaction. An existing id is an appliance.ErrConflict.
+func (db *DB) CreateRadio(r *appliance.Radio, maxPerTenant int, audit ...appliance.AuditEntry) error {
+	return db.putRadio(r, equipmentCreate, maxPerTenant, audit)
+}
+
+// ReplaceRadio replaces the stored radio r.ID of r.TenantID by r, keeping
+// its creation time (written into r), with the audit entries in one
+// transaction. A missing one is an appliance.ErrNotFound.
+func (db *DB) ReplaceRadio(r *appliance.Radio, audit ...appliance.AuditEntry) error {
+	return db.putRadio(r, equipmentReplace, -1, audit)
+}
+
+func (db *DB) putRadio(r *appliance.Radio, mode equipmentWrite, maxPerTenant int, audit []appliance.AuditEntry) error {
 	err := db.putEquipment(bucketRadios, "radio", r.TenantID, r.ID, func(created int64) ([]byte, error) {
-		if mode == EquipmentReplace {
+		if mode == equipmentReplace {
 			r.CreatedUnix = created
 		}
 		return json.Marshal(toRadioRecord(r))
@@ -211,11 +220,20 @@ func (db *DB) DeleteRadio(tenantID, id string, audit ...appliance.AuditEntry) er
 	return nil
 }
 
-// PutAntenna stores a (modes as PutRadio) with the audit entries in one
-// transaction.
-func (db *DB) PutAntenna(a *appliance.Antenna, mode EquipmentWrite, maxPerTenant int, audit ...appliance.AuditEntry) error {
+// CreateAntenna stores a as a new antenna of its tenant (as CreateRadio).
+func (db *DB) CreateAntenna(a *appliance.Antenna, maxPerTenant int, audit ...appliance.AuditEntry) error {
+	return db.putAntenna(a, equipmentCreate, maxPerTenant, audit)
+}
+
+// ReplaceAntenna replaces the stored antenna a.ID of a.TenantID by a (as
+// ReplaceRadio).
+func (db *DB) ReplaceAntenna(a *appliance.Antenna, audit ...appliance.AuditEntry) error {
+	return db.putAntenna(a, equipmentReplace, -1, audit)
+}
+
+func (db *DB) putAntenna(a *appliance.Antenna, mode equipmentWrite, maxPerTenant int, audit []appliance.AuditEntry) error {
 	err := db.putEquipment(bucketAntennas, "antenna", a.TenantID, a.ID, func(created int64) ([]byte, error) {
-		if mode == EquipmentReplace {
+		if mode == equipmentReplace {
 			a.CreatedUnix = created
 		}
 		return json.Marshal(toAntennaRecord(a))

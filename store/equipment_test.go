@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"linkplan/appliance"
-	"linkplan/store"
 )
 
 func testAntenna(tenant, id string) *appliance.Antenna {
@@ -30,10 +29,10 @@ func TestEquipmentRoundTripAndScope(t *testing.T) {
 	r := &appliance.Radio{ID: "radio_1", TenantID: "t_a", Name: "r", Bands: []appliance.FreqRange{{MinMHz: 5000, MaxMHz: 6000}},
 		Channels: []appliance.RadioChannel{{WidthMHz: 20, Modes: []appliance.RadioMode{{Name: "m", TxPowerDBm: 20, SensitivityDBm: -90, ThroughputMbps: 10}}}},
 		CreatedUnix: 5, UpdatedUnix: 5}
-	if err := db.PutRadio(r, store.EquipmentCreate, 10); err != nil {
+	if err := db.CreateRadio(r, 10); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.PutRadio(r, store.EquipmentCreate, 10); !errors.Is(err, appliance.ErrConflict) {
+	if err := db.CreateRadio(r, 10); !errors.Is(err, appliance.ErrConflict) {
 		t.Errorf("second create: %v", err)
 	}
 	got, err := db.Radio("t_a", "radio_1")
@@ -45,7 +44,7 @@ func TestEquipmentRoundTripAndScope(t *testing.T) {
 	}
 	upd := *r
 	upd.Name, upd.CreatedUnix, upd.UpdatedUnix = "r2", 99, 9
-	if err := db.PutRadio(&upd, store.EquipmentReplace, -1); err != nil {
+	if err := db.ReplaceRadio(&upd); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := db.Radio("t_a", "radio_1"); got.Name != "r2" || got.CreatedUnix != 5 || got.UpdatedUnix != 9 {
@@ -53,11 +52,11 @@ func TestEquipmentRoundTripAndScope(t *testing.T) {
 	}
 	ghost := upd
 	ghost.TenantID = "t_b"
-	if err := db.PutRadio(&ghost, store.EquipmentReplace, -1); !errors.Is(err, appliance.ErrNotFound) {
+	if err := db.ReplaceRadio(&ghost); !errors.Is(err, appliance.ErrNotFound) {
 		t.Errorf("replace in another tenant: %v", err)
 	}
 	a := testAntenna("t_a", "ant_1")
-	if err := db.PutAntenna(a, store.EquipmentCreate, 10); err != nil {
+	if err := db.CreateAntenna(a, 10); err != nil {
 		t.Fatal(err)
 	}
 	ga, err := db.Antenna("t_a", "ant_1")
@@ -92,7 +91,7 @@ func TestEquipmentCapUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = db.PutAntenna(testAntenna("t_a", fmt.Sprintf("ant_%02d", i)), store.EquipmentCreate, 7)
+			errs[i] = db.CreateAntenna(testAntenna("t_a", fmt.Sprintf("ant_%02d", i)), 7)
 		}()
 	}
 	wg.Wait()
@@ -111,7 +110,7 @@ func TestEquipmentCapUnderConcurrency(t *testing.T) {
 		t.Errorf("%d stored, %d refused; want 7 and 13", ok, quota)
 	}
 	// another tenant has its own count
-	if err := db.PutAntenna(testAntenna("t_b", "ant_x"), store.EquipmentCreate, 1); err != nil {
+	if err := db.CreateAntenna(testAntenna("t_b", "ant_x"), 1); err != nil {
 		t.Errorf("t_b: %v", err)
 	}
 }
@@ -122,7 +121,7 @@ func TestEquipmentCapUnderConcurrency(t *testing.T) {
 func TestDeleteMountedAntenna(t *testing.T) {
 	db := mustOpen(t, t.TempDir())
 	defer db.Close()
-	if err := db.PutAntenna(testAntenna("t_a", "ant_1"), store.EquipmentCreate, -1); err != nil {
+	if err := db.CreateAntenna(testAntenna("t_a", "ant_1"), -1); err != nil {
 		t.Fatal(err)
 	}
 	tw := &appliance.Tower{ID: "user:abc", Source: appliance.SourceUser, Operator: "x", Lat: -22.9, Lon: -43.2, HeightM: 30,
