@@ -27,7 +27,7 @@ func TestEquipmentRoundTripAndScope(t *testing.T) {
 	db := mustOpen(t, t.TempDir())
 	defer db.Close()
 	r := &appliance.Radio{ID: "radio_1", TenantID: "t_a", Name: "r", Bands: []appliance.FreqRange{{MinMHz: 5000, MaxMHz: 6000}},
-		Channels: []appliance.RadioChannel{{WidthMHz: 20, Modes: []appliance.RadioMode{{Name: "m", TxPowerDBm: 20, SensitivityDBm: -90, ThroughputMbps: 10}}}},
+		Channels:    []appliance.RadioChannel{{WidthMHz: 20, Modes: []appliance.RadioMode{{Name: "m", TxPowerDBm: 20, SensitivityDBm: -90, ThroughputMbps: 10}}}},
 		CreatedUnix: 5, UpdatedUnix: 5}
 	if err := db.CreateRadio(r, 10); err != nil {
 		t.Fatal(err)
