@@ -239,7 +239,7 @@ func (a *Antenna) Directional() bool { return a.HBeamwidthDeg < 360 }
 
 // Radiator returns the antenna mounted at azimuthDeg with mechanical
 // downtilt tiltDeg (NaN: none).
-func (a *Antenna) Radiator(azimuthDeg, tiltDeg float64) *Radiator {
+func (a *Antenna) Radiator(azimuthDeg, tiltDeg float64) Radiator {
 	label := a.Name
 	if a.Builtin {
 		label += " (built-in generic example)"
@@ -307,7 +307,7 @@ const WarnAntennaUnavailable = "antenna_unavailable"
 // its generic antenna (Tower.GenericRadiator). When the named antenna
 // cannot be read (cat nil or an error) the generic antenna stands in and
 // the warning says so.
-func TowerRadiator(t *Tower, cat AntennaCatalogue) (*Radiator, *Warning) {
+func TowerRadiator(t *Tower, cat AntennaCatalogue) (Radiator, *Warning) {
 	if t.AntennaID == "" {
 		return t.GenericRadiator(), nil
 	}

@@ -336,7 +336,7 @@ type Radiator struct {
 	hPeak, hPeakAz, hBack, vPeak, capDB float64
 	directional                         bool
 
-	label string
+	name string // a pattern antenna's name
 }
 
 // GenericSector describes the generic antenna of a tower without a pattern
@@ -349,9 +349,10 @@ type GenericSector struct {
 
 // NewGenericRadiator returns the generic antenna pointing at azimuthDeg
 // (NaN: omnidirectional) with mechanical downtilt tiltDeg (NaN: unknown,
-// no vertical pattern).
-func NewGenericRadiator(g GenericSector, azimuthDeg, tiltDeg float64) *Radiator {
-	r := &Radiator{azimuth: azimuthDeg, hbw: g.HBeamwidthDeg, fb: g.FrontBackDB, vbw: g.VBeamwidthDeg, sla: GenericVSideLobeDB}
+// no vertical pattern). It allocates nothing: the planner makes one per
+// candidate tower.
+func NewGenericRadiator(g GenericSector, azimuthDeg, tiltDeg float64) Radiator {
+	r := Radiator{azimuth: azimuthDeg, hbw: g.HBeamwidthDeg, fb: g.FrontBackDB, vbw: g.VBeamwidthDeg, sla: GenericVSideLobeDB}
 	if r.hbw <= 0 {
 		r.hbw = GenericHBeamwidthDeg
 	}
@@ -362,30 +363,20 @@ func NewGenericRadiator(g GenericSector, azimuthDeg, tiltDeg float64) *Radiator 
 		r.vbw = GenericVBeamwidthDeg
 	}
 	r.setTilt(tiltDeg)
-	switch {
-	case math.IsNaN(azimuthDeg) && !r.vertical:
-		r.label = "omnidirectional"
-	case math.IsNaN(azimuthDeg):
-		r.label = fmt.Sprintf("generic omnidirectional, %.3g° vertical beamwidth, %.3g° downtilt", r.vbw, r.tilt)
-	case !r.vertical:
-		r.label = fmt.Sprintf("generic %.3g° sector", r.hbw)
-	default:
-		r.label = fmt.Sprintf("generic %.3g° sector, %.3g° vertical beamwidth, %.3g° downtilt", r.hbw, r.vbw, r.tilt)
-	}
 	return r
 }
 
 // NewPatternRadiator returns the antenna of pattern p pointing at
 // azimuthDeg (NaN: 0, for an omnidirectional antenna) with mechanical
-// downtilt tiltDeg (NaN: none); label names it in explanations.
-func NewPatternRadiator(p *AntennaPattern, azimuthDeg, tiltDeg float64, label string) *Radiator {
+// downtilt tiltDeg (NaN: none); name names it in explanations (Label).
+func NewPatternRadiator(p *AntennaPattern, azimuthDeg, tiltDeg float64, name string) Radiator {
 	if math.IsNaN(azimuthDeg) {
 		azimuthDeg = 0
 	}
 	if math.IsNaN(tiltDeg) {
 		tiltDeg = 0
 	}
-	r := &Radiator{azimuth: azimuthDeg, pattern: p, label: label}
+	r := Radiator{azimuth: azimuthDeg, pattern: p, name: name}
 	r.setTilt(tiltDeg)
 	r.vertical = true
 	r.hPeak, r.hPeakAz = p.H.Min(nil)
@@ -408,8 +399,25 @@ func (r *Radiator) setTilt(t float64) {
 	r.sinT, r.cosT = math.Sincos(t * math.Pi / 180)
 }
 
-// Label names the antenna model in explanations, e.g. "generic 65° sector".
-func (r *Radiator) Label() string { return r.label }
+// Label names the antenna model in explanations, e.g. "generic 65°
+// sector" or "B800A065-18-4E, 4° mechanical downtilt".
+func (r *Radiator) Label() string {
+	tilt := ""
+	if r.vertical && r.tilt != 0 {
+		tilt = fmt.Sprintf(", %.3g° mechanical downtilt", r.tilt)
+	}
+	switch {
+	case r.pattern != nil:
+		return r.name + tilt
+	case math.IsNaN(r.azimuth) && !r.vertical:
+		return "omnidirectional"
+	case math.IsNaN(r.azimuth):
+		return fmt.Sprintf("generic omnidirectional, %.3g° vertical beamwidth, %.3g° downtilt", r.vbw, r.tilt)
+	case !r.vertical:
+		return fmt.Sprintf("generic %.3g° sector", r.hbw)
+	}
+	return fmt.Sprintf("generic %.3g° sector, %.3g° vertical beamwidth%s", r.hbw, r.vbw, tilt)
+}
 
 // HasVertical reports whether the loss depends on the elevation.
 func (r *Radiator) HasVertical() bool { return r.vertical }

@@ -79,7 +79,7 @@ func TestRadiatorBounds(t *testing.T) {
 	omni := appliance.OmniPattern(12, 20, 2)
 	for i := 0; i < 30000; i++ {
 		az, tilt := rng.Float64()*360, rng.Float64()*20-5
-		var r *appliance.Radiator
+		var r appliance.Radiator
 		switch i % 4 {
 		case 0:
 			r = appliance.NewGenericRadiator(appliance.GenericSector{HBeamwidthDeg: 30 + rng.Float64()*90, VBeamwidthDeg: 3 + rng.Float64()*20}, az, tilt)

@@ -114,7 +114,7 @@ func known(x float64) float64 {
 // ratio where known, and, when its tilt is known, the vertical pattern
 // tilted by it with the vertical beamwidth from its gain (10° when the
 // gain is unknown).
-func (t *Tower) GenericRadiator() *Radiator {
+func (t *Tower) GenericRadiator() Radiator {
 	g := GenericSector{HBeamwidthDeg: known(t.BeamwidthDeg), FrontBackDB: known(t.FrontBackDB)}
 	if gain := known(t.GainDBi); gain > 0 {
 		hbw := g.HBeamwidthDeg
