@@ -396,11 +396,11 @@ func (a *API) deleteAntenna(w http.ResponseWriter, r *http.Request) (any, error)
 	return EquipmentDeleted{ID: id, Deleted: true}, nil
 }
 
-// antennaImportRequest is the JSON form of an import: the file as text
-// (content) or as base64 (content_base64, for files that are not UTF-8).
+// antennaImportRequest is the JSON form of an import: the file's bytes in
+// base64 (a pattern file holds tabs and line breaks, which no JSON text
+// field of this API accepts, and may not be UTF-8).
 type antennaImportRequest struct {
 	FileName      string   `json:"file_name"`
-	Content       *string  `json:"content"`
 	ContentBase64 *string  `json:"content_base64"`
 	Format        string   `json:"format"`
 	Name          string   `json:"name"`
@@ -447,19 +447,14 @@ func readImport(r *http.Request) (equipment.ImportInput, error) {
 		}
 		in.FileName, in.Name, in.GainDBi, in.FreqMHz = q.FileName, q.Name, q.GainDBi, q.FreqMHz
 		format(q.Format)
-		switch {
-		case q.Content != nil && q.ContentBase64 != nil:
-			v.Add("content", "give content or content_base64, not both")
-		case q.Content != nil:
-			in.Data = []byte(*q.Content)
-		case q.ContentBase64 != nil:
+		if q.ContentBase64 == nil {
+			v.Add("content_base64", "the pattern file is required (its bytes in base64; or send multipart/form-data with a part named file)")
+		} else {
 			b, err := base64.StdEncoding.DecodeString(*q.ContentBase64)
 			if err != nil {
 				v.Add("content_base64", "must be standard base64 (RFC 4648 §4, with padding)")
 			}
 			in.Data = b
-		default:
-			v.Add("content", "the pattern file is required (content, or content_base64)")
 		}
 		if strings.TrimSpace(in.FileName) == "" {
 			v.Add("file_name", "is required: its extension names the format (.msi, .pln, .txt, .adf, .ant)")

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -318,7 +319,7 @@ func storeEquipment(t *testing.T, h *harness, key string) (radioID, antennaID st
 		t.Fatalf("radio: %d %s", res.status, res.body)
 	}
 	radioID = res.json(t)["id"].(string)
-	body, err := json.Marshal(map[string]string{"file_name": "B800A065-18-4E.pln", "content": string(readTestdata(t, "B800A065-18-4E.pln"))})
+	body, err := json.Marshal(map[string]string{"file_name": "B800A065-18-4E.pln", "content_base64": base64.StdEncoding.EncodeToString(readTestdata(t, "B800A065-18-4E.pln"))})
 	if err != nil {
 		t.Fatal(err)
 	}

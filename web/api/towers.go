@@ -190,6 +190,9 @@ type registerTowerRequest struct {
 	Azimuth       *float64  `json:"azimuth"` // degrees
 	Tilt          *float64  `json:"tilt"`    // degrees
 	AntennaID     *string   `json:"antenna_id"`
+	GainDBi       *float64  `json:"gain_dbi"`      // dBi
+	BeamwidthDeg  *float64  `json:"beamwidth_deg"` // degrees
+	FrontBackDB   *float64  `json:"front_back_db"` // dB
 	StationNumber *string   `json:"station_number"`
 	Technologies  []string  `json:"technologies"`
 	BandsMHz      []float64 `json:"bands_mhz"`
@@ -198,7 +201,8 @@ type registerTowerRequest struct {
 // input maps the wire shape onto the registry's; the rules live there.
 func (q *registerTowerRequest) input() registry.Input {
 	return registry.Input{Operator: q.Operator, Lat: q.Lat, Lon: q.Lon, Height: q.HeightM, Power: q.Power,
-		Azimuth: q.Azimuth, Tilt: q.Tilt, AntennaID: q.AntennaID, StationNumber: q.StationNumber, Technologies: q.Technologies, BandsMHz: q.BandsMHz}
+		Azimuth: q.Azimuth, Tilt: q.Tilt, AntennaID: q.AntennaID,
+		GainDBi: q.GainDBi, BeamwidthDeg: q.BeamwidthDeg, FrontBackDB: q.FrontBackDB, StationNumber: q.StationNumber, Technologies: q.Technologies, BandsMHz: q.BandsMHz}
 }
 
 // toDomain validates the request as a tower (ad hoc towers of
