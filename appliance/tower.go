@@ -59,11 +59,6 @@ type Tower struct {
 	// HasTx says so. Their sum is ERPDBm + 2.15 dB (the EIRP).
 	TxPowerDBm, TxGainDBi float64
 	HasTx                 bool
-	// GainDBi is the antenna's peak gain, dBi (MOSAICO GanhoAntena of the
-	// strongest emission); 0 or NaN when unknown. It sets the vertical
-	// beamwidth of the generic antenna (appliance.VBeamwidthFromGainDeg);
-	// ERPDBm already includes it.
-	GainDBi float64
 	// BeamwidthDeg is the antenna's horizontal 3 dB beamwidth, degrees
 	// (MOSAICO AnguloMeiaPotenciaAntena); 0 or NaN when unknown
 	// (GenericHBeamwidthDeg, 65°, is assumed).
@@ -112,11 +107,11 @@ func known(x float64) float64 {
 // GenericRadiator returns the tower's generic antenna (Radiator doc): the
 // 3GPP sector at the tower's azimuth with its beamwidth and front-to-back
 // ratio where known, and, when its tilt is known, the vertical pattern
-// tilted by it with the vertical beamwidth from its gain (10° when the
-// gain is unknown).
+// tilted by it with the vertical beamwidth from its antenna gain
+// (TxGainDBi; 10° when the record has none).
 func (t *Tower) GenericRadiator() Radiator {
 	g := GenericSector{HBeamwidthDeg: known(t.BeamwidthDeg), FrontBackDB: known(t.FrontBackDB)}
-	if gain := known(t.GainDBi); gain > 0 {
+	if gain := t.TxGainDBi; t.HasTx && gain > 0 {
 		hbw := g.HBeamwidthDeg
 		if hbw == 0 {
 			hbw = GenericHBeamwidthDeg

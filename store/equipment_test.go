@@ -125,7 +125,7 @@ func TestDeleteMountedAntenna(t *testing.T) {
 		t.Fatal(err)
 	}
 	tw := &appliance.Tower{ID: "user:abc", Source: appliance.SourceUser, Operator: "x", Lat: -22.9, Lon: -43.2, HeightM: 30,
-		ERPDBm: math.NaN(), AzimuthDeg: 90, TiltDeg: 4, GainDBi: math.NaN(), BeamwidthDeg: math.NaN(), FrontBackDB: math.NaN(),
+		ERPDBm: math.NaN(), AzimuthDeg: 90, TiltDeg: 4, BeamwidthDeg: math.NaN(), FrontBackDB: math.NaN(),
 		AntennaID: "ant_1", OwnerKeyID: "k1", OwnerTenantID: "t_a"}
 	if err := db.PutUserTower(tw, -1); err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestDeleteMountedAntenna(t *testing.T) {
 		t.Fatalf("delete of a mounted antenna: %v", err)
 	}
 	towers, err := db.UserTowers()
-	if err != nil || len(towers) != 2 || towers[0].AntennaID != "ant_1" || towers[0].TiltDeg != 4 || !math.IsNaN(towers[0].GainDBi) {
+	if err != nil || len(towers) != 2 || towers[0].AntennaID != "ant_1" || towers[0].TiltDeg != 4 || !math.IsNaN(towers[0].FrontBackDB) {
 		t.Fatalf("towers %+v %v", towers, err)
 	}
 }

@@ -100,7 +100,6 @@ func newRegulatorTower(station, provenance string) appliance.Tower {
 		ERPDBm:        math.NaN(),
 		AzimuthDeg:    math.NaN(),
 		TiltDeg:       math.NaN(),
-		GainDBi:       math.NaN(),
 		BeamwidthDeg:  math.NaN(),
 		FrontBackDB:   math.NaN(),
 		Placement:     appliance.PlacementCentroid,
@@ -124,8 +123,8 @@ func ERPDBm(txPowerW, gainDBi float64) float64 {
 // summarise derives a station's tower-level numbers from its sectors:
 //   - ERPDBm: the largest sector ERP (the station's strongest emission);
 //   - HeightM: the highest antenna (DefaultTowerHeightM when none is given);
-//   - TiltDeg, GainDBi, BeamwidthDeg, FrontBackDB: those of the strongest
-//     emission (first in input order on ties);
+//   - TiltDeg, BeamwidthDeg, FrontBackDB: those of the strongest emission
+//     (first in input order on ties);
 //   - TxPowerDBm, TxGainDBi (HasTx): the power and gain of that emission;
 //   - AzimuthDeg: the common azimuth when every sector states the same one;
 //     NaN (omnidirectional) when sectors point different ways (a multi-sector
@@ -163,7 +162,7 @@ func summarise(t *appliance.Tower, sectors []Sector) {
 	if bestIdx >= 0 {
 		t.ERPDBm = bestERP
 		s := &sectors[bestIdx]
-		t.TiltDeg, t.GainDBi, t.BeamwidthDeg, t.FrontBackDB = s.TiltDeg, s.GainDBi, s.BeamwidthDeg, s.FrontBackDB
+		t.TiltDeg, t.BeamwidthDeg, t.FrontBackDB = s.TiltDeg, s.BeamwidthDeg, s.FrontBackDB
 		// Its ERP came from both (ERPDBm is NaN otherwise).
 		t.TxPowerDBm, t.TxGainDBi, t.HasTx = 10*math.Log10(s.TxPowerW*1000), s.GainDBi, true
 	}

@@ -15,8 +15,10 @@
 //     appliance.DefaultTowerHeightM); power (ERP) -30..100 dBm; azimuth
 //     0..360 degrees (360 stored as 0; absent: omnidirectional); tilt
 //     -90..90 degrees (the antenna's mechanical downtilt); gain_dbi
-//     -30..70, beamwidth_deg 0.1..360 and front_back_db 0.1..100 (the
-//     generic antenna's figures, when no antenna_id); station_number
+//     -30..70 with power (the record then keeps the transmitter power
+//     power + 2.15 − gain_dbi and the gain: Tower.HasTx), beamwidth_deg
+//     0.1..360 and front_back_db 0.1..100 (the generic antenna's figures,
+//     when no antenna_id); station_number
 //     at most 32 characters; at most 16 technologies of 1..16 characters;
 //     at most 32 bands of 1..100000 MHz; antenna_id a catalogue antenna of
 //     the key's tenant or a built-in (CheckAntenna, through WithAntennas),

@@ -30,7 +30,7 @@ type Input struct {
 	Azimuth       *float64 // degrees from north
 	Tilt          *float64 // degrees, positive down (the mechanical downtilt of the antenna)
 	AntennaID     *string  // a catalogue antenna (appliance/equipment) the tower radiates with
-	GainDBi       *float64 // the generic antenna's peak gain, dBi
+	GainDBi       *float64 // the antenna's peak gain, dBi (with Power: the transmitter's power is Power + 2.15 − GainDBi)
 	BeamwidthDeg  *float64 // the generic antenna's horizontal 3 dB beamwidth, degrees
 	FrontBackDB   *float64 // the generic antenna's front-to-back ratio, dB
 	StationNumber *string
@@ -121,7 +121,7 @@ func (s *Service) Register(ctx context.Context, key *appliance.APIKey, in Input,
 func Validate(q Input) (*appliance.Tower, error) {
 	v := &appliance.ValidationError{}
 	t := &appliance.Tower{Source: appliance.SourceUser, HeightM: appliance.DefaultTowerHeightM, ERPDBm: math.NaN(),
-		AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), GainDBi: math.NaN(), BeamwidthDeg: math.NaN(), FrontBackDB: math.NaN(),
+		AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), BeamwidthDeg: math.NaN(), FrontBackDB: math.NaN(),
 		Placement: appliance.PlacementSurveyed, UncertaintyM: 10}
 	if q.Operator == nil || strings.TrimSpace(*q.Operator) == "" || len(*q.Operator) > 64 {
 		v.Add("operator", "is required, 1 to 64 characters")
@@ -145,7 +145,16 @@ func Validate(q Input) (*appliance.Tower, error) {
 	num(q.Power, "power", -30, 100, false, &t.ERPDBm)
 	num(q.Azimuth, "azimuth", 0, 360, false, &t.AzimuthDeg)
 	num(q.Tilt, "tilt", -90, 90, false, &t.TiltDeg)
-	num(q.GainDBi, "gain_dbi", -30, 70, false, &t.GainDBi)
+	if q.GainDBi != nil {
+		gain := math.NaN()
+		num(q.GainDBi, "gain_dbi", -30, 70, false, &gain)
+		switch {
+		case q.Power == nil:
+			v.Add("gain_dbi", "needs power (the ERP): a tower record keeps the transmitter power and the antenna gain together")
+		case !math.IsNaN(gain) && !math.IsNaN(t.ERPDBm):
+			t.TxGainDBi, t.TxPowerDBm, t.HasTx = gain, t.ERPDBm+2.15-gain, true
+		}
+	}
 	num(q.BeamwidthDeg, "beamwidth_deg", 0.1, 360, false, &t.BeamwidthDeg)
 	num(q.FrontBackDB, "front_back_db", 0.1, 100, false, &t.FrontBackDB)
 	if t.AzimuthDeg == 360 {

@@ -17,6 +17,14 @@ func round3(x float64) *float64 {
 	return &v
 }
 
+// txGain is the antenna gain of a tower record that states it, dBi.
+func txGain(t *appliance.Tower) *float64 {
+	if !t.HasTx {
+		return nil
+	}
+	return round3(t.TxGainDBi)
+}
+
 // knownRound3 is round3 for a figure where 0 means unknown (nil).
 func knownRound3(x float64) *float64 {
 	if x == 0 {
@@ -77,7 +85,7 @@ func towerJSON(t *appliance.Tower) TowerJSON {
 	return TowerJSON{
 		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: r6(t.Lat), Lon: r6(t.Lon), HeightM: r3(t.HeightM), Height: r3(t.HeightM),
 		Power: round3(t.ERPDBm), Azimuth: round3(t.AzimuthDeg), Tilt: round3(t.TiltDeg),
-		GainDBi: knownRound3(t.GainDBi), BeamwidthDeg: knownRound3(t.BeamwidthDeg), FrontBackDB: knownRound3(t.FrontBackDB), AntennaID: t.AntennaID,
+		GainDBi: txGain(t), BeamwidthDeg: knownRound3(t.BeamwidthDeg), FrontBackDB: knownRound3(t.FrontBackDB), AntennaID: t.AntennaID,
 		Placement: string(t.Placement), PositionUncertaintyM: r3(t.UncertaintyM), Synthetic: t.Synthetic,
 		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, Address: t.Address, UF: t.UF,
 		Technologies: t.Technologies, BandsMHz: t.BandsMHz,
