@@ -71,7 +71,7 @@
 // ground + TxHeightM, sample ground + RxHeightM, the sample's distance,
 // k = 4/3). A downtilted sector's main lobe therefore reaches the ground
 // where the geometry puts it: on flat ground at d ≈ h/tan(tilt) for a
-// height difference h (TestTiltedSectorMap). Every pixel of a sample
+// height difference h (TestIssue25_TiltedSectorMainLobe). Every pixel of a sample
 // shares its loss, as it shares its path loss.
 //
 // Each (radial, sample) is evaluated once and only when some pixel uses it;

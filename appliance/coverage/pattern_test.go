@@ -14,7 +14,7 @@ import (
 // level (0 m), from 2.25 km to 4.5 km.
 var centroTower = appliance.LatLon{Lat: -22.904417, Lon: -43.182222}
 
-// TestTiltedSectorMap: a sector pointing east over the bay from a 70 m mast
+// TestIssue25_TiltedSectorMainLobe: a sector pointing east over the bay from a 70 m mast
 // on the Centro tower's site, tilted 1.5° down, puts its main lobe on the
 // water where the geometry says: the tilted map is below the untilted one
 // by exactly the vertical pattern loss 12·((θ(D) − 1.5°)/5°)² (at most
@@ -27,7 +27,7 @@ var centroTower = appliance.LatLon{Lat: -22.904417, Lon: -43.182222}
 // least difference lies there. Off the water, elsewhere and behind the
 // sector, the maps differ too (the tilt is everywhere); a best-server map
 // of the tilted site alone is the single map, pixel for pixel.
-func TestTiltedSectorMap(t *testing.T) {
+func TestIssue25_TiltedSectorMainLobe(t *testing.T) {
 	svc, ter, _ := newService(t)
 	g0, err := ter.ElevationM(centroTower)
 	if err != nil || math.Abs(g0-15.2) > 0.05 {

@@ -34,7 +34,7 @@ func parse(t testing.TB, name string) *antfile.File {
 
 func codes(ws []appliance.Warning) string { return strings.Join(appliance.WarningCodes(ws), ",") }
 
-// TestRealFiles parses every real sample: its peak gain is the file's
+// TestIssue25_RealPatternFiles parses every real sample: its peak gain is the file's
 // stated gain (dBd + 2.15), a normalised pattern peaks at 0 dB, and its
 // 3 dB beamwidths and front-to-back ratio are the header's H_WIDTH,
 // V_WIDTH and FRONT_TO_BACK where given, within max(1°, 6 %) and 1 dB.
@@ -44,7 +44,7 @@ func codes(ws []appliance.Warning) string { return strings.Join(appliance.Warnin
 // Sinclair's 1° table gives 13.8° for the stated 14.5°. The Galtronics
 // files are not normalised (their cuts never reach 0 dB) and state
 // beamwidths their tables do not show: the parser says so in warnings.
-func TestRealFiles(t *testing.T) {
+func TestIssue25_RealPatternFiles(t *testing.T) {
 	nan := math.NaN()
 	cases := []struct {
 		file           string
@@ -128,14 +128,14 @@ func TestRealFiles(t *testing.T) {
 	}
 }
 
-// TestTiltConventions establishes the vertical angle convention from the
+// TestIssue25_TiltConventions establishes the vertical angle convention from the
 // pairs that differ only in electrical tilt: the 4E file peaks 4° further
 // down than the 0E one, the 05T file 1° further than the 04T one, so
 // positive vertical angles lie below the horizon. And a 0E antenna
 // mechanically tilted 4° down puts its boresight-plane peak where the 4E
 // antenna has it: Radiator.LossDB of both along the boresight agree
 // within 1.5 dB over the main lobe (−2..10°) and both are 0 dB at 4°.
-func TestTiltConventions(t *testing.T) {
+func TestIssue25_TiltConventions(t *testing.T) {
 	peak := func(name string) float64 { return parse(t, name).Pattern.Stats().VPeakDeg }
 	if a, b := peak("B800A065-18-0E.pln"), peak("B800A065-18-4E.pln"); a != 0 || b != 4 {
 		t.Errorf("Amphenol 0E/4E vertical peaks at %g°/%g°, want 0/4", a, b)
@@ -165,7 +165,7 @@ func TestTiltConventions(t *testing.T) {
 	}
 }
 
-// TestMSIAgreesWithADF reads the Tongyu 791 MHz MSI file and CloudRF's
+// TestIssue25_MSIAgreesWithADF reads the Tongyu 791 MHz MSI file and CloudRF's
 // ADF conversion of it. The ADF's values are the MSI's moved by one label:
 // msi2ADF.py rotates the 360 samples by 180 and labels them from −179
 // instead of −180, so the ADF's horizontal value at a is the MSI's at
@@ -175,7 +175,7 @@ func TestTiltConventions(t *testing.T) {
 // sample of both cuts, the gains are equal, and the vertical beamwidths
 // agree; this also checks the MSI reader's conversion of the Tongyu
 // zenith-referenced vertical cut against CloudRF's (an extra 90°).
-func TestMSIAgreesWithADF(t *testing.T) {
+func TestIssue25_MSIAgreesWithADF(t *testing.T) {
 	msi := parse(t, "TQJ-8010-9011DT0_0791_CO_P45_00T.msi")
 	adf := parse(t, "TQJ-8010-9011DT0_0791_CO_P45_00T.msi.adf")
 	if msi.GainDBi != adf.GainDBi {
@@ -217,9 +217,9 @@ func TestSeparatorsAndLineEndings(t *testing.T) {
 	}
 }
 
-// TestMalformedNamesLine: every malformed file is refused with the line
+// TestIssue25_MalformedFileNamesLine: every malformed file is refused with the line
 // at fault, matching appliance.ErrInvalid.
-func TestMalformedNamesLine(t *testing.T) {
+func TestIssue25_MalformedFileNamesLine(t *testing.T) {
 	msi := string(read(t, "SV460-SF2SNM_0920_00T.msi")) // LF, 10 header lines, H table at 10, V at 371
 	msiLines := strings.Split(msi, "\n")
 	replace := func(ls []string, i int, s string) string {

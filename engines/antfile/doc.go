@@ -18,7 +18,7 @@
 // one the files with a known tilt establish: the Amphenol B800A065-18
 // "0E" and "4E" files (0° and 4° electrical downtilt) peak at 0° and 4°,
 // the Huawei AMB4520R8v06 "04T" and "05T" files at 4° and 5°
-// (TestTiltConventions). The horizontal direction cannot be settled by
+// (TestIssue25_TiltConventions). The horizontal direction cannot be settled by
 // these files (their cuts are symmetric, or steered by an unstated
 // amount); clockwise is the reading of crc-covlib and CloudRF's msi2adf.
 // NSMA vertical cuts are elevations above the horizon (TIA-804-B, as

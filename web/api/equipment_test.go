@@ -197,7 +197,7 @@ func pln4E(t *testing.T) (hcut, vcut [360]float64) {
 	return hcut, vcut
 }
 
-// TestTiltAndAzimuthOnRealRioTower: the real Anatel station 1000029007
+// TestIssue25_TiltAndAzimuthOnRealRioTower: the real Anatel station 1000029007
 // (Rio Centro), on the embedded terrain, with antennas given to copies of
 // it registered by a tenant at its position and height, answers
 // /analyze_link with the pattern losses computed here by hand for a
@@ -217,7 +217,7 @@ func pln4E(t *testing.T) (hcut, vcut [360]float64) {
 //     the file's 0° and 1° values), weighted by R = (H(181°) − 0.2)/H(181°);
 //
 // each margin being the reference's less that loss.
-func TestTiltAndAzimuthOnRealRioTower(t *testing.T) {
+func TestIssue25_TiltAndAzimuthOnRealRioTower(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	pro := h.keys["pro"]
 	res := h.do(t, "GET", "/towers/anatel:1000029007", pro, nil, "")
@@ -310,4 +310,41 @@ func TestTiltAndAzimuthOnRealRioTower(t *testing.T) {
 	if res.status != 200 || math.Abs(res.json(t)["antenna_pattern_loss_db"].(float64)-cases[1].loss) > 0.002 {
 		t.Errorf("/analyze: %d %.300s", res.status, res.body)
 	}
+}
+
+// TestEquipmentIsolationOnComputeRoutes: another tenant's catalogue
+// antenna reads as unknown on the compute routes that name one (a map
+// site, an ad hoc tower of /analyze): 422 naming the field, nothing of
+// the antenna in the answer; its owner gets the map and the analysis.
+func TestEquipmentIsolationOnComputeRoutes(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	_, antA := storeEquipment(t, h, h.keys["pro"])
+	mapBody := `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58,"azimuth_deg":90,"tilt_deg":2,"antenna_id":"` + antA + `"},"frequency_mhz":1800,"radius_km":1,"resolution_m":250}`
+	pairBody := fmt.Sprintf(`{"tower":{"lat":-22.95,"lon":-43.21,"azimuth":90,"tilt":2,"antenna_id":%q},"receiver":{"lat":-22.94,"lon":-43.2},"frequency_mhz":1800}`, antA)
+	for _, c := range []struct {
+		name, url, body, field string
+	}{
+		{"map", "/coverage/heatmap", mapBody, "site.antenna_id"},
+		{"analyze", "/analyze", pairBody, "tower.antenna_id"},
+	} {
+		res := h.do(t, "POST", c.url, h.keys["internal"], nil, c.body)
+		if res.status != 422 || !slicesContains(fieldsOf(t, res), c.field) || strings.Contains(string(res.body), "B800A065") {
+			t.Errorf("%s as B: %d %s", c.name, res.status, res.body)
+		}
+	}
+	if res := h.do(t, "POST", "/coverage/heatmap", h.keys["pro"], nil, mapBody); res.status != http.StatusAccepted && res.status != 200 && res.status != 201 {
+		t.Errorf("map as A: %d %s", res.status, res.body)
+	}
+	if res := h.do(t, "POST", "/analyze", h.keys["pro"], nil, pairBody); res.status != 200 || !strings.Contains(string(res.body), `"antenna":"B800A065-18-4E, 2° mechanical downtilt"`) {
+		t.Errorf("analyze as A: %d %.400s", res.status, res.body)
+	}
+}
+
+func slicesContains(s []string, x string) bool {
+	for _, e := range s {
+		if e == x {
+			return true
+		}
+	}
+	return false
 }
