@@ -275,9 +275,11 @@ func (s *Service) forget(tenantID, id string) {
 	s.mu.Unlock()
 }
 
-// build turns an input into an antenna (pattern given or synthesised) and
-// validates it.
-func (in AntennaInput) build() (*appliance.Antenna, error) {
+// Build turns an input into an antenna (pattern given or synthesised),
+// validated, with the figures read off its pattern, without id or owner:
+// what CreateAntenna stores, and an inline antenna of a request (the
+// point-to-point planner's) as it is used without storing it.
+func (in AntennaInput) Build() (*appliance.Antenna, error) {
 	v := &appliance.ValidationError{}
 	a := &appliance.Antenna{Name: strings.TrimSpace(in.Name), Make: strings.TrimSpace(in.Make), Model: strings.TrimSpace(in.Model),
 		Notes: strings.TrimSpace(in.Notes), Polarization: strings.TrimSpace(in.Polarization), FreqMHz: in.FreqMHz, MinMHz: in.MinMHz, MaxMHz: in.MaxMHz}
@@ -368,7 +370,7 @@ func synthesise(p Parametric, gainDBi float64, v *appliance.ValidationError) (ap
 // CreateAntenna validates in and stores it as a new antenna of the key's
 // tenant within the tier's cap. Audited equipment.create.
 func (s *Service) CreateAntenna(ctx context.Context, k *appliance.APIKey, in AntennaInput) (*appliance.Antenna, error) {
-	a, err := in.build()
+	a, err := in.Build()
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +437,7 @@ func (s *Service) UpdateAntenna(ctx context.Context, k *appliance.APIKey, id str
 	if builtinID(id) {
 		return nil, errBuiltin
 	}
-	a, err := in.build()
+	a, err := in.Build()
 	if err != nil {
 		return nil, err
 	}
