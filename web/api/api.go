@@ -80,6 +80,7 @@ type Deps struct {
 	Observations Observations
 	SSO          SSO       // bearer ID tokens and hosted login (appliance/sso); nil: SSO not configured (routes answer 503)
 	Branding     Brandings // white-label branding (appliance/branding); nil: routes answer 503, reports neutral
+	Equipment    Equipment // the tenants' radio and antenna catalogues (appliance/equipment); nil: routes answer 503
 	Billing      Billing   // payment webhook and key claims (appliance/billing); nil: not configured (routes answer 503)
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
@@ -173,6 +174,7 @@ func New(d Deps) *API {
 	a.registerDSAR(r)
 	a.registerSSO(r)
 	a.registerBranding(r)
+	a.registerEquipment(r)
 	a.registerBilling(r)
 	a.registerLinks(r)
 	a.registerExports(r)

@@ -31,6 +31,7 @@ import (
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
+	"linkplan/appliance/equipment"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -248,6 +249,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	towers := func() appliance.TowerIndex { return ix }
 	plan := planner.New(h.terrain, towers, reg.WithFallback)
+	equip := equipment.New(db, h.clock.Now)
+	plan.Antennas = equip
 	var towerDB api.TowerStore = db
 	if opt.towerDB != nil {
 		towerDB = opt.towerDB(db)
@@ -286,7 +289,9 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			return api.ResolveEngine(reg, k, id)
 		}})
 	h.jobs.Register(appliance.JobKindBatchReport, bsvc.Handler())
-	plans = &repeater.Submitter{Plans: repeater.New(h.terrain, towers, reg.WithFallback, 0), Queue: h.jobs, NewID: jobs.NewID}
+	relays := repeater.New(h.terrain, towers, reg.WithFallback, 0)
+	relays.Antennas = equip
+	plans = &repeater.Submitter{Plans: relays, Queue: h.jobs, NewID: jobs.NewID}
 	h.jobs.Register(appliance.JobKindRepeaterPlan, plans.Handler())
 	h.privacy = privacy.New(db, h.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
 		return h.auth.VerifyAdminFrom(k, code, tenancy.Client(c))
@@ -398,10 +403,10 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Predictions: preds,
 		Basemap:     tiles,
 		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
-		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
+		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now), Equipment: equip,
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
-		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,
+		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit}, Repeaters: plans,
 		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
 		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}, Now: h.clock.Now},
 		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {

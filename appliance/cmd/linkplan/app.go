@@ -25,6 +25,7 @@ import (
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
+	"linkplan/appliance/equipment"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -247,6 +248,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// (SPEC §2.5).
 	towers := func() appliance.TowerIndex { return a.index }
 	plan := planner.New(ter, towers, reg.WithFallback)
+	// The equipment catalogue: the planner, the maps and the relay plans
+	// read towers' catalogue antennas through it.
+	equip := equipment.New(db, nil)
+	plan.Antennas = equip
 
 	// The job queue lives in the database; finished bundles are files
 	// under the data directory. Workers start with serve, after the API is
@@ -280,6 +285,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
 	repeaters := repeater.New(ter, towers, reg.WithFallback, 0)
 	repeaters.Recover = rec
+	repeaters.Antennas = equip
 	a.plans = &repeater.Submitter{Plans: repeaters, Queue: a.jobs,
 		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
 	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
@@ -403,7 +409,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
 		Jobs: a.jobs, Batches: a.batch,
-		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
+		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit},
 		Repeaters: a.plans,
 		// Consented rows feed the live band of the served residual engine.
 		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
@@ -421,6 +427,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		// Building layers for the raytrace engine: each layer's scene is
 		// built once and cached (16 layers), on the terrain packs.
 		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(16), Terrain: ter}},
+		Equipment: equip,
 		SSO:       ssoDep,
 		Billing:   billingDep,
 		Checks: []api.Check{
