@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"linkplan/appliance"
 	"linkplan/appliance/tenancy"
@@ -251,6 +252,9 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "observation equal to A's", method: "POST", url: "/coverage/observations", body: obsRow(-22.9001), fresh: true},
 	)
 	for _, r := range routes {
+		// A new rate-limit window for every route: the table has more rows
+		// than the Free tier's per-minute budget of read routes.
+		h.clock.advance(time.Minute)
 		for _, k := range tenants {
 			t.Run(r.name+" as "+k, func(t *testing.T) {
 				res := h.do(t, r.method, r.url, h.keys[k], nil, r.body)
