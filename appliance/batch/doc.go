@@ -99,8 +99,10 @@
 //
 // The file is refused (appliance.ValidationError naming the field) when it
 // is empty, has no data rows, lacks a required column ("lat: required
-// column is missing (accepted headers: …)"), or maps two headers to one
-// column; with a *LimitError when it has more than maxRows data rows (the
+// column is missing (accepted headers: …)"), maps two headers to one
+// column, or holds a record longer than MaxRecordBytes (64 KiB; found by a
+// scan that reads quotes as encoding/csv does, before the CSV reader copies
+// any record, which would hold about three copies of it); with a *LimitError when it has more than maxRows data rows (the
 // rows beyond are counted, not parsed, up to MaxCountedRows, so the message
 // states the real count). A bad value makes only its row an error row.
 //

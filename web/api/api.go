@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"linkplan/appliance"
+	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 )
@@ -105,6 +106,10 @@ type Deps struct {
 	// (appliance/datamanifest) for GET /platform/maturity; nil: its
 	// data_manifest is null.
 	Data DataManifests
+	// Decode is the appliance-wide budget of memory for decoding request
+	// bodies (appliance/decodebudget); nil: a budget of
+	// decodebudget.DefaultLimit of the API's own.
+	Decode *decodebudget.Budget
 	// Predictions serves the learned coverage models
 	// (appliance/prediction); nil: the prediction and model routes are
 	// not served.
@@ -126,6 +131,7 @@ type API struct {
 	exposition *telemetry.Exposition
 	state      atomic.Value // "starting" | "ready" | "stopping"
 	router     *mux.Router
+	decode     *decodebudget.Budget
 }
 
 // Readiness states.
@@ -152,6 +158,10 @@ func New(d Deps) *API {
 	d.Metrics.RegisterMetricsWriter(a.http.write)
 	if a.Recover == nil {
 		a.Recover = &appliance.Recoverer{Log: a.log}
+	}
+	a.decode = d.Decode
+	if a.decode == nil {
+		a.decode = decodebudget.New(decodebudget.DefaultLimit)
 	}
 	a.state.Store(StateStarting)
 	r := mux.NewRouter()

@@ -125,7 +125,11 @@ func readBatch(r *http.Request, tier appliance.Tier) ([]batch.Row, batch.Options
 		if err := optionsFromValues(r.URL.Query(), &opt); err != nil {
 			return nil, opt, nil, nil, err
 		}
-		rows, ignored, err := readBatchCSV(r.Body, tier)
+		body, err := readBody(r)
+		if err != nil {
+			return nil, opt, nil, nil, err
+		}
+		rows, ignored, err := readBatchCSV(body, tier)
 		return rows, opt, ignored, nil, err
 	}
 	if len(r.URL.Query()) > 0 {
@@ -221,13 +225,9 @@ func limitErr(tier appliance.Tier, n int) error {
 
 // readBatchCSV reads a CSV batch (appliance/batch: header aliases, `,` `;`
 // or tab, pt-BR decimal commas, UTF-8 or Windows-1252).
-func readBatchCSV(body io.Reader, tier appliance.Tier) ([]batch.Row, []string, error) {
-	f, err := batch.ReadCSV(body, batch.Limit(tier))
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return nil, nil, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
-	case err != nil:
+func readBatchCSV(raw []byte, tier appliance.Tier) ([]batch.Row, []string, error) {
+	f, err := batch.ReadCSVBytes(raw, batch.Limit(tier))
+	if err != nil {
 		var le *batch.LimitError
 		if errors.As(err, &le) {
 			le.Tier = tier
@@ -265,7 +265,11 @@ func readBatchMultipart(r *http.Request, boundary string, tier appliance.Tier, o
 				return nil, opt, nil, appliance.Invalid("file", "must be given once")
 			}
 			gotFile = true
-			if rows, ignored, err = readBatchCSV(p, tier); err != nil {
+			b, err := bodyFrom(r.Context()).lease.ReadAll(p, r.ContentLength, "the file part") // the body's length bounds the part's
+			if err != nil {
+				return nil, opt, nil, multipartErr(err)
+			}
+			if rows, ignored, err = readBatchCSV(b, tier); err != nil {
 				return nil, opt, nil, err
 			}
 		case "engine", "language", "pdfs":

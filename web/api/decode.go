@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"linkplan/appliance"
+	"linkplan/appliance/decodebudget"
 )
 
 // decode reads one JSON object from the body into v (the Content-Type was
@@ -32,25 +34,57 @@ func decode(r *http.Request, v any) error {
 	return decodeBytes(body, v, maxArrayElements)
 }
 
-// readBody reads a request body; a body over the route's limit is a 413.
+// readBody reads a request body, charged to the request's lease on the
+// appliance-wide decode budget (a 503 with Retry-After when the budget is
+// spent); a body over the route's limit is a 413, refused before a byte is
+// read when its Content-Length says so.
 func readBody(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(r.Body)
+	rb := bodyFrom(r.Context())
+	if rb.limit > 0 && r.ContentLength > rb.limit {
+		return nil, tooLarge(rb.limit)
+	}
+	body, err := rb.lease.ReadAll(r.Body, r.ContentLength, "the request body")
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+		return nil, tooLarge(mbe.Limit)
+	case errors.Is(err, appliance.ErrUnavailable): // the decode budget
+		return nil, err
 	case err != nil:
 		return nil, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
 	}
 	return body, nil
 }
 
+// tooLarge is the 413 of a body over its route's limit of limit bytes.
+func tooLarge(limit int64) error {
+	return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large",
+		msg: fmt.Sprintf("request body exceeds %d bytes (%s), the limit of this route", limit, decodebudget.Size(limit))}
+}
+
+// requestBody is what the middleware tells the decoders about a request's
+// body: its route's limit and the request's lease on the decode budget.
+type requestBody struct {
+	limit int64
+	lease *decodebudget.Lease
+}
+
+// bodyFrom returns the body facts the middleware stored (zero values, which
+// charge nothing and check no limit, outside it: unit tests of decoders).
+func bodyFrom(ctx context.Context) requestBody {
+	rb, _ := ctx.Value(ctxBody).(requestBody)
+	return rb
+}
+
 // multipartErr maps an error reading a multipart body: over the route's
 // body limit a 413, else a 400 malformed_multipart.
 func multipartErr(err error) error {
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge(mbe.Limit)
+	case errors.Is(err, appliance.ErrInvalid), errors.Is(err, appliance.ErrUnavailable): // a part's own limit, the decode budget
+		return err
 	}
 	return &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
 }

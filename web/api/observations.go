@@ -210,6 +210,8 @@ func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning
 			fields: []appliance.FieldError{{Field: "Content-Type", Reason: "must be multipart/form-data with a boundary"}}}
 	}
 	mr := multipart.NewReader(r.Body, params["boundary"])
+	lease := bodyFrom(r.Context()).lease
+	dt.Memory = lease // the service charges its gzip stream to it
 	v := &appliance.ValidationError{}
 	seen := map[string]bool{}
 	for {
@@ -228,7 +230,7 @@ func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning
 		}
 		seen[name] = true
 		if name == "csv_file" {
-			b, err := io.ReadAll(p)
+			b, err := lease.ReadAll(p, r.ContentLength, "the csv_file part") // the body's length bounds the part's
 			if err != nil {
 				return dt, nil, multipartErr(err)
 			}
