@@ -147,10 +147,13 @@ func readBatchJSON(r *http.Request, tier appliance.Tier, opt *batch.Options) ([]
 	if err != nil {
 		return nil, nil, err
 	}
+	// Elements decode into struct{}: counted without a copy of the body.
 	var count struct {
-		Rows []json.RawMessage `json:"rows"`
+		Rows []struct{} `json:"rows"`
 	}
-	if json.Unmarshal(body, &count) == nil {
+	err = json.Unmarshal(body, &count)
+	var ute *json.UnmarshalTypeError
+	if err == nil || errors.As(err, &ute) && len(count.Rows) > 0 {
 		if err := limitErr(tier, len(count.Rows)); err != nil {
 			return nil, nil, err
 		}
