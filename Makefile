@@ -32,7 +32,10 @@ run: build
 # lintian checks the Debian package (make deb-lint) and systemd provides
 # systemd-analyze (make systemd-verify, deb-test); jq, unzip and zip are
 # used by INSTALL.md's commands and its stand-ins (make install-check).
-TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium lintian systemd jq unzip zip
+# gnumeric gives ssconvert, a real spreadsheet that reads the batch
+# bundle's results.csv and results.dbf back and would evaluate a formula
+# that reached them (appliance/cmd/linkplan, spreadsheet_test.go).
+TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium lintian systemd jq unzip zip gnumeric
 # apt-get waits up to 10 minutes for the dpkg lock instead of failing at
 # once when unattended-upgrades (or another apt) holds it, as on a freshly
 # booted machine.

@@ -149,7 +149,11 @@
 //	                  tower's caveats: synthetic (true/false),
 //	                  position_uncertainty_m (metres, empty when unknown) and
 //	                  warning_messages (one per code, same order, separated
-//	                  by " | ")
+//	                  by " | "). Numbers and booleans are bare; text cells are
+//	                  double-quoted and neutralised for spreadsheets
+//	                  (geoexport.SpreadsheetSafe: a leading ' on a text
+//	                  starting with = + - @ tab CR or '; ReadResults removes
+//	                  it)
 //	results.geojson   points of the rows with a valid position (geoexport.LinkSchema:
 //	                  warnings holds the ';'-separated codes, with synthetic
 //	                  and position_uncertainty_m)
