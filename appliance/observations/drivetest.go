@@ -140,14 +140,31 @@ func openCSV(r io.Reader, mem *decodebudget.Lease) (io.Reader, error) {
 		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, appliance.Invalid("csv_file", "is not a readable gzip file: %v", err)
+			return nil, appliance.Invalid("csv_file", "is not a readable gzip file (its header is damaged)")
 		}
-		src = zr
+		src = &gunzipped{r: zr}
 	}
 	text := bufio.NewReaderSize(&capped{r: src, left: MaxDriveTestBytes}, driveTestSniff)
 	head, _ := text.Peek(driveTestSniff) // the header line decides the separator, as in sheetcsv.Open
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	return &recordCapped{r: text, records: sheetcsv.NewRecords(byte(sheetcsv.DetectSeparator(head)))}, nil
+}
+
+// gunzipped reads a gzip stream and words its failures for the client: a
+// damaged stream is a validation error naming csv_file, not the
+// decompressor's own text ("flate: corrupt input before offset 5").
+type gunzipped struct {
+	r    io.Reader
+	read int64
+}
+
+func (g *gunzipped) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.read += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, appliance.Invalid("csv_file", "is a damaged gzip file (it cannot be read past %d bytes of CSV)", g.read)
+	}
+	return n, err
 }
 
 // MaxDriveTestBytes is the most bytes of CSV a drive test may hold once

@@ -174,6 +174,17 @@ func userMessage(err error, sentinel error) string {
 	for e := err; e != nil && e != sentinel; e = unwrapToward(e, sentinel) {
 		msg = e.Error()
 	}
+	// The sentinel's text at the end of a message is a wrapped Go error's
+	// tail, not a sentence (issue 20): "observations need tier Pro or
+	// higher: forbidden" says it without the suffix, the code carries it;
+	// "tower \"x\": not found" needs its predicate, so it reads "tower
+	// \"x\" not found".
+	if m, ok := strings.CutSuffix(msg, ": "+sentinel.Error()); ok && m != "" {
+		msg = m
+		if sentinel == appliance.ErrNotFound {
+			msg += " not found"
+		}
+	}
 	return msg
 }
 
