@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check
+.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check fuzz
 
 all: build
 
@@ -182,7 +182,18 @@ deb-test: deb
 install-check: deb
 	@build/install-check/run.sh $(DEB_DIR)/linkplan_*.deb
 
-check: fmt-verify vet race systemd-verify static-check console-verify deb-lint deb-test install-check
+# Every Go fuzz target for FUZZTIME each (issue 20: one per POST and PUT
+# route body, web/api fuzz_routes_test.go, and one per parser), one target
+# at a time; FUZZPKGS and FUZZ narrow it (build/fuzz/run.sh). A failing
+# input lands in the package's testdata/fuzz/<target>/: commit it with its
+# fix, and plain go test replays it from then on.
+FUZZTIME ?= 10s
+FUZZPKGS ?= ./...
+FUZZ     ?= .
+fuzz:
+	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPKGS='$(FUZZPKGS)' FUZZ='$(FUZZ)' build/fuzz/run.sh
+
+check: fmt-verify vet race systemd-verify static-check console-verify deb-lint deb-test install-check fuzz
 
 clean:
 	rm -rf bin $(DEB_DIR)

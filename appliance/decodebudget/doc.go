@@ -19,6 +19,8 @@
 //	csv_file, batch file)
 //	a gzip stream (drive-test csv_file)           the inflater's state plus the   appliance/observations
 //	                                              longest CSV record it may hold
+//	a PNG logo (PUT /tenant/branding, the admin   width × height × 8 bytes,       appliance/branding
+//	route)                                        before the pixels are decoded
 //
 // Bytes that only stream through a decoder (the inflated CSV, parsed and
 // dropped record by record) are not charged: what a stream holds is

@@ -284,6 +284,8 @@ func readBatchMultipart(r *http.Request, boundary string, tier appliance.Tier, o
 				return nil, opt, nil, appliance.Invalid(name, "must be at most 64 bytes")
 			}
 			vals.Set(name, strings.TrimSpace(string(b)))
+		case "":
+			return nil, opt, nil, appliance.Invalid(unnamedPart, "has no name: every part needs Content-Disposition: form-data; name=\"…\"")
 		default:
 			return nil, opt, nil, appliance.Invalid(truncate(name, 40), "is not a known part: send the CSV as \"file\" and the options engine, language and pdfs")
 		}

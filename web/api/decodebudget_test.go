@@ -3,6 +3,9 @@ package api_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
+	"image"
+	"image/png"
 	"net/http"
 	"strings"
 	"sync"
@@ -25,6 +28,11 @@ func TestDecodeBudget(t *testing.T) {
 	zw.Write([]byte("lat,lon,rsrp,cellFreq\n-22.93,-43.2,-95,1800\n"))
 	zw.Close()
 	dtGzip, ctGzip := driveTestBody(t, gz.String(), dtForm)
+	var big bytes.Buffer // 2000×2000 16-bit pixels: 32 MB decoded from a few KiB
+	if err := png.Encode(&big, image.NewNRGBA64(image.Rect(0, 0, 2000, 2000))); err != nil {
+		t.Fatal(err)
+	}
+	logo := `{"logo":{"media_type":"image/png","data_base64":"` + base64.StdEncoding.EncodeToString(big.Bytes()) + `"}}`
 	cases := []struct {
 		name, url, ct, body string
 		status              int
@@ -34,11 +42,16 @@ func TestDecodeBudget(t *testing.T) {
 		// a gzip stream is charged its inflater and its longest record
 		// (512 KiB), more than this budget
 		{"a gzip drive test over the budget", "/coverage/observations/drivetest", ctGzip, dtGzip, http.StatusServiceUnavailable},
+		{"a PNG logo whose pixels are over the budget", "/tenant/branding", "application/json", logo, http.StatusServiceUnavailable},
 		{"a CSV batch over the budget", "/batch_reports", "text/csv", "lat,lon,frequency_mhz\n" + strings.Repeat("-22.9,-43.2,700\n", 20_000), http.StatusServiceUnavailable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := h.do(t, "POST", c.url, pro, map[string]string{"Content-Type": c.ct}, c.body)
+			method := "POST"
+			if c.url == "/tenant/branding" {
+				method = "PUT"
+			}
+			res := h.do(t, method, c.url, pro, map[string]string{"Content-Type": c.ct}, c.body)
 			if res.status != c.status {
 				t.Fatalf("status %d, want %d: %.300s", res.status, c.status, res.body)
 			}

@@ -223,6 +223,11 @@ func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning
 			return dt, nil, multipartErr(err)
 		}
 		name := p.FormName()
+		if name == "" {
+			v.Add(unnamedPart, "has no name: every part needs Content-Disposition: form-data; name=\"…\"")
+			_ = p.Close()
+			continue
+		}
 		if seen[name] {
 			v.Add(truncate(name, 40), "must be given once")
 			_ = p.Close()
