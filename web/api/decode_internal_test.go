@@ -208,3 +208,13 @@ func FuzzValuePath(f *testing.F) {
 		}
 	})
 }
+
+func TestDecimal(t *testing.T) {
+	for s, want := range map[string]bool{"-22.95": true, "1.8e9": true, "+3": true, ".5": true, "5.": true, "1E-3": true,
+		"NaN": false, "Inf": false, "-Infinity": false, "0x1p-2": false, "1_000": false, "1e400": false, "": false, "-": false,
+		"e5": false, "1e": false, "1.2.3": false, "1e5e5": false, " 1": true, "-22,95": true, "1.234,5": true} {
+		if _, ok := decimal(s); ok != want {
+			t.Errorf("decimal(%q) ok = %v, want %v", s, ok, want)
+		}
+	}
+}
