@@ -60,6 +60,7 @@ var fuzzTargets = map[string]string{
 	"POST /tenant/keys/{key_id}/rotate":        "FuzzEmptyBodies",
 	"POST /tenant/me/data/forget":              "FuzzForgetBody",
 	"POST /tenant/sso/bindings":                "FuzzSSOBindBody",
+	"POST /tenant/sso/binding_intents":         "FuzzSSOBindingIntentBody",
 	"POST /towers":                             "FuzzTowerBody",
 }
 
@@ -328,13 +329,6 @@ func FuzzAdminBrandingBody(f *testing.F) {
 		`{"display_name":"Pro Telecom","justification":"support ticket 1234"}`,
 		`{"display_name":"","logo":{"media_type":"image/png","data_base64":"`+tinyPNG(f)+`"},"justification":"support ticket 1234"}`,
 		`{"justification":""}`, `null`, `{`, ``,
-	)
-}
-
-func FuzzSSOBindBody(f *testing.F) {
-	fuzzRoute(f, routeFuzz{method: "POST", path: "/tenant/sso/bindings", key: "pro", opts: harnessOptions{sso: true}}, nil,
-		`{"subject":"okta|alice"}`, `{"subject":"okta|bob","key_id":"x"}`, `{"subject":""}`, `{"subject":"\u0000"}`,
-		`{"subject":"`+strings.Repeat("s", 300)+`"}`, `{"tenant_id":"x"}`, `null`, `{`, ``,
 	)
 }
 
