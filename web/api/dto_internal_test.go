@@ -64,7 +64,7 @@ func TestFinding9_UserMessageWithoutOperationPrefixes(t *testing.T) {
 		wantStatus int
 		want       string
 	}{
-		{"sentinel wrapper inside operations", fmt.Errorf("analyze pair: %w", fmt.Errorf("tower %q: %w", "anatel:1", appliance.ErrNotFound)), 404, `tower "anatel:1" not found`},
+		{"sentinel wrapper inside operations", fmt.Errorf("analyze pair: %w", fmt.Errorf("tower %q: %w", "anatel:1", appliance.ErrNotFound)), 404, `tower "anatel:1": not found`},
 		{"validation error inside operations", fmt.Errorf("parse case: %w", fmt.Errorf("analyze link: %w", ve)), 422, "invalid input: receiver.lat: must be between -90 and 90, got 95"},
 		{"bare sentinel", appliance.ErrConflict, 409, "conflict"},
 		{"joined errors", fmt.Errorf("predict case: %w", errors.Join(errors.New("unrelated"), fmt.Errorf("tier pro is required: %w", appliance.ErrForbidden))), 403, "tier pro is required"},

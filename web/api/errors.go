@@ -174,16 +174,13 @@ func userMessage(err error, sentinel error) string {
 	for e := err; e != nil && e != sentinel; e = unwrapToward(e, sentinel) {
 		msg = e.Error()
 	}
-	// The sentinel's text at the end of a message is a wrapped Go error's
-	// tail, not a sentence (issue 20): "observations need tier Pro or
-	// higher: forbidden" says it without the suffix, the code carries it;
-	// "tower \"x\": not found" needs its predicate, so it reads "tower
-	// \"x\" not found".
-	if m, ok := strings.CutSuffix(msg, ": "+sentinel.Error()); ok && m != "" {
+	// A refusal for a tier or role is a whole sentence ("observations need
+	// tier Pro or higher (this key is Free)"); the wrapped sentinel's
+	// ": forbidden" at its end is Go's error chain, not English, and the
+	// code says it already (issue 20). Other sentinels end messages that
+	// need them ("engine raytrace: unavailable", "tower \"x\": not found").
+	if m, ok := strings.CutSuffix(msg, ": "+appliance.ErrForbidden.Error()); ok && sentinel == appliance.ErrForbidden && m != "" {
 		msg = m
-		if sentinel == appliance.ErrNotFound {
-			msg += " not found"
-		}
 	}
 	return msg
 }

@@ -12,10 +12,10 @@ import (
 // identifier with a member ("observationJSON.ts", "multipart.NextPart"), a
 // Go package's error prefix ("json: ", "multipart: ", "strconv."), Go's
 // own wording ("Go struct field", "Go value of type", "%!v", "<nil>"), or
-// a wrapped sentinel's text repeated at the end (": forbidden").
+// a wrapped sentinel's text at the end of a sentence (": forbidden").
 var goNames = regexp.MustCompile(`\b[a-z]+[A-Z][A-Za-z0-9]*\.[A-Za-z_]|\b[A-Z][a-z]+[A-Z][A-Za-z]*\b|` +
 	`\b(json|multipart|strconv|gzip|flate|csv|bbolt|http|bufio|reflect|runtime|mime): |strconv\.|Go (struct field|value)|%!|<nil>|` +
-	`: (forbidden|not found|invalid input|conflict|unavailable|quota exceeded|unauthenticated)(;|$)`)
+	`: (forbidden|invalid input)(;|$)`)
 
 // TestIssue20_MessagesWithoutGoNames sends a table of bad bodies to the
 // routes that decode them and scans every message, field and reason of
