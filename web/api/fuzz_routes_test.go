@@ -200,8 +200,20 @@ func FuzzExportLinkBody(f *testing.F) {
 	fuzzQueryAndBody(f, "/exports/link", "format")
 }
 
+// FuzzReportLinkBody fuzzes POST /reports/link for a tenant whose branding
+// and nearby tower hold text no PDF font has (emoji, CJK, RTL, combining
+// marks): the finding of issue 20 that answered 500 when it was filed.
 func FuzzReportLinkBody(f *testing.F) {
-	fuzzRoute(f, routeFuzz{method: "POST", path: "/reports/link", key: "pro"}, nil,
+	fuzzRoute(f, routeFuzz{method: "POST", path: "/reports/link", key: "pro"}, func(f *testing.F, h *harness, _ *routeFuzz) {
+		for _, c := range []struct{ method, path, body string }{
+			{"PUT", "/tenant/branding", `{"display_name":"Pro 😀 漢字 אב e\u0301","report_footer":"\ud83d\ude00 footer","support_contact":"noc@example.com"}`},
+			{"POST", "/towers", `{"operator":"Op 😀 漢字","lat":-22.951,"lon":-43.201,"height":60,"power":70}`},
+		} {
+			if res := h.do(f, c.method, c.path, h.keys["pro"], nil, c.body); res.status >= 300 {
+				f.Fatalf("%s %s: %d %s", c.method, c.path, res.status, res.body)
+			}
+		}
+	},
 		`{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20}`,
 		`{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20,"operator":"Vivo 😀 漢字 \u202e"}`,
 		`{"receiver":{"lat":-22.95,"lon":-43.20,"height":1e308},"frequency_mhz":1e308,"max_distance_km":1e-308}`,

@@ -88,5 +88,21 @@ func TestIssue20_MessagesWithoutGoNames(t *testing.T) {
 			}
 		})
 	}
-	_ = http.StatusOK
+}
+
+// TestIssue20_UnnamedMultipartPart: a multipart part without a name (found
+// by FuzzDriveTestBody and FuzzBatchReportsBody) is a 422 naming
+// "(unnamed part)"; it was reported with an empty field, against the
+// document.
+func TestIssue20_UnnamedMultipartPart(t *testing.T) {
+	h := newHarness(t, harnessOptions{unmetered: true})
+	d := loadOpenAPI(t)
+	body := "--B\r\nContent-Type: text/plain\r\n\r\nx\r\n--B--\r\n"
+	for _, path := range []string{"/coverage/observations/drivetest", "/batch_reports"} {
+		res := h.do(t, "POST", path, h.keys["pro"], map[string]string{"Content-Type": "multipart/form-data; boundary=B"}, body)
+		contract(t, d, "POST", path, res)
+		if res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), `"field":"(unnamed part)"`) {
+			t.Errorf("%s: %d %s", path, res.status, res.body)
+		}
+	}
 }
