@@ -22,12 +22,12 @@ var otherValues = []string{`null`, `""`, `"x"`, `"😀 漢字 \u202e"`, `"` + st
 // extremeBodies are valid bodies of the JSON routes (the seeds of their
 // fuzz targets).
 func extremeBodies() map[string]string {
-	link := `{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20,"rx_gain_dbi":3,"cable_loss_db":1,"rx_threshold_dbm":-100,"assumed_eirp_dbm":50,"max_alternatives":2}`
+	link := `{"receiver":{"lat":-22.95,"lon":-43.20,"height_m":10},"frequency_mhz":1800,"max_distance_km":20,"rx_gain_dbi":3,"cable_loss_db":1,"rx_threshold_dbm":-100,"assumed_eirp_dbm":50,"max_alternatives":2}`
 	return map[string]string{
 		"/analyze_link":                link,
 		"/exports/link":                link,
 		"/reports/link":                link,
-		"/analyze":                     `{"tower":{"lat":-22.97922,"lon":-43.14501,"height":30,"power":55,"azimuth":90,"tilt":2},"receiver":{"lat":-22.95,"lon":-43.2,"height":10},"frequency_mhz":3500,"rx_gain_dbi":3,"cable_loss_db":1,"rx_threshold_dbm":-100}`,
+		"/analyze":                     `{"tower":{"lat":-22.97922,"lon":-43.14501,"height_m":30,"power":55,"azimuth":90,"tilt":2},"receiver":{"lat":-22.95,"lon":-43.2,"height_m":10},"frequency_mhz":3500,"rx_gain_dbi":3,"cable_loss_db":1,"rx_threshold_dbm":-100}`,
 		"/coverage/engines/predict":    caseBody("fspl", ""),
 		"/coverage/heatmap":            `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800,"radius_km":1,"resolution_m":250,"rx_height_m":1.5}`,
 		"/coverage/best_server":        `{"bbox":{"min_lat":-22.95,"min_lon":-43.25,"max_lat":-22.94,"max_lon":-43.24},"frequency_mhz":1800,"resolution_m":250,"rx_height_m":1.5}`,
@@ -35,10 +35,10 @@ func extremeBodies() map[string]string {
 		"/coverage/observations":       obsRow(-22.9),
 		"/coverage/observations/batch": obsBatch("", -22.91, -22.92),
 		"/coverage/predict":            predictRio,
-		"/towers":                      `{"operator":"Vivo","lat":-22.9,"lon":-43.2,"height":30,"power":55,"azimuth":120,"tilt":3,"bands_mhz":[1800,2600]}`,
-		"/batch_reports":               `{"options":{"pdfs":false},"rows":[{"id":"a","receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":5,"rx_gain_dbi":3,"cable_loss_db":1,"rx_threshold_dbm":-100,"assumed_eirp_dbm":50}]}`,
+		"/towers":                      `{"operator":"Vivo","lat":-22.9,"lon":-43.2,"height_m":30,"power":55,"azimuth":120,"tilt":3,"bands_mhz":[1800,2600]}`,
+		"/batch_reports":               `{"options":{"pdfs":false},"rows":[{"id":"a","receiver":{"lat":-22.95,"lon":-43.20,"height_m":10},"frequency_mhz":1800,"max_distance_km":5,"rx_gain_dbi":3,"cable_loss_db":1,"rx_threshold_dbm":-100,"assumed_eirp_dbm":50}]}`,
 		"/ai/chat":                     `{"analysis":` + link + `,"question":"why?","language":"en"}`,
-		"/ai/suggest-height":           `{"link":{"tower":{"lat":-22.90,"lon":-43.10,"height":15,"power":50},"receiver":{"lat":-22.93,"lon":-43.18,"height":2},"frequency_mhz":5800},"target_margin_db":0,"step_m":0.5,"max_height_m":60}`,
+		"/ai/suggest-height":           `{"link":{"tower":{"lat":-22.90,"lon":-43.10,"height_m":15,"power":50},"receiver":{"lat":-22.93,"lon":-43.18,"height_m":2},"frequency_mhz":5800},"target_margin_db":0,"step_m":0.5,"max_height_m":60}`,
 		"/ai/compare":                  `{"tx":{"lat":-22.925,"lon":-43.31,"height_m":30},"rx":{"lat":-22.96,"lon":-43.21,"height_m":10},"frequency_mhz":900}`,
 	}
 }

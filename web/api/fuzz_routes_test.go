@@ -183,8 +183,8 @@ func tinyPNG(tb testing.TB) string {
 
 func FuzzAnalyzePairBody(f *testing.F) {
 	fuzzRoute(f, routeFuzz{method: "POST", path: "/analyze", key: "pro"}, nil,
-		`{"tower":{"lat":-22.97922,"lon":-43.14501,"height":30},"receiver":{"lat":-22.95,"lon":-43.2,"height":10},"frequency_mhz":3500,"engine":"fspl"}`,
-		`{"tower":{"lat":-22.97922,"lon":-43.14501,"height":30,"power":1e308},"receiver":{"lat":-22.95,"lon":-43.2,"height":-1e308},"frequency_mhz":3500}`,
+		`{"tower":{"lat":-22.97922,"lon":-43.14501,"height_m":30},"receiver":{"lat":-22.95,"lon":-43.2,"height_m":10},"frequency_mhz":3500,"engine":"fspl"}`,
+		`{"tower":{"lat":-22.97922,"lon":-43.14501,"height_m":30,"power":1e308},"receiver":{"lat":-22.95,"lon":-43.2,"height_m":-1e308},"frequency_mhz":3500}`,
 		`{"tower_id":"x","receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1e-300,"engine":"itm"}`,
 		`{"tower":{},"receiver":[],"frequency_mhz":"1800"}`, `null`, `[]`, `{`, ``,
 	)
@@ -192,9 +192,9 @@ func FuzzAnalyzePairBody(f *testing.F) {
 
 func FuzzExportLinkBody(f *testing.F) {
 	for _, format := range []string{"geojson", "kml", "kmz", "shapefile"} {
-		f.Add(format + "\x00" + `{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20}`)
+		f.Add(format + "\x00" + `{"receiver":{"lat":-22.95,"lon":-43.20,"height_m":10},"frequency_mhz":1800,"max_distance_km":20}`)
 	}
-	f.Add("geojson\x00" + `{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"operator":"=1+1"}`)
+	f.Add("geojson\x00" + `{"receiver":{"lat":-22.95,"lon":-43.20,"height_m":10},"frequency_mhz":1800,"operator":"=1+1"}`)
 	f.Add("gpx\x00{}")
 	f.Add("\x00")
 	fuzzQueryAndBody(f, "/exports/link", "format")
@@ -207,16 +207,16 @@ func FuzzReportLinkBody(f *testing.F) {
 	fuzzRoute(f, routeFuzz{method: "POST", path: "/reports/link", key: "pro"}, func(f *testing.F, h *harness, _ *routeFuzz) {
 		for _, c := range []struct{ method, path, body string }{
 			{"PUT", "/tenant/branding", `{"display_name":"Pro 😀 漢字 אב e\u0301","report_footer":"\ud83d\ude00 footer","support_contact":"noc@example.com"}`},
-			{"POST", "/towers", `{"operator":"Op 😀 漢字","lat":-22.951,"lon":-43.201,"height":60,"power":70}`},
+			{"POST", "/towers", `{"operator":"Op 😀 漢字","lat":-22.951,"lon":-43.201,"height_m":60,"power":70}`},
 		} {
 			if res := h.do(f, c.method, c.path, h.keys["pro"], nil, c.body); res.status >= 300 {
 				f.Fatalf("%s %s: %d %s", c.method, c.path, res.status, res.body)
 			}
 		}
 	},
-		`{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20}`,
-		`{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":20,"operator":"Vivo 😀 漢字 \u202e"}`,
-		`{"receiver":{"lat":-22.95,"lon":-43.20,"height":1e308},"frequency_mhz":1e308,"max_distance_km":1e-308}`,
+		`{"receiver":{"lat":-22.95,"lon":-43.20,"height_m":10},"frequency_mhz":1800,"max_distance_km":20}`,
+		`{"receiver":{"lat":-22.95,"lon":-43.20,"height_m":10},"frequency_mhz":1800,"max_distance_km":20,"operator":"Vivo 😀 漢字 \u202e"}`,
+		`{"receiver":{"lat":-22.95,"lon":-43.20,"height_m":1e308},"frequency_mhz":1e308,"max_distance_km":1e-308}`,
 		`{"receiver":{},"language":"xx"}`, `null`, `{`, ``,
 	)
 }
@@ -273,7 +273,7 @@ func multipartSeed(fields map[string]string, file, content string) string {
 // first byte of the input picks the Content-Type (JSON, text/csv,
 // multipart with boundary "B"), the rest is the body.
 func FuzzBatchReportsBody(f *testing.F) {
-	row := `{"id":"a","receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequency_mhz":1800,"max_distance_km":5}`
+	row := `{"id":"a","receiver":{"lat":-22.95,"lon":-43.20,"height_m":10},"frequency_mhz":1800,"max_distance_km":5}`
 	csv := "nome;latitude;longitude;frequencia_mhz\n=1+1;-22,95;-43,20;1800\n"
 	for _, s := range []string{
 		"j" + `{"options":{"pdfs":false},"rows":[` + row + `]}`,

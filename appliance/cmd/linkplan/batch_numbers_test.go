@@ -15,15 +15,15 @@ import (
 // first row is good); the field each bad row must name in its errors.
 func hugeRows(n int) (string, map[int]string) {
 	fields := []struct{ json, name string }{
-		{`"receiver":{"lat":%s,"lon":-43.2,"height":10}`, "receiver.lat"},
-		{`"receiver":{"lat":-22.9,"lon":%s,"height":10}`, "receiver.lon"},
-		{`"receiver":{"lat":-22.9,"lon":-43.2,"height":%s}`, "height"},
-		{`"receiver":{"lat":-22.9,"lon":-43.2,"height":10},"frequency_mhz":%s`, "frequency_mhz"},
-		{`"receiver":{"lat":-22.9,"lon":-43.2,"height":10},"max_distance_km":%s`, "max_distance_km"},
-		{`"receiver":{"lat":-22.9,"lon":-43.2,"height":10},"rx_gain_dbi":%s`, "rx_gain_dbi"},
-		{`"receiver":{"lat":-22.9,"lon":-43.2,"height":10},"cable_loss_db":%s`, "cable_loss_db"},
-		{`"receiver":{"lat":-22.9,"lon":-43.2,"height":10},"rx_threshold_dbm":%s`, "rx_threshold_dbm"},
-		{`"receiver":{"lat":-22.9,"lon":-43.2,"height":10},"assumed_eirp_dbm":%s`, "assumed_eirp_dbm"},
+		{`"receiver":{"lat":%s,"lon":-43.2,"height_m":10}`, "receiver.lat"},
+		{`"receiver":{"lat":-22.9,"lon":%s,"height_m":10}`, "receiver.lon"},
+		{`"receiver":{"lat":-22.9,"lon":-43.2,"height_m":%s}`, "height_m"},
+		{`"receiver":{"lat":-22.9,"lon":-43.2,"height_m":10},"frequency_mhz":%s`, "frequency_mhz"},
+		{`"receiver":{"lat":-22.9,"lon":-43.2,"height_m":10},"max_distance_km":%s`, "max_distance_km"},
+		{`"receiver":{"lat":-22.9,"lon":-43.2,"height_m":10},"rx_gain_dbi":%s`, "rx_gain_dbi"},
+		{`"receiver":{"lat":-22.9,"lon":-43.2,"height_m":10},"cable_loss_db":%s`, "cable_loss_db"},
+		{`"receiver":{"lat":-22.9,"lon":-43.2,"height_m":10},"rx_threshold_dbm":%s`, "rx_threshold_dbm"},
+		{`"receiver":{"lat":-22.9,"lon":-43.2,"height_m":10},"assumed_eirp_dbm":%s`, "assumed_eirp_dbm"},
 	}
 	want := map[int]string{}
 	var rows []string
@@ -32,7 +32,7 @@ func hugeRows(n int) (string, map[int]string) {
 		v := []string{"1e308", "-1e308"}[(i/len(fields))%2]
 		body := fmt.Sprintf(f.json, v)
 		if i == 0 || i%7 == 3 { // good rows among the bad
-			body = `"receiver":{"lat":-22.9,"lon":-43.2,"height":10}`
+			body = `"receiver":{"lat":-22.9,"lon":-43.2,"height_m":10}`
 		} else {
 			want[i] = f.name
 		}

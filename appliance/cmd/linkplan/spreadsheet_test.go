@@ -149,7 +149,7 @@ func spreadsheetBatch(n int) (string, string) {
 		id := formulas[i%len(formulas)]
 		lat, lon := -22.90+float64(i%10)*0.002, -43.20+float64(i/10)*0.002
 		b, _ := json.Marshal(id)
-		js = append(js, fmt.Sprintf(`{"id":%s,"receiver":{"lat":%.4f,"lon":%.4f,"height":10},"frequency_mhz":1800,"max_distance_km":5}`, b, lat, lon))
+		js = append(js, fmt.Sprintf(`{"id":%s,"receiver":{"lat":%.4f,"lon":%.4f,"height_m":10},"frequency_mhz":1800,"max_distance_km":5}`, b, lat, lon))
 		cw.Write([]string{id, strconv.FormatFloat(lat, 'f', 4, 64), strconv.FormatFloat(lon, 'f', 4, 64), "10", "1800", "5"})
 	}
 	cw.Flush()
