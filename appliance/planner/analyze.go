@@ -23,11 +23,17 @@ const (
 	DefaultAlternatives   = 5
 	MaxAlternatives       = 5
 	MaxDistanceKm         = 200.0 // km, largest accepted search radius
-	DefaultProfileStepM   = 90.0  // metres, the 3" terrain grid
-	DefaultMaxEvaluated   = 200   // terrain evaluations for engines without a free-space bound
-	DefaultSparseEvery    = 8     // every 8th sample (720 m at 90 m) for the sparse bound
-	SectorBeamwidthDeg    = 65.0
-	SectorFrontBackDB     = 25.0
+	// MinRxHeightM and MinDistanceKm are the smallest accepted receiver
+	// height (metres) and search radius (km): the resolution of the answers,
+	// which round both to 3 decimals, so that no accepted value is echoed as
+	// 0 (issue 20: 5e-324 was accepted and answered as 0).
+	MinRxHeightM        = 0.001
+	MinDistanceKm       = 0.001
+	DefaultProfileStepM = 90.0 // metres, the 3" terrain grid
+	DefaultMaxEvaluated = 200  // terrain evaluations for engines without a free-space bound
+	DefaultSparseEvery  = 8    // every 8th sample (720 m at 90 m) for the sparse bound
+	SectorBeamwidthDeg  = 65.0
+	SectorFrontBackDB   = 25.0
 )
 
 // FreeSpaceBounded is implemented by engines whose loss is never below free
@@ -106,14 +112,14 @@ func Validate(r *appliance.LinkRequest) error {
 	if bad(r.Receiver.Lon) || r.Receiver.Lon < -180 || r.Receiver.Lon > 180 {
 		v.Add("receiver.lon", "must be a longitude in degrees between -180 and 180, got %g", r.Receiver.Lon)
 	}
-	if bad(r.RxHeightM) || r.RxHeightM <= 0 || r.RxHeightM > 500 {
-		v.Add("receiver.height_m", "must be a height above ground in metres, 0 < h <= 500, got %g", r.RxHeightM)
+	if bad(r.RxHeightM) || r.RxHeightM < MinRxHeightM || r.RxHeightM > 500 {
+		v.Add("receiver.height_m", "must be a height above ground in metres, %g <= h <= 500, got %g", MinRxHeightM, r.RxHeightM)
 	}
 	if bad(r.FreqMHz) || r.FreqMHz < 30 || r.FreqMHz > 100000 {
 		v.Add("frequency_mhz", "must be between 30 and 100000 MHz, got %g", r.FreqMHz)
 	}
-	if bad(r.MaxDistanceKm) || r.MaxDistanceKm <= 0 || r.MaxDistanceKm > MaxDistanceKm {
-		v.Add("max_distance_km", "must be 0 < d <= %g km, got %g", MaxDistanceKm, r.MaxDistanceKm)
+	if bad(r.MaxDistanceKm) || r.MaxDistanceKm < MinDistanceKm || r.MaxDistanceKm > MaxDistanceKm {
+		v.Add("max_distance_km", "must be %g <= d <= %g km, got %g", MinDistanceKm, MaxDistanceKm, r.MaxDistanceKm)
 	}
 	if bad(r.RxGainDBi) || r.RxGainDBi < -20 || r.RxGainDBi > 60 {
 		v.Add("rx_gain_dbi", "must be between -20 and 60 dBi, got %g", r.RxGainDBi)

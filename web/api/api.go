@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"linkplan/appliance"
+	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 )
@@ -106,6 +107,10 @@ type Deps struct {
 	// (appliance/datamanifest) for GET /platform/maturity; nil: its
 	// data_manifest is null.
 	Data DataManifests
+	// Decode is the appliance-wide budget of memory for decoding request
+	// bodies (appliance/decodebudget); nil: a budget of
+	// decodebudget.DefaultLimit of the API's own.
+	Decode *decodebudget.Budget
 	// Predictions serves the learned coverage models
 	// (appliance/prediction); nil: the prediction and model routes are
 	// not served.
@@ -130,6 +135,7 @@ type API struct {
 	exposition *telemetry.Exposition
 	state      atomic.Value // "starting" | "ready" | "stopping"
 	router     *mux.Router
+	decode     *decodebudget.Budget
 }
 
 // Readiness states.
@@ -156,6 +162,10 @@ func New(d Deps) *API {
 	d.Metrics.RegisterMetricsWriter(a.http.write)
 	if a.Recover == nil {
 		a.Recover = &appliance.Recoverer{Log: a.log}
+	}
+	a.decode = d.Decode
+	if a.decode == nil {
+		a.decode = decodebudget.New(decodebudget.DefaultLimit)
 	}
 	a.state.Store(StateStarting)
 	r := mux.NewRouter()

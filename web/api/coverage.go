@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"time"
@@ -345,13 +344,10 @@ func ptr[T any](v T) *T { return &v }
 // naming every unknown field by its path), then decodes and validates it
 // strictly with engines.ParseCase (422).
 func parseCase(r *http.Request) (engines.Case, error) {
-	b, err := io.ReadAll(r.Body)
-	var mbe *http.MaxBytesError
+	b, err := readBody(r)
 	switch {
-	case errors.As(err, &mbe):
-		return engines.Case{}, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
 	case err != nil:
-		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+		return engines.Case{}, err
 	case len(bytes.TrimSpace(b)) == 0:
 		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is empty: a JSON object is required"}
 	case !json.Valid(b):

@@ -42,11 +42,7 @@ func r3(x float64) float64 { return roundTo(x, 1e3) }
 // never returns -0. Latitudes and longitudes use 6 decimals (r6, about
 // 0.1 m).
 func roundTo(x, scale float64) float64 {
-	v := math.Round(x*scale) / scale
-	if v == 0 {
-		return 0 // +0: math.Round keeps the sign of a small negative value
-	}
-	return v
+	return appliance.Round(x, int(math.Round(math.Log10(scale))))
 }
 
 // TowerJSON is the wire form of a tower. The SPEC §2.1 names (id, operator,

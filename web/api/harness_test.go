@@ -31,6 +31,7 @@ import (
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
+	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/equipment"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
@@ -111,6 +112,8 @@ type harnessOptions struct {
 	// heavy is the budget of heavy work (appliance/admission) the maps go
 	// through; nil: its defaults.
 	heavy *admission.Options
+	// decode is the appliance-wide decode budget; nil: the API's default.
+	decode *decodebudget.Budget
 }
 
 // harness is the real API composed in-process like the composition root
@@ -400,6 +403,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}})
 	h.api = api.New(api.Deps{
 		Data:        data,
+		Decode:      opt.decode,
 		Predictions: preds,
 		Basemap:     tiles,
 		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),

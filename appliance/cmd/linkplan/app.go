@@ -25,6 +25,7 @@ import (
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
+	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/equipment"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
@@ -68,6 +69,9 @@ type config struct {
 	// Heavy is the budget of heavy work (coverage maps, batch and repeater
 	// jobs): appliance/admission; zero values take its defaults.
 	Heavy admission.Options
+	// DecodeBudget is the memory, bytes, that decoding request bodies may
+	// hold at once over all requests; 0: decodebudget.DefaultLimit.
+	DecodeBudget int64
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -391,6 +395,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	}
 	a.api = api.New(api.Deps{
 		Data:        a.data,
+		Decode:      decodebudget.New(cfg.DecodeBudget),
 		Predictions: a.predictions,
 		Basemap:     tiles, // public hillshade tiles of the console's map
 		// The AI routes: the template explainer, or the operator's language
