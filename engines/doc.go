@@ -106,9 +106,12 @@
 //     on, with no blending; Intermediate "hybrid_p1411_branch" says which.
 //   - auto: runs the engine Choose picks and reports it as the result's
 //     Engine.
-//   - raytrace (listed, Status unavailable: not implemented) and
-//     raytrace_ml (Status hidden: its artifact is synthetic-only). Get
-//     refuses both; PredictWithFallback answers with fspl.
+//   - raytrace (listed, Status unavailable: the engine is engines/raytrace,
+//     but it runs asynchronously through the local raytrace worker, which
+//     is not in this build; Version is raytrace.Version) and raytrace_ml
+//     (Status hidden: its artifact is synthetic-only). Get refuses both, so
+//     the synchronous routes answer 422; PredictWithFallback (the case
+//     CLI) answers with fspl. auto never chooses raytrace.
 //
 // The auto criteria (Registry.Choose), in order; d is the profile length,
 // f the frequency, p the time percentage (default 50):

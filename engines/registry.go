@@ -8,12 +8,13 @@ import (
 	"linkplan/appliance"
 	"linkplan/engines/fspl"
 	"linkplan/engines/p1812"
+	"linkplan/engines/raytrace"
 )
 
 // Status values of Info.Status.
 const (
 	StatusAvailable   = "available"   // Get returns the engine
-	StatusUnavailable = "unavailable" // listed, but Get refuses it (not implemented in this build)
+	StatusUnavailable = "unavailable" // listed, but Get refuses it (raytrace: its worker is not in this build)
 	StatusHidden      = "hidden"      // not to be shown by GET /coverage/engines; Get refuses it
 )
 
@@ -102,12 +103,13 @@ func wrapInvalid(field string, err error) error {
 
 // Adapter versions, reported as LinkPrediction.EngineVersion and Info.Version.
 const (
-	P1812Version  = "p1812-8/1"    // ITU-R P.1812-8 through engines/p1812, adapter revision 1
-	ITMVersion    = "itm-1.4/1"    // NTIA ITM v1.4 through engines/itm, adapter revision 1
-	P1411Version  = "p1411-11/1"   // ITU-R P.1411-11 site-general models, adapter revision 1
-	HybridVersion = "hybrid-1"     // P.1411 below HybridSwitchM, P.1812 above
-	AutoVersion   = "auto-1"       // the Choose criteria of this package
-	RaytraceNote  = "not in build" // raytrace and raytrace_ml have no implementation
+	P1812Version   = "p1812-8/1"      // ITU-R P.1812-8 through engines/p1812, adapter revision 1
+	ITMVersion     = "itm-1.4/1"      // NTIA ITM v1.4 through engines/itm, adapter revision 1
+	P1411Version   = "p1411-11/1"     // ITU-R P.1411-11 site-general models, adapter revision 1
+	HybridVersion  = "hybrid-1"       // P.1411 below HybridSwitchM, P.1812 above
+	AutoVersion    = "auto-1"         // the Choose criteria of this package
+	RaytraceMLNote = "not in build"   // raytrace_ml has no implementation
+	RaytraceNote   = raytrace.Version // the engine exists; its asynchronous worker does not yet
 )
 
 func (r *Registry) buildEntries() []entry {
@@ -150,12 +152,13 @@ func (r *Registry) buildEntries() []entry {
 			Notes: "no tier of its own: the tier of the chosen engine applies"},
 			eng: &autoEngine{reg: r}},
 		{info: Info{ID: appliance.EngineRaytrace, Name: "3D ray tracing",
-			Method:  "3D ray tracing, asynchronous via a GPU batch queue",
+			Method:  "exact image method (reflections off walls, roofs and ground up to order 3) with first-order UTD diffraction at building edges, over the tenant's building layer (/buildings/layers) on terrain; CPU",
 			Version: RaytraceNote, MinTier: string(appliance.TierEnterprise), Status: StatusUnavailable,
-			Notes: "not implemented in this build: requests that name it are refused; choose fspl, p1812, itm, p1411, p1812-p1411-hybrid or auto"}},
+			FreqMinMHz: raytrace.MinFreqMHz, FreqMaxMHz: raytrace.MaxFreqMHz,
+			Notes: "asynchronous: it runs only through the local raytrace worker, which is not in this build, so requests on the synchronous routes that name it are refused (choose fspl, p1812, itm, p1411, p1812-p1411-hybrid or auto); building layers can be uploaded, and linkplan raytrace eval runs the engine offline"}},
 		{info: Info{ID: appliance.EngineRaytraceML, Name: "Learned ray-tracing surrogate",
 			Method:  "learned model",
-			Version: RaytraceNote, MinTier: "", Status: StatusHidden,
+			Version: RaytraceMLNote, MinTier: "", Status: StatusHidden,
 			Notes: "hidden while its artifact is synthetic-only (SPEC §2.5)"}},
 	}
 }

@@ -74,7 +74,7 @@ func TestGet(t *testing.T) {
 		{name: "p1411", id: appliance.EngineP1411, wantID: appliance.EngineP1411},
 		{name: "hybrid", id: appliance.EngineHybrid, wantID: appliance.EngineHybrid},
 		{name: "auto", id: appliance.EngineAuto, wantID: appliance.EngineAuto},
-		{name: "raytrace is unavailable", id: appliance.EngineRaytrace, wantErr: "not implemented"},
+		{name: "raytrace is unavailable", id: appliance.EngineRaytrace, wantErr: "not in this build"},
 		{name: "raytrace_ml is hidden", id: appliance.EngineRaytraceML, wantErr: "hidden"},
 		{name: "unknown", id: "okumura", wantErr: "unknown engine"},
 	} {

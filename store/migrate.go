@@ -37,6 +37,11 @@ var (
 	bucketKeyClaims        = []byte("key_claims")        // hex SHA-256 of a checkout session id -> appliance.KeyClaim
 
 	keySchemaVersion = []byte("schema_version")
+
+	// The equipment catalogue (issue 25): per tenant, keyed by tenant id +
+	// 0x00 + record id (store/equipment.go).
+	bucketRadios   = []byte("equipment_radios")   // -> radioRecord
+	bucketAntennas = []byte("equipment_antennas") // -> antennaRecord
 )
 
 // migration moves the schema from version-1 to version.
@@ -102,6 +107,22 @@ var migrations = []migration{
 		return err
 	}},
 	{11, "model training bookkeeping (consent-grant counter, retrain state) and promotion decisions", createTrainingBuckets},
+	{12, "tenants' building layers and their buildings (raytrace)", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketBuildingLayers, bucketBuildingData} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{13, "equipment catalogue: radios and antennas per tenant", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketRadios, bucketAntennas} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
 }
 
 // SchemaVersion is the schema version this binary writes.

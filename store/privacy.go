@@ -355,10 +355,14 @@ var tenantBuckets = []struct {
 	{bucketDividends, purgeByKey(tenantPrefixed)},
 	{bucketSSOBindings, purgeTenantField},
 	{bucketBranding, purgeByKey(tenantKeyed)},
+	{bucketRadios, purgeByKey(tenantPrefixed)},
+	{bucketAntennas, purgeByKey(tenantPrefixed)},
 	{bucketBillingAccounts, purgeByKey(tenantKeyed)},
 	{bucketBillingCustomers, purgeByValue},
 	{bucketKeyClaims, purgeTenantField},
 	{bucketBillingEvents, unlinkBillingEvents},
+	{bucketBuildingLayers, purgeByKey(tenantPrefixed)},
+	{bucketBuildingData, purgeByKey(tenantPrefixed)},
 }
 
 // tenantKeyed matches the key that is the tenant id itself.

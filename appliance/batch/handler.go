@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"linkplan/appliance"
@@ -51,13 +52,16 @@ func (h handler) Run(ctx context.Context, run appliance.JobRun) (appliance.JobRe
 	}
 	next = max(0, min(next, len(p.Rows)))
 	if s.d.Units != nil && next < len(p.Rows) {
-		if err := h.runUnits(ctx, run, &p, next); err != nil {
+		sent, err := h.runUnits(ctx, run, &p, next)
+		if err != nil {
 			if ctx.Err() != nil {
 				return appliance.JobResult{}, ctx.Err()
 			}
 			return appliance.JobResult{}, fmt.Errorf("batch job %s: %w", j.ID, err)
 		}
-		next = len(p.Rows)
+		if sent {
+			next = len(p.Rows)
+		}
 	}
 	res := make([]RowResult, ChunkRows)
 	for next < len(p.Rows) {
@@ -73,7 +77,12 @@ func (h handler) Run(ctx context.Context, run appliance.JobRun) (appliance.JobRe
 		for i := range out {
 			data, err := json.Marshal(&out[i])
 			if err != nil {
-				return appliance.JobResult{}, fmt.Errorf("batch job %s: row %d: %w", j.ID, next+i, err)
+				// A figure JSON cannot hold (a NaN or an infinity that escaped
+				// the rounding) fails its row, never the job (issue 20).
+				out[i] = unrecordable(out[i])
+				if data, err = json.Marshal(&out[i]); err != nil {
+					return appliance.JobResult{}, fmt.Errorf("batch job %s: row %d: %w", j.ID, next+i, err)
+				}
 			}
 			items[i] = appliance.JobItem{Index: int64(next + i), Data: data}
 		}
@@ -161,4 +170,22 @@ func (s *Service) WriteBundle(ctx context.Context, w io.Writer, j *appliance.Job
 		return err
 	}
 	return b.write(ctx, w)
+}
+
+// unrecordable is the error row that replaces a result JSON cannot encode:
+// the row's identity and input echo, without figures.
+func unrecordable(r RowResult) RowResult {
+	out := RowResult{Index: r.Index, Row: r.Row, ReceiverID: r.ReceiverID, OperatorFilter: r.OperatorFilter, Engine: r.Engine,
+		Lat: finite(r.Lat), Lon: finite(r.Lon), HeightM: finite(r.HeightM), FreqMHz: finite(r.FreqMHz), MaxDistanceKm: finite(r.MaxDistanceKm),
+		RxGainDBi: finite(r.RxGainDBi), CableLossDB: finite(r.CableLossDB), RxThresholdDBm: finite(r.RxThresholdDBm), AssumedEIRPDBm: finite(r.AssumedEIRPDBm),
+		Status: StatusError, Reason: "the row's result holds a number that is not finite (a bug of the appliance); its figures were not recorded"}
+	return out
+}
+
+// finite returns x, or nil when it is NaN or infinite.
+func finite(x *float64) *float64 {
+	if x == nil || math.IsNaN(*x) || math.IsInf(*x, 0) {
+		return nil
+	}
+	return x
 }

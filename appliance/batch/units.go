@@ -7,6 +7,7 @@ import (
 	"encoding/gob"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -103,15 +104,21 @@ func decodeRows(res []byte, from, n int) ([]appliance.JobItem, error) {
 // units of the executor (Deps.Units): each unit's rows are checkpointed
 // as its result arrives, whatever the order; the cursor is the first row
 // of the first chunk not yet merged, so that a resumed job redoes only
-// the chunks after it (their rewritten items replace themselves).
-func (h handler) runUnits(ctx context.Context, run appliance.JobRun, p *Payload, next int) error {
+// the chunks after it (their rewritten items replace themselves). It
+// sends nothing and answers false when a tenant tower names a catalogue
+// antenna (a worker holds no equipment catalogue): the rows are then
+// analysed here (doc.go, "Units").
+func (h handler) runUnits(ctx context.Context, run appliance.JobRun, p *Payload, next int) (bool, error) {
 	s, j := h.s, run.Job()
 	var towers []*appliance.Tower
 	if s.d.TenantTowers != nil {
 		var err error
 		if towers, err = s.d.TenantTowers(ctx, p.TenantID); err != nil {
-			return fmt.Errorf("batch job %s: tenant towers: %w", j.ID, err)
+			return false, fmt.Errorf("batch job %s: tenant towers: %w", j.ID, err)
 		}
+	}
+	if slices.ContainsFunc(towers, func(t *appliance.Tower) bool { return t.AntennaID != "" }) {
+		return false, nil
 	}
 	var in appliance.Inputs
 	if s.d.Inputs != nil {
@@ -135,14 +142,14 @@ func (h handler) runUnits(ctx context.Context, run appliance.JobRun, p *Payload,
 		}
 		var body bytes.Buffer
 		if err := gob.NewEncoder(&body).Encode(&ru); err != nil {
-			return fmt.Errorf("batch job %s: unit %d: %w", j.ID, i, err)
+			return false, fmt.Errorf("batch job %s: unit %d: %w", j.ID, i, err)
 		}
 		units[i] = appliance.WorkUnit{JobID: j.ID, Run: strconv.FormatUint(j.LeaseToken, 10), Index: i, Kind: appliance.UnitBatchRows,
 			TenantID: j.TenantID, Tier: p.Tier, Inputs: in, Body: body.Bytes()}
 	}
 	merged := make([]bool, len(chunks))
 	first, done := 0, next
-	return s.d.Units.Execute(ctx, units, func(i int, res []byte) error {
+	return true, s.d.Units.Execute(ctx, units, func(i int, res []byte) error {
 		c := chunks[i]
 		items, err := decodeRows(res, c.from, c.to-c.from)
 		if err != nil {

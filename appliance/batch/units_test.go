@@ -59,3 +59,47 @@ func TestUnitsGiveIdenticalBundle(t *testing.T) {
 		t.Fatal("the bundle differs")
 	}
 }
+
+// TestUnitsCatalogueAntennaAnalysedHere: when a tenant tower names a
+// catalogue antenna (the equipment catalogue stays on the appliance) the
+// job sends no unit and analyses every row itself.
+func TestUnitsCatalogueAntennaAnalysedHere(t *testing.T) {
+	rows, err := batch.ParseCSV(strings.NewReader(rioCSV(300)), batch.Limit(appliance.TierUltra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := batch.DefaultOptions()
+	opt.PDFs = false
+	calls := 0
+	worker := realPlanner(t)
+	ex := &units.Local{Workers: 1, Runners: units.Runners{appliance.UnitBatchRows: batch.RowsRunner{
+		Analyzer: func([]*appliance.Tower) batch.LinkAnalyzer { calls++; return worker }, Workers: 1}}}
+	for _, tc := range []struct {
+		name      string
+		antennaID string
+		wantUnits bool
+	}{
+		{"generic antenna: units", "", true},
+		{"catalogue antenna: here", "ant_0123456789abcdef", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls = 0
+			towers := func(context.Context, string) ([]*appliance.Tower, error) {
+				return []*appliance.Tower{{ID: "u1", Lat: -22.95, Lon: -43.2, AntennaID: tc.antennaID}}, nil
+			}
+			split := batch.New(batch.Deps{Analyzer: realPlanner(t), Queue: &fakeQueue{}, Workers: 1, Terrain: "rio"})
+			split.UseUnits(ex, func() appliance.Inputs { return appliance.Inputs{} }, towers)
+			_, job, err := split.Submit(context.Background(), proKey(), rows, opt)
+			if err != nil || job == nil {
+				t.Fatalf("submit: %v", err)
+			}
+			run := newFakeRun(job)
+			if _, err := split.Handler().Run(context.Background(), run); err != nil {
+				t.Fatal(err)
+			}
+			if (calls > 0) != tc.wantUnits || len(run.items) != len(rows) {
+				t.Fatalf("%d units ran, %d items of %d rows", calls, len(run.items), len(rows))
+			}
+		})
+	}
+}

@@ -21,6 +21,9 @@ type Transmitter struct {
 	Synthetic    bool                // synthetic sample data, not real infrastructure
 	Placement    appliance.Placement // how the tower's position was obtained
 	UncertaintyM float64             // radius of its position uncertainty (about 95 %), metres; 0 when none is given
+	// AntennaWarning says the tower's catalogue antenna could not be read
+	// and its generic antenna stood in; "" normally.
+	AntennaWarning string
 }
 
 // TowerTransmitter returns the caveats of tower t as a map's transmitter.
@@ -41,6 +44,9 @@ type TransmitterData struct {
 	// PositionUncertaintyM is the tower's position uncertainty, metres;
 	// null for an explicit site or a tower whose source gives none.
 	PositionUncertaintyM *float64 `json:"position_uncertainty_m"`
+	// Antenna names the antenna model the map used, e.g. "generic 65°
+	// sector" (Request.AntennaLabel).
+	Antenna string `json:"antenna"`
 }
 
 // TransmittersData returns the transmitters of reqs, in request order.
@@ -49,7 +55,7 @@ func TransmittersData(reqs []Request) []TransmitterData {
 	for i, r := range reqs {
 		t := r.Transmitter
 		out[i] = TransmitterData{TowerID: t.TowerID, Lat: r.Tx.Lat, Lon: r.Tx.Lon, HeightM: r3(r.TxHeightM), EIRPDBm: r3(r.EIRPDBm),
-			EIRPAssumed: t.EIRPAssumed, Synthetic: t.Synthetic}
+			EIRPAssumed: t.EIRPAssumed, Synthetic: t.Synthetic, Antenna: r.AntennaLabel()}
 		if t.UncertaintyM > 0 {
 			u := r3(t.UncertaintyM)
 			out[i].PositionUncertaintyM = &u
@@ -148,6 +154,11 @@ func TransmitterWarnings(reqs []Request) []appliance.Warning {
 		out = append(out, appliance.Warning{Code: appliance.WarnPositionUncertainty, Message: fmt.Sprintf(
 			"the position of %s is uncertain by up to %.0f m (%s placement), more than the %g m pixel: the map may be shifted by that much, and within %.1f km of the transmitter the uncertainty exceeds 10 %% of the path length",
 			who, u, placement, reqs[0].ResolutionM, u/planner.PositionUncertaintyFraction/1000)})
+	}
+	for _, r := range reqs {
+		if m := r.Transmitter.AntennaWarning; m != "" {
+			out = append(out, appliance.Warning{Code: appliance.WarnAntennaUnavailable, Message: m})
+		}
 	}
 	return out
 }

@@ -408,9 +408,11 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 	done := make(chan int, n)
 	var wg sync.WaitGroup
 	var unitErr error
-	if opts.Units != nil {
+	if opts.Units != nil && p.req.Radiator == nil {
 		// The radials go out as units; each one's index comes back on
-		// done once its result is merged.
+		// done once its result is merged. A map with a Radiator (a
+		// catalogue antenna or a known tilt) is computed here: the unit
+		// body does not carry antenna patterns yet (package doc, "Units").
 		workers = 0
 		wg.Add(1)
 		go func() {
@@ -646,6 +648,20 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 		}
 	}
 	base := req.EIRPDBm - req.PatternLossDB(rd.bearingDeg)
+	// An antenna with a vertical pattern loses toward each sample by the
+	// elevation at which it sees the receiver there (package doc,
+	// "Antenna pattern"); the generic sector keeps one loss per radial.
+	var vert []float64
+	if req.Radiator != nil && req.Radiator.HasVertical() {
+		vert = make([]float64, n)
+		zt := prof.HeightsM[0] + req.TxHeightM
+		for i, u := range use {
+			if u {
+				elev := appliance.ElevationDownDeg(zt, prof.HeightsM[i]+req.RxHeightM, prof.DistancesM[i])
+				vert[i] = req.EIRPDBm - req.PatternLossAtDB(rd.bearingDeg, elev)
+			}
+		}
+	}
 	for j, px := range rd.pix {
 		i := sample[j]
 		if i < 0 {
@@ -658,6 +674,10 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 		if math.IsNaN(l) {
 			p.raster.DBm[px] = nan
 			rd.noDataEnvelope++
+			continue
+		}
+		if vert != nil {
+			p.raster.DBm[px] = float32(vert[i] - l)
 			continue
 		}
 		p.raster.DBm[px] = float32(base - l)

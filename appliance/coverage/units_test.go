@@ -151,3 +151,45 @@ func FuzzRadialsUnit(f *testing.F) {
 		}
 	})
 }
+
+// countingExecutor counts the units handed to its executor.
+type countingExecutor struct {
+	appliance.UnitExecutor
+	n int
+}
+
+func (c *countingExecutor) Execute(ctx context.Context, us []appliance.WorkUnit, merge func(int, []byte) error) error {
+	c.n += len(us)
+	return c.UnitExecutor.Execute(ctx, us, merge)
+}
+
+// TestUnitsRadiatorComputedLocally: a request with a Radiator (a tilted
+// sector here) is computed on the local goroutines even with Units (the
+// unit body carries no antenna pattern), so it is the local map bit for
+// bit and no unit goes out; the same request without it goes out as units.
+func TestUnitsRadiatorComputedLocally(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	req := tijuca()
+	rad := appliance.NewGenericRadiator(appliance.GenericSector{VBeamwidthDeg: 5}, req.AzimuthDeg, 3)
+	req.Radiator = &rad
+	want, err := svc.Compute(ctx, req, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := splitUnits(t, 500)
+	ce := &countingExecutor{UnitExecutor: u.Executor}
+	u.Executor = ce
+	got, err := svc.Compute(ctx, req, Options{Workers: 2, Units: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, want.Raster.DBm, got.Raster.DBm)
+	if ce.n != 0 {
+		t.Fatalf("%d units published for a map with a radiator, want 0", ce.n)
+	}
+	req.Radiator = nil
+	if _, err := svc.Compute(ctx, req, Options{Workers: 2, Units: u}); err != nil || ce.n == 0 {
+		t.Fatalf("without a radiator: %d units (%v), want some", ce.n, err)
+	}
+}

@@ -403,3 +403,31 @@ func TestLowHeightMatchesNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestStreetCanyonSiteSpecific checks §4.1.2 and §4.1.3.2 against
+// values computed by hand from the Recommendation's equations.
+func TestStreetCanyonSiteSpecific(t *testing.T) {
+	// 2.6 GHz, h1 = 10 m, h2 = 1.5 m: λ = 0.115308 m, R_bp = 520.34 m,
+	// L_bp = |20·log10(λ²/(8π·15))| = 49.09 dB.
+	los, err := p1411.StreetCanyonLoS(2600, 100, 10, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lambda := 2.998e8 / 2.6e9
+	rbp := 4 * 10 * 1.5 / lambda
+	lbp := math.Abs(20 * math.Log10(lambda*lambda/(8*math.Pi*15)))
+	x := math.Log10(100 / rbp)
+	if math.Abs(los.BreakpointM-rbp) > 1e-9 || math.Abs(los.LowerDB-(lbp+20*x)) > 1e-9 ||
+		math.Abs(los.UpperDB-(lbp+20+25*x)) > 1e-9 || math.Abs(los.MedianDB-(lbp+6+20*x)) > 1e-9 {
+		t.Fatalf("got %+v", los)
+	}
+	nlos, err := p1411.StreetCanyonNLoSCorner(2600, 200, 100, 20, 10, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l200, _ := p1411.StreetCanyonLoS(2600, 200, 10, 1.5)
+	att := 60 * math.Log10(300.0/240.0)
+	if math.Abs(nlos.MedianDB-(l200.MedianDB+20+att)) > 1e-9 || nlos.UpperDB-nlos.LowerDB != l200.UpperDB-l200.LowerDB {
+		t.Fatalf("got %+v", nlos)
+	}
+}

@@ -24,6 +24,10 @@ func (a *API) bodyLimit(route string) int64 {
 		return max(a.MaxBodyBytes, MaxBatchBodyBytes)
 	case routeObservationsBatch, routeObservationsDriveTest:
 		return max(a.MaxBodyBytes, MaxObservationBodyBytes)
+	case routeBuildingLayers:
+		return max(a.MaxBodyBytes, MaxBuildingLayerBodyBytes)
+	case routeAntennaImport:
+		return max(a.MaxBodyBytes, MaxAntennaImportBodyBytes)
 	}
 	return a.MaxBodyBytes
 }
@@ -33,6 +37,9 @@ func (a *API) bodyLimit(route string) int64 {
 // file, as multipart/form-data (a form field named "file") or as the raw
 // body (text/csv).
 func (a *API) bodyContentType(route, ct string) error {
+	if route == routeBuildingLayers {
+		return nil // the body is the building file; its format is detected from its bytes
+	}
 	if route == routeObservationsDriveTest {
 		if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "multipart/form-data" {
 			return nil
@@ -40,6 +47,12 @@ func (a *API) bodyContentType(route, ct string) error {
 		return &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
 			msg:    "a drive test is multipart/form-data with the CSV in the part csv_file",
 			fields: []appliance.FieldError{{Field: "Content-Type", Reason: fmt.Sprintf("must be multipart/form-data, got %q", strings.TrimSpace(ct))}}}
+	}
+	if route == routeAntennaImport {
+		if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "multipart/form-data" {
+			return nil
+		}
+		return jsonContentType(ct)
 	}
 	if route != routeBatchReports {
 		return jsonContentType(ct)

@@ -27,8 +27,12 @@ import (
 	"linkplan/appliance/batch"
 	"linkplan/appliance/billing"
 	"linkplan/appliance/branding"
+	"linkplan/appliance/buildings"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
+	"linkplan/appliance/datamanifest"
+	"linkplan/appliance/decodebudget"
+	"linkplan/appliance/equipment"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -43,6 +47,7 @@ import (
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
+	"linkplan/engines/raytrace"
 	"linkplan/store"
 	"linkplan/store/search"
 	"linkplan/store/spatial"
@@ -107,6 +112,8 @@ type harnessOptions struct {
 	// heavy is the budget of heavy work (appliance/admission) the maps go
 	// through; nil: its defaults.
 	heavy *admission.Options
+	// decode is the appliance-wide decode budget; nil: the API's default.
+	decode *decodebudget.Budget
 }
 
 // harness is the real API composed in-process like the composition root
@@ -245,6 +252,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	towers := func() appliance.TowerIndex { return ix }
 	plan := planner.New(h.terrain, towers, reg.WithFallback)
+	equip := equipment.New(db, h.clock.Now)
+	plan.Antennas = equip
 	var towerDB api.TowerStore = db
 	if opt.towerDB != nil {
 		towerDB = opt.towerDB(db)
@@ -283,7 +292,9 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			return api.ResolveEngine(reg, k, id)
 		}})
 	h.jobs.Register(appliance.JobKindBatchReport, bsvc.Handler())
-	plans = &repeater.Submitter{Plans: repeater.New(h.terrain, towers, reg.WithFallback, 0), Queue: h.jobs, NewID: jobs.NewID}
+	relays := repeater.New(h.terrain, towers, reg.WithFallback, 0)
+	relays.Antennas = equip
+	plans = &repeater.Submitter{Plans: relays, Queue: h.jobs, NewID: jobs.NewID}
 	h.jobs.Register(appliance.JobKindRepeaterPlan, plans.Handler())
 	h.privacy = privacy.New(db, h.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
 		return h.auth.VerifyAdminFrom(k, code, tenancy.Client(c))
@@ -379,15 +390,29 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		tb.Fatal(err)
 	}
 	h.preds = preds
+	// The data manifest over what the harness serves: the embedded pack and
+	// tower samples (hashed from memory, never pending), with the refresh
+	// records of loadTowers.
+	data := datamanifest.New(datamanifest.Deps{Refreshes: db, Inputs: func() ([]datamanifest.Input, error) {
+		return []datamanifest.Input{
+			{Kind: appliance.DataKindTerrainPack, Name: "embedded:rio.ltp", Data: sample.Pack(), Tiles: len(pack.Entries()),
+				Bounds: &appliance.BBox{MinLat: -23, MinLon: -44, MaxLat: -21, MaxLon: -42}},
+			{Kind: appliance.DataKindTowerSource, Name: "embedded:anatel_erbs_sample.csv", Data: sampledata.AnatelERBs()},
+			{Kind: appliance.DataKindTowerSource, Name: "embedded:opencellid_724_sample.csv", Data: sampledata.OpenCelliD()},
+		}, nil
+	}})
 	h.api = api.New(api.Deps{
+		Data:        data,
+		Decode:      opt.decode,
 		Predictions: preds,
 		Basemap:     tiles,
 		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
-		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
+		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now), Equipment: equip,
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
-		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,
+		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit}, Repeaters: plans,
 		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
+		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}, Now: h.clock.Now},
 		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
@@ -438,6 +463,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		{"pro", appliance.TierPro, appliance.RoleTenant},
 		{"free", appliance.TierFree, appliance.RoleTenant},
 		{"internal", appliance.TierBusiness, appliance.RoleInternal},
+		{"enterprise", appliance.TierEnterprise, appliance.RoleTenant},
 		{"revoked", appliance.TierPro, appliance.RoleTenant},
 		{"erased", appliance.TierPro, appliance.RoleTenant},
 	} {

@@ -46,7 +46,7 @@ func routeGroup(r *http.Request) quota.Group {
 		return quota.GroupMaps
 	case "/batch_reports", "/jobs/{id}/cancel":
 		return quota.GroupBatch
-	case "/towers":
+	case "/towers", "/buildings/layers", "/buildings/layers/{layer_id}":
 		return quota.GroupWrite
 	}
 	return quota.GroupCompute

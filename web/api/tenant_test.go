@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +16,8 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/sampledata"
+	"linkplan/terrain-packs/sample"
 )
 
 // quotaAnswer is the body of GET /v1/me/quota.
@@ -135,6 +139,23 @@ func tenantScenarios(t *testing.T, h *harness) []scenario {
 						} `json:"llm_inference"`
 					} `json:"dependencies"`
 				} `json:"hosting_portability"`
+				DataManifest struct {
+					Complete     bool
+					TerrainPacks []struct {
+						Name, Status string
+						SHA256       string `json:"sha256"`
+						Tiles        int
+					} `json:"terrain_packs"`
+					TowerSources []struct {
+						Name        string
+						SHA256      string `json:"sha256"`
+						LastRefresh struct {
+							SHA256     string `json:"sha256"`
+							Towers     int
+							SameAsFile bool `json:"same_as_file"`
+						} `json:"last_refresh"`
+					} `json:"tower_sources"`
+				} `json:"data_manifest"`
 			}
 			if err := json.Unmarshal(res.body, &m); err != nil {
 				t.Fatal(err)
@@ -142,6 +163,25 @@ func tenantScenarios(t *testing.T, h *harness) []scenario {
 			if !m.Offline || len(m.Dependencies) != 3 || m.Dependencies[0].Name != "database" || m.Dependencies[0].Status != "ok" ||
 				m.HostingPortability.Dependencies.LLMInference.Active || m.HostingPortability.Dependencies.LLMInference.AWSBacked {
 				t.Errorf("%s", res.body)
+			}
+			// The data manifest: the embedded sample pack and towers by
+			// SHA-256, each tower source with the refresh that read it.
+			sha := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+			dm := m.DataManifest
+			if !dm.Complete || len(dm.TerrainPacks) != 1 || dm.TerrainPacks[0].Name != "embedded:rio.ltp" || dm.TerrainPacks[0].Status != "ok" ||
+				dm.TerrainPacks[0].SHA256 != sha(sample.Pack()) || dm.TerrainPacks[0].Tiles != 2 || len(dm.TowerSources) != 2 {
+				t.Fatalf("data manifest: %s", res.body)
+			}
+			for i, want := range []struct {
+				name   string
+				data   []byte
+				towers int
+			}{{"embedded:anatel_erbs_sample.csv", sampledata.AnatelERBs(), 104}, {"embedded:opencellid_724_sample.csv", sampledata.OpenCelliD(), 204}} {
+				got := dm.TowerSources[i]
+				if got.Name != want.name || got.SHA256 != sha(want.data) || got.LastRefresh.SHA256 != sha(want.data) ||
+					got.LastRefresh.Towers != want.towers || !got.LastRefresh.SameAsFile {
+					t.Errorf("tower source %d: %+v", i, got)
+				}
 			}
 		}},
 		{name: "platform maturity without key", method: "GET", url: "/platform/maturity", status: 401, code: "unauthenticated"},

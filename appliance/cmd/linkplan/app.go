@@ -21,8 +21,12 @@ import (
 	"linkplan/appliance/auditlog"
 	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
+	"linkplan/appliance/buildings"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
+	"linkplan/appliance/datamanifest"
+	"linkplan/appliance/decodebudget"
+	"linkplan/appliance/equipment"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -37,6 +41,7 @@ import (
 	"linkplan/appliance/units"
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
+	"linkplan/engines/raytrace"
 	"linkplan/store"
 	"linkplan/store/jsq"
 	"linkplan/store/search"
@@ -70,6 +75,9 @@ type config struct {
 	Queue string
 	// NATS is how the jetstream queue reaches its server.
 	NATS natsConfig
+	// DecodeBudget is the memory, bytes, that decoding request bodies may
+	// hold at once over all requests; 0: decodebudget.DefaultLimit.
+	DecodeBudget int64
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -120,7 +128,8 @@ type app struct {
 	units           *jsq.Executor
 	runners         units.Runners // the unit runners of the appliance's own worker
 	rec             *appliance.Recoverer
-	stopWorker      func() // stops the appliance's own unit worker
+	stopWorker      func()                // stops the appliance's own unit worker
+	data            *datamanifest.Service // terrain packs and tower sources by SHA-256
 }
 
 // boot assembles the appliance in start order: store, terrain, towers and
@@ -225,6 +234,11 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		return nil, fmt.Errorf("load towers: %w", err)
 	}
 	a.refresh = rs
+	// The data files in use, hashed in the background from now on.
+	a.data = newDataManifest(cfg, ter, discover == nil, db, log) // no discovery: the embedded samples
+	if err := a.data.Start(ctx); err != nil {
+		return nil, err
+	}
 
 	// reg.WithFallback hands fspl ("" too) over unwrapped: it declares the
 	// free-space bound the planner prunes with. Every other engine answers
@@ -232,6 +246,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// (SPEC §2.5).
 	towers := func() appliance.TowerIndex { return a.index }
 	plan := planner.New(ter, towers, reg.WithFallback)
+	// The equipment catalogue: the planner, the maps and the relay plans
+	// read towers' catalogue antennas through it.
+	equip := equipment.New(db, nil)
+	plan.Antennas = equip
 
 	// The job queue lives in the database; finished bundles are files
 	// under the data directory. Workers start with serve, after the API is
@@ -305,6 +323,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
 	repeaters := repeater.New(ter, towers, reg.WithFallback, 0)
 	repeaters.Recover = rec
+	repeaters.Antennas = equip
 	a.plans = &repeater.Submitter{Plans: repeaters, Queue: a.jobs,
 		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
 	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
@@ -418,6 +437,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		log.Warn("model directory not loaded; the shipped models serve", "err", err)
 	}
 	a.api = api.New(api.Deps{
+		Data:        a.data,
+		Decode:      decodebudget.New(cfg.DecodeBudget),
 		Predictions: a.predictions,
 		Basemap:     tiles, // public hillshade tiles of the console's map
 		// The AI routes: the template explainer, or the operator's language
@@ -436,7 +457,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
 		Jobs: a.jobs, Batches: a.batch,
-		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit},
+		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit},
 		Repeaters: a.plans,
 		// Consented rows feed the live band of the served residual engine.
 		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
@@ -451,8 +472,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,
 		Branding:           ts.branding,
-		SSO:                ssoDep,
-		Billing:            billingDep,
+		// Building layers for the raytrace engine: each layer's scene is
+		// built once and cached (16 layers), on the terrain packs.
+		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(16), Terrain: ter}},
+		Equipment: equip,
+		SSO:       ssoDep,
+		Billing:   billingDep,
 		Checks: append([]api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
@@ -515,6 +540,13 @@ func (a *app) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if err := a.quota.Close(ctx); err != nil {
 			a.log.Warn("usage counts not written", "err", err)
+		}
+		cancel()
+	}
+	if a.data != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := a.data.Close(ctx); err != nil {
+			a.log.Warn("data manifest hashing did not stop", "err", err)
 		}
 		cancel()
 	}

@@ -1,7 +1,9 @@
 // Command linkplan is the RF link-planning appliance: one binary that serves
 // the API (serve), builds and inspects terrain packs (terrain), imports tower
 // files (towers), runs an engine on a case (predict), computes a coverage map
-// offline as a GeoTIFF (coverage) and reports its version (version).
+// offline as a GeoTIFF (coverage), reproduces an ITU-R reference table with
+// the ITU-R availability methods of engines/itur (itu check, itu.go) and
+// reports its version (version).
 //
 // # Basics
 //
@@ -32,6 +34,22 @@
 // with Retry-After). Maps are kept in <data dir>/maps: a finished map
 // survives a restart for its retention (1 h after it finished); a map
 // queued or computing at a stop answers with the error code interrupted.
+//
+// Request bodies (appliance/decodebudget): --decode-budget-mib (default
+// 128) is the memory all requests together may hold to decode their bodies
+// (JSON, multipart parts, gzip streams, logo pixels); a body that does not
+// fit now is a 503 with Retry-After.
+//
+// Every serve flag may also come from the environment variable
+// LINKPLAN_<FLAG> (upper case, '-' as '_': --data-dir is LINKPLAN_DATA_DIR;
+// a repeatable flag takes a space-separated list); the command line wins,
+// an empty value keeps the default. The Debian package's unit reads them
+// from /etc/linkplan/linkplan.conf (build/deb). The start log names the
+// variables applied and warns of LINKPLAN_ names that are no flag.
+//
+// Data manifest (appliance/datamanifest, datamanifest.go): the terrain
+// packs and tower sources in use, hashed (SHA-256) in the background from
+// the start, shown by GET /platform/maturity as data_manifest.
 //
 // AI flags (appliance/ai): --ai-provider-url (root URL of a self-hosted
 // OpenAI-compatible chat-completions server: llama.cpp's llama-server or

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -68,4 +69,73 @@ func parseWithNumbers(fs *flag.FlagSet, args []string) ([]string, error) {
 		return nil, err
 	}
 	return append(fs.Args(), pos...), nil
+}
+
+// envPrefix starts the environment variables that set serve's flags (the
+// packaged unit reads them from /etc/linkplan/linkplan.conf through
+// systemd's EnvironmentFile=).
+const envPrefix = "LINKPLAN_"
+
+// envName is the environment variable of a flag: the prefix, then the
+// flag's name in upper case with '-' as '_' (--data-dir: LINKPLAN_DATA_DIR).
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// envSettings is what parseWithEnv took from the environment.
+type envSettings struct {
+	Applied    []string // variables that set a flag, in flag order
+	Overridden []string // variables of flags the command line set, in flag order
+	Unknown    []string // LINKPLAN_ variables that name no flag of the command, sorted
+}
+
+// parseWithEnv parses args, then sets every flag the command line left
+// alone from its environment variable (envName) when that is set and not
+// empty: the command line wins over the environment, the environment over
+// the flag's default. A repeatable flag (multi) takes a whitespace-separated
+// list. A value the flag refuses is a usage error naming the variable.
+// environ is os.Environ()'s form, "NAME=value".
+func parseWithEnv(fs *flag.FlagSet, args, environ []string) (envSettings, error) {
+	var got envSettings
+	if err := fs.Parse(args); err != nil {
+		return got, err
+	}
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, envPrefix) {
+			env[k] = v
+		}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := envName(f.Name)
+		v, ok := env[name]
+		delete(env, name)
+		v = strings.TrimSpace(v)
+		if !ok || v == "" || err != nil {
+			return
+		}
+		if given[f.Name] {
+			got.Overridden = append(got.Overridden, name)
+			return
+		}
+		vals := []string{v}
+		if _, list := f.Value.(*multi); list {
+			vals = strings.Fields(v)
+		}
+		for _, one := range vals {
+			if serr := f.Value.Set(one); serr != nil {
+				err = fmt.Errorf("%s=%q (--%s): %v: %w", name, v, f.Name, serr, errUsage)
+				return
+			}
+		}
+		got.Applied = append(got.Applied, name)
+	})
+	for k := range env {
+		got.Unknown = append(got.Unknown, k)
+	}
+	sort.Strings(got.Unknown)
+	return got, err
 }

@@ -39,6 +39,8 @@ func subcommands() map[string][][]string {
 		"admin":        {{"totp"}, {"totp-forget"}},
 		"observations": {{"consent"}, {"attest"}, {"dividends", "settle"}, {"dividends"}},
 		"model":        {{"train"}, {"eval"}, {"retrain"}, {"synth"}},
+		"itu":          {{"check"}},
+		"raytrace":     {{"eval"}},
 	}
 }
 

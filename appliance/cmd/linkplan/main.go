@@ -39,6 +39,8 @@ commands:
              retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
   worker     compute heavy work units for an appliance served with --queue jetstream (--nats URL)
   nats-server run the embedded NATS JetStream server on its own (for serve --nats URL)
+  itu        check: reproduce an ITU-R reference table (P.837, P.838, P.530, P.1510) with the product's implementation
+  raytrace   eval: compare the raytrace engine, fspl and P.1411 with drive tests in a building layer
   version    print the version
 `
 
@@ -89,6 +91,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return adminCmd(ctx, args[1:], time.Now, stdout, stderr)
 	case "observations":
 		return observationsCmd(ctx, args[1:], stdout, stderr)
+	case "raytrace":
+		return raytraceCmd(ctx, args[1:], stdout, stderr)
 	case "model":
 		if len(args) > 1 && (args[1] == "retrain" || args[1] == "synth") {
 			return modelTrainingCmd(ctx, args[1:], stdout, stderr)
@@ -98,6 +102,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return workerCmd(ctx, args[1:], stderr)
 	case "nats-server":
 		return natsServerCmd(ctx, args[1:], stderr)
+	case "itu":
+		return ituCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "linkplan", version())
 		return nil

@@ -1,0 +1,268 @@
+package buildings
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"linkplan/appliance"
+)
+
+// Store keeps the layers (store/buildings.go).
+type Store interface {
+	PutBuildingLayer(l *appliance.BuildingLayer, bs []appliance.Building, maxLayers int, maxBytes int64, audit ...appliance.AuditEntry) error
+	BuildingLayers(tenantID string) ([]*appliance.BuildingLayer, error)
+	BuildingLayer(tenantID, id string, withBuildings bool) (*appliance.BuildingLayer, []appliance.Building, error)
+	DeleteBuildingLayer(tenantID, id string, audit ...appliance.AuditEntry) error
+	BuildingLayerUsage(tenantID string) (int, int64, error)
+}
+
+// Indexer builds the traceable, indexed scene of a layer once and keeps it
+// (engines/raytrace's scene cache, wired in the composition root). Index
+// refuses a layer the engine cannot trace with an error matching
+// appliance.ErrInvalid.
+type Indexer interface {
+	Index(ctx context.Context, l *appliance.BuildingLayer, bs []appliance.Building) (appliance.BuildingIndex, error)
+	Forget(l *appliance.BuildingLayer)
+}
+
+// Service is the building-layer service. Construct it with its fields set;
+// Now and NewID default to the clock and random ids.
+type Service struct {
+	Store Store
+	Index Indexer
+	Now   func() time.Time
+	NewID func() string
+}
+
+// UploadRequest holds the choices of an upload; zero values take the
+// defaults (concrete, medium dry ground, 3 m storeys, 9 m default height).
+type UploadRequest struct {
+	Name           string
+	Material       string
+	Ground         string
+	ClassMaterials map[string]string
+	StoreyHeightM  float64
+	DefaultHeightM float64
+}
+
+// TooLargeError is a file over the tier's size cap.
+type TooLargeError struct {
+	Size, Limit int64
+	Tier        appliance.Tier
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the file is %d bytes; building layers of the %s tier are limited to %d bytes", e.Size, e.Tier, e.Limit)
+}
+
+// Is makes a TooLargeError match appliance.ErrQuota.
+func (e *TooLargeError) Is(target error) bool { return target == appliance.ErrQuota }
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) newID() string {
+	if s.NewID != nil {
+		return s.NewID()
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "bl_" + hex.EncodeToString(b[:])
+}
+
+// allowed refuses tiers without building layers.
+func allowed(k *appliance.APIKey) (int64, int64, int, error) {
+	f, t, n := k.Tier.BuildingLayerLimits()
+	if n == 0 {
+		return 0, 0, 0, fmt.Errorf("building layers serve the raytrace engine, which needs the Enterprise or Ultra tier (this key is %s): %w", k.Tier, appliance.ErrForbidden)
+	}
+	return f, t, n, nil
+}
+
+func (r *UploadRequest) validate(v *appliance.ValidationError) {
+	r.Name = strings.TrimSpace(r.Name)
+	if r.Name == "" || utf8.RuneCountInString(r.Name) > 100 || !utf8.ValidString(r.Name) {
+		v.Add("name", "must be 1 to 100 characters of UTF-8")
+	}
+	if r.Material == "" {
+		r.Material = "concrete"
+	}
+	if !slices.Contains(appliance.BuildingMaterials, r.Material) {
+		v.Add("material", "must be one of %v, got %q", appliance.BuildingMaterials, r.Material)
+	}
+	if r.Ground == "" {
+		r.Ground = "medium_dry_ground"
+	}
+	if !slices.Contains(appliance.GroundTypes, r.Ground) {
+		v.Add("ground", "must be one of %v, got %q", appliance.GroundTypes, r.Ground)
+	}
+	if len(r.ClassMaterials) > 50 {
+		v.Add("class_materials", "may map at most 50 building classes")
+	}
+	for c, m := range r.ClassMaterials {
+		if c == "" || len(c) > 64 || !slices.Contains(appliance.BuildingMaterials, m) {
+			v.Add("class_materials", "class %q → %q: the class must be 1–64 bytes and the material one of %v", c, m, appliance.BuildingMaterials)
+			break
+		}
+	}
+	for _, f := range []struct {
+		name string
+		x    *float64
+		def  float64
+	}{{"storey_height_m", &r.StoreyHeightM, DefaultStoreyHeightM}, {"default_height_m", &r.DefaultHeightM, DefaultHeightM}} {
+		if *f.x == 0 {
+			*f.x = f.def
+		}
+		if math.IsNaN(*f.x) || *f.x < 1 || *f.x > 200 {
+			v.Add(f.name, "must be between 1 and 200 metres, got %g", *f.x)
+		}
+	}
+}
+
+// Upload imports a file as a new layer of k's tenant: tier and size
+// checks, parse (features refused one by one), the tenant's layer quota
+// (checked in the store's transaction), the index built once (and
+// cached), and the audit entry. The layer is stored only when its index
+// builds.
+func (s *Service) Upload(ctx context.Context, k *appliance.APIKey, req UploadRequest, data []byte, audit appliance.AuditEntry) (*appliance.BuildingLayer, *appliance.BuildingIndex, error) {
+	fileCap, totalCap, layersCap, err := allowed(k)
+	if err != nil {
+		return nil, nil, err
+	}
+	if int64(len(data)) > fileCap {
+		return nil, nil, &TooLargeError{Size: int64(len(data)), Limit: fileCap, Tier: k.Tier}
+	}
+	v := &appliance.ValidationError{}
+	req.validate(v)
+	if len(data) == 0 {
+		v.Add("file", "the request body must be the building file")
+	}
+	if err := v.Err(); err != nil {
+		return nil, nil, fmt.Errorf("upload building layer: %w", err)
+	}
+	im, err := Parse(ctx, data, Options{StoreyHeightM: req.StoreyHeightM, DefaultHeightM: req.DefaultHeightM, MaxBytes: fileCap})
+	if err != nil {
+		return nil, nil, fmt.Errorf("upload building layer: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	l := &appliance.BuildingLayer{ID: s.newID(), TenantID: k.TenantID, Name: req.Name, Format: im.Format, Compressed: im.Compressed,
+		SizeBytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), CreatedUnix: s.now().Unix(),
+		Buildings: len(im.Buildings), Refused: im.Refused, HeightsTagged: im.Tagged, HeightsFromLevels: im.Levels,
+		HeightsAssumed: im.Assumed, StoreyHeightM: req.StoreyHeightM, DefaultHeightM: req.DefaultHeightM,
+		Material: req.Material, ClassMaterials: req.ClassMaterials, Ground: req.Ground, Refusals: im.Refusals, Warnings: im.Warnings,
+		Bounds: boundsOf(im.Buildings)}
+	for i := range im.Buildings {
+		b := &im.Buildings[i]
+		if b.Material == "" {
+			if m, ok := req.ClassMaterials[b.Class]; ok {
+				b.Material = m
+			}
+		}
+	}
+	st, err := s.Index.Index(ctx, l, im.Buildings)
+	if err != nil {
+		return nil, nil, fmt.Errorf("upload building layer: %w", err)
+	}
+	audit.Action = "buildings.layer.upload"
+	audit.TenantID = k.TenantID
+	audit.Params = map[string]string{"layer_id": l.ID, "name": l.Name, "format": l.Format,
+		"bytes": fmt.Sprint(l.SizeBytes), "buildings": fmt.Sprint(l.Buildings), "refused": fmt.Sprint(l.Refused)}
+	if err := s.Store.PutBuildingLayer(l, im.Buildings, layersCap, totalCap, audit); err != nil {
+		s.Index.Forget(l)
+		return nil, nil, fmt.Errorf("upload building layer: %w", err)
+	}
+	return l, &st, nil
+}
+
+func boundsOf(bs []appliance.Building) appliance.BBox {
+	b := appliance.BBox{MinLat: math.Inf(1), MinLon: math.Inf(1), MaxLat: math.Inf(-1), MaxLon: math.Inf(-1)}
+	for _, x := range bs {
+		for _, fp := range x.Footprints {
+			for _, p := range fp.Outer {
+				b.MinLat, b.MaxLat = math.Min(b.MinLat, p.Lat), math.Max(b.MaxLat, p.Lat)
+				b.MinLon, b.MaxLon = math.Min(b.MinLon, p.Lon), math.Max(b.MaxLon, p.Lon)
+			}
+		}
+	}
+	return b
+}
+
+// List returns k's tenant's layers, oldest first, and the quota picture.
+func (s *Service) List(k *appliance.APIKey) ([]*appliance.BuildingLayer, Usage, error) {
+	fileCap, totalCap, layersCap, err := allowed(k)
+	if err != nil {
+		return nil, Usage{}, err
+	}
+	ls, err := s.Store.BuildingLayers(k.TenantID)
+	if err != nil {
+		return nil, Usage{}, fmt.Errorf("list building layers: %w", err)
+	}
+	u := Usage{Layers: len(ls), LayersLimit: layersCap, BytesLimit: totalCap, FileBytesLimit: fileCap}
+	for _, l := range ls {
+		u.Bytes += l.SizeBytes
+	}
+	return ls, u, nil
+}
+
+// Usage is a tenant's building-layer quota picture.
+type Usage struct {
+	Layers         int   `json:"layers"`
+	LayersLimit    int   `json:"layers_limit"`
+	Bytes          int64 `json:"bytes"`
+	BytesLimit     int64 `json:"bytes_limit"`
+	FileBytesLimit int64 `json:"file_bytes_limit"`
+}
+
+// Get returns one of k's tenant's layers with its index (built now from
+// the stored buildings when the cache lost it).
+func (s *Service) Get(ctx context.Context, k *appliance.APIKey, id string) (*appliance.BuildingLayer, *appliance.BuildingIndex, error) {
+	if _, _, _, err := allowed(k); err != nil {
+		return nil, nil, err
+	}
+	l, bs, err := s.Store.BuildingLayer(k.TenantID, id, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := s.Index.Index(ctx, l, bs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building layer %s: %w", id, err)
+	}
+	return l, &st, nil
+}
+
+// Layer returns one of the tenant's layers and its buildings, for the
+// engines (the future raytrace worker names layers by id and hash).
+func (s *Service) Layer(tenantID, id string) (*appliance.BuildingLayer, []appliance.Building, error) {
+	return s.Store.BuildingLayer(tenantID, id, true)
+}
+
+// Delete deletes one of k's tenant's layers and drops its cached index.
+func (s *Service) Delete(k *appliance.APIKey, id string, audit appliance.AuditEntry) error {
+	if _, _, _, err := allowed(k); err != nil {
+		return err
+	}
+	l, _, err := s.Store.BuildingLayer(k.TenantID, id, false)
+	if err != nil {
+		return err
+	}
+	audit.Action = "buildings.layer.delete"
+	audit.TenantID = k.TenantID
+	audit.Params = map[string]string{"layer_id": id, "name": l.Name}
+	if err := s.Store.DeleteBuildingLayer(k.TenantID, id, audit); err != nil {
+		return err
+	}
+	s.Index.Forget(l)
+	return nil
+}

@@ -1,0 +1,46 @@
+package raytrace
+
+import (
+	"math"
+	"testing"
+
+	"linkplan/appliance"
+)
+
+// TestHotPathAllocatesNothing: tracing one receiver of a map (visibility
+// tests, reflection chains of the tree, diffraction over the edge grid)
+// allocates nothing once the request's tree and the worker's scratch
+// exist.
+func TestHotPathAllocatesNothing(t *testing.T) {
+	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
+	f := NewFrame(origin)
+	var bs []appliance.Building
+	for k := 0; k < 30; k++ {
+		x0, y0 := float64(k%6)*60-180, float64(k/6)*60-150
+		fp := appliance.Footprint{Outer: []appliance.LatLon{f.ToLatLon(x0, y0), f.ToLatLon(x0+40, y0), f.ToLatLon(x0+40, y0+35), f.ToLatLon(x0, y0+35)}}
+		bs = append(bs, appliance.Building{ID: "b", Footprints: []appliance.Footprint{fp}, HeightM: 10 + float64(k%4)*5, HeightSource: appliance.HeightDefault})
+	}
+	s, err := NewScene(SceneInput{Buildings: bs, Origin: origin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := s.newCtx(Antenna{Pos: f.ToLatLon(5, 5), HeightM: 25}, nil, 2600, DefaultOptions(), 1.5, 1.5, false, false)
+	w := newWorker(c)
+	rxs := []vec3{{-150, 50, 1.5}, {20, -20, 1.5}, {190, 150, 1.5}, {-10, 140, 1.5}}
+	for _, rx := range rxs { // warm the worker's growable lists
+		var a accum
+		w.receiver(rx, &a)
+	}
+	paths := 0
+	allocs := testing.AllocsPerRun(50, func() {
+		for _, rx := range rxs {
+			var a accum
+			w.receiver(rx, &a)
+			paths += a.n
+		}
+	})
+	t.Logf("%d tree nodes, %d paths per run of 4 receivers: %.0f allocations", len(c.tree.nodes), paths/51, allocs)
+	if allocs != 0 || math.IsNaN(allocs) {
+		t.Errorf("%.0f allocations per run", allocs)
+	}
+}

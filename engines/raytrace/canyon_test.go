@@ -1,0 +1,112 @@
+package raytrace_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/engines/p1411"
+	"linkplan/engines/raytrace"
+)
+
+// rect is a building with a rectangular footprint in the frame of rio.
+func rect(id string, x0, y0, x1, y1, h float64) appliance.Building {
+	f := raytrace.NewFrame(rio)
+	fp := appliance.Footprint{Outer: []appliance.LatLon{f.ToLatLon(x0, y0), f.ToLatLon(x1, y0), f.ToLatLon(x1, y1), f.ToLatLon(x0, y1)}}
+	return appliance.Building{ID: id, Footprints: []appliance.Footprint{fp}, HeightM: h, HeightSource: appliance.HeightTagged}
+}
+
+// TestStreetCanyonAgainstP1411 compares an ideal street canyon (a 20 m
+// main street along x between 25 m concrete blocks, crossed at x = 200 m
+// by a 20 m side street; transmitter 10 m above the street at x = 0,
+// receivers at 1.5 m, 2.6 GHz, default options, power sum) with P.1411's
+// site-specific models and prints every figure.
+//
+// Line of sight: within §4.1.2's stated bounds to 150 m. Farther, the
+// perfectly smooth, continuous walls of the ideal canyon guide the power
+// (16 paths of order ≤ 2, grazing |R| ≈ 1): the loss falls up to about
+// 3 dB below the lower bound, which is free space − 6 dB (two rays); the
+// test holds it within 4 dB of it. Around the corner the engine is more
+// pessimistic than §4.1.3.2: only first-order corner diffraction (weak for
+// vertical polarisation at near-grazing incidence) reaches the side
+// street; the multiple reflections and diffuse scattering that carry the
+// measured corner field need orders well above 3. The test holds the
+// engine at or above P.1411's lower bound (never more optimistic) and
+// prints the gap to the median.
+func TestStreetCanyonAgainstP1411(t *testing.T) {
+	const x0, w, h, f = 200.0, 20.0, 25.0, 2600.0
+	bs := []appliance.Building{
+		rect("nw", -60, w/2, x0-w/2, 400, h), rect("ne", x0+w/2, w/2, 700, 400, h),
+		rect("sw", -60, -400, x0-w/2, -w/2, h), rect("se", x0+w/2, -400, 700, -w/2, h),
+	}
+	s, err := raytrace.NewScene(raytrace.SceneInput{Buildings: bs, Origin: rio, GroundHeightM: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := raytrace.DefaultOptions()
+	opt.Sum = raytrace.SumPower
+	tx := raytrace.Antenna{Pos: s.Frame().ToLatLon(0, 0), HeightM: 10}
+	point := func(x, y float64) raytrace.Result {
+		r, err := s.Point(context.Background(), raytrace.PointRequest{Tx: tx, Rx: raytrace.Antenna{Pos: s.Frame().ToLatLon(x, y), HeightM: 1.5},
+			FreqMHz: f, TxPowerDBm: 0, Options: opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	losIn, losN := 0, 0
+	for _, d := range []float64{20, 30, 50, 75, 100, 150, 250, 300, 400, 500, 600} {
+		r := point(d, 0)
+		ref, err := p1411.StreetCanyonLoS(f, d, 10, 1.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		losN++
+		ok := r.PathLossDB >= ref.LowerDB && r.PathLossDB <= ref.UpperDB
+		if ok {
+			losIn++
+		}
+		t.Logf("LOS  d=%3.0f m: raytrace %.1f dB (coherent %.1f), P.1411 §4.1.2 lower %.1f median %.1f upper %.1f: within=%v (%d paths)",
+			d, r.PathLossDB, -r.CoherentPowerDBm, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok, len(r.Paths))
+		if !r.LOS {
+			t.Errorf("d=%g: the main street is line of sight", d)
+		}
+		checkCanyon(t, true, d, r.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
+	}
+	nlosIn, nlosN := 0, 0
+	for _, x2 := range []float64{45, 60, 80, 100, 130, 160, 200, 250} {
+		r := point(x0, x2)
+		ref, err := p1411.StreetCanyonNLoSCorner(f, x0, x2, w, 10, 1.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nlosN++
+		ok := r.Reachable && r.PathLossDB >= ref.LowerDB && r.PathLossDB <= ref.UpperDB
+		if ok {
+			nlosIn++
+		}
+		t.Logf("NLOS x2=%3.0f m: raytrace %.1f dB (coherent %.1f), P.1411 §4.1.3.2 lower %.1f median %.1f upper %.1f: within=%v (%d paths)",
+			x2, r.PathLossDB, -r.CoherentPowerDBm, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok, len(r.Paths))
+		if r.LOS || !r.Reachable {
+			t.Errorf("x2=%g: the side street is reachable but not line of sight", x2)
+		}
+		checkCanyon(t, false, x2, r.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
+	}
+	t.Logf("street canyon: LOS %d/%d and one-corner NLOS %d/%d within P.1411's stated spread", losIn, losN, nlosIn, nlosN)
+}
+
+func checkCanyon(t *testing.T, los bool, d, got float64, lower, median, upper float64) {
+	t.Helper()
+	switch {
+	case los && d <= 150 && (got < lower || got > upper):
+		t.Errorf("LOS d=%g: %.1f dB outside P.1411's bounds [%.1f, %.1f]", d, got, lower, upper)
+	case los && (got < lower-4 || got > upper):
+		t.Errorf("LOS d=%g: %.1f dB more than 4 dB below P.1411's lower bound %.1f or above %.1f", d, got, lower, upper)
+	case !los && got < lower:
+		t.Errorf("NLOS x2=%g: %.1f dB is more optimistic than P.1411's lower bound %.1f", d, got, lower)
+	case !los:
+		t.Logf("NLOS x2=%g: %.1f dB above P.1411's median", d, got-median)
+	}
+	_ = math.Pi
+}

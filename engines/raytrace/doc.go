@@ -1,0 +1,162 @@
+// Package raytrace is the 3D ray-tracing engine: buildings as extruded
+// footprints on flat ground or terrain, paths by the exact image method
+// with first-order UTD diffraction, on the CPU.
+//
+// # Scene
+//
+// NewScene converts a building layer (appliance.Building: WGS84
+// footprints with holes and multipolygon parts, heights above the ground)
+// to a local frame (Frame: equirectangular about the origin, x east,
+// y north, z metres above mean sea level) and indexes it once:
+//
+//   - walls (one vertical rectangle per footprint edge, outer rings and
+//     holes), roofs (one flat polygon per footprint) and the ground plane
+//     are the reflectors;
+//   - convex vertical corners (exterior angle Nπ, 1 < N ≤ 2) and roof edges
+//     (roof/wall wedges, N = 1.5) are the diffracting edges;
+//   - a bounding-volume hierarchy over the buildings (median split, four
+//     buildings a leaf) answers segment visibility; a 25 m grid over the
+//     edges answers the diffraction range query.
+//
+// Scene is immutable and safe for concurrent use; Hash names its content,
+// so a worker can check that it holds the scene a job names, and a cache
+// can build each layer's index once (Cache).
+//
+// The ground is flat at GroundHeightM, or, with a Heightfield sampled from
+// the terrain packs (SampleTerrain), the terrain: buildings stand on the
+// lowest terrain sample under their outer ring, antennas at their height
+// above the local terrain, and every path segment is attenuated by the
+// knife-edge loss J(ν) of its most obstructing terrain sample (P.526
+// eq. (31), k = 4/3 Earth bulge, capped at 40 dB: the terrain engine fspl's
+// method, so that an empty scene on terrain reproduces fspl where both
+// apply). Ground reflections then use a flat plane at the terrain's mean
+// height over the scene: an approximation, stated in the warnings of
+// hilly scenes by the terrain factor of the reflected segments.
+//
+// # Materials
+//
+// Walls and roofs use the P.2040-3 Table 3 fits ε'r = a·f^b, σ = c·f^d
+// (f in GHz) of concrete (the default), brick, glass, wood or metal, per
+// layer, per building class or per building; the ground uses the ITU-R
+// P.527 land types (very dry, medium dry (default), wet ground), whose
+// fits P.2040 Table 3 repeats. η = ε'r − j·17.98·σ/f. Outside a fit's
+// stated frequency range the fit is extrapolated and the answer carries
+// WarnMaterialRange.
+//
+// # Physics
+//
+// Fields are complex 3-vectors (e^{jωt} convention), so polarisation is
+// carried through every interaction:
+//
+//   - Transmission: the field leaves the transmitter along θ̂ (vertical) or
+//     φ̂ = ẑ×k̂ (horizontal) of the departure direction, scaled by √G of the
+//     antenna pattern (Pattern, default isotropic), and is received as its
+//     component along the same vector of the arrival direction, scaled by
+//     the receiving pattern's √G.
+//   - Free-space spreading: a path of unfolded length s contributes
+//     a = (λ/4π)·(e^{−jks}/s)·(products of the coefficients below), so that
+//     |a|² is the path gain and a lone direct path gives Friis exactly.
+//   - Specular reflection (walls, roofs, ground): with ê⊥ = k̂i×n̂/|k̂i×n̂|,
+//     ê∥i = ê⊥×k̂i and ê∥r = ê⊥×k̂r,
+//     E_r = R_TE·(E·ê⊥)·ê⊥ + R_TM·(E·ê∥i)·ê∥r, where
+//     R_TE = (cosθ − √(η − sin²θ))/(cosθ + √(η − sin²θ)) and
+//     R_TM = (η·cosθ − √(η − sin²θ))/(η·cosθ + √(η − sin²θ)) (P.2040-3),
+//     θ the angle of incidence from the normal. Over flat ground this is
+//     the two-ray model exactly (TestTwoRayClosedForm).
+//   - Diffraction (first order, vertical corners and roof edges): the
+//     diffraction point follows Keller's law (unfolded edge), and
+//     E_d = −D_s·(E·β̂0')·β̂0 − D_h·(E·φ̂')·φ̂, scaled by
+//     √(s'/(s(s+s')))·e^{−jks}, with the UTD coefficients of Kouyoumjian
+//     and Pathak (1974) for a wedge of exterior angle Nπ and
+//     L = s·s'·sin²β0/(s+s'), made finitely conducting by Luebbers'
+//     heuristic (1984): the reflection-boundary terms carry the faces'
+//     Fresnel coefficients (TE for D_s, TM for D_h). Luebbers evaluates
+//     them at the grazing angles φ' and Nπ − φ; this engine evaluates both
+//     at the angle of incidence |φ − φ'|/2, which is Luebbers' angle on
+//     each reflection boundary (where the terms matter) and keeps the
+//     coefficient reciprocal (WedgeDiffraction). Edges within
+//     DiffractionRangeM (2D) of either antenna are traced.
+//   - Transmission through walls (optional, direct path only): each wall or
+//     roof crossed is a single-layer P.2040 slab of the material's
+//     ThicknessM, T = (1 − R'²)e^{−jq}/(1 − R'²e^{−j2q}) per polarisation.
+//   - Sums: the coherent sum |Σa|² (the local field, fading included) and
+//     the power sum Σ|a|² (the local mean, the usual basis of a coverage
+//     map) are both returned; Options.Sum says which one is
+//     ReceivedPowerDBm. PathLossDB = TxPowerDBm − ReceivedPowerDBm, antenna
+//     gains included. The RMS delay spread is weighted by |a|².
+//
+// Not traced: diffraction of order two or more (a thick building shadows a
+// low receiver only through its vertical corners and, for a transmitter
+// above the roof, its far roof edge), diffraction combined with a
+// reflection, scattering from rough surfaces, vegetation and vehicles,
+// and indoor propagation beyond the direct path's wall losses.
+//
+// # Algorithm: the exact image method
+//
+// For reflections of order ≤ 3 the image method is exact and cheaper than
+// shooting and bouncing rays: there is no ray density to converge (so no
+// convergence test applies; the answer does not depend on one), no
+// reception-sphere double counting, reciprocity holds to rounding
+// (TestReciprocity: 6e-11 dB), and a map pixel equals the point answer bit
+// for bit. SBR wins at higher orders and with diffuse scattering, which
+// this engine does not trace.
+//
+// The transmitter's image tree is built once per request, breadth first:
+// a child surface must face its parent image, meet the parent's 2D region
+// (the top view of the reflected beam: a wedge from the image through the
+// lit part of the wall, beyond the wall's line) and be reachable in height
+// (the rays' heights between the apertures are bilinear in height and
+// distance ratio, so their range is bounded exactly by the corners). Each
+// node keeps a conservative region of the receivers it can reach, with a
+// radial band for the receivers' heights. A receiver then evaluates only
+// the nodes whose region holds it: a map rasterises each node's region
+// row by row, a point request tests them; a point request with at most two
+// reflections pairs the transmitter's first-order images with the
+// receiver's instead of walking the second-order tree. Every candidate is
+// decided by the exact backward construction (intersections of image →
+// point lines with the surfaces' planes, bounds of the surfaces) and the
+// visibility of each segment in the hierarchy. The pruning is conservative
+// (TestAcceleratedEqualsNaive: the same paths and powers as the naive
+// baseline that enumerates every sequence and tests every building).
+//
+// # Determinism and the hot path
+//
+// Each receiver is computed by one worker and its paths are summed in one
+// fixed order (direct, reflection nodes in tree order, diffraction edges
+// in grid order, then the transmitter's edges), so a map is byte-identical
+// whatever the number of workers (TestMapEqualsPoint,
+// BenchmarkMap40k). The hot path (visibility, reflection chains,
+// diffraction) allocates nothing: workers own fixed-size scratch (a
+// 64-entry traversal stack, the chain arrays, an edge stamp array); point
+// requests allocate their path list.
+//
+// # Worker API
+//
+// A worker (scope 4 of issue 24, not in this package) gets the scene of a
+// layer from LayerIndex (built once per layer, cached by tenant, layer id
+// and file hash; Scene.Hash names it so that the worker can refuse a job
+// whose scene differs) and calls the Backend interface, a pure function of
+// a scene and a request: Point (every path between two antennas),
+// Receivers (many receivers of one transmitter: drive tests, site lists;
+// one image tree) and Map (a grid; byte-identical whatever Workers). CPU
+// is its implementation; a GPU implementation would implement the same
+// interface over the same Scene and must pass the same reference tests;
+// none exists. Requests validate themselves (Validate) and every error is
+// wrapped with appliance.ErrInvalid naming the field.
+//
+// # Caveats
+//
+// The local frame is equirectangular: positions more than MaxFrameM from
+// the origin are refused. Heights from OpenStreetMap are often missing;
+// buildings with an assumed height (appliance.HeightDefault) that shape a
+// path raise WarnAssumedHeights; a path leaving the layer's extent raises
+// WarnSceneTruncated (buildings beyond the edge are unknown); a terrain
+// void on a path raises WarnTerrainVoid.
+//
+// References: ITU-R P.2040-3 (2023), ITU-R P.527-6 (2021), ITU-R P.526-16
+// (2022), R. G. Kouyoumjian and P. H. Pathak, Proc. IEEE 62(11), 1974;
+// R. J. Luebbers, IEEE Trans. AP-32(1), 1984; D. A. McNamara, C. W. I.
+// Pistorius and J. A. G. Malherbe, Introduction to the Uniform Geometrical
+// Theory of Diffraction, Artech House, 1990; A. Sommerfeld's half-plane
+// solution as in Born and Wolf, Principles of Optics, §11.5.
+package raytrace

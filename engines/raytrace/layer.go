@@ -1,0 +1,86 @@
+package raytrace
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"linkplan/appliance"
+)
+
+// LayerIndex builds the scenes of tenants' building layers, once per layer
+// (the Cache), on the terrain packs where they cover the layer and on flat
+// ground elsewhere. It implements the Indexer of appliance/buildings.
+type LayerIndex struct {
+	Cache *Cache
+	// Terrain is the appliance's terrain; nil: flat ground.
+	Terrain appliance.Terrain
+	// TerrainStepM is the heightfield's spacing, metres (0: 30 m); the
+	// margin around the layer is TerrainMarginM (0: 1000 m).
+	TerrainStepM, TerrainMarginM float64
+}
+
+func layerKey(l *appliance.BuildingLayer) string {
+	return l.TenantID + "\x00" + l.ID + "\x00" + l.SHA256 + "\x00" + l.Material + "\x00" + l.Ground
+}
+
+// Index returns the layer's index, building the scene unless cached.
+func (x *LayerIndex) Index(ctx context.Context, l *appliance.BuildingLayer, bs []appliance.Building) (appliance.BuildingIndex, error) {
+	start := time.Now()
+	ground := ""
+	s, cached, err := x.Cache.Get(layerKey(l), func() (*Scene, error) {
+		s, g, err := x.Scene(l, bs)
+		ground = g
+		return s, err
+	})
+	if err != nil {
+		return appliance.BuildingIndex{}, fmt.Errorf("index building layer: %w", err)
+	}
+	st := s.Stats()
+	h := s.Hash()
+	out := appliance.BuildingIndex{Buildings: st.Buildings, Walls: st.Walls, Roofs: st.Roofs, Edges: st.Edges, BVHNodes: st.BVHNodes,
+		Cached: cached, SceneHash: hex.EncodeToString(h[:]), Ground: s.groundDescription()}
+	if !cached {
+		out.BuildMS = float64(time.Since(start).Microseconds()) / 1000
+		_ = ground
+	}
+	return out, nil
+}
+
+// Forget drops the layer's scene.
+func (x *LayerIndex) Forget(l *appliance.BuildingLayer) { x.Cache.Forget(layerKey(l)) }
+
+// Scene builds the layer's scene (uncached), with the terrain when it
+// covers the layer.
+func (x *LayerIndex) Scene(l *appliance.BuildingLayer, bs []appliance.Building) (*Scene, string, error) {
+	in := SceneInput{Buildings: bs, Material: l.Material, Ground: l.Ground}
+	origin := appliance.LatLon{Lat: (l.Bounds.MinLat + l.Bounds.MaxLat) / 2, Lon: (l.Bounds.MinLon + l.Bounds.MaxLon) / 2}
+	in.Origin = origin
+	ground := "flat ground at 0 m: no terrain configured"
+	if x.Terrain != nil {
+		f := NewFrame(origin)
+		margin, step := x.TerrainMarginM, x.TerrainStepM
+		if margin == 0 {
+			margin = 1000
+		}
+		if step == 0 {
+			step = 30
+		}
+		x0, y0 := f.ToLocal(appliance.LatLon{Lat: l.Bounds.MinLat, Lon: l.Bounds.MinLon})
+		x1, y1 := f.ToLocal(appliance.LatLon{Lat: l.Bounds.MaxLat, Lon: l.Bounds.MaxLon})
+		hf, err := SampleTerrain(x.Terrain, origin, x0-margin, y0-margin, x1+margin, y1+margin, step)
+		if err == nil {
+			in.Terrain = hf
+			ground = fmt.Sprintf("terrain packs, %g m heightfield", step)
+		} else {
+			ground = "flat ground at 0 m: the terrain packs do not cover the layer"
+		}
+	}
+	s, err := NewScene(in)
+	if err != nil {
+		return nil, "", fmt.Errorf("%v: %w", err, appliance.ErrInvalid)
+	}
+	s.groundDoc = ground
+	return s, ground, nil
+}

@@ -1,0 +1,1077 @@
+package raytrace
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"sort"
+
+	"linkplan/appliance"
+	"linkplan/engines/radio"
+)
+
+// Version is the engine implementation version reported with every answer.
+const Version = "raytrace-1"
+
+// Limits and defaults of Options.
+const (
+	DefaultMaxReflections    = 2
+	MaxReflections           = 3
+	DefaultDiffractionRangeM = 250.0 // metres
+	MaxDiffractionRangeM     = 2000.0
+	MinFreqMHz               = 100.0    // MHz
+	MaxFreqMHz               = 100000.0 // MHz
+	speedOfLight             = radio.SpeedOfLightMS
+)
+
+// SumMode says how the paths' fields are added.
+type SumMode string
+
+// Sum modes: the coherent (phasor) sum gives the small-scale field at one
+// point, fading included; the power sum adds the paths' powers and gives
+// the local mean, the usual basis of a coverage map.
+const (
+	SumCoherent SumMode = "coherent"
+	SumPower    SumMode = "power"
+)
+
+// Polarization of both antennas (co-polarised link).
+type Polarization string
+
+// Polarisations: vertical (the field along θ̂, in the vertical plane of
+// the ray) or horizontal (along φ̂ = ẑ × k̂).
+const (
+	PolVertical   Polarization = "vertical"
+	PolHorizontal Polarization = "horizontal"
+)
+
+// Options select the interactions traced.
+type Options struct {
+	// MaxReflections is the highest order of specular reflection (walls,
+	// roofs and ground), 0..MaxReflections.
+	MaxReflections int `json:"max_reflections"`
+	// Diffraction adds first-order UTD diffraction at vertical corners and
+	// roof edges within DiffractionRangeM of the receiver (2D).
+	Diffraction       bool    `json:"diffraction"`
+	DiffractionRangeM float64 `json:"diffraction_range_m"`
+	// GroundReflection lets the ground plane reflect.
+	GroundReflection bool `json:"ground_reflection"`
+	// Transmission lets the direct path cross walls and roofs, each
+	// crossing a single-layer P.2040 slab; otherwise a building blocks it.
+	Transmission bool         `json:"transmission"`
+	Sum          SumMode      `json:"sum"`
+	Polarization Polarization `json:"polarization"`
+}
+
+// DefaultOptions returns order 2 reflections, diffraction within 250 m,
+// ground reflection, no transmission, coherent sum, vertical polarisation.
+func DefaultOptions() Options {
+	return Options{MaxReflections: DefaultMaxReflections, Diffraction: true, DiffractionRangeM: DefaultDiffractionRangeM,
+		GroundReflection: true, Sum: SumCoherent, Polarization: PolVertical}
+}
+
+func (o Options) validate(v *appliance.ValidationError) {
+	if o.MaxReflections < 0 || o.MaxReflections > MaxReflections {
+		v.Add("max_reflections", "must be between 0 and %d, got %d", MaxReflections, o.MaxReflections)
+	}
+	if o.Diffraction && (!(o.DiffractionRangeM > 0) || o.DiffractionRangeM > MaxDiffractionRangeM) {
+		v.Add("diffraction_range_m", "must be in (0, %g] metres, got %g", MaxDiffractionRangeM, o.DiffractionRangeM)
+	}
+	if o.Sum != SumCoherent && o.Sum != SumPower {
+		v.Add("sum", "must be %q or %q, got %q", SumCoherent, SumPower, o.Sum)
+	}
+	if o.Polarization != PolVertical && o.Polarization != PolHorizontal {
+		v.Add("polarization", "must be %q or %q, got %q", PolVertical, PolHorizontal, o.Polarization)
+	}
+}
+
+// Pattern is an antenna's gain, dBi, toward the direction with azimuth
+// azDeg (degrees clockwise from north) and elevation elDeg (degrees above
+// the horizontal), boresight and tilt included. A nil Pattern is an
+// isotropic antenna (0 dBi).
+type Pattern func(azDeg, elDeg float64) float64
+
+// Antenna is one end of a link.
+type Antenna struct {
+	Pos     appliance.LatLon `json:"pos"`
+	HeightM float64          `json:"height_m"` // above the ground, metres
+	Pattern Pattern          `json:"-"`
+}
+
+// PointRequest asks for every path between two antennas.
+type PointRequest struct {
+	Tx, Rx     Antenna
+	FreqMHz    float64 // MHz
+	TxPowerDBm float64 // power into the transmitting antenna, dBm
+	Options    Options
+}
+
+// Interaction is one event of a path.
+type Interaction struct {
+	// Kind is "reflection", "diffraction" or "transmission".
+	Kind string `json:"kind"`
+	// Surface is "wall", "roof" or "ground" (reflection, transmission),
+	// "vertical_edge" or "roof_edge" (diffraction).
+	Surface  string           `json:"surface"`
+	Building string           `json:"building,omitempty"` // appliance.Building.ID, "" for the ground
+	Point    appliance.LatLon `json:"point"`
+	HeightM  float64          `json:"height_m"` // metres above mean sea level
+}
+
+// Path is one propagation path.
+type Path struct {
+	// Kind is "los", "reflection", "diffraction" or "transmission" (the
+	// direct path through walls).
+	Kind         string        `json:"kind"`
+	Interactions []Interaction `json:"interactions"`
+	LengthM      float64       `json:"length_m"` // unfolded length, metres
+	DelayNs      float64       `json:"delay_ns"` // LengthM / c, nanoseconds
+	// Departure: direction leaving the transmitter; arrival: direction at
+	// the receiver toward where the wave comes from. Azimuth degrees
+	// clockwise from north, elevation degrees above the horizontal.
+	DepartureAzDeg float64 `json:"departure_az_deg"`
+	DepartureElDeg float64 `json:"departure_el_deg"`
+	ArrivalAzDeg   float64 `json:"arrival_az_deg"`
+	ArrivalElDeg   float64 `json:"arrival_el_deg"`
+	// FieldRe, FieldIm are the complex amplitude a of the path: the
+	// received voltage relative to the transmitted one, so that |a|² is
+	// the path's gain (antenna gains included, dimensionless).
+	FieldRe  float64 `json:"field_re"`
+	FieldIm  float64 `json:"field_im"`
+	GainDB   float64 `json:"gain_db"`   // 20·log10|a|, dB
+	PowerDBm float64 `json:"power_dbm"` // TxPowerDBm + GainDB, dBm
+}
+
+// Result is the answer for one receiver.
+type Result struct {
+	EngineVersion string `json:"engine_version"`
+	Paths         []Path `json:"paths"`
+	// Reachable is false when no path exists; the power fields are then 0
+	// and meaningless.
+	Reachable bool `json:"reachable"`
+	// ReceivedPowerDBm is CoherentPowerDBm or PowerSumDBm per
+	// Options.Sum; PathLossDB = TxPowerDBm − ReceivedPowerDBm (antenna
+	// gains included: the basic transmission loss for isotropic antennas).
+	ReceivedPowerDBm float64 `json:"received_power_dbm"`
+	CoherentPowerDBm float64 `json:"coherent_power_dbm"`
+	PowerSumDBm      float64 `json:"power_sum_dbm"`
+	PathLossDB       float64 `json:"path_loss_db"`
+	// RMSDelaySpreadNs is the power-weighted RMS delay spread, ns.
+	RMSDelaySpreadNs float64 `json:"rms_delay_spread_ns"`
+	// LOS: the direct path is unobstructed by buildings and terrain.
+	LOS bool `json:"los"`
+	// Flags are the receiver's FlagLOS, FlagAssumedHeight, … bits.
+	Flags    uint8               `json:"flags"`
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
+}
+
+// Warning codes of raytrace answers.
+const (
+	WarnAssumedHeights   = "raytrace_assumed_heights"
+	WarnTerrainVoid      = "raytrace_terrain_void"
+	WarnSceneTruncated   = "raytrace_scene_truncated"
+	WarnMaterialRange    = "raytrace_material_out_of_range"
+	WarnTxInsideBuilding = "raytrace_tx_inside_building"
+	WarnRxInsideBuilding = "raytrace_rx_inside_building"
+	WarnNoPath           = "raytrace_no_path"
+)
+
+// Flags of one receiver (map pixels carry them).
+const (
+	FlagLOS uint8 = 1 << iota
+	FlagAssumedHeight
+	FlagTerrainVoid
+	FlagOutside
+	FlagInside
+	FlagNoPath
+)
+
+// ctx is what one request shares between its receivers: the tree,
+// wavenumber, materials at the frequency.
+type traceCtx struct {
+	s        *Scene
+	opt      Options
+	tx       vec3
+	txPat    Pattern
+	rxPat    Pattern
+	lambda   float64
+	k        float64
+	etas     []complex128
+	tree     *imageTree
+	nearTx   []int32 // edges within the diffraction range of the transmitter
+	pairing  bool    // point mode, order ≤ 2: the tree holds order 1 only
+	naive    bool    // baseline: no hierarchy
+	collect  bool    // keep every path (point mode)
+	txInside bool
+}
+
+func (s *Scene) newCtx(tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning) {
+	c := &traceCtx{s: s, opt: opt, txPat: tx.Pattern, rxPat: rxPat, naive: naive}
+	c.lambda = speedOfLight / (freqMHz * 1e6)
+	c.k = 2 * math.Pi / c.lambda
+	x, y := s.frame.ToLocal(tx.Pos)
+	c.tx = vec3{x, y, s.groundAt(x, y) + tx.HeightM}
+	var warns []appliance.Warning
+	fGHz := freqMHz / 1000
+	c.etas = make([]complex128, len(s.mats))
+	var out []string
+	for i, m := range s.mats {
+		c.etas[i] = m.Permittivity(fGHz)
+		if !m.InRange(fGHz) {
+			out = append(out, m.Name)
+		}
+	}
+	if len(out) > 0 {
+		warns = append(warns, appliance.Warning{Code: WarnMaterialRange,
+			Message: fmt.Sprintf("The P.2040/P.527 fits of %v are stated for other frequencies; they were extrapolated to %g MHz.", out, freqMHz)})
+	}
+	if bi := s.insideBuilding(c.tx); bi >= 0 {
+		c.txInside = true
+		warns = append(warns, appliance.Warning{Code: WarnTxInsideBuilding,
+			Message: fmt.Sprintf("The transmitter is inside building %s, below its roof; raise it above the roof.", s.buildings[bi].id)})
+	}
+	if opt.Diffraction && !naive {
+		c.nearTx = s.edgesNear(c.tx.xy(), opt.DiffractionRangeM)
+	}
+	treeOrder := opt.MaxReflections
+	if pointMode && !naive && treeOrder <= 2 {
+		c.pairing, treeOrder = true, min(treeOrder, 1)
+	}
+	c.tree = s.buildTree(c.tx, treeOrder, opt.GroundReflection, rxZMin, rxZMax, naive)
+	return c, warns
+}
+
+// Validate checks a point request.
+func (r PointRequest) Validate() error {
+	v := &appliance.ValidationError{}
+	validateFreq(v, r.FreqMHz)
+	validateAntenna(v, "tx", r.Tx)
+	validateAntenna(v, "rx", r.Rx)
+	if math.IsNaN(r.TxPowerDBm) || math.IsInf(r.TxPowerDBm, 0) {
+		v.Add("tx_power_dbm", "must be finite")
+	}
+	r.Options.validate(v)
+	return v.Err()
+}
+
+func validateFreq(v *appliance.ValidationError, f float64) {
+	if math.IsNaN(f) || f < MinFreqMHz || f > MaxFreqMHz {
+		v.Add("frequency_mhz", "must be between %g and %g MHz, got %g", MinFreqMHz, MaxFreqMHz, f)
+	}
+}
+
+func validateAntenna(v *appliance.ValidationError, field string, a Antenna) {
+	if !a.Pos.Valid() {
+		v.Add(field+".pos", "must be a valid WGS84 position")
+	}
+	if math.IsNaN(a.HeightM) || a.HeightM <= 0 || a.HeightM > 3000 {
+		v.Add(field+".height_m", "must be in (0, 3000] metres, got %g", a.HeightM)
+	}
+}
+
+// Point traces every path between Tx and Rx. It is a pure function of the
+// scene and the request.
+func (s *Scene) Point(ctx context.Context, r PointRequest) (Result, error) {
+	if err := s.validatePoint(r); err != nil {
+		return Result{}, fmt.Errorf("raytrace point: %w", err)
+	}
+	return s.point(ctx, r, false)
+}
+
+// PointNaive is Point without the acceleration structures (every building
+// tested for every segment, every surface pair enumerated): the baseline
+// of the benchmarks and of the equivalence test.
+func (s *Scene) PointNaive(ctx context.Context, r PointRequest) (Result, error) {
+	if err := s.validatePoint(r); err != nil {
+		return Result{}, fmt.Errorf("raytrace point: %w", err)
+	}
+	return s.point(ctx, r, true)
+}
+
+func (s *Scene) validatePoint(r PointRequest) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	v := &appliance.ValidationError{}
+	s.checkFrame(v, "tx.pos", r.Tx.Pos)
+	s.checkFrame(v, "rx.pos", r.Rx.Pos)
+	return v.Err()
+}
+
+func (s *Scene) point(ctx context.Context, r PointRequest, naive bool) (Result, error) {
+	x, y := s.frame.ToLocal(r.Rx.Pos)
+	rx := vec3{x, y, s.groundAt(x, y) + r.Rx.HeightM}
+	c, warns := s.newCtx(r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rx.Z, rx.Z, naive, true)
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("raytrace point: %w", err)
+	}
+	w := newWorker(c)
+	w.collect = true
+	var a accum
+	w.receiver(rx, &a)
+	res := a.result(r.TxPowerDBm, r.Options.Sum)
+	res.Flags = a.flags
+	res.Paths = w.paths
+	for i := range res.Paths {
+		res.Paths[i].PowerDBm = r.TxPowerDBm + res.Paths[i].GainDB
+	}
+	res.Warnings = append(warns, s.pixelWarnings(a.flags, w.seenIDs)...)
+	return res, nil
+}
+
+// accum sums one receiver's paths.
+type accum struct {
+	sum     complex128
+	pow     float64
+	pt, pt2 float64 // Σ p·τ, Σ p·τ² with τ relative to tau0, seconds
+	tau0    float64
+	n       int
+	flags   uint8
+}
+
+func (a *accum) add(amp complex128, lengthM float64) {
+	p := real(amp)*real(amp) + imag(amp)*imag(amp)
+	a.sum += amp
+	a.pow += p
+	tau := lengthM/speedOfLight - a.tau0
+	a.pt += p * tau
+	a.pt2 += p * tau * tau
+	a.n++
+}
+
+func (a *accum) result(txDBm float64, mode SumMode) Result {
+	res := Result{EngineVersion: Version, LOS: a.flags&FlagLOS != 0}
+	if a.n == 0 || a.pow == 0 {
+		return res
+	}
+	res.Reachable = true
+	cp := real(a.sum)*real(a.sum) + imag(a.sum)*imag(a.sum)
+	res.CoherentPowerDBm = txDBm + 10*math.Log10(cp)
+	res.PowerSumDBm = txDBm + 10*math.Log10(a.pow)
+	res.ReceivedPowerDBm = res.CoherentPowerDBm
+	if mode == SumPower {
+		res.ReceivedPowerDBm = res.PowerSumDBm
+	}
+	res.PathLossDB = txDBm - res.ReceivedPowerDBm
+	m := a.pt / a.pow
+	v := a.pt2/a.pow - m*m
+	if v < 0 {
+		v = 0
+	}
+	res.RMSDelaySpreadNs = math.Sqrt(v) * 1e9
+	return res
+}
+
+// pixelWarnings turns a receiver's flags into warnings.
+func (s *Scene) pixelWarnings(flags uint8, assumed []int32) []appliance.Warning {
+	var w []appliance.Warning
+	if flags&FlagAssumedHeight != 0 {
+		ids := make([]string, 0, len(assumed))
+		for _, bi := range assumed {
+			ids = append(ids, s.buildings[bi].id)
+		}
+		sort.Strings(ids)
+		if len(ids) > 10 {
+			ids = append(ids[:10], fmt.Sprintf("and %d more", len(ids)-10))
+		}
+		w = append(w, appliance.Warning{Code: WarnAssumedHeights,
+			Message: fmt.Sprintf("Buildings with an assumed height (no height or storey count in the source) block or shape the paths: %v.", ids)})
+	}
+	if flags&FlagTerrainVoid != 0 {
+		w = append(w, appliance.Warning{Code: WarnTerrainVoid, Message: "A path crosses terrain interpolated across a void of the elevation data."})
+	}
+	if flags&FlagOutside != 0 {
+		w = append(w, appliance.Warning{Code: WarnSceneTruncated,
+			Message: "The path leaves the building layer's extent; buildings beyond its edge are unknown and were not traced."})
+	}
+	if flags&FlagInside != 0 {
+		w = append(w, appliance.Warning{Code: WarnRxInsideBuilding, Message: "The receiver is inside a building, below its roof."})
+	}
+	if flags&FlagNoPath != 0 {
+		w = append(w, appliance.Warning{Code: WarnNoPath, Message: "No propagation path reaches the receiver with the interactions traced."})
+	}
+	return w
+}
+
+// worker evaluates receivers; it owns scratch space so that the hot path
+// allocates nothing (except the path list in point mode).
+type worker struct {
+	*traceCtx
+	pts   [MaxReflections]vec3
+	imgs  [MaxReflections]vec3
+	surfs [MaxReflections]int32
+	// rxSide lists the surfaces facing the receiver with the receiver's
+	// images (point mode, second-order pairing)
+	rxSide []rxImage
+	stamp  []uint32
+	gen    uint32
+	paths  []Path
+	// seen marks the assumed-height buildings that shaped a path: of one
+	// receiver in point mode, of every pixel of the worker in map mode.
+	seen    []bool
+	seenIDs []int32
+}
+
+func newWorker(c *traceCtx) *worker {
+	return &worker{traceCtx: c, stamp: make([]uint32, len(c.s.edges)), seen: make([]bool, len(c.s.buildings))}
+}
+
+func (w *worker) occluded(p, q vec3) bool {
+	if w.naive {
+		return w.s.occludedNaive(p, q)
+	}
+	return w.s.occluded(p, q)
+}
+
+func (w *worker) markAssumed(bi int32, a *accum) {
+	if bi < 0 || !w.s.buildings[bi].assumed {
+		return
+	}
+	a.flags |= FlagAssumedHeight
+	if !w.seen[bi] {
+		w.seen[bi] = true
+		w.seenIDs = append(w.seenIDs, bi)
+	}
+}
+
+// beginPixel sets a receiver's flags and delay reference and says, by
+// FlagNoPath, that nothing can reach it.
+func (w *worker) beginPixel(rx vec3, a *accum) {
+	s := w.s
+	a.tau0 = rx.sub(w.tx).norm() / speedOfLight
+	if len(s.buildings) > 0 {
+		b := s.bounds
+		if w.tx.X < b[0] || w.tx.X > b[2] || w.tx.Y < b[1] || w.tx.Y > b[3] ||
+			rx.X < b[0] || rx.X > b[2] || rx.Y < b[1] || rx.Y > b[3] {
+			a.flags |= FlagOutside
+		}
+	}
+	if bi := s.insideBuilding(rx); bi >= 0 {
+		a.flags |= FlagInside
+		if !w.opt.Transmission {
+			a.flags |= FlagNoPath
+		}
+	}
+	if w.txInside && !w.opt.Transmission {
+		a.flags |= FlagNoPath
+	}
+}
+
+// receiver traces every path to rx into a.
+func (w *worker) receiver(rx vec3, a *accum) {
+	for _, bi := range w.seenIDs {
+		w.seen[bi] = false
+	}
+	w.seenIDs = w.seenIDs[:0]
+	w.beginPixel(rx, a)
+	if a.flags&FlagNoPath != 0 {
+		return
+	}
+	w.direct(rx, a)
+	if !w.txInside {
+		w.reflections(rx, a, -1, -1)
+		if w.opt.Diffraction {
+			w.diffractions(rx, a)
+		}
+	}
+	if a.n == 0 {
+		a.flags |= FlagNoPath
+	}
+}
+
+// polVec is the transmit/receive polarisation vector for direction k.
+func (w *worker) polVec(k vec3) vec3 {
+	if w.opt.Polarization == PolHorizontal {
+		return phiHat(k)
+	}
+	return thetaHat(k)
+}
+
+func gainAmp(p Pattern, d vec3) float64 {
+	if p == nil {
+		return 1
+	}
+	az, el := azElDeg(d)
+	g := p(az, el)
+	if math.IsNaN(g) || math.IsInf(g, 0) {
+		return 0
+	}
+	return math.Pow(10, g/20)
+}
+
+// terrainFactor is the amplitude factor of the terrain on segment p→q: the
+// knife-edge loss J(ν) (P.526 eq. (31), k = 4/3 Earth bulge) of its most
+// obstructing heightfield sample, as engines/fspl computes it.
+func (w *worker) terrainFactor(p, q vec3, a *accum) float64 {
+	h := w.s.terrain
+	if h == nil {
+		return 1
+	}
+	d := q.xy().sub(p.xy())
+	l := d.norm()
+	n := int(l / h.StepM)
+	if n < 2 {
+		return 1
+	}
+	twoKA := 2 * radio.EffectiveEarthRadiusM(4.0/3.0)
+	maxNu := math.Inf(-1)
+	for i := 1; i < n; i++ {
+		f := float64(i) / float64(n)
+		d1 := f * l
+		d2 := l - d1
+		g, void := h.At(p.X+f*d.X, p.Y+f*d.Y)
+		if void {
+			a.flags |= FlagTerrainVoid
+		}
+		ray := p.Z + (q.Z-p.Z)*f
+		clear := ray - (g + d1*d2/twoKA)
+		if nu := -clear * math.Sqrt(2/w.lambda*(1/d1+1/d2)); nu > maxNu {
+			maxNu = nu
+		}
+	}
+	j := radio.KnifeEdgeLossApproxDB(maxNu)
+	if j == 0 {
+		return 1
+	}
+	if j > 40 {
+		j = 40
+	}
+	return math.Pow(10, -j/20)
+}
+
+// direct adds the direct path (or, with Transmission, the path through
+// the walls in its way).
+func (w *worker) direct(rx vec3, a *accum) {
+	d := rx.sub(w.tx)
+	l := d.norm()
+	if l == 0 {
+		return
+	}
+	k := d.scale(1 / l)
+	blocked := w.occluded(w.tx, rx)
+	e := along(w.polVec(k), complex(gainAmp(w.txPat, k), 0))
+	kind := "los"
+	if blocked {
+		if !w.opt.Transmission {
+			w.markBlockers(w.tx, rx, a)
+			return
+		}
+		var ok bool
+		if e, ok = w.transmit(w.tx, rx, e, a); !ok {
+			return
+		}
+		kind = "transmission"
+	}
+	tf := w.terrainFactor(w.tx, rx, a)
+	if !blocked && tf == 1 {
+		a.flags |= FlagLOS
+	}
+	amp := w.finish(e, k, l, tf)
+	a.add(amp, l)
+	if w.collect {
+		w.paths = append(w.paths, w.pathOf(kind, nil, l, k, k, amp))
+	}
+}
+
+// finish spreads field e over length l, projects it on the receiving
+// polarisation for arrival direction k and scales by λ/4π.
+func (w *worker) finish(e cvec3, k vec3, l, factor float64) complex128 {
+	ph := cmplx.Exp(complex(0, -w.k*l))
+	v := e.dot(w.polVec(k)) * ph * complex(factor*gainAmp(w.rxPat, k.scale(-1))*w.lambda/(4*math.Pi*l), 0)
+	return v
+}
+
+// markBlockers flags assumed-height buildings that block the direct path.
+func (w *worker) markBlockers(p, q vec3, a *accum) {
+	if w.s.assumed == 0 {
+		return
+	}
+	d := q.sub(p)
+	l := d.norm()
+	t0, t1 := segEps/l, 1-segEps/l
+	for i := range w.s.buildings {
+		b := &w.s.buildings[i]
+		if b.assumed && w.s.hitsBuilding(b, p, d, t0, t1) {
+			w.markAssumed(int32(i), a)
+		}
+	}
+}
+
+// maxCrossings bounds the walls and roofs a transmitted path may cross.
+const maxCrossings = 8
+
+// transmit applies the slab transmission of every wall or roof crossed by
+// p→q to e.
+func (w *worker) transmit(p, q vec3, e cvec3, a *accum) (cvec3, bool) {
+	d := q.sub(p)
+	k := d.unit()
+	n := 0
+	for si := 1; si < len(w.s.surfaces); si++ {
+		sf := &w.s.surfaces[si]
+		den := sf.n.dot(d)
+		if den == 0 {
+			continue
+		}
+		t := (sf.d - sf.n.dot(p)) / den
+		if t <= 0 || t >= 1 {
+			continue
+		}
+		x := p.add(d.scale(t))
+		if !w.s.onSurface(sf, x) {
+			continue
+		}
+		n++
+		if n > maxCrossings {
+			return e, false
+		}
+		w.markAssumed(sf.bld, a)
+		eta := w.etas[sf.mat]
+		m := w.s.mats[sf.mat]
+		cosT := math.Abs(k.dot(sf.n))
+		tTE, tTM := SlabTransmission(eta, cosT, m.ThicknessM, w.lambda)
+		ePerp := k.cross(sf.n).unit()
+		if ePerp == (vec3{}) {
+			ePerp = perpTo(k)
+		}
+		ePar := ePerp.cross(k)
+		e = along(ePerp, tTE*e.dot(ePerp)).add(along(ePar, tTM*e.dot(ePar)))
+	}
+	return e, true
+}
+
+// perpTo returns a unit vector perpendicular to k.
+func perpTo(k vec3) vec3 {
+	if math.Abs(k.Z) < 0.9 {
+		return vec3{0, 0, 1}.cross(k).unit()
+	}
+	return vec3{1, 0, 0}.cross(k).unit()
+}
+
+// onSurface reports whether x (on sf's plane) lies within the surface.
+func (s *Scene) onSurface(sf *surface, x vec3) bool {
+	switch sf.kind {
+	case kindGround:
+		return true
+	case kindRoof:
+		b := &s.buildings[sf.bld]
+		if x.X < b.min.X || x.X > b.max.X || x.Y < b.min.Y || x.Y > b.max.Y {
+			return false
+		}
+		return b.polys[sf.poly].contains(x.xy())
+	}
+	if x.Z < sf.zb || x.Z > sf.zt {
+		return false
+	}
+	d := sf.b.sub(sf.a)
+	u := x.xy().sub(sf.a).dot(d) / d.dot(d)
+	return u >= 0 && u <= 1
+}
+
+// rxImage is a surface facing the receiver and the receiver's image in it.
+type rxImage struct {
+	surf int32
+	img  vec3
+}
+
+// reflections evaluates every node of the tree whose region holds rx (or
+// only nodes [from, to) when from ≥ 0: the map mode passes one node). A
+// point request with at most two reflections pairs the transmitter's
+// first-order images with the receiver's instead of walking a second-order
+// tree (pairOrder2): the same paths, summed in the same order.
+func (w *worker) reflections(rx vec3, a *accum, from, to int) {
+	nodes := w.tree.nodes
+	if from < 0 && w.pairing {
+		w.pairOrder2(rx, a)
+		return
+	}
+	if from < 0 {
+		from, to = 0, len(nodes)
+	}
+	p := rx.xy()
+	for i := from; i < to; i++ {
+		if nodes[i].reg.contains(p) {
+			w.evalNode(int32(i), rx, a)
+		}
+	}
+}
+
+// pairOrder2 evaluates the first-order nodes, then every pair (s1, s2) of
+// a first-order transmitter image in s1 and a first-order receiver image
+// in s2 whose connecting line crosses both surfaces (loosely: the exact
+// test is evalChain's, with the images computed as the tree computes
+// them).
+func (w *worker) pairOrder2(rx vec3, a *accum) {
+	nodes := w.tree.nodes
+	p := rx.xy()
+	for i := range nodes {
+		if nodes[i].reg.contains(p) {
+			w.evalNode(int32(i), rx, a)
+		}
+	}
+	if w.opt.MaxReflections < 2 {
+		return
+	}
+	s := w.s
+	w.rxSide = w.rxSide[:0]
+	for si := range s.surfaces {
+		sf := &s.surfaces[si]
+		if sf.kind == kindGround && !w.opt.GroundReflection {
+			continue
+		}
+		if sf.facing(rx) {
+			w.rxSide = append(w.rxSide, rxImage{surf: int32(si), img: sf.mirror(rx)})
+		}
+	}
+	const loose = 1e-6
+	for i := range nodes {
+		n1 := &nodes[i]
+		s1 := &s.surfaces[n1.surf]
+		for _, r := range w.rxSide {
+			if r.surf == n1.surf {
+				continue
+			}
+			s2 := &s.surfaces[r.surf]
+			if !s2.facing(n1.img) {
+				continue
+			}
+			d := r.img.sub(n1.img)
+			den1, den2 := s1.n.dot(d), s2.n.dot(d)
+			if den1 == 0 || den2 == 0 {
+				continue
+			}
+			t1 := (s1.d - s1.n.dot(n1.img)) / den1
+			t2 := (s2.d - s2.n.dot(n1.img)) / den2
+			if !(t1 > -loose && t1 < t2+loose && t2 < 1+loose) {
+				continue
+			}
+			if !s.nearSurface(s1, n1.img.add(d.scale(t1)), 1e-3) || !s.nearSurface(s2, n1.img.add(d.scale(t2)), 1e-3) {
+				continue
+			}
+			w.imgs[0], w.surfs[0] = n1.img, n1.surf
+			w.imgs[1], w.surfs[1] = s2.mirror(n1.img), r.surf
+			if s2.kind != kindWall {
+				w.imgs[1] = vec3{n1.img.X, n1.img.Y, 2*s2.d - n1.img.Z}
+			}
+			w.evalChain(2, rx, a)
+		}
+	}
+}
+
+// nearSurface is onSurface with a tolerance of tol metres.
+func (s *Scene) nearSurface(sf *surface, x vec3, tol float64) bool {
+	switch sf.kind {
+	case kindGround:
+		return true
+	case kindRoof:
+		b := &s.buildings[sf.bld]
+		if x.X < b.min.X-tol || x.X > b.max.X+tol || x.Y < b.min.Y-tol || x.Y > b.max.Y+tol {
+			return false
+		}
+		if b.polys[sf.poly].contains(x.xy()) {
+			return true
+		}
+		for _, r := range b.polys[sf.poly].rings {
+			for i, v := range r {
+				if distPointSeg(x.xy(), v, r[(i+1)%len(r)]) <= tol {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if x.Z < sf.zb-tol || x.Z > sf.zt+tol {
+		return false
+	}
+	d := sf.b.sub(sf.a)
+	l := d.norm()
+	u := x.xy().sub(sf.a).dot(d) / l
+	return u >= -tol && u <= l+tol
+}
+
+// evalNode traces the reflection sequence ending at node ni to rx.
+func (w *worker) evalNode(ni int32, rx vec3, a *accum) {
+	nodes := w.tree.nodes
+	order := int(nodes[ni].order)
+	idx := ni
+	for k := order - 1; k >= 0; k-- {
+		nd := &nodes[idx]
+		w.imgs[k] = nd.img
+		w.surfs[k] = nd.surf
+		idx = nd.parent
+	}
+	w.evalChain(order, rx, a)
+}
+
+// evalChain traces the reflection sequence w.surfs[:order] with the
+// transmitter's images w.imgs[:order] to rx.
+func (w *worker) evalChain(order int, rx vec3, a *accum) {
+	cur := rx
+	for k := order - 1; k >= 0; k-- {
+		img := w.imgs[k]
+		sf := &w.s.surfaces[w.surfs[k]]
+		dir := cur.sub(img)
+		den := sf.n.dot(dir)
+		if den == 0 {
+			return
+		}
+		t := (sf.d - sf.n.dot(img)) / den
+		if !(t > 0 && t < 1) {
+			return
+		}
+		x := img.add(dir.scale(t))
+		if !w.s.onSurface(sf, x) {
+			return
+		}
+		w.pts[k] = x
+		cur = x
+	}
+	// visibility of every segment, the shortest first
+	prev := w.tx
+	for k := 0; k <= order; k++ {
+		next := rx
+		if k < order {
+			next = w.pts[k]
+		}
+		if w.occluded(prev, next) {
+			return
+		}
+		prev = next
+	}
+	// field
+	k0 := w.pts[0].sub(w.tx).unit()
+	e := along(w.polVec(k0), complex(gainAmp(w.txPat, k0), 0))
+	length := 0.0
+	tf := 1.0
+	prev = w.tx
+	kin := k0
+	for k := 0; k < order; k++ {
+		x := w.pts[k]
+		next := rx
+		if k+1 < order {
+			next = w.pts[k+1]
+		}
+		seg := x.sub(prev)
+		length += seg.norm()
+		tf *= w.terrainFactor(prev, x, a)
+		kin = seg.unit()
+		kout := next.sub(x).unit()
+		sf := &w.s.surfaces[w.surfs[k]]
+		e = w.reflect(e, kin, kout, sf)
+		w.markAssumed(sf.bld, a)
+		prev = x
+		kin = kout
+	}
+	last := rx.sub(prev)
+	length += last.norm()
+	tf *= w.terrainFactor(prev, rx, a)
+	amp := w.finish(e, kin, length, tf)
+	a.add(amp, length)
+	if w.collect {
+		var in []Interaction
+		for k := 0; k < order; k++ {
+			sf := &w.s.surfaces[w.surfs[k]]
+			in = append(in, w.interaction("reflection", surfaceName(sf.kind), sf.bld, w.pts[k]))
+		}
+		w.paths = append(w.paths, w.pathOf("reflection", in, length, k0, kin, amp))
+	}
+}
+
+// reflect applies the Fresnel coefficients of surface sf to e for a ray
+// arriving along kin and leaving along kout.
+func (w *worker) reflect(e cvec3, kin, kout vec3, sf *surface) cvec3 {
+	cosT := -kin.dot(sf.n)
+	rTE, rTM := Fresnel(w.etas[sf.mat], cosT)
+	ePerp := kin.cross(sf.n)
+	if n := ePerp.norm(); n > 1e-12 {
+		ePerp = ePerp.scale(1 / n)
+	} else {
+		ePerp = perpTo(kin)
+	}
+	parIn := ePerp.cross(kin)
+	parOut := ePerp.cross(kout)
+	return along(ePerp, rTE*e.dot(ePerp)).add(along(parOut, rTM*e.dot(parIn)))
+}
+
+func surfaceName(k uint8) string {
+	switch k {
+	case kindGround:
+		return "ground"
+	case kindRoof:
+		return "roof"
+	}
+	return "wall"
+}
+
+func (w *worker) interaction(kind, surf string, bld int32, x vec3) Interaction {
+	id := ""
+	if bld >= 0 {
+		id = w.s.buildings[bld].id
+	}
+	return Interaction{Kind: kind, Surface: surf, Building: id, Point: w.s.frame.ToLatLon(x.X, x.Y), HeightM: x.Z}
+}
+
+func (w *worker) pathOf(kind string, in []Interaction, l float64, kdep, karr vec3, amp complex128) Path {
+	p := Path{Kind: kind, Interactions: in, LengthM: l, DelayNs: l / speedOfLight * 1e9,
+		FieldRe: real(amp), FieldIm: imag(amp), GainDB: 20 * math.Log10(cmplx.Abs(amp))}
+	if p.Interactions == nil {
+		p.Interactions = []Interaction{}
+	}
+	p.DepartureAzDeg, p.DepartureElDeg = azElDeg(kdep)
+	p.ArrivalAzDeg, p.ArrivalElDeg = azElDeg(karr.scale(-1))
+	return p
+}
+
+// diffractions adds first-order diffraction at every edge within
+// DiffractionRangeM (2D) of rx.
+func (w *worker) diffractions(rx vec3, a *accum) {
+	s := w.s
+	if len(s.edges) == 0 {
+		return
+	}
+	if w.naive {
+		for ei := range s.edges {
+			w.evalEdge(&s.edges[ei], rx, a)
+		}
+		return
+	}
+	g := &s.edgeGrid
+	rng := w.opt.DiffractionRangeM
+	w.gen++
+	if w.gen == 0 {
+		clear(w.stamp)
+		w.gen = 1
+	}
+	i0, i1 := g.clampX(rx.X-rng), g.clampX(rx.X+rng)
+	j0, j1 := g.clampY(rx.Y-rng), g.clampY(rx.Y+rng)
+	if rx.X+rng < g.minX || rx.Y+rng < g.minY || rx.X-rng > g.minX+float64(g.nx)*g.cell || rx.Y-rng > g.minY+float64(g.ny)*g.cell {
+		j1 = j0 - 1 // no cell near the receiver; the transmitter's edges remain
+	}
+	for j := j0; j <= j1; j++ {
+		for i := i0; i <= i1; i++ {
+			c := j*g.nx + i
+			for _, ei := range g.items[g.start[c]:g.start[c+1]] {
+				if w.stamp[ei] == w.gen {
+					continue
+				}
+				w.stamp[ei] = w.gen
+				w.evalEdge(&s.edges[ei], rx, a)
+			}
+		}
+	}
+	for _, ei := range w.nearTx {
+		if w.stamp[ei] != w.gen {
+			w.stamp[ei] = w.gen
+			w.evalEdge(&s.edges[ei], rx, a)
+		}
+	}
+}
+
+// edgesNear lists the edges with a point within rangeM (2D) of p, in
+// grid order.
+func (s *Scene) edgesNear(p vec2, rangeM float64) []int32 {
+	g := &s.edgeGrid
+	if len(s.edges) == 0 {
+		return nil
+	}
+	seen := make([]bool, len(s.edges))
+	var out []int32
+	for j := g.clampY(p.Y - rangeM); j <= g.clampY(p.Y+rangeM); j++ {
+		for i := g.clampX(p.X - rangeM); i <= g.clampX(p.X+rangeM); i++ {
+			c := j*g.nx + i
+			for _, ei := range g.items[g.start[c]:g.start[c+1]] {
+				if !seen[ei] {
+					seen[ei] = true
+					ed := &s.edges[ei]
+					if distPointSeg(p, ed.p0.xy(), ed.p1.xy()) <= rangeM {
+						out = append(out, ei)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// evalEdge adds the path diffracted by edge ed, if it exists.
+func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
+	src := w.tx
+	// diffraction point: unfold the edge line (Keller's law)
+	as := src.sub(ed.p0).dot(ed.e)
+	ar := rx.sub(ed.p0).dot(ed.e)
+	ps := src.sub(ed.p0.add(ed.e.scale(as))).norm()
+	pr := rx.sub(ed.p0.add(ed.e.scale(ar))).norm()
+	if ps+pr == 0 {
+		return
+	}
+	u := as + (ar-as)*ps/(ps+pr)
+	if !(u > 0 && u < ed.length) {
+		return
+	}
+	q := ed.p0.add(ed.e.scale(u))
+	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && src.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
+		return
+	}
+	phiP, okS := ed.angle(src.sub(q))
+	phi, okR := ed.angle(rx.sub(q))
+	if !okS || !okR {
+		return
+	}
+	if w.occluded(q, rx) || w.occluded(src, q) {
+		return
+	}
+	sp := q.sub(src)
+	sPrime := sp.norm()
+	kin := sp.scale(1 / sPrime)
+	so := rx.sub(q)
+	sDist := so.norm()
+	kout := so.scale(1 / sDist)
+	sinB := ed.e.cross(kin).norm()
+	if sinB < 1e-6 {
+		return
+	}
+	lDist := sDist * sPrime * sinB * sinB / (sDist + sPrime)
+	eta := w.etas[ed.mat]
+	ds, dh := WedgeDiffraction(Wedge{N: ed.nw, Eta0: eta, EtaN: eta}, phi, phiP, lDist, w.k, sinB)
+	// incident field at q (without the spherical spreading, added below)
+	e := along(w.polVec(kin), complex(gainAmp(w.txPat, kin), 0))
+	phiHatI := ed.e.cross(kin).scale(-1 / sinB)
+	betaI := kin.cross(phiHatI)
+	phiHatD := ed.e.cross(kout)
+	phiHatD = phiHatD.scale(1 / phiHatD.norm())
+	betaD := kout.cross(phiHatD)
+	ed2 := along(betaD, -ds*e.dot(betaI)).add(along(phiHatD, -dh*e.dot(phiHatI)))
+	// amplitude: e^{−jk(s'+s)}·√(s'/(s(s+s')))/s'; finish divides by the
+	// total length, so pass the factor relative to 1/(s+s')
+	total := sPrime + sDist
+	spread := math.Sqrt(sPrime/(sDist*total)) / sPrime * total
+	tf := w.terrainFactor(src, q, a) * w.terrainFactor(q, rx, a)
+	amp := w.finish(ed2, kout, total, spread*tf)
+	a.add(amp, total)
+	w.markAssumed(ed.bld, a)
+	if w.collect {
+		kind := "roof_edge"
+		if ed.vertical {
+			kind = "vertical_edge"
+		}
+		in := []Interaction{w.interaction("diffraction", kind, ed.bld, q)}
+		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kin, kout, amp))
+	}
+}
+
+// angle returns the angle of direction v (from the edge) measured from
+// face 0 around the edge, radians, and whether it lies strictly inside
+// the exterior wedge (0, N·π).
+func (ed *edge) angle(v vec3) (float64, bool) {
+	v = v.sub(ed.e.scale(v.dot(ed.e)))
+	x, y := v.dot(ed.t0), v.dot(ed.n0)
+	if x == 0 && y == 0 {
+		return 0, false
+	}
+	phi := math.Atan2(y, x)
+	if phi < 0 {
+		phi += 2 * math.Pi
+	}
+	const eps = 1e-9
+	return phi, phi > eps && phi < ed.nw*math.Pi-eps
+}
