@@ -342,6 +342,27 @@ type mapResult struct {
 	wall  time.Duration
 	units int64
 	cpu   float64 // CPU seconds of every process of the set-up during the map
+	delta map[string]int64
+}
+
+// unitDelta is the change of the appliance's unit counters between two
+// readings.
+func unitDelta(before, after map[string]int64) map[string]int64 {
+	d := map[string]int64{}
+	for k, v := range after {
+		d[k] = v - before[k]
+	}
+	return d
+}
+
+// perUnit formats the per-unit figures of a counter delta: KiB of unit
+// and result messages, ms of compute (the workers' own measure) and of
+// round trip (publication to merge).
+func perUnit(d map[string]int64) string {
+	n := float64(max(d["merged"], 1))
+	return fmt.Sprintf("unit_kib=%.1f result_kib=%.1f compute_ms=%.1f round_trip_ms=%.1f",
+		float64(d["unit_bytes"])/1024/float64(max(d["published"], 1)), float64(d["result_bytes"])/1024/n,
+		float64(d["compute_us"])/1000/n, float64(d["round_trip_us"])/1000/n)
 }
 
 type cpuUse struct {
@@ -429,7 +450,7 @@ func runSetup(ctx context.Context, c config, name string, maps []benchMap, cpuSe
 		return s
 	}
 	r := &setupResult{name: name}
-	prev := int64(0)
+	prev := unitCounts(base)
 	for _, m := range maps {
 		t0, c0 := time.Now(), allCPU()
 		if err := runMap(ctx, base, key, m.body); err != nil {
@@ -437,9 +458,13 @@ func runSetup(ctx context.Context, c config, name string, maps []benchMap, cpuSe
 		}
 		wall := time.Since(t0)
 		u := unitCounts(base)
-		r.maps = append(r.maps, mapResult{name: m.name, wall: wall, units: u["merged"] - prev, cpu: allCPU() - c0})
-		prev = u["merged"]
+		d := unitDelta(prev, u)
+		r.maps = append(r.maps, mapResult{name: m.name, wall: wall, units: d["merged"], cpu: allCPU() - c0, delta: d})
+		prev = u
 		fmt.Fprintf(os.Stderr, "bench-scaleout: %s: map %s %.2f s, %.2f CPU s, %d units\n", name, m.name, wall.Seconds(), r.maps[len(r.maps)-1].cpu, r.maps[len(r.maps)-1].units)
+		if d["merged"] > 0 {
+			fmt.Printf("units setup=%s work=%s units=%d %s\n", name, m.name, d["merged"], perUnit(d))
+		}
 	}
 	t0, c0 := time.Now(), allCPU()
 	if err := runBatch(ctx, base, key, c.rows); err != nil {
@@ -447,6 +472,9 @@ func runSetup(ctx context.Context, c config, name string, maps []benchMap, cpuSe
 	}
 	r.batch, r.batchCPU = time.Since(t0), allCPU()-c0
 	r.units = unitCounts(base)
+	if d := unitDelta(prev, r.units); d["merged"] > 0 {
+		fmt.Printf("units setup=%s work=batch%d units=%d %s\n", name, c.rows, d["merged"], perUnit(d))
+	}
 	for i, p := range procs {
 		r.cpu = append(r.cpu, cpuUse{p.name, p.cpuSeconds() - cpu0[i]})
 	}

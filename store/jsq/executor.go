@@ -53,6 +53,9 @@ type ExecutorStats struct {
 	// ComputeUS adds up the runners' own time of the merged units, µs;
 	// RoundTripUS the time from a unit's publication to its merge.
 	ComputeUS, RoundTripUS atomic.Int64
+	// UnitBytes adds up the published units' messages (body and
+	// headers), ResultBytes the merged results' bodies, bytes.
+	UnitBytes, ResultBytes atomic.Int64
 }
 
 type unitRef struct {
@@ -216,6 +219,7 @@ func (e *Executor) publish(ctx context.Context, runKey string, u *appliance.Work
 			e.bySeq[ack.Sequence] = unitRef{run: runKey, index: u.Index}
 			e.mu.Unlock()
 			e.stats.Published.Add(1)
+			e.stats.UnitBytes.Add(int64(len(m.Data) + msgHeaderBytes(m)))
 			return ack.Sequence, nil
 		}
 		if ctx.Err() != nil {
@@ -320,6 +324,7 @@ func (e *Executor) Execute(ctx context.Context, units []appliance.WorkUnit, merg
 		merged[r.index] = true
 		e.stats.Merged.Add(1)
 		e.stats.ComputeUS.Add(r.computeUS)
+		e.stats.ResultBytes.Add(int64(len(r.body)))
 		e.stats.RoundTripUS.Add(time.Since(sent[r.index]).Microseconds())
 		e.ack(d)
 		left--

@@ -119,3 +119,15 @@ func decodeResult(h nats.Header, body []byte) (*result, error) {
 	}
 	return r, nil
 }
+
+// msgHeaderBytes is the size of m's headers as sent: "key: value\r\n"
+// per value (the NATS/1.0 status line left out).
+func msgHeaderBytes(m *nats.Msg) int {
+	n := 0
+	for k, vs := range m.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}

@@ -207,7 +207,8 @@ func (a *app) scaleOutChecks() []api.Check {
 			}
 			return map[string]any{"mode": kind, "queue": queueJetStream, "server": server,
 				"units": map[string]int64{"published": s.Published.Load(), "merged": s.Merged.Load(), "duplicates_dropped": s.Duplicates.Load(),
-					"stale_dropped": s.Stale.Load(), "failed": s.Failed.Load(), "compute_us": s.ComputeUS.Load(), "round_trip_us": s.RoundTripUS.Load()}}
+					"stale_dropped": s.Stale.Load(), "failed": s.Failed.Load(), "compute_us": s.ComputeUS.Load(), "round_trip_us": s.RoundTripUS.Load(),
+					"unit_bytes": s.UnitBytes.Load(), "result_bytes": s.ResultBytes.Load()}}
 		}},
 		{Name: "workers", Kind: "external", Advisory: true, Fn: func(ctx context.Context) error {
 			ws, err := list(ctx)
