@@ -28,7 +28,7 @@ type cluster struct {
 
 var inputsA = appliance.Inputs{"terrain": "aaaa", "towers": "bbbb", "engines": "cccc"}
 
-func newCluster(t *testing.T, ackWait time.Duration) *cluster {
+func newCluster(t testing.TB, ackWait time.Duration) *cluster {
 	t.Helper()
 	s, err := jsq.StartEmbedded(jsq.EmbeddedOptions{Dir: filepath.Join(t.TempDir(), "nats"), Listen: "127.0.0.1:0"})
 	if err != nil {
@@ -59,7 +59,7 @@ func newCluster(t *testing.T, ackWait time.Duration) *cluster {
 // worker starts a worker connected over TCP as the worker user; stop
 // ends it gracefully, kill closes its connection at once (its process
 // died).
-func (c *cluster) worker(t *testing.T, id string, in appliance.Inputs, run func(ctx context.Context, u *appliance.WorkUnit) ([]byte, error)) (nc *nats.Conn, stop func()) {
+func (c *cluster) worker(t testing.TB, id string, in appliance.Inputs, run func(ctx context.Context, u *appliance.WorkUnit) ([]byte, error)) (nc *nats.Conn, stop func()) {
 	t.Helper()
 	nc, err := jsq.Connect(c.s.WorkerURL(), jsq.ConnectOptions{Name: id})
 	if err != nil {
