@@ -150,8 +150,8 @@ func waitWorkers(t testing.TB, s *server, state string, ids ...string) {
 	}
 }
 
-// mapBody is the test map: 20 km at 90 m with P.1812 (about 3 s of one
-// core, 10 units of radials).
+// mapBody is the test map: 20 km at 90 m with P.1812 (about 2 s of one
+// core, 3 units of radials of at most coverage.DefaultUnitPixels).
 const mapBody = `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800,"radius_km":20,"resolution_m":90,"engine":"p1812"}`
 
 // mapOutput is what a finished map gives: its raster file (float32 dBm,
