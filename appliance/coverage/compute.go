@@ -408,11 +408,9 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 	done := make(chan int, n)
 	var wg sync.WaitGroup
 	var unitErr error
-	if opts.Units != nil && p.req.Radiator == nil {
+	if opts.Units != nil {
 		// The radials go out as units; each one's index comes back on
-		// done once its result is merged. A map with a Radiator (a
-		// catalogue antenna or a known tilt) is computed here: the unit
-		// body does not carry antenna patterns yet (package doc, "Units").
+		// done once its result is merged.
 		workers = 0
 		wg.Add(1)
 		go func() {

@@ -249,8 +249,9 @@
 // radials are computed as work units of an appliance.UnitExecutor instead
 // of on Workers goroutines: consecutive radials of the dispatch order,
 // at most Units.MaxPixels pixels a unit (DefaultUnitPixels, 65,536),
-// coverage.radials units. A unit's body carries the request, the grid,
-// the number of radials and the profile step, and for each radial its
+// coverage.radials units. A unit's body carries the request (with its
+// antenna), the grid, the number of radials and the profile step, and
+// for each radial its
 // index and the raster indices and distances of its pixels (the plan's
 // geometry: a worker does not rebuild it); RunUnit (on a worker, or the
 // appliance's own) sweeps each listed radial with the same sweep into a
@@ -263,10 +264,10 @@
 // are the same bit for bit (TestUnitsByteIdentical); an engine refusal
 // keeps its meaning (appliance.ErrOutsideEnvelope) through a
 // *appliance.UnitError with the engine's text. A best-server map runs one
-// run of units per transmitter. A request with a Radiator (a catalogue
-// antenna or a known tilt, "Antenna pattern") is computed on the local
-// goroutines even with Units: the unit body does not carry antenna
-// patterns yet (TestUnitsRadiatorComputedLocally).
+// run of units per transmitter. A request's Radiator (a catalogue
+// antenna or a known tilt, "Antenna pattern") travels in the unit body
+// (appliance.Radiator.MarshalBinary, every field as it is), so the worker
+// radiates the same pattern bit for bit.
 //
 //	Unit state | Entered when                            | Next
 //	-----------+-----------------------------------------+--------------------------------------------

@@ -67,6 +67,13 @@ func (s *Service) runUnits(ctx context.Context, p *plan, u *Units, order []int, 
 	}
 	maxPx = min(maxPx, maxUnitPixels)
 	groups := unitRadials(p, order, maxPx)
+	var rad []byte
+	if p.req.Radiator != nil {
+		var err error
+		if rad, err = p.req.Radiator.MarshalBinary(); err != nil {
+			return err
+		}
+	}
 	units := make([]appliance.WorkUnit, len(groups))
 	for i, ks := range groups {
 		px := 0
@@ -74,7 +81,7 @@ func (s *Service) runUnits(ctx context.Context, p *plan, u *Units, order []int, 
 			px += len(p.radials[k].pix)
 		}
 		units[i] = u.Unit
-		units[i].Index, units[i].Kind, units[i].Body = i, appliance.UnitCoverageRadials, encodeRadialsUnit(p, ks)
+		units[i].Index, units[i].Kind, units[i].Body = i, appliance.UnitCoverageRadials, encodeRadialsUnit(p, ks, rad)
 		// A result holds 4 bytes a pixel and a few facts a radial; missing
 		// tile names (a few bytes) at most one a pixel.
 		units[i].MaxResultBytes = 4096 + 256*len(ks) + 24*px
@@ -92,23 +99,24 @@ func (s *Service) runUnits(ctx context.Context, p *plan, u *Units, order []int, 
 
 // The unit body (little-endian):
 //
-//	version u8 (1)
+//	version u8 (2)
 //	request: tx lat, tx lon, tx height, EIRP, azimuth, beamwidth, frequency,
 //	  radius, rx height, resolution, time %, location % (float64 bits each),
-//	  engine (uvarint length, bytes)
+//	  engine (uvarint length, bytes), radiator (uvarint length, then
+//	  appliance.Radiator.MarshalBinary; length 0: none)
 //	grid: west, north, pixel lon, pixel lat (float64 bits), width, height
 //	  (uvarint)
 //	radials of the sweep n (uvarint), profile step (float64 bits)
 //	count of radials (uvarint), then per radial: k (uvarint), pixels m
 //	  (uvarint), m pixel indices (uvarint deltas from the previous, the
 //	  first from 0), m distances (float64 bits)
-const radialsUnitVersion = 1
+const radialsUnitVersion = 2
 
 func putF(b []byte, v float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 }
 
-func encodeRadialsUnit(p *plan, ks []int) []byte {
+func encodeRadialsUnit(p *plan, ks []int, rad []byte) []byte {
 	px := 0
 	for _, k := range ks {
 		px += len(p.radials[k].pix)
@@ -122,6 +130,8 @@ func encodeRadialsUnit(p *plan, ks []int) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(p.eng.ID())))
 	b = append(b, p.eng.ID()...)
+	b = binary.AppendUvarint(b, uint64(len(rad)))
+	b = append(b, rad...)
 	r := p.raster
 	for _, v := range []float64{r.West, r.North, r.PixelLonDeg, r.PixelLatDeg} {
 		b = putF(b, v)
@@ -203,14 +213,19 @@ func (r *reader) f32(what string) float32 {
 }
 
 func (r *reader) str(what string) string {
-	n := r.uv(what, 1<<16)
+	return string(r.bytes(what, 1<<16))
+}
+
+// bytes reads a uvarint length of at most max and that many bytes.
+func (r *reader) bytes(what string, max uint64) []byte {
+	n := r.uv(what, max)
 	if r.err != nil || uint64(len(r.b)) < n {
 		r.fail(what)
-		return ""
+		return nil
 	}
-	s := string(r.b[:n])
+	b := r.b[:n:n]
 	r.b = r.b[n:]
-	return s
+	return b
 }
 
 // RunUnit computes a coverage.radials unit (appliance.UnitRunner): the
@@ -259,6 +274,13 @@ func (s *Service) decodeRadialsUnit(body []byte) (*plan, []int, error) {
 	req := Request{Tx: appliance.LatLon{Lat: f[0], Lon: f[1]}, TxHeightM: f[2], EIRPDBm: f[3], AzimuthDeg: f[4], BeamwidthDeg: f[5],
 		FreqMHz: f[6], RadiusM: f[7], RxHeightM: f[8], ResolutionM: f[9], TimePct: f[10], LocationPct: f[11]}
 	req.Engine = appliance.EngineID(r.str("engine"))
+	if rb := r.bytes("radiator", appliance.MaxRadiatorBytes); len(rb) > 0 {
+		var rad appliance.Radiator
+		if err := rad.UnmarshalBinary(rb); err != nil {
+			return nil, nil, err
+		}
+		req.Radiator = &rad
+	}
 	ras := &Raster{West: r.f64("grid"), North: r.f64("grid"), PixelLonDeg: r.f64("grid"), PixelLatDeg: r.f64("grid")}
 	ras.Width, ras.Height = int(r.uv("width", 1<<20)), int(r.uv("height", 1<<20))
 	n := int(r.uv("radials", 1<<24))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"linkplan/appliance"
@@ -139,7 +140,10 @@ func FuzzRadialsUnit(f *testing.F) {
 	req := tijuca()
 	eng, _ := svc.engines(req.Engine)
 	p := svc.newPlan(req, Options{Workers: 1}, eng, gridFor(req))
-	f.Add(encodeRadialsUnit(p, []int{0, 1, 2}))
+	f.Add(encodeRadialsUnit(p, []int{0, 1, 2}, nil))
+	rad := appliance.NewGenericRadiator(appliance.GenericSector{VBeamwidthDeg: 5}, 90, 3)
+	rb, _ := rad.MarshalBinary()
+	f.Add(encodeRadialsUnit(p, []int{0}, rb))
 	f.Add([]byte{radialsUnitVersion})
 	w := New(rioTerrain(f), registry(f).Get)
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -163,33 +167,52 @@ func (c *countingExecutor) Execute(ctx context.Context, us []appliance.WorkUnit,
 	return c.UnitExecutor.Execute(ctx, us, merge)
 }
 
-// TestUnitsRadiatorComputedLocally: a request with a Radiator (a tilted
-// sector here) is computed on the local goroutines even with Units (the
-// unit body carries no antenna pattern), so it is the local map bit for
-// bit and no unit goes out; the same request without it goes out as units.
-func TestUnitsRadiatorComputedLocally(t *testing.T) {
+// TestUnitsRadiatorByteIdentical: a request with a Radiator (a tilted
+// generic sector, a catalogue pattern with tilt) goes out as units that
+// carry the antenna, and the map is the local map bit for bit.
+func TestUnitsRadiatorByteIdentical(t *testing.T) {
 	svc, _, _ := newService(t)
 	ctx := context.Background()
-	req := tijuca()
-	rad := appliance.NewGenericRadiator(appliance.GenericSector{VBeamwidthDeg: 5}, req.AzimuthDeg, 3)
-	req.Radiator = &rad
-	want, err := svc.Compute(ctx, req, Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
+	var h, v appliance.PatternCut
+	for a := 0.0; a < 360; a += 5 {
+		off := math.Min(a, 360-a)
+		h.AnglesDeg, h.AttDB = append(h.AnglesDeg, a), append(h.AttDB, math.Min(12*(off/60)*(off/60), 25))
+		v.AnglesDeg, v.AttDB = append(v.AnglesDeg, a), append(v.AttDB, math.Min(12*(off/8)*(off/8), 20))
 	}
-	u := splitUnits(t, 500)
-	ce := &countingExecutor{UnitExecutor: u.Executor}
-	u.Executor = ce
-	got, err := svc.Compute(ctx, req, Options{Workers: 2, Units: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameBits(t, want.Raster.DBm, got.Raster.DBm)
-	if ce.n != 0 {
-		t.Fatalf("%d units published for a map with a radiator, want 0", ce.n)
-	}
-	req.Radiator = nil
-	if _, err := svc.Compute(ctx, req, Options{Workers: 2, Units: u}); err != nil || ce.n == 0 {
-		t.Fatalf("without a radiator: %d units (%v), want some", ce.n, err)
+	pat := &appliance.AntennaPattern{H: h, V: v}
+	for _, tc := range []struct {
+		name string
+		rad  appliance.Radiator
+	}{
+		{"tilted generic sector", appliance.NewGenericRadiator(appliance.GenericSector{VBeamwidthDeg: 5}, 0, 3)},
+		{"catalogue pattern, tilted", appliance.NewPatternRadiator(pat, 200, 4, "test pattern")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tijuca()
+			req.Radiator = &tc.rad
+			want, err := svc.Compute(ctx, req, Options{Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := tijuca()
+			flat, err := svc.Compute(ctx, plain, Options{Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.Equal(flat.Raster.DBm, want.Raster.DBm) {
+				t.Fatal("the radiator changes nothing: the case tests nothing")
+			}
+			u := splitUnits(t, 500)
+			ce := &countingExecutor{UnitExecutor: u.Executor}
+			u.Executor = ce
+			got, err := svc.Compute(ctx, req, Options{Workers: 2, Units: u})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ce.n == 0 {
+				t.Fatal("no unit went out")
+			}
+			sameBits(t, want.Raster.DBm, got.Raster.DBm)
+		})
 	}
 }
