@@ -239,8 +239,9 @@
 // the chunks from there (items are keyed by row: a rewrite replaces, and
 // the bundle is made from the committed items only, as before). The
 // items and the bundle are those of the local job byte for byte
-// (TestUnitsGiveIdenticalBundle). When one of the tenant's towers names a
-// catalogue antenna (appliance/equipment, which a worker does not hold)
-// no unit is sent and the job analyses its rows here
-// (TestUnitsCatalogueAntennaAnalysedHere).
+// (TestUnitsGiveIdenticalBundle). The catalogue antennas the tenant's
+// towers name (appliance/equipment, which a worker does not hold) travel
+// with the units, read as their tenant sees them (Deps.Antennas); without
+// a catalogue the job analyses such a tenant's rows here
+// (TestUnitsCatalogueAntennas).
 package batch

@@ -70,6 +70,10 @@ type Deps struct {
 	// TenantTowers returns a tenant's own towers, sent with its units
 	// (a worker holds the public towers only).
 	TenantTowers func(ctx context.Context, tenantID string) ([]*appliance.Tower, error)
+	// Antennas resolves the catalogue antennas the tenant's towers name,
+	// sent with its units (a worker holds no equipment catalogue); nil:
+	// units are not used for a tenant whose towers name one.
+	Antennas appliance.AntennaCatalogue
 }
 
 // Service runs batch reports.
@@ -78,9 +82,11 @@ type Service struct {
 }
 
 // UseUnits makes the service analyse the rows of jobs as units of ex
-// (Deps.Units, Deps.Inputs, Deps.TenantTowers); call it before jobs run.
-func (s *Service) UseUnits(ex appliance.UnitExecutor, inputs func() appliance.Inputs, towers func(ctx context.Context, tenantID string) ([]*appliance.Tower, error)) {
-	s.d.Units, s.d.Inputs, s.d.TenantTowers = ex, inputs, towers
+// (Deps.Units, Deps.Inputs, Deps.TenantTowers, Deps.Antennas); call it
+// before jobs run.
+func (s *Service) UseUnits(ex appliance.UnitExecutor, inputs func() appliance.Inputs, towers func(ctx context.Context, tenantID string) ([]*appliance.Tower, error),
+	antennas appliance.AntennaCatalogue) {
+	s.d.Units, s.d.Inputs, s.d.TenantTowers, s.d.Antennas = ex, inputs, towers, antennas
 }
 
 // New returns a batch service.

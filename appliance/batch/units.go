@@ -24,9 +24,26 @@ type rowsUnit struct {
 	Rows    []Row
 	Notes   map[int]string
 	Towers  []*appliance.Tower
+	// Antennas are the catalogue antennas Towers name, as their tenant
+	// sees them (those that could not be read are left out: the worker
+	// then warns as the appliance would).
+	Antennas []*appliance.Antenna
 }
 
-const rowsUnitVersion = 1
+const rowsUnitVersion = 2
+
+// unitAntennas is the catalogue a worker's planner reads a unit's
+// antennas from.
+type unitAntennas []*appliance.Antenna
+
+func (u unitAntennas) Antenna(tenantID, id string) (*appliance.Antenna, error) {
+	for _, a := range u {
+		if a.ID == id && (a.Builtin || a.TenantID == tenantID) {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("antenna %s: %w", id, appliance.ErrNotFound)
+}
 
 // UnitRows is how many rows one batch.rows unit holds (ChunkRows, the
 // rows between two checkpoints).
@@ -38,8 +55,8 @@ const UnitRows = ChunkRows
 // the unit's tenant towers.
 type RowsRunner struct {
 	// Analyzer returns the link analyzer over the public towers and the
-	// unit's tenant towers.
-	Analyzer func(tenantTowers []*appliance.Tower) LinkAnalyzer
+	// unit's tenant towers, reading the antennas they name from antennas.
+	Analyzer func(tenantTowers []*appliance.Tower, antennas appliance.AntennaCatalogue) LinkAnalyzer
 	Workers  int // rows analysed at once; <= 0 is GOMAXPROCS
 	Recover  *appliance.Recoverer
 }
@@ -58,7 +75,7 @@ func (r RowsRunner) RunUnit(ctx context.Context, u *appliance.WorkUnit) ([]byte,
 	if ru.Version != rowsUnitVersion || ru.From < 0 || len(ru.Rows) == 0 || len(ru.Rows) > 4*UnitRows || ru.From > 1<<20 {
 		return nil, fmt.Errorf("batch unit %s: version %d, rows %d from %d: %w", u.Key(), ru.Version, len(ru.Rows), ru.From, appliance.ErrInvalid)
 	}
-	s := New(Deps{Analyzer: r.Analyzer(ru.Towers), Workers: r.Workers, Recover: r.Recover})
+	s := New(Deps{Analyzer: r.Analyzer(ru.Towers, unitAntennas(ru.Antennas)), Workers: r.Workers, Recover: r.Recover})
 	// analyzeRow reads rows by their index in the job.
 	p := &Payload{Version: PayloadVersion, Tier: u.Tier, TenantID: u.TenantID, Rows: make([]Row, ru.From+len(ru.Rows)), Notes: ru.Notes}
 	copy(p.Rows[ru.From:], ru.Rows)
@@ -104,10 +121,10 @@ func decodeRows(res []byte, from, n int) ([]appliance.JobItem, error) {
 // units of the executor (Deps.Units): each unit's rows are checkpointed
 // as its result arrives, whatever the order; the cursor is the first row
 // of the first chunk not yet merged, so that a resumed job redoes only
-// the chunks after it (their rewritten items replace themselves). It
-// sends nothing and answers false when a tenant tower names a catalogue
-// antenna (a worker holds no equipment catalogue): the rows are then
-// analysed here (doc.go, "Units").
+// the chunks after it (their rewritten items replace themselves). The
+// antennas the tenant's towers name go with the units; without a
+// catalogue to read them from (Deps.Antennas nil) it sends nothing and
+// answers false, and the rows are analysed here (doc.go, "Units").
 func (h handler) runUnits(ctx context.Context, run appliance.JobRun, p *Payload, next int) (bool, error) {
 	s, j := h.s, run.Job()
 	var towers []*appliance.Tower
@@ -117,8 +134,17 @@ func (h handler) runUnits(ctx context.Context, run appliance.JobRun, p *Payload,
 			return false, fmt.Errorf("batch job %s: tenant towers: %w", j.ID, err)
 		}
 	}
-	if slices.ContainsFunc(towers, func(t *appliance.Tower) bool { return t.AntennaID != "" }) {
-		return false, nil
+	var antennas []*appliance.Antenna
+	for _, t := range towers {
+		if t.AntennaID == "" || slices.ContainsFunc(antennas, func(a *appliance.Antenna) bool { return a.ID == t.AntennaID }) {
+			continue
+		}
+		if s.d.Antennas == nil {
+			return false, nil
+		}
+		if a, err := s.d.Antennas.Antenna(t.OwnerTenantID, t.AntennaID); err == nil {
+			antennas = append(antennas, a)
+		}
 	}
 	var in appliance.Inputs
 	if s.d.Inputs != nil {
@@ -131,7 +157,7 @@ func (h handler) runUnits(ctx context.Context, run appliance.JobRun, p *Payload,
 	}
 	units := make([]appliance.WorkUnit, len(chunks))
 	for i, c := range chunks {
-		ru := rowsUnit{Version: rowsUnitVersion, From: c.from, Rows: p.Rows[c.from:c.to], Towers: towers}
+		ru := rowsUnit{Version: rowsUnitVersion, From: c.from, Rows: p.Rows[c.from:c.to], Towers: towers, Antennas: antennas}
 		for k := c.from; k < c.to; k++ {
 			if note, ok := p.Notes[k]; ok {
 				if ru.Notes == nil {

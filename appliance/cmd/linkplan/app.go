@@ -318,7 +318,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				}
 			}
 			return own, err
-		})
+		}, equip)
 	}
 	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
 	repeaters := repeater.New(ter, towers, reg.WithFallback, 0)
@@ -371,7 +371,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		// and terrain; the planner sees every tower (each unit's rows are
 		// scoped to its tenant by the planner's visibility rule).
 		a.runners = units.Runners{appliance.UnitCoverageRadials: covSvc,
-			appliance.UnitBatchRows: batch.RowsRunner{Analyzer: func([]*appliance.Tower) batch.LinkAnalyzer { return plan }, Workers: 1, Recover: rec}}
+			appliance.UnitBatchRows: batch.RowsRunner{Analyzer: func([]*appliance.Tower, appliance.AntennaCatalogue) batch.LinkAnalyzer { return plan }, Workers: 1, Recover: rec}}
 	}
 	a.maps = coverage.NewMaps(covSvc, mopts)
 	if err := a.maps.Open(); err != nil {

@@ -156,12 +156,14 @@ func newWorkerInputs(ctx context.Context, dataDir string, packs, towerFiles []st
 	public := planner.New(ter, func() appliance.TowerIndex { return w.index }, reg.WithFallback)
 	w.runners = units.Runners{
 		appliance.UnitCoverageRadials: coverage.New(ter, reg.Get),
-		appliance.UnitBatchRows: batch.RowsRunner{Workers: 1, Recover: w.rec, Analyzer: func(own []*appliance.Tower) batch.LinkAnalyzer {
+		appliance.UnitBatchRows: batch.RowsRunner{Workers: 1, Recover: w.rec, Analyzer: func(own []*appliance.Tower, antennas appliance.AntennaCatalogue) batch.LinkAnalyzer {
 			if len(own) == 0 {
 				return public
 			}
 			ov := &overlay{public: w.index, own: spatial.New(own)}
-			return planner.New(ter, func() appliance.TowerIndex { return ov }, reg.WithFallback)
+			p := planner.New(ter, func() appliance.TowerIndex { return ov }, reg.WithFallback)
+			p.Antennas = antennas // the unit's: those its tenant's towers name
+			return p
 		}},
 	}
 	return w, nil

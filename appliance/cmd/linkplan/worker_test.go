@@ -39,6 +39,17 @@ func TestWorkerTenantTowers(t *testing.T) {
 			TiltDeg: math.NaN(), Source: appliance.SourceUser, OwnerTenantID: tenant, Placement: appliance.PlacementSurveyed}
 	}
 	mine := []*appliance.Tower{own("u-a1", "ta", -22.951, -43.21), own("u-a2", "ta", -22.90, -43.25)}
+	// u-a1 radiates a catalogue antenna of its tenant, tilted.
+	mine[0].AntennaID, mine[0].AzimuthDeg, mine[0].TiltDeg = "ant_00000000000000a1", 200, 3
+	var h, v appliance.PatternCut
+	for a := 0.0; a < 360; a += 5 {
+		off := math.Min(a, 360-a)
+		h.AnglesDeg, h.AttDB = append(h.AnglesDeg, a), append(h.AttDB, math.Min(12*(off/60)*(off/60), 25))
+		v.AnglesDeg, v.AttDB = append(v.AnglesDeg, a), append(v.AttDB, math.Min(12*(off/8)*(off/8), 20))
+	}
+	ant := &appliance.Antenna{ID: mine[0].AntennaID, TenantID: "ta", Name: "Test sector", GainDBi: 17, Pattern: appliance.AntennaPattern{H: h, V: v}}
+	ant.SetStats()
+	cat := testCatalogue{ant}
 	theirs := []*appliance.Tower{own("u-b1", "tb", -22.952, -43.211)}
 	reg, err := engines.New(engines.Config{})
 	if err != nil {
@@ -46,7 +57,8 @@ func TestWorkerTenantTowers(t *testing.T) {
 	}
 	all := spatial.New(append(append(append([]*appliance.Tower{}, public...), mine...), theirs...))
 	appliancePlanner := planner.New(w.ter, func() appliance.TowerIndex { return all }, reg.WithFallback)
-	analyzer := w.runners[appliance.UnitBatchRows].(batch.RowsRunner).Analyzer(mine)
+	appliancePlanner.Antennas = cat
+	analyzer := w.runners[appliance.UnitBatchRows].(batch.RowsRunner).Analyzer(mine, cat)
 	f := func(v float64) *float64 { return &v }
 	var rows []batch.Row
 	for i := range 40 {
@@ -68,6 +80,11 @@ func TestWorkerTenantTowers(t *testing.T) {
 	if !bytes.Contains(got, []byte(`"u-a1"`)) || bytes.Contains(got, []byte(`"u-b1"`)) {
 		t.Fatalf("the tenant's own tower is not used, or another tenant's is: %s", got)
 	}
+	// Without the unit's antennas the worker would answer otherwise (the
+	// generic antenna, with a warning): the case tests the antenna.
+	if bare := run(w.runners[appliance.UnitBatchRows].(batch.RowsRunner).Analyzer(mine, nil)); bytes.Equal(bare, got) || !bytes.Contains(bare, []byte(appliance.WarnAntennaUnavailable)) {
+		t.Fatal("the catalogue antenna changes nothing in the rows")
+	}
 	// The digests a worker computes are the appliance's for the same
 	// inputs: the terrain and engines as boot computes them.
 	in, err := newInputSet(w.ter, reg, "")
@@ -83,3 +100,15 @@ func TestWorkerTenantTowers(t *testing.T) {
 type nopQueue struct{}
 
 func (nopQueue) Enqueue(context.Context, *appliance.Job) error { return nil }
+
+// testCatalogue is an equipment catalogue of the antennas given.
+type testCatalogue []*appliance.Antenna
+
+func (c testCatalogue) Antenna(tenantID, id string) (*appliance.Antenna, error) {
+	for _, a := range c {
+		if a.ID == id && a.TenantID == tenantID {
+			return a, nil
+		}
+	}
+	return nil, appliance.ErrNotFound
+}
