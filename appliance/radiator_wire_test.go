@@ -76,3 +76,24 @@ func TestRadiatorBinaryRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRadiatorBinary: no bytes stop a worker: each decodes to a radiator
+// whose losses can be computed, or is refused as invalid.
+func FuzzRadiatorBinary(f *testing.F) {
+	for _, r := range []Radiator{NewGenericRadiator(GenericSector{}, 90, 3), NewGenericRadiator(GenericSector{}, math.NaN(), math.NaN())} {
+		b, _ := r.MarshalBinary()
+		f.Add(b)
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r Radiator
+		if err := r.UnmarshalBinary(b); err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("%v", err)
+			}
+			return
+		}
+		_ = r.LossDB(45, 2)
+		_ = r.Label()
+	})
+}
