@@ -127,6 +127,7 @@ bench-admission: build
 # docs/SCALING.md). BENCH_ARGS passes flags to the driver.
 bench-scaleout: build
 	$(GO) test -run '^$$' -bench JobQueue -benchtime 2000x ./store ./store/jsq
+	$(GO) test -run '^$$' -bench UnitCoordination -benchtime 300x ./store/jsq
 	$(GO) run ./build/bench-scaleout -linkplan $(CURDIR)/$(BIN) $(BENCH_ARGS)
 
 # go.mod and go.sum must be tidy: direct requirements not marked indirect,
