@@ -50,6 +50,9 @@ type Service struct {
 	Executor worker.Executor
 	Queue    Queue
 	Maps     Maps
+	// Towers is the current tower snapshot (the towers of /analyze and
+	// /analyze_link).
+	Towers func() appliance.TowerIndex
 	// NewID returns a fresh job id (jobs.NewID).
 	NewID func() (string, error)
 	// MaxAttempts and MaxInterruptions of a link job (0: 3 and 10).
