@@ -22,21 +22,21 @@ const (
 // distance ranges are the validity ranges the adapter enforces or warns
 // about (see Notes); 0 for DistMaxKm means no upper limit.
 type Info struct {
-	ID         appliance.EngineID `json:"id"`
-	Name       string             `json:"name"`
-	Method     string             `json:"method"`
-	Version    string             `json:"version"`
-	MinTier    string             `json:"min_tier"` // appliance.Tier name; "" when the engine has no tier of its own
-	Status     string             `json:"status"`   // StatusAvailable, StatusUnavailable or StatusHidden
-	Default    bool               `json:"default"`
+	ID      appliance.EngineID `json:"id"`
+	Name    string             `json:"name"`
+	Method  string             `json:"method"`
+	Version string             `json:"version"`
+	MinTier string             `json:"min_tier"` // appliance.Tier name; "" when the engine has no tier of its own
+	Status  string             `json:"status"`   // StatusAvailable, StatusUnavailable or StatusHidden
+	Default bool               `json:"default"`
 	// Asynchronous engines run as jobs and maps on their own routes (the
 	// raytrace worker): Get refuses them, the synchronous routes too.
-	Asynchronous bool `json:"asynchronous"`
-	FreqMinMHz float64            `json:"freq_min_mhz"` // MHz
-	FreqMaxMHz float64            `json:"freq_max_mhz"` // MHz
-	DistMinKm  float64            `json:"dist_min_km"`  // km
-	DistMaxKm  float64            `json:"dist_max_km"`  // km; 0 = no upper limit
-	Notes      string             `json:"notes"`
+	Asynchronous bool    `json:"asynchronous"`
+	FreqMinMHz   float64 `json:"freq_min_mhz"` // MHz
+	FreqMaxMHz   float64 `json:"freq_max_mhz"` // MHz
+	DistMinKm    float64 `json:"dist_min_km"`  // km
+	DistMaxKm    float64 `json:"dist_max_km"`  // km; 0 = no upper limit
+	Notes        string  `json:"notes"`
 }
 
 // Config configures a Registry. The zero value is valid: no refractivity
