@@ -359,3 +359,98 @@ func raytraceScenarios(t *testing.T, h *harness) []scenario {
 			body: fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.6f,"lon":%.6f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":5000}`, layer, tx.Lat, tx.Lon)},
 	}
 }
+
+// raytracePairOn is an /analyze body with engine raytrace over layer: a
+// 30 m transmitter north-west of the city block and a street-level
+// receiver inside it, first-order reflections.
+func raytracePairOn(layer string) string {
+	f := raytrace.NewFrame(appliance.LatLon{Lat: rtLat, Lon: rtLon})
+	rx, tx := f.ToLatLon(5, -5), f.ToLatLon(-150, 140)
+	return fmt.Sprintf(`{"tower":{"lat":%.6f,"lon":%.6f,"height_m":30,"power":40},"receiver":{"lat":%.6f,"lon":%.6f,"height_m":1.5},"frequency_mhz":3500,`+
+		`"engine":"raytrace","raytrace":{"layer_id":%q,"max_reflections":1}}`, tx.Lat, tx.Lon, rx.Lat, rx.Lon, layer)
+}
+
+// raytraceMapOn is a small /coverage/raytrace body over layer (12 × 12
+// pixels of 10 m).
+func raytraceMapOn(layer string) string {
+	tx := raytrace.NewFrame(appliance.LatLon{Lat: rtLat, Lon: rtLon}).ToLatLon(-35, 20)
+	return fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.6f,"lon":%.6f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":60,"resolution_m":10,"max_reflections":1}`,
+		layer, tx.Lat, tx.Lon)
+}
+
+// TestRaytraceIsolation: a second Enterprise tenant naming A's building
+// layer on every raytrace route gets 404 (never a job or a map over A's
+// buildings), and A's raytrace job, its result and A's raytrace map and
+// its export are unknown to it (404); A still sees them.
+func TestRaytraceIsolation(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	a := h.keys["enterprise"]
+	b := h.issue(t, "enterprise-b", appliance.TierEnterprise, appliance.RoleTenant)
+	layer := uploadBlock(t, h, a)
+	res := h.do(t, "POST", "/analyze", a, nil, raytracePairOn(layer))
+	if res.status != http.StatusAccepted {
+		t.Fatalf("A's job: %d %s", res.status, res.body)
+	}
+	job := decodeInto[jobAnswer](t, res)
+	if done := waitFor(t, h, a, job.ID); done.State != "succeeded" {
+		t.Fatalf("A's job %+v", done)
+	}
+	m := h.do(t, "POST", "/coverage/raytrace", a, nil, raytraceMapOn(layer))
+	mapID := m.header.Get("X-Map-Id")
+	if m.status != http.StatusOK || mapID == "" {
+		t.Fatalf("A's map: %d %s", m.status, m.body)
+	}
+	f := raytrace.NewFrame(appliance.LatLon{Lat: rtLat, Lon: rtLon})
+	rx, tx := f.ToLatLon(5, -5), f.ToLatLon(-150, 140)
+	rt := fmt.Sprintf(`"engine":"raytrace","raytrace":{"layer_id":%q}`, layer)
+	for _, tc := range []struct{ name, method, url, body string }{
+		{"pair over A's layer", "POST", "/analyze", raytracePairOn(layer)},
+		{"case over A's layer", "POST", "/coverage/engines/predict", fmt.Sprintf(`{"tx":{"lat":%.6f,"lon":%.6f,"height_m":30},"rx":{"lat":%.6f,"lon":%.6f,"height_m":1.5},"frequency_mhz":3500,%s}`,
+			tx.Lat, tx.Lon, rx.Lat, rx.Lon, rt)},
+		{"link over A's layer", "POST", "/analyze_link", fmt.Sprintf(`{"receiver":{"lat":%.6f,"lon":%.6f,"height_m":1.5},"frequency_mhz":1800,"max_distance_km":3,%s}`, rx.Lat, rx.Lon, rt)},
+		{"map over A's layer", "POST", "/coverage/raytrace", raytraceMapOn(layer)},
+		{"A's job", "GET", "/jobs/" + job.ID, ""},
+		{"A's job result", "GET", "/jobs/" + job.ID + "/download", ""},
+		{"A's map", "GET", "/coverage/heatmap/" + mapID, ""},
+		{"A's map export", "GET", "/coverage/heatmap/" + mapID + "/export?format=geotiff", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := h.do(t, tc.method, tc.url, b, nil, tc.body)
+			if res.status != http.StatusNotFound {
+				t.Fatalf("as B: %d %s", res.status, res.body)
+			}
+			for _, marker := range []string{layer, job.ID, mapID} {
+				if strings.Contains(string(res.body), marker) && !strings.Contains(tc.url+tc.body, marker) {
+					t.Errorf("B's answer names %s: %s", marker, res.body)
+				}
+			}
+			if tc.body != "" {
+				// The answer for A's layer is the answer for no layer at all.
+				const none = "bl_0000000000000000"
+				other := h.do(t, tc.method, tc.url, b, nil, strings.ReplaceAll(tc.body, layer, none))
+				if other.status != res.status || gjsonMessage(t, other.body) != strings.ReplaceAll(gjsonMessage(t, res.body), layer, none) {
+					t.Errorf("A's layer answers %d %s; an unknown layer %d %s", res.status, res.body, other.status, other.body)
+				}
+			}
+			if tc.method == "GET" {
+				if res := h.do(t, tc.method, tc.url, a, nil, ""); res.status != http.StatusOK {
+					t.Errorf("as A: %d", res.status)
+				}
+			}
+		})
+	}
+}
+
+// gjsonMessage is the error message of an error body.
+func gjsonMessage(t *testing.T, body []byte) string {
+	t.Helper()
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	return e.Error.Message
+}
