@@ -43,7 +43,7 @@ func cityBlock(lat, lon float64, n int) string {
 const rtLat, rtLon = -22.9519, -43.2105
 
 // uploadBlock uploads a city block as key's layer and returns its id.
-func uploadBlock(t *testing.T, h *harness, key string) string {
+func uploadBlock(t testing.TB, h *harness, key string) string {
 	t.Helper()
 	res := h.do(t, "POST", "/buildings/layers?name=block", key, nil, cityBlock(rtLat, rtLon, 6))
 	if res.status != http.StatusCreated {
