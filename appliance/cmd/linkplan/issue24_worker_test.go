@@ -1,10 +1,14 @@
 package main_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -395,4 +399,198 @@ func logHas(s *server, id string, parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// streamEvents posts body to path (a map stream) and reads it to its last
+// event: the map id and the data of each event type (the last of each),
+// with the count of each type.
+func streamEvents(t *testing.T, s *server, key, path, body string) (string, map[string]json.RawMessage, map[string]int) {
+	t.Helper()
+	req, err := http.NewRequest("POST", s.base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("POST %s: %d %s", path, res.StatusCode, b)
+	}
+	evs, counts := map[string]json.RawMessage{}, map[string]int{}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	typ := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			typ = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			evs[typ] = json.RawMessage(strings.TrimPrefix(line, "data: "))
+			counts[typ]++
+			if typ == "summary" || typ == "error" {
+				return res.Header.Get("X-Map-Id"), evs, counts
+			}
+		}
+	}
+	t.Fatalf("the stream ended without a summary: %v", sc.Err())
+	return "", nil, nil
+}
+
+// TestIssue24_RaytraceEndToEnd: the raytrace engine through the real
+// binary, no console: serve reports its worker (ready check, platform
+// maturity as a local process, metrics), lists the engine as
+// asynchronous, answers engine raytrace on /coverage/engines/predict with
+// a job whose JSON result holds the paths, streams POST /coverage/raytrace
+// and serves the map's state and exports, the GeoTIFF read by gdalinfo
+// with the map's size, engine, warnings and maximum; a Pro key is refused
+// (403); serve --raytrace-worker=false answers the engine 503 and runs no
+// worker.
+func TestIssue24_RaytraceEndToEnd(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	s := startServe(t, bin, dir)
+	ent := issueKey(t, s, dir, "Enterprise")
+	pro := issueKeyAt(t, s, dir, "Pro", time.Now().Add(30*time.Second))
+	waitWorkerOK(t, s)
+	hdr := map[string]string{"X-API-Key": ent}
+
+	var mat struct {
+		Dependencies []struct {
+			Name, Kind, Status string
+			Required           bool
+		} `json:"dependencies"`
+	}
+	if r := s.call(t, "GET", "/platform/maturity", hdr, ""); r.status != http.StatusOK || json.Unmarshal(r.body, &mat) != nil {
+		t.Fatalf("/platform/maturity %d %s", r.status, r.body)
+	}
+	found := false
+	for _, d := range mat.Dependencies {
+		if d.Name == "raytrace_worker" {
+			found = true
+			if d.Kind != "local_process" || d.Status != "ok" || d.Required {
+				t.Errorf("raytrace_worker dependency %+v", d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("/platform/maturity lists no raytrace_worker: %+v", mat)
+	}
+	if r := s.call(t, "GET", "/coverage/engines", hdr, ""); !strings.Contains(string(r.body), `"id":"raytrace"`) {
+		t.Errorf("/coverage/engines: %s", r.body)
+	}
+
+	layer := i24Layer(t, s, ent, 6)
+	f := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon})
+	tx, rx := f.ToLatLon(-150, 140), f.ToLatLon(5, -5)
+	caseBody := fmt.Sprintf(`{"tx":{"lat":%.7f,"lon":%.7f,"height_m":30},"rx":{"lat":%.7f,"lon":%.7f,"height_m":1.5},"frequency_mhz":3500,"engine":"raytrace","raytrace":{"layer_id":%q}}`,
+		tx.Lat, tx.Lon, rx.Lat, rx.Lon, layer)
+	id := submitRaytrace(t, s, ent, "/coverage/engines/predict", caseBody)
+	if j := waitJob(t, s, ent, id, nil); j.State != "succeeded" {
+		t.Fatalf("case job %+v\n%s", j, s.stderr.String())
+	}
+	res := i24Download(t, s, ent, id)
+	t.Logf("case job %s: path loss %.3f dB over %d paths", id, *res.Links[0].PathLossDB, len(res.Links[0].Paths))
+
+	site := f.ToLatLon(-35, 20)
+	mapBody := fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.7f,"lon":%.7f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":100,"resolution_m":5}`, layer, site.Lat, site.Lon)
+	mapID, evs, counts := streamEvents(t, s, ent, "/coverage/raytrace", mapBody)
+	var started struct {
+		Kind          string `json:"kind"`
+		Width, Height int
+	}
+	var sum struct {
+		ValidPixels   int                 `json:"valid_pixels"`
+		MaxDBm        *float64            `json:"max_dbm"`
+		EngineVersion string              `json:"engine_version"`
+		Warnings      []appliance.Warning `json:"warnings"`
+	}
+	if json.Unmarshal(evs["started"], &started) != nil || started.Kind != "raytrace" || started.Width != 40 || started.Height != 40 {
+		t.Fatalf("started %s", evs["started"])
+	}
+	if json.Unmarshal(evs["summary"], &sum) != nil || sum.ValidPixels == 0 || sum.MaxDBm == nil || sum.EngineVersion != raytrace.Version {
+		t.Fatalf("summary %s (events %v)", evs["summary"], counts)
+	}
+	t.Logf("raytrace map %s: events %v, %d valid of 1600 pixels, max %.2f dBm, warnings %v", mapID, counts, sum.ValidPixels, *sum.MaxDBm, appliance.WarningCodes(sum.Warnings))
+	if r := s.call(t, "GET", "/coverage/heatmap/"+mapID, hdr, ""); r.status != http.StatusOK || !strings.Contains(string(r.body), `"kind":"raytrace"`) {
+		t.Fatalf("map state %d %s", r.status, r.body)
+	}
+	for _, format := range []string{"kmz", "geojson"} {
+		if r := s.call(t, "GET", "/coverage/heatmap/"+mapID+"/export?format="+format, hdr, ""); r.status != http.StatusOK || len(r.body) == 0 {
+			t.Errorf("export %s: %d", format, r.status)
+		}
+	}
+	tif := s.call(t, "GET", "/coverage/heatmap/"+mapID+"/export?format=geotiff", hdr, "")
+	if tif.status != http.StatusOK {
+		t.Fatalf("GeoTIFF export %d %s", tif.status, tif.body)
+	}
+	p := filepath.Join(t.TempDir(), "raytrace.tif")
+	if err := os.WriteFile(p, tif.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(lookTool(t, "gdalinfo"), "-json", "-stats", p).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdalinfo: %v\n%s", err, out)
+	}
+	var gi struct {
+		Driver   string                       `json:"driverShortName"`
+		Size     []int                        `json:"size"`
+		Metadata map[string]map[string]string `json:"metadata"`
+		Bands    []struct {
+			Maximum *float64 `json:"maximum"`
+		} `json:"bands"`
+	}
+	if err := json.Unmarshal(out, &gi); err != nil {
+		t.Fatalf("gdalinfo json: %v\n%s", err, out)
+	}
+	md := gi.Metadata[""]
+	if gi.Driver != "GTiff" || len(gi.Size) != 2 || gi.Size[0] != 40 || gi.Size[1] != 40 || md["ENGINE"] != "raytrace" || md["ENGINE_VERSION"] != raytrace.Version {
+		t.Fatalf("gdalinfo: driver %s size %v metadata %v", gi.Driver, gi.Size, md)
+	}
+	if want := strings.Join(appliance.WarningCodes(sum.Warnings), ";"); md["WARNINGS"] != want {
+		t.Errorf("GeoTIFF WARNINGS %q, summary %q", md["WARNINGS"], want)
+	}
+	if len(gi.Bands) != 1 || gi.Bands[0].Maximum == nil || math.Abs(*gi.Bands[0].Maximum-*sum.MaxDBm) > 1e-3 {
+		t.Errorf("GeoTIFF band maximum %v, summary %.3f dBm", gi.Bands, *sum.MaxDBm)
+	}
+
+	// Metrics: the worker up, the units counted.
+	m := string(s.call(t, "GET", "/metrics", nil, "").body)
+	for _, want := range []string{"linkplan_raytrace_worker_up 1", `linkplan_raytrace_units_total{kind="point",outcome="ok"} 1`} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+
+	// Below Enterprise.
+	if r := s.call(t, "POST", "/coverage/raytrace", map[string]string{"X-API-Key": pro, "Content-Type": "application/json"}, mapBody); r.status != http.StatusForbidden {
+		t.Errorf("Pro map: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, "POST", "/coverage/engines/predict", map[string]string{"X-API-Key": pro, "Content-Type": "application/json"}, caseBody); r.status != http.StatusForbidden {
+		t.Errorf("Pro case: %d %s", r.status, r.body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Fatalf("SIGTERM exit: %v", err)
+	}
+
+	// Without the worker: no child, the engine answers 503.
+	s = startServe(t, bin, dir, "--raytrace-worker=false")
+	time.Sleep(500 * time.Millisecond)
+	if pid := childWorker(s.cmd.Process.Pid); pid != 0 {
+		t.Errorf("serve --raytrace-worker=false started worker %d", pid)
+	}
+	if r := s.call(t, "POST", "/coverage/engines/predict", map[string]string{"X-API-Key": ent, "Content-Type": "application/json"}, caseBody); r.status != http.StatusServiceUnavailable {
+		t.Errorf("engine raytrace without the worker: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, "GET", "/health/ready", nil, ""); r.status != http.StatusOK || strings.Contains(string(r.body), "raytrace_worker") {
+		t.Errorf("/health/ready without the worker: %d %s", r.status, r.body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Fatalf("SIGTERM exit: %v", err)
+	}
 }
