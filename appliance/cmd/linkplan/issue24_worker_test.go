@@ -594,3 +594,92 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 		t.Fatalf("SIGTERM exit: %v", err)
 	}
 }
+
+// TestIssue24_WorkerKillMidMap: kill -9 of the raytrace worker while it
+// computes a band of POST /coverage/raytrace → the band is computed again
+// on the restarted worker and the stream ends with the summary of an
+// uninterrupted map (same valid pixels, minimum and maximum); serve stays
+// ready.
+func TestIssue24_WorkerKillMidMap(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	s := startServe(t, bin, dir)
+	key := issueKey(t, s, dir, "Enterprise")
+	waitWorkerOK(t, s)
+	layer := i24Layer(t, s, key, 10)
+	site := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon}).ToLatLon(-35, 20)
+	body := fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.7f,"lon":%.7f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":120,"resolution_m":5,"diffraction_range_m":500}`,
+		layer, site.Lat, site.Lon)
+	type summary struct {
+		ValidPixels int      `json:"valid_pixels"`
+		MinDBm      *float64 `json:"min_dbm"`
+		MaxDBm      *float64 `json:"max_dbm"`
+	}
+	start := time.Now()
+	_, evs, counts := streamEvents(t, s, key, "/coverage/raytrace", body)
+	var want summary
+	if json.Unmarshal(evs["summary"], &want) != nil || want.ValidPixels == 0 || want.MaxDBm == nil {
+		t.Fatalf("reference map: %v %s %s", counts, evs["summary"], evs["error"])
+	}
+	t.Logf("reference map: %v in %v, %d valid pixels", counts, time.Since(start).Round(time.Millisecond), want.ValidPixels)
+
+	// The same map; the worker is killed at its first progress event
+	// (a band done, the next ones held by the worker).
+	req, err := http.NewRequest("POST", s.base+"/coverage/raytrace", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("map: %d", res.StatusCode)
+	}
+	mapID := res.Header.Get("X-Map-Id")
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	typ, killed, last := "", 0, json.RawMessage(nil)
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "event: "); ok {
+			typ = v
+			continue
+		}
+		v, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		if typ == "progress" && killed == 0 {
+			killed = workerPID(t, s, 0)
+			if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("kill -9 of raytrace worker %d at the first progress event: %s", killed, v)
+			readyWithWorker(t, s)
+		}
+		if typ == "summary" || typ == "error" {
+			last = json.RawMessage(v)
+			break
+		}
+	}
+	if typ != "summary" {
+		t.Fatalf("the killed map ended with %s %s\n%s", typ, last, logLines(s, mapID))
+	}
+	var got summary
+	if err := json.Unmarshal(last, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.ValidPixels != want.ValidPixels || *got.MaxDBm != *want.MaxDBm || *got.MinDBm != *want.MinDBm {
+		t.Errorf("after the kill %+v, uninterrupted %+v", got, want)
+	}
+	if !strings.Contains(s.stderr.String(), "raytrace map: the worker died holding a band; computing it again") {
+		t.Errorf("no WARN line for the band computed again (the kill fell between bands?)")
+	}
+	alive(t, s)
+	waitWorkerOK(t, s)
+	t.Logf("map %s: summary equal to the uninterrupted map after worker %d was killed", mapID, killed)
+}
