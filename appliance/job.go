@@ -56,6 +56,10 @@ const (
 	// JobKindModelRetrain retrains the learned coverage models
 	// (appliance/training), owned by SystemTenantID.
 	JobKindModelRetrain JobKind = "model_retrain"
+	// JobKindRaytraceLink traces links over a tenant's building layer on
+	// the raytrace worker: engine "raytrace" on POST /analyze,
+	// /analyze_link and /coverage/engines/predict (appliance/raytracing).
+	JobKindRaytraceLink JobKind = "raytrace_link"
 )
 
 // SystemTenantID owns the appliance's own jobs (the daily hard delete).
@@ -186,8 +190,37 @@ type JobProgress struct {
 // JobQuarantineReason and is never started again automatically.
 const JobCrashLimit = 2
 
-// JobQuarantineReason is the Error of a quarantined job.
+// JobQuarantineReason is the Error of a job quarantined because the
+// appliance's process died twice while it ran.
 const JobQuarantineReason = "stopped the appliance twice; quarantined"
+
+// QuarantineReason is the Error of a job quarantined because executor (the
+// appliance, "the raytrace worker") died twice while it ran the job:
+// QuarantineReason("appliance") is JobQuarantineReason.
+func QuarantineReason(executor string) string {
+	return "stopped the " + executor + " twice; quarantined"
+}
+
+// ExecutorCrashError reports that the process executing a unit of work
+// outside the appliance (the raytrace worker, a remote worker) died while
+// it ran the unit: the unit has no answer, and the death counts as a crash
+// of the job under the JobCrashLimit rule (JobQueue.Crash), the same rule
+// as a death of the appliance itself. A handler returns it (wrapped or
+// not); package appliance/jobs records the crash.
+type ExecutorCrashError struct {
+	// Executor names the process for users, e.g. "raytrace worker".
+	Executor string
+	// Detail says what was seen (an exit status, "connection reset"),
+	// user-facing.
+	Detail string
+}
+
+func (e *ExecutorCrashError) Error() string {
+	if e.Detail == "" {
+		return "the " + e.Executor + " stopped while it ran this work"
+	}
+	return "the " + e.Executor + " stopped while it ran this work (" + e.Detail + ")"
+}
 
 // Job errors.
 var (
@@ -235,6 +268,15 @@ type JobQueue interface {
 	// number of jobs moved. The leases it sees expired in a live process:
 	// no crash is counted.
 	Requeue(ctx context.Context, now time.Time) (int, error)
+	// Crash records that the executor running the leased job outside the
+	// appliance (ExecutorCrashError) died while it ran: the job counts a
+	// crash and an interruption and is queued again at once, on
+	// probation, with reason as its Error; at its JobCrashLimit-th crash
+	// it is failed with QuarantineReason(executor) (audited as
+	// ActionJobQuarantine in the same transaction), and it is failed when
+	// interruptions are exhausted. It fails with ErrLeaseLost or
+	// ErrJobCanceled as Extend.
+	Crash(ctx context.Context, l *Lease, executor, reason string, now time.Time) (JobState, error)
 	// RequeueOrphans handles every running job at the start of a process:
 	// the process that leased it died while it ran. Each counts a crash
 	// and an interruption and is queued again at once, or, at its

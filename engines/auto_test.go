@@ -94,7 +94,7 @@ func TestPredictWithFallback(t *testing.T) {
 		{name: "itm 0.2 m antenna", id: appliance.EngineITM, in: with(long, func(in *appliance.LinkInput) { in.TxHeightM = 0.2 }), fellBack: true, reason: "tx_height_m"},
 		{name: "p1411 on 15 km", id: appliance.EngineP1411, in: long, fellBack: true, reason: "shorter than 250"},
 		{name: "hybrid short at 100 MHz", id: appliance.EngineHybrid, in: with(short, func(in *appliance.LinkInput) { in.FreqMHz = 100 }), fellBack: true, reason: "no P.1411"},
-		{name: "raytrace unavailable", id: appliance.EngineRaytrace, in: long, fellBack: true, reason: "not in this build"},
+		{name: "raytrace is asynchronous", id: appliance.EngineRaytrace, in: long, fellBack: true, reason: "asynchronous"},
 		{name: "auto at 30 GHz answers with fspl itself", id: appliance.EngineAuto, in: with(long, func(in *appliance.LinkInput) { in.FreqMHz = 30000 }), used: appliance.EngineFSPL},
 		{name: "unknown engine", id: "cost231", in: long, errIs: appliance.ErrInvalid, fields: "engine"},
 		{name: "NaN frequency", id: appliance.EngineP1812, in: with(long, func(in *appliance.LinkInput) { in.FreqMHz = nan() }), errIs: appliance.ErrInvalid, fields: "frequency_mhz"},

@@ -39,9 +39,12 @@ func (r *Registry) predictFallback(ctx context.Context, id appliance.EngineID, i
 		return appliance.LinkPrediction{}, false, "", fmt.Errorf("predict %s: %w", id, err)
 	}
 	var reason string
-	if info.Status != StatusAvailable {
+	switch {
+	case info.Asynchronous:
+		reason = fmt.Sprintf("engine %s is asynchronous: it runs as a job on the raytrace worker over a building layer, not on a terrain profile", id)
+	case info.Status != StatusAvailable:
 		reason = fmt.Sprintf("engine %s is %s (%s)", id, info.Status, info.Notes)
-	} else {
+	default:
 		pred, err := r.runID(ctx, id, in, x)
 		switch {
 		case err == nil && finite(pred.PathLossDB):

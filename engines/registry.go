@@ -14,7 +14,7 @@ import (
 // Status values of Info.Status.
 const (
 	StatusAvailable   = "available"   // Get returns the engine
-	StatusUnavailable = "unavailable" // listed, but Get refuses it (raytrace: its worker is not in this build)
+	StatusUnavailable = "unavailable" // listed, but not served on this appliance (raytrace without its worker)
 	StatusHidden      = "hidden"      // not to be shown by GET /coverage/engines; Get refuses it
 )
 
@@ -22,18 +22,21 @@ const (
 // distance ranges are the validity ranges the adapter enforces or warns
 // about (see Notes); 0 for DistMaxKm means no upper limit.
 type Info struct {
-	ID         appliance.EngineID `json:"id"`
-	Name       string             `json:"name"`
-	Method     string             `json:"method"`
-	Version    string             `json:"version"`
-	MinTier    string             `json:"min_tier"` // appliance.Tier name; "" when the engine has no tier of its own
-	Status     string             `json:"status"`   // StatusAvailable, StatusUnavailable or StatusHidden
-	Default    bool               `json:"default"`
-	FreqMinMHz float64            `json:"freq_min_mhz"` // MHz
-	FreqMaxMHz float64            `json:"freq_max_mhz"` // MHz
-	DistMinKm  float64            `json:"dist_min_km"`  // km
-	DistMaxKm  float64            `json:"dist_max_km"`  // km; 0 = no upper limit
-	Notes      string             `json:"notes"`
+	ID      appliance.EngineID `json:"id"`
+	Name    string             `json:"name"`
+	Method  string             `json:"method"`
+	Version string             `json:"version"`
+	MinTier string             `json:"min_tier"` // appliance.Tier name; "" when the engine has no tier of its own
+	Status  string             `json:"status"`   // StatusAvailable, StatusUnavailable or StatusHidden
+	Default bool               `json:"default"`
+	// Asynchronous engines run as jobs and maps on their own routes (the
+	// raytrace worker): Get refuses them, the synchronous routes too.
+	Asynchronous bool    `json:"asynchronous"`
+	FreqMinMHz   float64 `json:"freq_min_mhz"` // MHz
+	FreqMaxMHz   float64 `json:"freq_max_mhz"` // MHz
+	DistMinKm    float64 `json:"dist_min_km"`  // km
+	DistMaxKm    float64 `json:"dist_max_km"`  // km; 0 = no upper limit
+	Notes        string  `json:"notes"`
 }
 
 // Config configures a Registry. The zero value is valid: no refractivity
@@ -109,8 +112,11 @@ const (
 	HybridVersion  = "hybrid-1"       // P.1411 below HybridSwitchM, P.1812 above
 	AutoVersion    = "auto-1"         // the Choose criteria of this package
 	RaytraceMLNote = "not in build"   // raytrace_ml has no implementation
-	RaytraceNote   = raytrace.Version // the engine exists; its asynchronous worker does not yet
+	RaytraceNote   = raytrace.Version // the engine's version; it runs on the raytrace worker
 )
+
+// RaytraceRoutesNote says where the asynchronous raytrace engine runs.
+const RaytraceRoutesNote = "asynchronous, on the local raytrace worker, over one of your building layers (/buildings/layers): POST /analyze, /analyze_link and /coverage/engines/predict with engine raytrace answer 202 with a job, and POST /coverage/raytrace streams a radio map; the other routes (heatmaps, batch reports, exports, repeater plans) refuse it: choose fspl, p1812, itm, p1411, p1812-p1411-hybrid or auto there"
 
 func (r *Registry) buildEntries() []entry {
 	diff := r.p1812.diffraction()
@@ -153,9 +159,9 @@ func (r *Registry) buildEntries() []entry {
 			eng: &autoEngine{reg: r}},
 		{info: Info{ID: appliance.EngineRaytrace, Name: "3D ray tracing",
 			Method:  "exact image method (reflections off walls, roofs and ground up to order 3) with first-order UTD diffraction at building edges, over the tenant's building layer (/buildings/layers) on terrain; CPU",
-			Version: RaytraceNote, MinTier: string(appliance.TierEnterprise), Status: StatusUnavailable,
+			Version: RaytraceNote, MinTier: string(appliance.TierEnterprise), Status: StatusAvailable, Asynchronous: true,
 			FreqMinMHz: raytrace.MinFreqMHz, FreqMaxMHz: raytrace.MaxFreqMHz,
-			Notes: "asynchronous: it runs only through the local raytrace worker, which is not in this build, so requests on the synchronous routes that name it are refused (choose fspl, p1812, itm, p1411, p1812-p1411-hybrid or auto); building layers can be uploaded, and linkplan raytrace eval runs the engine offline"}},
+			Notes: RaytraceRoutesNote}},
 		{info: Info{ID: appliance.EngineRaytraceML, Name: "Learned ray-tracing surrogate",
 			Method:  "learned model",
 			Version: RaytraceMLNote, MinTier: "", Status: StatusHidden,
@@ -211,6 +217,9 @@ func (r *Registry) Get(id appliance.EngineID) (appliance.Engine, error) {
 	for _, e := range r.entries {
 		if e.info.ID != id {
 			continue
+		}
+		if e.eng == nil && e.info.Asynchronous {
+			return nil, fmt.Errorf("get engine: %w", appliance.Invalid("engine", "engine %q is %s", id, e.info.Notes))
 		}
 		if e.eng == nil {
 			return nil, fmt.Errorf("get engine: %w", appliance.Invalid("engine", "engine %q is %s: %s", id, e.info.Status, e.info.Notes))

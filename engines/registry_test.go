@@ -29,7 +29,7 @@ func TestList(t *testing.T) {
 		appliance.EngineP1411:      {engines.StatusAvailable, "Pro", false},
 		appliance.EngineHybrid:     {engines.StatusAvailable, "Pro", false},
 		appliance.EngineAuto:       {engines.StatusAvailable, "", false},
-		appliance.EngineRaytrace:   {engines.StatusUnavailable, "Enterprise", false},
+		appliance.EngineRaytrace:   {engines.StatusAvailable, "Enterprise", false},
 		appliance.EngineRaytraceML: {engines.StatusHidden, "", false},
 	}
 	for i, info := range list {
@@ -74,7 +74,7 @@ func TestGet(t *testing.T) {
 		{name: "p1411", id: appliance.EngineP1411, wantID: appliance.EngineP1411},
 		{name: "hybrid", id: appliance.EngineHybrid, wantID: appliance.EngineHybrid},
 		{name: "auto", id: appliance.EngineAuto, wantID: appliance.EngineAuto},
-		{name: "raytrace is unavailable", id: appliance.EngineRaytrace, wantErr: "not in this build"},
+		{name: "raytrace is asynchronous", id: appliance.EngineRaytrace, wantErr: "asynchronous"},
 		{name: "raytrace_ml is hidden", id: appliance.EngineRaytraceML, wantErr: "hidden"},
 		{name: "unknown", id: "okumura", wantErr: "unknown engine"},
 	} {
@@ -102,7 +102,7 @@ func TestFreeSpaceBounded(t *testing.T) {
 	type bounded interface{ LossAtLeastFreeSpace() bool }
 	reg := newRegistry(t)
 	for _, info := range reg.List() {
-		if info.Status != engines.StatusAvailable {
+		if info.Status != engines.StatusAvailable || info.Asynchronous {
 			continue
 		}
 		t.Run(string(info.ID), func(t *testing.T) {

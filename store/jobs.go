@@ -673,6 +673,47 @@ func (db *DB) Fail(ctx context.Context, l *appliance.Lease, reason string, retry
 	return state, err
 }
 
+// Crash records the death of the executor that ran l's job outside the
+// appliance (appliance.JobQueue): a crash and an interruption; queued at
+// once (on probation), or quarantined at appliance.JobCrashLimit crashes
+// with a job.quarantine audit entry in the same transaction, or failed
+// when interruptions are exhausted.
+func (db *DB) Crash(ctx context.Context, l *appliance.Lease, executor, reason string, now time.Time) (appliance.JobState, error) {
+	var state appliance.JobState
+	err := db.jobUpdate(ctx, "crash", func(t *jobTx) error {
+		j, err := t.leased(l, now)
+		if err != nil {
+			if errors.Is(err, appliance.ErrJobCanceled) {
+				state = appliance.JobCanceled
+			}
+			return err
+		}
+		j.Crashes++
+		j.Interruptions++
+		j.Error = reason
+		switch {
+		case j.Crashes >= appliance.JobCrashLimit:
+			j.Error = appliance.QuarantineReason(executor)
+			e := appliance.AuditEntry{Action: appliance.ActionJobQuarantine, TenantID: j.TenantID, Params: map[string]string{
+				"job_id": j.ID, "kind": string(j.Kind), "crashes": strconv.Itoa(j.Crashes), "executor": executor}}
+			if err := db.appendAuditsTx(t.tx, e); err != nil {
+				return err
+			}
+		case j.Interruptions >= j.MaxInterruptions:
+			j.Error = fmt.Sprintf("interrupted %d times (the worker stopped before finishing)", j.Interruptions)
+		default:
+			state = appliance.JobQueued
+			return t.requeue(j, time.Time{}, now)
+		}
+		state = appliance.JobFailed
+		if err := t.finish(j, appliance.JobFailed, now); err != nil {
+			return err
+		}
+		return t.put(j)
+	})
+	return state, err
+}
+
 // Release gives l back without a verdict (appliance.JobQueue): the job is
 // queued at once and no attempt or interruption is counted.
 func (db *DB) Release(ctx context.Context, l *appliance.Lease, now time.Time) error {

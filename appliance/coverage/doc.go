@@ -217,9 +217,9 @@
 // every radial) and tile (as each tile is final; best-server maps report
 // their tiles at the end), then one summary (done, with every caveat) or
 // error (canceled, failed; code canceled, missing_terrain,
-// outside_envelope, interrupted or failed). Streams Attach to a map; when
-// the last one detaches while it is queued or computes, the computation is
-// canceled (it leaves the queue). A finished map (done, canceled or
+// outside_envelope, interrupted, worker_crashed, unavailable or failed).
+// Streams Attach to a map; when the last one detaches while it is queued
+// or computes, the computation is canceled (it leaves the queue). A finished map (done, canceled or
 // failed) is kept for DefaultRetention (1 h) after it finished, with at
 // most DefaultMaxMaps finished maps (the oldest finished goes first), for
 // resume and export; Get then answers appliance.ErrNotFound, as for
@@ -275,6 +275,22 @@
 //	out        | published / handed to a goroutine       | merged; failed (its error, a quarantine)
 //	merged     | its result applied, its radials done    | - (a second result is dropped)
 //	failed     | the unit's error or a malformed result  | the map fails with it (the others stop)
+//
+// # Computed maps
+//
+// StartComputed runs a map whose grid and method belong to another
+// service (a Computer: the raytrace maps of appliance/raytracing, computed
+// on the raytrace worker) through the same registry: the per-tenant bound,
+// the heavy-work admission (Computer.Work sizes it), the events and their
+// resume, persistence, retention and every export are those of a heatmap.
+// Its kind ("raytrace") is the started event's kind, GET's kind and the
+// record's. Its grid need not follow the arc-second rule of "Grid" (a
+// raytrace map's pixels are square in metres in its layer's frame); it is
+// still EPSG:4326, row-major from the north-west pixel. The Computer
+// reports tiles as its rows finish from the north (RowTiles) and ends with
+// ComputedSummary. Two more error codes end such a stream:
+// worker_crashed (the process that computed it died, with how) and
+// unavailable (that process is not running).
 //
 // # Persistence
 //

@@ -177,7 +177,7 @@ func SummaryData(s Summary) EventSummaryData {
 
 // EventErrorData ends a canceled or failed stream.
 type EventErrorData struct {
-	Code    string `json:"code"` // "canceled", "missing_terrain", "outside_envelope", "interrupted", "failed"
+	Code    string `json:"code"` // "canceled", "missing_terrain", "outside_envelope", "interrupted", "worker_crashed", "unavailable", "failed"
 	Message string `json:"message"`
 }
 
@@ -294,10 +294,14 @@ type Map struct {
 	ID       string
 	TenantID string
 	Best     bool // a best-server map
+	// Kind is "single", "best_server", or the kind of a computed map
+	// (StartComputed, e.g. "raytrace").
+	Kind     string
 	Created  time.Time
 	Requests []Request
 
-	requestID string // of the request that started it (logged with a failure)
+	requestID string   // of the request that started it (logged with a failure)
+	computer  Computer // a computed map's computation; nil for the registry's own
 	log       *slog.Logger
 	shape     *Raster
 	ctx       context.Context // the computation's, canceled by cancel
@@ -369,7 +373,15 @@ func (m *Maps) StartFor(o Owner, reqs []Request, best bool) (*Map, error) {
 		return nil, fmt.Errorf("coverage: map id: %w", err)
 	}
 	now := m.opts.Now().UTC()
-	mp, adm, err := m.admit(o, id, now, reqs, best, shape)
+	kind := "single"
+	if best {
+		kind = "best_server"
+	}
+	workers := m.opts.Compute.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	mp, adm, err := m.admit(o, id, now, reqs, best, shape, kind, nil, workers, EstimateMemBytes(reqs, best, workers))
 	if err != nil {
 		return nil, err
 	}
@@ -378,9 +390,52 @@ func (m *Maps) StartFor(o Owner, reqs []Request, best bool) (*Map, error) {
 	return mp, nil
 }
 
+// Computer computes a map whose grid and method are its own (a raytrace
+// map of a building layer, appliance/raytracing); the registry gives it
+// what its own maps have: the stream and its resume, the heavy-work
+// admission, persistence, retention and the exports.
+type Computer interface {
+	// Shape is the map's grid, without pixels (Raster.DBm nil).
+	Shape() *Raster
+	// Work sizes the computation for the heavy-work scheduler: how many
+	// goroutines it can keep busy and its peak memory, bytes.
+	Work() (workers int, memBytes int64)
+	// Compute computes the raster on at most workers goroutines. It calls
+	// onProgress as units finish and onTile for each tile of Shape's grid
+	// in row-major order as soon as the tile is final (TileDone.Raster is
+	// the raster being filled). The Result's Summary carries the map's
+	// caveats (Warnings never nil). It stops when ctx ends, returning
+	// ctx's error.
+	Compute(ctx context.Context, workers int, onTile func(TileDone), onProgress func(done, total int)) (*Result, error)
+}
+
+// StartComputed starts a computed map of kind for o: req describes its
+// transmitter for the started event's caveats (engine, frequency, EIRP,
+// receiver height, resolution; it is not validated here: the Computer's
+// service validated it). The per-tenant bound, the admission (c.Work) and
+// everything after are those of StartFor.
+func (m *Maps) StartComputed(o Owner, kind string, req Request, c Computer) (*Map, error) {
+	shape := c.Shape()
+	if px := shape.Width * shape.Height; px > MaxMapPixels || px <= 0 {
+		return nil, appliance.Invalid("resolution_m", "the map would have %d×%d pixels; at most %d", shape.Width, shape.Height, MaxMapPixels)
+	}
+	id, err := m.opts.NewID()
+	if err != nil {
+		return nil, fmt.Errorf("coverage: map id: %w", err)
+	}
+	workers, mem := c.Work()
+	mp, adm, err := m.admit(o, id, m.opts.Now().UTC(), []Request{req}, false, shape, kind, c, max(1, workers), mem)
+	if err != nil {
+		return nil, err
+	}
+	m.save(mp)
+	go m.run(mp.ctx, mp, adm)
+	return mp, nil
+}
+
 // admit checks the registry's bounds, submits the map to the Admitter and
 // registers it, under the registry's lock.
-func (m *Maps) admit(o Owner, id string, now time.Time, reqs []Request, best bool, shape *Raster) (*Map, appliance.Admission, error) {
+func (m *Maps) admit(o Owner, id string, now time.Time, reqs []Request, best bool, shape *Raster, kind string, c Computer, workers int, mem int64) (*Map, appliance.Admission, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closing.Load() {
@@ -406,16 +461,12 @@ func (m *Maps) admit(o Owner, id string, now time.Time, reqs []Request, best boo
 		err error
 	)
 	if m.opts.Admitter != nil {
-		kind := "heatmap"
-		if best {
-			kind = "best_server"
+		work := kind
+		if kind == "single" {
+			work = "heatmap"
 		}
-		workers := m.opts.Compute.Workers
-		if workers <= 0 {
-			workers = runtime.GOMAXPROCS(0)
-		}
-		adm, err = m.opts.Admitter.Submit(appliance.HeavyWork{ID: id, TenantID: o.TenantID, Tier: o.Tier, Kind: kind,
-			Workers: workers, MemBytes: EstimateMemBytes(reqs, best, workers)})
+		adm, err = m.opts.Admitter.Submit(appliance.HeavyWork{ID: id, TenantID: o.TenantID, Tier: o.Tier, Kind: work,
+			Workers: workers, MemBytes: mem})
 		if errors.Is(err, appliance.ErrInvalid) {
 			return nil, nil, appliance.Invalid("resolution_m", "%v: choose a coarser resolution, a smaller radius or fewer transmitters", unwrapped(err))
 		}
@@ -427,8 +478,8 @@ func (m *Maps) admit(o Owner, id string, now time.Time, reqs []Request, best boo
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	mp := &Map{ID: id, TenantID: o.TenantID, Best: best, Created: now, Requests: reqs, requestID: o.RequestID, shape: shape, log: m.log,
-		ctx: ctx, cancel: cancel, state: state, wake: make(chan struct{})}
+	mp := &Map{ID: id, TenantID: o.TenantID, Best: best, Kind: kind, Created: now, Requests: reqs, requestID: o.RequestID, shape: shape, log: m.log,
+		computer: c, ctx: ctx, cancel: cancel, state: state, wake: make(chan struct{})}
 	mp.addStarted(shape, m.opts, reqs[0])
 	m.maps[id] = mp
 	m.wg.Add(1) // under the lock: Close waits for it
@@ -572,6 +623,10 @@ func (m *Maps) compute(ctx context.Context, mp *Map, workers int) (res *Result, 
 		mp.mu.Unlock()
 		mp.add(EventTile, ev) // Data and Servers are encoded when read (Next)
 	}
+	if mp.computer != nil {
+		res, err = mp.computer.Compute(ctx, workers, opts.OnTile, opts.OnProgress)
+		return res, nil, err
+	}
 	if m.opts.Units != nil {
 		var in appliance.Inputs
 		if m.opts.Inputs != nil {
@@ -604,10 +659,7 @@ func (mp *Map) addStarted(r *Raster, o MapsOptions, first Request) {
 	for _, q := range mp.Requests {
 		radius = max(radius, q.RadiusM)
 	}
-	kind := "single"
-	if mp.Best {
-		kind = "best_server"
-	}
+	kind := mp.Kind
 	th := o.Compute.ThresholdDBm
 	if th == 0 {
 		th = DefaultThresholdDBm
@@ -743,7 +795,12 @@ var interruptedData = EventErrorData{Code: "interrupted",
 
 func errorData(err error) EventErrorData {
 	var tm *appliance.TileMissingError
+	var ce *appliance.ExecutorCrashError
 	switch {
+	case errors.As(err, &ce):
+		return EventErrorData{Code: "worker_crashed", Message: ce.Error()}
+	case errors.Is(err, appliance.ErrUnavailable):
+		return EventErrorData{Code: "unavailable", Message: "a dependency of the computation is not running (the raytrace worker, restarting?); start the map again shortly"}
 	case errors.As(err, &tm):
 		return EventErrorData{Code: "missing_terrain", Message: "terrain tile " + tm.Tile + " under the transmitter is not in any loaded terrain pack"}
 	case errors.Is(err, appliance.ErrTerrainMissing):

@@ -28,6 +28,7 @@ type mapRecord struct {
 	ID       string          `json:"id"`
 	TenantID string          `json:"tenant_id"`
 	Best     bool            `json:"best"`
+	Kind     string          `json:"kind,omitempty"` // "" in records written before kinds: single or best_server by Best
 	Created  time.Time       `json:"created"`
 	Finished time.Time       `json:"finished"`
 	State    MapState        `json:"state"`
@@ -82,7 +83,7 @@ func nilNaN(p *float64) float64 {
 // recordLocked returns mp's record (mp.mu held); an error when an event
 // cannot be encoded.
 func (mp *Map) recordLocked() (*mapRecord, error) {
-	rec := &mapRecord{Version: recordVersion, ID: mp.ID, TenantID: mp.TenantID, Best: mp.Best, Created: mp.Created,
+	rec := &mapRecord{Version: recordVersion, ID: mp.ID, TenantID: mp.TenantID, Best: mp.Best, Kind: mp.Kind, Created: mp.Created,
 		Finished: mp.finished, State: mp.state, Raster: mp.dir != "",
 		Shape: shapeRecord{mp.shape.West, mp.shape.North, mp.shape.PixelLonDeg, mp.shape.PixelLatDeg, mp.shape.Width, mp.shape.Height}}
 	for _, q := range mp.Requests {
@@ -423,8 +424,14 @@ func (m *Maps) load(id string, now time.Time) (mp *Map, changed bool, err error)
 	}
 	shape := &Raster{West: rec.Shape.West, North: rec.Shape.North, PixelLonDeg: rec.Shape.PixelLonDeg, PixelLatDeg: rec.Shape.PixelLatDeg,
 		Width: rec.Shape.Width, Height: rec.Shape.Height}
-	mp = &Map{ID: id, TenantID: rec.TenantID, Best: rec.Best, Created: rec.Created, shape: shape, state: rec.State, log: m.log,
+	mp = &Map{ID: id, TenantID: rec.TenantID, Best: rec.Best, Kind: rec.Kind, Created: rec.Created, shape: shape, state: rec.State, log: m.log,
 		finished: rec.Finished, wake: make(chan struct{}), cancel: func() {}}
+	if mp.Kind == "" {
+		mp.Kind = "single"
+		if mp.Best {
+			mp.Kind = "best_server"
+		}
+	}
 	for _, q := range rec.Requests {
 		r := q.Request
 		r.AzimuthDeg = nilNaN(q.AzimuthDeg)

@@ -23,6 +23,8 @@
 //	                          |   ErrUnitQuarantined)              |                                             |            |
 //	running                   | lease expiry / orphan              | CancelRequested                             | canceled   | items deleted
 //	running                   | orphan (process died, Start)       | Crashes+1 = JobCrashLimit (2)               | failed     | Crashes+1, Interruptions+1, Error "stopped the appliance twice; quarantined"; job.quarantine audit entry in the same transaction; never leased again
+//	running                   | Crash (ExecutorCrashError)         | Crashes+1 = JobCrashLimit (2)               | failed     | Crashes+1, Interruptions+1, Error "stopped the <executor> twice; quarantined"; job.quarantine audit entry in the same transaction; never leased again
+//	running                   | Crash (ExecutorCrashError)         | Interruptions+1 < MaxInterruptions          | queued     | Crashes+1 (on probation), Interruptions+1, Error says what stopped; queued at once
 //	running                   | lease expiry / orphan              | Interruptions+1 < MaxInterruptions          | queued     | Interruptions+1, and Crashes+1 for an orphan (then on probation); queued at once
 //	running                   | lease expiry / orphan              | Interruptions+1 = MaxInterruptions          | failed     | Error "interrupted N times (the worker stopped before finishing)"
 //	running                   | Release (drain on Close)           | token current                               | queued     | nothing counted; resumes from the last checkpoint
@@ -47,7 +49,9 @@
 // (appliance.Recoverer: the panic is logged once at ERROR with its stack
 // under the job id and counted in
 // linkplan_recovered_panics_total{component="jobs.<kind>"}); any other
-// error → a retryable Fail. Backoff is deterministic: 5 s, 30 s, then
+// error → a retryable Fail; an *appliance.ExecutorCrashError (the raytrace
+// worker, or another process executing the work, died while it ran) →
+// Crash, the crash rule below. Backoff is deterministic: 5 s, 30 s, then
 // 2 min. A handler that runs work on goroutines of its own recovers their
 // panics itself (a recover catches only its own goroutine's panic). The
 // requeue and sweep loops recover a panic per round (component
@@ -82,6 +86,14 @@
 // such a job was re-leased at every start up to MaxInterruptions (10)
 // times, taking the appliance and every other tenant's running jobs down
 // each time.
+//
+// The executor of a unit of work may be another process (the raytrace
+// worker that serve supervises, later a remote worker): when it dies while
+// it runs a job's unit, the handler gets an *appliance.ExecutorCrashError
+// and the job counts a crash exactly as for a death of the appliance
+// (JobQueue.Crash): queued again at once on probation, quarantined at its
+// second crash with the reason "stopped the raytrace worker twice;
+// quarantined". The appliance itself keeps running and stays ready.
 //
 // Blame: a process death is counted against every job running at it.
 // Jobs on probation (Crashes > 0) run one at a time (Lease skips them

@@ -502,6 +502,33 @@ func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 		} else {
 			log.Info("jobs: released for drain", "done", r.lease.Job.Done)
 		}
+	case errors.As(err, new(*appliance.ExecutorCrashError)):
+		// The process that ran the work outside the appliance died with
+		// it: the crash rule of a death of the appliance (package doc,
+		// "Crashes and quarantine").
+		var ce *appliance.ExecutorCrashError
+		errors.As(err, &ce)
+		var st appliance.JobState
+		cerr := r.locked(func() error {
+			var e error
+			st, e = s.queue.Crash(bg, l, ce.Executor, ce.Error(), now)
+			return e
+		})
+		switch {
+		case errors.Is(cerr, appliance.ErrJobCanceled):
+			s.finished(l.Job.Kind, appliance.JobCanceled)
+		case cerr != nil:
+			log.Error("jobs: record crash", "err", cerr)
+		case st == appliance.JobFailed && r.job.Crashes+1 >= appliance.JobCrashLimit:
+			log.Error("jobs: quarantined: its executor stopped twice while this job ran; it will not be started again",
+				"executor", ce.Executor, "detail", ce.Detail)
+			s.finished(l.Job.Kind, st)
+		case st.Terminal():
+			log.Warn("jobs: executor stopped; interruptions exhausted", "executor", ce.Executor, "state", st)
+			s.finished(l.Job.Kind, st)
+		default:
+			log.Warn("jobs: executor stopped while the job ran; queued again on probation", "executor", ce.Executor, "detail", ce.Detail)
+		}
 	default:
 		// A quarantined unit stopped its workers twice: never retried
 		// automatically (the one quarantine rule, docs WORK.md).

@@ -222,6 +222,21 @@ func TestServiceVerdicts(t *testing.T) {
 		{"permanent error", func(context.Context, appliance.JobRun) (appliance.JobResult, error) {
 			return appliance.JobResult{}, fmt.Errorf("bad payload: %w", appliance.ErrInvalid)
 		}, appliance.JobFailed, "bad payload: invalid input", 1, 0},
+		{"executor death twice quarantines", func(context.Context, appliance.JobRun) (appliance.JobResult, error) {
+			return appliance.JobResult{}, fmt.Errorf("trace: %w", &appliance.ExecutorCrashError{Executor: "raytrace worker", Detail: "signal: killed"})
+		}, appliance.JobFailed, "stopped the raytrace worker twice; quarantined", 0, 0},
+		{"executor death once, then success", func() funcHandler {
+			var n atomic.Int64
+			return func(_ context.Context, run appliance.JobRun) (appliance.JobResult, error) {
+				if n.Add(1) == 1 {
+					return appliance.JobResult{}, &appliance.ExecutorCrashError{Executor: "raytrace worker", Detail: "connection reset"}
+				}
+				if run.Job().Crashes != 1 {
+					return appliance.JobResult{}, fmt.Errorf("re-leased with %d crashes, want 1", run.Job().Crashes)
+				}
+				return run.WriteResult(".bin", func(w io.Writer) error { _, err := w.Write([]byte("ok")); return err })
+			}
+		}(), appliance.JobSucceeded, "", 0, 0},
 		{"retry then success", func() funcHandler {
 			var n atomic.Int64
 			return func(_ context.Context, run appliance.JobRun) (appliance.JobResult, error) {

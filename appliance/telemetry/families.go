@@ -55,6 +55,12 @@ const (
 	AdmissionMemory  = "linkplan_admission_memory_bytes"
 	AdmissionRefused = "linkplan_admission_refused_total"
 
+	// The raytrace worker (engines/raytrace/worker) and its units
+	// (appliance/raytracing).
+	RaytraceWorkerUp       = "linkplan_raytrace_worker_up"
+	RaytraceWorkerRestarts = "linkplan_raytrace_worker_restarts_total"
+	RaytraceUnits          = "linkplan_raytrace_units_total"
+
 	ModelRMSE              = "coverage_model_rmse_db"
 	ModelCVRMSE            = "coverage_model_cv_rmse_db"
 	ModelCVRMSEStd         = "coverage_model_cv_rmse_std_db"
@@ -91,7 +97,19 @@ func RecoveredPanicComponents() []string {
 // and of the jobs.<kind> panic components).
 func jobKinds() []appliance.JobKind {
 	return []appliance.JobKind{appliance.JobKindBatchReport, appliance.JobKindRepeaterPlan,
-		appliance.JobKindDSARHardDelete, appliance.JobKindModelRetrain}
+		appliance.JobKindDSARHardDelete, appliance.JobKindModelRetrain, appliance.JobKindRaytraceLink}
+}
+
+// raytraceUnits is the closed label set of RaytraceUnits (the kinds and
+// outcomes of appliance/raytracing).
+func raytraceUnits() [][]string {
+	var out [][]string
+	for _, k := range []string{"map_band", "point"} {
+		for _, o := range []string{"canceled", "crashed", "error", "invalid", "ok", "unavailable"} {
+			out = append(out, []string{k, o})
+		}
+	}
+	return out
 }
 
 // RecoveredPanicSeries is the series name of RecoveredPanics for one
@@ -148,6 +166,10 @@ func Families() []Family {
 			Help: "Memory of heavy work in bytes: reserved by running work, and the budget."},
 		{Name: AdmissionRefused, Type: Counter, Labels: []string{"reason"}, Closed: [][]string{{"over_budget"}, {"queue_full"}},
 			Help: "Heavy computations refused at submission, by reason."},
+		{Name: RaytraceWorkerUp, Type: Gauge, Help: "1 while the raytrace worker process answers its health route, 0 while it starts, restarts or is stopped."},
+		{Name: RaytraceWorkerRestarts, Type: Counter, Help: "Starts of the raytrace worker process after its first (it exited or did not answer)."},
+		{Name: RaytraceUnits, Type: Counter, Labels: []string{"kind", "outcome"}, Closed: raytraceUnits(),
+			Help: "Raytrace units sent to the executor (point: one link of a job; map_band: rows of a map), by outcome."},
 		{Name: ObservationsTotal, Type: Counter, Labels: []string{observationsTotalLabel},
 			Help: "Coverage observations stored, by source label (at most 64 sources, the others as \"other\")."},
 		{Name: ModelRMSE, Type: Gauge, Help: "In-sample RMSE of the served local model, dB (history only)."},

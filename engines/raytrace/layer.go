@@ -51,9 +51,43 @@ func (x *LayerIndex) Index(ctx context.Context, l *appliance.BuildingLayer, bs [
 // Forget drops the layer's scene.
 func (x *LayerIndex) Forget(l *appliance.BuildingLayer) { x.Cache.Forget(layerKey(l)) }
 
+// Cached returns the layer's scene from the cache, building it on a miss
+// from the buildings load returns.
+func (x *LayerIndex) Cached(l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (*Scene, error) {
+	s, _, err := x.Cache.Get(layerKey(l), func() (*Scene, error) {
+		bs, err := load()
+		if err != nil {
+			return nil, err
+		}
+		s, _, err := x.Scene(l, bs)
+		return s, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index building layer: %w", err)
+	}
+	return s, nil
+}
+
 // Scene builds the layer's scene (uncached), with the terrain when it
 // covers the layer.
 func (x *LayerIndex) Scene(l *appliance.BuildingLayer, bs []appliance.Building) (*Scene, string, error) {
+	in, ground, err := x.Input(l, bs)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := NewScene(in)
+	if err != nil {
+		return nil, "", fmt.Errorf("%v: %w", err, appliance.ErrInvalid)
+	}
+	s.groundDoc = ground
+	return s, ground, nil
+}
+
+// Input returns what the layer's scene is built from (NewScene(Input)
+// is Scene): the buildings, the layer's materials and ground, the origin
+// at the centre of the layer's bounds and, when the terrain packs cover
+// the layer and its margin, the terrain heightfield; ground says which.
+func (x *LayerIndex) Input(l *appliance.BuildingLayer, bs []appliance.Building) (SceneInput, string, error) {
 	in := SceneInput{Buildings: bs, Material: l.Material, Ground: l.Ground}
 	origin := appliance.LatLon{Lat: (l.Bounds.MinLat + l.Bounds.MaxLat) / 2, Lon: (l.Bounds.MinLon + l.Bounds.MaxLon) / 2}
 	in.Origin = origin
@@ -77,10 +111,5 @@ func (x *LayerIndex) Scene(l *appliance.BuildingLayer, bs []appliance.Building) 
 			ground = "flat ground at 0 m: the terrain packs do not cover the layer"
 		}
 	}
-	s, err := NewScene(in)
-	if err != nil {
-		return nil, "", fmt.Errorf("%v: %w", err, appliance.ErrInvalid)
-	}
-	s.groundDoc = ground
-	return s, ground, nil
+	return in, ground, nil
 }

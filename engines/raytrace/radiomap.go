@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sort"
 	"sync"
 
 	"linkplan/appliance"
@@ -43,8 +44,16 @@ type MapResult struct {
 	PathLossDB       []float32 // dB; NaN where no path
 	RMSDelaySpreadNs []float32 // ns; NaN where no path
 	Flags            []uint8   // FlagLOS, FlagAssumedHeight, …
-	// Warnings summarise the flags over the map, with pixel counts.
+	// Warnings are the request's warnings (RequestWarnings) followed by
+	// those of the flags over the map, with pixel counts (MapWarnings).
 	Warnings []appliance.Warning
+	// RequestWarnings are the warnings of the request itself, the same for
+	// every part of a map: a material's fit extrapolated, the transmitter
+	// inside a building.
+	RequestWarnings []appliance.Warning
+	// AssumedBuildings are the ids of the buildings with an assumed height
+	// that shaped a path to any pixel, sorted.
+	AssumedBuildings []string
 }
 
 // Validate checks a map request.
@@ -149,7 +158,10 @@ func (s *Scene) Map(ctx context.Context, r MapRequest) (MapResult, error) {
 			return MapResult{}, err
 		}
 	}
-	out.Warnings = append(warns, s.mapWarnings(out.Flags, assumedAny)...)
+	pw, ids := s.mapWarnings(out.Flags, assumedAny)
+	out.RequestWarnings = append([]appliance.Warning{}, warns...)
+	out.AssumedBuildings = ids
+	out.Warnings = append(warns, pw...)
 	return out, nil
 }
 
@@ -285,21 +297,31 @@ func (m *mapBand) rowRange(g *region, j int) (int, int) {
 }
 
 // mapWarnings summarises the pixel flags.
-func (s *Scene) mapWarnings(flags []uint8, assumedAny [][]bool) []appliance.Warning {
+func (s *Scene) mapWarnings(flags []uint8, assumedAny [][]bool) ([]appliance.Warning, []string) {
+	var ids []string
+	for bi := range s.buildings {
+		for _, a := range assumedAny {
+			if a != nil && a[bi] {
+				ids = append(ids, s.buildings[bi].id)
+				break
+			}
+		}
+	}
+	sort.Strings(ids)
+	return MapWarnings(flags, ids), ids
+}
+
+// MapWarnings returns the warnings of a map's pixel flags, each with the
+// number of pixels it applies to; assumed names the assumed-height
+// buildings that shaped a path to any pixel (MapResult.AssumedBuildings).
+// A map computed in parts (bands of rows) gets the warnings of the whole
+// from its parts' flags and the union of their assumed buildings.
+func MapWarnings(flags []uint8, assumed []string) []appliance.Warning {
 	var count [8]int
 	for _, f := range flags {
 		for b := 0; b < 8; b++ {
 			if f&(1<<b) != 0 {
 				count[b]++
-			}
-		}
-	}
-	var ids []int32
-	for bi := range s.buildings {
-		for _, a := range assumedAny {
-			if a != nil && a[bi] {
-				ids = append(ids, int32(bi))
-				break
 			}
 		}
 	}
@@ -309,7 +331,7 @@ func (s *Scene) mapWarnings(flags []uint8, assumedAny [][]bool) []appliance.Warn
 			agg |= 1 << b
 		}
 	}
-	ws := s.pixelWarnings(agg, ids)
+	ws := flagWarnings(agg, assumed)
 	for i := range ws {
 		var n int
 		switch ws[i].Code {

@@ -365,12 +365,19 @@ func (a *accum) result(txDBm float64, mode SumMode) Result {
 
 // pixelWarnings turns a receiver's flags into warnings.
 func (s *Scene) pixelWarnings(flags uint8, assumed []int32) []appliance.Warning {
+	ids := make([]string, 0, len(assumed))
+	for _, bi := range assumed {
+		ids = append(ids, s.buildings[bi].id)
+	}
+	return flagWarnings(flags, ids)
+}
+
+// flagWarnings returns the warnings of a receiver's (or a map's) flags;
+// assumed names the assumed-height buildings that shaped its paths.
+func flagWarnings(flags uint8, assumed []string) []appliance.Warning {
 	var w []appliance.Warning
 	if flags&FlagAssumedHeight != 0 {
-		ids := make([]string, 0, len(assumed))
-		for _, bi := range assumed {
-			ids = append(ids, s.buildings[bi].id)
-		}
+		ids := append([]string(nil), assumed...)
 		sort.Strings(ids)
 		if len(ids) > 10 {
 			ids = append(ids[:10], fmt.Sprintf("and %d more", len(ids)-10))

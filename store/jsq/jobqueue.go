@@ -283,6 +283,17 @@ func (q *JobQueue) Fail(ctx context.Context, l *appliance.Lease, reason string, 
 	return st, err
 }
 
+// Crash records in the ledger that the job's executor (the raytrace
+// worker) died while it ran (queued again on probation, or quarantined),
+// then acknowledges the lease message: a retry is a new lease.
+func (q *JobQueue) Crash(ctx context.Context, l *appliance.Lease, executor, reason string, now time.Time) (appliance.JobState, error) {
+	st, err := q.ledger.Crash(ctx, l, executor, reason, now)
+	if ended(err) {
+		q.release(l)
+	}
+	return st, err
+}
+
 // Release gives the lease back in the ledger and acknowledges its
 // message.
 func (q *JobQueue) Release(ctx context.Context, l *appliance.Lease, now time.Time) error {

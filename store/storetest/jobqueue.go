@@ -57,6 +57,7 @@ func RunJobQueue(t *testing.T, h JobQueueHarness) {
 	}{
 		{"Transitions", contractJobTransitions},
 		{"CrashQuarantine", contractJobCrashQuarantine},
+		{"ExecutorCrash", contractJobExecutorCrash},
 		{"Probation", contractJobProbation},
 		{"FencingAndCheckpoint", contractJobFencingAndCheckpoint},
 		{"CancelAndTenantIsolation", contractJobCancelAndTenantIsolation},
@@ -791,4 +792,65 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	at := func(p float64) float64 { return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) }
 	b.ReportMetric(at(0.50), "p50-us")
 	b.ReportMetric(at(0.99), "p99-us")
+}
+
+// contractJobExecutorCrash: the executor of a job (the raytrace worker)
+// dies, not the appliance: Crash under the lease counts a crash and an
+// interruption and queues the job at once on probation; the second crash
+// (by Crash or by the appliance's death) quarantines it with an audit
+// entry; a stale lease is fenced.
+func contractJobExecutorCrash(t *testing.T, h JobQueueHarness) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		run       func(t *testing.T, db JobQueue, l *appliance.Lease)
+		wantState appliance.JobState
+		wantErr   string
+		crashes   int
+	}{
+		{"one executor death requeues on probation", func(t *testing.T, db JobQueue, l *appliance.Lease) {
+			st, err := db.Crash(ctx, l, "raytrace worker", "the raytrace worker stopped while it ran this work (signal: killed)", jobT0)
+			if err != nil || st != appliance.JobQueued {
+				t.Fatalf("crash = %s, %v", st, err)
+			}
+			if l2 := lease(t, db, jobT0); l2.Job.Crashes != 1 || l2.Job.Interruptions != 1 {
+				t.Fatalf("re-leased with %d crashes, %d interruptions", l2.Job.Crashes, l2.Job.Interruptions)
+			}
+		}, appliance.JobRunning, "signal: killed", 1},
+		{"two executor deaths quarantine", func(t *testing.T, db JobQueue, l *appliance.Lease) {
+			if _, err := db.Crash(ctx, l, "raytrace worker", "first", jobT0); err != nil {
+				t.Fatal(err)
+			}
+			st, err := db.Crash(ctx, lease(t, db, jobT0), "raytrace worker", "second", jobT0)
+			if err != nil || st != appliance.JobFailed {
+				t.Fatalf("second crash = %s, %v", st, err)
+			}
+			if _, err := db.Lease(ctx, "w", ttl, jobT0.Add(time.Hour)); !errors.Is(err, appliance.ErrNoJob) {
+				t.Fatalf("a quarantined job was leased again: %v", err)
+			}
+			es, err := db.Audit("ta", 0)
+			if err != nil || len(es) == 0 || es[0].Action != appliance.ActionJobQuarantine || es[0].Params["executor"] != "raytrace worker" {
+				t.Fatalf("newest audit entry %+v, %v", es, err)
+			}
+		}, appliance.JobFailed, "stopped the raytrace worker twice; quarantined", 2},
+		{"an executor death after a stale lease is fenced", func(t *testing.T, db JobQueue, l *appliance.Lease) {
+			if _, err := db.Requeue(ctx, jobT0.Add(ttl+time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Crash(ctx, l, "raytrace worker", "late", jobT0.Add(ttl+2*time.Second)); !errors.Is(err, appliance.ErrLeaseLost) {
+				t.Fatalf("crash on a lost lease: %v", err)
+			}
+		}, appliance.JobQueued, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := h.open(t)
+			enq(t, db, "j1", "ta", appliance.LaneStandard)
+			l := lease(t, db, jobT0)
+			tc.run(t, db, l)
+			j := state(t, db, "ta", "j1")
+			if j.State != tc.wantState || !strings.Contains(j.Error, tc.wantErr) || j.Crashes != tc.crashes {
+				t.Fatalf("state %s error %q crashes %d; want %s containing %q, %d crashes", j.State, j.Error, j.Crashes, tc.wantState, tc.wantErr, tc.crashes)
+			}
+		})
+	}
 }

@@ -54,7 +54,9 @@ type Check struct {
 	Details func() any
 	// Kind is the dependency's kind in GET /platform/maturity: "" or
 	// "embedded" (in the process or its data directory), "external" (a
-	// service it connects to: an external NATS server, workers).
+	// service it connects to: an external NATS server, workers), "local_process"
+	// (a process serve starts and supervises: the raytrace worker, itself
+	// Advisory: only the routes that need it fail without it).
 	Kind string
 }
 
@@ -129,6 +131,10 @@ type Deps struct {
 	// Buildings keeps the tenants' building layers (appliance/buildings);
 	// nil: the routes answer 503.
 	Buildings BuildingLayers
+	// Raytrace runs the asynchronous raytrace engine on the raytrace
+	// worker (appliance/raytracing); nil: requests that name it answer
+	// 503 and the engine is listed unavailable.
+	Raytrace Raytracer
 }
 
 // API is the HTTP handler of the appliance.
@@ -216,6 +222,7 @@ func New(d Deps) *API {
 	a.registerAI(r)
 	a.registerTiles(r)
 	a.registerBuildings(r)
+	a.registerRaytrace(r)
 	a.router = r
 	return a
 }

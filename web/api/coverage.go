@@ -17,6 +17,7 @@ import (
 	"linkplan/appliance/registry"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
+	"linkplan/engines/raytrace"
 )
 
 // Engines is the engine registry (linkplan/engines).
@@ -67,6 +68,10 @@ func ResolveEngine(e Engines, k *appliance.APIKey, id appliance.EngineID) (appli
 			return "", "", fmt.Errorf("engine %s: %w", id, err)
 		}
 	}
+	if info.Asynchronous {
+		// The routes that run it (raytrace.go) take it before this rule.
+		return "", "", appliance.Invalid("engine", "engine %q is %s", id, info.Notes)
+	}
 	return id, "", nil
 }
 
@@ -86,6 +91,10 @@ func (a *API) listEngines(w http.ResponseWriter, r *http.Request) (any, error) {
 	k := keyFrom(r.Context())
 	out := EngineList{Default: string(appliance.EngineFSPL)}
 	for _, in := range a.Engines.Public() {
+		if in.Asynchronous && a.Raytrace == nil {
+			in.Status = engines.StatusUnavailable
+			in.Notes = "not served on this appliance: its raytrace worker is not configured"
+		}
 		allowed := in.Status == engines.StatusAvailable && (in.MinTier == "" || tenancy.RequireTier(k, appliance.Tier(in.MinTier)) == nil)
 		out.Engines = append(out.Engines, EngineJSON{Info: in, AllowedForKey: allowed})
 	}
@@ -93,7 +102,17 @@ func (a *API) listEngines(w http.ResponseWriter, r *http.Request) (any, error) {
 }
 
 func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error) {
-	c, err := parseCase(r)
+	b, err := readCaseBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if e := bodyEngine(b); e != nil && appliance.EngineID(*e) == appliance.EngineRaytrace {
+		if _, err := a.raytraceAsked(keyFrom(r.Context()), e, nil); err != nil {
+			return nil, err
+		}
+		return a.raytraceEnginesPredict(w, r, b)
+	}
+	c, err := parseCaseBytes(b)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +242,8 @@ type analyzeRequest struct {
 	AssumedEIRPDBm *float64      `json:"assumed_eirp_dbm"`
 	TimePct        *float64      `json:"time_pct"`
 	LocationPct    *float64      `json:"location_pct"`
+	// Raytrace: the building layer and options of engine "raytrace".
+	Raytrace *raytraceJSON `json:"raytrace"`
 }
 
 // AnalyzeResponse is the body of POST /analyze.
@@ -242,6 +263,24 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	var q analyzeRequest
 	if err := decode(r, &q); err != nil {
 		return nil, err
+	}
+	k := keyFrom(r.Context())
+	rt, err := a.raytraceAsked(k, q.Engine, q.Raytrace)
+	if err != nil {
+		return nil, err
+	}
+	if rt {
+		q.Engine = nil // the pair's fields are checked as for any engine; raytrace runs as a job
+		req, _, err := a.pairRequest(r, &q)
+		if err != nil {
+			return nil, err
+		}
+		layer, opt := q.Raytrace.params(raytrace.SumCoherent)
+		j, err := a.Raytrace.SubmitPair(r.Context(), k, req, layer, opt, q.renames())
+		if err != nil {
+			return nil, err
+		}
+		return acceptJob(w, j)
 	}
 	req, note, err := a.pairRequest(r, &q)
 	if err != nil {
@@ -344,15 +383,30 @@ func ptr[T any](v T) *T { return &v }
 // naming every unknown field by its path), then decodes and validates it
 // strictly with engines.ParseCase (422).
 func parseCase(r *http.Request) (engines.Case, error) {
+	b, err := readCaseBody(r)
+	if err != nil {
+		return engines.Case{}, err
+	}
+	return parseCaseBytes(b)
+}
+
+// readCaseBody reads an engine case's body (readBody: 413 over the limit,
+// 503 over the decode budget), 400 when it is not one JSON value.
+func readCaseBody(r *http.Request) ([]byte, error) {
 	b, err := readBody(r)
 	switch {
 	case err != nil:
-		return engines.Case{}, err
+		return nil, err
 	case len(bytes.TrimSpace(b)) == 0:
-		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is empty: a JSON object is required"}
+		return nil, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is empty: a JSON object is required"}
 	case !json.Valid(b):
-		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is not one valid JSON value"}
+		return nil, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is not one valid JSON value"}
 	}
+	return b, nil
+}
+
+// parseCaseBytes is parseCase on a body read and checked by readCaseBody.
+func parseCaseBytes(b []byte) (engines.Case, error) {
 	ve := &appliance.ValidationError{}
 	unknownRaw(ve, b, reflect.TypeOf(engines.Case{}), "", "is not a known field of an engine case")
 	if err := ve.Err(); err != nil {

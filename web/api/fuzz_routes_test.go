@@ -51,6 +51,7 @@ var fuzzTargets = map[string]string{
 	"POST /coverage/observations/batch":        "FuzzObservationBatchBody",
 	"POST /coverage/observations/drivetest":    "FuzzDriveTestBody",
 	"POST /coverage/predict":                   "FuzzPredictBody",
+	"POST /coverage/raytrace":                  "FuzzRaytraceMapBody",
 	"POST /equipment/antennas":                 "FuzzAntennaBody",
 	"POST /equipment/antennas/import":          "FuzzAntennaImportBody",
 	"PUT /equipment/antennas/{id}":             "FuzzAntennaReplaceBody",

@@ -39,6 +39,7 @@ import (
 	"linkplan/appliance/prediction"
 	"linkplan/appliance/privacy"
 	"linkplan/appliance/quota"
+	"linkplan/appliance/raytracing"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/sampledata"
@@ -48,6 +49,7 @@ import (
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
 	"linkplan/engines/raytrace"
+	"linkplan/engines/raytrace/worker"
 	"linkplan/store"
 	"linkplan/store/search"
 	"linkplan/store/spatial"
@@ -132,12 +134,14 @@ type harness struct {
 	jobs    *jobs.Service
 	privacy *privacy.Service
 	maps    *coverage.Maps
-	quota   *quota.Service
-	search  *search.Index
-	terrain *terrain.Layered
-	preds   *prediction.Service
-	dataDir string
-	desc    string // terrain description, as the composition root words it
+	// raytrace serves the raytrace engine's jobs and maps.
+	raytrace *raytracing.Service
+	quota    *quota.Service
+	search   *search.Index
+	terrain  *terrain.Layered
+	preds    *prediction.Service
+	dataDir  string
+	desc     string // terrain description, as the composition root words it
 
 	issuer *ssotest.Issuer // with harnessOptions.sso
 
@@ -307,6 +311,11 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		}
 	}})
 	h.jobs.Register(appliance.JobKindDSARHardDelete, h.privacy.Handler())
+	// The raytrace engine on the in-process executor (the CPU backend in
+	// this process; the worker process is tested on the binary).
+	layerIndex := &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}
+	h.raytrace = &raytracing.Service{Layers: db, Scenes: layerIndex, Executor: worker.NewInProcess(4), Queue: h.jobs, Towers: towers, NewID: jobs.NewID, Metrics: mset}
+	h.jobs.Register(appliance.JobKindRaytraceLink, h.raytrace.Handler())
 	if err := h.jobs.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -323,6 +332,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(h.maps.Close)
+	h.raytrace.Maps = h.maps
 	var (
 		meter api.Metering
 		pdfs  api.PDFReserver
@@ -412,7 +422,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit}, Repeaters: plans,
 		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
-		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}, Now: h.clock.Now},
+		Buildings: &buildings.Service{Store: db, Index: layerIndex, Now: h.clock.Now},
+		Raytrace:  h.raytrace,
 		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {

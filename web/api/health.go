@@ -34,9 +34,11 @@ func (a *API) health(w http.ResponseWriter, _ *http.Request) {
 
 // ReadyReport is the body of GET /health/ready.
 type ReadyReport struct {
-	Status  string            `json:"status"` // "ready" or "not_ready"
-	State   string            `json:"state"`  // starting, ready, stopping
-	Checks  map[string]string `json:"checks"` // check name -> "ok" or the reason it failed
+	Status string `json:"status"` // "ready" or "not_ready"
+	State  string `json:"state"`  // starting, ready, stopping
+	// Checks maps each check to "ok" or the reason it failed; a failing
+	// optional check (raytrace_worker) does not make the status not_ready.
+	Checks  map[string]string `json:"checks"`
 	Offline bool              `json:"offline"`
 	Version string            `json:"version"`
 	// Details holds the facts behind some checks, by check name (workers:

@@ -267,7 +267,7 @@ func (a *API) heatmapEvents(w http.ResponseWriter, r *http.Request) (any, error)
 // HeatmapJSON is the state of a map (GET /coverage/heatmap/{id}).
 type HeatmapJSON struct {
 	ID        string                     `json:"id"`
-	Kind      string                     `json:"kind"` // single | best_server
+	Kind      string                     `json:"kind"` // single | best_server | raytrace
 	State     string                     `json:"state"`
 	CreatedAt string                     `json:"created_at"`
 	Summary   *coverage.EventSummaryData `json:"summary"` // null until done
@@ -283,10 +283,7 @@ func (a *API) getHeatmap(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := HeatmapJSON{ID: mp.ID, Kind: "single", State: string(mp.State()), CreatedAt: mp.Created.UTC().Format(time.RFC3339Nano), Exports: []string{}}
-	if mp.Best {
-		out.Kind = "best_server"
-	}
+	out := HeatmapJSON{ID: mp.ID, Kind: mp.Kind, State: string(mp.State()), CreatedAt: mp.Created.UTC().Format(time.RFC3339Nano), Exports: []string{}}
 	if pos := mp.QueuePosition(); pos > 0 {
 		out.QueuePosition = &pos
 	}

@@ -178,7 +178,21 @@ func TestTenantIsolationTable(t *testing.T) {
 		t.Fatalf("building layer: %d %s", layerRes.status, layerRes.body)
 	}
 	layerID := layerRes.json(t)["layer"].(map[string]any)["id"].(string)
-	markers := []string{layerID, obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
+	// The Enterprise tenant's raytrace link job and raytrace map over it.
+	rtBody := raytracePairOn(layerID)
+	rtRes := h.do(t, "POST", "/analyze", h.keys["enterprise"], nil, rtBody)
+	if rtRes.status != http.StatusAccepted {
+		t.Fatalf("raytrace job: %d %s", rtRes.status, rtRes.body)
+	}
+	rtJob := decodeInto[jobAnswer](t, rtRes)
+	waitFor(t, h, h.keys["enterprise"], rtJob.ID)
+	rtMapBody := raytraceMapOn(layerID)
+	rtMap := h.do(t, "POST", "/coverage/raytrace", h.keys["enterprise"], nil, rtMapBody)
+	rtMapID := rtMap.header.Get("X-Map-Id")
+	if rtMap.status != http.StatusOK || rtMapID == "" {
+		t.Fatalf("raytrace map: %d %s", rtMap.status, rtMap.body)
+	}
+	markers := []string{layerID, rtJob.ID, rtMapID, obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
 		subjectA, intentA, radioA, antennaA}
 
 	routes := append(append([]isoRoute{}, lists...),
@@ -229,6 +243,16 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "A's building layer", method: "GET", url: "/buildings/layers/" + layerID, forbidden: true},
 		isoRoute{name: "delete A's building layer", method: "DELETE", url: "/buildings/layers/" + layerID, forbidden: true},
 		isoRoute{name: "upload a building layer", method: "POST", url: "/buildings/layers?name=b", body: riosBlock(), forbidden: true},
+		// The raytrace engine needs Enterprise or Ultra too: B and Free are
+		// refused (403) before the layer's lookup; A's raytrace job and map
+		// are unknown to them (404). TestRaytraceIsolation checks a second
+		// Enterprise tenant naming A's layer, job and map gets 404.
+		isoRoute{name: "A's raytrace job", method: "GET", url: "/jobs/" + rtJob.ID, foreign: true},
+		isoRoute{name: "A's raytrace job result", method: "GET", url: "/jobs/" + rtJob.ID + "/download", foreign: true},
+		isoRoute{name: "A's raytrace map", method: "GET", url: "/coverage/heatmap/" + rtMapID, foreign: true},
+		isoRoute{name: "A's raytrace map export", method: "GET", url: "/coverage/heatmap/" + rtMapID + "/export?format=geotiff", foreign: true},
+		isoRoute{name: "raytrace pair over A's layer", method: "POST", url: "/analyze", body: rtBody, forbidden: true},
+		isoRoute{name: "raytrace map over A's layer", method: "POST", url: "/coverage/raytrace", body: rtMapBody, forbidden: true},
 		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},
 		isoRoute{name: "tenant audit log of A's actions", method: "GET", url: "/tenant/audit?action=tower.register"},
 		isoRoute{name: "quota", method: "GET", url: "/v1/me/quota"},

@@ -167,9 +167,9 @@ func (a *API) downloadJob(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	h := w.Header()
 	// A batch report is a zip bundle; a repeater plan is the JSON a
-	// synchronous plan answers.
+	// synchronous plan answers; a raytrace link job its JSON result.
 	ctype, ext := "application/zip", ".zip"
-	if j.Kind == appliance.JobKindRepeaterPlan {
+	if j.Kind == appliance.JobKindRepeaterPlan || j.Kind == appliance.JobKindRaytraceLink {
 		ctype, ext = "application/json", ".json"
 	}
 	h.Set("Content-Type", ctype)

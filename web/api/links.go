@@ -10,6 +10,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
+	"linkplan/engines/raytrace"
 )
 
 func (a *API) registerLinks(r *mux.Router) {
@@ -37,6 +38,8 @@ type analyzeLinkRequest struct {
 	Engine          *string       `json:"engine"`
 	MaxAlternatives *int          `json:"max_alternatives"`
 	Include         []string      `json:"include"` // optional parts of each result: "profile"
+	// Raytrace: the building layer and options of engine "raytrace".
+	Raytrace *raytraceJSON `json:"raytrace"`
 }
 
 // includeProfile is the one accepted value of a request's "include" array:
@@ -319,6 +322,20 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	req, err := q.toDomain()
 	if err != nil {
 		return nil, err
+	}
+	k := keyFrom(r.Context())
+	rt, err := a.raytraceAsked(k, q.Engine, q.Raytrace)
+	if err != nil {
+		return nil, err
+	}
+	if rt {
+		req.TenantID = k.TenantID
+		layer, opt := q.Raytrace.params(raytrace.SumCoherent)
+		j, err := a.Raytrace.SubmitAnalyzeLink(r.Context(), k, req, layer, opt, q.renames())
+		if err != nil {
+			return nil, err
+		}
+		return acceptJob(w, j)
 	}
 	id, note, err := a.resolveEngine(keyFrom(r.Context()), req.Engine)
 	if err != nil {

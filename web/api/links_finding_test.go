@@ -280,7 +280,7 @@ func TestFinding9_LinkRoutesSmallDefects(t *testing.T) {
 		{name: "predict with tx = rx", url: "/coverage/engines/predict", body: same, status: 422, field: "rx", absent: []string{"predict case:"}},
 		{name: "analyze with receiver on the tower", url: "/analyze", status: 422, field: "receiver",
 			body: `{"tower":{"lat":-22.95,"lon":-43.2},"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800}`, absent: []string{"analyze pair:"}},
-		{name: "raytrace refusal is truthful", url: "/analyze_link", status: 422, field: "engine",
+		{name: "raytrace refusal is truthful", url: "/analyze_link", status: 403,
 			body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"raytrace"}`, absent: []string{"fall back", "falls back"}},
 		{name: "case parse error without prefix", url: "/coverage/engines/predict", status: 422, field: "frequency_mhz",
 			body: `{"tx":{"lat":-22.95,"lon":-43.2,"height_m":30},"rx":{"lat":-22.96,"lon":-43.2,"height_m":10},"frequency_mhz":"x"}`, absent: []string{"parse case:"}},

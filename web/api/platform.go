@@ -144,12 +144,15 @@ func dataManifestJSON(m appliance.DataManifest, err error) *DataManifestJSON {
 // DependencyJSON is one dependency and its status now.
 type DependencyJSON struct {
 	Name   string  `json:"name"`
-	Kind   string  `json:"kind"`   // "embedded" (in the process or its data directory) or "external"
+	Kind   string  `json:"kind"`   // "embedded" (in the process or its data directory) "external" or "local_process" (started and supervised by serve)
 	Status string  `json:"status"` // "ok" or "failing"
 	Detail *string `json:"detail"` // why it fails; null when ok
 	// Details are the facts behind the check (workers: each worker's
 	// state); omitted when the check has none.
 	Details any `json:"details,omitempty"`
+	// Required: a failure makes the appliance not ready; an advisory
+	// dependency (the raytrace worker) fails only the routes that need it.
+	Required bool `json:"required"`
 }
 
 // HostingPortabilityJSON says what the appliance needs from its host.
@@ -179,7 +182,7 @@ func (a *API) maturity(_ http.ResponseWriter, r *http.Request) (any, error) {
 	defer cancel()
 	out := MaturityJSON{Version: a.Version, State: a.state.Load().(string), Offline: a.Offline, Dependencies: []DependencyJSON{}}
 	for _, c := range a.Checks {
-		d := DependencyJSON{Name: c.Name, Kind: "embedded", Status: "ok"}
+		d := DependencyJSON{Name: c.Name, Kind: "embedded", Status: "ok", Required: !c.Advisory}
 		if c.Kind != "" {
 			d.Kind = c.Kind
 		}

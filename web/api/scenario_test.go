@@ -734,8 +734,10 @@ func TestScenarios(t *testing.T) {
 				}},
 			{name: "engine above the tier", method: "POST", url: "/analyze_link", key: "free",
 				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"itm"}`, status: 403, code: "forbidden", contains: []string{"Pro"}},
-			{name: "engine listed but unavailable", method: "POST", url: "/analyze_link", key: "pro",
-				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"raytrace"}`, status: 422, code: "invalid_input", fields: []string{"engine"}},
+			{name: "asynchronous engine below its tier", method: "POST", url: "/analyze_link", key: "pro",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"raytrace"}`, status: 403, code: "forbidden", contains: []string{"Enterprise"}},
+			{name: "asynchronous engine without its layer", method: "POST", url: "/analyze_link", key: "enterprise",
+				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"raytrace"}`, status: 422, code: "invalid_input", fields: []string{"raytrace.layer_id"}},
 			{name: "hidden engine", method: "POST", url: "/analyze_link", key: "pro",
 				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"engine":"raytrace_ml"}`, status: 422, code: "invalid_input", fields: []string{"engine"}},
 			{name: "unknown engine", method: "POST", url: "/analyze_link", key: "pro",
@@ -1139,6 +1141,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("hillshade tiles", func(t *testing.T) { run.run(t, h, tileScenarios(t, h)) })
 	t.Run("building layers", func(t *testing.T) { run.run(t, h, buildingScenarios(t, h)) })
 	t.Run("equipment", func(t *testing.T) { run.run(t, h, equipmentScenarios(t, h)) })
+	t.Run("raytrace", func(t *testing.T) { run.run(t, h, raytraceScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.
 	for tpl, item := range obj(run.d.root, "paths") {

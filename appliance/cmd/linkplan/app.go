@@ -33,6 +33,7 @@ import (
 	"linkplan/appliance/prediction"
 	"linkplan/appliance/privacy"
 	"linkplan/appliance/quota"
+	"linkplan/appliance/raytracing"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/telemetry"
@@ -42,6 +43,7 @@ import (
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
 	"linkplan/engines/raytrace"
+	"linkplan/engines/raytrace/worker"
 	"linkplan/store"
 	"linkplan/store/jsq"
 	"linkplan/store/search"
@@ -78,6 +80,9 @@ type config struct {
 	// DecodeBudget is the memory, bytes, that decoding request bodies may
 	// hold at once over all requests; 0: decodebudget.DefaultLimit.
 	DecodeBudget int64
+	// Raytrace runs the raytrace worker (serve); disabled: requests that
+	// name the raytrace engine answer 503.
+	Raytrace raytraceWorkerConfig
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -130,6 +135,11 @@ type app struct {
 	rec             *appliance.Recoverer
 	stopWorker      func()                // stops the appliance's own unit worker
 	data            *datamanifest.Service // terrain packs and tower sources by SHA-256
+	// The raytrace worker process (nil when disabled) and the service of
+	// the raytrace engine's requests.
+	rtw        *worker.Supervisor
+	rtwCleanup func()
+	raytrace   *raytracing.Service
 }
 
 // boot assembles the appliance in start order: store, terrain, towers and
@@ -266,6 +276,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			return a.batch.Cost(j)
 		case appliance.JobKindRepeaterPlan:
 			return a.plans.Cost(j)
+		case appliance.JobKindRaytraceLink:
+			if a.raytrace != nil {
+				return a.raytrace.Cost(j)
+			}
 		}
 		return appliance.HeavyWork{}, false // light jobs: privacy sweep; retraining has its own trigger
 	}
@@ -377,6 +391,36 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if err := a.maps.Open(); err != nil {
 		return nil, err
 	}
+	// Building layers for the raytrace engine: each layer's scene is built
+	// once and cached (16 layers), on the terrain packs. The raytrace
+	// worker computes the engine's units in its own process (serve starts
+	// it): link jobs on the queue, maps through the map registry.
+	layerIndex := &raytrace.LayerIndex{Cache: raytrace.NewCache(16), Terrain: ter}
+	var raytracer api.Raytracer
+	var rtwCheck []api.Check
+	if cfg.Raytrace.Enabled {
+		up := 0.0
+		var upMu sync.Mutex
+		mset.NewGauge(telemetry.RaytraceWorkerUp, func() float64 { upMu.Lock(); defer upMu.Unlock(); return up })
+		restarts := mset.GetOrCreateCounter(telemetry.RaytraceWorkerRestarts)
+		sup, cleanup, err := newRaytraceSupervisor(cfg.DataDir, cfg.Raytrace, log, func(ok bool) {
+			upMu.Lock()
+			defer upMu.Unlock()
+			up = 0
+			if ok {
+				up = 1
+			}
+		}, restarts.Inc)
+		if err != nil {
+			return nil, err
+		}
+		a.rtw, a.rtwCleanup = sup, cleanup
+		a.raytrace = &raytracing.Service{Layers: db, Scenes: layerIndex, Executor: sup.Client(), Queue: a.jobs, Maps: a.maps, Towers: towers,
+			NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions, Metrics: mset, Log: log}
+		a.jobs.Register(appliance.JobKindRaytraceLink, a.raytrace.Handler())
+		raytracer = a.raytrace
+		rtwCheck = append(rtwCheck, api.Check{Name: "raytrace_worker", Fn: sup.Check, Advisory: true, Kind: "local_process"})
+	}
 
 	obsConfig := cfg.Observations
 	obsConfig.Metrics = mset
@@ -472,12 +516,11 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Privacy:            a.privacy,
 		TerrainDescription: terrainDesc,
 		Branding:           ts.branding,
-		// Building layers for the raytrace engine: each layer's scene is
-		// built once and cached (16 layers), on the terrain packs.
-		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(16), Terrain: ter}},
-		Equipment: equip,
-		SSO:       ssoDep,
-		Billing:   billingDep,
+		Buildings:          &buildings.Service{Store: db, Index: layerIndex},
+		Raytrace:           raytracer,
+		Equipment:          equip,
+		SSO:                ssoDep,
+		Billing:            billingDep,
 		Checks: append([]api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
@@ -487,7 +530,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				}
 				return nil
 			}},
-		}, a.scaleOutChecks()...),
+		}, append(a.scaleOutChecks(), rtwCheck...)...),
 	})
 	log.Info("appliance assembled", "towers", a.index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
 	ok = true
@@ -523,6 +566,12 @@ func (a *app) close() {
 			a.log.Warn("job drain incomplete", "err", err)
 		}
 		cancel()
+	}
+	if a.rtw != nil {
+		// After the jobs' drain: a unit still on the worker was canceled
+		// by the drain, so stopping the worker counts no crash.
+		a.rtw.Close(5 * time.Second)
+		a.rtwCleanup()
 	}
 	// The jobs gave their leases back: the unit worker, the executor, the
 	// JetStream connection and the embedded server go before the

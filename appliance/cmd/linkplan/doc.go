@@ -40,6 +40,22 @@
 // (JSON, multipart parts, gzip streams, logo pixels); a body that does not
 // fit now is a 503 with Retry-After.
 //
+// Raytrace worker (engines/raytrace/worker, raytrace_worker.go): serve
+// starts `linkplan raytrace-worker` (this binary) as a child process and
+// supervises it (restart with a doubling backoff from 0.5 s to 30 s); the
+// two talk over a unix socket in the data directory, authenticated by a
+// shared secret written per start to <data dir>/raytrace-worker.secret
+// (mode 0600). The engine raytrace's units run there: raytrace_link jobs
+// of the analysis routes and the rows of POST /coverage/raytrace. Its
+// health is the optional readiness check raytrace_worker (reported in
+// /health/ready and /platform/maturity as a local_process, never making
+// the appliance unready) and the metrics linkplan_raytrace_worker_up and
+// linkplan_raytrace_worker_restarts_total. A worker that dies mid-unit
+// counts a crash of its job (queued again, quarantined at the second);
+// the worker dies with serve (Pdeathsig). --raytrace-worker=false runs no
+// worker: the engine answers 503. TestIssue24_WorkerKillMidJob and
+// TestIssue24_RaytraceEndToEnd test this on the binary.
+//
 // Every serve flag may also come from the environment variable
 // LINKPLAN_<FLAG> (upper case, '-' as '_': --data-dir is LINKPLAN_DATA_DIR;
 // a repeatable flag takes a space-separated list); the command line wins,

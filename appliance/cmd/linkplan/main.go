@@ -41,6 +41,7 @@ commands:
   nats-server run the embedded NATS JetStream server on its own (for serve --nats URL)
   itu        check: reproduce an ITU-R reference table (P.837, P.838, P.530, P.1510) with the product's implementation
   raytrace   eval: compare the raytrace engine, fspl and P.1411 with drive tests in a building layer
+  raytrace-worker  the local raytrace worker process (started and supervised by serve)
   version    print the version
 `
 
@@ -93,6 +94,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return observationsCmd(ctx, args[1:], stdout, stderr)
 	case "raytrace":
 		return raytraceCmd(ctx, args[1:], stdout, stderr)
+	case "raytrace-worker":
+		return raytraceWorkerCmd(ctx, args[1:], stderr)
 	case "model":
 		if len(args) > 1 && (args[1] == "retrain" || args[1] == "synth") {
 			return modelTrainingCmd(ctx, args[1:], stdout, stderr)

@@ -66,6 +66,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.IntVar(&heavy.Workers, "heavy-workers", 0, "worker goroutines of heavy work in all (coverage maps, batch and repeater jobs); 0: GOMAXPROCS-1, at least 1, so that a core stays for /health and the other cheap routes")
 	fs.IntVar(&heavy.MaxQueue, "heavy-queue", admission.DefaultMaxQueue, "heavy work waiting for the budget in all; a map start beyond it is a 503 with Retry-After")
 	heavyMiB := fs.Int64("heavy-memory-mib", admission.DefaultMemBytes>>20, "memory budget of heavy work, MiB: maps and jobs wait in a queue beyond it (the Go soft memory limit is raised by as much)")
+	rtWorker := fs.Bool("raytrace-worker", true, "start and supervise the local raytrace worker (linkplan raytrace-worker) for the raytrace engine's jobs and maps; false: requests that name engine raytrace answer 503")
 	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
 	queue := fs.String("queue", queueBBolt, "job queue: bbolt (the database; the default, see docs/SCALING.md) or jetstream (NATS JetStream: job leases, and work units for `linkplan worker` processes; the embedded server unless --nats)")
 	var nc natsConfig
@@ -142,11 +143,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
 		SSO: sc, BillingSecret: *billingSecret, Log: log, DecodeBudget: *decodeMiB << 20, AI: aic, ModelEndpoint: modelEndpoint,
 		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy,
-		Queue: *queue, NATS: nc})
+		Queue: *queue, NATS: nc,
+		Raytrace: raytraceWorkerConfig{Enabled: *rtWorker, LogLevel: *logLevel, Stderr: stderr}})
 	if err != nil {
 		return err
 	}
 	defer a.close()
+	if a.rtw != nil {
+		// The worker starts while the rest comes up; the raytrace routes
+		// wait for it (and /health/ready reports it, without waiting).
+		a.rtw.Start()
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen %s: %w", *addr, err)

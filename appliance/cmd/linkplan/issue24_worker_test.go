@@ -1,0 +1,685 @@
+package main_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"linkplan/appliance"
+	"linkplan/engines/raytrace"
+)
+
+// The local raytrace worker on the real binary (issue 24, scope 4): serve
+// starts `linkplan raytrace-worker`, engine raytrace on the analysis
+// routes answers 202 with a raytrace_link job, and the worker's death
+// never touches the appliance.
+
+const i24Lat, i24Lon = -22.9519, -43.2105 // Rio, on the embedded terrain
+
+// i24Block is a GeoJSON layer of n×n buildings, 30 m × 25 m on a 60 m
+// pitch around (i24Lat, i24Lon), 10 to 28 m tall.
+func i24Block(n int) string {
+	f := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon})
+	var b strings.Builder
+	b.WriteString(`{"type":"FeatureCollection","features":[`)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			x0, y0 := float64(i-n/2)*60+10, float64(j-n/2)*60+10
+			var coords []string
+			for _, p := range []appliance.LatLon{f.ToLatLon(x0, y0), f.ToLatLon(x0+30, y0), f.ToLatLon(x0+30, y0+25), f.ToLatLon(x0, y0+25), f.ToLatLon(x0, y0)} {
+				coords = append(coords, fmt.Sprintf("[%.7f,%.7f]", p.Lon, p.Lat))
+			}
+			if i+j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"type":"Feature","id":"b%d_%d","properties":{"height":"%d"},"geometry":{"type":"Polygon","coordinates":[[%s]]}}`,
+				i, j, 10+((i*5+j*3)%4)*6, strings.Join(coords, ","))
+		}
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// i24Layer uploads an n×n block as key's building layer; its id.
+func i24Layer(t *testing.T, s *server, key string, n int) string {
+	t.Helper()
+	r := s.call(t, "POST", "/buildings/layers?name=block", map[string]string{"X-API-Key": key, "Content-Type": "application/geo+json"}, i24Block(n))
+	if r.status != http.StatusCreated {
+		t.Fatalf("upload layer: %d %s", r.status, r.body)
+	}
+	var v struct {
+		Layer struct {
+			ID string `json:"id"`
+		} `json:"layer"`
+	}
+	if err := json.Unmarshal(r.body, &v); err != nil || v.Layer.ID == "" {
+		t.Fatalf("layer answer %s: %v", r.body, err)
+	}
+	return v.Layer.ID
+}
+
+// i24Pair is an /analyze body over layer: a 30 m transmitter north-west
+// of the block and a street-level receiver inside it; order reflections.
+func i24Pair(layer string, order int) string {
+	f := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon})
+	tx, rx := f.ToLatLon(-150, 140), f.ToLatLon(5, -5)
+	return fmt.Sprintf(`{"tower":{"lat":%.7f,"lon":%.7f,"height_m":30,"power":40},"receiver":{"lat":%.7f,"lon":%.7f,"height_m":1.5},"frequency_mhz":3500,`+
+		`"engine":"raytrace","raytrace":{"layer_id":%q,"max_reflections":%d,"diffraction_range_m":2000}}`, tx.Lat, tx.Lon, rx.Lat, rx.Lon, layer, order)
+}
+
+// submitRaytrace posts body to path and returns the 202's job id.
+func submitRaytrace(t *testing.T, s *server, key, path, body string) string {
+	t.Helper()
+	r := s.call(t, "POST", path, map[string]string{"X-API-Key": key, "Content-Type": "application/json"}, body)
+	if r.status != http.StatusAccepted {
+		t.Fatalf("POST %s: %d %s", path, r.status, r.body)
+	}
+	var j drillJob
+	if err := json.Unmarshal(r.body, &j); err != nil || j.ID == "" || r.header.Get("Location") != "/jobs/"+j.ID {
+		t.Fatalf("202 %s (Location %q): %v", r.body, r.header.Get("Location"), err)
+	}
+	return j.ID
+}
+
+// workerPID is the pid of serve's raytrace worker (a child of s running
+// `linkplan raytrace-worker`), waiting up to 60 s for one that differs
+// from not (0: any).
+func workerPID(t *testing.T, s *server, not int) int {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if pid := childWorker(s.cmd.Process.Pid); pid != 0 && pid != not {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no raytrace worker child of serve (pid %d) other than %d\n%s", s.cmd.Process.Pid, not, s.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// childWorker scans /proc for a child of ppid whose command line is
+// `... raytrace-worker ...`; 0 if none.
+func childWorker(ppid int) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if procPPid(pid) != ppid {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmdline), "raytrace-worker\x00") {
+			return pid
+		}
+	}
+	return 0
+}
+
+// procPPid is the parent pid of pid from /proc/PID/stat (-1 if gone).
+func procPPid(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// pid (comm) state ppid ...: comm may hold spaces, so cut at the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return -1
+	}
+	p, _ := strconv.Atoi(f[1])
+	return p
+}
+
+// procAlive says whether pid exists and is not a zombie.
+func procAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && len(s) > i+2 && s[i+2] != 'Z'
+}
+
+// readyWithWorker fetches /health/ready: it must answer 200 ready
+// whatever the worker's state; it returns the raytrace_worker check.
+func readyWithWorker(t *testing.T, s *server) string {
+	t.Helper()
+	r := s.call(t, "GET", "/health/ready", nil, "")
+	var rep struct {
+		Status string            `json:"status"`
+		Checks map[string]string `json:"checks"`
+	}
+	if err := json.Unmarshal(r.body, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if r.status != http.StatusOK || rep.Status != "ready" {
+		t.Fatalf("/health/ready %d %s", r.status, r.body)
+	}
+	c, ok := rep.Checks["raytrace_worker"]
+	if !ok {
+		t.Fatalf("/health/ready has no raytrace_worker check: %s", r.body)
+	}
+	return c
+}
+
+// i24Result is the downloaded result of a raytrace_link job.
+type i24Result struct {
+	EngineVersion string `json:"engine_version"`
+	Links         []struct {
+		Reachable  bool              `json:"reachable"`
+		PathLossDB *float64          `json:"path_loss_db"`
+		Paths      []json.RawMessage `json:"paths"`
+	} `json:"links"`
+}
+
+func i24Download(t *testing.T, s *server, key, id string) i24Result {
+	t.Helper()
+	r := s.call(t, "GET", "/jobs/"+id+"/download", map[string]string{"X-API-Key": key}, "")
+	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("download %s: %d %s %.300s", id, r.status, r.header.Get("Content-Type"), r.body)
+	}
+	var out i24Result
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Links) != 1 || !out.Links[0].Reachable || out.Links[0].PathLossDB == nil || len(out.Links[0].Paths) == 0 || out.EngineVersion != raytrace.Version {
+		t.Fatalf("result of %s: %s", id, r.body)
+	}
+	return out
+}
+
+// killWorkerMidUnit waits until job id runs, lets its unit run for
+// after, then kill -9s the worker and waits for the job to leave the
+// running state or record the interruption; it returns the killed pid.
+func killWorkerMidUnit(t *testing.T, s *server, key, id string, after time.Duration) int {
+	t.Helper()
+	j := waitJob(t, s, key, id, func(j drillJob) bool { return j.State == "running" })
+	if j.State != "running" {
+		t.Fatalf("job ended before the kill: %+v", j)
+	}
+	pid := workerPID(t, s, 0)
+	time.Sleep(after)
+	if j := getJob(t, s, key, id); j.State != "running" {
+		t.Fatalf("the unit ended before the kill point (%v): %+v; the test's unit is too short", after, j)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kill -9 of raytrace worker %d, %v into job %s", pid, after, id)
+	return pid
+}
+
+// TestIssue24_WorkerKillMidJob: kill -9 of the raytrace worker while it
+// traces a job's unit → the job is queued again (interruption counted,
+// error saying the raytrace worker stopped) and succeeds on the worker
+// serve restarted, with the answer of an uninterrupted run; a second
+// job's worker killed twice is quarantined with its reason; serve stays
+// the same process and ready throughout, its other routes answering. A
+// job running when serve itself is killed (-9: its worker dies with it)
+// survives the restart and succeeds.
+func TestIssue24_WorkerKillMidJob(t *testing.T) {
+	top := t // serve's lifetime is the test's, not a subtest's
+	bin := binary(t)
+	dir := t.TempDir()
+	s := startServe(t, bin, dir)
+	key := issueKey(t, s, dir, "Enterprise")
+	waitWorkerOK(t, s) // ready does not wait for the worker: it is optional
+	layer := i24Layer(t, s, key, 10)
+	body := i24Pair(layer, 3) // order 3 over 100 buildings: a unit of a few seconds
+
+	// The reference: an uninterrupted run, timed from running to done.
+	ref := submitRaytrace(t, s, key, "/analyze", body)
+	waitJob(t, s, key, ref, func(j drillJob) bool { return j.State == "running" })
+	start := time.Now()
+	if j := waitJob(t, s, key, ref, nil); j.State != "succeeded" || j.Interruptions != 0 {
+		t.Fatalf("reference job %+v\n%s", j, s.stderr.String())
+	}
+	unit := time.Since(start)
+	want := i24Download(t, s, key, ref)
+	t.Logf("reference: one unit in %v, path loss %.3f dB over %d paths", unit.Round(time.Millisecond), *want.Links[0].PathLossDB, len(want.Links[0].Paths))
+	if unit < 400*time.Millisecond {
+		t.Fatalf("the unit took %v: too short to kill the worker inside it", unit)
+	}
+	after := unit / 4 // inside the unit, after the scene reached the worker
+
+	t.Run("retried after one death", func(t *testing.T) {
+		id := submitRaytrace(t, s, key, "/analyze", body)
+		killed := killWorkerMidUnit(t, s, key, id, after)
+		// While the worker is down or restarting the appliance is ready
+		// and answers its other routes.
+		c := readyWithWorker(t, s)
+		alive(t, s)
+		if r := s.call(t, "GET", "/coverage/engines", map[string]string{"X-API-Key": key}, ""); r.status != http.StatusOK {
+			t.Fatalf("/coverage/engines while the worker restarts: %d", r.status)
+		}
+		t.Logf("raytrace_worker check right after the kill: %q", c)
+		j := waitJob(t, s, key, id, nil)
+		// The retry's success clears the job's error; the interruption
+		// stays counted and the log says what stopped.
+		if j.State != "succeeded" || j.Interruptions != 1 {
+			t.Fatalf("after one death: %+v\n%s", j, s.stderr.String())
+		}
+		if !logHas(s, id, "jobs: executor stopped while the job ran; queued again on probation", `executor="raytrace worker"`, "killed") {
+			t.Errorf("no WARN line for the worker's death under job %s:\n%s", id, logLines(s, id))
+		}
+		got := i24Download(t, s, key, id)
+		if *got.Links[0].PathLossDB != *want.Links[0].PathLossDB || len(got.Links[0].Paths) != len(want.Links[0].Paths) {
+			t.Errorf("retried answer %.3f dB, %d paths; uninterrupted %.3f dB, %d paths",
+				*got.Links[0].PathLossDB, len(got.Links[0].Paths), *want.Links[0].PathLossDB, len(want.Links[0].Paths))
+		}
+		if procAlive(killed) {
+			t.Errorf("the killed worker %d still runs", killed)
+		}
+		if now := workerPID(t, s, killed); now == killed {
+			t.Fatal("no new worker")
+		}
+		waitWorkerOK(t, s)
+		t.Logf("job %s: succeeded after one worker death", id)
+	})
+
+	t.Run("quarantined after two deaths", func(t *testing.T) {
+		id := submitRaytrace(t, s, key, "/analyze", body)
+		first := killWorkerMidUnit(t, s, key, id, after)
+		waitWorkerOK(t, s)
+		second := killWorkerMidUnit(t, s, key, id, after)
+		j := waitJob(t, s, key, id, nil)
+		if j.State != "failed" || j.Error == nil || *j.Error != appliance.QuarantineReason("raytrace worker") {
+			t.Fatalf("after two deaths (workers %d, %d): %+v\n%s", first, second, j, s.stderr.String())
+		}
+		alive(t, s)
+		readyWithWorker(t, s)
+		if r := s.call(t, "GET", "/jobs/"+id+"/download", map[string]string{"X-API-Key": key}, ""); r.status != http.StatusConflict {
+			t.Errorf("download of the quarantined job: %d %s", r.status, r.body)
+		}
+		if !logHas(s, id, "level=ERROR", "jobs: quarantined") {
+			t.Errorf("no ERROR line for the quarantine of %s in the log:\n%s", id, logLines(s, id))
+		}
+		// The worker serves the next job.
+		waitWorkerOK(t, s)
+		next := submitRaytrace(t, s, key, "/analyze", i24Pair(layer, 1))
+		if j := waitJob(t, s, key, next, nil); j.State != "succeeded" {
+			t.Fatalf("the next job after a quarantine: %+v", j)
+		}
+		t.Logf("job %s quarantined: %q", id, *j.Error)
+	})
+
+	t.Run("survives an appliance restart", func(t *testing.T) {
+		waitWorkerOK(t, s)
+		id := submitRaytrace(t, s, key, "/analyze", body)
+		waitJob(t, s, key, id, func(j drillJob) bool { return j.State == "running" })
+		w := workerPID(t, s, 0)
+		time.Sleep(after)
+		if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		<-s.done
+		s.exited = true
+		// Pdeathsig: the worker dies with serve (no orphan holds the unit).
+		deadline := time.Now().Add(10 * time.Second)
+		for procAlive(w) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if procAlive(w) {
+			t.Errorf("the worker %d outlived serve's kill -9", w)
+		}
+		s = startServe(top, bin, dir)
+		j := waitJob(t, s, key, id, nil)
+		if j.State != "succeeded" || j.Interruptions != 1 {
+			t.Fatalf("after the appliance's restart: %+v\n%s", j, s.stderr.String())
+		}
+		got := i24Download(t, s, key, id)
+		if *got.Links[0].PathLossDB != *want.Links[0].PathLossDB {
+			t.Errorf("answer after the restart %.3f dB, uninterrupted %.3f dB", *got.Links[0].PathLossDB, *want.Links[0].PathLossDB)
+		}
+		t.Logf("job %s: succeeded after serve's kill -9 and restart", id)
+	})
+	if err := s.stop(t); err != nil {
+		t.Fatalf("SIGTERM exit: %v", err)
+	}
+}
+
+// waitWorkerOK waits until the raytrace_worker check is ok (a restarted
+// worker answers its health route), for at most a minute.
+func waitWorkerOK(t *testing.T, s *server) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c := readyWithWorker(t, s)
+		if c == "ok" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("raytrace_worker not ok within a minute: %q", c)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// logLines is serve's log lines that name job id.
+func logLines(s *server, id string) string {
+	var out []string
+	for _, l := range strings.Split(s.stderr.String(), "\n") {
+		if strings.Contains(l, id) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// logHas says whether one of serve's log lines naming job id holds every
+// part.
+func logHas(s *server, id string, parts ...string) bool {
+	for _, l := range strings.Split(logLines(s, id), "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// streamEvents posts body to path (a map stream) and reads it to its last
+// event: the map id and the data of each event type (the last of each),
+// with the count of each type.
+func streamEvents(t *testing.T, s *server, key, path, body string) (string, map[string]json.RawMessage, map[string]int) {
+	t.Helper()
+	req, err := http.NewRequest("POST", s.base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("POST %s: %d %s", path, res.StatusCode, b)
+	}
+	evs, counts := map[string]json.RawMessage{}, map[string]int{}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	typ := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			typ = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			evs[typ] = json.RawMessage(strings.TrimPrefix(line, "data: "))
+			counts[typ]++
+			if typ == "summary" || typ == "error" {
+				return res.Header.Get("X-Map-Id"), evs, counts
+			}
+		}
+	}
+	t.Fatalf("the stream ended without a summary: %v", sc.Err())
+	return "", nil, nil
+}
+
+// TestIssue24_RaytraceEndToEnd: the raytrace engine through the real
+// binary, no console: serve reports its worker (ready check, platform
+// maturity as a local process, metrics), lists the engine as
+// asynchronous, answers engine raytrace on /coverage/engines/predict with
+// a job whose JSON result holds the paths, streams POST /coverage/raytrace
+// and serves the map's state and exports, the GeoTIFF read by gdalinfo
+// with the map's size, engine, warnings and maximum; a Pro key is refused
+// (403); serve --raytrace-worker=false answers the engine 503 and runs no
+// worker.
+func TestIssue24_RaytraceEndToEnd(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	s := startServe(t, bin, dir)
+	ent := issueKey(t, s, dir, "Enterprise")
+	pro := issueKeyAt(t, s, dir, "Pro", time.Now().Add(30*time.Second))
+	waitWorkerOK(t, s)
+	hdr := map[string]string{"X-API-Key": ent}
+
+	var mat struct {
+		Dependencies []struct {
+			Name, Kind, Status string
+			Required           bool
+		} `json:"dependencies"`
+	}
+	if r := s.call(t, "GET", "/platform/maturity", hdr, ""); r.status != http.StatusOK || json.Unmarshal(r.body, &mat) != nil {
+		t.Fatalf("/platform/maturity %d %s", r.status, r.body)
+	}
+	found := false
+	for _, d := range mat.Dependencies {
+		if d.Name == "raytrace_worker" {
+			found = true
+			if d.Kind != "local_process" || d.Status != "ok" || d.Required {
+				t.Errorf("raytrace_worker dependency %+v", d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("/platform/maturity lists no raytrace_worker: %+v", mat)
+	}
+	if r := s.call(t, "GET", "/coverage/engines", hdr, ""); !strings.Contains(string(r.body), `"id":"raytrace"`) {
+		t.Errorf("/coverage/engines: %s", r.body)
+	}
+
+	layer := i24Layer(t, s, ent, 6)
+	f := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon})
+	tx, rx := f.ToLatLon(-150, 140), f.ToLatLon(5, -5)
+	caseBody := fmt.Sprintf(`{"tx":{"lat":%.7f,"lon":%.7f,"height_m":30},"rx":{"lat":%.7f,"lon":%.7f,"height_m":1.5},"frequency_mhz":3500,"engine":"raytrace","raytrace":{"layer_id":%q}}`,
+		tx.Lat, tx.Lon, rx.Lat, rx.Lon, layer)
+	id := submitRaytrace(t, s, ent, "/coverage/engines/predict", caseBody)
+	if j := waitJob(t, s, ent, id, nil); j.State != "succeeded" {
+		t.Fatalf("case job %+v\n%s", j, s.stderr.String())
+	}
+	res := i24Download(t, s, ent, id)
+	t.Logf("case job %s: path loss %.3f dB over %d paths", id, *res.Links[0].PathLossDB, len(res.Links[0].Paths))
+
+	site := f.ToLatLon(-35, 20)
+	mapBody := fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.7f,"lon":%.7f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":100,"resolution_m":5}`, layer, site.Lat, site.Lon)
+	mapID, evs, counts := streamEvents(t, s, ent, "/coverage/raytrace", mapBody)
+	var started struct {
+		Kind          string `json:"kind"`
+		Width, Height int
+	}
+	var sum struct {
+		ValidPixels   int                 `json:"valid_pixels"`
+		MaxDBm        *float64            `json:"max_dbm"`
+		EngineVersion string              `json:"engine_version"`
+		Warnings      []appliance.Warning `json:"warnings"`
+	}
+	if json.Unmarshal(evs["started"], &started) != nil || started.Kind != "raytrace" || started.Width != 40 || started.Height != 40 {
+		t.Fatalf("started %s", evs["started"])
+	}
+	if json.Unmarshal(evs["summary"], &sum) != nil || sum.ValidPixels == 0 || sum.MaxDBm == nil || sum.EngineVersion != raytrace.Version {
+		t.Fatalf("summary %s (events %v)", evs["summary"], counts)
+	}
+	t.Logf("raytrace map %s: events %v, %d valid of 1600 pixels, max %.2f dBm, warnings %v", mapID, counts, sum.ValidPixels, *sum.MaxDBm, appliance.WarningCodes(sum.Warnings))
+	if r := s.call(t, "GET", "/coverage/heatmap/"+mapID, hdr, ""); r.status != http.StatusOK || !strings.Contains(string(r.body), `"kind":"raytrace"`) {
+		t.Fatalf("map state %d %s", r.status, r.body)
+	}
+	for _, format := range []string{"kmz", "geojson"} {
+		if r := s.call(t, "GET", "/coverage/heatmap/"+mapID+"/export?format="+format, hdr, ""); r.status != http.StatusOK || len(r.body) == 0 {
+			t.Errorf("export %s: %d", format, r.status)
+		}
+	}
+	tif := s.call(t, "GET", "/coverage/heatmap/"+mapID+"/export?format=geotiff", hdr, "")
+	if tif.status != http.StatusOK {
+		t.Fatalf("GeoTIFF export %d %s", tif.status, tif.body)
+	}
+	p := filepath.Join(t.TempDir(), "raytrace.tif")
+	if err := os.WriteFile(p, tif.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(lookTool(t, "gdalinfo"), "-json", "-stats", p).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdalinfo: %v\n%s", err, out)
+	}
+	var gi struct {
+		Driver   string                       `json:"driverShortName"`
+		Size     []int                        `json:"size"`
+		Metadata map[string]map[string]string `json:"metadata"`
+		Bands    []struct {
+			Maximum *float64 `json:"maximum"`
+		} `json:"bands"`
+	}
+	if err := json.Unmarshal(out, &gi); err != nil {
+		t.Fatalf("gdalinfo json: %v\n%s", err, out)
+	}
+	md := gi.Metadata[""]
+	if gi.Driver != "GTiff" || len(gi.Size) != 2 || gi.Size[0] != 40 || gi.Size[1] != 40 || md["ENGINE"] != "raytrace" || md["ENGINE_VERSION"] != raytrace.Version {
+		t.Fatalf("gdalinfo: driver %s size %v metadata %v", gi.Driver, gi.Size, md)
+	}
+	if want := strings.Join(appliance.WarningCodes(sum.Warnings), ";"); md["WARNINGS"] != want {
+		t.Errorf("GeoTIFF WARNINGS %q, summary %q", md["WARNINGS"], want)
+	}
+	if len(gi.Bands) != 1 || gi.Bands[0].Maximum == nil || math.Abs(*gi.Bands[0].Maximum-*sum.MaxDBm) > 1e-3 {
+		t.Errorf("GeoTIFF band maximum %v, summary %.3f dBm", gi.Bands, *sum.MaxDBm)
+	}
+
+	// Metrics: the worker up, the units counted.
+	m := string(s.call(t, "GET", "/metrics", nil, "").body)
+	for _, want := range []string{"linkplan_raytrace_worker_up 1", `linkplan_raytrace_units_total{kind="point",outcome="ok"} 1`} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+
+	// Below Enterprise.
+	if r := s.call(t, "POST", "/coverage/raytrace", map[string]string{"X-API-Key": pro, "Content-Type": "application/json"}, mapBody); r.status != http.StatusForbidden {
+		t.Errorf("Pro map: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, "POST", "/coverage/engines/predict", map[string]string{"X-API-Key": pro, "Content-Type": "application/json"}, caseBody); r.status != http.StatusForbidden {
+		t.Errorf("Pro case: %d %s", r.status, r.body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Fatalf("SIGTERM exit: %v", err)
+	}
+
+	// Without the worker: no child, the engine answers 503.
+	s = startServe(t, bin, dir, "--raytrace-worker=false")
+	time.Sleep(500 * time.Millisecond)
+	if pid := childWorker(s.cmd.Process.Pid); pid != 0 {
+		t.Errorf("serve --raytrace-worker=false started worker %d", pid)
+	}
+	if r := s.call(t, "POST", "/coverage/engines/predict", map[string]string{"X-API-Key": ent, "Content-Type": "application/json"}, caseBody); r.status != http.StatusServiceUnavailable {
+		t.Errorf("engine raytrace without the worker: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, "GET", "/health/ready", nil, ""); r.status != http.StatusOK || strings.Contains(string(r.body), "raytrace_worker") {
+		t.Errorf("/health/ready without the worker: %d %s", r.status, r.body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Fatalf("SIGTERM exit: %v", err)
+	}
+}
+
+// TestIssue24_WorkerKillMidMap: kill -9 of the raytrace worker while it
+// computes a band of POST /coverage/raytrace → the band is computed again
+// on the restarted worker and the stream ends with the summary of an
+// uninterrupted map (same valid pixels, minimum and maximum); serve stays
+// ready.
+func TestIssue24_WorkerKillMidMap(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	s := startServe(t, bin, dir)
+	key := issueKey(t, s, dir, "Enterprise")
+	waitWorkerOK(t, s)
+	layer := i24Layer(t, s, key, 10)
+	site := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon}).ToLatLon(-35, 20)
+	body := fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.7f,"lon":%.7f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":120,"resolution_m":5,"diffraction_range_m":500}`,
+		layer, site.Lat, site.Lon)
+	type summary struct {
+		ValidPixels int      `json:"valid_pixels"`
+		MinDBm      *float64 `json:"min_dbm"`
+		MaxDBm      *float64 `json:"max_dbm"`
+	}
+	start := time.Now()
+	_, evs, counts := streamEvents(t, s, key, "/coverage/raytrace", body)
+	var want summary
+	if json.Unmarshal(evs["summary"], &want) != nil || want.ValidPixels == 0 || want.MaxDBm == nil {
+		t.Fatalf("reference map: %v %s %s", counts, evs["summary"], evs["error"])
+	}
+	t.Logf("reference map: %v in %v, %d valid pixels", counts, time.Since(start).Round(time.Millisecond), want.ValidPixels)
+
+	// The same map; the worker is killed at its first progress event
+	// (a band done, the next ones held by the worker).
+	req, err := http.NewRequest("POST", s.base+"/coverage/raytrace", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("map: %d", res.StatusCode)
+	}
+	mapID := res.Header.Get("X-Map-Id")
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	typ, killed, last := "", 0, json.RawMessage(nil)
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "event: "); ok {
+			typ = v
+			continue
+		}
+		v, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		if typ == "progress" && killed == 0 {
+			killed = workerPID(t, s, 0)
+			if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("kill -9 of raytrace worker %d at the first progress event: %s", killed, v)
+			readyWithWorker(t, s)
+		}
+		if typ == "summary" || typ == "error" {
+			last = json.RawMessage(v)
+			break
+		}
+	}
+	if typ != "summary" {
+		t.Fatalf("the killed map ended with %s %s\n%s", typ, last, logLines(s, mapID))
+	}
+	var got summary
+	if err := json.Unmarshal(last, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.ValidPixels != want.ValidPixels || *got.MaxDBm != *want.MaxDBm || *got.MinDBm != *want.MinDBm {
+		t.Errorf("after the kill %+v, uninterrupted %+v", got, want)
+	}
+	if !strings.Contains(s.stderr.String(), "raytrace map: the worker died holding a band; computing it again") {
+		t.Errorf("no WARN line for the band computed again (the kill fell between bands?)")
+	}
+	alive(t, s)
+	waitWorkerOK(t, s)
+	t.Logf("map %s: summary equal to the uninterrupted map after worker %d was killed", mapID, killed)
+}

@@ -1,0 +1,51 @@
+package coverage
+
+import (
+	"math"
+	"time"
+
+	"linkplan/appliance"
+)
+
+// RowTiles reports the tiles of a raster computed in rows from north to
+// south (a Computer's): Done(rows) reports, in row-major order and once
+// each, every tile whose pixel rows are all among the first rows.
+type RowTiles struct {
+	r      *Raster
+	onTile func(TileDone)
+	next   int // next tile index, row-major
+}
+
+// NewRowTiles returns the reporter of r's tiles to onTile (nil: none).
+func NewRowTiles(r *Raster, onTile func(TileDone)) *RowTiles {
+	return &RowTiles{r: r, onTile: onTile}
+}
+
+// Done records that rows 0..rows−1 (from the north) are final.
+func (t *RowTiles) Done(rows int) {
+	cols := t.r.TileCols()
+	for t.next < t.r.TileRows()*cols {
+		tile := t.r.TileAt(t.next/cols, t.next%cols)
+		if tile.Y0+tile.H > rows {
+			return
+		}
+		if t.onTile != nil {
+			t.onTile(tileDone(t.r, tile))
+		}
+		t.next++
+	}
+}
+
+// ComputedSummary is the summary of a computed map: the pixel figures of
+// r (every pixel is in the map: InRadiusPixels = Pixels), the caveats of
+// req (finishCaveats) followed by the computation's own warnings, the
+// engine version and the elapsed time. ThresholdDBm is
+// DefaultThresholdDBm.
+func ComputedSummary(r *Raster, req Request, engineVersion string, warnings []appliance.Warning, elapsed time.Duration) Summary {
+	s := Summary{Pixels: r.Width * r.Height, InRadiusPixels: r.Width * r.Height, ThresholdDBm: DefaultThresholdDBm,
+		MinDBm: math.NaN(), MaxDBm: math.NaN(), Engine: req.Engine, EngineVersion: engineVersion, ElapsedMS: elapsed.Milliseconds()}
+	s.addPixels(r)
+	s.finishCaveats([]Request{req})
+	s.Warnings = append(s.Warnings, warnings...)
+	return s
+}

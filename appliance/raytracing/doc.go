@@ -1,0 +1,98 @@
+// Package raytracing is the raytrace service: the requests that name
+// engine "raytrace" (issue 24 scope 4), validated here, computed by the
+// raytrace worker through a worker.Executor (engines/raytrace/worker), on
+// the scene of one of the tenant's building layers (appliance/buildings).
+// It follows the one path of heavy work (WORK.md): the service validates
+// and sizes the work, the heavy-work scheduler admits it, the durable
+// queue (link jobs) or the coverage registry (maps) holds it, the
+// executor computes units that are pure functions of a scene named by
+// hash and a request, and the appliance, the only writer of tenant data,
+// stores the results.
+//
+// Every request needs the Enterprise or Ultra tier (the engine's, SPEC
+// §2.5; appliance.ErrForbidden below) and a building layer of the tenant
+// (another tenant's reads as missing, appliance.ErrNotFound). Positions
+// must lie within raytrace.MaxFrameM (20 km) of the layer's centre.
+//
+// # Link jobs
+//
+// Engine "raytrace" on POST /analyze (one tower or site, one receiver),
+// POST /analyze_link (the towers around a receiver, at most MaxLinks, the
+// nearest first) and POST /coverage/engines/predict (one path's loss, no
+// budget) is asynchronous: SubmitLinks validates the request and enqueues
+// a job of kind appliance.JobKindRaytraceLink, and the route answers 202
+// with the job (GET /jobs/{id}; the result, a JSON document LinkJobResult,
+// at /jobs/{id}/download). The job's payload names the layer's scene by
+// its hash: a job whose layer was deleted, or whose scene changed (the
+// terrain packs changed), fails for good with the reason.
+//
+// The handler traces one link per unit (a Point of the executor), from the
+// job's checkpoint: each link's answer is an item written once by its
+// index, so a retried or resumed job never traces a committed link again.
+// A link's answer holds every path (kind, interactions, length, delay,
+// angles, field), the path loss (the sum Options.Sum names; both sums
+// given), the RMS delay spread, the LOS flag and the engine's warnings;
+// with a budget (the analysis routes) the received power = EIRP − antenna
+// pattern loss toward the receiver − path loss + receiver gain − feeder
+// loss, and the margin over the threshold, as the planner's budget for
+// every engine. Antenna patterns are applied on the direct bearing by the
+// budget, not per path (the units are traced with isotropic antennas).
+// Cost sizes a job for the heavy-work scheduler: one worker slot, 96 MiB.
+//
+//	state    trigger                             condition                              next      effects
+//	(none)   SubmitLinks                         tier, layer, positions, options valid   queued    job.submit audit entry (appliance/jobs)
+//	queued   lease and admission                 -                                       running   -
+//	running  a link traced                       -                                       running   item i and Done = i+1 in one checkpoint
+//	running  every link traced                   -                                       succeeded result file (JSON) and summary
+//	running  the layer is gone or its scene      -                                       failed    permanent: the reason
+//	         changed
+//	running  the engine refuses a link           -                                       failed    permanent (appliance.ErrInvalid)
+//	running  the worker dies holding a link      first death                             queued    Crashes+1, on probation (JobQueue.Crash)
+//	running  the worker dies holding a link      second death                            failed    "stopped the raytrace worker twice; quarantined", job.quarantine audit
+//	running  the worker is not running           for 60 s (Client.ReadyWait)              queued    retryable failure with backoff
+//	running  the appliance stops (SIGTERM)       -                                       queued    released; resumes at its checkpoint
+//	running  the appliance dies (kill -9)        -                                       queued    at the next start, a crash on probation
+//
+// # Maps
+//
+// POST /coverage/raytrace: StartMap validates a radio map of one
+// transmitter over a box of the layer (bbox, or the square of side
+// 2·radius_m around the transmitter) and starts it in the coverage
+// registry as a computed map of kind "raytrace" (coverage.StartComputed):
+// it is admitted, streamed (SSE), kept, resumed and exported (GeoTIFF,
+// KMZ, contours) exactly as a heatmap, at GET /coverage/heatmap/{id},
+// /events and /export. The caps per tier:
+//
+//	tier        area      side     resolution   pixels
+//	Enterprise  1 km²     2 km     ≥ 5 m        40 000
+//	Ultra       4 km²     4 km     ≥ 2 m        160 000
+//
+// (admin keys: Ultra's). 40 000 pixels is the engine's benchmark map
+// (BenchmarkMap40k: 2 reflections, diffraction, 500 buildings on a km², at
+// most 60 s on two cores); the Ultra cap is four of them. Defaults: a
+// radius of 500 m, 5 m pixels, a receiver 1.5 m above the ground, the
+// engine's options with the power sum (the local mean, a coverage map's
+// usual basis; "sum": "coherent" gives the local field with its fading).
+//
+// The grid is square in metres in the layer's frame: nx×ny pixels of
+// resolution_m from the box's south-west corner. The frame is
+// equirectangular, so the pixels are also a regular WGS84 grid (EPSG:4326,
+// not on whole arc-seconds as a heatmap's). A pixel's level is EIRP −
+// pattern loss toward the pixel (the heatmap's sector pattern) − the
+// engine's path loss at the pixel's centre (isotropic receiver); no data
+// where no path reaches it.
+//
+// The map is computed in units of rows from the north (about 20 units, at
+// least 8 rows each): each is a Map of the executor on the same scene,
+// and since each pixel equals the engine's Point at its centre, bit for
+// bit, the split changes no number (TestMapBandsEqualOneUnit). Progress
+// follows the units, tiles as their rows finish. The warnings are the
+// request's (from the first unit) and those of every pixel's flags over
+// the whole map with pixel counts (raytrace.MapWarnings on the merged
+// flags and the union of the assumed-height buildings); they travel into
+// the summary and every export. A unit whose worker dies is computed once
+// more on the restarted worker; a second death fails the map with the
+// code worker_crashed and the reason (the quarantine rule, once per map).
+// An appliance restart ends a computing map as interrupted (the
+// registry's rule): maps are interactive and short, jobs are durable.
+package raytracing

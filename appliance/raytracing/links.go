@@ -1,0 +1,407 @@
+package raytracing
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"linkplan/appliance"
+	"linkplan/engines/raytrace"
+)
+
+// Routes of a link job (LinkRequest.Route).
+const (
+	RouteAnalyze        = "analyze"         // POST /analyze: one tower, one receiver, the link budget
+	RouteAnalyzeLink    = "analyze_link"    // POST /analyze_link: the towers around one receiver, ranked by margin
+	RouteEnginesPredict = "engines_predict" // POST /coverage/engines/predict: one path's loss
+)
+
+// MaxLinks bounds the links of one job (the towers /analyze_link traces).
+const MaxLinks = 50
+
+// Site is one end of a link: WGS84 degrees and metres above the ground.
+type Site struct {
+	Lat     float64 `json:"lat"`
+	Lon     float64 `json:"lon"`
+	HeightM float64 `json:"height_m"`
+}
+
+func (s Site) pos() appliance.LatLon { return appliance.LatLon{Lat: s.Lat, Lon: s.Lon} }
+
+// Link is one transmitter–receiver pair of a link job, with its link
+// budget when Budget is set: received power = EIRPDBm − PatternLossDB −
+// path loss + RxGainDBi − CableLossDB, margin = received power −
+// RxThresholdDBm (dBm, dB, dBi).
+type Link struct {
+	TowerID        string              `json:"tower_id,omitempty"`
+	Operator       string              `json:"operator,omitempty"`
+	Tx             Site                `json:"tx"`
+	Rx             Site                `json:"rx"`
+	Budget         bool                `json:"budget"`
+	EIRPDBm        float64             `json:"eirp_dbm"`
+	EIRPAssumed    bool                `json:"eirp_assumed"`
+	PatternLossDB  float64             `json:"antenna_pattern_loss_db"`
+	RxGainDBi      float64             `json:"rx_gain_dbi"`
+	CableLossDB    float64             `json:"cable_loss_db"`
+	RxThresholdDBm float64             `json:"rx_threshold_dbm"`
+	Warnings       []appliance.Warning `json:"warnings,omitempty"` // the tower's caveats (assumed EIRP, synthetic)
+}
+
+// LinkRequest is a link job: the links to trace over one of the tenant's
+// building layers.
+type LinkRequest struct {
+	Route   string           `json:"route"`
+	LayerID string           `json:"layer_id"`
+	FreqMHz float64          `json:"frequency_mhz"`
+	Options raytrace.Options `json:"options"`
+	Links   []Link           `json:"links"`
+	// Warnings apply to the whole answer (engine resolved, renamed
+	// fields); they travel into the result.
+	Warnings []appliance.Warning `json:"warnings,omitempty"`
+}
+
+// linkPayload is a link job's payload.
+type linkPayload struct {
+	Version   int         `json:"version"`
+	Tier      string      `json:"tier"`
+	SceneHash string      `json:"scene_hash"`
+	Request   LinkRequest `json:"request"`
+}
+
+const linkPayloadVersion = 1
+
+// DefaultOptions are the options of a request that gives none: the
+// engine's defaults (reflections up to order 2, first-order diffraction,
+// ground reflection, coherent sum for a link: the local field).
+func DefaultOptions() raytrace.Options { return raytrace.DefaultOptions() }
+
+// SubmitLinks validates a link job for k's tenant and enqueues it: the
+// tier (Enterprise or Ultra, else appliance.ErrForbidden), the layer (the
+// tenant's own, else appliance.ErrNotFound), every position within the
+// layer's frame, the frequency and options (appliance.ErrInvalid naming
+// the field). Its answer is the queued job (202 on the routes).
+func (s *Service) SubmitLinks(ctx context.Context, k *appliance.APIKey, req LinkRequest) (*appliance.Job, error) {
+	if err := allowed(k); err != nil {
+		return nil, err
+	}
+	v := &appliance.ValidationError{}
+	switch req.Route {
+	case RouteAnalyze, RouteAnalyzeLink, RouteEnginesPredict:
+	default:
+		return nil, fmt.Errorf("raytrace link job: route %q: %w", req.Route, appliance.ErrInvalid)
+	}
+	if len(req.Links) == 0 {
+		return nil, appliance.Invalid("receiver", "no tower within max_distance_km of the receiver lies within the building layer's traced frame")
+	}
+	if len(req.Links) > MaxLinks {
+		return nil, fmt.Errorf("raytrace link job: %d links, at most %d: %w", len(req.Links), MaxLinks, appliance.ErrInvalid)
+	}
+	ly, err := s.layerOf(k.TenantID, req.LayerID, "raytrace.layer_id")
+	if err != nil {
+		return nil, err
+	}
+	f := ly.scene.Frame()
+	for i, l := range req.Links {
+		p := raytrace.PointRequest{Tx: raytrace.Antenna{Pos: l.Tx.pos(), HeightM: l.Tx.HeightM}, Rx: raytrace.Antenna{Pos: l.Rx.pos(), HeightM: l.Rx.HeightM},
+			FreqMHz: req.FreqMHz, Options: req.Options}
+		if err := p.Validate(); err != nil {
+			var ve *appliance.ValidationError
+			if errors.As(err, &ve) {
+				for _, fe := range ve.Fields {
+					v.Add(linkField(req.Route, i, fe.Field), "%s", fe.Reason)
+				}
+			} else {
+				return nil, err
+			}
+		}
+		if req.Route != RouteAnalyzeLink || i == 0 {
+			inFrame(v, linkField(req.Route, i, "rx.pos"), f, l.Rx.pos())
+		}
+		if req.Route != RouteAnalyzeLink {
+			inFrame(v, linkField(req.Route, i, "tx.pos"), f, l.Tx.pos())
+		}
+		if v.Full() {
+			break
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(linkPayload{Version: linkPayloadVersion, Tier: string(k.Tier), SceneHash: ly.hash, Request: req})
+	if err != nil {
+		return nil, fmt.Errorf("raytrace link job: payload: %w", err)
+	}
+	id, err := s.NewID()
+	if err != nil {
+		return nil, fmt.Errorf("the job queue refused the raytrace job: %w: %w", appliance.ErrUnavailable, err)
+	}
+	attempts, interruptions := s.MaxAttempts, s.MaxInterruptions
+	if attempts <= 0 {
+		attempts = 3
+	}
+	if interruptions <= 0 {
+		interruptions = 10
+	}
+	j := &appliance.Job{ID: id, TenantID: k.TenantID, KeyID: k.ID, Kind: appliance.JobKindRaytraceLink, Lane: appliance.LaneOf(k.Tier),
+		Payload: body, Total: int64(len(req.Links)), MaxAttempts: attempts, MaxInterruptions: interruptions}
+	if err := s.Queue.Enqueue(ctx, j); err != nil {
+		return nil, fmt.Errorf("the job queue refused the raytrace job: %w: %w", appliance.ErrUnavailable, err)
+	}
+	return j, nil
+}
+
+// linkField names a link's field as the route's body does.
+func linkField(route string, i int, field string) string {
+	switch field {
+	case "frequency_mhz", "max_reflections", "diffraction_range_m", "sum", "polarization":
+		if field == "frequency_mhz" {
+			return field
+		}
+		return "raytrace." + field
+	}
+	switch route {
+	case RouteEnginesPredict:
+		switch field {
+		case "tx.pos":
+			return "tx"
+		case "rx.pos":
+			return "rx"
+		case "tx.height_m", "rx.height_m":
+			return field
+		}
+	case RouteAnalyze:
+		switch field {
+		case "tx.pos", "tx.height_m":
+			return "tower"
+		case "rx.pos":
+			return "receiver"
+		case "rx.height_m":
+			return "receiver.height_m"
+		}
+	case RouteAnalyzeLink:
+		switch field {
+		case "rx.pos":
+			return "receiver"
+		case "rx.height_m":
+			return "receiver.height_m"
+		}
+		return fmt.Sprintf("towers[%d].%s", i, field)
+	}
+	return field
+}
+
+// Cost sizes a link job for the heavy-work scheduler: one worker slot
+// (a point unit is single-threaded in the worker) and the appliance's
+// share of memory (the scene's input when the worker misses it, and the
+// answers).
+func (s *Service) Cost(j *appliance.Job) (appliance.HeavyWork, bool) {
+	if j.Kind != appliance.JobKindRaytraceLink {
+		return appliance.HeavyWork{}, false
+	}
+	var p linkPayload
+	_ = json.Unmarshal(j.Payload, &p) // an unreadable payload fails in the handler
+	return appliance.HeavyWork{Workers: 1, MemBytes: linkJobMemBytes, Tier: appliance.Tier(p.Tier)}, true
+}
+
+// linkJobMemBytes is a link job's estimate: the scene input of a large
+// layer on a worker miss (decoded buildings and heightfield) and the path
+// lists.
+const linkJobMemBytes = 96 << 20
+
+// LinkResult is one traced link of a job's result (JSON; null where no
+// path reaches the receiver).
+type LinkResult struct {
+	Link
+	DistanceM        float64             `json:"distance_m"`
+	Reachable        bool                `json:"reachable"`
+	LOS              bool                `json:"los"`
+	PathLossDB       *float64            `json:"path_loss_db"`        // dB, antenna gains excluded (isotropic)
+	CoherentLossDB   *float64            `json:"coherent_loss_db"`    // dB, from the coherent field sum
+	PowerSumLossDB   *float64            `json:"power_sum_loss_db"`   // dB, from the power sum
+	RxPowerDBm       *float64            `json:"rx_power_dbm"`        // with the budget; dBm
+	LinkMarginDB     *float64            `json:"link_margin_db"`      // with the budget; dB
+	RMSDelaySpreadNs *float64            `json:"rms_delay_spread_ns"` // ns
+	Paths            []raytrace.Path     `json:"paths"`
+	EngineWarnings   []appliance.Warning `json:"engine_warnings"`
+}
+
+// LinkJobResult is the result file of a link job (JSON).
+type LinkJobResult struct {
+	Route         string              `json:"route"`
+	Engine        string              `json:"engine"`
+	EngineVersion string              `json:"engine_version"`
+	LayerID       string              `json:"layer_id"`
+	SceneHash     string              `json:"scene_hash"`
+	FreqMHz       float64             `json:"frequency_mhz"`
+	Options       raytrace.Options    `json:"options"`
+	Links         []LinkResult        `json:"links"`
+	Best          *int                `json:"best"` // index of the link with the largest margin (or least loss); null when none is reachable
+	Warnings      []appliance.Warning `json:"warnings"`
+}
+
+// LinkJobSummary is a link job's summary (GET /jobs/{id}).
+type LinkJobSummary struct {
+	Links        int      `json:"links"`
+	Reachable    int      `json:"reachable"`
+	BestTowerID  string   `json:"best_tower_id,omitempty"`
+	PathLossDB   *float64 `json:"path_loss_db"`   // of the best link, dB
+	LinkMarginDB *float64 `json:"link_margin_db"` // of the best link with a budget, dB
+}
+
+// Handler returns the job handler of appliance.JobKindRaytraceLink.
+func (s *Service) Handler() appliance.JobHandler { return linkHandler{s} }
+
+type linkHandler struct{ s *Service }
+
+// Run traces the job's links one by one from its checkpoint (each link's
+// result is an item, written once by index), then writes the result.
+func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.JobResult, error) {
+	s := h.s
+	j := run.Job()
+	var p linkPayload
+	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Version != linkPayloadVersion {
+		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: payload (version %d): %v: %w", j.ID, p.Version, err, appliance.ErrInvalid)
+	}
+	req := p.Request
+	ly, err := s.layerOf(j.TenantID, req.LayerID, "raytrace.layer_id")
+	if errors.Is(err, appliance.ErrNotFound) {
+		return appliance.JobResult{}, fmt.Errorf("the building layer %s was deleted after the job was submitted: %w", req.LayerID, appliance.ErrInvalid)
+	}
+	if err != nil {
+		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: %w", j.ID, err)
+	}
+	if ly.hash != p.SceneHash {
+		return appliance.JobResult{}, fmt.Errorf("the scene of building layer %s changed since the job was submitted (scene %s, now %s; the terrain packs changed?): submit it again: %w",
+			req.LayerID, p.SceneHash[:12], ly.hash[:12], appliance.ErrInvalid)
+	}
+	scene := s.sceneRef(j.TenantID, ly)
+	version := ""
+	for i := int(j.Done); i < len(req.Links); i++ {
+		l := req.Links[i]
+		txPower := 0.0
+		if l.Budget {
+			txPower = l.EIRPDBm - l.PatternLossDB
+		}
+		pr := raytrace.PointRequest{Tx: raytrace.Antenna{Pos: l.Tx.pos(), HeightM: l.Tx.HeightM}, Rx: raytrace.Antenna{Pos: l.Rx.pos(), HeightM: l.Rx.HeightM},
+			FreqMHz: req.FreqMHz, TxPowerDBm: txPower, Options: req.Options}
+		res, err := s.Executor.Point(ctx, scene, pr)
+		s.count("point", err, ctx)
+		if err != nil {
+			return appliance.JobResult{}, fmt.Errorf("raytrace job %s, link %d: %w", j.ID, i, err)
+		}
+		version = res.EngineVersion
+		b, err := json.Marshal(linkResult(l, res, txPower))
+		if err != nil {
+			return appliance.JobResult{}, fmt.Errorf("raytrace job %s, link %d: %w", j.ID, i, err)
+		}
+		if err := run.Checkpoint(ctx, appliance.JobProgress{Done: int64(i + 1)}, []appliance.JobItem{{Index: int64(i), Data: b}}); err != nil {
+			return appliance.JobResult{}, err
+		}
+	}
+	out := LinkJobResult{Route: req.Route, Engine: string(appliance.EngineRaytrace), EngineVersion: version, LayerID: req.LayerID, SceneHash: ly.hash,
+		FreqMHz: req.FreqMHz, Options: req.Options, Links: make([]LinkResult, 0, len(req.Links)), Warnings: req.Warnings}
+	if out.Warnings == nil {
+		out.Warnings = []appliance.Warning{}
+	}
+	if err := run.Items(ctx, 0, func(it appliance.JobItem) error {
+		var lr LinkResult
+		if err := json.Unmarshal(it.Data, &lr); err != nil {
+			return fmt.Errorf("item %d: %w", it.Index, err)
+		}
+		out.Links = append(out.Links, lr)
+		return nil
+	}); err != nil {
+		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: %w", j.ID, err)
+	}
+	if out.EngineVersion == "" {
+		out.EngineVersion = raytrace.Version // every link was traced before a restart
+	}
+	out.Best = best(out.Links)
+	sum := LinkJobSummary{Links: len(out.Links)}
+	for _, l := range out.Links {
+		if l.Reachable {
+			sum.Reachable++
+		}
+	}
+	if out.Best != nil {
+		b := out.Links[*out.Best]
+		sum.BestTowerID, sum.PathLossDB, sum.LinkMarginDB = b.TowerID, b.PathLossDB, b.LinkMarginDB
+	}
+	res, err := run.WriteResult(".json", func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(out)
+	})
+	if err != nil {
+		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: result: %w", j.ID, err)
+	}
+	if res.Summary, err = json.Marshal(sum); err != nil {
+		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: summary: %w", j.ID, err)
+	}
+	return res, nil
+}
+
+// linkResult is the answer of one link: the engine's paths and losses and,
+// with a budget, the received power and margin.
+func linkResult(l Link, r raytrace.Result, txPower float64) LinkResult {
+	out := LinkResult{Link: l, DistanceM: r3(l.Tx.pos().DistanceM(l.Rx.pos())), Reachable: r.Reachable, LOS: r.LOS,
+		Paths: r.Paths, EngineWarnings: r.Warnings}
+	if out.Paths == nil {
+		out.Paths = []raytrace.Path{}
+	}
+	if out.EngineWarnings == nil {
+		out.EngineWarnings = []appliance.Warning{}
+	}
+	if out.Link.Warnings == nil {
+		out.Link.Warnings = []appliance.Warning{}
+	}
+	if !r.Reachable {
+		return out
+	}
+	out.PathLossDB = fp(r.PathLossDB) // TxPowerDBm − received power: independent of the power
+	out.CoherentLossDB = fp(txPower - r.CoherentPowerDBm)
+	out.PowerSumLossDB = fp(txPower - r.PowerSumDBm)
+	out.RMSDelaySpreadNs = fp(r.RMSDelaySpreadNs)
+	if l.Budget {
+		rx := r.ReceivedPowerDBm + l.RxGainDBi - l.CableLossDB
+		out.RxPowerDBm = fp(rx)
+		out.LinkMarginDB = fp(rx - l.RxThresholdDBm)
+	}
+	return out
+}
+
+// best is the link with the largest margin (with a budget) or the least
+// path loss, the first on a tie; nil when none is reachable.
+func best(ls []LinkResult) *int {
+	var b *int
+	score := func(l LinkResult) float64 {
+		if l.LinkMarginDB != nil {
+			return *l.LinkMarginDB
+		}
+		return -*l.PathLossDB
+	}
+	for i := range ls {
+		if !ls[i].Reachable || ls[i].PathLossDB == nil {
+			continue
+		}
+		if b == nil || score(ls[i]) > score(ls[*b]) {
+			i := i
+			b = &i
+		}
+	}
+	return b
+}
+
+func r3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// fp rounds x to 3 decimals (dB, dBm, ns); nil when not finite.
+func fp(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	x = r3(x)
+	return &x
+}

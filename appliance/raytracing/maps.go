@@ -1,0 +1,295 @@
+package raytracing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"linkplan/appliance"
+	"linkplan/appliance/coverage"
+	"linkplan/engines/raytrace"
+	"linkplan/engines/raytrace/worker"
+)
+
+// MapCaps are a tier's caps on a raytrace map (package doc, "Maps").
+type MapCaps struct {
+	MaxAreaKm2         float64 // km² of the map's box
+	MinResolutionM     float64 // metres: the finest pixel
+	MaxPixels          int
+	MaxSideM           float64 // metres: the longest side of the box
+	DefaultRadiusM     float64 // metres: the half side of the box around the transmitter without bbox
+	DefaultResolutionM float64 // metres
+}
+
+// CapsOf returns the map caps of a tier (admin keys: Ultra's).
+func CapsOf(k *appliance.APIKey) MapCaps {
+	if k.Tier == appliance.TierUltra || k.Role == appliance.RoleAdmin {
+		return MapCaps{MaxAreaKm2: 4, MinResolutionM: 2, MaxPixels: 160_000, MaxSideM: 4000, DefaultRadiusM: 500, DefaultResolutionM: 5}
+	}
+	return MapCaps{MaxAreaKm2: 1, MinResolutionM: 5, MaxPixels: 40_000, MaxSideM: 2000, DefaultRadiusM: 500, DefaultResolutionM: 5}
+}
+
+// MapRequest asks for a raytrace radio map of one transmitter over one of
+// the tenant's building layers.
+type MapRequest struct {
+	LayerID string
+	// Site is the transmitter as a heatmap request holds it: position,
+	// height above the ground, EIRP, azimuth (NaN: omni) and beamwidth,
+	// frequency, receiver height, resolution, and its caveats
+	// (Transmitter, EngineNote). Its RadiusM is set from the box.
+	Site coverage.Request
+	// BBox is the map's box; nil: the square of side 2·RadiusM around the
+	// transmitter.
+	BBox    *appliance.BBox
+	RadiusM float64 // metres; 0: the tier's default
+	Options raytrace.Options
+}
+
+// StartMap validates a raytrace map for k's tenant, under the tier's caps,
+// and starts it in the coverage registry, whose stream the caller
+// attaches (coverage.Maps.StartComputed).
+func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequest, requestID string) (*coverage.Map, error) {
+	if err := allowed(k); err != nil {
+		return nil, err
+	}
+	caps := CapsOf(k)
+	site := req.Site
+	if site.ResolutionM == 0 {
+		site.ResolutionM = caps.DefaultResolutionM
+	}
+	if site.RxHeightM == 0 {
+		site.RxHeightM = 1.5
+	}
+	site.Engine = appliance.EngineRaytrace
+	v := &appliance.ValidationError{}
+	if !site.Tx.Valid() {
+		v.Add("site", "must be a position in WGS84 degrees, got %v", site.Tx)
+	}
+	if !(site.TxHeightM > 0) || site.TxHeightM > 3000 {
+		v.Add("site.height_m", "must be in (0, 3000] metres above the ground, got %g", site.TxHeightM)
+	}
+	if math.IsNaN(site.EIRPDBm) || site.EIRPDBm < coverage.MinEIRPDBm || site.EIRPDBm > coverage.MaxEIRPDBm {
+		v.Add("site.eirp_dbm", "must be %g..%g dBm, got %g", coverage.MinEIRPDBm, coverage.MaxEIRPDBm, site.EIRPDBm)
+	}
+	if math.IsInf(site.AzimuthDeg, 0) {
+		v.Add("site.azimuth_deg", "must be a finite bearing in degrees or absent (omni)")
+	}
+	if site.BeamwidthDeg < 0 || site.BeamwidthDeg > 360 || math.IsNaN(site.BeamwidthDeg) {
+		v.Add("site.beamwidth_deg", "must be in (0, 360] degrees, got %g", site.BeamwidthDeg)
+	}
+	if !(site.RxHeightM > 0) || site.RxHeightM > 3000 {
+		v.Add("rx_height_m", "must be in (0, 3000] metres above the ground, got %g", site.RxHeightM)
+	}
+	if math.IsNaN(site.ResolutionM) || site.ResolutionM < caps.MinResolutionM || site.ResolutionM > 1000 {
+		v.Add("resolution_m", "must be %g..1000 m for the %s tier, got %g", caps.MinResolutionM, k.Tier, site.ResolutionM)
+	}
+	if req.BBox != nil && req.RadiusM != 0 {
+		v.Add("radius_m", "give bbox or radius_m, not both")
+	}
+	radius := req.RadiusM
+	if radius == 0 {
+		radius = caps.DefaultRadiusM
+	}
+	if !(radius > 0) || radius > caps.MaxSideM/2 {
+		v.Add("radius_m", "must be in (0, %g] m for the %s tier, got %g", caps.MaxSideM/2, k.Tier, radius)
+	}
+	opt := req.Options
+	probe := raytrace.PointRequest{Tx: raytrace.Antenna{Pos: appliance.LatLon{Lat: 0, Lon: 0}, HeightM: 1}, Rx: raytrace.Antenna{Pos: appliance.LatLon{Lat: 0, Lon: 0.001}, HeightM: 1},
+		FreqMHz: site.FreqMHz, Options: opt}
+	if err := probe.Validate(); err != nil {
+		var ve *appliance.ValidationError
+		if errors.As(err, &ve) {
+			for _, f := range ve.Fields {
+				name := "raytrace." + f.Field
+				if f.Field == "frequency_mhz" {
+					name = f.Field
+				}
+				v.Add(name, "%s", f.Reason)
+			}
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	ly, err := s.layerOf(k.TenantID, req.LayerID, "layer_id")
+	if err != nil {
+		return nil, err
+	}
+	f := ly.scene.Frame()
+	tx, ty := f.ToLocal(site.Tx)
+	x0, y0, x1, y1 := tx-radius, ty-radius, tx+radius, ty+radius
+	if b := req.BBox; b != nil {
+		x0, y0 = f.ToLocal(appliance.LatLon{Lat: b.MinLat, Lon: b.MinLon})
+		x1, y1 = f.ToLocal(appliance.LatLon{Lat: b.MaxLat, Lon: b.MaxLon})
+	}
+	step := site.ResolutionM
+	g := newGrid(f, x0, y0, x1, y1, step)
+	area := (x1 - x0) * (y1 - y0) / 1e6
+	switch {
+	case area > caps.MaxAreaKm2 || x1-x0 > caps.MaxSideM || y1-y0 > caps.MaxSideM:
+		v.Add(areaField(req), "the map covers %.3f km² (%.0f m × %.0f m); the %s tier allows %g km² and sides of %g m", area, x1-x0, y1-y0, k.Tier, caps.MaxAreaKm2, caps.MaxSideM)
+	case g.nx*g.ny > caps.MaxPixels:
+		v.Add("resolution_m", "the map would have %d×%d = %d pixels; the %s tier allows %d: choose a coarser resolution or a smaller area", g.nx, g.ny, g.nx*g.ny, k.Tier, caps.MaxPixels)
+	}
+	inFrame(v, "site", f, site.Tx)
+	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+		if math.Hypot(c[0], c[1]) > raytrace.MaxFrameM {
+			v.Add(areaField(req), "the map reaches %.0f m from the building layer's centre; the raytrace engine traces within %g m of it", math.Hypot(c[0], c[1]), raytrace.MaxFrameM)
+			break
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	site.RadiusM = 0
+	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+		site.RadiusM = math.Max(site.RadiusM, math.Hypot(c[0]-tx, c[1]-ty))
+	}
+	site.RadiusM = math.Round(site.RadiusM)
+	c := &mapComputer{s: s, tenantID: k.TenantID, layer: ly, scene: s.sceneRef(k.TenantID, ly), grid: g, site: site, opt: opt}
+	return s.Maps.StartComputed(coverage.Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: requestID}, "raytrace", site, c)
+}
+
+func areaField(req MapRequest) string {
+	if req.BBox != nil {
+		return "bbox"
+	}
+	return "radius_m"
+}
+
+// grid is a raytrace map's pixels: nx×ny squares of step metres in the
+// layer's frame from (x0, y0), the south-west corner; as a coverage
+// raster (north-west first) they are a regular WGS84 grid, since the frame
+// is equirectangular.
+type grid struct {
+	f        raytrace.Frame
+	x0, y0   float64
+	step     float64
+	nx, ny   int
+	west     float64
+	north    float64
+	pxLonDeg float64
+	pxLatDeg float64
+}
+
+func newGrid(f raytrace.Frame, x0, y0, x1, y1, step float64) grid {
+	nx := max(1, int(math.Ceil((x1-x0)/step-1e-9)))
+	ny := max(1, int(math.Ceil((y1-y0)/step-1e-9)))
+	g := grid{f: f, x0: x0, y0: y0, step: step, nx: nx, ny: ny}
+	sw := f.ToLatLon(x0, y0)
+	ne := f.ToLatLon(x0+float64(nx)*step, y0+float64(ny)*step)
+	g.west, g.north = sw.Lon, ne.Lat
+	g.pxLonDeg = (ne.Lon - sw.Lon) / float64(nx)
+	g.pxLatDeg = (ne.Lat - sw.Lat) / float64(ny)
+	return g
+}
+
+func (g grid) shape() *coverage.Raster {
+	return &coverage.Raster{West: g.west, North: g.north, PixelLonDeg: g.pxLonDeg, PixelLatDeg: g.pxLatDeg, Width: g.nx, Height: g.ny}
+}
+
+// mapComputer computes a raytrace map on the executor in bands of rows
+// from the north (coverage.Computer).
+type mapComputer struct {
+	s        *Service
+	tenantID string
+	layer    *layer
+	scene    worker.Scene
+	grid     grid
+	site     coverage.Request
+	opt      raytrace.Options
+}
+
+func (c *mapComputer) Shape() *coverage.Raster { return c.grid.shape() }
+
+// Work: the worker's goroutines for the map (its bands run one at a time)
+// and the appliance's memory: the raster, the flags and one band's answer
+// (13 bytes a pixel), and the scene input on a worker miss.
+func (c *mapComputer) Work() (int, int64) {
+	px := int64(c.grid.nx * c.grid.ny)
+	return runtime.GOMAXPROCS(0), 64<<20 + 32*px
+}
+
+// bandRows is the height of a map's units: about 20 units a map, at least
+// 8 rows each.
+func (c *mapComputer) bandRows() int {
+	return max(8, (c.grid.ny+19)/20)
+}
+
+// Compute computes the bands north to south, each a Map unit of the
+// executor (the pixels do not depend on the split: each equals Point at
+// its centre), and applies the transmitter's EIRP and antenna pattern.
+// An executor that dies holding a band is asked once more (a fresh worker
+// with the band again); a second death ends the map: the quarantine rule
+// of jobs (appliance.JobCrashLimit).
+func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(coverage.TileDone), onProgress func(done, total int)) (*coverage.Result, error) {
+	start := time.Now()
+	g := c.grid
+	r := c.Shape()
+	r.DBm = make([]float32, g.nx*g.ny)
+	flags := make([]uint8, g.nx*g.ny)
+	tiles := coverage.NewRowTiles(r, onTile)
+	rows := c.bandRows()
+	bands := (g.ny + rows - 1) / rows
+	var reqWarns []appliance.Warning
+	var assumed []string
+	version := raytrace.Version
+	crashes := 0
+	for b := 0; b < bands; b++ {
+		r0, r1 := b*rows, min(g.ny, (b+1)*rows) // coverage rows, from the north
+		// raytrace rows count from the south: coverage row r is ny−1−r
+		south := g.ny - r1
+		mr := raytrace.MapRequest{Tx: raytrace.Antenna{Pos: c.site.Tx, HeightM: c.site.TxHeightM},
+			SouthWest: g.f.ToLatLon(g.x0+g.step/2, g.y0+g.step/2+float64(south)*g.step), StepM: g.step, NX: g.nx, NY: r1 - r0,
+			RxHeightM: c.site.RxHeightM, FreqMHz: c.site.FreqMHz, Options: c.opt, Workers: workers}
+		res, err := c.s.Executor.Map(ctx, c.scene, mr)
+		c.s.count("map_band", err, ctx)
+		var ce *appliance.ExecutorCrashError
+		if errors.As(err, &ce) {
+			crashes++
+			if crashes < appliance.JobCrashLimit {
+				c.s.log().Warn("raytrace map: the worker died holding a band; computing it again", "band", b, "detail", ce.Detail)
+				b--
+				continue
+			}
+			return nil, &appliance.ExecutorCrashError{Executor: ce.Executor,
+				Detail: fmt.Sprintf("twice while it computed this map, the last time: %s; the map is quarantined and not computed again automatically", ce.Detail)}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("raytrace map band %d: %w", b, err)
+		}
+		if res.NX != g.nx || res.NY != r1-r0 || len(res.PathLossDB) != g.nx*(r1-r0) {
+			return nil, fmt.Errorf("raytrace map band %d: the executor answered %d×%d pixels, want %d×%d", b, res.NX, res.NY, g.nx, r1-r0)
+		}
+		if b == 0 {
+			reqWarns, version = res.RequestWarnings, res.EngineVersion
+		}
+		assumed = append(assumed, res.AssumedBuildings...)
+		for j := 0; j < r1-r0; j++ {
+			row := r1 - 1 - j
+			for i := 0; i < g.nx; i++ {
+				k := j*g.nx + i
+				px := row*g.nx + i
+				flags[px] = res.Flags[k]
+				loss := res.PathLossDB[k]
+				if loss != loss {
+					r.DBm[px] = float32(math.NaN())
+					continue
+				}
+				p := r.PixelCenter(row, i)
+				r.DBm[px] = float32(c.site.EIRPDBm - c.site.PatternLossDB(c.site.Tx.BearingDeg(p)) - float64(loss))
+			}
+		}
+		onProgress(b+1, bands)
+		tiles.Done(r1)
+	}
+	slices.Sort(assumed)
+	assumed = slices.Compact(assumed)
+	warns := append(append([]appliance.Warning{}, reqWarns...), raytrace.MapWarnings(flags, assumed)...)
+	sum := coverage.ComputedSummary(r, c.site, version, warns, time.Since(start))
+	return &coverage.Result{Raster: r, Summary: sum}, nil
+}

@@ -1,0 +1,193 @@
+package raytracing
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"linkplan/appliance"
+	"linkplan/appliance/coverage"
+	"linkplan/engines/raytrace"
+	"linkplan/engines/raytrace/worker"
+)
+
+// Layers reads tenants' building layers (store.DB).
+type Layers interface {
+	BuildingLayer(tenantID, id string, withBuildings bool) (*appliance.BuildingLayer, []appliance.Building, error)
+}
+
+// Scenes builds layers' scenes, once per layer (engines/raytrace.LayerIndex).
+type Scenes interface {
+	// Cached returns the layer's scene, building it from load's buildings
+	// on a miss.
+	Cached(l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (*raytrace.Scene, error)
+	// Input returns what the layer's scene is built from.
+	Input(l *appliance.BuildingLayer, bs []appliance.Building) (raytrace.SceneInput, string, error)
+}
+
+// Queue stores jobs durably (appliance/jobs.Service).
+type Queue interface {
+	Enqueue(ctx context.Context, j *appliance.Job) error
+}
+
+// Maps runs computed maps (coverage.Maps).
+type Maps interface {
+	StartComputed(o coverage.Owner, kind string, req coverage.Request, c coverage.Computer) (*coverage.Map, error)
+}
+
+// Service is the raytrace service: link jobs on the durable queue and
+// radio maps through the coverage registry, both computed by the
+// Executor (the raytrace worker). Construct it with its fields set.
+type Service struct {
+	Layers   Layers
+	Scenes   Scenes
+	Executor worker.Executor
+	Queue    Queue
+	Maps     Maps
+	// Towers is the current tower snapshot (the towers of /analyze and
+	// /analyze_link).
+	Towers func() appliance.TowerIndex
+	// NewID returns a fresh job id (jobs.NewID).
+	NewID func() (string, error)
+	// MaxAttempts and MaxInterruptions of a link job (0: 3 and 10).
+	MaxAttempts, MaxInterruptions int
+	// Metrics receives linkplan_raytrace_units_total; nil: none.
+	Metrics *metrics.Set
+	Log     *slog.Logger
+
+	once sync.Once
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
+}
+
+// Unit kinds and outcomes of linkplan_raytrace_units_total.
+var (
+	UnitKinds    = []string{"map_band", "point"}
+	UnitOutcomes = []string{"canceled", "crashed", "error", "invalid", "ok", "unavailable"}
+)
+
+// UnitSeries is the series of linkplan_raytrace_units_total for a unit
+// kind and an outcome.
+func UnitSeries(kind, outcome string) string {
+	return `linkplan_raytrace_units_total{kind="` + kind + `",outcome="` + outcome + `"}`
+}
+
+// count counts one unit by its outcome.
+func (s *Service) count(kind string, err error, ctx context.Context) {
+	if s.Metrics == nil {
+		return
+	}
+	s.once.Do(func() {
+		for _, k := range UnitKinds {
+			for _, o := range UnitOutcomes {
+				s.Metrics.GetOrCreateCounter(UnitSeries(k, o))
+			}
+		}
+	})
+	s.Metrics.GetOrCreateCounter(UnitSeries(kind, outcome(ctx, err))).Inc()
+}
+
+func outcome(ctx context.Context, err error) string {
+	var ce *appliance.ExecutorCrashError
+	switch {
+	case err == nil:
+		return "ok"
+	case ctx.Err() != nil:
+		return "canceled"
+	case errors.As(err, &ce):
+		return "crashed"
+	case errors.Is(err, appliance.ErrInvalid):
+		return "invalid"
+	case errors.Is(err, appliance.ErrUnavailable):
+		return "unavailable"
+	}
+	return "error"
+}
+
+// allowed refuses tiers below Enterprise: the raytrace engine's tiers
+// (SPEC §2.5).
+func allowed(k *appliance.APIKey) error {
+	if k == nil {
+		return fmt.Errorf("raytrace: no API key: %w", appliance.ErrUnauthenticated)
+	}
+	if k.Role == appliance.RoleAdmin || k.Tier.AtLeast(appliance.TierEnterprise) {
+		return nil
+	}
+	return fmt.Errorf("the raytrace engine needs the Enterprise or Ultra tier (this key is %s): %w", k.Tier, appliance.ErrForbidden)
+}
+
+// layer is a tenant's layer with its scene.
+type layer struct {
+	l     *appliance.BuildingLayer
+	scene *raytrace.Scene
+	hash  string
+}
+
+// layerOf finds the tenant's layer and its scene (built once, cached);
+// field names the request field holding the id.
+func (s *Service) layerOf(tenantID, id, field string) (*layer, error) {
+	if id == "" {
+		return nil, appliance.Invalid(field, "is required: the id of one of your building layers (GET /buildings/layers)")
+	}
+	l, _, err := s.Layers.BuildingLayer(tenantID, id, false)
+	if err != nil {
+		if errors.Is(err, appliance.ErrNotFound) {
+			return nil, fmt.Errorf("building layer %s (%s): %w", truncate(id, 64), field, appliance.ErrNotFound)
+		}
+		return nil, fmt.Errorf("building layer %s: %w", truncate(id, 64), err)
+	}
+	sc, err := s.Scenes.Cached(l, func() ([]appliance.Building, error) {
+		_, bs, err := s.Layers.BuildingLayer(tenantID, id, true)
+		return bs, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building layer %s: %w", l.ID, err)
+	}
+	h := sc.Hash()
+	return &layer{l: l, scene: sc, hash: hex.EncodeToString(h[:])}, nil
+}
+
+// sceneRef names the layer's scene for the executor; its input is loaded
+// from the store only when the executor does not hold the scene.
+func (s *Service) sceneRef(tenantID string, ly *layer) worker.Scene {
+	return worker.Scene{Hash: ly.hash, Input: func(ctx context.Context) (*raytrace.SceneInput, error) {
+		l, bs, err := s.Layers.BuildingLayer(tenantID, ly.l.ID, true)
+		if err != nil {
+			return nil, fmt.Errorf("building layer %s: %w", ly.l.ID, err)
+		}
+		in, _, err := s.Scenes.Input(l, bs)
+		if err != nil {
+			return nil, err
+		}
+		return &in, nil
+	}}
+}
+
+// inFrame checks that p is within the layer's traced frame.
+func inFrame(v *appliance.ValidationError, field string, f raytrace.Frame, p appliance.LatLon) {
+	if !p.Valid() {
+		return // named by the caller's own checks
+	}
+	x, y := f.ToLocal(p)
+	if d := math.Hypot(x, y); d > raytrace.MaxFrameM {
+		v.Add(field, "is %.0f m from the building layer's centre %v; the raytrace engine traces positions within %g m of it", d, f.Origin, raytrace.MaxFrameM)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

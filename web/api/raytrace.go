@@ -1,0 +1,291 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"linkplan/appliance"
+	"linkplan/appliance/coverage"
+	"linkplan/appliance/raytracing"
+	"linkplan/appliance/tenancy"
+	"linkplan/engines/raytrace"
+)
+
+// Raytracer runs the asynchronous raytrace engine (appliance/raytracing):
+// link jobs on the analysis routes and radio maps.
+type Raytracer interface {
+	SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt raytrace.Options, warnings []appliance.Warning) (*appliance.Job, error)
+	SubmitPair(ctx context.Context, k *appliance.APIKey, req appliance.PairRequest, layerID string, opt raytrace.Options, warnings []appliance.Warning) (*appliance.Job, error)
+	SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx raytracing.Site, freqMHz float64, layerID string, opt raytrace.Options) (*appliance.Job, error)
+	StartMap(ctx context.Context, k *appliance.APIKey, req raytracing.MapRequest, requestID string) (*coverage.Map, error)
+}
+
+// Route of the raytrace radio map.
+const routeRaytraceMap = "/coverage/raytrace"
+
+func (a *API) registerRaytrace(r *mux.Router) {
+	r.HandleFunc(routeRaytraceMap, a.wrap(a.ready(a.authed(a.startRaytraceMap)))).Methods(http.MethodPost)
+}
+
+// raytraceJSON is the "raytrace" member of a request that names engine
+// raytrace: the building layer and the engine's options (absent: the
+// defaults of raytrace.DefaultOptions, with the power sum on maps).
+type raytraceJSON struct {
+	LayerID           *string  `json:"layer_id"`
+	MaxReflections    *int     `json:"max_reflections"`
+	Diffraction       *bool    `json:"diffraction"`
+	DiffractionRangeM *float64 `json:"diffraction_range_m"`
+	GroundReflection  *bool    `json:"ground_reflection"`
+	Transmission      *bool    `json:"transmission"`
+	Sum               *string  `json:"sum"`
+	Polarization      *string  `json:"polarization"`
+}
+
+// params returns the layer id and the options, the defaults with sum as
+// the default sum.
+func (q *raytraceJSON) params(sum raytrace.SumMode) (string, raytrace.Options) {
+	opt := raytrace.DefaultOptions()
+	opt.Sum = sum
+	if q == nil {
+		return "", opt
+	}
+	layer := ""
+	if q.LayerID != nil {
+		layer = *q.LayerID
+	}
+	if q.MaxReflections != nil {
+		opt.MaxReflections = *q.MaxReflections
+	}
+	if q.Diffraction != nil {
+		opt.Diffraction = *q.Diffraction
+	}
+	if q.DiffractionRangeM != nil {
+		opt.DiffractionRangeM = *q.DiffractionRangeM
+	}
+	if q.GroundReflection != nil {
+		opt.GroundReflection = *q.GroundReflection
+	}
+	if q.Transmission != nil {
+		opt.Transmission = *q.Transmission
+	}
+	if q.Sum != nil {
+		opt.Sum = raytrace.SumMode(*q.Sum)
+	}
+	if q.Polarization != nil {
+		opt.Polarization = raytrace.Polarization(*q.Polarization)
+	}
+	return layer, opt
+}
+
+var errNoRaytrace = &httpError{status: http.StatusServiceUnavailable, code: "unavailable",
+	msg: "the raytrace engine is not served on this appliance: its raytrace worker is not configured"}
+
+// raytraceAsked reports a request that names engine raytrace, after the
+// engine's tier rule (403 below Enterprise) and the worker's presence
+// (503); a "raytrace" member without the engine is a 422.
+func (a *API) raytraceAsked(k *appliance.APIKey, engine *string, params *raytraceJSON) (bool, error) {
+	if engine == nil || appliance.EngineID(*engine) != appliance.EngineRaytrace {
+		if params != nil {
+			return false, appliance.Invalid("raytrace", "is for engine \"raytrace\" only")
+		}
+		return false, nil
+	}
+	if err := tenancy.RequireTier(k, appliance.TierEnterprise); err != nil {
+		return false, err
+	}
+	if a.Raytrace == nil {
+		return false, errNoRaytrace
+	}
+	return true, nil
+}
+
+// acceptJob answers 202 with the job (the object GET /jobs/{id} returns)
+// and its Location.
+func acceptJob(w http.ResponseWriter, j *appliance.Job) (any, error) {
+	w.Header().Set("Location", "/jobs/"+j.ID)
+	writeJSON(w, http.StatusAccepted, jobJSON(j, time.Now()))
+	return nil, nil
+}
+
+// raytraceEnginesPredict is engine raytrace on POST
+// /coverage/engines/predict: the body is an engine case in terrain mode
+// (tx, rx, frequency_mhz) with a "raytrace" member; an explicit profile
+// cannot be ray traced (it has no positions for buildings).
+func (a *API) raytraceEnginesPredict(w http.ResponseWriter, r *http.Request, body []byte) (any, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is not a JSON object"}
+	}
+	var params *raytraceJSON
+	if rt, ok := raw["raytrace"]; ok {
+		params = &raytraceJSON{}
+		if err := decodeBytes(rt, params, maxArrayElements); err != nil {
+			return nil, prefixFields(err, "raytrace.")
+		}
+	}
+	delete(raw, "raytrace")
+	if _, ok := raw["profile"]; ok {
+		return nil, appliance.Invalid("profile", "engine raytrace traces positions over a building layer: give tx and rx, not an explicit profile")
+	}
+	rest, err := json.Marshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	c, err := parseCaseBytes(rest)
+	if err != nil {
+		return nil, err
+	}
+	k := keyFrom(r.Context())
+	layer, opt := params.params(raytrace.SumCoherent)
+	j, err := a.Raytrace.SubmitCase(r.Context(), k, raytracing.Site{Lat: c.Tx.Lat, Lon: c.Tx.Lon, HeightM: c.Tx.HeightM},
+		raytracing.Site{Lat: c.Rx.Lat, Lon: c.Rx.Lon, HeightM: c.Rx.HeightM}, c.FrequencyMHz, layer, opt)
+	if err != nil {
+		return nil, err
+	}
+	return acceptJob(w, j)
+}
+
+// raytraceMapRequest is the body of POST /coverage/raytrace.
+type raytraceMapRequest struct {
+	LayerID      *string   `json:"layer_id"`
+	TowerID      *string   `json:"tower_id"`
+	Site         *siteJSON `json:"site"`
+	FrequencyMHz *float64  `json:"frequency_mhz"`
+	BBox         *bboxJSON `json:"bbox"`
+	RadiusM      *float64  `json:"radius_m"`
+	ResolutionM  *float64  `json:"resolution_m"`
+	RxHeightM    *float64  `json:"rx_height_m"`
+	// The engine's options, as the "raytrace" member of the analysis
+	// routes (its layer_id is not used here).
+	MaxReflections    *int     `json:"max_reflections"`
+	Diffraction       *bool    `json:"diffraction"`
+	DiffractionRangeM *float64 `json:"diffraction_range_m"`
+	GroundReflection  *bool    `json:"ground_reflection"`
+	Transmission      *bool    `json:"transmission"`
+	Sum               *string  `json:"sum"`
+	Polarization      *string  `json:"polarization"`
+}
+
+// toDomain maps the body onto the service's request; the transmitter is
+// the tower of tower_id (visible to the key) or the site.
+func (a *API) raytraceMapDomain(k *appliance.APIKey, q *raytraceMapRequest) (raytracing.MapRequest, error) {
+	v := &appliance.ValidationError{}
+	var req raytracing.MapRequest
+	if q.LayerID == nil {
+		v.Add("layer_id", "is required: the id of one of your building layers (GET /buildings/layers)")
+	} else {
+		req.LayerID = *q.LayerID
+	}
+	if q.FrequencyMHz == nil {
+		v.Add("frequency_mhz", "is required")
+	}
+	site := coverage.Request{FreqMHz: num(q.FrequencyMHz), AzimuthDeg: math.NaN(), RxHeightM: num(q.RxHeightM), ResolutionM: num(q.ResolutionM)}
+	for _, p := range []struct {
+		v     *float64
+		field string
+	}{{q.RxHeightM, "rx_height_m"}, {q.ResolutionM, "resolution_m"}, {q.RadiusM, "radius_m"}} {
+		if p.v != nil && !(*p.v > 0) {
+			v.Add(p.field, "must be greater than 0, got %g", *p.v)
+		}
+	}
+	req.RadiusM = num(q.RadiusM)
+	switch {
+	case q.TowerID != nil && q.Site != nil:
+		v.Add("tower_id", "give tower_id or site, not both")
+	case q.TowerID != nil:
+		t, ok := a.Towers().Get(*q.TowerID)
+		if !ok || !t.VisibleTo(k.TenantID) {
+			if err := v.Err(); err != nil {
+				return req, err
+			}
+			return req, &httpError{status: http.StatusNotFound, code: "not_found", msg: "tower " + truncate(*q.TowerID, 64) + " not found"}
+		}
+		site.Tx, site.TxHeightM, site.AzimuthDeg, site.Transmitter = t.Pos(), t.HeightM, t.AzimuthDeg, coverage.TowerTransmitter(t)
+		if site.TxHeightM <= 0 {
+			site.TxHeightM = 30
+		}
+		site.EIRPDBm = coverage.DefaultEIRPDBm
+		if t.HasERP() {
+			site.EIRPDBm = t.ERPDBm + 2.15
+		}
+	case q.Site != nil:
+		st := q.Site
+		for _, f := range []struct {
+			p    *float64
+			name string
+		}{{st.Lat, "site.lat"}, {st.Lon, "site.lon"}, {st.HeightM, "site.height_m"}, {st.EIRPDBm, "site.eirp_dbm"}} {
+			if f.p == nil {
+				v.Add(f.name, "is required")
+			}
+		}
+		site.Tx, site.TxHeightM, site.EIRPDBm, site.BeamwidthDeg = appliance.LatLon{Lat: num(st.Lat), Lon: num(st.Lon)}, num(st.HeightM), num(st.EIRPDBm), num(st.BeamwidthDeg)
+		if st.AzimuthDeg != nil {
+			site.AzimuthDeg = *st.AzimuthDeg
+		}
+	default:
+		v.Add("tower_id", "give tower_id or site")
+	}
+	if q.BBox != nil {
+		b := q.BBox
+		if b.MinLat == nil || b.MinLon == nil || b.MaxLat == nil || b.MaxLon == nil {
+			v.Add("bbox", "needs min_lat, min_lon, max_lat and max_lon")
+		} else if !(*b.MinLat < *b.MaxLat && *b.MinLon < *b.MaxLon) || *b.MinLat < -90 || *b.MaxLat > 90 || *b.MinLon < -180 || *b.MaxLon > 180 {
+			v.Add("bbox", "must have min_lat < max_lat and min_lon < max_lon within WGS84 ranges")
+		} else {
+			req.BBox = &appliance.BBox{MinLat: *b.MinLat, MinLon: *b.MinLon, MaxLat: *b.MaxLat, MaxLon: *b.MaxLon}
+		}
+	}
+	rt := &raytraceJSON{MaxReflections: q.MaxReflections, Diffraction: q.Diffraction, DiffractionRangeM: q.DiffractionRangeM,
+		GroundReflection: q.GroundReflection, Transmission: q.Transmission, Sum: q.Sum, Polarization: q.Polarization}
+	_, req.Options = rt.params(raytrace.SumPower)
+	req.Site = site
+	return req, v.Err()
+}
+
+// startRaytraceMap: POST /coverage/raytrace starts a raytrace radio map
+// and streams its events, as POST /coverage/heatmap does (the map's
+// state, events and exports are at /coverage/heatmap/{id}).
+func (a *API) startRaytraceMap(w http.ResponseWriter, r *http.Request) (any, error) {
+	var q raytraceMapRequest
+	if err := decode(r, &q); err != nil {
+		return nil, err
+	}
+	k := keyFrom(r.Context())
+	if err := tenancy.RequireTier(k, appliance.TierEnterprise); err != nil {
+		return nil, err
+	}
+	if a.Raytrace == nil || a.Heatmaps == nil {
+		return nil, errNoRaytrace
+	}
+	req, err := a.raytraceMapDomain(k, &q)
+	if err != nil {
+		return nil, err
+	}
+	mp, err := a.Raytrace.StartMap(r.Context(), k, req, requestID(r.Context()))
+	if err != nil {
+		return nil, err
+	}
+	return nil, a.streamMap(w, r, mp, lastEventID(r))
+}
+
+// bodyEngine reads the "engine" member of a JSON body, nil when absent or
+// not a string.
+func bodyEngine(body []byte) *string {
+	var head struct {
+		Engine json.RawMessage `json:"engine"`
+	}
+	if json.Unmarshal(body, &head) != nil || len(head.Engine) == 0 {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(bytes.TrimSpace(head.Engine), &s) != nil {
+		return nil
+	}
+	return &s
+}
