@@ -1,6 +1,7 @@
 package raytrace
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -24,7 +25,7 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := s.newCtx(Antenna{Pos: f.ToLatLon(5, 5), HeightM: 25}, nil, 2600, DefaultOptions(), 1.5, 1.5, false, false)
+	c, _, _ := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(5, 5), HeightM: 25}, nil, 2600, DefaultOptions(), 1.5, 1.5, false, false)
 	w := newWorker(c)
 	rxs := []vec3{{-150, 50, 1.5}, {20, -20, 1.5}, {190, 150, 1.5}, {-10, 140, 1.5}}
 	for _, rx := range rxs { // warm the worker's growable lists

@@ -2,8 +2,10 @@ package raytrace_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/cmplx"
+	"strings"
 	"testing"
 
 	"linkplan/appliance"
@@ -66,5 +68,30 @@ func TestWallTransmission(t *testing.T) {
 	req.Options = opt
 	if r, err = s.Point(context.Background(), req); err != nil || r.Reachable {
 		t.Fatalf("without transmission the block stops the only path: reachable %v, %v", r.Reachable, err)
+	}
+}
+
+// TestThirdOrderTreeBounded: three reflections over a 144-building scene
+// would make about two million reflection sequences (7 s and 400 MB per
+// transmitter); the trace refuses it with a validation error naming
+// max_reflections, and a cancelled context stops the tree's construction.
+func TestThirdOrderTreeBounded(t *testing.T) {
+	s := cityScene(t, 500, 144, 1000)
+	l := benchLinks(s, 1)[0]
+	l.Options.MaxReflections = 3
+	_, err := s.Point(context.Background(), l)
+	var v *appliance.ValidationError
+	if !errors.As(err, &v) || !strings.Contains(err.Error(), "max_reflections") {
+		t.Fatalf("third order over 144 buildings: %v, want a validation error naming max_reflections", err)
+	}
+	l.Options.MaxReflections = 2
+	if _, err := s.Point(context.Background(), l); err != nil {
+		t.Fatalf("second order: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	l.Options.MaxReflections = 3
+	if _, err := s.Point(ctx, l); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
 	}
 }

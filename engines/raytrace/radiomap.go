@@ -111,7 +111,10 @@ func (s *Scene) Map(ctx context.Context, r MapRequest) (MapResult, error) {
 			}
 		}
 	}
-	c, warns := s.newCtx(r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
+	c, warns, err := s.newCtx(ctx, r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
+	if err != nil {
+		return MapResult{}, fmt.Errorf("raytrace map: %w", err)
+	}
 	n := r.NX * r.NY
 	out := MapResult{EngineVersion: Version, NX: r.NX, NY: r.NY, ReceivedPowerDBm: make([]float32, n),
 		PathLossDB: make([]float32, n), RMSDelaySpreadNs: make([]float32, n), Flags: make([]uint8, n)}
@@ -399,7 +402,10 @@ func (s *Scene) Receivers(ctx context.Context, r ReceiversRequest) ([]Result, er
 		rxs[i] = vec3{x, y, s.groundAt(x, y) + a.HeightM}
 		zMin, zMax = math.Min(zMin, rxs[i].Z), math.Max(zMax, rxs[i].Z)
 	}
-	c, warns := s.newCtx(r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
+	c, warns, err := s.newCtx(ctx, r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
+	if err != nil {
+		return nil, fmt.Errorf("raytrace receivers: %w", err)
+	}
 	out := make([]Result, len(rxs))
 	workers := r.Workers
 	if workers == 0 {

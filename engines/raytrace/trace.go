@@ -206,7 +206,7 @@ type traceCtx struct {
 	txInside bool
 }
 
-func (s *Scene) newCtx(tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning) {
+func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning, error) {
 	c := &traceCtx{s: s, opt: opt, txPat: tx.Pattern, rxPat: rxPat, naive: naive}
 	c.lambda = speedOfLight / (freqMHz * 1e6)
 	c.k = 2 * math.Pi / c.lambda
@@ -238,8 +238,12 @@ func (s *Scene) newCtx(tx Antenna, rxPat Pattern, freqMHz float64, opt Options, 
 	if pointMode && !naive && treeOrder <= 2 {
 		c.pairing, treeOrder = true, min(treeOrder, 1)
 	}
-	c.tree = s.buildTree(c.tx, treeOrder, opt.GroundReflection, rxZMin, rxZMax, naive)
-	return c, warns
+	tree, err := s.buildTree(ctx, c.tx, treeOrder, opt.GroundReflection, rxZMin, rxZMax, naive)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.tree = tree
+	return c, warns, nil
 }
 
 // Validate checks a point request.
@@ -302,8 +306,8 @@ func (s *Scene) validatePoint(r PointRequest) error {
 func (s *Scene) point(ctx context.Context, r PointRequest, naive bool) (Result, error) {
 	x, y := s.frame.ToLocal(r.Rx.Pos)
 	rx := vec3{x, y, s.groundAt(x, y) + r.Rx.HeightM}
-	c, warns := s.newCtx(r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rx.Z, rx.Z, naive, true)
-	if err := ctx.Err(); err != nil {
+	c, warns, err := s.newCtx(ctx, r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rx.Z, rx.Z, naive, true)
+	if err != nil {
 		return Result{}, fmt.Errorf("raytrace point: %w", err)
 	}
 	w := newWorker(c)
