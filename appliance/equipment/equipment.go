@@ -174,6 +174,18 @@ func (in RadioInput) radio() *appliance.Radio {
 	return r
 }
 
+// Build returns the radio in describes, normalised (names trimmed,
+// widths ascending) and validated, without storing it: an inline radio
+// of a point-to-point request (appliance/ptp). A bad field is an
+// appliance.ValidationError naming it.
+func (in RadioInput) Build() (*appliance.Radio, error) {
+	r := in.radio()
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // CreateRadio validates in and stores it as a new radio of the key's
 // tenant within the tier's cap. Audited equipment.create.
 func (s *Service) CreateRadio(ctx context.Context, k *appliance.APIKey, in RadioInput) (*appliance.Radio, error) {
