@@ -34,10 +34,10 @@ func inlineDish11(t testing.TB) *appliance.Antenna {
 }
 
 type rioPath struct {
-	name       string
-	a, b       appliance.PTPEnd
+	name        string
+	a, b        appliance.PTPEnd
 	freq, chMHz float64
-	obstructed bool
+	obstructed  bool
 }
 
 // rioPaths are five real Rio de Janeiro paths on the embedded SRTM3
