@@ -75,9 +75,6 @@ type PTPRequest struct {
 	R001MMH float64
 	// TenantID reads the catalogue ids as this tenant sees them.
 	TenantID string
-	// IncludeProfile keeps the whole profile in the answer's Path (the
-	// report always has it); otherwise only the summary figures.
-	IncludeProfile bool
 }
 
 // DefaultPTPTargetPct is the availability target of a request that gives

@@ -361,9 +361,6 @@ func (s *Service) Plan(ctx context.Context, req appliance.PTPRequest) (*applianc
 	if out.Clearance, err = clearanceRules(prof, &req); err != nil {
 		return nil, fmt.Errorf("point-to-point link: %w", err)
 	}
-	if !req.IncludeProfile {
-		out.Path.Profile = nil
-	}
 
 	// Path and engine warnings first (the planner's order), then the
 	// equipment's, the clearance rules', the availability's.
