@@ -406,11 +406,23 @@ func (s *Service) create(ctx context.Context, k *appliance.APIKey, a *appliance.
 	return a, nil
 }
 
-// ImportAntenna parses a pattern file (engines/antfile) and stores it as
-// a new antenna of the key's tenant within the tier's cap. A malformed
-// file is an appliance.ErrInvalid naming the line (field "file"). The
-// file's warnings travel with the antenna. Audited equipment.create.
+// ImportAntenna parses a pattern file (ParseAntennaFile) and stores it as
+// a new antenna of the key's tenant within the tier's cap. Audited
+// equipment.create.
 func (s *Service) ImportAntenna(ctx context.Context, k *appliance.APIKey, in ImportInput) (*appliance.Antenna, error) {
+	a, err := ParseAntennaFile(in)
+	if err != nil {
+		return nil, err
+	}
+	return s.create(ctx, k, a)
+}
+
+// ParseAntennaFile parses a pattern file (engines/antfile) into an
+// antenna without storing it (the import route, and the CLI's antennas
+// given as files). A malformed file is an appliance.ErrInvalid naming the
+// line (field "file"); a file that states no gain, without in.GainDBi, is
+// one naming gain_dbi. The file's warnings travel with the antenna.
+func ParseAntennaFile(in ImportInput) (*appliance.Antenna, error) {
 	f, err := antfile.Parse(in.FileName, in.Data, in.Format)
 	if err != nil {
 		var le *antfile.LineError
@@ -439,7 +451,7 @@ func (s *Service) ImportAntenna(ctx context.Context, k *appliance.APIKey, in Imp
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	return s.create(ctx, k, &a)
+	return &a, nil
 }
 
 // UpdateAntenna replaces the tenant's antenna id by in (built-ins are

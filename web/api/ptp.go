@@ -250,7 +250,7 @@ func (a *API) planPTP(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ptpJSON(l, string(l.Request.Engine)), nil
+	return PTPResponseOf(l, string(l.Request.Engine)), nil
 }
 
 // reportPTP is POST /reports/ptp: the PDF report of the link, in the
@@ -502,9 +502,10 @@ func nonNilWarnings(ws []appliance.Warning) []appliance.Warning {
 	return ws
 }
 
-// ptpJSON is the wire form of a link; asked is the engine requested
+// PTPResponseOf is the wire form of a link (the body of POST /links/ptp,
+// also printed by `linkplan ptp --json`); asked is the engine requested
 // (after the tier rules).
-func ptpJSON(l *appliance.PTPLink, asked string) PTPResponse {
+func PTPResponseOf(l *appliance.PTPLink, asked string) PTPResponse {
 	req := &l.Request
 	out := PTPResponse{A: ptpEndJSONOf(&req.A, &l.A), B: ptpEndJSONOf(&req.B, &l.B), DistanceKm: r3(l.DistanceKm),
 		FrequencyMHz: r3(req.FreqMHz), ChannelMHz: r3(req.ChannelMHz), Polarization: string(req.Polarization),
