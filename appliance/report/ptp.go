@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"linkplan/appliance"
@@ -286,7 +288,7 @@ func (r *ptpRenderer) availability() {
 		return
 	}
 	p.Ln(1)
-	wr := []float64{36, 36, 36, 36, 36}
+	wr := []float64{44, 34, 30, 36, 36}
 	al := []string{"R", "R", "", "R", "R"}
 	r.head([]string{pt.target, pt.needed, pt.bound, pt.rainOnly, pt.multipathOnly}, wr, al...)
 	for i, q := range l.Required {
@@ -300,7 +302,7 @@ func (r *ptpRenderer) availability() {
 			{pt.r001, r.unit(c.R001MMH, 2, "mm/h"), pt.p0, r.num(c.P0RainPct, 3) + " %"},
 			{pt.gammaR, r.unit(c.GammaRDBPerKm, 3, "dB/km"), pt.a001, r.unit(c.A001DB, 2, "dB")},
 			{"dN1", r.num(c.DN1, 1), pt.roughness, r.unit(c.SaM, 1, "m")},
-			{pt.geoclimatic, fmt.Sprintf("%.3e", c.GeoclimaticK), pt.inclination, r.unit(c.InclinationMrad, 2, "mrad")},
+			{pt.geoclimatic, r.sci(c.GeoclimaticK, 3), pt.inclination, r.unit(c.InclinationMrad, 2, "mrad")},
 			{pt.gasRate, r.unit(c.GasDBPerKm, 4, "dB/km"), pt.air, r.unit(c.TemperatureK-273.15, 1, "°C") + ", " + r.unit(c.WaterVapourGM3, 2, "g/m³")},
 		}
 		for i, cells := range rows {
@@ -469,7 +471,7 @@ func (l Language) ptpWords() *ptpTexts {
 			notComputed: "A disponibilidade não foi calculada para este enlace (ver avisos); a modulação recomendada é a mais rápida com margem positiva em céu claro.",
 			needed:      "Margem necessária", bound: "Limite", rainOnly: "Só chuva", multipathOnly: "Só multipercurso",
 			exact: "exata", atLeast: "no mínimo", atMost: "no máximo",
-			p0: "Probabilidade anual de chuva", gammaR: "Atenuação específica de chuva em R0,01", a001: "Atenuação por chuva em 0,01 %",
+			p0: "Probabilidade anual de chuva", gammaR: "Atenuação específica em R0,01", a001: "Atenuação por chuva em 0,01 %",
 			roughness: "Rugosidade do terreno s_a", geoclimatic: "Fator geoclimático K", inclination: "Inclinação do trajeto",
 			gasRate: "Atenuação gasosa específica", air: "Ar (temperatura, vapor d'água)", r001Source: "Origem de R0,01",
 			sources: "Fontes dos dados e métodos", r001: "R0,01 (chuva, 0,01 % do ano)", art: "ART (Anotação de Responsabilidade Técnica)",
@@ -502,4 +504,19 @@ func (l Language) ptpWords() *ptpTexts {
 		gasRate: "Gaseous specific attenuation", air: "Air (temperature, water vapour)", r001Source: "Source of R0.01",
 		sources: "Data and method sources", r001: "R0.01 (rain rate, 0.01 % of the year)", art: "ART (technical responsibility record)",
 	}
+}
+
+// sci formats v in scientific notation with dec decimals in the
+// mantissa, in the document's language (1.835e-5, 1,835e-5).
+func (r *ptpRenderer) sci(v float64, dec int) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return r.num(v, dec)
+	}
+	exp := int(math.Floor(math.Log10(math.Abs(v))))
+	m := v / math.Pow(10, float64(exp))
+	if math.Abs(m) >= 10-0.5*math.Pow(10, -float64(dec)) { // rounds up to 10
+		m /= 10
+		exp++
+	}
+	return r.num(m, dec) + "e" + strconv.Itoa(exp)
 }

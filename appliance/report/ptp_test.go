@@ -75,9 +75,9 @@ func TestWritePTPText(t *testing.T) {
 	}{
 		{English, true, []string{"Point-to-point link report", "Serra ↔ Vale", "694201357", "not given", "Dish 38 dBi", "≥ 99.99900",
 			"99.97123", "Recommended modulation", "QPSK (42.0 Mbit/s)", "at least", "Height (m AMSL)", "Distance from A (km)",
-			"28027230212345678", "Maria Souza", "ITU-R P.530-17 §2.4.1", "terrain: SRTM3 sample", "R0.01 (rain rate, 0.01 % of the year)", Disclaimer}},
+			"28027230212345678", "Maria Souza", "ITU-R P.530-17 §2.4.1", "1.800e-5", "terrain: SRTM3 sample", "R0.01 (rain rate, 0.01 % of the year)", Disclaimer}},
 		{Portuguese, true, []string{"Relatório de enlace ponto a ponto", "Nº da estação Anatel", "não informado", "99,97123",
-			"Margem necessária", "no mínimo", "Altitude (m)", "ART (Anotação de Responsabilidade Técnica)", Disclaimer}},
+			"Margem necessária", "no mínimo", "1,800e-5", "Atenuação específica em R0,01", "Altitude (m)", "ART (Anotação de Responsabilidade Técnica)", Disclaimer}},
 		{English, false, []string{"The availability was not computed", "availability_not_computed"}},
 	} {
 		in := samplePTP(t, c.avail)
