@@ -197,8 +197,11 @@ func (a *API) ptpDomain(r *http.Request, q *ptpRequest) (appliance.PTPRequest, s
 		ptp.Defaults(&chk)
 		var pv *appliance.ValidationError
 		if errors.As(ptp.Validate(&chk), &pv) {
+			// The distance between the ends means nothing when a
+			// coordinate is missing (it reads as 0).
+			noPos := seen["a.lat"] || seen["a.lon"] || seen["b.lat"] || seen["b.lon"]
 			for _, f := range pv.Fields {
-				if seen[f.Field] || inline[strings.TrimSuffix(f.Field, "_id")] {
+				if seen[f.Field] || inline[strings.TrimSuffix(f.Field, "_id")] || noPos && f.Field == "b" {
 					continue
 				}
 				seen[f.Field] = true
