@@ -126,7 +126,7 @@ const (
 	ActionJobCancel       = "job.cancel"           // POST /jobs/{id}/cancel
 	ActionJobQuarantine   = "job.quarantine"       // a job the process died at twice (appliance/jobs), failed for good
 	ActionMapStart        = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
-	ActionReportPDF       = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
+	ActionReportPDF       = "report.pdf"           // POST /reports/link, /reports/ptp (a PDF of the monthly quota)
 	// appliance/observations
 	ActionObservationIngest          = "observation.ingest"           // rows stored by a submission
 	ActionObservationConsentApply    = "observation.consent.apply"    // consent stamping script --apply (SPEC §3)

@@ -32,7 +32,7 @@
 //	POST /batch_reports (queued), POST      job.submit              store.Enqueue (appliance/jobs), with the job
 //	  /plan_repeater (queued)
 //	POST /jobs/{id}/cancel                  job.cancel              store.Cancel, with the cancel
-//	POST /reports/link                      report.pdf              store.ReservePDFs, with the PDF reservation
+//	POST /reports/link, /reports/ptp        report.pdf              store.ReservePDFs, with the PDF reservation
 //	POST /coverage/heatmap, /best_server    coverage.map.start      appended right after the in-memory map starts
 //	GET /admin/audit                        admin.audit.read        appended before the page is read
 //	GET /admin/tenants                      admin.tenants.list      appended before the page is read (appliance/tenancy;

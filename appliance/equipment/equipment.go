@@ -174,6 +174,18 @@ func (in RadioInput) radio() *appliance.Radio {
 	return r
 }
 
+// Build returns the radio in describes, normalised (names trimmed,
+// widths ascending) and validated, without storing it: an inline radio
+// of a point-to-point request (appliance/ptp). A bad field is an
+// appliance.ValidationError naming it.
+func (in RadioInput) Build() (*appliance.Radio, error) {
+	r := in.radio()
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // CreateRadio validates in and stores it as a new radio of the key's
 // tenant within the tier's cap. Audited equipment.create.
 func (s *Service) CreateRadio(ctx context.Context, k *appliance.APIKey, in RadioInput) (*appliance.Radio, error) {
@@ -394,11 +406,23 @@ func (s *Service) create(ctx context.Context, k *appliance.APIKey, a *appliance.
 	return a, nil
 }
 
-// ImportAntenna parses a pattern file (engines/antfile) and stores it as
-// a new antenna of the key's tenant within the tier's cap. A malformed
-// file is an appliance.ErrInvalid naming the line (field "file"). The
-// file's warnings travel with the antenna. Audited equipment.create.
+// ImportAntenna parses a pattern file (ParseAntennaFile) and stores it as
+// a new antenna of the key's tenant within the tier's cap. Audited
+// equipment.create.
 func (s *Service) ImportAntenna(ctx context.Context, k *appliance.APIKey, in ImportInput) (*appliance.Antenna, error) {
+	a, err := ParseAntennaFile(in)
+	if err != nil {
+		return nil, err
+	}
+	return s.create(ctx, k, a)
+}
+
+// ParseAntennaFile parses a pattern file (engines/antfile) into an
+// antenna without storing it (the import route, and the CLI's antennas
+// given as files). A malformed file is an appliance.ErrInvalid naming the
+// line (field "file"); a file that states no gain, without in.GainDBi, is
+// one naming gain_dbi. The file's warnings travel with the antenna.
+func ParseAntennaFile(in ImportInput) (*appliance.Antenna, error) {
 	f, err := antfile.Parse(in.FileName, in.Data, in.Format)
 	if err != nil {
 		var le *antfile.LineError
@@ -427,7 +451,7 @@ func (s *Service) ImportAntenna(ctx context.Context, k *appliance.APIKey, in Imp
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	return s.create(ctx, k, &a)
+	return &a, nil
 }
 
 // UpdateAntenna replaces the tenant's antenna id by in (built-ins are

@@ -50,6 +50,7 @@ func TestIssue20_FormatsDocumented(t *testing.T) {
 	}{
 		{"## Link results", geoexport.LinkSchema()},
 		{"## Link analysis", geoexport.LinkLineSchema()},
+		{"## Point-to-point link", geoexport.PTPSchema()},
 		{"## Coverage contours", coverage.ContourSchema()},
 	} {
 		name, s, text := c.section, c.schema, section(c.section)

@@ -41,28 +41,7 @@ func CheckPath(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) 
 	d := p.LengthM()
 	g0, gn := p.HeightsM[0], p.HeightsM[n-1]
 	tipT, tipR := g0+txHeightM, gn+rxHeightM
-	pts := make([]appliance.ProfilePoint, n)
-	ratio := make([]float64, n) // clearance / F1 of the intermediate samples
-	obst := -1
-	for i := range n {
-		d1 := p.DistancesM[i]
-		d2 := d - d1
-		pt := appliance.ProfilePoint{DistanceM: d1, GroundM: p.HeightsM[i], EffectiveGroundM: p.HeightsM[i],
-			LOSM: tipT + (tipR-tipT)*d1/d}
-		if p.VoidFilled != nil {
-			pt.VoidFilled = p.VoidFilled[i]
-		}
-		ratio[i] = math.Inf(1)
-		if i > 0 && i < n-1 && d1 > 0 && d2 > 0 {
-			pt.EffectiveGroundM += radio.EarthBulgeM(d1, d2, KFactor)
-			pt.F1RadiusM = radio.FresnelRadiusM(freqMHz, d1, d2)
-			ratio[i] = (pt.LOSM - pt.EffectiveGroundM) / pt.F1RadiusM
-			if obst < 0 || ratio[i] < ratio[obst] {
-				obst = i
-			}
-		}
-		pts[i] = pt
-	}
+	pts, ratio, obst := pathPoints(p, tipT, tipR, freqMHz, KFactor)
 	pc := &appliance.PathCheck{KFactor: KFactor, EffEarthRadiusM: radio.EffectiveEarthRadiusM(KFactor), FreqMHz: freqMHz, TxHeightM: txHeightM, RxHeightM: rxHeightM,
 		SamplesTotal: n, Profile: decimate(pts, ratio, MaxProfilePoints)}
 	if obst >= 0 {
@@ -77,6 +56,78 @@ func CheckPath(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz float64) 
 	pc.TxMinLOS = minHeight(pts, d, tipR, g0, 0, true)
 	pc.TxMinFresnel60 = minHeight(pts, d, tipR, g0, FresnelRule, true)
 	return pc, nil
+}
+
+// pathPoints returns the samples of p in the frame of the path check for
+// the effective earth radius factor k (antenna tips tipT and tipR, metres
+// AMSL), the clearance / F1 of each intermediate sample (+Inf at the ends)
+// and the index of the smallest (-1 without an intermediate sample; ties:
+// the one nearest the transmitter).
+func pathPoints(p *appliance.PathProfile, tipT, tipR, freqMHz, k float64) (pts []appliance.ProfilePoint, ratio []float64, obst int) {
+	n := p.Len()
+	d := p.LengthM()
+	pts = make([]appliance.ProfilePoint, n)
+	ratio = make([]float64, n)
+	obst = -1
+	for i := range n {
+		d1 := p.DistancesM[i]
+		d2 := d - d1
+		pt := appliance.ProfilePoint{DistanceM: d1, GroundM: p.HeightsM[i], EffectiveGroundM: p.HeightsM[i],
+			LOSM: tipT + (tipR-tipT)*d1/d}
+		if p.VoidFilled != nil {
+			pt.VoidFilled = p.VoidFilled[i]
+		}
+		ratio[i] = math.Inf(1)
+		if i > 0 && i < n-1 && d1 > 0 && d2 > 0 {
+			pt.EffectiveGroundM += radio.EarthBulgeM(d1, d2, k)
+			pt.F1RadiusM = radio.FresnelRadiusM(freqMHz, d1, d2)
+			ratio[i] = (pt.LOSM - pt.EffectiveGroundM) / pt.F1RadiusM
+			if obst < 0 || ratio[i] < ratio[obst] {
+				obst = i
+			}
+		}
+		pts[i] = pt
+	}
+	return pts, ratio, obst
+}
+
+// Rule is the outcome of one clearance rule (ClearanceRule).
+type Rule struct {
+	// ClearanceF1 is the smallest clearance / F1 over the intermediate
+	// samples (+Inf without one).
+	ClearanceF1 float64
+	// MinTx and MinRx are the smallest transmitter and receiver heights
+	// above ground, the other end as given, at which every intermediate
+	// sample is clear by fraction·F1 (the rounding and the cap of the
+	// package doc, "Path check").
+	MinTx, MinRx appliance.MinHeight
+}
+
+// ClearanceRule checks the rule "clearance ≥ fraction·F1 at every
+// intermediate sample" on profile p (index 0 the transmitter) for the
+// effective earth radius factor k (the geometry of CheckPath, whose
+// k = 4/3 is one case): the smallest clearance ratio and the minimum
+// antenna heights at either end. Its input is checked as CheckPath's,
+// plus k > 0 and a finite fraction ≥ 0.
+func ClearanceRule(p *appliance.PathProfile, txHeightM, rxHeightM, freqMHz, k, fraction float64) (Rule, error) {
+	if err := checkPathInput(p, txHeightM, rxHeightM, freqMHz); err != nil {
+		return Rule{}, fmt.Errorf("clearance rule: %w", err)
+	}
+	if !(k > 0) || math.IsInf(k, 0) || !(fraction >= 0) || math.IsInf(fraction, 0) {
+		return Rule{}, fmt.Errorf("clearance rule: k %g, fraction %g: %w", k, fraction, appliance.ErrInvalid)
+	}
+	n := p.Len()
+	d := p.LengthM()
+	g0, gn := p.HeightsM[0], p.HeightsM[n-1]
+	tipT, tipR := g0+txHeightM, gn+rxHeightM
+	pts, ratio, obst := pathPoints(p, tipT, tipR, freqMHz, k)
+	r := Rule{ClearanceF1: math.Inf(1)}
+	if obst >= 0 {
+		r.ClearanceF1 = ratio[obst]
+	}
+	r.MinRx = minHeight(pts, d, tipT, gn, fraction, false)
+	r.MinTx = minHeight(pts, d, tipR, g0, fraction, true)
+	return r, nil
 }
 
 // checkPathInput validates the input of CheckPath.

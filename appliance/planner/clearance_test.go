@@ -324,3 +324,38 @@ func TestCheckPathRoundsUpExactly(t *testing.T) {
 		})
 	}
 }
+
+// TestClearanceRuleHandComputed: the path of TestCheckPathHandComputed at
+// k = 2/3 and 30 % of F1. By hand: bulge 5000²/(2·(2/3)·6 371 000) =
+// 2.943023 m, effective obstacle 42.943023 m; the ray at 20 m leaves
+// −22.943023 m = −0.838052 F1. 30 % F1 needs (30 + R)/2 ≥ 42.943023 +
+// 8.212996: R = 72.312038 → 72.32 m; the tower, with the receiver at 10 m,
+// 92.312038 → 92.32 m. At k = 4/3 and 60 % the rule gives CheckPath's
+// figures.
+func TestClearanceRuleHandComputed(t *testing.T) {
+	p := flatProfile(3, 10000, 0, map[int]float64{1: 40})
+	r, err := planner.ClearanceRule(p, 30, 10, 1000, 2.0/3, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.ClearanceF1-(-22.943023073300893/27.376653283409205)) > 1e-9 || r.MinRx.HeightM != 72.32 || r.MinTx.HeightM != 92.32 ||
+		!r.MinRx.Achievable || !r.MinTx.Achievable {
+		t.Errorf("rule %+v", r)
+	}
+	pc, err := planner.CheckPath(p, 30, 10, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = planner.ClearanceRule(p, 30, 10, 1000, planner.KFactor, planner.FresnelRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ClearanceF1 != pc.Obstacle.ClearanceF1 || r.MinRx != pc.RxMinFresnel60 || r.MinTx != pc.TxMinFresnel60 {
+		t.Errorf("rule %+v, path check %+v", r, pc)
+	}
+	for _, bad := range [][2]float64{{0, 0.6}, {math.Inf(1), 0.6}, {4.0 / 3, -1}, {4.0 / 3, math.NaN()}} {
+		if _, err := planner.ClearanceRule(p, 30, 10, 1000, bad[0], bad[1]); !errors.Is(err, appliance.ErrInvalid) {
+			t.Errorf("k %g, fraction %g: %v", bad[0], bad[1], err)
+		}
+	}
+}

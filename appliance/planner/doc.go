@@ -228,6 +228,12 @@
 // always meets the rule exactly; above
 // MaxAntennaHeightM (500 m) it is reported as not achievable below 500 m.
 //
+// ClearanceRule applies the same geometry at any effective earth radius
+// factor k and any fraction q of F1 (the point-to-point links of
+// appliance/ptp check k = 4/3 with q = 0, 0.6, 1 and k = 2/3 with q = 0,
+// 0.3, the criteria of ITU-R P.530-17 §2.2.2): the smallest clearance
+// ratio and the minimum height of either end, by the rule above.
+//
 // Decimation: a profile of more than MaxProfilePoints (512) samples keeps
 // both ends and, of 510 contiguous near-equal buckets of the intermediate
 // samples (bucket j: indices 1+⌊j·m/510⌋ … ⌊(j+1)·m/510⌋, m = n − 2), the

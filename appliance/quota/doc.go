@@ -15,7 +15,7 @@
 //	calls    Admit admits a request of any group but "tenant"    Free 200, Starter 3,000, Pro 25,000,      429 quota_exceeded,
 //	                                                             Business 150,000, Enterprise 500,000,     Retry-After: until
 //	                                                             Ultra 1,000,000                           the month resets
-//	pdfs     a batch job or POST /reports/link reserves a PDF    Free 5, Starter 50, Pro 500, Business     the job's bundle has
+//	pdfs     a batch job or POST /reports/* reserves a PDF       Free 5, Starter 50, Pro 500, Business     the job's bundle has
 //	         (store/pdfquota.go, one transaction per reserve)    5,000, Enterprise and Ultra 100,000       fewer PDFs; a report 429
 //	ai       ChargeAI (the hook of the AI routes, SPEC §4.7)     Free 0 (no AI: 403), Starter 100, Pro     429 quota_exceeded
 //	                                                             1,000, Business 5,000, Enterprise
@@ -80,6 +80,7 @@
 //	              /export), and any other GET route
 //	compute       POST /analyze_link, /analyze, /coverage/engines/predict,   10     30     120    300        600      1200
 //	              /coverage/engines/compare, /exports/link, /reports/link,
+//	              /links/ptp, /reports/ptp, /exports/ptp,
 //	              /plan_repeater, and any other non-GET route
 //	prediction    POST /coverage/predict                                     6      6       6     30        120       240
 //	maps          POST /coverage/heatmap, /coverage/best_server               2      5      20     60        120       240

@@ -18,8 +18,15 @@ const (
 
 // profile draws the path profile chart, or says that the result has none.
 func (r *renderer) profile() {
-	tx, p := r.tx, r.pdf
-	pc := r.c.Path
+	r.profileChart(r.c.Path, r.tx.legTower, r.tx.legReceiver, r.tx.axisX)
+}
+
+// profileChart draws the chart of path check pc under the profile
+// heading, its ends labelled txLabel (distance 0) and rxLabel, the
+// distance axis titled axisX; or says that there is no profile.
+func (d *doc) profileChart(pc *appliance.PathCheck, txLabel, rxLabel, axisX string) {
+	tx, p := d.tx, d.pdf
+	r := d
 	if pc == nil || len(pc.Profile) < 2 {
 		r.section(tx.profile, rowH)
 		p.SetFont(family, "", 8.5)
@@ -141,18 +148,23 @@ func (r *renderer) profile() {
 	p.Rect(x0, y0, w, chartH, "D")
 	p.SetFont(family, "", 7)
 	p.SetTextColor(60, 60, 60)
+	// The height axis title, rotated a quarter turn counter-clockwise
+	// about the chart's bottom left: the cell runs up the chart's left
+	// side, centred on it. (It was rotated about the chart's middle from a
+	// negative x, which fpdf reads from the right edge, so it landed
+	// 140 mm above the chart, off the page or over the header.)
 	p.TransformBegin()
-	p.TransformRotate(90, marginX+1.5, y0+chartH/2)
-	p.SetXY(marginX+1.5-chartH/2, y0+chartH/2-1.5)
+	p.TransformRotate(90, marginX+1.5, y0+chartH)
+	p.SetXY(marginX+1.5, y0+chartH-1.5)
 	p.CellFormat(chartH, 3, r.tr(r.tx.axisY), "", 0, "C", false, 0, "")
 	p.TransformEnd()
 	p.SetXY(x0, y0+chartH+4)
-	p.CellFormat(w, 3.5, r.tr(r.tx.axisX), "", 0, "C", false, 0, "")
+	p.CellFormat(w, 3.5, r.tr(axisX), "", 0, "C", false, 0, "")
 	p.SetFont(family, bold, 7)
 	p.SetXY(x0+1.5, y0+1)
-	p.CellFormat(w/2, 3.5, r.tr(r.tx.legTower+" "+r.unit(pc.TxHeightM, 1, "m")), "", 0, "L", false, 0, "")
+	p.CellFormat(w/2, 3.5, r.tr(txLabel+" "+r.unit(pc.TxHeightM, 1, "m")), "", 0, "L", false, 0, "")
 	p.SetXY(x0+w/2-1.5, y0+1)
-	p.CellFormat(w/2, 3.5, r.tr(r.tx.legReceiver+" "+r.unit(pc.RxHeightM, 1, "m")), "", 0, "R", false, 0, "")
+	p.CellFormat(w/2, 3.5, r.tr(rxLabel+" "+r.unit(pc.RxHeightM, 1, "m")), "", 0, "R", false, 0, "")
 	if o := pc.Obstacle; o != nil {
 		label := r.unit(o.ClearanceM, 1, "m") + " = " + r.num(o.ClearanceF1, 2) + " × F1"
 		lw := r.width(label) + 2
@@ -169,7 +181,7 @@ func (r *renderer) profile() {
 }
 
 // legend draws the chart legend in one row under the plot.
-func (r *renderer) legend(x, y, w float64, pc *appliance.PathCheck) {
+func (r *doc) legend(x, y, w float64, pc *appliance.PathCheck) {
 	p, tx := r.pdf, r.tx
 	p.SetFont(family, "", 6.5)
 	p.SetTextColor(60, 60, 60)

@@ -96,6 +96,39 @@
 //     and under it the tenant's footer line and support contact when the
 //     branding has them (Branding.Footer, Branding.Support).
 //
+// # Point-to-point report (WritePTP)
+//
+// The answer of appliance/ptp (issue 25 scope 5), A4 portrait, usually
+// three pages, in the same header, footer, branding and languages:
+//
+//   - Link ends, A and B side by side: name, Anatel station number ("not
+//     given" when the request had none), coordinates, ground and antenna
+//     heights, bearing to the other end, azimuth and mechanical downtilt
+//     used (marked "aligned" when the planner pointed the antenna).
+//   - Equipment: radio and antenna of each end (catalogue id, or inline),
+//     peak gain, pattern loss toward the other end, cable losses; a note
+//     that built-in equipment are generic examples.
+//   - Path: distance, frequency, channel width, polarisation, engine, path
+//     and diffraction loss, gaseous absorption (P.676), line of sight and
+//     60 % F1 verdicts; the profile chart as in the link report (terrain
+//     at k = 4/3, line of sight, first Fresnel zone, obstacle).
+//   - Clearance rules (P.530-17 §2.2.2) at k = 4/3 and 2/3 with the least
+//     clearance and the minimum antenna heights at each end.
+//   - Link budget per modulation: throughput, received level both ways,
+//     sensitivity, fade margin of the weaker direction, availability %,
+//     outage minutes a year and whether the target is met (the recommended
+//     mode in bold; "≥"/"≤" marks a bound).
+//   - Availability: the target, the recommended mode, the fade margins
+//     99.9/99.99/99.999 % (and the target) need, with rain-only and
+//     multipath-only margins; the climate (R0.01 and its source, rain
+//     probability, γR, A0.01, dN1, s_a, K, inclination, gas); or, when it
+//     was not computed, why.
+//   - Warnings (code and message), the data and method sources (terrain,
+//     engine, equipment, each ITU-R Recommendation and version, maps), the
+//     SPEC §1.6 disclaimer and an engineering block: responsible engineer,
+//     registration, the ART number (Anotação de Responsabilidade Técnica,
+//     blank when not given), date and signature.
+//
 // # Batch summary (WriteSummary)
 //
 // Job id, tenant, brand, creation time and engines; counts by status (ok,

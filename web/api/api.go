@@ -95,7 +95,10 @@ type Deps struct {
 	SSO          SSO       // bearer ID tokens and hosted login (appliance/sso); nil: SSO not configured (routes answer 503)
 	Branding     Brandings // white-label branding (appliance/branding); nil: routes answer 503, reports neutral
 	Equipment    Equipment // the tenants' radio and antenna catalogues (appliance/equipment); nil: routes answer 503
-	Billing      Billing   // payment webhook and key claims (appliance/billing); nil: not configured (routes answer 503)
+	// PTP plans point-to-point links (appliance/ptp); nil: the /links/ptp,
+	// /reports/ptp and /exports/ptp routes answer 503.
+	PTP     PTPPlanner
+	Billing Billing // payment webhook and key claims (appliance/billing); nil: not configured (routes answer 503)
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
 	// Quota meters tenants (appliance/quota); nil: nothing is metered and
@@ -204,6 +207,7 @@ func New(d Deps) *API {
 	a.registerEquipment(r)
 	a.registerBilling(r)
 	a.registerLinks(r)
+	a.registerPTP(r)
 	a.registerExports(r)
 	a.registerHeatmaps(r)
 	a.registerRepeater(r)

@@ -87,6 +87,14 @@ func BenchmarkEnginesCompareHTTP(b *testing.B) {
 	benchRoute(b, "POST", "/coverage/engines/compare", `{"tx":{"lat":-22.9519,"lon":-43.2367,"height_m":50},"rx":{"lat":-22.8833,"lon":-43.1036,"height_m":10},"frequency_mhz":3500}`)
 }
 
+// BenchmarkPTPHTTP is one point-to-point answer over HTTP (issue 25: a
+// PtP answer with its availability in 20 ms or less): the 6.1 km 18.7 GHz
+// Sumaré → Pedra Bonita link, 8 modes, each with its P.530
+// availability, the required margins and the whole profile, encoded.
+func BenchmarkPTPHTTP(b *testing.B) {
+	benchRoute(b, "POST", "/links/ptp", ptpBody(""))
+}
+
 // nationalIndex replaces the sample catalogue by the 140,000-tower
 // synthetic national set (Rio de Janeiro is among its densest areas).
 func nationalIndex(appliance.TowerIndex) appliance.TowerIndex {

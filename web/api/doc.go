@@ -81,11 +81,14 @@
 //
 // Files: geo exports are POST /exports/{subject}?format=geojson|kml|kmz|
 // shapefile, whose body is that of the JSON route they export (exports.go:
-// /exports/link takes the /analyze_link body; the coverage heatmap and the
+// /exports/link takes the /analyze_link body, ptp.go: /exports/ptp the
+// /links/ptp body, GeoJSON, KML and KMZ only; the coverage heatmap and the
 // repeater search are to join as /exports/coverage and /exports/repeater
 // with the same parameter and the writers of appliance/geoexport); an
 // unknown format is a 422 naming format. PDF reports are POST
-// /reports/{subject} (reports.go: /reports/link). Both run the same
+// /reports/{subject} (reports.go: /reports/link; ptp.go: /reports/ptp,
+// the /links/ptp body with language, art, engineer_name and
+// engineer_registration). Both run the same
 // analysis as the JSON route, tenant scope included, and answer the whole
 // file with its media type and a Content-Disposition file name, or the
 // usual JSON error body.

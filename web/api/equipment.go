@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -532,4 +534,22 @@ func readImport(r *http.Request) (equipment.ImportInput, error) {
 		in.FileName = "pattern"
 	}
 	return in, v.Err()
+}
+
+// RadioFromJSON reads a radio written as the body of POST
+// /equipment/radios (unknown fields refused) and builds it as an inline
+// radio (equipment.RadioInput.Build): `linkplan ptp` takes radios as such
+// files. A malformed or invalid radio is an appliance.ErrInvalid naming
+// the field.
+func RadioFromJSON(data []byte) (*appliance.Radio, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	var q radioRequest
+	if err := d.Decode(&q); err != nil {
+		return nil, appliance.Invalid("radio", "not a radio as POST /equipment/radios takes it: %v", err)
+	}
+	if d.More() {
+		return nil, appliance.Invalid("radio", "one JSON object is expected")
+	}
+	return q.input().Build()
 }

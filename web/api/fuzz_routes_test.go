@@ -21,8 +21,8 @@ import (
 
 // Issue 20, scope 3 acceptance: a fuzz target per POST and PUT route body.
 // fuzzTargets names the target of each route (fuzz_test.go,
-// fuzz_tenant_test.go, errors_finding_test.go, links_finding_test.go and
-// this file); TestEveryBodyRouteIsFuzzed checks the table against the
+// fuzz_tenant_test.go, fuzz_catalog_test.go, fuzz_ptp_test.go,
+// errors_finding_test.go, links_finding_test.go and this file); TestEveryBodyRouteIsFuzzed checks the table against the
 // routes the API serves. `go test` runs every target over its seeds and
 // its committed corpus (testdata/fuzz/<target>); `make fuzz` fuzzes each
 // for a bounded time (FUZZTIME, 10 s by default).
@@ -58,9 +58,12 @@ var fuzzTargets = map[string]string{
 	"POST /equipment/radios":                   "FuzzRadioBody",
 	"PUT /equipment/radios/{id}":               "FuzzRadioReplaceBody",
 	"POST /exports/link":                       "FuzzExportLinkBody",
+	"POST /exports/ptp":                        "FuzzPTPExportBody",
 	"POST /jobs/{id}/cancel":                   "FuzzEmptyBodies",
+	"POST /links/ptp":                          "FuzzPTPBody",
 	"POST /plan_repeater":                      "FuzzPlanRepeaterBody",
 	"POST /reports/link":                       "FuzzReportLinkBody",
+	"POST /reports/ptp":                        "FuzzPTPReportBody",
 	"PUT /tenant/branding":                     "FuzzBrandingBody",
 	"POST /tenant/keys":                        "FuzzCreateKeyBody",
 	"POST /tenant/keys/{key_id}/revoke":        "FuzzEmptyBodies",

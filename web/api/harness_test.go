@@ -38,6 +38,7 @@ import (
 	"linkplan/appliance/planner"
 	"linkplan/appliance/prediction"
 	"linkplan/appliance/privacy"
+	"linkplan/appliance/ptp"
 	"linkplan/appliance/quota"
 	"linkplan/appliance/raytracing"
 	"linkplan/appliance/refresh"
@@ -47,6 +48,7 @@ import (
 	"linkplan/appliance/sso/ssotest"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
+	"linkplan/engines/itur"
 	"linkplan/engines/ml/shipped"
 	"linkplan/engines/raytrace"
 	"linkplan/engines/raytrace/worker"
@@ -215,6 +217,21 @@ func (h *harness) loadTowers(tb testing.TB, pack *terrain.Pack) {
 	}
 }
 
+var (
+	ituOnce sync.Once
+	ituMap  *itur.Maps
+	ituErr  error
+)
+
+// ituMaps are the embedded ITU-R maps, loaded once for every harness.
+func ituMaps(tb testing.TB) *itur.Maps {
+	ituOnce.Do(func() { ituMap, ituErr = itur.LoadMaps() })
+	if ituErr != nil {
+		tb.Fatal(ituErr)
+	}
+	return ituMap
+}
+
 func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	tb.Helper()
 	h := &harness{dataDir: tb.TempDir(), clock: &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)},
@@ -258,6 +275,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	plan := planner.New(h.terrain, towers, reg.WithFallback)
 	equip := equipment.New(db, h.clock.Now)
 	plan.Antennas = equip
+	links := ptp.New(h.terrain, reg.WithFallback, equip, ituMaps(tb))
+	links.TerrainDescription = h.desc
 	var towerDB api.TowerStore = db
 	if opt.towerDB != nil {
 		towerDB = opt.towerDB(db)
@@ -417,7 +436,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Predictions: preds,
 		Basemap:     tiles,
 		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
-		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now), Equipment: equip,
+		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now), Equipment: equip, PTP: links,
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit}, Repeaters: plans,

@@ -29,6 +29,9 @@ type isoRoute struct {
 	// fresh: a tenant allowed the route stores the row as new (200 with
 	// ingested 1): A's equal row is not seen.
 	fresh bool
+	// want, when not 0, is the status B and Free get (422: the body names
+	// A's resources, which read as unknown).
+	want int
 }
 
 // shapeOf summarises a JSON answer: every number and every array length,
@@ -71,7 +74,8 @@ func shapeOf(t *testing.T, body []byte) string {
 // TestTenantIsolationTable walks every tenant-scoped route of this
 // appliance (towers, jobs and their downloads, batch reports, link
 // reports and exports, coverage maps, repeater plans, observations, keys,
-// data exports, audit log, quota, privacy, AI, SSO binding and admin
+// data exports, audit log, quota, privacy, AI, SSO binding, equipment,
+// point-to-point links and admin
 // routes) with tenant B (the internal key, Business)
 // and a Free key, after tenant A (the pro key) stored a tower, a batch
 // job, a coverage map, a repeater plan job, an observation and a second
@@ -216,6 +220,12 @@ func TestTenantIsolationTable(t *testing.T) {
 			body: `{"operator":"Isolada B","lat":-22.95,"lon":-43.21,"azimuth":90,"antenna_id":"` + antennaA + `"}`},
 		// (The compute routes naming A's antenna: TestEquipmentIsolationOnComputeRoutes,
 		// beside the equipment tests: the Free key's compute budget is spent here.)
+		// A point-to-point link naming A's radio and antenna reads them as
+		// unknown (422 naming the fields; TestIssue25_PTPForeignCatalogueIDIsUnknown
+		// checks the answer equals that of ids that do not exist).
+		isoRoute{name: "ptp link with A's equipment", want: http.StatusUnprocessableEntity, method: "POST", url: "/links/ptp", body: ptpForeignBody(radioA, antennaA)},
+		isoRoute{name: "ptp report with A's equipment", want: http.StatusUnprocessableEntity, method: "POST", url: "/reports/ptp", body: ptpForeignBody(radioA, antennaA)},
+		isoRoute{name: "ptp export with A's equipment", want: http.StatusUnprocessableEntity, method: "POST", url: "/exports/ptp", body: ptpForeignBody(radioA, antennaA)},
 		isoRoute{name: "rotate A's key", method: "POST", url: "/tenant/keys/" + second.ID + "/rotate", foreign: true},
 		isoRoute{name: "revoke A's key", method: "POST", url: "/tenant/keys/" + second.ID + "/revoke", foreign: true},
 		isoRoute{name: "admin export of A", method: "POST", url: "/admin/dsar/" + pro[:14] + "/export", forbidden: true,
@@ -293,6 +303,8 @@ func TestTenantIsolationTable(t *testing.T) {
 				switch {
 				case r.foreign && res.status != http.StatusNotFound:
 					t.Errorf("status %d for A's resource, want 404: %.300s", res.status, res.body)
+				case r.want != 0 && res.status != r.want:
+					t.Errorf("status %d, want %d: %.300s", res.status, r.want, res.body)
 				case r.forbidden && res.status != http.StatusForbidden:
 					t.Errorf("status %d on an admin route, want 403: %.300s", res.status, res.body)
 				case r.fresh && res.status == http.StatusOK && !strings.Contains(string(res.body), `"ingested":1`):
@@ -343,6 +355,13 @@ func TestTenantIsolationTable(t *testing.T) {
 			t.Errorf("A's key %s is %s", k.KeyID, k.State)
 		}
 	}
+}
+
+// ptpForeignBody is a point-to-point link whose ends use radio and
+// antenna (ids of tenant A in the isolation table).
+func ptpForeignBody(radio, antenna string) string {
+	return fmt.Sprintf(`{"a":{"lat":-22.9517,"lon":-43.2371,"height_m":30,"radio_id":%q,"antenna_id":%q},`+
+		`"b":{"lat":-22.9877,"lon":-43.2826,"height_m":20,"radio_id":%q,"antenna_id":"builtin:dish-23dbi"},"frequency_mhz":5500,"channel_mhz":20}`, radio, antenna, radio)
 }
 
 const isoRadioBody = `{"name":"B's radio","bands":[{"min_mhz":5470,"max_mhz":5850}],"channels":[{"width_mhz":20,"modes":[{"name":"QPSK","tx_power_dbm":25,"sensitivity_dbm":-90,"throughput_mbps":20}]}]}`

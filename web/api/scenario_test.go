@@ -663,6 +663,16 @@ func TestScenarios(t *testing.T) {
 				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"max_distance_km":0.001}`, status: 422, code: "no_tower", fields: []string{"receiver"}},
 			{name: "report link in an unknown language", method: "POST", url: "/reports/link", key: "pro",
 				body: `{"receiver":{"lat":-22.95,"lon":-43.2},"frequency_mhz":1800,"language":"fr"}`, status: 422, code: "invalid_input", fields: []string{"language"}, doc: docRejects},
+			// Point-to-point links (issue 25): the answer, its report and its export.
+			{name: "ptp link", method: "POST", url: "/links/ptp", key: "pro", body: ptpBody(""), status: 200,
+				contains: []string{`"recommended_mode"`, `"availability_pct"`, `"required_fade_margins"`}},
+			{name: "ptp link without channel", method: "POST", url: "/links/ptp", key: "pro", body: `{"a":{},"b":{}}`, status: 422, code: "invalid_input",
+				fields: []string{"a.lat", "a.lon", "a.height_m", "a.radio_id", "a.antenna_id", "b.lat", "b.lon", "b.height_m", "b.radio_id", "b.antenna_id", "frequency_mhz", "channel_mhz"}, doc: docRejects},
+			{name: "ptp link without key", method: "POST", url: "/links/ptp", body: ptpBody(""), status: 401, code: "unauthenticated"},
+			{name: "ptp report", method: "POST", url: "/reports/ptp", key: "pro", body: ptpBody(`,"language":"pt-BR","art":"123"`), status: 200, contains: []string{"%PDF-"}},
+			{name: "ptp report in an unknown language", method: "POST", url: "/reports/ptp", key: "pro", body: ptpBody(`,"language":"fr"`), status: 422, code: "invalid_input", fields: []string{"language"}, doc: docRejects},
+			{name: "ptp export as KML", method: "POST", url: "/exports/ptp?format=kml", key: "pro", body: ptpBody(""), status: 200, contains: []string{"<Placemark>", "Sumaré"}},
+			{name: "ptp export as Shapefile", method: "POST", url: "/exports/ptp?format=shapefile", key: "pro", body: ptpBody(""), status: 422, code: "invalid_input", fields: []string{"format"}},
 		}},
 		{"analyze_link", []scenario{
 			{name: "Rio receiver", method: "POST", url: "/analyze_link", key: "pro", body: analyzeRio, status: 200,

@@ -32,6 +32,7 @@ import (
 	"linkplan/appliance/planner"
 	"linkplan/appliance/prediction"
 	"linkplan/appliance/privacy"
+	"linkplan/appliance/ptp"
 	"linkplan/appliance/quota"
 	"linkplan/appliance/raytracing"
 	"linkplan/appliance/refresh"
@@ -41,6 +42,7 @@ import (
 	"linkplan/appliance/training"
 	"linkplan/appliance/units"
 	"linkplan/engines"
+	"linkplan/engines/itur"
 	"linkplan/engines/ml/shipped"
 	"linkplan/engines/raytrace"
 	"linkplan/engines/raytrace/worker"
@@ -260,6 +262,14 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// read towers' catalogue antennas through it.
 	equip := equipment.New(db, nil)
 	plan.Antennas = equip
+	// Point-to-point links: the tenants' equipment, the engines with their
+	// fallback, and the ITU-R maps of the availability (embedded, ~20 ms).
+	ituMaps, err := itur.LoadMaps()
+	if err != nil {
+		return nil, fmt.Errorf("load the ITU-R maps: %w", err)
+	}
+	links := ptp.New(ter, reg.WithFallback, equip, ituMaps)
+	links.TerrainDescription = terrainDesc
 
 	// The job queue lives in the database; finished bundles are files
 	// under the data directory. Workers start with serve, after the API is
@@ -519,6 +529,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Buildings:          &buildings.Service{Store: db, Index: layerIndex},
 		Raytrace:           raytracer,
 		Equipment:          equip,
+		PTP:                links,
 		SSO:                ssoDep,
 		Billing:            billingDep,
 		Checks: append([]api.Check{

@@ -1,8 +1,11 @@
 // Command linkplan is the RF link-planning appliance: one binary that serves
 // the API (serve), builds and inspects terrain packs (terrain), imports tower
 // files (towers), runs an engine on a case (predict), computes a coverage map
-// offline as a GeoTIFF (coverage), reproduces an ITU-R reference table with
-// the ITU-R availability methods of engines/itur (itu check, itu.go) and
+// offline as a GeoTIFF (coverage), plans a point-to-point link with its
+// budget per mode, ITU-R availability, PDF report and geo export (ptp,
+// ptp.go: appliance/ptp on the built-in equipment, radio JSON files and
+// antenna pattern files), reproduces an ITU-R reference table with the
+// ITU-R availability methods of engines/itur (itu check, itu.go) and
 // reports its version (version).
 //
 // # Basics

@@ -39,6 +39,7 @@ commands:
              retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
   worker     compute heavy work units for an appliance served with --queue jetstream (--nats URL)
   nats-server run the embedded NATS JetStream server on its own (for serve --nats URL)
+  ptp        plan a point-to-point link offline: budget per mode, P.530 availability, PDF report (--from ... --to ...)
   itu        check: reproduce an ITU-R reference table (P.837, P.838, P.530, P.1510) with the product's implementation
   raytrace   eval: compare the raytrace engine, fspl and P.1411 with drive tests in a building layer
   raytrace-worker  the local raytrace worker process (started and supervised by serve)
@@ -107,6 +108,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return natsServerCmd(ctx, args[1:], stderr)
 	case "itu":
 		return ituCmd(ctx, args[1:], stdout, stderr)
+	case "ptp":
+		return ptpCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "linkplan", version())
 		return nil
