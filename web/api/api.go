@@ -45,6 +45,21 @@ type RefreshLog interface {
 type Check struct {
 	Name string
 	Fn   func(ctx context.Context) error
+	// Advisory: a failure is reported (checks and details) but does not
+	// make the appliance not ready: the backup freshness, which says
+	// nothing about serving requests.
+	Advisory bool
+	// Details, when set, is written under details[Name] of GET
+	// /health/ready (a JSON object).
+	Details func() any
+}
+
+// Backups takes verified backups for POST /admin/backup
+// (appliance/backup): the file is written and verified first, then
+// streamed; the service writes audit (completed with the backup's
+// hash) in the same step.
+type Backups interface {
+	Take(ctx context.Context, trigger string, audit *appliance.AuditEntry) (*appliance.BackupFile, error)
 }
 
 // Deps are the services the API calls.
@@ -111,6 +126,9 @@ type Deps struct {
 	// bodies (appliance/decodebudget); nil: a budget of
 	// decodebudget.DefaultLimit of the API's own.
 	Decode *decodebudget.Budget
+	// Backups serves POST /admin/backup (appliance/backup); nil: the
+	// route answers 503.
+	Backups Backups
 	// Predictions serves the learned coverage models
 	// (appliance/prediction); nil: the prediction and model routes are
 	// not served.
