@@ -19,6 +19,7 @@ import (
 	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
+	"linkplan/appliance/backup"
 	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/buildings"
@@ -72,6 +73,9 @@ type config struct {
 	// DecodeBudget is the memory, bytes, that decoding request bodies may
 	// hold at once over all requests; 0: decodebudget.DefaultLimit.
 	DecodeBudget int64
+	// Backup schedules backups (a zero Dir: none) and says where the
+	// pre-migration backup goes.
+	Backup backupConfig
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -118,6 +122,9 @@ type app struct {
 	predictions     *prediction.Service
 	credentialsPath string
 	data            *datamanifest.Service // terrain packs and tower sources by SHA-256
+	// backups takes the scheduled backups and those of POST /admin/backup
+	// and the admin socket.
+	backups *backup.Service
 }
 
 // boot assembles the appliance in start order: store, terrain, towers and
@@ -132,7 +139,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	rec := &appliance.Recoverer{Log: log, Count: func(component string) {
 		mset.GetOrCreateCounter(telemetry.RecoveredPanicSeries(component)).Inc()
 	}}
-	db, err := store.Open(cfg.DataDir, store.Options{})
+	// A file of an older schema is backed up before it is migrated
+	// (issue 21, scope 6); one of a newer schema is refused, naming both
+	// versions (appliance.ErrNewerSchema: exit status 3).
+	db, err := store.Open(cfg.DataDir, store.Options{BeforeMigrate: preMigrationBackup(ctx, backupDirOf(cfg.DataDir, cfg.Backup.Dir), log.Info)})
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +270,22 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// The job queue lives in the database; finished bundles are files
 	// under the data directory. Workers start with serve, after the API is
 	// ready, and drain before the database closes.
+	// Backups: verified snapshots of the database, scheduled when
+	// --backup-dir is set, else on demand into the data directory (the
+	// file is unlinked as soon as it is open for streaming).
+	var hashes packHashes
+	scratch := cfg.Backup.Dir
+	if scratch == "" {
+		scratch = cfg.DataDir
+	}
+	if a.backups, err = backup.New(&backup.Writer{DB: db, Check: checkIsolated, Version: version(),
+		Inputs: func(context.Context) ([]appliance.DataFile, []appliance.DataFile, error) {
+			packs, err := hashes.get(ter, cfg.Packs)
+			return packs, rs.InUse(), err
+		}}, backup.Options{Dir: cfg.Backup.Dir, Every: cfg.Backup.Every, Keep: cfg.Backup.Keep, Scratch: scratch,
+		Log: log, Metrics: mset, Audit: db.AppendAudit}); err != nil {
+		return nil, err
+	}
 	// One scheduler admits all heavy work: maps, batch and repeater jobs
 	// (a raytrace job joins in jobCost below) under one budget of worker
 	// slots and memory; cheap routes never pass through it.
@@ -435,7 +461,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Equipment: equip,
 		SSO:       ssoDep,
 		Billing:   billingDep,
-		Checks: []api.Check{
+		Backups:   a.backups,
+		Checks: append([]api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
 			{Name: "towers", Fn: func(context.Context) error {
@@ -444,7 +471,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				}
 				return nil
 			}},
-		},
+		}, backupChecks(cfg.Backup, a.backups)...),
 	})
 	log.Info("appliance assembled", "towers", a.index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
 	ok = true
@@ -454,6 +481,15 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 // close releases everything in reverse start order; the database is last
 // because everything above writes through it.
 func (a *app) close() {
+	if a.backups != nil {
+		// A scheduled backup in progress stops at its next step and
+		// removes its partial files.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := a.backups.Close(ctx); err != nil {
+			a.log.Warn("backup schedule did not stop", "err", err)
+		}
+		cancel()
+	}
 	if a.maps != nil {
 		a.maps.Close()
 	}
@@ -539,4 +575,13 @@ func catalogFingerprint(ts []*appliance.Tower) string {
 		h.Write(buf)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// backupChecks is the advisory readiness check of the scheduled backups;
+// none without a schedule.
+func backupChecks(cfg backupConfig, s *backup.Service) []api.Check {
+	if cfg.Dir == "" {
+		return nil
+	}
+	return []api.Check{api.BackupCheck(s.Status, nil)}
 }
