@@ -278,7 +278,9 @@ func (s *Service) tick(ctx context.Context, fn func(context.Context)) {
 func (s *Service) sweep(ctx context.Context) {
 	files, err := s.queue.Sweep(ctx, s.now(), s.opts.RecordRetention)
 	if err != nil {
-		s.log.Error("jobs: retention sweep", "err", err)
+		if ctx.Err() == nil { // a stop (a signal during start-up) is not a failure
+			s.log.Error("jobs: retention sweep", "err", err)
+		}
 		return
 	}
 	for _, r := range files {

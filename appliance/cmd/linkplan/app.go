@@ -242,8 +242,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 		return nil
 	}
+	log.Info("loading tower sources", "files", len(cfg.TowerFiles)+len(installed))
 	if _, err := rs.RefreshOnce(ctx, true); err != nil {
 		return nil, fmt.Errorf("load towers: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // stopped: the rest of the assembly is not needed
 	}
 	a.refresh = rs
 	// The data files in use, hashed in the background from now on.
@@ -417,6 +421,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		return nil, err
 	}
 	if err := a.predictions.Reload(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		log.Warn("model directory not loaded; the shipped models serve", "err", err)
 	}
 	a.api = api.New(api.Deps{
