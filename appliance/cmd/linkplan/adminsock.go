@@ -185,8 +185,11 @@ var errNoAppliance = errors.New("no appliance answers on the admin socket")
 // or stale socket is errNoAppliance.
 func askAppliance(ctx context.Context, dataDir, method, route string) (*http.Response, error) {
 	path := filepath.Join(dataDir, AdminSocketName)
+	notMine := fmt.Errorf("the admin socket %s is not reachable by this user (permission denied): run this command as the appliance's user or root", path)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, errNoAppliance
+	} else if errors.Is(err, os.ErrPermission) {
+		return nil, notMine
 	}
 	req, err := http.NewRequestWithContext(ctx, method, "http://linkplan"+route, nil)
 	if err != nil {
@@ -196,6 +199,9 @@ func askAppliance(ctx context.Context, dataDir, method, route string) (*http.Res
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
+			if errors.Is(op.Err, os.ErrPermission) {
+				return nil, notMine
+			}
 			return nil, fmt.Errorf("%w (%v)", errNoAppliance, op.Err)
 		}
 		return nil, fmt.Errorf("admin socket %s: %w", path, err)

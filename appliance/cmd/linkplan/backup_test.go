@@ -463,3 +463,60 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestIssue21_BackupCommandPaths: without an appliance the command reads
+// the file; with one it goes through the admin socket (mode 0600); a
+// served directory whose socket is gone is a clear error, not a hang or a
+// second opener; another user cannot reach the socket.
+func TestIssue21_BackupCommandPaths(t *testing.T) {
+	bin := binary(t)
+	dir := storeDir(t, 1000)
+	out := filepath.Join(t.TempDir(), "offline.lpbackup")
+	o, e, code := runFor(t, 60*time.Second, bin, "backup", "--data-dir", dir, "--out", out, "--json")
+	var res struct {
+		Via      string                   `json:"via"`
+		Manifest appliance.BackupManifest `json:"manifest"`
+	}
+	if code != 0 || json.Unmarshal([]byte(o), &res) != nil || !strings.HasPrefix(res.Via, "the database file") || res.Manifest.DB.Buckets["link_observations"] != 1000 {
+		t.Fatalf("offline backup: %d %s %s", code, o, e)
+	}
+	s := startServe(t, bin, dir)
+	sock := filepath.Join(dir, "admin.sock")
+	fi, err := os.Stat(sock)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("admin socket: %v %v", fi, err)
+	}
+	if os.Geteuid() == 0 {
+		// nobody (uid 65534) can neither traverse the data directory nor
+		// connect; the command says it cannot reach the appliance.
+		pub := t.TempDir() // a binary and an output directory nobody can use
+		must(t, os.Chmod(pub, 0o777))
+		must(t, os.Chmod(filepath.Dir(pub), 0o755))
+		nbin := filepath.Join(pub, "linkplan")
+		copyTo(t, bin, nbin)
+		must(t, os.Chmod(nbin, 0o755))
+		cmd := exec.Command(nbin, "backup", "--data-dir", dir, "--out", filepath.Join(pub, "nobody.lpbackup"))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		b, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || !strings.Contains(string(b), "not reachable by this user") || strings.Contains(string(b), "backup written") {
+			t.Errorf("another user: %v %s", err, b)
+		}
+		t.Logf("as uid 65534: %s", strings.TrimSpace(string(b)))
+	}
+	must(t, os.Remove(sock))
+	_, e, code = runFor(t, 60*time.Second, bin, "backup", "--data-dir", dir, "--out", filepath.Join(t.TempDir(), "x.lpbackup"))
+	if code == 0 || !strings.Contains(e, "does not answer on its admin socket") {
+		t.Errorf("served directory without its socket: exit %d %s", code, e)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket file after the stop: %v", err)
+	}
+	// A backup taken while serving restores over the offline one's source.
+	if _, e, code := runFor(t, 60*time.Second, bin, "restore", "--from", out, "--data-dir", dir); code != 0 {
+		t.Errorf("restore after the stop: %d %s", code, e)
+	}
+}
