@@ -110,12 +110,12 @@ var corruptions = []struct {
 		b := readAt(t, path, ps+60, 1)
 		writeAt(t, path, ps+60, []byte{b[0] ^ 0x10})
 	}, "meta page 1: checksum mismatch"},
-	{"zeroed data page", func(t *testing.T, path string, ps, pages int64) {
-		writeAt(t, path, (pages/2)*ps, make([]byte, ps))
+	{"zeroed leaf page", func(t *testing.T, path string, ps, _ int64) {
+		writeAt(t, path, inUse(t, path, "leaf")*ps, make([]byte, ps))
 	}, ""},
-	{"page from elsewhere in the file", func(t *testing.T, path string, ps, pages int64) {
-		// A torn copy: one page holds another page's bytes.
-		writeAt(t, path, (pages/2)*ps, readAt(t, path, (pages/3)*ps, int(ps)))
+	{"page from elsewhere in the file", func(t *testing.T, path string, ps, _ int64) {
+		// A torn copy: a branch page holds a leaf page's bytes.
+		writeAt(t, path, inUse(t, path, "branch")*ps, readAt(t, path, inUse(t, path, "leaf")*ps, int(ps)))
 	}, ""},
 	{"text over the file's start", func(t *testing.T, path string, _, _ int64) {
 		writeAt(t, path, 0, bytes.Repeat([]byte("not a database "), 20))
@@ -408,3 +408,32 @@ func BenchmarkCheckFile(b *testing.B) {
 
 // benchObservations is the size of BenchmarkCheckFile's database.
 const benchObservations = 1_000_000
+
+// inUse returns the middle page of kind (branch, leaf) among the pages in
+// use of the database at path: damaging a free page damages nothing.
+func inUse(t *testing.T, path, kind string) int64 {
+	t.Helper()
+	b, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, PreLoadFreelist: true, Timeout: time.Second})
+	must(t, err)
+	defer b.Close()
+	var ids []int64
+	err = b.View(func(tx *bolt.Tx) error {
+		for id := 2; ; id++ {
+			p, err := tx.Page(id)
+			if err != nil || p == nil {
+				return err
+			}
+			if p.Type == kind {
+				ids = append(ids, int64(id))
+			}
+			if p.Type != "free" {
+				id += p.OverflowCount
+			}
+		}
+	})
+	must(t, err)
+	if len(ids) == 0 {
+		t.Fatalf("no %s page in %s", kind, path)
+	}
+	return ids[len(ids)/2]
+}
