@@ -1,14 +1,18 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance"
 	"linkplan/appliance/backup"
@@ -31,13 +35,14 @@ func TestReadinessBackupDetails(t *testing.T) {
 	now := time.Date(2030, 1, 2, 3, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	backups := filepath.Join(dir, "backups")
+	set := metrics.NewSet()
 	svc, err := backup.New(&backup.Writer{DB: db, Version: "test", Now: clock,
 		Check: func(_ context.Context, p string) (appliance.DBCheck, error) { return store.CheckFile(p) }},
-		backup.Options{Dir: backups, Every: time.Hour, Keep: 2, Now: clock})
+		backup.Options{Dir: backups, Every: time.Hour, Keep: 2, Now: clock, Metrics: set})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := api.New(api.Deps{Version: "test", Checks: []api.Check{
+	a := api.New(api.Deps{Version: "test", Metrics: set, Checks: []api.Check{
 		{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 		api.BackupCheck(svc.Status, clock),
 	}})
@@ -71,6 +76,20 @@ func TestReadinessBackupDetails(t *testing.T) {
 	b = ready("ok", "ok")
 	if b["last_result"] != "ok" || b["last_success_at"] != "2030-01-02T03:00:00Z" || b["last_success_age_s"] != 600.0 || b["last_bytes"].(float64) <= 0 {
 		t.Errorf("after a backup: %v", b)
+	}
+	// Every backup family, gauges included, passes promtool.
+	if promtool, err := exec.LookPath("promtool"); err == nil {
+		body := h.do(t, "GET", "/metrics", "", nil, "").body
+		if !bytes.Contains(body, []byte("linkplan_backup_age_seconds 600.000\n")) {
+			t.Errorf("no backup age in /metrics:\n%s", body)
+		}
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(body)
+		if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
+	} else if os.Getenv("CI") == "true" {
+		t.Error("promtool is not installed: make test-deps installs the Debian package prometheus")
 	}
 	now = now.Add(3 * time.Hour)
 	ready("stale", "stale: the newest backup is 3h10m0s old")
