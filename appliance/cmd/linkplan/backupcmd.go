@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -37,11 +38,14 @@ See docs/OPERATIONS.md.
 
 func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("backup", stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, backupUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, backupUsage); fs.PrintDefaults() }
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory of the appliance")
 	out := fs.String("out", "", "backup file to write (required)")
 	asJSON := fs.Bool("json", false, "print the manifest as JSON")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || *out == "" {
+	if err := fs.Parse(args); err != nil {
+		return parseErr("backup", err) // the flag package printed the usage
+	}
+	if fs.NArg() != 0 || *out == "" {
 		fmt.Fprint(stderr, backupUsage)
 		return fmt.Errorf("backup: --out FILE is required: %w", errUsage)
 	}
@@ -147,9 +151,12 @@ func scratchBeside(path string) string {
 
 func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, backupUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, backupUsage); fs.PrintDefaults() }
 	asJSON := fs.Bool("json", false, "print the manifest as JSON")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+	if err := fs.Parse(args); err != nil {
+		return parseErr("verify", err)
+	}
+	if fs.NArg() != 1 {
 		fmt.Fprint(stderr, backupUsage)
 		return fmt.Errorf("verify: one backup FILE is required: %w", errUsage)
 	}
@@ -168,10 +175,13 @@ func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("restore", stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, backupUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, backupUsage); fs.PrintDefaults() }
 	from := fs.String("from", "", "backup file to restore (required)")
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory of the appliance")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || *from == "" {
+	if err := fs.Parse(args); err != nil {
+		return parseErr("restore", err)
+	}
+	if fs.NArg() != 0 || *from == "" {
 		fmt.Fprint(stderr, backupUsage)
 		return fmt.Errorf("restore: --from FILE is required: %w", errUsage)
 	}
@@ -217,4 +227,13 @@ func printManifest(w io.Writer, m appliance.BackupManifest) {
 	for _, f := range m.TowerSources {
 		fmt.Fprintf(w, "  tower source in use (not in the backup): %s sha256 %s\n", f.Name, f.SHA256)
 	}
+}
+
+// parseErr is the error of a command line the flag package refused (it
+// printed the usage): -h and --help stay flag.ErrHelp.
+func parseErr(cmd string, err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return fmt.Errorf("%s: %v: %w", cmd, err, errUsage)
 }

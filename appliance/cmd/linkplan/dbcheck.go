@@ -33,10 +33,13 @@ func dbCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("db: unknown or missing subcommand: %w", errUsage)
 	}
 	fs := newFlags("db check", stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, dbUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, dbUsage); fs.PrintDefaults() }
 	asJSON := fs.Bool("json", false, "print the report as one JSON object (the form the appliance reads from its child check)")
 	dataDir := fs.String("data-dir", "", "check DIR/linkplan.db")
-	if err := fs.Parse(args[1:]); err != nil || (fs.NArg() == 1) == (*dataDir != "") {
+	if err := fs.Parse(args[1:]); err != nil {
+		return parseErr("db check", err)
+	}
+	if (fs.NArg() == 1) == (*dataDir != "") {
 		fmt.Fprint(stderr, dbUsage)
 		return fmt.Errorf("db check: give one FILE or --data-dir: %w", errUsage)
 	}
