@@ -330,7 +330,7 @@ func TestScheduleRotationStatusMetrics(t *testing.T) {
 		`linkplan_backups_total{trigger="route",result="failed"} 0`,
 		`linkplan_backup_age_seconds 3600.000`,
 		`linkplan_backup_last_ok 1`,
-		`# TYPE linkplan_backup_last_success_timestamp_seconds gauge`,
+		`linkplan_backup_last_success_timestamp_seconds 1904292489.000`,
 	} {
 		if !strings.Contains(b.String(), line+"\n") {
 			t.Errorf("metrics lack %q:\n%s", line, b.String())

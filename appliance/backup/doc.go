@@ -61,7 +61,8 @@
 // within two intervals of the start; stale when the newest good backup
 // (or the start, without one) is more than two intervals old; else ok. It
 // is advisory: readiness (serving traffic) does not depend on it; the
-// metrics (metrics.go) carry the same facts for alerting.
+// metrics (metrics.go; families declared in appliance/telemetry) carry the
+// same facts for alerting.
 //
 // # Caveats
 //

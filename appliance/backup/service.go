@@ -60,6 +60,9 @@ type Options struct {
 	// Audit appends an audit entry (store.DB.AppendAudit); nil: Take
 	// writes none.
 	Audit func(appliance.AuditEntry) (uint64, error)
+	// Recover recovers a panic of a scheduled backup (component
+	// periodic.backup; the schedule goes on).
+	Recover *appliance.Recoverer
 }
 
 // Service takes backups: on a schedule into Options.Dir with rotation, and
@@ -187,6 +190,7 @@ func (s *Service) Start(_ context.Context) error {
 	if s.opts.Dir == "" {
 		return nil
 	}
+	s.loop.Recover = s.opts.Recover
 	return s.loop.Start("backup", min(s.opts.Every, maxTick), func(ctx context.Context) {
 		s.mu.Lock()
 		due := !s.now().Before(s.next)

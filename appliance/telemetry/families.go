@@ -55,6 +55,16 @@ const (
 	AdmissionMemory  = "linkplan_admission_memory_bytes"
 	AdmissionRefused = "linkplan_admission_refused_total"
 
+	// Backups (appliance/backup): the counter for every trigger; the
+	// gauges describe the scheduled backups and exist only with a
+	// schedule (the time and age only once one succeeded).
+	Backups               = "linkplan_backups_total"
+	BackupLastSuccessTime = "linkplan_backup_last_success_timestamp_seconds"
+	BackupAge             = "linkplan_backup_age_seconds"
+	BackupLastOK          = "linkplan_backup_last_ok"
+	BackupLastDuration    = "linkplan_backup_last_duration_seconds"
+	BackupLastBytes       = "linkplan_backup_last_size_bytes"
+
 	ModelRMSE              = "coverage_model_rmse_db"
 	ModelCVRMSE            = "coverage_model_cv_rmse_db"
 	ModelCVRMSEStd         = "coverage_model_cv_rmse_std_db"
@@ -81,7 +91,13 @@ func RecoveredPanicComponents() []string {
 	for _, k := range jobKinds() {
 		out = append(out, "jobs."+string(k))
 	}
-	return append(out, "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
+	return append(out, "periodic.backup", "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
+}
+
+// BackupTriggers is the closed set of the trigger label of Backups (the
+// pre-migration backup runs before the metrics exist).
+func BackupTriggers() []string {
+	return []string{appliance.BackupTriggerCLI, appliance.BackupTriggerRoute, appliance.BackupTriggerScheduled}
 }
 
 // jobKinds are the job kinds of the appliance (labels of the job families
@@ -120,6 +136,12 @@ func Families() []Family {
 			finished = append(finished, []string{string(k), string(s)})
 		}
 	}
+	var backups [][]string
+	for _, t := range BackupTriggers() {
+		for _, r := range []string{"failed", "ok"} {
+			backups = append(backups, []string{t, r})
+		}
+	}
 	var panics [][]string
 	for _, c := range RecoveredPanicComponents() {
 		panics = append(panics, []string{c})
@@ -145,6 +167,13 @@ func Families() []Family {
 			Help: "Memory of heavy work in bytes: reserved by running work, and the budget."},
 		{Name: AdmissionRefused, Type: Counter, Labels: []string{"reason"}, Closed: [][]string{{"over_budget"}, {"queue_full"}},
 			Help: "Heavy computations refused at submission, by reason."},
+		{Name: Backups, Type: Counter, Labels: []string{"trigger", "result"}, Closed: backups,
+			Help: "Backups taken, by trigger (cli, route, scheduled) and result (ok: written and verified; failed)."},
+		{Name: BackupLastSuccessTime, Type: Gauge, Help: "Time the newest good scheduled backup was taken, Unix seconds."},
+		{Name: BackupAge, Type: Gauge, Help: "Age of the newest good scheduled backup, seconds."},
+		{Name: BackupLastOK, Type: Gauge, Help: "Whether the latest scheduled backup attempt succeeded (1) or failed (0)."},
+		{Name: BackupLastDuration, Type: Gauge, Help: "Wall time of the latest scheduled backup attempt, seconds."},
+		{Name: BackupLastBytes, Type: Gauge, Help: "Size of the newest good scheduled backup file, bytes."},
 		{Name: ObservationsTotal, Type: Counter, Labels: []string{observationsTotalLabel},
 			Help: "Coverage observations stored, by source label (at most 64 sources, the others as \"other\")."},
 		{Name: ModelRMSE, Type: Gauge, Help: "In-sample RMSE of the served local model, dB (history only)."},

@@ -287,7 +287,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			packs, err := hashes.get(ter, cfg.Packs)
 			return packs, rs.InUse(), err
 		}}, backup.Options{Dir: cfg.Backup.Dir, Every: cfg.Backup.Every, Keep: cfg.Backup.Keep, Scratch: scratch,
-		Log: log, Metrics: mset, Audit: db.AppendAudit}); err != nil {
+		Log: log, Metrics: mset, Audit: db.AppendAudit, Recover: rec}); err != nil {
 		return nil, err
 	}
 	// One scheduler admits all heavy work: maps, batch and repeater jobs
