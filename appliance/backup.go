@@ -38,11 +38,6 @@ const (
 	BackupTriggerPreMigration = "pre-migration" // taken before a schema migration
 )
 
-// BackupTriggers lists every trigger (a closed label set of the metrics).
-func BackupTriggers() []string {
-	return []string{BackupTriggerCLI, BackupTriggerRoute, BackupTriggerScheduled, BackupTriggerPreMigration}
-}
-
 // BackupManifest describes one backup. Its JSON names are stable: the
 // standby reads them from the primary's snapshots.
 type BackupManifest struct {
@@ -51,7 +46,7 @@ type BackupManifest struct {
 	Version       string    `json:"linkplan_version"` // the release that wrote it
 	Schema        int       `json:"schema_version"`   // the database's schema version
 	CreatedAt     time.Time `json:"created_at"`       // UTC, when the read transaction began
-	Trigger       string    `json:"trigger"`          // one of BackupTriggers
+	Trigger       string    `json:"trigger"`          // BackupTriggerCLI, ...Route, ...Scheduled or ...PreMigration
 	// DB describes the database member.
 	DB DBSnapshot `json:"database"`
 	// TerrainPacks and TowerSources are the data files the appliance was
