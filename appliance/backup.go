@@ -72,7 +72,7 @@ type DBSnapshot struct {
 
 // DataFile identifies an input file by content.
 type DataFile struct {
-	Name   string `json:"name"`            // as the appliance was given it (a path), or "embedded:<name>"
+	Name   string `json:"name"`            // base name of the file, or "embedded:<name>" (as GET /platform/maturity names it)
 	SHA256 string `json:"sha256"`          // hex SHA-256 of its bytes
 	Bytes  int64  `json:"bytes,omitempty"` // length, bytes (0: not recorded)
 }

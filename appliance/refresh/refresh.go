@@ -9,10 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"linkplan/appliance"
@@ -67,7 +64,6 @@ type Service struct {
 
 	mu      sync.Mutex // serialises refreshes
 	lastSHA map[string]string
-	inUse   atomic.Pointer[[]appliance.DataFile] // the sources of the catalogue applied last
 	last    Summary
 
 	loop periodic.Loop // the schedule of Start
@@ -239,26 +235,12 @@ func (s *Service) RefreshOnce(ctx context.Context, force bool) (Summary, error) 
 	}
 	// Only now are the sources' bytes "seen": a failed apply retries them.
 	clear(s.lastSHA)
-	inUse := make([]appliance.DataFile, 0, len(sum.Records))
 	for _, r := range sum.Records {
 		s.lastSHA[r.Source] = r.SHA256
-		inUse = append(inUse, appliance.DataFile{Name: r.Source, SHA256: r.SHA256})
 	}
-	slices.SortFunc(inUse, func(a, b appliance.DataFile) int { return strings.Compare(a.Name, b.Name) })
-	s.inUse.Store(&inUse)
 	s.last = sum
 	s.log.Info("tower catalogue refreshed", "regulator", sum.Regulator, "crowd", sum.Crowd, "rejected_rows", sum.Rejected)
 	return sum, nil
-}
-
-// InUse lists the sources of the catalogue in use, by the SHA-256 of the
-// bytes last applied, sorted by name (empty before the first apply). It
-// does not wait for a refresh in progress.
-func (s *Service) InUse() []appliance.DataFile {
-	if p := s.inUse.Load(); p != nil {
-		return slices.Clone(*p)
-	}
-	return []appliance.DataFile{}
 }
 
 func (s *Service) snapM() float64 {

@@ -271,25 +271,25 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	equip := equipment.New(db, nil)
 	plan.Antennas = equip
 
-	// The job queue lives in the database; finished bundles are files
-	// under the data directory. Workers start with serve, after the API is
-	// ready, and drain before the database closes.
 	// Backups: verified snapshots of the database, scheduled when
 	// --backup-dir is set, else on demand into the data directory (the
-	// file is unlinked as soon as it is open for streaming).
-	var hashes packHashes
+	// file is unlinked as soon as it is open for streaming). Their
+	// manifests name the data files in use by the data manifest's hashes.
 	scratch := cfg.Backup.Dir
 	if scratch == "" {
 		scratch = cfg.DataDir
 	}
 	if a.backups, err = backup.New(&backup.Writer{DB: db, Check: checkIsolated, Version: version(),
-		Inputs: func(context.Context) ([]appliance.DataFile, []appliance.DataFile, error) {
-			packs, err := hashes.get(ter, cfg.Packs)
-			return packs, rs.InUse(), err
-		}}, backup.Options{Dir: cfg.Backup.Dir, Every: cfg.Backup.Every, Keep: cfg.Backup.Keep, Scratch: scratch,
-		Log: log, Metrics: mset, Audit: db.AppendAudit, Recover: rec}); err != nil {
+		Inputs: func(ctx context.Context) ([]appliance.DataFile, []appliance.DataFile, error) {
+			return dataFiles(ctx, a.data)
+		}},
+		backup.Options{Dir: cfg.Backup.Dir, Every: cfg.Backup.Every, Keep: cfg.Backup.Keep, Scratch: scratch,
+			Log: log, Metrics: mset, Audit: db.AppendAudit, Recover: rec}); err != nil {
 		return nil, err
 	}
+	// The job queue lives in the database; finished bundles are files
+	// under the data directory. Workers start with serve, after the API is
+	// ready, and drain before the database closes.
 	// One scheduler admits all heavy work: maps, batch and repeater jobs
 	// (a raytrace job joins in jobCost below) under one budget of worker
 	// slots and memory; cheap routes never pass through it.

@@ -119,8 +119,8 @@ func TestIssue21_BackupDrill(t *testing.T) {
 		TOTPSecret string `json:"totp_secret"`
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "admin-credentials.json"))
-	must(t, err)
-	must(t, json.Unmarshal(raw, &cred))
+	noErr(t, err)
+	noErr(t, json.Unmarshal(raw, &cred))
 	steps := &totpSteps{secret: cred.TOTPSecret}
 	code, _ := steps.next(time.Now())
 	st, body, err := post(s.base, "/admin/keys", cred.APIKey, map[string]string{"X-Admin-Totp": code},
@@ -132,7 +132,7 @@ func TestIssue21_BackupDrill(t *testing.T) {
 		APIKey string `json:"api_key"`
 		KeyID  string `json:"key_id"`
 	}
-	must(t, json.Unmarshal(body, &issued))
+	noErr(t, json.Unmarshal(body, &issued))
 	main := issued.APIKey
 	st, body, err = post(s.base, "/tenant/keys", main, nil, `{"tenant_role":"member"}`)
 	if err != nil || st != http.StatusCreated {
@@ -143,7 +143,7 @@ func TestIssue21_BackupDrill(t *testing.T) {
 			KeyID string `json:"key_id"`
 		} `json:"key"`
 	}
-	must(t, json.Unmarshal(body, &nk))
+	noErr(t, json.Unmarshal(body, &nk))
 	acks := &drillLog{}
 	acks.add("key", issued.KeyID, nk.Key.KeyID)
 
@@ -247,7 +247,7 @@ func TestIssue21_BackupDrill(t *testing.T) {
 			if err != nil || st != http.StatusOK {
 				t.Fatalf("POST /admin/backup %d: %d %.300s %v", i, st, b, err)
 			}
-			must(t, os.WriteFile(file, b, 0o600))
+			noErr(t, os.WriteFile(file, b, 0o600))
 			backups = append(backups, taken{file, begin, "route", time.Since(begin)})
 			continue
 		}
@@ -297,7 +297,7 @@ func TestIssue21_BackupDrill(t *testing.T) {
 		}
 	}
 	scheduled, err := filepath.Glob(filepath.Join(sched, "linkplan-*.lpbackup"))
-	must(t, err)
+	noErr(t, err)
 	if len(scheduled) == 0 || len(scheduled) > 3 {
 		t.Errorf("scheduled backups kept: %v, want 1 to 3", scheduled)
 	}

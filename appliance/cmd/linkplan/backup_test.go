@@ -189,8 +189,8 @@ func TestIssue21_CorruptDatabaseRefusedAtStart(t *testing.T) {
 		damage func(path string)
 		want   string // in the log
 	}{
-		{"truncated to half", func(p string) { must(t, os.Truncate(p, st.Size()/2)) }, "truncated"},
-		{"truncated inside the meta pages", func(p string) { must(t, os.Truncate(p, ps+17)) }, "truncated"},
+		{"truncated to half", func(p string) { noErr(t, os.Truncate(p, st.Size()/2)) }, "truncated"},
+		{"truncated inside the meta pages", func(p string) { noErr(t, os.Truncate(p, ps+17)) }, "truncated"},
 		{"wrong magic in meta page 0", func(p string) { patch(t, p, 16, []byte{1, 2, 3, 4}) }, "meta page 0: wrong magic"},
 		{"wrong magic in both meta pages", func(p string) { patch(t, p, 16, []byte{1, 2, 3, 4}); patch(t, p, ps+16, []byte{1, 2, 3, 4}) }, "wrong magic"},
 		{"zeroed leaf page", func(p string) { patch(t, p, pick("leaf")*ps, make([]byte, ps)) }, "corrupt"},
@@ -208,10 +208,10 @@ func TestIssue21_CorruptDatabaseRefusedAtStart(t *testing.T) {
 		{"a child page id with a flipped high bit", func(p string) {
 			off := pick("branch")*ps + 16 + 8 // the first element's pgid
 			f, err := os.Open(p)
-			must(t, err)
+			noErr(t, err)
 			var b [8]byte
 			_, err = f.ReadAt(b[:], off)
-			must(t, errors.Join(err, f.Close()))
+			noErr(t, errors.Join(err, f.Close()))
 			be.LittleEndian.PutUint64(b[:], be.LittleEndian.Uint64(b[:])|1<<30)
 			patch(t, p, off, b[:])
 		}, "crashed"},
@@ -219,9 +219,9 @@ func TestIssue21_CorruptDatabaseRefusedAtStart(t *testing.T) {
 		{"a page copied over another (a torn copy)", func(p string) {
 			b := make([]byte, ps)
 			f, err := os.Open(p)
-			must(t, err)
+			noErr(t, err)
 			_, err = f.ReadAt(b, pick("leaf")*ps)
-			must(t, errors.Join(err, f.Close()))
+			noErr(t, errors.Join(err, f.Close()))
 			patch(t, p, pick("branch")*ps, b)
 		}, "corrupt"},
 	}
@@ -372,9 +372,9 @@ func TestIssue21_SignalDuringStartupIsCleanStop(t *testing.T) {
 	bin := binary(t)
 	towers := filepath.Join(t.TempDir(), "erbs_national_synthetic.csv")
 	f, err := os.Create(towers)
-	must(t, err)
-	must(t, catalog.WriteERBs(f, catalog.SyntheticNational(140000, 1), false))
-	must(t, f.Close())
+	noErr(t, err)
+	noErr(t, catalog.WriteERBs(f, catalog.SyntheticNational(140000, 1), false))
+	noErr(t, f.Close())
 	seeded := storeDir(t, 10)
 	points := []struct {
 		name, line string
@@ -397,7 +397,7 @@ func TestIssue21_SignalDuringStartupIsCleanStop(t *testing.T) {
 			cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--towers", towers)
 			pr, pw := io.Pipe()
 			cmd.Stderr, cmd.Stdout = pw, io.Discard
-			must(t, cmd.Start())
+			noErr(t, cmd.Start())
 			var (
 				out       bytes.Buffer
 				sentAt    time.Time
@@ -457,7 +457,7 @@ func TestIssue21_SignalDuringStartupIsCleanStop(t *testing.T) {
 	}
 }
 
-func must(t testing.TB, err error) {
+func noErr(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -490,11 +490,11 @@ func TestIssue21_BackupCommandPaths(t *testing.T) {
 		// nobody (uid 65534) can neither traverse the data directory nor
 		// connect; the command says it cannot reach the appliance.
 		pub := t.TempDir() // a binary and an output directory nobody can use
-		must(t, os.Chmod(pub, 0o777))
-		must(t, os.Chmod(filepath.Dir(pub), 0o755))
+		noErr(t, os.Chmod(pub, 0o777))
+		noErr(t, os.Chmod(filepath.Dir(pub), 0o755))
 		nbin := filepath.Join(pub, "linkplan")
 		copyTo(t, bin, nbin)
-		must(t, os.Chmod(nbin, 0o755))
+		noErr(t, os.Chmod(nbin, 0o755))
 		cmd := exec.Command(nbin, "backup", "--data-dir", dir, "--out", filepath.Join(pub, "nobody.lpbackup"))
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		b, err := cmd.CombinedOutput()
@@ -504,7 +504,7 @@ func TestIssue21_BackupCommandPaths(t *testing.T) {
 		}
 		t.Logf("as uid 65534: %s", strings.TrimSpace(string(b)))
 	}
-	must(t, os.Remove(sock))
+	noErr(t, os.Remove(sock))
 	_, e, code = runFor(t, 60*time.Second, bin, "backup", "--data-dir", dir, "--out", filepath.Join(t.TempDir(), "x.lpbackup"))
 	if code == 0 || !strings.Contains(e, "does not answer on its admin socket") {
 		t.Errorf("served directory without its socket: exit %d %s", code, e)

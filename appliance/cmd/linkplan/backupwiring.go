@@ -8,38 +8,31 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"linkplan/appliance"
 	"linkplan/appliance/backup"
+	"linkplan/appliance/datamanifest"
 	"linkplan/store"
 )
 
-// packHashes hashes the loaded terrain packs once per process (a national
-// pack is gigabytes: the first backup pays for it, later ones reuse it;
-// packs do not change while they are open).
-type packHashes struct {
-	once  sync.Once
-	files []appliance.DataFile
-	err   error
-}
-
-func (h *packHashes) get(ter *terrainSet, names []string) ([]appliance.DataFile, error) {
-	h.once.Do(func() {
-		for i, p := range ter.packs {
-			name := "embedded:rio-sample"
-			if i < len(names) {
-				name = names[i]
-			}
-			sum, err := p.SHA256()
-			if err != nil {
-				h.err = fmt.Errorf("hash terrain pack %s: %w", name, err)
-				return
-			}
-			h.files = append(h.files, appliance.DataFile{Name: name, SHA256: sum, Bytes: p.Info().FileBytes})
+// dataFiles lists the terrain packs and tower sources in use, by the
+// SHA-256 of the data manifest (the same names and hashes as GET
+// /platform/maturity), waiting for hashes still being computed (a national
+// pack: the first backup after a start may wait for it). A file that
+// cannot be read is listed without a hash.
+func dataFiles(ctx context.Context, d *datamanifest.Service) (terrain, towers []appliance.DataFile, err error) {
+	m, err := d.Wait(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data manifest: %w", err)
+	}
+	conv := func(es []appliance.DataManifestEntry) []appliance.DataFile {
+		out := make([]appliance.DataFile, len(es))
+		for i, e := range es {
+			out[i] = appliance.DataFile{Name: e.Name, SHA256: e.SHA256, Bytes: e.Bytes}
 		}
-	})
-	return h.files, h.err
+		return out
+	}
+	return conv(m.TerrainPacks), conv(m.TowerSources), nil
 }
 
 // hashTowerSources hashes the tower files installed in dataDir (the
@@ -71,7 +64,7 @@ func hashFile(path string) (appliance.DataFile, error) {
 	if err != nil {
 		return appliance.DataFile{}, fmt.Errorf("hash %s: %w", path, err)
 	}
-	return appliance.DataFile{Name: path, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n}, nil
+	return appliance.DataFile{Name: filepath.Base(path), SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n}, nil
 }
 
 // preMigrationBackup is store.Options.BeforeMigrate: before a schema
