@@ -117,6 +117,7 @@ type Service struct {
 
 	wake    chan struct{}
 	running atomic.Int64
+	alive   atomic.Int64 // worker goroutines running their loop
 
 	mu       sync.Mutex
 	started  bool
@@ -238,6 +239,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.mu.Unlock()
 	for i := range s.opts.Workers {
 		s.wg.Add(1)
+		s.alive.Add(1)
 		go s.worker(runCtx, fmt.Sprintf("%s/%d", s.opts.InstanceID, i))
 	}
 	s.wg.Add(2)
@@ -426,6 +428,7 @@ func (s *Service) finished(kind appliance.JobKind, st appliance.JobState) {
 
 func (s *Service) worker(ctx context.Context, id string) {
 	defer s.wg.Done()
+	defer s.alive.Add(-1) // counted alive by Start
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {

@@ -457,6 +457,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 				}
 				return nil
 			}},
+			api.QueueCheck(h.jobs),
 		},
 	})
 	state := opt.state

@@ -177,7 +177,7 @@ func (a *API) maturity(_ http.ResponseWriter, r *http.Request) (any, error) {
 	out := MaturityJSON{Version: a.Version, State: a.state.Load().(string), Offline: a.Offline, Dependencies: []DependencyJSON{}}
 	for _, c := range a.Checks {
 		d := DependencyJSON{Name: c.Name, Kind: "embedded", Status: "ok"}
-		if err := c.Fn(ctx); err != nil {
+		if _, err := c.run(ctx); err != nil {
 			d.Status, d.Detail = "failing", strp(err.Error())
 		}
 		out.Dependencies = append(out.Dependencies, d)

@@ -557,10 +557,19 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("report %v", m)
 				}
 				checks := m["checks"].(map[string]any)
-				for _, c := range []string{"database", "terrain", "towers"} {
-					if checks[c] != "ok" {
-						t.Errorf("check %s = %v", c, checks[c])
+				details := m["details"].(map[string]any)
+				for _, c := range []string{"database", "terrain", "towers", "queue"} {
+					if d, _ := details[c].(map[string]any); checks[c] != "ok" || d["status"] != "ok" || d["reason"] != "" {
+						t.Errorf("check %s = %v, details %v", c, checks[c], details[c])
 					}
+				}
+				// Issue 21, scope 3: the queue's workers and the offline
+				// flag, each with a status and a reason.
+				if q := details["queue"].(map[string]any); q["workers"] != 1.0 || q["workers_alive"] != 1.0 || q["ready"] != 0.0 {
+					t.Errorf("details.queue %v", q)
+				}
+				if o := details["offline"].(map[string]any); o["status"] != "offline" || o["reason"] == "" {
+					t.Errorf("details.offline %v", o)
 				}
 			}},
 			{name: "metrics exposition", method: "GET", url: "/metrics", status: 200, contains: []string{"linkplan_http_requests_total{"}},

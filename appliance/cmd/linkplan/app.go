@@ -446,7 +446,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			}
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
-		Jobs: a.jobs, Batches: a.batch,
+		OfflineReason: offlineReason(cfg.SSO.offline(), aiProvider != nil, cfg.ModelEndpoint.URL != ""),
+		Jobs:          a.jobs, Batches: a.batch,
 		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit},
 		Repeaters: a.plans,
 		// Consented rows feed the live band of the served residual engine.
@@ -478,6 +479,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				}
 				return nil
 			}},
+			api.QueueCheck(a.jobs),
 		}, backupChecks(cfg.Backup, a.backups)...),
 	})
 	log.Info("appliance assembled", "towers", a.index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
