@@ -98,8 +98,10 @@
 // requeued, or its backoff ended: store.DB.JobWaits). Its Problem, first
 // match: not started (before Start); stopping (after Close); fewer workers
 // alive than the pool; a ready job that waited more than StallAfter (a
-// minute, or 10 poll intervals) while no job runs in this process, i.e.
-// the workers are not taking jobs. Ready jobs waiting behind running ones
+// minute, or 10 poll intervals) while no job runs in this process and no
+// worker asked the queue for a job for StallAfter, i.e. the workers are
+// not taking jobs (between two jobs nothing runs, but a worker has just
+// asked). Ready jobs waiting behind running ones
 // are no problem: jobs wait their turn.
 //
 // # Lanes and fairness

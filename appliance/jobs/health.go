@@ -43,9 +43,11 @@ func (s *Service) StallAfter() time.Duration {
 
 // Health reports the queue's state at now. Its Problem is, in this order:
 // not started; stopping; a worker not running its loop; a ready job that
-// waited more than StallAfter while no job runs in this process (the
-// workers do not lease). A ready job waiting behind running ones is not a
-// problem: jobs are durable work that waits its turn.
+// waited more than StallAfter while no job runs in this process and no
+// worker asked the queue for a job for StallAfter either (the workers do
+// not lease). A ready job waiting behind running ones is not a problem:
+// jobs are durable work that waits its turn; nor is the instant between
+// two jobs, when nothing runs but a worker is about to lease.
 func (s *Service) Health(ctx context.Context) (Health, error) {
 	h := Health{Workers: s.opts.Workers, WorkersAlive: int(s.alive.Load()), Running: int(s.running.Load()), Queued: -1, Ready: -1}
 	if w, ok := s.queue.(waiter); ok {
@@ -69,8 +71,9 @@ func (s *Service) Health(ctx context.Context) (Health, error) {
 		h.Problem = "the job workers are stopping"
 	case h.WorkersAlive < h.Workers:
 		h.Problem = fmt.Sprintf("%d of %d job workers are running", h.WorkersAlive, h.Workers)
-	case h.Running == 0 && h.OldestWait > s.StallAfter():
-		h.Problem = fmt.Sprintf("a ready job has waited %.0f s and no job runs: the workers are not taking jobs", h.OldestWait.Seconds())
+	case h.Running == 0 && h.OldestWait > s.StallAfter() && s.now().Sub(time.Unix(0, s.polled.Load())) > s.StallAfter():
+		h.Problem = fmt.Sprintf("a ready job has waited %.0f s, no job runs and no worker has asked for one for %.0f s: the workers are not taking jobs",
+			h.OldestWait.Seconds(), s.now().Sub(time.Unix(0, s.polled.Load())).Seconds())
 	}
 	return h, nil
 }

@@ -118,6 +118,10 @@ type Service struct {
 	wake    chan struct{}
 	running atomic.Int64
 	alive   atomic.Int64 // worker goroutines running their loop
+	// polled is when a worker last asked the queue for a job (Unix
+	// nanoseconds of the Service's clock; Start sets it): Health's sign
+	// that the workers are taking jobs.
+	polled atomic.Int64
 
 	mu       sync.Mutex
 	started  bool
@@ -237,6 +241,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.mu.Lock()
 	s.cancel = cancel
 	s.mu.Unlock()
+	s.polled.Store(s.now().UnixNano())
 	for i := range s.opts.Workers {
 		s.wg.Add(1)
 		s.alive.Add(1)
@@ -439,7 +444,9 @@ func (s *Service) worker(ctx context.Context, id string) {
 		case <-s.wake:
 		}
 		for ctx.Err() == nil {
-			l, err := s.queue.Lease(ctx, id, s.opts.LeaseTTL, s.now())
+			now := s.now()
+			s.polled.Store(now.UnixNano())
+			l, err := s.queue.Lease(ctx, id, s.opts.LeaseTTL, now)
 			if errors.Is(err, appliance.ErrNoJob) {
 				break
 			}
