@@ -66,6 +66,10 @@ type Options struct {
 	// OnProgress is called after every finished radial with the number of
 	// finished radials and the total, on the goroutine of Compute.
 	OnProgress func(doneRadials, totalRadials int)
+	// Units, when set, computes the radials as work units of its executor
+	// (units.go) instead of on Workers goroutines; the result is the
+	// same bit for bit.
+	Units *Units
 }
 
 // TileDone reports a finished tile.
@@ -134,6 +138,7 @@ type Result struct {
 type Service struct {
 	terrain appliance.Terrain
 	engines EngineLookup
+	buffers sync.Map // raster length -> *sync.Pool of buffers for RunUnit
 }
 
 // New returns a service over terrain and the engines of lookup.
@@ -402,6 +407,20 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 	var next atomic.Int64
 	done := make(chan int, n)
 	var wg sync.WaitGroup
+	var unitErr error
+	if opts.Units != nil {
+		// The radials go out as units; each one's index comes back on
+		// done once its result is merged.
+		workers = 0
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.runUnits(ctx, p, opts.Units, order, done); err != nil {
+				unitErr = err
+				cancel()
+			}
+		}()
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -448,6 +467,9 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 	}
 	if firstErr != nil {
 		return firstErr
+	}
+	if unitErr != nil && !errors.Is(unitErr, context.Canceled) {
+		return unitErr
 	}
 	if err := ctx.Err(); err != nil {
 		return err

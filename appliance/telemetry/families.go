@@ -91,7 +91,10 @@ func RecoveredPanicComponents() []string {
 	for _, k := range jobKinds() {
 		out = append(out, "jobs."+string(k))
 	}
-	return append(out, "periodic.backup", "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
+	out = append(out, "periodic.backup", "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
+	// The work units the appliance's own worker computes (--queue
+	// jetstream; appliance/units).
+	return append(out, "units."+string(appliance.UnitBatchRows), "units."+string(appliance.UnitCoverageRadials))
 }
 
 // BackupTriggers is the closed set of the trigger label of Backups (the

@@ -57,6 +57,10 @@ type Check struct {
 	// both the check's verdict and its details (the queue, whose details
 	// are read from the same look at the queue as its verdict).
 	Probe func(ctx context.Context) (details any, err error)
+	// Kind is the dependency's kind in GET /platform/maturity: "" or
+	// "embedded" (in the process or its data directory), "external" (a
+	// service it connects to: an external NATS server, workers).
+	Kind string
 }
 
 // Backups takes verified backups for POST /admin/backup

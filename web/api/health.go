@@ -42,9 +42,10 @@ type ReadyReport struct {
 	Offline bool              `json:"offline"`
 	Version string            `json:"version"`
 	// Details has, by check name, the check's status and reason and the
-	// facts behind it (CheckReadiness, QueueReadiness, BackupReadiness),
-	// and under "offline" the offline flag with its reason
-	// (OfflineReadiness).
+	// facts behind it (CheckReadiness, QueueReadiness, BackupReadiness;
+	// with --queue jetstream, nats and workers: each worker's state and why
+	// it refuses work), and under "offline" the offline flag with its
+	// reason (OfflineReadiness).
 	Details map[string]any `json:"details"`
 }
 

@@ -39,6 +39,8 @@ commands:
   observations consent | attest | dividends settle: training consent of one source's observations; attestation that they are field measurements; data dividend settlement
   model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures;
              retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
+  worker     compute heavy work units for an appliance served with --queue jetstream (--nats URL)
+  nats-server run the embedded NATS JetStream server on its own (for serve --nats URL)
   itu        check: reproduce an ITU-R reference table (P.837, P.838, P.530, P.1510) with the product's implementation
   raytrace   eval: compare the raytrace engine, fspl and P.1411 with drive tests in a building layer
   backup     write a verified backup of a data directory (asks a serving appliance over its admin socket)
@@ -107,6 +109,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return modelTrainingCmd(ctx, args[1:], stdout, stderr)
 		}
 		return modelCmd(ctx, args[1:], time.Now, stdout, stderr)
+	case "worker":
+		return workerCmd(ctx, args[1:], stderr)
+	case "nats-server":
+		return natsServerCmd(ctx, args[1:], stderr)
 	case "itu":
 		return ituCmd(ctx, args[1:], stdout, stderr)
 	case "backup":

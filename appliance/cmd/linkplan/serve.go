@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -74,6 +75,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	fs.DurationVar(&bk.Every, "backup-every", backup.DefaultEvery, "interval of the scheduled backups (at least 1s); /health/ready reports them stale past two intervals")
 	fs.IntVar(&bk.Keep, "backup-keep", backup.DefaultKeep, "scheduled backups kept by the rotation (at least 1)")
 	dbCheck := fs.Bool("db-check", true, "check the database file's structure before opening it (one pass over the file: 0.2 to 0.7 s per 100 MB measured, docs/OPERATIONS.md) and refuse to start on a corrupt one")
+	queue := fs.String("queue", queueBBolt, "job queue: bbolt (the database; the default, see docs/SCALING.md) or jetstream (NATS JetStream: job leases, and work units for `linkplan worker` processes; the embedded server unless --nats)")
+	var nc natsConfig
+	nc.addFlags(fs, true)
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
@@ -140,6 +144,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 		return fmt.Errorf("serve: --heavy-memory-mib and --heavy-queue must be > 0, --heavy-workers >= 0: %w", errUsage)
 	}
 	heavy.MemBytes = *heavyMiB << 20
+	if *queue != queueBBolt && *queue != queueJetStream {
+		return fmt.Errorf("serve: --queue must be %s or %s, got %q: %w", queueBBolt, queueJetStream, *queue, errUsage)
+	}
+	if *queue == queueBBolt && (nc.URL != "" || nc.Cert != "") {
+		return fmt.Errorf("serve: --nats and --nats-cert need --queue %s: %w", queueJetStream, errUsage)
+	}
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
 		// A soft limit: the collector works harder near it, and the runtime
 		// caps its GC CPU share, so a larger live catalogue still runs. The
@@ -161,7 +171,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	step = "assembly (database, terrain, towers, indexes, engines)"
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
 		SSO: sc, BillingSecret: *billingSecret, Log: log, DecodeBudget: *decodeMiB << 20, AI: aic, ModelEndpoint: modelEndpoint, Backup: bk,
-		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy})
+		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy,
+		Queue: *queue, NATS: nc})
 	if err != nil {
 		return err
 	}
@@ -189,6 +200,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	if err := a.jobs.Start(ctx); err != nil {
 		return err
 	}
+	slots := heavy.Workers
+	if slots <= 0 {
+		slots = max(1, runtime.GOMAXPROCS(0)-1) // as the heavy-work budget
+	}
+	a.stopWorker = a.startLocalWorker(slots)
 	if err := a.quota.Start(ctx); err != nil {
 		return err
 	}
