@@ -77,6 +77,22 @@
 // the file for CompactPending (the old bytes stay in freed pages until the
 // next start-up).
 //
+// Checks and snapshots (issue 21, check.go): CheckFile checks a file
+// without changing it (both meta pages, since bbolt silently falls back to
+// the other one; the length against the high-water mark; bbolt's Tx.Check;
+// the schema version and top-level bucket key counts), recovering bbolt's
+// panics; a fault of bbolt's checker goroutine on a wild page address is
+// not recoverable, so the appliance runs it in a child process. Snapshot
+// copies the database from one read transaction (Tx.WriteTo) with the
+// same facts. Open with Options.ReadOnly takes a shared lock and does not
+// migrate; Options.BeforeMigrate runs before the first migration of an
+// older file (the appliance's pre-migration backup); a file of a newer
+// schema is refused before anything is written to it (SchemaError, which
+// matches appliance.ErrNewerSchema). LockFile takes the serving lock
+// without opening the file as a database (restore). Open reopens when the
+// path names another file once the lock is held (a restore renamed a new
+// one over it while it waited).
+//
 // # Caveats
 //
 // No slow work happens inside a write transaction: callers compute first and

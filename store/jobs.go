@@ -974,6 +974,42 @@ func (db *DB) JobCounts(ctx context.Context) (queued, running int, err error) {
 	return queued, running, err
 }
 
+// JobWaits counts the queued jobs and those of them ready at now (NotBefore
+// not after now), and returns since when the longest-waiting ready job has
+// waited: the later of its last transition (Updated: enqueued, released,
+// requeued) and the end of its backoff (NotBefore); zero when none is
+// ready. It reads every queue entry and decodes the ready jobs' records,
+// in one read transaction (GET /health/ready).
+func (db *DB) JobWaits(ctx context.Context, now time.Time) (queued, ready int, since time.Time, err error) {
+	err = db.jobView(ctx, "waits", func(t *jobTx) error {
+		c := t.index.Cursor()
+		for k, v := c.Seek([]byte{'q'}); k != nil && k[0] == 'q'; k, v = c.Next() {
+			queued++
+			if len(v) < 8 {
+				continue
+			}
+			notBefore := fromNS(int64(binary.BigEndian.Uint64(v[:8])))
+			if notBefore.After(now) {
+				continue
+			}
+			ready++
+			j, err := t.get(string(v[8:]))
+			if err != nil {
+				return err
+			}
+			w := j.Updated
+			if notBefore.After(w) {
+				w = notBefore
+			}
+			if since.IsZero() || w.Before(since) {
+				since = w
+			}
+		}
+		return nil
+	})
+	return queued, ready, since, err
+}
+
 // Sweep applies retention at now (appliance.JobQueue): succeeded jobs past
 // Expires become expired (items deleted, record kept until Finished +
 // recordRetention, and at least until now); terminal records that are

@@ -128,19 +128,39 @@ var migrations = []migration{
 // SchemaVersion is the schema version this binary writes.
 func SchemaVersion() int { return migrations[len(migrations)-1].version }
 
-func (db *DB) migrate() error {
+// SchemaError is a file of a schema version this binary cannot open
+// (Is appliance.ErrNewerSchema).
+type SchemaError struct {
+	File, Binary int // schema versions of the file and of this binary
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("the database has schema version %d, newer than this linkplan's schema version %d: run the linkplan release that wrote it (or a later one), or restore a backup taken with this release", e.File, e.Binary)
+}
+
+// Is makes errors.Is(err, appliance.ErrNewerSchema) hold.
+func (e *SchemaError) Is(target error) bool { return target == appliance.ErrNewerSchema }
+
+func (db *DB) migrate(before func(db *DB, from, to int) error) error {
+	// The version is read before anything is written: a file of a newer
+	// schema is left byte for byte as it was.
+	cur, err := db.Version()
+	if err != nil {
+		return err
+	}
+	if cur > SchemaVersion() {
+		return fmt.Errorf("open store %s: %w", db.path, &SchemaError{File: cur, Binary: SchemaVersion()})
+	}
 	if err := db.bolt.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketMeta)
 		return err
 	}); err != nil {
 		return fmt.Errorf("migrate: create meta: %w", err)
 	}
-	cur, err := db.Version()
-	if err != nil {
-		return err
-	}
-	if cur > SchemaVersion() {
-		return fmt.Errorf("migrate: database schema version %d is newer than this binary's %d: upgrade linkplan", cur, SchemaVersion())
+	if before != nil && cur > 0 && cur < SchemaVersion() {
+		if err := before(db, cur, SchemaVersion()); err != nil {
+			return fmt.Errorf("migrate from schema version %d to %d: %w", cur, SchemaVersion(), err)
+		}
 	}
 	for _, m := range migrations {
 		if m.version <= cur {

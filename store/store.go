@@ -23,6 +23,15 @@ type Options struct {
 	LockTimeout time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// ReadOnly opens the file with a shared lock and without migrating it
+	// (linkplan backup of a data directory no appliance serves): writes
+	// fail, a newer schema is readable.
+	ReadOnly bool
+	// BeforeMigrate, when set, runs before the first migration of a file
+	// that holds data of an older schema (from > 0): the appliance writes
+	// a backup there (issue 21). An error stops Open; the file is left as
+	// it was.
+	BeforeMigrate func(db *DB, from, to int) error
 }
 
 // DB is an open linkplan database.
@@ -55,6 +64,16 @@ func Open(dataDir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open store: create data dir: %w", err)
 	}
 	path := filepath.Join(dataDir, FileName)
+	if opts.ReadOnly {
+		b, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
+		if err != nil {
+			if errors.Is(err, bolt.ErrTimeout) {
+				return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
+			}
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
+		return &DB{bolt: b, path: path, now: opts.Now, lockTimeout: opts.LockTimeout}, nil
+	}
 	b, err := openLocked(path, opts.LockTimeout)
 	if err != nil {
 		return nil, err
@@ -66,7 +85,7 @@ func Open(dataDir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open store: remove stale compaction copy: %w", err)
 	}
 	db := &DB{bolt: b, path: path, now: opts.Now, lockTimeout: opts.LockTimeout}
-	if err := db.migrate(); err != nil {
+	if err := db.migrate(opts.BeforeMigrate); err != nil {
 		_ = b.Close()
 		return nil, err
 	}
@@ -74,16 +93,23 @@ func Open(dataDir string, opts Options) (*DB, error) {
 }
 
 // openLocked opens and locks the database file at path. When the file it
-// locked was superseded meanwhile (CompactPending renamed a new one over
-// it), it opens the path again.
+// locked was superseded meanwhile (CompactPending, or linkplan restore,
+// renamed a new one over it), it opens the path again: the path must name
+// the same file before the open and once the lock is held, and the file
+// must not carry CompactPending's superseded mark.
 func openLocked(path string, lockTimeout time.Duration) (*bolt.DB, error) {
 	for range maxSupersededOpens {
+		before, _ := os.Stat(path) // nil for a file Open creates
 		b, err := bolt.Open(path, 0o600, boltOptions(lockTimeout))
 		if err != nil {
 			if errors.Is(err, bolt.ErrTimeout) {
 				return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
 			}
 			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
+		if after, err := os.Stat(path); before != nil && (err != nil || !os.SameFile(before, after)) {
+			_ = b.Close()
+			continue
 		}
 		superseded := false
 		if err := b.View(func(tx *bolt.Tx) error {

@@ -104,6 +104,20 @@
 // (Close, SIGTERM) releases its leases and is not a death; Release does
 // not reset the count.
 //
+// # Health
+//
+// Health (GET /health/ready, check "queue") reports the pool's size, the
+// workers running their loop, the jobs running here, the queued and ready
+// jobs and the oldest ready job's wait (since it was queued, released or
+// requeued, or its backoff ended: store.DB.JobWaits). Its Problem, first
+// match: not started (before Start); stopping (after Close); fewer workers
+// alive than the pool; a ready job that waited more than StallAfter (a
+// minute, or 10 poll intervals) while no job runs in this process and no
+// worker asked the queue for a job for StallAfter, i.e. the workers are
+// not taking jobs (between two jobs nothing runs, but a worker has just
+// asked). Ready jobs waiting behind running ones
+// are no problem: jobs wait their turn.
+//
 // # Lanes and fairness
 //
 // Enterprise and Ultra tenants use the priority lane, the rest the

@@ -117,6 +117,11 @@ type Service struct {
 
 	wake    chan struct{}
 	running atomic.Int64
+	alive   atomic.Int64 // worker goroutines running their loop
+	// polled is when a worker last asked the queue for a job (Unix
+	// nanoseconds of the Service's clock; Start sets it): Health's sign
+	// that the workers are taking jobs.
+	polled atomic.Int64
 
 	mu       sync.Mutex
 	started  bool
@@ -236,8 +241,10 @@ func (s *Service) Start(ctx context.Context) error {
 	s.mu.Lock()
 	s.cancel = cancel
 	s.mu.Unlock()
+	s.polled.Store(s.now().UnixNano())
 	for i := range s.opts.Workers {
 		s.wg.Add(1)
+		s.alive.Add(1)
 		go s.worker(runCtx, fmt.Sprintf("%s/%d", s.opts.InstanceID, i))
 	}
 	s.wg.Add(2)
@@ -278,7 +285,9 @@ func (s *Service) tick(ctx context.Context, fn func(context.Context)) {
 func (s *Service) sweep(ctx context.Context) {
 	files, err := s.queue.Sweep(ctx, s.now(), s.opts.RecordRetention)
 	if err != nil {
-		s.log.Error("jobs: retention sweep", "err", err)
+		if ctx.Err() == nil { // a stop (a signal during start-up) is not a failure
+			s.log.Error("jobs: retention sweep", "err", err)
+		}
 		return
 	}
 	for _, r := range files {
@@ -424,6 +433,7 @@ func (s *Service) finished(kind appliance.JobKind, st appliance.JobState) {
 
 func (s *Service) worker(ctx context.Context, id string) {
 	defer s.wg.Done()
+	defer s.alive.Add(-1) // counted alive by Start
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -434,7 +444,9 @@ func (s *Service) worker(ctx context.Context, id string) {
 		case <-s.wake:
 		}
 		for ctx.Err() == nil {
-			l, err := s.queue.Lease(ctx, id, s.opts.LeaseTTL, s.now())
+			now := s.now()
+			s.polled.Store(now.UnixNano())
+			l, err := s.queue.Lease(ctx, id, s.opts.LeaseTTL, now)
 			if errors.Is(err, appliance.ErrNoJob) {
 				break
 			}

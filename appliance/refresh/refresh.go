@@ -90,7 +90,21 @@ type imported struct {
 	err              error
 }
 
-func (s *Service) importOne(src Source) imported {
+// ctxReader reads r until ctx ends: a stop interrupts the parse of a
+// national file instead of waiting for it.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+func (s *Service) importOne(ctx context.Context, src Source) imported {
 	start := s.now()
 	out := imported{rec: appliance.TowerRefresh{Source: src.Name, Rejects: []appliance.RowIssue{}}}
 	fail := func(err error) imported {
@@ -116,7 +130,7 @@ func (s *Service) importOne(src Source) imported {
 	if f != catalog.FormatOpenCelliD {
 		placer = catalog.NewPlacer(s.gaz)
 	}
-	res, _, err := catalog.Import(f, bytes.NewReader(data), placer)
+	res, _, err := catalog.Import(f, ctxReader{ctx, bytes.NewReader(data)}, placer)
 	if err != nil {
 		return fail(fmt.Errorf("import %s: %w", src.Name, err))
 	}
@@ -162,7 +176,12 @@ func (s *Service) RefreshOnce(ctx context.Context, force bool) (Summary, error) 
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		im := s.importOne(src)
+		im := s.importOne(ctx, src)
+		if err := ctx.Err(); err != nil {
+			// Stopped (a SIGTERM during start-up): not a failure of the
+			// source, nothing recorded.
+			return sum, err
+		}
 		sum.Records = append(sum.Records, im.rec)
 		if s.Recorder != nil {
 			if err := s.Recorder.AppendTowerRefresh(im.rec); err != nil {

@@ -60,6 +60,15 @@ const (
 	RaytraceWorkerUp       = "linkplan_raytrace_worker_up"
 	RaytraceWorkerRestarts = "linkplan_raytrace_worker_restarts_total"
 	RaytraceUnits          = "linkplan_raytrace_units_total"
+	// Backups (appliance/backup): the counter for every trigger; the
+	// gauges describe the scheduled backups and exist only with a
+	// schedule (the time and age only once one succeeded).
+	Backups               = "linkplan_backups_total"
+	BackupLastSuccessTime = "linkplan_backup_last_success_timestamp_seconds"
+	BackupAge             = "linkplan_backup_age_seconds"
+	BackupLastOK          = "linkplan_backup_last_ok"
+	BackupLastDuration    = "linkplan_backup_last_duration_seconds"
+	BackupLastBytes       = "linkplan_backup_last_size_bytes"
 
 	ModelRMSE              = "coverage_model_rmse_db"
 	ModelCVRMSE            = "coverage_model_cv_rmse_db"
@@ -87,10 +96,16 @@ func RecoveredPanicComponents() []string {
 	for _, k := range jobKinds() {
 		out = append(out, "jobs."+string(k))
 	}
-	out = append(out, "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
+	out = append(out, "periodic.backup", "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
 	// The work units the appliance's own worker computes (--queue
 	// jetstream; appliance/units).
 	return append(out, "units."+string(appliance.UnitBatchRows), "units."+string(appliance.UnitCoverageRadials))
+}
+
+// BackupTriggers is the closed set of the trigger label of Backups (the
+// pre-migration backup runs before the metrics exist).
+func BackupTriggers() []string {
+	return []string{appliance.BackupTriggerCLI, appliance.BackupTriggerRoute, appliance.BackupTriggerScheduled}
 }
 
 // jobKinds are the job kinds of the appliance (labels of the job families
@@ -141,6 +156,12 @@ func Families() []Family {
 			finished = append(finished, []string{string(k), string(s)})
 		}
 	}
+	var backups [][]string
+	for _, t := range BackupTriggers() {
+		for _, r := range []string{"failed", "ok"} {
+			backups = append(backups, []string{t, r})
+		}
+	}
 	var panics [][]string
 	for _, c := range RecoveredPanicComponents() {
 		panics = append(panics, []string{c})
@@ -170,6 +191,13 @@ func Families() []Family {
 		{Name: RaytraceWorkerRestarts, Type: Counter, Help: "Starts of the raytrace worker process after its first (it exited or did not answer)."},
 		{Name: RaytraceUnits, Type: Counter, Labels: []string{"kind", "outcome"}, Closed: raytraceUnits(),
 			Help: "Raytrace units sent to the executor (point: one link of a job; map_band: rows of a map), by outcome."},
+		{Name: Backups, Type: Counter, Labels: []string{"trigger", "result"}, Closed: backups,
+			Help: "Backups taken, by trigger (cli, route, scheduled) and result (ok: written and verified; failed)."},
+		{Name: BackupLastSuccessTime, Type: Gauge, Help: "Time the newest good scheduled backup was taken, Unix seconds."},
+		{Name: BackupAge, Type: Gauge, Help: "Age of the newest good scheduled backup, seconds."},
+		{Name: BackupLastOK, Type: Gauge, Help: "Whether the latest scheduled backup attempt succeeded (1) or failed (0)."},
+		{Name: BackupLastDuration, Type: Gauge, Help: "Wall time of the latest scheduled backup attempt, seconds."},
+		{Name: BackupLastBytes, Type: Gauge, Help: "Size of the newest good scheduled backup file, bytes."},
 		{Name: ObservationsTotal, Type: Counter, Labels: []string{observationsTotalLabel},
 			Help: "Coverage observations stored, by source label (at most 64 sources, the others as \"other\")."},
 		{Name: ModelRMSE, Type: Gauge, Help: "In-sample RMSE of the served local model, dB (history only)."},

@@ -13,6 +13,7 @@ import (
 func (a *API) registerAdmin(r *mux.Router) {
 	r.HandleFunc("/admin/keys", a.wrap(a.authed(a.issueKey))).Methods(http.MethodPost)
 	r.HandleFunc("/admin/towers/refreshes", a.wrap(a.authed(a.towerRefreshes))).Methods(http.MethodGet)
+	r.HandleFunc("/admin/backup", a.wrap(a.authed(a.adminBackup))).Methods(http.MethodPost)
 }
 
 // RefreshList is the body of GET /admin/towers/refreshes.

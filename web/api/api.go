@@ -50,14 +50,27 @@ type Check struct {
 	// nothing about serving requests.
 	Advisory bool
 	// Details, when set, is written under details[Name] of GET
-	// /health/ready (a JSON object).
+	// /health/ready (a JSON object with status and reason); without it
+	// the check's details are a CheckReadiness.
 	Details func() any
+	// Probe, when set, takes the place of Fn and Details: one call gives
+	// both the check's verdict and its details (the queue, whose details
+	// are read from the same look at the queue as its verdict).
+	Probe func(ctx context.Context) (details any, err error)
 	// Kind is the dependency's kind in GET /platform/maturity: "" or
 	// "embedded" (in the process or its data directory), "external" (a
 	// service it connects to: an external NATS server, workers), "local_process"
 	// (a process serve starts and supervises: the raytrace worker, itself
 	// Advisory: only the routes that need it fail without it).
 	Kind string
+}
+
+// Backups takes verified backups for POST /admin/backup
+// (appliance/backup): the file is written and verified first, then
+// streamed; the service writes audit (completed with the backup's
+// hash) in the same step.
+type Backups interface {
+	Take(ctx context.Context, trigger string, audit *appliance.AuditEntry) (*appliance.BackupFile, error)
 }
 
 // Deps are the services the API calls.
@@ -79,16 +92,20 @@ type Deps struct {
 	// Recover recovers a request's panic (component "http": logged once
 	// with its stack under the request id, counted); nil logs it to the
 	// API's log without counting.
-	Recover   *appliance.Recoverer
-	Version   string
-	Offline   bool            // true: the appliance makes no outbound calls
-	Jobs      JobService      // queued jobs (appliance/jobs)
-	Batches   BatchSubmitter  // batch reports (appliance/batch)
-	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
-	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
-	Keys      KeyManager      // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
-	Tenants   TenantLister    // the admin tenant listing (appliance/tenancy); nil: no GET /admin/tenants
-	Privacy   Privacy         // data-subject requests (appliance/privacy); nil: no privacy routes
+	Recover *appliance.Recoverer
+	Version string
+	Offline bool // true: the appliance makes no outbound calls
+	// OfflineReason says why the appliance is, or is not, offline (the
+	// outbound dependencies configured), for details.offline of GET
+	// /health/ready.
+	OfflineReason string
+	Jobs          JobService      // queued jobs (appliance/jobs)
+	Batches       BatchSubmitter  // batch reports (appliance/batch)
+	Heatmaps      Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
+	Repeaters     RepeaterPlanner // relay routes (appliance/repeater); nil: no route
+	Keys          KeyManager      // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
+	Tenants       TenantLister    // the admin tenant listing (appliance/tenancy); nil: no GET /admin/tenants
+	Privacy       Privacy         // data-subject requests (appliance/privacy); nil: no privacy routes
 	// Observations ingests drive-test observations
 	// (appliance/observations); nil: no observation routes.
 	Observations Observations
@@ -127,6 +144,9 @@ type Deps struct {
 	// bodies (appliance/decodebudget); nil: a budget of
 	// decodebudget.DefaultLimit of the API's own.
 	Decode *decodebudget.Budget
+	// Backups serves POST /admin/backup (appliance/backup); nil: the
+	// route answers 503.
+	Backups Backups
 	// Predictions serves the learned coverage models
 	// (appliance/prediction); nil: the prediction and model routes are
 	// not served.

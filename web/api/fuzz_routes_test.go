@@ -27,6 +27,7 @@ import (
 // its committed corpus (testdata/fuzz/<target>); `make fuzz` fuzzes each
 // for a bounded time (FUZZTIME, 10 s by default).
 var fuzzTargets = map[string]string{
+	"POST /admin/backup":                       "FuzzAdminBackupBody",
 	"POST /admin/keys":                         "FuzzAdminKeysBody",
 	"POST /admin/sso/bindings":                 "FuzzAdminSSOBindBody",
 	"POST /admin/sso/bindings/delete":          "FuzzAdminSSOUnbindBody",
@@ -380,6 +381,15 @@ func FuzzAdminKeysBody(f *testing.F) {
 		`{"tier":"pro","email":"a@example.com","owner":"Fuzz","justification":"issue a key for a test"}`,
 		`{"tier":"ultra","role":"internal","email":"not an email","owner":"","justification":"x"}`,
 		`{"tier":"admin"}`, `{"tier":1}`, `null`, `{`, ``,
+	)
+}
+
+// FuzzAdminBackupBody fuzzes the body of POST /admin/backup (issue 21): a
+// sound body streams a verified backup file, any other gets its 4xx.
+func FuzzAdminBackupBody(f *testing.F) {
+	fuzzRoute(f, routeFuzz{method: "POST", path: "/admin/backup", key: "admin", header: adminTOTP}, nil,
+		`{"justification":"monthly off-site backup"}`, `{"justification":"monthly off-site backup","totp":"000000"}`,
+		`{"justification":"x"}`, `{"justification":1}`, `{"totp":null}`, `{"compress":true}`, `null`, `[]`, `{`, ``,
 	)
 }
 

@@ -23,6 +23,7 @@ import (
 	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
+	"linkplan/appliance/backup"
 	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/billing"
@@ -142,6 +143,7 @@ type harness struct {
 	search   *search.Index
 	terrain  *terrain.Layered
 	preds    *prediction.Service
+	backups  *backup.Service
 	dataDir  string
 	desc     string // terrain description, as the composition root words it
 
@@ -419,6 +421,15 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		tb.Fatal(err)
 	}
 	h.preds = preds
+	// Backups as the composition root takes them, on demand into the data
+	// directory; the structural check runs in process here (the harness's
+	// files are sound; the child-process check is the binary's).
+	h.backups, err = backup.New(&backup.Writer{DB: db, Version: "test",
+		Check: func(_ context.Context, path string) (appliance.DBCheck, error) { return store.CheckFile(path) }},
+		backup.Options{Scratch: h.dataDir, Audit: db.AppendAudit, Metrics: mset})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	// The data manifest over what the harness serves: the embedded pack and
 	// tower samples (hashed from memory, never pending), with the refresh
 	// records of loadTowers.
@@ -433,6 +444,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	h.api = api.New(api.Deps{
 		Data:        data,
 		Decode:      opt.decode,
+		Backups:     h.backups,
 		Predictions: preds,
 		Basemap:     tiles,
 		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
@@ -475,6 +487,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 				}
 				return nil
 			}},
+			api.QueueCheck(h.jobs),
 		},
 	})
 	state := opt.state

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"linkplan/appliance/jobs"
 	"linkplan/appliance/telemetry"
 )
 
@@ -41,9 +43,77 @@ type ReadyReport struct {
 	Checks  map[string]string `json:"checks"`
 	Offline bool              `json:"offline"`
 	Version string            `json:"version"`
-	// Details holds the facts behind some checks, by check name (workers:
-	// each worker's state and why it refuses work).
+	// Details has, by check name, the check's status and reason and the
+	// facts behind it (CheckReadiness, QueueReadiness, BackupReadiness;
+	// with --queue jetstream, nats and workers: each worker's state and why
+	// it refuses work), and under "offline" the offline flag with its
+	// reason (OfflineReadiness).
 	Details map[string]any `json:"details"`
+}
+
+// CheckReadiness is details[name] of a check without facts of its own
+// (database, terrain, towers).
+type CheckReadiness struct {
+	Status string `json:"status"` // ok, failed
+	Reason string `json:"reason"` // "" when ok
+}
+
+// OfflineReadiness is details.offline of GET /health/ready.
+type OfflineReadiness struct {
+	Status string `json:"status"` // offline, online
+	Reason string `json:"reason"`
+}
+
+// QueueReadiness is details.queue of GET /health/ready: the job queue and
+// its workers (appliance/jobs Health).
+type QueueReadiness struct {
+	Status       string `json:"status"` // ok, failed
+	Reason       string `json:"reason"` // "" when ok
+	Workers      int    `json:"workers"`
+	WorkersAlive int    `json:"workers_alive"`
+	Running      int    `json:"running"`
+	Queued       int    `json:"queued"`
+	Ready        int    `json:"ready"`
+	// OldestWaitingAgeS is how long the longest-waiting ready job has
+	// waited, seconds; 0 when none waits.
+	OldestWaitingAgeS float64 `json:"oldest_waiting_age_s"`
+}
+
+// QueueHealth is the job queue's state (appliance/jobs).
+type QueueHealth interface {
+	Health(ctx context.Context) (jobs.Health, error)
+}
+
+// QueueCheck is the readiness check of the job queue (issue 21, scope 3):
+// workers alive and the oldest ready job's wait, from one look at the
+// queue; it fails with the queue's Problem.
+func QueueCheck(q QueueHealth) Check {
+	return Check{Name: "queue", Probe: func(ctx context.Context) (any, error) {
+		h, err := q.Health(ctx)
+		if err != nil {
+			return QueueReadiness{Status: "failed", Reason: err.Error(), Workers: h.Workers, WorkersAlive: h.WorkersAlive,
+				Running: h.Running, Queued: -1, Ready: -1}, err
+		}
+		d := QueueReadiness{Status: "ok", Reason: h.Problem, Workers: h.Workers, WorkersAlive: h.WorkersAlive, Running: h.Running,
+			Queued: h.Queued, Ready: h.Ready, OldestWaitingAgeS: h.OldestWait.Seconds()}
+		if h.Problem != "" {
+			d.Status = "failed"
+			return d, errors.New(h.Problem)
+		}
+		return d, nil
+	}}
+}
+
+// run runs the check: its verdict and its details (nil: none of its own).
+func (c Check) run(ctx context.Context) (any, error) {
+	if c.Probe != nil {
+		return c.Probe(ctx)
+	}
+	err := c.Fn(ctx)
+	if c.Details != nil {
+		return c.Details(), err
+	}
+	return nil, err
 }
 
 func (a *API) readiness(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -52,16 +122,33 @@ func (a *API) readiness(w http.ResponseWriter, r *http.Request) (any, error) {
 	rep := ReadyReport{Status: "ready", State: a.state.Load().(string), Checks: map[string]string{}, Offline: a.Offline, Version: a.Version, Details: map[string]any{}}
 	ok := rep.State == StateReady
 	for _, c := range a.Checks {
-		if err := c.Fn(ctx); err != nil {
+		details, err := c.run(ctx)
+		if err != nil {
 			rep.Checks[c.Name] = err.Error()
 			ok = ok && c.Advisory
 		} else {
 			rep.Checks[c.Name] = "ok"
 		}
-		if c.Details != nil {
-			rep.Details[c.Name] = c.Details()
+		if details == nil {
+			cr := CheckReadiness{Status: "ok"}
+			if err != nil {
+				cr = CheckReadiness{Status: "failed", Reason: err.Error()}
+			}
+			details = cr
+		}
+		rep.Details[c.Name] = details
+	}
+	off := OfflineReadiness{Status: "online", Reason: a.OfflineReason}
+	if a.Offline {
+		off.Status = "offline"
+	}
+	if off.Reason == "" {
+		off.Reason = "the appliance makes outbound calls"
+		if a.Offline {
+			off.Reason = "the appliance makes no outbound calls"
 		}
 	}
+	rep.Details["offline"] = off
 	if !ok {
 		rep.Status = "not_ready"
 		writeJSON(w, http.StatusServiceUnavailable, rep)

@@ -234,6 +234,9 @@ func TestTenantIsolationTable(t *testing.T) {
 			body: dsarBody("123456", "isolation test justification", "pro@example.com")},
 		isoRoute{name: "overdue requests", method: "GET", url: "/admin/dsar/overdue", forbidden: true},
 		isoRoute{name: "admin audit log", method: "GET", url: "/admin/audit", forbidden: true},
+		// A backup holds every tenant's rows: admin keys only.
+		isoRoute{name: "admin backup", method: "POST", url: "/admin/backup", forbidden: true,
+			body: `{"justification":"isolation test justification","totp":"123456"}`},
 		// Both callers' keys are their tenants' tenant-admin keys (issued
 		// without a tenant role): still not an admin key.
 		isoRoute{name: "admin tenant list", method: "GET", url: "/admin/tenants", forbidden: true},

@@ -186,7 +186,7 @@ func (a *API) maturity(_ http.ResponseWriter, r *http.Request) (any, error) {
 		if c.Kind != "" {
 			d.Kind = c.Kind
 		}
-		if err := c.Fn(ctx); err != nil {
+		if _, err := c.run(ctx); err != nil {
 			d.Status, d.Detail = "failing", strp(err.Error())
 		}
 		if c.Details != nil {

@@ -1,11 +1,14 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,7 +17,9 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/backup"
 	"linkplan/appliance/planner"
+	"linkplan/store"
 	"linkplan/web/api"
 )
 
@@ -552,10 +557,19 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("report %v", m)
 				}
 				checks := m["checks"].(map[string]any)
-				for _, c := range []string{"database", "terrain", "towers"} {
-					if checks[c] != "ok" {
-						t.Errorf("check %s = %v", c, checks[c])
+				details := m["details"].(map[string]any)
+				for _, c := range []string{"database", "terrain", "towers", "queue"} {
+					if d, _ := details[c].(map[string]any); checks[c] != "ok" || d["status"] != "ok" || d["reason"] != "" {
+						t.Errorf("check %s = %v, details %v", c, checks[c], details[c])
 					}
+				}
+				// Issue 21, scope 3: the queue's workers and the offline
+				// flag, each with a status and a reason.
+				if q := details["queue"].(map[string]any); q["workers"] != 1.0 || q["workers_alive"] != 1.0 || q["ready"] != 0.0 {
+					t.Errorf("details.queue %v", q)
+				}
+				if o := details["offline"].(map[string]any); o["status"] != "offline" || o["reason"] == "" {
+					t.Errorf("details.offline %v", o)
 				}
 			}},
 			{name: "metrics exposition", method: "GET", url: "/metrics", status: 200, contains: []string{"linkplan_http_requests_total{"}},
@@ -625,6 +639,18 @@ func TestScenarios(t *testing.T) {
 				body: `{"tier":"Pro","email":"a@b.c","owner":"o","justification":"long enough text","is_admin":true}`, status: 422, code: "invalid_input", fields: []string{"is_admin"}, doc: docRejects},
 			{name: "wrong type", method: "POST", url: "/admin/keys", key: "admin", totp: "header",
 				body: `{"tier":5,"email":"a@b.c","owner":"o","justification":"long enough text"}`, status: 422, code: "invalid_input", fields: []string{"tier"}, doc: docRejects},
+			{name: "backup (TOTP header)", method: "POST", url: "/admin/backup", key: "admin", totp: "header", body: backupBody, status: 200,
+				check: checkBackupDownload},
+			{name: "backup (TOTP in body)", method: "POST", url: "/admin/backup", key: "admin", totp: "body",
+				body: `{"justification":"monthly off-site backup","totp":"{{totp}}"}`, status: 200, check: checkBackupDownload},
+			{name: "backup with a tenant key", method: "POST", url: "/admin/backup", key: "pro", totp: "header", body: backupBody, status: 403, code: "forbidden"},
+			{name: "backup with a wrong TOTP", method: "POST", url: "/admin/backup", key: "admin", totp: "bad", body: backupBody, status: 403, code: "forbidden"},
+			{name: "backup without TOTP", method: "POST", url: "/admin/backup", key: "admin", body: backupBody, status: 422, code: "invalid_input", fields: []string{"totp"}},
+			{name: "backup without a justification", method: "POST", url: "/admin/backup", key: "admin", totp: "header", body: `{"justification":"x"}`,
+				status: 422, code: "invalid_input", fields: []string{"justification"}, doc: docRejects},
+			{name: "backup with an unknown field", method: "POST", url: "/admin/backup", key: "admin", totp: "header",
+				body: `{"justification":"monthly off-site backup","compress":true}`, status: 422, code: "invalid_input", fields: []string{"compress"}, doc: docRejects},
+			{name: "backup without key", method: "POST", url: "/admin/backup", body: backupBody, status: 401, code: "unauthenticated"},
 			{name: "malformed JSON", method: "POST", url: "/admin/keys", key: "admin", totp: "header", body: `{"tier":`, status: 400, code: "malformed_json"},
 			{name: "empty body", method: "POST", url: "/admin/keys", key: "admin", totp: "header", status: 400, code: "malformed_json"},
 			{name: "oversized body", method: "POST", url: "/admin/keys", key: "admin", totp: "header", body: huge, status: 413, code: "body_too_large"},
@@ -1271,5 +1297,36 @@ func jobScenarios(t *testing.T, h *harness) []scenario {
 		{name: "ai summary of the finished job", method: "POST", url: "/ai/batch-analyze", key: "pro", body: `{"job_id":"` + done.ID + `"}`, status: 200,
 			contains: []string{`"margin_classes"`, `"total":101`}},
 		{name: "ai summary of a canceled job", method: "POST", url: "/ai/batch-analyze", key: "internal", body: `{"job_id":"` + queued.ID + `"}`, status: 409, code: "conflict"},
+	}
+}
+
+// backupBody is a valid POST /admin/backup body.
+const backupBody = `{"justification":"monthly off-site backup"}`
+
+// checkBackupDownload: the answer of POST /admin/backup is a backup file
+// that verifies, announced by its headers, and the backup is audited.
+func checkBackupDownload(t *testing.T, h *harness, res *response) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "b.lpbackup")
+	if err := os.WriteFile(path, res.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := backup.Verify(context.Background(), path, "", func(_ context.Context, p string) (appliance.DBCheck, error) { return store.CheckFile(p) }, store.SchemaVersion())
+	if err != nil {
+		t.Fatalf("the downloaded backup does not verify: %v", err)
+	}
+	if res.header.Get("Content-Type") != "application/x-tar" || res.header.Get("X-Linkplan-Backup-Sha256") != m.DB.SHA256 ||
+		res.header.Get("Content-Length") != strconv.Itoa(len(res.body)) || m.Trigger != "route" || m.DB.Buckets["keys"] < 5 {
+		t.Errorf("headers %v, manifest %+v", res.header, m)
+	}
+	rows, err := h.db.Audit("admin", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || rows[0].Action != "admin.backup" || rows[0].Params["db_sha256"] != m.DB.SHA256 || rows[0].Params["justification"] == "" {
+		t.Errorf("newest admin audit row %+v", rows[0])
+	}
+	if ents, _ := os.ReadDir(h.dataDir); slices.ContainsFunc(ents, func(e os.DirEntry) bool { return strings.Contains(e.Name(), ".lpbackup") }) {
+		t.Errorf("the backup left a file in the data directory: %v", ents)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/auditlog"
+	"linkplan/appliance/backup"
 	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/buildings"
@@ -85,6 +86,9 @@ type config struct {
 	// Raytrace runs the raytrace worker (serve); disabled: requests that
 	// name the raytrace engine answer 503.
 	Raytrace raytraceWorkerConfig
+	// Backup schedules backups (a zero Dir: none) and says where the
+	// pre-migration backup goes.
+	Backup backupConfig
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -142,6 +146,9 @@ type app struct {
 	rtw        *worker.Supervisor
 	rtwCleanup func()
 	raytrace   *raytracing.Service
+	// backups takes the scheduled backups and those of POST /admin/backup
+	// and the admin socket.
+	backups *backup.Service
 }
 
 // boot assembles the appliance in start order: store, terrain, towers and
@@ -156,7 +163,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	rec := &appliance.Recoverer{Log: log, Count: func(component string) {
 		mset.GetOrCreateCounter(telemetry.RecoveredPanicSeries(component)).Inc()
 	}}
-	db, err := store.Open(cfg.DataDir, store.Options{})
+	// A file of an older schema is backed up before it is migrated
+	// (issue 21, scope 6); one of a newer schema is refused, naming both
+	// versions (appliance.ErrNewerSchema: exit status 3).
+	db, err := store.Open(cfg.DataDir, store.Options{BeforeMigrate: preMigrationBackup(ctx, backupDirOf(cfg.DataDir, cfg.Backup.Dir), log.Info)})
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +252,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 		return nil
 	}
+	log.Info("loading tower sources", "files", len(srcs))
 	if _, err := rs.RefreshOnce(ctx, true); err != nil {
 		return nil, fmt.Errorf("load towers: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // stopped: the rest of the assembly is not needed
 	}
 	a.refresh = rs
 	// The data files in use, hashed in the background from now on.
@@ -271,6 +285,22 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	links := ptp.New(ter, reg.WithFallback, equip, ituMaps)
 	links.TerrainDescription = terrainDesc
 
+	// Backups: verified snapshots of the database, scheduled when
+	// --backup-dir is set, else on demand into the data directory (the
+	// file is unlinked as soon as it is open for streaming). Their
+	// manifests name the data files in use by the data manifest's hashes.
+	scratch := cfg.Backup.Dir
+	if scratch == "" {
+		scratch = cfg.DataDir
+	}
+	if a.backups, err = backup.New(&backup.Writer{DB: db, Check: checkIsolated, Version: version(),
+		Inputs: func(ctx context.Context) ([]appliance.DataFile, []appliance.DataFile, error) {
+			return dataFiles(ctx, a.data)
+		}},
+		backup.Options{Dir: cfg.Backup.Dir, Every: cfg.Backup.Every, Keep: cfg.Backup.Keep, Scratch: scratch,
+			Log: log, Metrics: mset, Audit: db.AppendAudit, Recover: rec}); err != nil {
+		return nil, err
+	}
 	// The job queue lives in the database; finished bundles are files
 	// under the data directory. Workers start with serve, after the API is
 	// ready, and drain before the database closes.
@@ -488,6 +518,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		return nil, err
 	}
 	if err := a.predictions.Reload(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		log.Warn("model directory not loaded; the shipped models serve", "err", err)
 	}
 	a.api = api.New(api.Deps{
@@ -510,7 +543,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			}
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
-		Jobs: a.jobs, Batches: a.batch,
+		OfflineReason: offlineReason(cfg.SSO.offline(), aiProvider != nil, cfg.ModelEndpoint.URL != ""),
+		Jobs:          a.jobs, Batches: a.batch,
 		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit},
 		Repeaters: a.plans,
 		// Consented rows feed the live band of the served residual engine.
@@ -532,6 +566,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		PTP:                links,
 		SSO:                ssoDep,
 		Billing:            billingDep,
+		Backups:            a.backups,
 		Checks: append([]api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
@@ -541,7 +576,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				}
 				return nil
 			}},
-		}, append(a.scaleOutChecks(), rtwCheck...)...),
+			api.QueueCheck(a.jobs),
+		}, append(append(backupChecks(cfg.Backup, a.backups), a.scaleOutChecks()...), rtwCheck...)...),
 	})
 	log.Info("appliance assembled", "towers", a.index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
 	ok = true
@@ -551,6 +587,15 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 // close releases everything in reverse start order; the database is last
 // because everything above writes through it.
 func (a *app) close() {
+	if a.backups != nil {
+		// A scheduled backup in progress stops at its next step and
+		// removes its partial files.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := a.backups.Close(ctx); err != nil {
+			a.log.Warn("backup schedule did not stop", "err", err)
+		}
+		cancel()
+	}
 	if a.maps != nil {
 		a.maps.Close()
 	}
@@ -652,4 +697,13 @@ func catalogFingerprint(ts []*appliance.Tower) string {
 		h.Write(buf)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// backupChecks is the advisory readiness check of the scheduled backups;
+// none without a schedule.
+func backupChecks(cfg backupConfig, s *backup.Service) []api.Check {
+	if cfg.Dir == "" {
+		return nil
+	}
+	return []api.Check{api.BackupCheck(s.Status, nil)}
 }

@@ -5,8 +5,11 @@
 // budget per mode, ITU-R availability, PDF report and geo export (ptp,
 // ptp.go: appliance/ptp on the built-in equipment, radio JSON files and
 // antenna pattern files), reproduces an ITU-R reference table with the
-// ITU-R availability methods of engines/itur (itu check, itu.go) and
-// reports its version (version).
+// ITU-R availability methods of engines/itur (itu check, itu.go), backs
+// up, verifies and restores its database (backup, verify, restore, db
+// check) and reports its version (version). Exit status: 0 done, 1 failed,
+// 2 usage, 3 unusable data (a corrupt database or backup, or a newer
+// schema).
 //
 // # Basics
 //
@@ -69,6 +72,24 @@
 // Data manifest (appliance/datamanifest, datamanifest.go): the terrain
 // packs and tower sources in use, hashed (SHA-256) in the background from
 // the start, shown by GET /platform/maturity as data_manifest.
+//
+// Backups (appliance/backup, docs/OPERATIONS.md): before anything opens the
+// database, serve checks it in a child process (checkAtStart, dbcheck.go:
+// linkplan db check --json; bbolt's checker can fault on a damaged page
+// beyond what recover catches) and refuses a corrupt file with exit status
+// 3 (--db-check=false skips it). store.Open takes a verified backup before a
+// schema migration (preMigrationBackup, into --backup-dir or DATA/backups).
+// --backup-dir, --backup-every (default 24h) and --backup-keep (default 7)
+// schedule backups; /health/ready reports them (advisory) and /metrics
+// counts them. The admin socket DATA/admin.sock (adminsock.go: mode 0600,
+// peer credentials checked) lets linkplan backup ask the serving appliance;
+// without an appliance the command reads the file with a shared lock.
+// linkplan restore holds the database's lock while it renames the verified
+// copy over the file (store.LockFile).
+//
+// Stops: a SIGTERM or SIGINT at any moment of the start-up is a clean stop
+// (exit 0, "linkplan stopped by a signal during start-up" with the step):
+// serve turns any error returned after the signal into that line.
 //
 // AI flags (appliance/ai): --ai-provider-url (root URL of a self-hosted
 // OpenAI-compatible chat-completions server: llama.cpp's llama-server or

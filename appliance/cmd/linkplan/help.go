@@ -41,6 +41,7 @@ func subcommands() map[string][][]string {
 		"model":        {{"train"}, {"eval"}, {"retrain"}, {"synth"}},
 		"itu":          {{"check"}},
 		"raytrace":     {{"eval"}},
+		"db":           {{"check"}},
 	}
 }
 

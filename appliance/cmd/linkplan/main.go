@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"syscall"
 	"time"
+
+	"linkplan/appliance"
 )
 
 // Version is stamped at build time with -ldflags "-X main.Version=...".
@@ -43,7 +45,13 @@ commands:
   itu        check: reproduce an ITU-R reference table (P.837, P.838, P.530, P.1510) with the product's implementation
   raytrace   eval: compare the raytrace engine, fspl and P.1411 with drive tests in a building layer
   raytrace-worker  the local raytrace worker process (started and supervised by serve)
+  backup     write a verified backup of a data directory (asks a serving appliance over its admin socket)
+  restore    replace a data directory's database by a verified backup (the appliance stopped)
+  verify     verify a backup file (manifest, SHA-256, structure, schema)
+  db         check: structural check of a database file
   version    print the version
+
+exit status: 0 done, 1 failed, 2 usage, 3 unusable data (a corrupt database or backup, or a newer schema)
 `
 
 func main() {
@@ -68,8 +76,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "linkplan:", err)
-		if isUsage(err) {
+		switch {
+		case isUsage(err):
 			return 2
+		case errors.Is(err, appliance.ErrCorrupt) || errors.Is(err, appliance.ErrNewerSchema):
+			return 3 // the data is unusable by this binary: a corrupt file, or a newer schema
 		}
 		return 1
 	}
@@ -110,6 +121,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return ituCmd(ctx, args[1:], stdout, stderr)
 	case "ptp":
 		return ptpCmd(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, args[1:], stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, args[1:], stdout, stderr)
+	case "verify":
+		return verifyCmd(ctx, args[1:], stdout, stderr)
+	case "db":
+		return dbCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "linkplan", version())
 		return nil
