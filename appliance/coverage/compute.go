@@ -607,6 +607,9 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 	state := make([]pixelState, len(order))
 	for o := reached; o < len(order); o++ {
 		state[o] = pixelFallback
+		if s.ownBeyondMissing(p, rd, int(order[o]), prof.LengthM()) {
+			state[o], loss[o] = pixelMissing, math.NaN()
+		}
 	}
 	own := req.Exact
 	if !own {
@@ -617,7 +620,7 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 		own = !done
 	}
 	for o, j := range order {
-		if !own && state[o] != pixelFallback {
+		if state[o] == pixelMissing || !own && state[o] != pixelFallback {
 			continue
 		}
 		if rd.evaluations%ctxEvery == 0 {
@@ -665,6 +668,31 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 	}
 	return nil
 }
+
+// ownBeyondMissing reports whether pixel j of radial rd, beyond the
+// radial's last point with terrain (lastM metres from the transmitter),
+// has no terrain at one of the first samples of its own profile beyond
+// that distance: its own profile then has none either, and the pixel is
+// no-data without profiling it. (Only pixels whose own line passes beside
+// the missing tile are profiled.)
+func (s *Service) ownBeyondMissing(p *plan, rd *radial, j int, lastM float64) bool {
+	d := rd.dist[j]
+	n := appliance.ProfileSteps(d, p.stepM)
+	xi := d / n
+	b := rd.bearingDeg + math.Asin(float64(rd.sinOff[j]))*180/math.Pi
+	// the radial was cut up to a few samples before its first missing
+	// point (reachableProfile)
+	for i := math.Floor(lastM/xi) + 1; i <= n && i*xi <= lastM+beyondProbes*p.stepM; i++ {
+		if _, err := s.terrain.ElevationM(p.req.Tx.Destination(b, i*xi)); err != nil && isMissing(err) {
+			return true
+		}
+	}
+	return false
+}
+
+// beyondProbes is how many profile steps beyond a radial's cut
+// ownBeyondMissing looks for missing terrain on a pixel's own line.
+const beyondProbes = 8
 
 // sortByDistance sorts order (indices into dist) by distance, stable: by
 // buckets of stepM metres, then by insertion within them.

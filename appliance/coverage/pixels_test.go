@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	"linkplan/appliance"
@@ -258,6 +260,95 @@ func TestIssue22_DeterministicPixels(t *testing.T) {
 		}
 		if !slices.EqualFunc(a.Raster.DBm, b.Raster.DBm, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) {
 			t.Errorf("%s: rasters differ between 1 and 3 workers", id)
+		}
+	}
+}
+
+// BenchmarkIssue22_PixelTruth computes the Sumaré maps of the Rio sample
+// (terrain-packs/sample, committed; no ../shared) in the default mode and
+// prints, per map, the issue's line (mode= pixels= within_1db_pct=
+// within_3db_pct= max_abs_db=) against the point-to-point answer on every
+// pixel's own profile for PIXEL_SAMPLE random pixels (default 4000, seed
+// printed; 0: every pixel), with the map's CPU seconds. Maps: rio30 and
+// rio50 at 3″ (90 m) and rio10 at 1″ (30 m), for fspl, itm and p1812, and
+// a best-server map of two transmitters. `make bench-pixels` runs it.
+func BenchmarkIssue22_PixelTruth(b *testing.B) {
+	svc, ter, reg := newService(b)
+	rng := rand.New(rand.NewPCG(seed(b), 22))
+	sample := 4000
+	if v := os.Getenv("PIXEL_SAMPLE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sample = n
+	}
+	type mapDef struct {
+		name          string
+		radiusM, resM float64
+	}
+	maps := []mapDef{{"rio30", 30000, 90}, {"rio50", 50000, 90}, {"rio10-1s", 10000, 30}}
+	for _, id := range []appliance.EngineID{appliance.EngineFSPL, appliance.EngineITM, appliance.EngineP1812} {
+		for _, m := range maps {
+			b.Run(fmt.Sprintf("%s/%s", m.name, id), func(b *testing.B) {
+				req := sumare(m.radiusM)
+				req.Engine, req.ResolutionM = id, m.resM
+				var res *Result
+				cpu0 := processCPU()
+				for b.Loop() {
+					var err error
+					if res, err = svc.Compute(context.Background(), req, Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cpu := (processCPU() - cpu0).Seconds() / float64(b.N)
+				b.ReportMetric(cpu, "cpu-s/op")
+				a := measureAgreement(b, ter, reg.Get, []Request{req}, res.Raster, []float64{res.Summary.ProfileStepM},
+					pixelsToCheck(res.Raster, []Request{req}, sample, rng), "default", m.name+"-"+string(id))
+				fmt.Printf("%s cpu_s=%.2f\n", a, cpu)
+			})
+		}
+	}
+	b.Run("best/itm", func(b *testing.B) {
+		x, y := sumare(15000), tijuca()
+		y.RadiusM, y.Engine = 15000, appliance.EngineITM
+		reqs := []Request{x, y}
+		var res *BestResult
+		for b.Loop() {
+			var err error
+			if res, err = svc.ComputeBest(context.Background(), reqs, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		a := measureAgreement(b, ter, reg.Get, reqs, res.Raster, []float64{res.PerServer[0].ProfileStepM, res.PerServer[1].ProfileStepM},
+			pixelsToCheck(res.Raster, reqs, sample, rng), "default", "best-sumare15-tijuca15-itm")
+		fmt.Println(a)
+	})
+}
+
+// BenchmarkIssue22_ExactRatio times the default and the exact mode of the
+// same map (rio10 and rio30, Sumaré, 3″) and prints their CPU-time ratio
+// (the issue asks the default mode ≥ 10× faster than the exact one).
+func BenchmarkIssue22_ExactRatio(b *testing.B) {
+	svc, _, _ := newService(b)
+	for _, r := range []float64{10000, 30000} {
+		for _, id := range []appliance.EngineID{appliance.EngineFSPL, appliance.EngineITM, appliance.EngineP1812} {
+			b.Run(fmt.Sprintf("rio%.0f/%s", r/1000, id), func(b *testing.B) {
+				var cpu [2]float64
+				for b.Loop() {
+					for i, exact := range []bool{false, true} {
+						req := sumare(r)
+						req.Engine, req.Exact = id, exact
+						c0 := processCPU()
+						if _, err := svc.Compute(context.Background(), req, Options{}); err != nil {
+							b.Fatal(err)
+						}
+						cpu[i] += (processCPU() - c0).Seconds()
+					}
+				}
+				fmt.Printf("map=rio%.0f-%s default_cpu_s=%.2f exact_cpu_s=%.2f exact_over_default=%.1f\n",
+					r/1000, id, cpu[0]/float64(b.N), cpu[1]/float64(b.N), cpu[1]/cpu[0])
+			})
 		}
 	}
 }

@@ -194,6 +194,7 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	itmN0 := fs.Float64("itm-n0", 0, "ITM sea-level surface refractivity N0, N-units (250..400); 0: the engine's default (the climate's tabulated N0)")
 	resolution := fs.Float64("resolution-m", 90, "pixel size, metres (rounded to whole arc-seconds; 90 = the 3\" SRTM grid at the equator)")
 	fs.Var(&packs, "terrain", "terrain pack (repeatable); default: the embedded Rio de Janeiro sample")
+	exact := fs.Bool("exact", false, "compute every pixel on its own terrain profile with a point-to-point evaluation (exact mode: for small maps and audits, 10-40x slower)")
 	workers := fs.Int("workers", 0, "radials computed at once; 0: GOMAXPROCS (the map does not depend on it)")
 	out := fs.String("out", "", "output GeoTIFF (.tif or .tiff; required)")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the map computation to this file (go tool pprof)")
@@ -237,7 +238,7 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	req := coverage.Request{
 		EIRPDBm: *eirp, AzimuthDeg: math.NaN(), BeamwidthDeg: *beamwidth,
 		FreqMHz: *freq, RadiusM: *radiusKm * 1000, RxHeightM: *rxH,
-		Engine: appliance.EngineID(*engine), ResolutionM: *resolution,
+		Engine: appliance.EngineID(*engine), ResolutionM: *resolution, Exact: *exact,
 	}
 	if set["azimuth-deg"] {
 		req.AzimuthDeg = *azimuth
