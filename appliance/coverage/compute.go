@@ -106,7 +106,10 @@ type Summary struct {
 	EngineVersion            string
 	Radials                  int     // radials of the sweep
 	ProfileStepM             float64 // requested radial profile step, metres
-	Evaluations              int     // engine evaluations (radial, sample)
+	Evaluations              int     // engine evaluations (pixels with a profile)
+	// Pixel says what a pixel stands for: the receiver, the profile and
+	// the measured agreement of the mode (package doc, "Pixels").
+	Pixel PixelInfo
 
 	// The terrain under the map (package doc, "Caveats"): radials with a
 	// profile, those crossing void-filled samples (with the samples and
@@ -852,7 +855,7 @@ func (p *plan) summary(opts Options) Summary {
 		th = DefaultThresholdDBm
 	}
 	s := Summary{Pixels: r.Width * r.Height, ThresholdDBm: th, MinDBm: math.NaN(), MaxDBm: math.NaN(),
-		Engine: p.eng.ID(), Radials: len(p.radials), ProfileStepM: p.stepM}
+		Engine: p.eng.ID(), Radials: len(p.radials), ProfileStepM: p.stepM, Pixel: pixelInfo(p.req, p.stepM)}
 	tiles := map[string]bool{}
 	for k := range p.radials {
 		rd := &p.radials[k]
