@@ -72,10 +72,10 @@ type coverageSummary struct {
 	// doc, "Pixels"): mode (default, or exact with --exact), receiver,
 	// profile and the mode's measured agreement; also in the GeoTIFF's
 	// PIXEL_* metadata.
-	Pixel coverage.PixelData `json:"pixel"`
-	Tower                 string   `json:"tower,omitempty"`
-	EIRPDBm               float64  `json:"eirp_dbm"`
-	EIRPAssumed           bool     `json:"eirp_assumed"` // the tower's ERP is unknown: planner.DefaultAssumedEIRPDBm
+	Pixel       coverage.PixelData `json:"pixel"`
+	Tower       string             `json:"tower,omitempty"`
+	EIRPDBm     float64            `json:"eirp_dbm"`
+	EIRPAssumed bool               `json:"eirp_assumed"` // the tower's ERP is unknown: planner.DefaultAssumedEIRPDBm
 	// Warnings are the caveats of the whole map (appliance/coverage
 	// package doc, "Caveats"), also in the GeoTIFF's metadata.
 	Warnings []appliance.Warning `json:"warnings"`
@@ -399,7 +399,7 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		NoDataMissingTerrain: s.NoDataMissingTerrain, NoDataOutsideEnvelope: s.NoDataOutsideEnvelope, MissingTiles: s.MissingTiles,
 		ThresholdDBm: s.ThresholdDBm, CoveredKm2: s.CoveredKm2AboveThreshold, ElapsedMS: s.ElapsedMS,
 		Engine: string(s.Engine), EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: s.ProfileStepM, Evaluations: s.Evaluations,
-		Pixel: coverage.SummaryData(s).Pixel,
+		Pixel:   coverage.SummaryData(s).Pixel,
 		EIRPDBm: req.EIRPDBm, EIRPAssumed: assumed, Warnings: s.Warnings,
 	}
 	if sum.MissingTiles == nil {
