@@ -685,7 +685,10 @@ func (s *Service) ownBeyondMissing(p *plan, rd *radial, j int, lastM float64) bo
 	b := rd.bearingDeg + math.Asin(float64(rd.sinOff[j]))*180/math.Pi
 	// the radial was cut up to a few samples before its first missing
 	// point (reachableProfile)
-	for i := math.Floor(lastM/xi) + 1; i <= n && i*xi <= lastM+beyondProbes*p.stepM; i++ {
+	// from the farthest: a pixel deep behind the missing tile is decided by
+	// one probe
+	first := math.Floor(lastM/xi) + 1
+	for i := math.Min(n, math.Floor((lastM+beyondProbes*p.stepM)/xi)); i >= first; i-- {
 		if _, err := s.terrain.ElevationM(p.req.Tx.Destination(b, i*xi)); err != nil && isMissing(err) {
 			return true
 		}
