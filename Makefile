@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check fuzz bench-scaleout backup-drill
+.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-pixels bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check fuzz bench-scaleout backup-drill
 
 all: build
 
@@ -104,6 +104,14 @@ console-data:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s $(PKGS)
+
+# Per-pixel truth of the coverage maps (issue 22): prints, per map,
+# mode= pixels= within_1db_pct= within_3db_pct= max_abs_db= against the
+# point-to-point answer on every pixel's own profile (Rio sample committed
+# in the repo; PIXEL_SAMPLE=0 checks every pixel), then the exact/default
+# CPU ratio.
+bench-pixels:
+	$(GO) test -run '^$$' -bench 'BenchmarkIssue22' -benchtime 1x -timeout 60m ./appliance/coverage
 
 # Side-by-side coverage benchmark against SPLAT! (issue 9); SRTM1=1 adds
 # the 1" map (uses ../shared/data/terrain/srtm1 when the repository's copy

@@ -135,6 +135,54 @@ type SparseRefiner interface {
 	ProfileEveryFrom(prev *PathProfile, prevEvery int, a, b LatLon, stepM float64, every int) (*PathProfile, error)
 }
 
+// PointSampler is implemented by terrain that can sample many arbitrary
+// points faster than one ElevationM call each. The coverage map samples
+// the points of a pixel's own profile with it.
+type PointSampler interface {
+	// PointSession returns a sampler that keeps the current tile between
+	// points and calls, for one goroutine.
+	PointSession() PointSession
+}
+
+// PointSession samples arbitrary points (PointSampler).
+type PointSession interface {
+	// ElevationsM writes the height at pts[i], metres above mean sea
+	// level, bit-identical to ElevationM(pts[i]), to heightsM[i], and
+	// whether pts[i] lies on a sea tile to sea[i] (sea may be nil). The
+	// first point no loaded pack covers aborts with its
+	// *TileMissingError.
+	ElevationsM(pts []LatLon, heightsM []float64, sea []bool) error
+}
+
+// Bound kinds of HeightBounder: what a strip touches.
+const (
+	BoundLand    = 1 << iota // a tile with samples
+	BoundSea                 // a sea tile (height 0 m)
+	BoundMissing             // a tile (or a NoData sample) no pack answers: the bound is +Inf
+)
+
+// Strip is the points within HalfWidthM metres to either side of the
+// segment from A to B: A + f·(B−A) + ℓ·n for f in [0, 1] and |ℓ| ≤
+// HalfWidthM, n the unit normal of the segment in the local metric of its
+// middle latitude φ (a degree of latitude EarthRadiusM·π/180 metres, of
+// longitude that times cos φ).
+type Strip struct {
+	A, B       LatLon
+	HalfWidthM float64 // metres
+}
+
+// HeightBounder is implemented by terrain that can bound its heights over
+// strips from its grid samples alone: every ElevationM is an
+// interpolation of the grid samples around it. The coverage map proves
+// with it which samples of a pixel's own profile cannot be a horizon.
+type HeightBounder interface {
+	// MaxElevationsM writes to maxM[i] a height, metres, that
+	// ElevationM(q) does not exceed for any q in strips[i] (+Inf where a
+	// point of the strip has no terrain), and to kinds[i] the Bound* bits
+	// of the tiles the strip touches.
+	MaxElevationsM(strips []Strip, maxM []float64, kinds []uint8) error
+}
+
 // GridSampler is implemented by terrain that can sample a latitude ×
 // longitude grid in one call, faster than one ElevationM call per point
 // (it keeps the current tile between neighbouring samples). Each height is

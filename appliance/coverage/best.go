@@ -134,6 +134,9 @@ func (s *Service) ComputeBest(ctx context.Context, reqs []Request, opts Options)
 		sum.VoidMaxSpanM = math.Max(sum.VoidMaxSpanM, ps.VoidMaxSpanM)
 		sum.NoLandCoverRadials += ps.NoLandCoverRadials
 		sum.ProfileStepM = ps.ProfileStepM
+		if sum.Pixel.Mode == "" {
+			sum.Pixel = ps.Pixel // the first transmitter's
+		}
 		if ps.Engine != sum.Engine {
 			sum.Engine = ""
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -59,106 +58,6 @@ func newService(t testing.TB) (*Service, *terrain.Pack, *engines.Registry) {
 func tijuca() Request {
 	return Request{Tx: appliance.LatLon{Lat: -22.93, Lon: -43.30}, TxHeightM: 30, EIRPDBm: 58,
 		AzimuthDeg: 120, FreqMHz: 1800, RadiusM: 5000, RxHeightM: 10, ResolutionM: 90, Engine: appliance.EngineFSPL}
-}
-
-// TestExactAgainstPointToPoint checks random pixels against the engine's
-// Predict on the prefix profile of the pixel's radial, rebuilt here from
-// the terrain (a fresh copy, not the sweep's arrays).
-func TestExactAgainstPointToPoint(t *testing.T) {
-	svc, ter, reg := newService(t)
-	rng := rand.New(rand.NewPCG(seed(t), 7))
-	for _, id := range []appliance.EngineID{appliance.EngineFSPL, appliance.EngineITM, appliance.EngineP1812} {
-		t.Run(string(id), func(t *testing.T) {
-			req := tijuca()
-			req.Engine = id
-			res, err := svc.Compute(context.Background(), req, Options{Workers: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng, err := reg.Get(id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, s := res.Raster, res.Summary
-			t.Logf("%dx%d pixels, %d in radius, %d valid, %d outside envelope, %d radials, %d evaluations, version %s",
-				r.Width, r.Height, s.InRadiusPixels, s.ValidPixels, s.NoDataOutsideEnvelope, s.Radials, s.Evaluations, s.EngineVersion)
-			if s.ValidPixels < s.InRadiusPixels*9/10 {
-				t.Fatalf("only %d of %d pixels valid", s.ValidPixels, s.InRadiusPixels)
-			}
-			const samples = 400
-			checked, within, exact := 0, 0, 0
-			var ownDeltas []float64
-			for checked < samples {
-				row, col := rng.IntN(r.Height), rng.IntN(r.Width)
-				c := r.PixelCenter(row, col)
-				d := req.Tx.DistanceM(c)
-				if d > req.RadiusM {
-					continue
-				}
-				got := r.DBm[row*r.Width+col]
-				k := int(math.Round(req.Tx.BearingDeg(c)*float64(s.Radials)/360)) % s.Radials
-				bearing := 360 * float64(k) / float64(s.Radials)
-				end := req.Tx.Destination(bearing, req.RadiusM)
-				prof, err := ter.Profile(req.Tx, end, s.ProfileStepM)
-				if err != nil {
-					t.Fatal(err)
-				}
-				n := prof.Len()
-				i := min(max(int(math.Round(d/(prof.LengthM()/float64(n-1)))), 1), n-1)
-				pre := &appliance.PathProfile{DistancesM: slices.Clone(prof.DistancesM[:i+1]), HeightsM: slices.Clone(prof.HeightsM[:i+1])}
-				if prof.Sea != nil {
-					pre.Sea = slices.Clone(prof.Sea[:i+1])
-				}
-				if prof.VoidFilled != nil {
-					pre.VoidFilled = slices.Clone(prof.VoidFilled[:i+1])
-				}
-				gc := req.Tx.GreatCircleTo(end)
-				in := appliance.LinkInput{Tx: req.Tx, Rx: SampleRx(&gc, end, i, n), TxHeightM: req.TxHeightM, RxHeightM: req.RxHeightM,
-					FreqMHz: req.FreqMHz, Profile: pre}
-				pred, err := eng.Predict(context.Background(), in)
-				checked++
-				if errors.Is(err, appliance.ErrOutsideEnvelope) {
-					if got == got {
-						t.Errorf("pixel (%d,%d): engine refuses the prefix (%v) but the map has %g dBm", row, col, err, got)
-					} else {
-						within++
-						exact++
-					}
-					continue
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := req.EIRPDBm - req.PatternLossDB(bearing) - pred.PathLossDB
-				delta := math.Abs(float64(got) - want)
-				if delta <= 1 {
-					within++
-				} else {
-					t.Logf("pixel (%d,%d) d=%.0f m sample %d: map %.3f dBm, point-to-point %.3f dBm", row, col, d, i, got, want)
-				}
-				if float32(want) == got {
-					exact++
-				}
-				// Informational: the pixel's own profile (not the radial's).
-				own, err := ter.Profile(req.Tx, c, s.ProfileStepM)
-				if err == nil && own.Len() >= 2 {
-					in.Rx, in.Profile = c, own
-					if p2, err := eng.Predict(context.Background(), in); err == nil {
-						ownDeltas = append(ownDeltas, math.Abs(float64(got)-(req.EIRPDBm-req.PatternLossDB(req.Tx.BearingDeg(c))-p2.PathLossDB)))
-					}
-				}
-			}
-			slices.Sort(ownDeltas)
-			if len(ownDeltas) > 0 {
-				t.Logf("vs the pixel's own point-to-point profile (informational): median |Δ| %.2f dB, p95 %.2f dB over %d pixels",
-					ownDeltas[len(ownDeltas)/2], ownDeltas[len(ownDeltas)*95/100], len(ownDeltas))
-			}
-			t.Logf("%d/%d sampled pixels within 1 dB of Predict on the radial prefix, %d bit-exact (float32)", within, checked, exact)
-			if float64(within) < 0.999*float64(checked) {
-				t.Fatalf("only %d of %d pixels within 1 dB", within, checked)
-			}
-		})
-	}
 }
 
 // TestDeterministicAcrossWorkers: 1 and 4 workers give bit-identical

@@ -29,56 +29,73 @@
 //
 // # Radial sweep
 //
-// The map is computed on n radials from the transmitter, n =
-// ceil(2π·RadiusM / pixel) rounded up to a multiple of 8 (pixel = the
-// smaller pixel side in metres), so that neighbouring radials are at most
-// one pixel apart at the radius. Radial k has the bearing 360°·k/n. Its
-// terrain profile is Terrain.Profile(tx, end, step) to the point at
+// The map is computed on n radials from the transmitter, rounded up to a
+// multiple of 8 (pixel = the smaller pixel side in metres), so that
+// neighbouring radials are at most one pixel apart at the radius (below).
+// Radial k has the bearing 360°·k/n. Its terrain profile is Terrain.Profile(tx, end, step) to the point at
 // RadiusM, step = max(30 m, min(terrain spacing, pixel)) (terrain spacing:
 // Options.TerrainSpacingM, default 90 m).
 //
-// Each pixel within the radius belongs to the radial nearest its bearing
-// from the transmitter and takes the value of that radial's sample nearest
-// its distance (sample 1 at least: an engine needs two points). Its value
-// is
+// n = ceil(2π·max(RadiusM, MinRadialsRadiusM)/pixel): a map smaller than
+// 20 km gets the radials of a 20 km map, so that the radial nearest a
+// pixel stays within d·π/n of the pixel's own line.
 //
-//	dBm = EIRPDBm − pattern loss(radial bearing) − engine path loss
+// # Pixels
 //
-// where the path loss is the engine's Predict on the prefix profile of the
-// radial ending at that sample (samples 0..i, the receiver RxHeightM above
-// that sample): bit for bit for fspl and p1812, to within rounding for itm
-// (its sweep takes the least-squares and mean-elevation sums from prefix
-// sums; tested to 1e-6 dB per prefix in engines). The radial is sampled
-// with appliance.RadialProfiler when the terrain has it, at points within
-// a centimetre of Profile's; against Predict on Profile's own prefix the
-// test asks 99.9 % of random pixels within 1 dB for all three engines (on
-// the 50 km Sumaré map 7 of 993,347 pixels, on the 1″ 50 km map 19 of
-// 11,647,484, differ by more than 1 dB: ITM turns on a centimetre where a
-// horizon or a truncated distance sits on a tie). The receiver
-// is isotropic (0 dBi) with no feeder loss.
+// A pixel stands for a receiver at its centre, RxHeightM above ground,
+// isotropic (0 dBi, no feeder loss), and its value is what /analyze_link
+// answers for that receiver:
+//
+//	dBm = EIRPDBm − pattern loss(the pixel's own bearing) − engine path loss
+//
+// on the pixel's own profile: Terrain.Profile(tx, pixel centre, step), ⌈d/
+// step⌉ equal steps (d the great-circle distance to the centre); the
+// pattern loss is the section "Antenna pattern"'s. Each pixel belongs to the radial nearest its bearing (its pixels are computed
+// by that radial's worker, in order of distance), and is computed so:
+//
+//	| mode    | engine                 | the pixel's value                                          |
+//	|---------|------------------------|------------------------------------------------------------|
+//	| exact   | any                    | Predict on Terrain.Profile(tx, centre, step): bit for bit  |
+//	| default | itm (PixelSweeper)     | PixelLoss: its own length, step count, end heights and    |
+//	|         |                        | horizons (the samples of its own profile that the terrain  |
+//	|         |                        | bounds of HeightBounder cannot rule out, sampled exactly), |
+//	|         |                        | the terrain statistics (Δh, effective heights) from the    |
+//	|         |                        | radial's heights at the same distances                     |
+//	| default | fspl, p1812, the rest  | Predict on its own profile sampled through                 |
+//	|         |                        | appliance.RadialProfiler (points within a centimetre)      |
+//
+// A pixel PixelLoss leaves (fewer than 4 steps, a radio climate that
+// depends on whether its own profile crosses a sea tile, a radial sample
+// the model refuses on the way) is computed on its own profile. Measured
+// against Predict on the pixel's own Terrain.Profile (TestIssue22_PixelTruth
+// on the Rio sample, BenchmarkIssue22_PixelTruth on the 10, 30 and 50 km
+// Sumaré maps): itm default ≥ 99 % of pixels within 1 dB and ≥ 99.9 %
+// within 3 dB (the misses sit where a horizon is a tie between the radial's
+// and the pixel's terrain statistics); fspl and p1812 within 0.02 dB; exact
+// 0.000 dB. Summary.Pixel (the summary event's pixel, the GeoTIFF's PIXEL_*
+// metadata) states the mode, the receiver, the profile and these figures.
+// The exact mode (Request.Exact, `exact` on the API, --exact on the CLI)
+// costs 10 to 40 times the default one; the API caps it per tier
+// (TierCaps.MaxExactPixels).
+//
+// The value does not depend on the worker count: each radial's pixels,
+// their exact samples and the engine's running state are its own.
 //
 // # Antenna pattern
 //
 // Without Request.Radiator the pattern is planner.PatternLossDB, scaled
-// to Request.BeamwidthDeg (Request.PatternLossDB): one loss per radial,
-// and an omni antenna (NaN azimuth) has none. With one (a tower whose
+// to Request.BeamwidthDeg (Request.PatternLossDB), at the pixel's own
+// bearing; an omni antenna (NaN azimuth) has none. With one (a tower whose
 // record gives a tilt, a beamwidth or a front-to-back ratio, a tower or
 // a site naming a catalogue antenna, a site given a tilt: Starter), the
-// loss of each sample is appliance.Radiator.LossDB toward the radial's
+// loss of each pixel is appliance.Radiator.LossDB toward the pixel's own
 // bearing at the elevation below the horizontal at which the
-// transmitter's antenna tip sees the receiver's over that sample
-// (appliance.ElevationDownDeg from the profile's heights: transmitter
-// ground + TxHeightM, sample ground + RxHeightM, the sample's distance,
-// k = 4/3). A downtilted sector's main lobe therefore reaches the ground
-// where the geometry puts it: on flat ground at d ≈ h/tan(tilt) for a
-// height difference h (TestIssue25_TiltedSectorMainLobe). Every pixel of a sample
-// shares its loss, as it shares its path loss.
-//
-// Each (radial, sample) is evaluated once and only when some pixel uses it;
-// prefix profiles are slices of the radial's arrays (no copy). An engine
-// that implements PrefixSweeper computes all the prefixes of a radial in
-// one call instead. The fspl engine has no sweep here: its knife-edge term
-// depends on the receiver end of every prefix, so Predict is called.
+// transmitter's antenna tip sees the receiver at the pixel centre
+// (appliance.ElevationDownDeg: transmitter ground + TxHeightM, the ground
+// at the pixel centre + RxHeightM, the pixel's distance, k = 4/3). A
+// downtilted sector's main lobe therefore reaches the ground where the
+// geometry puts it: on flat ground at d ≈ h/tan(tilt) for a height
+// difference h (TestIssue25_TiltedSectorMainLobe).
 //
 // Radials run on Options.Workers goroutines (in the registry: the
 // workers the heavy-work scheduler granted the map). Each radial writes only its
@@ -111,11 +128,15 @@
 // Terrain is never taken as sea level (SPEC §8.6). When a radial's profile
 // needs a tile no pack holds (*appliance.TileMissingError), the radial is
 // probed at its sample points and profiled only up to the last point with
-// terrain; pixels farther along it than that point are no-data, counted in
+// terrain. A pixel farther along it than that point is no-data when one of
+// the first 8 samples of its own profile past that point has no terrain
+// (then its own profile has none), else it is computed on its own profile
+// (no-data when that has a missing sample); a pixel whose own profile
+// needs a missing tile is no-data. They are counted in
 // Summary.NoDataMissingTerrain, and Summary.MissingTiles names the
 // first missing tile of every cut radial and every missing tile under a
 // no-data pixel. A transmitter without terrain fails the whole
-// computation (appliance.ErrTerrainMissing). A prefix the engine refuses as
+// computation (appliance.ErrTerrainMissing). A pixel the engine refuses as
 // outside its validity (appliance.ErrOutsideEnvelope, e.g. P.1812 below its
 // minimum distance) is no-data counted in Summary.NoDataOutsideEnvelope.
 //

@@ -130,22 +130,23 @@ type EventTileData struct {
 
 // EventSummaryData ends a finished stream: Summary in JSON.
 type EventSummaryData struct {
-	Pixels                   int      `json:"pixels"`
-	InRadiusPixels           int      `json:"in_radius_pixels"`
-	ValidPixels              int      `json:"valid_pixels"`
-	NoDataMissingTerrain     int      `json:"nodata_missing_terrain_pixels"`
-	MissingTiles             []string `json:"missing_tiles"`
-	NoDataOutsideEnvelope    int      `json:"nodata_outside_envelope_pixels"`
-	ThresholdDBm             float64  `json:"threshold_dbm"`
-	CoveredKm2AboveThreshold float64  `json:"covered_km2_above_threshold"`
-	MinDBm                   *float64 `json:"min_dbm"` // null without a valid pixel
-	MaxDBm                   *float64 `json:"max_dbm"`
-	ElapsedMS                int64    `json:"elapsed_ms"`
-	Engine                   string   `json:"engine"`
-	EngineVersion            string   `json:"engine_version"`
-	Radials                  int      `json:"radials"`
-	ProfileStepM             float64  `json:"profile_step_m"`
-	Evaluations              int      `json:"evaluations"`
+	Pixels                   int       `json:"pixels"`
+	InRadiusPixels           int       `json:"in_radius_pixels"`
+	ValidPixels              int       `json:"valid_pixels"`
+	NoDataMissingTerrain     int       `json:"nodata_missing_terrain_pixels"`
+	MissingTiles             []string  `json:"missing_tiles"`
+	NoDataOutsideEnvelope    int       `json:"nodata_outside_envelope_pixels"`
+	ThresholdDBm             float64   `json:"threshold_dbm"`
+	CoveredKm2AboveThreshold float64   `json:"covered_km2_above_threshold"`
+	MinDBm                   *float64  `json:"min_dbm"` // null without a valid pixel
+	MaxDBm                   *float64  `json:"max_dbm"`
+	ElapsedMS                int64     `json:"elapsed_ms"`
+	Engine                   string    `json:"engine"`
+	EngineVersion            string    `json:"engine_version"`
+	Radials                  int       `json:"radials"`
+	ProfileStepM             float64   `json:"profile_step_m"`
+	Evaluations              int       `json:"evaluations"`
+	Pixel                    PixelData `json:"pixel"`
 	// The caveats of the map (package doc, "Caveats"): the first
 	// transmitter's EIRP, dBm; whether any transmitter's EIRP was assumed;
 	// every transmitter; and the warnings that apply to the whole map.
@@ -153,6 +154,17 @@ type EventSummaryData struct {
 	EIRPAssumed  bool                `json:"eirp_assumed"`
 	Transmitters []TransmitterData   `json:"transmitters"`
 	Warnings     []appliance.Warning `json:"warnings"`
+}
+
+// PixelData is PixelInfo in JSON: what a pixel stands for.
+type PixelData struct {
+	Mode         string  `json:"mode"`     // "default" or "exact"
+	Receiver     string  `json:"receiver"` // the receiver position it stands for
+	Profile      string  `json:"profile"`  // the profile its value was computed on
+	Within1DBPct float64 `json:"within_1db_pct"`
+	Within3DBPct float64 `json:"within_3db_pct"`
+	MaxAbsDB     float64 `json:"max_abs_db"`
+	Source       string  `json:"agreement_source"`
 }
 
 // SummaryData returns s as the summary event's data.
@@ -172,6 +184,8 @@ func SummaryData(s Summary) EventSummaryData {
 		ThresholdDBm: s.ThresholdDBm, CoveredKm2AboveThreshold: math.Round(s.CoveredKm2AboveThreshold*1000) / 1000,
 		MinDBm: finitePtr(s.MinDBm), MaxDBm: finitePtr(s.MaxDBm), ElapsedMS: s.ElapsedMS, Engine: string(s.Engine),
 		EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: r3(s.ProfileStepM), Evaluations: s.Evaluations,
+		Pixel: PixelData{Mode: s.Pixel.Mode, Receiver: s.Pixel.Receiver, Profile: s.Pixel.Profile, Within1DBPct: s.Pixel.Within1DBPct,
+			Within3DBPct: s.Pixel.Within3DBPct, MaxAbsDB: s.Pixel.MaxAbsDB, Source: s.Pixel.Source},
 		EIRPDBm: r3(s.EIRPDBm), EIRPAssumed: s.EIRPAssumed, Transmitters: s.Transmitters, Warnings: s.Warnings}
 }
 

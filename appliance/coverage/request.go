@@ -51,6 +51,9 @@ type Request struct {
 	// EngineNote says why Engine is not the engine asked for (e.g. auto →
 	// fspl below Pro), "" when it is; the map warns engine_resolved.
 	EngineNote string
+	// Exact evaluates every pixel on its own profile (package doc,
+	// "Pixels": the exact mode), for small maps and audits.
+	Exact bool
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

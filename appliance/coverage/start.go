@@ -16,6 +16,12 @@ type TierCaps struct {
 	MaxRadiusM     float64 // largest radius, metres
 	MinResolutionM float64 // finest resolution, metres
 	MaxServers     int     // transmitters of a best-server map; 0: no best-server maps
+	// MaxExactPixels bounds an exact map (Spec.Exact): its pixels within
+	// the radius, π·radius²/resolution², times its transmitters; 0: no
+	// exact maps. Every pixel then gets its own profile and a
+	// point-to-point evaluation, about 10 to 40 times the default mode's
+	// cost.
+	MaxExactPixels int
 }
 
 // CapsFor returns the caps of a tier. Free gets a coarse preview (and,
@@ -25,13 +31,13 @@ func CapsFor(t appliance.Tier) TierCaps {
 	case appliance.TierFree:
 		return TierCaps{MaxRadiusM: 5000, MinResolutionM: 250}
 	case appliance.TierStarter:
-		return TierCaps{MaxRadiusM: 15000, MinResolutionM: 90, MaxServers: 10}
+		return TierCaps{MaxRadiusM: 15000, MinResolutionM: 90, MaxServers: 10, MaxExactPixels: 50_000}
 	case appliance.TierPro:
-		return TierCaps{MaxRadiusM: 30000, MinResolutionM: 90, MaxServers: 50}
+		return TierCaps{MaxRadiusM: 30000, MinResolutionM: 90, MaxServers: 50, MaxExactPixels: 250_000}
 	case appliance.TierBusiness:
-		return TierCaps{MaxRadiusM: 50000, MinResolutionM: 30, MaxServers: 200}
+		return TierCaps{MaxRadiusM: 50000, MinResolutionM: 30, MaxServers: 200, MaxExactPixels: 1_000_000}
 	case appliance.TierEnterprise, appliance.TierUltra:
-		return TierCaps{MaxRadiusM: 100000, MinResolutionM: 30, MaxServers: MaxBestServers}
+		return TierCaps{MaxRadiusM: 100000, MinResolutionM: 30, MaxServers: MaxBestServers, MaxExactPixels: 4_000_000}
 	}
 	return TierCaps{}
 }
@@ -83,6 +89,9 @@ type Spec struct {
 	// EngineNote explains an engine the API substituted (e.g. auto → fspl
 	// for Free); it is kept with the map.
 	EngineNote string
+	// Exact computes every pixel on its own profile (Request.Exact),
+	// within the tier's MaxExactPixels.
+	Exact bool
 }
 
 // Starter turns specs into maps for a key: it resolves towers in the
@@ -130,6 +139,15 @@ func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, bes
 	if err != nil {
 		return nil, err
 	}
+	if spec.Exact {
+		switch px := ExactPixels(spec.RadiusM, spec.ResolutionM, len(tx)); {
+		case caps.MaxExactPixels == 0:
+			v.Add("exact", "exact maps need the Starter tier or above (key tier %s)", k.Tier)
+		case px > float64(caps.MaxExactPixels):
+			v.Add("exact", "an exact map of %.0f pixels exceeds the %s tier's cap of %d pixels: use a smaller radius, a coarser resolution or the default mode",
+				px, k.Tier, caps.MaxExactPixels)
+		}
+	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -137,7 +155,7 @@ func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, bes
 	for i, t := range tx {
 		reqs[i] = Request{Tx: t.Pos, TxHeightM: t.HeightM, EIRPDBm: t.EIRPDBm, AzimuthDeg: t.AzimuthDeg, BeamwidthDeg: t.BeamwidthDeg, Radiator: t.Radiator,
 			FreqMHz: spec.FreqMHz, RadiusM: spec.RadiusM, RxHeightM: spec.RxHeightM, Engine: spec.Engine, ResolutionM: spec.ResolutionM,
-			Transmitter: t.Transmitter, EngineNote: spec.EngineNote}
+			Transmitter: t.Transmitter, EngineNote: spec.EngineNote, Exact: spec.Exact}
 	}
 	m, err := s.Maps.StartFor(Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: appliance.ActorFrom(ctx).RequestID}, reqs, best)
 	if err != nil || s.Audit == nil {
@@ -154,6 +172,13 @@ func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, bes
 		return nil, fmt.Errorf("start map: audit: %w", err)
 	}
 	return m, nil
+}
+
+// ExactPixels is the size of an exact map for the tier cap: the pixels
+// within the radius (metres), π·radius²/resolution² (resolution in
+// metres), times the transmitters.
+func ExactPixels(radiusM, resolutionM float64, transmitters int) float64 {
+	return math.Pi * radiusM * radiusM / (resolutionM * resolutionM) * float64(transmitters)
 }
 
 // transmitters resolves the spec's transmitters; field problems go to v.

@@ -38,6 +38,21 @@ type Sweeper struct {
 	// prefix sums of the radial for the least-squares fits:
 	// s0[k] = Σ z[0..k−1], s1[k] = Σ i·z[i] over i < k
 	s0, s1 []float64
+
+	// LossPixel's (pixel.go): the bounds of SetBounds and their block
+	// and superblock maxima, the radial's spacing, the previous pixel's
+	// horizons (metres from the transmitter; −1: none), the current
+	// pixel, its spacing and its spacing in radial samples, and the
+	// buffers of its exact samples.
+	u, ubmax, usmax   []float64
+	txA, abmax, asmax []float64 // the transmitter side's bounds per segment (SetBounds) and their maxima
+	xr                float64
+	pxRxHznM          float64 // the previous pixel's receiver horizon, metres from the transmitter (−1: none)
+	pxTxHznM          float64 // the previous pixel's transmitter horizon, metres from the transmitter (−1: none)
+	px                *Pixel
+	pxXi, pxR         float64
+	pxJ               []int32
+	pxH               []float64
 }
 
 // NewSweeper validates the inputs of in other than PFL, ClimateCode and N0

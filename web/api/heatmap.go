@@ -68,6 +68,7 @@ type heatmapRequest struct {
 	RxHeightM    *float64  `json:"rx_height_m"`
 	ResolutionM  *float64  `json:"resolution_m"`
 	Engine       *string   `json:"engine"`
+	Exact        *bool     `json:"exact"`
 }
 
 func num(p *float64) float64 {
@@ -98,6 +99,7 @@ func (q *heatmapRequest) toSpec(best bool) (coverage.Spec, error) {
 	if q.Engine != nil {
 		s.Engine = appliance.EngineID(*q.Engine)
 	}
+	s.Exact = q.Exact != nil && *q.Exact
 	if best {
 		if q.TowerID != nil || q.Site != nil {
 			v.Add("tower_ids", "a best-server map takes tower_ids or bbox (not tower_id or site)")

@@ -228,6 +228,9 @@ func TestHeatmapBadInputs(t *testing.T) {
 		{"Free asks itm", "free", "/coverage/heatmap", `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800,"radius_km":2,"engine":"itm"}`, "", 403},
 		{"Free best-server", "free", "/coverage/best_server", `{"tower_ids":["a","b"],"frequency_mhz":1800,"radius_km":2}`, "", 403},
 		{"best-server with a site", "pro", "/coverage/best_server", `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800}`, "tower_ids", 422},
+		{"exact on Free", "free", "/coverage/heatmap", `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800,"radius_km":2,"resolution_m":250,"exact":true}`, "exact", 422},
+		{"exact over the Pro cap", "pro", "/coverage/heatmap", `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800,"radius_km":30,"resolution_m":90,"exact":true}`, "exact", 422},
+		{"exact not a boolean", "pro", "/coverage/heatmap", `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},"frequency_mhz":1800,"exact":"yes"}`, "exact", 422},
 		{"best-server bad bbox", "pro", "/coverage/best_server", `{"bbox":{"min_lat":-22,"min_lon":-43,"max_lat":-23,"max_lon":-42},"frequency_mhz":1800}`, "bbox", 422},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,6 +264,33 @@ func TestHeatmapMissingTerrainNamed(t *testing.T) {
 	}
 	if len(sum.Missing) == 0 || sum.NoData == 0 {
 		t.Fatalf("summary does not name the missing terrain: %s", last.Data)
+	}
+}
+
+// TestIssue22_ExactModeAPI: exact on the map request gives an exact map
+// whose summary says what a pixel stands for, and the default mode says
+// its own.
+func TestIssue22_ExactModeAPI(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for _, tc := range []struct{ exact, mode string }{{`,"exact":true`, "exact"}, {"", "default"}} {
+		h.clock.nextStep()
+		body := strings.TrimSuffix(heatmapBody, "}") + tc.exact + "}"
+		_, evs, _ := startMap(t, h, h.keys["pro"], body)
+		last := evs[len(evs)-1]
+		var sum struct {
+			Pixel struct {
+				Mode     string  `json:"mode"`
+				Receiver string  `json:"receiver"`
+				Profile  string  `json:"profile"`
+				Within1  float64 `json:"within_1db_pct"`
+			} `json:"pixel"`
+		}
+		if err := json.Unmarshal([]byte(last.Data), &sum); err != nil || last.Type != "summary" {
+			t.Fatalf("%s %s: %v", last.Type, last.Data, err)
+		}
+		if sum.Pixel.Mode != tc.mode || !strings.Contains(sum.Pixel.Receiver, "pixel centre") || sum.Pixel.Profile == "" || sum.Pixel.Within1 < 99 {
+			t.Errorf("summary pixel %+v, want mode %s", sum.Pixel, tc.mode)
+		}
 	}
 }
 

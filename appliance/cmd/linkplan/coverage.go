@@ -68,9 +68,14 @@ type coverageSummary struct {
 	Radials               int      `json:"radials"`
 	ProfileStepM          float64  `json:"profile_step_m"`
 	Evaluations           int      `json:"evaluations"`
-	Tower                 string   `json:"tower,omitempty"`
-	EIRPDBm               float64  `json:"eirp_dbm"`
-	EIRPAssumed           bool     `json:"eirp_assumed"` // the tower's ERP is unknown: planner.DefaultAssumedEIRPDBm
+	// Pixel says what a pixel stands for (appliance/coverage package
+	// doc, "Pixels"): mode (default, or exact with --exact), receiver,
+	// profile and the mode's measured agreement; also in the GeoTIFF's
+	// PIXEL_* metadata.
+	Pixel       coverage.PixelData `json:"pixel"`
+	Tower       string             `json:"tower,omitempty"`
+	EIRPDBm     float64            `json:"eirp_dbm"`
+	EIRPAssumed bool               `json:"eirp_assumed"` // the tower's ERP is unknown: planner.DefaultAssumedEIRPDBm
 	// Warnings are the caveats of the whole map (appliance/coverage
 	// package doc, "Caveats"), also in the GeoTIFF's metadata.
 	Warnings []appliance.Warning `json:"warnings"`
@@ -194,6 +199,7 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	itmN0 := fs.Float64("itm-n0", 0, "ITM sea-level surface refractivity N0, N-units (250..400); 0: the engine's default (the climate's tabulated N0)")
 	resolution := fs.Float64("resolution-m", 90, "pixel size, metres (rounded to whole arc-seconds; 90 = the 3\" SRTM grid at the equator)")
 	fs.Var(&packs, "terrain", "terrain pack (repeatable); default: the embedded Rio de Janeiro sample")
+	exact := fs.Bool("exact", false, "compute every pixel on its own terrain profile with a point-to-point evaluation (exact mode: for small maps and audits, 10-40x slower)")
 	workers := fs.Int("workers", 0, "radials computed at once; 0: GOMAXPROCS (the map does not depend on it)")
 	out := fs.String("out", "", "output GeoTIFF (.tif or .tiff; required)")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the map computation to this file (go tool pprof)")
@@ -237,7 +243,7 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	req := coverage.Request{
 		EIRPDBm: *eirp, AzimuthDeg: math.NaN(), BeamwidthDeg: *beamwidth,
 		FreqMHz: *freq, RadiusM: *radiusKm * 1000, RxHeightM: *rxH,
-		Engine: appliance.EngineID(*engine), ResolutionM: *resolution,
+		Engine: appliance.EngineID(*engine), ResolutionM: *resolution, Exact: *exact,
 	}
 	if set["azimuth-deg"] {
 		req.AzimuthDeg = *azimuth
@@ -393,6 +399,7 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		NoDataMissingTerrain: s.NoDataMissingTerrain, NoDataOutsideEnvelope: s.NoDataOutsideEnvelope, MissingTiles: s.MissingTiles,
 		ThresholdDBm: s.ThresholdDBm, CoveredKm2: s.CoveredKm2AboveThreshold, ElapsedMS: s.ElapsedMS,
 		Engine: string(s.Engine), EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: s.ProfileStepM, Evaluations: s.Evaluations,
+		Pixel:   coverage.SummaryData(s).Pixel,
 		EIRPDBm: req.EIRPDBm, EIRPAssumed: assumed, Warnings: s.Warnings,
 	}
 	if sum.MissingTiles == nil {

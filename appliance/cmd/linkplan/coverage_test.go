@@ -272,3 +272,39 @@ func TestCoverageHelpListsBenchFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue22_ExactCLI: `linkplan coverage --exact` computes every pixel
+// on its own profile; the summary and the GeoTIFF metadata say so, and the
+// default mode's say theirs.
+func TestIssue22_ExactCLI(t *testing.T) {
+	bin := binary(t)
+	for _, mode := range []string{"exact", "default"} {
+		path := filepath.Join(t.TempDir(), "map.tif")
+		args := []string{"--site", rioSite, "--frequency-mhz", "700", "--radius-km", "3", "--engine", "itm", "--out", path}
+		if mode == "exact" {
+			args = append(args, "--exact")
+		}
+		out, errOut, code := runCLI(t, bin, append([]string{"coverage"}, args...)...)
+		if code != 0 {
+			t.Fatalf("coverage %v: exit %d\nstderr %s", args, code, errOut)
+		}
+		var s struct {
+			Pixel struct {
+				Mode, Receiver, Profile string
+			} `json:"pixel"`
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil || s.Pixel.Mode != mode || !strings.Contains(s.Pixel.Receiver, "pixel centre") {
+			t.Fatalf("%s: summary pixel %+v (%v): %s", mode, s.Pixel, err, out)
+		}
+		if _, err := exec.LookPath("gdalinfo"); err != nil {
+			continue
+		}
+		gi, err := exec.Command("gdalinfo", "-json", path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(gi), `"PIXEL_MODE":"`+mode+`"`) {
+			t.Errorf("%s: GeoTIFF metadata lacks PIXEL_MODE: %s", mode, gi)
+		}
+	}
+}
