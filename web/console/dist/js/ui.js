@@ -33,6 +33,14 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
+// put appends children to node as el does (nodes, strings, arrays; null,
+// undefined and false skipped). Element.append would write null as the
+// text "null".
+export function put(node, ...children) {
+  append(node, children);
+  return node;
+}
+
 function append(node, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;

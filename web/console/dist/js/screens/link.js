@@ -346,7 +346,7 @@ export default {
         ? el('div', { class: 'card' }, el('h2', { text: t('warnings') }), el('ul', null, res.warnings.map((w) => el('li', { text: `${w.code}: ${w.message}` }))))
         : null;
 
-      results.append(summary, el('div', { class: 'card' }, list), profileHost, budgetHost,
+      ctx.ui.put(results, summary, el('div', { class: 'card' }, list), profileHost, budgetHost,
         el('div', { class: 'card' }, el('div', { class: 'actions' }, compareBtn), compareHost), explainHost, warnings);
       showTower(b);
       aiEnabled().then((on) => { if (on && results.contains(explainHost)) explainHost.append(explainSection(body)); });
@@ -421,7 +421,7 @@ export default {
         btn.textContent = t('explaining');
         try {
           const r = await ctx.api('POST', '/ai/chat', { json: { analysis: { ...body, include: undefined }, language: ctx.lang }, signal: ctx.signal });
-          out.append(
+          ctx.ui.put(out,
             el('p', { class: 'explain', id: 'link-explain-text', text: r.answer }),
             el('p', { class: 'note', text: t('explainer', { kind: r.explainer.kind === 'template' ? t('kindTemplate') : t('kindModel'), model: r.explainer.model }) }),
             el('p', { class: 'note', text: t('grounding', { outcome: r.grounding.outcome }) }),

@@ -179,7 +179,8 @@ export default {
         }
       }
       const shown = visible();
-      listHost.replaceChildren(table([
+      listHost.replaceChildren();
+      ctx.ui.put(listHost, table([
         { key: 'id', label: t('id') },
         { key: 'operator', label: t('operator') },
         { key: 'source', label: t('source'), format: (v, r) => (r.synthetic ? `${v} (${t('syntheticMark')})` : v) },
