@@ -7,10 +7,12 @@ package main_test
 // request that left the origin).
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // noLiteralText fails the test when a text node of the page reads like a
@@ -66,5 +68,87 @@ func TestIssue27_NoNullText(t *testing.T) {
 	tb.run(t, "redraw by the filter", chromedp.SetValue(chromedp.ID("tw-synthetic"), "hide"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById('tw-synthetic').dispatchEvent(new Event('change'))`))
 	noLiteralText(t, tb, "Towers table redrawn")
+}
+
+// txAndHeatmap returns the centre of the coverage screen's transmitter
+// marker and of the union of the heatmap's tiles, in page pixels, and the
+// heatmap's width.
+const txAndHeatmap = `(() => {
+	const tx = document.querySelector('#cov-map path.cov-tx');
+	const tiles = [...document.querySelectorAll('#cov-map img.cov-tile')];
+	if (!tx || !tiles.length) return null;
+	const m = tx.getBoundingClientRect();
+	let w = Infinity, e = -Infinity, n = Infinity, s = -Infinity;
+	for (const i of tiles) { const b = i.getBoundingClientRect(); w = Math.min(w, b.left); e = Math.max(e, b.right); n = Math.min(n, b.top); s = Math.max(s, b.bottom); }
+	return { tx: (m.left + m.right) / 2, ty: (m.top + m.bottom) / 2, hx: (w + e) / 2, hy: (n + s) / 2, hw: e - w };
+})()`
+
+// TestIssue27_CoverageMarker: the Coverage screen's transmitter marker is
+// where the heatmap is computed, for typed coordinates and for a tower
+// of the catalogue (the bug: the marker stayed at the default position
+// and the heatmap was drawn kilometres away from it).
+func TestIssue27_CoverageMarker(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "coverage")
+
+	check := func(what string) {
+		t.Helper()
+		waitFor(t, tb, "the summary of "+what, `!!document.getElementById('cov-summary-card') || !!document.querySelector('#cov-status .error-box')`)
+		got := eval[map[string]float64](t, tb, txAndHeatmap)
+		if got == nil {
+			t.Fatalf("%s: no marker or no heatmap: %s", what, tb.state())
+		}
+		tol := got["hw"]/20 + 3 // half a 250 m pixel of a 5 km map, and the marker's stroke
+		if d := max(abs(got["tx"]-got["hx"]), abs(got["ty"]-got["hy"])); d > tol {
+			t.Errorf("%s: the transmitter marker is %.0f px from the heatmap's centre (heatmap %.0f px wide): %v", what, d, got["hw"], got)
+		}
+	}
+
+	// Typed coordinates, 8 km east of the default: the marker follows as
+	// they are typed, before any map is asked for.
+	before := eval[map[string]float64](t, tb, `(() => { const b = document.querySelector('#cov-map path.cov-tx').getBoundingClientRect(); return {x: b.left, y: b.top}; })()`)
+	tb.run(t, "type coordinates", typeInto("cov-lat", "-22.97"), typeInto("cov-lon", "-43.13"))
+	after := eval[map[string]float64](t, tb, `(() => { const b = document.querySelector('#cov-map path.cov-tx').getBoundingClientRect(); return {x: b.left, y: b.top}; })()`)
+	if after["x"] == before["x"] && after["y"] == before["y"] {
+		t.Error("the transmitter marker did not move while coordinates were typed")
+	}
+	tb.run(t, "start", chromedp.SetValue(chromedp.ID("cov-radius"), "5"), chromedp.SetValue(chromedp.ID("cov-resolution"), "250"),
+		chromedp.Click(chromedp.ID("cov-start")))
+	check("typed coordinates")
+
+	// A tower of the catalogue, some kilometres from the typed site.
+	r := env.srv.call(t, "GET", "/towers?bbox=-43.6,-23.1,-42.9,-22.7&limit=100", map[string]string{"X-API-Key": env.key}, "")
+	var list struct {
+		Towers []struct {
+			ID  string  `json:"id"`
+			Lon float64 `json:"lon"`
+		} `json:"towers"`
+	}
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		t.Fatalf("GET /towers: %d %s", r.status, r.body)
+	}
+	tower := ""
+	for _, tw := range list.Towers {
+		if abs(tw.Lon+43.13) > 0.04 { // more than 4 km west or east of the typed site
+			tower = tw.ID
+			break
+		}
+	}
+	if tower == "" {
+		t.Fatalf("no tower 4 km from the typed site: %s", r.body)
+	}
+	tb.run(t, "choose a tower", chromedp.Click(chromedp.ID("cov-mode-tower")), typeInto("cov-tower", tower),
+		chromedp.KeyEvent(kb.Tab), chromedp.Click(chromedp.ID("cov-start")))
+	waitFor(t, tb, "the new map", `!!document.getElementById('cov-map-id') && document.querySelectorAll('#cov-map img.cov-tile').length > 0`)
+	check("tower " + tower)
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 

@@ -172,11 +172,33 @@ export default {
     const map = createMap(mapBox, ctx, RIO);
     const tilesLayer = L.layerGroup().addTo(map);
     let txMarker = null;
+    // The marker follows the transmitter: typed coordinates (as they are
+    // typed), a map click, the tower chosen by id (GET /towers/{id}), and
+    // finally the transmitter the map's started event names.
     const placeTx = (la, lo) => {
+      if (ctx.signal.aborted || !Number.isFinite(la) || !Number.isFinite(lo) || Math.abs(la) > 90 || Math.abs(lo) > 180) return;
       if (txMarker) txMarker.remove();
-      txMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#0b5394', fillOpacity: 1 }).bindTooltip(t('transmitter')).addTo(map);
+      txMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#0b5394', fillOpacity: 1, className: 'cov-tx' }).bindTooltip(t('transmitter')).addTo(map);
     };
-    placeTx(Number(lat.value), Number(lon.value));
+    const typedTx = () => {
+      if (lat.value.trim() === '' || lon.value.trim() === '') return;
+      placeTx(Number(lat.value), Number(lon.value));
+    };
+    typedTx();
+    for (const inp of [lat, lon]) for (const ev of ['input', 'change']) inp.addEventListener(ev, () => { if (modeSite.checked) typedTx(); });
+    let towerSeq = 0;
+    const towerTx = async () => {
+      const id = towerId.value.trim();
+      const seq = ++towerSeq;
+      if (!id || !modeTower.checked) return;
+      try {
+        const tw = await ctx.api('GET', `/towers/${encodeURIComponent(id)}`);
+        if (seq === towerSeq && modeTower.checked) placeTx(tw.lat, tw.lon);
+      } catch (_) { /* an unknown id: the map request reports it */ }
+    };
+    towerId.addEventListener('change', towerTx);
+    modeTower.addEventListener('change', towerTx);
+    modeSite.addEventListener('change', typedTx);
     map.on('click', (e) => {
       modeSite.checked = true;
       syncMode();
@@ -233,6 +255,7 @@ export default {
           if (ev.event === 'started') {
             started = data;
             mapId = data.map_id;
+            if (Array.isArray(data.transmitters) && data.transmitters.length) placeTx(data.transmitters[0].lat, data.transmitters[0].lon);
             const b = [[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]];
             map.fitBounds(b, { padding: [12, 12] });
             tileCount.textContent = t('tiles', { n: 0, total: data.tiles });
