@@ -9,7 +9,9 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -152,3 +154,50 @@ func abs(v float64) float64 {
 	return v
 }
 
+// TestIssue27_LeaveMidRequest: leaving a screen while its request runs
+// throws nothing (the bug: an uncaught TypeError at link.js, the receiver
+// placed on the removed map). Each screen with a map is left mid-request
+// in the ways a user does: the submit key in a typed field, a click on the
+// button, a place search; openConsole's cleanup fails the test on any
+// uncaught exception, and the page is given time to receive the answers.
+func TestIssue27_LeaveMidRequest(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	settle := func() {
+		tb.run(t, "let the answers arrive", chromedp.Sleep(1500*time.Millisecond))
+	}
+	for i, leave := range []string{"towers", "coverage", "link"} {
+		goScreen(t, tb, "link")
+		// Enter in the typed latitude submits with the focus (and a
+		// changed value) still in the field.
+		tb.run(t, "type and submit", typeInto("link-lat", fmt.Sprintf("-22.9%d", i)), chromedp.KeyEvent(kb.Enter))
+		goScreen(t, tb, leave)
+		settle()
+		// A typed coordinate not yet committed (the field still focused)
+		// when the screen is left.
+		goScreen(t, tb, "link")
+		tb.run(t, "type", chromedp.Click(chromedp.ID("link-analyze")), typeInto("link-lon", fmt.Sprintf("-43.1%d", i)))
+		goScreen(t, tb, leave)
+		settle()
+		if leave == "link" {
+			tb.run(t, "analyse then search", chromedp.Click(chromedp.ID("link-analyze")))
+			tb.run(t, "search", typeInto("link-place", "Rio"), chromedp.KeyEvent(kb.Enter))
+			goScreen(t, tb, "repeater")
+			settle()
+		}
+	}
+	goScreen(t, tb, "coverage")
+	tb.run(t, "type and start", typeInto("cov-lat", "-22.93"), chromedp.KeyEvent(kb.Enter))
+	goScreen(t, tb, "repeater")
+	tb.run(t, "plan", chromedp.Click(chromedp.ID("rp-plan")))
+	goScreen(t, tb, "towers")
+	goScreen(t, tb, "link")
+	settle()
+	tb.mu.Lock()
+	errs := strings.Join(tb.errs, "\n")
+	tb.mu.Unlock()
+	if errs != "" {
+		t.Errorf("uncaught while leaving screens mid-request:\n%s", errs)
+	}
+}

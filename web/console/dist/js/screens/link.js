@@ -207,7 +207,11 @@ export default {
     const L = window.L;
     const drawn = L.layerGroup().addTo(map);
     let rxMarker = null;
+    // placeReceiver is a no-op once the screen is left: removing a focused
+    // field whose typed value was not committed fires its change event
+    // while the screen is taken down, after the map was removed.
     const placeReceiver = (la, lo) => {
+      if (ctx.signal.aborted) return;
       if (rxMarker) rxMarker.remove();
       rxMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#ffd400', fillOpacity: 1 })
         .bindTooltip(t('receiver')).addTo(map);

@@ -139,6 +139,7 @@ export default {
     const route = L.layerGroup().addTo(map);
     let next = 'a';
     const drawEnds = () => {
+      if (ctx.signal.aborted) return; // a change event while the screen is taken down
       ends.clearLayers();
       for (const [f, name] of [[A, 'A'], [B, 'B']]) {
         const la = Number(f.lat.value); const lo = Number(f.lon.value);
