@@ -510,7 +510,7 @@ func TestConsoleAdminTenantPages(t *testing.T) {
 		plain := fmt.Sprintf("%s%040x", appliance.KeyPrefixTenant, i+1)
 		hash := tenancy.Hash(plain)
 		k := &appliance.APIKey{ID: hash[:12], HashHex: hash, Prefix: plain[:14], Tier: appliance.TierStarter, Role: appliance.RoleTenant,
-			Owner: "Paginado", Email: "p@example.com", TenantID: fmt.Sprintf("t_page%02d", 24-i), CreatedUnix: time.Now().Unix()}
+			Owner: fmt.Sprintf("Provedor %02d", 24-i), Email: fmt.Sprintf("noc%02d@example.com", 24-i), TenantID: fmt.Sprintf("t_page%02d", 24-i), CreatedUnix: time.Now().Unix()}
 		if err := db.PutKey(k); err != nil {
 			t.Fatal(err)
 		}
@@ -563,6 +563,10 @@ func TestConsoleAdminTenantPages(t *testing.T) {
 	goScreen(t, tb, "admin")
 	cells := `[...document.querySelectorAll('.screen-admin [data-part=tenants] [data-tenant-id]')].map((e) => e.innerText).join(',')`
 	waitFor(t, tb, "the first page", cells+` === '`+first+`'`)
+	// Issue 27: the list names each tenant's owner and e-mail.
+	if got := eval[string](t, tb, `document.querySelector('.screen-admin [data-owner=t_page03]').innerText + ' ' + document.querySelector('.screen-admin [data-email=t_page03]').innerText`); got != "Provedor 03 noc03@example.com" {
+		t.Errorf("tenant t_page03's owner and e-mail show as %q", got)
+	}
 	if n := eval[int](t, tb, `document.querySelectorAll('.screen-admin [data-action=tenants-first], .screen-admin [data-action=tenants-previous]').length`); n != 0 {
 		t.Errorf("the first page offers %d backward buttons", n)
 	}
