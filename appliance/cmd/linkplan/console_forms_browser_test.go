@@ -153,9 +153,43 @@ func TestConsoleBatch(t *testing.T) {
 	}
 	axe(t, tb)
 
+	// Issue 27: the synchronous answer is downloaded from the page, and
+	// the PDFs per row are off by default with their quota cost shown.
 	downloads := allowDownloads(t, tb)
+	for _, f := range []string{"csv", "geojson", "kml"} {
+		tb.run(t, "download "+f, chromedp.Click(chromedp.CSS(`.screen-batch [data-export=`+f+`]`)))
+		got := string(downloaded(t, tb, downloads, "linkplan-lote."+f))
+		if n := strings.Count(got, "site ") / map[string]int{"csv": 1, "geojson": 1, "kml": 2}[f]; n != 3 { // KML: the name and the receiver_id
+			t.Errorf("the %s download names %d sites, want 3:\n%.400s", f, n, got)
+		}
+		switch f {
+		case "csv":
+			if !strings.Contains(got, "rx_power_dbm") || strings.Count(strings.TrimSpace(got), "\n") != 3 {
+				t.Errorf("CSV: want a header with rx_power_dbm and 3 rows:\n%s", got)
+			}
+		case "geojson":
+			var fc struct {
+				Features []struct {
+					Geometry struct {
+						Coordinates []float64 `json:"coordinates"`
+					} `json:"geometry"`
+				} `json:"features"`
+			}
+			if err := json.Unmarshal([]byte(got), &fc); err != nil || len(fc.Features) != 3 || fc.Features[0].Geometry.Coordinates[0] > -43 {
+				t.Errorf("GeoJSON: %v, %d features, want 3 at lon ≈ -43.2: %.300s", err, len(fc.Features), got)
+			}
+		case "kml":
+			if strings.Count(got, "<Placemark>") != 3 || !strings.Contains(got, "<coordinates>-43.2") {
+				t.Errorf("KML: want 3 placemarks at lon -43.2…: %.300s", got)
+			}
+		}
+	}
+	if eval[bool](t, tb, `document.querySelector('.screen-batch input[name=pdfs]').checked`) {
+		t.Error("the PDFs per row are on by default")
+	}
+	waitFor(t, tb, "the PDF quota line", `/500/.test(document.getElementById('batch-pdf-quota').textContent)`)
+
 	tb.run(t, "upload a batch job",
-		chromedp.Click(chromedp.CSS(`.screen-batch input[name=pdfs]`)), // no PDFs: the job stays short
 		chromedp.SetUploadFiles(chromedp.CSS(`.screen-batch input[name=file]`), []string{batchCSV(t, dir, "grande.csv", 101)}),
 		chromedp.Click(chromedp.CSS(`.screen-batch form button[type=submit]`)))
 	waitFor(t, tb, "the job's progress bar", `!!document.querySelector('.screen-batch .fk-out progress')`)
