@@ -85,6 +85,10 @@
 // leaving a screen aborts them, and a screen awaiting one never resumes
 // (it cannot draw into removed elements or a removed map).
 //
+// A form that stores something (a route needing write permission) carries
+// the attribute data-writes; for a read-only key the shell disables its
+// controls after render and puts a note at its top saying why.
+//
 // The shell marks the Performance API with "lp-screen-<id>" when a
 // screen's render has returned (the browser tests' first-paint figure).
 //

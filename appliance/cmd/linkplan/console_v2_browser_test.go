@@ -201,3 +201,43 @@ func TestIssue27_LeaveMidRequest(t *testing.T) {
 		t.Errorf("uncaught while leaving screens mid-request:\n%s", errs)
 	}
 }
+
+// TestIssue27_ReadOnlyScreens: a read-only key sees the forms that store
+// something (coverage maps, repeater plans, batches, observations, tower
+// registration) as read-only, with a note saying why, instead of forms it
+// cannot submit; the Link screen (a computation that stores nothing)
+// stays usable.
+func TestIssue27_ReadOnlyScreens(t *testing.T) {
+	env := startConsole(t)
+	r := env.srv.call(t, "POST", "/tenant/keys", map[string]string{"X-API-Key": env.key, "Content-Type": "application/json"}, `{"tenant_role":"read-only"}`)
+	var created struct {
+		APIKey string `json:"api_key"`
+	}
+	if err := json.Unmarshal(r.body, &created); err != nil || created.APIKey == "" {
+		t.Fatalf("POST /tenant/keys: %d %s", r.status, r.body)
+	}
+	tb := openConsole(t, env)
+	signIn(t, tb, created.APIKey)
+	for _, s := range []struct{ screen, form string }{
+		{"coverage", "#cov-form"}, {"repeater", "#rp-form"}, {"batch", ".screen-batch form"},
+		{"observations", ".screen-observations form[data-writes]"}, {"towers", "#tw-register"},
+	} {
+		goScreen(t, tb, s.screen)
+		waitFor(t, tb, s.screen+"'s read-only form", `!!document.querySelector('`+s.form+`[data-read-only=true]')`)
+		got := eval[map[string]int](t, tb, `(() => { const f = document.querySelector('`+s.form+`');
+			return { enabled: [...f.querySelectorAll('input, select, textarea, button')].filter(c => !c.disabled).length,
+				notes: f.querySelectorAll('.readonly-note').length }; })()`)
+		if got["enabled"] != 0 || got["notes"] != 1 {
+			t.Errorf("%s: %d controls still enabled, %d notes; want none and one note", s.screen, got["enabled"], got["notes"])
+		}
+		if s.screen == "coverage" {
+			axe(t, tb)
+		}
+	}
+	goScreen(t, tb, "link")
+	tb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-id')`)
+	if n := eval[int](t, tb, `document.querySelectorAll('.readonly-note').length`); n != 0 {
+		t.Errorf("the Link screen shows %d read-only notes to a read-only key", n)
+	}
+}

@@ -305,6 +305,7 @@ async function route() {
   title.focus({ preventScroll: false });
   try {
     const cleanup = await mod.render(root, ctx);
+    if (state.session && state.session.role === 'read-only') readOnlyForms(root, ctx.t);
     // For the browser tests' first-paint figure (Performance API).
     performance.mark(`lp-screen-${id}`);
     if (state.current && state.current.abort === abort) state.current.cleanup = cleanup;
@@ -313,6 +314,20 @@ async function route() {
     if (err && err.name === 'AbortError') return;
     console.error('render', id, err);
     root.append(ui.errorBox(err, ctx.t));
+  }
+}
+
+// readOnlyForms turns the forms a screen marks data-writes (they store
+// something: POST routes that need write permission) into read-only ones
+// for a read-only key: every control disabled and a note saying why, so
+// the user does not learn it from a 403 after filling them in.
+function readOnlyForms(root, t) {
+  for (const f of root.querySelectorAll('form[data-writes]')) {
+    if (f.dataset.readOnly === 'true') continue;
+    f.dataset.readOnly = 'true';
+    f.setAttribute('aria-disabled', 'true');
+    for (const c of f.querySelectorAll('input, select, textarea, button')) c.disabled = true;
+    f.prepend(ui.el('p', { class: 'readonly-note', role: 'note', text: t('readOnly') }));
   }
 }
 

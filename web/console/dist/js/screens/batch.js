@@ -137,7 +137,7 @@ export default {
     const jobErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     let lastState = '';
 
-    const form = h('form', { class: 'fk-form', novalidate: true },
+    const form = h('form', { class: 'fk-form', novalidate: true, 'data-writes': true },
       row(t('file'), file, t('fileHint')),
       h('p', null, exampleLink),
       row(t('engine'), engine),

@@ -147,7 +147,7 @@ export default {
       el('div', { class: 'row' }, field(t('lat'), lat), field(t('lon'), lon)),
       el('div', { class: 'row' }, field(t('siteHeight'), siteH), field(t('eirp'), eirp)));
     const status = el('div', { id: 'cov-status', 'aria-live': 'polite' });
-    const form = el('form', { class: 'card', id: 'cov-form', novalidate: true },
+    const form = el('form', { class: 'card', id: 'cov-form', novalidate: true, 'data-writes': true },
       el('h2', { text: t('transmitter') }),
       el('fieldset', null, el('legend', { text: t('mode') }),
         el('div', { class: 'check' }, modeSite, el('label', { for: modeSite.id, text: t('modeSite') })),

@@ -120,7 +120,7 @@ export default {
     const submit = el('button', { type: 'submit', class: 'primary', id: 'rp-plan', text: t('plan') });
     const out = el('div', { id: 'rp-status', 'aria-live': 'polite' });
     const pickNote = el('p', { class: 'note', id: 'rp-pick', 'aria-live': 'polite' });
-    const form = el('form', { class: 'card', id: 'rp-form', novalidate: true },
+    const form = el('form', { class: 'card', id: 'rp-form', novalidate: true, 'data-writes': true },
       el('h2', { text: t('ends') }), A.box, B.box,
       el('h2', { text: t('params') }),
       el('div', { class: 'row' }, field(t('freq'), freq), field(t('maxHops'), hops)),
