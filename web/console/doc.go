@@ -80,7 +80,14 @@
 // code from an accessible modal (rejects on cancel); t(key, vars); lang
 // ('pt-BR' or 'en'); fmt.num, fmt.unit (always prints the unit), fmt.date,
 // fmt.bytes; session {tenant, tier, role, keyPrefix, admin, sso};
-// toast(msg, kind); go(screenId); ui (js/ui.js); signal.
+// toast(msg, kind); go(screenId); ui (js/ui.js); signal; memo (the
+// screen's memory in this tab: a screen stores its last result there and
+// draws it again at render, so that a language switch or a return keeps
+// it); showResult(heading) (scrolls a new result into view and focuses its
+// heading). The shell also keeps the values of a screen's fields (by id,
+// in memory and sessionStorage; not files, passwords or anything inside
+// data-no-keep) and restores them after render with input and change
+// events.
 // The requests of api, apiRaw and download carry the screen's signal:
 // leaving a screen aborts them, and a screen awaiting one never resumes
 // (it cannot draw into removed elements or a removed map).

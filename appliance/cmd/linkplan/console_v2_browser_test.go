@@ -241,3 +241,83 @@ func TestIssue27_ReadOnlyScreens(t *testing.T) {
 		t.Errorf("the Link screen shows %d read-only notes to a read-only key", n)
 	}
 }
+
+// switchLang picks a language in the header's switch.
+func switchLang(t *testing.T, tb *tab, lang string) {
+	t.Helper()
+	tb.run(t, "switch to "+lang, chromedp.SetValue(chromedp.ID("lang"), lang),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('lang').dispatchEvent(new Event('change'))`))
+	waitFor(t, tb, "the page in "+lang, `document.documentElement.lang === '`+lang+`'`)
+}
+
+// inView is a predicate: the element id has focus and its top is inside
+// the viewport.
+func inView(id string) string {
+	return `(() => { const e = document.getElementById('` + id + `'); if (!e) return false; const r = e.getBoundingClientRect();
+		return document.activeElement === e && r.top >= -2 && r.top < innerHeight; })()`
+}
+
+// TestIssue27_Flow: after Analyse (Link), Plan (Repeater) and the end of a
+// map (Coverage) the result is scrolled into view with the focus on its
+// heading and the Link profile open; inputs and results survive a
+// language switch, leaving the screen and coming back, and the inputs a
+// reload of the tab.
+func TestIssue27_Flow(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "link")
+	tb.run(t, "type the receiver", typeInto("link-lat", "-22.9"), typeInto("link-lon", "-43.25"), typeInto("link-height", "12"),
+		chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the Link result in view with the focus", inView("link-result-title"))
+	if !eval[bool](t, tb, `document.getElementById('link-profile').open && document.getElementById('profile-chart').getBoundingClientRect().height > 0`) {
+		t.Error("the profile is not open with the result")
+	}
+	best := eval[string](t, tb, `document.getElementById('link-best-id').textContent`)
+
+	kept := func(what string) {
+		t.Helper()
+		got := eval[[]string](t, tb, `['link-lat', 'link-lon', 'link-height'].map(id => document.getElementById(id).value)`)
+		if strings.Join(got, " ") != "-22.9 -43.25 12" {
+			t.Errorf("%s: the inputs are %v, want the typed -22.9 -43.25 12", what, got)
+		}
+		if b := eval[string](t, tb, `document.getElementById('link-best-id') ? document.getElementById('link-best-id').textContent : ''`); b != best {
+			t.Errorf("%s: the result shows best tower %q, want %q", what, b, best)
+		}
+	}
+	switchLang(t, tb, "en")
+	waitFor(t, tb, "the English result", `!!document.getElementById('link-result-title') && document.getElementById('link-result-title').textContent === 'Best tower'`)
+	kept("after the switch to English")
+	goScreen(t, tb, "towers")
+	goScreen(t, tb, "link")
+	kept("after leaving and coming back")
+	tb.run(t, "reload", chromedp.Reload())
+	waitFor(t, tb, "the Link screen after reload", `!!document.getElementById('link-lat')`)
+	if v := eval[string](t, tb, `document.getElementById('link-lat').value`); v != "-22.9" {
+		t.Errorf("after a reload the latitude is %q, want the typed -22.9", v)
+	}
+	switchLang(t, tb, "pt-BR")
+
+	goScreen(t, tb, "coverage")
+	tb.run(t, "start a map", chromedp.SetValue(chromedp.ID("cov-radius"), "5"), chromedp.SetValue(chromedp.ID("cov-resolution"), "250"),
+		chromedp.Click(chromedp.ID("cov-start")))
+	waitFor(t, tb, "the coverage summary in view with the focus", inView("cov-summary-title"))
+	covered := eval[string](t, tb, `document.getElementById('cov-covered').textContent`)
+	tiles := eval[int](t, tb, `document.querySelectorAll('#cov-map img.cov-tile').length`)
+	switchLang(t, tb, "en")
+	waitFor(t, tb, "the map after the switch", `!!document.getElementById('cov-covered')`)
+	if got := eval[string](t, tb, `document.getElementById('cov-covered').textContent`); strings.Replace(covered, ",", ".", 1) != got {
+		t.Errorf("covered area %q in pt-BR, %q after the switch to English", covered, got)
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll('#cov-map img.cov-tile').length`); n != tiles {
+		t.Errorf("%d tiles after the switch, %d before", n, tiles)
+	}
+	switchLang(t, tb, "pt-BR")
+
+	goScreen(t, tb, "repeater")
+	tb.run(t, "plan", chromedp.Click(chromedp.ID("rp-plan")))
+	waitFor(t, tb, "the route in view with the focus", inView("rp-route-title"))
+	goScreen(t, tb, "link")
+	goScreen(t, tb, "repeater")
+	waitFor(t, tb, "the route kept", `!!document.getElementById('rp-route')`)
+}

@@ -313,12 +313,23 @@ export default {
       jobErr.replaceChildren();
       try {
         const res = await busy(submit, () => ctx.api('POST', '/batch_reports', { form: fd, signal: ac.signal }));
-        if (res.id) showJob(res, res.ignored_columns); // the job object, as GET /jobs/{id} answers it
-        else showSync(res);
+        if (res.id) { // the job object, as GET /jobs/{id} answers it
+          ctx.memo.batch = { jobId: res.id, ignored: res.ignored_columns };
+          showJob(res, res.ignored_columns);
+        } else {
+          ctx.memo.batch = { sync: res };
+          showSync(res);
+        }
+        ctx.showResult(out.querySelector('h2'));
       } catch (err) {
         showError(ctx, errBox, err);
       }
     });
+
+    // The tab's last batch comes back with the screen: the rows of a
+    // synchronous answer, or the job, polled again.
+    if (ctx.memo.batch && ctx.memo.batch.sync) showSync(ctx.memo.batch.sync);
+    else if (ctx.memo.batch && ctx.memo.batch.jobId) poll(ctx.memo.batch.jobId, ctx.memo.batch.ignored);
 
     return () => {
       clearTimeout(timer);

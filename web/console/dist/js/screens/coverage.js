@@ -25,6 +25,10 @@ const ALPHA = 170;
 const EXPORTS = ['geotiff', 'kmz', 'geojson', 'kml', 'shapefile'];
 
 // decodeTile turns a tile event's data into RGBA pixels with LEGEND.
+// KEEP_TILES bounds the tiles a tab keeps of its last map (about 130 KB
+// of base64 each at 256 px).
+const KEEP_TILES = 200;
+
 export function decodeTile(tile, nodata = -32768, scaleDb = 0.01) {
   const bin = atob(tile.data);
   const n = tile.width * tile.height;
@@ -246,6 +250,10 @@ export default {
       let started = null;
       let tiles = 0;
       let mapId = null;
+      // The tab keeps the map (its tiles up to KEEP_TILES) for the
+      // screen's next render: a language switch or a return redraws it.
+      const kept = { started: null, tiles: [], summary: null, mapId: null };
+      ctx.memo.coverage = kept;
       try {
         const res = await ctx.apiRaw('POST', '/coverage/heatmap', { json: body, signal: abort.signal, headers: { Accept: 'text/event-stream' } });
         if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null), res.statusText);
@@ -255,6 +263,8 @@ export default {
           if (ev.event === 'started') {
             started = data;
             mapId = data.map_id;
+            kept.started = data;
+            kept.mapId = data.map_id;
             if (Array.isArray(data.transmitters) && data.transmitters.length) placeTx(data.transmitters[0].lat, data.transmitters[0].lon);
             const b = [[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]];
             map.fitBounds(b, { padding: [12, 12] });
@@ -269,7 +279,9 @@ export default {
             tiles += 1;
             tileCount.textContent = t('tiles', { n: tiles, total: started ? started.tiles : '?' });
           } else if (ev.event === 'summary') {
+            kept.summary = data;
             showSummary(data, mapId);
+            ctx.showResult(document.getElementById('cov-summary-title'));
           } else if (ev.event === 'error') {
             status.append(errorBox({ message: t('failed', { msg: data.message }), field: null }, t));
           }
@@ -283,6 +295,14 @@ export default {
       }
 
       function drawTile(tile) {
+        if (kept.tiles.length < KEEP_TILES) kept.tiles.push(tile);
+        drawTileOf(tile, started);
+      }
+    });
+
+    // drawTileOf draws one tile of a map whose started event is started.
+    function drawTileOf(tile, started) {
+      {
         const canvas = document.createElement('canvas');
         canvas.width = tile.width;
         canvas.height = tile.height;
@@ -291,7 +311,7 @@ export default {
         const url = canvas.toDataURL('image/png');
         L.imageOverlay(url, [[tile.south, tile.west], [tile.north, tile.east]], { opacity: 1, className: 'cov-tile', alt: '' }).addTo(tilesLayer);
       }
-    });
+    }
 
     function showSummary(s, mapId) {
       const dl = el('dl', { class: 'kv' },
@@ -310,8 +330,17 @@ export default {
           } catch (err) { summaryBox.append(errorBox(err, t)); }
         },
       }));
-      summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { text: t('summary') }), dl,
+      summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { id: 'cov-summary-title', tabindex: '-1', text: t('summary') }), dl,
         el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
+    }
+
+    const again = ctx.memo.coverage;
+    if (again && again.started && again.summary && again.tiles.length) {
+      const d = again.started;
+      map.fitBounds([[d.north - d.height * d.pixel_lat_deg, d.west], [d.north, d.west + d.width * d.pixel_lon_deg]], { padding: [12, 12] });
+      if (Array.isArray(d.transmitters) && d.transmitters.length) placeTx(d.transmitters[0].lat, d.transmitters[0].lon);
+      for (const tile of again.tiles) drawTileOf(tile, d);
+      showSummary(again.summary, again.mapId);
     }
 
     return () => { stop(); map.remove(); };

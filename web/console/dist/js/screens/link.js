@@ -282,7 +282,9 @@ export default {
       drawn.clearLayers();
       try {
         const res = await ctx.api('POST', '/analyze_link', { json: body, signal: ctx.signal });
+        ctx.memo.result = { res, body };
         showResult(res, body);
+        ctx.showResult(document.getElementById('link-result-title') || document.getElementById('link-none'));
       } catch (err) {
         if (err.name !== 'AbortError') formErr.append(errorBox(err, t));
       } finally {
@@ -309,7 +311,7 @@ export default {
 
       const b = res.best_tower;
       const summary = el('div', { class: 'card', id: 'link-summary' },
-        el('h2', { text: t('best') }),
+        el('h2', { id: 'link-result-title', tabindex: '-1', text: t('best') }),
         el('dl', { class: 'kv' },
           el('dt', { text: t('tower') }), el('dd', { id: 'link-best-id', text: b.tower_id }),
           el('dt', { text: t('operator') }), el('dd', { id: 'link-best-operator', text: b.operator }),
@@ -357,7 +359,7 @@ export default {
     }
 
     function profileSection(r) {
-      const det = el('details', { class: 'card', id: 'link-profile' },
+      const det = el('details', { class: 'card', id: 'link-profile', open: true },
         el('summary', { id: 'link-profile-summary', text: t('profileTitle', { id: r.tower_id }) }));
       if (r.path) det.append(profileChart(r.path, ctx, { tower: r.tower_id }));
       return det;
@@ -439,6 +441,10 @@ export default {
       });
       return el('div', { class: 'card', id: 'link-explain-panel' }, el('h2', { text: t('explainTitle') }), el('p', { class: 'note', text: t('explainIntro') }), btn, out);
     }
+
+    // The last result of this tab comes back with the screen (after a
+    // language switch, or leaving and returning), drawn in the new language.
+    if (ctx.memo.result) showResult(ctx.memo.result.res, ctx.memo.result.body);
 
     return () => map.remove();
   },

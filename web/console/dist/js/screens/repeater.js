@@ -209,7 +209,15 @@ export default {
       }
     }
 
+    // showPlan draws a plan and brings it into view (focus on its
+    // heading); the tab keeps it for the screen's next render.
     function showPlan(plan) {
+      ctx.memo.plan = plan;
+      drawPlan(plan);
+      ctx.showResult(document.getElementById('rp-route-title') || document.getElementById('rp-none'));
+    }
+
+    function drawPlan(plan) {
       if (!plan.route) {
         results.append(el('div', { class: 'card' }, el('p', { id: 'rp-none', text: t('noRoute', { reason: plan.reason || (plan.fail_reasons || []).join('; ') }) })));
         return;
@@ -241,10 +249,12 @@ export default {
       ], rows, { caption: t('route', { hops: r.hops.length, m: fmt.unit(r.min_margin_db, 'dB', 1) }) });
       tbl.id = 'rp-hops-table';
       results.append(el('div', { class: 'card', id: 'rp-route' },
-        el('h2', { text: t('route', { hops: r.hops.length, m: fmt.unit(r.min_margin_db, 'dB', 1) }) }), tbl,
+        el('h2', { id: 'rp-route-title', tabindex: '-1', text: t('route', { hops: r.hops.length, m: fmt.unit(r.min_margin_db, 'dB', 1) }) }), tbl,
         el('p', { class: 'note', text: t('counts', { c: fmt.int(plan.counts.candidates), e: fmt.int(plan.counts.edges_evaluated) }) }),
         plan.alternatives && plan.alternatives.length ? el('p', { class: 'note', text: t('alternatives', { n: plan.alternatives.length }) }) : null));
     }
+
+    if (ctx.memo.plan) drawPlan(ctx.memo.plan);
 
     return () => { clearTimeout(pollTimer); map.remove(); };
   },
