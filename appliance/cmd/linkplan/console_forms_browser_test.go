@@ -279,9 +279,12 @@ func TestConsoleObservations(t *testing.T) {
 		set("cable_loss_db", "1"), set("tx_lat", "-22.95"), set("tx_lon", "-43.23"), set("tx_height_m", "30"),
 		chromedp.Click(chromedp.CSS(`.screen-observations form button[type=submit]`)))
 	waitFor(t, tb, "the refusal", `!!document.querySelector('.screen-observations .error-box')`)
-	if msg := eval[string](t, tb, `document.querySelector('.screen-observations .error-box').innerText`); !strings.Contains(msg, "rx_height_m") {
-		t.Errorf("the refusal %q does not name rx_height_m", msg)
+	// Issue 27: the refusal names the field by its label in pt-BR (not
+	// the wire name) and the field is marked invalid and focused.
+	if msg := eval[string](t, tb, `document.querySelector('.screen-observations .error-box').innerText`); !strings.Contains(msg, "Altura da antena RX (m)") {
+		t.Errorf("the refusal %q does not name the RX height by its label", msg)
 	}
+	waitFor(t, tb, "the RX height marked and focused", `document.querySelector('.screen-observations input[name=rx_height_m]').getAttribute('aria-invalid') === 'true' && document.activeElement === document.querySelector('.screen-observations input[name=rx_height_m]')`)
 
 	tb.run(t, "upload with the RX height", set("rx_height_m", "1.5"),
 		chromedp.Click(chromedp.CSS(`.screen-observations form button[type=submit]`)))

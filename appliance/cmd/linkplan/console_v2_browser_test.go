@@ -321,3 +321,117 @@ func TestIssue27_Flow(t *testing.T) {
 	goScreen(t, tb, "repeater")
 	waitFor(t, tb, "the route kept", `!!document.getElementById('rp-route')`)
 }
+
+// TestIssue27_CaveatsFirst: the Link headline shows what qualifies its
+// number first, in the user's language: every caveat of the API's answer
+// (best_tower_caveats, the best tower's warnings, the answer's) is listed
+// above the margin, tied to it (aria-describedby), in pt-BR and then in
+// English, never as the API's English sentence or its code. The Coverage
+// summary does the same for a tower map (a catalogue tower without ERP:
+// assumed EIRP).
+func TestIssue27_CaveatsFirst(t *testing.T) {
+	env := startConsole(t)
+	type answer struct {
+		Caveats []struct{ Code, Message string } `json:"best_tower_caveats"`
+		Best    *struct {
+			Warnings []struct{ Code, Message string } `json:"warnings"`
+		} `json:"best_tower"`
+		Warnings []struct{ Code, Message string } `json:"warnings"`
+	}
+	// A receiver whose answer has caveats (the sample data's towers are
+	// partly synthetic and of uncertain position; fspl flags obstructed
+	// paths).
+	var lat, lon string
+	var codes []string
+	var english []string
+	for _, p := range [][2]string{{"-22.95", "-43.2"}, {"-22.9", "-43.25"}, {"-23.0", "-43.35"}, {"-22.85", "-43.1"}} {
+		body := `{"receiver":{"lat":` + p[0] + `,"lon":` + p[1] + `,"height_m":10},"frequency_mhz":1800,"max_distance_km":20,"engine":"fspl"}`
+		r := env.srv.call(t, "POST", "/analyze_link", map[string]string{"X-API-Key": env.key, "Content-Type": "application/json"}, body)
+		var a answer
+		if err := json.Unmarshal(r.body, &a); err != nil || a.Best == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, w := range append(append(a.Caveats, a.Best.Warnings...), a.Warnings...) {
+			if !seen[w.Code] {
+				seen[w.Code] = true
+				codes = append(codes, w.Code)
+				english = append(english, w.Message)
+			}
+		}
+		if len(codes) > 0 {
+			lat, lon = p[0], p[1]
+			break
+		}
+	}
+	if lat == "" {
+		t.Fatal("no receiver of the sample data has a caveat: the test needs one")
+	}
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "link")
+	tb.run(t, "analyse", typeInto("link-lat", lat), typeInto("link-lon", lon), chromedp.SetValue(chromedp.ID("link-engine"), "fspl"),
+		chromedp.Click(chromedp.ID("link-analyze")))
+	for _, lang := range []string{"pt-BR", "en"} {
+		if lang == "en" {
+			switchLang(t, tb, "en")
+		}
+		waitFor(t, tb, "the caveats in "+lang, `!!document.getElementById('link-caveats')`)
+		got := eval[struct {
+			Codes     []string `json:"codes"`
+			Texts     []string `json:"texts"`
+			Above     bool     `json:"above"`
+			Described string   `json:"described"`
+		}](t, tb, `(() => { const c = document.getElementById('link-caveats'), m = document.getElementById('link-best-margin');
+			const li = [...c.querySelectorAll('li')];
+			return { codes: li.map(e => e.dataset.code), texts: li.map(e => e.textContent),
+				above: !!(c.compareDocumentPosition(m) & Node.DOCUMENT_POSITION_FOLLOWING), described: m.getAttribute('aria-describedby') || '' }; })()`)
+		if strings.Join(got.Codes, ",") != strings.Join(codes, ",") {
+			t.Errorf("%s: caveats %v, the API's %v", lang, got.Codes, codes)
+		}
+		if !got.Above || got.Described != "link-caveats" {
+			t.Errorf("%s: the caveats are not above the margin and tied to it (above %v, aria-describedby %q)", lang, got.Above, got.Described)
+		}
+		for i, txt := range got.Texts {
+			if i < len(english) && lang == "pt-BR" && strings.Contains(txt, english[i]) {
+				t.Errorf("pt-BR caveat %d is the API's English sentence: %q", i, txt)
+			}
+			if strings.Contains(txt, "_") {
+				t.Errorf("%s caveat %d shows a code: %q", lang, i, txt)
+			}
+		}
+	}
+	switchLang(t, tb, "pt-BR")
+
+	// Coverage of a catalogue tower without ERP: the assumed EIRP leads
+	// the summary.
+	r := env.srv.call(t, "GET", "/towers?bbox=-43.6,-23.1,-42.9,-22.7&limit=200", map[string]string{"X-API-Key": env.key}, "")
+	var list struct {
+		Towers []struct {
+			ID    string   `json:"id"`
+			Power *float64 `json:"power"`
+		} `json:"towers"`
+	}
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		t.Fatal(err)
+	}
+	tower := ""
+	for _, tw := range list.Towers {
+		if tw.Power == nil {
+			tower = tw.ID
+			break
+		}
+	}
+	if tower == "" {
+		t.Skip("no tower without ERP in the sample data")
+	}
+	goScreen(t, tb, "coverage")
+	tb.run(t, "a tower map", chromedp.Click(chromedp.ID("cov-mode-tower")), typeInto("cov-tower", tower),
+		chromedp.SetValue(chromedp.ID("cov-radius"), "5"), chromedp.SetValue(chromedp.ID("cov-resolution"), "250"), chromedp.Click(chromedp.ID("cov-start")))
+	waitFor(t, tb, "the summary", `!!document.getElementById('cov-summary-card') || !!document.querySelector('#cov-status .error-box')`)
+	got := eval[string](t, tb, `(() => { const c = document.getElementById('cov-caveats'); return c ? [...c.querySelectorAll('li')].map(e => e.dataset.code + '=' + e.textContent).join('|') : ''; })()`)
+	if !strings.Contains(got, "eirp_assumed=EIRP presumida") {
+		t.Errorf("the coverage summary's caveats %q lack the assumed EIRP in pt-BR", got)
+	}
+	shot(t, tb, "coverage-caveats")
+}

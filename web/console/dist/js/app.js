@@ -330,7 +330,8 @@ function makeCtx(mod, abort) {
     session: state.session ? { ...state.session } : null,
     toast,
     go: (id) => { location.hash = '#/' + id; },
-    ui,
+    // errorBox speaks the user's language and marks the form's fields.
+    ui: { ...ui, errorBox: (err, tt, form) => ui.errorBox(err, tt || t, { lang: state.lang, form: form || null }) },
     signal: abort.signal,
     memo: memoOf(mod.id),
     showResult: showResultHeading,
@@ -385,7 +386,7 @@ async function route() {
   } catch (err) {
     if (err && err.name === 'AbortError') return;
     console.error('render', id, err);
-    root.append(ui.errorBox(err, ctx.t));
+    root.append(ctx.ui.errorBox(err, ctx.t));
   }
 }
 

@@ -9,6 +9,7 @@
 // the screen aborts the stream, which cancels a map still computing.
 
 import { ApiError, readSSE } from '../api.js';
+import { warningText } from '../messages.js';
 import { createMap, RIO } from '../map.js';
 
 // LEGEND: received power classes, strongest first (the palette of the
@@ -74,6 +75,8 @@ export default {
       progress: 'Radiais calculadas',
       tiles: 'Blocos recebidos: {n} de {total}',
       summary: 'Resumo',
+      caveats: 'Ressalvas deste mapa',
+      eirpWas: 'EIRP presumida: {v}',
       covered: 'Área coberta (≥ {t})',
       valid: 'Pixels com valor',
       range: 'Faixa',
@@ -112,6 +115,8 @@ export default {
       progress: 'Radials computed',
       tiles: 'Tiles received: {n} of {total}',
       summary: 'Summary',
+      caveats: 'Caveats of this map',
+      eirpWas: 'assumed EIRP: {v}',
       covered: 'Covered area (≥ {t})',
       valid: 'Pixels with a value',
       range: 'Range',
@@ -134,15 +139,15 @@ export default {
     const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', ...attrs });
     const modeTower = el('input', { type: 'radio', name: 'cov-mode', value: 'tower', id: 'cov-mode-tower' });
     const modeSite = el('input', { type: 'radio', name: 'cov-mode', value: 'site', id: 'cov-mode-site', checked: true });
-    const towerId = el('input', { type: 'text', id: 'cov-tower', autocomplete: 'off', spellcheck: 'false' });
-    const lat = num({ id: 'cov-lat', value: '-22.9519', min: '-90', max: '90' });
-    const lon = num({ id: 'cov-lon', value: '-43.2105', min: '-180', max: '180' });
-    const siteH = num({ id: 'cov-site-height', value: '30', min: '0', max: '1000' });
-    const eirp = num({ id: 'cov-eirp', value: '58', min: '-50', max: '100' });
-    const freq = num({ id: 'cov-freq', value: '1800', min: '30', max: '100000' });
-    const radius = num({ id: 'cov-radius', value: '5', min: '0.1', max: '100' });
-    const resolution = num({ id: 'cov-resolution', value: '250', min: '30', max: '5000' });
-    const rxH = num({ id: 'cov-rx-height', value: '10', min: '0.1', max: '500' });
+    const towerId = el('input', { type: 'text', id: 'cov-tower', 'data-field': 'tower_id', autocomplete: 'off', spellcheck: 'false' });
+    const lat = num({ id: 'cov-lat', 'data-field': 'site.lat', value: '-22.9519', min: '-90', max: '90' });
+    const lon = num({ id: 'cov-lon', 'data-field': 'site.lon', value: '-43.2105', min: '-180', max: '180' });
+    const siteH = num({ id: 'cov-site-height', 'data-field': 'site.height_m', value: '30', min: '0', max: '1000' });
+    const eirp = num({ id: 'cov-eirp', 'data-field': 'site.eirp_dbm', value: '58', min: '-50', max: '100' });
+    const freq = num({ id: 'cov-freq', 'data-field': 'frequency_mhz', value: '1800', min: '30', max: '100000' });
+    const radius = num({ id: 'cov-radius', 'data-field': 'radius_km', value: '5', min: '0.1', max: '100' });
+    const resolution = num({ id: 'cov-resolution', 'data-field': 'resolution_m', value: '250', min: '30', max: '5000' });
+    const rxH = num({ id: 'cov-rx-height', 'data-field': 'rx_height_m', value: '10', min: '0.1', max: '500' });
     const engine = el('select', { id: 'cov-engine' }, ['fspl', 'p1812', 'itm', 'auto'].map((e) => el('option', { value: e, text: e })));
     const startBtn = el('button', { type: 'submit', class: 'primary', id: 'cov-start', text: t('start') });
     const cancelBtn = el('button', { type: 'button', id: 'cov-cancel', text: t('cancel'), hidden: true });
@@ -280,14 +285,14 @@ export default {
             tileCount.textContent = t('tiles', { n: tiles, total: started ? started.tiles : '?' });
           } else if (ev.event === 'summary') {
             kept.summary = data;
-            showSummary(data, mapId);
+            showSummary(data, mapId, started);
             ctx.showResult(document.getElementById('cov-summary-title'));
           } else if (ev.event === 'error') {
             status.append(errorBox({ message: t('failed', { msg: data.message }), field: null }, t));
           }
         }, abort.signal);
       } catch (err) {
-        if (err && err.name !== 'AbortError') status.append(errorBox(err, t));
+        if (err && err.name !== 'AbortError') status.append(errorBox(err, t, form));
       } finally {
         if (run && run.abort === abort) run = null;
         startBtn.disabled = false;
@@ -313,9 +318,18 @@ export default {
       }
     }
 
-    function showSummary(s, mapId) {
+    // showSummary draws the summary with the map's caveats first (those the
+    // started event knew and those the summary adds), in the user's
+    // language, next to the covered area they qualify.
+    function showSummary(s, mapId, startedData) {
+      const st = startedData || (ctx.memo.coverage && ctx.memo.coverage.started) || {};
+      const seen = new Set();
+      const list = [...(st.warnings || []), ...(s.warnings || [])].filter((w) => !seen.has(w.code) && seen.add(w.code));
+      const text = (w) => (w.code === 'eirp_assumed' && Number.isFinite(st.eirp_dbm) ? `${warningText(w, ctx.lang)} (${t('eirpWas', { v: fmt.unit(st.eirp_dbm, 'dBm', 1) })})` : warningText(w, ctx.lang));
+      const caveats = list.length ? el('div', { class: 'caveats', id: 'cov-caveats' }, el('h3', { text: t('caveats') }),
+        el('ul', null, list.map((w) => el('li', { dataset: { code: w.code }, title: w.message || '', text: text(w) })))) : null;
       const dl = el('dl', { class: 'kv' },
-        el('dt', { text: t('covered', { t: fmt.unit(s.threshold_dbm, 'dBm', 0) }) }), el('dd', { id: 'cov-covered', text: fmt.unit(s.covered_km2_above_threshold, 'km²', 2) }),
+        el('dt', { text: t('covered', { t: fmt.unit(s.threshold_dbm, 'dBm', 0) }) }), el('dd', { id: 'cov-covered', 'aria-describedby': caveats ? 'cov-caveats' : null, text: fmt.unit(s.covered_km2_above_threshold, 'km²', 2) }),
         el('dt', { text: t('valid') }), el('dd', { text: `${fmt.int(s.valid_pixels)} / ${fmt.int(s.in_radius_pixels)}` }),
         el('dt', { text: t('range') }), el('dd', { text: s.min_dbm === null ? '—' : `${fmt.unit(s.min_dbm, 'dBm', 1)} … ${fmt.unit(s.max_dbm, 'dBm', 1)}` }),
         el('dt', { text: t('missing') }), el('dd', { text: fmt.int(s.nodata_missing_terrain_pixels) }),
@@ -330,7 +344,7 @@ export default {
           } catch (err) { summaryBox.append(errorBox(err, t)); }
         },
       }));
-      summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { id: 'cov-summary-title', tabindex: '-1', text: t('summary') }), dl,
+      summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { id: 'cov-summary-title', tabindex: '-1', text: t('summary') }), caveats, dl,
         el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
     }
 

@@ -9,6 +9,7 @@
 
 import { createMap, fitPoints, RIO } from '../map.js';
 import { profileChart } from '../chart.js';
+import { warningText } from '../messages.js';
 
 const STRINGS = {
   'pt-BR': {
@@ -59,6 +60,10 @@ const STRINGS = {
     no: 'não',
     assumed: '(EIRP presumida)',
     warnings: 'Avisos',
+    caveats: 'Ressalvas deste resultado',
+    caveatMark: 'com ressalvas',
+    uncertainVs: 'posição incerta em ± {u} num enlace de {d}',
+    eirpWas: 'EIRP presumida: {v}',
     provenance: 'Dados: {terrain}',
     compare: 'Comparar motores',
     comparing: 'Comparando…',
@@ -132,6 +137,10 @@ const STRINGS = {
     no: 'no',
     assumed: '(assumed EIRP)',
     warnings: 'Warnings',
+    caveats: 'Caveats of this result',
+    caveatMark: 'with caveats',
+    uncertainVs: 'position uncertain by ± {u} on a {d} link',
+    eirpWas: 'assumed EIRP: {v}',
     provenance: 'Data: {terrain}',
     compare: 'Compare engines',
     comparing: 'Comparing…',
@@ -177,12 +186,12 @@ export default {
     const { el, field, table, errorBox } = ctx.ui;
     const { fmt, t } = ctx;
     const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', required: true, ...attrs });
-    const lat = num({ id: 'link-lat', min: '-90', max: '90', value: '-22.95' });
-    const lon = num({ id: 'link-lon', min: '-180', max: '180', value: '-43.2' });
-    const height = num({ id: 'link-height', min: '0.1', max: '500', value: '10' });
-    const freq = num({ id: 'link-freq', min: '30', max: '100000', value: '1800' });
-    const radius = num({ id: 'link-radius', min: '0.1', max: '200', value: '20' });
-    const engine = el('select', { id: 'link-engine' }, ENGINES.map((e) => el('option', { value: e, text: e })));
+    const lat = num({ id: 'link-lat', 'data-field': 'receiver.lat', min: '-90', max: '90', value: '-22.95' });
+    const lon = num({ id: 'link-lon', 'data-field': 'receiver.lon', min: '-180', max: '180', value: '-43.2' });
+    const height = num({ id: 'link-height', 'data-field': 'receiver.height_m', min: '0.1', max: '500', value: '10' });
+    const freq = num({ id: 'link-freq', 'data-field': 'frequency_mhz', min: '30', max: '100000', value: '1800' });
+    const radius = num({ id: 'link-radius', 'data-field': 'max_distance_km', min: '0.1', max: '200', value: '20' });
+    const engine = el('select', { id: 'link-engine', 'data-field': 'engine' }, ENGINES.map((e) => el('option', { value: e, text: e })));
     const placeQ = el('input', { type: 'search', id: 'link-place', autocomplete: 'off' });
     const placeBtn = el('button', { type: 'button', id: 'link-place-search', text: t('search') });
     const placeList = el('ul', { class: 'places', id: 'link-places', 'aria-live': 'polite' });
@@ -286,7 +295,7 @@ export default {
         showResult(res, body);
         ctx.showResult(document.getElementById('link-result-title') || document.getElementById('link-none'));
       } catch (err) {
-        if (err.name !== 'AbortError') formErr.append(errorBox(err, t));
+        if (err.name !== 'AbortError') formErr.append(errorBox(err, t, form));
       } finally {
         submit.disabled = false;
         submit.textContent = t('analyze');
@@ -310,14 +319,33 @@ export default {
       fitPoints(map, [[res.receiver.lat, res.receiver.lon], ...all.map((r) => [r.tower_lat, r.tower_lon])]);
 
       const b = res.best_tower;
+      // Caveats first: what qualifies the headline number, in the user's
+      // language, above it and tied to it (best_tower_caveats, the best
+      // tower's own warnings, then the answer's), each code once.
+      const seen = new Set();
+      const caveatList = [...(res.best_tower_caveats || []), ...(b.warnings || []), ...(res.warnings || [])].filter((w) => !seen.has(w.code) && seen.add(w.code));
+      const caveatText = (w) => {
+        const base = warningText(w, ctx.lang);
+        if (w.code === 'position_uncertainty' && b.position_uncertainty_m > 0) return `${base} (${t('uncertainVs', { u: fmt.unit(b.position_uncertainty_m / 1000, 'km', 2), d: fmt.unit(b.distance_km, 'km', 2) })})`;
+        if (w.code === 'eirp_assumed') return `${base} (${t('eirpWas', { v: fmt.unit(b.eirp_dbm, 'dBm', 1) })})`;
+        return base;
+      };
+      const caveats = caveatList.length
+        ? el('div', { class: 'caveats', id: 'link-caveats' }, el('h3', { text: t('caveats') }),
+          el('ul', null, caveatList.map((w) => el('li', { dataset: { code: w.code }, title: w.message || '', text: caveatText(w) }))))
+        : null;
+      const marginDd = el('dd', { id: 'link-best-margin', text: fmt.unit(b.link_margin_db, 'dB', 1) });
+      const marginNote = caveats ? el('dd', { class: 'caveat-mark', id: 'link-margin-caveat', text: `⚠ ${t('caveatMark')}: ${caveatList.map(caveatText).join('; ')}` }) : null;
+      if (caveats) marginDd.setAttribute('aria-describedby', 'link-caveats');
       const summary = el('div', { class: 'card', id: 'link-summary' },
         el('h2', { id: 'link-result-title', tabindex: '-1', text: t('best') }),
+        caveats,
         el('dl', { class: 'kv' },
           el('dt', { text: t('tower') }), el('dd', { id: 'link-best-id', text: b.tower_id }),
           el('dt', { text: t('operator') }), el('dd', { id: 'link-best-operator', text: b.operator }),
           el('dt', { text: t('distance') }), el('dd', { text: fmt.unit(b.distance_km, 'km', 2) }),
           el('dt', { text: t('azimuth') }), el('dd', { text: fmt.unit(b.azimuth_deg, '°', 1) }),
-          el('dt', { text: t('margin') }), el('dd', { id: 'link-best-margin', text: fmt.unit(b.link_margin_db, 'dB', 1) }),
+          el('dt', { text: t('margin') }), marginDd, marginNote,
           el('dt', { text: t('rx') }), el('dd', { text: fmt.unit(b.rx_power_dbm, 'dBm', 1) }),
           el('dt', { text: t('engineCol') }), el('dd', { text: `${b.engine}${res.engine_version ? ' ' + res.engine_version : ''}` })),
         b.synthetic ? el('p', { class: 'note', text: t('synthetic') }) : null,
@@ -348,9 +376,7 @@ export default {
       compareBtn.addEventListener('click', () => runCompare(b, res, body, compareBtn, compareHost));
       const explainHost = el('div', { id: 'link-explain-host' });
 
-      const warnings = res.warnings && res.warnings.length
-        ? el('div', { class: 'card' }, el('h2', { text: t('warnings') }), el('ul', null, res.warnings.map((w) => el('li', { text: `${w.code}: ${w.message}` }))))
-        : null;
+      const warnings = null; // shown first, with the headline (caveats)
 
       ctx.ui.put(results, summary, el('div', { class: 'card' }, list), profileHost, budgetHost,
         el('div', { class: 'card' }, el('div', { class: 'actions' }, compareBtn), compareHost), explainHost, warnings);

@@ -216,7 +216,7 @@ export default {
         ])));
         loadStats();
       } catch (err) {
-        showError(ctx, errBox, err);
+        showError(ctx, errBox, err, form);
       }
     });
 
