@@ -435,3 +435,37 @@ func TestIssue27_CaveatsFirst(t *testing.T) {
 	}
 	shot(t, tb, "coverage-caveats")
 }
+
+// TestIssue27_ErrorsAndLimits: a refused Link request shows the error in
+// pt-BR with the field's label (not its wire name), marks the field
+// invalid and focuses it; the Coverage and Batch forms show the tier's
+// limits (GET /v1/me/limits) before anything is submitted, and the radius
+// field is bounded by them.
+func TestIssue27_ErrorsAndLimits(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "link")
+	// 95° passes the browser (novalidate) and is refused by the API (422).
+	tb.run(t, "a latitude out of range", typeInto("link-lat", "95"), chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the refusal", `!!document.querySelector('#link-form .error-box')`)
+	msg := eval[string](t, tb, `document.querySelector('#link-form .error-box').innerText`)
+	if !strings.Contains(msg, "Um valor do formulário não é aceito") || !strings.Contains(msg, "Latitude (graus)") || strings.Contains(msg, "receiver.lat") {
+		t.Errorf("the refusal reads %q: want the pt-BR text and the field's label, not its wire name", msg)
+	}
+	waitFor(t, tb, "the latitude marked and focused", `document.getElementById('link-lat').getAttribute('aria-invalid') === 'true' && document.activeElement.id === 'link-lat'`)
+	tb.run(t, "correct it", typeInto("link-lat", "-22.95"))
+	if eval[bool](t, tb, `document.getElementById('link-lat').hasAttribute('aria-invalid')`) {
+		t.Error("the mark stays after the field was corrected")
+	}
+	noLiteralText(t, tb, "Link refusal")
+	axe(t, tb)
+
+	goScreen(t, tb, "coverage")
+	waitFor(t, tb, "the tier's map limits", `/Plano Pro: raio até 30\skm, resolução a partir de 90\sm/.test(document.getElementById('cov-limits').textContent)`)
+	if max := eval[string](t, tb, `document.getElementById('cov-radius').max`); max != "30" {
+		t.Errorf("the radius field's max is %q, want the Pro tier's 30 km", max)
+	}
+	goScreen(t, tb, "batch")
+	waitFor(t, tb, "the tier's batch limit", `/Plano Pro: até 2\.000 linhas/.test(document.getElementById('batch-rows-limit').textContent)`)
+}

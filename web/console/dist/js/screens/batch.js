@@ -44,6 +44,7 @@ export default {
       engineDefault: 'Padrão de cada linha (fspl)',
       language: 'Idioma dos PDFs',
       pdfs: 'Incluir um relatório PDF por linha no pacote',
+      tierRows: 'Plano {tier}: até {n} linhas por lote.',
       pdfCost: 'Só para lotes acima de 100 linhas. Cada linha com torre gasta 1 relatório PDF da cota mensal do plano.',
       pdfQuota: 'Cota de PDFs deste mês: {remaining} de {limit} restantes.',
       pdfQuotaNoCap: 'Cota de PDFs deste mês: {used} usados, sem limite.',
@@ -81,6 +82,7 @@ export default {
       engineDefault: 'Each row\'s default (fspl)',
       language: 'PDF language',
       pdfs: 'Include one PDF report per row in the bundle',
+      tierRows: '{tier} tier: up to {n} rows a batch.',
       pdfCost: 'Only for batches over 100 rows. Each row with a tower spends 1 PDF report of the tier\'s monthly quota.',
       pdfQuota: 'PDF quota this month: {remaining} of {limit} left.',
       pdfQuotaNoCap: 'PDF quota this month: {used} used, no limit.',
@@ -120,6 +122,7 @@ export default {
     // PDFs per row spend the monthly PDF quota: off unless asked for, with
     // the cost and what is left said next to the box.
     const pdfs = check(t('pdfs'), { name: 'pdfs' });
+    const fileRows = h('p', { class: 'fk-hint', id: 'batch-rows-limit' });
     const pdfHint = h('p', { class: 'fk-hint', id: 'batch-pdf-cost' }, t('pdfCost'));
     const pdfLeft = h('p', { class: 'fk-hint', id: 'batch-pdf-quota' });
     pdfs.box.setAttribute('aria-describedby', `${pdfHint.id} ${pdfLeft.id}`);
@@ -138,7 +141,7 @@ export default {
     let lastState = '';
 
     const form = h('form', { class: 'fk-form', novalidate: true, 'data-writes': true },
-      row(t('file'), file, t('fileHint')),
+      row(t('file'), file, t('fileHint')), fileRows,
       h('p', null, exampleLink),
       row(t('engine'), engine),
       row(t('language'), language),
@@ -156,6 +159,12 @@ export default {
       }
     }).catch(() => {});
 
+    ctx.api('GET', '/v1/me/limits', { signal: ac.signal }).then((l) => {
+      if (l.batch_max_rows > 0) {
+        fileRows.textContent = t('tierRows', { tier: l.tier, n: ctx.fmt.num(l.batch_max_rows, 0) });
+        file.setAttribute('aria-describedby', [file.getAttribute('aria-describedby'), fileRows.id].filter(Boolean).join(' '));
+      }
+    }).catch(() => {});
     ctx.api('GET', '/v1/me/quota', { signal: ac.signal }).then((q) => {
       const c = (q.counters || []).find((x) => x.name === 'pdfs');
       if (!c) return;

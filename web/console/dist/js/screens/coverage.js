@@ -67,6 +67,7 @@ export default {
       eirp: 'EIRP (dBm)',
       freq: 'Frequência (MHz)',
       radius: 'Raio (km)',
+      tierLimits: 'Plano {tier}: raio até {r}, resolução a partir de {m}.',
       resolution: 'Resolução (m)',
       rxHeight: 'Altura do receptor (m)',
       engine: 'Motor',
@@ -107,6 +108,7 @@ export default {
       eirp: 'EIRP (dBm)',
       freq: 'Frequency (MHz)',
       radius: 'Radius (km)',
+      tierLimits: '{tier} tier: radius up to {r}, resolution from {m}.',
       resolution: 'Resolution (m)',
       rxHeight: 'Receiver height (m)',
       engine: 'Engine',
@@ -156,6 +158,17 @@ export default {
       el('div', { class: 'row' }, field(t('lat'), lat), field(t('lon'), lon)),
       el('div', { class: 'row' }, field(t('siteHeight'), siteH), field(t('eirp'), eirp)));
     const status = el('div', { id: 'cov-status', 'aria-live': 'polite' });
+    // The tier's caps, shown before the map is asked for (GET
+    // /v1/me/limits) and set as the fields' bounds.
+    const limitsNote = el('p', { class: 'note', id: 'cov-limits' });
+    ctx.api('GET', '/v1/me/limits').then((l) => {
+      const c = l.coverage;
+      if (!c || !(c.max_radius_km > 0)) return;
+      radius.max = String(c.max_radius_km);
+      resolution.min = String(c.min_resolution_m);
+      limitsNote.textContent = t('tierLimits', { tier: l.tier, r: fmt.unit(c.max_radius_km, 'km', 0), m: fmt.unit(c.min_resolution_m, 'm', 0) });
+      for (const i of [radius, resolution]) i.setAttribute('aria-describedby', limitsNote.id);
+    }).catch(() => {});
     const form = el('form', { class: 'card', id: 'cov-form', novalidate: true, 'data-writes': true },
       el('h2', { text: t('transmitter') }),
       el('fieldset', null, el('legend', { text: t('mode') }),
@@ -165,6 +178,7 @@ export default {
       el('div', { class: 'row' }, field(t('freq'), freq), field(t('radius'), radius)),
       el('div', { class: 'row' }, field(t('resolution'), resolution), field(t('rxHeight'), rxH)),
       field(t('engine'), engine),
+      limitsNote,
       el('div', { class: 'actions' }, startBtn, cancelBtn),
       status);
     const syncMode = () => { towerBox.hidden = !modeTower.checked; siteBox.hidden = modeTower.checked; };
