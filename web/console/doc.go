@@ -115,6 +115,17 @@
 // (shown from zoom 9, at most 250 in view). There is never an outside tile
 // server.
 //
+// # Search
+//
+// The Link screen's search box finds, in this order: coordinates
+// (js/geoparse.js, parsed in the page: decimal degrees with a point or a
+// decimal comma, and degrees-minutes-seconds with S/N/W/O/E/L), a tower by
+// its id (GET /towers/{id}), municipalities (GET /places: names of the 5,571
+// IBGE municipalities, no neighbourhoods or streets: the appliance has no
+// such data), then the towers' full text (GET /towers?q=: station numbers,
+// operators, municipalities, addresses and the tenant's own registered
+// towers, which are the tenant's own sites).
+//
 // # Caveats
 //
 // Rules every file follows, because the CSP enforces them or the appliance

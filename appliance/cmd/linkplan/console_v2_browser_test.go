@@ -469,3 +469,90 @@ func TestIssue27_ErrorsAndLimits(t *testing.T) {
 	goScreen(t, tb, "batch")
 	waitFor(t, tb, "the tier's batch limit", `/Plano Pro: até 2\.000 linhas/.test(document.getElementById('batch-rows-limit').textContent)`)
 }
+
+// TestIssue27_Search: the Link screen's search box finds coordinates in
+// the common forms (parsed in the page, table of cases), a tower by its id
+// and by its station number, and the tenant's own registered tower by its
+// operator name, besides municipalities; picking a hit moves the receiver.
+func TestIssue27_Search(t *testing.T) {
+	env := startConsole(t)
+	own := env.srv.call(t, "POST", "/towers", map[string]string{"X-API-Key": env.key, "Content-Type": "application/json"},
+		`{"operator":"Provedor Sitio Proprio","lat":-22.91,"lon":-43.18,"height_m":25}`)
+	var ownTower struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(own.body, &ownTower); err != nil || ownTower.ID == "" {
+		t.Fatalf("POST /towers: %d %s", own.status, own.body)
+	}
+	r := env.srv.call(t, "GET", "/towers?bbox=-43.3,-23.0,-43.1,-22.8&limit=50&source=anatel", map[string]string{"X-API-Key": env.key}, "")
+	var list struct {
+		Towers []struct {
+			ID            string `json:"id"`
+			StationNumber string `json:"station_number"`
+		} `json:"towers"`
+	}
+	if err := json.Unmarshal(r.body, &list); err != nil || len(list.Towers) == 0 {
+		t.Fatalf("GET /towers: %d %s", r.status, r.body)
+	}
+	anatel := list.Towers[0]
+	for _, tw := range list.Towers {
+		if tw.StationNumber != "" {
+			anatel = tw
+			break
+		}
+	}
+
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "link")
+	fails := eval[string](t, tb, `(async () => {
+		const { parseCoords } = await import('/js/geoparse.js');
+		const cases = [["-22.95, -43.2",[-22.95,-43.2]],["-22.95 -43.2",[-22.95,-43.2]],["-22,95; -43,2",[-22.95,-43.2]],
+			["22°57'S 43°12'W",[-22.95,-43.2]],["22°57'30\"S 43°12'W",[-22.95833,-43.2]],["S 22 57 30 W 43 12 0",[-22.95833,-43.2]],
+			["22°57′S, 43°12′O",[-22.95,-43.2]],["43°12'W 22°57'S",[-22.95,-43.2]],["22.95S 43.2W",[-22.95,-43.2]],
+			["Copacabana",null],["95, 10",null],["1000029007",null],["22°61'S 43°12'W",null],["22°57'S 23°12'N",null]];
+		const out = [];
+		for (const [q, w] of cases) { const g = parseCoords(q);
+			const ok = w === null ? g === null : !!g && Math.abs(g.lat - w[0]) < 1e-4 && Math.abs(g.lon - w[1]) < 1e-4;
+			if (!ok) out.push(q + ' → ' + JSON.stringify(g)); }
+		return out.join('; ');
+	})()`)
+	if fails != "" {
+		t.Errorf("coordinate parser: %s", fails)
+	}
+
+	search := func(q, kind string) string {
+		t.Helper()
+		tb.run(t, "search "+q, typeInto("link-place", q), chromedp.KeyEvent(kb.Enter))
+		waitFor(t, tb, "a "+kind+" hit for "+q, `!!document.querySelector('#link-places li[data-kind="`+kind+`"] button') || !!document.querySelector('#link-places li:not([data-kind])')`)
+		return eval[string](t, tb, `(() => { const b = document.querySelector('#link-places li[data-kind="`+kind+`"] button'); return b ? b.textContent : ''; })()`)
+	}
+	for _, q := range []string{"-22.95, -43.2", "22°57'S 43°12'W"} {
+		if got := search(q, "coords"); got == "" {
+			t.Errorf("%q: no coordinates hit", q)
+			continue
+		}
+		tb.run(t, "pick", chromedp.Click(chromedp.CSS(`#link-places li[data-kind="coords"] button`)))
+		if v := eval[string](t, tb, `document.getElementById('link-lat').value + ' ' + document.getElementById('link-lon').value`); v != "-22.950000 -43.200000" {
+			t.Errorf("%q moved the receiver to %s", q, v)
+		}
+	}
+	if got := search(anatel.ID, "tower"); !strings.Contains(got, anatel.ID) {
+		t.Errorf("search by tower id %s: %q", anatel.ID, got)
+	}
+	if anatel.StationNumber != "" {
+		if got := search(anatel.StationNumber, "tower"); !strings.Contains(got, anatel.StationNumber) {
+			t.Errorf("search by station number %s: %q", anatel.StationNumber, got)
+		}
+	}
+	if got := search("Provedor Sitio", "own-tower"); !strings.Contains(got, ownTower.ID) {
+		t.Errorf("search of the tenant's own tower: %q, want %s", got, ownTower.ID)
+	}
+	tb.run(t, "pick the own tower", chromedp.Click(chromedp.CSS(`#link-places li[data-kind="own-tower"] button`)))
+	if v := eval[string](t, tb, `document.getElementById('link-lat').value`); v != "-22.910000" {
+		t.Errorf("the own tower moved the receiver to latitude %s", v)
+	}
+	if got := search("Niterói", "place"); !strings.HasPrefix(got, "Niterói (RJ)") {
+		t.Errorf("municipality search: %q", got)
+	}
+}

@@ -10,17 +10,20 @@
 import { createMap, fitPoints, RIO } from '../map.js';
 import { profileChart } from '../chart.js';
 import { warningText } from '../messages.js';
+import { parseCoords } from '../geoparse.js';
 
 const STRINGS = {
   'pt-BR': {
     title: 'Enlace',
     mapLabel: 'Mapa: clique para posicionar o receptor',
     receiver: 'Receptor',
-    place: 'Buscar município',
-    placeHint: 'Ex.: Rio de Janeiro, Niterói rj',
+    place: 'Buscar local, coordenadas ou torre',
+    placeHint: 'Município (Niterói rj), coordenadas (-22.95, -43.2 ou 22°57\'S 43°12\'W), id ou número de estação de torre, ou uma torre própria pelo nome da operadora.',
+    coordsFound: 'Coordenadas {lat}, {lon}',
+    towerHit: 'Torre {id} · {operator}{where}',
     search: 'Buscar',
-    noPlace: 'Nenhum município encontrado.',
-    placesFound: '{n} municípios encontrados',
+    noPlace: 'Nada encontrado.',
+    placesFound: '{n} resultados',
     lat: 'Latitude (graus)',
     lon: 'Longitude (graus)',
     height: 'Altura da antena (m)',
@@ -93,11 +96,13 @@ const STRINGS = {
     title: 'Link',
     mapLabel: 'Map: click to place the receiver',
     receiver: 'Receiver',
-    place: 'Search a municipality',
-    placeHint: 'E.g. Rio de Janeiro, Niterói rj',
+    place: 'Search a place, coordinates or a tower',
+    placeHint: 'Municipality (Niterói rj), coordinates (-22.95, -43.2 or 22°57\'S 43°12\'W), a tower id or station number, or an own tower by operator name.',
+    coordsFound: 'Coordinates {lat}, {lon}',
+    towerHit: 'Tower {id} · {operator}{where}',
     search: 'Search',
-    noPlace: 'No municipality found.',
-    placesFound: '{n} municipalities found',
+    noPlace: 'Nothing found.',
+    placesFound: '{n} results',
     lat: 'Latitude (degrees)',
     lon: 'Longitude (degrees)',
     height: 'Antenna height (m)',
@@ -238,27 +243,51 @@ export default {
       });
     }
 
-    // Place search.
+    // Search: coordinates (parsed here, geoparse.js), then in parallel the
+    // municipalities (GET /places), a tower by id (GET /towers/{id}) and
+    // the towers' full text (GET /towers?q=: station numbers, operators,
+    // addresses, and the tenant's own registered towers).
+    const pick = (la, lo, zoom) => {
+      lat.value = la.toFixed(6); lon.value = lo.toFixed(6);
+      lat.dispatchEvent(new Event('change', { bubbles: true }));
+      lon.dispatchEvent(new Event('change', { bubbles: true }));
+      placeReceiver(la, lo);
+      map.setView([la, lo], zoom);
+      placeList.replaceChildren();
+      lat.focus();
+    };
+    const hit = (text, la, lo, zoom, kind) => el('li', { dataset: { kind } }, el('button', { type: 'button', class: 'linklike', text, onclick: () => pick(la, lo, zoom) }));
     const searchPlaces = async () => {
       const q = placeQ.value.trim();
       placeList.replaceChildren();
       if (!q) return;
+      const c = parseCoords(q);
+      if (c) {
+        placeList.append(hit(t('coordsFound', { lat: fmt.num(c.lat, 5), lon: fmt.num(c.lon, 5) }), c.lat, c.lon, 14, 'coords'));
+        placeList.setAttribute('aria-label', t('placesFound', { n: 1 }));
+        return;
+      }
+      const soft = (p) => p.catch((err) => { if (err.name === 'AbortError') throw err; return null; });
       try {
-        const res = await ctx.api('GET', '/places', { query: { q, limit: 8 }, signal: ctx.signal });
-        if (!res.places.length) { placeList.append(el('li', { text: t('noPlace') })); return; }
-        placeList.setAttribute('aria-label', t('placesFound', { n: res.places.length }));
-        for (const p of res.places) {
-          placeList.append(el('li', null, el('button', {
-            type: 'button', class: 'linklike', text: `${p.name} (${p.uf})`,
-            onclick: () => {
-              lat.value = p.lat.toFixed(6); lon.value = p.lon.toFixed(6);
-              placeReceiver(p.lat, p.lon);
-              map.setView([p.lat, p.lon], 11);
-              placeList.replaceChildren();
-              lat.focus();
-            },
-          })));
-        }
+        const [places, byId, towers] = await Promise.all([
+          soft(ctx.api('GET', '/places', { query: { q, limit: 8 }, signal: ctx.signal })),
+          /^[a-z]+:\S+$/i.test(q) ? soft(ctx.api('GET', `/towers/${encodeURIComponent(q)}`, { signal: ctx.signal })) : Promise.resolve(null),
+          soft(ctx.api('GET', '/towers', { query: { q, limit: 6 }, signal: ctx.signal })),
+        ]);
+        const items = [];
+        const seen = new Set();
+        const towerItem = (tw) => {
+          if (seen.has(tw.id)) return;
+          seen.add(tw.id);
+          const where = [tw.station_number ? `#${tw.station_number}` : '', tw.municipality ? `${tw.municipality}${tw.uf ? ' (' + tw.uf + ')' : ''}` : ''].filter(Boolean).join(' · ');
+          items.push(hit(t('towerHit', { id: tw.id, operator: tw.operator, where: where ? ' · ' + where : '' }), tw.lat, tw.lon, 15, tw.source === 'user' ? 'own-tower' : 'tower'));
+        };
+        if (byId) towerItem(byId);
+        for (const p of (places && places.places) || []) items.push(hit(`${p.name} (${p.uf})`, p.lat, p.lon, 11, 'place'));
+        for (const tw of (towers && towers.towers) || []) towerItem(tw);
+        if (!items.length) { placeList.append(el('li', { text: t('noPlace') })); return; }
+        placeList.setAttribute('aria-label', t('placesFound', { n: items.length }));
+        placeList.append(...items);
       } catch (err) {
         if (err.name !== 'AbortError') placeList.append(el('li', null, errorBox(err, t)));
       }
