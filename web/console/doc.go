@@ -112,8 +112,8 @@
 // added only when the appliance serves it (probed once per page): the
 // hillshade tiles /tiles/hillshade/{z}/{x}/{y}.png, the outlines
 // data/outlines.json and the municipality labels data/municipalities.json
-// (shown from zoom 9, at most 250 in view). There is never an outside tile
-// server.
+// (shown from zoom 9, at most 250 in view, capitals first and none drawn
+// over another: labelBoxes). There is never an outside tile server.
 //
 // # Search
 //

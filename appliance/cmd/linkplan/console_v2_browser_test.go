@@ -556,3 +556,31 @@ func TestIssue27_Search(t *testing.T) {
 		t.Errorf("municipality search: %q", got)
 	}
 }
+
+// TestIssue27_LabelsNoOverlap: the municipality labels of the basemap do
+// not overlap one another at the zooms where the Rio area's towns crowd
+// (the bug: town labels drawn over each other).
+func TestIssue27_LabelsNoOverlap(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "link")
+	for _, zoom := range []int{10, 11} {
+		if zoom == 11 {
+			tb.run(t, "zoom in", chromedp.Evaluate[chromedp.Void](`document.querySelector('#link-map .leaflet-control-zoom-in').click()`), chromedp.Sleep(500*time.Millisecond))
+		}
+		waitFor(t, tb, "labels", `document.querySelectorAll('#link-map .muni-label span').length > 3`)
+		got := eval[struct {
+			N       int      `json:"n"`
+			Overlap []string `json:"overlap"`
+		}](t, tb, `(() => { const s = [...document.querySelectorAll('#link-map .muni-label span')];
+			const r = s.map(e => e.getBoundingClientRect()); const out = [];
+			for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++)
+				if (r[i].left < r[j].right && r[j].left < r[i].right && r[i].top < r[j].bottom && r[j].top < r[i].bottom) out.push(s[i].textContent + ' / ' + s[j].textContent);
+			return { n: s.length, overlap: out.slice(0, 10) }; })()`)
+		t.Logf("zoom %d: %d labels", zoom, got.N)
+		if len(got.Overlap) > 0 {
+			t.Errorf("zoom %d: overlapping labels: %v", zoom, got.Overlap)
+		}
+	}
+}
