@@ -584,3 +584,57 @@ func TestIssue27_LabelsNoOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue27_Screenshots: full-page screenshots of the tenant's screens
+// after real work (a link analysed and explained, the towers loaded, a
+// coverage map, a repeater route, a batch answered, the quota), in pt-BR
+// and in English, at 1366×768 and 390×844 (with -update-screenshots they
+// are written to docs/screenshots). The English ones come from the
+// language switch, so they also show that the results survive it.
+func TestIssue27_Screenshots(t *testing.T) {
+	env := startConsole(t)
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	both := func(name, screen, ready string) {
+		t.Helper()
+		shot(t, tb, name)
+		switchLang(t, tb, "en")
+		waitFor(t, tb, screen+" in English", `!!document.querySelector('section.screen-`+screen+`') && (`+ready+`)`)
+		shot(t, tb, name)
+		switchLang(t, tb, "pt-BR")
+		waitFor(t, tb, screen+" in pt-BR", `!!document.querySelector('section.screen-`+screen+`') && (`+ready+`)`)
+	}
+
+	goScreen(t, tb, "link")
+	tb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the explanation panel", `!!document.getElementById('link-explain')`)
+	tb.run(t, "explain", chromedp.Click(chromedp.ID("link-explain")))
+	waitFor(t, tb, "the explanation", `!!document.getElementById('link-explain-text')`)
+	both("v2-link", "link", `!!document.getElementById('link-best-id')`)
+
+	goScreen(t, tb, "towers")
+	waitFor(t, tb, "the towers", `document.querySelectorAll('#tw-list tbody tr').length > 0`)
+	both("v2-towers", "towers", `document.querySelectorAll('#tw-list tbody tr').length > 0`)
+
+	goScreen(t, tb, "coverage")
+	tb.run(t, "a map", chromedp.SetValue(chromedp.ID("cov-radius"), "5"), chromedp.SetValue(chromedp.ID("cov-resolution"), "250"), chromedp.Click(chromedp.ID("cov-start")))
+	waitFor(t, tb, "the summary", `!!document.getElementById('cov-summary-card')`)
+	both("v2-coverage", "coverage", `!!document.getElementById('cov-summary-card')`)
+
+	goScreen(t, tb, "repeater")
+	tb.run(t, "plan", chromedp.Click(chromedp.ID("rp-plan")))
+	waitFor(t, tb, "a route", `!!document.getElementById('rp-route') || !!document.getElementById('rp-none')`)
+	both("v2-repeater", "repeater", `!!document.getElementById('rp-route') || !!document.getElementById('rp-none')`)
+
+	goScreen(t, tb, "batch")
+	tb.run(t, "a small batch", chromedp.SetUploadFiles(chromedp.CSS(`.screen-batch input[name=file]`), []string{batchCSV(t, t.TempDir(), "lote.csv", 5)}),
+		chromedp.Click(chromedp.CSS(`.screen-batch form button[type=submit]`)))
+	waitFor(t, tb, "the rows", `document.querySelectorAll('.screen-batch .fk-out tbody tr').length === 5`)
+	both("v2-batch", "batch", `document.querySelectorAll('.screen-batch .fk-out tbody tr').length === 5`)
+
+	goScreen(t, tb, "observations")
+	both("v2-observations", "observations", `true`)
+	goScreen(t, tb, "account")
+	waitFor(t, tb, "the quota", `document.querySelectorAll('.screen-account .fk-quota').length > 0`)
+	both("v2-account", "account", `document.querySelectorAll('.screen-account .fk-quota').length > 0`)
+}

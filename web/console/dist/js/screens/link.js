@@ -64,7 +64,7 @@ const STRINGS = {
     assumed: '(EIRP presumida)',
     warnings: 'Avisos',
     caveats: 'Ressalvas deste resultado',
-    caveatMark: 'com ressalvas',
+    caveatMark: 'número com {n} ressalva(s), listadas acima',
     uncertainVs: 'posição incerta em ± {u} num enlace de {d}',
     eirpWas: 'EIRP presumida: {v}',
     provenance: 'Dados: {terrain}',
@@ -143,7 +143,7 @@ const STRINGS = {
     assumed: '(assumed EIRP)',
     warnings: 'Warnings',
     caveats: 'Caveats of this result',
-    caveatMark: 'with caveats',
+    caveatMark: 'a figure with {n} caveat(s), listed above',
     uncertainVs: 'position uncertain by ± {u} on a {d} link',
     eirpWas: 'assumed EIRP: {v}',
     provenance: 'Data: {terrain}',
@@ -355,8 +355,10 @@ export default {
       const caveatList = [...(res.best_tower_caveats || []), ...(b.warnings || []), ...(res.warnings || [])].filter((w) => !seen.has(w.code) && seen.add(w.code));
       const caveatText = (w) => {
         const base = warningText(w, ctx.lang);
-        if (w.code === 'position_uncertainty' && b.position_uncertainty_m > 0) return `${base} (${t('uncertainVs', { u: fmt.unit(b.position_uncertainty_m / 1000, 'km', 2), d: fmt.unit(b.distance_km, 'km', 2) })})`;
-        if (w.code === 'eirp_assumed') return `${base} (${t('eirpWas', { v: fmt.unit(b.eirp_dbm, 'dBm', 1) })})`;
+        // The figures only when they are the best tower's (a warning of
+        // the answer may be about an alternative).
+        if (w.code === 'position_uncertainty' && b.position_uncertainty_m > 100 * b.distance_km) return `${base} (${t('uncertainVs', { u: fmt.unit(b.position_uncertainty_m / 1000, 'km', 2), d: fmt.unit(b.distance_km, 'km', 2) })})`;
+        if (w.code === 'eirp_assumed' && b.eirp_assumed) return `${base} (${t('eirpWas', { v: fmt.unit(b.eirp_dbm, 'dBm', 1) })})`;
         return base;
       };
       const caveats = caveatList.length
@@ -364,7 +366,7 @@ export default {
           el('ul', null, caveatList.map((w) => el('li', { dataset: { code: w.code }, title: w.message || '', text: caveatText(w) }))))
         : null;
       const marginDd = el('dd', { id: 'link-best-margin', text: fmt.unit(b.link_margin_db, 'dB', 1) });
-      const marginNote = caveats ? el('dd', { class: 'caveat-mark', id: 'link-margin-caveat', text: `⚠ ${t('caveatMark')}: ${caveatList.map(caveatText).join('; ')}` }) : null;
+      const marginNote = caveats ? el('dd', { class: 'caveat-mark', id: 'link-margin-caveat', text: `⚠ ${t('caveatMark', { n: caveatList.length })}` }) : null;
       if (caveats) marginDd.setAttribute('aria-describedby', 'link-caveats');
       const summary = el('div', { class: 'card', id: 'link-summary' },
         el('h2', { id: 'link-result-title', tabindex: '-1', text: t('best') }),
