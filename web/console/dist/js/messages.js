@@ -34,6 +34,7 @@ export const MESSAGES = {
     "missing_terrain": { "pt-BR": "Falta terreno para parte da área.", "en": "Terrain is missing for part of the area." },
     "interrupted": { "pt-BR": "O equipamento reiniciou durante o cálculo: comece de novo.", "en": "The appliance restarted during the computation: start again." },
     "failed": { "pt-BR": "Falha interna (o registro do equipamento tem os detalhes).", "en": "Internal failure (the appliance log has the details)." },
+    "worker_crashed": { "pt-BR": "O processo de cálculo caiu: comece de novo.", "en": "The computing worker crashed: start again." },
     "network": { "pt-BR": "Sem resposta do equipamento (rede).", "en": "No answer from the appliance (network)." }
   },
   "warning": {
@@ -62,6 +63,25 @@ export const MESSAGES = {
     "vertical_zenith_referenced": { "pt-BR": "Corte vertical medido a partir do zênite, convertido.", "en": "Vertical cut measured from the zenith, converted." },
     "cut_ignored": { "pt-BR": "Cortes extras do arquivo da antena não foram usados.", "en": "Extra cuts of the antenna file were not used." },
     "gain_not_stated": { "pt-BR": "O arquivo da antena não declara o ganho.", "en": "The antenna file states no gain." },
+    "raytrace_assumed_heights": { "pt-BR": "Edificações sem altura receberam a altura padrão no traçado de raios.", "en": "Buildings without a height got the default height in the ray tracing." },
+    "raytrace_terrain_void": { "pt-BR": "O traçado de raios cruza terreno interpolado.", "en": "The ray tracing crosses interpolated terrain." },
+    "raytrace_scene_truncated": { "pt-BR": "A cena do traçado de raios foi cortada no limite de tamanho.", "en": "The ray-tracing scene was cut at its size limit." },
+    "raytrace_material_out_of_range": { "pt-BR": "Um material está fora da faixa de frequência do seu modelo.", "en": "A material is outside its model's frequency range." },
+    "raytrace_tx_inside_building": { "pt-BR": "O transmissor está dentro de uma edificação.", "en": "The transmitter is inside a building." },
+    "raytrace_rx_inside_building": { "pt-BR": "O receptor está dentro de uma edificação.", "en": "The receiver is inside a building." },
+    "raytrace_no_path": { "pt-BR": "O traçado de raios não achou nenhum caminho.", "en": "The ray tracing found no path." },
+    "raytrace_towers_beyond_layer": { "pt-BR": "Torres fora da camada de edificações não entraram no traçado.", "en": "Towers beyond the building layer were left out of the ray tracing." },
+    "raytrace_towers_limited": { "pt-BR": "Só as torres mais próximas entraram no traçado de raios.", "en": "Only the nearest towers were ray traced." },
+    "availability_not_computed": { "pt-BR": "A disponibilidade não foi calculada.", "en": "The availability was not computed." },
+    "availability_on_obstructed_path": { "pt-BR": "Disponibilidade calculada num caminho obstruído: não vale como projeto.", "en": "Availability computed on an obstructed path: not a design value." },
+    "antenna_band_mismatch": { "pt-BR": "A antena não é da faixa de frequência do enlace.", "en": "The antenna is not for the link's frequency band." },
+    "antenna_misaligned": { "pt-BR": "A antena não aponta para a outra ponta.", "en": "The antenna does not point at the other end." },
+    "clearance_rule_not_met": { "pt-BR": "A regra de folga de Fresnel não é atendida.", "en": "The Fresnel clearance rule is not met." },
+    "no_mode_meets_target": { "pt-BR": "Nenhuma modulação atinge a meta de disponibilidade.", "en": "No modulation meets the availability target." },
+    "availability_outside_method_range": { "pt-BR": "Enlace fora da faixa validada do método de disponibilidade.", "en": "The link is outside the availability method's validated range." },
+    "rain_r001_annex1_method": { "pt-BR": "Chuva pela taxa R0,01 do Anexo 1 da ITU-R P.837.", "en": "Rain from the R0.01 rate of ITU-R P.837 Annex 1." },
+    "no_fade_margin": { "pt-BR": "Sem margem de desvanecimento.", "en": "No fade margin." },
+    "availability_is_a_bound": { "pt-BR": "A disponibilidade é um limite, não uma estimativa.", "en": "The availability is a bound, not an estimate." },
     "buildings_assumed_heights": { "pt-BR": "Edificações sem altura receberam a altura padrão.", "en": "Buildings without a height got the default height." }
   },
   "counter": {
