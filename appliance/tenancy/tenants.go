@@ -112,6 +112,11 @@ type TenantSummary struct {
 	HardDeleteUnix int64
 	DisplayName    string // branding; "" when none
 	Observations   appliance.ObservationCounts
+	// Owner and Email are those given when the tenant's oldest key that
+	// names them was issued (POST /admin/keys); "" when none does (an
+	// erased tenant's keys keep neither).
+	Owner string
+	Email string
 }
 
 // TenantPage is a page of tenants; NextCursor is "" on the last page.
@@ -181,9 +186,13 @@ func summarize(r *appliance.TenantRecord, now int64) TenantSummary {
 	out := TenantSummary{TenantID: r.TenantID, DisplayName: r.DisplayName, Observations: r.Observations}
 	var live, any appliance.Tier
 	higher := func(t, than appliance.Tier) bool { return than == "" || (t.AtLeast(than) && t != than) }
+	ownerAt := int64(0)
 	for i, k := range r.Keys {
 		if i == 0 || k.CreatedUnix < out.CreatedUnix {
 			out.CreatedUnix = k.CreatedUnix
+		}
+		if (k.Owner != "" || k.Email != "") && (out.Owner == "" && out.Email == "" || k.CreatedUnix < ownerAt) {
+			out.Owner, out.Email, ownerAt = k.Owner, k.Email, k.CreatedUnix
 		}
 		switch k.StateAt(now) {
 		case appliance.KeyActive:

@@ -47,7 +47,7 @@ func TestListTenants(t *testing.T) {
 	sort.Strings(want)
 	// t_mix: a revoked Ultra key, an active Pro one, a rotating Business
 	// one and a rotated one whose grace ended.
-	put("t_mix", appliance.TierUltra, appliance.RoleTenant, base-50, func(k *appliance.APIKey) { k.RevokedUnix = base })
+	put("t_mix", appliance.TierUltra, appliance.RoleTenant, base-50, func(k *appliance.APIKey) { k.RevokedUnix = base; k.Owner = "Provedor Mix"; k.Email = "noc@mix.example" })
 	put("t_mix", appliance.TierPro, appliance.RoleTenant, base-40, nil)
 	put("t_mix", appliance.TierBusiness, appliance.RoleTenant, base-30, func(k *appliance.APIKey) { k.GraceUntilUnix = now.Unix() + 60 })
 	put("t_mix", appliance.TierEnterprise, appliance.RoleTenant, base-20, func(k *appliance.APIKey) { k.GraceUntilUnix = now.Unix() - 60 })
@@ -98,7 +98,7 @@ func TestListTenants(t *testing.T) {
 		t.Fatalf("tenants\n%v, want\n%v", ids, want)
 	}
 	if m := by["t_mix"]; m.Tier != appliance.TierBusiness || m.Keys != (tenancy.KeyCounts{Active: 1, Revoked: 2, InGrace: 1}) ||
-		m.CreatedUnix != base-50 || m.DisplayName != "Mista" || m.Erased {
+		m.CreatedUnix != base-50 || m.DisplayName != "Mista" || m.Erased || m.Owner != "Provedor Mix" || m.Email != "noc@mix.example" {
 		t.Errorf("t_mix: %+v", m)
 	}
 	if d := by["t_dead"]; d.Tier != appliance.TierPro || d.Keys != (tenancy.KeyCounts{Revoked: 2}) || d.DisplayName != "" {

@@ -242,6 +242,7 @@ func New(d Deps) *API {
 	a.registerTerrain(r)
 	a.registerDocs(r)
 	a.registerTenant(r)
+	a.registerLimits(r)
 	a.registerPlatform(r)
 	a.registerAI(r)
 	a.registerTiles(r)

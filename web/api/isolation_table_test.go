@@ -269,6 +269,7 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},
 		isoRoute{name: "tenant audit log of A's actions", method: "GET", url: "/tenant/audit?action=tower.register"},
 		isoRoute{name: "quota", method: "GET", url: "/v1/me/quota"},
+		isoRoute{name: "limits", method: "GET", url: "/v1/me/limits"},
 		isoRoute{name: "register a tower", method: "POST", url: "/towers", body: `{"operator":"Isolada B","lat":-22.95,"lon":-43.21}`},
 		isoRoute{name: "batch report near A's tower", method: "POST", url: "/batch_reports",
 			body: `{"rows":[{"receiver":{"lat":-22.9419,"lon":-43.2105,"height":10},"frequency_mhz":1800,"max_distance_km":2}]}`},

@@ -110,6 +110,7 @@ func tenantScenarios(t *testing.T, h *harness) []scenario {
 			}
 		}},
 		{name: "quota without key", method: "GET", url: "/v1/me/quota", status: 401, code: "unauthenticated"},
+		{name: "tier limits of a Pro key (issue 27)", method: "GET", url: "/v1/me/limits", key: "pro", status: 200},
 		{name: "quota of an erased key", method: "GET", url: "/v1/me/quota", key: "erased", status: 401, code: "key_erased"},
 		{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=5", key: "pro", status: 200},
 		{name: "tenant audit log by action and time", method: "GET", url: "/tenant/audit?action=tower.register&from=2026-01-01T00:00:00-03:00&to=2027-01-01T00:00:00Z", key: "pro", status: 200},

@@ -42,6 +42,8 @@ type TenantJSON struct {
 	HardAt    *string       `json:"hard_delete_at"` // scheduled hard delete; null when not erased or unknown
 	Display   *string       `json:"display_name"`   // branding; null when none
 	Obs       ObsCountsJSON `json:"observations"`
+	Owner     *string       `json:"owner"` // the owner named when its oldest such key was issued; null when none
+	Email     *string       `json:"email"` // that key's e-mail; null when none
 }
 
 // KeyCountsJSON counts a tenant's keys by state.
@@ -89,7 +91,7 @@ func (a *API) adminTenants(_ http.ResponseWriter, r *http.Request) (any, error) 
 		out.Tenants[i] = TenantJSON{TenantID: t.TenantID, Tier: string(t.Tier),
 			Keys:      KeyCountsJSON{Active: t.Keys.Active, Revoked: t.Keys.Revoked, InGrace: t.Keys.InGrace},
 			CreatedAt: *timeJSON(time.Unix(t.CreatedUnix, 0)), Erased: t.Erased, ErasedAt: unixJSON(t.ErasedUnix),
-			HardAt: unixJSON(t.HardDeleteUnix), Display: strp(t.DisplayName),
+			HardAt: unixJSON(t.HardDeleteUnix), Display: strp(t.DisplayName), Owner: strp(t.Owner), Email: strp(t.Email),
 			Obs: ObsCountsJSON{LinkObservations: t.Observations.LinkObservations, CellSignalSamples: t.Observations.CellSignalSamples}}
 	}
 	return out, nil

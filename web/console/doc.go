@@ -80,10 +80,21 @@
 // code from an accessible modal (rejects on cancel); t(key, vars); lang
 // ('pt-BR' or 'en'); fmt.num, fmt.unit (always prints the unit), fmt.date,
 // fmt.bytes; session {tenant, tier, role, keyPrefix, admin, sso};
-// toast(msg, kind); go(screenId); ui (js/ui.js); signal.
+// toast(msg, kind); go(screenId); ui (js/ui.js); signal; memo (the
+// screen's memory in this tab: a screen stores its last result there and
+// draws it again at render, so that a language switch or a return keeps
+// it); showResult(heading) (scrolls a new result into view and focuses its
+// heading). The shell also keeps the values of a screen's fields (by id,
+// in memory and sessionStorage; not files, passwords or anything inside
+// data-no-keep) and restores them after render with input and change
+// events.
 // The requests of api, apiRaw and download carry the screen's signal:
 // leaving a screen aborts them, and a screen awaiting one never resumes
 // (it cannot draw into removed elements or a removed map).
+//
+// A form that stores something (a route needing write permission) carries
+// the attribute data-writes; for a read-only key the shell disables its
+// controls after render and puts a note at its top saying why.
 //
 // The shell marks the Performance API with "lp-screen-<id>" when a
 // screen's render has returned (the browser tests' first-paint figure).
@@ -101,8 +112,19 @@
 // added only when the appliance serves it (probed once per page): the
 // hillshade tiles /tiles/hillshade/{z}/{x}/{y}.png, the outlines
 // data/outlines.json and the municipality labels data/municipalities.json
-// (shown from zoom 9, at most 250 in view). There is never an outside tile
-// server.
+// (shown from zoom 9, at most 250 in view, capitals first and none drawn
+// over another: labelBoxes). There is never an outside tile server.
+//
+// # Search
+//
+// The Link screen's search box finds, in this order: coordinates
+// (js/geoparse.js, parsed in the page: decimal degrees with a point or a
+// decimal comma, and degrees-minutes-seconds with S/N/W/O/E/L), a tower by
+// its id (GET /towers/{id}), municipalities (GET /places: names of the 5,571
+// IBGE municipalities, no neighbourhoods or streets: the appliance has no
+// such data), then the towers' full text (GET /towers?q=: station numbers,
+// operators, municipalities, addresses and the tenant's own registered
+// towers, which are the tenant's own sites).
 //
 // # Caveats
 //

@@ -31,8 +31,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -369,19 +371,30 @@ func goScreen(t *testing.T, tb *tab, id string) {
 	waitFor(t, tb, "screen "+id, `!!document.querySelector('section.screen-`+id+`')`)
 }
 
-// shot takes a screenshot of the tab at each viewport (1366×768 and
-// 390×844), writes it to a temporary directory and, with
-// -update-screenshots, to docs/screenshots/<name>-<w>x<h>.png (reduced
-// to the 256 colours of the Plan 9 palette, so that the committed files stay small).
-// The page is scrolled to its top and toasts are dismissed first; the
-// tab is left at 1366×768.
+// shot takes a full-page screenshot of the tab at each viewport
+// (1366×768 and 390×844) in the current language, writes it to a
+// temporary directory and, with -update-screenshots, to
+// docs/screenshots/<name>-<lang>-<w>x<h>.png (reduced to the 256 colours
+// of the Plan 9 palette, so that the committed files stay small). Toasts
+// are dismissed first; the tab is left at 1366×768.
 func shot(t *testing.T, tb *tab, name string) {
 	t.Helper()
+	lang := eval[string](t, tb, `document.documentElement.lang`)
 	for _, vp := range viewports {
 		tb.run(t, "viewport", chromedp.EmulateViewport(vp.w, vp.h), chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById('toasts').replaceChildren()`),
 			chromedp.Sleep(300*time.Millisecond))
+		height := eval[float64](t, tb, `Math.min(8000, Math.max(document.documentElement.scrollHeight, document.body.scrollHeight, innerHeight))`)
 		ctx, cancel := context.WithTimeout(tb, 30*time.Second)
-		buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		buf, err := chromedp.Run(ctx, chromedp.Action[[]byte](func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+			r, err := cdp.Call(ctx, tg, page.CaptureScreenshot, page.CaptureScreenshotParams{
+				CaptureBeyondViewport: ptrTo(true), FromSurface: ptrTo(true),
+				Clip: &page.Viewport{X: 0, Y: 0, Width: float64(vp.w), Height: height, Scale: 1},
+			})
+			if err != nil {
+				return nil, err
+			}
+			return r.Data, nil
+		}))
 		cancel()
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)
@@ -390,7 +403,7 @@ func shot(t *testing.T, tb *tab, name string) {
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)
 		}
-		file := fmt.Sprintf("%s-%dx%d.png", name, vp.w, vp.h)
+		file := fmt.Sprintf("%s-%s-%dx%d.png", name, lang, vp.w, vp.h)
 		if err := os.WriteFile(filepath.Join(shared.shots, file), small, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -402,10 +415,12 @@ func shot(t *testing.T, tb *tab, name string) {
 				t.Fatal(err)
 			}
 		}
-		t.Logf("screenshot %s: %d bytes", file, len(small))
+		t.Logf("screenshot %s: %d bytes, %.0f px high", file, len(small), height)
 	}
 	tb.run(t, "viewport", chromedp.EmulateViewport(viewports[0].w, viewports[0].h), chromedp.Sleep(200*time.Millisecond))
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 // shrinkPNG re-encodes a screenshot with the Plan 9 palette and the best
 // compression.
@@ -598,8 +613,8 @@ func TestConsoleLink(t *testing.T) {
 		t.Errorf("margin %q: want a pt-BR number with its unit", got)
 	}
 
-	// The profile chart.
-	tb.run(t, "open the profile", chromedp.Click(chromedp.ID("link-profile-summary")), chromedp.WaitVisible(chromedp.ID("profile-chart")))
+	// The profile chart, open with the result (issue 27).
+	tb.run(t, "the open profile", chromedp.WaitVisible(chromedp.ID("profile-chart")))
 	chart := eval[map[string]int](t, tb, `(() => {
 		const svg = document.getElementById('profile-chart');
 		const vis = (sel) => [...svg.querySelectorAll(sel)].filter(e => { const b = e.getBBox(); return b.width > 0 || b.height > 0; }).length;

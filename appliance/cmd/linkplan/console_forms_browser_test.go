@@ -153,9 +153,43 @@ func TestConsoleBatch(t *testing.T) {
 	}
 	axe(t, tb)
 
+	// Issue 27: the synchronous answer is downloaded from the page, and
+	// the PDFs per row are off by default with their quota cost shown.
 	downloads := allowDownloads(t, tb)
+	for _, f := range []string{"csv", "geojson", "kml"} {
+		tb.run(t, "download "+f, chromedp.Click(chromedp.CSS(`.screen-batch [data-export=`+f+`]`)))
+		got := string(downloaded(t, tb, downloads, "linkplan-lote."+f))
+		if n := strings.Count(got, "site ") / map[string]int{"csv": 1, "geojson": 1, "kml": 2}[f]; n != 3 { // KML: the name and the receiver_id
+			t.Errorf("the %s download names %d sites, want 3:\n%.400s", f, n, got)
+		}
+		switch f {
+		case "csv":
+			if !strings.Contains(got, "rx_power_dbm") || strings.Count(strings.TrimSpace(got), "\n") != 3 {
+				t.Errorf("CSV: want a header with rx_power_dbm and 3 rows:\n%s", got)
+			}
+		case "geojson":
+			var fc struct {
+				Features []struct {
+					Geometry struct {
+						Coordinates []float64 `json:"coordinates"`
+					} `json:"geometry"`
+				} `json:"features"`
+			}
+			if err := json.Unmarshal([]byte(got), &fc); err != nil || len(fc.Features) != 3 || fc.Features[0].Geometry.Coordinates[0] > -43 {
+				t.Errorf("GeoJSON: %v, %d features, want 3 at lon ≈ -43.2: %.300s", err, len(fc.Features), got)
+			}
+		case "kml":
+			if strings.Count(got, "<Placemark>") != 3 || !strings.Contains(got, "<coordinates>-43.2") {
+				t.Errorf("KML: want 3 placemarks at lon -43.2…: %.300s", got)
+			}
+		}
+	}
+	if eval[bool](t, tb, `document.querySelector('.screen-batch input[name=pdfs]').checked`) {
+		t.Error("the PDFs per row are on by default")
+	}
+	waitFor(t, tb, "the PDF quota line", `/500/.test(document.getElementById('batch-pdf-quota').textContent)`)
+
 	tb.run(t, "upload a batch job",
-		chromedp.Click(chromedp.CSS(`.screen-batch input[name=pdfs]`)), // no PDFs: the job stays short
 		chromedp.SetUploadFiles(chromedp.CSS(`.screen-batch input[name=file]`), []string{batchCSV(t, dir, "grande.csv", 101)}),
 		chromedp.Click(chromedp.CSS(`.screen-batch form button[type=submit]`)))
 	waitFor(t, tb, "the job's progress bar", `!!document.querySelector('.screen-batch .fk-out progress')`)
@@ -245,9 +279,12 @@ func TestConsoleObservations(t *testing.T) {
 		set("cable_loss_db", "1"), set("tx_lat", "-22.95"), set("tx_lon", "-43.23"), set("tx_height_m", "30"),
 		chromedp.Click(chromedp.CSS(`.screen-observations form button[type=submit]`)))
 	waitFor(t, tb, "the refusal", `!!document.querySelector('.screen-observations .error-box')`)
-	if msg := eval[string](t, tb, `document.querySelector('.screen-observations .error-box').innerText`); !strings.Contains(msg, "rx_height_m") {
-		t.Errorf("the refusal %q does not name rx_height_m", msg)
+	// Issue 27: the refusal names the field by its label in pt-BR (not
+	// the wire name) and the field is marked invalid and focused.
+	if msg := eval[string](t, tb, `document.querySelector('.screen-observations .error-box').innerText`); !strings.Contains(msg, "Altura da antena RX (m)") {
+		t.Errorf("the refusal %q does not name the RX height by its label", msg)
 	}
+	waitFor(t, tb, "the RX height marked and focused", `document.querySelector('.screen-observations input[name=rx_height_m]').getAttribute('aria-invalid') === 'true' && document.activeElement === document.querySelector('.screen-observations input[name=rx_height_m]')`)
 
 	tb.run(t, "upload with the RX height", set("rx_height_m", "1.5"),
 		chromedp.Click(chromedp.CSS(`.screen-observations form button[type=submit]`)))
@@ -510,7 +547,7 @@ func TestConsoleAdminTenantPages(t *testing.T) {
 		plain := fmt.Sprintf("%s%040x", appliance.KeyPrefixTenant, i+1)
 		hash := tenancy.Hash(plain)
 		k := &appliance.APIKey{ID: hash[:12], HashHex: hash, Prefix: plain[:14], Tier: appliance.TierStarter, Role: appliance.RoleTenant,
-			Owner: "Paginado", Email: "p@example.com", TenantID: fmt.Sprintf("t_page%02d", 24-i), CreatedUnix: time.Now().Unix()}
+			Owner: fmt.Sprintf("Provedor %02d", 24-i), Email: fmt.Sprintf("noc%02d@example.com", 24-i), TenantID: fmt.Sprintf("t_page%02d", 24-i), CreatedUnix: time.Now().Unix()}
 		if err := db.PutKey(k); err != nil {
 			t.Fatal(err)
 		}
@@ -563,6 +600,10 @@ func TestConsoleAdminTenantPages(t *testing.T) {
 	goScreen(t, tb, "admin")
 	cells := `[...document.querySelectorAll('.screen-admin [data-part=tenants] [data-tenant-id]')].map((e) => e.innerText).join(',')`
 	waitFor(t, tb, "the first page", cells+` === '`+first+`'`)
+	// Issue 27: the list names each tenant's owner and e-mail.
+	if got := eval[string](t, tb, `document.querySelector('.screen-admin [data-owner=t_page03]').innerText + ' ' + document.querySelector('.screen-admin [data-email=t_page03]').innerText`); got != "Provedor 03 noc03@example.com" {
+		t.Errorf("tenant t_page03's owner and e-mail show as %q", got)
+	}
 	if n := eval[int](t, tb, `document.querySelectorAll('.screen-admin [data-action=tenants-first], .screen-admin [data-action=tenants-previous]').length`); n != 0 {
 		t.Errorf("the first page offers %d backward buttons", n)
 	}

@@ -22,7 +22,13 @@ const state = {
   screens: new Map(),
   current: null, // {id, cleanup, abort}
   ssoAvailable: null,
+  // memo: per screen id, what a screen keeps across re-renders in this
+  // tab (language switch, leaving and coming back): {inputs: {id: value},
+  // and whatever the screen stores, e.g. its last result}. inputs are
+  // also kept in sessionStorage, so that a reload keeps them.
+  memo: new Map(),
 };
+const INPUTS_KEY = 'linkplan.inputs';
 
 const client = createClient(() => state.cred);
 
@@ -81,6 +87,8 @@ async function signIn(cred) {
 
 function signOut(message) {
   leaveScreen();
+  state.memo.clear();
+  try { sessionStorage.removeItem(INPUTS_KEY); } catch (_) { /* storage disabled */ }
   state.cred = null;
   state.session = null;
   saveCred(null);
@@ -231,6 +239,67 @@ function leaveScreen() {
   }
 }
 
+// memoOf returns the screen's memo, its inputs read from sessionStorage the
+// first time.
+function memoOf(id) {
+  let m = state.memo.get(id);
+  if (!m) {
+    let inputs = {};
+    try { inputs = (JSON.parse(sessionStorage.getItem(INPUTS_KEY) || '{}') || {})[id] || {}; } catch (_) { inputs = {}; }
+    m = { inputs };
+    state.memo.set(id, m);
+  }
+  return m;
+}
+
+// keepInputs restores the values the user gave the screen's fields (by id)
+// and records every later change. A restored field gets input and change
+// events, so that the screen follows it (a marker, a mode). File inputs
+// and passwords are never kept; neither is a field marked data-no-keep.
+const keepable = (e) => e && e.id && /^(INPUT|SELECT|TEXTAREA)$/.test(e.tagName) && !['file', 'password', 'hidden'].includes(e.type) && !e.closest('[data-no-keep]');
+function keepInputs(id, root) {
+  const m = memoOf(id);
+  for (const [fid, v] of Object.entries(m.inputs)) {
+    const e = document.getElementById(fid);
+    if (!keepable(e) || !root.contains(e)) continue;
+    if (e.type === 'checkbox' || e.type === 'radio') {
+      if (e.checked === v) continue;
+      e.checked = v;
+    } else {
+      if (e.value === v) continue;
+      e.value = v;
+    }
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+    e.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+  const save = (ev) => {
+    const e = ev.target;
+    if (!keepable(e)) return;
+    if (e.type === 'radio') {
+      for (const r of root.querySelectorAll(`input[type=radio][name="${CSS.escape(e.name)}"]`)) if (r.id) m.inputs[r.id] = r.checked;
+    } else {
+      m.inputs[e.id] = e.type === 'checkbox' ? e.checked : e.value;
+    }
+    try {
+      const all = JSON.parse(sessionStorage.getItem(INPUTS_KEY) || '{}') || {};
+      all[id] = m.inputs;
+      sessionStorage.setItem(INPUTS_KEY, JSON.stringify(all));
+    } catch (_) { /* storage disabled or full: memory only */ }
+  };
+  root.addEventListener('input', save);
+  root.addEventListener('change', save);
+}
+
+// showResult brings a screen's new result into view: scrolled to, with the
+// focus on its heading (screen readers announce it; keyboard users go on
+// from there).
+function showResultHeading(h) {
+  if (!h) return;
+  if (!h.hasAttribute('tabindex')) h.setAttribute('tabindex', '-1');
+  h.focus({ preventScroll: true });
+  h.scrollIntoView({ block: 'start' });
+}
+
 function makeCtx(mod, abort) {
   const t = translator(state.lang, mod.strings, SHELL_STRINGS);
   // A screen's requests end with the screen: they carry its signal (with
@@ -261,8 +330,11 @@ function makeCtx(mod, abort) {
     session: state.session ? { ...state.session } : null,
     toast,
     go: (id) => { location.hash = '#/' + id; },
-    ui,
+    // errorBox speaks the user's language and marks the form's fields.
+    ui: { ...ui, errorBox: (err, tt, form) => ui.errorBox(err, tt || t, { lang: state.lang, form: form || null }) },
     signal: abort.signal,
+    memo: memoOf(mod.id),
+    showResult: showResultHeading,
     signIn,
     ssoAvailable,
   };
@@ -305,6 +377,8 @@ async function route() {
   title.focus({ preventScroll: false });
   try {
     const cleanup = await mod.render(root, ctx);
+    if (!abort.signal.aborted && id !== 'signin') keepInputs(id, root);
+    if (state.session && state.session.role === 'read-only') readOnlyForms(root, ctx.t);
     // For the browser tests' first-paint figure (Performance API).
     performance.mark(`lp-screen-${id}`);
     if (state.current && state.current.abort === abort) state.current.cleanup = cleanup;
@@ -312,7 +386,21 @@ async function route() {
   } catch (err) {
     if (err && err.name === 'AbortError') return;
     console.error('render', id, err);
-    root.append(ui.errorBox(err, ctx.t));
+    root.append(ctx.ui.errorBox(err, ctx.t));
+  }
+}
+
+// readOnlyForms turns the forms a screen marks data-writes (they store
+// something: POST routes that need write permission) into read-only ones
+// for a read-only key: every control disabled and a note saying why, so
+// the user does not learn it from a 403 after filling them in.
+function readOnlyForms(root, t) {
+  for (const f of root.querySelectorAll('form[data-writes]')) {
+    if (f.dataset.readOnly === 'true') continue;
+    f.dataset.readOnly = 'true';
+    f.setAttribute('aria-disabled', 'true');
+    for (const c of f.querySelectorAll('input, select, textarea, button')) c.disabled = true;
+    f.prepend(ui.el('p', { class: 'readonly-note', role: 'note', text: t('readOnly') }));
   }
 }
 

@@ -108,9 +108,9 @@ export function meter(value, max, label) {
 }
 
 /** showError puts err into box (the shell's errorBox when it has one). */
-export function showError(ctx, box, err) {
+export function showError(ctx, box, err, form) {
   if (err && err.name === 'AbortError') return;
-  const view = ctx.ui && ctx.ui.errorBox ? ctx.ui.errorBox(err, ctx.t) : h('p', { role: 'alert', class: 'fk-error' }, String(err && err.message ? err.message : err));
+  const view = ctx.ui && ctx.ui.errorBox ? ctx.ui.errorBox(err, ctx.t, form) : h('p', { role: 'alert', class: 'fk-error' }, String(err && err.message ? err.message : err));
   fill(box, view);
 }
 

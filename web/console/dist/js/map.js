@@ -115,24 +115,51 @@ export function createMap(container, ctx, opts = {}) {
   return map;
 }
 
+// addLabels draws the municipality labels in view from LABEL_MIN_ZOOM,
+// without collisions: capitals first, then by name, a label is placed only
+// when its box (measured by the canvas font metrics of the label style,
+// 11 px, padded by LABEL_GAP px) overlaps no label already placed.
 function addLabels(map, munis) {
   const L = window.L;
   const layer = L.layerGroup().addTo(map);
+  const order = [...munis].sort((a, b) => (a.capital === b.capital ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.capital ? -1 : 1));
+  const measure = document.createElement('canvas').getContext('2d');
+  measure.font = '11px system-ui, sans-serif';
   const redraw = () => {
     layer.clearLayers();
     if (map.getZoom() < LABEL_MIN_ZOOM) return;
-    const b = map.getBounds();
-    let n = 0;
-    for (const m of munis) {
-      if (!b.contains([m.lat, m.lon])) continue;
+    const placed = labelBoxes(order, map.getBounds(), (m) => map.latLngToContainerPoint([m.lat, m.lon]), (m) => measure.measureText(m.name).width);
+    for (const m of placed) {
       const span = document.createElement('span');
       span.textContent = m.name;
       L.marker([m.lat, m.lon], { icon: L.divIcon({ className: 'muni-label', html: span, iconSize: null }), interactive: false, keyboard: false }).addTo(layer);
-      if (++n >= LABEL_MAX) break;
     }
   };
   map.on('moveend zoomend', redraw);
   redraw();
+}
+
+const LABEL_GAP = 4; // pixels between two labels
+const LABEL_HEIGHT = 14; // pixels of an 11 px label
+
+// labelBoxes returns the labels of ordered (already in priority order)
+// that fit in bounds without overlapping, at most LABEL_MAX: each label is
+// a box of width widthOf(m) and LABEL_HEIGHT centred on pointOf(m).
+export function labelBoxes(ordered, bounds, pointOf, widthOf) {
+  const boxes = [];
+  const out = [];
+  for (const m of ordered) {
+    if (!bounds.contains([m.lat, m.lon])) continue;
+    const p = pointOf(m);
+    const w = widthOf(m) / 2 + LABEL_GAP;
+    const h = LABEL_HEIGHT / 2 + LABEL_GAP;
+    const box = [p.x - w, p.y - h, p.x + w, p.y + h];
+    if (boxes.some((o) => box[0] < o[2] && o[0] < box[2] && box[1] < o[3] && o[1] < box[3])) continue;
+    boxes.push(box);
+    out.push(m);
+    if (out.length >= LABEL_MAX) break;
+  }
+  return out;
 }
 
 // fitPoints fits the map to [lat, lon] pairs with some padding.

@@ -3,6 +3,8 @@
 // HTML (the CSP has no 'unsafe-inline'); styles set from JS through
 // el.style are allowed.
 
+import { message } from './messages.js';
+
 let uid = 0;
 // nextId returns a document-unique id with the given prefix.
 export function nextId(prefix = 'lp') {
@@ -29,6 +31,14 @@ export function el(tag, attrs, ...children) {
       else node.setAttribute(k, String(v));
     }
   }
+  append(node, children);
+  return node;
+}
+
+// put appends children to node as el does (nodes, strings, arrays; null,
+// undefined and false skipped). Element.append would write null as the
+// text "null".
+export function put(node, ...children) {
   append(node, children);
   return node;
 }
@@ -68,15 +78,53 @@ export function table(columns, rows, opts = {}) {
   return el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': opts.caption || opts.label || null }, t);
 }
 
-// errorBox(err, t): the ApiError's message, the field it names and the
-// request id, announced to screen readers.
-export function errorBox(err, t) {
+// errorBox(err, t, {lang, form}): the error in the user's language (the
+// console's text for its code, messages.js; the API's English message
+// follows as the detail), the fields it names, the quota it hit and the
+// request id, announced to screen readers. With form, the control of each
+// field the error names (an element whose data-field is the API's field
+// path, or whose name or id is) is marked aria-invalid and described by
+// the box, and the first one gets the focus; the marks go at the next
+// input.
+export function errorBox(err, t, opts = {}) {
   const tr = t || ((k, v) => (k === 'errorField' ? `Field: ${v.field}` : `Request: ${v.id}`));
-  const msg = err && err.message ? err.message : String(err);
-  return el('div', { class: 'error-box', role: 'alert' },
-    el('p', { class: 'error-msg', text: msg }),
-    err && err.field ? el('p', { class: 'error-field', text: tr('errorField', { field: err.field }) }) : null,
+  const lang = opts.lang || 'en';
+  const raw = err && err.message ? err.message : String(err);
+  const own = err && err.code ? message('error', err.code, lang) : null;
+  const fields = err && Array.isArray(err.fields) && err.fields.length ? err.fields : (err && err.field ? [{ field: err.field, reason: err.reason }] : []);
+  const q = err && err.body && err.body.error && err.body.error.quota;
+  let quota = null;
+  if (q) {
+    quota = q.kind === 'rate'
+      ? message('ui', 'quotaRate', lang, { limit: q.limit, group: message('group', q.group, lang) || q.group, tier: q.tier })
+      : message('ui', 'quotaMonthly', lang, { counter: message('counter', q.counter, lang) || q.counter, tier: q.tier, used: q.used, limit: q.limit, reset: q.reset_at ? new Date(q.reset_at).toLocaleDateString(lang) : '' });
+  }
+  const controls = [];
+  const form = opts.form || null;
+  const labelOf = (f) => {
+    if (!form) return null;
+    const c = form.querySelector(`[data-field="${CSS.escape(f)}"]`) || form.querySelector(`[name="${CSS.escape(f)}"]`);
+    if (!c) return null;
+    controls.push(c);
+    const l = c.id ? form.querySelector(`label[for="${CSS.escape(c.id)}"]`) : null;
+    return l ? l.textContent : null;
+  };
+  const box = el('div', { class: 'error-box', role: 'alert', id: nextId('err') },
+    el('p', { class: 'error-msg', text: own || raw }),
+    fields.map((f) => el('p', { class: 'error-field', text: tr('errorField', { field: labelOf(f.field) || f.field }) + (f.reason && own ? ` (${f.reason})` : '') })),
+    quota ? el('p', { class: 'error-quota', text: quota }) : null,
+    own && raw && raw !== own && !fields.length ? el('p', { class: 'error-detail', text: message('ui', 'detail', lang, { text: raw }) }) : null,
     err && err.requestId ? el('p', { class: 'error-rid', text: tr('errorRequest', { id: err.requestId }) }) : null);
+  for (const c of controls) {
+    c.setAttribute('aria-invalid', 'true');
+    c.setAttribute('aria-errormessage', box.id);
+    c.classList.add('invalid');
+    const clearMark = () => { c.removeAttribute('aria-invalid'); c.removeAttribute('aria-errormessage'); c.classList.remove('invalid'); };
+    c.addEventListener('input', clearMark, { once: true });
+    c.addEventListener('change', clearMark, { once: true });
+  }
+  if (controls.length) setTimeout(() => { if (controls[0].isConnected) controls[0].focus(); }, 0);
+  return box;
 }
 
 // progress(value, max, label): a labelled native progress bar.

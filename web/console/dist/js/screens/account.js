@@ -273,7 +273,7 @@ export default {
     const forget = h('button', { type: 'submit', class: 'fk-danger', disabled: true, 'data-action': 'forget' }, t('forget'));
     typed.addEventListener('input', () => { forget.disabled = typed.value !== forgetText; });
     const forgetOut = h('div', { 'aria-live': 'polite', 'data-part': 'forget-out' });
-    const forgetForm = h('form', { class: 'fk-form' }, h('p', null, t('forgetIntro')), row(t('forgetLabel'), typed), h('div', { class: 'fk-actions' }, forget));
+    const forgetForm = h('form', { class: 'fk-form', 'data-no-keep': true }, h('p', null, t('forgetIntro')), row(t('forgetLabel'), typed), h('div', { class: 'fk-actions' }, forget));
     forgetForm.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       privErr.replaceChildren();

@@ -58,7 +58,7 @@ export default {
       tenants: 'Tenants',
       tenantList: 'Tenants (por id)', keysCol: 'Chaves', keyCounts: '{active} ativa(s), {grace} em carência, {revoked} revogada(s)',
       created: 'Criado em', erasedCol: 'Apagado', erasedOn: 'sim, em {date}; exclusão definitiva em {hard}', observationsCol: 'Observações',
-      obsCounts: '{links} enlaces, {cells} amostras de sinal', brandName: 'Nome da marca', choose: 'Usar na marca',
+      obsCounts: '{links} enlaces, {cells} amostras de sinal', brandName: 'Nome da marca', ownerCol: 'Titular', emailCol: 'E-mail', choose: 'Usar na marca',
       chooseLabel: 'Usar o tenant {tenant} no formulário de marca', chosen: 'Tenant {tenant} escolhido para a marca.',
       firstPage: 'Primeiros', prevPage: 'Anteriores', nextPage: 'Próximos', noTenants: 'Nenhum tenant.',
       branding: 'Marca (white-label)',
@@ -102,7 +102,7 @@ export default {
       tenants: 'Tenants',
       tenantList: 'Tenants (by id)', keysCol: 'Keys', keyCounts: '{active} active, {grace} in grace, {revoked} revoked',
       created: 'Created', erasedCol: 'Erased', erasedOn: 'yes, on {date}; final deletion {hard}', observationsCol: 'Observations',
-      obsCounts: '{links} links, {cells} signal samples', brandName: 'Branding name', choose: 'Use for branding',
+      obsCounts: '{links} links, {cells} signal samples', brandName: 'Branding name', ownerCol: 'Owner', emailCol: 'E-mail', choose: 'Use for branding',
       chooseLabel: 'Use tenant {tenant} in the branding form', chosen: 'Tenant {tenant} chosen for branding.',
       firstPage: 'First', prevPage: 'Previous', nextPage: 'Next', noTenants: 'No tenants.',
       branding: 'White-label branding',
@@ -260,6 +260,8 @@ export default {
         if (p.next_cursor !== null) go(t('nextPage'), page + 1, 'tenants-next');
         fill(tenantBox, p.tenants.length === 0 ? h('p', null, t('noTenants')) : table(t('tenantList'), [
           { label: t('tenantId'), cell: (x) => h('code', { 'data-tenant-id': x.tenant_id }, x.tenant_id) },
+          { label: t('ownerCol'), cell: (x) => h('span', { 'data-owner': x.tenant_id }, x.owner || '–') },
+          { label: t('emailCol'), cell: (x) => h('span', { 'data-email': x.tenant_id }, x.email || '–') },
           { label: t('tier'), cell: (x) => x.tier },
           { label: t('keysCol'), cell: (x) => t('keyCounts', { active: ctx.fmt.num(x.keys.active, 0), grace: ctx.fmt.num(x.keys.in_grace, 0), revoked: ctx.fmt.num(x.keys.revoked, 0) }) },
           { label: t('created'), cell: (x) => iso(ctx, x.created_at) },

@@ -4,8 +4,10 @@
 // What it shows:
 //   - up to 100 rows: the synchronous answer (200): counts by status and
 //     one line per row (best tower, distance, received power, margin,
-//     status and reason). The API gives a synchronous batch no bundle, so
-//     there is nothing to download for it;
+//     status and reason). The API gives a synchronous batch no bundle:
+//     its rows are saved from the page as CSV, GeoJSON or KML (exports.js);
+//   - the PDFs per row are off by default: they spend the monthly PDF
+//     quota, whose remainder (GET /v1/me/quota) is shown by the box;
 //   - more than 100 rows: the queued job (202), polled from GET /jobs/{id}
 //     every second while it is queued or running: state, a progress bar of
 //     rows done / total, the ETA, a cancel button (POST /jobs/{id}/cancel)
@@ -14,6 +16,7 @@
 // The accepted CSV layout (aliases, separators, pt-BR decimal commas) is
 // the one documented for the route in web/api/openapi.json and in the
 // appliance/batch package; the help text below summarises it.
+import { build as buildExport, MEDIA } from '../exports.js';
 import { h, fill, card, row, check, select, table, facts, meter, showError, iso, busy, confirm } from '../formkit.js';
 
 const pollMs = 1000;
@@ -41,9 +44,15 @@ export default {
       engineDefault: 'Padrão de cada linha (fspl)',
       language: 'Idioma dos PDFs',
       pdfs: 'Incluir um relatório PDF por linha no pacote',
+      tierRows: 'Plano {tier}: até {n} linhas por lote.',
+      pdfCost: 'Só para lotes acima de 100 linhas. Cada linha com torre gasta 1 relatório PDF da cota mensal do plano.',
+      pdfQuota: 'Cota de PDFs deste mês: {remaining} de {limit} restantes.',
+      pdfQuotaNoCap: 'Cota de PDFs deste mês: {used} usados, sem limite.',
+      downloadAs: 'Baixar resultado',
+      downloaded: '{name} salvo.',
       submit: 'Enviar lote',
       noFile: 'Escolha um arquivo CSV.',
-      syncNote: 'Até 100 linhas são respondidas na hora, sem pacote para baixar; acima disso o lote vira um job com pacote zip (resultados CSV, GeoJSON, KML, Shapefile, PDFs).',
+      syncNote: 'Até 100 linhas são respondidas na hora e baixadas desta página (CSV, GeoJSON, KML); acima disso o lote vira um job com pacote zip (resultados CSV, GeoJSON, KML, Shapefile, PDFs).',
       results: 'Resultado',
       ignored: 'Colunas ignoradas: {cols}',
       rowsTable: 'Resultado por linha',
@@ -73,9 +82,15 @@ export default {
       engineDefault: 'Each row\'s default (fspl)',
       language: 'PDF language',
       pdfs: 'Include one PDF report per row in the bundle',
+      tierRows: '{tier} tier: up to {n} rows a batch.',
+      pdfCost: 'Only for batches over 100 rows. Each row with a tower spends 1 PDF report of the tier\'s monthly quota.',
+      pdfQuota: 'PDF quota this month: {remaining} of {limit} left.',
+      pdfQuotaNoCap: 'PDF quota this month: {used} used, no limit.',
+      downloadAs: 'Download the result',
+      downloaded: '{name} saved.',
       submit: 'Submit batch',
       noFile: 'Choose a CSV file.',
-      syncNote: 'Up to 100 rows are answered at once, with no bundle to download; more rows run as a job with a zip bundle (CSV results, GeoJSON, KML, Shapefile, PDFs).',
+      syncNote: 'Up to 100 rows are answered at once and downloaded from this page (CSV, GeoJSON, KML); more rows run as a job with a zip bundle (CSV results, GeoJSON, KML, Shapefile, PDFs).',
       results: 'Result',
       ignored: 'Ignored columns: {cols}',
       rowsTable: 'Result per row',
@@ -104,7 +119,13 @@ export default {
     const file = h('input', { type: 'file', name: 'file', accept: '.csv,.txt,text/csv', required: true });
     const engine = select([['', t('engineDefault')]], { name: 'engine' });
     const language = select([['pt-BR', 'Português (Brasil)'], ['en', 'English']], { name: 'language' }, ctx.lang === 'en' ? 'en' : 'pt-BR');
-    const pdfs = check(t('pdfs'), { name: 'pdfs', checked: true });
+    // PDFs per row spend the monthly PDF quota: off unless asked for, with
+    // the cost and what is left said next to the box.
+    const pdfs = check(t('pdfs'), { name: 'pdfs' });
+    const fileRows = h('p', { class: 'fk-hint', id: 'batch-rows-limit' });
+    const pdfHint = h('p', { class: 'fk-hint', id: 'batch-pdf-cost' }, t('pdfCost'));
+    const pdfLeft = h('p', { class: 'fk-hint', id: 'batch-pdf-quota' });
+    pdfs.box.setAttribute('aria-describedby', `${pdfHint.id} ${pdfLeft.id}`);
     const submit = h('button', { type: 'submit' }, t('submit'));
     // The example is a blob URL made here: same origin, no request leaves
     // the appliance; it is revoked when the screen is left.
@@ -119,12 +140,12 @@ export default {
     const jobErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     let lastState = '';
 
-    const form = h('form', { class: 'fk-form', novalidate: true },
-      row(t('file'), file, t('fileHint')),
+    const form = h('form', { class: 'fk-form', novalidate: true, 'data-writes': true },
+      row(t('file'), file, t('fileHint')), fileRows,
       h('p', null, exampleLink),
       row(t('engine'), engine),
       row(t('language'), language),
-      pdfs.el,
+      pdfs.el, pdfHint, pdfLeft,
       h('p', { class: 'fk-hint' }, t('syncNote')),
       h('div', { class: 'fk-actions' }, submit));
 
@@ -138,7 +159,37 @@ export default {
       }
     }).catch(() => {});
 
+    ctx.api('GET', '/v1/me/limits', { signal: ac.signal }).then((l) => {
+      if (l.batch_max_rows > 0) {
+        fileRows.textContent = t('tierRows', { tier: l.tier, n: ctx.fmt.num(l.batch_max_rows, 0) });
+        file.setAttribute('aria-describedby', [file.getAttribute('aria-describedby'), fileRows.id].filter(Boolean).join(' '));
+      }
+    }).catch(() => {});
+    ctx.api('GET', '/v1/me/quota', { signal: ac.signal }).then((q) => {
+      const c = (q.counters || []).find((x) => x.name === 'pdfs');
+      if (!c) return;
+      pdfLeft.textContent = c.limit === null ? t('pdfQuotaNoCap', { used: ctx.fmt.num(c.used, 0) })
+        : t('pdfQuota', { remaining: ctx.fmt.num(c.remaining, 0), limit: ctx.fmt.num(c.limit, 0) });
+    }).catch(() => {});
+
     const statusText = (s) => t(s);
+
+    // A synchronous answer has no bundle on the appliance: its rows are
+    // saved from the page (CSV, GeoJSON, KML built here).
+    const rowColumns = ['row', 'receiver_id', 'lat', 'lon', 'height_m', 'frequency_mhz', 'status', 'reason', 'operator', 'tower_id',
+      'distance_km', 'azimuth_deg', 'rx_power_dbm', 'margin_db', 'eirp_assumed', 'synthetic', 'position_uncertainty_m', 'engine', 'engine_version', 'warnings'];
+    const flatRow = (r) => ({ ...r, warnings: (r.warnings || []).map((w) => w.code) });
+    const saveRows = (res, format) => {
+      const name = `linkplan-lote.${format}`;
+      const text = buildExport(format, res.rows.map(flatRow), rowColumns, 'receiver_id', t('results'));
+      const url = URL.createObjectURL(new Blob([text], { type: MEDIA[format] }));
+      const a = h('a', { href: url, download: name, class: 'fk-hidden' });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+      ctx.toast(t('downloaded', { name }), 'ok');
+    };
 
     const showSync = (res) => {
       const c = res.counts;
@@ -157,7 +208,12 @@ export default {
           { label: t('cPower'), cell: (r) => (r.rx_power_dbm === null ? '–' : ctx.fmt.unit(r.rx_power_dbm, 'dBm', 1)), num: true },
           { label: t('cMargin'), cell: (r) => (r.margin_db === null ? '–' : ctx.fmt.unit(r.margin_db, 'dB', 1)), num: true },
           { label: t('cReason'), cell: (r) => [r.reason || '', (r.errors || []).map((e) => ` ${e.field}: ${e.reason}`).join(';')].join('') || '–' },
-        ], res.rows)));
+        ], res.rows),
+        h('div', { class: 'fk-actions', role: 'group', 'aria-label': t('downloadAs') }, ['csv', 'geojson', 'kml'].map((f) => {
+          const b = h('button', { type: 'button', class: 'fk-secondary', 'data-export': f }, `${t('downloadAs')}: ${f.toUpperCase()}`);
+          b.addEventListener('click', () => saveRows(res, f));
+          return b;
+        }))));
     };
 
     const jobView = (job, ignored) => {
@@ -266,12 +322,23 @@ export default {
       jobErr.replaceChildren();
       try {
         const res = await busy(submit, () => ctx.api('POST', '/batch_reports', { form: fd, signal: ac.signal }));
-        if (res.id) showJob(res, res.ignored_columns); // the job object, as GET /jobs/{id} answers it
-        else showSync(res);
+        if (res.id) { // the job object, as GET /jobs/{id} answers it
+          ctx.memo.batch = { jobId: res.id, ignored: res.ignored_columns };
+          showJob(res, res.ignored_columns);
+        } else {
+          ctx.memo.batch = { sync: res };
+          showSync(res);
+        }
+        ctx.showResult(out.querySelector('h2'));
       } catch (err) {
         showError(ctx, errBox, err);
       }
     });
+
+    // The tab's last batch comes back with the screen: the rows of a
+    // synchronous answer, or the job, polled again.
+    if (ctx.memo.batch && ctx.memo.batch.sync) showSync(ctx.memo.batch.sync);
+    else if (ctx.memo.batch && ctx.memo.batch.jobId) poll(ctx.memo.batch.jobId, ctx.memo.batch.ignored);
 
     return () => {
       clearTimeout(timer);

@@ -9,6 +9,7 @@
 // the screen aborts the stream, which cancels a map still computing.
 
 import { ApiError, readSSE } from '../api.js';
+import { warningText } from '../messages.js';
 import { createMap, RIO } from '../map.js';
 
 // LEGEND: received power classes, strongest first (the palette of the
@@ -25,6 +26,10 @@ const ALPHA = 170;
 const EXPORTS = ['geotiff', 'kmz', 'geojson', 'kml', 'shapefile'];
 
 // decodeTile turns a tile event's data into RGBA pixels with LEGEND.
+// KEEP_TILES bounds the tiles a tab keeps of its last map (about 130 KB
+// of base64 each at 256 px).
+const KEEP_TILES = 200;
+
 export function decodeTile(tile, nodata = -32768, scaleDb = 0.01) {
   const bin = atob(tile.data);
   const n = tile.width * tile.height;
@@ -62,6 +67,7 @@ export default {
       eirp: 'EIRP (dBm)',
       freq: 'Frequência (MHz)',
       radius: 'Raio (km)',
+      tierLimits: 'Plano {tier}: raio até {r}, resolução a partir de {m}.',
       resolution: 'Resolução (m)',
       rxHeight: 'Altura do receptor (m)',
       engine: 'Motor',
@@ -70,6 +76,8 @@ export default {
       progress: 'Radiais calculadas',
       tiles: 'Blocos recebidos: {n} de {total}',
       summary: 'Resumo',
+      caveats: 'Ressalvas deste mapa',
+      eirpWas: 'EIRP presumida: {v}',
       covered: 'Área coberta (≥ {t})',
       valid: 'Pixels com valor',
       range: 'Faixa',
@@ -100,6 +108,7 @@ export default {
       eirp: 'EIRP (dBm)',
       freq: 'Frequency (MHz)',
       radius: 'Radius (km)',
+      tierLimits: '{tier} tier: radius up to {r}, resolution from {m}.',
       resolution: 'Resolution (m)',
       rxHeight: 'Receiver height (m)',
       engine: 'Engine',
@@ -108,6 +117,8 @@ export default {
       progress: 'Radials computed',
       tiles: 'Tiles received: {n} of {total}',
       summary: 'Summary',
+      caveats: 'Caveats of this map',
+      eirpWas: 'assumed EIRP: {v}',
       covered: 'Covered area (≥ {t})',
       valid: 'Pixels with a value',
       range: 'Range',
@@ -130,15 +141,15 @@ export default {
     const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', ...attrs });
     const modeTower = el('input', { type: 'radio', name: 'cov-mode', value: 'tower', id: 'cov-mode-tower' });
     const modeSite = el('input', { type: 'radio', name: 'cov-mode', value: 'site', id: 'cov-mode-site', checked: true });
-    const towerId = el('input', { type: 'text', id: 'cov-tower', autocomplete: 'off', spellcheck: 'false' });
-    const lat = num({ id: 'cov-lat', value: '-22.9519', min: '-90', max: '90' });
-    const lon = num({ id: 'cov-lon', value: '-43.2105', min: '-180', max: '180' });
-    const siteH = num({ id: 'cov-site-height', value: '30', min: '0', max: '1000' });
-    const eirp = num({ id: 'cov-eirp', value: '58', min: '-50', max: '100' });
-    const freq = num({ id: 'cov-freq', value: '1800', min: '30', max: '100000' });
-    const radius = num({ id: 'cov-radius', value: '5', min: '0.1', max: '100' });
-    const resolution = num({ id: 'cov-resolution', value: '250', min: '30', max: '5000' });
-    const rxH = num({ id: 'cov-rx-height', value: '10', min: '0.1', max: '500' });
+    const towerId = el('input', { type: 'text', id: 'cov-tower', 'data-field': 'tower_id', autocomplete: 'off', spellcheck: 'false' });
+    const lat = num({ id: 'cov-lat', 'data-field': 'site.lat', value: '-22.9519', min: '-90', max: '90' });
+    const lon = num({ id: 'cov-lon', 'data-field': 'site.lon', value: '-43.2105', min: '-180', max: '180' });
+    const siteH = num({ id: 'cov-site-height', 'data-field': 'site.height_m', value: '30', min: '0', max: '1000' });
+    const eirp = num({ id: 'cov-eirp', 'data-field': 'site.eirp_dbm', value: '58', min: '-50', max: '100' });
+    const freq = num({ id: 'cov-freq', 'data-field': 'frequency_mhz', value: '1800', min: '30', max: '100000' });
+    const radius = num({ id: 'cov-radius', 'data-field': 'radius_km', value: '5', min: '0.1', max: '100' });
+    const resolution = num({ id: 'cov-resolution', 'data-field': 'resolution_m', value: '250', min: '30', max: '5000' });
+    const rxH = num({ id: 'cov-rx-height', 'data-field': 'rx_height_m', value: '10', min: '0.1', max: '500' });
     const engine = el('select', { id: 'cov-engine' }, ['fspl', 'p1812', 'itm', 'auto'].map((e) => el('option', { value: e, text: e })));
     const startBtn = el('button', { type: 'submit', class: 'primary', id: 'cov-start', text: t('start') });
     const cancelBtn = el('button', { type: 'button', id: 'cov-cancel', text: t('cancel'), hidden: true });
@@ -147,7 +158,18 @@ export default {
       el('div', { class: 'row' }, field(t('lat'), lat), field(t('lon'), lon)),
       el('div', { class: 'row' }, field(t('siteHeight'), siteH), field(t('eirp'), eirp)));
     const status = el('div', { id: 'cov-status', 'aria-live': 'polite' });
-    const form = el('form', { class: 'card', id: 'cov-form', novalidate: true },
+    // The tier's caps, shown before the map is asked for (GET
+    // /v1/me/limits) and set as the fields' bounds.
+    const limitsNote = el('p', { class: 'note', id: 'cov-limits' });
+    ctx.api('GET', '/v1/me/limits').then((l) => {
+      const c = l.coverage;
+      if (!c || !(c.max_radius_km > 0)) return;
+      radius.max = String(c.max_radius_km);
+      resolution.min = String(c.min_resolution_m);
+      limitsNote.textContent = t('tierLimits', { tier: l.tier, r: fmt.unit(c.max_radius_km, 'km', 0), m: fmt.unit(c.min_resolution_m, 'm', 0) });
+      for (const i of [radius, resolution]) i.setAttribute('aria-describedby', limitsNote.id);
+    }).catch(() => {});
+    const form = el('form', { class: 'card', id: 'cov-form', novalidate: true, 'data-writes': true },
       el('h2', { text: t('transmitter') }),
       el('fieldset', null, el('legend', { text: t('mode') }),
         el('div', { class: 'check' }, modeSite, el('label', { for: modeSite.id, text: t('modeSite') })),
@@ -156,6 +178,7 @@ export default {
       el('div', { class: 'row' }, field(t('freq'), freq), field(t('radius'), radius)),
       el('div', { class: 'row' }, field(t('resolution'), resolution), field(t('rxHeight'), rxH)),
       field(t('engine'), engine),
+      limitsNote,
       el('div', { class: 'actions' }, startBtn, cancelBtn),
       status);
     const syncMode = () => { towerBox.hidden = !modeTower.checked; siteBox.hidden = modeTower.checked; };
@@ -172,11 +195,33 @@ export default {
     const map = createMap(mapBox, ctx, RIO);
     const tilesLayer = L.layerGroup().addTo(map);
     let txMarker = null;
+    // The marker follows the transmitter: typed coordinates (as they are
+    // typed), a map click, the tower chosen by id (GET /towers/{id}), and
+    // finally the transmitter the map's started event names.
     const placeTx = (la, lo) => {
+      if (ctx.signal.aborted || !Number.isFinite(la) || !Number.isFinite(lo) || Math.abs(la) > 90 || Math.abs(lo) > 180) return;
       if (txMarker) txMarker.remove();
-      txMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#0b5394', fillOpacity: 1 }).bindTooltip(t('transmitter')).addTo(map);
+      txMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#0b5394', fillOpacity: 1, className: 'cov-tx' }).bindTooltip(t('transmitter')).addTo(map);
     };
-    placeTx(Number(lat.value), Number(lon.value));
+    const typedTx = () => {
+      if (lat.value.trim() === '' || lon.value.trim() === '') return;
+      placeTx(Number(lat.value), Number(lon.value));
+    };
+    typedTx();
+    for (const inp of [lat, lon]) for (const ev of ['input', 'change']) inp.addEventListener(ev, () => { if (modeSite.checked) typedTx(); });
+    let towerSeq = 0;
+    const towerTx = async () => {
+      const id = towerId.value.trim();
+      const seq = ++towerSeq;
+      if (!id || !modeTower.checked) return;
+      try {
+        const tw = await ctx.api('GET', `/towers/${encodeURIComponent(id)}`);
+        if (seq === towerSeq && modeTower.checked) placeTx(tw.lat, tw.lon);
+      } catch (_) { /* an unknown id: the map request reports it */ }
+    };
+    towerId.addEventListener('change', towerTx);
+    modeTower.addEventListener('change', towerTx);
+    modeSite.addEventListener('change', typedTx);
     map.on('click', (e) => {
       modeSite.checked = true;
       syncMode();
@@ -224,6 +269,10 @@ export default {
       let started = null;
       let tiles = 0;
       let mapId = null;
+      // The tab keeps the map (its tiles up to KEEP_TILES) for the
+      // screen's next render: a language switch or a return redraws it.
+      const kept = { started: null, tiles: [], summary: null, mapId: null };
+      ctx.memo.coverage = kept;
       try {
         const res = await ctx.apiRaw('POST', '/coverage/heatmap', { json: body, signal: abort.signal, headers: { Accept: 'text/event-stream' } });
         if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null), res.statusText);
@@ -233,6 +282,9 @@ export default {
           if (ev.event === 'started') {
             started = data;
             mapId = data.map_id;
+            kept.started = data;
+            kept.mapId = data.map_id;
+            if (Array.isArray(data.transmitters) && data.transmitters.length) placeTx(data.transmitters[0].lat, data.transmitters[0].lon);
             const b = [[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]];
             map.fitBounds(b, { padding: [12, 12] });
             tileCount.textContent = t('tiles', { n: 0, total: data.tiles });
@@ -246,13 +298,15 @@ export default {
             tiles += 1;
             tileCount.textContent = t('tiles', { n: tiles, total: started ? started.tiles : '?' });
           } else if (ev.event === 'summary') {
-            showSummary(data, mapId);
+            kept.summary = data;
+            showSummary(data, mapId, started);
+            ctx.showResult(document.getElementById('cov-summary-title'));
           } else if (ev.event === 'error') {
             status.append(errorBox({ message: t('failed', { msg: data.message }), field: null }, t));
           }
         }, abort.signal);
       } catch (err) {
-        if (err && err.name !== 'AbortError') status.append(errorBox(err, t));
+        if (err && err.name !== 'AbortError') status.append(errorBox(err, t, form));
       } finally {
         if (run && run.abort === abort) run = null;
         startBtn.disabled = false;
@@ -260,6 +314,14 @@ export default {
       }
 
       function drawTile(tile) {
+        if (kept.tiles.length < KEEP_TILES) kept.tiles.push(tile);
+        drawTileOf(tile, started);
+      }
+    });
+
+    // drawTileOf draws one tile of a map whose started event is started.
+    function drawTileOf(tile, started) {
+      {
         const canvas = document.createElement('canvas');
         canvas.width = tile.width;
         canvas.height = tile.height;
@@ -268,11 +330,20 @@ export default {
         const url = canvas.toDataURL('image/png');
         L.imageOverlay(url, [[tile.south, tile.west], [tile.north, tile.east]], { opacity: 1, className: 'cov-tile', alt: '' }).addTo(tilesLayer);
       }
-    });
+    }
 
-    function showSummary(s, mapId) {
+    // showSummary draws the summary with the map's caveats first (those the
+    // started event knew and those the summary adds), in the user's
+    // language, next to the covered area they qualify.
+    function showSummary(s, mapId, startedData) {
+      const st = startedData || (ctx.memo.coverage && ctx.memo.coverage.started) || {};
+      const seen = new Set();
+      const list = [...(st.warnings || []), ...(s.warnings || [])].filter((w) => !seen.has(w.code) && seen.add(w.code));
+      const text = (w) => (w.code === 'eirp_assumed' && Number.isFinite(st.eirp_dbm) ? `${warningText(w, ctx.lang)} (${t('eirpWas', { v: fmt.unit(st.eirp_dbm, 'dBm', 1) })})` : warningText(w, ctx.lang));
+      const caveats = list.length ? el('div', { class: 'caveats', id: 'cov-caveats' }, el('h3', { text: t('caveats') }),
+        el('ul', null, list.map((w) => el('li', { dataset: { code: w.code }, title: w.message || '', text: text(w) })))) : null;
       const dl = el('dl', { class: 'kv' },
-        el('dt', { text: t('covered', { t: fmt.unit(s.threshold_dbm, 'dBm', 0) }) }), el('dd', { id: 'cov-covered', text: fmt.unit(s.covered_km2_above_threshold, 'km²', 2) }),
+        el('dt', { text: t('covered', { t: fmt.unit(s.threshold_dbm, 'dBm', 0) }) }), el('dd', { id: 'cov-covered', 'aria-describedby': caveats ? 'cov-caveats' : null, text: fmt.unit(s.covered_km2_above_threshold, 'km²', 2) }),
         el('dt', { text: t('valid') }), el('dd', { text: `${fmt.int(s.valid_pixels)} / ${fmt.int(s.in_radius_pixels)}` }),
         el('dt', { text: t('range') }), el('dd', { text: s.min_dbm === null ? '—' : `${fmt.unit(s.min_dbm, 'dBm', 1)} … ${fmt.unit(s.max_dbm, 'dBm', 1)}` }),
         el('dt', { text: t('missing') }), el('dd', { text: fmt.int(s.nodata_missing_terrain_pixels) }),
@@ -287,8 +358,17 @@ export default {
           } catch (err) { summaryBox.append(errorBox(err, t)); }
         },
       }));
-      summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { text: t('summary') }), dl,
+      summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { id: 'cov-summary-title', tabindex: '-1', text: t('summary') }), caveats, dl,
         el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
+    }
+
+    const again = ctx.memo.coverage;
+    if (again && again.started && again.summary && again.tiles.length) {
+      const d = again.started;
+      map.fitBounds([[d.north - d.height * d.pixel_lat_deg, d.west], [d.north, d.west + d.width * d.pixel_lon_deg]], { padding: [12, 12] });
+      if (Array.isArray(d.transmitters) && d.transmitters.length) placeTx(d.transmitters[0].lat, d.transmitters[0].lon);
+      for (const tile of again.tiles) drawTileOf(tile, d);
+      showSummary(again.summary, again.mapId);
     }
 
     return () => { stop(); map.remove(); };

@@ -9,17 +9,21 @@
 
 import { createMap, fitPoints, RIO } from '../map.js';
 import { profileChart } from '../chart.js';
+import { warningText } from '../messages.js';
+import { parseCoords } from '../geoparse.js';
 
 const STRINGS = {
   'pt-BR': {
     title: 'Enlace',
     mapLabel: 'Mapa: clique para posicionar o receptor',
     receiver: 'Receptor',
-    place: 'Buscar município',
-    placeHint: 'Ex.: Rio de Janeiro, Niterói rj',
+    place: 'Buscar local, coordenadas ou torre',
+    placeHint: 'Município (Niterói rj), coordenadas (-22.95, -43.2 ou 22°57\'S 43°12\'W), id ou número de estação de torre, ou uma torre própria pelo nome da operadora.',
+    coordsFound: 'Coordenadas {lat}, {lon}',
+    towerHit: 'Torre {id} · {operator}{where}',
     search: 'Buscar',
-    noPlace: 'Nenhum município encontrado.',
-    placesFound: '{n} municípios encontrados',
+    noPlace: 'Nada encontrado.',
+    placesFound: '{n} resultados',
     lat: 'Latitude (graus)',
     lon: 'Longitude (graus)',
     height: 'Altura da antena (m)',
@@ -59,6 +63,10 @@ const STRINGS = {
     no: 'não',
     assumed: '(EIRP presumida)',
     warnings: 'Avisos',
+    caveats: 'Ressalvas deste resultado',
+    caveatMark: 'número com {n} ressalva(s), listadas acima',
+    uncertainVs: 'posição incerta em ± {u} num enlace de {d}',
+    eirpWas: 'EIRP presumida: {v}',
     provenance: 'Dados: {terrain}',
     compare: 'Comparar motores',
     comparing: 'Comparando…',
@@ -88,11 +96,13 @@ const STRINGS = {
     title: 'Link',
     mapLabel: 'Map: click to place the receiver',
     receiver: 'Receiver',
-    place: 'Search a municipality',
-    placeHint: 'E.g. Rio de Janeiro, Niterói rj',
+    place: 'Search a place, coordinates or a tower',
+    placeHint: 'Municipality (Niterói rj), coordinates (-22.95, -43.2 or 22°57\'S 43°12\'W), a tower id or station number, or an own tower by operator name.',
+    coordsFound: 'Coordinates {lat}, {lon}',
+    towerHit: 'Tower {id} · {operator}{where}',
     search: 'Search',
-    noPlace: 'No municipality found.',
-    placesFound: '{n} municipalities found',
+    noPlace: 'Nothing found.',
+    placesFound: '{n} results',
     lat: 'Latitude (degrees)',
     lon: 'Longitude (degrees)',
     height: 'Antenna height (m)',
@@ -132,6 +142,10 @@ const STRINGS = {
     no: 'no',
     assumed: '(assumed EIRP)',
     warnings: 'Warnings',
+    caveats: 'Caveats of this result',
+    caveatMark: 'a figure with {n} caveat(s), listed above',
+    uncertainVs: 'position uncertain by ± {u} on a {d} link',
+    eirpWas: 'assumed EIRP: {v}',
     provenance: 'Data: {terrain}',
     compare: 'Compare engines',
     comparing: 'Comparing…',
@@ -177,12 +191,12 @@ export default {
     const { el, field, table, errorBox } = ctx.ui;
     const { fmt, t } = ctx;
     const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', required: true, ...attrs });
-    const lat = num({ id: 'link-lat', min: '-90', max: '90', value: '-22.95' });
-    const lon = num({ id: 'link-lon', min: '-180', max: '180', value: '-43.2' });
-    const height = num({ id: 'link-height', min: '0.1', max: '500', value: '10' });
-    const freq = num({ id: 'link-freq', min: '30', max: '100000', value: '1800' });
-    const radius = num({ id: 'link-radius', min: '0.1', max: '200', value: '20' });
-    const engine = el('select', { id: 'link-engine' }, ENGINES.map((e) => el('option', { value: e, text: e })));
+    const lat = num({ id: 'link-lat', 'data-field': 'receiver.lat', min: '-90', max: '90', value: '-22.95' });
+    const lon = num({ id: 'link-lon', 'data-field': 'receiver.lon', min: '-180', max: '180', value: '-43.2' });
+    const height = num({ id: 'link-height', 'data-field': 'receiver.height_m', min: '0.1', max: '500', value: '10' });
+    const freq = num({ id: 'link-freq', 'data-field': 'frequency_mhz', min: '30', max: '100000', value: '1800' });
+    const radius = num({ id: 'link-radius', 'data-field': 'max_distance_km', min: '0.1', max: '200', value: '20' });
+    const engine = el('select', { id: 'link-engine', 'data-field': 'engine' }, ENGINES.map((e) => el('option', { value: e, text: e })));
     const placeQ = el('input', { type: 'search', id: 'link-place', autocomplete: 'off' });
     const placeBtn = el('button', { type: 'button', id: 'link-place-search', text: t('search') });
     const placeList = el('ul', { class: 'places', id: 'link-places', 'aria-live': 'polite' });
@@ -207,7 +221,11 @@ export default {
     const L = window.L;
     const drawn = L.layerGroup().addTo(map);
     let rxMarker = null;
+    // placeReceiver is a no-op once the screen is left: removing a focused
+    // field whose typed value was not committed fires its change event
+    // while the screen is taken down, after the map was removed.
     const placeReceiver = (la, lo) => {
+      if (ctx.signal.aborted) return;
       if (rxMarker) rxMarker.remove();
       rxMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#ffd400', fillOpacity: 1 })
         .bindTooltip(t('receiver')).addTo(map);
@@ -225,27 +243,51 @@ export default {
       });
     }
 
-    // Place search.
+    // Search: coordinates (parsed here, geoparse.js), then in parallel the
+    // municipalities (GET /places), a tower by id (GET /towers/{id}) and
+    // the towers' full text (GET /towers?q=: station numbers, operators,
+    // addresses, and the tenant's own registered towers).
+    const pick = (la, lo, zoom) => {
+      lat.value = la.toFixed(6); lon.value = lo.toFixed(6);
+      lat.dispatchEvent(new Event('change', { bubbles: true }));
+      lon.dispatchEvent(new Event('change', { bubbles: true }));
+      placeReceiver(la, lo);
+      map.setView([la, lo], zoom);
+      placeList.replaceChildren();
+      lat.focus();
+    };
+    const hit = (text, la, lo, zoom, kind) => el('li', { dataset: { kind } }, el('button', { type: 'button', class: 'linklike', text, onclick: () => pick(la, lo, zoom) }));
     const searchPlaces = async () => {
       const q = placeQ.value.trim();
       placeList.replaceChildren();
       if (!q) return;
+      const c = parseCoords(q);
+      if (c) {
+        placeList.append(hit(t('coordsFound', { lat: fmt.num(c.lat, 5), lon: fmt.num(c.lon, 5) }), c.lat, c.lon, 14, 'coords'));
+        placeList.setAttribute('aria-label', t('placesFound', { n: 1 }));
+        return;
+      }
+      const soft = (p) => p.catch((err) => { if (err.name === 'AbortError') throw err; return null; });
       try {
-        const res = await ctx.api('GET', '/places', { query: { q, limit: 8 }, signal: ctx.signal });
-        if (!res.places.length) { placeList.append(el('li', { text: t('noPlace') })); return; }
-        placeList.setAttribute('aria-label', t('placesFound', { n: res.places.length }));
-        for (const p of res.places) {
-          placeList.append(el('li', null, el('button', {
-            type: 'button', class: 'linklike', text: `${p.name} (${p.uf})`,
-            onclick: () => {
-              lat.value = p.lat.toFixed(6); lon.value = p.lon.toFixed(6);
-              placeReceiver(p.lat, p.lon);
-              map.setView([p.lat, p.lon], 11);
-              placeList.replaceChildren();
-              lat.focus();
-            },
-          })));
-        }
+        const [places, byId, towers] = await Promise.all([
+          soft(ctx.api('GET', '/places', { query: { q, limit: 8 }, signal: ctx.signal })),
+          /^[a-z]+:\S+$/i.test(q) ? soft(ctx.api('GET', `/towers/${encodeURIComponent(q)}`, { signal: ctx.signal })) : Promise.resolve(null),
+          soft(ctx.api('GET', '/towers', { query: { q, limit: 6 }, signal: ctx.signal })),
+        ]);
+        const items = [];
+        const seen = new Set();
+        const towerItem = (tw) => {
+          if (seen.has(tw.id)) return;
+          seen.add(tw.id);
+          const where = [tw.station_number ? `#${tw.station_number}` : '', tw.municipality ? `${tw.municipality}${tw.uf ? ' (' + tw.uf + ')' : ''}` : ''].filter(Boolean).join(' · ');
+          items.push(hit(t('towerHit', { id: tw.id, operator: tw.operator, where: where ? ' · ' + where : '' }), tw.lat, tw.lon, 15, tw.source === 'user' ? 'own-tower' : 'tower'));
+        };
+        if (byId) towerItem(byId);
+        for (const p of (places && places.places) || []) items.push(hit(`${p.name} (${p.uf})`, p.lat, p.lon, 11, 'place'));
+        for (const tw of (towers && towers.towers) || []) towerItem(tw);
+        if (!items.length) { placeList.append(el('li', { text: t('noPlace') })); return; }
+        placeList.setAttribute('aria-label', t('placesFound', { n: items.length }));
+        placeList.append(...items);
       } catch (err) {
         if (err.name !== 'AbortError') placeList.append(el('li', null, errorBox(err, t)));
       }
@@ -278,9 +320,11 @@ export default {
       drawn.clearLayers();
       try {
         const res = await ctx.api('POST', '/analyze_link', { json: body, signal: ctx.signal });
+        ctx.memo.result = { res, body };
         showResult(res, body);
+        ctx.showResult(document.getElementById('link-result-title') || document.getElementById('link-none'));
       } catch (err) {
-        if (err.name !== 'AbortError') formErr.append(errorBox(err, t));
+        if (err.name !== 'AbortError') formErr.append(errorBox(err, t, form));
       } finally {
         submit.disabled = false;
         submit.textContent = t('analyze');
@@ -304,14 +348,35 @@ export default {
       fitPoints(map, [[res.receiver.lat, res.receiver.lon], ...all.map((r) => [r.tower_lat, r.tower_lon])]);
 
       const b = res.best_tower;
+      // Caveats first: what qualifies the headline number, in the user's
+      // language, above it and tied to it (best_tower_caveats, the best
+      // tower's own warnings, then the answer's), each code once.
+      const seen = new Set();
+      const caveatList = [...(res.best_tower_caveats || []), ...(b.warnings || []), ...(res.warnings || [])].filter((w) => !seen.has(w.code) && seen.add(w.code));
+      const caveatText = (w) => {
+        const base = warningText(w, ctx.lang);
+        // The figures only when they are the best tower's (a warning of
+        // the answer may be about an alternative).
+        if (w.code === 'position_uncertainty' && b.position_uncertainty_m > 100 * b.distance_km) return `${base} (${t('uncertainVs', { u: fmt.unit(b.position_uncertainty_m / 1000, 'km', 2), d: fmt.unit(b.distance_km, 'km', 2) })})`;
+        if (w.code === 'eirp_assumed' && b.eirp_assumed) return `${base} (${t('eirpWas', { v: fmt.unit(b.eirp_dbm, 'dBm', 1) })})`;
+        return base;
+      };
+      const caveats = caveatList.length
+        ? el('div', { class: 'caveats', id: 'link-caveats' }, el('h3', { text: t('caveats') }),
+          el('ul', null, caveatList.map((w) => el('li', { dataset: { code: w.code }, title: w.message || '', text: caveatText(w) }))))
+        : null;
+      const marginDd = el('dd', { id: 'link-best-margin', text: fmt.unit(b.link_margin_db, 'dB', 1) });
+      const marginNote = caveats ? el('dd', { class: 'caveat-mark', id: 'link-margin-caveat', text: `⚠ ${t('caveatMark', { n: caveatList.length })}` }) : null;
+      if (caveats) marginDd.setAttribute('aria-describedby', 'link-caveats');
       const summary = el('div', { class: 'card', id: 'link-summary' },
-        el('h2', { text: t('best') }),
+        el('h2', { id: 'link-result-title', tabindex: '-1', text: t('best') }),
+        caveats,
         el('dl', { class: 'kv' },
           el('dt', { text: t('tower') }), el('dd', { id: 'link-best-id', text: b.tower_id }),
           el('dt', { text: t('operator') }), el('dd', { id: 'link-best-operator', text: b.operator }),
           el('dt', { text: t('distance') }), el('dd', { text: fmt.unit(b.distance_km, 'km', 2) }),
           el('dt', { text: t('azimuth') }), el('dd', { text: fmt.unit(b.azimuth_deg, '°', 1) }),
-          el('dt', { text: t('margin') }), el('dd', { id: 'link-best-margin', text: fmt.unit(b.link_margin_db, 'dB', 1) }),
+          el('dt', { text: t('margin') }), marginDd, marginNote,
           el('dt', { text: t('rx') }), el('dd', { text: fmt.unit(b.rx_power_dbm, 'dBm', 1) }),
           el('dt', { text: t('engineCol') }), el('dd', { text: `${b.engine}${res.engine_version ? ' ' + res.engine_version : ''}` })),
         b.synthetic ? el('p', { class: 'note', text: t('synthetic') }) : null,
@@ -342,18 +407,16 @@ export default {
       compareBtn.addEventListener('click', () => runCompare(b, res, body, compareBtn, compareHost));
       const explainHost = el('div', { id: 'link-explain-host' });
 
-      const warnings = res.warnings && res.warnings.length
-        ? el('div', { class: 'card' }, el('h2', { text: t('warnings') }), el('ul', null, res.warnings.map((w) => el('li', { text: `${w.code}: ${w.message}` }))))
-        : null;
+      const warnings = null; // shown first, with the headline (caveats)
 
-      results.append(summary, el('div', { class: 'card' }, list), profileHost, budgetHost,
+      ctx.ui.put(results, summary, el('div', { class: 'card' }, list), profileHost, budgetHost,
         el('div', { class: 'card' }, el('div', { class: 'actions' }, compareBtn), compareHost), explainHost, warnings);
       showTower(b);
       aiEnabled().then((on) => { if (on && results.contains(explainHost)) explainHost.append(explainSection(body)); });
     }
 
     function profileSection(r) {
-      const det = el('details', { class: 'card', id: 'link-profile' },
+      const det = el('details', { class: 'card', id: 'link-profile', open: true },
         el('summary', { id: 'link-profile-summary', text: t('profileTitle', { id: r.tower_id }) }));
       if (r.path) det.append(profileChart(r.path, ctx, { tower: r.tower_id }));
       return det;
@@ -421,7 +484,7 @@ export default {
         btn.textContent = t('explaining');
         try {
           const r = await ctx.api('POST', '/ai/chat', { json: { analysis: { ...body, include: undefined }, language: ctx.lang }, signal: ctx.signal });
-          out.append(
+          ctx.ui.put(out,
             el('p', { class: 'explain', id: 'link-explain-text', text: r.answer }),
             el('p', { class: 'note', text: t('explainer', { kind: r.explainer.kind === 'template' ? t('kindTemplate') : t('kindModel'), model: r.explainer.model }) }),
             el('p', { class: 'note', text: t('grounding', { outcome: r.grounding.outcome }) }),
@@ -435,6 +498,10 @@ export default {
       });
       return el('div', { class: 'card', id: 'link-explain-panel' }, el('h2', { text: t('explainTitle') }), el('p', { class: 'note', text: t('explainIntro') }), btn, out);
     }
+
+    // The last result of this tab comes back with the screen (after a
+    // language switch, or leaving and returning), drawn in the new language.
+    if (ctx.memo.result) showResult(ctx.memo.result.res, ctx.memo.result.body);
 
     return () => map.remove();
   },

@@ -124,7 +124,7 @@ export default {
     const statsBox = h('div', { 'data-part': 'stats' });
     const modelsBox = h('div', { 'data-part': 'models' });
 
-    const form = h('form', { class: 'fk-form', novalidate: true },
+    const form = h('form', { class: 'fk-form', novalidate: true, 'data-writes': true },
       row(t('csv_file'), file, t('csvHint')),
       row(t('device'), device, t('deviceHint')),
       h('fieldset', { class: 'fk-fieldset' }, h('legend', null, t('required')), rows.slice(0, 5)),
@@ -216,7 +216,7 @@ export default {
         ])));
         loadStats();
       } catch (err) {
-        showError(ctx, errBox, err);
+        showError(ctx, errBox, err, form);
       }
     });
 

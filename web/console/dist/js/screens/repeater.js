@@ -120,7 +120,7 @@ export default {
     const submit = el('button', { type: 'submit', class: 'primary', id: 'rp-plan', text: t('plan') });
     const out = el('div', { id: 'rp-status', 'aria-live': 'polite' });
     const pickNote = el('p', { class: 'note', id: 'rp-pick', 'aria-live': 'polite' });
-    const form = el('form', { class: 'card', id: 'rp-form', novalidate: true },
+    const form = el('form', { class: 'card', id: 'rp-form', novalidate: true, 'data-writes': true },
       el('h2', { text: t('ends') }), A.box, B.box,
       el('h2', { text: t('params') }),
       el('div', { class: 'row' }, field(t('freq'), freq), field(t('maxHops'), hops)),
@@ -139,6 +139,7 @@ export default {
     const route = L.layerGroup().addTo(map);
     let next = 'a';
     const drawEnds = () => {
+      if (ctx.signal.aborted) return; // a change event while the screen is taken down
       ends.clearLayers();
       for (const [f, name] of [[A, 'A'], [B, 'B']]) {
         const la = Number(f.lat.value); const lo = Number(f.lon.value);
@@ -208,7 +209,15 @@ export default {
       }
     }
 
+    // showPlan draws a plan and brings it into view (focus on its
+    // heading); the tab keeps it for the screen's next render.
     function showPlan(plan) {
+      ctx.memo.plan = plan;
+      drawPlan(plan);
+      ctx.showResult(document.getElementById('rp-route-title') || document.getElementById('rp-none'));
+    }
+
+    function drawPlan(plan) {
       if (!plan.route) {
         results.append(el('div', { class: 'card' }, el('p', { id: 'rp-none', text: t('noRoute', { reason: plan.reason || (plan.fail_reasons || []).join('; ') }) })));
         return;
@@ -240,10 +249,12 @@ export default {
       ], rows, { caption: t('route', { hops: r.hops.length, m: fmt.unit(r.min_margin_db, 'dB', 1) }) });
       tbl.id = 'rp-hops-table';
       results.append(el('div', { class: 'card', id: 'rp-route' },
-        el('h2', { text: t('route', { hops: r.hops.length, m: fmt.unit(r.min_margin_db, 'dB', 1) }) }), tbl,
+        el('h2', { id: 'rp-route-title', tabindex: '-1', text: t('route', { hops: r.hops.length, m: fmt.unit(r.min_margin_db, 'dB', 1) }) }), tbl,
         el('p', { class: 'note', text: t('counts', { c: fmt.int(plan.counts.candidates), e: fmt.int(plan.counts.edges_evaluated) }) }),
         plan.alternatives && plan.alternatives.length ? el('p', { class: 'note', text: t('alternatives', { n: plan.alternatives.length }) }) : null));
     }
+
+    if (ctx.memo.plan) drawPlan(ctx.memo.plan);
 
     return () => { clearTimeout(pollTimer); map.remove(); };
   },

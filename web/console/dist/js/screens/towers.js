@@ -125,7 +125,7 @@ export default {
     const rP = num({ id: 'tw-reg-power', min: '-30', max: '100' });
     const rAz = num({ id: 'tw-reg-azimuth', min: '0', max: '360' });
     const regOut = el('div', { 'aria-live': 'polite' });
-    const reg = el('form', { class: 'card', id: 'tw-register', novalidate: true },
+    const reg = el('form', { class: 'card', id: 'tw-register', novalidate: true, 'data-writes': true },
       el('h2', { text: t('register') }), el('p', { class: 'note', text: t('registerHint') }),
       field(t('operator'), rOp),
       el('div', { class: 'row' }, field(t('lat'), rLat), field(t('lon'), rLon)),
@@ -179,7 +179,8 @@ export default {
         }
       }
       const shown = visible();
-      listHost.replaceChildren(table([
+      listHost.replaceChildren();
+      ctx.ui.put(listHost, table([
         { key: 'id', label: t('id') },
         { key: 'operator', label: t('operator') },
         { key: 'source', label: t('source'), format: (v, r) => (r.synthetic ? `${v} (${t('syntheticMark')})` : v) },
