@@ -19,7 +19,7 @@ type Units struct {
 	// Unit is the template of every unit: JobID (the map id), Run,
 	// TenantID, Tier and Inputs; Kind, Index and Body are set per unit.
 	Unit appliance.WorkUnit
-	// MaxPixels bounds the pixels of one unit (its body is about 10 and
+	// MaxPixels bounds the pixels of one unit (its body is about 14 and
 	// its result 4 bytes a pixel); 0 is DefaultUnitPixels.
 	MaxPixels int
 }
@@ -31,8 +31,9 @@ type Units struct {
 // 50 km map at 90 m (about 950,000 pixels within the radius) is 16 units.
 const DefaultUnitPixels = 1 << 16
 
-// maxUnitPixels bounds Units.MaxPixels: a unit's body (about 12 bytes a
-// pixel) stays under the transport's 8 MiB.
+// maxUnitPixels bounds Units.MaxPixels: a unit's body (at most 15 bytes a
+// pixel: a 3-byte delta, the distance and the bearing offset; 7.9 MB at
+// this bound) stays under the transport's 8 MiB.
 const maxUnitPixels = 1 << 19
 
 // unitRadials splits the radials, in dispatch order, into consecutive runs
@@ -99,18 +100,21 @@ func (s *Service) runUnits(ctx context.Context, p *plan, u *Units, order []int, 
 
 // The unit body (little-endian):
 //
-//	version u8 (2)
+//	version u8 (3)
 //	request: tx lat, tx lon, tx height, EIRP, azimuth, beamwidth, frequency,
 //	  radius, rx height, resolution, time %, location % (float64 bits each),
 //	  engine (uvarint length, bytes), radiator (uvarint length, then
-//	  appliance.Radiator.MarshalBinary; length 0: none)
+//	  appliance.Radiator.MarshalBinary; length 0: none), exact (u8 0 or 1)
 //	grid: west, north, pixel lon, pixel lat (float64 bits), width, height
 //	  (uvarint)
 //	radials of the sweep n (uvarint), profile step (float64 bits)
 //	count of radials (uvarint), then per radial: k (uvarint), pixels m
 //	  (uvarint), m pixel indices (uvarint deltas from the previous, the
-//	  first from 0), m distances (float64 bits)
-const radialsUnitVersion = 2
+//	  first from 0), m distances (float64 bits), m bearing offsets (the
+//	  sine of each pixel's bearing offset from the radial, float32 bits:
+//	  a pixel is computed for the receiver at its centre, package doc
+//	  "Pixels")
+const radialsUnitVersion = 3
 
 func putF(b []byte, v float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
@@ -121,7 +125,7 @@ func encodeRadialsUnit(p *plan, ks []int, rad []byte) []byte {
 	for _, k := range ks {
 		px += len(p.radials[k].pix)
 	}
-	b := make([]byte, 0, 160+len(ks)*8+px*11)
+	b := make([]byte, 0, 160+len(ks)*8+px*15)
 	b = append(b, radialsUnitVersion)
 	q := p.req
 	for _, v := range []float64{q.Tx.Lat, q.Tx.Lon, q.TxHeightM, q.EIRPDBm, q.AzimuthDeg, q.BeamwidthDeg, q.FreqMHz,
@@ -132,6 +136,11 @@ func encodeRadialsUnit(p *plan, ks []int, rad []byte) []byte {
 	b = append(b, p.eng.ID()...)
 	b = binary.AppendUvarint(b, uint64(len(rad)))
 	b = append(b, rad...)
+	if q.Exact {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
 	r := p.raster
 	for _, v := range []float64{r.West, r.North, r.PixelLonDeg, r.PixelLatDeg} {
 		b = putF(b, v)
@@ -152,6 +161,9 @@ func encodeRadialsUnit(p *plan, ks []int, rad []byte) []byte {
 		}
 		for _, d := range rd.dist {
 			b = putF(b, d)
+		}
+		for _, o := range rd.sinOff {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(o))
 		}
 	}
 	return b
@@ -281,6 +293,13 @@ func (s *Service) decodeRadialsUnit(body []byte) (*plan, []int, error) {
 		}
 		req.Radiator = &rad
 	}
+	switch r.u8("exact") {
+	case 0:
+	case 1:
+		req.Exact = true
+	default:
+		r.fail("exact")
+	}
 	ras := &Raster{West: r.f64("grid"), North: r.f64("grid"), PixelLonDeg: r.f64("grid"), PixelLatDeg: r.f64("grid")}
 	ras.Width, ras.Height = int(r.uv("width", 1<<20)), int(r.uv("height", 1<<20))
 	n := int(r.uv("radials", 1<<24))
@@ -308,12 +327,12 @@ func (s *Service) decodeRadialsUnit(body []byte) (*plan, []int, error) {
 		if r.err != nil {
 			return nil, nil, r.err
 		}
-		if len(r.b) < m*9 || p.radials[k].pix != nil {
+		if len(r.b) < m*13 || p.radials[k].pix != nil {
 			return nil, nil, fmt.Errorf("radial %d: %w", k, appliance.ErrInvalid)
 		}
 		rd := &p.radials[k]
 		rd.bearingDeg = 360 * float64(k) / float64(n)
-		rd.pix, rd.dist = make([]int32, m), make([]float64, m)
+		rd.pix, rd.dist, rd.sinOff = make([]int32, m), make([]float64, m), make([]float32, m)
 		prev := uint64(0)
 		for j := range m {
 			prev += r.uv("pixel", uint64(total))
@@ -324,6 +343,14 @@ func (s *Service) decodeRadialsUnit(body []byte) (*plan, []int, error) {
 		}
 		for j := range m {
 			rd.dist[j] = r.f64("distance")
+		}
+		for j := range m {
+			o := r.f32("offset")
+			if !(o >= -1 && o <= 1) {
+				r.fail("offset")
+			}
+			rd.sinOff[j] = o
+			rd.maxSin = max(rd.maxSin, math.Abs(float64(o)))
 		}
 		if r.err != nil {
 			return nil, nil, r.err
