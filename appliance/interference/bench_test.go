@@ -1,0 +1,75 @@
+package interference
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"linkplan/appliance"
+	"linkplan/appliance/coverage"
+)
+
+// network20 is the benchmark network: 20 transmitters on 7 sites west of
+// Rio (six three-sector sites at 0°/120°/240° and one two-sector site), 20
+// km radius, ITM, 3″ grid, two 20 MHz channels at 2.6 GHz reused so that
+// neighbours interfere (co- and adjacent-channel).
+func network20() Request {
+	sites := []appliance.LatLon{{Lat: -22.70, Lon: -43.60}, {Lat: -22.72, Lon: -43.45}, {Lat: -22.60, Lon: -43.52},
+		{Lat: -22.80, Lon: -43.55}, {Lat: -22.65, Lon: -43.70}, {Lat: -22.78, Lon: -43.38}, {Lat: -22.58, Lon: -43.38}}
+	var ts []Transmitter
+	for s, p := range sites {
+		for k := range 3 {
+			if len(ts) == 20 {
+				break
+			}
+			t := tx(p.Lat, p.Lon, float64(120*k), 2600+20*float64((s+k)%2), 20, appliance.EngineITM, 20000)
+			t.TxHeightM = 40
+			ts = append(ts, t)
+		}
+	}
+	return Request{Transmitters: ts}
+}
+
+// BenchmarkInterference20Tx20km is the interference map of network20.
+func BenchmarkInterference20Tx20km(b *testing.B) {
+	ter, reg := rioTerrain(b), registry(b)
+	svc := New(ter, reg.Get)
+	req := network20()
+	var res *Result
+	for b.Loop() {
+		var err error
+		if res, err = svc.Compute(context.Background(), req, coverage.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(res.Summary.ValidPixels), "pixels")
+	b.ReportMetric(float64(res.Summary.SharedSweeps), "shared")
+	// identical values: the same as the baseline's direct sum
+	d := computeDirect(b, ter, reg, req)
+	for px := range res.Server {
+		if res.Server[px] != d.server[px] || !same(res.CarrierDBm[px], d.carrier[px], 0) || !same(res.SINRDB[px], d.sinr[px], 1e-4) || !same(res.CIDB[px], d.ci[px], 1e-4) {
+			b.Fatalf("pixel %d differs from the sum of the single maps", px)
+		}
+	}
+}
+
+// BenchmarkInterference20Tx20kmSumOfHeatmaps is the baseline: the 20
+// single heatmaps of network20 on the map's grid (coverage.ComputeEach,
+// no shared sweep), summed per pixel as computeDirect does.
+func BenchmarkInterference20Tx20kmSumOfHeatmaps(b *testing.B) {
+	ter, reg := rioTerrain(b), registry(b)
+	req := network20()
+	var d direct
+	for b.Loop() {
+		d = computeDirect(b, ter, reg, req)
+	}
+	valid := 0
+	for _, s := range d.server {
+		if s >= 0 {
+			valid++
+		}
+	}
+	b.ReportMetric(float64(valid), "pixels")
+	_ = math.NaN
+}
