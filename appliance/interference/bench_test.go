@@ -2,7 +2,6 @@ package interference
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"linkplan/appliance"
@@ -36,6 +35,7 @@ func BenchmarkInterference20Tx20km(b *testing.B) {
 	svc := New(ter, reg.Get)
 	req := network20()
 	var res *Result
+	cpu0 := processCPU()
 	for b.Loop() {
 		var err error
 		if res, err = svc.Compute(context.Background(), req, coverage.Options{}); err != nil {
@@ -43,7 +43,9 @@ func BenchmarkInterference20Tx20km(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(res.Summary.ValidPixels), "pixels")
+	b.ReportMetric(float64(res.Summary.SharedProfiles), "shared-profiles")
 	b.ReportMetric(float64(res.Summary.SharedSweeps), "shared")
 	// identical values: the same as the baseline's direct sum
 	d := computeDirect(b, ter, reg, req)
@@ -61,9 +63,11 @@ func BenchmarkInterference20Tx20kmSumOfHeatmaps(b *testing.B) {
 	ter, reg := rioTerrain(b), registry(b)
 	req := network20()
 	var d direct
+	cpu0 := processCPU()
 	for b.Loop() {
 		d = computeDirect(b, ter, reg, req)
 	}
+	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	valid := 0
 	for _, s := range d.server {
 		if s >= 0 {
@@ -71,5 +75,4 @@ func BenchmarkInterference20Tx20kmSumOfHeatmaps(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(valid), "pixels")
-	_ = math.NaN
 }
