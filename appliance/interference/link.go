@@ -359,3 +359,51 @@ func (s *LinkService) checkEnd(ctx context.Context, eng appliance.Engine, ix app
 	}
 	return res, nil
 }
+
+// LinkAntennas names the catalogue antennas of the two ends ("" for a
+// generic antenna).
+type LinkAntennas struct{ A, B string }
+
+// CheckFor is Check for an API key: the ends' catalogue antennas are read
+// as the key's tenant sees them (a foreign or unknown id is
+// appliance.ErrInvalid naming a.antenna_id or b.antenna_id), the tenant's
+// own towers count and other tenants' do not, and the search radius is
+// capped by the tier's map radius (coverage.CapsFor; the default is
+// DefaultLinkRadiusM or that cap, the smaller).
+func (s *LinkService) CheckFor(ctx context.Context, k *appliance.APIKey, req LinkRequest, ants LinkAntennas) (*LinkResult, error) {
+	req.TenantID = k.TenantID
+	v := &appliance.ValidationError{}
+	for _, e := range []struct {
+		id, field string
+		dst       **appliance.Antenna
+	}{{ants.A, "a.antenna_id", &req.A.Antenna}, {ants.B, "b.antenna_id", &req.B.Antenna}} {
+		if e.id == "" {
+			continue
+		}
+		if s.Antennas == nil {
+			v.Add(e.field, "the equipment catalogue is not available")
+			continue
+		}
+		a, err := s.Antennas.Antenna(k.TenantID, e.id)
+		if err != nil {
+			v.Add(e.field, "no antenna %q in the catalogue", e.id)
+			continue
+		}
+		*e.dst = a
+	}
+	if err := v.Err(); err != nil {
+		return nil, fmt.Errorf("link interference: %w", err)
+	}
+	maxR := math.Min(MaxLinkRadiusM, coverage.CapsFor(k.Tier).MaxRadiusM)
+	if !(maxR > 0) {
+		return nil, fmt.Errorf("link interference: tier %s: %w", k.Tier, appliance.ErrForbidden)
+	}
+	if req.RadiusM == 0 {
+		req.RadiusM = math.Min(DefaultLinkRadiusM, maxR)
+	}
+	if req.RadiusM > maxR {
+		return nil, fmt.Errorf("link interference: %w", appliance.Invalid("radius_km",
+			"%g km exceeds the %s tier's cap of %g km", req.RadiusM/1000, k.Tier, maxR/1000))
+	}
+	return s.Check(ctx, req)
+}

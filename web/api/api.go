@@ -84,9 +84,12 @@ type Deps struct {
 	Batches   BatchSubmitter  // batch reports (appliance/batch)
 	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
 	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
-	Keys      KeyManager      // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
-	Tenants   TenantLister    // the admin tenant listing (appliance/tenancy); nil: no GET /admin/tenants
-	Privacy   Privacy         // data-subject requests (appliance/privacy); nil: no privacy routes
+	// LinkInterference checks a link against the interferers around its
+	// ends (appliance/interference); nil: no route.
+	LinkInterference LinkInterference
+	Keys             KeyManager   // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
+	Tenants          TenantLister // the admin tenant listing (appliance/tenancy); nil: no GET /admin/tenants
+	Privacy          Privacy      // data-subject requests (appliance/privacy); nil: no privacy routes
 	// Observations ingests drive-test observations
 	// (appliance/observations); nil: no observation routes.
 	Observations Observations
@@ -201,6 +204,7 @@ func New(d Deps) *API {
 	a.registerExports(r)
 	a.registerHeatmaps(r)
 	a.registerRepeater(r)
+	a.registerInterference(r)
 	a.registerObservations(r)
 	a.registerReports(r)
 	a.registerBatch(r)

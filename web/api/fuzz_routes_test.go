@@ -58,6 +58,7 @@ var fuzzTargets = map[string]string{
 	"PUT /equipment/radios/{id}":               "FuzzRadioReplaceBody",
 	"POST /exports/link":                       "FuzzExportLinkBody",
 	"POST /jobs/{id}/cancel":                   "FuzzEmptyBodies",
+	"POST /links/interference":                 "FuzzLinkInterferenceBody",
 	"POST /plan_repeater":                      "FuzzPlanRepeaterBody",
 	"POST /reports/link":                       "FuzzReportLinkBody",
 	"PUT /tenant/branding":                     "FuzzBrandingBody",
