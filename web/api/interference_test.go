@@ -33,7 +33,7 @@ func TestIssue26_LinkInterferenceRoute(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, key, body, field string
-		status             int
+		status                 int
 	}{
 		{"free tier radius", "free", strings.Replace(linkCheckBody, "%s", "10", 1), "radius_km", http.StatusUnprocessableEntity},
 		{"missing end", "pro", `{"a":{"lat":1,"lon":2,"height_m":3},"frequency_mhz":5800}`, "b", http.StatusUnprocessableEntity},
