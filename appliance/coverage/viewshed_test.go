@@ -8,10 +8,16 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"linkplan/appliance"
+	"linkplan/appliance/geoexport"
 )
 
 // pedraBranca is a Rio site on the Pedra Branca massif, 20 m mast,
@@ -233,3 +239,57 @@ func TestIssue26_ViewshedRioIndependent(t *testing.T) {
 
 // viewshedTestSpacing is the terrain spacing of the independent check, metres.
 const viewshedTestSpacing = 30.0
+
+// TestIssue26_ViewshedExportsGDAL: the viewshed GeoTIFF read by gdalinfo
+// and its areas (GeoJSON, KMZ) by ogrinfo, the visible area as in the
+// summary.
+func TestIssue26_ViewshedExportsGDAL(t *testing.T) {
+	svc, _, _ := newService(t)
+	req := pedraBranca()
+	res, err := svc.Viewshed(context.Background(), req, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run := func(name string, args ...string) string {
+		out, err := exec.Command(name, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	tif := filepath.Join(dir, "viewshed.tif")
+	f, err := os.Create(tif)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteViewshedGeoTIFF(f, req, res); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	info := run("gdalinfo", "-stats", tif)
+	for _, want := range []string{"K_FACTOR=1.3333", "FREQUENCY_MHZ=5800", "VISIBLE_KM2=" + strconv.FormatFloat(appliance.Round(res.Summary.VisibleKm2, 3), 'f', -1, 64),
+		"WARNINGS=void_filled_terrain;missing_terrain", "STATISTICS_MAXIMUM=2", "STATISTICS_MINIMUM=0", "Unit Type: class"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("gdalinfo lacks %q:\n%s", want, info)
+		}
+	}
+	for _, fm := range []geoexport.Format{geoexport.FormatGeoJSON, geoexport.FormatKMZ} {
+		p := filepath.Join(dir, "viewshed."+string(fm))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteViewshedAreas(f, fm, res); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		out := run("ogrinfo", "-al", p)
+		if !strings.Contains(out, "Feature Count: 2") || !strings.Contains(out, "los") || !strings.Contains(out, "fresnel_60") {
+			t.Errorf("ogrinfo of %s:\n%.2000s", fm, out)
+		}
+		if fm == geoexport.FormatGeoJSON && !strings.Contains(out, "area_km2 (Real) = "+strconv.FormatFloat(res.Summary.VisibleKm2, 'f', 6, 64)[:5]) {
+			t.Errorf("ogrinfo of the GeoJSON lacks the visible area %.6f km²:\n%.2000s", res.Summary.VisibleKm2, out)
+		}
+	}
+}
