@@ -10,9 +10,15 @@ import (
 
 // network20 is the benchmark network: 20 transmitters on 7 sites west of
 // Rio (six three-sector sites at 0°/120°/240° and one two-sector site), 20
-// km radius, ITM, 3″ grid, two 20 MHz channels at 2.6 GHz reused so that
-// neighbours interfere (co- and adjacent-channel).
-func network20() Request {
+// km radius, ITM, 3″ grid, two adjacent 20 MHz channels at 2.6 GHz
+// alternating between the sectors of a site (reuse 2: co-sited sectors on
+// the same channel share the engine sweep, all share the profiles).
+func network20() Request { return network20Reuse(2) }
+
+// network20Reuse is network20 with reuse channels (1: every sector on 2600
+// MHz, as an LTE reuse-1 network: co-sited sectors share everything but
+// their pattern).
+func network20Reuse(reuse int) Request {
 	sites := []appliance.LatLon{{Lat: -22.70, Lon: -43.60}, {Lat: -22.72, Lon: -43.45}, {Lat: -22.60, Lon: -43.52},
 		{Lat: -22.80, Lon: -43.55}, {Lat: -22.65, Lon: -43.70}, {Lat: -22.78, Lon: -43.38}, {Lat: -22.58, Lon: -43.38}}
 	var ts []Transmitter
@@ -21,7 +27,7 @@ func network20() Request {
 			if len(ts) == 20 {
 				break
 			}
-			t := tx(p.Lat, p.Lon, float64(120*k), 2600+20*float64((s+k)%2), 20, appliance.EngineITM, 20000)
+			t := tx(p.Lat, p.Lon, float64(120*k), 2600+20*float64((s+k)%reuse), 20, appliance.EngineITM, 20000)
 			t.TxHeightM = 40
 			ts = append(ts, t)
 		}
@@ -30,10 +36,15 @@ func network20() Request {
 }
 
 // BenchmarkInterference20Tx20km is the interference map of network20.
-func BenchmarkInterference20Tx20km(b *testing.B) {
+func BenchmarkInterference20Tx20km(b *testing.B) { benchInterference(b, network20()) }
+
+// BenchmarkInterference20Tx20kmReuse1 is the interference map of the
+// reuse-1 network (network20Reuse(1)).
+func BenchmarkInterference20Tx20kmReuse1(b *testing.B) { benchInterference(b, network20Reuse(1)) }
+
+func benchInterference(b *testing.B, req Request) {
 	ter, reg := rioTerrain(b), registry(b)
 	svc := New(ter, reg.Get)
-	req := network20()
 	var res *Result
 	cpu0 := processCPU()
 	for b.Loop() {
