@@ -253,6 +253,22 @@ func New(terrain appliance.Terrain, lookup coverage.EngineLookup) *Service {
 	return &Service{terrain: terrain, engines: lookup}
 }
 
+// MaxShareBytes bounds what one site keeps for its co-sited transmitters
+// (package doc, "Shared sweeps"): a site whose estimate (ShareBytes) is
+// larger is computed without sharing, bytes.
+const MaxShareBytes = 256 << 20
+
+// ShareBytes estimates what a site keeps while its transmitters are
+// computed, bytes: per radial (coverage.Radials at the request's
+// resolution) and per profile sample (step max(30 m, min(90 m,
+// resolution))) 48 bytes of profile (distances, heights, land cover, sea
+// and void marks) and 9 of kept engine losses.
+func ShareBytes(r coverage.Request) int64 {
+	step := math.Max(coverage.MinProfileStepM, math.Min(coverage.DefaultTerrainSpacingM, r.ResolutionM))
+	samples := int64(math.Ceil(r.RadiusM/step)) + 1
+	return int64(coverage.Radials(r.RadiusM, math.Max(r.ResolutionM, 1))) * samples * 57
+}
+
 // siteKey is what transmitters share for one radial profile to serve
 // them all: the position, the radius and the grid (package doc, "Shared
 // sweeps").
@@ -326,7 +342,8 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 	for i, t := range ts {
 		reqs[i] = t.Request
 	}
-	sh.reset(siteSize[siteOf(ts[order[0]])] > 1)
+	shareOK := func(t Transmitter) bool { return siteSize[siteOf(t)] > 1 && ShareBytes(t.Request) <= MaxShareBytes }
+	sh.reset(shareOK(ts[order[0]]))
 
 	var (
 		acc    []perChannel
@@ -380,7 +397,7 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 		if pos < len(order) {
 			next := ts[order[pos]]
 			if siteOf(next) != siteOf(ts[m.Index]) {
-				sh.reset(siteSize[siteOf(next)] > 1)
+				sh.reset(shareOK(next))
 			} else if lossOf(next) != lossOf(ts[m.Index]) {
 				sh.resetLosses()
 			}

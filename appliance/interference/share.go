@@ -20,7 +20,7 @@ type share struct {
 	mu       sync.Mutex
 	on       bool
 	profiles map[profileKey]*appliance.PathProfile
-	known    map[*float64]bool // first distance of every kept profile
+	known    map[*float64]bool // first height of every kept profile
 	sweeps   map[inputKey]*sweepEntry
 	predicts map[inputKey]predictEntry
 	hits     int // reused sweeps and predictions
@@ -112,7 +112,7 @@ func (s *share) profile(a, b appliance.LatLon, stepM float64, of func(a, b appli
 	}
 	s.mu.Unlock()
 	p, err := of(a, b, stepM)
-	if err != nil || !on || p.Len() == 0 {
+	if err != nil || !on || p.Len() == 0 || len(p.HeightsM) == 0 {
 		return p, err
 	}
 	s.mu.Lock()
@@ -121,14 +121,14 @@ func (s *share) profile(a, b appliance.LatLon, stepM float64, of func(a, b appli
 		return q, nil
 	}
 	s.profiles[k] = p
-	s.known[&p.DistancesM[0]] = true
+	s.known[&p.HeightsM[0]] = true
 	return p, nil
 }
 
 // key returns the key of in when its profile is a prefix of a kept one.
 func (s *share) key(in appliance.LinkInput) (inputKey, bool) {
 	p := in.Profile
-	if !s.on || p == nil || p.Len() == 0 || len(p.HeightsM) == 0 || !s.known[&p.DistancesM[0]] {
+	if !s.on || p == nil || p.Len() == 0 || len(p.HeightsM) == 0 || !s.known[&p.HeightsM[0]] {
 		return inputKey{}, false
 	}
 	return inputKey{tx: in.Tx, rx: in.Rx, txH: in.TxHeightM, rxH: in.RxHeightM, freq: in.FreqMHz, time: in.TimePct,
