@@ -70,9 +70,14 @@ func benchInterference(b *testing.B, req Request) {
 // BenchmarkInterference20Tx20kmSumOfHeatmaps is the baseline: the 20
 // single heatmaps of network20 on the map's grid (coverage.ComputeEach,
 // no shared sweep), summed per pixel as computeDirect does.
-func BenchmarkInterference20Tx20kmSumOfHeatmaps(b *testing.B) {
+func BenchmarkInterference20Tx20kmSumOfHeatmaps(b *testing.B) { benchSum(b, network20()) }
+
+// BenchmarkInterference20Tx20kmReuse1SumOfHeatmaps is the baseline of the
+// reuse-1 network.
+func BenchmarkInterference20Tx20kmReuse1SumOfHeatmaps(b *testing.B) { benchSum(b, network20Reuse(1)) }
+
+func benchSum(b *testing.B, req Request) {
 	ter, reg := rioTerrain(b), registry(b)
-	req := network20()
 	var d direct
 	cpu0 := processCPU()
 	for b.Loop() {
