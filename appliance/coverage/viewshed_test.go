@@ -293,3 +293,49 @@ func TestIssue26_ViewshedExportsGDAL(t *testing.T) {
 		}
 	}
 }
+
+// TestViewshedDeterministic: the same classes on 1 and 3 workers.
+func TestViewshedDeterministic(t *testing.T) {
+	svc, _, _ := newService(t)
+	a, err := svc.Viewshed(context.Background(), pedraBranca(), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Viewshed(context.Background(), pedraBranca(), Options{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Class, b.Class) || a.Summary.VisibleKm2 != b.Summary.VisibleKm2 {
+		t.Fatal("the viewshed depends on the worker count")
+	}
+}
+
+// TestViewshedValidate names every bad field; a canceled context stops it.
+func TestViewshedValidate(t *testing.T) {
+	svc, _, _ := newService(t)
+	for _, c := range []struct {
+		name, field string
+		mut         func(r *ViewshedRequest)
+	}{
+		{"k factor", "k_factor", func(r *ViewshedRequest) { r.KFactor = 20 }},
+		{"frequency", "frequency_mhz", func(r *ViewshedRequest) { r.FreqMHz = 0 }},
+		{"height", "site.height_m", func(r *ViewshedRequest) { r.HeightM = -1 }},
+		{"receiver", "rx_height_m", func(r *ViewshedRequest) { r.RxHeightM = math.NaN() }},
+		{"radius", "radius_km", func(r *ViewshedRequest) { r.RadiusM = 0 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := pedraBranca()
+			c.mut(&r)
+			_, err := svc.Viewshed(context.Background(), r, Options{})
+			var ve *appliance.ValidationError
+			if !errors.As(err, &ve) || !slices.ContainsFunc(ve.Fields, func(f appliance.FieldError) bool { return f.Field == c.field }) {
+				t.Fatalf("error %v does not name %s", err, c.field)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := svc.Viewshed(ctx, pedraBranca(), Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled viewshed: %v", err)
+	}
+}

@@ -281,3 +281,27 @@ func hasField(ve *appliance.ValidationError, f string) bool {
 	}
 	return false
 }
+
+// TestDeterministicWorkers: the map is bit-identical on 1 and 3 workers.
+func TestDeterministicWorkers(t *testing.T) {
+	ter, reg := rioTerrain(t), registry(t)
+	req := threeTransmitters(appliance.EngineITM)
+	a, err := New(ter, reg.Get).Compute(context.Background(), req, coverage.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(ter, reg.Get).Compute(context.Background(), req, coverage.Options{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, band := range [][2][]float32{{a.CarrierDBm, b.CarrierDBm}, {a.InterferenceDBm, b.InterferenceDBm}, {a.CIDB, b.CIDB}, {a.SINRDB, b.SINRDB}} {
+		for i := range band[0] {
+			if math.Float32bits(band[0][i]) != math.Float32bits(band[1][i]) {
+				t.Fatalf("pixel %d: %v on 1 worker, %v on 3", i, band[0][i], band[1][i])
+			}
+		}
+	}
+	if a.Summary.SharedSweeps != b.Summary.SharedSweeps {
+		t.Fatalf("shared sweeps %d vs %d", a.Summary.SharedSweeps, b.Summary.SharedSweeps)
+	}
+}
