@@ -333,4 +333,15 @@
 // (Close, before the streams are cut) records the interruption itself,
 // with every event; after a crash the record holds the events up to the
 // start, and the interruption is added at the next start.
+//
+// # Per-transmitter maps and viewsheds (issue 26)
+//
+// ComputeEach computes the maps of several transmitters on the
+// best-server grid one after the other and hands each raster (the one
+// ComputeBest computes for it, bit for bit) and its pixel lists to a
+// callback: appliance/interference sums them into C/I and SINR maps.
+// Viewshed answers, per pixel of a heatmap's grid and radials, the path
+// check of /analyze (line of sight, 60 % of the first Fresnel zone, k =
+// 4/3 by default) on the radial's prefix profile (viewshed.go states the
+// rule); WriteViewshedGeoTIFF and WriteViewshedAreas export it.
 package coverage

@@ -40,6 +40,7 @@ const (
 	tagRowsPerStrip      = 278
 	tagStripByteCounts   = 279
 	tagPlanarConfig      = 284
+	tagExtraSamples      = 338
 	tagSampleFormat      = 339
 	tagModelPixelScale   = 33550
 	tagModelTiepoint     = 33922
@@ -68,6 +69,15 @@ type GeoTIFFMetadata struct {
 	Items           []MetadataItem // dataset items, in order
 	BandUnit        string         // unit of band 1's values (gdalinfo "Unit Type"), e.g. "dBm"; "" for none
 	BandDescription string         // band 1's description; "" for none
+	// Bands gives the unit and description of each band of a multi-band
+	// GeoTIFF (WriteGeoTIFFBands), in band order; when set it replaces
+	// BandUnit and BandDescription.
+	Bands []BandMetadata
+}
+
+// BandMetadata is the unit and description of one band.
+type BandMetadata struct {
+	Unit, Description string // "" for none
 }
 
 // xml returns m as GDAL writes it.
@@ -87,12 +97,19 @@ func (m *GeoTIFFMetadata) xml() string {
 	for _, it := range m.Items {
 		item(it.Name, "", it.Value)
 	}
-	if m.BandUnit != "" {
-		item("UNITS", ` sample="0"`, m.BandUnit)
-		item("UNITTYPE", ` sample="0" role="unittype"`, m.BandUnit)
+	bands := m.Bands
+	if bands == nil {
+		bands = []BandMetadata{{Unit: m.BandUnit, Description: m.BandDescription}}
 	}
-	if m.BandDescription != "" {
-		item("DESCRIPTION", ` sample="0" role="description"`, m.BandDescription)
+	for i, bm := range bands {
+		sample := fmt.Sprintf(` sample="%d"`, i)
+		if bm.Unit != "" {
+			item("UNITS", sample, bm.Unit)
+			item("UNITTYPE", sample+` role="unittype"`, bm.Unit)
+		}
+		if bm.Description != "" {
+			item("DESCRIPTION", sample+` role="description"`, bm.Description)
+		}
 	}
 	b.WriteString("</GDALMetadata>")
 	return b.String()
@@ -125,7 +142,23 @@ func WriteGeoTIFF(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64, wi
 // WriteGeoTIFFMeta is WriteGeoTIFF with the GDAL metadata meta (nil:
 // none) in the GDAL_METADATA tag (42112).
 func WriteGeoTIFFMeta(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64, width, height int, data []float32, nodata float64, meta *GeoTIFFMetadata) error {
+	return WriteGeoTIFFBands(w, west, north, pixelLonDeg, pixelLatDeg, width, height, [][]float32{data}, nodata, meta)
+}
+
+// MaxGeoTIFFBands is the most bands of WriteGeoTIFFBands.
+const MaxGeoTIFFBands = 16
+
+// WriteGeoTIFFBands is WriteGeoTIFFMeta with several Float32 bands of the
+// same grid (1..MaxGeoTIFFBands, each width·height values), pixel
+// interleaved (PlanarConfiguration 1, ExtraSamples unspecified for bands
+// after the first); meta.Bands names them. One band gives the bytes of
+// WriteGeoTIFFMeta.
+func WriteGeoTIFFBands(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64, width, height int, bands [][]float32, nodata float64, meta *GeoTIFFMetadata) error {
 	v := &appliance.ValidationError{}
+	nb := len(bands)
+	if nb < 1 || nb > MaxGeoTIFFBands {
+		return fmt.Errorf("write geotiff: %w", appliance.Invalid("bands", "must hold 1..%d bands, got %d", MaxGeoTIFFBands, nb))
+	}
 	if !(west >= -180 && west <= 180) {
 		v.Add("west", "must be a longitude in degrees (−180..180), got %g", west)
 	}
@@ -140,10 +173,15 @@ func WriteGeoTIFFMeta(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64
 	}
 	if width <= 0 || height <= 0 || width > 1<<20 || height > 1<<20 {
 		v.Add("size", "must be 1..%d pixels each way, got %d×%d", 1<<20, width, height)
-	} else if int64(width)*int64(height)*4 > math.MaxUint32-(1<<20) {
-		v.Add("size", "%d×%d Float32 pixels exceed a classic TIFF (4 GiB)", width, height)
-	} else if len(data) != width*height {
-		v.Add("data", "has %d values for %d×%d pixels", len(data), width, height)
+	} else if int64(width)*int64(height)*4*int64(nb) > math.MaxUint32-(1<<20) {
+		v.Add("size", "%d×%d Float32 pixels of %d bands exceed a classic TIFF (4 GiB)", width, height, nb)
+	} else {
+		for _, b := range bands {
+			if len(b) != width*height {
+				v.Add("data", "has %d values for %d×%d pixels", len(b), width, height)
+				break
+			}
+		}
 	}
 	if math.IsInf(nodata, 0) {
 		v.Add("nodata", "must be finite or NaN, got %g", nodata)
@@ -152,7 +190,7 @@ func WriteGeoTIFFMeta(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64
 		return fmt.Errorf("write geotiff: %w", err)
 	}
 
-	rowBytes := 4 * width
+	rowBytes := 4 * width * nb
 	rps := max(1, GeoTIFFStripBytes/rowBytes)
 	nstrips := (height + rps - 1) / rps
 	nd := "nan"
@@ -194,22 +232,27 @@ func WriteGeoTIFFMeta(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64
 	entries := []entry{
 		{tagImageWidth, tiffLong, 1, longs(uint32(width))},
 		{tagImageLength, tiffLong, 1, longs(uint32(height))},
-		{tagBitsPerSample, tiffShort, 1, shorts(32)},
+		{tagBitsPerSample, tiffShort, uint32(nb), shorts(repeat16(32, nb)...)},
 		{tagCompression, tiffShort, 1, shorts(1)},
 		{tagPhotometric, tiffShort, 1, shorts(1)}, // BlackIsZero
 		{tagStripOffsets, tiffLong, uint32(nstrips), nil},
-		{tagSamplesPerPixel, tiffShort, 1, shorts(1)},
+		{tagSamplesPerPixel, tiffShort, 1, shorts(uint16(nb))},
 		{tagRowsPerStrip, tiffLong, 1, longs(uint32(rps))},
 		{tagStripByteCounts, tiffLong, uint32(nstrips), longs(counts...)},
 		{tagPlanarConfig, tiffShort, 1, shorts(1)},
-		{tagSampleFormat, tiffShort, 1, shorts(sampleFormatIEEE)},
+	}
+	if nb > 1 {
+		entries = append(entries, entry{tagExtraSamples, tiffShort, uint32(nb - 1), shorts(repeat16(0, nb-1)...)})
+	}
+	entries = append(entries, []entry{
+		{tagSampleFormat, tiffShort, uint32(nb), shorts(repeat16(sampleFormatIEEE, nb)...)},
 		{tagModelPixelScale, tiffDouble, 3, doubles(pixelLonDeg, pixelLatDeg, 0)},
 		{tagModelTiepoint, tiffDouble, 6, doubles(0, 0, 0, west, north, 0)},
 		{tagGeoKeyDirectory, tiffShort, 16, shorts(1, 1, 0, 3,
 			geoKeyModelType, 0, 1, modelTypeGeographic,
 			geoKeyRasterType, 0, 1, rasterPixelIsArea,
 			geoKeyGeographicType, 0, 1, EPSGWGS84)},
-	}
+	}...)
 	if meta != nil {
 		x := meta.xml()
 		entries = append(entries, entry{tagGDALMetadata, tiffASCII, uint32(len(x) + 1), append([]byte(x), 0)})
@@ -265,8 +308,10 @@ func WriteGeoTIFFMeta(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64
 	}
 	row := make([]byte, rowBytes)
 	for y := range height {
-		for x, val := range data[y*width : (y+1)*width] {
-			le.PutUint32(row[4*x:], math.Float32bits(val))
+		for b, band := range bands {
+			for x, val := range band[y*width : (y+1)*width] {
+				le.PutUint32(row[4*(x*nb+b):], math.Float32bits(val))
+			}
 		}
 		if _, err := bw.Write(row); err != nil {
 			return fmt.Errorf("write geotiff: row %d: %w", y, err)
@@ -276,4 +321,13 @@ func WriteGeoTIFFMeta(w io.Writer, west, north, pixelLonDeg, pixelLatDeg float64
 		return fmt.Errorf("write geotiff: %w", err)
 	}
 	return nil
+}
+
+// repeat16 returns n copies of v.
+func repeat16(v uint16, n int) []uint16 {
+	out := make([]uint16, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
 }

@@ -106,6 +106,9 @@ type Deps struct {
 	Keys          KeyManager      // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
 	Tenants       TenantLister    // the admin tenant listing (appliance/tenancy); nil: no GET /admin/tenants
 	Privacy       Privacy         // data-subject requests (appliance/privacy); nil: no privacy routes
+	// LinkInterference checks a link against the interferers around its
+	// ends (appliance/interference); nil: no route.
+	LinkInterference LinkInterference
 	// Observations ingests drive-test observations
 	// (appliance/observations); nil: no observation routes.
 	Observations Observations
@@ -231,6 +234,7 @@ func New(d Deps) *API {
 	a.registerExports(r)
 	a.registerHeatmaps(r)
 	a.registerRepeater(r)
+	a.registerInterference(r)
 	a.registerObservations(r)
 	a.registerReports(r)
 	a.registerBatch(r)

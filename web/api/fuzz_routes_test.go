@@ -61,6 +61,7 @@ var fuzzTargets = map[string]string{
 	"POST /exports/link":                       "FuzzExportLinkBody",
 	"POST /exports/ptp":                        "FuzzPTPExportBody",
 	"POST /jobs/{id}/cancel":                   "FuzzEmptyBodies",
+	"POST /links/interference":                 "FuzzLinkInterferenceBody",
 	"POST /links/ptp":                          "FuzzPTPBody",
 	"POST /plan_repeater":                      "FuzzPlanRepeaterBody",
 	"POST /reports/link":                       "FuzzReportLinkBody",

@@ -70,6 +70,16 @@ func FuzzPlanRepeaterBody(f *testing.F) {
 	})
 }
 
+func FuzzLinkInterferenceBody(f *testing.F) {
+	fuzzBodies(f, "/links/interference", []string{
+		`{"a":{"lat":-22.93,"lon":-43.48,"height_m":30},"b":{"lat":-22.89,"lon":-43.44,"height_m":30},"frequency_mhz":5800,"bandwidth_mhz":20,"required_ci_db":25}`,
+		`{"a":{"lat":-22.93,"lon":-43.48,"height_m":30,"antenna_id":"builtin:dish-30dbi"},"b":{"lat":-22.93,"lon":-43.48,"height_m":30},"frequency_mhz":5800}`,
+		`{"a":{},"b":{"lat":1e999},"frequency_mhz":-1,"radius_km":0,"max_interferers":-3,"acs_db":"x"}`,
+		`{"a":{"lat":-22.93,"lon":-43.48,"height_m":30},"b":{"lat":-22.89,"lon":-43.44,"height_m":30},"frequency_mhz":2600,"radius_km":500}`,
+		`[]`, `null`, `{`,
+	})
+}
+
 func FuzzCreateKeyBody(f *testing.F) {
 	fuzzBodies(f, "/tenant/keys", []string{
 		`{"tenant_role":"read-only"}`, `{"tenant_role":"member"}`, `{"tenant_role":""}`, `{"tenant_role":1}`,

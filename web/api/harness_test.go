@@ -34,6 +34,7 @@ import (
 	"linkplan/appliance/datamanifest"
 	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/equipment"
+	"linkplan/appliance/interference"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -452,7 +453,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit}, Repeaters: plans,
-		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
+		LinkInterference: &interference.LinkService{Terrain: h.terrain, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
+		Keys:             h.auth, Tenants: h.auth, Privacy: h.privacy,
 		Buildings: &buildings.Service{Store: db, Index: layerIndex, Now: h.clock.Now},
 		Raytrace:  h.raytrace,
 		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {

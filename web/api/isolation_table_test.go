@@ -280,6 +280,12 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "ai height on A's tower", method: "POST", url: "/ai/suggest-height",
 			body: fmt.Sprintf(`{"link":{"tower_id":%q,"receiver":{"lat":%g,"lon":%g,"height":3},"frequency_mhz":5800}}`, towerID, lat+0.01, lon)},
 		isoRoute{name: "repeater plan", method: "POST", url: "/plan_repeater", body: planBody(2)},
+		// A's towers are no interferers of the others' links, and A's
+		// antenna is unknown to them (422).
+		isoRoute{name: "link interference near A's tower", method: "POST", url: "/links/interference",
+			body: fmt.Sprintf(`{"a":{"lat":%g,"lon":%g,"height_m":30},"b":{"lat":%g,"lon":%g,"height_m":30},"frequency_mhz":1800,"radius_km":5,"engine":"fspl"}`, lat+0.01, lon, lat-0.01, lon)},
+		isoRoute{name: "link interference with A's antenna", method: "POST", url: "/links/interference",
+			body: fmt.Sprintf(`{"a":{"lat":%g,"lon":%g,"height_m":30,"antenna_id":%q},"b":{"lat":%g,"lon":%g,"height_m":30},"frequency_mhz":1800,"radius_km":5}`, lat+0.01, lon, antennaA, lat-0.01, lon)},
 		// A Free key is refused (403) before the tower lookup; B gets 404
 		// for A's tower (TestTenantIsolationPrediction).
 		isoRoute{name: "predict from A's tower", method: "POST", url: "/coverage/predict",

@@ -1167,6 +1167,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("batch reports and jobs", func(t *testing.T) { run.run(t, h, jobScenarios(t, h)) })
 	t.Run("coverage maps", func(t *testing.T) { run.run(t, h, heatmapScenarios(t, h)) })
 	t.Run("repeater plans", func(t *testing.T) { run.run(t, h, planScenarios(t, h)) })
+	t.Run("link interference", func(t *testing.T) { run.run(t, h, linkInterferenceScenarios()) })
 	t.Run("observations", func(t *testing.T) { run.run(t, h, observationScenarios(t, h)) })
 	t.Run("learned models", func(t *testing.T) { run.run(t, h, predictionScenarios(t, h)) })
 	t.Run("tenant and platform", func(t *testing.T) { run.run(t, h, tenantScenarios(t, h)) })
@@ -1223,6 +1224,19 @@ func planScenarios(t *testing.T, h *harness) []scenario {
 			body: `{"from":{"lat":-22.95,"lon":-43.35,"height_m":30},"to":{"lat":-22.90,"lon":-43.17,"height_m":30}}`},
 		{name: "plan from an unknown tower", method: "POST", url: "/plan_repeater", key: "pro", status: 404, code: "not_found",
 			body: `{"from":{"tower_id":"anatel:nope"},"to":{"lat":-22.90,"lon":-43.17,"height_m":30},"frequency_mhz":5800}`},
+	}
+}
+
+// linkInterferenceScenarios are the scenarios of POST /links/interference.
+func linkInterferenceScenarios() []scenario {
+	ends := `"a":{"lat":-22.93,"lon":-43.48,"height_m":30},"b":{"lat":-22.89,"lon":-43.44,"height_m":30}`
+	return []scenario{
+		{name: "link interference check", method: "POST", url: "/links/interference", key: "pro", status: 200, contains: []string{`"sinr_db"`, `"interferers"`},
+			body: `{` + ends + `,"frequency_mhz":1800,"bandwidth_mhz":20,"required_ci_db":10,"radius_km":5}`},
+		{name: "link interference without frequency", method: "POST", url: "/links/interference", key: "pro", status: 422, code: "invalid_input",
+			fields: []string{"frequency_mhz"}, doc: docRejects, body: `{` + ends + `}`},
+		{name: "link interference beyond the Free radius", method: "POST", url: "/links/interference", key: "free", status: 422, code: "invalid_input",
+			fields: []string{"radius_km"}, body: `{` + ends + `,"frequency_mhz":1800,"radius_km":10}`},
 	}
 }
 

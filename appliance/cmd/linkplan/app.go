@@ -28,6 +28,7 @@ import (
 	"linkplan/appliance/datamanifest"
 	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/equipment"
+	"linkplan/appliance/interference"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -545,8 +546,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
 		OfflineReason: offlineReason(cfg.SSO.offline(), aiProvider != nil, cfg.ModelEndpoint.URL != ""),
 		Jobs:          a.jobs, Batches: a.batch,
-		Heatmaps:  &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit},
-		Repeaters: a.plans,
+		Heatmaps:         &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit},
+		Repeaters:        a.plans,
+		LinkInterference: &interference.LinkService{Terrain: ter, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
 		// Consented rows feed the live band of the served residual engine.
 		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)

@@ -1,0 +1,129 @@
+// Package interference computes interference maps (issue 26 scope 1) and
+// checks one link against the interferers around its ends (scope 2). It
+// has no HTTP: web/api decodes, calls one method and encodes.
+//
+// # Maps
+//
+// Service.Compute takes transmitters (each a coverage.Request: position,
+// antenna, EIRP, centre frequency, radius, grid, engine; plus its channel
+// width and the adjacent-channel selectivity of the receivers it serves)
+// and computes each transmitter's heatmap on one grid, the best-server
+// grid of appliance/coverage (coverage.ComputeEach: the raster of each
+// transmitter is bit for bit the one coverage.ComputeBest computes for
+// it). Per pixel, with every level S_j in mW (10^(dBm/10) of the float32
+// level):
+//
+//	best server b   the strongest level, the lowest request index on a tie
+//	carrier C       S_b, dBm (float32 as in the heatmap)
+//	interference I  Σ_{j≠b} f(b, j)·S_j, dBm; no data where no j couples
+//	C/I             C − I, dB; no data where no j couples
+//	SINR            C − 10·log10(I + N_b), dB, N_b = −174 dBm/Hz
+//	                + 10·log10(bandwidth of b) + noise figure
+//
+// The sum is kept per channel (the strongest of the channel and the sum
+// of the others), so that no power is subtracted from another: checked
+// pixel by pixel against the direct sum in request order to 1e-4 dB on the
+// float32 outputs (TestIssue26_ThreeTransmittersPixelByPixel), the best
+// server and its level bit for bit.
+//
+// # Channels
+//
+// A channel is a centre frequency and a width (MHz; default
+// DefaultBandwidthMHz, 20). For a victim receiver tuned to the best
+// server's channel v and an interferer's channel i (CouplingOf):
+//
+//	co-channel  the channels overlap: f = overlap / width of i (the
+//	            interferer's power spread flat over its channel)
+//	adjacent    no overlap, the gap between the band edges below the
+//	            victim's width: f = 10^(−ACS/10), ACS the selectivity of
+//	            the best server's receivers (Transmitter.ACSDB, from its
+//	            radio's data sheet), else DefaultACSDB (33 dB, about the
+//	            3GPP LTE terminal ACS) with the warning acs_assumed
+//	none        farther apart: ignored
+//
+// The equipment catalogue (appliance.Radio) states no selectivity yet;
+// when it does, the API should fill ACSDB from the radio.
+//
+// # Shared sweeps
+//
+// Transmitters at one position with one radius and grid (the sectors of a
+// site) are computed one after the other, and while they are, the radial
+// terrain profiles of the first are kept and served to the others; those
+// that also share height, frequency, receiver height, engine and
+// percentages (co-sited sectors on one channel) get the engine's prefix
+// sweep (or prediction) of the first, keyed by the profile's identity and
+// the samples in use. Only the pattern and the EIRP differ, so the values
+// are those of separate sweeps bit for bit. The kept data is dropped
+// between sites, and a site whose estimate (ShareBytes: 57 bytes per
+// radial sample; 18 MB for 20 km at 90 m) exceeds MaxShareBytes (256 MiB)
+// is computed without sharing. Summary.SharedProfiles and SharedSweeps
+// count the reuse.
+//
+// BenchmarkInterference20Tx20km (20 transmitters on 7 sites, 20 km, ITM,
+// 3″, 460 375 valid pixels) against the 20 heatmaps on the same grid
+// summed as the direct computation does (…SumOfHeatmaps); each benchmark
+// checks its values equal the sum's. Measured on the shared 2-core build
+// machine, process CPU seconds per map (wall time there measured the
+// queue of other builds):
+//
+//	network                         interference   sum of 20 heatmaps   ratio
+//	two channels alternating        6.35 s         8.92 s               1.41×
+//	  between a site's sectors
+//	one channel (reuse 1)           3.55 s         8.93 s               2.52×
+//
+// The engine's prefix sweep dominates (about 0.4 CPU-s a transmitter
+// against 0.013 s for its profiles and 0.03 s for its pixels), so a
+// sector on another channel than its neighbours pays its own sweep: the
+// 1.5× goal is met when sectors share a channel, not with two channels
+// per site. Sharing ITM's geometry (horizons, Δh, effective heights)
+// between frequencies in one sweep would close that gap.
+//
+// # Exports
+//
+// WriteGeoTIFF writes five Float32 bands (GeoTIFFBands: best server index,
+// carrier dBm, interference dBm, C/I dB, SINR dB; NaN no data) with the
+// warnings as GDAL metadata; WriteContours the areas at or above SINR
+// thresholds (default DefaultSINRThresholdsDB: 0, 5, 10, 20 dB) as
+// GeoJSON, KML, KMZ or Shapefile, each feature with the warnings.
+//
+// # Link check
+//
+// LinkService.Check evaluates, at each end of a link as a receiver, every
+// tower within RadiusM (default 20 km, at most MaxLinkCandidates nearest)
+// visible to the tenant (public towers and its own; another tenant's never)
+// with a band that couples to the link's channel. A public tower states
+// bands, not channels: each band is taken as a DefaultPublicBandwidthMHz
+// channel centred on it (warning public_channel_assumed). Its level at the
+// end is
+//
+//	EIRP (ERP + 2.15, or coverage.DefaultEIRPDBm) − its antenna's loss
+//	toward the end (appliance.TowerRadiator: catalogue antenna or generic
+//	sector, at the elevation its antenna tip sees the end's, k = 4/3)
+//	− the engine's path loss (terrain profile at 90 m) + the end's gain
+//	− the end's pattern loss toward the tower (catalogue antenna, else a
+//	generic sector of BeamwidthDeg, pointed at the other end)
+//	+ 10·log10(coupling fraction)
+//
+// The carrier is TxPowerDBm + both gains − the link's path loss (antennas
+// aligned). C/I and SINR as for maps; when C/I is below RequiredCIDB the
+// answer warns ci_below_requirement. CheckFor caps the radius by the
+// tier's map radius (coverage.CapsFor) and reads the ends' catalogue
+// antennas as the key's tenant sees them. The tenant's own planned links
+// (not stored by the appliance yet) are not interferers.
+//
+// # States
+//
+// A computation (Compute or Check) is one call:
+//
+//	| State     | Entered when                            | Returns                                  |
+//	|-----------|-----------------------------------------|------------------------------------------|
+//	| computing | the request is valid                    | (running; coverage's OnProgress fires)   |
+//	| done      | every transmitter (or tower) evaluated  | *Result / *LinkResult, nil               |
+//	| canceled  | ctx ended                               | nil, context.Canceled / DeadlineExceeded |
+//	| failed    | bad request, no terrain at a            | nil, appliance.ErrInvalid /              |
+//	|           | transmitter, an engine refusing a whole | ErrTerrainMissing / ErrOutsideEnvelope / |
+//	|           | map, a bug                              | the cause                                |
+//
+// Maps are not yet streamed over the map registry's SSE (coverage.Maps):
+// that is the next step (issue 26 report).
+package interference

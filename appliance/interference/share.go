@@ -1,0 +1,205 @@
+package interference
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"linkplan/appliance"
+	"linkplan/appliance/coverage"
+)
+
+// share lets co-sited transmitters reuse one radial sweep (package doc,
+// "Shared sweeps"): a terrain whose radial profiles are kept, and engines
+// whose answers on those profiles are kept, while one site group is
+// computed. reset drops everything between groups.
+type share struct {
+	inner  appliance.Terrain
+	lookup coverage.EngineLookup
+
+	mu       sync.Mutex
+	on       bool
+	profiles map[profileKey]*appliance.PathProfile
+	known    map[*float64]bool // first height of every kept profile
+	sweeps   map[inputKey]*sweepEntry
+	predicts map[inputKey]predictEntry
+	hits     int // reused sweeps and predictions
+	profHits int // reused radial profiles
+}
+
+type profileKey struct {
+	a, b  appliance.LatLon
+	stepM float64
+}
+
+// inputKey names an engine input on a kept profile: its prefix is the
+// first n samples of the profile whose arrays start at d0 and h0.
+type inputKey struct {
+	tx, rx                    appliance.LatLon
+	txH, rxH, freq, time, loc float64
+	d0, h0                    *float64
+	n                         int
+}
+
+type sweepEntry struct {
+	use  []bool
+	loss []float64
+	err  error
+}
+
+type predictEntry struct {
+	pred appliance.LinkPrediction
+	err  error
+}
+
+func newShare(t appliance.Terrain, lookup coverage.EngineLookup) *share {
+	s := &share{inner: t, lookup: lookup}
+	s.reset(false)
+	return s
+}
+
+// reset drops what is kept and turns keeping on or off.
+func (s *share) reset(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.on = on
+	s.profiles = map[profileKey]*appliance.PathProfile{}
+	s.known = map[*float64]bool{}
+	s.sweeps = map[inputKey]*sweepEntry{}
+	s.predicts = map[inputKey]predictEntry{}
+}
+
+// resetLosses drops the kept engine answers and keeps the profiles.
+func (s *share) resetLosses() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweeps = map[inputKey]*sweepEntry{}
+	s.predicts = map[inputKey]predictEntry{}
+}
+
+// terrain returns the terrain the coverage service reads.
+func (s *share) terrain() appliance.Terrain {
+	if _, ok := s.inner.(appliance.RadialProfiler); ok {
+		return radialTerrain{shareTerrain{s}}
+	}
+	return shareTerrain{s}
+}
+
+type shareTerrain struct{ s *share }
+
+func (t shareTerrain) ElevationM(p appliance.LatLon) (float64, error) { return t.s.inner.ElevationM(p) }
+
+func (t shareTerrain) Profile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
+	return t.s.profile(a, b, stepM, t.s.inner.Profile)
+}
+
+type radialTerrain struct{ shareTerrain }
+
+func (t radialTerrain) RadialProfile(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error) {
+	return t.s.profile(a, b, stepM, t.s.inner.(appliance.RadialProfiler).RadialProfile)
+}
+
+// profileKind separates Profile from RadialProfile in the keys (their
+// points differ by up to a centimetre).
+func (s *share) profile(a, b appliance.LatLon, stepM float64, of func(a, b appliance.LatLon, stepM float64) (*appliance.PathProfile, error)) (*appliance.PathProfile, error) {
+	s.mu.Lock()
+	on := s.on
+	k := profileKey{a, b, stepM}
+	if p, ok := s.profiles[k]; ok && on {
+		s.profHits++
+		s.mu.Unlock()
+		return p, nil
+	}
+	s.mu.Unlock()
+	p, err := of(a, b, stepM)
+	if err != nil || !on || p.Len() == 0 || len(p.HeightsM) == 0 {
+		return p, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q, ok := s.profiles[k]; ok {
+		return q, nil
+	}
+	s.profiles[k] = p
+	s.known[&p.HeightsM[0]] = true
+	return p, nil
+}
+
+// key returns the key of in when its profile is a prefix of a kept one.
+func (s *share) key(in appliance.LinkInput) (inputKey, bool) {
+	p := in.Profile
+	if !s.on || p == nil || p.Len() == 0 || len(p.HeightsM) == 0 || !s.known[&p.HeightsM[0]] {
+		return inputKey{}, false
+	}
+	return inputKey{tx: in.Tx, rx: in.Rx, txH: in.TxHeightM, rxH: in.RxHeightM, freq: in.FreqMHz, time: in.TimePct,
+		loc: in.LocationPct, d0: &p.DistancesM[0], h0: &p.HeightsM[0], n: p.Len()}, true
+}
+
+// engine returns the engine the coverage service uses for id.
+func (s *share) engine(id appliance.EngineID) (appliance.Engine, error) {
+	e, err := s.lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	if sw, ok := e.(coverage.PrefixSweeper); ok {
+		return sweepEngine{shareEngine{s, e}, sw}, nil
+	}
+	return shareEngine{s, e}, nil
+}
+
+type shareEngine struct {
+	s     *share
+	inner appliance.Engine
+}
+
+func (e shareEngine) ID() appliance.EngineID { return e.inner.ID() }
+
+func (e shareEngine) Predict(ctx context.Context, in appliance.LinkInput) (appliance.LinkPrediction, error) {
+	s := e.s
+	s.mu.Lock()
+	k, ok := s.key(in)
+	if ok {
+		if v, hit := s.predicts[k]; hit {
+			s.hits++
+			s.mu.Unlock()
+			return v.pred, v.err
+		}
+	}
+	s.mu.Unlock()
+	pred, err := e.inner.Predict(ctx, in)
+	if ok && ctx.Err() == nil {
+		s.mu.Lock()
+		s.predicts[k] = predictEntry{pred, err}
+		s.mu.Unlock()
+	}
+	return pred, err
+}
+
+type sweepEngine struct {
+	shareEngine
+	sw coverage.PrefixSweeper
+}
+
+func (e sweepEngine) SweepVersion() string { return e.sw.SweepVersion() }
+
+func (e sweepEngine) SweepLoss(ctx context.Context, in appliance.LinkInput, use []bool, lossDB []float64) error {
+	s := e.s
+	s.mu.Lock()
+	k, ok := s.key(in)
+	if ok {
+		if v, hit := s.sweeps[k]; hit && slices.Equal(v.use, use) {
+			s.hits++
+			s.mu.Unlock()
+			copy(lossDB, v.loss)
+			return v.err
+		}
+	}
+	s.mu.Unlock()
+	err := e.sw.SweepLoss(ctx, in, use, lossDB)
+	if ok && ctx.Err() == nil {
+		s.mu.Lock()
+		s.sweeps[k] = &sweepEntry{use: slices.Clone(use), loss: slices.Clone(lossDB), err: err}
+		s.mu.Unlock()
+	}
+	return err
+}
