@@ -56,6 +56,13 @@ const (
 	// JobKindModelRetrain retrains the learned coverage models
 	// (appliance/training), owned by SystemTenantID.
 	JobKindModelRetrain JobKind = "model_retrain"
+	// JobKindObservationResiduals is a measured-versus-predicted report of
+	// a tenant's consented observations (appliance/calibration).
+	JobKindObservationResiduals JobKind = "observation_residuals"
+	// JobKindCalibrationFit fits a tenant's calibration
+	// (appliance/calibration): when it opts in, on demand and when new
+	// consented observations arrive.
+	JobKindCalibrationFit JobKind = "calibration_fit"
 )
 
 // SystemTenantID owns the appliance's own jobs (the daily hard delete).

@@ -638,6 +638,12 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 			rd.noDataEnvelope++
 			continue
 		}
+		if cal := req.Calibration; cal != nil {
+			// The tenant's calibration at the pixel's centre (the one hook
+			// of the coverage maps; Starter sets it).
+			w := p.raster.Width
+			l -= cal.At(req.Tx, p.raster.PixelCenter(int(px)/w, int(px)%w)).OffsetDB
+		}
 		p.raster.DBm[px] = float32(base - l)
 	}
 	return nil

@@ -45,6 +45,12 @@ type Request struct {
 	// EngineNote says why Engine is not the engine asked for (e.g. auto →
 	// fspl below Pro), "" when it is; the map warns engine_resolved.
 	EngineNote string
+	// Calibration is the tenant's calibration of this transmitter and
+	// engine (appliance/calibration): every pixel gets its correction at
+	// the pixel's centre. nil: none. Not persisted (a finished raster
+	// holds the calibrated levels; Transmitter.Calibration says what was
+	// applied).
+	Calibration *appliance.CalibrationTarget `json:"-"`
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -69,6 +69,12 @@ type Planner struct {
 	// the sparse bounds off. It changes the work, never the answer.
 	SparseEvery int
 
+	// Calibrations gives the tenants' calibrations (appliance/calibration);
+	// nil: no answer is calibrated. The one hook of the link routes is
+	// calibrate: a calibrated transmitter's offset joins its EIRP term in
+	// every bound and evaluation, so the search ranks calibrated margins.
+	Calibrations appliance.Calibrations
+
 	// scratch keeps the scratch of finished analyses (*scratch) for the
 	// next ones: the slice of all towers in range is a search's largest
 	// allocation (about 80 kB a receiver in Rio on the national set, more
@@ -149,7 +155,9 @@ type cand struct {
 	eirp     float64
 	assumed  bool
 	pattern  float64
-	optimist float64 // margin with free-space loss, dB (an upper bound for bounded engines)
+	calDB    float64                    // the tenant's calibration offset toward the receiver, dB (0 none)
+	cal      *appliance.CalibrationInfo // nil: not calibrated
+	optimist float64                    // margin with free-space loss, dB (an upper bound for bounded engines)
 	standing Standing
 	covered  bool // no sample of the path's full profile fails (pathCover)
 }
@@ -210,9 +218,10 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 			c.bearTx = rxo.BearingFromDeg(t.Pos()) // t.Pos().BearingDeg(req.Receiver), bit for bit
 		}
 		c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
+		p.calibrate(&c, req.TenantID, eng.ID(), req.FreqMHz, req.Receiver)
 		fs := radio.FreeSpaceLossExactDB(req.FreqMHz, math.Max(c.distM, 1)/1000)
 		// 1e-6 dB of slack keeps the bound safe against rounding.
-		c.optimist = c.eirp - c.pattern - fs + req.RxGainDBi - req.CableLossDB - req.RxThresholdDBm + 1e-6
+		c.optimist = c.gain() - fs + req.RxGainDBi - req.CableLossDB - req.RxThresholdDBm + 1e-6
 		cands = append(cands, c)
 	}
 	if v, ok := p.Towers().(appliance.TowerVisitor); ok {
@@ -343,6 +352,26 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	return out, nil
 }
 
+// gain is the candidate's EIRP toward the receiver with its calibration,
+// dBm: EIRP − pattern loss + calibration offset.
+func (c *cand) gain() float64 { return c.eirp - c.pattern + c.calDB }
+
+// calibrate sets the tenant's calibration of the candidate's transmitter
+// for engine toward rx (appliance.TenantCalibration.For): the one place
+// the link routes (/analyze_link, /analyze, batch rows, AI analyses) meet
+// a calibration. Another tenant's calibration is never looked up.
+func (p *Planner) calibrate(c *cand, tenantID string, engine appliance.EngineID, freqMHz float64, rx appliance.LatLon) {
+	if p.Calibrations == nil || tenantID == "" {
+		return
+	}
+	t := p.Calibrations.Calibration(tenantID).For(engine, c.t.ID, c.t.Pos(), freqMHz)
+	if t == nil {
+		return
+	}
+	info := t.At(c.t.Pos(), rx)
+	c.calDB, c.cal = info.OffsetDB, &info
+}
+
 func rankLess(a, b *appliance.LinkCandidate) int {
 	if c := cmp.Compare(b.LinkMarginDB, a.LinkMarginDB); c != 0 {
 		return c
@@ -408,7 +437,7 @@ func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfile
 		if err != nil {
 			return false, err
 		}
-		rx := c.eirp - c.pattern - loss + req.RxGainDBi - req.CableLossDB
+		rx := c.gain() - loss + req.RxGainDBi - req.CableLossDB
 		if rx-req.RxThresholdDBm+1e-6 < worst {
 			return true, nil
 		}
@@ -449,13 +478,18 @@ func (p *Planner) evaluateWith(ctx context.Context, eng appliance.Engine, req ap
 	if err != nil {
 		return appliance.LinkCandidate{}, err
 	}
-	rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
+	rx := c.gain() - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
 	lc := appliance.LinkCandidate{
 		Tower: c.t, DistanceKm: c.distM / 1000, AzimuthDeg: c.bearRx, TowerToRxDeg: c.bearTx,
 		Prediction: pred, EIRPDBm: c.eirp, EIRPAssumed: c.assumed, PatternLossDB: c.pattern,
-		RxPowerDBm: rx, LinkMarginDB: rx - req.RxThresholdDBm, TowerGroundM: prof.HeightsM[0],
+		RxPowerDBm: rx, LinkMarginDB: rx - req.RxThresholdDBm, TowerGroundM: prof.HeightsM[0], Calibration: c.cal,
 	}
 	lc.Warnings = CandidateWarnings(&lc, prof)
+	if c.cal != nil {
+		if w, ok := c.cal.Warning(); ok {
+			lc.Warnings = append(lc.Warnings, w)
+		}
+	}
 	if req.IncludeProfile {
 		if lc.Path, err = CheckPath(prof, c.t.HeightM, req.RxHeightM, req.FreqMHz); err != nil {
 			return appliance.LinkCandidate{}, fmt.Errorf("path check: %w", err)

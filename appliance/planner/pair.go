@@ -65,6 +65,7 @@ func (p *Planner) AnalyzePair(ctx context.Context, req appliance.PairRequest) (*
 		c.eirp, c.assumed = req.AssumedEIRPDBm, true
 	}
 	c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
+	p.calibrate(&c, req.TenantID, eng.ID(), req.FreqMHz, req.Receiver)
 	lr := appliance.LinkRequest{Receiver: req.Receiver, RxHeightM: req.RxHeightM, FreqMHz: req.FreqMHz,
 		RxGainDBi: req.RxGainDBi, CableLossDB: req.CableLossDB, RxThresholdDBm: req.RxThresholdDBm, IncludeProfile: true}
 	lc, err := p.evaluateWith(ctx, eng, lr, c, req.TimePct, req.LocationPct)

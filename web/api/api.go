@@ -112,6 +112,10 @@ type Deps struct {
 	// Buildings keeps the tenants' building layers (appliance/buildings);
 	// nil: the routes answer 503.
 	Buildings BuildingLayers
+	// Calibration runs the tenants' measured-versus-predicted reports and
+	// calibrations (appliance/calibration); nil: the routes are not
+	// served.
+	Calibration Calibrations
 }
 
 // API is the HTTP handler of the appliance.
@@ -193,6 +197,7 @@ func New(d Deps) *API {
 	a.registerAI(r)
 	a.registerTiles(r)
 	a.registerBuildings(r)
+	a.registerCalibration(r)
 	a.router = r
 	return a
 }

@@ -28,6 +28,7 @@ import (
 	"linkplan/appliance/billing"
 	"linkplan/appliance/branding"
 	"linkplan/appliance/buildings"
+	"linkplan/appliance/calibration"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
@@ -132,6 +133,7 @@ type harness struct {
 	search  *search.Index
 	terrain *terrain.Layered
 	preds   *prediction.Service
+	calib   *calibration.Service
 	dataDir string
 	desc    string // terrain description, as the composition root words it
 
@@ -270,8 +272,11 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		plans *repeater.Submitter
 	)
 	jobCost := func(j *appliance.Job) (appliance.HeavyWork, bool) {
-		if j.Kind == appliance.JobKindRepeaterPlan {
+		switch j.Kind {
+		case appliance.JobKindRepeaterPlan:
 			return plans.Cost(j)
+		case appliance.JobKindObservationResiduals, appliance.JobKindCalibrationFit:
+			return h.calib.Cost(j)
 		}
 		return bsvc.Cost(j)
 	}
@@ -299,6 +304,16 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		}
 	}})
 	h.jobs.Register(appliance.JobKindDSARHardDelete, h.privacy.Handler())
+	// The tenants' residual reports and calibrations, as the composition
+	// root composes them (the planner and the maps apply them).
+	h.calib = calibration.New(calibration.Deps{Store: db, Queue: h.jobs, NewID: jobs.NewID, TerrainDescription: h.desc, Now: h.clock.Now,
+		Predictor: &calibration.Predictor{Terrain: h.terrain, Engine: reg.WithFallback, Choose: reg.Choose}})
+	if err := h.calib.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	plan.Calibrations = h.calib
+	h.jobs.Register(appliance.JobKindObservationResiduals, h.calib.ReportHandler())
+	h.jobs.Register(appliance.JobKindCalibrationFit, h.calib.FitHandler())
 	if err := h.jobs.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -401,10 +416,11 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
-		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit}, Repeaters: plans,
+		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit, Calibrations: h.calib}, Repeaters: plans,
+		Calibration: h.calib,
 		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
 		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}, Now: h.clock.Now},
-		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+		Observations: observations.New(refittingStore{DB: db, calib: h.calib}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
 				return nil, false
@@ -462,6 +478,30 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	h.keys["unknown"] = appliance.KeyPrefixTenant + strings.Repeat("0", 40)
 	return h
+}
+
+// refittingStore is the observation store of the harness: the store, and
+// the calibration service told of the consented rows each submission
+// stored (the composition root's observingStore does the same).
+type refittingStore struct {
+	*store.DB
+	calib *calibration.Service
+}
+
+func (s refittingStore) PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string,
+	dividends []*appliance.DividendEvent, audit ...appliance.AuditEntry) ([]bool, error) {
+	stored, err := s.DB.PutObservations(tenant, kind, rows, keys, dividends, audit...)
+	if err != nil {
+		return stored, err
+	}
+	n := 0
+	for i, ok := range stored {
+		if ok && rows[i].Consent == appliance.ConsentConsented {
+			n++
+		}
+	}
+	s.calib.ObservationsStored(context.Background(), tenant, n)
+	return stored, nil
 }
 
 // issue issues a key through the tenancy service. The revoked and erased

@@ -37,6 +37,7 @@ commands:
   observations consent | attest | dividends settle: training consent of one source's observations; attestation that they are field measurements; data dividend settlement
   model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures;
              retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
+  calibrate  cv | eval: calibrate the engines against drive tests (blocked folds) and evaluate on held-out blocks
   itu        check: reproduce an ITU-R reference table (P.837, P.838, P.530, P.1510) with the product's implementation
   raytrace   eval: compare the raytrace engine, fspl and P.1411 with drive tests in a building layer
   version    print the version
@@ -96,6 +97,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return modelTrainingCmd(ctx, args[1:], stdout, stderr)
 		}
 		return modelCmd(ctx, args[1:], time.Now, stdout, stderr)
+	case "calibrate":
+		return calibrateCmd(ctx, args[1:], stdout, stderr)
 	case "itu":
 		return ituCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
