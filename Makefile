@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check
+.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check fuzz
 
 all: build
 
@@ -32,7 +32,12 @@ run: build
 # lintian checks the Debian package (make deb-lint) and systemd provides
 # systemd-analyze (make systemd-verify, deb-test); jq, unzip and zip are
 # used by INSTALL.md's commands and its stand-ins (make install-check).
-TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium lintian systemd jq unzip zip
+# gnumeric gives ssconvert, a real spreadsheet that reads the batch
+# bundle's results.csv and results.dbf back and would evaluate a formula
+# that reached them (appliance/cmd/linkplan, spreadsheet_test.go).
+# zlib1g-dev: go test builds with cgo, and github.com/paulmach/osm's PBF
+# reader then uses zlib through cgo (the static binary, CGO_ENABLED=0, does not).
+TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium lintian systemd jq unzip zip zlib1g-dev gnumeric
 # apt-get waits up to 10 minutes for the dpkg lock instead of failing at
 # once when unattended-upgrades (or another apt) holds it, as on a freshly
 # booted machine.
@@ -179,7 +184,18 @@ deb-test: deb
 install-check: deb
 	@build/install-check/run.sh $(DEB_DIR)/linkplan_*.deb
 
-check: fmt-verify vet race systemd-verify static-check console-verify deb-lint deb-test install-check
+# Every Go fuzz target for FUZZTIME each (issue 20: one per POST and PUT
+# route body, web/api fuzz_routes_test.go, and one per parser), one target
+# at a time; FUZZPKGS and FUZZ narrow it (build/fuzz/run.sh). A failing
+# input lands in the package's testdata/fuzz/<target>/: commit it with its
+# fix, and plain go test replays it from then on.
+FUZZTIME ?= 10s
+FUZZPKGS ?= ./...
+FUZZ     ?= .
+fuzz:
+	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPKGS='$(FUZZPKGS)' FUZZ='$(FUZZ)' build/fuzz/run.sh
+
+check: fmt-verify vet race systemd-verify static-check console-verify deb-lint deb-test install-check fuzz
 
 clean:
 	rm -rf bin $(DEB_DIR)

@@ -111,19 +111,22 @@ const (
 	ActionAdminDSAREraseServed         = "admin.dsar.erase.served"         // SPEC §6 (admin)
 	ActionDSARHardDelete               = "dsar.hard_delete"                // SPEC §6
 
-	ActionAdminBootstrap = "admin.bootstrap"      // first admin key created
-	ActionAdminKeyIssue  = "admin.key.issue"      // POST /admin/keys
-	ActionAdminAuditRead = "admin.audit.read"     // GET /admin/audit
-	ActionTOTPFailed     = "admin.totp.failed"    // appliance/tenancy
-	ActionTOTPThrottled  = "admin.totp.throttled" // appliance/tenancy
-	ActionTOTPReplayed   = "admin.totp.replayed"  // appliance/tenancy
-	ActionTOTPSealed     = "admin.totp.sealed"    // appliance/tenancy
-	ActionTowerRegister  = "tower.register"       // POST /towers
-	ActionJobSubmit      = "job.submit"           // a queued job (batch report, repeater plan)
-	ActionJobCancel      = "job.cancel"           // POST /jobs/{id}/cancel
-	ActionJobQuarantine  = "job.quarantine"       // a job the process died at twice (appliance/jobs), failed for good
-	ActionMapStart       = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
-	ActionReportPDF      = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
+	ActionAdminBootstrap  = "admin.bootstrap"      // first admin key created
+	ActionAdminKeyIssue   = "admin.key.issue"      // POST /admin/keys
+	ActionAdminAuditRead  = "admin.audit.read"     // GET /admin/audit
+	ActionTOTPFailed      = "admin.totp.failed"    // appliance/tenancy
+	ActionTOTPThrottled   = "admin.totp.throttled" // appliance/tenancy
+	ActionTOTPReplayed    = "admin.totp.replayed"  // appliance/tenancy
+	ActionTOTPSealed      = "admin.totp.sealed"    // appliance/tenancy
+	ActionTowerRegister   = "tower.register"       // POST /towers
+	ActionEquipmentCreate = "equipment.create"     // POST /equipment/radios, /equipment/antennas, /equipment/antennas/import
+	ActionEquipmentUpdate = "equipment.update"     // PUT /equipment/radios/{id}, /equipment/antennas/{id}
+	ActionEquipmentDelete = "equipment.delete"     // DELETE /equipment/radios/{id}, /equipment/antennas/{id}
+	ActionJobSubmit       = "job.submit"           // a queued job (batch report, repeater plan)
+	ActionJobCancel       = "job.cancel"           // POST /jobs/{id}/cancel
+	ActionJobQuarantine   = "job.quarantine"       // a job the process died at twice (appliance/jobs), failed for good
+	ActionMapStart        = "coverage.map.start"   // POST /coverage/heatmap, /coverage/best_server
+	ActionReportPDF       = "report.pdf"           // POST /reports/link (a PDF of the monthly quota)
 	// appliance/observations
 	ActionObservationIngest          = "observation.ingest"           // rows stored by a submission
 	ActionObservationConsentApply    = "observation.consent.apply"    // consent stamping script --apply (SPEC §3)

@@ -41,14 +41,23 @@ type LinkCandidate struct {
 	// clockwise from true north: where to point the receiver antenna.
 	AzimuthDeg float64
 	// TowerToRxDeg is the bearing from the tower to the receiver, degrees.
-	TowerToRxDeg  float64
-	Prediction    LinkPrediction
-	EIRPDBm       float64 // transmitter EIRP toward the main lobe, dBm
-	EIRPAssumed   bool    // true when the tower has no ERP and AssumedEIRPDBm was used
-	PatternLossDB float64 // horizontal antenna pattern attenuation toward the receiver, dB
-	RxPowerDBm    float64 // predicted received power, dBm
-	LinkMarginDB  float64 // RxPowerDBm − RxThresholdDBm, dB
-	TowerGroundM  float64 // ground height at the tower, metres AMSL
+	TowerToRxDeg float64
+	Prediction   LinkPrediction
+	EIRPDBm      float64 // transmitter EIRP toward the main lobe, dBm
+	EIRPAssumed  bool    // true when the tower has no ERP and AssumedEIRPDBm was used
+	// PatternLossDB is the tower antenna's attenuation toward the
+	// receiver relative to its main lobe, dB: horizontal and, when the
+	// tower's tilt or pattern is known, vertical (appliance.Radiator).
+	PatternLossDB float64
+	// TowerElevationDeg is the angle below the horizontal at which the
+	// tower's antenna sees the receiver's, degrees (negative: above),
+	// on the k = 4/3 earth (ElevationDownDeg).
+	TowerElevationDeg float64
+	// Antenna names the tower antenna's model, e.g. "generic 65° sector".
+	Antenna      string
+	RxPowerDBm   float64 // predicted received power, dBm
+	LinkMarginDB float64 // RxPowerDBm − RxThresholdDBm, dB
+	TowerGroundM float64 // ground height at the tower, metres AMSL
 	// Path is the checkable geometry of the path (profile, dominant
 	// obstacle, minimum antenna heights); nil unless asked for.
 	Path *PathCheck

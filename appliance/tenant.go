@@ -58,6 +58,36 @@ func (t Tier) TowersPerKey() int {
 	return 0
 }
 
+// EquipmentPerTenant returns the cap on a tenant's catalogue radios, and
+// separately on its antennas (appliance/equipment, issue 25); -1 means no
+// cap. The catalogue is the tenant's, shared by its keys, so it is counted
+// per tenant rather than per key like towers. The caps leave room for a
+// WISP's whole product range at Starter and an integrator's library at
+// Business; an antenna with full pattern cuts takes about 10–300 kB of the
+// store, so Enterprise's 5000 stay under about 1.5 GB in the worst case.
+//
+//	tier        radios  antennas
+//	Free        10      10
+//	Starter     50      50
+//	Pro         200     200
+//	Business    1000    1000
+//	Enterprise  5000    5000 (Ultra: the same)
+func (t Tier) EquipmentPerTenant() int {
+	switch t {
+	case TierFree:
+		return 10
+	case TierStarter:
+		return 50
+	case TierPro:
+		return 200
+	case TierBusiness:
+		return 1000
+	case TierEnterprise, TierUltra:
+		return 5000
+	}
+	return 0
+}
+
 // Role is what a key may do beyond its tier.
 type Role string
 

@@ -49,7 +49,9 @@ type Tower struct {
 	// NaN means omnidirectional (SPEC §2.1).
 	AzimuthDeg float64
 	// TiltDeg is the mechanical downtilt in degrees, positive down; NaN when
-	// unknown.
+	// unknown. For a regulator record it is the licensed elevation angle
+	// (MOSAICO AnguloElevacao) of the strongest emission, taken as the
+	// beam's downtilt.
 	TiltDeg float64
 	// TxPowerDBm (transmitter power at the antenna input, dBm) and
 	// TxGainDBi (antenna gain, dBi) are those of the sector whose ERP is
@@ -57,6 +59,17 @@ type Tower struct {
 	// HasTx says so. Their sum is ERPDBm + 2.15 dB (the EIRP).
 	TxPowerDBm, TxGainDBi float64
 	HasTx                 bool
+	// BeamwidthDeg is the antenna's horizontal 3 dB beamwidth, degrees
+	// (MOSAICO AnguloMeiaPotenciaAntena); 0 or NaN when unknown
+	// (GenericHBeamwidthDeg, 65°, is assumed).
+	BeamwidthDeg float64
+	// FrontBackDB is the antenna's front-to-back ratio, dB (MOSAICO
+	// FrenteCostaAntena); 0 or NaN when unknown (GenericFrontBackDB, 25 dB).
+	FrontBackDB float64
+	// AntennaID names the catalogue antenna (appliance/equipment) the
+	// tower radiates with, its pattern replacing the generic one; "" when
+	// none. Only a tenant's own towers name one.
+	AntennaID string
 
 	Placement     Placement // how the position was obtained
 	UncertaintyM  float64   // radius, metres, within which the true position lies (about 95 %)
@@ -82,6 +95,31 @@ func (t *Tower) HasERP() bool { return !math.IsNaN(t.ERPDBm) }
 
 // Omni reports whether the tower is treated as omnidirectional.
 func (t *Tower) Omni() bool { return math.IsNaN(t.AzimuthDeg) }
+
+// known returns x when it is a positive number, else 0.
+func known(x float64) float64 {
+	if x > 0 {
+		return x
+	}
+	return 0
+}
+
+// GenericRadiator returns the tower's generic antenna (Radiator doc): the
+// 3GPP sector at the tower's azimuth with its beamwidth and front-to-back
+// ratio where known, and, when its tilt is known, the vertical pattern
+// tilted by it with the vertical beamwidth from its antenna gain
+// (TxGainDBi; 10° when the record has none).
+func (t *Tower) GenericRadiator() Radiator {
+	g := GenericSector{HBeamwidthDeg: known(t.BeamwidthDeg), FrontBackDB: known(t.FrontBackDB)}
+	if gain := t.TxGainDBi; t.HasTx && gain > 0 {
+		hbw := g.HBeamwidthDeg
+		if hbw == 0 {
+			hbw = GenericHBeamwidthDeg
+		}
+		g.VBeamwidthDeg = VBeamwidthFromGainDeg(gain, hbw)
+	}
+	return NewGenericRadiator(g, t.AzimuthDeg, t.TiltDeg)
+}
 
 // VisibleTo reports whether a tenant may see the tower: public towers
 // (regulator, crowd-sourced, synthetic) are visible to all, a user-registered

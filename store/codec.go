@@ -14,6 +14,15 @@ func optFloat(v float64) *float64 {
 	return &v
 }
 
+// optKnown encodes a figure where 0 or NaN means "unknown" as an absent
+// JSON field.
+func optKnown(v float64) *float64 {
+	if !(v > 0) && !(v < 0) {
+		return nil
+	}
+	return &v
+}
+
 func fromOpt(p *float64) float64 {
 	if p == nil {
 		return math.NaN()
@@ -34,6 +43,9 @@ type towerRecord struct {
 	TiltDeg       *float64  `json:"tilt_deg,omitempty"`
 	TxPowerDBm    *float64  `json:"tx_power_dbm,omitempty"` // with TxGainDBi, when Tower.HasTx
 	TxGainDBi     *float64  `json:"tx_gain_dbi,omitempty"`
+	BeamwidthDeg  *float64  `json:"beamwidth_deg,omitempty"` // since schema 12
+	FrontBackDB   *float64  `json:"front_back_db,omitempty"` // since schema 12
+	AntennaID     string    `json:"antenna_id,omitempty"`    // since schema 12
 	Placement     string    `json:"placement"`
 	UncertaintyM  float64   `json:"uncertainty_m"`
 	Synthetic     bool      `json:"synthetic,omitempty"`
@@ -58,6 +70,7 @@ func toTowerRecord(t *appliance.Tower) towerRecord {
 	return towerRecord{TxPowerDBm: power, TxGainDBi: gain,
 		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: t.Lat, Lon: t.Lon, HeightM: t.HeightM,
 		ERPDBm: optFloat(t.ERPDBm), AzimuthDeg: optFloat(t.AzimuthDeg), TiltDeg: optFloat(t.TiltDeg),
+		BeamwidthDeg: optKnown(t.BeamwidthDeg), FrontBackDB: optKnown(t.FrontBackDB), AntennaID: t.AntennaID,
 		Placement: string(t.Placement), UncertaintyM: t.UncertaintyM, Synthetic: t.Synthetic,
 		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, Address: t.Address, UF: t.UF,
 		IBGECode: t.IBGECode, Technologies: t.Technologies, BandsMHz: t.BandsMHz, OwnerKeyID: t.OwnerKeyID,
@@ -69,6 +82,7 @@ func (r towerRecord) tower() *appliance.Tower {
 	t := &appliance.Tower{
 		ID: r.ID, Source: appliance.TowerSource(r.Source), Operator: r.Operator, Lat: r.Lat, Lon: r.Lon,
 		HeightM: r.HeightM, ERPDBm: fromOpt(r.ERPDBm), AzimuthDeg: fromOpt(r.AzimuthDeg), TiltDeg: fromOpt(r.TiltDeg),
+		BeamwidthDeg: fromOpt(r.BeamwidthDeg), FrontBackDB: fromOpt(r.FrontBackDB), AntennaID: r.AntennaID,
 		Placement: appliance.Placement(r.Placement), UncertaintyM: r.UncertaintyM, Synthetic: r.Synthetic,
 		Provenance: r.Provenance, StationNumber: r.StationNumber, Municipality: r.Municipality, Address: r.Address, UF: r.UF,
 		IBGECode: r.IBGECode, Technologies: r.Technologies, BandsMHz: r.BandsMHz, OwnerKeyID: r.OwnerKeyID,

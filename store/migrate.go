@@ -37,6 +37,11 @@ var (
 	bucketKeyClaims        = []byte("key_claims")        // hex SHA-256 of a checkout session id -> appliance.KeyClaim
 
 	keySchemaVersion = []byte("schema_version")
+
+	// The equipment catalogue (issue 25): per tenant, keyed by tenant id +
+	// 0x00 + record id (store/equipment.go).
+	bucketRadios   = []byte("equipment_radios")   // -> radioRecord
+	bucketAntennas = []byte("equipment_antennas") // -> antennaRecord
 )
 
 // migration moves the schema from version-1 to version.
@@ -110,7 +115,15 @@ var migrations = []migration{
 		}
 		return nil
 	}},
-	{13, "tenants' calibration settings and fitted calibrations", func(tx *bolt.Tx) error {
+	{13, "equipment catalogue: radios and antennas per tenant", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketRadios, bucketAntennas} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{14, "tenants' calibration settings and fitted calibrations", func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketCalibrationSettings, bucketCalibrations} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err

@@ -355,6 +355,8 @@ var tenantBuckets = []struct {
 	{bucketDividends, purgeByKey(tenantPrefixed)},
 	{bucketSSOBindings, purgeTenantField},
 	{bucketBranding, purgeByKey(tenantKeyed)},
+	{bucketRadios, purgeByKey(tenantPrefixed)},
+	{bucketAntennas, purgeByKey(tenantPrefixed)},
 	{bucketBillingAccounts, purgeByKey(tenantKeyed)},
 	{bucketBillingCustomers, purgeByValue},
 	{bucketKeyClaims, purgeTenantField},

@@ -1,10 +1,10 @@
 package batch
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -303,36 +303,63 @@ func (b *bundle) engines() []ManifestEngine {
 	return out
 }
 
-func fnum(p *float64) string {
+// fnum is a number cell of results.csv; empty when absent.
+func fnum(p *float64) csvCell {
 	if p == nil {
-		return ""
+		return number("")
 	}
-	return strconv.FormatFloat(*p, 'f', -1, 64)
+	return number(strconv.FormatFloat(*p, 'f', -1, 64))
 }
 
-// writeCSV writes results.csv: RFC 4180 (CRLF, quotes where needed), ','
-// separator, '.' decimals, one line per input row.
+// writeCSV writes results.csv: RFC 4180 (CRLF), ',' separator, '.'
+// decimals, one line per input row. Numbers are bare; every text cell,
+// the header's included, is enclosed in double quotes and neutralised
+// with geoexport.SpreadsheetSafe (geoexport's doc, "Spreadsheet safety"),
+// so that no id, site name or operator name is read as a formula.
 func (b *bundle) writeCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.UseCRLF = true
-	if err := cw.Write(ResultColumns()); err != nil {
-		return err
+	bw := bufio.NewWriter(w)
+	line := func(cells []csvCell) {
+		for i, c := range cells {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			if c.num {
+				bw.WriteString(c.s)
+				continue
+			}
+			bw.WriteByte('"')
+			bw.WriteString(strings.ReplaceAll(geoexport.SpreadsheetSafe(c.s), `"`, `""`))
+			bw.WriteByte('"')
+		}
+		bw.WriteString("\r\n")
 	}
-	rec := make([]string, len(ResultColumns()))
+	head := ResultColumns()
+	rec := make([]csvCell, len(head))
+	for i, h := range head {
+		rec[i] = text(h)
+	}
+	line(rec)
 	for i, r := range b.results {
 		codes, messages := warningCells(r.Warnings)
-		rec = append(rec[:0], strconv.Itoa(i+1), r.ReceiverID, fnum(r.Lat), fnum(r.Lon), fnum(r.HeightM), fnum(r.FreqMHz),
+		rec = append(rec[:0], number(strconv.Itoa(i+1)), text(r.ReceiverID), fnum(r.Lat), fnum(r.Lon), fnum(r.HeightM), fnum(r.FreqMHz),
 			fnum(r.MaxDistanceKm), fnum(r.RxGainDBi), fnum(r.CableLossDB), fnum(r.RxThresholdDBm), fnum(r.AssumedEIRPDBm),
-			r.OperatorFilter, r.TowerID, r.Operator, fnum(r.DistanceKm), fnum(r.AzimuthDeg), fnum(r.RxPowerDBm), fnum(r.MarginDB),
-			strconv.FormatBool(r.EIRPAssumed), r.Engine, r.EngineVersion, r.Status, codes, r.Reason,
-			strconv.FormatBool(r.Synthetic), fnum(r.PositionUncertaintyM), messages)
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
+			text(r.OperatorFilter), text(r.TowerID), text(r.Operator), fnum(r.DistanceKm), fnum(r.AzimuthDeg), fnum(r.RxPowerDBm), fnum(r.MarginDB),
+			number(strconv.FormatBool(r.EIRPAssumed)), text(r.Engine), text(r.EngineVersion), text(r.Status), text(codes), text(r.Reason),
+			number(strconv.FormatBool(r.Synthetic)), fnum(r.PositionUncertaintyM), text(messages))
+		line(rec)
 	}
-	cw.Flush()
-	return cw.Error()
+	return bw.Flush()
 }
+
+// csvCell is one cell of results.csv: a number (or boolean), written
+// bare, or a text, quoted and neutralised.
+type csvCell struct {
+	s   string
+	num bool
+}
+
+func text(s string) csvCell   { return csvCell{s: s} }
+func number(s string) csvCell { return csvCell{s: s, num: true} }
 
 func orNaN(p *float64) float64 {
 	if p == nil {

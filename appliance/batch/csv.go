@@ -113,20 +113,38 @@ func ParseCSV(r io.Reader, maxRows int) ([]Row, error) {
 // row does not reject the file: the row carries it in Row.Errors. The file
 // is rejected with a *appliance.ValidationError (matching ErrInvalid) when
 // it is empty, has no data rows, lacks a required column (lat, lon,
-// frequency_mhz: named with the accepted headers) or maps two headers to
-// one column; with a *LimitError (Tier empty) when it has more than maxRows
-// data rows (counted up to MaxCountedRows); and wraps ErrInvalid when it
-// exceeds MaxCSVBytes.
+// frequency_mhz: named with the accepted headers), maps two headers to
+// one column or holds a record longer than MaxRecordBytes; with a
+// *LimitError (Tier empty) when it has more than maxRows data rows
+// (counted up to MaxCountedRows); and wraps ErrInvalid when it exceeds
+// MaxCSVBytes. An error of r is returned wrapped.
 func ReadCSV(r io.Reader, maxRows int) (*CSVFile, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, MaxCSVBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read csv: %w", err)
 	}
+	return ReadCSVBytes(raw, maxRows)
+}
+
+// MaxRecordBytes is the longest record of a batch CSV (64 KiB: a line, or
+// several when a quoted field holds line breaks; real rows are under
+// 1 KiB). The CSV reader holds about three copies of a record, so one
+// line of 32 MiB would have cost some 100 MB; such a file is refused
+// before it is parsed.
+const MaxRecordBytes = 64 << 10
+
+// ReadCSVBytes is ReadCSV of a file already in memory; it does not keep
+// raw.
+func ReadCSVBytes(raw []byte, maxRows int) (*CSVFile, error) {
 	if len(raw) > MaxCSVBytes {
 		return nil, fmt.Errorf("read csv: the file is larger than %d bytes: %w", MaxCSVBytes, appliance.ErrInvalid)
 	}
 	out := &CSVFile{Columns: map[string]string{}}
-	if len(bytes.TrimSpace(bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")))) == 0 {
+	text := bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	if line, n := longestRecord(text, byte(sheetcsv.DetectSeparator(text))); n > MaxRecordBytes {
+		return nil, appliance.Invalid("file", "line %d starts a record longer than %d KiB (the limit; %d bytes or more)", line, MaxRecordBytes>>10, n)
+	}
+	if len(bytes.TrimSpace(text)) == 0 {
 		return nil, appliance.Invalid("file", "is empty: a header line and at least one data row are expected")
 	}
 	cr, format := sheetcsv.OpenBytes(raw)
@@ -168,6 +186,23 @@ func ReadCSV(r io.Reader, maxRows int) (*CSVFile, error) {
 		return nil, appliance.Invalid("file", "has a header line but no data rows")
 	}
 	return out, nil
+}
+
+// longestRecord returns the line where the longest record of raw starts
+// and its length in bytes, with records split as the CSV reader splits
+// them (sheetcsv.Records). It stops once a record is longer than
+// MaxRecordBytes.
+func longestRecord(raw []byte, sep byte) (line, n int) {
+	r := sheetcsv.NewRecords(sep)
+	for _, c := range raw {
+		if m := r.Feed(c); m > n {
+			line, n = r.Line(), m
+			if n > MaxRecordBytes {
+				return line, n
+			}
+		}
+	}
+	return line, n
 }
 
 // blank reports whether every field of rec is empty or white space (Excel

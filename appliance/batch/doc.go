@@ -99,8 +99,10 @@
 //
 // The file is refused (appliance.ValidationError naming the field) when it
 // is empty, has no data rows, lacks a required column ("lat: required
-// column is missing (accepted headers: …)"), or maps two headers to one
-// column; with a *LimitError when it has more than maxRows data rows (the
+// column is missing (accepted headers: …)"), maps two headers to one
+// column, or holds a record longer than MaxRecordBytes (64 KiB; found by a
+// scan that reads quotes as encoding/csv does, before the CSV reader copies
+// any record, which would hold about three copies of it); with a *LimitError when it has more than maxRows data rows (the
 // rows beyond are counted, not parsed, up to MaxCountedRows, so the message
 // states the real count). A bad value makes only its row an error row.
 //
@@ -147,7 +149,11 @@
 //	                  tower's caveats: synthetic (true/false),
 //	                  position_uncertainty_m (metres, empty when unknown) and
 //	                  warning_messages (one per code, same order, separated
-//	                  by " | ")
+//	                  by " | "). Numbers and booleans are bare; text cells are
+//	                  double-quoted and neutralised for spreadsheets
+//	                  (geoexport.SpreadsheetSafe: a leading ' on a text
+//	                  starting with = + - @ tab CR or '; ReadResults removes
+//	                  it)
 //	results.geojson   points of the rows with a valid position (geoexport.LinkSchema:
 //	                  warnings holds the ';'-separated codes, with synthetic
 //	                  and position_uncertainty_m)

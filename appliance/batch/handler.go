@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"linkplan/appliance"
@@ -64,7 +65,12 @@ func (h handler) Run(ctx context.Context, run appliance.JobRun) (appliance.JobRe
 		for i := range out {
 			data, err := json.Marshal(&out[i])
 			if err != nil {
-				return appliance.JobResult{}, fmt.Errorf("batch job %s: row %d: %w", j.ID, next+i, err)
+				// A figure JSON cannot hold (a NaN or an infinity that escaped
+				// the rounding) fails its row, never the job (issue 20).
+				out[i] = unrecordable(out[i])
+				if data, err = json.Marshal(&out[i]); err != nil {
+					return appliance.JobResult{}, fmt.Errorf("batch job %s: row %d: %w", j.ID, next+i, err)
+				}
 			}
 			items[i] = appliance.JobItem{Index: int64(next + i), Data: data}
 		}
@@ -152,4 +158,22 @@ func (s *Service) WriteBundle(ctx context.Context, w io.Writer, j *appliance.Job
 		return err
 	}
 	return b.write(ctx, w)
+}
+
+// unrecordable is the error row that replaces a result JSON cannot encode:
+// the row's identity and input echo, without figures.
+func unrecordable(r RowResult) RowResult {
+	out := RowResult{Index: r.Index, Row: r.Row, ReceiverID: r.ReceiverID, OperatorFilter: r.OperatorFilter, Engine: r.Engine,
+		Lat: finite(r.Lat), Lon: finite(r.Lon), HeightM: finite(r.HeightM), FreqMHz: finite(r.FreqMHz), MaxDistanceKm: finite(r.MaxDistanceKm),
+		RxGainDBi: finite(r.RxGainDBi), CableLossDB: finite(r.CableLossDB), RxThresholdDBm: finite(r.RxThresholdDBm), AssumedEIRPDBm: finite(r.AssumedEIRPDBm),
+		Status: StatusError, Reason: "the row's result holds a number that is not finite (a bug of the appliance); its figures were not recorded"}
+	return out
+}
+
+// finite returns x, or nil when it is NaN or infinite.
+func finite(x *float64) *float64 {
+	if x == nil || math.IsNaN(*x) || math.IsInf(*x, 0) {
+		return nil
+	}
+	return x
 }

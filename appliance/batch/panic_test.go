@@ -105,7 +105,7 @@ func TestIssue20_ReportPanicLeavesOneReportOut(t *testing.T) {
 	if m.PDFsIncluded == 0 || m.PDFsLeftOut != 1 || m.PDFsLeftOutReason != want || files[batch.ReportName(poison)] != nil {
 		t.Fatalf("included %d, left out %d (%q); want 1 left out: %q", m.PDFsIncluded, m.PDFsLeftOut, m.PDFsLeftOutReason, want)
 	}
-	if !bytes.Contains(files[batch.FileResultsCSV], []byte(rows[poison].ReceiverID+",")) || c.get("batch.pdf") != 1 {
+	if !bytes.Contains(files[batch.FileResultsCSV], []byte(`"`+rows[poison].ReceiverID+`",`)) || c.get("batch.pdf") != 1 {
 		t.Fatalf("row %d missing from results.csv, or %d panics counted", poison, c.get("batch.pdf"))
 	}
 	if !strings.HasPrefix(string(files[batch.FileSummaryPDF]), "%PDF-") {

@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zip"
 
 	"linkplan/appliance"
+	"linkplan/appliance/geoexport"
 )
 
 // MaxResultsCSVBytes caps the results.csv ReadResults reads (a 100,000-row
@@ -74,21 +75,22 @@ func parseResult(rec []string) (RowResult, error) {
 	if err != nil || n < 1 {
 		return RowResult{}, fmt.Errorf("row %q: %w", rec[0], appliance.ErrInvalid)
 	}
-	r := RowResult{Index: n - 1, Row: n, ReceiverID: rec[1], Lat: num(rec[2]), Lon: num(rec[3]), HeightM: num(rec[4]), FreqMHz: num(rec[5]),
+	txt := geoexport.SpreadsheetText // text cells were written with SpreadsheetSafe
+	r := RowResult{Index: n - 1, Row: n, ReceiverID: txt(rec[1]), Lat: num(rec[2]), Lon: num(rec[3]), HeightM: num(rec[4]), FreqMHz: num(rec[5]),
 		MaxDistanceKm: num(rec[6]), RxGainDBi: num(rec[7]), CableLossDB: num(rec[8]), RxThresholdDBm: num(rec[9]), AssumedEIRPDBm: num(rec[10]),
-		OperatorFilter: rec[11], TowerID: rec[12], Operator: rec[13], DistanceKm: num(rec[14]), AzimuthDeg: num(rec[15]),
-		RxPowerDBm: num(rec[16]), MarginDB: num(rec[17]), EIRPAssumed: rec[18] == "true", Engine: rec[19], EngineVersion: rec[20],
-		Status: rec[21], Reason: rec[23]}
+		OperatorFilter: txt(rec[11]), TowerID: txt(rec[12]), Operator: txt(rec[13]), DistanceKm: num(rec[14]), AzimuthDeg: num(rec[15]),
+		RxPowerDBm: num(rec[16]), MarginDB: num(rec[17]), EIRPAssumed: rec[18] == "true", Engine: txt(rec[19]), EngineVersion: txt(rec[20]),
+		Status: txt(rec[21]), Reason: txt(rec[23])}
 	var messages []string
 	if len(rec) > 26 {
 		r.Synthetic = rec[24] == "true"
 		r.PositionUncertaintyM = num(rec[25])
-		if rec[26] != "" {
-			messages = strings.Split(rec[26], WarningMessageSep)
+		if m := txt(rec[26]); m != "" {
+			messages = strings.Split(m, WarningMessageSep)
 		}
 	}
-	if rec[22] != "" {
-		codes := strings.Split(rec[22], ";")
+	if c := txt(rec[22]); c != "" {
+		codes := strings.Split(c, ";")
 		for i, c := range codes {
 			w := appliance.Warning{Code: c}
 			if len(messages) == len(codes) {

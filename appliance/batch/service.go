@@ -352,12 +352,11 @@ func (s *Service) analyzeRow(ctx context.Context, p *Payload, i int, profile boo
 	}
 	if v.Len() > 0 {
 		out.Status, out.Errors, out.Reason = StatusError, v.Fields, v.Error()
-		if out.Lat != nil {
-			out.Lat = r6p(*out.Lat)
-		}
-		if out.Lon != nil {
-			out.Lon = r6p(*out.Lon)
-		}
+		// The input is echoed only where it is a coordinate at all: an
+		// error row names the bad value in Errors, and its lat or lon is
+		// null (RowResult: "null when the row did not give a valid
+		// number"), so that ±1e308 reaches neither JSON nor a CSV cell.
+		out.Lat, out.Lon = coordinate(out.Lat, 90), coordinate(out.Lon, 180)
 		return out, nil
 	}
 	out.Lat, out.Lon = r6p(req.Receiver.Lat), r6p(req.Receiver.Lon)
@@ -424,14 +423,20 @@ func reasonOf(err error) string {
 	return err.Error()
 }
 
+// coordinate rounds a latitude or longitude to 6 decimals, or returns nil
+// when it is absent or outside [-limit, limit] degrees.
+func coordinate(x *float64, limit float64) *float64 {
+	if x == nil || !(math.Abs(*x) <= limit) {
+		return nil
+	}
+	return r6p(*x)
+}
+
 func r3p(x float64) *float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}
-	v := math.Round(x*1e3) / 1e3
-	if v == 0 {
-		v = 0 // no negative zero
-	}
+	v := appliance.Round(x, 3) // never -0, never an overflow to +Inf
 	return &v
 }
 
@@ -439,9 +444,6 @@ func r6p(x float64) *float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}
-	v := math.Round(x*1e6) / 1e6
-	if v == 0 {
-		v = 0
-	}
+	v := appliance.Round(x, 6)
 	return &v
 }

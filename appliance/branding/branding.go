@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"linkplan/appliance"
+	"linkplan/appliance/decodebudget"
 )
 
 // Limits of a branding.
@@ -61,6 +62,10 @@ type Request struct {
 	ReportFooter   string
 	// Justification is required from the admin (10 to 1000 characters).
 	Justification string
+	// Memory is the request's lease on the appliance-wide decode budget
+	// (appliance/decodebudget), charged for the pixels of a PNG logo
+	// before they are decoded; nil charges nothing.
+	Memory *decodebudget.Lease
 }
 
 // Validate checks every field and returns all bad ones at once.
@@ -79,7 +84,9 @@ func Validate(req *Request) error {
 	case len(req.Logo) > MaxLogoBytes:
 		v.Add("logo.data_base64", "must be at most %d bytes decoded, got %d", MaxLogoBytes, len(req.Logo))
 	case req.LogoMediaType == appliance.BrandingLogoPNG:
-		if err := checkPNG(req.Logo); err != nil {
+		if err := checkPNG(req.Logo, req.Memory); errors.Is(err, appliance.ErrUnavailable) {
+			return err // the decode budget is spent for now: no field is at fault
+		} else if err != nil {
 			v.Add("logo.data_base64", "%v", err)
 		}
 	case req.LogoMediaType == appliance.BrandingLogoSVG:
@@ -137,13 +144,18 @@ func isColor(s string) bool {
 
 // checkPNG checks the signature, the dimensions (before decoding the
 // pixels) and that the whole image decodes.
-func checkPNG(b []byte) error {
+func checkPNG(b []byte, mem *decodebudget.Lease) error {
 	cfg, err := png.DecodeConfig(bytes.NewReader(b))
 	if err != nil {
 		return errors.New("must be a PNG image (the content is not PNG)")
 	}
 	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxLogoPx || cfg.Height > MaxLogoPx {
 		return fmt.Errorf("must be 1 to %d pixels a side, got %d×%d", MaxLogoPx, cfg.Width, cfg.Height)
+	}
+	// A 256 KiB PNG of 2000×2000 16-bit pixels decodes into 32 MB: charged
+	// (8 bytes a pixel, the widest colour model) before it is decoded.
+	if err := mem.Grow(int64(cfg.Width)*int64(cfg.Height)*8, "the logo's pixels"); err != nil {
+		return err
 	}
 	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
 		return errors.New("must be a complete PNG image (it does not decode)")

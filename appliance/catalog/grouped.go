@@ -86,7 +86,7 @@ func (g *grouper) finish() {
 
 func newSector(line int) Sector {
 	return Sector{Line: line, FreqMHz: math.NaN(), BandMHz: math.NaN(), AzimuthDeg: math.NaN(),
-		TiltDeg: math.NaN(), HeightM: math.NaN(), GainDBi: math.NaN(), TxPowerW: math.NaN(), ERPDBm: math.NaN()}
+		TiltDeg: math.NaN(), HeightM: math.NaN(), GainDBi: math.NaN(), BeamwidthDeg: math.NaN(), FrontBackDB: math.NaN(), TxPowerW: math.NaN(), ERPDBm: math.NaN()}
 }
 
 // csvRows iterates over the data rows of a comma-separated file with a

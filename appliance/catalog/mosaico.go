@@ -38,6 +38,7 @@ type mosaicoFields struct {
 	status, entity, station, uf, municipality, emission, tech string
 	address                                                   string
 	freq, azimuth, gain, tilt, pol, height, power, lat, lon   string
+	hpbw, frontBack                                           string // AnguloMeiaPotenciaAntena, FrenteCostaAntena
 	date                                                      string
 }
 
@@ -84,6 +85,18 @@ func mosaicoRow(f mosaicoFields, line int, decimalComma bool) (row emissionRow, 
 			return row, fmt.Sprintf("%s %v outside %v…%v", n.name, v, n.min, n.max), ""
 		}
 		*n.dst = v
+	}
+	// The antenna's half-power angle and front-to-back ratio only shape
+	// the generic pattern: a bad or absent value leaves them unknown
+	// rather than refusing the emission.
+	for _, n := range []struct {
+		raw      string
+		dst      *float64
+		min, max float64
+	}{{f.hpbw, &sec.BeamwidthDeg, 0, 360}, {f.frontBack, &sec.FrontBackDB, 0, 100}} {
+		if v, ok, err := parseNumber(n.raw, decimalComma); ok && err == nil && v > n.min && v <= n.max {
+			*n.dst = v
+		}
 	}
 	if sec.HeightM == 0 {
 		sec.HeightM = math.NaN() // 0 m means "not given" in MOSAICO
@@ -171,7 +184,7 @@ func ParseMosaicoLicenciamento(r io.Reader) (*Result, error) {
 		}
 		row, reason, warning := mosaicoRow(mosaicoFields{
 			status: c[0], entity: c[1], station: c[5], uf: c[8], municipality: c[9], address: joinAddress(c[6], c[7]), emission: c[10], tech: c[11],
-			freq: c[14], azimuth: c[16], gain: c[22], tilt: c[25], pol: c[26], height: c[27], power: c[29],
+			freq: c[14], azimuth: c[16], gain: c[22], frontBack: c[23], hpbw: c[24], tilt: c[25], pol: c[26], height: c[27], power: c[29],
 			lat: c[30], lon: c[31], date: c[33],
 		}, n, true)
 		if reason != "" {
@@ -218,6 +231,7 @@ func ParseMosaicoSMP(r io.Reader) (*Result, error) {
 			municipality: get("codmunicipio"), emission: get("designacaoemissao"), tech: get("tecnologia"),
 			freq: firstNonEmpty(get("freqtxmhz"), get("freqcentralmhz")), azimuth: get("azimute"),
 			gain: get("ganhoantena"), tilt: get("anguloelevacao"), pol: get("polarizacao"),
+			hpbw: get("angulomeiapotenciaantena"), frontBack: get("frentecostaantena"),
 			height: get("alturaantena"), power: get("potenciatransmissorwatts"),
 			lat: get("latitude"), lon: get("longitude"), date: get("datalicenciamento"),
 		}, line, false)
@@ -326,6 +340,7 @@ func ParseMosaicoJSON(r io.Reader) (*Result, error) {
 			municipality: firstNonEmpty(get("CodMunicipio"), get("NomeMunicipio")), emission: get("DesignacaoEmissao"),
 			tech: get("Tecnologia"), freq: firstNonEmpty(get("FreqTxMHz"), get("FreqCentralMHz")),
 			azimuth: get("Azimute"), gain: get("GanhoAntena"), tilt: get("AnguloElevacao"), pol: get("Polarizacao"),
+			hpbw: get("AnguloMeiaPotenciaAntena"), frontBack: get("FrenteCostaAntena"),
 			height: get("AlturaAntena"), power: get("PotenciaTransmissorWatts"),
 			lat: get("Latitude"), lon: get("Longitude"), date: get("DataLicenciamento"),
 		}, line, false)

@@ -26,6 +26,8 @@ type Sector struct {
 	TiltDeg      float64 // downtilt, degrees, positive down (MOSAICO AnguloElevacao)
 	HeightM      float64 // antenna height above ground, metres
 	GainDBi      float64 // antenna gain, dBi
+	BeamwidthDeg float64 // horizontal half-power beamwidth, degrees (MOSAICO AnguloMeiaPotenciaAntena)
+	FrontBackDB  float64 // front-to-back ratio, dB (MOSAICO FrenteCostaAntena)
 	TxPowerW     float64 // transmitter power, watts
 	ERPDBm       float64 // effective radiated power, dBm: 10·log10(TxPowerW·1000) + GainDBi − 2.15
 	Polarization string  // e.g. "X", "V"
@@ -98,6 +100,8 @@ func newRegulatorTower(station, provenance string) appliance.Tower {
 		ERPDBm:        math.NaN(),
 		AzimuthDeg:    math.NaN(),
 		TiltDeg:       math.NaN(),
+		BeamwidthDeg:  math.NaN(),
+		FrontBackDB:   math.NaN(),
 		Placement:     appliance.PlacementCentroid,
 		Provenance:    provenance,
 		StationNumber: station,
@@ -119,7 +123,8 @@ func ERPDBm(txPowerW, gainDBi float64) float64 {
 // summarise derives a station's tower-level numbers from its sectors:
 //   - ERPDBm: the largest sector ERP (the station's strongest emission);
 //   - HeightM: the highest antenna (DefaultTowerHeightM when none is given);
-//   - TiltDeg: the tilt of the strongest emission (first in input order on ties);
+//   - TiltDeg, BeamwidthDeg, FrontBackDB: those of the strongest emission
+//     (first in input order on ties);
 //   - TxPowerDBm, TxGainDBi (HasTx): the power and gain of that emission;
 //   - AzimuthDeg: the common azimuth when every sector states the same one;
 //     NaN (omnidirectional) when sectors point different ways (a multi-sector
@@ -156,9 +161,10 @@ func summarise(t *appliance.Tower, sectors []Sector) {
 	}
 	if bestIdx >= 0 {
 		t.ERPDBm = bestERP
-		t.TiltDeg = sectors[bestIdx].TiltDeg
+		s := &sectors[bestIdx]
+		t.TiltDeg, t.BeamwidthDeg, t.FrontBackDB = s.TiltDeg, s.BeamwidthDeg, s.FrontBackDB
 		// Its ERP came from both (ERPDBm is NaN otherwise).
-		t.TxPowerDBm, t.TxGainDBi, t.HasTx = 10*math.Log10(sectors[bestIdx].TxPowerW*1000), sectors[bestIdx].GainDBi, true
+		t.TxPowerDBm, t.TxGainDBi, t.HasTx = 10*math.Log10(s.TxPowerW*1000), s.GainDBi, true
 	}
 	if !math.IsInf(height, -1) {
 		t.HeightM = height

@@ -21,6 +21,9 @@ type Transmitter struct {
 	Synthetic    bool                // synthetic sample data, not real infrastructure
 	Placement    appliance.Placement // how the tower's position was obtained
 	UncertaintyM float64             // radius of its position uncertainty (about 95 %), metres; 0 when none is given
+	// AntennaWarning says the tower's catalogue antenna could not be read
+	// and its generic antenna stood in; "" normally.
+	AntennaWarning string
 	// Calibration is the tenant's calibration applied to the map's levels
 	// (Request.Calibration), nil none.
 	Calibration *MapCalibration
@@ -76,6 +79,9 @@ type TransmitterData struct {
 	// PositionUncertaintyM is the tower's position uncertainty, metres;
 	// null for an explicit site or a tower whose source gives none.
 	PositionUncertaintyM *float64 `json:"position_uncertainty_m"`
+	// Antenna names the antenna model the map used, e.g. "generic 65°
+	// sector" (Request.AntennaLabel).
+	Antenna string `json:"antenna"`
 	// Calibration is the tenant's calibration applied to this
 	// transmitter's levels; absent when none.
 	Calibration *MapCalibration `json:"calibration,omitempty"`
@@ -87,7 +93,7 @@ func TransmittersData(reqs []Request) []TransmitterData {
 	for i, r := range reqs {
 		t := r.Transmitter
 		out[i] = TransmitterData{TowerID: t.TowerID, Lat: r.Tx.Lat, Lon: r.Tx.Lon, HeightM: r3(r.TxHeightM), EIRPDBm: r3(r.EIRPDBm),
-			EIRPAssumed: t.EIRPAssumed, Synthetic: t.Synthetic, Calibration: t.Calibration}
+			EIRPAssumed: t.EIRPAssumed, Synthetic: t.Synthetic, Antenna: r.AntennaLabel(), Calibration: t.Calibration}
 		if t.UncertaintyM > 0 {
 			u := r3(t.UncertaintyM)
 			out[i].PositionUncertaintyM = &u
@@ -191,6 +197,11 @@ func TransmitterWarnings(reqs []Request) []appliance.Warning {
 		out = append(out, appliance.Warning{Code: appliance.WarnCalibrationOutsideArea, Message: fmt.Sprintf(
 			"the tenant's calibration of %s applies to the whole map, but its local correction only within the calibrated area around the tenant's measurements (the calibration object's area_squares squares, none for a band-wide offset): beyond it only the transmitter-wide offset (or the band's) applies, fitted elsewhere",
 			who)})
+	}
+	for _, r := range reqs {
+		if m := r.Transmitter.AntennaWarning; m != "" {
+			out = append(out, appliance.Warning{Code: appliance.WarnAntennaUnavailable, Message: m})
+		}
 	}
 	return out
 }

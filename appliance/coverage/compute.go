@@ -624,6 +624,20 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 		}
 	}
 	base := req.EIRPDBm - req.PatternLossDB(rd.bearingDeg)
+	// An antenna with a vertical pattern loses toward each sample by the
+	// elevation at which it sees the receiver there (package doc,
+	// "Antenna pattern"); the generic sector keeps one loss per radial.
+	var vert []float64
+	if req.Radiator != nil && req.Radiator.HasVertical() {
+		vert = make([]float64, n)
+		zt := prof.HeightsM[0] + req.TxHeightM
+		for i, u := range use {
+			if u {
+				elev := appliance.ElevationDownDeg(zt, prof.HeightsM[i]+req.RxHeightM, prof.DistancesM[i])
+				vert[i] = req.EIRPDBm - req.PatternLossAtDB(rd.bearingDeg, elev)
+			}
+		}
+	}
 	for j, px := range rd.pix {
 		i := sample[j]
 		if i < 0 {
@@ -643,6 +657,10 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 			// of the coverage maps; Starter sets it).
 			w := p.raster.Width
 			l -= cal.At(req.Tx, p.raster.PixelCenter(int(px)/w, int(px)%w)).OffsetDB
+		}
+		if vert != nil {
+			p.raster.DBm[px] = float32(vert[i] - l)
+			continue
 		}
 		p.raster.DBm[px] = float32(base - l)
 	}

@@ -55,9 +55,24 @@
 // the 50 km Sumaré map 7 of 993,347 pixels, on the 1″ 50 km map 19 of
 // 11,647,484, differ by more than 1 dB: ITM turns on a centimetre where a
 // horizon or a truncated distance sits on a tie). The receiver
-// is isotropic (0 dBi) with no feeder loss. The pattern is
-// planner.PatternLossDB, scaled to Request.BeamwidthDeg
-// (Request.PatternLossDB); an omni antenna (NaN azimuth) has none.
+// is isotropic (0 dBi) with no feeder loss.
+//
+// # Antenna pattern
+//
+// Without Request.Radiator the pattern is planner.PatternLossDB, scaled
+// to Request.BeamwidthDeg (Request.PatternLossDB): one loss per radial,
+// and an omni antenna (NaN azimuth) has none. With one (a tower whose
+// record gives a tilt, a beamwidth or a front-to-back ratio, a tower or
+// a site naming a catalogue antenna, a site given a tilt: Starter), the
+// loss of each sample is appliance.Radiator.LossDB toward the radial's
+// bearing at the elevation below the horizontal at which the
+// transmitter's antenna tip sees the receiver's over that sample
+// (appliance.ElevationDownDeg from the profile's heights: transmitter
+// ground + TxHeightM, sample ground + RxHeightM, the sample's distance,
+// k = 4/3). A downtilted sector's main lobe therefore reaches the ground
+// where the geometry puts it: on flat ground at d ≈ h/tan(tilt) for a
+// height difference h (TestIssue25_TiltedSectorMainLobe). Every pixel of a sample
+// shares its loss, as it shares its path loss.
 //
 // Each (radial, sample) is evaluated once and only when some pixel uses it;
 // prefix profiles are slices of the radial's arrays (no copy). An engine

@@ -624,7 +624,7 @@ func finitePtr(v float64) *float64 {
 	return &v
 }
 
-func r3(v float64) float64 { return math.Round(v*1000) / 1000 }
+func r3(v float64) float64 { return appliance.Round(v, 3) }
 
 func (mp *Map) add(typ string, data any) {
 	mp.mu.Lock()

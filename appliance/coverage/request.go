@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"fmt"
 	"math"
 
 	"linkplan/appliance"
@@ -31,11 +32,16 @@ type Request struct {
 	// degrees in (0, 360]; 0 means the planner's sector
 	// (planner.SectorBeamwidthDeg, 65°). Ignored for an omni antenna.
 	BeamwidthDeg float64
-	FreqMHz      float64            // carrier frequency, MHz
-	RadiusM      float64            // map radius around the transmitter, metres
-	RxHeightM    float64            // receiver antenna height above ground, metres (isotropic receiver, 0 dBi)
-	Engine       appliance.EngineID // propagation engine; "" is the lookup's default
-	ResolutionM  float64            // wanted pixel size, metres (see the package doc for the grid rule)
+	// Radiator is the transmitter's antenna when it is more than the
+	// generic sector of AzimuthDeg and BeamwidthDeg: a catalogue antenna,
+	// or a known tilt (package doc, "Antenna pattern"); nil for the
+	// generic sector, which has no vertical pattern.
+	Radiator    *appliance.Radiator
+	FreqMHz     float64            // carrier frequency, MHz
+	RadiusM     float64            // map radius around the transmitter, metres
+	RxHeightM   float64            // receiver antenna height above ground, metres (isotropic receiver, 0 dBi)
+	Engine      appliance.EngineID // propagation engine; "" is the lookup's default
+	ResolutionM float64            // wanted pixel size, metres (see the package doc for the grid rule)
 	// TimePct and LocationPct are passed to the engine (0 = its default, 50 %).
 	TimePct, LocationPct float64
 	// Transmitter is what the map's caveats say of the transmitter (tower id,
@@ -100,11 +106,16 @@ func (r Request) Validate() error {
 }
 
 // PatternLossDB returns the horizontal pattern attenuation of the
-// request's antenna toward bearingDeg, dB: 0 for an omni antenna, else
+// request's antenna toward bearingDeg, dB: the Radiator's horizontal loss
+// when it has one (the whole loss unless its vertical pattern applies:
+// PatternLossAtDB), 0 for an omni antenna, else
 // planner.PatternLossDB (12·(Δ/θ)² capped at the front-to-back ratio)
 // with the angle Δ off the main lobe scaled from the request's beamwidth θ
 // to the planner's 65°.
 func (r Request) PatternLossDB(bearingDeg float64) float64 {
+	if r.Radiator != nil {
+		return r.Radiator.HorizontalLossDB(bearingDeg)
+	}
 	if math.IsNaN(r.AzimuthDeg) {
 		return 0
 	}
@@ -115,4 +126,27 @@ func (r Request) PatternLossDB(bearingDeg float64) float64 {
 	d := math.Abs(math.Mod(bearingDeg-r.AzimuthDeg+540, 360) - 180)
 	d = math.Min(d*planner.SectorBeamwidthDeg/bw, 180)
 	return planner.PatternLossDB(0, d)
+}
+
+// PatternLossAtDB returns the attenuation of the request's antenna toward
+// bearingDeg at elevDownDeg below the horizontal, dB: the Radiator's
+// LossDB, or PatternLossDB without one.
+func (r Request) PatternLossAtDB(bearingDeg, elevDownDeg float64) float64 {
+	if r.Radiator != nil {
+		return r.Radiator.LossDB(bearingDeg, elevDownDeg)
+	}
+	return r.PatternLossDB(bearingDeg)
+}
+
+// AntennaLabel names the request's antenna in caveats and exports.
+func (r Request) AntennaLabel() string {
+	switch {
+	case r.Radiator != nil:
+		return r.Radiator.Label()
+	case math.IsNaN(r.AzimuthDeg):
+		return "omnidirectional"
+	case r.BeamwidthDeg == 0:
+		return fmt.Sprintf("generic %.3g° sector", planner.SectorBeamwidthDeg)
+	}
+	return fmt.Sprintf("generic %.3g° sector", r.BeamwidthDeg)
 }

@@ -53,6 +53,15 @@ type Site struct {
 	EIRPDBm      float64 // dBm
 	AzimuthDeg   float64 // NaN: omni
 	BeamwidthDeg float64 // 0: the planner's sector
+	// TiltDeg is the antenna's mechanical downtilt, degrees, positive
+	// down; nil: unknown (the generic sector has no vertical pattern).
+	TiltDeg *float64
+	// AntennaID names a catalogue antenna (of the key's tenant or a
+	// built-in) the site radiates with; "" for the generic sector.
+	AntennaID string
+	// Radiator is the antenna the map uses when it is more than the
+	// generic sector (Starter resolves it); nil otherwise.
+	Radiator *appliance.Radiator
 	// Transmitter holds a tower's caveats (its id, an assumed EIRP,
 	// synthetic, position uncertainty); zero for an explicit site.
 	Transmitter Transmitter
@@ -81,6 +90,10 @@ type Spec struct {
 type Starter struct {
 	Maps   *Maps
 	Towers func() appliance.TowerIndex
+	// Antennas resolves catalogue antennas (appliance/equipment); nil: a
+	// site or tower naming one is refused (site.antenna_id) or radiates
+	// its generic antenna.
+	Antennas appliance.AntennaCatalogue
 	// Audit appends an audit entry (store.DB.AppendAudit); nil: maps are
 	// not audited.
 	Audit func(e appliance.AuditEntry) (uint64, error)
@@ -133,7 +146,7 @@ func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, bes
 		engine = appliance.EngineFSPL
 	}
 	for i, t := range tx {
-		reqs[i] = Request{Tx: t.Pos, TxHeightM: t.HeightM, EIRPDBm: t.EIRPDBm, AzimuthDeg: t.AzimuthDeg, BeamwidthDeg: t.BeamwidthDeg,
+		reqs[i] = Request{Tx: t.Pos, TxHeightM: t.HeightM, EIRPDBm: t.EIRPDBm, AzimuthDeg: t.AzimuthDeg, BeamwidthDeg: t.BeamwidthDeg, Radiator: t.Radiator,
 			FreqMHz: spec.FreqMHz, RadiusM: spec.RadiusM, RxHeightM: spec.RxHeightM, Engine: spec.Engine, ResolutionM: spec.ResolutionM,
 			Transmitter: t.Transmitter, EngineNote: spec.EngineNote}
 		// The tenant's calibration of this transmitter (never another
@@ -168,12 +181,22 @@ func (s *Starter) transmitters(k *appliance.APIKey, spec Spec, best bool, caps T
 		if t.HasERP() {
 			eirp = t.ERPDBm + 2.15
 		}
-		return Site{Pos: t.Pos(), HeightM: t.HeightM, EIRPDBm: eirp, AzimuthDeg: t.AzimuthDeg, Transmitter: TowerTransmitter(t)}
+		st := Site{Pos: t.Pos(), HeightM: t.HeightM, EIRPDBm: eirp, AzimuthDeg: t.AzimuthDeg, Transmitter: TowerTransmitter(t)}
+		if t.AntennaID != "" || !math.IsNaN(t.TiltDeg) || t.BeamwidthDeg > 0 || t.FrontBackDB > 0 {
+			r, w := appliance.TowerRadiator(t, s.Antennas)
+			st.Radiator = &r
+			if w != nil {
+				st.Transmitter.AntennaWarning = w.Message
+			}
+		}
+		return st
 	}
 	var out []Site
 	switch {
 	case !best && spec.Site != nil && len(spec.TowerIDs) == 0:
-		return []Site{*spec.Site}, nil
+		st := *spec.Site
+		s.siteRadiator(k.TenantID, &st, v)
+		return []Site{st}, nil
 	case !best && len(spec.TowerIDs) == 1 && spec.Site == nil:
 	case !best:
 		v.Add("tower_id", "give either tower_id or site")
@@ -221,3 +244,40 @@ func (s *Starter) transmitters(k *appliance.APIKey, spec Spec, best bool, caps T
 
 // Get returns tenant's map (Maps.Get).
 func (s *Starter) Get(tenantID, id string) (*Map, error) { return s.Maps.Get(tenantID, id) }
+
+// siteRadiator resolves an explicit site's antenna: the catalogue antenna
+// it names (as tenantID sees it; an unknown one is a field error, a
+// directional one needs the azimuth) with its tilt as the mechanical
+// downtilt, else the generic sector with its beamwidth and tilt when the
+// tilt is given; nothing for the plain generic sector.
+func (s *Starter) siteRadiator(tenantID string, st *Site, v *appliance.ValidationError) {
+	tilt := math.NaN()
+	if st.TiltDeg != nil {
+		tilt = *st.TiltDeg
+		if !finite(tilt) || tilt < -90 || tilt > 90 {
+			v.Add("site.tilt_deg", "must be a downtilt of -90..90 degrees, got %g", tilt)
+			return
+		}
+	}
+	switch {
+	case st.AntennaID != "":
+		if s.Antennas == nil {
+			v.Add("site.antenna_id", "the equipment catalogue is not configured on this appliance")
+			return
+		}
+		a, err := s.Antennas.Antenna(tenantID, st.AntennaID)
+		if err != nil {
+			v.Add("site.antenna_id", "no antenna %q in the catalogue of this tenant (GET /equipment/antennas lists them)", st.AntennaID)
+			return
+		}
+		if a.Directional() && math.IsNaN(st.AzimuthDeg) {
+			v.Add("site.azimuth_deg", "is required with the directional antenna %s", st.AntennaID)
+			return
+		}
+		r := a.Radiator(st.AzimuthDeg, tilt)
+		st.Radiator = &r
+	case !math.IsNaN(tilt):
+		r := appliance.NewGenericRadiator(appliance.GenericSector{HBeamwidthDeg: st.BeamwidthDeg}, st.AzimuthDeg, tilt)
+		st.Radiator = &r
+	}
+}

@@ -203,7 +203,7 @@ func (d *dbfWriter) write(n int, f Feature) error {
 		}
 		switch v.typ {
 		case TypeString:
-			copy(cell, truncUTF8(v.s, w))
+			copy(cell, truncUTF8(SpreadsheetSafe(v.s), w)) // doc.go, "Spreadsheet safety"
 			continue
 		case TypeBool:
 			cell[0] = 'F'

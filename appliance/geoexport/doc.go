@@ -19,4 +19,26 @@
 // dBase names are at most 10 bytes (ShortNames); dBase text is cut at its
 // field width, GeoJSON and KML keep it whole. Non-finite numbers are
 // written as null everywhere.
+//
+// # Spreadsheet safety
+//
+// A .dbf is opened by spreadsheets as often as by GIS, and so is every CSV
+// the appliance writes (the batch bundle's results.csv, appliance/batch).
+// Their text cells come from tenants (receiver ids, site names, operator
+// filters) and from tower sources (operator names), so a text such as
+// =HYPERLINK(…), =cmd|' /C calc'!A0, +1+1, -2+3 or @SUM(1+1) would be
+// evaluated as a formula. Every text cell of those files goes through
+// SpreadsheetSafe, the OWASP rule for CSV injection
+// (https://owasp.org/www-community/attacks/CSV_Injection): a text that
+// starts with '=', '+', '-', '@', a tab or a carriage return (or their
+// full-width forms) is written with a leading single quote ('), which
+// spreadsheets take as "this cell is text" and do not show; a text that
+// starts with a single quote gets one more, so the change is reversible
+// (SpreadsheetText). Numbers are written as numbers, never quoted or
+// prefixed: a latitude of -22.9 stays the number -22.9. results.csv also
+// encloses every text cell in double quotes, so that a spreadsheet that
+// splits on ';' (the list separator of pt-BR Excel) cannot cut a text into
+// a new cell that starts with '='. GeoJSON and KML are not spreadsheet
+// formats and keep the texts as given. FORMATS.md, "Spreadsheet safety",
+// says the same for the users of the files.
 package geoexport

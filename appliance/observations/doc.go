@@ -57,6 +57,20 @@
 // the SPEC's search of [min_ts − window, max_ts + window] made exact by
 // the key's time bucket.
 //
+// # Drive-test files
+//
+// ParseDriveTest reads a CSV, plain or gzip (detected by its magic
+// number), streaming: at most MaxDriveTestBytes (64 MiB) once inflated,
+// records (a line, or several when a quoted field holds line breaks) of at
+// most MaxDriveTestRecordBytes (128 KiB), and MaxBatchRows data rows;
+// past any of them the upload is refused naming csv_file and the limit. A
+// gzip stream charges its inflater and its longest record to the request's
+// lease on the appliance-wide decode budget (DriveTest.Memory,
+// appliance/decodebudget) before it is opened. Together these bound what
+// one upload holds to a few hundred KiB beyond its compressed bytes: a
+// gzip of zeros, which inflates to one endless line, is refused after
+// 128 KiB instead of being held whole (issue 20).
+//
 // # Signature (SPEC §5.3)
 //
 // The batch route may carry X-Observation-Signature: sha256=<hex>, HMAC-

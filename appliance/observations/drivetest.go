@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"linkplan/appliance"
+	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/sheetcsv"
 )
 
@@ -35,6 +36,10 @@ type DriveTest struct {
 	TxGainDBi, RxGainDBi, CableLossDB   *float64
 	RxHeightM, FreqMHz                  *float64
 	Consent                             *bool
+	// Memory is the request's lease on the appliance-wide decode budget,
+	// charged when the CSV is a gzip stream; nil charges nothing (the
+	// command-line tools).
+	Memory *decodebudget.Lease
 }
 
 // Column aliases, compared after sheetcsv.NormHeader (case, accents and
@@ -120,18 +125,46 @@ func rxlevDBm(x float64) float64 {
 }
 
 // openCSV returns a reader of the CSV, gunzipping it when it starts with
-// the gzip magic number.
-func openCSV(r io.Reader) (io.Reader, error) {
+// the gzip magic number, capped at MaxDriveTestBytes in all and
+// MaxDriveTestRecordBytes per record (records split as the CSV reader
+// splits them, with the separator of the header line). A gzip stream is
+// charged to mem (the appliance-wide decode budget) for the inflater's
+// state and the longest record the CSV reader may then hold.
+func openCSV(r io.Reader, mem *decodebudget.Lease) (io.Reader, error) {
 	br := bufio.NewReader(r)
 	magic, _ := br.Peek(2)
+	var src io.Reader = br
 	if bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		if err := mem.Grow(inflateBytes+3*MaxDriveTestRecordBytes, "the gzip csv_file"); err != nil {
+			return nil, err
+		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, appliance.Invalid("csv_file", "is not a readable gzip file: %v", err)
+			return nil, appliance.Invalid("csv_file", "is not a readable gzip file (its header is damaged)")
 		}
-		return &capped{r: zr, left: MaxDriveTestBytes}, nil
+		src = &gunzipped{r: zr}
 	}
-	return &capped{r: br, left: MaxDriveTestBytes}, nil
+	text := bufio.NewReaderSize(&capped{r: src, left: MaxDriveTestBytes}, driveTestSniff)
+	head, _ := text.Peek(driveTestSniff) // the header line decides the separator, as in sheetcsv.Open
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	return &recordCapped{r: text, records: sheetcsv.NewRecords(byte(sheetcsv.DetectSeparator(head)))}, nil
+}
+
+// gunzipped reads a gzip stream and words its failures for the client: a
+// damaged stream is a validation error naming csv_file, not the
+// decompressor's own text ("flate: corrupt input before offset 5").
+type gunzipped struct {
+	r    io.Reader
+	read int64
+}
+
+func (g *gunzipped) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.read += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, appliance.Invalid("csv_file", "is a damaged gzip file (it cannot be read past %d bytes of CSV)", g.read)
+	}
+	return n, err
 }
 
 // MaxDriveTestBytes is the most bytes of CSV a drive test may hold once
@@ -139,6 +172,18 @@ func openCSV(r io.Reader) (io.Reader, error) {
 // spare); a compressed file that inflates beyond it is refused, so a small
 // upload cannot expand into gigabytes.
 const MaxDriveTestBytes = 64 << 20
+
+// MaxDriveTestRecordBytes is the longest record (one CSV line, or several
+// when a quoted field holds line breaks) a drive test may hold (128 KiB:
+// real exports with hundreds of columns stay under 8 KiB). The CSV reader
+// holds a whole record in memory, about three copies of it; without this
+// cap a gzip of zeros, which inflates to one 64 MiB line, held some
+// 150 MB per request (issue 20: 8 such uploads at once reached 1.21 GB).
+const MaxDriveTestRecordBytes = 128 << 10
+
+// inflateBytes is what one gzip reader holds (its 32 KiB window, Huffman
+// tables and buffers), charged to the decode budget, rounded up.
+const inflateBytes = 128 << 10
 
 // capped reads at most left bytes of r; reading more is an error naming
 // csv_file.
@@ -149,13 +194,32 @@ type capped struct {
 
 func (c *capped) Read(p []byte) (int, error) {
 	if c.left <= 0 {
-		return 0, appliance.Invalid("csv_file", "is larger than %d MiB once decompressed", MaxDriveTestBytes>>20)
+		return 0, appliance.Invalid("csv_file", "is larger than %s once decompressed", decodebudget.Size(MaxDriveTestBytes))
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]
 	}
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
+	return n, err
+}
+
+// recordCapped refuses a record longer than MaxDriveTestRecordBytes,
+// naming csv_file and the line where it starts, before the CSV reader
+// holds it.
+type recordCapped struct {
+	r       io.Reader
+	records *sheetcsv.Records
+}
+
+func (c *recordCapped) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for _, b := range p[:n] {
+		if c.records.Feed(b) > MaxDriveTestRecordBytes {
+			return 0, appliance.Invalid("csv_file", "has a record longer than %s at line %d (a CSV line, or a quoted field with line breaks)",
+				decodebudget.Size(MaxDriveTestRecordBytes), c.records.Line())
+		}
+	}
 	return n, err
 }
 
@@ -173,7 +237,7 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 	if dt.CSV == nil {
 		return nil, "", appliance.Invalid("csv_file", "is required (a CSV file part)")
 	}
-	src, err := openCSV(dt.CSV)
+	src, err := openCSV(dt.CSV, dt.Memory)
 	if err != nil {
 		return nil, "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -529,22 +530,47 @@ func TestDividends(t *testing.T) {
 }
 
 // TestDriveTestGzipBomb: a small gzip upload that inflates beyond
-// MaxDriveTestBytes is refused naming csv_file, without reading it all.
+// MaxDriveTestBytes, or into a record longer than MaxDriveTestRecordBytes,
+// is refused naming csv_file and the limit, without reading it all and
+// without holding more than a few records' worth of memory (issue 20: a
+// gzip of zeros inflated into one 64 MiB line that the CSV reader held).
 func TestDriveTestGzipBomb(t *testing.T) {
-	var b bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-	w.Write([]byte("lat,lon,rsrp,freq_hz\n"))
-	line := bytes.Repeat([]byte("1"), 1<<20) // one endless cell
-	for range observations.MaxDriveTestBytes>>20 + 2 {
-		w.Write(line)
+	cases := []struct {
+		name string
+		line []byte // repeated after the header
+		want string
+	}{
+		{"one endless cell", bytes.Repeat([]byte("1"), 1<<20), "record longer than 128 KiB at line 2"},
+		{"zeros", make([]byte, 1<<20), "record longer than 128 KiB at line 2"},
+		{"an endless quoted field", append([]byte(`"`), bytes.Repeat([]byte("\n"), 1<<20-1)...), "record longer than 128 KiB at line 2"},
+		{"blank lines", bytes.Repeat([]byte("\n"), 1<<20), "larger than 64 MiB once decompressed"},
 	}
-	w.Close()
-	if b.Len() > 1<<20 {
-		t.Fatalf("the bomb is %d bytes compressed", b.Len())
-	}
-	_, _, err := observations.ParseDriveTest(observations.DriveTest{CSV: bytes.NewReader(b.Bytes())})
-	var ve *appliance.ValidationError
-	if !errors.As(err, &ve) || ve.Fields[0].Field != "csv_file" || !strings.Contains(err.Error(), "MiB once decompressed") {
-		t.Fatalf("got %v", err)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+			w.Write([]byte("lat,lon,rsrp,freq_hz\n"))
+			for written := 0; written <= observations.MaxDriveTestBytes; written += len(c.line) {
+				w.Write(c.line)
+			}
+			w.Close()
+			if b.Len() > 2<<20 {
+				t.Fatalf("the bomb is %d bytes compressed", b.Len())
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, _, err := observations.ParseDriveTest(observations.DriveTest{CSV: bytes.NewReader(b.Bytes())})
+			runtime.ReadMemStats(&after)
+			var ve *appliance.ValidationError
+			if !errors.As(err, &ve) || ve.Fields[0].Field != "csv_file" || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want csv_file: …%s", err, c.want)
+			}
+			// Blank lines are skipped as they stream through; a long record
+			// is refused at 128 KiB: neither holds megabytes.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+				t.Errorf("allocated %d MiB refusing the bomb, want < 8 MiB", alloc>>20)
+			}
+		})
 	}
 }

@@ -23,11 +23,17 @@ const (
 	DefaultAlternatives   = 5
 	MaxAlternatives       = 5
 	MaxDistanceKm         = 200.0 // km, largest accepted search radius
-	DefaultProfileStepM   = 90.0  // metres, the 3" terrain grid
-	DefaultMaxEvaluated   = 200   // terrain evaluations for engines without a free-space bound
-	DefaultSparseEvery    = 8     // every 8th sample (720 m at 90 m) for the sparse bound
-	SectorBeamwidthDeg    = 65.0
-	SectorFrontBackDB     = 25.0
+	// MinRxHeightM and MinDistanceKm are the smallest accepted receiver
+	// height (metres) and search radius (km): the resolution of the answers,
+	// which round both to 3 decimals, so that no accepted value is echoed as
+	// 0 (issue 20: 5e-324 was accepted and answered as 0).
+	MinRxHeightM        = 0.001
+	MinDistanceKm       = 0.001
+	DefaultProfileStepM = 90.0 // metres, the 3" terrain grid
+	DefaultMaxEvaluated = 200  // terrain evaluations for engines without a free-space bound
+	DefaultSparseEvery  = 8    // every 8th sample (720 m at 90 m) for the sparse bound
+	SectorBeamwidthDeg  = 65.0
+	SectorFrontBackDB   = 25.0
 )
 
 // FreeSpaceBounded is implemented by engines whose loss is never below free
@@ -68,6 +74,10 @@ type Planner struct {
 	// (4×) and a finer (÷4) one around it (sparseStrides); 0 or 1 turns
 	// the sparse bounds off. It changes the work, never the answer.
 	SparseEvery int
+	// Antennas resolves the catalogue antennas towers name
+	// (appliance/equipment); nil: such towers radiate their generic
+	// antenna with an antenna_unavailable warning.
+	Antennas appliance.AntennaCatalogue
 
 	// Calibrations gives the tenants' calibrations (appliance/calibration);
 	// nil: no answer is calibrated. The one hook of the link routes is
@@ -86,6 +96,7 @@ type Planner struct {
 // scratch is what a search reuses from the previous ones.
 type scratch struct {
 	cands []cand
+	rads  []appliance.Radiator // the antennas of the candidates that have one (cand.rad points here)
 	bound *pathBound
 	idx   []int            // pathCover's sample indices
 	gaps  []appliance.BBox // pathCover's gaps
@@ -107,14 +118,14 @@ func Validate(r *appliance.LinkRequest) error {
 	if bad(r.Receiver.Lon) || r.Receiver.Lon < -180 || r.Receiver.Lon > 180 {
 		v.Add("receiver.lon", "must be a longitude in degrees between -180 and 180, got %g", r.Receiver.Lon)
 	}
-	if bad(r.RxHeightM) || r.RxHeightM <= 0 || r.RxHeightM > 500 {
-		v.Add("receiver.height_m", "must be a height above ground in metres, 0 < h <= 500, got %g", r.RxHeightM)
+	if bad(r.RxHeightM) || r.RxHeightM < MinRxHeightM || r.RxHeightM > 500 {
+		v.Add("receiver.height_m", "must be a height above ground in metres, %g <= h <= 500, got %g", MinRxHeightM, r.RxHeightM)
 	}
 	if bad(r.FreqMHz) || r.FreqMHz < 30 || r.FreqMHz > 100000 {
 		v.Add("frequency_mhz", "must be between 30 and 100000 MHz, got %g", r.FreqMHz)
 	}
-	if bad(r.MaxDistanceKm) || r.MaxDistanceKm <= 0 || r.MaxDistanceKm > MaxDistanceKm {
-		v.Add("max_distance_km", "must be 0 < d <= %g km, got %g", MaxDistanceKm, r.MaxDistanceKm)
+	if bad(r.MaxDistanceKm) || r.MaxDistanceKm < MinDistanceKm || r.MaxDistanceKm > MaxDistanceKm {
+		v.Add("max_distance_km", "must be %g <= d <= %g km, got %g", MinDistanceKm, MaxDistanceKm, r.MaxDistanceKm)
 	}
 	if bad(r.RxGainDBi) || r.RxGainDBi < -20 || r.RxGainDBi > 60 {
 		v.Add("rx_gain_dbi", "must be between -20 and 60 dBi, got %g", r.RxGainDBi)
@@ -137,8 +148,11 @@ func Validate(r *appliance.LinkRequest) error {
 	return v.Err()
 }
 
-// PatternLossDB returns the horizontal pattern attenuation, dB, of a sector
-// pointing at azimuthDeg toward bearingDeg (NaN azimuth: omnidirectional).
+// PatternLossDB returns the horizontal pattern attenuation, dB, of the
+// generic sector (65°, 25 dB front-to-back) pointing at azimuthDeg toward
+// bearingDeg (NaN azimuth: omnidirectional): the antenna of a tower
+// without tilt, beamwidth, front-to-back or catalogue antenna
+// (appliance.Radiator for the others; doc.go, "Antennas").
 func PatternLossDB(azimuthDeg, bearingDeg float64) float64 {
 	if math.IsNaN(azimuthDeg) {
 		return 0
@@ -148,13 +162,21 @@ func PatternLossDB(azimuthDeg, bearingDeg float64) float64 {
 }
 
 type cand struct {
-	t        *appliance.Tower
-	distM    float64
-	bearRx   float64 // receiver -> tower
-	bearTx   float64 // tower -> receiver
-	eirp     float64
-	assumed  bool
-	pattern  float64
+	t       *appliance.Tower
+	distM   float64
+	bearRx  float64 // receiver -> tower
+	bearTx  float64 // tower -> receiver
+	eirp    float64
+	assumed bool
+	// pattern is the antenna's attenuation toward the receiver, dB: its
+	// horizontal part (a lower bound) until the evaluation knows the
+	// elevation.
+	pattern float64
+	// rad is the tower's antenna when it is more than the legacy generic
+	// sector (towerRadiator); radWarn says its catalogue antenna could not
+	// be read.
+	rad      *appliance.Radiator
+	radWarn  *appliance.Warning
 	calDB    float64                    // the tenant's calibration offset toward the receiver, dB (0 none)
 	cal      *appliance.CalibrationInfo // nil: not calibrated
 	optimist float64                    // margin with free-space loss, dB (an upper bound for bounded engines)
@@ -183,9 +205,11 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		buf = &scratch{bound: newPathBound()}
 	}
 	cands := buf.cands[:0]
+	rads := buf.rads[:0]
 	defer func() {
 		clear(cands[:cap(cands)]) // no tower of an old snapshot stays reachable
-		buf.cands = cands[:0]
+		clear(rads[:cap(rads)])   // nor a catalogue antenna
+		buf.cands, buf.rads = cands[:0], rads[:0]
 		p.scratch.Put(buf)
 	}()
 	rxo := req.Receiver.Origin()
@@ -214,10 +238,16 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		}
 		// The bearings are needed here only for a sector's pattern loss;
 		// the others get theirs when evaluated (bearings).
-		if !math.IsNaN(t.AzimuthDeg) {
+		if hasRadiator(t) {
+			var r appliance.Radiator
+			r, c.radWarn = appliance.TowerRadiator(t, p.Antennas)
+			rads = append(rads, r)
+			c.rad = &rads[len(rads)-1] // rads only grows here: an earlier array keeps its values
+		}
+		if !math.IsNaN(t.AzimuthDeg) || c.rad != nil {
 			c.bearTx = rxo.BearingFromDeg(t.Pos()) // t.Pos().BearingDeg(req.Receiver), bit for bit
 		}
-		c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
+		c.pattern = c.horizontalPattern()
 		p.calibrate(&c, req.TenantID, eng.ID(), req.FreqMHz, req.Receiver)
 		fs := radio.FreeSpaceLossExactDB(req.FreqMHz, math.Max(c.distM, 1)/1000)
 		// 1e-6 dB of slack keeps the bound safe against rounding.
@@ -478,13 +508,28 @@ func (p *Planner) evaluateWith(ctx context.Context, eng appliance.Engine, req ap
 	if err != nil {
 		return appliance.LinkCandidate{}, err
 	}
+	// The antenna's loss toward the receiver, now that the terrain gives
+	// the elevation; its horizontal part was the bound so far.
+	last := prof.Len() - 1
+	elev := appliance.ElevationDownDeg(prof.HeightsM[0]+c.t.HeightM, prof.HeightsM[last]+req.RxHeightM, c.distM)
+	antenna := "omnidirectional"
+	if c.rad != nil {
+		c.pattern = c.rad.LossDB(c.bearTx, elev)
+		antenna = c.rad.Label()
+	} else if !math.IsNaN(c.t.AzimuthDeg) {
+		antenna = legacySector
+	}
 	rx := c.gain() - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
 	lc := appliance.LinkCandidate{
 		Tower: c.t, DistanceKm: c.distM / 1000, AzimuthDeg: c.bearRx, TowerToRxDeg: c.bearTx,
 		Prediction: pred, EIRPDBm: c.eirp, EIRPAssumed: c.assumed, PatternLossDB: c.pattern,
-		RxPowerDBm: rx, LinkMarginDB: rx - req.RxThresholdDBm, TowerGroundM: prof.HeightsM[0], Calibration: c.cal,
+		RxPowerDBm: rx, LinkMarginDB: rx - req.RxThresholdDBm, TowerGroundM: prof.HeightsM[0],
+		TowerElevationDeg: elev, Antenna: antenna, Calibration: c.cal,
 	}
 	lc.Warnings = CandidateWarnings(&lc, prof)
+	if c.radWarn != nil {
+		lc.Warnings = append(lc.Warnings, *c.radWarn)
+	}
 	if c.cal != nil {
 		if w, ok := c.cal.Warning(); ok {
 			lc.Warnings = append(lc.Warnings, w)

@@ -68,3 +68,23 @@ func (h *candHeap) pop() cand {
 	h.down(0)
 	return c
 }
+
+// legacySector names the generic sector of PatternLossDB in explanations.
+const legacySector = "generic 65° sector"
+
+// hasRadiator reports whether a tower's antenna is more than the legacy
+// generic sector of PatternLossDB: it names a catalogue antenna, or its
+// record gives a tilt, a beamwidth or a front-to-back ratio.
+func hasRadiator(t *appliance.Tower) bool {
+	return t.AntennaID != "" || !math.IsNaN(t.TiltDeg) || t.BeamwidthDeg > 0 || t.FrontBackDB > 0
+}
+
+// horizontalPattern returns the attenuation of c's antenna toward the
+// receiver at the horizon of its peak: the pattern loss itself for the
+// legacy sector, a lower bound of it otherwise (appliance.Radiator).
+func (c *cand) horizontalPattern() float64 {
+	if c.rad != nil {
+		return c.rad.HorizontalLossDB(c.bearTx)
+	}
+	return PatternLossDB(c.t.AzimuthDeg, c.bearTx)
+}

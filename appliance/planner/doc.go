@@ -6,12 +6,42 @@
 //
 //	EIRP (dBm)      = tower ERP + 2.15 (dipole to isotropic), or the
 //	                  request's assumed EIRP when the tower has no ERP
-//	pattern (dB)    = min(12·(Δφ/65°)², 25) for a tower with an azimuth,
-//	                  Δφ the angle between its main lobe and the receiver
-//	                  (3GPP TR 36.814 sector model, 65° beamwidth, 25 dB
-//	                  front-to-back); 0 for omnidirectional towers
+//	pattern (dB)    = the tower antenna's attenuation toward the receiver
+//	                  ("Antennas"); for a tower without tilt, beamwidth,
+//	                  front-to-back ratio or catalogue antenna
+//	                  min(12·(Δφ/65°)², 25) when it has an azimuth, Δφ the
+//	                  angle between its main lobe and the receiver (3GPP
+//	                  TR 36.814 sector, 65° beamwidth, 25 dB front-to-back;
+//	                  PatternLossDB), 0 for an omnidirectional tower
 //	Rx power (dBm)  = EIRP − pattern − path loss + Rx gain − cable loss
 //	margin (dB)     = Rx power − Rx threshold
+//
+// # Antennas
+//
+// A tower whose record names a catalogue antenna (Tower.AntennaID, read
+// through Planner.Antennas as its owner tenant sees it) or gives a tilt, a
+// horizontal beamwidth or a front-to-back ratio radiates through an
+// appliance.Radiator (the rule, and why, is its doc): the catalogue
+// antenna's pattern mounted at the tower's azimuth with its tilt as the
+// mechanical downtilt, else the generic 3GPP sector with the record's
+// beamwidth and front-to-back ratio and, when the tilt is known, its
+// vertical pattern tilted by it (vertical beamwidth from the gain by ITU-R
+// F.1336 eq. 2b, 10° when the gain is unknown; a tower without azimuth
+// but with a tilt radiates the vertical pattern as a cone). The loss
+// depends on the elevation below the horizontal at which the tower's
+// antenna tip sees the receiver's: appliance.ElevationDownDeg of the
+// profile's end heights (tower ground + tower height, receiver ground +
+// receiver height) over the great-circle distance, on the k = 4/3 earth,
+// reported as tower_elevation_deg with the antenna's name (antenna). Until
+// a tower is evaluated on terrain the search uses the horizontal part of
+// its pattern, a lower bound of the composite (Radiator.HorizontalLossDB),
+// so the pruning stays exact. Every other tower keeps PatternLossDB bit
+// for bit: answers without tilt or pattern data did not move when patterns
+// came (issue 25). The same antennas radiate in POST /analyze (the ad hoc
+// tower may give tilt and antenna_id), the coverage maps
+// (appliance/coverage) and a relay plan's From tower (appliance/repeater).
+// A tower whose catalogue antenna cannot be read radiates its generic
+// antenna with the warning antenna_unavailable.
 //
 // # Search
 //
@@ -279,7 +309,10 @@
 // through sub-refractive conditions, check them against that rule (the
 // minimum-k heights are not reported yet).
 //
-// Antenna tilt and vertical patterns are ignored. The best tower and the
-// alternatives are ordered as "Ranking" says, by total orders, so they are
-// deterministic.
+// A tower record's tilt is taken as the beam's mechanical downtilt: MOSAICO
+// does not say whether its AnguloElevacao is mechanical, electrical or
+// both; a purely electrical tilt would keep the back lobe down where the
+// mechanical reading lifts it. The receiver's antenna is taken as aligned
+// (its gain, no pattern). The best tower and the alternatives are ordered
+// as "Ranking" says, by total orders, so they are deterministic.
 package planner

@@ -64,7 +64,11 @@ func (p *Planner) AnalyzePair(ctx context.Context, req appliance.PairRequest) (*
 	} else {
 		c.eirp, c.assumed = req.AssumedEIRPDBm, true
 	}
-	c.pattern = PatternLossDB(t.AzimuthDeg, c.bearTx)
+	if hasRadiator(t) {
+		r, w := appliance.TowerRadiator(t, p.Antennas)
+		c.rad, c.radWarn = &r, w
+	}
+	c.pattern = c.horizontalPattern()
 	p.calibrate(&c, req.TenantID, eng.ID(), req.FreqMHz, req.Receiver)
 	lr := appliance.LinkRequest{Receiver: req.Receiver, RxHeightM: req.RxHeightM, FreqMHz: req.FreqMHz,
 		RxGainDBi: req.RxGainDBi, CableLossDB: req.CableLossDB, RxThresholdDBm: req.RxThresholdDBm, IncludeProfile: true}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"linkplan/appliance"
 )
 
 func fmtf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
@@ -20,4 +22,4 @@ func num(v float64) string {
 }
 
 // r3 rounds to 3 decimals for the wire.
-func r3(v float64) float64 { return math.Round(v*1000) / 1000 }
+func r3(v float64) float64 { return appliance.Round(v, 3) }

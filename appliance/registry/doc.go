@@ -14,9 +14,16 @@
 //     -180..180 required; height 0.5..500 m (default
 //     appliance.DefaultTowerHeightM); power (ERP) -30..100 dBm; azimuth
 //     0..360 degrees (360 stored as 0; absent: omnidirectional); tilt
-//     -90..90 degrees; station_number at most 32 characters; at most 16
-//     technologies of 1..16 characters; at most 32 bands of 1..100000 MHz.
-//     Every bad field is reported in one appliance.ValidationError.
+//     -90..90 degrees (the antenna's mechanical downtilt); gain_dbi
+//     -30..70 with power (the record then keeps the transmitter power
+//     power + 2.15 − gain_dbi and the gain: Tower.HasTx), beamwidth_deg
+//     0.1..360 and front_back_db 0.1..100 (the generic antenna's figures,
+//     when no antenna_id); station_number
+//     at most 32 characters; at most 16 technologies of 1..16 characters;
+//     at most 32 bands of 1..100000 MHz; antenna_id a catalogue antenna of
+//     the key's tenant or a built-in (CheckAntenna, through WithAntennas),
+//     which needs an azimuth when it is directional. Every bad field is
+//     reported in one appliance.ValidationError.
 //   - The tower is "user:" + 16 random hex digits, source user, placement
 //     surveyed with a 10 m uncertainty, provenance ProvenanceRegistered
 //     (stamped by Register; Validate, shared with the ad hoc towers of
@@ -42,4 +49,7 @@
 //   - A crash between the commit and live(t) loses nothing: the next
 //     catalogue load reads user towers from the store.
 //   - Registered towers cannot be changed or deleted yet.
+//   - A tower names its antenna by id: changing the catalogue antenna
+//     changes what the tower radiates from then on (the planner reads it
+//     at each analysis); a mounted antenna cannot be deleted.
 package registry

@@ -28,7 +28,11 @@ type Input struct {
 	Height        *float64 // metres above ground
 	Power         *float64 // ERP, dBm
 	Azimuth       *float64 // degrees from north
-	Tilt          *float64 // degrees, positive down
+	Tilt          *float64 // degrees, positive down (the mechanical downtilt of the antenna)
+	AntennaID     *string  // a catalogue antenna (appliance/equipment) the tower radiates with
+	GainDBi       *float64 // the antenna's peak gain, dBi (with Power: the transmitter's power is Power + 2.15 − GainDBi)
+	BeamwidthDeg  *float64 // the generic antenna's horizontal 3 dB beamwidth, degrees
+	FrontBackDB   *float64 // the generic antenna's front-to-back ratio, dB
 	StationNumber *string
 	Technologies  []string
 	BandsMHz      []float64
@@ -43,9 +47,17 @@ type Client struct {
 
 // Service registers user towers. It is safe for concurrent use.
 type Service struct {
-	store Store
-	live  func(*appliance.Tower)
-	now   func() time.Time
+	store    Store
+	live     func(*appliance.Tower)
+	now      func() time.Time
+	antennas appliance.AntennaCatalogue
+}
+
+// WithAntennas makes Register check a tower's antenna_id against cat
+// (CheckAntenna); without it a tower naming an antenna is refused.
+func (s *Service) WithAntennas(cat appliance.AntennaCatalogue) *Service {
+	s.antennas = cat
+	return s
 }
 
 // New returns a Service writing to store; live (may be nil) receives each
@@ -69,7 +81,14 @@ func (s *Service) Register(ctx context.Context, key *appliance.APIKey, in Input,
 		return nil, fmt.Errorf("register tower: %w", err)
 	}
 	t, err := Validate(in)
-	if err != nil {
+	v := &appliance.ValidationError{}
+	if ve, ok := err.(*appliance.ValidationError); ok {
+		v = ve
+	} else if err != nil {
+		return nil, err
+	}
+	CheckAntenna(s.antennas, key.TenantID, t, "", v)
+	if err := v.Err(); err != nil {
 		return nil, err // the ValidationError itself: its fields are the answer
 	}
 	var raw [8]byte
@@ -102,7 +121,8 @@ func (s *Service) Register(ctx context.Context, key *appliance.APIKey, in Input,
 func Validate(q Input) (*appliance.Tower, error) {
 	v := &appliance.ValidationError{}
 	t := &appliance.Tower{Source: appliance.SourceUser, HeightM: appliance.DefaultTowerHeightM, ERPDBm: math.NaN(),
-		AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), Placement: appliance.PlacementSurveyed, UncertaintyM: 10}
+		AzimuthDeg: math.NaN(), TiltDeg: math.NaN(), BeamwidthDeg: math.NaN(), FrontBackDB: math.NaN(),
+		Placement: appliance.PlacementSurveyed, UncertaintyM: 10}
 	if q.Operator == nil || strings.TrimSpace(*q.Operator) == "" || len(*q.Operator) > 64 {
 		v.Add("operator", "is required, 1 to 64 characters")
 	} else {
@@ -125,6 +145,18 @@ func Validate(q Input) (*appliance.Tower, error) {
 	num(q.Power, "power", -30, 100, false, &t.ERPDBm)
 	num(q.Azimuth, "azimuth", 0, 360, false, &t.AzimuthDeg)
 	num(q.Tilt, "tilt", -90, 90, false, &t.TiltDeg)
+	if q.GainDBi != nil {
+		gain := math.NaN()
+		num(q.GainDBi, "gain_dbi", -30, 70, false, &gain)
+		switch {
+		case q.Power == nil:
+			v.Add("gain_dbi", "needs power (the ERP): a tower record keeps the transmitter power and the antenna gain together")
+		case !math.IsNaN(gain) && !math.IsNaN(t.ERPDBm):
+			t.TxGainDBi, t.TxPowerDBm, t.HasTx = gain, t.ERPDBm+2.15-gain, true
+		}
+	}
+	num(q.BeamwidthDeg, "beamwidth_deg", 0.1, 360, false, &t.BeamwidthDeg)
+	num(q.FrontBackDB, "front_back_db", 0.1, 100, false, &t.FrontBackDB)
 	if t.AzimuthDeg == 360 {
 		t.AzimuthDeg = 0
 	}
@@ -152,5 +184,35 @@ func Validate(q Input) (*appliance.Tower, error) {
 		}
 	}
 	t.BandsMHz = q.BandsMHz
+	if q.AntennaID != nil {
+		if id := strings.TrimSpace(*q.AntennaID); id == "" || len(id) > 64 {
+			v.Add("antenna_id", "must be a catalogue antenna id of 1 to 64 characters")
+		} else {
+			t.AntennaID = id
+		}
+	}
 	return t, v.Err()
+}
+
+// CheckAntenna checks the catalogue antenna a tower names (t.AntennaID,
+// nothing to check when empty) as tenantID sees it: it must exist (a
+// built-in or one of the tenant's own; another tenant's reads as unknown),
+// and a directional one needs the tower's azimuth. Bad fields go to v,
+// named under prefix ("" or "tower."); cat nil refuses every antenna.
+func CheckAntenna(cat appliance.AntennaCatalogue, tenantID string, t *appliance.Tower, prefix string, v *appliance.ValidationError) {
+	if t == nil || t.AntennaID == "" {
+		return
+	}
+	if cat == nil {
+		v.Add(prefix+"antenna_id", "the equipment catalogue is not configured on this appliance")
+		return
+	}
+	a, err := cat.Antenna(tenantID, t.AntennaID)
+	if err != nil {
+		v.Add(prefix+"antenna_id", "no antenna %q in the catalogue of this tenant (GET /equipment/antennas lists them)", t.AntennaID)
+		return
+	}
+	if a.Directional() && math.IsNaN(t.AzimuthDeg) {
+		v.Add(prefix+"azimuth", "is required with the directional antenna %s (%.3g° horizontal beamwidth)", t.AntennaID, a.HBeamwidthDeg)
+	}
 }

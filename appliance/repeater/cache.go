@@ -47,6 +47,10 @@ type edgeFigures struct {
 	FresnelOK         bool    // ≥ 60 % of the first Fresnel zone clear
 	MinClearanceRatio float64 // least clearance / F1 radius along the path
 	EngineVersion     string
+	// TxGroundM and RxGroundM are the ground heights of the profile's
+	// ends, metres AMSL: the elevation of the From tower's antenna
+	// toward the hop's other end (Plan doc, "Antennas").
+	TxGroundM, RxGroundM float64
 	// Warnings are the path's and the engine's warnings (pathWarnings);
 	// nil when there are none.
 	Warnings []appliance.Warning

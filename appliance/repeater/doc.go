@@ -35,15 +35,32 @@
 // (Engine.Predict, heights above ground of both ends, the request's
 // frequency). Its margin is
 //
-//	margin (dB) = EIRPDBm − PathLossDB + RxGainDBi − RxThresholdDBm
+//	margin (dB) = EIRPDBm − AntennaPatternLossDB − PathLossDB + RxGainDBi − RxThresholdDBm
 //
 // with the request's single radio budget for every hop (defaults 58 dBm,
 // 0 dBi, −95 dBm: those of appliance/planner). Its cost, the effective
 // loss, is
 //
-//	effective loss (dB) = PathLossDB + FresnelPenaltyDB (6 dB) when the ray
+//	effective loss (dB) = PathLossDB + AntennaPatternLossDB
+//	                      + FresnelPenaltyDB (6 dB) when the ray
 //	                      clears the terrain (LOSClear) but less than 60 % of
 //	                      the first Fresnel zone is clear (!FresnelOK)
+//
+// # Antennas
+//
+// A From end that is a tower with an azimuth, a tilt or a catalogue
+// antenna transmits its hops through that antenna: AntennaPatternLossDB
+// is appliance.Radiator.LossDB of the tower's antenna (its catalogue
+// antenna, else the generic sector of its record, tilted when the tilt is
+// known) toward the hop's bearing at the elevation below the horizontal
+// at which its antenna tip sees the other end's (the profile's end
+// heights plus the antenna heights, k = 4/3), and the hop names the
+// antenna. Relays and sites radiate the request's budget aligned on the
+// next hop, and the To end receives with RxGainDBi: their hops have no
+// pattern loss. (Before patterns existed no hop had one: a From tower
+// with an azimuth now loses its sector's pattern toward a relay behind
+// it, a documented correction.) The pattern is applied after the edge
+// cache, like the budget.
 //
 // An obstructed path gets no penalty: the engines already include its
 // diffraction loss. A hop is absent from the graph when it is longer than

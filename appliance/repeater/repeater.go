@@ -129,9 +129,17 @@ type Hop struct {
 	// FresnelPenaltyDB is the penalty added for line of sight with less
 	// than 60 % first-Fresnel clearance, dB (0 or the service's penalty).
 	FresnelPenaltyDB float64 `json:"fresnel_penalty_db"`
-	// EffectiveLossDB = PathLossDB + FresnelPenaltyDB, dB: the hop's cost.
+	// AntennaPatternLossDB is the attenuation of the From tower's antenna
+	// toward the hop's receiving end on the hops it transmits, dB (doc.go,
+	// "Antennas"); 0 on every other hop.
+	AntennaPatternLossDB float64 `json:"antenna_pattern_loss_db"`
+	// Antenna names that antenna's model; "" on the other hops.
+	Antenna string `json:"antenna,omitempty"`
+	// EffectiveLossDB = PathLossDB + FresnelPenaltyDB +
+	// AntennaPatternLossDB, dB: the hop's cost.
 	EffectiveLossDB float64 `json:"effective_loss_db"`
-	// MarginDB = EIRPDBm − PathLossDB + RxGainDBi − RxThresholdDBm, dB.
+	// MarginDB = EIRPDBm − AntennaPatternLossDB − PathLossDB + RxGainDBi −
+	// RxThresholdDBm, dB.
 	MarginDB          float64 `json:"margin_db"`
 	LOSClear          bool    `json:"los_clear"`           // the straight ray clears the terrain (k = 4/3)
 	FresnelOK         bool    `json:"fresnel_ok"`          // ≥ 60 % of the first Fresnel zone clear
@@ -233,6 +241,10 @@ type Service struct {
 	FresnelPenaltyDB float64
 	// Workers is the most edges evaluated at once.
 	Workers int
+	// Antennas resolves the catalogue antenna a From tower names
+	// (appliance/equipment); nil: such a tower radiates its generic
+	// antenna with an antenna_unavailable warning.
+	Antennas appliance.AntennaCatalogue
 	// Recover recovers the panics of the edge workers: an edge that
 	// panics is a failed edge (counted, its reason among FailReasons) and
 	// the plan goes on. nil logs them to slog.Default.
@@ -508,6 +520,21 @@ type planGraph struct {
 	counts  Counts
 	missing map[string]bool
 	fails   []string
+	// fromRad is the antenna of a From tower with an azimuth, a tilt or a
+	// catalogue antenna (doc.go, "Antennas"); nil otherwise.
+	fromRad *appliance.Radiator
+}
+
+// patternDB is the attenuation of the antenna of node u toward v on the
+// hop of figures f, dB: the From tower's antenna pattern on the hops it
+// transmits, 0 elsewhere (relays and sites radiate the request's budget
+// toward the next hop).
+func (g *planGraph) patternDB(u int, a, b Node, f *edgeFigures) float64 {
+	if u != 0 || g.fromRad == nil {
+		return 0
+	}
+	elev := appliance.ElevationDownDeg(f.TxGroundM+a.HeightM, f.RxGroundM+b.HeightM, a.Pos.DistanceM(b.Pos))
+	return g.fromRad.LossDB(a.Pos.BearingDeg(b.Pos), elev)
 }
 
 func newPlanGraph(s *Service, ctx context.Context, req *Request, eng appliance.Engine, nodes []Node) *planGraph {
@@ -704,10 +731,11 @@ func (g *planGraph) fill(u int, vs []int) error {
 			g.missing[f.MissingTile] = true
 			continue
 		}
-		if margin := g.req.EIRPDBm - f.PathLossDB + g.req.RxGainDBi - g.req.RxThresholdDBm; margin < g.req.MinMarginDB {
+		pat := g.patternDB(u, a, g.nodes[v], f)
+		if margin := g.req.EIRPDBm - pat - f.PathLossDB + g.req.RxGainDBi - g.req.RxThresholdDBm; margin < g.req.MinMarginDB {
 			continue
 		}
-		costs[v] = f.PathLossDB + g.penaltyDB(*f)
+		costs[v] = f.PathLossDB + g.penaltyDB(*f) + pat
 	}
 	return nil
 }
@@ -760,6 +788,7 @@ func (s *Service) evalEdge(ctx context.Context, eng appliance.Engine, a, b Node,
 	}
 	return edgeFigures{PathLossDB: pred.PathLossDB, LOSClear: pred.LOSClear, FresnelOK: pred.FresnelOK,
 		MinClearanceRatio: pred.MinClearanceRatio, EngineVersion: pred.EngineVersion,
+		TxGroundM: prof.HeightsM[0], RxGroundM: prof.HeightsM[prof.Len()-1],
 		Warnings: pathWarnings(&pred, prof)}, nil
 }
 
@@ -805,6 +834,13 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	n := len(nodes)
 	g := newPlanGraph(s, ctx, &req, eng, nodes)
 	g.counts = out.Counts
+	if t, ok := ix.Get(req.From.TowerID); ok && req.From.TowerID != "" && (!math.IsNaN(t.AzimuthDeg) || t.AntennaID != "" || !math.IsNaN(t.TiltDeg)) {
+		r, w := appliance.TowerRadiator(t, s.Antennas)
+		g.fromRad = &r
+		if w != nil {
+			out.Warnings = append(out.Warnings, *w)
+		}
+	}
 	rs, err := routes(n, 0, 1, req.MaxHops, req.Alternatives, g)
 	if err != nil {
 		return nil, fmt.Errorf("plan repeater: %w", err)
@@ -859,9 +895,14 @@ func (g *planGraph) route(r route) (Route, error) {
 			}
 		}
 		pen := g.penaltyDB(f)
+		pat := g.patternDB(r.nodes[i], a, b, &f)
 		h := Hop{From: a, To: b, DistanceM: a.Pos.DistanceM(b.Pos), PathLossDB: f.PathLossDB, FresnelPenaltyDB: pen,
-			EffectiveLossDB: f.PathLossDB + pen, MarginDB: g.req.EIRPDBm - f.PathLossDB + g.req.RxGainDBi - g.req.RxThresholdDBm,
+			AntennaPatternLossDB: pat, EffectiveLossDB: f.PathLossDB + pen + pat,
+			MarginDB: g.req.EIRPDBm - pat - f.PathLossDB + g.req.RxGainDBi - g.req.RxThresholdDBm,
 			LOSClear: f.LOSClear, FresnelOK: f.FresnelOK, MinClearanceRatio: f.MinClearanceRatio, EngineVersion: f.EngineVersion}
+		if r.nodes[i] == 0 && g.fromRad != nil {
+			h.Antenna = g.fromRad.Label()
+		}
 		h.Warnings = hopWarnings(&h, f.Warnings)
 		out.MinMarginDB = math.Min(out.MinMarginDB, h.MarginDB)
 		out.Hops[i] = h

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 
 	"linkplan/appliance"
 )
@@ -164,8 +163,8 @@ func (n Node) MarshalJSON() ([]byte, error) {
 // answers them: 3 decimals for metres, dB and the clearance ratio, 6 for
 // degrees. The search itself uses the unrounded figures.
 func (p *Plan) Rounded() *Plan {
-	r3 := func(x float64) float64 { return math.Round(x*1e3) / 1e3 }
-	r6 := func(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+	r3 := func(x float64) float64 { return appliance.Round(x, 3) }
+	r6 := func(x float64) float64 { return appliance.Round(x, 6) }
 	node := func(n Node) Node {
 		n.Pos.Lat, n.Pos.Lon, n.HeightM = r6(n.Pos.Lat), r6(n.Pos.Lon), r3(n.HeightM)
 		return n

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"linkplan/appliance"
+	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 )
@@ -80,6 +81,7 @@ type Deps struct {
 	Observations Observations
 	SSO          SSO       // bearer ID tokens and hosted login (appliance/sso); nil: SSO not configured (routes answer 503)
 	Branding     Brandings // white-label branding (appliance/branding); nil: routes answer 503, reports neutral
+	Equipment    Equipment // the tenants' radio and antenna catalogues (appliance/equipment); nil: routes answer 503
 	Billing      Billing   // payment webhook and key claims (appliance/billing); nil: not configured (routes answer 503)
 	// TerrainDescription names the loaded terrain for data provenance.
 	TerrainDescription string
@@ -105,6 +107,10 @@ type Deps struct {
 	// (appliance/datamanifest) for GET /platform/maturity; nil: its
 	// data_manifest is null.
 	Data DataManifests
+	// Decode is the appliance-wide budget of memory for decoding request
+	// bodies (appliance/decodebudget); nil: a budget of
+	// decodebudget.DefaultLimit of the API's own.
+	Decode *decodebudget.Budget
 	// Predictions serves the learned coverage models
 	// (appliance/prediction); nil: the prediction and model routes are
 	// not served.
@@ -133,6 +139,7 @@ type API struct {
 	exposition *telemetry.Exposition
 	state      atomic.Value // "starting" | "ready" | "stopping"
 	router     *mux.Router
+	decode     *decodebudget.Budget
 }
 
 // Readiness states.
@@ -160,6 +167,10 @@ func New(d Deps) *API {
 	if a.Recover == nil {
 		a.Recover = &appliance.Recoverer{Log: a.log}
 	}
+	a.decode = d.Decode
+	if a.decode == nil {
+		a.decode = decodebudget.New(decodebudget.DefaultLimit)
+	}
 	a.state.Store(StateStarting)
 	r := mux.NewRouter()
 	r.NotFoundHandler = a.wrap(func(http.ResponseWriter, *http.Request) (any, error) {
@@ -177,6 +188,7 @@ func New(d Deps) *API {
 	a.registerDSAR(r)
 	a.registerSSO(r)
 	a.registerBranding(r)
+	a.registerEquipment(r)
 	a.registerBilling(r)
 	a.registerLinks(r)
 	a.registerExports(r)

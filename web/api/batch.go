@@ -125,7 +125,11 @@ func readBatch(r *http.Request, tier appliance.Tier) ([]batch.Row, batch.Options
 		if err := optionsFromValues(r.URL.Query(), &opt); err != nil {
 			return nil, opt, nil, nil, err
 		}
-		rows, ignored, err := readBatchCSV(r.Body, tier)
+		body, err := readBody(r)
+		if err != nil {
+			return nil, opt, nil, nil, err
+		}
+		rows, ignored, err := readBatchCSV(body, tier)
 		return rows, opt, ignored, nil, err
 	}
 	if len(r.URL.Query()) > 0 {
@@ -143,10 +147,13 @@ func readBatchJSON(r *http.Request, tier appliance.Tier, opt *batch.Options) ([]
 	if err != nil {
 		return nil, nil, err
 	}
+	// Elements decode into struct{}: counted without a copy of the body.
 	var count struct {
-		Rows []json.RawMessage `json:"rows"`
+		Rows []struct{} `json:"rows"`
 	}
-	if json.Unmarshal(body, &count) == nil {
+	err = json.Unmarshal(body, &count)
+	var ute *json.UnmarshalTypeError
+	if err == nil || errors.As(err, &ute) && len(count.Rows) > 0 {
 		if err := limitErr(tier, len(count.Rows)); err != nil {
 			return nil, nil, err
 		}
@@ -221,13 +228,9 @@ func limitErr(tier appliance.Tier, n int) error {
 
 // readBatchCSV reads a CSV batch (appliance/batch: header aliases, `,` `;`
 // or tab, pt-BR decimal commas, UTF-8 or Windows-1252).
-func readBatchCSV(body io.Reader, tier appliance.Tier) ([]batch.Row, []string, error) {
-	f, err := batch.ReadCSV(body, batch.Limit(tier))
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return nil, nil, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
-	case err != nil:
+func readBatchCSV(raw []byte, tier appliance.Tier) ([]batch.Row, []string, error) {
+	f, err := batch.ReadCSVBytes(raw, batch.Limit(tier))
+	if err != nil {
 		var le *batch.LimitError
 		if errors.As(err, &le) {
 			le.Tier = tier
@@ -265,7 +268,11 @@ func readBatchMultipart(r *http.Request, boundary string, tier appliance.Tier, o
 				return nil, opt, nil, appliance.Invalid("file", "must be given once")
 			}
 			gotFile = true
-			if rows, ignored, err = readBatchCSV(p, tier); err != nil {
+			b, err := bodyFrom(r.Context()).lease.ReadAll(p, r.ContentLength, "the file part") // the body's length bounds the part's
+			if err != nil {
+				return nil, opt, nil, multipartErr(err)
+			}
+			if rows, ignored, err = readBatchCSV(b, tier); err != nil {
 				return nil, opt, nil, err
 			}
 		case "engine", "language", "pdfs":
@@ -277,6 +284,8 @@ func readBatchMultipart(r *http.Request, boundary string, tier appliance.Tier, o
 				return nil, opt, nil, appliance.Invalid(name, "must be at most 64 bytes")
 			}
 			vals.Set(name, strings.TrimSpace(string(b)))
+		case "":
+			return nil, opt, nil, appliance.Invalid(unnamedPart, "has no name: every part needs Content-Disposition: form-data; name=\"…\"")
 		default:
 			return nil, opt, nil, appliance.Invalid(truncate(name, 40), "is not a known part: send the CSV as \"file\" and the options engine, language and pdfs")
 		}

@@ -242,7 +242,7 @@ func TestBatchTierLimits(t *testing.T) {
 		assertFieldError(t, h.do(t, "POST", "/batch_reports", h.keys["pro"], nil, `{"rows":[]}`), http.StatusUnprocessableEntity, "rows")
 	})
 	t.Run("wrong type names the row field", func(t *testing.T) {
-		assertFieldError(t, h.do(t, "POST", "/batch_reports", h.keys["pro"], nil, `{"rows":[{"receiver":{"lat":"x"}}]}`), http.StatusUnprocessableEntity, "rows.receiver.lat")
+		assertFieldError(t, h.do(t, "POST", "/batch_reports", h.keys["pro"], nil, `{"rows":[{"receiver":{"lat":"x"}}]}`), http.StatusUnprocessableEntity, "rows[0].receiver.lat")
 	})
 }
 

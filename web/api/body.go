@@ -26,6 +26,8 @@ func (a *API) bodyLimit(route string) int64 {
 		return max(a.MaxBodyBytes, MaxObservationBodyBytes)
 	case routeBuildingLayers:
 		return max(a.MaxBodyBytes, MaxBuildingLayerBodyBytes)
+	case routeAntennaImport:
+		return max(a.MaxBodyBytes, MaxAntennaImportBodyBytes)
 	}
 	return a.MaxBodyBytes
 }
@@ -45,6 +47,12 @@ func (a *API) bodyContentType(route, ct string) error {
 		return &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
 			msg:    "a drive test is multipart/form-data with the CSV in the part csv_file",
 			fields: []appliance.FieldError{{Field: "Content-Type", Reason: fmt.Sprintf("must be multipart/form-data, got %q", strings.TrimSpace(ct))}}}
+	}
+	if route == routeAntennaImport {
+		if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "multipart/form-data" {
+			return nil
+		}
+		return jsonContentType(ct)
 	}
 	if route != routeBatchReports {
 		return jsonContentType(ct)

@@ -57,9 +57,9 @@ type brandingRequest struct {
 	Justification  string        `json:"justification"`
 }
 
-func (q *brandingRequest) request() (branding.Request, error) {
+func (q *brandingRequest) request(r *http.Request) (branding.Request, error) {
 	req := branding.Request{DisplayName: q.DisplayName, PrimaryColor: q.PrimaryColor, SupportContact: q.SupportContact,
-		ReportFooter: q.ReportFooter, Justification: strings.TrimSpace(q.Justification)}
+		ReportFooter: q.ReportFooter, Justification: strings.TrimSpace(q.Justification), Memory: bodyFrom(r.Context()).lease}
 	if q.Logo != nil {
 		raw, err := base64.StdEncoding.DecodeString(q.Logo.DataBase64)
 		if err != nil {
@@ -110,7 +110,7 @@ func (a *API) putBranding(w http.ResponseWriter, r *http.Request) (any, error) {
 	if q.TOTP != nil || q.Justification != "" {
 		return nil, appliance.Invalid("totp", "is an admin field: a tenant sets its branding without TOTP or justification")
 	}
-	req, err := q.request()
+	req, err := q.request(r)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (a *API) adminPutBranding(w http.ResponseWriter, r *http.Request) (any, err
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	req, err := q.request()
+	req, err := q.request(r)
 	if err != nil {
 		return nil, err
 	}

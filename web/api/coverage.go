@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/registry"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
 )
@@ -204,6 +204,10 @@ type towerJSONIn struct {
 	Height  *float64 `json:"height" deprecated:"height_m"`
 	Power   *float64 `json:"power"`   // ERP, dBm
 	Azimuth *float64 `json:"azimuth"` // degrees
+	Tilt    *float64 `json:"tilt"`    // degrees, positive down (mechanical downtilt)
+	// AntennaID names a catalogue antenna of the caller's tenant (or a
+	// built-in) whose pattern the ad hoc tower radiates.
+	AntennaID *string `json:"antenna_id"`
 }
 
 type analyzeRequest struct {
@@ -283,7 +287,7 @@ func (a *API) pairRequest(r *http.Request, q *analyzeRequest) (appliance.PairReq
 		req.TowerID = *q.TowerID
 	case q.Tower != nil:
 		rt := registerTowerRequest{Operator: ptr("ad hoc"), Lat: q.Tower.Lat, Lon: q.Tower.Lon, HeightM: q.Tower.HeightM,
-			Power: q.Tower.Power, Azimuth: q.Tower.Azimuth}
+			Power: q.Tower.Power, Azimuth: q.Tower.Azimuth, Tilt: q.Tower.Tilt, AntennaID: q.Tower.AntennaID}
 		t, err := rt.toDomain()
 		if ve, ok := err.(*appliance.ValidationError); ok {
 			for _, f := range ve.Fields {
@@ -292,6 +296,8 @@ func (a *API) pairRequest(r *http.Request, q *analyzeRequest) (appliance.PairReq
 		}
 		if t != nil {
 			t.ID, t.Source, t.Provenance = "adhoc", appliance.SourceUser, "given in the request"
+			t.OwnerTenantID = keyFrom(r.Context()).TenantID // its antenna is read from this tenant's catalogue
+			registry.CheckAntenna(a.antennaCatalogue(), t.OwnerTenantID, t, "tower.", v)
 		}
 		req.Tower = t
 	}
@@ -338,13 +344,10 @@ func ptr[T any](v T) *T { return &v }
 // naming every unknown field by its path), then decodes and validates it
 // strictly with engines.ParseCase (422).
 func parseCase(r *http.Request) (engines.Case, error) {
-	b, err := io.ReadAll(r.Body)
-	var mbe *http.MaxBytesError
+	b, err := readBody(r)
 	switch {
-	case errors.As(err, &mbe):
-		return engines.Case{}, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
 	case err != nil:
-		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+		return engines.Case{}, err
 	case len(bytes.TrimSpace(b)) == 0:
 		return engines.Case{}, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is empty: a JSON object is required"}
 	case !json.Valid(b):

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"linkplan/appliance"
+	"linkplan/appliance/decodebudget"
 )
 
 // decode reads one JSON object from the body into v (the Content-Type was
@@ -32,27 +34,67 @@ func decode(r *http.Request, v any) error {
 	return decodeBytes(body, v, maxArrayElements)
 }
 
-// readBody reads a request body; a body over the route's limit is a 413.
+// readBody reads a request body, charged to the request's lease on the
+// appliance-wide decode budget (a 503 with Retry-After when the budget is
+// spent); a body over the route's limit is a 413, refused before a byte is
+// read when its Content-Length says so.
 func readBody(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(r.Body)
+	rb := bodyFrom(r.Context())
+	if rb.limit > 0 && r.ContentLength > rb.limit {
+		return nil, tooLarge(rb.limit)
+	}
+	body, err := rb.lease.ReadAll(r.Body, r.ContentLength, "the request body")
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+		return nil, tooLarge(mbe.Limit)
+	case errors.Is(err, appliance.ErrUnavailable): // the decode budget
+		return nil, err
 	case err != nil:
-		return nil, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+		return nil, &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read to its end (the connection ended early)"}
 	}
 	return body, nil
 }
+
+// tooLarge is the 413 of a body over its route's limit of limit bytes.
+func tooLarge(limit int64) error {
+	return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large",
+		msg: fmt.Sprintf("request body exceeds %d bytes (%s), the limit of this route", limit, decodebudget.Size(limit))}
+}
+
+// requestBody is what the middleware tells the decoders about a request's
+// body: its route's limit and the request's lease on the decode budget.
+type requestBody struct {
+	limit int64
+	lease *decodebudget.Lease
+}
+
+// bodyFrom returns the body facts the middleware stored (zero values, which
+// charge nothing and check no limit, outside it: unit tests of decoders).
+func bodyFrom(ctx context.Context) requestBody {
+	rb, _ := ctx.Value(ctxBody).(requestBody)
+	return rb
+}
+
+// unnamedPart names, in an error body, a multipart part sent without a
+// name (a field is never empty).
+const unnamedPart = "(unnamed part)"
 
 // multipartErr maps an error reading a multipart body: over the route's
 // body limit a 413, else a 400 malformed_multipart.
 func multipartErr(err error) error {
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge(mbe.Limit)
+	case errors.Is(err, appliance.ErrInvalid), errors.Is(err, appliance.ErrUnavailable): // a part's own limit, the decode budget
+		return err
 	}
-	return &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: "the multipart body could not be read: " + truncate(err.Error(), 200)}
+	msg := "the multipart body is not well-formed multipart/form-data (a part's headers or a boundary line is malformed)"
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "the multipart body ends before its closing boundary line"
+	}
+	return &httpError{status: http.StatusBadRequest, code: "malformed_multipart", msg: msg}
 }
 
 // decodeBytes is decode of a body already read, with arrays of at most
@@ -88,11 +130,16 @@ func decodeBytes(body []byte, v any, maxElems int) error {
 	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
 		return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body is not valid JSON: " + err.Error()}
 	case errors.As(err, &ute):
-		field := ute.Field
+		// The field is named by its path in the client's JSON (array
+		// indices included), never by encoding/json's Field, which names
+		// an embedded struct by its Go type ("observationJSON.ts").
+		field := valuePath(body, ute.Offset)
 		if field == "" {
-			field = "(body)"
+			field = jsonFieldPath(reflect.TypeOf(v), ute.Field)
 		}
 		return appliance.Invalid(field, "must be of JSON type %s, got %s", jsonType(ute.Type.Kind().String()), ute.Value)
+	case errors.Is(err, appliance.ErrInvalid): // a typed refusal of a field's own decoder
+		return err
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		var first json.RawMessage
 		if json.NewDecoder(bytes.NewReader(body)).Decode(&first) == nil { // the first value only
@@ -108,7 +155,134 @@ func decodeBytes(body []byte, v any, maxElems int) error {
 		}
 		return appliance.Invalid(name, "is not a known field of this request")
 	}
-	return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read: " + err.Error()}
+	return &httpError{status: http.StatusBadRequest, code: "malformed_json", msg: "request body could not be read as JSON"}
+}
+
+// valuePath returns the JSON path (receiver.lat, rows[3].id) of the value
+// of the JSON text b that encoding/json stopped at: a scalar that ends at
+// offset, or an object or array that opens at offset-1 (the offsets of
+// json.UnmarshalTypeError). It returns "(body)" for the top-level value,
+// and "" when no value is there. Like longArray it is a byte scanner that
+// does not validate: the decoder already has.
+func valuePath(b []byte, offset int64) string {
+	type frame struct {
+		array bool
+		n     int    // elements (array) started so far
+		key   string // current member name (object)
+		seg   string // this container's segment of the path
+	}
+	var st []frame
+	expectKey := false
+	// seg is the path segment of a value starting now in the innermost
+	// container (counting it when the container is an array).
+	seg := func() string {
+		if len(st) == 0 {
+			return ""
+		}
+		top := &st[len(st)-1]
+		if top.array {
+			top.n++
+			return "[" + strconv.Itoa(top.n-1) + "]"
+		}
+		return memberPath("", top.key)
+	}
+	path := func(last string) string {
+		var p strings.Builder
+		for _, f := range append(st, frame{seg: last}) {
+			if f.seg == "" {
+				continue
+			}
+			if p.Len() > 0 && f.seg[0] != '[' {
+				p.WriteByte('.')
+			}
+			p.WriteString(f.seg)
+		}
+		if p.Len() == 0 {
+			return "(body)"
+		}
+		return p.String()
+	}
+	for i := 0; i < len(b) && int64(i) < offset; i++ {
+		switch c := b[i]; c {
+		case ' ', '\t', '\r', '\n', ':':
+		case '"':
+			j := i + 1
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(b) {
+				return ""
+			}
+			if expectKey && len(st) > 0 && !st[len(st)-1].array {
+				key := string(b[i+1 : j])
+				if bytes.IndexByte(b[i:j+1], '\\') >= 0 {
+					_ = json.Unmarshal(b[i:j+1], &key)
+				}
+				st[len(st)-1].key, expectKey = key, false
+			} else if sg := seg(); int64(j+1) == offset {
+				return path(sg)
+			}
+			i = j
+		case '{', '[':
+			sg := seg()
+			if int64(i+1) == offset {
+				return path(sg)
+			}
+			st = append(st, frame{array: c == '[', seg: sg})
+			expectKey = c == '{'
+		case '}', ']':
+			if len(st) == 0 {
+				return ""
+			}
+			st, expectKey = st[:len(st)-1], false
+		case ',':
+			expectKey = len(st) > 0 && !st[len(st)-1].array
+		default: // a number, true, false or null
+			sg := seg()
+			j := i
+			for j+1 < len(b) && strings.IndexByte(",]} \t\r\n", b[j+1]) < 0 {
+				j++
+			}
+			if int64(j+1) == offset {
+				return path(sg)
+			}
+			i = j
+		}
+	}
+	return ""
+}
+
+// jsonFieldPath rewrites the Field of a json.UnmarshalTypeError (Go's
+// dotted path, where an embedded struct appears by its Go type name) as
+// the JSON path the client wrote: the segment of an embedded struct is
+// dropped. An empty field is the body.
+func jsonFieldPath(t reflect.Type, field string) string {
+	if field == "" {
+		return "(body)"
+	}
+	var out []string
+	for _, seg := range strings.Split(field, ".") {
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			out, t = append(out, seg), nil
+			continue
+		}
+		if f, ok := t.FieldByName(seg); ok && f.Anonymous && f.Tag.Get("json") == "" {
+			t = f.Type // an embedded struct: its members are the parent's
+			continue
+		}
+		next, ok := jsonMembers(t).field(seg)
+		out, t = append(out, seg), next
+		if !ok {
+			t = nil
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 // maxArrayElements is the most elements one JSON array of a request body

@@ -2,8 +2,10 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -130,4 +132,89 @@ func hasLongArray(v any, limit int) bool {
 		}
 	}
 	return false
+}
+
+// TestValuePath: the path of the value encoding/json refused is read from
+// the client's JSON, array indices included, and never names a Go type
+// (issue 20: "observationJSON.ts").
+func TestValuePath(t *testing.T) {
+	type in struct {
+		Ts float64 `json:"ts"`
+	}
+	type outer struct {
+		in
+		Rows []struct {
+			R struct {
+				Lat float64 `json:"lat"`
+			} `json:"receiver"`
+		} `json:"rows"`
+		M map[string]int `json:"m"`
+	}
+	cases := []struct{ name, body, want string }{
+		{"embedded member", `{"ts":"2024"}`, "ts"},
+		{"number too large", `{"ts":1e400}`, "ts"},
+		{"array element member", `{"rows":[{},{"receiver":{"lat":"x"}}]}`, "rows[1].receiver.lat"},
+		{"an object where a number goes", `{"rows":[{},{"receiver":{"lat":{"a":[1,2]}}}]}`, "rows[1].receiver.lat"},
+		{"an array where an object goes", `{"rows":[{}, {"receiver":[1,2]}]}`, "rows[1].receiver"},
+		{"map value", `{"m":{"k":"v"}}`, "m.k"},
+		{"escaped member name", `{"m":{"a\"b":"v"}}`, `m.a"b`},
+		{"an object where an array goes", `{"rows":{"a":1}}`, "rows"},
+		{"the body", `[1]`, "(body)"},
+		{"spaces", "{ \"rows\" : [ { } , { \"receiver\" : { \"lat\" : true } } ] }", "rows[1].receiver.lat"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var o outer
+			err := json.Unmarshal([]byte(c.body), &o)
+			var ute *json.UnmarshalTypeError
+			if !errors.As(err, &ute) {
+				t.Fatalf("no type error: %v", err)
+			}
+			if got := valuePath([]byte(c.body), ute.Offset); got != c.want {
+				t.Errorf("valuePath = %q, want %q (encoding/json says %q)", got, c.want, ute.Field)
+			}
+		})
+	}
+	if got := jsonFieldPath(reflect.TypeOf(&outer{}), "in.ts"); got != "ts" {
+		t.Errorf("jsonFieldPath(in.ts) = %q, want ts", got)
+	}
+}
+
+// FuzzValuePath: for any body encoding/json refuses with a type error,
+// valuePath finds the value it stopped at; on any text and offset it never
+// panics.
+func FuzzValuePath(f *testing.F) {
+	f.Add(`{"a":[1,{"b":"c"}]}`, int64(14))
+	f.Add(`{"rows":[{"receiver":{"lat":"x"}}],"m":{"k":[]}}`, int64(2))
+	f.Add(`"\`, int64(2))
+	type target struct {
+		A    []float64 `json:"a"`
+		Rows []struct {
+			R struct {
+				Lat float64 `json:"lat"`
+			} `json:"receiver"`
+		} `json:"rows"`
+		M map[string]int `json:"m"`
+		S string         `json:"s"`
+	}
+	f.Fuzz(func(t *testing.T, s string, off int64) {
+		_ = valuePath([]byte(s), off)
+		var v target
+		var ute *json.UnmarshalTypeError
+		if err := json.Unmarshal([]byte(s), &v); errors.As(err, &ute) {
+			if valuePath([]byte(s), ute.Offset) == "" {
+				t.Fatalf("no path for the type error at %d (%q) in %q", ute.Offset, ute.Field, s)
+			}
+		}
+	})
+}
+
+func TestDecimal(t *testing.T) {
+	for s, want := range map[string]bool{"-22.95": true, "1.8e9": true, "+3": true, ".5": true, "5.": true, "1E-3": true,
+		"NaN": false, "Inf": false, "-Infinity": false, "0x1p-2": false, "1_000": false, "1e400": false, "": false, "-": false,
+		"e5": false, "1e": false, "1.2.3": false, "1e5e5": false, " 1": true, "-22,95": true, "1.234,5": true} {
+		if _, ok := decimal(s); ok != want {
+			t.Errorf("decimal(%q) ok = %v, want %v", s, ok, want)
+		}
+	}
 }

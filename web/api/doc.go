@@ -32,6 +32,15 @@
 // route template, method, status, duration_ms, bytes; never the key), so a
 // request id a client reports can be found.
 //
+// Request bodies (decode.go, body.go): each route has a size limit (413,
+// refused before reading when Content-Length says so), and every request
+// holds a lease on the appliance-wide decode budget
+// (appliance/decodebudget, Deps.Decode) for what it buffers: the body
+// (readBody), a multipart file part, and, charged by the service, a gzip
+// stream. A charge the budget cannot hold now is a 503 with Retry-After
+// naming the budget; the middleware gives the lease back when the request
+// ends, whatever its answer.
+//
 // Authentication (authed): X-API-Key, or, when it is absent, an
 // Authorization: Bearer ID token of the configured OIDC issuer
 // (appliance/sso), which acts with the API key its subject is bound to.

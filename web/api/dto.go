@@ -17,6 +17,22 @@ func round3(x float64) *float64 {
 	return &v
 }
 
+// txGain is the antenna gain of a tower record that states it, dBi.
+func txGain(t *appliance.Tower) *float64 {
+	if !t.HasTx {
+		return nil
+	}
+	return round3(t.TxGainDBi)
+}
+
+// knownRound3 is round3 for a figure where 0 means unknown (nil).
+func knownRound3(x float64) *float64 {
+	if x == 0 {
+		return nil
+	}
+	return round3(x)
+}
+
 // r3 rounds to 3 decimals (0.001 dB, metre, degree of bearing ...) and never
 // returns -0 (-0.0004 is 0, not -0). Non-finite values are returned as they
 // are: callers that may hold them use round3.
@@ -26,11 +42,7 @@ func r3(x float64) float64 { return roundTo(x, 1e3) }
 // never returns -0. Latitudes and longitudes use 6 decimals (r6, about
 // 0.1 m).
 func roundTo(x, scale float64) float64 {
-	v := math.Round(x*scale) / scale
-	if v == 0 {
-		return 0 // +0: math.Round keeps the sign of a small negative value
-	}
-	return v
+	return appliance.Round(x, int(math.Round(math.Log10(scale))))
 }
 
 // TowerJSON is the wire form of a tower. The SPEC §2.1 names (id, operator,
@@ -46,9 +58,13 @@ type TowerJSON struct {
 	HeightM  float64 `json:"height_m"` // antenna height above ground, metres
 	// Height repeats HeightM under its deprecated name (OpenAPI).
 	Height               float64   `json:"height"`
-	Power                *float64  `json:"power"`   // ERP, dBm; null when the source has none
-	Azimuth              *float64  `json:"azimuth"` // degrees from north; null = omnidirectional
-	Tilt                 *float64  `json:"tilt"`    // degrees, positive down; null when unknown
+	Power                *float64  `json:"power"`                   // ERP, dBm; null when the source has none
+	Azimuth              *float64  `json:"azimuth"`                 // degrees from north; null = omnidirectional
+	Tilt                 *float64  `json:"tilt"`                    // degrees, positive down; null when unknown
+	GainDBi              *float64  `json:"gain_dbi,omitempty"`      // antenna peak gain, dBi, when known
+	BeamwidthDeg         *float64  `json:"beamwidth_deg,omitempty"` // horizontal 3 dB beamwidth, degrees, when known
+	FrontBackDB          *float64  `json:"front_back_db,omitempty"` // front-to-back ratio, dB, when known
+	AntennaID            string    `json:"antenna_id,omitempty"`    // catalogue antenna (GET /equipment/antennas/{id})
 	Placement            string    `json:"placement"`
 	PositionUncertaintyM float64   `json:"position_uncertainty_m"`
 	Synthetic            bool      `json:"synthetic"`
@@ -65,6 +81,7 @@ func towerJSON(t *appliance.Tower) TowerJSON {
 	return TowerJSON{
 		ID: t.ID, Source: string(t.Source), Operator: t.Operator, Lat: r6(t.Lat), Lon: r6(t.Lon), HeightM: r3(t.HeightM), Height: r3(t.HeightM),
 		Power: round3(t.ERPDBm), Azimuth: round3(t.AzimuthDeg), Tilt: round3(t.TiltDeg),
+		GainDBi: txGain(t), BeamwidthDeg: knownRound3(t.BeamwidthDeg), FrontBackDB: knownRound3(t.FrontBackDB), AntennaID: t.AntennaID,
 		Placement: string(t.Placement), PositionUncertaintyM: r3(t.UncertaintyM), Synthetic: t.Synthetic,
 		Provenance: t.Provenance, StationNumber: t.StationNumber, Municipality: t.Municipality, Address: t.Address, UF: t.UF,
 		Technologies: t.Technologies, BandsMHz: t.BandsMHz,

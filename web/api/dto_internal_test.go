@@ -67,7 +67,7 @@ func TestFinding9_UserMessageWithoutOperationPrefixes(t *testing.T) {
 		{"sentinel wrapper inside operations", fmt.Errorf("analyze pair: %w", fmt.Errorf("tower %q: %w", "anatel:1", appliance.ErrNotFound)), 404, `tower "anatel:1": not found`},
 		{"validation error inside operations", fmt.Errorf("parse case: %w", fmt.Errorf("analyze link: %w", ve)), 422, "invalid input: receiver.lat: must be between -90 and 90, got 95"},
 		{"bare sentinel", appliance.ErrConflict, 409, "conflict"},
-		{"joined errors", fmt.Errorf("predict case: %w", errors.Join(errors.New("unrelated"), fmt.Errorf("tier pro is required: %w", appliance.ErrForbidden))), 403, "tier pro is required: forbidden"},
+		{"joined errors", fmt.Errorf("predict case: %w", errors.Join(errors.New("unrelated"), fmt.Errorf("tier pro is required: %w", appliance.ErrForbidden))), 403, "tier pro is required"},
 		{"missing tile", fmt.Errorf("analyze link: %w", &appliance.TileMissingError{Tile: "S23W044"}), 422, "terrain tile S23W044 is not in any loaded terrain pack"},
 		{"timeout", fmt.Errorf("analyze link: %w", fmt.Errorf("predict: %w", errContextDeadline())), 503, "the request did not finish within its time limit"},
 		{"http error", &httpError{status: 400, code: "malformed_json", msg: "request body is empty"}, 400, "request body is empty"},

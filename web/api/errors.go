@@ -174,6 +174,14 @@ func userMessage(err error, sentinel error) string {
 	for e := err; e != nil && e != sentinel; e = unwrapToward(e, sentinel) {
 		msg = e.Error()
 	}
+	// A refusal for a tier or role is a whole sentence ("observations need
+	// tier Pro or higher (this key is Free)"); the wrapped sentinel's
+	// ": forbidden" at its end is Go's error chain, not English, and the
+	// code says it already (issue 20). Other sentinels end messages that
+	// need them ("engine raytrace: unavailable", "tower \"x\": not found").
+	if m, ok := strings.CutSuffix(msg, ": "+appliance.ErrForbidden.Error()); ok && sentinel == appliance.ErrForbidden && m != "" {
+		msg = m
+	}
 	return msg
 }
 
@@ -293,15 +301,18 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // statusClientClosed is nginx's 499: the client closed the request.
 const statusClientClosed = 499
 
-// writeJSON encodes v before writing anything, so an encoding failure (a
-// bug: a NaN that escaped) becomes a 500 instead of an empty 200.
+// writeJSON encodes v before writing anything, so that an encoding failure
+// (a bug: a NaN or an infinity that escaped the rounding) is a 500 instead
+// of an empty 200. It panics with the reason: the middleware's recover
+// (outer) is the one place that logs a bug at ERROR with the request id and
+// its stack, and answers the plain-text 500 (issue 20: the 500 of a batch
+// row of 1e308 left no log line).
 func writeJSON(w http.ResponseWriter, st int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
-		return
+		panic(fmt.Sprintf("encode the %d answer (%T): %v", st, v, err))
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(st)

@@ -32,6 +32,8 @@ import (
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
+	"linkplan/appliance/decodebudget"
+	"linkplan/appliance/equipment"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -111,6 +113,8 @@ type harnessOptions struct {
 	// heavy is the budget of heavy work (appliance/admission) the maps go
 	// through; nil: its defaults.
 	heavy *admission.Options
+	// decode is the appliance-wide decode budget; nil: the API's default.
+	decode *decodebudget.Budget
 }
 
 // harness is the real API composed in-process like the composition root
@@ -250,6 +254,8 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	towers := func() appliance.TowerIndex { return ix }
 	plan := planner.New(h.terrain, towers, reg.WithFallback)
+	equip := equipment.New(db, h.clock.Now)
+	plan.Antennas = equip
 	var towerDB api.TowerStore = db
 	if opt.towerDB != nil {
 		towerDB = opt.towerDB(db)
@@ -291,7 +297,9 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			return api.ResolveEngine(reg, k, id)
 		}})
 	h.jobs.Register(appliance.JobKindBatchReport, bsvc.Handler())
-	plans = &repeater.Submitter{Plans: repeater.New(h.terrain, towers, reg.WithFallback, 0), Queue: h.jobs, NewID: jobs.NewID}
+	relays := repeater.New(h.terrain, towers, reg.WithFallback, 0)
+	relays.Antennas = equip
+	plans = &repeater.Submitter{Plans: relays, Queue: h.jobs, NewID: jobs.NewID}
 	h.jobs.Register(appliance.JobKindRepeaterPlan, plans.Handler())
 	h.privacy = privacy.New(db, h.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
 		return h.auth.VerifyAdminFrom(k, code, tenancy.Client(c))
@@ -410,13 +418,14 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}})
 	h.api = api.New(api.Deps{
 		Data:        data,
+		Decode:      opt.decode,
 		Predictions: preds,
 		Basemap:     tiles,
 		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
-		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now),
+		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now), Equipment: equip,
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
-		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Audit: db.AppendAudit, Calibrations: h.calib}, Repeaters: plans,
+		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: h.calib}, Repeaters: plans,
 		Calibration: h.calib,
 		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
 		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}, Now: h.clock.Now},

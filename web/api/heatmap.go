@@ -46,6 +46,8 @@ type siteJSON struct {
 	EIRPDBm      *float64 `json:"eirp_dbm"`
 	AzimuthDeg   *float64 `json:"azimuth_deg"`
 	BeamwidthDeg *float64 `json:"beamwidth_deg"`
+	TiltDeg      *float64 `json:"tilt_deg"`   // mechanical downtilt, degrees, positive down
+	AntennaID    *string  `json:"antenna_id"` // a catalogue antenna (GET /equipment/antennas)
 }
 
 type bboxJSON struct {
@@ -141,7 +143,13 @@ func (q *heatmapRequest) toSpec(best bool) (coverage.Spec, error) {
 			az = *st.AzimuthDeg
 		}
 		s.Site = &coverage.Site{Pos: appliance.LatLon{Lat: num(st.Lat), Lon: num(st.Lon)}, HeightM: num(st.HeightM),
-			EIRPDBm: num(st.EIRPDBm), AzimuthDeg: az, BeamwidthDeg: num(st.BeamwidthDeg)}
+			EIRPDBm: num(st.EIRPDBm), AzimuthDeg: az, BeamwidthDeg: num(st.BeamwidthDeg), TiltDeg: st.TiltDeg}
+		if st.AntennaID != nil {
+			s.Site.AntennaID = *st.AntennaID
+			if *st.AntennaID == "" || len(*st.AntennaID) > 64 {
+				v.Add("site.antenna_id", "must be a catalogue antenna id of 1 to 64 characters")
+			}
+		}
 	}
 	if q.TowerID == nil && q.Site == nil {
 		v.Add("tower_id", "give tower_id or site")

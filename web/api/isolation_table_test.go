@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"linkplan/appliance"
 	"linkplan/appliance/tenancy"
@@ -108,6 +110,9 @@ func TestTenantIsolationTable(t *testing.T) {
 		{name: "export link near A's tower", method: "POST", url: "/exports/link?format=geojson", body: near, list: true},
 		{name: "ai chat near A's tower", method: "POST", url: "/ai/chat", body: `{"analysis":` + near + `}`, list: true},
 		{name: "ai models", method: "GET", url: "/ai/models", list: true},
+		// The equipment catalogue: the built-ins, then the caller's own.
+		{name: "radios", method: "GET", url: "/equipment/radios", list: true},
+		{name: "antennas with patterns", method: "GET", url: "/equipment/antennas?include=pattern", list: true},
 		// Public and tenant-free: a hillshade tile is the same bytes for
 		// every caller before and after A stored its data (shapeOf of a
 		// PNG is its length; TestHillshadeTiles compares the bytes).
@@ -159,6 +164,7 @@ func TestTenantIsolationTable(t *testing.T) {
 	if len(obsIDs) != 1 {
 		t.Fatalf("observation ids: %s", obsRes.body)
 	}
+	radioA, antennaA := storeEquipment(t, h, pro)
 	const subjectA = "iso-table-subject-a"
 	bindSubject(t, h, "pro", subjectA)
 	linkA := h.do(t, "POST", "/tenant/sso/binding_intents", pro, nil, `{}`)
@@ -173,7 +179,7 @@ func TestTenantIsolationTable(t *testing.T) {
 	}
 	layerID := layerRes.json(t)["layer"].(map[string]any)["id"].(string)
 	markers := []string{layerID, obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
-		subjectA, intentA}
+		subjectA, intentA, radioA, antennaA}
 
 	routes := append(append([]isoRoute{}, lists...),
 		isoRoute{name: "one tower of A", method: "GET", url: "/towers/" + towerID, foreign: true},
@@ -185,6 +191,17 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "map status", method: "GET", url: "/coverage/heatmap/" + mapID, foreign: true},
 		isoRoute{name: "map events", method: "GET", url: "/coverage/heatmap/" + mapID + "/events", foreign: true},
 		isoRoute{name: "map export", method: "GET", url: "/coverage/heatmap/" + mapID + "/export?format=geotiff", foreign: true},
+		isoRoute{name: "A's radio", method: "GET", url: "/equipment/radios/" + radioA, foreign: true},
+		isoRoute{name: "replace A's radio", method: "PUT", url: "/equipment/radios/" + radioA, foreign: true, body: isoRadioBody},
+		isoRoute{name: "delete A's radio", method: "DELETE", url: "/equipment/radios/" + radioA, foreign: true},
+		isoRoute{name: "A's antenna", method: "GET", url: "/equipment/antennas/" + antennaA, foreign: true},
+		isoRoute{name: "replace A's antenna", method: "PUT", url: "/equipment/antennas/" + antennaA, foreign: true, body: isoAntennaBody},
+		isoRoute{name: "delete A's antenna", method: "DELETE", url: "/equipment/antennas/" + antennaA, foreign: true},
+		// A's antenna reads as unknown to the others' towers and maps (422).
+		isoRoute{name: "register a tower with A's antenna", method: "POST", url: "/towers",
+			body: `{"operator":"Isolada B","lat":-22.95,"lon":-43.21,"azimuth":90,"antenna_id":"` + antennaA + `"}`},
+		// (The compute routes naming A's antenna: TestEquipmentIsolationOnComputeRoutes,
+		// beside the equipment tests: the Free key's compute budget is spent here.)
 		isoRoute{name: "rotate A's key", method: "POST", url: "/tenant/keys/" + second.ID + "/rotate", foreign: true},
 		isoRoute{name: "revoke A's key", method: "POST", url: "/tenant/keys/" + second.ID + "/revoke", foreign: true},
 		isoRoute{name: "admin export of A", method: "POST", url: "/admin/dsar/" + pro[:14] + "/export", forbidden: true,
@@ -235,6 +252,9 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "observation equal to A's", method: "POST", url: "/coverage/observations", body: obsRow(-22.9001), fresh: true},
 	)
 	for _, r := range routes {
+		// A new rate-limit window for every route: the table has more rows
+		// than the Free tier's per-minute budget of read routes.
+		h.clock.advance(time.Minute)
 		for _, k := range tenants {
 			t.Run(r.name+" as "+k, func(t *testing.T) {
 				res := h.do(t, r.method, r.url, h.keys[k], nil, r.body)
@@ -265,6 +285,11 @@ func TestTenantIsolationTable(t *testing.T) {
 	}
 
 	// A's data is unchanged and still its own.
+	for _, u := range []string{"/equipment/radios/" + radioA, "/equipment/antennas/" + antennaA} {
+		if res := h.do(t, "GET", u, pro, nil, ""); res.status != http.StatusOK {
+			t.Errorf("A's %s: %d", u, res.status)
+		}
+	}
 	if got := waitFor(t, h, pro, job.ID); got.State != "succeeded" {
 		t.Errorf("A's job: %+v", got)
 	}
@@ -294,4 +319,28 @@ func TestTenantIsolationTable(t *testing.T) {
 			t.Errorf("A's key %s is %s", k.KeyID, k.State)
 		}
 	}
+}
+
+const isoRadioBody = `{"name":"B's radio","bands":[{"min_mhz":5470,"max_mhz":5850}],"channels":[{"width_mhz":20,"modes":[{"name":"QPSK","tx_power_dbm":25,"sensitivity_dbm":-90,"throughput_mbps":20}]}]}`
+
+const isoAntennaBody = `{"name":"B's antenna","gain_dbi":17,"parametric":{"model":"3gpp-sector"}}`
+
+// storeEquipment stores a radio and an imported antenna for key and
+// returns their ids.
+func storeEquipment(t *testing.T, h *harness, key string) (radioID, antennaID string) {
+	t.Helper()
+	res := h.do(t, "POST", "/equipment/radios", key, nil, isoRadioBody)
+	if res.status != http.StatusCreated {
+		t.Fatalf("radio: %d %s", res.status, res.body)
+	}
+	radioID = res.json(t)["id"].(string)
+	body, err := json.Marshal(map[string]string{"file_name": "B800A065-18-4E.pln", "content_base64": base64.StdEncoding.EncodeToString(readTestdata(t, "B800A065-18-4E.pln"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = h.do(t, "POST", "/equipment/antennas/import", key, nil, string(body))
+	if res.status != http.StatusCreated {
+		t.Fatalf("antenna: %d %s", res.status, res.body)
+	}
+	return radioID, res.json(t)["id"].(string)
 }

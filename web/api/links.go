@@ -148,6 +148,8 @@ type LinkResultJSON struct {
 	EIRPDBm              float64  `json:"eirp_dbm"`
 	EIRPAssumed          bool     `json:"eirp_assumed"`
 	PatternLossDB        float64  `json:"antenna_pattern_loss_db"`
+	TowerElevationDeg    float64  `json:"tower_elevation_deg"` // angle below the tower antenna's horizontal toward the receiver, degrees
+	Antenna              string   `json:"antenna"`             // the tower antenna's model, e.g. "generic 65° sector"
 	TowerLat             float64  `json:"tower_lat"`
 	TowerLon             float64  `json:"tower_lon"`
 	TowerHeightM         float64  `json:"tower_height_m"`
@@ -285,6 +287,7 @@ func linkResult(c *appliance.LinkCandidate) LinkResultJSON {
 		MinFresnelClearance: round3(c.Prediction.MinClearanceRatio), PathLossDB: r3(c.Prediction.PathLossDB),
 		DiffractionDB: r3(c.Prediction.DiffractionDB), LinkMarginDB: r3(c.LinkMarginDB), RxPowerDBm: r3(c.RxPowerDBm),
 		EIRPDBm: r3(c.EIRPDBm), EIRPAssumed: c.EIRPAssumed, PatternLossDB: r3(c.PatternLossDB),
+		TowerElevationDeg: r3(c.TowerElevationDeg), Antenna: c.Antenna,
 		TowerLat: r6(t.Lat), TowerLon: r6(t.Lon), TowerHeightM: r3(t.HeightM), TowerGroundM: r3(c.TowerGroundM),
 		Source: string(t.Source), Placement: string(t.Placement), PositionUncertaintyM: r3(t.UncertaintyM),
 		Synthetic: t.Synthetic, Engine: string(c.Prediction.Engine), Warnings: warnings, Path: pathCheckJSON(c.Path),

@@ -21,6 +21,7 @@ const (
 	ctxRequestID ctxKey = iota
 	ctxAPIKey
 	ctxAccess
+	ctxBody
 )
 
 // Keys of the access log records (one per request, component "access").
@@ -130,7 +131,11 @@ func (a *API) outer(next http.Handler) http.Handler {
 			}
 		}
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, a.bodyLimit(route))
+			limit := a.bodyLimit(route)
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			lease := a.decode.Lease() // the request's share of the decode budget
+			defer lease.Release()
+			r = r.WithContext(context.WithValue(r.Context(), ctxBody, requestBody{limit: limit, lease: lease}))
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {

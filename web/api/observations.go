@@ -210,6 +210,8 @@ func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning
 			fields: []appliance.FieldError{{Field: "Content-Type", Reason: "must be multipart/form-data with a boundary"}}}
 	}
 	mr := multipart.NewReader(r.Body, params["boundary"])
+	lease := bodyFrom(r.Context()).lease
+	dt.Memory = lease // the service charges its gzip stream to it
 	v := &appliance.ValidationError{}
 	seen := map[string]bool{}
 	for {
@@ -221,6 +223,11 @@ func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning
 			return dt, nil, multipartErr(err)
 		}
 		name := p.FormName()
+		if name == "" {
+			v.Add(unnamedPart, "has no name: every part needs Content-Disposition: form-data; name=\"…\"")
+			_ = p.Close()
+			continue
+		}
 		if seen[name] {
 			v.Add(truncate(name, 40), "must be given once")
 			_ = p.Close()
@@ -228,7 +235,7 @@ func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning
 		}
 		seen[name] = true
 		if name == "csv_file" {
-			b, err := io.ReadAll(p)
+			b, err := lease.ReadAll(p, r.ContentLength, "the csv_file part") // the body's length bounds the part's
 			if err != nil {
 				return dt, nil, multipartErr(err)
 			}
@@ -265,9 +272,9 @@ func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning
 			}
 			dt.Consent = &c
 		default:
-			x, ok := sheetcsv.ParseNumber(s) // "43,5" as spreadsheets and pt-BR users write it
+			x, ok := decimal(s)
 			if !ok {
-				v.Add(name, "must be a number")
+				v.Add(name, "must be a finite decimal number (like -22.95, -22,95 or 1.8e9), got %q", truncate(s, 40))
 				continue
 			}
 			if name == "freq_hz" { // deprecated: frequency_mhz, in MHz
@@ -290,6 +297,22 @@ func readDriveTest(r *http.Request) (observations.DriveTest, []appliance.Warning
 		return dt, nil, appliance.Invalid("freq_hz", "is the deprecated name of frequency_mhz, also given: send frequency_mhz only")
 	}
 	return dt, warnings, nil
+}
+
+// decimal parses a form field as a finite decimal number, with a decimal
+// point or a decimal comma ("43,5", as spreadsheets and pt-BR users write
+// it: sheetcsv.ParseNumber). Only digits, signs, '.', ',' and an exponent
+// are taken: strconv.ParseFloat alone also reads "NaN", "Inf",
+// hexadecimal ("0x1p-2") and digit separators ("1_000"), which no
+// drive-test tool writes.
+func decimal(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte("0123456789+-.,eE", s[i]) < 0 {
+			return 0, false
+		}
+	}
+	return sheetcsv.ParseNumber(s)
 }
 
 // observationStats is GET /coverage/observations/stats.

@@ -39,7 +39,7 @@ func (p tenantPageAnswer) ids() []string {
 }
 
 // tenantOf returns the tenant id of the harness key name.
-func tenantIDOf(t *testing.T, h *harness, name string) string {
+func tenantIDOf(t testing.TB, h *harness, name string) string {
 	t.Helper()
 	k, err := h.db.KeyByHash(tenancy.Hash(h.keys[name]))
 	if err != nil {

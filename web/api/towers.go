@@ -189,6 +189,10 @@ type registerTowerRequest struct {
 	Power         *float64  `json:"power"`   // ERP dBm
 	Azimuth       *float64  `json:"azimuth"` // degrees
 	Tilt          *float64  `json:"tilt"`    // degrees
+	AntennaID     *string   `json:"antenna_id"`
+	GainDBi       *float64  `json:"gain_dbi"`      // dBi
+	BeamwidthDeg  *float64  `json:"beamwidth_deg"` // degrees
+	FrontBackDB   *float64  `json:"front_back_db"` // dB
 	StationNumber *string   `json:"station_number"`
 	Technologies  []string  `json:"technologies"`
 	BandsMHz      []float64 `json:"bands_mhz"`
@@ -197,7 +201,8 @@ type registerTowerRequest struct {
 // input maps the wire shape onto the registry's; the rules live there.
 func (q *registerTowerRequest) input() registry.Input {
 	return registry.Input{Operator: q.Operator, Lat: q.Lat, Lon: q.Lon, Height: q.HeightM, Power: q.Power,
-		Azimuth: q.Azimuth, Tilt: q.Tilt, StationNumber: q.StationNumber, Technologies: q.Technologies, BandsMHz: q.BandsMHz}
+		Azimuth: q.Azimuth, Tilt: q.Tilt, AntennaID: q.AntennaID,
+		GainDBi: q.GainDBi, BeamwidthDeg: q.BeamwidthDeg, FrontBackDB: q.FrontBackDB, StationNumber: q.StationNumber, Technologies: q.Technologies, BandsMHz: q.BandsMHz}
 }
 
 // toDomain validates the request as a tower (ad hoc towers of
@@ -219,12 +224,21 @@ func (a *API) registerTower(w http.ResponseWriter, r *http.Request) (any, error)
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	t, err := registry.New(a.TowerDB, a.Upsert, nil).Register(r.Context(), keyFrom(r.Context()), q.input(),
+	t, err := registry.New(a.TowerDB, a.Upsert, nil).WithAntennas(a.antennaCatalogue()).Register(r.Context(), keyFrom(r.Context()), q.input(),
 		registry.Client{IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())})
 	if err != nil {
 		return nil, err
 	}
 	return created{RegisteredTowerJSON{TowerJSON: towerJSON(t), Warnings: q.renames()}}, nil
+}
+
+// antennaCatalogue is the catalogue towers' antennas are checked against;
+// nil without the equipment service.
+func (a *API) antennaCatalogue() appliance.AntennaCatalogue {
+	if a.Equipment == nil {
+		return nil
+	}
+	return a.Equipment
 }
 
 // searchTowerPage answers GET /towers?q= from the full-text index. The

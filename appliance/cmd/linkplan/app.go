@@ -27,6 +27,8 @@ import (
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
+	"linkplan/appliance/decodebudget"
+	"linkplan/appliance/equipment"
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/planner"
@@ -69,6 +71,9 @@ type config struct {
 	// Heavy is the budget of heavy work (coverage maps, batch and repeater
 	// jobs): appliance/admission; zero values take its defaults.
 	Heavy admission.Options
+	// DecodeBudget is the memory, bytes, that decoding request bodies may
+	// hold at once over all requests; 0: decodebudget.DefaultLimit.
+	DecodeBudget int64
 }
 
 // aiConfig configures the AI routes' language model provider.
@@ -250,6 +255,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// (SPEC §2.5).
 	towers := func() appliance.TowerIndex { return a.index }
 	plan := planner.New(ter, towers, reg.WithFallback)
+	// The equipment catalogue: the planner, the maps and the relay plans
+	// read towers' catalogue antennas through it.
+	equip := equipment.New(db, nil)
+	plan.Antennas = equip
 
 	// The job queue lives in the database; finished bundles are files
 	// under the data directory. Workers start with serve, after the API is
@@ -285,6 +294,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
 	repeaters := repeater.New(ter, towers, reg.WithFallback, 0)
 	repeaters.Recover = rec
+	repeaters.Antennas = equip
 	a.plans = &repeater.Submitter{Plans: repeaters, Queue: a.jobs,
 		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
 	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
@@ -415,6 +425,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	}
 	a.api = api.New(api.Deps{
 		Data:        a.data,
+		Decode:      decodebudget.New(cfg.DecodeBudget),
 		Predictions: a.predictions,
 		Basemap:     tiles, // public hillshade tiles of the console's map
 		// The AI routes: the template explainer, or the operator's language
@@ -433,7 +444,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		},
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
 		Jobs: a.jobs, Batches: a.batch,
-		Heatmaps:    &coverage.Starter{Maps: a.maps, Towers: towers, Audit: db.AppendAudit, Calibrations: a.calib},
+		Heatmaps:    &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.calib},
 		Calibration: a.calib,
 		Repeaters:   a.plans,
 		// Consented rows feed the live band of the served residual engine.
@@ -452,6 +463,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		// Building layers for the raytrace engine: each layer's scene is
 		// built once and cached (16 layers), on the terrain packs.
 		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(16), Terrain: ter}},
+		Equipment: equip,
 		SSO:       ssoDep,
 		Billing:   billingDep,
 		Checks: []api.Check{

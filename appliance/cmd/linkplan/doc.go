@@ -35,6 +35,11 @@
 // survives a restart for its retention (1 h after it finished); a map
 // queued or computing at a stop answers with the error code interrupted.
 //
+// Request bodies (appliance/decodebudget): --decode-budget-mib (default
+// 128) is the memory all requests together may hold to decode their bodies
+// (JSON, multipart parts, gzip streams, logo pixels); a body that does not
+// fit now is a 503 with Retry-After.
+//
 // Every serve flag may also come from the environment variable
 // LINKPLAN_<FLAG> (upper case, '-' as '_': --data-dir is LINKPLAN_DATA_DIR;
 // a repeatable flag takes a space-separated list); the command line wins,

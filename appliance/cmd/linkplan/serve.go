@@ -18,6 +18,7 @@ import (
 
 	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
+	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/prediction"
 	"linkplan/appliance/refresh"
@@ -39,6 +40,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	interval := fs.Duration("refresh-interval", refresh.DefaultInterval, "time between tower source refreshes")
 	memLimit := fs.Int64("memory-limit-mib", 320, "soft memory limit of the Go runtime, MiB (GOMEMLIMIT overrides; 0: none): keeps the first search-index build of a national catalogue under 400 MB resident")
+	decodeMiB := fs.Int64("decode-budget-mib", decodebudget.DefaultLimit>>20, "memory all requests together may hold for decoding request bodies (JSON, multipart parts, gzip streams), MiB; past it a request answers 503 with Retry-After")
 	refrDir := fs.String("refractivity-dir", "", "directory with the ITU-R DN50.TXT and N050.TXT maps (operator-supplied); default: documented Brazil values")
 	requireSig := fs.Bool("observation-require-signature", os.Getenv("OBSERVATION_REQUIRE_SIGNATURE") == "true",
 		"refuse unsigned observation batches with 401 (SPEC §5.3; default from OBSERVATION_REQUIRE_SIGNATURE=true)")
@@ -105,6 +107,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if *decodeMiB < 1 {
+		return fmt.Errorf("serve: --decode-budget-mib must be at least 1: %w", errUsage)
+	}
 	if *memLimit < 0 {
 		return fmt.Errorf("serve: --memory-limit-mib must be >= 0: %w", errUsage)
 	}
@@ -125,7 +130,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
-		SSO: sc, BillingSecret: *billingSecret, Log: log, AI: aic, ModelEndpoint: modelEndpoint,
+		SSO: sc, BillingSecret: *billingSecret, Log: log, DecodeBudget: *decodeMiB << 20, AI: aic, ModelEndpoint: modelEndpoint,
 		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy})
 	if err != nil {
 		return err
