@@ -427,7 +427,7 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: h.calib}, Repeaters: plans,
 		Calibration: h.calib,
-		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
+		Keys:        h.auth, Tenants: h.auth, Privacy: h.privacy,
 		Buildings: &buildings.Service{Store: db, Index: &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}, Now: h.clock.Now},
 		Observations: observations.New(refittingStore{DB: db, calib: h.calib}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
