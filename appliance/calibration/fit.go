@@ -61,7 +61,7 @@ const BlockResolution = 8
 // DefaultParams returns the documented defaults (doc.go, "Fit").
 func DefaultParams() Params {
 	return Params{Folds: ml.DefaultFolds, InnerFolds: 3, Seed: ml.CVSeed, KGlobal: 10,
-		KCells: []float64{10, 50, 200}, KLocals: []float64{1, 3, 10, 30},
+		KCells: []float64{10, 50, 200, math.Inf(1)}, KLocals: []float64{1, 3, 10, 30},
 		SigmaM: 100, GridM: 50, SupportMin: 0.01, RegionMarginM: 5000, MaxFoldWorseningDB: 0.2}
 }
 
