@@ -122,8 +122,8 @@ type CellCalibration struct {
 	// TowerID is the tower of the observations ("" when they named a
 	// transmitter position only).
 	TowerID string `json:"tower_id,omitempty"`
-	// Tx is the transmitter position, WGS84 degrees.
-	Tx LatLon `json:"tx"`
+	// Tx is the transmitter position, WGS84 degrees (LatLon(Tx)).
+	Tx CalibrationPosition `json:"tx"`
 	// BandMHz is the nominal band of the cell (CalibrationBandMHz).
 	BandMHz int `json:"band_mhz"`
 	// OffsetDB is the cell's offset at 1 km, dB, added everywhere the
@@ -158,6 +158,13 @@ type CellCalibration struct {
 	AreaSquares int `json:"area_squares,omitempty"`
 
 	index map[int64]float64 // Area by square, built on first use
+}
+
+// CalibrationPosition is a position in WGS84 degrees as a calibration
+// stores and shows it ({"lat","lon"}); LatLon(p) converts it.
+type CalibrationPosition struct {
+	Lat float64 `json:"lat"`
+	Lon float64 `json:"lon"`
 }
 
 // CalibrationSquare is one square of a calibrated area: its column (east)
@@ -200,12 +207,12 @@ func CalibrationDistanceTerm(tx, rx LatLon) float64 {
 func (c *CellCalibration) At(rx LatLon) (offsetDB float64, inside bool) {
 	base := c.OffsetDB
 	if c.SlopeDB != 0 {
-		base += c.SlopeDB * CalibrationDistanceTerm(c.Tx, rx)
+		base += c.SlopeDB * CalibrationDistanceTerm(LatLon(c.Tx), rx)
 	}
 	if c.GridM <= 0 {
 		return base, false
 	}
-	x, y := CalibrationFrame(c.Tx, rx, c.GridM)
+	x, y := CalibrationFrame(LatLon(c.Tx), rx, c.GridM)
 	local, ok := c.index[squareKey(x, y)]
 	if !ok {
 		return base, false
@@ -273,7 +280,7 @@ func (t *TenantCalibration) For(engine EngineID, towerID string, pos LatLon, fre
 				best = c
 				break
 			}
-			if d := pos.DistanceM(c.Tx); d <= bestD {
+			if d := pos.DistanceM(LatLon(c.Tx)); d <= bestD {
 				best, bestD = c, d
 			}
 		}

@@ -526,7 +526,7 @@ func Fit(engine appliance.EngineID, rs []Residual, p Params) (*FitResult, error)
 	slices.Sort(keys)
 	for _, k := range keys {
 		c := m.cells[k]
-		cc := appliance.CellCalibration{Key: c.key, TowerID: c.tower, Tx: c.tx, BandMHz: c.band, OffsetDB: c.offset, SlopeDB: c.slope, N: c.n,
+		cc := appliance.CellCalibration{Key: c.key, TowerID: c.tower, Tx: appliance.CalibrationPosition(c.tx), BandMHz: c.band, OffsetDB: c.offset, SlopeDB: c.slope, N: c.n,
 			NValidated: len(byCell[k]), CVRMSEBeforeDB: rmse(rs, nil, byCell[k]), CVRMSEAfterDB: rmse(rs, res.OOF, byCell[k]), GridM: p.GridM}
 		cc.Area = area(aggs[k], kn, cfg, p)
 		// A cell whose measurements all lie in one fold has no held-out

@@ -178,18 +178,27 @@ func (s *Service) Get(_ context.Context, k *appliance.APIKey) (*Status, error) {
 	return st, nil
 }
 
-// withoutAreas copies c with every cell's Area left out (AreaSquares says
-// how many squares it has).
+// withoutAreas copies c for an answer: every cell's Area left out
+// (AreaSquares says how many squares it has), dB rounded to 0.001 and
+// degrees to 1e-6.
 func withoutAreas(c *appliance.TenantCalibration) *appliance.TenantCalibration {
-	out := &appliance.TenantCalibration{TenantID: c.TenantID, FittedAtUnix: c.FittedAtUnix}
+	out := &appliance.TenantCalibration{TenantID: c.TenantID, FittedAtUnix: c.FittedAtUnix, Engines: []appliance.EngineCalibration{}}
 	for _, e := range c.Engines {
 		cells := make([]appliance.CellCalibration, len(e.Cells))
 		for i, cc := range e.Cells {
-			cells[i] = appliance.CellCalibration{Key: cc.Key, TowerID: cc.TowerID, Tx: cc.Tx, BandMHz: cc.BandMHz, OffsetDB: cc.OffsetDB,
-				SlopeDB: cc.SlopeDB, N: cc.N, NValidated: cc.NValidated, CVRMSEBeforeDB: cc.CVRMSEBeforeDB, CVRMSEAfterDB: cc.CVRMSEAfterDB,
-				Applied: cc.Applied, Reason: cc.Reason, GridM: cc.GridM, AreaSquares: len(cc.Area)}
+			cells[i] = appliance.CellCalibration{Key: cc.Key, TowerID: cc.TowerID, Tx: appliance.CalibrationPosition{Lat: r6(cc.Tx.Lat), Lon: r6(cc.Tx.Lon)},
+				BandMHz: cc.BandMHz, OffsetDB: r3(cc.OffsetDB), SlopeDB: r3(cc.SlopeDB), N: cc.N, NValidated: cc.NValidated,
+				CVRMSEBeforeDB: r3(cc.CVRMSEBeforeDB), CVRMSEAfterDB: r3(cc.CVRMSEAfterDB), Applied: cc.Applied, Reason: cc.Reason, GridM: cc.GridM,
+				AreaSquares: len(cc.Area)}
 		}
-		e.Cells = cells
+		bands := make([]appliance.BandCalibration, len(e.Bands))
+		for i, b := range e.Bands {
+			b.OffsetDB, b.SlopeDB, b.CVRMSEBeforeDB, b.CVRMSEAfterDB = r3(b.OffsetDB), r3(b.SlopeDB), r3(b.CVRMSEBeforeDB), r3(b.CVRMSEAfterDB)
+			b.Region = appliance.CalibrationRegion{MinLat: r6(b.Region.MinLat), MinLon: r6(b.Region.MinLon), MaxLat: r6(b.Region.MaxLat), MaxLon: r6(b.Region.MaxLon)}
+			bands[i] = b
+		}
+		e.Cells, e.Bands = cells, bands
+		e.CVRMSEBeforeDB, e.CVRMSEAfterDB = r3(e.CVRMSEBeforeDB), r3(e.CVRMSEAfterDB)
 		out.Engines = append(out.Engines, e)
 	}
 	return out

@@ -234,3 +234,54 @@ func TestCalibrationScenario(t *testing.T) {
 		t.Errorf("still calibrated after opting out: %+v", again)
 	}
 }
+
+// calibrationScenarios are the calibration routes against the document:
+// the pro tenant's drive test of calTx is stored and its calibration
+// fitted first, so that the status, /analyze and /analyze_link answers
+// carry a whole calibration for the schemas to check; the tenant opts out
+// at the end (no later answer is calibrated).
+func calibrationScenarios(t *testing.T, h *harness) []scenario {
+	t.Helper()
+	pro := h.keys["pro"]
+	if res := h.do(t, "POST", "/coverage/observations/batch", pro, nil, calibrationRows(300, 10)); res.status != http.StatusOK {
+		t.Fatalf("observations: %d %.300s", res.status, res.body)
+	}
+	res := h.do(t, "PUT", "/coverage/calibration", pro, nil, `{"enabled":true}`)
+	st := decodeInto[calStatus](t, res)
+	if res.status != http.StatusOK || st.FitJob == nil {
+		t.Fatalf("opt in: %d %s", res.status, res.body)
+	}
+	if j := waitFor(t, h, pro, st.FitJob.ID); j.State != "succeeded" {
+		t.Fatalf("fit %+v", j)
+	}
+	inside := appliance.LatLon{Lat: calTx.Lat + 1500.0/111195, Lon: calTx.Lon}
+	near := fmt.Sprintf(`{"receiver":{"lat":%.6f,"lon":%.6f,"height":1.5},"frequency_mhz":1800,"max_distance_km":3,"engine":"fspl"}`, inside.Lat, inside.Lon)
+	return []scenario{
+		{name: "calibration status", method: "GET", url: "/coverage/calibration", key: "pro", status: 200,
+			contains: []string{`"enabled":true`, `"cv_rmse_after_db"`, `"area_squares"`}},
+		{name: "calibration status below Pro", method: "GET", url: "/coverage/calibration", key: "free", status: 403, code: "forbidden"},
+		{name: "a calibrated analysis", method: "POST", url: "/analyze", key: "pro", body: calAnalyzeBody(inside), status: 200,
+			contains: []string{`"calibration":{"offset_db":`, `"inside_area":true`}},
+		{name: "an analysis of another tenant", method: "POST", url: "/analyze", key: "internal", body: calAnalyzeBody(inside), status: 200,
+			check: func(t *testing.T, h *harness, res *response) {
+				if strings.Contains(string(res.body), `"calibration"`) {
+					t.Errorf("another tenant's answer is calibrated: %.500s", res.body)
+				}
+			}},
+		{name: "analyze_link near the calibrated transmitter", method: "POST", url: "/analyze_link", key: "pro", body: near, status: 200},
+		{name: "opt in again", method: "PUT", url: "/coverage/calibration", key: "pro", body: `{"enabled":true}`, status: 200,
+			contains: []string{`"fit_job":{`}},
+		{name: "opt in without enabled", method: "PUT", url: "/coverage/calibration", key: "pro", body: `{}`, status: 422, code: "invalid_input",
+			fields: []string{"enabled"}, doc: docRejects},
+		{name: "opt in with a string", method: "PUT", url: "/coverage/calibration", key: "pro", body: `{"enabled":"yes"}`, status: 422, code: "invalid_input",
+			fields: []string{"enabled"}, doc: docRejects},
+		{name: "refit now", method: "POST", url: "/coverage/calibration/fit", key: "pro", status: 202},
+		{name: "residual report", method: "POST", url: "/coverage/observations/residuals", key: "pro", body: `{}`, status: 202},
+		{name: "residual report of an unknown engine", method: "POST", url: "/coverage/observations/residuals", key: "pro",
+			body: `{"engines":["raytrace2"]}`, status: 422, code: "invalid_input", fields: []string{"engines[0]"}, doc: docRejects},
+		{name: "residual report below Pro", method: "POST", url: "/coverage/observations/residuals", key: "free", body: `{}`, status: 403, code: "forbidden"},
+		{name: "opt out", method: "PUT", url: "/coverage/calibration", key: "pro", body: `{"enabled":false}`, status: 200,
+			contains: []string{`"enabled":false`, `"calibration":null`}},
+		{name: "refit while off", method: "POST", url: "/coverage/calibration/fit", key: "pro", status: 409, code: "conflict"},
+	}
+}
