@@ -8,6 +8,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/calibration"
+	"linkplan/appliance/telemetry"
 	"linkplan/engines/ml"
 	"linkplan/engines/ml/h3"
 )
@@ -218,5 +219,13 @@ func TestHalvesSplitBlocks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(half, calibration.Halves(rs, ml.CVSeed)) {
 		t.Error("halves are not deterministic")
+	}
+}
+
+// TestReportEnginesAreTheMetricLabels: the engine label set of
+// linkplan_calibration_fits_total is the engines a fit covers.
+func TestReportEnginesAreTheMetricLabels(t *testing.T) {
+	if got, want := telemetry.CalibrationEngines(), calibration.ReportEngines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("telemetry %v, calibration %v", got, want)
 	}
 }
