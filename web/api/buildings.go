@@ -77,6 +77,8 @@ func uploadRequest(r *http.Request) (buildings.UploadRequest, error) {
 	for k := range q {
 		switch k {
 		case "name", "material", "ground", "class_materials", "storey_height_m", "default_height_m":
+		case "":
+			v.Add("query", "holds a parameter without a name")
 		default:
 			v.Add(k, "is not a parameter of this route (name, material, ground, class_materials, storey_height_m, default_height_m)")
 		}
