@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check fuzz
+.PHONY: all build run test test-deps mod-verify openapi-lint bench bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check fuzz bench-scaleout
 
 all: build
 
@@ -118,6 +118,17 @@ bench-splat: build
 # (build/bench-admission/README.md). BENCH_ARGS passes flags to the driver.
 bench-admission: build
 	$(GO) run ./build/bench-admission -linkplan $(CURDIR)/$(BIN) $(BENCH_ARGS)
+
+# Scale-out on NATS JetStream (issue 28, scope 4): the job queue's
+# operations on both backends (Enqueue, Lease+Ack: ns/op and p50/p99), then
+# the start-up cost of the embedded server and the same heatmaps and a
+# 20,000-row batch with 0, 1 and 2 extra workers on loopback, pinned to
+# CPUs of their own where the machine has them (build/bench-scaleout/README.md,
+# docs/SCALING.md). BENCH_ARGS passes flags to the driver.
+bench-scaleout: build
+	$(GO) test -run '^$$' -bench JobQueue -benchtime 2000x ./store ./store/jsq
+	$(GO) test -run '^$$' -bench UnitCoordination -benchtime 300x ./store/jsq
+	$(GO) run ./build/bench-scaleout -linkplan $(CURDIR)/$(BIN) $(BENCH_ARGS)
 
 # go.mod and go.sum must be tidy: direct requirements not marked indirect,
 # nothing required that no package imports (issue 7, finding 10).

@@ -725,42 +725,12 @@ func (db *DB) requeueRunning(ctx context.Context, op string, now time.Time, orph
 				return err
 			}
 			n++
-			if orphans && !j.CancelRequested {
-				j.Crashes++
-			}
-			switch {
-			case j.CancelRequested:
-				if err := t.finish(j, appliance.JobCanceled, now); err != nil {
-					return err
-				}
-				j.Error = "canceled by the tenant"
-			case j.Crashes >= appliance.JobCrashLimit:
-				j.Interruptions++
-				if err := t.finish(j, appliance.JobFailed, now); err != nil {
-					return err
-				}
-				j.Error = appliance.JobQuarantineReason
-				quarantined = append(quarantined, j)
-				e := appliance.AuditEntry{Action: appliance.ActionJobQuarantine, TenantID: j.TenantID, Params: map[string]string{
-					"job_id": j.ID, "kind": string(j.Kind), "crashes": strconv.Itoa(j.Crashes)}}
-				if err := db.appendAuditsTx(t.tx, e); err != nil {
-					return err
-				}
-			case j.Interruptions+1 >= j.MaxInterruptions:
-				j.Interruptions++
-				if err := t.finish(j, appliance.JobFailed, now); err != nil {
-					return err
-				}
-				j.Error = fmt.Sprintf("interrupted %d times (the worker stopped before finishing)", j.Interruptions)
-			default:
-				j.Interruptions++
-				if err := t.requeue(j, time.Time{}, now); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := t.put(j); err != nil {
+			q, err := db.interruptTx(t, j, now, orphans)
+			if err != nil {
 				return err
+			}
+			if q {
+				quarantined = append(quarantined, j)
 			}
 		}
 		return nil
@@ -769,6 +739,75 @@ func (db *DB) requeueRunning(ctx context.Context, op string, now time.Time, orph
 		return 0, nil, err
 	}
 	return n, quarantined, nil
+}
+
+// interruptTx moves running j out of running at now: its lease expired
+// or, with crash, its process died (a crash is counted). It reports
+// whether j was quarantined.
+func (db *DB) interruptTx(t *jobTx, j *appliance.Job, now time.Time, crash bool) (bool, error) {
+	if crash && !j.CancelRequested {
+		j.Crashes++
+	}
+	quarantined := false
+	switch {
+	case j.CancelRequested:
+		if err := t.finish(j, appliance.JobCanceled, now); err != nil {
+			return false, err
+		}
+		j.Error = "canceled by the tenant"
+	case j.Crashes >= appliance.JobCrashLimit:
+		j.Interruptions++
+		if err := t.finish(j, appliance.JobFailed, now); err != nil {
+			return false, err
+		}
+		j.Error = appliance.JobQuarantineReason
+		quarantined = true
+		e := appliance.AuditEntry{Action: appliance.ActionJobQuarantine, TenantID: j.TenantID, Params: map[string]string{
+			"job_id": j.ID, "kind": string(j.Kind), "crashes": strconv.Itoa(j.Crashes)}}
+		if err := db.appendAuditsTx(t.tx, e); err != nil {
+			return false, err
+		}
+	case j.Interruptions+1 >= j.MaxInterruptions:
+		j.Interruptions++
+		if err := t.finish(j, appliance.JobFailed, now); err != nil {
+			return false, err
+		}
+		j.Error = fmt.Sprintf("interrupted %d times (the worker stopped before finishing)", j.Interruptions)
+	default:
+		j.Interruptions++
+		return false, t.requeue(j, time.Time{}, now)
+	}
+	return quarantined, t.put(j)
+}
+
+// RequeueOrphan handles one lease whose holder died while the appliance
+// lives (a holder in another process; store/jsq sees it by the
+// redelivery of the lease's message): when job id is still running under
+// token, it counts a crash and an interruption as RequeueOrphans does for
+// every running job at a start, in one transaction (quarantine and its
+// audit entry included). moved is false when the lease is no longer
+// current (the job moved on).
+func (db *DB) RequeueOrphan(ctx context.Context, id string, token uint64, now time.Time) (moved bool, quarantined *appliance.Job, err error) {
+	err = db.jobUpdate(ctx, "requeue orphan", func(t *jobTx) error {
+		moved, quarantined = false, nil
+		j, err := t.get(id)
+		if errors.Is(err, appliance.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if j.State != appliance.JobRunning || j.LeaseToken != token {
+			return nil
+		}
+		moved = true
+		q, err := db.interruptTx(t, j, now, true)
+		if q {
+			quarantined = j
+		}
+		return err
+	})
+	return moved, quarantined, err
 }
 
 // Cancel cancels tenant's job (appliance.JobQueue), with the audit

@@ -225,4 +225,23 @@
 // equal parts), a fifth the full profiles of the evaluated towers and an
 // eighth the tower index's range search (store/spatial); GC is about a
 // tenth of the server's CPU.
+//
+// # Units
+//
+// With Deps.Units (serve --queue jetstream) a job's rows are analysed as
+// batch.rows units of that executor: the rows from the job's cursor, in
+// chunks of UnitRows (256), each unit carrying its rows, their engine
+// notes and the tenant's own towers (a worker holds the public towers
+// only), encoded with encoding/gob. RowsRunner analyses them as the local
+// job does and returns each row's item bytes. Each unit's items are
+// checkpointed as its result arrives, in any order; the cursor is the
+// first row of the first chunk not yet merged, so a resumed job redoes
+// the chunks from there (items are keyed by row: a rewrite replaces, and
+// the bundle is made from the committed items only, as before). The
+// items and the bundle are those of the local job byte for byte
+// (TestUnitsGiveIdenticalBundle). The catalogue antennas the tenant's
+// towers name (appliance/equipment, which a worker does not hold) travel
+// with the units, read as their tenant sees them (Deps.Antennas); without
+// a catalogue the job analyses such a tenant's rows here
+// (TestUnitsCatalogueAntennas).
 package batch

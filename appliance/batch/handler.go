@@ -51,6 +51,18 @@ func (h handler) Run(ctx context.Context, run appliance.JobRun) (appliance.JobRe
 		}
 	}
 	next = max(0, min(next, len(p.Rows)))
+	if s.d.Units != nil && next < len(p.Rows) {
+		sent, err := h.runUnits(ctx, run, &p, next)
+		if err != nil {
+			if ctx.Err() != nil {
+				return appliance.JobResult{}, ctx.Err()
+			}
+			return appliance.JobResult{}, fmt.Errorf("batch job %s: %w", j.ID, err)
+		}
+		if sent {
+			next = len(p.Rows)
+		}
+	}
 	res := make([]RowResult, ChunkRows)
 	for next < len(p.Rows) {
 		if err := ctx.Err(); err != nil {

@@ -61,11 +61,32 @@ type Deps struct {
 	// Recover recovers the panics of the row and report goroutines (a row
 	// error, a report left out); nil logs them to slog.Default.
 	Recover *appliance.Recoverer
+	// Units, when set, analyses the rows of jobs as batch.rows units of
+	// this executor (units.go: in the process or on workers, the same
+	// items); nil analyses them here, chunk after chunk.
+	Units appliance.UnitExecutor
+	// Inputs returns the input digests units are planned on (Units).
+	Inputs func() appliance.Inputs
+	// TenantTowers returns a tenant's own towers, sent with its units
+	// (a worker holds the public towers only).
+	TenantTowers func(ctx context.Context, tenantID string) ([]*appliance.Tower, error)
+	// Antennas resolves the catalogue antennas the tenant's towers name,
+	// sent with its units (a worker holds no equipment catalogue); nil:
+	// units are not used for a tenant whose towers name one.
+	Antennas appliance.AntennaCatalogue
 }
 
 // Service runs batch reports.
 type Service struct {
 	d Deps
+}
+
+// UseUnits makes the service analyse the rows of jobs as units of ex
+// (Deps.Units, Deps.Inputs, Deps.TenantTowers, Deps.Antennas); call it
+// before jobs run.
+func (s *Service) UseUnits(ex appliance.UnitExecutor, inputs func() appliance.Inputs, towers func(ctx context.Context, tenantID string) ([]*appliance.Tower, error),
+	antennas appliance.AntennaCatalogue) {
+	s.d.Units, s.d.Inputs, s.d.TenantTowers, s.d.Antennas = ex, inputs, towers, antennas
 }
 
 // New returns a batch service.

@@ -87,6 +87,11 @@ func (s *Service) ComputeBest(ctx context.Context, reqs []Request, opts Options)
 	doneBefore := 0
 	for i, p := range plans {
 		inner := Options{Workers: opts.Workers, TerrainSpacingM: opts.TerrainSpacingM, ThresholdDBm: th}
+		if opts.Units != nil {
+			u := *opts.Units
+			u.Unit.Run += "/" + strconv.Itoa(i) // one run per transmitter
+			inner.Units = &u
+		}
 		if opts.OnProgress != nil {
 			inner.OnProgress = func(done, _ int) { opts.OnProgress(doneBefore+done, total) }
 		}

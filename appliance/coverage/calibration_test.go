@@ -11,8 +11,9 @@ import (
 // TestCalibratedMap: a map with the tenant's calibration of its
 // transmitter differs from the plain map, pixel by pixel, by exactly the
 // calibration's correction at the pixel's centre (offset, distance slope
-// and, inside the calibrated area, the local correction), and its
-// transmitter warns calibration_outside_area.
+// and, inside the calibrated area, the local correction), its
+// transmitter warns calibration_outside_area, and the map computed as work
+// units (workers) is the same bit for bit.
 func TestCalibratedMap(t *testing.T) {
 	svc, _, _ := newService(t)
 	req := tijuca()
@@ -59,6 +60,13 @@ func TestCalibratedMap(t *testing.T) {
 	if n == 0 || inside == 0 {
 		t.Fatalf("%d pixels, %d inside the area", n, inside)
 	}
+	// Computed by workers (units), the calibrated map is the same, bit for
+	// bit: the calibration is added where the map is owned.
+	byUnits, err := svc.Compute(context.Background(), creq, Options{Workers: 2, Units: splitUnits(t, 4096)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, b.DBm, byUnits.Raster.DBm)
 	ws := TransmitterWarnings([]Request{creq})
 	found := false
 	for _, w := range ws {

@@ -66,6 +66,10 @@ type Options struct {
 	// OnProgress is called after every finished radial with the number of
 	// finished radials and the total, on the goroutine of Compute.
 	OnProgress func(doneRadials, totalRadials int)
+	// Units, when set, computes the radials as work units of its executor
+	// (units.go) instead of on Workers goroutines; the result is the
+	// same bit for bit.
+	Units *Units
 }
 
 // TileDone reports a finished tile.
@@ -134,6 +138,7 @@ type Result struct {
 type Service struct {
 	terrain appliance.Terrain
 	engines EngineLookup
+	buffers sync.Map // raster length -> *sync.Pool of buffers for RunUnit
 }
 
 // New returns a service over terrain and the engines of lookup.
@@ -402,6 +407,20 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 	var next atomic.Int64
 	done := make(chan int, n)
 	var wg sync.WaitGroup
+	var unitErr error
+	if opts.Units != nil {
+		// The radials go out as units; each one's index comes back on
+		// done once its result is merged.
+		workers = 0
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.runUnits(ctx, p, opts.Units, order, done); err != nil {
+				unitErr = err
+				cancel()
+			}
+		}()
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -413,6 +432,9 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 				}
 				k := order[i]
 				p.radials[k].err = s.safeSweep(ctx, p, k)
+				if p.radials[k].err == nil {
+					p.calibrateRadial(k)
+				}
 				done <- k
 			}
 		}()
@@ -448,6 +470,9 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 	}
 	if firstErr != nil {
 		return firstErr
+	}
+	if unitErr != nil && !errors.Is(unitErr, context.Canceled) {
+		return unitErr
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -652,12 +677,6 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 			rd.noDataEnvelope++
 			continue
 		}
-		if cal := req.Calibration; cal != nil {
-			// The tenant's calibration at the pixel's centre (the one hook
-			// of the coverage maps; Starter sets it).
-			w := p.raster.Width
-			l -= cal.At(req.Tx, p.raster.PixelCenter(int(px)/w, int(px)%w)).OffsetDB
-		}
 		if vert != nil {
 			p.raster.DBm[px] = float32(vert[i] - l)
 			continue
@@ -665,6 +684,27 @@ func (s *Service) sweep(ctx context.Context, p *plan, k int) error {
 		p.raster.DBm[px] = float32(base - l)
 	}
 	return nil
+}
+
+// calibrateRadial adds the tenant's calibration (Request.Calibration,
+// set by Starter: the one hook of the coverage maps) to every valid pixel
+// of radial k, its correction at the pixel's centre. It runs in the
+// process that owns the map, after the radial is computed here or merged
+// from a unit, so that a map computed by workers is calibrated the same,
+// bit for bit.
+func (p *plan) calibrateRadial(k int) {
+	cal := p.req.Calibration
+	if cal == nil {
+		return
+	}
+	r := p.raster
+	for _, px := range p.radials[k].pix {
+		v := r.DBm[px]
+		if math.IsNaN(float64(v)) {
+			continue
+		}
+		r.DBm[px] = float32(float64(v) + cal.At(p.req.Tx, r.PixelCenter(int(px)/r.Width, int(px)%r.Width)).OffsetDB)
+	}
 }
 
 // noteMissing adds to the radial's missing tiles the tile under no-data

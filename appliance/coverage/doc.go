@@ -253,6 +253,39 @@
 //	|           | panicked; or the appliance stopped while it   |                                     |
 //	|           | was queued or computing (code interrupted)    |                                     |
 //
+// # Units
+//
+// With Options.Units (MapsOptions.Units: serve --queue jetstream) the
+// radials are computed as work units of an appliance.UnitExecutor instead
+// of on Workers goroutines: consecutive radials of the dispatch order,
+// at most Units.MaxPixels pixels a unit (DefaultUnitPixels, 65,536),
+// coverage.radials units. A unit's body carries the request (with its
+// antenna), the grid, the number of radials and the profile step, and
+// for each radial its
+// index and the raster indices and distances of its pixels (the plan's
+// geometry: a worker does not rebuild it); RunUnit (on a worker, or the
+// appliance's own) sweeps each listed radial with the same sweep into a
+// pooled raster buffer and returns, per radial, its facts (evaluations,
+// no-data counts, void and land-cover facts, engine version, the
+// engine's first refusal as text, missing tiles) and its pixel values as
+// float32 bits. The appliance applies each result as the local sweep
+// would have written it (applyRadials) and reports the radials to the
+// tile and progress loop, so the raster, the summary and the tile events
+// are the same bit for bit (TestUnitsByteIdentical); an engine refusal
+// keeps its meaning (appliance.ErrOutsideEnvelope) through a
+// *appliance.UnitError with the engine's text. A best-server map runs one
+// run of units per transmitter. A request's Radiator (a catalogue
+// antenna or a known tilt, "Antenna pattern") travels in the unit body
+// (appliance.Radiator.MarshalBinary, every field as it is), so the worker
+// radiates the same pattern bit for bit.
+//
+//	Unit state | Entered when                            | Next
+//	-----------+-----------------------------------------+--------------------------------------------
+//	planned    | runUnits split the radials              | out (the executor sends it)
+//	out        | published / handed to a goroutine       | merged; failed (its error, a quarantine)
+//	merged     | its result applied, its radials done    | - (a second result is dropped)
+//	failed     | the unit's error or a malformed result  | the map fails with it (the others stop)
+//
 // # Persistence
 //
 // With MapsOptions.Dir (the appliance's <data dir>/maps) a map is kept on

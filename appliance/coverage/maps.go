@@ -220,6 +220,11 @@ type MapsOptions struct {
 	// Metrics receives linkplan_recovered_panics_total{component="coverage"};
 	// nil means none.
 	Metrics *metrics.Set
+	// Units, when set, computes every map's radials as work units of
+	// this executor (units.go; in the process or on workers: the same
+	// map bit for bit), planned on the digests Inputs returns.
+	Units  appliance.UnitExecutor
+	Inputs func() appliance.Inputs
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// NewID returns a fresh map id; nil means NewMapID.
@@ -566,6 +571,13 @@ func (m *Maps) compute(ctx context.Context, mp *Map, workers int) (res *Result, 
 		mp.live, mp.liveServers = td.Raster, td.Servers
 		mp.mu.Unlock()
 		mp.add(EventTile, ev) // Data and Servers are encoded when read (Next)
+	}
+	if m.opts.Units != nil {
+		var in appliance.Inputs
+		if m.opts.Inputs != nil {
+			in = m.opts.Inputs()
+		}
+		opts.Units = &Units{Executor: m.opts.Units, Unit: appliance.WorkUnit{JobID: mp.ID, Run: "map", TenantID: mp.TenantID, Inputs: in}}
 	}
 	if mp.Best {
 		best, err = m.svc.ComputeBest(ctx, mp.Requests, opts)

@@ -19,7 +19,8 @@
 //	running                   | Ack (handler returned)             | token current                               | succeeded  | Result, Finished; Expires=now+ResultRetention
 //	running                   | Fail, retryable                    | Attempts+1 < MaxAttempts                    | queued     | Attempts+1, Error; NotBefore=now+Backoff(Attempts)
 //	running                   | Fail, retryable                    | Attempts+1 = MaxAttempts                    | failed     | Error "... (gave up after N attempts)"; items deleted
-//	running                   | Fail, permanent (ErrInvalid)       | -                                           | failed     | Attempts+1, Error; items deleted
+//	running                   | Fail, permanent (ErrInvalid,       | -                                           | failed     | Attempts+1, Error; items deleted
+//	                          |   ErrUnitQuarantined)              |                                             |            |
 //	running                   | lease expiry / orphan              | CancelRequested                             | canceled   | items deleted
 //	running                   | orphan (process died, Start)       | Crashes+1 = JobCrashLimit (2)               | failed     | Crashes+1, Interruptions+1, Error "stopped the appliance twice; quarantined"; job.quarantine audit entry in the same transaction; never leased again
 //	running                   | lease expiry / orphan              | Interruptions+1 < MaxInterruptions          | queued     | Interruptions+1, and Crashes+1 for an orphan (then on probation); queued at once
@@ -38,7 +39,8 @@
 // Cancel and Open.
 //
 // The handler's verdict: nil error → Ack; an error matching
-// appliance.ErrInvalid → permanent Fail; a context error while draining →
+// appliance.ErrInvalid or appliance.ErrUnitQuarantined (a work unit of the
+// job stopped its workers twice, store/jsq) → permanent Fail; a context error while draining →
 // Release; ErrLeaseLost or ErrJobCanceled → nothing more (the queue has
 // already decided); a panic → recovered, logged with its stack, and a
 // retryable Fail with the reason "internal error (reference <job id>)"

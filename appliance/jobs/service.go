@@ -503,7 +503,9 @@ func (s *Service) runJob(workerCtx context.Context, l *appliance.Lease) {
 			log.Info("jobs: released for drain", "done", r.lease.Job.Done)
 		}
 	default:
-		permanent := errors.Is(err, appliance.ErrInvalid)
+		// A quarantined unit stopped its workers twice: never retried
+		// automatically (the one quarantine rule, docs WORK.md).
+		permanent := errors.Is(err, appliance.ErrInvalid) || errors.Is(err, appliance.ErrUnitQuarantined)
 		reason := err.Error()
 		var pe *appliance.PanicError
 		if errors.As(err, &pe) {

@@ -85,7 +85,10 @@ func RecoveredPanicComponents() []string {
 	for _, k := range jobKinds() {
 		out = append(out, "jobs."+string(k))
 	}
-	return append(out, "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
+	out = append(out, "periodic.privacy", "periodic.refresh", "periodic.training", "repeater.edge", "training.featurise")
+	// The work units the appliance's own worker computes (--queue
+	// jetstream; appliance/units).
+	return append(out, "units."+string(appliance.UnitBatchRows), "units."+string(appliance.UnitCoverageRadials))
 }
 
 // jobKinds are the job kinds of the appliance (labels of the job families

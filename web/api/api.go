@@ -45,6 +45,17 @@ type RefreshLog interface {
 type Check struct {
 	Name string
 	Fn   func(ctx context.Context) error
+	// Advisory: a failure is reported (checks and details) but does not
+	// make the appliance not ready: the backup freshness, which says
+	// nothing about serving requests.
+	Advisory bool
+	// Details, when set, is written under details[Name] of GET
+	// /health/ready (a JSON object).
+	Details func() any
+	// Kind is the dependency's kind in GET /platform/maturity: "" or
+	// "embedded" (in the process or its data directory), "external" (a
+	// service it connects to: an external NATS server, workers).
+	Kind string
 }
 
 // Deps are the services the API calls.

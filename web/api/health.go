@@ -39,19 +39,25 @@ type ReadyReport struct {
 	Checks  map[string]string `json:"checks"` // check name -> "ok" or the reason it failed
 	Offline bool              `json:"offline"`
 	Version string            `json:"version"`
+	// Details holds the facts behind some checks, by check name (workers:
+	// each worker's state and why it refuses work).
+	Details map[string]any `json:"details"`
 }
 
 func (a *API) readiness(w http.ResponseWriter, r *http.Request) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), 1500*time.Millisecond)
 	defer cancel()
-	rep := ReadyReport{Status: "ready", State: a.state.Load().(string), Checks: map[string]string{}, Offline: a.Offline, Version: a.Version}
+	rep := ReadyReport{Status: "ready", State: a.state.Load().(string), Checks: map[string]string{}, Offline: a.Offline, Version: a.Version, Details: map[string]any{}}
 	ok := rep.State == StateReady
 	for _, c := range a.Checks {
 		if err := c.Fn(ctx); err != nil {
 			rep.Checks[c.Name] = err.Error()
-			ok = false
+			ok = ok && c.Advisory
 		} else {
 			rep.Checks[c.Name] = "ok"
+		}
+		if c.Details != nil {
+			rep.Details[c.Name] = c.Details()
 		}
 	}
 	if !ok {

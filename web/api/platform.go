@@ -144,9 +144,12 @@ func dataManifestJSON(m appliance.DataManifest, err error) *DataManifestJSON {
 // DependencyJSON is one dependency and its status now.
 type DependencyJSON struct {
 	Name   string  `json:"name"`
-	Kind   string  `json:"kind"`   // "embedded" (in the process or its data directory)
+	Kind   string  `json:"kind"`   // "embedded" (in the process or its data directory) or "external"
 	Status string  `json:"status"` // "ok" or "failing"
 	Detail *string `json:"detail"` // why it fails; null when ok
+	// Details are the facts behind the check (workers: each worker's
+	// state); omitted when the check has none.
+	Details any `json:"details,omitempty"`
 }
 
 // HostingPortabilityJSON says what the appliance needs from its host.
@@ -177,8 +180,14 @@ func (a *API) maturity(_ http.ResponseWriter, r *http.Request) (any, error) {
 	out := MaturityJSON{Version: a.Version, State: a.state.Load().(string), Offline: a.Offline, Dependencies: []DependencyJSON{}}
 	for _, c := range a.Checks {
 		d := DependencyJSON{Name: c.Name, Kind: "embedded", Status: "ok"}
+		if c.Kind != "" {
+			d.Kind = c.Kind
+		}
 		if err := c.Fn(ctx); err != nil {
 			d.Status, d.Detail = "failing", strp(err.Error())
+		}
+		if c.Details != nil {
+			d.Details = c.Details()
 		}
 		out.Dependencies = append(out.Dependencies, d)
 	}

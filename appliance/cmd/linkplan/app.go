@@ -37,14 +37,15 @@ import (
 	"linkplan/appliance/quota"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
-	"linkplan/appliance/sampledata"
 	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 	"linkplan/appliance/training"
+	"linkplan/appliance/units"
 	"linkplan/engines"
 	"linkplan/engines/ml/shipped"
 	"linkplan/engines/raytrace"
 	"linkplan/store"
+	"linkplan/store/jsq"
 	"linkplan/store/search"
 	"linkplan/store/spatial"
 	"linkplan/web/api"
@@ -71,6 +72,11 @@ type config struct {
 	// Heavy is the budget of heavy work (coverage maps, batch and repeater
 	// jobs): appliance/admission; zero values take its defaults.
 	Heavy admission.Options
+	// Queue is the job queue backend: queueBBolt ("" too) or
+	// queueJetStream (NATS below).
+	Queue string
+	// NATS is how the jetstream queue reaches its server.
+	NATS natsConfig
 	// DecodeBudget is the memory, bytes, that decoding request bodies may
 	// hold at once over all requests; 0: decodebudget.DefaultLimit.
 	DecodeBudget int64
@@ -120,6 +126,12 @@ type app struct {
 	// training side calls after swapping <data dir>/models/current in.
 	predictions     *prediction.Service
 	credentialsPath string
+	nats            *natsLink // --queue jetstream: the connection and the embedded server
+	inputs          *inputSet // --queue jetstream: the digests announced to workers
+	units           *jsq.Executor
+	runners         units.Runners // the unit runners of the appliance's own worker
+	rec             *appliance.Recoverer
+	stopWorker      func()                // stops the appliance's own unit worker
 	data            *datamanifest.Service // terrain packs and tower sources by SHA-256
 }
 
@@ -166,6 +178,16 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		return nil, err
 	}
 	a.ter = ter
+	reg, err := engines.New(engines.Config{RefractivityDir: cfg.RefractivityDir})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Queue == queueJetStream {
+		// The digests of what units compute on, announced to workers.
+		if a.inputs, err = newInputSet(ter, reg, cfg.RefractivityDir); err != nil {
+			return nil, err
+		}
+	}
 
 	gaz, err := catalog.EmbeddedGazetteer()
 	if err != nil {
@@ -185,38 +207,11 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if cfg.RefreshInterval > 0 {
 		rs.Interval = cfg.RefreshInterval
 	}
-	var synthetic []*appliance.Tower
-	installed, err := installedSources(cfg.DataDir)
+	srcs, discover, synthetic, err := towerSetup(cfg.DataDir, cfg.TowerFiles, ter)
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.TowerFiles) == 0 && len(installed) == 0 {
-		onTerrain := func(t *appliance.Tower) bool { _, err := ter.ElevationM(t.Pos()); return err == nil }
-		rs.Sources = []refresh.Source{
-			{Name: "embedded:anatel_erbs_sample.csv", Read: refresh.ReadAllFrom(sampledata.AnatelERBs()), Keep: onTerrain},
-			{Name: "embedded:opencellid_724_sample.csv", Read: refresh.ReadAllFrom(sampledata.OpenCelliD()), Keep: onTerrain},
-		}
-		syn := catalog.SyntheticInBox(ter.bounds(), 3, 1)
-		for i := range syn {
-			if onTerrain(&syn[i]) {
-				synthetic = append(synthetic, &syn[i])
-			}
-		}
-	} else {
-		for _, f := range cfg.TowerFiles {
-			rs.Sources = append(rs.Sources, refresh.FileSource(f))
-		}
-		// Files installed by `linkplan towers import --data-dir` are listed
-		// again on every refresh, so a new one joins without a restart.
-		rs.Discover = func() ([]refresh.Source, error) {
-			files, err := installedSources(cfg.DataDir)
-			srcs := make([]refresh.Source, len(files))
-			for i, f := range files {
-				srcs[i] = refresh.FileSource(f)
-			}
-			return srcs, err
-		}
-	}
+	rs.Sources, rs.Discover = srcs, discover
 	// One lock orders catalogue swaps and tower registrations: a swap reads
 	// the user towers from the store under it, and a registration (committed
 	// before) adds its tower under it, so neither can lose the other's work.
@@ -230,6 +225,9 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 		all := append(append(append(make([]*appliance.Tower, 0, len(ts)+len(synthetic)+len(user)), ts...), synthetic...), user...)
 		a.index.Replace(all)
+		if a.inputs != nil {
+			a.inputs.setTowers(all[:len(ts)+len(synthetic)]) // the public towers: what a worker loads
+		}
 		if err := a.search.ReplaceTowersInBackground(catalogFingerprint(all), all); err != nil {
 			log.Warn("tower search index not rebuilt", "err", err)
 		}
@@ -240,15 +238,11 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	}
 	a.refresh = rs
 	// The data files in use, hashed in the background from now on.
-	a.data = newDataManifest(cfg, ter, len(cfg.TowerFiles) == 0 && len(installed) == 0, db, log)
+	a.data = newDataManifest(cfg, ter, discover == nil, db, log) // no discovery: the embedded samples
 	if err := a.data.Start(ctx); err != nil {
 		return nil, err
 	}
 
-	reg, err := engines.New(engines.Config{RefractivityDir: cfg.RefractivityDir})
-	if err != nil {
-		return nil, err
-	}
 	// reg.WithFallback hands fspl ("" too) over unwrapped: it declares the
 	// free-space bound the planner prunes with. Every other engine answers
 	// through the fspl fallback when asked outside its validity range
@@ -280,7 +274,35 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 		return appliance.HeavyWork{}, false // light jobs: privacy sweep; retraining has its own trigger
 	}
-	a.jobs = jobs.New(db, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec,
+	// --queue jetstream: the job records stay in the database (the
+	// ledger); each lease is also a JetStream message (store/jsq).
+	var queue appliance.JobQueue = db
+	a.rec = rec
+	if cfg.Queue == queueJetStream {
+		if a.nats, err = startNATS(ctx, cfg.DataDir, cfg.NATS, log); err != nil {
+			return nil, err
+		}
+		jq, err := jsq.NewJobQueue(ctx, db, a.nats.nc, a.nats.cfg, log)
+		if err != nil {
+			return nil, err
+		}
+		queue = jq
+		// Heavy work as units (store/jsq): published to the unit stream,
+		// computed by the appliance's own worker (serve starts it) and by
+		// `linkplan worker` processes, merged here once each.
+		if a.units, err = jsq.NewExecutor(ctx, a.nats.nc, a.nats.cfg, 0, log); err != nil {
+			return nil, err
+		}
+		a.inputs.onChange = func(in appliance.Inputs) {
+			actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := jsq.Announce(actx, a.nats.nc, a.nats.cfg, in); err != nil {
+				log.Warn("inputs not announced to workers", "err", err)
+			}
+		}
+		a.inputs.onChange(a.inputs.Inputs())
+	}
+	a.jobs = jobs.New(queue, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec,
 		Admission: a.heavy, Cost: jobCost})
 	a.batch = batch.New(batch.Deps{
 		Analyzer: plan, Queue: a.jobs, Quota: db, Terrain: terrainDesc,
@@ -291,6 +313,18 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		MaxInterruptions: jobs.DefaultMaxInterruptions,
 		Recover:          rec,
 	})
+	if a.units != nil {
+		a.batch.UseUnits(a.units, a.inputs.Inputs, func(ctx context.Context, tenantID string) ([]*appliance.Tower, error) {
+			user, err := db.UserTowers()
+			var own []*appliance.Tower
+			for _, t := range user {
+				if t.OwnerTenantID == tenantID {
+					own = append(own, t)
+				}
+			}
+			return own, err
+		}, equip)
+	}
 	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
 	repeaters := repeater.New(ter, towers, reg.WithFallback, 0)
 	repeaters.Recover = rec
@@ -359,8 +393,17 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	// Finished maps live in <data dir>/maps (rasters out of memory, and
 	// they survive a restart within the retention).
-	a.maps = coverage.NewMaps(coverage.New(ter, reg.Get), coverage.MapsOptions{Admitter: a.heavy,
-		Dir: filepath.Join(cfg.DataDir, "maps"), Log: log, Metrics: mset})
+	covSvc := coverage.New(ter, reg.Get)
+	mopts := coverage.MapsOptions{Admitter: a.heavy, Dir: filepath.Join(cfg.DataDir, "maps"), Log: log, Metrics: mset}
+	if a.units != nil {
+		mopts.Units, mopts.Inputs = a.units, a.inputs.Inputs
+		// The appliance's own worker computes units on the same engines
+		// and terrain; the planner sees every tower (each unit's rows are
+		// scoped to its tenant by the planner's visibility rule).
+		a.runners = units.Runners{appliance.UnitCoverageRadials: covSvc,
+			appliance.UnitBatchRows: batch.RowsRunner{Analyzer: func([]*appliance.Tower, appliance.AntennaCatalogue) batch.LinkAnalyzer { return plan }, Workers: 1, Recover: rec}}
+	}
+	a.maps = coverage.NewMaps(covSvc, mopts)
 	if err := a.maps.Open(); err != nil {
 		return nil, err
 	}
@@ -466,7 +509,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Equipment: equip,
 		SSO:       ssoDep,
 		Billing:   billingDep,
-		Checks: []api.Check{
+		Checks: append([]api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
 			{Name: "towers", Fn: func(context.Context) error {
@@ -475,7 +518,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				}
 				return nil
 			}},
-		},
+		}, a.scaleOutChecks()...),
 	})
 	log.Info("appliance assembled", "towers", a.index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
 	ok = true
@@ -512,6 +555,16 @@ func (a *app) close() {
 		}
 		cancel()
 	}
+	// The jobs gave their leases back: the unit worker, the executor, the
+	// JetStream connection and the embedded server go before the
+	// database.
+	if a.stopWorker != nil {
+		a.stopWorker()
+	}
+	if a.units != nil {
+		a.units.Close()
+	}
+	a.nats.close()
 	if a.quota != nil {
 		// The requests are over: the last counts are written before the
 		// database closes.

@@ -38,6 +38,8 @@ commands:
   model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures;
              retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
   calibrate  cv | eval: calibrate the engines against drive tests (blocked folds) and evaluate on held-out blocks
+  worker     compute heavy work units for an appliance served with --queue jetstream (--nats URL)
+  nats-server run the embedded NATS JetStream server on its own (for serve --nats URL)
   itu        check: reproduce an ITU-R reference table (P.837, P.838, P.530, P.1510) with the product's implementation
   raytrace   eval: compare the raytrace engine, fspl and P.1411 with drive tests in a building layer
   version    print the version
@@ -99,6 +101,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return modelCmd(ctx, args[1:], time.Now, stdout, stderr)
 	case "calibrate":
 		return calibrateCmd(ctx, args[1:], stdout, stderr)
+	case "worker":
+		return workerCmd(ctx, args[1:], stderr)
+	case "nats-server":
+		return natsServerCmd(ctx, args[1:], stderr)
 	case "itu":
 		return ituCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":

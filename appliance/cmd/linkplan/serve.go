@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -66,6 +67,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.IntVar(&heavy.MaxQueue, "heavy-queue", admission.DefaultMaxQueue, "heavy work waiting for the budget in all; a map start beyond it is a 503 with Retry-After")
 	heavyMiB := fs.Int64("heavy-memory-mib", admission.DefaultMemBytes>>20, "memory budget of heavy work, MiB: maps and jobs wait in a queue beyond it (the Go soft memory limit is raised by as much)")
 	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
+	queue := fs.String("queue", queueBBolt, "job queue: bbolt (the database; the default, see docs/SCALING.md) or jetstream (NATS JetStream: job leases, and work units for `linkplan worker` processes; the embedded server unless --nats)")
+	var nc natsConfig
+	nc.addFlags(fs, true)
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
@@ -117,6 +121,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: --heavy-memory-mib and --heavy-queue must be > 0, --heavy-workers >= 0: %w", errUsage)
 	}
 	heavy.MemBytes = *heavyMiB << 20
+	if *queue != queueBBolt && *queue != queueJetStream {
+		return fmt.Errorf("serve: --queue must be %s or %s, got %q: %w", queueBBolt, queueJetStream, *queue, errUsage)
+	}
+	if *queue == queueBBolt && (nc.URL != "" || nc.Cert != "") {
+		return fmt.Errorf("serve: --nats and --nats-cert need --queue %s: %w", queueJetStream, errUsage)
+	}
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
 		// A soft limit: the collector works harder near it, and the runtime
 		// caps its GC CPU share, so a larger live catalogue still runs. The
@@ -131,7 +141,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
 		SSO: sc, BillingSecret: *billingSecret, Log: log, DecodeBudget: *decodeMiB << 20, AI: aic, ModelEndpoint: modelEndpoint,
-		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy})
+		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy,
+		Queue: *queue, NATS: nc})
 	if err != nil {
 		return err
 	}
@@ -146,6 +157,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := a.jobs.Start(ctx); err != nil {
 		return err
 	}
+	slots := heavy.Workers
+	if slots <= 0 {
+		slots = max(1, runtime.GOMAXPROCS(0)-1) // as the heavy-work budget
+	}
+	a.stopWorker = a.startLocalWorker(slots)
 	if err := a.quota.Start(ctx); err != nil {
 		return err
 	}
