@@ -144,6 +144,10 @@ const (
 	ActionKeyRevoke = "tenant.key.revoke" // POST /tenant/keys/{key_id}/revoke
 	// the admin tenant listing (appliance/tenancy)
 	ActionAdminTenantsList = "admin.tenants.list" // GET /admin/tenants
+	// the tenant's calibration (appliance/calibration)
+	ActionCalibrationEnable  = "calibration.enable"  // PUT /coverage/calibration {"enabled":true}
+	ActionCalibrationDisable = "calibration.disable" // PUT /coverage/calibration {"enabled":false}: the fitted calibration is deleted
+	ActionCalibrationFit     = "calibration.fit"     // a fit job stored the tenant's calibration
 )
 
 // SpecActions are the action names of SPEC §6, spelled as there.
@@ -156,5 +160,6 @@ func SpecActions() []string {
 func Actions() []string {
 	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionTOTPFailed, ActionTOTPThrottled,
 		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionJobQuarantine, ActionReportPDF, ActionMapStart,
-		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept, ActionAdminTenantsList)
+		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept, ActionAdminTenantsList,
+		ActionCalibrationEnable, ActionCalibrationDisable, ActionCalibrationFit)
 }

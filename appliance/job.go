@@ -60,6 +60,13 @@ const (
 	// the raytrace worker: engine "raytrace" on POST /analyze,
 	// /analyze_link and /coverage/engines/predict (appliance/raytracing).
 	JobKindRaytraceLink JobKind = "raytrace_link"
+	// JobKindObservationResiduals is a measured-versus-predicted report of
+	// a tenant's consented observations (appliance/calibration).
+	JobKindObservationResiduals JobKind = "observation_residuals"
+	// JobKindCalibrationFit fits a tenant's calibration
+	// (appliance/calibration): when it opts in, on demand and when new
+	// consented observations arrive.
+	JobKindCalibrationFit JobKind = "calibration_fit"
 )
 
 // SystemTenantID owns the appliance's own jobs (the daily hard delete).

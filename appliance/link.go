@@ -64,6 +64,10 @@ type LinkCandidate struct {
 	// Warnings are the conditions of this result the caller should know,
 	// engine warnings included; never nil after the planner.
 	Warnings []Warning
+	// Calibration is the tenant's calibration of this tower's prediction
+	// (issue 26): its offset is in RxPowerDBm and LinkMarginDB, not in
+	// Prediction.PathLossDB. nil: not calibrated.
+	Calibration *CalibrationInfo
 }
 
 // ProfilePoint is one sample of a checkable path profile. Heights are

@@ -123,6 +123,14 @@ var migrations = []migration{
 		}
 		return nil
 	}},
+	{14, "tenants' calibration settings and fitted calibrations", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketCalibrationSettings, bucketCalibrations} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
 }
 
 // SchemaVersion is the schema version this binary writes.

@@ -363,6 +363,8 @@ var tenantBuckets = []struct {
 	{bucketBillingEvents, unlinkBillingEvents},
 	{bucketBuildingLayers, purgeByKey(tenantPrefixed)},
 	{bucketBuildingData, purgeByKey(tenantPrefixed)},
+	{bucketCalibrationSettings, purgeByKey(tenantKeyed)},
+	{bucketCalibrations, purgeByKey(tenantKeyed)},
 }
 
 // tenantKeyed matches the key that is the tenant id itself.

@@ -24,6 +24,41 @@ type Transmitter struct {
 	// AntennaWarning says the tower's catalogue antenna could not be read
 	// and its generic antenna stood in; "" normally.
 	AntennaWarning string
+	// Calibration is the tenant's calibration applied to the map's levels
+	// (Request.Calibration), nil none.
+	Calibration *MapCalibration
+}
+
+// MapCalibration is what a map says of the tenant's calibration of one of
+// its transmitters (the "calibration" object of a transmitter): every
+// pixel's level got offset_db + slope_db_per_decade·log10(d / 1 km), plus
+// the local correction inside the calibrated area (area_squares squares of
+// grid_m metres around the tenant's measurements).
+type MapCalibration struct {
+	OffsetDB       float64            `json:"offset_db"`
+	SlopeDB        float64            `json:"slope_db_per_decade"`
+	N              int                `json:"n"`
+	CVRMSEBeforeDB float64            `json:"cv_rmse_before_db"`
+	CVRMSEAfterDB  float64            `json:"cv_rmse_after_db"`
+	Engine         appliance.EngineID `json:"engine"`
+	Cell           string             `json:"cell"`
+	AreaSquares    int                `json:"area_squares"`
+	GridM          float64            `json:"grid_m"`
+	FittedAtUnix   float64            `json:"fitted_at"` // epoch seconds
+}
+
+// MapCalibrationOf returns what a map says of calibration t.
+func MapCalibrationOf(t *appliance.CalibrationTarget) *MapCalibration {
+	if t == nil {
+		return nil
+	}
+	if c := t.Cell; c != nil {
+		return &MapCalibration{OffsetDB: r3(c.OffsetDB), SlopeDB: r3(c.SlopeDB), N: c.N, CVRMSEBeforeDB: r3(c.CVRMSEBeforeDB), CVRMSEAfterDB: r3(c.CVRMSEAfterDB),
+			Engine: t.Engine, Cell: c.Key, AreaSquares: len(c.Area), GridM: c.GridM, FittedAtUnix: t.FittedAtUnix}
+	}
+	b := t.Band
+	return &MapCalibration{OffsetDB: r3(b.OffsetDB), SlopeDB: r3(b.SlopeDB), N: b.N, CVRMSEBeforeDB: r3(b.CVRMSEBeforeDB), CVRMSEAfterDB: r3(b.CVRMSEAfterDB),
+		Engine: t.Engine, Cell: "band@" + strconv.Itoa(b.BandMHz) + "MHz", FittedAtUnix: t.FittedAtUnix}
 }
 
 // TowerTransmitter returns the caveats of tower t as a map's transmitter.
@@ -47,6 +82,9 @@ type TransmitterData struct {
 	// Antenna names the antenna model the map used, e.g. "generic 65°
 	// sector" (Request.AntennaLabel).
 	Antenna string `json:"antenna"`
+	// Calibration is the tenant's calibration applied to this
+	// transmitter's levels; absent when none.
+	Calibration *MapCalibration `json:"calibration,omitempty"`
 }
 
 // TransmittersData returns the transmitters of reqs, in request order.
@@ -55,7 +93,7 @@ func TransmittersData(reqs []Request) []TransmitterData {
 	for i, r := range reqs {
 		t := r.Transmitter
 		out[i] = TransmitterData{TowerID: t.TowerID, Lat: r.Tx.Lat, Lon: r.Tx.Lon, HeightM: r3(r.TxHeightM), EIRPDBm: r3(r.EIRPDBm),
-			EIRPAssumed: t.EIRPAssumed, Synthetic: t.Synthetic, Antenna: r.AntennaLabel()}
+			EIRPAssumed: t.EIRPAssumed, Synthetic: t.Synthetic, Antenna: r.AntennaLabel(), Calibration: t.Calibration}
 		if t.UncertaintyM > 0 {
 			u := r3(t.UncertaintyM)
 			out[i].PositionUncertaintyM = &u
@@ -115,8 +153,8 @@ func positionUncertain(r Request) bool {
 
 // TransmitterWarnings returns the warnings of a map that its requests
 // alone decide, in this order (package doc, "Caveats"): engine_resolved,
-// eirp_assumed, synthetic_tower, position_uncertainty. It never returns
-// nil.
+// eirp_assumed, synthetic_tower, position_uncertainty,
+// calibration_outside_area. It never returns nil.
 func TransmitterWarnings(reqs []Request) []appliance.Warning {
 	out := []appliance.Warning{}
 	if len(reqs) == 0 {
@@ -154,6 +192,11 @@ func TransmitterWarnings(reqs []Request) []appliance.Warning {
 		out = append(out, appliance.Warning{Code: appliance.WarnPositionUncertainty, Message: fmt.Sprintf(
 			"the position of %s is uncertain by up to %.0f m (%s placement), more than the %g m pixel: the map may be shifted by that much, and within %.1f km of the transmitter the uncertainty exceeds 10 %% of the path length",
 			who, u, placement, reqs[0].ResolutionM, u/planner.PositionUncertaintyFraction/1000)})
+	}
+	if who, n := which(reqs, func(r Request) bool { return r.Transmitter.Calibration != nil }); n > 0 {
+		out = append(out, appliance.Warning{Code: appliance.WarnCalibrationOutsideArea, Message: fmt.Sprintf(
+			"the tenant's calibration of %s applies to the whole map, but its local correction only within the calibrated area around the tenant's measurements (the calibration object's area_squares squares, none for a band-wide offset): beyond it only the transmitter-wide offset (or the band's) applies, fitted elsewhere",
+			who)})
 	}
 	for _, r := range reqs {
 		if m := r.Transmitter.AntennaWarning; m != "" {

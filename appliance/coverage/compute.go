@@ -472,6 +472,9 @@ func (s *Service) run(ctx context.Context, p *plan, opts Options) error {
 				}
 				k := order[i]
 				p.radials[k].err = s.safeSweep(ctx, p, k)
+				if p.radials[k].err == nil {
+					p.calibrateRadial(k)
+				}
 				done <- k
 			}
 		}()
@@ -798,6 +801,27 @@ func (s *Service) ownPixel(ctx context.Context, p *plan, rd *radial, j int, exac
 		rd.version = pred.EngineVersion
 	}
 	return pred.PathLossDB, pixelDone, nil
+}
+
+// calibrateRadial adds the tenant's calibration (Request.Calibration,
+// set by Starter: the one hook of the coverage maps) to every valid pixel
+// of radial k, its correction at the pixel's centre. It runs in the
+// process that owns the map, after the radial is computed here or merged
+// from a unit, so that a map computed by workers is calibrated the same,
+// bit for bit.
+func (p *plan) calibrateRadial(k int) {
+	cal := p.req.Calibration
+	if cal == nil {
+		return
+	}
+	r := p.raster
+	for _, px := range p.radials[k].pix {
+		v := r.DBm[px]
+		if math.IsNaN(float64(v)) {
+			continue
+		}
+		r.DBm[px] = float32(float64(v) + cal.At(p.req.Tx, r.PixelCenter(int(px)/r.Width, int(px)%r.Width)).OffsetDB)
+	}
 }
 
 // noteMissing adds to the radial's missing tiles the tile under no-data

@@ -158,6 +158,15 @@
 //	                      shifted by that much, and within 10× the
 //	                      uncertainty of the transmitter the planner's rule
 //	                      (10 % of the path length) is broken
+//	calibration_outside_area
+//	                      a transmitter carries the tenant's calibration
+//	                      (Request.Calibration, appliance/calibration):
+//	                      every pixel got its transmitter-wide offset and
+//	                      slope, the local correction only inside the
+//	                      calibrated area (the transmitter's calibration
+//	                      object says how many squares)
+//	antenna_unavailable   a tower's catalogue antenna could not be read (its
+//	                      generic antenna stood in)
 //	void_filled_terrain   radials cross samples interpolated across DEM
 //	                      voids (counted per radial profile, with the
 //	                      samples and the longest interpolated span)
@@ -166,7 +175,8 @@
 //	no_land_cover         radials have no land-cover class (no layer, or
 //	                      every sample unknown)
 //
-// The first four depend on the requests only (TransmitterWarnings) and
+// Those up to antenna_unavailable depend on the requests only
+// (TransmitterWarnings) and
 // come in the started event; the summary (Summary.Warnings, the summary
 // event and GET's summary) has all of them. Every export of a done map
 // carries them: the GeoTIFF as GDAL metadata (GeoTIFFMetadata: band unit

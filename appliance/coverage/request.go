@@ -54,6 +54,12 @@ type Request struct {
 	// Exact evaluates every pixel on its own profile (package doc,
 	// "Pixels": the exact mode), for small maps and audits.
 	Exact bool
+	// Calibration is the tenant's calibration of this transmitter and
+	// engine (appliance/calibration): every pixel gets its correction at
+	// the pixel's centre. nil: none. Not persisted (a finished raster
+	// holds the calibrated levels; Transmitter.Calibration says what was
+	// applied).
+	Calibration *appliance.CalibrationTarget `json:"-"`
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -106,6 +106,9 @@ type Starter struct {
 	// Audit appends an audit entry (store.DB.AppendAudit); nil: maps are
 	// not audited.
 	Audit func(e appliance.AuditEntry) (uint64, error)
+	// Calibrations gives the tenants' calibrations
+	// (appliance/calibration); nil: no map is calibrated.
+	Calibrations appliance.Calibrations
 }
 
 // Start starts a single map (best false: one tower id or a site) or a
@@ -152,10 +155,24 @@ func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, bes
 		return nil, err
 	}
 	reqs := make([]Request, len(tx))
+	var cal *appliance.TenantCalibration
+	if s.Calibrations != nil {
+		cal = s.Calibrations.Calibration(k.TenantID)
+	}
+	engine := spec.Engine
+	if engine == "" {
+		engine = appliance.EngineFSPL
+	}
 	for i, t := range tx {
 		reqs[i] = Request{Tx: t.Pos, TxHeightM: t.HeightM, EIRPDBm: t.EIRPDBm, AzimuthDeg: t.AzimuthDeg, BeamwidthDeg: t.BeamwidthDeg, Radiator: t.Radiator,
 			FreqMHz: spec.FreqMHz, RadiusM: spec.RadiusM, RxHeightM: spec.RxHeightM, Engine: spec.Engine, ResolutionM: spec.ResolutionM,
 			Transmitter: t.Transmitter, EngineNote: spec.EngineNote, Exact: spec.Exact}
+		// The tenant's calibration of this transmitter (never another
+		// tenant's: the key's own).
+		if ct := cal.For(engine, t.Transmitter.TowerID, t.Pos, spec.FreqMHz); ct != nil {
+			reqs[i].Calibration = ct
+			reqs[i].Transmitter.Calibration = MapCalibrationOf(ct)
+		}
 	}
 	m, err := s.Maps.StartFor(Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: appliance.ActorFrom(ctx).RequestID}, reqs, best)
 	if err != nil || s.Audit == nil {

@@ -92,6 +92,7 @@ func (s *Service) runUnits(ctx context.Context, p *plan, u *Units, order []int, 
 			return fmt.Errorf("unit %d: %w", i, err)
 		}
 		for _, k := range groups[i] {
+			p.calibrateRadial(k)
 			done <- k
 		}
 		return nil

@@ -79,6 +79,12 @@ type Planner struct {
 	// antenna with an antenna_unavailable warning.
 	Antennas appliance.AntennaCatalogue
 
+	// Calibrations gives the tenants' calibrations (appliance/calibration);
+	// nil: no answer is calibrated. The one hook of the link routes is
+	// calibrate: a calibrated transmitter's offset joins its EIRP term in
+	// every bound and evaluation, so the search ranks calibrated margins.
+	Calibrations appliance.Calibrations
+
 	// scratch keeps the scratch of finished analyses (*scratch) for the
 	// next ones: the slice of all towers in range is a search's largest
 	// allocation (about 80 kB a receiver in Rio on the national set, more
@@ -171,7 +177,9 @@ type cand struct {
 	// be read.
 	rad      *appliance.Radiator
 	radWarn  *appliance.Warning
-	optimist float64 // margin with free-space loss, dB (an upper bound for bounded engines)
+	calDB    float64                    // the tenant's calibration offset toward the receiver, dB (0 none)
+	cal      *appliance.CalibrationInfo // nil: not calibrated
+	optimist float64                    // margin with free-space loss, dB (an upper bound for bounded engines)
 	standing Standing
 	covered  bool // no sample of the path's full profile fails (pathCover)
 }
@@ -240,9 +248,10 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 			c.bearTx = rxo.BearingFromDeg(t.Pos()) // t.Pos().BearingDeg(req.Receiver), bit for bit
 		}
 		c.pattern = c.horizontalPattern()
+		p.calibrate(&c, req.TenantID, eng.ID(), req.FreqMHz, req.Receiver)
 		fs := radio.FreeSpaceLossExactDB(req.FreqMHz, math.Max(c.distM, 1)/1000)
 		// 1e-6 dB of slack keeps the bound safe against rounding.
-		c.optimist = c.eirp - c.pattern - fs + req.RxGainDBi - req.CableLossDB - req.RxThresholdDBm + 1e-6
+		c.optimist = c.gain() - fs + req.RxGainDBi - req.CableLossDB - req.RxThresholdDBm + 1e-6
 		cands = append(cands, c)
 	}
 	if v, ok := p.Towers().(appliance.TowerVisitor); ok {
@@ -373,6 +382,26 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 	return out, nil
 }
 
+// gain is the candidate's EIRP toward the receiver with its calibration,
+// dBm: EIRP − pattern loss + calibration offset.
+func (c *cand) gain() float64 { return c.eirp - c.pattern + c.calDB }
+
+// calibrate sets the tenant's calibration of the candidate's transmitter
+// for engine toward rx (appliance.TenantCalibration.For): the one place
+// the link routes (/analyze_link, /analyze, batch rows, AI analyses) meet
+// a calibration. Another tenant's calibration is never looked up.
+func (p *Planner) calibrate(c *cand, tenantID string, engine appliance.EngineID, freqMHz float64, rx appliance.LatLon) {
+	if p.Calibrations == nil || tenantID == "" {
+		return
+	}
+	t := p.Calibrations.Calibration(tenantID).For(engine, c.t.ID, c.t.Pos(), freqMHz)
+	if t == nil {
+		return
+	}
+	info := t.At(c.t.Pos(), rx)
+	c.calDB, c.cal = info.OffsetDB, &info
+}
+
 func rankLess(a, b *appliance.LinkCandidate) int {
 	if c := cmp.Compare(b.LinkMarginDB, a.LinkMarginDB); c != 0 {
 		return c
@@ -438,7 +467,7 @@ func (p *Planner) cannotRank(ctx context.Context, sparse appliance.SparseProfile
 		if err != nil {
 			return false, err
 		}
-		rx := c.eirp - c.pattern - loss + req.RxGainDBi - req.CableLossDB
+		rx := c.gain() - loss + req.RxGainDBi - req.CableLossDB
 		if rx-req.RxThresholdDBm+1e-6 < worst {
 			return true, nil
 		}
@@ -490,16 +519,21 @@ func (p *Planner) evaluateWith(ctx context.Context, eng appliance.Engine, req ap
 	} else if !math.IsNaN(c.t.AzimuthDeg) {
 		antenna = legacySector
 	}
-	rx := c.eirp - c.pattern - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
+	rx := c.gain() - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
 	lc := appliance.LinkCandidate{
 		Tower: c.t, DistanceKm: c.distM / 1000, AzimuthDeg: c.bearRx, TowerToRxDeg: c.bearTx,
 		Prediction: pred, EIRPDBm: c.eirp, EIRPAssumed: c.assumed, PatternLossDB: c.pattern,
 		RxPowerDBm: rx, LinkMarginDB: rx - req.RxThresholdDBm, TowerGroundM: prof.HeightsM[0],
-		TowerElevationDeg: elev, Antenna: antenna,
+		TowerElevationDeg: elev, Antenna: antenna, Calibration: c.cal,
 	}
 	lc.Warnings = CandidateWarnings(&lc, prof)
 	if c.radWarn != nil {
 		lc.Warnings = append(lc.Warnings, *c.radWarn)
+	}
+	if c.cal != nil {
+		if w, ok := c.cal.Warning(); ok {
+			lc.Warnings = append(lc.Warnings, w)
+		}
 	}
 	if req.IncludeProfile {
 		if lc.Path, err = CheckPath(prof, c.t.HeightM, req.RxHeightM, req.FreqMHz); err != nil {

@@ -13,7 +13,16 @@
 //	                  angle between its main lobe and the receiver (3GPP
 //	                  TR 36.814 sector, 65° beamwidth, 25 dB front-to-back;
 //	                  PatternLossDB), 0 for an omnidirectional tower
-//	Rx power (dBm)  = EIRP − pattern − path loss + Rx gain − cable loss
+//	calibration     = the tenant's calibration of the tower for the engine
+//	  (dB)            and band toward the receiver (Planner.Calibrations,
+//	                  appliance/calibration; 0 when none): offset, distance
+//	                  slope and, inside the calibrated area, the local
+//	                  correction. It joins the EIRP term in every bound, so
+//	                  the search ranks calibrated margins; the result
+//	                  carries it (LinkCandidate.Calibration) and warns
+//	                  calibration_outside_area outside the area
+//	Rx power (dBm)  = EIRP − pattern − path loss + calibration + Rx gain
+//	                  − cable loss
 //	margin (dB)     = Rx power − Rx threshold
 //
 // # Antennas

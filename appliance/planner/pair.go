@@ -69,6 +69,7 @@ func (p *Planner) AnalyzePair(ctx context.Context, req appliance.PairRequest) (*
 		c.rad, c.radWarn = &r, w
 	}
 	c.pattern = c.horizontalPattern()
+	p.calibrate(&c, req.TenantID, eng.ID(), req.FreqMHz, req.Receiver)
 	lr := appliance.LinkRequest{Receiver: req.Receiver, RxHeightM: req.RxHeightM, FreqMHz: req.FreqMHz,
 		RxGainDBi: req.RxGainDBi, CableLossDB: req.CableLossDB, RxThresholdDBm: req.RxThresholdDBm, IncludeProfile: true}
 	lc, err := p.evaluateWith(ctx, eng, lr, c, req.TimePct, req.LocationPct)

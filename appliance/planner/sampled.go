@@ -200,7 +200,7 @@ func (p *Planner) cannotRankSampled(ps PathSampler, lb SampleLossBounder, stride
 	}
 	b.lb, b.maxNu, b.argmax, b.proven = lb, math.Inf(-1), -1, false
 	b.floorNu = lb.SampleNuFloor(&b.state)
-	b.eirpLessPattern, b.gain, b.cable, b.threshold, b.worst = c.eirp-c.pattern, req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, worst
+	b.eirpLessPattern, b.gain, b.cable, b.threshold, b.worst = c.gain(), req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, worst
 	defer func() { b.lb = nil }()
 	if b.proves() { // the ends alone: free space over the slant path
 		return true, true, nil

@@ -70,18 +70,22 @@ const (
 	BackupLastDuration    = "linkplan_backup_last_duration_seconds"
 	BackupLastBytes       = "linkplan_backup_last_size_bytes"
 
-	ModelRMSE              = "coverage_model_rmse_db"
-	ModelCVRMSE            = "coverage_model_cv_rmse_db"
-	ModelCVRMSEStd         = "coverage_model_cv_rmse_std_db"
-	ModelCVFolds           = "coverage_model_cv_folds"
-	ModelRMSEByMorphology  = "coverage_model_rmse_by_morphology_db"
-	ModelRMSEByBand        = "coverage_model_rmse_by_band_db"
-	ObservationResidual    = "coverage_observation_residual_db"
-	ConformalHalfWidth     = "residual_conformal_halfwidth_db"
-	ConformalEmpirical     = "residual_conformal_empirical_coverage"
-	ConformalNominal       = "residual_conformal_nominal_coverage"
-	ConformalRegions       = "residual_conformal_regions"
-	LLMEgress              = "LLM_EGRESS_TOTAL"
+	ModelRMSE             = "coverage_model_rmse_db"
+	ModelCVRMSE           = "coverage_model_cv_rmse_db"
+	ModelCVRMSEStd        = "coverage_model_cv_rmse_std_db"
+	ModelCVFolds          = "coverage_model_cv_folds"
+	ModelRMSEByMorphology = "coverage_model_rmse_by_morphology_db"
+	ModelRMSEByBand       = "coverage_model_rmse_by_band_db"
+	ObservationResidual   = "coverage_observation_residual_db"
+	ConformalHalfWidth    = "residual_conformal_halfwidth_db"
+	ConformalEmpirical    = "residual_conformal_empirical_coverage"
+	ConformalNominal      = "residual_conformal_nominal_coverage"
+	ConformalRegions      = "residual_conformal_regions"
+	LLMEgress             = "LLM_EGRESS_TOTAL"
+
+	// The tenants' calibrations (appliance/calibration).
+	CalibrationFits        = "linkplan_calibration_fits_total"
+	CalibrationTenants     = "linkplan_calibration_tenants"
 	recoveredPanicsLabel   = "component"
 	observationsTotalLabel = "source"
 )
@@ -112,7 +116,8 @@ func BackupTriggers() []string {
 // and of the jobs.<kind> panic components).
 func jobKinds() []appliance.JobKind {
 	return []appliance.JobKind{appliance.JobKindBatchReport, appliance.JobKindRepeaterPlan,
-		appliance.JobKindDSARHardDelete, appliance.JobKindModelRetrain, appliance.JobKindRaytraceLink}
+		appliance.JobKindDSARHardDelete, appliance.JobKindModelRetrain, appliance.JobKindRaytraceLink,
+		appliance.JobKindObservationResiduals, appliance.JobKindCalibrationFit}
 }
 
 // raytraceUnits is the closed label set of RaytraceUnits (the kinds and
@@ -125,6 +130,23 @@ func raytraceUnits() [][]string {
 		}
 	}
 	return out
+}
+
+// CalibrationFitOutcomes are the outcome label values of CalibrationFits:
+// an engine's calibration applied, refused (its cross-validated RMSE is not
+// better), or not fitted (too few residuals or blocks).
+func CalibrationFitOutcomes() []string { return []string{"applied", "refused", "not_fitted"} }
+
+// CalibrationFitSeries is the series name of CalibrationFits for one
+// engine and outcome (closed sets: CalibrationEngines, CalibrationFitOutcomes).
+func CalibrationFitSeries(engine appliance.EngineID, outcome string) string {
+	return CalibrationFits + `{engine=` + quote(string(engine)) + `,outcome=` + quote(outcome) + `}`
+}
+
+// CalibrationEngines are the engines a calibration covers (the engine
+// label of CalibrationFits; appliance/calibration.ReportEngines).
+func CalibrationEngines() []appliance.EngineID {
+	return []appliance.EngineID{appliance.EngineFSPL, appliance.EngineP1812, appliance.EngineITM, appliance.EngineHybrid, appliance.EngineAuto}
 }
 
 // RecoveredPanicSeries is the series name of RecoveredPanics for one
@@ -165,6 +187,12 @@ func Families() []Family {
 	var panics [][]string
 	for _, c := range RecoveredPanicComponents() {
 		panics = append(panics, []string{c})
+	}
+	var fits [][]string
+	for _, e := range CalibrationEngines() {
+		for _, o := range CalibrationFitOutcomes() {
+			fits = append(fits, []string{string(e), o})
+		}
 	}
 	return []Family{
 		{Name: HTTPRequests, Type: Counter, Labels: []string{"method", "route", "status"},
@@ -217,6 +245,9 @@ func Families() []Family {
 		{Name: ConformalNominal, Type: Gauge,
 			Help: "Nominal coverage (1 - alpha) of the residual engine's band; 0 when no residual engine is served."},
 		{Name: ConformalRegions, Type: Gauge, Help: "Macro-regions with a local (Mondrian) band in the residual engine."},
+		{Name: CalibrationFits, Type: Counter, Labels: []string{"engine", "outcome"}, Closed: fits,
+			Help: "Engine calibrations fitted for tenants, by engine and outcome (applied, refused by cross-validation, not fitted)."},
+		{Name: CalibrationTenants, Type: Gauge, Help: "Tenants with a fitted calibration held for their answers."},
 		// SPEC §4.9 spells the name upper-case; promtool refuses a counter
 		// without a lower-case _total suffix, so the family is untyped (a
 		// monotonic count all the same: rate() applies).

@@ -161,6 +161,10 @@ type Deps struct {
 	// worker (appliance/raytracing); nil: requests that name it answer
 	// 503 and the engine is listed unavailable.
 	Raytrace Raytracer
+	// Calibration runs the tenants' measured-versus-predicted reports and
+	// calibrations (appliance/calibration); nil: the routes are not
+	// served.
+	Calibration Calibrations
 }
 
 // API is the HTTP handler of the appliance.
@@ -252,6 +256,7 @@ func New(d Deps) *API {
 	a.registerTiles(r)
 	a.registerBuildings(r)
 	a.registerRaytrace(r)
+	a.registerCalibration(r)
 	a.router = r
 	return a
 }

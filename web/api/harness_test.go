@@ -29,6 +29,7 @@ import (
 	"linkplan/appliance/billing"
 	"linkplan/appliance/branding"
 	"linkplan/appliance/buildings"
+	"linkplan/appliance/calibration"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
@@ -145,6 +146,7 @@ type harness struct {
 	terrain  *terrain.Layered
 	preds    *prediction.Service
 	backups  *backup.Service
+	calib    *calibration.Service
 	dataDir  string
 	desc     string // terrain description, as the composition root words it
 
@@ -302,8 +304,11 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		plans *repeater.Submitter
 	)
 	jobCost := func(j *appliance.Job) (appliance.HeavyWork, bool) {
-		if j.Kind == appliance.JobKindRepeaterPlan {
+		switch j.Kind {
+		case appliance.JobKindRepeaterPlan:
 			return plans.Cost(j)
+		case appliance.JobKindObservationResiduals, appliance.JobKindCalibrationFit:
+			return h.calib.Cost(j)
 		}
 		return bsvc.Cost(j)
 	}
@@ -338,6 +343,16 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	layerIndex := &raytrace.LayerIndex{Cache: raytrace.NewCache(4), Terrain: h.terrain}
 	h.raytrace = &raytracing.Service{Layers: db, Scenes: layerIndex, Executor: worker.NewInProcess(4), Queue: h.jobs, Towers: towers, NewID: jobs.NewID, Metrics: mset}
 	h.jobs.Register(appliance.JobKindRaytraceLink, h.raytrace.Handler())
+	// The tenants' residual reports and calibrations, as the composition
+	// root composes them (the planner and the maps apply them).
+	h.calib = calibration.New(calibration.Deps{Store: db, Queue: h.jobs, NewID: jobs.NewID, TerrainDescription: h.desc, Now: h.clock.Now,
+		Predictor: &calibration.Predictor{Terrain: h.terrain, Engine: reg.WithFallback, Choose: reg.Choose}})
+	if err := h.calib.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	plan.Calibrations = h.calib
+	h.jobs.Register(appliance.JobKindObservationResiduals, h.calib.ReportHandler())
+	h.jobs.Register(appliance.JobKindCalibrationFit, h.calib.FitHandler())
 	if err := h.jobs.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -452,12 +467,13 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now), Equipment: equip, PTP: links,
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
-		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit}, Repeaters: plans,
+		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: h.calib}, Repeaters: plans,
+		Calibration:      h.calib,
 		LinkInterference: &interference.LinkService{Terrain: h.terrain, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
 		Keys:             h.auth, Tenants: h.auth, Privacy: h.privacy,
 		Buildings: &buildings.Service{Store: db, Index: layerIndex, Now: h.clock.Now},
 		Raytrace:  h.raytrace,
-		Observations: observations.New(db, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+		Observations: observations.New(refittingStore{DB: db, calib: h.calib}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
 				return nil, false
@@ -516,6 +532,30 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	h.keys["unknown"] = appliance.KeyPrefixTenant + strings.Repeat("0", 40)
 	return h
+}
+
+// refittingStore is the observation store of the harness: the store, and
+// the calibration service told of the consented rows each submission
+// stored (the composition root's observingStore does the same).
+type refittingStore struct {
+	*store.DB
+	calib *calibration.Service
+}
+
+func (s refittingStore) PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string,
+	dividends []*appliance.DividendEvent, audit ...appliance.AuditEntry) ([]bool, error) {
+	stored, err := s.DB.PutObservations(tenant, kind, rows, keys, dividends, audit...)
+	if err != nil {
+		return stored, err
+	}
+	n := 0
+	for i, ok := range stored {
+		if ok && rows[i].Consent == appliance.ConsentConsented {
+			n++
+		}
+	}
+	s.calib.ObservationsStored(context.Background(), tenant, n)
+	return stored, nil
 }
 
 // issue issues a key through the tenancy service. The revoked and erased

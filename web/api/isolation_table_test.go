@@ -114,6 +114,10 @@ func TestTenantIsolationTable(t *testing.T) {
 		{name: "export link near A's tower", method: "POST", url: "/exports/link?format=geojson", body: near, list: true},
 		{name: "ai chat near A's tower", method: "POST", url: "/ai/chat", body: `{"analysis":` + near + `}`, list: true},
 		{name: "ai models", method: "GET", url: "/ai/models", list: true},
+		// The calibration: A's own, never in B's status or answers.
+		{name: "calibration status", method: "GET", url: "/coverage/calibration", list: true},
+		{name: "analyze A's calibrated transmitter", method: "POST", url: "/analyze", list: true,
+			body: calAnalyzeBody(appliance.LatLon{Lat: calTx.Lat + 1500.0/111195, Lon: calTx.Lon})},
 		// The equipment catalogue: the built-ins, then the caller's own.
 		{name: "radios", method: "GET", url: "/equipment/radios", list: true},
 		{name: "antennas with patterns", method: "GET", url: "/equipment/antennas?include=pattern", list: true},
@@ -169,6 +173,21 @@ func TestTenantIsolationTable(t *testing.T) {
 		t.Fatalf("observation ids: %s", obsRes.body)
 	}
 	radioA, antennaA := storeEquipment(t, h, pro)
+	// A's consented drive test and its calibration.
+	if res := h.do(t, "POST", "/coverage/observations/batch", pro, nil, calibrationRows(200, 10)); res.status != http.StatusOK {
+		t.Fatalf("calibration rows: %d %.300s", res.status, res.body)
+	}
+	calRes := h.do(t, "PUT", "/coverage/calibration", pro, nil, `{"enabled":true}`)
+	calFit := decodeInto[calStatus](t, calRes).FitJob
+	if calRes.status != http.StatusOK || calFit == nil {
+		t.Fatalf("calibration: %d %s", calRes.status, calRes.body)
+	}
+	if j := waitFor(t, h, pro, calFit.ID); j.State != "succeeded" {
+		t.Fatalf("calibration fit %+v", j)
+	}
+	if a := analyzeAs(t, h, "pro", appliance.LatLon{Lat: calTx.Lat + 1500.0/111195, Lon: calTx.Lon}); a.Calibration == nil {
+		t.Fatal("A's answer is not calibrated")
+	}
 	const subjectA = "iso-table-subject-a"
 	bindSubject(t, h, "pro", subjectA)
 	linkA := h.do(t, "POST", "/tenant/sso/binding_intents", pro, nil, `{}`)
@@ -197,7 +216,7 @@ func TestTenantIsolationTable(t *testing.T) {
 		t.Fatalf("raytrace map: %d %s", rtMap.status, rtMap.body)
 	}
 	markers := []string{layerID, rtJob.ID, rtMapID, obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
-		subjectA, intentA, radioA, antennaA}
+		subjectA, intentA, radioA, antennaA, calFit.ID}
 
 	routes := append(append([]isoRoute{}, lists...),
 		isoRoute{name: "one tower of A", method: "GET", url: "/towers/" + towerID, foreign: true},
@@ -291,6 +310,11 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "predict from A's tower", method: "POST", url: "/coverage/predict",
 			body: fmt.Sprintf(`{"tower_id":%q,"rx_lat":%g,"rx_lon":%g,"frequency_mhz":1800,"tx_power_dbm":43}`, towerID, lat+0.01, lon)},
 		isoRoute{name: "observation batch", method: "POST", url: "/coverage/observations/batch", body: obsBatch("", -22.95)},
+		// The calibration routes: B is not opted in (409 for a refit) and
+		// never sees A's calibration; Free is refused (403).
+		isoRoute{name: "calibration refit", method: "POST", url: "/coverage/calibration/fit"},
+		isoRoute{name: "calibration stays off", method: "PUT", url: "/coverage/calibration", body: `{"enabled":false}`},
+		isoRoute{name: "residual report", method: "POST", url: "/coverage/observations/residuals", body: `{"engines":["fspl"]}`},
 		// The same row as A's: another tenant's stored row must not make it
 		// a duplicate (deduplication is per tenant).
 		isoRoute{name: "observation equal to A's", method: "POST", url: "/coverage/observations", body: obsRow(-22.9001), fresh: true},

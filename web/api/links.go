@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gorilla/mux"
@@ -167,6 +168,33 @@ type LinkResultJSON struct {
 	// Path is the checkable geometry: always on POST /analyze, on
 	// /analyze_link only with include: ["profile"].
 	Path *PathCheckJSON `json:"path,omitempty"`
+	// Calibration is the tenant's calibration of this tower's number
+	// (appliance/calibration): its offset is in rx_power_dbm and
+	// link_margin_db, not in path_loss_db. Absent when not calibrated.
+	Calibration *CalibrationJSON `json:"calibration,omitempty"`
+}
+
+// CalibrationJSON is the "calibration" object of an answer: the offset
+// added to the engine's level at this receiver and the cross-validated
+// figures it rests on (appliance.CalibrationInfo), dB rounded to 0.001.
+type CalibrationJSON struct {
+	OffsetDB       float64 `json:"offset_db"`
+	N              int     `json:"n"`
+	CVRMSEBeforeDB float64 `json:"cv_rmse_before_db"`
+	CVRMSEAfterDB  float64 `json:"cv_rmse_after_db"`
+	Engine         string  `json:"engine"`
+	Cell           string  `json:"cell"`
+	InsideArea     bool    `json:"inside_area"`
+	FittedAt       string  `json:"fitted_at"` // RFC 3339 UTC
+}
+
+// calibrationJSON renders a calibration, nil for none.
+func calibrationJSON(c *appliance.CalibrationInfo) *CalibrationJSON {
+	if c == nil {
+		return nil
+	}
+	return &CalibrationJSON{OffsetDB: r3(c.OffsetDB), N: c.N, CVRMSEBeforeDB: r3(c.CVRMSEBeforeDB), CVRMSEAfterDB: r3(c.CVRMSEAfterDB),
+		Engine: string(c.Engine), Cell: c.Cell, InsideArea: c.InsideArea, FittedAt: *timeJSON(time.Unix(int64(c.FittedAtUnix), 0))}
 }
 
 // r6 rounds a latitude or longitude to 6 decimals (about 0.1 m).
@@ -266,6 +294,7 @@ func linkResult(c *appliance.LinkCandidate) LinkResultJSON {
 		TowerLat: r6(t.Lat), TowerLon: r6(t.Lon), TowerHeightM: r3(t.HeightM), TowerGroundM: r3(c.TowerGroundM),
 		Source: string(t.Source), Placement: string(t.Placement), PositionUncertaintyM: r3(t.UncertaintyM),
 		Synthetic: t.Synthetic, Engine: string(c.Prediction.Engine), Warnings: warnings, Path: pathCheckJSON(c.Path),
+		Calibration: calibrationJSON(c.Calibration),
 	}
 }
 

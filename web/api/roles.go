@@ -34,6 +34,7 @@ var routePermissions = map[string]appliance.Permission{
 	"POST /tenant/keys/{key_id}/rotate":        appliance.PermRotateOwnKey,
 	"POST /tenant/keys/{key_id}/revoke":        appliance.PermManageKeys,
 	"PUT /tenant/branding":                     appliance.PermTenantSettings,
+	"PUT /coverage/calibration":                appliance.PermTenantSettings,
 	"POST /tenant/sso/bindings":                appliance.PermTenantSettings,
 	"DELETE /tenant/sso/bindings":              appliance.PermTenantSettings,
 	"POST /tenant/sso/binding_intents":         appliance.PermTenantSettings,

@@ -1179,6 +1179,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("building layers", func(t *testing.T) { run.run(t, h, buildingScenarios(t, h)) })
 	t.Run("equipment", func(t *testing.T) { run.run(t, h, equipmentScenarios(t, h)) })
 	t.Run("raytrace", func(t *testing.T) { run.run(t, h, raytraceScenarios(t, h)) })
+	t.Run("calibration", func(t *testing.T) { run.run(t, h, calibrationScenarios(t, h)) })
 
 	// Every documented operation's success status was exercised.
 	for tpl, item := range obj(run.d.root, "paths") {

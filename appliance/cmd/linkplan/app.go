@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"linkplan/appliance/basemap"
 	"linkplan/appliance/batch"
 	"linkplan/appliance/buildings"
+	"linkplan/appliance/calibration"
 	"linkplan/appliance/catalog"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/datamanifest"
@@ -131,6 +133,7 @@ type app struct {
 	maps     *coverage.Maps
 	heavy    *admission.Scheduler // admits the heavy work of maps and jobs under one budget
 	plans    *repeater.Submitter
+	calib    *calibration.Service // the tenants' residual reports and calibrations
 	// predictions serves the learned models; its Reload is the hook the
 	// training side calls after swapping <data dir>/models/current in.
 	predictions     *prediction.Service
@@ -321,6 +324,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			if a.raytrace != nil {
 				return a.raytrace.Cost(j)
 			}
+		case appliance.JobKindObservationResiduals, appliance.JobKindCalibrationFit:
+			return a.calib.Cost(j)
 		}
 		return appliance.HeavyWork{}, false // light jobs: privacy sweep; retraining has its own trigger
 	}
@@ -382,6 +387,31 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	a.plans = &repeater.Submitter{Plans: repeaters, Queue: a.jobs,
 		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
 	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
+	// The tenants' measured-versus-predicted reports and calibrations
+	// (issue 26): jobs on the same queue, on the appliance's terrain and
+	// the engines the link routes use; a fitted calibration reaches the
+	// answers through the planner and the coverage maps (one hook each).
+	a.calib = calibration.New(calibration.Deps{Store: db, Queue: a.jobs, NewID: jobs.NewID, TerrainDescription: terrainDesc, Log: log,
+		Predictor: &calibration.Predictor{Terrain: ter, Engine: reg.WithFallback, Choose: reg.Choose}, Workers: runtime.GOMAXPROCS(0),
+		OnFit: func(c *appliance.TenantCalibration) {
+			for _, e := range c.Engines {
+				outcome := "refused"
+				switch {
+				case e.Applied:
+					outcome = "applied"
+				case len(e.Cells) == 0:
+					outcome = "not_fitted"
+				}
+				mset.GetOrCreateCounter(telemetry.CalibrationFitSeries(e.Engine, outcome)).Inc()
+			}
+		}})
+	if err := a.calib.Open(ctx); err != nil {
+		return nil, err
+	}
+	mset.NewGauge(telemetry.CalibrationTenants, func() float64 { return float64(a.calib.Tenants()) })
+	plan.Calibrations = a.calib
+	a.jobs.Register(appliance.JobKindObservationResiduals, a.calib.ReportHandler())
+	a.jobs.Register(appliance.JobKindCalibrationFit, a.calib.FitHandler())
 	// Privacy requests: the daily hard delete is a job on the same queue;
 	// the scheduler that queues it starts with serve.
 	jobsDir := filepath.Join(cfg.DataDir, "jobs")
@@ -546,11 +576,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
 		OfflineReason: offlineReason(cfg.SSO.offline(), aiProvider != nil, cfg.ModelEndpoint.URL != ""),
 		Jobs:          a.jobs, Batches: a.batch,
-		Heatmaps:         &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit},
+		Heatmaps:         &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.calib},
+		Calibration:      a.calib,
 		Repeaters:        a.plans,
 		LinkInterference: &interference.LinkService{Terrain: ter, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
 		// Consented rows feed the live band of the served residual engine.
-		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe, consented: a.calib.ObservationsStored}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
 				return nil, false

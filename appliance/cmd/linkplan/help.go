@@ -40,6 +40,7 @@ func subcommands() map[string][][]string {
 		"observations": {{"consent"}, {"attest"}, {"dividends", "settle"}, {"dividends"}},
 		"model":        {{"train"}, {"eval"}, {"retrain"}, {"synth"}},
 		"itu":          {{"check"}},
+		"calibrate":    {{"cv"}, {"eval"}},
 		"raytrace":     {{"eval"}},
 		"db":           {{"check"}},
 	}

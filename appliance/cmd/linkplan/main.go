@@ -39,6 +39,7 @@ commands:
   observations consent | attest | dividends settle: training consent of one source's observations; attestation that they are field measurements; data dividend settlement
   model      train | eval: drive-test models (gradient boosting, grouped CV, conformal band) and their figures;
              retrain | synth: one retrain of the served models offline; synthetic pipeline-validation data
+  calibrate  cv | eval: calibrate the engines against drive tests (blocked folds) and evaluate on held-out blocks
   worker     compute heavy work units for an appliance served with --queue jetstream (--nats URL)
   nats-server run the embedded NATS JetStream server on its own (for serve --nats URL)
   ptp        plan a point-to-point link offline: budget per mode, P.530 availability, PDF report (--from ... --to ...)
@@ -113,6 +114,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return modelTrainingCmd(ctx, args[1:], stdout, stderr)
 		}
 		return modelCmd(ctx, args[1:], time.Now, stdout, stderr)
+	case "calibrate":
+		return calibrateCmd(ctx, args[1:], stdout, stderr)
 	case "worker":
 		return workerCmd(ctx, args[1:], stderr)
 	case "nats-server":

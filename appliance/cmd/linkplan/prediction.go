@@ -22,6 +22,9 @@ const maxObservedPerSubmission = 256
 type observingStore struct {
 	observations.Store
 	observe func(ctx context.Context, l features.Link, cableLossDB, observedDBm float64, metric string) bool
+	// consented learns how many consented rows a submission stored for a
+	// tenant (appliance/calibration queues a refit); nil: nobody.
+	consented func(ctx context.Context, tenantID string, n int)
 }
 
 func (s observingStore) PutObservations(tenant string, kind appliance.ObservationKind, rows []appliance.Observation, keys []string,
@@ -30,7 +33,15 @@ func (s observingStore) PutObservations(tenant string, kind appliance.Observatio
 	if err != nil {
 		return stored, err
 	}
-	n := 0
+	n, consented := 0, 0
+	for i, ok := range stored {
+		if ok && rows[i].Consent == appliance.ConsentConsented {
+			consented++
+		}
+	}
+	if s.consented != nil {
+		s.consented(context.Background(), tenant, consented)
+	}
 	for i, ok := range stored {
 		if n >= maxObservedPerSubmission {
 			break
