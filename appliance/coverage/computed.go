@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -45,6 +46,14 @@ func ComputedSummary(r *Raster, req Request, engineVersion string, warnings []ap
 	s := Summary{Pixels: r.Width * r.Height, InRadiusPixels: r.Width * r.Height, ThresholdDBm: DefaultThresholdDBm,
 		MinDBm: math.NaN(), MaxDBm: math.NaN(), Engine: req.Engine, EngineVersion: engineVersion, ElapsedMS: elapsed.Milliseconds()}
 	s.addPixels(r)
+	// A computed map's engine evaluates each pixel at its centre, on its
+	// own paths (the raytrace engine: TestMapEqualsPoint in
+	// engines/raytrace), never from a radial.
+	s.Pixel = PixelInfo{Mode: PixelModeExact,
+		Receiver:     fmt.Sprintf("the pixel centre, %g m above ground (isotropic, 0 dBi), the antenna pattern at its own bearing", req.RxHeightM),
+		Profile:      "its own: the engine evaluates the receiver at the pixel centre itself (for raytrace, every traced path from the transmitter to it), no radial",
+		Within1DBPct: 100, Within3DBPct: 100, MaxAbsDB: 0,
+		Source: "by construction: a pixel is the engine's point answer at the pixel centre (engines/raytrace TestMapEqualsPoint)"}
 	s.finishCaveats([]Request{req})
 	s.Warnings = append(s.Warnings, warnings...)
 	return s

@@ -78,11 +78,35 @@ func (s *share) resetLosses() {
 }
 
 // terrain returns the terrain the coverage service reads.
+//
+// It keeps every capability of the inner terrain that coverage's pixel
+// path looks for (RadialProfiler, PointSampler, HeightBounder: package
+// coverage, "Pixels"), so that a pixel is computed here exactly as in a
+// heatmap of its transmitter (TestIssue26_ThreeTransmittersPixelByPixel).
 func (s *share) terrain() appliance.Terrain {
 	if _, ok := s.inner.(appliance.RadialProfiler); ok {
+		ps, ok1 := s.inner.(appliance.PointSampler)
+		hb, ok2 := s.inner.(appliance.HeightBounder)
+		if ok1 && ok2 {
+			return pixelTerrain{radialTerrain{shareTerrain{s}}, ps, hb}
+		}
 		return radialTerrain{shareTerrain{s}}
 	}
 	return shareTerrain{s}
+}
+
+// pixelTerrain is a radialTerrain that also samples points and bounds
+// heights (read from the inner terrain, not shared).
+type pixelTerrain struct {
+	radialTerrain
+	ps appliance.PointSampler
+	hb appliance.HeightBounder
+}
+
+func (t pixelTerrain) PointSession() appliance.PointSession { return t.ps.PointSession() }
+
+func (t pixelTerrain) MaxElevationsM(strips []appliance.Strip, maxM []float64, kinds []uint8) error {
+	return t.hb.MaxElevationsM(strips, maxM, kinds)
 }
 
 type shareTerrain struct{ s *share }
@@ -141,10 +165,28 @@ func (s *share) engine(id appliance.EngineID) (appliance.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if px, ok := e.(coverage.PixelSweeper); ok {
+		// coverage's pixel path (package coverage, "Pixels"): each pixel
+		// from the radial's state with its own horizons; passed through,
+		// not shared, so that its values are a heatmap's bit for bit
+		return pixelEngine{shareEngine{s, e}, px}, nil
+	}
 	if sw, ok := e.(coverage.PrefixSweeper); ok {
 		return sweepEngine{shareEngine{s, e}, sw}, nil
 	}
 	return shareEngine{s, e}, nil
+}
+
+// pixelEngine is a shareEngine that keeps its engine's PixelSweeper.
+type pixelEngine struct {
+	shareEngine
+	px coverage.PixelSweeper
+}
+
+func (e pixelEngine) PixelVersion() string { return e.px.PixelVersion() }
+
+func (e pixelEngine) PixelLoss(ctx context.Context, in appliance.LinkInput, r *appliance.PixelRadial, lossDB []float64) error {
+	return e.px.PixelLoss(ctx, in, r, lossDB)
 }
 
 type shareEngine struct {
