@@ -122,9 +122,10 @@
 // The tree grows about as the number of facing surfaces to the power of
 // the order. Two reflections stay small (1.7 ms a link over 144
 // buildings), but three over 144 buildings make two million nodes (7 s
-// and about 400 MB per transmitter; 6 minutes a link over 400). A tree is
-// therefore bounded by MaxImageNodes: past it the request is refused with
-// a validation error naming max_reflections (TestThirdOrderTreeBounded),
+// and about 400 MB per transmitter; 6 minutes a link over 400). The third
+// order is therefore bounded by MaxThirdOrderNodes: past it the request is
+// refused with a validation error naming max_reflections
+// (TestThirdOrderTreeBounded),
 // and the construction checks its context at every parent node, so a
 // cancelled job stops within milliseconds instead of holding the worker.
 //
