@@ -26,11 +26,13 @@ import (
 // sample's ground height, and a block of samples whose highest possible
 // ground (the largest UpperM over the segments their feet lie in) gives
 // no ν above that threshold anywhere in the block's distances is ruled
-// out whole (pixelBound). The samples that remain are sampled best bound
+// out whole (blockBound). The samples that remain are sampled best bound
 // first, in small batches, the threshold rising as they come; the sample
 // of the previous pixel's knife edge (the same distance from the
 // transmitter) is sampled first. Once J of the largest ν reaches CapDB
-// nothing can change the loss.
+// nothing can change the loss, but a sample without a bound (UpperM
+// +Inf) is still taken: the terrain may be missing there, and then the
+// pixel has no value, as on its own profile.
 //
 // The answer is PredictLossDB on the profile of r.Exact's heights, bit
 // for bit: the largest ν may differ only where J gives the same loss
@@ -165,14 +167,14 @@ func (ps *pixelSearch) pixel(p int, q *appliance.PixelQuery, prevM float64) (flo
 				return 0, 0, err
 			}
 		}
-		if !ps.capped() {
-			ps.cands = ps.cands[:0]
-			for j0 := 1; j0 <= ps.last; j0 += pixelBlock {
-				ps.collect(j0, min(j0+pixelBlock-1, ps.last))
-			}
-			if err := ps.sampleCandidates(); err != nil {
-				return 0, 0, err
-			}
+		// (even at the cap: a sample without a bound may lie where the
+		// terrain is missing, and then the pixel has no value)
+		ps.cands = ps.cands[:0]
+		for j0 := 1; j0 <= ps.last; j0 += pixelBlock {
+			ps.collect(j0, min(j0+pixelBlock-1, ps.last))
+		}
+		if err := ps.sampleCandidates(); err != nil {
+			return 0, 0, err
 		}
 	}
 	edgeM := 0.0
@@ -239,7 +241,9 @@ func (ps *pixelSearch) blockBound(u, lo, hi float64) float64 {
 }
 
 // sampleCandidates samples the candidates best bound first, pixelBatch at
-// a time, dropping those the rising threshold rules out.
+// a time, dropping those the rising threshold rules out; at the cap only
+// those without a bound (+Inf: the terrain may be missing there) remain
+// to be sampled.
 func (ps *pixelSearch) sampleCandidates() error {
 	c := ps.cands
 	slices.SortFunc(c, func(a, b pixelCand) int {
@@ -261,10 +265,10 @@ func (ps *pixelSearch) sampleCandidates() error {
 		if err := ps.sample(c[:n]); err != nil {
 			return err
 		}
-		if ps.capped() {
+		c = c[n:]
+		if ps.capped() && (len(c) == 0 || !math.IsInf(c[0].nu, 1)) {
 			return nil
 		}
-		c = c[n:]
 	}
 	return nil
 }
