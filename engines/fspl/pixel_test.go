@@ -42,7 +42,7 @@ type pixelWorld struct {
 func (w *pixelWorld) height(x, y float64) float64 {
 	h := w.groundM + w.amp*math.Sin(x/w.wave)*math.Cos(y/(0.7*w.wave)) + 0.3*w.amp*math.Sin(x/(0.13*w.wave)+y/90)
 	for _, r := range w.ridges {
-		if a := math.Abs(x+0.2*y-r[0]); a < r[2] {
+		if a := math.Abs(x + 0.2*y - r[0]); a < r[2] {
 			h += r[1] * (1 - a/r[2])
 		}
 	}
