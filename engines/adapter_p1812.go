@@ -24,19 +24,9 @@ func (e *p1812Engine) Predict(ctx context.Context, in appliance.LinkInput) (appl
 }
 
 func (e *p1812Engine) run(ctx context.Context, in appliance.LinkInput, x *extras) (appliance.LinkPrediction, error) {
-	if err := ctx.Err(); err != nil {
+	pin, res, err := e.predict(ctx, in, x)
+	if err != nil {
 		return appliance.LinkPrediction{}, err
-	}
-	if err := ValidateLink(in); err != nil {
-		return appliance.LinkPrediction{}, fmt.Errorf("p1812 predict: %w", err)
-	}
-	pin, err := e.reg.p1812Input(in, x)
-	if err != nil {
-		return appliance.LinkPrediction{}, fmt.Errorf("p1812 predict: %w", err)
-	}
-	res, err := p1812.Predict(pin)
-	if err != nil {
-		return appliance.LinkPrediction{}, fmt.Errorf("p1812 predict: %w", err)
 	}
 	pred := appliance.LinkPrediction{
 		Engine:        appliance.EngineP1812,
@@ -47,6 +37,41 @@ func (e *p1812Engine) run(ctx context.Context, in appliance.LinkInput, x *extras
 	}
 	e.reg.geometry(in, &pred)
 	return pred, nil
+}
+
+// PredictLossDB returns Predict(ctx, in).PathLossDB, bit for bit, and
+// Predict's error, without the rest of the prediction (no Intermediate
+// map, no line-of-sight geometry): a coverage map needs only the loss of
+// each pixel (coverage.LossPredictor).
+func (e *p1812Engine) PredictLossDB(ctx context.Context, in appliance.LinkInput) (float64, error) {
+	_, res, err := e.predict(ctx, in, &extras{})
+	if err != nil {
+		return 0, err
+	}
+	return res.LbDB, nil
+}
+
+// PixelVersion is the EngineVersion Predict reports
+// (coverage.LossPredictor).
+func (e *p1812Engine) PixelVersion() string { return P1812Version }
+
+// predict validates in and runs P.1812 on it.
+func (e *p1812Engine) predict(ctx context.Context, in appliance.LinkInput, x *extras) (p1812.Input, p1812.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return p1812.Input{}, p1812.Result{}, err
+	}
+	if err := ValidateLink(in); err != nil {
+		return p1812.Input{}, p1812.Result{}, fmt.Errorf("p1812 predict: %w", err)
+	}
+	pin, err := e.reg.p1812Input(in, x)
+	if err != nil {
+		return p1812.Input{}, p1812.Result{}, fmt.Errorf("p1812 predict: %w", err)
+	}
+	res, err := p1812.Predict(pin)
+	if err != nil {
+		return p1812.Input{}, p1812.Result{}, fmt.Errorf("p1812 predict: %w", err)
+	}
+	return pin, res, nil
 }
 
 // p1812Input builds the P.1812 input of in, refusing (EnvelopeError) what

@@ -787,7 +787,16 @@ func (s *Service) ownPixel(ctx context.Context, p *plan, rd *radial, j int, exac
 	}
 	in := appliance.LinkInput{Tx: req.Tx, Rx: c, TxHeightM: req.TxHeightM, RxHeightM: req.RxHeightM,
 		FreqMHz: req.FreqMHz, Profile: prof, TimePct: req.TimePct, LocationPct: req.LocationPct}
-	pred, err := p.eng.Predict(ctx, in)
+	var loss float64
+	var version string
+	if lp, ok := p.eng.(LossPredictor); ok {
+		loss, err = lp.PredictLossDB(ctx, in)
+		version = lp.PixelVersion()
+	} else {
+		var pred appliance.LinkPrediction
+		pred, err = p.eng.Predict(ctx, in)
+		loss, version = pred.PathLossDB, pred.EngineVersion
+	}
 	switch {
 	case errors.Is(err, appliance.ErrOutsideEnvelope):
 		if rd.envelopeErr == nil {
@@ -798,9 +807,9 @@ func (s *Service) ownPixel(ctx context.Context, p *plan, rd *radial, j int, exac
 		return 0, 0, fmt.Errorf("pixel %d: %w", px, err)
 	}
 	if rd.version == "" {
-		rd.version = pred.EngineVersion
+		rd.version = version
 	}
-	return pred.PathLossDB, pixelDone, nil
+	return loss, pixelDone, nil
 }
 
 // calibrateRadial adds the tenant's calibration (Request.Calibration,

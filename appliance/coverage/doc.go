@@ -61,8 +61,18 @@
 //	|         |                        | bounds of HeightBounder cannot rule out, sampled exactly), |
 //	|         |                        | the terrain statistics (Δh, effective heights) from the    |
 //	|         |                        | radial's heights at the same distances                     |
-//	| default | fspl, p1812, the rest  | Predict on its own profile sampled through                 |
+//	| default | fspl (PixelSweeper)    | PixelLoss: free space between its own antenna tips and J  |
+//	|         |                        | of the largest ν over its own interior samples, sampled    |
+//	|         |                        | exactly where the bounds of HeightBounder cannot keep ν at |
+//	|         |                        | or below the largest found so far (or −0.78, where J is 0) |
+//	|         |                        | and ruled out elsewhere: Predict's loss on those heights,  |
+//	|         |                        | bit for bit                                                |
+//	| default | p1812, the rest        | Predict on its own profile sampled through                 |
 //	|         |                        | appliance.RadialProfiler (points within a centimetre)      |
+//
+// A pixel computed on its own profile takes only Predict's loss
+// (LossPredictor: fspl and p1812 give it without the intermediate values
+// and the line-of-sight geometry), bit for bit, in both modes.
 //
 // A pixel PixelLoss leaves (fewer than 4 steps, a radio climate that
 // depends on whether its own profile crosses a sea tile, a radial sample
@@ -71,12 +81,31 @@
 // on the Rio sample, BenchmarkIssue22_PixelTruth on the 10, 30 and 50 km
 // Sumaré maps): itm default ≥ 99 % of pixels within 1 dB and ≥ 99.9 %
 // within 3 dB (the misses sit where a horizon is a tie between the radial's
-// and the pixel's terrain statistics); fspl and p1812 within 0.02 dB; exact
+// and the pixel's terrain statistics); fspl and p1812 within 0.02 dB (the
+// exact samples lie within a centimetre of Terrain.Profile's); exact
 // 0.000 dB. Summary.Pixel (the summary event's pixel, the GeoTIFF's PIXEL_*
 // metadata) states the mode, the receiver, the profile and these figures.
 // The exact mode (Request.Exact, `exact` on the API, --exact on the CLI)
-// costs 10 to 40 times the default one; the API caps it per tier
-// (TierCaps.MaxExactPixels).
+// costs more CPU time than the default one (BenchmarkIssue22_ExactRatio,
+// Sumaré, 3″): fspl 5.6× on the 10 km map and 16.8× on the 30 km one,
+// itm 4.6× and 12.0×, p1812 1.5× and 1.8× (on a 10 km map the radials of
+// a 20 km one, and each radial's own profile, weigh more); the API caps
+// it per tier (TierCaps.MaxExactPixels).
+//
+// p1812 has no PixelSweeper: its loss depends on every sample of the
+// pixel's own profile through sums, not maxima alone: the least-squares
+// smooth-Earth heights (P.1812-8 Attachment 1, Eqs. 85–88) integrate the
+// whole profile and set the spherical-Earth and smooth-Bullington terms
+// and the ducting heights, besides a dozen maxima (the horizons, the
+// Bullington slopes and ν for two Earth radii, the obstruction heights,
+// the roughness). Measured on the 30 km map (CPU profile of
+// BenchmarkIssue22_PixelTruth): sampling each pixel's profile 42 % of the
+// time, P.1812's own arithmetic 32 % (the Δ-Bullington scans 16 %, the
+// path analysis 8 %), the adapter's input, line-of-sight geometry and
+// intermediate values 17 % (the last two now skipped: LossPredictor). So
+// even free terrain would leave the default mode about 2× faster than the
+// exact one; 10× needs ITM's approach (the smooth-Earth fit from the
+// radial's heights, not exact) with bounded searches for every maximum.
 //
 // The value does not depend on the worker count: each radial's pixels,
 // their exact samples and the engine's running state are its own.

@@ -32,12 +32,14 @@ type PixelInfo struct {
 // maps of the Rio sample: every pixel of the 5 km map
 // (TestIssue22_PixelTruth) and 4000 random pixels (seed 22) of the 30 and
 // 50 km maps at 3″ and the 10 km map at 1″ (BenchmarkIssue22_PixelTruth).
-// Engines without a PixelSweeper compute every pixel on its own profile
-// sampled through appliance.RadialProfiler (points within a centimetre of
-// Terrain.Profile's): the fspl and p1812 figures.
+// fspl samples exactly (within a centimetre of Terrain.Profile's points)
+// every sample of its own profile that the terrain bounds cannot rule out
+// as the knife edge; engines without a PixelSweeper compute every pixel on
+// its own profile sampled through appliance.RadialProfiler (points within
+// a centimetre of Terrain.Profile's): the p1812 figures.
 var pixelAgreement = map[appliance.EngineID][3]float64{
 	appliance.EngineITM:   {99.59, 99.99, 3.18},
-	appliance.EngineFSPL:  {100, 100, 0.007},
+	appliance.EngineFSPL:  {100, 100, 0.016},
 	appliance.EngineP1812: {100, 100, 0.011},
 }
 
@@ -54,6 +56,9 @@ func pixelInfo(req Request, stepM float64) PixelInfo {
 	}
 	p.Mode = PixelModeDefault
 	p.Profile = fmt.Sprintf("its own: every %.3f m from the transmitter to the pixel centre, sampled within a centimetre of /analyze_link's", stepM)
+	if req.Engine == appliance.EngineFSPL {
+		p.Profile = fmt.Sprintf("its own (every %.3f m to the pixel centre, within a centimetre of /analyze_link's): the samples that can hold the knife edge sampled exactly, the others ruled out by terrain height bounds", stepM)
+	}
 	if req.Engine == appliance.EngineITM {
 		p.Profile = fmt.Sprintf("its own (every %.3f m to the pixel centre) for the horizons, the end heights and the length; the terrain roughness and effective heights from the nearest radial's heights at the same distances", stepM)
 	}

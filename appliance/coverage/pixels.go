@@ -23,6 +23,17 @@ type PixelSweeper interface {
 	PixelVersion() string
 }
 
+// LossPredictor is implemented by engines that give the loss of a path
+// alone: PredictLossDB is Predict's PathLossDB, bit for bit, and Predict's
+// error, without the rest of the prediction (its intermediate values,
+// the line-of-sight geometry); PixelVersion is the EngineVersion Predict
+// reports. A pixel computed on its own profile (the exact mode, and the
+// default mode's pixels without a PixelSweeper) needs only its loss.
+type LossPredictor interface {
+	PredictLossDB(ctx context.Context, in appliance.LinkInput) (float64, error)
+	PixelVersion() string
+}
+
 // metresPerDegree is the length of a degree of latitude, metres.
 const metresPerDegree = appliance.EarthRadiusM * math.Pi / 180
 

@@ -243,11 +243,12 @@ func TestIssue22_PixelTruth(t *testing.T) {
 }
 
 // TestIssue22_DeterministicPixels: the default mode's raster is
-// bit-identical with 1 and 3 workers (the pixels' own samples and the
-// engine's running state are per radial).
+// bit-identical with 1 and 3 workers for fspl, itm and p1812 (the pixels'
+// own samples and the engine's running state, fspl's previous knife edge
+// included, are per radial).
 func TestIssue22_DeterministicPixels(t *testing.T) {
 	svc, _, _ := newService(t)
-	for _, id := range []appliance.EngineID{appliance.EngineITM, appliance.EngineP1812} {
+	for _, id := range []appliance.EngineID{appliance.EngineFSPL, appliance.EngineITM, appliance.EngineP1812} {
 		req := sumare(8000)
 		req.Engine = id
 		a, err := svc.Compute(context.Background(), req, Options{Workers: 1})

@@ -19,8 +19,9 @@ type TierCaps struct {
 	// MaxExactPixels bounds an exact map (Spec.Exact): its pixels within
 	// the radius, π·radius²/resolution², times its transmitters; 0: no
 	// exact maps. Every pixel then gets its own profile and a
-	// point-to-point evaluation, about 10 to 40 times the default mode's
-	// cost.
+	// point-to-point evaluation: 5 (10 km) to 12–17 (30 km) times the
+	// default mode's CPU time for fspl and itm, about 2 times for p1812
+	// (BenchmarkIssue22_ExactRatio, Sumaré maps).
 	MaxExactPixels int
 }
 
