@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/search/query"
 
 	"linkplan/appliance"
 )
@@ -482,74 +481,4 @@ func fuzziness(n int) int {
 		return 1
 	}
 	return 0
-}
-
-// wordQuery matches one query word against a name field: exact word, prefix
-// (last word only, type-ahead) and fuzzy variants.
-func wordQuery(field, w string, last bool) []query.Query {
-	t := query.NewTermQuery(w)
-	t.SetField(field)
-	t.SetBoost(boostTerm)
-	qs := []query.Query{t}
-	n := len([]rune(w))
-	if last && n >= 2 {
-		p := query.NewPrefixQuery(w)
-		p.SetField(field)
-		p.SetBoost(boostPrefix)
-		qs = append(qs, p)
-	}
-	if f := fuzziness(n); f > 0 {
-		fz := query.NewFuzzyQuery(w)
-		fz.SetField(field)
-		fz.SetFuzziness(f)
-		fz.SetBoost(boostFuzzy)
-		qs = append(qs, fz)
-	}
-	return qs
-}
-
-// placeQuery matches places whose names match every query word (exactly,
-// as a prefix for the last one, or within the typo tolerance) or the state,
-// restricted to the state uf ("" any) and to the places class (nil any)
-// matches; its score is the text score of the documented rule. class is
-// one more must clause of the same boolean query: wrapped in a conjunction
-// with it, bleve skipped should clauses when advancing, and the scores
-// depended on the order the places were indexed in.
-func placeQuery(toks []string, uf string, class query.Query) query.Query {
-	must := make([]query.Query, 0, len(toks)+1)
-	for i, w := range toks {
-		last := i == len(toks)-1
-		alts := wordQuery(fName, w, last)
-		st := query.NewTermQuery(w)
-		st.SetField(fState)
-		st.SetBoost(boostState)
-		alts = append(alts, st)
-		if len(w) == 2 {
-			u := query.NewTermQuery(w)
-			u.SetField(fUF)
-			u.SetBoost(boostState)
-			alts = append(alts, u)
-		}
-		must = append(must, query.NewDisjunctionQuery(alts))
-	}
-	if uf != "" {
-		u := query.NewTermQuery(uf)
-		u.SetField(fUF)
-		u.SetBoost(0)
-		must = append(must, u)
-	}
-	if class != nil {
-		must = append(must, class)
-	}
-	whole := strings.Join(toks, " ")
-	exact := query.NewTermQuery(whole)
-	exact.SetField(fKey)
-	exact.SetBoost(boostExactName)
-	pfx := query.NewPrefixQuery(whole)
-	pfx.SetField(fKey)
-	pfx.SetBoost(boostNamePrefix)
-	capital := query.NewTermQuery("1")
-	capital.SetField(fCapital)
-	capital.SetBoost(boostCapital)
-	return query.NewBooleanQuery(must, []query.Query{exact, pfx, capital}, nil)
 }
