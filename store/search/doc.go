@@ -135,6 +135,7 @@
 //	                                          bleve loading each hit's id for the "-_score,
 //	                                          _id" order; the next step, if it matters, is an
 //	                                          id doc-value field to sort on
+//
 // So: a persisted index whose fingerprint matches is ready in a fraction of a
 // second; a first start (or a new catalogue) builds for about 6 s of CPU in
 // the background, with SearchTowers unavailable meanwhile.
