@@ -52,7 +52,8 @@ const (
 	MaxLimit     = 100 // larger limits are clamped to this
 )
 
-// Query boosts (dimensionless multipliers of bleve scores).
+// Query boosts (dimensionless multipliers: of bleve scores for towers, of
+// the place index's text score for places).
 const (
 	boostExactName  = 8.0 // the whole query equals the whole folded name
 	boostNamePrefix = 2.0 // the folded name starts with the whole query
