@@ -1,6 +1,7 @@
 // Package search is the full-text index of linkplan: Brazilian municipalities
-// ("places") and towers, built with bleve v2 (scorch engine). It is derived,
-// rebuildable data: the store is the source of truth.
+// ("places"), searched with a purpose-built in-memory word index, and
+// towers, indexed with bleve v2 (scorch engine). It is derived, rebuildable
+// data: the store is the source of truth.
 //
 // # Basics
 //
@@ -31,16 +32,33 @@
 // were given in. "rio" gives Rio de Janeiro (RJ), then Rio Branco (AC), then
 // the other "Rio …" towns; the length of a name no longer decides. A
 // trailing state code ("Rio de Janeiro, RJ", "Natal - RN", "Campinas/SP") or
-// SearchPlacesInUF filters by state. The match class is part of the query:
-// one bleve search per class, best class first, each sorted inside bleve by
-// importance, score and order key, fetching only what the page still needs
-// (plus the places of better classes the class's query also matches, which
-// are skipped). So no hit is dropped for its score, however many places
-// match, and a query fetches about a page of hits per class instead of the
-// 2,000 best-scored hits the rule used to re-sort in Go.
+// SearchPlacesInUF filters by state.
+//
+// Places are not in bleve (issue 27, scope 4): 5,571 names are a small,
+// fixed set, and bleve answered a /places query in 1.3 ms where a naive
+// strings.Contains scan took 0.05 ms (0.04×). The place index (placeindex.go)
+// holds the sorted distinct folded name words with the places of each (a
+// word by binary search, a prefix as one contiguous range), the deletion
+// neighbourhood of every word up to two deletions (SymSpell: a typo is found
+// by a few map look-ups and checked with a bounded Levenshtein distance),
+// the state-name words and the UF codes. A query scores every place each
+// word matches in dense per-place arrays (pooled), keeps the places every
+// word matched, and keeps the best page by the importance rule with integer
+// keys (match class, capital rank, score, position by folded name and IBGE
+// code). The text score is deterministic and documented (PlaceHit.Score):
+// per query word, over the name words, the best sum of 3 (equal), 1.5
+// (prefix, last word), 1 (within the typo tolerance), plus 0.3 for a state
+// word or UF; then 8 + 2 for the whole name, 2 for a name prefix, 2 for a
+// capital. bleve's analyzer is kept, so places and towers fold text alike.
+// A query has at most 32 words (ErrInvalid beyond).
 //
 // Towers: operator, station number, municipality, UF and the address given
-// by Options.Address are indexed. The station number is indexed twice: whole
+// by Options.Address are indexed in bleve, which earns its place there:
+// 140,000 documents changed one by one (UpsertTower, DeleteTower), persisted
+// and reopened within the start-up budget. Each query word is expanded
+// against the field dictionaries first (termExpander: the word, its
+// prefixes for the last word, its typos), one term query per distinct
+// term, so that no posting list is walked twice. The station number is indexed twice: whole
 // (ASCII-folded and lower-cased, so "ERB-12A" is found by "erb-12a" or the
 // prefix "erb-1") and word by word with the text analyzer ("12a"). Each
 // tower also carries a tenant field: "public" for catalogue towers, the
@@ -92,24 +110,31 @@
 //	resident memory after reopen              230 MB RSS, 82 MB Go heap for the whole test
 //	                                          process, which also holds the 140,000 tower
 //	                                          structs and their addresses; build peak 254 MB
-//	SearchPlaces (8 typical queries)          0.63–1.5 ms/op mean, 0.55 ms ("petrop") to
-//	                                          3.7 ms ("rio", ~1,000 hits to sort) per query
-//	                                          with the 2,000-hit re-sort. One search per match
-//	                                          class (classes no name can have skipped), same
-//	                                          machine at load 4-6, old vs new, ms/op:
-//	                                          8-query mix 1.75-2.26 vs 1.71-1.86; "rio"
-//	                                          2.3-2.6 vs 1.0-1.1; "petrop" 0.58-0.69 vs
-//	                                          0.49-0.56; "GOIANIA" 0.51-0.59 vs 1.2 (up to 4
-//	                                          searches to fill a page behind an exact name);
-//	                                          "sa" 7.7-8.0 vs 17-20, "s" 4.2-5.0 vs 9.6-23 (the
-//	                                          prefix expansions are paid once per class)
-//	                                          (naive strings.Contains scan over
-//	                                          folded names: 0.10–0.13 ms/op, without typo
-//	                                          tolerance, relevance or UF parsing)
+//	SearchPlaces (8 typical queries)          bleve (before issue 27): 1.30 ms/op vs the naive
+//	                                          strings.Contains scan over folded names 0.048
+//	                                          ms/op (0.04×; the issue measured 0.07×). Place
+//	                                          index: 24–34 µs/op vs naive 63–75 µs/op in the
+//	                                          same run (2.2–2.8×, load 10); per query 0.6 µs
+//	                                          ("s") to 58 µs ("sa", ~1,500 prefix hits); the
+//	                                          naive scan has no typo tolerance, relevance or
+//	                                          UF parsing
 //	SearchTowers, 140k                        0.7 ms (type-ahead) to 2.5 ms (operator +
 //	                                          municipality), 4 ms (typo), 17 ms ("avenida
 //	                                          getulio vargas", 14,002 hits), 12 ms for a page
 //	                                          at offset 5,000; naive scan 3–15 ms
+//	  issue 27, scope 4 (same run, load 5–7)  address search was 21–22 ms vs naive 14–21 ms
+//	                                          (0.6–1.0×; the issue measured 0.33×). With the
+//	                                          words expanded by termExpander (each index term
+//	                                          walked once instead of two or three times):
+//	                                          address 11.0–14.0 ms vs naive 14.7–25.9 ms
+//	                                          (1.05–1.9×); operator + municipality 2.8–4.1 vs
+//	                                          9.2–10.7 ms; station number 3.2–4.6 vs 7.8–13.5;
+//	                                          type-ahead 0.86–1.04 vs 12.5–19.6; typo 4.0–4.5
+//	                                          vs 12.1–14.7 (naive finds no typo); offset 5,000
+//	                                          29 → 10 ms. A quarter of the address search is
+//	                                          bleve loading each hit's id for the "-_score,
+//	                                          _id" order; the next step, if it matters, is an
+//	                                          id doc-value field to sort on
 //
 // So: a persisted index whose fingerprint matches is ready in a fraction of a
 // second; a first start (or a new catalogue) builds for about 6 s of CPU in

@@ -1,15 +1,15 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/search/query"
 
 	"linkplan/appliance"
 )
@@ -39,8 +39,10 @@ type PlaceHit struct {
 	Place Place
 	// Match is the match class, MatchWhole (best) to MatchOther.
 	Match int
-	// Score is the bleve relevance score (dimensionless, higher is better)
-	// of the text match; it orders hits of one Match and importance.
+	// Score is the text score (dimensionless, higher is better): the sum
+	// of the query words' scores (see places.wordScores) and of the
+	// whole-name, name-prefix and capital boosts; it orders hits of one
+	// Match and importance.
 	Score float64
 }
 
@@ -50,7 +52,8 @@ const (
 	MaxLimit     = 100 // larger limits are clamped to this
 )
 
-// Query boosts (dimensionless multipliers of bleve scores).
+// Query boosts (dimensionless multipliers: of bleve scores for towers, of
+// the place index's text score for places).
 const (
 	boostExactName  = 8.0 // the whole query equals the whole folded name
 	boostNamePrefix = 2.0 // the folded name starts with the whole query
@@ -64,18 +67,34 @@ const (
 // ufSuffix matches "Name, UF", "Name - UF", "Name/UF" and "Name (UF)".
 var ufSuffix = regexp.MustCompile(`^(.*?)\s*(?:[,/(]|\s-)\s*([A-Za-z]{2})\s*\)?\s*$`)
 
-// places is the immutable in-memory places index.
+// places is the immutable in-memory places index: a wordIndex over the
+// folded name words, a second one over the folded state-name words, and
+// the order keys of the importance rule. bleve is not used for places: its
+// analyzer is (the same folding as the tower index), its index is not.
 type places struct {
-	idx    bleve.Index
 	an     analysis.Analyzer
+	list   []Place // by internal id
 	byCode map[string]Place
 	words  map[string][]string // IBGE code -> folded words of the name
 	ufs    map[string]bool     // upper-case UF codes present
-	// keys are the folded whole names, sorted, and nameWords every folded
-	// name word: they tell which match classes a query can have at all,
-	// so that search skips the searches of the others.
-	keys      []string
-	nameWords map[string]bool
+	// per internal id: folded words of the name, the whole folded name,
+	// the importance prefix and the lower-case UF.
+	nameWords [][]string
+	key       []string
+	uf        []string
+	names     *wordIndex         // name words -> place ids
+	states    map[string][]int32 // folded state-name word -> place ids
+	byUF      map[string][]int32 // lower-case UF -> place ids
+	// keys are the folded whole names, sorted: they tell whether a
+	// MatchWhole or MatchPrefix hit exists at all.
+	keys []string
+	// rank is the importance rank (0..26 capitals by population, 98 an
+	// unlisted capital, 99 the rest) and order the position by folded
+	// name then IBGE code, per internal id: integer sort keys.
+	rank  []int
+	order []int32
+
+	scratch sync.Pool // of *placeScratch sized for list
 }
 
 func buildPlaces(ps []Place) (*places, error) {
@@ -83,46 +102,70 @@ func buildPlaces(ps []Place) (*places, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, err := newMemIndex(im)
-	if err != nil {
-		return nil, fmt.Errorf("create places index: %w", err)
-	}
 	pl := &places{
-		idx:    idx,
 		an:     im.AnalyzerNamed(foldedAnalyzer),
 		byCode: make(map[string]Place, len(ps)),
 		words:  make(map[string][]string, len(ps)),
 		ufs:    make(map[string]bool, 27),
-
-		nameWords: make(map[string]bool, len(ps)),
+		states: make(map[string][]int32),
+		byUF:   make(map[string][]int32, 27),
 	}
-	b := idx.NewBatch()
 	for i, p := range ps {
 		if p.IBGECode == "" || p.Name == "" {
-			_ = idx.Close()
 			return nil, appliance.Invalid(fmt.Sprintf("places[%d]", i), "IBGE code and name are required")
 		}
 		if _, dup := pl.byCode[p.IBGECode]; dup {
-			_ = idx.Close()
 			return nil, appliance.Invalid(fmt.Sprintf("places[%d].IBGECode", i), "duplicate IBGE code %q", p.IBGECode)
 		}
 		pl.byCode[p.IBGECode] = p
-		pl.words[p.IBGECode] = tokens(pl.an, p.Name)
-		pl.keys = append(pl.keys, strings.Join(pl.words[p.IBGECode], " "))
-		for _, w := range pl.words[p.IBGECode] {
-			pl.nameWords[w] = true
-		}
+	}
+	// Internal ids follow the IBGE code, so that nothing depends on the
+	// order the places were given in.
+	pl.list = slices.Clone(ps)
+	slices.SortFunc(pl.list, func(a, b Place) int { return strings.Compare(a.IBGECode, b.IBGECode) })
+	for i, p := range pl.list {
+		ws := tokens(pl.an, p.Name)
+		key := strings.Join(ws, " ")
+		pl.words[p.IBGECode] = ws
+		pl.nameWords = append(pl.nameWords, ws)
+		pl.key = append(pl.key, key)
+		pl.keys = append(pl.keys, key)
+		uf := strings.ToLower(p.UF)
+		pl.uf = append(pl.uf, uf)
+		pl.byUF[uf] = append(pl.byUF[uf], int32(i))
 		pl.ufs[strings.ToUpper(p.UF)] = true
-		if err := b.Index(p.IBGECode, pl.doc(p)); err != nil {
-			_ = idx.Close()
-			return nil, fmt.Errorf("index place %s: %w", p.IBGECode, err)
+		for _, w := range tokens(pl.an, p.StateName) {
+			if s := pl.states[w]; len(s) == 0 || s[len(s)-1] != int32(i) {
+				pl.states[w] = append(s, int32(i))
+			}
 		}
 	}
-	if err := idx.Batch(b); err != nil {
-		_ = idx.Close()
-		return nil, fmt.Errorf("index places: %w", err)
+	pl.names = newWordIndex(pl.nameWords)
+	n := len(pl.list)
+	pl.scratch.New = func() any {
+		return &placeScratch{acc: make([]float64, n), cur: make([]float64, n), cnt: make([]uint8, n), seen: make([]uint8, n)}
 	}
 	slices.Sort(pl.keys)
+	pl.rank = make([]int, len(pl.list))
+	pl.order = make([]int32, len(pl.list))
+	ids := make([]int32, len(pl.list))
+	for i, p := range pl.list {
+		ids[i] = int32(i)
+		switch r := CapitalRank(p); {
+		case r > 0:
+			pl.rank[i] = r - 1
+		case p.Capital:
+			pl.rank[i] = 98
+		default:
+			pl.rank[i] = 99
+		}
+	}
+	slices.SortFunc(ids, func(a, b int32) int {
+		return cmp.Or(strings.Compare(pl.key[a], pl.key[b]), strings.Compare(pl.list[a].IBGECode, pl.list[b].IBGECode))
+	})
+	for pos, id := range ids {
+		pl.order[id] = int32(pos)
+	}
 	return pl, nil
 }
 
@@ -192,24 +235,7 @@ func CapitalRank(p Place) int {
 	return 0
 }
 
-func (pl *places) doc(p Place) map[string]any {
-	key := strings.Join(tokens(pl.an, p.Name), " ")
-	capital, order := "0", importance(p)
-	if p.Capital {
-		capital = "1"
-	}
-	return map[string]any{
-		fName:       p.Name,
-		fState:      p.StateName,
-		fUF:         strings.ToLower(p.UF),
-		fKey:        key,
-		fCapital:    capital,
-		fImportance: order,
-		fOrder:      order + key + "\x00" + p.IBGECode,
-	}
-}
-
-func (pl *places) close() error { return pl.idx.Close() }
+func (pl *places) close() error { return nil }
 
 // splitUF separates a trailing ", UF" from q when UF is a known state code.
 func (pl *places) splitUF(q string) (string, string) {
@@ -225,6 +251,9 @@ func (pl *places) splitUF(q string) (string, string) {
 }
 
 func (pl *places) search(ctx context.Context, q, uf string, limit int) ([]PlaceHit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("search places %q: %w", q, err)
+	}
 	if uf == "" {
 		q, uf = pl.splitUF(q)
 	}
@@ -232,89 +261,178 @@ func (pl *places) search(ctx context.Context, q, uf string, limit int) ([]PlaceH
 	if len(toks) == 0 {
 		return nil, nil
 	}
+	if len(toks) > maxPlaceWords {
+		return nil, appliance.Invalid("q", "at most %d words", maxPlaceWords)
+	}
 	uf = strings.ToLower(strings.TrimSpace(uf))
-	// The match class is part of the query: one search per class, best
-	// class first, sorted by the rest of the rule (importance, score, order
-	// key) inside bleve, so only about a page of hits is fetched per class
-	// and no match is left out for its score. A class's query also matches
-	// places of better classes (a whole-name match has every word); they
-	// were listed by their own class, so each search fetches as many more
-	// as the better classes matched in all, and skips them.
 	limit = clampLimit(limit)
-	hits := make([]PlaceHit, 0, limit)
-	better := 0 // places matched by the better classes' searches
-	for class := MatchWhole; class >= MatchOther && len(hits) < limit; class-- {
-		if !pl.possible(class, toks) {
+	// Every query word must match (a name word exactly, as a prefix for
+	// the last word, within the typo tolerance, or the state): a place is
+	// a candidate when each word matched it, scored by the sum of its
+	// words' scores. Dense per-place arrays (5,571 places: a few tens of
+	// kB per query) instead of maps: this loop is the whole cost.
+	sc := pl.scratch.Get().(*placeScratch)
+	defer pl.scratch.Put(sc)
+	defer sc.reset()
+	acc, cur, cnt, seen := sc.acc, sc.cur, sc.cnt, sc.seen
+	var touched []int32
+	for i, w := range toks {
+		mark := uint8(i + 1)
+		touched = touched[:0]
+		pl.wordScores(w, i == len(toks)-1, func(id int32, s float64, add bool) {
+			if int(cnt[id]) != i {
+				return // an earlier word missed it
+			}
+			if seen[id] != mark {
+				if seen[id] == 0 {
+					sc.dirty = append(sc.dirty, id)
+				}
+				seen[id], cur[id] = mark, 0
+				touched = append(touched, id)
+			}
+			if add {
+				cur[id] += s
+			} else {
+				cur[id] = max(cur[id], s)
+			}
+		})
+		for _, id := range touched {
+			cnt[id]++
+			acc[id] += cur[id]
+		}
+		if len(touched) == 0 {
+			return nil, nil
+		}
+	}
+	// touched now holds the places every word matched. Keep the limit
+	// best under the importance rule with an insertion-sorted page.
+	whole := strings.Join(toks, " ")
+	page := make([]placeCand, 0, limit+1)
+	for _, id := range touched {
+		if uf != "" && pl.uf[id] != uf {
 			continue
 		}
-		req := bleve.NewSearchRequestOptions(placeQuery(toks, uf, classQuery(class, toks)), limit-len(hits)+better, 0, false)
-		req.SortBy([]string{fImportance, "-_score", fOrder})
-		res, err := pl.idx.SearchInContext(ctx, req)
-		if err != nil {
-			return nil, fmt.Errorf("search places %q: %w", q, err)
+		s := acc[id]
+		switch {
+		case pl.key[id] == whole:
+			s += boostExactName + boostNamePrefix
+		case strings.HasPrefix(pl.key[id], whole):
+			s += boostNamePrefix
 		}
-		for _, h := range res.Hits {
-			if c := matchClass(toks, pl.words[h.ID]); c == class && len(hits) < limit {
-				hits = append(hits, PlaceHit{Place: pl.byCode[h.ID], Score: h.Score, Match: c})
+		if pl.list[id].Capital {
+			s += boostCapital
+		}
+		c := placeCand{id: id, class: matchClass(toks, pl.nameWords[id]), rank: pl.rank[id], order: pl.order[id], score: s}
+		if len(page) == limit && !c.before(page[limit-1]) {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(page, c, func(a, b placeCand) int {
+			if a.before(b) {
+				return -1
 			}
+			return 1
+		})
+		page = slices.Insert(page, at, c)
+		if len(page) > limit {
+			page = page[:limit]
 		}
-		better += int(res.Total)
 	}
-	return hits, nil
+	out := make([]PlaceHit, len(page))
+	for i, c := range page {
+		out[i] = PlaceHit{Place: pl.list[c.id], Match: c.class, Score: c.score}
+	}
+	return out, nil
 }
 
-// possible reports whether some place name has the match class with the
-// query words toks (MatchOther: always), from the names alone.
-func (pl *places) possible(class int, toks []string) bool {
-	whole := strings.Join(toks, " ")
-	switch class {
-	case MatchWhole:
-		_, found := slices.BinarySearch(pl.keys, whole)
-		return found
-	case MatchWords:
-		for _, w := range toks {
-			if !pl.nameWords[w] {
-				return false
-			}
-		}
-		return true
-	case MatchPrefix:
-		i, _ := slices.BinarySearch(pl.keys, whole)
-		return i < len(pl.keys) && strings.HasPrefix(pl.keys[i], whole)
-	}
-	return true
+// maxPlaceWords is the most words a place query may have (the per-place
+// word counters are bytes; no municipality name has more than 8 words).
+const maxPlaceWords = 32
+
+// placeScratch is the per-query work space of places.search: dense
+// per-place arrays, reused through a sync.Pool (allocating and zeroing
+// them for every query cost more than the search); dirty lists the
+// entries to clear afterwards.
+type placeScratch struct {
+	acc, cur  []float64
+	cnt, seen []uint8
+	dirty     []int32
 }
 
-// classQuery matches the places of one match class or better (nil for
-// MatchOther: every match); the classes nest that way except that a Words
-// match need not be a Prefix one, which the Prefix search then skips
-// anyway. Its score is 0, so that Score stays the text score of placeQuery.
-// (bleve's must-not clauses would exclude the better classes in the index,
-// but made scores depend on the order the places were indexed in.)
-func classQuery(class int, toks []string) query.Query {
-	whole := strings.Join(toks, " ")
-	switch class {
-	case MatchWhole:
-		t := query.NewTermQuery(whole)
-		t.SetField(fKey)
-		t.SetBoost(0)
-		return t
-	case MatchWords:
-		ws := make([]query.Query, len(toks))
-		for i, w := range toks {
-			t := query.NewTermQuery(w)
-			t.SetField(fName)
-			t.SetBoost(0)
-			ws[i] = t
-		}
-		return query.NewConjunctionQuery(ws)
-	case MatchPrefix:
-		p := query.NewPrefixQuery(whole)
-		p.SetField(fKey)
-		p.SetBoost(0)
-		return p
+func (sc *placeScratch) reset() {
+	for _, id := range sc.dirty {
+		sc.acc[id], sc.cur[id], sc.cnt[id], sc.seen[id] = 0, 0, 0, 0
 	}
-	return nil
+	sc.dirty = sc.dirty[:0]
+}
+
+// placeCand is one candidate hit with its sort key under the importance
+// rule.
+type placeCand struct {
+	id    int32
+	class int     // match class, larger first
+	rank  int     // importance rank (capital population rank), smaller first
+	score float64 // text score, larger first
+	order int32   // position by folded name then IBGE code, smaller first
+}
+
+func (a placeCand) before(b placeCand) bool {
+	switch {
+	case a.class != b.class:
+		return a.class > b.class
+	case a.rank != b.rank:
+		return a.rank < b.rank
+	case a.score != b.score:
+		return a.score > b.score
+	}
+	return a.order < b.order
+}
+
+// wordScores returns the places one query word w matches, each with the
+// word's score: over the place's name words, the best sum of boostTerm
+// (the word equals w), boostPrefix (w is the last query word, of 2 runes
+// or more, and begins it) and boostFuzzy (within the typo tolerance of w);
+// plus boostState when w is a word of the state's name or (2 letters) its
+// UF.
+func (pl *places) wordScores(w string, last bool, fn func(id int32, score float64, add bool)) {
+	var vs []int32
+	var ss []float64
+	add := func(v int, b float64) {
+		for i, x := range vs {
+			if x == int32(v) {
+				ss[i] += b
+				return
+			}
+		}
+		vs, ss = append(vs, int32(v)), append(ss, b)
+	}
+	if v := pl.names.exact(w); v >= 0 {
+		add(v, boostTerm)
+	}
+	n := len([]rune(w))
+	if last && n >= 2 {
+		lo, hi := pl.names.prefixRange(w)
+		for v := lo; v < hi; v++ {
+			if v == lo && pl.names.vocab[v] == w {
+				ss[0] += boostPrefix // the exact word, added first
+				continue
+			}
+			vs, ss = append(vs, int32(v)), append(ss, boostPrefix)
+		}
+	}
+	pl.names.fuzzy(w, fuzziness(n), func(v int) { add(v, boostFuzzy) })
+	for i, v := range vs {
+		for _, id := range pl.names.postings[v] {
+			fn(id, ss[i], false)
+		}
+	}
+	for _, id := range pl.states[w] {
+		fn(id, boostState, true)
+	}
+	if len(w) == 2 {
+		for _, id := range pl.byUF[w] {
+			fn(id, boostState, true)
+		}
+	}
 }
 
 // Match classes of PlaceHit.Match: how a place name matches the query,
@@ -364,74 +482,4 @@ func fuzziness(n int) int {
 		return 1
 	}
 	return 0
-}
-
-// wordQuery matches one query word against a name field: exact word, prefix
-// (last word only, type-ahead) and fuzzy variants.
-func wordQuery(field, w string, last bool) []query.Query {
-	t := query.NewTermQuery(w)
-	t.SetField(field)
-	t.SetBoost(boostTerm)
-	qs := []query.Query{t}
-	n := len([]rune(w))
-	if last && n >= 2 {
-		p := query.NewPrefixQuery(w)
-		p.SetField(field)
-		p.SetBoost(boostPrefix)
-		qs = append(qs, p)
-	}
-	if f := fuzziness(n); f > 0 {
-		fz := query.NewFuzzyQuery(w)
-		fz.SetField(field)
-		fz.SetFuzziness(f)
-		fz.SetBoost(boostFuzzy)
-		qs = append(qs, fz)
-	}
-	return qs
-}
-
-// placeQuery matches places whose names match every query word (exactly,
-// as a prefix for the last one, or within the typo tolerance) or the state,
-// restricted to the state uf ("" any) and to the places class (nil any)
-// matches; its score is the text score of the documented rule. class is
-// one more must clause of the same boolean query: wrapped in a conjunction
-// with it, bleve skipped should clauses when advancing, and the scores
-// depended on the order the places were indexed in.
-func placeQuery(toks []string, uf string, class query.Query) query.Query {
-	must := make([]query.Query, 0, len(toks)+1)
-	for i, w := range toks {
-		last := i == len(toks)-1
-		alts := wordQuery(fName, w, last)
-		st := query.NewTermQuery(w)
-		st.SetField(fState)
-		st.SetBoost(boostState)
-		alts = append(alts, st)
-		if len(w) == 2 {
-			u := query.NewTermQuery(w)
-			u.SetField(fUF)
-			u.SetBoost(boostState)
-			alts = append(alts, u)
-		}
-		must = append(must, query.NewDisjunctionQuery(alts))
-	}
-	if uf != "" {
-		u := query.NewTermQuery(uf)
-		u.SetField(fUF)
-		u.SetBoost(0)
-		must = append(must, u)
-	}
-	if class != nil {
-		must = append(must, class)
-	}
-	whole := strings.Join(toks, " ")
-	exact := query.NewTermQuery(whole)
-	exact.SetField(fKey)
-	exact.SetBoost(boostExactName)
-	pfx := query.NewPrefixQuery(whole)
-	pfx.SetField(fKey)
-	pfx.SetBoost(boostNamePrefix)
-	capital := query.NewTermQuery("1")
-	capital.SetField(fCapital)
-	capital.SetBoost(boostCapital)
-	return query.NewBooleanQuery(must, []query.Query{exact, pfx, capital}, nil)
 }

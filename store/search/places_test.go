@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,4 +265,17 @@ func FuzzSearchPlaces(f *testing.F) {
 			t.Fatalf("SearchPlaces(%q) not repeatable: %v / %v (%v)", q, labels(a), labels(b), err)
 		}
 	})
+}
+
+// TestSearchPlacesTooManyWords: the per-place word counters of the place
+// index are bounded, so a query of more words is refused with the field.
+func TestSearchPlacesTooManyWords(t *testing.T) {
+	ix := openIndex(t, search.Options{})
+	q := strings.Repeat("rio ", 33)
+	if _, err := ix.SearchPlaces(t.Context(), q, 10); !errors.Is(err, appliance.ErrInvalid) {
+		t.Fatalf("33 words: err = %v, want ErrInvalid", err)
+	}
+	if hits, err := ix.SearchPlaces(t.Context(), strings.Repeat("rio ", 32), 10); err != nil || len(hits) == 0 {
+		t.Fatalf("32 words: %d hits, err %v; want hits", len(hits), err)
+	}
 }

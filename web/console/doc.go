@@ -49,7 +49,7 @@
 //	js/formkit.js           DOM helpers shared by the form screens (batch,
 //	                        observations, account, admin)
 //	js/screens/<id>.js      one module per screen (signin, link, towers,
-//	                        coverage, repeater: the shell's; batch,
+//	                        coverage, repeater, ptp: the shell's; batch,
 //	                        observations, account, admin: the forms')
 //	vendor/leaflet/         Leaflet 1.9.4, copied from build/console's pinned
 //	                        npm package by make console-vendor (committed)

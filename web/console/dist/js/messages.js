@@ -82,6 +82,7 @@ export const MESSAGES = {
     "rain_r001_annex1_method": { "pt-BR": "Chuva pela taxa R0,01 do Anexo 1 da ITU-R P.837.", "en": "Rain from the R0.01 rate of ITU-R P.837 Annex 1." },
     "no_fade_margin": { "pt-BR": "Sem margem de desvanecimento.", "en": "No fade margin." },
     "availability_is_a_bound": { "pt-BR": "A disponibilidade é um limite, não uma estimativa.", "en": "The availability is a bound, not an estimate." },
+    "calibration_outside_area": { "pt-BR": "O receptor (ou parte do mapa) está fora da área coberta pelas medições da calibração: ali só vale o ajuste geral do transmissor ou da faixa.", "en": "The receiver (or part of the map) lies outside the area the calibration's measurements cover: only the transmitter-wide or band-wide offset applies there." },
     "buildings_assumed_heights": { "pt-BR": "Edificações sem altura receberam a altura padrão.", "en": "Buildings without a height got the default height." }
   },
   "counter": {
