@@ -109,7 +109,7 @@ func RecoveredPanicComponents() []string {
 // BackupTriggers is the closed set of the trigger label of Backups (the
 // pre-migration backup runs before the metrics exist).
 func BackupTriggers() []string {
-	return []string{appliance.BackupTriggerCLI, appliance.BackupTriggerRoute, appliance.BackupTriggerScheduled}
+	return []string{appliance.BackupTriggerCLI, appliance.BackupTriggerRoute, appliance.BackupTriggerScheduled, appliance.BackupTriggerStandby}
 }
 
 // jobKinds are the job kinds of the appliance (labels of the job families
