@@ -161,6 +161,9 @@ func TestIssue21_StandbyDrill(t *testing.T) {
 	if r := sb.call(t, "GET", "/health/ready", nil, ""); r.status != http.StatusServiceUnavailable || !strings.Contains(string(r.body), "warm standby") {
 		t.Errorf("/health/ready on the standby: %d %s", r.status, r.body)
 	}
+	if r := sb.call(t, "GET", "/metrics", nil, ""); r.status != http.StatusOK || !strings.Contains(string(r.body), "linkplan_http_requests_total") {
+		t.Errorf("/metrics on the standby: %d %.200s", r.status, r.body)
+	}
 	if pf := getFailover(t, p); pf.Role != "primary" || !pf.StandbyKeyIssued || pf.SnapshotsServed < 1 || pf.ReadyToPromote {
 		t.Errorf("primary failover: %+v", pf)
 	}
