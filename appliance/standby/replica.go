@@ -11,11 +11,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"linkplan/appliance"
+	"linkplan/appliance/telemetry"
 )
 
 // Extractor verifies a backup file and writes its database to dbOut
@@ -35,8 +39,12 @@ type ReplicaDeps struct {
 	// SHA-256 (compared with the primary's).
 	Local   func(ctx context.Context) (terrain, towers []appliance.DataFile, err error)
 	Version string
-	Log     *slog.Logger
-	Now     func() time.Time // nil: time.Now
+	// MaxSchema is this binary's schema version: a snapshot of a newer
+	// one is not ready to promote.
+	MaxSchema int
+	Metrics   *metrics.Set // nil: none
+	Log       *slog.Logger
+	Now       func() time.Time // nil: time.Now
 }
 
 // Replica is the standby side: it pulls snapshots on a schedule and
@@ -50,6 +58,7 @@ type Replica struct {
 	localTerrain  []appliance.DataFile
 	localTowers   []appliance.DataFile
 	localErr      string
+	pulls         map[string]int // by result
 	cancel        context.CancelFunc
 	done          chan struct{}
 	primaryPublic string
@@ -108,7 +117,11 @@ func OpenReplica(d ReplicaDeps) (*Replica, error) {
 	if err := writeState(d.DataDir, st); err != nil {
 		return nil, err
 	}
-	return &Replica{d: d, st: st, primaryPublic: pub.String()}, nil
+	r := &Replica{d: d, st: st, primaryPublic: pub.String(), pulls: map[string]int{}}
+	if d.Metrics != nil {
+		d.Metrics.RegisterMetricsWriter(r.writeMetrics)
+	}
+	return r, nil
 }
 
 // Start begins the schedule: a pull at once, then one every Every. The
@@ -187,6 +200,11 @@ func (r *Replica) Pull(ctx context.Context) error {
 		st.Snapshot, st.FetchedAt = &m, r.d.Now()
 	}
 	r.st = st
+	if err != nil {
+		r.pulls["failed"]++
+	} else {
+		r.pulls["ok"]++
+	}
 	r.mu.Unlock()
 	if werr := writeState(r.d.DataDir, st); werr != nil {
 		return errors.Join(err, werr)
@@ -257,8 +275,32 @@ func (r *Replica) pull(ctx context.Context) (m appliance.BackupManifest, verr, e
 	return m, nil, nil
 }
 
+// writeMetrics writes the standby's samples (declared in
+// appliance/telemetry).
+func (r *Replica) writeMetrics(w io.Writer) {
+	f := r.Failover()
+	r.mu.Lock()
+	ok, failed := r.pulls["ok"], r.pulls["failed"]
+	r.mu.Unlock()
+	bit := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(w, "%s{result=\"failed\"} %d\n%s{result=\"ok\"} %d\n", telemetry.StandbyPulls, failed, telemetry.StandbyPulls, ok)
+	if f.LagS != nil {
+		fmt.Fprintf(w, "%s %s\n", telemetry.StandbyLag, strconv.FormatFloat(*f.LagS, 'f', 3, 64))
+	}
+	if f.LastAttemptResult != "none" {
+		fmt.Fprintf(w, "%s %d\n", telemetry.StandbyLastPullOK, bit(f.LastAttemptResult == "ok"))
+	}
+	fmt.Fprintf(w, "%s %d\n", telemetry.StandbyReadyToPromote, bit(f.ReadyToPromote))
+}
+
 // Failover reports the standby's state (GET /health/failover).
-func (r *Replica) Failover(maxSchema int) appliance.FailoverStatus {
+func (r *Replica) Failover() appliance.FailoverStatus {
+	maxSchema := r.d.MaxSchema
 	now := r.d.Now()
 	r.mu.Lock()
 	st, ter, tow, lerr := r.st, r.localTerrain, r.localTowers, r.localErr
@@ -293,7 +335,7 @@ func (r *Replica) Failover(maxSchema int) appliance.FailoverStatus {
 	out.LastSnapshotAt, out.LastSnapshotAgeS, out.LagS = &at, &age, &age
 	out.Verification.SHA256, out.Verification.TxID, out.Verification.Schema = m.DB.SHA256, m.DB.TxID, m.DB.Schema
 	out.TerrainPacks, out.TowerSources = compare(m.TerrainPacks, ter, true), compare(m.TowerSources, tow, true)
-	if m.Schema > maxSchema {
+	if maxSchema > 0 && m.Schema > maxSchema {
 		out.Reasons = append(out.Reasons, fmt.Sprintf("the snapshot has schema version %d, newer than this linkplan's %d: upgrade the standby first", m.Schema, maxSchema))
 	}
 	if lerr != "" {

@@ -75,7 +75,7 @@ const key = "lpsb_" + "0123456789abcdef0123456789abcdef0123456789abcdef012345678
 
 func newReplica(t *testing.T, dir, url string, local []appliance.DataFile) *standby.Replica {
 	t.Helper()
-	r, err := standby.OpenReplica(standby.ReplicaDeps{DataDir: dir, PrimaryURL: url, Key: key, Every: time.Second, Extract: extract,
+	r, err := standby.OpenReplica(standby.ReplicaDeps{DataDir: dir, PrimaryURL: url, Key: key, Every: time.Second, Extract: extract, MaxSchema: 13,
 		Local: func(context.Context) ([]appliance.DataFile, []appliance.DataFile, error) {
 			return local[:1], local[1:], nil
 		}})
@@ -143,7 +143,7 @@ func TestReplicaStates(t *testing.T) {
 			dir := t.TempDir()
 			r := newReplica(t, dir, srv.URL, c.local)
 			deadline := time.Now().Add(10 * time.Second)
-			for r.Failover(13).LastAttemptResult == "none" {
+			for r.Failover().LastAttemptResult == "none" {
 				if time.Now().After(deadline) {
 					t.Fatal("no first pull")
 				}
@@ -152,7 +152,7 @@ func TestReplicaStates(t *testing.T) {
 			for range c.pulls {
 				_ = r.Pull(context.Background())
 			}
-			f := r.Failover(13)
+			f := r.Failover()
 			if f.ReadyToPromote != c.ready || f.Verification.Status != c.verify || f.LastAttemptResult != c.attempt || f.Verification.TxID != c.txid {
 				t.Errorf("failover %+v", f)
 			}

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"linkplan/appliance"
 	"linkplan/appliance/backup"
 	"linkplan/appliance/sampledata"
@@ -49,6 +51,7 @@ func serveStandby(ctx context.Context, addr, dataDir string, sc standbyConfig, p
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer release()
+	mset := metrics.NewSet()
 	rep, err := standby.OpenReplica(standby.ReplicaDeps{DataDir: dataDir, PrimaryURL: sc.Of, Key: sc.Key, Every: sc.Every,
 		Extract: func(ctx context.Context, from, dbOut string) (appliance.BackupManifest, error) {
 			return backup.Extract(ctx, from, dbOut, checkIsolated, store.SchemaVersion())
@@ -56,13 +59,12 @@ func serveStandby(ctx context.Context, addr, dataDir string, sc standbyConfig, p
 		Local: func(context.Context) ([]appliance.DataFile, []appliance.DataFile, error) {
 			return localDataFiles(dataDir, packs, towerFiles)
 		},
-		Version: version(), Log: log})
+		Version: version(), MaxSchema: store.SchemaVersion(), Metrics: mset, Log: log})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	rep2 := replicaReport{rep}
-	primary := rep.Failover(store.SchemaVersion()).PrimaryURL
-	a := api.New(api.Deps{Log: log, Version: version(), Failover: rep2, StandbyOf: primary, Offline: false,
+	primary := rep.Failover().PrimaryURL
+	a := api.New(api.Deps{Log: log, Version: version(), Failover: rep, StandbyOf: primary, Metrics: mset,
 		OfflineReason: "a warm standby: it calls its primary " + primary,
 		Checks: []api.Check{{Name: "role", Fn: func(context.Context) error {
 			return fmt.Errorf("a warm standby of %s: it serves no traffic until promoted (GET /health/failover)", primary)
@@ -89,14 +91,6 @@ func serveStandby(ctx context.Context, addr, dataDir string, sc standbyConfig, p
 	}
 	log.Info("linkplan stopped")
 	return err
-}
-
-// replicaReport binds the replica's failover report to this binary's
-// schema version.
-type replicaReport struct{ r *standby.Replica }
-
-func (r replicaReport) Failover() appliance.FailoverStatus {
-	return r.r.Failover(store.SchemaVersion())
 }
 
 // localDataFiles names and hashes the terrain packs and tower sources the

@@ -1,10 +1,12 @@
 package main_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -161,8 +163,17 @@ func TestIssue21_StandbyDrill(t *testing.T) {
 	if r := sb.call(t, "GET", "/health/ready", nil, ""); r.status != http.StatusServiceUnavailable || !strings.Contains(string(r.body), "warm standby") {
 		t.Errorf("/health/ready on the standby: %d %s", r.status, r.body)
 	}
-	if r := sb.call(t, "GET", "/metrics", nil, ""); r.status != http.StatusOK || !strings.Contains(string(r.body), "linkplan_http_requests_total") {
-		t.Errorf("/metrics on the standby: %d %.200s", r.status, r.body)
+	// The standby's metrics: its pulls, lag and readiness, accepted by
+	// promtool (Debian package prometheus) when it is installed.
+	if r := sb.call(t, "GET", "/metrics", nil, ""); r.status != http.StatusOK || !strings.Contains(string(r.body), "linkplan_standby_ready_to_promote 1\n") ||
+		!strings.Contains(string(r.body), "linkplan_standby_last_pull_ok 1\n") || !strings.Contains(string(r.body), "linkplan_standby_lag_seconds ") {
+		t.Errorf("/metrics on the standby: %d %s", r.status, r.body)
+	} else if promtool, err := exec.LookPath("promtool"); err == nil {
+		cmd := exec.CommandContext(t.Context(), promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(r.body)
+		if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+			t.Errorf("promtool check metrics on the standby: %v\n%s", err, out)
+		}
 	}
 	if pf := getFailover(t, p); pf.Role != "primary" || !pf.StandbyKeyIssued || pf.SnapshotsServed < 1 || pf.ReadyToPromote {
 		t.Errorf("primary failover: %+v", pf)
