@@ -45,6 +45,9 @@
 //	primary    | Source.Snapshot with the standby key    | primary   | Take (a verified backup), audited, streamed
 //	primary    | Source.Snapshot, wrong or no key        | primary   | 401, logged; no key issued: 503
 //
+// The standby sends the key to --standby-of only: a redirect is a failed
+// pull, never followed.
+//
 // # Failover report (GET /health/failover)
 //
 // Role, the last good snapshot's time (the primary's read transaction) and
@@ -54,6 +57,10 @@
 // snapshot of a schema this binary knows, whose data files match. A
 // failing pull (the primary is down, which is when one promotes) does not
 // make it false: lag_s says how much a promotion would lose.
+//
+// The same facts are metrics on a standby (declared in appliance/telemetry):
+// linkplan_standby_pulls_total{result}, linkplan_standby_lag_seconds,
+// linkplan_standby_last_pull_ok, linkplan_standby_ready_to_promote.
 //
 // # RPO
 //

@@ -88,6 +88,13 @@ func OpenReplica(d ReplicaDeps) (*Replica, error) {
 	if d.Client == nil {
 		d.Client = &http.Client{Timeout: 30 * time.Minute}
 	}
+	// The standby key goes to the primary's URL only: a redirect (which
+	// would carry X-Standby-Key to another host) is a failed pull.
+	c := *d.Client
+	c.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
+		return fmt.Errorf("the primary redirected to %s: give --standby-of the primary's final URL (the standby key is never sent elsewhere)", req.URL.Redacted())
+	}
+	d.Client = &c
 	pub := *u
 	pub.User, pub.RawQuery, pub.Fragment = nil, "", ""
 	d.PrimaryURL = strings.TrimRight(u.String(), "/")

@@ -43,7 +43,10 @@ func (p *primary) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no", http.StatusUnauthorized)
 		return
 	}
-	if st := p.status(n); st != http.StatusOK {
+	if st := p.status(n); st == http.StatusTemporaryRedirect {
+		http.Redirect(w, r, "http://elsewhere.invalid/steal", st)
+		return
+	} else if st != http.StatusOK {
 		http.Error(w, "down", st)
 		return
 	}
@@ -131,6 +134,9 @@ func TestReplicaStates(t *testing.T) {
 		{name: "never a snapshot", local: match, pulls: 0,
 			status: func(int) int { return 503 }, body: nil,
 			ready: false, verify: "none", attempt: "failed", reasonParts: []string{"no verified snapshot yet", "503"}},
+		{name: "a redirect is not followed", local: match, pulls: 0,
+			status: func(int) int { return 307 }, body: nil,
+			ready: false, verify: "none", attempt: "failed", reasonParts: []string{"redirected"}},
 		{name: "terrain differs", local: []appliance.DataFile{{Name: "rio.ltp", SHA256: "cc"}, {Name: "embedded:x.csv", SHA256: "bb"}}, pulls: 0,
 			status: func(int) int { return 200 }, body: func(n int) []byte { return fmt.Appendf(nil, "%d db", base) },
 			ready: false, verify: "ok", attempt: "ok", txid: uint64(base), reasonParts: []string{"terrain packs differ", "rio.ltp (sha256 aa)"}},
