@@ -178,6 +178,10 @@ func TestIssue21_StandbyDrill(t *testing.T) {
 	if pf := getFailover(t, p); pf.Role != "primary" || !pf.StandbyKeyIssued || pf.SnapshotsServed < 1 || pf.ReadyToPromote {
 		t.Errorf("primary failover: %+v", pf)
 	}
+	// No promotion while the standby runs.
+	if o, e, code := runFor(t, 60*time.Second, bin, "promote", "--data-dir", sdir); code == 0 || !strings.Contains(e, "stop it first") {
+		t.Errorf("promote of a running standby: exit %d %s%s", code, o, e)
+	}
 	// A second primary's data directory is never a standby's.
 	if _, e, code := runFor(t, 60*time.Second, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", pdir, "--standby-of", p.base, "--standby-key", sk.StandbyKey); code == 0 || !strings.Contains(e, "holds a database") {
 		t.Errorf("standby on a primary's data directory: exit %d %s", code, e)
