@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"net/http"
 	"os"
 	"os/exec"
@@ -65,6 +66,16 @@ func TestIssue21_StandbyDrill(t *testing.T) {
 	if os.Getenv("LINKPLAN_STANDBY_DRILL") == "full" {
 		every, load = "5s", 30*time.Second
 	}
+	// The kill falls at a random point of the pull interval (the seed is
+	// printed; LINKPLAN_DRILL_SEED replays it), so that rpo_s samples the
+	// whole interval across runs.
+	seed := time.Now().UnixNano()
+	if v, err := strconv.ParseInt(os.Getenv("LINKPLAN_DRILL_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	interval, _ := time.ParseDuration(every)
+	load += time.Duration(rand.New(rand.NewSource(seed)).Int63n(int64(interval)))
+	t.Logf("SEED=%d (LINKPLAN_DRILL_SEED): kill -9 after %v of load", seed, load)
 	pdir, sdir := t.TempDir(), t.TempDir()
 	p := startServe(t, bin, pdir)
 	var cred struct {
@@ -328,7 +339,7 @@ func TestIssue21_StandbyDrill(t *testing.T) {
 	}
 	rpo := killAt.Sub(snapAt).Seconds()
 	line := fmt.Sprintf("acked_writes=%d lost_writes=%d rpo_s=%.2f promote_s=%.2f", len(all), lost, rpo, promoteS)
-	t.Logf("standby drill (--standby-every %s, %v of load): %s; lost writes older than the last snapshot: %d; B rate limited at read %d", every, load, line, older, limited)
+	t.Logf("standby drill (--standby-every %s, %v of load): %s; lost writes older than the last snapshot: %d; B rate limited at read %d", every, load.Round(time.Millisecond), line, older, limited)
 	fmt.Println("standby drill: " + line)
 	if len(all) == 0 {
 		t.Errorf("no write was acknowledged")
