@@ -148,6 +148,9 @@ const (
 	ActionCalibrationEnable  = "calibration.enable"  // PUT /coverage/calibration {"enabled":true}
 	ActionCalibrationDisable = "calibration.disable" // PUT /coverage/calibration {"enabled":false}: the fitted calibration is deleted
 	ActionCalibrationFit     = "calibration.fit"     // a fit job stored the tenant's calibration
+	// warm standby (appliance/standby)
+	ActionAdminStandbyKey = "admin.standby_key" // POST /admin/standby-key: a standby key issued (the previous one revoked)
+	ActionStandbySnapshot = "standby.snapshot"  // GET /replication/snapshot: a verified snapshot served to a standby
 )
 
 // SpecActions are the action names of SPEC §6, spelled as there.
@@ -161,5 +164,5 @@ func Actions() []string {
 	return append(SpecActions(), ActionAdminBootstrap, ActionAdminKeyIssue, ActionAdminAuditRead, ActionTOTPFailed, ActionTOTPThrottled,
 		ActionTOTPReplayed, ActionTOTPSealed, ActionTowerRegister, ActionJobSubmit, ActionJobCancel, ActionJobQuarantine, ActionReportPDF, ActionMapStart,
 		ActionKeyCreate, ActionKeyRotate, ActionKeyRevoke, ActionModelPromoted, ActionModelKept, ActionAdminTenantsList,
-		ActionCalibrationEnable, ActionCalibrationDisable, ActionCalibrationFit)
+		ActionCalibrationEnable, ActionCalibrationDisable, ActionCalibrationFit, ActionAdminStandbyKey, ActionStandbySnapshot)
 }

@@ -36,6 +36,7 @@ const (
 	BackupTriggerRoute        = "route"         // POST /admin/backup
 	BackupTriggerScheduled    = "scheduled"     // --backup-every
 	BackupTriggerPreMigration = "pre-migration" // taken before a schema migration
+	BackupTriggerStandby      = "standby"       // a snapshot pulled by a warm standby (GET /replication/snapshot)
 )
 
 // BackupManifest describes one backup. Its JSON names are stable: the

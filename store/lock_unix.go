@@ -36,3 +36,24 @@ func LockFile(dataDir string) (release func() error, err error) {
 		return errors.Join(syscall.Flock(int(f.Fd()), syscall.LOCK_UN), f.Close())
 	}, nil
 }
+
+// LockPath takes an exclusive flock on the file at path, created (mode
+// 0600) when missing, failing at once with ErrLocked when a process holds
+// it: the warm standby holds DATA/standby/lock while it runs, and linkplan
+// promote takes it. Release unlocks and closes.
+func LockPath(path string) (release func() error, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() error {
+		return errors.Join(syscall.Flock(int(f.Fd()), syscall.LOCK_UN), f.Close())
+	}, nil
+}

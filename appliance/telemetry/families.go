@@ -69,6 +69,13 @@ const (
 	BackupLastOK          = "linkplan_backup_last_ok"
 	BackupLastDuration    = "linkplan_backup_last_duration_seconds"
 	BackupLastBytes       = "linkplan_backup_last_size_bytes"
+	// The warm standby (appliance/standby), on a standby only: its pulls
+	// by result; the lag and the last pull's result once there is one;
+	// whether a promotion would give a sound primary now.
+	StandbyPulls          = "linkplan_standby_pulls_total"
+	StandbyLag            = "linkplan_standby_lag_seconds"
+	StandbyLastPullOK     = "linkplan_standby_last_pull_ok"
+	StandbyReadyToPromote = "linkplan_standby_ready_to_promote"
 
 	ModelRMSE             = "coverage_model_rmse_db"
 	ModelCVRMSE           = "coverage_model_cv_rmse_db"
@@ -109,7 +116,7 @@ func RecoveredPanicComponents() []string {
 // BackupTriggers is the closed set of the trigger label of Backups (the
 // pre-migration backup runs before the metrics exist).
 func BackupTriggers() []string {
-	return []string{appliance.BackupTriggerCLI, appliance.BackupTriggerRoute, appliance.BackupTriggerScheduled}
+	return []string{appliance.BackupTriggerCLI, appliance.BackupTriggerRoute, appliance.BackupTriggerScheduled, appliance.BackupTriggerStandby}
 }
 
 // jobKinds are the job kinds of the appliance (labels of the job families
@@ -220,12 +227,17 @@ func Families() []Family {
 		{Name: RaytraceUnits, Type: Counter, Labels: []string{"kind", "outcome"}, Closed: raytraceUnits(),
 			Help: "Raytrace units sent to the executor (point: one link of a job; map_band: rows of a map), by outcome."},
 		{Name: Backups, Type: Counter, Labels: []string{"trigger", "result"}, Closed: backups,
-			Help: "Backups taken, by trigger (cli, route, scheduled) and result (ok: written and verified; failed)."},
+			Help: "Backups taken, by trigger (cli, route, scheduled, standby: a snapshot served to a warm standby) and result (ok: written and verified; failed)."},
 		{Name: BackupLastSuccessTime, Type: Gauge, Help: "Time the newest good scheduled backup was taken, Unix seconds."},
 		{Name: BackupAge, Type: Gauge, Help: "Age of the newest good scheduled backup, seconds."},
 		{Name: BackupLastOK, Type: Gauge, Help: "Whether the latest scheduled backup attempt succeeded (1) or failed (0)."},
 		{Name: BackupLastDuration, Type: Gauge, Help: "Wall time of the latest scheduled backup attempt, seconds."},
 		{Name: BackupLastBytes, Type: Gauge, Help: "Size of the newest good scheduled backup file, bytes."},
+		{Name: StandbyPulls, Type: Counter, Labels: []string{"result"}, Closed: [][]string{{"failed"}, {"ok"}},
+			Help: "Snapshots a warm standby pulled from its primary, by result (ok: received and verified; failed)."},
+		{Name: StandbyLag, Type: Gauge, Help: "How far a warm standby's last good snapshot is behind its primary (now minus the snapshot's read transaction), seconds."},
+		{Name: StandbyLastPullOK, Type: Gauge, Help: "Whether a warm standby's latest pull succeeded (1) or failed (0)."},
+		{Name: StandbyReadyToPromote, Type: Gauge, Help: "Whether promoting this warm standby would give a sound primary now (1) or not (0; GET /health/failover says why)."},
 		{Name: ObservationsTotal, Type: Counter, Labels: []string{observationsTotalLabel},
 			Help: "Coverage observations stored, by source label (at most 64 sources, the others as \"other\")."},
 		{Name: ModelRMSE, Type: Gauge, Help: "In-sample RMSE of the served local model, dB (history only)."},

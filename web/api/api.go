@@ -154,6 +154,16 @@ type Deps struct {
 	// (appliance/prediction); nil: the prediction and model routes are
 	// not served.
 	Predictions Predictions
+	// Failover reports GET /health/failover (appliance/standby); nil: 503.
+	Failover Failover
+	// Replication is the primary's side of the warm standby: the standby
+	// key (POST /admin/standby-key) and the snapshots (GET
+	// /replication/snapshot); nil: those routes answer 503.
+	Replication Replication
+	// StandbyOf is the primary's URL when this appliance is a warm
+	// standby: every route but /health, /health/ready, /health/failover
+	// and /metrics answers 409 standby. "" on a primary.
+	StandbyOf string
 	// Buildings keeps the tenants' building layers (appliance/buildings);
 	// nil: the routes answer 503.
 	Buildings BuildingLayers
@@ -225,6 +235,7 @@ func New(d Deps) *API {
 		return nil, &httpError{status: http.StatusMethodNotAllowed, code: "method_not_allowed", msg: "method not allowed on this route; allowed: " + allow}
 	})
 	a.registerHealth(r)
+	a.registerStandby(r)
 	a.registerAdmin(r)
 	a.registerTenantKeys(r)
 	a.registerTenants(r)

@@ -28,6 +28,7 @@ import (
 // for a bounded time (FUZZTIME, 10 s by default).
 var fuzzTargets = map[string]string{
 	"POST /admin/backup":                       "FuzzAdminBackupBody",
+	"POST /admin/standby-key":                  "FuzzAdminStandbyKeyBody",
 	"POST /admin/keys":                         "FuzzAdminKeysBody",
 	"POST /admin/sso/bindings":                 "FuzzAdminSSOBindBody",
 	"POST /admin/sso/bindings/delete":          "FuzzAdminSSOUnbindBody",
@@ -394,6 +395,15 @@ func FuzzAdminBackupBody(f *testing.F) {
 	fuzzRoute(f, routeFuzz{method: "POST", path: "/admin/backup", key: "admin", header: adminTOTP}, nil,
 		`{"justification":"monthly off-site backup"}`, `{"justification":"monthly off-site backup","totp":"000000"}`,
 		`{"justification":"x"}`, `{"justification":1}`, `{"totp":null}`, `{"compress":true}`, `null`, `[]`, `{`, ``,
+	)
+}
+
+// FuzzAdminStandbyKeyBody fuzzes the body of POST /admin/standby-key
+// (issue 21): a sound body issues a key, any other gets its 4xx.
+func FuzzAdminStandbyKeyBody(f *testing.F) {
+	fuzzRoute(f, routeFuzz{method: "POST", path: "/admin/standby-key", key: "admin", header: adminTOTP}, nil,
+		`{"justification":"warm standby in the second rack"}`, `{"justification":"warm standby in the second rack","totp":"000000"}`,
+		`{"justification":"x"}`, `{"justification":1}`, `{"totp":null}`, `{"every":60}`, `null`, `[]`, `{`, ``,
 	)
 }
 

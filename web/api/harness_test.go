@@ -49,6 +49,7 @@ import (
 	"linkplan/appliance/sampledata"
 	"linkplan/appliance/sso"
 	"linkplan/appliance/sso/ssotest"
+	"linkplan/appliance/standby"
 	"linkplan/appliance/tenancy"
 	"linkplan/engines"
 	"linkplan/engines/itur"
@@ -147,8 +148,12 @@ type harness struct {
 	preds    *prediction.Service
 	backups  *backup.Service
 	calib    *calibration.Service
-	dataDir  string
-	desc     string // terrain description, as the composition root words it
+	// standby is the primary's side of the warm standby; standbyKey a
+	// standby key it issued at setup.
+	standby    *standby.Source
+	standbyKey string
+	dataDir    string
+	desc       string // terrain description, as the composition root words it
 
 	issuer *ssotest.Issuer // with harnessOptions.sso
 
@@ -457,7 +462,15 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 			{Kind: appliance.DataKindTowerSource, Name: "embedded:opencellid_724_sample.csv", Data: sampledata.OpenCelliD()},
 		}, nil
 	}})
+	h.standby = standby.NewSource(standby.SourceDeps{DataDir: h.dataDir, Take: h.backups.Take, Audit: db.AppendAudit, Version: "test", Now: h.clock.Now})
+	sk, err := h.standby.IssueKey(appliance.AuditEntry{ActorKey: "harness"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h.standbyKey = sk.StandbyKey
 	h.api = api.New(api.Deps{
+		Failover:    h.standby,
+		Replication: h.standby,
 		Data:        data,
 		Decode:      opt.decode,
 		Backups:     h.backups,

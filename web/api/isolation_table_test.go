@@ -256,6 +256,10 @@ func TestTenantIsolationTable(t *testing.T) {
 		// A backup holds every tenant's rows: admin keys only.
 		isoRoute{name: "admin backup", method: "POST", url: "/admin/backup", forbidden: true,
 			body: `{"justification":"isolation test justification","totp":"123456"}`},
+		// The standby key reads every tenant's rows: admin keys only, and
+		// no tenant key opens the snapshot route.
+		isoRoute{name: "admin standby key", method: "POST", url: "/admin/standby-key", forbidden: true,
+			body: `{"justification":"isolation test justification","totp":"123456"}`},
 		// Both callers' keys are their tenants' tenant-admin keys (issued
 		// without a tenant role): still not an admin key.
 		isoRoute{name: "admin tenant list", method: "GET", url: "/admin/tenants", forbidden: true},

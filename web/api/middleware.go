@@ -152,6 +152,9 @@ func (a *API) outer(next http.Handler) http.Handler {
 			a.observe(method, route, st, d)
 			a.accessLog(r.Context(), rid, acc, method, route, st, sw.bytes, d)
 		}()
+		if a.standbyGate(sw, r, route) {
+			return
+		}
 		if matched && (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) {
 			if err := a.bodyContentType(route, r.Header.Get("Content-Type")); err != nil {
 				a.writeError(sw, r, err)

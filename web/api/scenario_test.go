@@ -538,6 +538,12 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("body %q", res.body)
 				}
 			}},
+			{name: "failover on a primary", method: "GET", url: "/health/failover", status: 200, check: func(t *testing.T, h *harness, res *response) {
+				m := res.json(t)
+				if m["role"] != "primary" || m["ready_to_promote"] != false || m["standby_key_issued"] != true || m["lag_s"] != 0.0 {
+					t.Errorf("failover on a primary: %s", res.body)
+				}
+			}},
 			{name: "health echoes a sane client request id", method: "GET", url: "/health", headers: map[string]string{"X-Request-Id": "client-req_42.abc"}, status: 200},
 			{name: "health replaces an insane request id", method: "GET", url: "/health", headers: map[string]string{"X-Request-Id": "has space"}, status: 200,
 				check: func(t *testing.T, h *harness, res *response) {
@@ -651,6 +657,18 @@ func TestScenarios(t *testing.T) {
 			{name: "backup with an unknown field", method: "POST", url: "/admin/backup", key: "admin", totp: "header",
 				body: `{"justification":"monthly off-site backup","compress":true}`, status: 422, code: "invalid_input", fields: []string{"compress"}, doc: docRejects},
 			{name: "backup without key", method: "POST", url: "/admin/backup", body: backupBody, status: 401, code: "unauthenticated"},
+			{name: "snapshot with the standby key", method: "GET", url: "/replication/snapshot", headers: map[string]string{"X-Standby-Key": h.standbyKey}, status: 200,
+				check: checkStandbySnapshot},
+			{name: "snapshot with a wrong standby key", method: "GET", url: "/replication/snapshot", headers: map[string]string{"X-Standby-Key": "lpsb_" + strings.Repeat("0", 64)}, status: 401, code: "unauthenticated"},
+			{name: "snapshot with an admin key, no standby key", method: "GET", url: "/replication/snapshot", key: "admin", status: 401, code: "unauthenticated", contains: []string{"X-Standby-Key"}},
+			{name: "standby key (TOTP header)", method: "POST", url: "/admin/standby-key", key: "admin", totp: "header", body: standbyKeyBody, status: 201,
+				check: checkStandbyKey},
+			{name: "standby key with a tenant key", method: "POST", url: "/admin/standby-key", key: "pro", totp: "header", body: standbyKeyBody, status: 403, code: "forbidden"},
+			{name: "standby key with a wrong TOTP", method: "POST", url: "/admin/standby-key", key: "admin", totp: "bad", body: standbyKeyBody, status: 403, code: "forbidden"},
+			{name: "standby key without TOTP", method: "POST", url: "/admin/standby-key", key: "admin", body: standbyKeyBody, status: 422, code: "invalid_input", fields: []string{"totp"}},
+			{name: "standby key without a justification", method: "POST", url: "/admin/standby-key", key: "admin", totp: "header", body: `{"justification":"x"}`,
+				status: 422, code: "invalid_input", fields: []string{"justification"}, doc: docRejects},
+			{name: "standby key without key", method: "POST", url: "/admin/standby-key", body: standbyKeyBody, status: 401, code: "unauthenticated"},
 			{name: "malformed JSON", method: "POST", url: "/admin/keys", key: "admin", totp: "header", body: `{"tier":`, status: 400, code: "malformed_json"},
 			{name: "empty body", method: "POST", url: "/admin/keys", key: "admin", totp: "header", status: 400, code: "malformed_json"},
 			{name: "oversized body", method: "POST", url: "/admin/keys", key: "admin", totp: "header", body: huge, status: 413, code: "body_too_large"},
@@ -1312,6 +1330,59 @@ func jobScenarios(t *testing.T, h *harness) []scenario {
 		{name: "ai summary of the finished job", method: "POST", url: "/ai/batch-analyze", key: "pro", body: `{"job_id":"` + done.ID + `"}`, status: 200,
 			contains: []string{`"margin_classes"`, `"total":101`}},
 		{name: "ai summary of a canceled job", method: "POST", url: "/ai/batch-analyze", key: "internal", body: `{"job_id":"` + queued.ID + `"}`, status: 409, code: "conflict"},
+	}
+}
+
+// standbyKeyBody is a valid POST /admin/standby-key body.
+const standbyKeyBody = `{"justification":"warm standby in the second rack"}`
+
+// checkStandbyKey: the issued key is shown once, works on GET
+// /replication/snapshot, revokes the previous one, and its issue is
+// audited.
+func checkStandbyKey(t *testing.T, h *harness, res *response) {
+	t.Helper()
+	m := res.json(t)
+	k, _ := m["standby_key"].(string)
+	if !strings.HasPrefix(k, "lpsb_") || m["key_id"] == "" {
+		t.Fatalf("issued %s", res.body)
+	}
+	if r := h.do(t, "GET", "/replication/snapshot", "", map[string]string{"X-Standby-Key": k}, ""); r.status != 200 {
+		t.Errorf("the new standby key is refused: %d %.300s", r.status, r.body)
+	}
+	if r := h.do(t, "GET", "/replication/snapshot", "", map[string]string{"X-Standby-Key": h.standbyKey}, ""); r.status != 401 {
+		t.Errorf("the previous standby key still works: %d", r.status)
+	}
+	rows, err := h.db.Audit("admin", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rows, func(e appliance.AuditEntry) bool {
+		return e.Action == appliance.ActionAdminStandbyKey && e.Params["standby_key_id"] == m["key_id"] && e.Params["justification"] != ""
+	}) {
+		t.Errorf("no admin.standby_key audit row for %v in %+v", m["key_id"], rows)
+	}
+	// The scenarios after this one use the harness's key again.
+	sk, err := h.standby.IssueKey(appliance.AuditEntry{ActorKey: "harness"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.standbyKey = sk.StandbyKey
+}
+
+// checkStandbySnapshot: a snapshot is a verified backup file of trigger
+// standby, announced by its headers.
+func checkStandbySnapshot(t *testing.T, h *harness, res *response) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.lpbackup")
+	if err := os.WriteFile(path, res.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := backup.Verify(context.Background(), path, "", func(_ context.Context, p string) (appliance.DBCheck, error) { return store.CheckFile(p) }, store.SchemaVersion())
+	if err != nil {
+		t.Fatalf("the snapshot does not verify: %v", err)
+	}
+	if res.header.Get("X-Linkplan-Backup-Sha256") != m.DB.SHA256 || m.Trigger != appliance.BackupTriggerStandby {
+		t.Errorf("headers %v, manifest %+v", res.header, m)
 	}
 }
 

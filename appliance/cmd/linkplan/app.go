@@ -41,6 +41,7 @@ import (
 	"linkplan/appliance/raytracing"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/repeater"
+	"linkplan/appliance/standby"
 	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 	"linkplan/appliance/training"
@@ -554,6 +555,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 		log.Warn("model directory not loaded; the shipped models serve", "err", err)
 	}
+	src := standby.NewSource(standby.SourceDeps{DataDir: cfg.DataDir, Take: a.backups.Take, Audit: db.AppendAudit, Version: version(), Log: log})
 	a.api = api.New(api.Deps{
 		Data:        a.data,
 		Decode:      decodebudget.New(cfg.DecodeBudget),
@@ -600,6 +602,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		SSO:                ssoDep,
 		Billing:            billingDep,
 		Backups:            a.backups,
+		// The warm standby's source: the standby key and the snapshots
+		// it pulls, the failover report (appliance/standby).
+		Failover:    src,
+		Replication: src,
 		Checks: append([]api.Check{
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},

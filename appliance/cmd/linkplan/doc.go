@@ -7,7 +7,8 @@
 // antenna pattern files), reproduces an ITU-R reference table with the
 // ITU-R availability methods of engines/itur (itu check, itu.go), backs
 // up, verifies and restores its database (backup, verify, restore, db
-// check) and reports its version (version). Exit status: 0 done, 1 failed,
+// check), runs as a warm standby and promotes one (serve --standby-of,
+// promote; standby.go, appliance/standby) and reports its version (version). Exit status: 0 done, 1 failed,
 // 2 usage, 3 unusable data (a corrupt database or backup, or a newer
 // schema).
 //

@@ -104,6 +104,13 @@ var servingAddr = regexp.MustCompile(`msg="linkplan serving" addr=(127\.0\.0\.1:
 // cannot race for a port.
 func startServe(t testing.TB, bin, dataDir string, extra ...string) *server {
 	t.Helper()
+	return startServeUntil(t, bin, dataDir, "/health/ready", extra...)
+}
+
+// startServeUntil is startServe waiting for path to answer 200 (a warm
+// standby answers /health/ready with 503: it waits for /health).
+func startServeUntil(t testing.TB, bin, dataDir, path string, extra ...string) *server {
+	t.Helper()
 	s := &server{stderr: &syncBuffer{}, done: make(chan error, 1)}
 	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, extra...)...)
 	pr, pw := io.Pipe()
@@ -148,7 +155,7 @@ func startServe(t testing.TB, bin, dataDir string, extra ...string) *server {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := http.Get(s.base + "/health/ready")
+		res, err := http.Get(s.base + path)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, res.Body)
 			res.Body.Close()

@@ -14,12 +14,11 @@ const packagedConf = "../../../build/deb/linkplan.conf"
 
 // notYetFlags are settings the packaged file documents for serve flags that
 // other branches of issue 20/21 add (backup and start-up checks; heavy-work
-// admission; the decode budget; the warm standby). Each may or may not be a
+// admission; the decode budget). Each may or may not be a
 // flag of this binary; once all are merged, this list can go.
 var notYetFlags = []string{
 	"backup-dir", "backup-every", "backup-keep", "db-check",
 	"heavy-workers", "heavy-queue", "heavy-memory-mib", "decode-budget-mib",
-	"standby-of", "standby-key", "standby-every",
 }
 
 // TestIssue21_PackagedConfNamesEveryServeFlag: every LINKPLAN_ name in the

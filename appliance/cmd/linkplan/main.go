@@ -49,6 +49,7 @@ commands:
   backup     write a verified backup of a data directory (asks a serving appliance over its admin socket)
   restore    replace a data directory's database by a verified backup (the appliance stopped)
   verify     verify a backup file (manifest, SHA-256, structure, schema)
+  promote    turn a stopped warm standby (serve --standby-of) into a primary
   db         check: structural check of a database file
   version    print the version
 
@@ -128,6 +129,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return backupCmd(ctx, args[1:], stdout, stderr)
 	case "restore":
 		return restoreCmd(ctx, args[1:], stdout, stderr)
+	case "promote":
+		return promoteCmd(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return verifyCmd(ctx, args[1:], stdout, stderr)
 	case "db":

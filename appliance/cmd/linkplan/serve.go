@@ -25,6 +25,7 @@ import (
 	"linkplan/appliance/observations"
 	"linkplan/appliance/prediction"
 	"linkplan/appliance/refresh"
+	"linkplan/appliance/standby"
 	"linkplan/store"
 	"linkplan/web"
 	"linkplan/web/api"
@@ -75,6 +76,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	fs.StringVar(&bk.Dir, "backup-dir", "", "directory of the scheduled backups (created, mode 0700): a verified backup every --backup-every, the newest --backup-keep kept; empty: no schedule (linkplan backup and POST /admin/backup still work). Also where the pre-migration backup goes (default DATA-DIR/backups)")
 	fs.DurationVar(&bk.Every, "backup-every", backup.DefaultEvery, "interval of the scheduled backups (at least 1s); /health/ready reports them stale past two intervals")
 	fs.IntVar(&bk.Keep, "backup-keep", backup.DefaultKeep, "scheduled backups kept by the rotation (at least 1)")
+	var sb standbyConfig
+	fs.StringVar(&sb.Of, "standby-of", "", "run as a warm standby of the primary at this URL (e.g. https://primary.example:8080): pull a verified snapshot every --standby-every into DATA/standby, serve /health and /health/failover only, refuse every other request with 409 until promoted (linkplan promote); empty: a primary")
+	fs.StringVar(&sb.Key, "standby-key", "", "the standby key the primary's admin issued (POST /admin/standby-key on the primary); required with --standby-of. Prefer LINKPLAN_STANDBY_KEY in /etc/linkplan/linkplan.conf to the command line")
+	fs.DurationVar(&sb.Every, "standby-every", standby.DefaultEvery, "interval of the standby's pulls (at least 1s): a promotion loses at most the writes of the last interval plus one pull's duration (the RPO, docs/OPERATIONS.md)")
 	dbCheck := fs.Bool("db-check", true, "check the database file's structure before opening it (one pass over the file: 0.2 to 0.7 s per 100 MB measured, docs/OPERATIONS.md) and refuse to start on a corrupt one")
 	queue := fs.String("queue", queueBBolt, "job queue: bbolt (the database; the default, see docs/SCALING.md) or jetstream (NATS JetStream: job leases, and work units for `linkplan worker` processes; the embedded server unless --nats)")
 	var nc natsConfig
@@ -159,6 +164,19 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 		debug.SetMemoryLimit((*memLimit + *heavyMiB) << 20)
 	}
 
+	if sb.Of != "" {
+		if sb.Every < standby.MinEvery {
+			return fmt.Errorf("serve: --standby-every must be at least %v: %w", standby.MinEvery, errUsage)
+		}
+		if sb.Key == "" {
+			return fmt.Errorf("serve: --standby-of needs --standby-key (issued on the primary: POST /admin/standby-key): %w", errUsage)
+		}
+		step = "warm standby"
+		return serveStandby(ctx, *addr, *dataDir, sb, packs, towerFiles, log)
+	}
+	if err := standby.CheckPrimaryStart(*dataDir); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	con, err := console.New(console.Files())
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
