@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,7 +143,7 @@ func (r *Replica) Start(ctx context.Context) error {
 		t := time.NewTicker(r.d.Every)
 		defer t.Stop()
 		for {
-			if err := r.Pull(ctx); err != nil && ctx.Err() == nil {
+			if err := r.safePull(ctx); err != nil && ctx.Err() == nil {
 				r.d.Log.Warn("standby: pull failed; the last good snapshot stays", "primary", r.primaryPublic, "err", err)
 			}
 			select {
@@ -153,6 +154,19 @@ func (r *Replica) Start(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// safePull is Pull with a panic (a bug, e.g. on a snapshot the checks let
+// through) turned into a failed pull, logged with its stack: the last good
+// snapshot stays and the schedule goes on.
+func (r *Replica) safePull(ctx context.Context) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.d.Log.Error("standby: pull panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = fmt.Errorf("standby pull: panic: %v", p)
+		}
+	}()
+	return r.Pull(ctx)
 }
 
 // Close stops the schedule; a pull in progress is cancelled and removes
