@@ -18,43 +18,22 @@ import (
 // large database on a slow link).
 const backupWriteWindow = time.Hour
 
-type backupRequest struct {
-	TOTP          *string `json:"totp"`
-	Justification string  `json:"justification"`
-}
-
 // adminBackup streams a verified backup of the database (POST
 // /admin/backup): admin key, TOTP step-up and a justification, like every
 // admin action; audited as admin.backup.
 func (a *API) adminBackup(w http.ResponseWriter, r *http.Request) (any, error) {
-	admin := keyFrom(r.Context())
-	if admin.Role != appliance.RoleAdmin {
-		return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: "an admin key is required"}
-	}
-	var req backupRequest
-	if err := decode(r, &req); err != nil {
-		return nil, err
-	}
-	v := &appliance.ValidationError{}
-	if j := strings.TrimSpace(req.Justification); len(j) < 10 || len(j) > 1000 {
-		v.Add("justification", "a justification of 10 to 1000 characters is required for admin actions")
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
-	if a.Backups == nil {
-		return nil, fmt.Errorf("backups are not configured: %w", appliance.ErrUnavailable)
-	}
-	code := r.Header.Get("X-Admin-Totp")
-	if code == "" && req.TOTP != nil {
-		code = *req.TOTP
-	}
-	if err := a.verifyAdmin(r, admin, code, "/admin/backup"); err != nil {
+	admin, justification, err := a.adminStepUp(r, "/admin/backup", func() error {
+		if a.Backups == nil {
+			return fmt.Errorf("backups are not configured: %w", appliance.ErrUnavailable)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	f, err := a.Backups.Take(r.Context(), appliance.BackupTriggerRoute, &appliance.AuditEntry{Action: "admin.backup",
 		ActorKey: admin.ID, ActorEmail: admin.Email, TenantID: admin.TenantID, Route: "/admin/backup",
-		Params: map[string]string{"justification": req.Justification},
+		Params: map[string]string{"justification": justification},
 		IP:     clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())})
 	if err != nil {
 		return nil, err
@@ -124,4 +103,41 @@ func backupReadiness(s appliance.BackupStatus, now time.Time) BackupReadiness {
 		}
 	}
 	return out
+}
+
+// adminStepUp is the preamble of an admin action with a body of
+// {justification, totp}: an admin key, a justification of 10 to 1000
+// characters (422), the service configured (available; 503), then the
+// TOTP step-up from X-Admin-Totp or the body's totp. It returns the admin
+// key and the justification.
+func (a *API) adminStepUp(r *http.Request, route string, available func() error) (*appliance.APIKey, string, error) {
+	admin := keyFrom(r.Context())
+	if admin.Role != appliance.RoleAdmin {
+		return nil, "", &httpError{status: http.StatusForbidden, code: "forbidden", msg: "an admin key is required"}
+	}
+	var req struct {
+		TOTP          *string `json:"totp"`
+		Justification string  `json:"justification"`
+	}
+	if err := decode(r, &req); err != nil {
+		return nil, "", err
+	}
+	v := &appliance.ValidationError{}
+	if j := strings.TrimSpace(req.Justification); len(j) < 10 || len(j) > 1000 {
+		v.Add("justification", "a justification of 10 to 1000 characters is required for admin actions")
+	}
+	if err := v.Err(); err != nil {
+		return nil, "", err
+	}
+	if err := available(); err != nil {
+		return nil, "", err
+	}
+	code := r.Header.Get("X-Admin-Totp")
+	if code == "" && req.TOTP != nil {
+		code = *req.TOTP
+	}
+	if err := a.verifyAdmin(r, admin, code, route); err != nil {
+		return nil, "", err
+	}
+	return admin, req.Justification, nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -59,41 +58,20 @@ func (a *API) failover(http.ResponseWriter, *http.Request) (any, error) {
 	return a.Failover.Failover(), nil
 }
 
-type standbyKeyRequest struct {
-	TOTP          *string `json:"totp"`
-	Justification string  `json:"justification"`
-}
-
 // adminStandbyKey issues the standby key (POST /admin/standby-key): admin
 // key, TOTP step-up and a justification; audited as admin.standby_key.
 func (a *API) adminStandbyKey(w http.ResponseWriter, r *http.Request) (any, error) {
-	admin := keyFrom(r.Context())
-	if admin.Role != appliance.RoleAdmin {
-		return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: "an admin key is required"}
-	}
-	var req standbyKeyRequest
-	if err := decode(r, &req); err != nil {
-		return nil, err
-	}
-	v := &appliance.ValidationError{}
-	if j := strings.TrimSpace(req.Justification); len(j) < 10 || len(j) > 1000 {
-		v.Add("justification", "a justification of 10 to 1000 characters is required for admin actions")
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
-	if a.Replication == nil {
-		return nil, fmt.Errorf("the warm standby is not configured: %w", appliance.ErrUnavailable)
-	}
-	code := r.Header.Get("X-Admin-Totp")
-	if code == "" && req.TOTP != nil {
-		code = *req.TOTP
-	}
-	if err := a.verifyAdmin(r, admin, code, "/admin/standby-key"); err != nil {
+	admin, justification, err := a.adminStepUp(r, "/admin/standby-key", func() error {
+		if a.Replication == nil {
+			return fmt.Errorf("the warm standby is not configured: %w", appliance.ErrUnavailable)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	k, err := a.Replication.IssueKey(appliance.AuditEntry{ActorKey: admin.ID, ActorEmail: admin.Email, TenantID: admin.TenantID,
-		Route: "/admin/standby-key", Params: map[string]string{"justification": req.Justification},
+		Route: "/admin/standby-key", Params: map[string]string{"justification": justification},
 		IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())})
 	if err != nil {
 		return nil, err
