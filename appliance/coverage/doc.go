@@ -395,9 +395,9 @@
 // best-server grid one after the other and hands each raster (the one
 // ComputeBest computes for it, bit for bit) and its pixel lists to a
 // callback: appliance/interference sums them into C/I and SINR maps.
-// Viewshed answers, per pixel of a heatmap's grid and radials, the path
-// check of /analyze (line of sight, 60 % of the first Fresnel zone, k =
-// 4/3 by default) on the radial's prefix profile (viewshed.go states the
-// rule); WriteViewshedGeoTIFF and WriteViewshedAreas export it, and
+// Viewshed answers, per pixel of a heatmap's grid, the path check of
+// /analyze (line of sight, 60 % of the first Fresnel zone, k = 4/3 by
+// default) on the pixel's own profile (viewshed.go states the rule and
+// its measured agreement); WriteViewshedGeoTIFF and WriteViewshedAreas export it, and
 // ViewshedComputer streams it as a computed map ("Computed maps").
 package coverage

@@ -112,12 +112,11 @@ func viewshedSummary(req ViewshedRequest, res *ViewshedResult) (Summary, error) 
 		ProfiledRadials: vs.ProfiledRadials, VoidFilledRadials: vs.VoidFilledRadials, VoidFilledSamples: vs.VoidFilledSamples,
 		VoidMaxSpanM: vs.VoidMaxSpanM}
 	s.Pixel = PixelInfo{Mode: PixelModeDefault,
-		Receiver: fmt.Sprintf("the sample nearest the pixel centre on the radial nearest its bearing, %g m above ground", req.RxHeightM),
-		Profile:  "the prefix of the radial nearest the pixel's bearing, ending at the sample nearest the pixel's distance (the /analyze path check on that profile, bit for bit)",
-		// measured by TestIssue26_ViewshedMatchesAnalyze against /analyze on the
-		// radial's prefix (Rio, random pixels): identical classes
+		Receiver: fmt.Sprintf("the pixel centre, %g m above ground", req.RxHeightM),
+		Profile:  "its own, from the site to the pixel centre (points within a centimetre of the profile /analyze builds): the /analyze path check on it",
+		// classes, not levels: the share of pixels identical to /analyze
 		Within1DBPct: 100, Within3DBPct: 100, MaxAbsDB: 0,
-		Source: "TestIssue26_ViewshedMatchesAnalyze: ≥ 99.9 % of sampled pixels identical to /analyze on the radial's prefix profile"}
+		Source: "TestIssue22_ViewshedPixelTruth: 100 % of the pixels identical to the /analyze path check on their own profiles (Rio, 10 and 5 km maps at 90 m)"}
 	s.EIRPDBm = cr.EIRPDBm
 	s.Transmitters = TransmittersData([]Request{cr})
 	s.Warnings = append(TransmitterWarnings([]Request{cr}), vs.Warnings...)
