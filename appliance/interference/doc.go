@@ -26,6 +26,15 @@
 // float32 outputs (TestIssue26_ThreeTransmittersPixelByPixel), the best
 // server and its level bit for bit.
 //
+// Each transmitter's level is its heatmap's (coverage's pixel rule: the
+// receiver at the pixel centre, on its own profile; coverage package doc,
+// "Pixels"). Against the direct computation from each transmitter's
+// /analyze_link answer on the pixel's own profile
+// (TestIssue22_InterferencePixelTruth, every pixel of the hand-built 5 km
+// map, 15,614 pixels): fspl carrier and SINR 99.987 % within 1 dB, 100 %
+// within 3 dB (max 2.9 dB); itm carrier 99.769 % and SINR 99.808 % within
+// 1 dB, 99.974 % within 3 dB (max 5.9 dB).
+//
 // # Channels
 //
 // A channel is a centre frequency and a width (MHz; default
