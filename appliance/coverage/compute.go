@@ -3,6 +3,7 @@ package coverage
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -130,12 +131,24 @@ type Summary struct {
 	EIRPAssumed  bool
 	Transmitters []TransmitterData
 	Warnings     []appliance.Warning
+	// Detail is a computed map's own summary (its kind's JSON object, e.g.
+	// an interference map's SINR areas or a viewshed's visible area); nil
+	// for the registry's own maps.
+	Detail json.RawMessage `json:",omitempty"`
 }
 
 // Result is a finished map.
 type Result struct {
 	Raster  *Raster
 	Summary Summary
+	// Servers (a computed map's, optional) is an index per pixel, −1 for
+	// no data, streamed as the tiles' servers and kept with the raster
+	// (an interference map's best server).
+	Servers []int32
+	// Bands (a computed map's, optional) are more float32 values per
+	// pixel on the raster's grid, NaN for no data, kept with the raster
+	// for the exports (Map.Bands).
+	Bands [][]float32
 }
 
 // Service computes coverage maps. It is safe for concurrent use.

@@ -12,9 +12,12 @@ import (
 // south (a Computer's): Done(rows) reports, in row-major order and once
 // each, every tile whose pixel rows are all among the first rows.
 type RowTiles struct {
-	r      *Raster
-	onTile func(TileDone)
-	next   int // next tile index, row-major
+	// Servers, when set, is the index per pixel of r the tiles carry
+	// (TileDone.Servers; a ServersComputer's).
+	Servers []int32
+	r       *Raster
+	onTile  func(TileDone)
+	next    int // next tile index, row-major
 }
 
 // NewRowTiles returns the reporter of r's tiles to onTile (nil: none).
@@ -31,7 +34,9 @@ func (t *RowTiles) Done(rows int) {
 			return
 		}
 		if t.onTile != nil {
-			t.onTile(tileDone(t.r, tile))
+			td := tileDone(t.r, tile)
+			td.Servers = t.Servers
+			t.onTile(td)
 		}
 		t.next++
 	}

@@ -352,6 +352,19 @@
 // worker_crashed (the process that computed it died, with how) and
 // unavailable (that process is not running).
 //
+// A computed map may be more than one band (issue 26): its Result carries
+// Servers (an index per pixel; a ServersComputer's map is recorded as a
+// best-server one: its tiles come at the end with their servers), Bands
+// (more float32 values per pixel, kept with the raster: Map.Bands) and
+// Summary.Detail (its kind's own summary as a JSON object, the summary
+// event's detail). The interference maps of appliance/interference (kind
+// "interference": the raster is the SINR, dB, the servers the best
+// server, the bands carrier, interference and C/I) and the viewsheds
+// (ViewshedComputer, kind "viewshed": the raster is the pixel class) are
+// computed maps; Starter.StartComputed starts one for a key and audits it
+// as Start does, and Starter.Requests resolves a Spec without starting a
+// map.
+//
 // # Persistence
 //
 // With MapsOptions.Dir (the appliance's <data dir>/maps) a map is kept on
@@ -361,7 +374,10 @@
 // row-major from the north-west pixel, NaN for no data), and for a
 // best-server map <id>.srv (int32 little-endian server index, −1 for no
 // data), written when it finishes (with the tiles reported so far when it
-// failed after reporting some). A finished raster then leaves memory:
+// failed after reporting some); a computed map's Result.Servers go to
+// <id>.srv and its Result.Bands to <id>.bands (float32 little-endian, band
+// after band, each row-major from the north-west pixel; the record counts
+// them). A finished raster then leaves memory:
 // tiles are read back from the file for a stream, and the whole raster for
 // an export (Result). At start, Open loads the records: a finished map
 // within its retention (DefaultRetention counted from when it finished,
@@ -379,8 +395,9 @@
 // best-server grid one after the other and hands each raster (the one
 // ComputeBest computes for it, bit for bit) and its pixel lists to a
 // callback: appliance/interference sums them into C/I and SINR maps.
-// Viewshed answers, per pixel of a heatmap's grid and radials, the path
-// check of /analyze (line of sight, 60 % of the first Fresnel zone, k =
-// 4/3 by default) on the radial's prefix profile (viewshed.go states the
-// rule); WriteViewshedGeoTIFF and WriteViewshedAreas export it.
+// Viewshed answers, per pixel of a heatmap's grid, the path check of
+// /analyze (line of sight, 60 % of the first Fresnel zone, k = 4/3 by
+// default) on the pixel's own profile (viewshed.go states the rule and
+// its measured agreement); WriteViewshedGeoTIFF and WriteViewshedAreas export it, and
+// ViewshedComputer streams it as a computed map ("Computed maps").
 package coverage

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -147,6 +148,9 @@ type EventSummaryData struct {
 	ProfileStepM             float64   `json:"profile_step_m"`
 	Evaluations              int       `json:"evaluations"`
 	Pixel                    PixelData `json:"pixel"`
+	// Detail is a computed map's own summary (an interference map's
+	// SINR areas, a viewshed's visible area); absent for the others.
+	Detail json.RawMessage `json:"detail,omitempty"`
 	// The caveats of the map (package doc, "Caveats"): the first
 	// transmitter's EIRP, dBm; whether any transmitter's EIRP was assumed;
 	// every transmitter; and the warnings that apply to the whole map.
@@ -185,7 +189,7 @@ func SummaryData(s Summary) EventSummaryData {
 		MinDBm: finitePtr(s.MinDBm), MaxDBm: finitePtr(s.MaxDBm), ElapsedMS: s.ElapsedMS, Engine: string(s.Engine),
 		EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: r3(s.ProfileStepM), Evaluations: s.Evaluations,
 		Pixel: PixelData{Mode: s.Pixel.Mode, Receiver: s.Pixel.Receiver, Profile: s.Pixel.Profile, Within1DBPct: s.Pixel.Within1DBPct,
-			Within3DBPct: s.Pixel.Within3DBPct, MaxAbsDB: s.Pixel.MaxAbsDB, Source: s.Pixel.Source},
+			Within3DBPct: s.Pixel.Within3DBPct, MaxAbsDB: s.Pixel.MaxAbsDB, Source: s.Pixel.Source}, Detail: s.Detail,
 		EIRPDBm: r3(s.EIRPDBm), EIRPAssumed: s.EIRPAssumed, Transmitters: s.Transmitters, Warnings: s.Warnings}
 }
 
@@ -336,6 +340,8 @@ type Map struct {
 	liveServers []int32
 	raster      *Raster // a finished raster kept in memory (no Dir)
 	servers     []int32
+	bands       [][]float32 // a computed map's more bands, in memory (no Dir)
+	nbands      int         // how many bands the finished map keeps
 	summary     *Summary
 	dir         string // the Dir holding the finished raster; "" when in memory
 }
@@ -423,12 +429,31 @@ type Computer interface {
 	Compute(ctx context.Context, workers int, onTile func(TileDone), onProgress func(done, total int)) (*Result, error)
 }
 
+// ServersComputer is a Computer whose Result carries Servers (an index
+// per pixel, like a best-server map's): its tiles come at the end with
+// their servers, and the index is kept with the raster.
+type ServersComputer interface {
+	Computer
+	HasServers() bool
+}
+
 // StartComputed starts a computed map of kind for o: req describes its
 // transmitter for the started event's caveats (engine, frequency, EIRP,
 // receiver height, resolution; it is not validated here: the Computer's
 // service validated it). The per-tenant bound, the admission (c.Work) and
-// everything after are those of StartFor.
+// everything after are those of StartFor. A ServersComputer's map is
+// recorded as a best-server one (Map.Best: not progressive, its index
+// kept and streamed).
 func (m *Maps) StartComputed(o Owner, kind string, req Request, c Computer) (*Map, error) {
+	return m.StartComputedFor(o, kind, []Request{req}, c)
+}
+
+// StartComputedFor is StartComputed for a map of several transmitters
+// (reqs, each described in the started event; at least one).
+func (m *Maps) StartComputedFor(o Owner, kind string, reqs []Request, c Computer) (*Map, error) {
+	if len(reqs) == 0 {
+		return nil, appliance.Invalid("sites", "at least one transmitter is required")
+	}
 	shape := c.Shape()
 	if px := shape.Width * shape.Height; px > MaxMapPixels || px <= 0 {
 		return nil, appliance.Invalid("resolution_m", "the map would have %d×%d pixels; at most %d", shape.Width, shape.Height, MaxMapPixels)
@@ -438,7 +463,9 @@ func (m *Maps) StartComputed(o Owner, kind string, req Request, c Computer) (*Ma
 		return nil, fmt.Errorf("coverage: map id: %w", err)
 	}
 	workers, mem := c.Work()
-	mp, adm, err := m.admit(o, id, m.opts.Now().UTC(), []Request{req}, false, shape, kind, c, max(1, workers), mem)
+	sc, best := c.(ServersComputer)
+	best = best && sc.HasServers()
+	mp, adm, err := m.admit(o, id, m.opts.Now().UTC(), reqs, best, shape, kind, c, max(1, workers), mem)
 	if err != nil {
 		return nil, err
 	}
@@ -760,18 +787,19 @@ func (m *Maps) finish(mp *Map, res *Result, best *BestResult, err error) {
 	mp.mu.Lock()
 	r, servers := mp.live, mp.liveServers
 	mp.mu.Unlock()
+	var bands [][]float32
 	if err == nil {
-		r, servers = res.Raster, nil
+		r, servers, bands = res.Raster, res.Servers, res.Bands
 		if best != nil {
 			servers = best.Server
 		}
 	}
 	spilled := ""
 	if r != nil && m.opts.Dir != "" {
-		if serr := writeRaster(m.opts.Dir, mp.ID, r, servers); serr != nil {
+		if serr := writeRaster(m.opts.Dir, mp.ID, r, servers, bands); serr != nil {
 			m.log.Error("coverage map raster not written; it stays in memory", "map_id", mp.ID, "err", serr)
 		} else {
-			r, servers, spilled = nil, nil, m.opts.Dir
+			r, servers, bands, spilled = nil, nil, nil, m.opts.Dir
 		}
 	}
 	now := m.opts.Now().UTC()
@@ -782,6 +810,9 @@ func (m *Maps) finish(mp *Map, res *Result, best *BestResult, err error) {
 	}
 	mp.finished, mp.position, mp.live, mp.liveServers = now, 0, nil, nil
 	mp.raster, mp.servers, mp.dir = r, servers, spilled
+	if err == nil {
+		mp.bands, mp.nbands = bands, len(res.Bands)
+	}
 	switch {
 	case err == nil:
 		mp.events = append(mp.events, Event{Seq: len(mp.events) + 1, Type: EventSummary, Data: SummaryData(res.Summary)})
@@ -942,6 +973,27 @@ func (mp *Map) Result() (*Raster, []int32, *Summary, error) {
 		}
 	}
 	return r, servers, sum, nil
+}
+
+// Bands returns a done computed map's more bands (Result.Bands: none for
+// the registry's own maps); a map that is not done is
+// appliance.ErrConflict. Bands kept in Dir are read from their file (a
+// copy the caller owns).
+func (mp *Map) Bands() ([][]float32, error) {
+	mp.mu.Lock()
+	st, bands, n, dir := mp.state, mp.bands, mp.nbands, mp.dir
+	mp.mu.Unlock()
+	if st != MapDone {
+		return nil, fmt.Errorf("coverage map %s is %s, not done: %w", mp.ID, st, appliance.ErrConflict)
+	}
+	if dir == "" || n == 0 {
+		return bands, nil
+	}
+	bands, err := readBands(dir, mp.ID, mp.shape, n)
+	if err != nil {
+		return nil, fmt.Errorf("coverage map %s: %w", mp.ID, err)
+	}
+	return bands, nil
 }
 
 // Summary returns a done map's summary without reading its raster; false

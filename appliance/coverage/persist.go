@@ -15,9 +15,10 @@ import (
 
 // Files of a map in MapsOptions.Dir (package doc, "Persistence").
 const (
-	recordExt  = ".json" // the map's record: state, requests, events
-	rasterExt  = ".dbm"  // float32 little-endian dBm, row-major, NaN no data
-	serversExt = ".srv"  // best-server maps: int32 little-endian server index, −1 no data
+	recordExt  = ".json"  // the map's record: state, requests, events
+	rasterExt  = ".dbm"   // float32 little-endian dBm, row-major, NaN no data
+	serversExt = ".srv"   // best-server maps: int32 little-endian server index, −1 no data
+	bandsExt   = ".bands" // computed maps' more bands: float32 little-endian, band after band, NaN no data
 	// recordVersion is the version of the record's layout.
 	recordVersion = 1
 )
@@ -34,7 +35,8 @@ type mapRecord struct {
 	State    MapState        `json:"state"`
 	Requests []requestRecord `json:"requests"`
 	Shape    shapeRecord     `json:"shape"`
-	Raster   bool            `json:"raster"` // a raster file holds the tiles the stream reported
+	Raster   bool            `json:"raster"`          // a raster file holds the tiles the stream reported
+	Bands    int             `json:"bands,omitempty"` // bands in the bands file (a computed map's Result.Bands)
 	Summary  *summaryRecord  `json:"summary,omitempty"`
 	Events   []eventRecord   `json:"events"`
 }
@@ -84,7 +86,7 @@ func nilNaN(p *float64) float64 {
 // cannot be encoded.
 func (mp *Map) recordLocked() (*mapRecord, error) {
 	rec := &mapRecord{Version: recordVersion, ID: mp.ID, TenantID: mp.TenantID, Best: mp.Best, Kind: mp.Kind, Created: mp.Created,
-		Finished: mp.finished, State: mp.state, Raster: mp.dir != "",
+		Finished: mp.finished, State: mp.state, Raster: mp.dir != "", Bands: mp.nbands,
 		Shape: shapeRecord{mp.shape.West, mp.shape.North, mp.shape.PixelLonDeg, mp.shape.PixelLatDeg, mp.shape.Width, mp.shape.Height}}
 	for _, q := range mp.Requests {
 		rec.Requests = append(rec.Requests, requestRecord{Request: q, AzimuthDeg: nanNil(q.AzimuthDeg)})
@@ -138,7 +140,7 @@ func (m *Maps) remove(id string) {
 	if m.opts.Dir == "" {
 		return
 	}
-	for _, ext := range []string{recordExt, rasterExt, serversExt} {
+	for _, ext := range []string{recordExt, rasterExt, serversExt, bandsExt} {
 		if err := os.Remove(filepath.Join(m.opts.Dir, id+ext)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			m.log.Warn("coverage map file not removed", "map_id", id, "err", err)
 		}
@@ -169,8 +171,9 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// writeRaster writes r (and servers, for a best-server map) to Dir.
-func writeRaster(dir, id string, r *Raster, servers []int32) error {
+// writeRaster writes r (and servers, for a best-server map, and a
+// computed map's more bands) to Dir.
+func writeRaster(dir, id string, r *Raster, servers []int32, bands [][]float32) error {
 	put := func(ext string, n int, word func(i int) uint32) error {
 		return writeFileAtomic(filepath.Join(dir, id+ext), func(w io.Writer) error {
 			buf := make([]byte, 0, 1<<16)
@@ -195,7 +198,38 @@ func writeRaster(dir, id string, r *Raster, servers []int32) error {
 			return err
 		}
 	}
+	if len(bands) > 0 {
+		n := len(r.DBm)
+		for _, b := range bands {
+			if len(b) != n {
+				return fmt.Errorf("write bands of %s: a band of %d pixels, the raster has %d", id, len(b), n)
+			}
+		}
+		if err := put(bandsExt, n*len(bands), func(i int) uint32 { return math.Float32bits(bands[i/n][i%n]) }); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// readBands reads a computed map's nb more bands from Dir.
+func readBands(dir, id string, shape *Raster, nb int) ([][]float32, error) {
+	n := shape.Width * shape.Height
+	b, err := os.ReadFile(filepath.Join(dir, id+bandsExt))
+	if err != nil {
+		return nil, fmt.Errorf("read bands: %w", err)
+	}
+	if len(b) != 4*n*nb {
+		return nil, fmt.Errorf("read bands %s%s: %d bytes, want %d", id, bandsExt, len(b), 4*n*nb)
+	}
+	out := make([][]float32, nb)
+	for k := range out {
+		out[k] = make([]float32, n)
+		for i := range out[k] {
+			out[k][i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(k*n+i):]))
+		}
+	}
+	return out, nil
 }
 
 // readRaster reads a map's raster (and best-server index) from Dir.
@@ -388,7 +422,7 @@ func (m *Maps) Open() error {
 	}
 	for _, e := range entries { // orphans: rasters without a record, temporary files
 		name := e.Name()
-		id := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, ".tmp"), recordExt), rasterExt), serversExt)
+		id := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, ".tmp"), recordExt), rasterExt), serversExt), bandsExt)
 		if !keep[id] && !e.IsDir() {
 			_ = os.Remove(filepath.Join(m.opts.Dir, name))
 		}
@@ -440,6 +474,7 @@ func (m *Maps) load(id string, now time.Time) (mp *Map, changed bool, err error)
 	if rec.Raster {
 		mp.dir = m.opts.Dir
 	}
+	mp.nbands = rec.Bands
 	if rec.Summary != nil {
 		s := rec.Summary.Summary
 		s.MinDBm, s.MaxDBm, s.EIRPDBm = nilNaN(rec.Summary.MinDBm), nilNaN(rec.Summary.MaxDBm), nilNaN(rec.Summary.EIRPDBm)

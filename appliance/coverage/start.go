@@ -119,6 +119,55 @@ type Starter struct {
 // transaction to share; a map whose entry cannot be written is canceled
 // and the start fails.
 func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, best bool) (*Map, error) {
+	reqs, err := s.Requests(k, spec, best)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.Maps.StartFor(Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: appliance.ActorFrom(ctx).RequestID}, reqs, best)
+	if err != nil {
+		return m, err
+	}
+	kind := "single"
+	if best {
+		kind = "best_server"
+	}
+	return s.audit(ctx, k, m, kind, spec.Engine, len(reqs))
+}
+
+// StartComputed starts a computed map of kind (Maps.StartComputedFor:
+// reqs describe its transmitters, c computes it) for k and audits it as
+// Start does.
+func (s *Starter) StartComputed(ctx context.Context, k *appliance.APIKey, kind string, reqs []Request, c Computer) (*Map, error) {
+	m, err := s.Maps.StartComputedFor(Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: appliance.ActorFrom(ctx).RequestID}, kind, reqs, c)
+	if err != nil {
+		return m, err
+	}
+	engine := appliance.EngineID("")
+	if len(reqs) > 0 {
+		engine = reqs[0].Engine
+	}
+	return s.audit(ctx, k, m, kind, engine, len(reqs))
+}
+
+// audit records a started map (coverage.map.start); a map whose entry
+// cannot be written is canceled and the start fails.
+func (s *Starter) audit(ctx context.Context, k *appliance.APIKey, m *Map, kind string, engine appliance.EngineID, n int) (*Map, error) {
+	if s.Audit == nil {
+		return m, nil
+	}
+	e := appliance.ActorFrom(ctx).Entry(appliance.ActionMapStart, k.TenantID, map[string]string{"map_id": m.ID, "kind": kind,
+		"engine": string(engine), "transmitters": strconv.Itoa(n)})
+	if _, err := s.Audit(e); err != nil {
+		m.cancel() // the map stays listed, canceled; nobody learns its id
+		return nil, fmt.Errorf("start map: audit: %w", err)
+	}
+	return m, nil
+}
+
+// Requests resolves spec for k into the requests of a map (Start's
+// rules: defaults, the tier's caps, towers in the key's scope, antennas,
+// the tenant's calibration) without starting it.
+func (s *Starter) Requests(k *appliance.APIKey, spec Spec, best bool) ([]Request, error) {
 	caps := CapsFor(k.Tier)
 	v := &appliance.ValidationError{}
 	if spec.RadiusM == 0 {
@@ -175,21 +224,7 @@ func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, bes
 			reqs[i].Transmitter.Calibration = MapCalibrationOf(ct)
 		}
 	}
-	m, err := s.Maps.StartFor(Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: appliance.ActorFrom(ctx).RequestID}, reqs, best)
-	if err != nil || s.Audit == nil {
-		return m, err
-	}
-	kind := "single"
-	if best {
-		kind = "best_server"
-	}
-	e := appliance.ActorFrom(ctx).Entry(appliance.ActionMapStart, k.TenantID, map[string]string{"map_id": m.ID, "kind": kind,
-		"engine": string(spec.Engine), "transmitters": strconv.Itoa(len(reqs))})
-	if _, err := s.Audit(e); err != nil {
-		m.cancel() // the map stays listed, canceled; nobody learns its id
-		return nil, fmt.Errorf("start map: audit: %w", err)
-	}
-	return m, nil
+	return reqs, nil
 }
 
 // ExactPixels is the size of an exact map for the tier cap: the pixels

@@ -47,7 +47,7 @@ func metadataItems(s *Summary) []geoexport.MetadataItem {
 	items := []geoexport.MetadataItem{
 		{Name: "NOISE_FIGURE_DB", Value: strconv.FormatFloat(s.NoiseFigureDB, 'f', -1, 64)},
 		{Name: "CHANNELS_MHZ", Value: strings.Join(chs, ";")},
-		{Name: "TRANSMITTERS", Value: strconv.Itoa(len(s.PerTransmitter))},
+		{Name: "TRANSMITTERS", Value: strconv.Itoa(len(s.ServedPixels))},
 		{Name: "WARNINGS", Value: warningCodes(s.Warnings)},
 	}
 	for i, w := range s.Warnings {

@@ -211,6 +211,8 @@ type Result struct {
 type Summary struct {
 	Pixels      int // pixels of the grid
 	ValidPixels int // pixels with a best server
+	// InRadiusPixels counts the pixels within some transmitter's radius.
+	InRadiusPixels int
 	// InterferedPixels counts pixels where some interferer couples.
 	InterferedPixels int
 	NoiseFigureDB    float64 // dB
@@ -347,6 +349,7 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 
 	var (
 		acc    []perChannel
+		inRad  []bool
 		server []int32
 		best   []float32
 		sums   = make([]coverage.Summary, len(ts))
@@ -357,6 +360,7 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 		if acc == nil {
 			acc = make([]perChannel, len(chs.list))
 			server = make([]int32, n)
+			inRad = make([]bool, n)
 			best = make([]float32, n)
 			for k := range server {
 				server[k] = -1
@@ -373,6 +377,7 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 		}
 		for _, pix := range m.Pixels {
 			for _, px := range pix {
+				inRad[px] = true
 				v := m.Raster.DBm[px]
 				if v != v {
 					continue
@@ -447,6 +452,11 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 	}
 	for _, th := range ths {
 		sum.SINRAreas = append(sum.SINRAreas, SINRArea{ThresholdDB: th})
+	}
+	for _, in := range inRad {
+		if in {
+			sum.InRadiusPixels++
+		}
 	}
 	nan := float32(math.NaN())
 	acsAssumed := false

@@ -86,6 +86,13 @@ func computeDirect(t testing.TB, ter appliance.Terrain, reg *engines.Registry, r
 	if err != nil {
 		t.Fatal(err)
 	}
+	return combineLevels(req, levels)
+}
+
+// combineLevels is the direct computation from each transmitter's level
+// per pixel (dBm, NaN for none).
+func combineLevels(req Request, levels [][]float32) direct {
+	ts := req.Transmitters
 	nf := req.NoiseFigureDB
 	if nf == 0 {
 		nf = DefaultNoiseFigureDB

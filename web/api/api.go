@@ -109,6 +109,10 @@ type Deps struct {
 	// LinkInterference checks a link against the interferers around its
 	// ends (appliance/interference); nil: no route.
 	LinkInterference LinkInterference
+	// NetworkMaps starts interference maps and viewsheds in the map
+	// registry (appliance/interference.Maps); nil, or Heatmaps nil: no
+	// POST /coverage/interference and /coverage/viewshed.
+	NetworkMaps NetworkMaps
 	// Observations ingests drive-test observations
 	// (appliance/observations); nil: no observation routes.
 	Observations Observations
@@ -248,6 +252,7 @@ func New(d Deps) *API {
 	a.registerPTP(r)
 	a.registerExports(r)
 	a.registerHeatmaps(r)
+	a.registerNetworkMaps(r)
 	a.registerRepeater(r)
 	a.registerInterference(r)
 	a.registerObservations(r)

@@ -49,6 +49,8 @@ var fuzzTargets = map[string]string{
 	"POST /coverage/engines/compare":           "FuzzEngineCompareBody",
 	"POST /coverage/engines/predict":           "FuzzEngineCaseBody",
 	"POST /coverage/heatmap":                   "FuzzHeatmapBody",
+	"POST /coverage/interference":              "FuzzInterferenceMapBody",
+	"POST /coverage/viewshed":                  "FuzzViewshedMapBody",
 	"POST /coverage/observations":              "FuzzObservationBody",
 	"POST /coverage/observations/batch":        "FuzzObservationBatchBody",
 	"POST /coverage/observations/drivetest":    "FuzzDriveTestBody",
@@ -243,6 +245,24 @@ func FuzzBestServerBody(f *testing.F) {
 		`{"bbox":{"min_lat":-22.95,"min_lon":-43.25,"max_lat":-22.95,"max_lon":-43.25},"frequency_mhz":1800,"resolution_m":1e-9}`,
 		`{"bbox":{"min_lat":1e308,"min_lon":-1e308,"max_lat":-1e308,"max_lon":1e308},"frequency_mhz":-1}`,
 		`{"tower_ids":["a","b"],"site":{}}`, `null`, `{`, ``,
+	)
+}
+
+func FuzzInterferenceMapBody(f *testing.F) {
+	fuzzRoute(f, routeFuzz{method: "POST", path: "/coverage/interference", key: "pro"}, nil,
+		`{"sites":[{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},{"lat":-22.94,"lon":-43.29,"height_m":30,"eirp_dbm":58,"frequency_mhz":1820,"bandwidth_mhz":10,"acs_db":40}],"frequency_mhz":1800,"radius_km":1,"resolution_m":250,"engine":"fspl"}`,
+		`{"tower_ids":["a","b"],"bbox":{"min_lat":1e308},"frequency_mhz":1800,"sinr_thresholds_db":[1e308,-1e308]}`,
+		`{"sites":[{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58,"bandwidth_mhz":-1,"antenna_id":""}],"frequency_mhz":1800,"noise_figure_db":1e308,"resolution_m":1e-9}`,
+		`{"sites":[{}],"frequency_mhz":-1}`, `{"sites":null}`, `null`, `{`, ``,
+	)
+}
+
+func FuzzViewshedMapBody(f *testing.F) {
+	fuzzRoute(f, routeFuzz{method: "POST", path: "/coverage/viewshed", key: "pro"}, nil,
+		`{"site":{"lat":-22.93,"lon":-43.30,"height_m":30},"frequency_mhz":5800,"radius_km":1,"resolution_m":250}`,
+		`{"tower_id":"anatel:x","site":{"lat":1e308},"frequency_mhz":1800,"k_factor":-1}`,
+		`{"site":{"lat":-22.93,"lon":-43.30,"height_m":1e308},"frequency_mhz":1e-308,"rx_height_m":0,"k_factor":1e308}`,
+		`{"tower_id":""}`, `null`, `{`, ``,
 	)
 }
 

@@ -483,7 +483,9 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: h.calib}, Repeaters: plans,
 		Calibration:      h.calib,
 		LinkInterference: &interference.LinkService{Terrain: h.terrain, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
-		Keys:             h.auth, Tenants: h.auth, Privacy: h.privacy,
+		NetworkMaps: &interference.Maps{Starter: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: h.calib},
+			Service: interference.New(h.terrain, reg.Get), Coverage: coverage.New(h.terrain, reg.Get)},
+		Keys: h.auth, Tenants: h.auth, Privacy: h.privacy,
 		Buildings: &buildings.Service{Store: db, Index: layerIndex, Now: h.clock.Now},
 		Raytrace:  h.raytrace,
 		Observations: observations.New(refittingStore{DB: db, calib: h.calib}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {

@@ -326,6 +326,9 @@ func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error)
 		f, _ := geoexport.ParseFormat(format)
 		ctype, ext = f.ContentType(), f.Extension()
 		th := r.URL.Query().Get("thresholds")
+		if th == "" && isNetworkMap(mp) {
+			break // the map's own levels: SINR thresholds, or the viewshed's classes
+		}
 		if th == "" {
 			th = defaultContourThresholds
 		}
@@ -336,11 +339,22 @@ func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error)
 	default:
 		return nil, appliance.Invalid("format", "unknown format %q; one of: geotiff, kmz (raster), geojson, shapefile, kml (contours)", format)
 	}
+	var buf bytes.Buffer
+	if isNetworkMap(mp) { // interference maps and viewsheds: their own bands and areas
+		if err := exportNetworkMap(&buf, mp, format, thresholds); err != nil {
+			return nil, err
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Content-Disposition", `attachment; filename="`+mp.Kind+"-"+mp.ID+ext+`"`)
+		w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(buf.Bytes())
+		return nil, nil
+	}
 	ras, _, sum, err := mp.Result()
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
 	switch format {
 	case "geotiff":
 		err = geoexport.WriteGeoTIFFMeta(&buf, ras.West, ras.North, ras.PixelLonDeg, ras.PixelLatDeg, ras.Width, ras.Height, ras.DBm, math.NaN(),

@@ -215,7 +215,12 @@ func TestTenantIsolationTable(t *testing.T) {
 	if rtMap.status != http.StatusOK || rtMapID == "" {
 		t.Fatalf("raytrace map: %d %s", rtMap.status, rtMap.body)
 	}
-	markers := []string{layerID, rtJob.ID, rtMapID, obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
+	// A's interference map over its own tower and a viewshed from it.
+	ifBody := fmt.Sprintf(`{"tower_ids":[%q],"frequency_mhz":1800,"radius_km":2,"resolution_m":90,"engine":"fspl"}`, towerID)
+	ifMapID, _ := startNetMap(t, h, "/coverage/interference", pro, ifBody)
+	vsBody := fmt.Sprintf(`{"tower_id":%q,"frequency_mhz":5800,"radius_km":2,"resolution_m":90}`, towerID)
+	vsMapID, _ := startNetMap(t, h, "/coverage/viewshed", pro, vsBody)
+	markers := []string{ifMapID, vsMapID, layerID, rtJob.ID, rtMapID, obsIDs[0], towerID, station, job.ID, plan.ID, mapID, second.ID, h.keyIDs["pro"], "t_" + h.keyIDs["pro"], "pro@example.com", pro[:14],
 		subjectA, intentA, radioA, antennaA, calFit.ID}
 
 	routes := append(append([]isoRoute{}, lists...),
@@ -228,6 +233,15 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "map status", method: "GET", url: "/coverage/heatmap/" + mapID, foreign: true},
 		isoRoute{name: "map events", method: "GET", url: "/coverage/heatmap/" + mapID + "/events", foreign: true},
 		isoRoute{name: "map export", method: "GET", url: "/coverage/heatmap/" + mapID + "/export?format=geotiff", foreign: true},
+		isoRoute{name: "A's interference map", method: "GET", url: "/coverage/heatmap/" + ifMapID, foreign: true},
+		isoRoute{name: "A's interference map events", method: "GET", url: "/coverage/heatmap/" + ifMapID + "/events", foreign: true},
+		isoRoute{name: "A's interference map export", method: "GET", url: "/coverage/heatmap/" + ifMapID + "/export?format=geojson", foreign: true},
+		isoRoute{name: "A's viewshed map", method: "GET", url: "/coverage/heatmap/" + vsMapID, foreign: true},
+		isoRoute{name: "A's viewshed map export", method: "GET", url: "/coverage/heatmap/" + vsMapID + "/export?format=geotiff", foreign: true},
+		// A's tower is unknown to the others' network maps: B gets 422
+		// naming it (Free: 403, no interference maps on its tier).
+		isoRoute{name: "interference map over A's tower", method: "POST", url: "/coverage/interference", body: ifBody},
+		isoRoute{name: "viewshed from A's tower", method: "POST", url: "/coverage/viewshed", body: vsBody, want: http.StatusUnprocessableEntity},
 		isoRoute{name: "A's radio", method: "GET", url: "/equipment/radios/" + radioA, foreign: true},
 		isoRoute{name: "replace A's radio", method: "PUT", url: "/equipment/radios/" + radioA, foreign: true, body: isoRadioBody},
 		isoRoute{name: "delete A's radio", method: "DELETE", url: "/equipment/radios/" + radioA, foreign: true},

@@ -1268,6 +1268,8 @@ func linkInterferenceScenarios() []scenario {
 func heatmapScenarios(t *testing.T, h *harness) []scenario {
 	t.Helper()
 	id, _, _ := startMap(t, h, h.keys["pro"], heatmapBody)
+	ifID, _ := startNetMap(t, h, "/coverage/interference", h.keys["pro"], interferenceBody)
+	vsID, _ := startNetMap(t, h, "/coverage/viewshed", h.keys["pro"], viewshedBody)
 	near := h.index.Nearest(appliance.LatLon{Lat: -22.93, Lon: -43.30}, 2, 20000)
 	if len(near) < 2 {
 		t.Fatalf("%d sample towers near Tijuca", len(near))
@@ -1290,6 +1292,24 @@ func heatmapScenarios(t *testing.T, h *harness) []scenario {
 		{name: "export with bad thresholds", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=geojson&thresholds=-75,x", key: "pro", status: 422, code: "invalid_input", fields: []string{"thresholds"}, doc: docRejects},
 		{name: "export KMZ", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=kmz", key: "pro", status: 200},
 		{name: "export in an unknown format", method: "GET", url: "/coverage/heatmap/" + id + "/export?format=png", key: "pro", status: 422, code: "invalid_input", fields: []string{"format"}, doc: docRejects},
+		// Interference maps and viewsheds (issue 26): the same registry,
+		// streams and export route.
+		{name: "interference map stream", method: "POST", url: "/coverage/interference", key: "pro", headers: ct, body: interferenceBody, status: 200,
+			contains: []string{`"kind":"interference"`, "event: tile", `"servers":`, "event: summary", `"sinr_areas"`}},
+		{name: "interference map for Free", method: "POST", url: "/coverage/interference", key: "free", headers: ct, body: interferenceBody, status: 403, code: "forbidden"},
+		{name: "interference map with descending thresholds", method: "POST", url: "/coverage/interference", key: "pro", headers: ct, status: 422, code: "invalid_input",
+			fields: []string{"sinr_thresholds_db[1]"}, body: strings.Replace(interferenceBody, `"engine":"fspl"`, `"engine":"fspl","sinr_thresholds_db":[10,0]`, 1)},
+		{name: "interference map without frequency", method: "POST", url: "/coverage/interference", key: "pro", headers: ct, status: 422, code: "invalid_input",
+			fields: []string{"frequency_mhz"}, doc: docRejects, body: `{"sites":[{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58}]}`},
+		{name: "interference SINR contours", method: "GET", url: "/coverage/heatmap/" + ifID + "/export?format=geojson", key: "pro", status: 200, contains: []string{`"sinr_db"`, `"MultiPolygon"`}},
+		{name: "interference GeoTIFF", method: "GET", url: "/coverage/heatmap/" + ifID + "/export?format=geotiff", key: "pro", status: 200},
+		{name: "viewshed stream", method: "POST", url: "/coverage/viewshed", key: "pro", headers: ct, body: viewshedBody, status: 200,
+			contains: []string{`"kind":"viewshed"`, "event: tile", "event: summary", `"visible_km2"`}},
+		{name: "viewshed without site", method: "POST", url: "/coverage/viewshed", key: "pro", headers: ct, status: 422, code: "invalid_input",
+			fields: []string{"tower_id"}, body: `{"frequency_mhz":5800}`},
+		{name: "viewshed with a bad k-factor", method: "POST", url: "/coverage/viewshed", key: "pro", headers: ct, status: 422, code: "invalid_input",
+			fields: []string{"k_factor"}, body: strings.Replace(viewshedBody, `"rx_height_m":5`, `"rx_height_m":5,"k_factor":40`, 1)},
+		{name: "viewshed visible areas as KML", method: "GET", url: "/coverage/heatmap/" + vsID + "/export?format=kml", key: "pro", status: 200, contains: []string{"fresnel_60"}},
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // warningCodePackages are the packages that raise coded warnings, relative
 // to this package's folder.
 func warningCodePackages() []string {
-	return []string{"../../appliance", "../../appliance/planner", "../../engines", "../../engines/antfile", "../../engines/raytrace", "../../appliance/raytracing", "."}
+	return []string{"../../appliance", "../../appliance/planner", "../../engines", "../../engines/antfile", "../../engines/raytrace", "../../appliance/raytracing", "../../appliance/interference", "."}
 }
 
 // declaredWarningCodes parses the non-test Go files of the packages and

@@ -582,6 +582,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Calibration:      a.calib,
 		Repeaters:        a.plans,
 		LinkInterference: &interference.LinkService{Terrain: ter, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
+		// Interference maps and viewsheds (issue 26): computed maps of the
+		// same registry, resolved by the heatmaps' rules.
+		NetworkMaps: &interference.Maps{Starter: &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.calib},
+			Service: interference.New(ter, reg.Get), Coverage: covSvc},
 		// Consented rows feed the live band of the served residual engine.
 		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe, consented: a.calib.ObservationsStored}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
