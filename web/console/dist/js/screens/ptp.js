@@ -255,6 +255,7 @@ export default {
       polarization: pol.value, availability_target_pct: Number(target.value),
     });
 
+    let refocusEnd = null; // the chart handle that asked for this run
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       await equipment;
@@ -268,10 +269,15 @@ export default {
         const res = await ctx.api('POST', '/links/ptp', { json: req, signal: ctx.signal });
         memo.result = { req, res };
         draw(req, res);
-        ctx.showResult(document.getElementById('ptp-headline'));
+        const knob = refocusEnd ? document.querySelector(`#profile-chart .height-handle[data-end="${refocusEnd}"]`) : null;
+        if (knob) {
+          knob.focus({ preventScroll: true });
+          knob.scrollIntoView({ block: 'center' });
+        } else ctx.showResult(document.getElementById('ptp-headline'));
       } catch (err) {
-        if (err.name !== 'AbortError') out.append(errorBox(err, t, { form }));
+        if (err.name !== 'AbortError') out.append(errorBox(err, t, form));
       } finally {
+        refocusEnd = null;
         submit.disabled = false;
         submit.textContent = t('analyse');
       }
@@ -337,7 +343,18 @@ export default {
       kmz.addEventListener('click', () => save(kmz, '/exports/ptp', { query: { format: 'kmz' }, json: req }, 'linkplan-ptp.kmz'));
       let chart = null;
       if (res.path && res.path.profile) {
-        try { chart = profileChart(res.path, ctx, {}); } catch (err) { console.warn('profile chart', err); }
+        // Both antenna heights are draggable on the chart (a: distance 0);
+        // a new height re-runs the analysis, the focus back on the handle.
+        const ends = {};
+        for (const [key, f] of [['a', A], ['b', B]]) {
+          ends[key] = { label: `${key.toUpperCase()} (${f.name.value || key.toUpperCase()})`, onChange: (h) => {
+            f.height.value = String(h);
+            keepInputs();
+            refocusEnd = key;
+            form.requestSubmit();
+          } };
+        }
+        try { chart = profileChart(res.path, ctx, { ends }); } catch (err) { console.warn('profile chart', err); }
       }
       results.append(el('div', { class: 'card', id: 'ptp-result' },
         caveats,
