@@ -13,7 +13,7 @@
 
 import { createMap, fitPoints, RIO } from '../map.js';
 import { profileChart } from '../chart.js';
-import { warningText } from '../messages.js';
+import { caveatBox, uniqueWarnings } from '../caveats.js';
 
 // The default link: Sumaré to Pedra Bonita (Rio de Janeiro), 6.1 km at
 // 18.7 GHz with the built-in licensed radio and 38 dBi dishes.
@@ -55,7 +55,6 @@ export default {
       analyse: 'Calcular enlace',
       analysing: 'Calculando…',
       pickNext: 'Próximo clique no mapa: ponto {name}.',
-      caveats: 'Ressalvas deste resultado',
       headline: 'Modo recomendado {mode}: margem {m}, disponibilidade {av}',
       noMode: 'Nenhum modo atinge a disponibilidade desejada de {target} %.',
       summary: 'Resumo do caminho',
@@ -109,7 +108,6 @@ export default {
       analyse: 'Analyse link',
       analysing: 'Analysing…',
       pickNext: 'Next click on the map: point {name}.',
-      caveats: 'Caveats of this result',
       headline: 'Recommended mode {mode}: margin {m}, availability {av}',
       noMode: 'No mode meets the availability target of {target} %.',
       summary: 'Path summary',
@@ -289,13 +287,7 @@ export default {
       // Caveats first: every warning of the answer and of its modes'
       // availability, each code once, in the user's language, above the
       // headline they qualify.
-      const seen = new Set();
-      const caveatList = [...(res.warnings || []), ...(res.modes || []).flatMap((m) => (m.availability && m.availability.warnings) || [])]
-        .filter((w) => !seen.has(w.code) && seen.add(w.code));
-      const caveats = caveatList.length
-        ? el('div', { class: 'caveats', id: 'ptp-caveats' }, el('h3', { text: t('caveats') }),
-          el('ul', null, caveatList.map((w) => el('li', { dataset: { code: w.code }, title: w.message || '', text: warningText(w, ctx.lang) }))))
-        : null;
+      const caveats = caveatBox(ctx, uniqueWarnings(res.warnings || [], (res.modes || []).flatMap((m) => (m.availability && m.availability.warnings) || [])), { id: 'ptp-caveats' });
       const rec = res.recommended_index >= 0 && res.modes ? res.modes[res.recommended_index] : null;
       const headline = rec
         ? t('headline', { mode: rec.name, m: fmt.unit(rec.fade_margin_db, 'dB', 1), av: pct(rec.availability && rec.availability.availability_pct) })
