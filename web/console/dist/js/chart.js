@@ -7,6 +7,16 @@
 // line of sight, the first Fresnel zone (los ± F1 radius) and its 60 %
 // line (los − 0.6·F1, the design clearance), the dominant obstacle, and
 // axes with units.
+//
+// Draggable heights: with opts.ends.a / opts.ends.b ({ label, onChange })
+// the antenna tip of that end (a: distance 0, b: the far end) is a handle
+// (role slider, focusable): dragging it up or down, or the arrow keys
+// (±1 m; Page Up/Down ±10 m; Home/End the bounds), changes the antenna
+// height above ground, drawn at once with the new line of sight; the new
+// height is handed to onChange(height_m) when the drag ends, or 0.7 s
+// after the last key (Enter at once). The height of an end is its tip
+// minus its ground in the profile (los_m − effective_ground_m; the bulge
+// is zero at both ends).
 
 const W = 800;
 const H = 320;
@@ -28,6 +38,9 @@ const STRINGS = {
     curvature: 'Curvatura efetiva: k = {k}, raio efetivo da Terra {r}.',
     obstacleNote: 'Obstáculo dominante: {d} da torre, terreno {g}, folga {c} ({f} da 1ª zona de Fresnel).',
     decimated: 'Perfil com {n} de {total} amostras (as piores de cada trecho mantidas).',
+    handle: 'Altura da antena: {end} (arraste ou use as setas; Enter recalcula)',
+    handleValue: '{h} acima do solo',
+    dragHint: 'Arraste a ponta de uma antena, ou foque-a e use as setas, para mudar a altura e recalcular.',
   },
   en: {
     chartTitle: 'Path profile from tower {tower} to the receiver',
@@ -44,6 +57,9 @@ const STRINGS = {
     curvature: 'Effective curvature: k = {k}, effective earth radius {r}.',
     obstacleNote: 'Dominant obstacle: {d} from the tower, ground {g}, clearance {c} ({f} of the 1st Fresnel zone).',
     decimated: 'Profile of {n} out of {total} samples (the worst of each stretch kept).',
+    handle: 'Antenna height: {end} (drag or use the arrow keys; Enter recomputes)',
+    handleValue: '{h} above ground',
+    dragHint: 'Drag an antenna tip, or focus it and use the arrow keys, to change its height and recompute.',
   },
 };
 
@@ -153,6 +169,70 @@ export function profileChart(path, ctx, opts = {}) {
     }));
   }
   if (path.profile_decimated) notes.push(tt('decimated', { n: pts.length, total: path.profile_samples }));
+  const ends = opts.ends || {};
+  if (ends.a || ends.b) {
+    notes.push(tt('dragHint'));
+    // A chart with controls is a group (an img's children are hidden).
+    svg.setAttribute('role', 'group');
+    const first = pts[0];
+    const last = pts[pts.length - 1];
+    const tip = { a: first.los_m, b: last.los_m };
+    const ground = { a: first.effective_ground_m, b: last.effective_ground_m };
+    const preview = s('line', { class: 'los-preview', x1: x(0), y1: y(tip.a), x2: x(dMax), y2: y(tip.b) });
+    preview.setAttribute('visibility', 'hidden');
+    svg.append(preview);
+    for (const key of ['a', 'b']) {
+      const end = ends[key];
+      if (!end || typeof end.onChange !== 'function') continue;
+      const h0 = Math.max(0.1, Math.round((tip[key] - ground[key]) * 10) / 10);
+      let h = h0;
+      let timer = null;
+      const cx = key === 'a' ? x(0) : x(dMax);
+      const stem = s('line', { class: 'height-stem', x1: cx, x2: cx, y1: y(ground[key]), y2: y(tip[key]) });
+      const knob = s('circle', {
+        class: 'height-handle', 'data-end': key, cx, cy: y(tip[key]), r: 9, tabindex: '0', role: 'slider',
+        'aria-label': tt('handle', { end: end.label || tt(key === 'a' ? 'tower' : 'receiver') }), 'aria-orientation': 'vertical',
+        'aria-valuemin': '0.1', 'aria-valuemax': '500',
+      });
+      const show = () => {
+        const tipNow = ground[key] + h;
+        const yy = Math.max(PAD.t, Math.min(H - PAD.b, y(tipNow)));
+        knob.setAttribute('cy', yy.toFixed(1));
+        stem.setAttribute('y2', yy.toFixed(1));
+        knob.setAttribute('aria-valuenow', String(h));
+        knob.setAttribute('aria-valuetext', tt('handleValue', { h: fmt.unit(h, 'm', 1) }));
+        preview.setAttribute(key === 'a' ? 'y1' : 'y2', yy.toFixed(1));
+        preview.setAttribute('visibility', h === h0 ? 'hidden' : 'visible');
+      };
+      const set = (v) => { h = Math.round(Math.min(500, Math.max(0.1, v)) * 10) / 10; show(); };
+      const commit = () => { clearTimeout(timer); timer = null; if (h !== h0) end.onChange(h); };
+      knob.addEventListener('keydown', (e) => {
+        const step = { ArrowUp: 1, ArrowRight: 1, ArrowDown: -1, ArrowLeft: -1, PageUp: 10, PageDown: -10 }[e.key];
+        if (step !== undefined) set(h + step);
+        else if (e.key === 'Home') set(0.1);
+        else if (e.key === 'End') set(500);
+        else if (e.key === 'Enter') { e.preventDefault(); commit(); return; } else return;
+        e.preventDefault();
+        clearTimeout(timer);
+        timer = setTimeout(commit, 700);
+      });
+      // Drag: the pointer's height in the chart's frame is the new tip.
+      const heightAt = (ev) => {
+        const m = svg.getScreenCTM();
+        if (!m) return h;
+        const pt = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
+        return yMin + ((H - PAD.b - pt.y) * (yMax - yMin)) / (H - PAD.t - PAD.b) - ground[key];
+      };
+      let dragging = false;
+      knob.addEventListener('pointerdown', (ev) => { dragging = true; knob.setPointerCapture(ev.pointerId); knob.focus(); ev.preventDefault(); });
+      knob.addEventListener('pointermove', (ev) => { if (dragging) set(heightAt(ev)); });
+      const stop = (ev) => { if (!dragging) return; dragging = false; if (knob.hasPointerCapture(ev.pointerId)) knob.releasePointerCapture(ev.pointerId); commit(); };
+      knob.addEventListener('pointerup', stop);
+      knob.addEventListener('pointercancel', stop);
+      show();
+      svg.append(stem, knob);
+    }
+  }
   const cap = document.createElement('figcaption');
   for (const n of notes) {
     const p = document.createElement('p');

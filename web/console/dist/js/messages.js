@@ -83,6 +83,10 @@ export const MESSAGES = {
     "no_fade_margin": { "pt-BR": "Sem margem de desvanecimento.", "en": "No fade margin." },
     "availability_is_a_bound": { "pt-BR": "A disponibilidade é um limite, não uma estimativa.", "en": "The availability is a bound, not an estimate." },
     "calibration_outside_area": { "pt-BR": "O receptor (ou parte do mapa) está fora da área coberta pelas medições da calibração: ali só vale o ajuste geral do transmissor ou da faixa.", "en": "The receiver (or part of the map) lies outside the area the calibration's measurements cover: only the transmitter-wide or band-wide offset applies there." },
+    "acs_assumed": { "pt-BR": "Interferente de canal adjacente contado com a seletividade padrão de 33 dB: o equipamento não informa a sua.", "en": "An adjacent-channel interferer was counted with the default selectivity of 33 dB: the equipment states none." },
+    "ci_below_requirement": { "pt-BR": "A C/I numa ponta está abaixo da C/I exigida.", "en": "The C/I at an end is below the required C/I." },
+    "public_channel_assumed": { "pt-BR": "A faixa de uma torre pública foi tomada como um canal de 20 MHz centrado nela.", "en": "A public tower's band was taken as a 20 MHz channel centred on it." },
+    "interferers_dropped": { "pt-BR": "Mais de 500 torres no raio: as mais distantes não foram avaliadas.", "en": "More than 500 towers within the radius: the farthest were not evaluated." },
     "buildings_assumed_heights": { "pt-BR": "Edificações sem altura receberam a altura padrão.", "en": "Buildings without a height got the default height." }
   },
   "counter": {

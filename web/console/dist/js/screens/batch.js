@@ -13,11 +13,22 @@
 //     rows done / total, the ETA, a cancel button (POST /jobs/{id}/cancel)
 //     and, once succeeded, the bundle download (GET /jobs/{id}/download,
 //     a zip of results.csv, GeoJSON, KML, Shapefile, PDFs and manifest).
+//   - the rows, both ways (the synchronous answer, or a succeeded job's
+//     results.csv read from its bundle in the page, unzip.js): the
+//     caveats first (each warning code of the rows, in the user's
+//     language, with how many rows it qualifies, above the counts it
+//     qualifies), a table of the rows with each row's caveats, and a map of
+//     the rows (one dot per receiver, coloured by status, a line to its
+//     best tower when the row names one on the map).
 // The accepted CSV layout (aliases, separators, pt-BR decimal commas) is
 // the one documented for the route in web/api/openapi.json and in the
 // appliance/batch package; the help text below summarises it.
 import { build as buildExport, MEDIA } from '../exports.js';
 import { h, fill, card, row, check, select, table, facts, meter, showError, iso, busy, confirm } from '../formkit.js';
+import { caveatBox, caveatWords, tieTo, uncertainVs } from '../caveats.js';
+import { warningText } from '../messages.js';
+import { createMap, fitPoints, RIO } from '../map.js';
+import { zipEntry, parseCSV } from '../unzip.js';
 
 const pollMs = 1000;
 const terminal = new Set(['succeeded', 'failed', 'canceled', 'expired']);
@@ -70,6 +81,11 @@ export default {
       download: 'Baixar pacote ({size})',
       pdfsIncluded: 'PDFs incluídos', pdfsLeftOut: 'PDFs deixados de fora',
       jobError: 'Erro do job',
+      cCaveats: 'Ressalvas',
+      rowsMap: 'Mapa das linhas do lote: um ponto por receptor, na cor da situação',
+      jobRows: 'Linhas do job',
+      rowsLoading: 'Lendo as linhas do pacote…',
+      rowsFailed: 'As linhas do pacote não puderam ser lidas: {error}',
     },
     en: {
       title: 'Batch',
@@ -108,6 +124,11 @@ export default {
       download: 'Download bundle ({size})',
       pdfsIncluded: 'PDFs included', pdfsLeftOut: 'PDFs left out',
       jobError: 'Job error',
+      cCaveats: 'Caveats',
+      rowsMap: 'Map of the batch rows: one dot per receiver, in the colour of its status',
+      jobRows: 'Rows of the job',
+      rowsLoading: 'Reading the rows of the bundle…',
+      rowsFailed: 'The rows of the bundle could not be read: {error}',
     },
   },
 
@@ -139,6 +160,9 @@ export default {
     // Errors of the job's actions (cancel, download) outlive its redraws.
     const jobErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
     let lastState = '';
+    // A succeeded job's rows (table and map), below the job.
+    const jobRowsBox = h('div', { id: 'batch-job-rows', 'aria-live': 'polite' });
+    let jobRowsOf = '';
 
     const form = h('form', { class: 'fk-form', novalidate: true, 'data-writes': true },
       row(t('file'), file, t('fileHint')), fileRows,
@@ -149,7 +173,7 @@ export default {
       h('p', { class: 'fk-hint' }, t('syncNote')),
       h('div', { class: 'fk-actions' }, submit));
 
-    root.append(h('p', null, t('intro')), card(t('upload'), form, errBox), live, out, jobErr);
+    root.append(h('p', null, t('intro')), card(t('upload'), form, errBox), live, out, jobErr, jobRowsBox);
 
     // The engine list says which engines the key may use; a failure leaves
     // only the default choice.
@@ -191,29 +215,145 @@ export default {
       ctx.toast(t('downloaded', { name }), 'ok');
     };
 
+    // Caveats first: every warning code of the rows, once, with how many
+    // rows it qualifies (and, for a tower's position uncertainty, the row
+    // where it weighs most: its uncertainty against its link length).
+    const rowsCaveats = (rows, id) => {
+      const by = new Map();
+      for (const r of rows) {
+        for (const w of r.warnings || []) {
+          const e = by.get(w.code) || { w, n: 0, worst: null };
+          e.n++;
+          if (w.code === 'position_uncertainty' && r.position_uncertainty_m > 0 && r.distance_km > 0
+            && (!e.worst || r.position_uncertainty_m / r.distance_km > e.worst.position_uncertainty_m / e.worst.distance_km)) e.worst = r;
+          by.set(w.code, e);
+        }
+      }
+      const ct = caveatWords(ctx);
+      const total = rows.length;
+      return caveatBox(ctx, [...by.values()].map((e) => e.w), {
+        id,
+        numbered: true,
+        detail: (w) => {
+          const e = by.get(w.code);
+          const n = ct('rows', { n: ctx.fmt.num(e.n, 0), total: ctx.fmt.num(total, 0) });
+          return e.worst ? `${n}; ${e.worst.receiver_id}: ${uncertainVs(ctx, e.worst.position_uncertainty_m, e.worst.distance_km)}` : n;
+        },
+      });
+    };
+    // A row's caveats: the numbers of the box's items that apply to it
+    // (the full sentences as the cell's title), so that a long table stays
+    // one line a row.
+    const rowCaveats = (r, order) => {
+      const ws = r.warnings || [];
+      if (!ws.length) return '–';
+      const nums = ws.map((w) => order.indexOf(w.code) + 1).filter((n) => n > 0);
+      return h('span', { class: 'batch-row-caveats', title: ws.map((w) => warningText(w, ctx.lang)).join(' ') }, `⚠ ${nums.join(', ')}`);
+    };
+    const rowsTable = (rows, order) => table(t('rowsTable'), [
+      { label: t('cRow'), cell: (r) => ctx.fmt.num(r.row, 0), num: true },
+      { label: t('cId'), cell: (r) => r.receiver_id },
+      { label: t('cStatus'), cell: (r) => h('span', { class: `fk-status fk-status-${r.status}` }, statusText(r.status)) },
+      { label: t('cOperator'), cell: (r) => r.operator || '–' },
+      { label: t('cTower'), cell: (r) => r.tower_id || '–' },
+      { label: t('cDist'), cell: (r) => (r.distance_km === null ? '–' : ctx.fmt.unit(r.distance_km, 'km', 2)), num: true },
+      { label: t('cPower'), cell: (r) => (r.rx_power_dbm === null ? '–' : ctx.fmt.unit(r.rx_power_dbm, 'dBm', 1)), num: true },
+      { label: t('cMargin'), cell: (r) => (r.margin_db === null ? '–' : ctx.fmt.unit(r.margin_db, 'dB', 1)), num: true },
+      { label: t('cCaveats'), cell: (r) => rowCaveats(r, order) },
+      { label: t('cReason'), cell: (r) => [r.reason || '', (r.errors || []).map((e) => ` ${e.field}: ${e.reason}`).join(';')].join('') || '–' },
+    ], rows);
+
+    // The map of the rows: one dot per receiver with a position, in the
+    // colour of its status; redrawn with the rows it shows.
+    let rowsMap = null;
+    const statusColour = { ok: '#17622b', low_margin: '#b26a00', no_tower: '#a4161a', error: '#6b6b6b' };
+    const mapOf = (rows, id) => {
+      if (rowsMap) { rowsMap.remove(); rowsMap = null; }
+      const box = h('div', { id, class: 'batch-map', role: 'region', 'aria-label': t('rowsMap'), tabindex: '0' });
+      // Leaflet measures the box: it is made once the box is on the page.
+      queueMicrotask(() => {
+        if (ac.signal.aborted || !box.isConnected) return;
+        const L = window.L;
+        rowsMap = createMap(box, ctx, RIO);
+        const pts = [];
+        for (const r of rows) {
+          if (!Number.isFinite(r.lat) || !Number.isFinite(r.lon)) continue;
+          L.circleMarker([r.lat, r.lon], { radius: 6, color: '#1b1f24', weight: 1, fillColor: statusColour[r.status] || '#6b6b6b', fillOpacity: 0.95, className: `batch-row batch-row-${r.status}` })
+            .bindTooltip(`${r.row} · ${r.receiver_id} · ${statusText(r.status)}${r.margin_db === null ? '' : ` · ${ctx.fmt.unit(r.margin_db, 'dB', 1)}`}`).addTo(rowsMap);
+          pts.push([r.lat, r.lon]);
+        }
+        fitPoints(rowsMap, pts, 13);
+      });
+      return box;
+    };
+
+    // rowsView: the caveats, the counts they qualify, the table and the map
+    // of a batch's rows (prefix names the ids: batch for a synchronous
+    // answer, batch-job for a job's).
+    const rowsView = (rows, c, prefix) => {
+      const caveats = rowsCaveats(rows, `${prefix}-caveats`);
+      const okDd = h('span', { id: `${prefix}-ok` }, ctx.fmt.num(c.ok, 0));
+      const mark = tieTo(ctx, okDd, caveats, caveats ? caveats.querySelectorAll('li').length : 0, 'span');
+      return [caveats,
+        facts([[t('total'), ctx.fmt.num(c.total, 0)], [t('ok'), mark ? [okDd, ' ', mark] : okDd], [t('low_margin'), ctx.fmt.num(c.low_margin, 0)],
+          [t('no_tower'), ctx.fmt.num(c.no_tower, 0)], [t('error'), ctx.fmt.num(c.error, 0)]]),
+        rowsTable(rows, caveats ? [...caveats.querySelectorAll('li')].map((li) => li.dataset.code) : []), mapOf(rows, `${prefix}-map`)];
+    };
+
     const showSync = (res) => {
       const c = res.counts;
       live.textContent = `${t('results')}: ${t('total')} ${ctx.fmt.num(c.total, 0)}`;
       fill(out, card(t('results'),
-        facts([[t('total'), ctx.fmt.num(c.total, 0)], [t('ok'), ctx.fmt.num(c.ok, 0)], [t('low_margin'), ctx.fmt.num(c.low_margin, 0)],
-          [t('no_tower'), ctx.fmt.num(c.no_tower, 0)], [t('error'), ctx.fmt.num(c.error, 0)]]),
         res.ignored_columns && res.ignored_columns.length ? h('p', null, t('ignored', { cols: res.ignored_columns.join(', ') })) : null,
-        table(t('rowsTable'), [
-          { label: t('cRow'), cell: (r) => ctx.fmt.num(r.row, 0), num: true },
-          { label: t('cId'), cell: (r) => r.receiver_id },
-          { label: t('cStatus'), cell: (r) => h('span', { class: `fk-status fk-status-${r.status}` }, statusText(r.status)) },
-          { label: t('cOperator'), cell: (r) => r.operator || '–' },
-          { label: t('cTower'), cell: (r) => r.tower_id || '–' },
-          { label: t('cDist'), cell: (r) => (r.distance_km === null ? '–' : ctx.fmt.unit(r.distance_km, 'km', 2)), num: true },
-          { label: t('cPower'), cell: (r) => (r.rx_power_dbm === null ? '–' : ctx.fmt.unit(r.rx_power_dbm, 'dBm', 1)), num: true },
-          { label: t('cMargin'), cell: (r) => (r.margin_db === null ? '–' : ctx.fmt.unit(r.margin_db, 'dB', 1)), num: true },
-          { label: t('cReason'), cell: (r) => [r.reason || '', (r.errors || []).map((e) => ` ${e.field}: ${e.reason}`).join(';')].join('') || '–' },
-        ], res.rows),
+        rowsView(res.rows, c, 'batch'),
         h('div', { class: 'fk-actions', role: 'group', 'aria-label': t('downloadAs') }, ['csv', 'geojson', 'kml'].map((f) => {
           const b = h('button', { type: 'button', class: 'fk-secondary', 'data-export': f }, `${t('downloadAs')}: ${f.toUpperCase()}`);
           b.addEventListener('click', () => saveRows(res, f));
           return b;
         }))));
+    };
+
+    // A succeeded job's rows: results.csv of its bundle, read in the page
+    // (the bundle is fetched once per job and kept for the tab).
+    const csvRows = (text) => {
+      const [head, ...lines] = parseCSV(text);
+      const unsafe = (v) => (/^'[=+\-@\t\r]/.test(v) ? v.slice(1) : v);
+      const numOrNull = (v) => (v === '' || v === undefined ? null : Number(v));
+      return lines.filter((l) => l.length === head.length).map((l) => {
+        const o = Object.fromEntries(head.map((k, i) => [k, l[i]]));
+        const codes = o.warnings ? unsafe(o.warnings).split(';').filter(Boolean) : [];
+        const msgs = o.warning_messages ? unsafe(o.warning_messages).split(' | ') : [];
+        return {
+          row: Number(o.row), receiver_id: unsafe(o.receiver_id || ''), lat: numOrNull(o.lat), lon: numOrNull(o.lon),
+          status: o.status, reason: unsafe(o.reason || ''), operator: unsafe(o.operator || ''), tower_id: unsafe(o.best_tower_id || ''),
+          distance_km: numOrNull(o.distance_km), rx_power_dbm: numOrNull(o.rx_power_dbm), margin_db: numOrNull(o.margin_db),
+          assumed_eirp_dbm: o.eirp_assumed === 'true' ? numOrNull(o.assumed_eirp_dbm) : null,
+          position_uncertainty_m: numOrNull(o.position_uncertainty_m),
+          warnings: codes.map((code, i) => ({ code, message: msgs[i] || '' })),
+        };
+      });
+    };
+    const loadJobRows = async (job) => {
+      if (jobRowsOf === job.id) return;
+      jobRowsOf = job.id;
+      fill(jobRowsBox, h('p', { class: 'fk-hint' }, t('rowsLoading')));
+      try {
+        const res = await ctx.apiRaw('GET', job.result.download_url, { signal: ac.signal });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        const csv = await zipEntry(await res.arrayBuffer(), 'results.csv');
+        if (!csv) throw new Error('results.csv');
+        const rows = csvRows(new TextDecoder().decode(csv));
+        fill(jobRowsBox, card(t('jobRows'), rowsView(rows, job.summary ? job.summary.counts : countsOf(rows), 'batch-job')));
+      } catch (err) {
+        if (ac.signal.aborted) return;
+        jobRowsOf = '';
+        fill(jobRowsBox, h('p', { role: 'alert', class: 'fk-error' }, t('rowsFailed', { error: err.message || String(err) })));
+      }
+    };
+    const countsOf = (rows) => {
+      const c = { total: rows.length, ok: 0, low_margin: 0, no_tower: 0, error: 0 };
+      for (const r of rows) if (c[r.status] !== undefined) c[r.status]++;
+      return c;
     };
 
     const jobView = (job, ignored) => {
@@ -290,6 +430,8 @@ export default {
       clearTimeout(timer);
       if (!terminal.has(job.state)) {
         timer = setTimeout(() => poll(job.id, ignored), pollMs);
+      } else if (job.state === 'succeeded' && job.result) {
+        loadJobRows(job);
       }
     };
 
@@ -320,6 +462,9 @@ export default {
       lastState = '';
       out.replaceChildren();
       jobErr.replaceChildren();
+      jobRowsBox.replaceChildren();
+      jobRowsOf = '';
+      if (rowsMap) { rowsMap.remove(); rowsMap = null; }
       try {
         const res = await busy(submit, () => ctx.api('POST', '/batch_reports', { form: fd, signal: ac.signal }));
         if (res.id) { // the job object, as GET /jobs/{id} answers it
@@ -343,6 +488,7 @@ export default {
     return () => {
       clearTimeout(timer);
       ac.abort();
+      if (rowsMap) rowsMap.remove();
       URL.revokeObjectURL(exampleUrl);
     };
   },

@@ -304,6 +304,7 @@ export default {
       return aiOn;
     };
 
+    let refocusEnd = null; // the chart handle that asked for this run
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       formErr.replaceChildren();
@@ -322,10 +323,15 @@ export default {
         const res = await ctx.api('POST', '/analyze_link', { json: body, signal: ctx.signal });
         ctx.memo.result = { res, body };
         showResult(res, body);
-        ctx.showResult(document.getElementById('link-result-title') || document.getElementById('link-none'));
+        const knob = refocusEnd ? document.querySelector(`#profile-chart .height-handle[data-end="${refocusEnd}"]`) : null;
+        if (knob) {
+          knob.focus({ preventScroll: true });
+          knob.scrollIntoView({ block: 'center' });
+        } else ctx.showResult(document.getElementById('link-result-title') || document.getElementById('link-none'));
       } catch (err) {
         if (err.name !== 'AbortError') formErr.append(errorBox(err, t, form));
       } finally {
+        refocusEnd = null;
         submit.disabled = false;
         submit.textContent = t('analyze');
       }
@@ -418,7 +424,15 @@ export default {
     function profileSection(r) {
       const det = el('details', { class: 'card', id: 'link-profile', open: true },
         el('summary', { id: 'link-profile-summary', text: t('profileTitle', { id: r.tower_id }) }));
-      if (r.path) det.append(profileChart(r.path, ctx, { tower: r.tower_id }));
+      // The receiver's antenna height is draggable on the chart: a new
+      // height re-runs the analysis, the focus back on the handle.
+      const ends = { b: { onChange: (h) => {
+        height.value = String(h);
+        height.dispatchEvent(new Event('change', { bubbles: true }));
+        refocusEnd = 'b';
+        form.requestSubmit();
+      } } };
+      if (r.path) det.append(profileChart(r.path, ctx, { tower: r.tower_id, ends }));
       return det;
     }
 

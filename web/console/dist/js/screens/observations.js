@@ -16,10 +16,20 @@
 // engine's 90 % band and the envelope it is calibrated on. Every value is
 // the API's; a field the API gives as null shows a dash.
 //
-// What it deliberately leaves empty: no route returns per-point residuals
-// (measured minus predicted) of stored observations, so the screen draws
-// no residual map: nothing rather than a made-up colour scale.
-import { h, fill, card, row, check, facts, showError, busy, epoch } from '../formkit.js';
+// Measured versus predicted: POST /coverage/observations/residuals
+// queues a report job over the tenant's consented observations; the
+// screen polls GET /jobs/{id}, then reads report.json and
+// residuals.geojson from the job's bundle in the page (unzip.js) and
+// shows the report's caveats first (its warnings, in the user's
+// language), each engine's n, RMSE, bias and MAE (the engine of least
+// RMSE marked), that engine's residuals by distance, and a map of the
+// receivers coloured by that engine's residual (observed − predicted,
+// dB; a fixed diverging scale, its legend beside it). No map before a
+// report: nothing rather than a made-up colour scale.
+import { h, fill, card, row, check, facts, showError, busy, epoch, table, meter, select } from '../formkit.js';
+import { zipEntry } from '../unzip.js';
+import { caveatBox, tieTo } from '../caveats.js';
+import { createMap, fitPoints, RIO } from '../map.js';
 
 // The numeric form parts of the route, in form order: [name, required,
 // min, max, step]; the label is the string of the same name.
@@ -62,7 +72,22 @@ export default {
       signature_status: 'Assinatura', verified: 'verificada', unsigned: 'sem assinatura',
       stats: 'Observações gravadas do tenant',
       link_observations: 'Observações de enlace (API JSON)', cell_signal_samples: 'Amostras de drive test (CSV)',
-      mapNote: 'Mapa de resíduos: a API ainda não fornece resíduos por ponto, então nada é mostrado aqui.',
+      mapNote: 'O mapa de resíduos aparece com um relatório medido × previsto (abaixo).',
+      resTitle: 'Medido × previsto (resíduos)',
+      resReport: 'Resultado do relatório',
+      resIntro: 'Prediz cada observação consentida do tenant com cada motor, no terreno do equipamento, e compara com o medido: resíduo = medido − previsto (dB; positivo: o motor prevê sinal fraco demais).',
+      resEngines: 'Motores', resAll: 'Todos os motores',
+      resSubmit: 'Gerar relatório',
+      resJob: 'Relatório {id}: {state}', resProgress: 'Progresso do relatório',
+      resFailed: 'O relatório terminou em {state}: {error}',
+      resLoadFailed: 'O relatório não pôde ser lido: {error}',
+      resRows: 'Observações lidas', resAvailable: 'Observações consentidas do tenant', resSkipped: 'Sem predição',
+      resTable: 'Resíduos por motor (dB)', resEngine: 'Motor', resN: 'n', resRmse: 'RMSE', resBias: 'Viés', resMae: 'MAE', resRefused: 'Recusadas',
+      resBest: 'menor RMSE', resBestRmse: 'Menor RMSE ({engine})',
+      resByDistance: 'Resíduos de {engine} por distância (dB)', resBin: 'Distância',
+      resMap: 'Mapa dos receptores na cor do resíduo de {engine}',
+      resLegend: 'Resíduo de {engine} (medido − previsto): azul, o motor prevê sinal forte demais; vermelho, fraco demais; cinza, sem predição.',
+      queued: 'na fila', running: 'em execução', succeeded: 'concluído', failed: 'falhou', canceled: 'cancelado', expired: 'expirado',
       models: 'Modelos em uso', localModel: 'Modelo local (ridge)', residualEngine: 'Motor residual',
       noModel: 'Nenhum modelo carregado: as predições usam a física (FSPL).',
       version: 'Versão', cvRmse: 'RMSE de validação cruzada (dB)', nTrain: 'Linhas de treino', trainedAt: 'Treinado em',
@@ -93,7 +118,22 @@ export default {
       signature_status: 'Signature', verified: 'verified', unsigned: 'unsigned',
       stats: 'Stored observations of the tenant',
       link_observations: 'Link observations (JSON API)', cell_signal_samples: 'Drive-test samples (CSV)',
-      mapNote: 'Residual map: the API does not yet give per-point residuals, so nothing is shown here.',
+      mapNote: 'The residual map comes with a measured-versus-predicted report (below).',
+      resTitle: 'Measured versus predicted (residuals)',
+      resReport: 'Report result',
+      resIntro: 'Predicts every consented observation of the tenant with each engine on the appliance\'s terrain and compares it with the measurement: residual = observed − predicted (dB; positive: the engine predicts too weak a signal).',
+      resEngines: 'Engines', resAll: 'All engines',
+      resSubmit: 'Make the report',
+      resJob: 'Report {id}: {state}', resProgress: 'Report progress',
+      resFailed: 'The report ended {state}: {error}',
+      resLoadFailed: 'The report could not be read: {error}',
+      resRows: 'Observations read', resAvailable: 'Consented observations of the tenant', resSkipped: 'Not predicted',
+      resTable: 'Residuals per engine (dB)', resEngine: 'Engine', resN: 'n', resRmse: 'RMSE', resBias: 'Bias', resMae: 'MAE', resRefused: 'Refused',
+      resBest: 'least RMSE', resBestRmse: 'Least RMSE ({engine})',
+      resByDistance: 'Residuals of {engine} by distance (dB)', resBin: 'Distance',
+      resMap: 'Map of the receivers in the colour of the {engine} residual',
+      resLegend: 'Residual of {engine} (observed − predicted): blue, the engine predicts too strong a signal; red, too weak; grey, not predicted.',
+      queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', canceled: 'canceled', expired: 'expired',
       models: 'Models in use', localModel: 'Local model (ridge)', residualEngine: 'Residual engine',
       noModel: 'No model loaded: predictions use physics (FSPL).',
       version: 'Version', cvRmse: 'Cross-validated RMSE (dB)', nTrain: 'Training rows', trainedAt: 'Trained at',
@@ -133,8 +173,18 @@ export default {
       consent.el,
       h('div', { class: 'fk-actions' }, submit));
 
+    // The measured-versus-predicted report.
+    const engineChoice = select([['', t('resAll')], ['fspl', 'fspl'], ['p1812', 'p1812'], ['itm', 'itm'], ['p1812-p1411-hybrid', 'p1812-p1411-hybrid'], ['auto', 'auto']], { name: 'engines', id: 'res-engines' });
+    const resSubmit = h('button', { type: 'submit', id: 'res-submit' }, t('resSubmit'));
+    const resForm = h('form', { class: 'fk-form', novalidate: true, 'data-writes': true, id: 'res-form' },
+      h('p', null, t('resIntro')), row(t('resEngines'), engineChoice), h('div', { class: 'fk-actions' }, resSubmit));
+    const resErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
+    const resJob = h('div', { id: 'res-job', 'aria-live': 'polite' });
+    const resOut = h('div', { id: 'res-out' });
+
     root.append(h('p', null, t('intro')),
       card(t('upload'), form, errBox), out, card(t('stats'), statsBox), card(t('models'), modelsBox),
+      card(t('resTitle'), resForm, resErr, resJob, resOut),
       h('p', { class: 'fk-hint' }, t('mapNote')));
 
     // A number the API may give as null: a dash, never a made-up value.
@@ -220,8 +270,121 @@ export default {
       }
     });
 
+    let resTimer = null;
+    let resMap = null;
+    const terminal = ['succeeded', 'failed', 'canceled', 'expired'];
+    const followReport = async (job) => {
+      ctx.memo.residualJob = job.id;
+      for (;;) {
+        fill(resJob, h('p', { id: 'res-state' }, t('resJob', { id: job.id, state: t(job.state) })),
+          meter(job.progress.done, Math.max(job.progress.total, 1), t('resProgress')));
+        if (job.state === 'succeeded') {
+          await showReport(job);
+          return;
+        }
+        if (terminal.includes(job.state)) {
+          fill(resErr, h('p', { role: 'alert', class: 'fk-error' }, t('resFailed', { state: t(job.state), error: job.error || '' })));
+          return;
+        }
+        await new Promise((r) => { resTimer = setTimeout(r, 1000); });
+        job = await ctx.api('GET', `/jobs/${encodeURIComponent(job.id)}`, { signal: ac.signal });
+      }
+    };
+
+    // The colour of a residual (dB) on a fixed diverging scale: blue
+    // below -10, white at 0, red above +10.
+    const residualColour = (r) => {
+      if (r === null || r === undefined || !Number.isFinite(r)) return '#8c8c8c';
+      const x = Math.max(-1, Math.min(1, r / 10));
+      const mix = (a, b, f) => Math.round(a + (b - a) * f);
+      return x < 0 ? `rgb(${mix(255, 33, -x)},${mix(255, 102, -x)},${mix(255, 172, -x)})` : `rgb(${mix(255, 178, x)},${mix(255, 24, x)},${mix(255, 43, x)})`;
+    };
+
+    const showReport = async (job) => {
+      let rep;
+      let geo;
+      try {
+        const res = await ctx.apiRaw('GET', job.result.download_url, { signal: ac.signal });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        const buf = await res.arrayBuffer();
+        const dec = new TextDecoder();
+        const r = await zipEntry(buf, 'report.json');
+        if (!r) throw new Error('report.json');
+        rep = JSON.parse(dec.decode(r));
+        const g = await zipEntry(buf, 'residuals.geojson');
+        geo = g ? JSON.parse(dec.decode(g)) : { features: [] };
+      } catch (err) {
+        if (!ac.signal.aborted) fill(resErr, h('p', { role: 'alert', class: 'fk-error' }, t('resLoadFailed', { error: err.message || String(err) })));
+        return;
+      }
+      if (ac.signal.aborted) return;
+      const engines = (rep.engines || []).filter((e) => e.n > 0);
+      const best = engines.reduce((b, e) => (!b || e.rmse_db < b.rmse_db ? e : b), null);
+      const db = (v) => ctx.fmt.unit(v, 'dB', 2);
+      const caveats = caveatBox(ctx, rep.warnings || [], { id: 'res-caveats' });
+      const bestDd = h('span', { id: 'res-best' }, best ? db(best.rmse_db) : '–');
+      const mark = tieTo(ctx, bestDd, caveats, (rep.warnings || []).length, 'span');
+      const skipped = Object.entries(rep.skipped || {}).map(([k, n]) => `${k}: ${ctx.fmt.num(n, 0)}`).join(', ') || '0';
+      const perEngine = table(t('resTable'), [
+        { label: t('resEngine'), cell: (e) => (e === best ? `${e.engine} (${t('resBest')})` : e.engine) },
+        { label: t('resN'), cell: (e) => ctx.fmt.num(e.n, 0), num: true },
+        { label: t('resRmse'), cell: (e) => (e.n ? db(e.rmse_db) : '–'), num: true },
+        { label: t('resBias'), cell: (e) => (e.n ? db(e.bias_db) : '–'), num: true },
+        { label: t('resMae'), cell: (e) => (e.n ? db(e.mae_db) : '–'), num: true },
+        { label: t('resRefused'), cell: (e) => ctx.fmt.num(e.refused, 0), num: true },
+      ], rep.engines || []);
+      perEngine.id = 'res-engines-table';
+      const byDist = best && (best.by_distance || []).length ? table(t('resByDistance', { engine: best.engine }), [
+        { label: t('resBin'), cell: (g) => g.key },
+        { label: t('resN'), cell: (g) => ctx.fmt.num(g.n, 0), num: true },
+        { label: t('resRmse'), cell: (g) => db(g.rmse_db), num: true },
+        { label: t('resBias'), cell: (g) => db(g.bias_db), num: true },
+      ], best.by_distance) : null;
+      const field = best ? `${best.engine}_residual_db` : '';
+      const mapBox = best ? h('div', { id: 'res-map', class: 'res-map', role: 'region', tabindex: '0', 'aria-label': t('resMap', { engine: best.engine }) }) : null;
+      if (resMap) { resMap.remove(); resMap = null; }
+      fill(resOut, h('h3', { id: 'res-title', tabindex: '-1' }, t('resReport')), caveats,
+        facts([[t('resRows'), ctx.fmt.num(rep.rows, 0)], [t('resAvailable'), ctx.fmt.num(rep.rows_available, 0)], [t('resSkipped'), skipped],
+          [t('resBestRmse', { engine: best ? best.engine : '–' }), mark ? [bestDd, ' ', mark] : bestDd]]),
+        perEngine, byDist, mapBox, best ? h('p', { class: 'fk-hint', id: 'res-legend' }, t('resLegend', { engine: best.engine })) : null);
+      if (mapBox) {
+        const L = window.L;
+        resMap = createMap(mapBox, ctx, RIO);
+        const pts = [];
+        for (const f of geo.features || []) {
+          const c = f.geometry && f.geometry.coordinates;
+          if (!c || !Number.isFinite(c[0]) || !Number.isFinite(c[1])) continue;
+          const r = f.properties ? f.properties[field] : null;
+          L.circleMarker([c[1], c[0]], { radius: 6, color: '#1b1f24', weight: 1, fillColor: residualColour(r), fillOpacity: 0.95, className: 'res-point' })
+            .bindTooltip(`${f.properties.observation_id || ''} · ${r === null || r === undefined ? '–' : db(r)}`).addTo(resMap);
+          pts.push([c[1], c[0]]);
+        }
+        fitPoints(resMap, pts, 15);
+      }
+    };
+
+    resForm.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      clearTimeout(resTimer);
+      resErr.replaceChildren();
+      resOut.replaceChildren();
+      if (resMap) { resMap.remove(); resMap = null; }
+      const body = engineChoice.value ? { engines: [engineChoice.value] } : {};
+      try {
+        const job = await busy(resSubmit, () => ctx.api('POST', '/coverage/observations/residuals', { json: body, signal: ac.signal }));
+        await followReport(job);
+        ctx.showResult(document.getElementById('res-title'));
+      } catch (err) {
+        if (!ac.signal.aborted) showError(ctx, resErr, err, resForm);
+      }
+    });
+
     loadStats();
     loadModels();
-    return () => ac.abort();
+    // The tab's last report comes back with the screen.
+    if (ctx.memo.residualJob) {
+      ctx.api('GET', `/jobs/${encodeURIComponent(ctx.memo.residualJob)}`, { signal: ac.signal }).then(followReport).catch(() => {});
+    }
+    return () => { ac.abort(); clearTimeout(resTimer); if (resMap) resMap.remove(); };
   },
 };

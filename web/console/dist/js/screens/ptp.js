@@ -13,7 +13,7 @@
 
 import { createMap, fitPoints, RIO } from '../map.js';
 import { profileChart } from '../chart.js';
-import { warningText } from '../messages.js';
+import { caveatBox, uniqueWarnings } from '../caveats.js';
 
 // The default link: Sumaré to Pedra Bonita (Rio de Janeiro), 6.1 km at
 // 18.7 GHz with the built-in licensed radio and 38 dBi dishes.
@@ -55,7 +55,6 @@ export default {
       analyse: 'Calcular enlace',
       analysing: 'Calculando…',
       pickNext: 'Próximo clique no mapa: ponto {name}.',
-      caveats: 'Ressalvas deste resultado',
       headline: 'Modo recomendado {mode}: margem {m}, disponibilidade {av}',
       noMode: 'Nenhum modo atinge a disponibilidade desejada de {target} %.',
       summary: 'Resumo do caminho',
@@ -109,7 +108,6 @@ export default {
       analyse: 'Analyse link',
       analysing: 'Analysing…',
       pickNext: 'Next click on the map: point {name}.',
-      caveats: 'Caveats of this result',
       headline: 'Recommended mode {mode}: margin {m}, availability {av}',
       noMode: 'No mode meets the availability target of {target} %.',
       summary: 'Path summary',
@@ -255,6 +253,7 @@ export default {
       polarization: pol.value, availability_target_pct: Number(target.value),
     });
 
+    let refocusEnd = null; // the chart handle that asked for this run
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       await equipment;
@@ -268,10 +267,15 @@ export default {
         const res = await ctx.api('POST', '/links/ptp', { json: req, signal: ctx.signal });
         memo.result = { req, res };
         draw(req, res);
-        ctx.showResult(document.getElementById('ptp-headline'));
+        const knob = refocusEnd ? document.querySelector(`#profile-chart .height-handle[data-end="${refocusEnd}"]`) : null;
+        if (knob) {
+          knob.focus({ preventScroll: true });
+          knob.scrollIntoView({ block: 'center' });
+        } else ctx.showResult(document.getElementById('ptp-headline'));
       } catch (err) {
-        if (err.name !== 'AbortError') out.append(errorBox(err, t, { form }));
+        if (err.name !== 'AbortError') out.append(errorBox(err, t, form));
       } finally {
+        refocusEnd = null;
         submit.disabled = false;
         submit.textContent = t('analyse');
       }
@@ -283,13 +287,7 @@ export default {
       // Caveats first: every warning of the answer and of its modes'
       // availability, each code once, in the user's language, above the
       // headline they qualify.
-      const seen = new Set();
-      const caveatList = [...(res.warnings || []), ...(res.modes || []).flatMap((m) => (m.availability && m.availability.warnings) || [])]
-        .filter((w) => !seen.has(w.code) && seen.add(w.code));
-      const caveats = caveatList.length
-        ? el('div', { class: 'caveats', id: 'ptp-caveats' }, el('h3', { text: t('caveats') }),
-          el('ul', null, caveatList.map((w) => el('li', { dataset: { code: w.code }, title: w.message || '', text: warningText(w, ctx.lang) }))))
-        : null;
+      const caveats = caveatBox(ctx, uniqueWarnings(res.warnings || [], (res.modes || []).flatMap((m) => (m.availability && m.availability.warnings) || [])), { id: 'ptp-caveats' });
       const rec = res.recommended_index >= 0 && res.modes ? res.modes[res.recommended_index] : null;
       const headline = rec
         ? t('headline', { mode: rec.name, m: fmt.unit(rec.fade_margin_db, 'dB', 1), av: pct(rec.availability && rec.availability.availability_pct) })
@@ -337,7 +335,18 @@ export default {
       kmz.addEventListener('click', () => save(kmz, '/exports/ptp', { query: { format: 'kmz' }, json: req }, 'linkplan-ptp.kmz'));
       let chart = null;
       if (res.path && res.path.profile) {
-        try { chart = profileChart(res.path, ctx, {}); } catch (err) { console.warn('profile chart', err); }
+        // Both antenna heights are draggable on the chart (a: distance 0);
+        // a new height re-runs the analysis, the focus back on the handle.
+        const ends = {};
+        for (const [key, f] of [['a', A], ['b', B]]) {
+          ends[key] = { label: `${key.toUpperCase()} (${f.name.value || key.toUpperCase()})`, onChange: (h) => {
+            f.height.value = String(h);
+            keepInputs();
+            refocusEnd = key;
+            form.requestSubmit();
+          } };
+        }
+        try { chart = profileChart(res.path, ctx, { ends }); } catch (err) { console.warn('profile chart', err); }
       }
       results.append(el('div', { class: 'card', id: 'ptp-result' },
         caveats,

@@ -1,0 +1,322 @@
+// raytrace.js: the Raytrace screen. A small-area radio map of one
+// transmitter over one of the tenant's building layers (POST
+// /coverage/raytrace, Enterprise and Ultra), streamed as the Coverage
+// screen's heatmap is (started, queued, progress, tile, summary, error
+// events read with fetch + readSSE): each tile drawn as it arrives with
+// the coverage legend, the layer's outline on the map, then the summary
+// with its caveats first (the engine's warnings, in the user's language,
+// above the figures they qualify) and the exports of GET
+// /coverage/heatmap/{id}/export. The layers come from GET
+// /buildings/layers; below Enterprise the screen says the tier cannot and
+// offers no form to submit. Leaving the screen aborts the stream.
+
+import { ApiError, readSSE } from '../api.js';
+import { createMap, fitPoints, RIO } from '../map.js';
+import { decodeTile, LEGEND } from './coverage.js';
+import { caveatBox, tieTo, uniqueWarnings } from '../caveats.js';
+
+const TIERS = new Set(['Enterprise', 'Ultra']);
+const EXPORTS = ['geotiff', 'kmz', 'geojson'];
+
+export default {
+  id: 'raytrace',
+  nav: true,
+  titleKey: 'title',
+  strings: {
+    'pt-BR': {
+      title: 'Traçado de raios',
+      intro: 'Mapa de sinal de uma área pequena calculado por traçado de raios sobre uma camada de edificações do tenant (reflexões, difração, transmissão).',
+      tierNote: 'Plano {tier}: o traçado de raios é dos planos Enterprise e Ultra.',
+      caps: 'Limites: Enterprise 1 km² (lado até 2 km, pixel de 5 m ou mais, 40.000 pixels); Ultra 4 km² (4 km, 2 m, 160.000 pixels).',
+      layer: 'Camada de edificações',
+      noLayers: 'O tenant não tem camada de edificações: envie uma pela API (POST /buildings/layers).',
+      layerItem: '{name} ({n} edificações)',
+      transmitter: 'Transmissor',
+      lat: 'Latitude (graus)',
+      lon: 'Longitude (graus)',
+      height: 'Altura da antena (m)',
+      eirp: 'EIRP (dBm)',
+      freq: 'Frequência (MHz)',
+      radius: 'Meio lado do quadrado (m)',
+      resolution: 'Pixel (m)',
+      rxHeight: 'Altura do receptor (m)',
+      reflections: 'Reflexões (máx.)',
+      start: 'Calcular mapa',
+      cancel: 'Cancelar',
+      canceled: 'Mapa cancelado.',
+      mapLabel: 'Mapa do traçado de raios: clique para pôr o transmissor',
+      clickHint: 'Clique no mapa para pôr o transmissor.',
+      queued: 'Na fila: posição {n}.',
+      progress: 'Progresso',
+      mapId: 'Mapa {id} ({engine})',
+      tiles: 'Blocos: {n} de {total}',
+      failed: 'O mapa falhou: {msg}',
+      summary: 'Resumo do mapa',
+      valid: 'Pixels com caminho',
+      range: 'Faixa de sinal',
+      engineUsed: 'Motor',
+      elapsed: 'Tempo',
+      exports: 'Exportar',
+      exported: '{name} salvo ({size}).',
+      legend: 'Sinal recebido',
+      below: 'abaixo de {v} ou sem caminho: transparente',
+    },
+    en: {
+      title: 'Ray tracing',
+      intro: 'A small-area signal map computed by ray tracing over one of the tenant\'s building layers (reflections, diffraction, transmission).',
+      tierNote: '{tier} tier: ray tracing belongs to the Enterprise and Ultra tiers.',
+      caps: 'Caps: Enterprise 1 km² (sides up to 2 km, pixels of 5 m or more, 40,000 pixels); Ultra 4 km² (4 km, 2 m, 160,000 pixels).',
+      layer: 'Building layer',
+      noLayers: 'The tenant has no building layer: upload one through the API (POST /buildings/layers).',
+      layerItem: '{name} ({n} buildings)',
+      transmitter: 'Transmitter',
+      lat: 'Latitude (degrees)',
+      lon: 'Longitude (degrees)',
+      height: 'Antenna height (m)',
+      eirp: 'EIRP (dBm)',
+      freq: 'Frequency (MHz)',
+      radius: 'Half side of the square (m)',
+      resolution: 'Pixel (m)',
+      rxHeight: 'Receiver height (m)',
+      reflections: 'Reflections (max.)',
+      start: 'Compute map',
+      cancel: 'Cancel',
+      canceled: 'Map cancelled.',
+      mapLabel: 'Ray-tracing map: click to place the transmitter',
+      clickHint: 'Click the map to place the transmitter.',
+      queued: 'Queued: position {n}.',
+      progress: 'Progress',
+      mapId: 'Map {id} ({engine})',
+      tiles: 'Tiles: {n} of {total}',
+      failed: 'The map failed: {msg}',
+      summary: 'Map summary',
+      valid: 'Pixels with a path',
+      range: 'Signal range',
+      engineUsed: 'Engine',
+      elapsed: 'Time',
+      exports: 'Export',
+      exported: '{name} saved ({size}).',
+      legend: 'Received signal',
+      below: 'below {v} or no path: transparent',
+    },
+  },
+  render(root, ctx) {
+    const { el, field, errorBox, progress } = ctx.ui;
+    const { t, fmt } = ctx;
+    const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', ...attrs });
+    const tier = ctx.session ? ctx.session.tier : '';
+    const allowed = TIERS.has(tier) || (ctx.session && ctx.session.admin);
+
+    const layer = el('select', { id: 'rt-layer', 'data-field': 'layer_id' });
+    const lat = num({ id: 'rt-lat', min: '-90', max: '90', 'data-field': 'site.lat' });
+    const lon = num({ id: 'rt-lon', min: '-180', max: '180', 'data-field': 'site.lon' });
+    const height = num({ id: 'rt-height', value: '30', min: '0.1', max: '500', 'data-field': 'site.height_m' });
+    const eirp = num({ id: 'rt-eirp', value: '55', min: '-30', max: '100', 'data-field': 'site.eirp_dbm' });
+    const freq = num({ id: 'rt-freq', value: '3500', min: '30', max: '100000', 'data-field': 'frequency_mhz' });
+    const radius = num({ id: 'rt-radius', value: '100', min: '10', max: '2000', 'data-field': 'radius_m' });
+    const resolution = num({ id: 'rt-resolution', value: '5', min: '2', max: '100', 'data-field': 'resolution_m' });
+    const rxH = num({ id: 'rt-rx-height', value: '1.5', min: '0.1', max: '100', 'data-field': 'rx_height_m' });
+    const reflections = el('select', { id: 'rt-reflections', 'data-field': 'max_reflections' },
+      [0, 1, 2, 3].map((n) => el('option', { value: String(n), text: String(n), selected: n === 1 })));
+    const startBtn = el('button', { type: 'submit', class: 'primary', id: 'rt-start', text: t('start') });
+    const cancelBtn = el('button', { type: 'button', id: 'rt-cancel', text: t('cancel'), hidden: true });
+    const status = el('div', { id: 'rt-status', 'aria-live': 'polite' });
+    const layerNote = el('p', { class: 'note', id: 'rt-layer-note' });
+    const form = el('form', { class: 'card', id: 'rt-form', novalidate: true, 'data-writes': true },
+      el('p', { text: t('intro') }),
+      el('p', { class: 'note', id: 'rt-caps', text: allowed ? t('caps') : t('tierNote', { tier }) }),
+      field(t('layer'), layer), layerNote,
+      el('fieldset', null, el('legend', { text: t('transmitter') }),
+        el('div', { class: 'row' }, field(t('lat'), lat), field(t('lon'), lon)),
+        el('div', { class: 'row' }, field(t('height'), height), field(t('eirp'), eirp))),
+      el('div', { class: 'row' }, field(t('freq'), freq), field(t('radius'), radius)),
+      el('div', { class: 'row' }, field(t('resolution'), resolution), field(t('rxHeight'), rxH)),
+      field(t('reflections'), reflections),
+      el('div', { class: 'actions' }, startBtn, cancelBtn), status);
+    const mapBox = el('div', { id: 'rt-map', role: 'region', 'aria-label': t('mapLabel'), tabindex: '0' });
+    const summaryBox = el('div', { id: 'rt-summary', 'aria-live': 'polite' });
+    root.append(el('div', { class: 'split' },
+      el('div', { class: 'panel' }, form, el('p', { class: 'note', text: t('clickHint') })),
+      el('div', { class: 'panel' }, mapBox, summaryBox)));
+
+    const L = window.L;
+    const map = createMap(mapBox, ctx, RIO);
+    const outline = L.layerGroup().addTo(map);
+    const tilesLayer = L.layerGroup().addTo(map);
+    let txMarker = null;
+    const placeTx = () => {
+      if (ctx.signal.aborted) return;
+      const la = Number(lat.value);
+      const lo = Number(lon.value);
+      if (txMarker) { txMarker.remove(); txMarker = null; }
+      if (lat.value === '' || lon.value === '' || !Number.isFinite(la) || !Number.isFinite(lo)) return;
+      txMarker = L.circleMarker([la, lo], { radius: 8, color: '#000', weight: 2, fillColor: '#0b5394', fillOpacity: 1, className: 'rt-tx' }).bindTooltip(t('transmitter')).addTo(map);
+    };
+    for (const i of [lat, lon]) i.addEventListener('input', placeTx);
+    map.on('click', (e) => {
+      lat.value = e.latlng.lat.toFixed(7);
+      lon.value = e.latlng.lng.toFixed(7);
+      lat.dispatchEvent(new Event('change', { bubbles: true }));
+      placeTx();
+    });
+
+    // The layers: each one's bounds outlined; choosing one puts the
+    // transmitter at its centre when none is placed yet.
+    let layers = [];
+    const showLayer = () => {
+      outline.clearLayers();
+      const l = layers.find((x) => x.id === layer.value);
+      if (!l || !Array.isArray(l.bounds)) return;
+      const [w, s, e, n] = l.bounds;
+      L.rectangle([[s, w], [n, e]], { color: '#0b5394', weight: 2, fill: false, dashArray: '6 4', className: 'rt-layer' }).addTo(outline);
+      if (lat.value === '' || lon.value === '') {
+        lat.value = ((s + n) / 2).toFixed(7);
+        lon.value = ((w + e) / 2).toFixed(7);
+      }
+      placeTx();
+      fitPoints(map, [[s, w], [n, e]], 17);
+    };
+    layer.addEventListener('change', showLayer);
+    if (allowed) {
+      ctx.api('GET', '/buildings/layers', { signal: ctx.signal }).then((r) => {
+        layers = r.layers || [];
+        layer.replaceChildren(...layers.map((l) => el('option', { value: l.id, text: t('layerItem', { name: l.name || l.id, n: fmt.int(l.buildings) }) })));
+        if (ctx.memo.layer && layers.some((l) => l.id === ctx.memo.layer)) layer.value = ctx.memo.layer;
+        if (!layers.length) layerNote.textContent = t('noLayers');
+        showLayer();
+      }).catch((err) => { if (err.name !== 'AbortError') status.append(errorBox(err, t)); });
+    } else {
+      // The tier cannot: a form it could not submit is shown read-only.
+      for (const c of form.querySelectorAll('input, select, button')) c.disabled = true;
+    }
+    placeTx();
+
+    const legend = L.control({ position: 'bottomright' });
+    legend.onAdd = () => {
+      const box = el('div', { class: 'legend', id: 'rt-legend' }, el('strong', { text: t('legend') }));
+      for (const c of LEGEND) {
+        const sw = el('span', { class: 'swatch', 'aria-hidden': 'true' });
+        sw.style.background = `rgb(${c.rgb.join(',')})`;
+        box.append(el('div', null, sw, `≥ ${fmt.unit(c.min, 'dBm', 0)}`));
+      }
+      box.append(el('div', { class: 'muted', text: t('below', { v: fmt.unit(LEGEND[LEGEND.length - 1].min, 'dBm', 0) }) }));
+      return box;
+    };
+    legend.addTo(map);
+
+    const drawTile = (tile, started) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = tile.width;
+      canvas.height = tile.height;
+      canvas.getContext('2d').putImageData(new ImageData(decodeTile(tile, started.nodata_value, started.value_scale_db), tile.width, tile.height), 0, 0);
+      L.imageOverlay(canvas.toDataURL('image/png'), [[tile.south, tile.west], [tile.north, tile.east]], { opacity: 1, className: 'rt-tile', alt: '' }).addTo(tilesLayer);
+    };
+
+    // showSummary: the engine's caveats first, tied to the pixels with a
+    // path, then the figures and the exports.
+    const showSummary = (s, mapId, started) => {
+      const list = uniqueWarnings((started && started.warnings) || [], s.warnings || []);
+      const caveats = caveatBox(ctx, list, { id: 'rt-caveats' });
+      const validDd = el('dd', { id: 'rt-valid', text: `${fmt.int(s.valid_pixels)} / ${fmt.int(s.in_radius_pixels)}` });
+      const mark = tieTo(ctx, validDd, caveats, list.length);
+      const buttons = EXPORTS.map((f) => el('button', {
+        type: 'button', text: f, dataset: { format: f },
+        onclick: async () => {
+          try {
+            const got = await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } });
+            ctx.toast(t('exported', { name: got.name, size: fmt.bytes(got.size) }), 'ok');
+          } catch (err) { summaryBox.append(errorBox(err, t)); }
+        },
+      }));
+      summaryBox.replaceChildren(el('div', { class: 'card', id: 'rt-summary-card' },
+        el('h2', { id: 'rt-summary-title', tabindex: '-1', text: t('summary') }), caveats,
+        el('dl', { class: 'kv' },
+          el('dt', { text: t('valid') }), validDd, mark,
+          el('dt', { text: t('range') }), el('dd', { text: s.min_dbm === null ? '—' : `${fmt.unit(s.min_dbm, 'dBm', 1)} … ${fmt.unit(s.max_dbm, 'dBm', 1)}` }),
+          el('dt', { text: t('engineUsed') }), el('dd', { text: `${s.engine} ${s.engine_version}` }),
+          el('dt', { text: t('elapsed') }), el('dd', { text: fmt.unit(s.elapsed_ms / 1000, 's', 1) })),
+        el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
+    };
+
+    let run = null;
+    const stop = () => { if (run) { run.abort(); run = null; } };
+    cancelBtn.addEventListener('click', () => { stop(); status.replaceChildren(el('p', { text: t('canceled') })); });
+
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      stop();
+      status.replaceChildren();
+      summaryBox.replaceChildren();
+      tilesLayer.clearLayers();
+      ctx.memo.layer = layer.value;
+      const body = {
+        layer_id: layer.value,
+        site: { lat: Number(lat.value), lon: Number(lon.value), height_m: Number(height.value), eirp_dbm: Number(eirp.value) },
+        frequency_mhz: Number(freq.value), radius_m: Number(radius.value), resolution_m: Number(resolution.value),
+        rx_height_m: Number(rxH.value), max_reflections: Number(reflections.value),
+      };
+      const abort = new AbortController();
+      ctx.signal.addEventListener('abort', () => abort.abort());
+      run = abort;
+      startBtn.disabled = true;
+      cancelBtn.hidden = false;
+      const bar = progress(0, 1, t('progress'));
+      const mapLine = el('p', { class: 'note', id: 'rt-map-id' });
+      const tileCount = el('p', { id: 'rt-tiles' });
+      status.append(mapLine, bar, tileCount);
+      let started = null;
+      let tiles = 0;
+      // The tab keeps the map (up to 200 tiles) for the screen's next
+      // render: a language switch or a return redraws it.
+      const kept = { started: null, tiles: [], summary: null };
+      ctx.memo.map = kept;
+      try {
+        const res = await ctx.apiRaw('POST', '/coverage/raytrace', { json: body, signal: abort.signal, headers: { Accept: 'text/event-stream' } });
+        if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null), res.statusText);
+        await readSSE(res, (ev) => {
+          const data = JSON.parse(ev.data);
+          if (ev.event === 'started') {
+            started = data;
+            kept.started = data;
+            map.fitBounds([[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]], { padding: [12, 12] });
+            mapLine.textContent = t('mapId', { id: data.map_id, engine: data.engine });
+            tileCount.textContent = t('tiles', { n: 0, total: data.tiles });
+          } else if (ev.event === 'queued') {
+            mapLine.textContent = t('queued', { n: data.queue_position !== undefined ? data.queue_position : '?' });
+          } else if (ev.event === 'progress') {
+            const p = bar.querySelector('progress');
+            if (data.total_radials) { p.max = data.total_radials; p.value = data.done_radials; }
+            bar.querySelector('.progress-text').textContent = `${t('progress')}: ${fmt.num((data.fraction || 0) * 100, 0)} %`;
+          } else if (ev.event === 'tile' && started) {
+            drawTile(data, started);
+            if (kept.tiles.length < 200) kept.tiles.push(data);
+            tiles += 1;
+            tileCount.textContent = t('tiles', { n: tiles, total: started.tiles });
+          } else if (ev.event === 'summary') {
+            kept.summary = data;
+            showSummary(data, started ? started.map_id : '', started);
+            ctx.showResult(document.getElementById('rt-summary-title'));
+          } else if (ev.event === 'error') {
+            status.append(errorBox({ message: t('failed', { msg: data.message }), code: data.code, field: null }, t));
+          }
+        }, abort.signal);
+      } catch (err) {
+        if (err && err.name !== 'AbortError') status.append(errorBox(err, t, form));
+      } finally {
+        if (run === abort) run = null;
+        startBtn.disabled = !allowed;
+        cancelBtn.hidden = true;
+      }
+    });
+
+    const again = ctx.memo.map;
+    if (again && again.started && again.summary) {
+      const d = again.started;
+      map.fitBounds([[d.north - d.height * d.pixel_lat_deg, d.west], [d.north, d.west + d.width * d.pixel_lon_deg]], { padding: [12, 12] });
+      for (const tile of again.tiles) drawTile(tile, d);
+      showSummary(again.summary, d.map_id, d);
+    }
+
+    return () => { stop(); map.remove(); };
+  },
+};
