@@ -75,7 +75,14 @@
 //     at the angle of incidence |φ − φ'|/2, which is Luebbers' angle on
 //     each reflection boundary (where the terms matter) and keeps the
 //     coefficient reciprocal (WedgeDiffraction). Edges within
-//     DiffractionRangeM (2D) of either antenna are traced.
+//     DiffractionRangeM (2D) of either antenna are traced. With
+//     GroundReflection, each edge also gives the three paths that meet the
+//     ground plane before the edge, after it, or both (images of the
+//     antennas in the ground, Keller's law between the unfolded ends, the
+//     ground's Fresnel coefficients): the diffracted counterpart of the
+//     two-ray model, without which a shadowed receiver lost the ground
+//     ray that a lit one keeps (about 2 dB of its power sum in the street
+//     canyon, TestStreetCanyonAgainstP1411).
 //   - Transmission through walls (optional, direct path only): each wall or
 //     roof crossed is a single-layer P.2040 slab of the material's
 //     ThicknessM, T = (1 − R'²)e^{−jq}/(1 − R'²e^{−j2q}) per polarisation.
@@ -87,8 +94,8 @@
 //
 // Not traced: diffraction of order two or more (a thick building shadows a
 // low receiver only through its vertical corners and, for a transmitter
-// above the roof, its far roof edge), diffraction combined with a
-// reflection, scattering from rough surfaces, vegetation and vehicles,
+// above the roof, its far roof edge), diffraction combined with a wall or
+// roof reflection, scattering from rough surfaces, vegetation and vehicles,
 // and indoor propagation beyond the direct path's wall losses.
 //
 // # Algorithm: the exact image method

@@ -1004,14 +1004,44 @@ func (s *Scene) edgesNear(p vec2, rangeM float64) []int32 {
 	return out
 }
 
-// evalEdge adds the path diffracted by edge ed, if it exists.
+// evalEdge adds the paths diffracted by edge ed, if they exist: the
+// direct one and, with GroundReflection, those that meet the ground plane
+// before the edge, after it, or both (in that order).
 func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
-	src := w.tx
+	w.evalEdgeVia(ed, rx, a, false, false)
+	if !w.opt.GroundReflection {
+		return
+	}
+	w.evalEdgeVia(ed, rx, a, true, false)
+	w.evalEdgeVia(ed, rx, a, false, true)
+	w.evalEdgeVia(ed, rx, a, true, true)
+}
+
+// evalEdgeVia adds the path diffracted by edge ed with a ground reflection
+// on the transmitter's side (gTx) and/or the receiver's (gRx): the image
+// method over the ground plane, the diffraction point by Keller's law
+// between the unfolded ends.
+func (w *worker) evalEdgeVia(ed *edge, rx vec3, a *accum, gTx, gRx bool) {
+	src, dst := w.tx, rx
+	ground := &w.s.surfaces[0]
+	gz := ground.d
+	if gTx {
+		if !(src.Z > gz) {
+			return
+		}
+		src.Z = 2*gz - src.Z
+	}
+	if gRx {
+		if !(dst.Z > gz) {
+			return
+		}
+		dst.Z = 2*gz - dst.Z
+	}
 	// diffraction point: unfold the edge line (Keller's law)
 	as := src.sub(ed.p0).dot(ed.e)
-	ar := rx.sub(ed.p0).dot(ed.e)
+	ar := dst.sub(ed.p0).dot(ed.e)
 	ps := src.sub(ed.p0.add(ed.e.scale(as))).norm()
-	pr := rx.sub(ed.p0.add(ed.e.scale(ar))).norm()
+	pr := dst.sub(ed.p0.add(ed.e.scale(ar))).norm()
 	if ps+pr == 0 {
 		return
 	}
@@ -1020,21 +1050,39 @@ func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
 		return
 	}
 	q := ed.p0.add(ed.e.scale(u))
-	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && src.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
+	if (gTx || gRx) && !(q.Z > gz) {
+		return
+	}
+	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && w.tx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
 		return
 	}
 	phiP, okS := ed.angle(src.sub(q))
-	phi, okR := ed.angle(rx.sub(q))
+	phi, okR := ed.angle(dst.sub(q))
 	if !okS || !okR {
 		return
 	}
-	if w.occluded(q, rx) || w.occluded(src, q) {
+	// the ground points (the unfolded segments cross the plane once)
+	var g1, g2 vec3
+	if gTx {
+		g1 = src.add(q.sub(src).scale((gz - src.Z) / (q.Z - src.Z)))
+		if w.occluded(g1, q) || w.occluded(w.tx, g1) {
+			return
+		}
+	} else if w.occluded(w.tx, q) {
+		return
+	}
+	if gRx {
+		g2 = q.add(dst.sub(q).scale((q.Z - gz) / (q.Z - dst.Z)))
+		if w.occluded(q, g2) || w.occluded(g2, rx) {
+			return
+		}
+	} else if w.occluded(q, rx) {
 		return
 	}
 	sp := q.sub(src)
 	sPrime := sp.norm()
 	kin := sp.scale(1 / sPrime)
-	so := rx.sub(q)
+	so := dst.sub(q)
 	sDist := so.norm()
 	kout := so.scale(1 / sDist)
 	sinB := ed.e.cross(kin).norm()
@@ -1045,19 +1093,37 @@ func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
 	eta := w.etas[ed.mat]
 	ds, dh := WedgeDiffraction(Wedge{N: ed.nw, Eta0: eta, EtaN: eta}, phi, phiP, lDist, w.k, sinB)
 	// incident field at q (without the spherical spreading, added below)
-	e := along(w.polVec(kin), complex(gainAmp(w.txPat, kin), 0))
+	kdep := kin
+	tf := 1.0
+	if gTx {
+		kdep = g1.sub(w.tx).unit()
+		tf *= w.terrainFactor(w.tx, g1, a) * w.terrainFactor(g1, q, a)
+	} else {
+		tf *= w.terrainFactor(w.tx, q, a)
+	}
+	e := along(w.polVec(kdep), complex(gainAmp(w.txPat, kdep), 0))
+	if gTx {
+		e = w.reflect(e, kdep, kin, ground)
+	}
 	phiHatI := ed.e.cross(kin).scale(-1 / sinB)
 	betaI := kin.cross(phiHatI)
 	phiHatD := ed.e.cross(kout)
 	phiHatD = phiHatD.scale(1 / phiHatD.norm())
 	betaD := kout.cross(phiHatD)
 	ed2 := along(betaD, -ds*e.dot(betaI)).add(along(phiHatD, -dh*e.dot(phiHatI)))
+	karr := kout
+	if gRx {
+		karr = rx.sub(g2).unit()
+		ed2 = w.reflect(ed2, kout, karr, ground)
+		tf *= w.terrainFactor(q, g2, a) * w.terrainFactor(g2, rx, a)
+	} else {
+		tf *= w.terrainFactor(q, rx, a)
+	}
 	// amplitude: e^{−jk(s'+s)}·√(s'/(s(s+s')))/s'; finish divides by the
 	// total length, so pass the factor relative to 1/(s+s')
 	total := sPrime + sDist
 	spread := math.Sqrt(sPrime/(sDist*total)) / sPrime * total
-	tf := w.terrainFactor(src, q, a) * w.terrainFactor(q, rx, a)
-	amp := w.finish(ed2, kout, total, spread*tf)
+	amp := w.finish(ed2, karr, total, spread*tf)
 	a.add(amp, total)
 	w.markAssumed(ed.bld, a)
 	if w.collect {
@@ -1065,8 +1131,15 @@ func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
 		if ed.vertical {
 			kind = "vertical_edge"
 		}
-		in := []Interaction{w.interaction("diffraction", kind, ed.bld, q)}
-		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kin, kout, amp))
+		var in []Interaction
+		if gTx {
+			in = append(in, w.interaction("reflection", "ground", -1, g1))
+		}
+		in = append(in, w.interaction("diffraction", kind, ed.bld, q))
+		if gRx {
+			in = append(in, w.interaction("reflection", "ground", -1, g2))
+		}
+		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kdep, karr, amp))
 	}
 }
 
