@@ -59,7 +59,13 @@ type Options struct {
 	GroundReflection bool `json:"ground_reflection"`
 	// Transmission lets the direct path cross walls and roofs, each
 	// crossing a single-layer P.2040 slab; otherwise a building blocks it.
-	Transmission bool         `json:"transmission"`
+	Transmission bool `json:"transmission"`
+	// DiffuseScattering is the scattering coefficient S of the walls'
+	// effective roughness model (scatter.go), 0 (off) to 1: the walls
+	// within DiffractionRangeM (2D) of either antenna that see both scatter
+	// the fraction S² of their incident power (Lambertian), and their
+	// specular reflections keep √(1 − S²) of the field.
+	DiffuseScattering float64 `json:"diffuse_scattering,omitempty"`
 	Sum          SumMode      `json:"sum"`
 	Polarization Polarization `json:"polarization"`
 }
@@ -77,6 +83,9 @@ func (o Options) validate(v *appliance.ValidationError) {
 	}
 	if o.Diffraction && (!(o.DiffractionRangeM > 0) || o.DiffractionRangeM > MaxDiffractionRangeM) {
 		v.Add("diffraction_range_m", "must be in (0, %g] metres, got %g", MaxDiffractionRangeM, o.DiffractionRangeM)
+	}
+	if !(o.DiffuseScattering >= 0 && o.DiffuseScattering <= 1) {
+		v.Add("diffuse_scattering", "must be between 0 and 1, got %g", o.DiffuseScattering)
 	}
 	if o.Sum != SumCoherent && o.Sum != SumPower {
 		v.Add("sum", "must be %q or %q, got %q", SumCoherent, SumPower, o.Sum)
@@ -204,6 +213,8 @@ type traceCtx struct {
 	naive    bool    // baseline: no hierarchy
 	collect  bool    // keep every path (point mode)
 	txInside bool
+	lit      []int32 // scattering tiles lit by the transmitter (DiffuseScattering > 0)
+	specular float64 // field kept by a wall's specular reflection, √(1 − S²)
 }
 
 func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning, error) {
@@ -230,6 +241,10 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 		c.txInside = true
 		warns = append(warns, appliance.Warning{Code: WarnTxInsideBuilding,
 			Message: fmt.Sprintf("The transmitter is inside building %s, below its roof; raise it above the roof.", s.buildings[bi].id)})
+	}
+	c.specular = math.Sqrt(1 - opt.DiffuseScattering*opt.DiffuseScattering)
+	if opt.DiffuseScattering > 0 && !c.txInside {
+		c.lit = s.litTiles(c.tx, naive)
 	}
 	if opt.Diffraction && !naive {
 		c.nearTx = s.edgesNear(c.tx.xy(), opt.DiffractionRangeM)
@@ -330,6 +345,7 @@ type accum struct {
 	pow     float64
 	pt, pt2 float64 // Σ p·τ, Σ p·τ² with τ relative to tau0, seconds
 	tau0    float64
+	diffuse float64 // power added with a random phase (scattering)
 	n       int
 	flags   uint8
 }
@@ -344,13 +360,23 @@ func (a *accum) add(amp complex128, lengthM float64) {
 	a.n++
 }
 
+// addPower adds a contribution of power p and random phase.
+func (a *accum) addPower(p, lengthM float64) {
+	a.diffuse += p
+	a.pow += p
+	tau := lengthM/speedOfLight - a.tau0
+	a.pt += p * tau
+	a.pt2 += p * tau * tau
+	a.n++
+}
+
 func (a *accum) result(txDBm float64, mode SumMode) Result {
 	res := Result{EngineVersion: Version, LOS: a.flags&FlagLOS != 0}
 	if a.n == 0 || a.pow == 0 {
 		return res
 	}
 	res.Reachable = true
-	cp := real(a.sum)*real(a.sum) + imag(a.sum)*imag(a.sum)
+	cp := real(a.sum)*real(a.sum) + imag(a.sum)*imag(a.sum) + a.diffuse
 	res.CoherentPowerDBm = txDBm + 10*math.Log10(cp)
 	res.PowerSumDBm = txDBm + 10*math.Log10(a.pow)
 	res.ReceivedPowerDBm = res.CoherentPowerDBm
@@ -484,6 +510,9 @@ func (w *worker) receiver(rx vec3, a *accum) {
 		w.reflections(rx, a, -1, -1)
 		if w.opt.Diffraction {
 			w.diffractions(rx, a)
+		}
+		if len(w.lit) > 0 {
+			w.scatter(rx, a)
 		}
 	}
 	if a.n == 0 {
@@ -893,6 +922,10 @@ func (w *worker) evalChain(order int, rx vec3, a *accum) {
 func (w *worker) reflect(e cvec3, kin, kout vec3, sf *surface) cvec3 {
 	cosT := -kin.dot(sf.n)
 	rTE, rTM := Fresnel(w.etas[sf.mat], cosT)
+	if sf.kind == kindWall && w.specular != 1 {
+		rTE *= complex(w.specular, 0)
+		rTM *= complex(w.specular, 0)
+	}
 	ePerp := kin.cross(sf.n)
 	if n := ePerp.norm(); n > 1e-12 {
 		ePerp = ePerp.scale(1 / n)

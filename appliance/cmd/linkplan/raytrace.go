@@ -53,12 +53,14 @@ func raytraceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	refl := fs.Int("max-reflections", raytrace.DefaultMaxReflections, "highest reflection order, 0–3")
 	trans := fs.Bool("transmission", false, "let the direct path cross walls with P.2040 slab losses")
 	sum := fs.String("sum", string(raytrace.SumPower), "field sum: power (local mean) or coherent")
+	diffuse := fs.Float64("diffuse-scattering", 0, "scattering coefficient S of the walls (effective roughness, Lambertian), 0 (off) to 1")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 || *bfile == "" || len(obs) == 0 || len(off) == 0 {
 		fmt.Fprint(stderr, raytraceUsage)
 		return fmt.Errorf("raytrace eval: --buildings, --observations and --offset-from are required: %w", errUsage)
 	}
 	opt := raytrace.DefaultOptions()
 	opt.MaxReflections, opt.Transmission, opt.Sum = *refl, *trans, raytrace.SumMode(*sum)
+	opt.DiffuseScattering = *diffuse
 	res, err := raytraceEval(ctx, evalConfig{Buildings: *bfile, Observations: obs, OffsetFrom: off,
 		TxHeightM: *txH, RxHeightM: *rxH, DefaultHeightM: *defH, Options: &opt})
 	if err != nil {
