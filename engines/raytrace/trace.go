@@ -65,9 +65,9 @@ type Options struct {
 	// within DiffractionRangeM (2D) of either antenna that see both scatter
 	// the fraction S² of their incident power (Lambertian), and their
 	// specular reflections keep √(1 − S²) of the field.
-	DiffuseScattering float64 `json:"diffuse_scattering,omitempty"`
-	Sum          SumMode      `json:"sum"`
-	Polarization Polarization `json:"polarization"`
+	DiffuseScattering float64      `json:"diffuse_scattering,omitempty"`
+	Sum               SumMode      `json:"sum"`
+	Polarization      Polarization `json:"polarization"`
 }
 
 // DefaultOptions returns order 2 reflections, diffraction within 250 m,
