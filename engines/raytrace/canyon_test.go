@@ -2,6 +2,7 @@ package raytrace_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -25,29 +26,44 @@ func rect(id string, x0, y0, x1, y1, h float64) appliance.Building {
 //
 // Line of sight: within §4.1.2's stated bounds to 150 m. Farther, the
 // perfectly smooth, continuous walls of the ideal canyon guide the power
-// (16 paths of order ≤ 2, grazing |R| ≈ 1): the loss falls up to about
+// (28 paths of order ≤ 2, grazing |R| ≈ 1): the loss falls up to about
 // 3 dB below the lower bound, which is free space − 6 dB (two rays); the
-// test holds it within 4 dB of it. Around the corner the engine is more
-// pessimistic than §4.1.3.2: only first-order corner diffraction (weak for
-// vertical polarisation at near-grazing incidence) reaches the side
-// street; the multiple reflections and diffuse scattering that carry the
-// measured corner field need orders well above 3. The test holds the
-// engine at or above P.1411's lower bound (never more optimistic) and
-// prints the gap to the median.
+// test holds it within 4 dB of it.
+//
+// Around the corner the engine is more pessimistic than §4.1.3.2: 12 to
+// 19 dB above its median and 0.3 to 7.4 dB above its upper bound with the
+// default options (first-order corner diffraction and its ground
+// reflected variants); the walls' diffuse scattering at S = 0.4 (mostly
+// the patch of the opposite wall seen through the crossing) brings the
+// near side street to 2.5 to 4 dB above the upper bound, and nothing
+// beyond 130 m. What the engine does not trace carries the
+// rest: in a canyon whose walls are parallel or perpendicular a specular
+// path from the main street into the side street needs about eight
+// reflections (with |R| near 1 only at grazing), and the corner field of
+// real streets also comes from reflection–diffraction combinations and
+// from façade irregularities. Reflection order 3, glass or brick walls
+// change nothing (the variants below); metal walls and horizontal
+// polarisation gain 2 and 6 dB. The test holds the engine at or above
+// P.1411's lower bound (never more optimistic), holds that scattering
+// only adds power, and prints the gaps.
 func TestStreetCanyonAgainstP1411(t *testing.T) {
 	const x0, w, h, f = 200.0, 20.0, 25.0, 2600.0
 	bs := []appliance.Building{
 		rect("nw", -60, w/2, x0-w/2, 400, h), rect("ne", x0+w/2, w/2, 700, 400, h),
 		rect("sw", -60, -400, x0-w/2, -w/2, h), rect("se", x0+w/2, -400, 700, -w/2, h),
 	}
-	s, err := raytrace.NewScene(raytrace.SceneInput{Buildings: bs, Origin: rio, GroundHeightM: 5})
-	if err != nil {
-		t.Fatal(err)
+	scene := func(material string) *raytrace.Scene {
+		s, err := raytrace.NewScene(raytrace.SceneInput{Buildings: bs, Origin: rio, GroundHeightM: 5, Material: material})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
+	s := scene("")
 	opt := raytrace.DefaultOptions()
 	opt.Sum = raytrace.SumPower
-	tx := raytrace.Antenna{Pos: s.Frame().ToLatLon(0, 0), HeightM: 10}
-	point := func(x, y float64) raytrace.Result {
+	point := func(s *raytrace.Scene, opt raytrace.Options, x, y float64) raytrace.Result {
+		tx := raytrace.Antenna{Pos: s.Frame().ToLatLon(0, 0), HeightM: 10}
 		r, err := s.Point(context.Background(), raytrace.PointRequest{Tx: tx, Rx: raytrace.Antenna{Pos: s.Frame().ToLatLon(x, y), HeightM: 1.5},
 			FreqMHz: f, TxPowerDBm: 0, Options: opt})
 		if err != nil {
@@ -57,7 +73,7 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 	}
 	losIn, losN := 0, 0
 	for _, d := range []float64{20, 30, 50, 75, 100, 150, 250, 300, 400, 500, 600} {
-		r := point(d, 0)
+		r := point(s, opt, d, 0)
 		ref, err := p1411.StreetCanyonLoS(f, d, 10, 1.5)
 		if err != nil {
 			t.Fatal(err)
@@ -74,26 +90,53 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 		}
 		checkCanyon(t, true, d, r.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
 	}
+	scat := opt
+	scat.DiffuseScattering = 0.4
 	nlosIn, nlosN := 0, 0
 	for _, x2 := range []float64{45, 60, 80, 100, 130, 160, 200, 250} {
-		r := point(x0, x2)
+		r := point(s, opt, x0, x2)
+		rs := point(s, scat, x0, x2)
 		ref, err := p1411.StreetCanyonNLoSCorner(f, x0, x2, w, 10, 1.5)
 		if err != nil {
 			t.Fatal(err)
 		}
 		nlosN++
-		ok := r.Reachable && r.PathLossDB >= ref.LowerDB && r.PathLossDB <= ref.UpperDB
+		ok := rs.Reachable && rs.PathLossDB >= ref.LowerDB && rs.PathLossDB <= ref.UpperDB
 		if ok {
 			nlosIn++
 		}
-		t.Logf("NLOS x2=%3.0f m: raytrace %.1f dB (coherent %.1f), P.1411 §4.1.3.2 lower %.1f median %.1f upper %.1f: within=%v (%d paths)",
-			x2, r.PathLossDB, -r.CoherentPowerDBm, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok, len(r.Paths))
+		t.Logf("NLOS x2=%3.0f m: raytrace %.1f dB (%d paths), with scattering S=0.4 %.1f dB; P.1411 §4.1.3.2 lower %.1f median %.1f upper %.1f: within=%v",
+			x2, r.PathLossDB, len(r.Paths), rs.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok)
 		if r.LOS || !r.Reachable {
 			t.Errorf("x2=%g: the side street is reachable but not line of sight", x2)
 		}
+		if rs.PathLossDB > r.PathLossDB+1e-9 {
+			t.Errorf("x2=%g: scattering lowered the received power (%.2f > %.2f dB)", x2, rs.PathLossDB, r.PathLossDB)
+		}
 		checkCanyon(t, false, x2, r.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
+		checkCanyon(t, false, x2, rs.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
 	}
-	t.Logf("street canyon: LOS %d/%d and one-corner NLOS %d/%d within P.1411's stated spread", losIn, losN, nlosIn, nlosN)
+	t.Logf("street canyon: LOS %d/%d and one-corner NLOS (with scattering) %d/%d within P.1411's stated spread", losIn, losN, nlosIn, nlosN)
+	// what the corner gap depends on: loss above §4.1.3.2's upper bound, dB
+	hpol, order3 := opt, opt
+	hpol.Polarization = raytrace.PolHorizontal
+	order3.MaxReflections = 3
+	for _, v := range []struct {
+		name string
+		s    *raytrace.Scene
+		opt  raytrace.Options
+	}{
+		{"default", s, opt}, {"scattering S=0.4", s, scat}, {"3 reflections", s, order3},
+		{"horizontal polarisation", s, hpol}, {"metal walls", scene("metal"), opt},
+		{"glass walls", scene("glass"), opt}, {"brick walls", scene("brick"), opt},
+	} {
+		line := ""
+		for _, x2 := range []float64{45, 80, 130, 250} {
+			ref, _ := p1411.StreetCanyonNLoSCorner(f, x0, x2, w, 10, 1.5)
+			line += fmt.Sprintf(" x2=%g: %+.1f", x2, point(v.s, v.opt, x0, x2).PathLossDB-ref.UpperDB)
+		}
+		t.Logf("corner, %-24s above the upper bound:%s dB", v.name, line)
+	}
 }
 
 func checkCanyon(t *testing.T, los bool, d, got float64, lower, median, upper float64) {

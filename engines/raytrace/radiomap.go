@@ -230,6 +230,17 @@ func (m *mapBand) run(j0, j1 int) {
 				}
 			}
 		}
+		if len(w.lit) > 0 {
+			for j := j0; j < j1; j++ {
+				for i := 0; i < nx; i++ {
+					pi := (j-j0)*nx + i
+					if skip[pi] {
+						continue
+					}
+					w.scatter(m.rx(i, j), &acc[pi])
+				}
+			}
+		}
 	}
 	for j := j0; j < j1; j++ {
 		for i := 0; i < nx; i++ {

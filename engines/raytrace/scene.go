@@ -74,6 +74,7 @@ type Scene struct {
 	buildings []building
 	surfaces  []surface // surfaces[0] is the ground plane
 	edges     []edge
+	tiles     []tile // wall tiles of diffuse scattering
 	mats      []Material
 	ground    int32 // index of the ground material in mats
 	groundZ   float64
@@ -248,6 +249,7 @@ func NewScene(in SceneInput) (*Scene, error) {
 	}
 	s.buildBVH()
 	s.buildEdgeGrid()
+	s.buildTiles()
 	s.computeHash(in)
 	return s, nil
 }

@@ -59,9 +59,15 @@ type Options struct {
 	GroundReflection bool `json:"ground_reflection"`
 	// Transmission lets the direct path cross walls and roofs, each
 	// crossing a single-layer P.2040 slab; otherwise a building blocks it.
-	Transmission bool         `json:"transmission"`
-	Sum          SumMode      `json:"sum"`
-	Polarization Polarization `json:"polarization"`
+	Transmission bool `json:"transmission"`
+	// DiffuseScattering is the scattering coefficient S of the walls'
+	// effective roughness model (scatter.go), 0 (off) to 1: the walls
+	// within DiffractionRangeM (2D) of either antenna that see both scatter
+	// the fraction S² of their incident power (Lambertian), and their
+	// specular reflections keep √(1 − S²) of the field.
+	DiffuseScattering float64      `json:"diffuse_scattering,omitempty"`
+	Sum               SumMode      `json:"sum"`
+	Polarization      Polarization `json:"polarization"`
 }
 
 // DefaultOptions returns order 2 reflections, diffraction within 250 m,
@@ -77,6 +83,9 @@ func (o Options) validate(v *appliance.ValidationError) {
 	}
 	if o.Diffraction && (!(o.DiffractionRangeM > 0) || o.DiffractionRangeM > MaxDiffractionRangeM) {
 		v.Add("diffraction_range_m", "must be in (0, %g] metres, got %g", MaxDiffractionRangeM, o.DiffractionRangeM)
+	}
+	if !(o.DiffuseScattering >= 0 && o.DiffuseScattering <= 1) {
+		v.Add("diffuse_scattering", "must be between 0 and 1, got %g", o.DiffuseScattering)
 	}
 	if o.Sum != SumCoherent && o.Sum != SumPower {
 		v.Add("sum", "must be %q or %q, got %q", SumCoherent, SumPower, o.Sum)
@@ -204,6 +213,8 @@ type traceCtx struct {
 	naive    bool    // baseline: no hierarchy
 	collect  bool    // keep every path (point mode)
 	txInside bool
+	lit      []int32 // scattering tiles lit by the transmitter (DiffuseScattering > 0)
+	specular float64 // field kept by a wall's specular reflection, √(1 − S²)
 }
 
 func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning, error) {
@@ -230,6 +241,10 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 		c.txInside = true
 		warns = append(warns, appliance.Warning{Code: WarnTxInsideBuilding,
 			Message: fmt.Sprintf("The transmitter is inside building %s, below its roof; raise it above the roof.", s.buildings[bi].id)})
+	}
+	c.specular = math.Sqrt(1 - opt.DiffuseScattering*opt.DiffuseScattering)
+	if opt.DiffuseScattering > 0 && !c.txInside {
+		c.lit = s.litTiles(c.tx, naive)
 	}
 	if opt.Diffraction && !naive {
 		c.nearTx = s.edgesNear(c.tx.xy(), opt.DiffractionRangeM)
@@ -330,6 +345,7 @@ type accum struct {
 	pow     float64
 	pt, pt2 float64 // Σ p·τ, Σ p·τ² with τ relative to tau0, seconds
 	tau0    float64
+	diffuse float64 // power added with a random phase (scattering)
 	n       int
 	flags   uint8
 }
@@ -344,13 +360,23 @@ func (a *accum) add(amp complex128, lengthM float64) {
 	a.n++
 }
 
+// addPower adds a contribution of power p and random phase.
+func (a *accum) addPower(p, lengthM float64) {
+	a.diffuse += p
+	a.pow += p
+	tau := lengthM/speedOfLight - a.tau0
+	a.pt += p * tau
+	a.pt2 += p * tau * tau
+	a.n++
+}
+
 func (a *accum) result(txDBm float64, mode SumMode) Result {
 	res := Result{EngineVersion: Version, LOS: a.flags&FlagLOS != 0}
 	if a.n == 0 || a.pow == 0 {
 		return res
 	}
 	res.Reachable = true
-	cp := real(a.sum)*real(a.sum) + imag(a.sum)*imag(a.sum)
+	cp := real(a.sum)*real(a.sum) + imag(a.sum)*imag(a.sum) + a.diffuse
 	res.CoherentPowerDBm = txDBm + 10*math.Log10(cp)
 	res.PowerSumDBm = txDBm + 10*math.Log10(a.pow)
 	res.ReceivedPowerDBm = res.CoherentPowerDBm
@@ -484,6 +510,9 @@ func (w *worker) receiver(rx vec3, a *accum) {
 		w.reflections(rx, a, -1, -1)
 		if w.opt.Diffraction {
 			w.diffractions(rx, a)
+		}
+		if len(w.lit) > 0 {
+			w.scatter(rx, a)
 		}
 	}
 	if a.n == 0 {
@@ -893,6 +922,10 @@ func (w *worker) evalChain(order int, rx vec3, a *accum) {
 func (w *worker) reflect(e cvec3, kin, kout vec3, sf *surface) cvec3 {
 	cosT := -kin.dot(sf.n)
 	rTE, rTM := Fresnel(w.etas[sf.mat], cosT)
+	if sf.kind == kindWall && w.specular != 1 {
+		rTE *= complex(w.specular, 0)
+		rTM *= complex(w.specular, 0)
+	}
 	ePerp := kin.cross(sf.n)
 	if n := ePerp.norm(); n > 1e-12 {
 		ePerp = ePerp.scale(1 / n)
@@ -1004,14 +1037,44 @@ func (s *Scene) edgesNear(p vec2, rangeM float64) []int32 {
 	return out
 }
 
-// evalEdge adds the path diffracted by edge ed, if it exists.
+// evalEdge adds the paths diffracted by edge ed, if they exist: the
+// direct one and, with GroundReflection, those that meet the ground plane
+// before the edge, after it, or both (in that order).
 func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
-	src := w.tx
+	w.evalEdgeVia(ed, rx, a, false, false)
+	if !w.opt.GroundReflection {
+		return
+	}
+	w.evalEdgeVia(ed, rx, a, true, false)
+	w.evalEdgeVia(ed, rx, a, false, true)
+	w.evalEdgeVia(ed, rx, a, true, true)
+}
+
+// evalEdgeVia adds the path diffracted by edge ed with a ground reflection
+// on the transmitter's side (gTx) and/or the receiver's (gRx): the image
+// method over the ground plane, the diffraction point by Keller's law
+// between the unfolded ends.
+func (w *worker) evalEdgeVia(ed *edge, rx vec3, a *accum, gTx, gRx bool) {
+	src, dst := w.tx, rx
+	ground := &w.s.surfaces[0]
+	gz := ground.d
+	if gTx {
+		if !(src.Z > gz) {
+			return
+		}
+		src.Z = 2*gz - src.Z
+	}
+	if gRx {
+		if !(dst.Z > gz) {
+			return
+		}
+		dst.Z = 2*gz - dst.Z
+	}
 	// diffraction point: unfold the edge line (Keller's law)
 	as := src.sub(ed.p0).dot(ed.e)
-	ar := rx.sub(ed.p0).dot(ed.e)
+	ar := dst.sub(ed.p0).dot(ed.e)
 	ps := src.sub(ed.p0.add(ed.e.scale(as))).norm()
-	pr := rx.sub(ed.p0.add(ed.e.scale(ar))).norm()
+	pr := dst.sub(ed.p0.add(ed.e.scale(ar))).norm()
 	if ps+pr == 0 {
 		return
 	}
@@ -1020,21 +1083,39 @@ func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
 		return
 	}
 	q := ed.p0.add(ed.e.scale(u))
-	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && src.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
+	if (gTx || gRx) && !(q.Z > gz) {
+		return
+	}
+	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && w.tx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
 		return
 	}
 	phiP, okS := ed.angle(src.sub(q))
-	phi, okR := ed.angle(rx.sub(q))
+	phi, okR := ed.angle(dst.sub(q))
 	if !okS || !okR {
 		return
 	}
-	if w.occluded(q, rx) || w.occluded(src, q) {
+	// the ground points (the unfolded segments cross the plane once)
+	var g1, g2 vec3
+	if gTx {
+		g1 = src.add(q.sub(src).scale((gz - src.Z) / (q.Z - src.Z)))
+		if w.occluded(g1, q) || w.occluded(w.tx, g1) {
+			return
+		}
+	} else if w.occluded(w.tx, q) {
+		return
+	}
+	if gRx {
+		g2 = q.add(dst.sub(q).scale((q.Z - gz) / (q.Z - dst.Z)))
+		if w.occluded(q, g2) || w.occluded(g2, rx) {
+			return
+		}
+	} else if w.occluded(q, rx) {
 		return
 	}
 	sp := q.sub(src)
 	sPrime := sp.norm()
 	kin := sp.scale(1 / sPrime)
-	so := rx.sub(q)
+	so := dst.sub(q)
 	sDist := so.norm()
 	kout := so.scale(1 / sDist)
 	sinB := ed.e.cross(kin).norm()
@@ -1045,19 +1126,37 @@ func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
 	eta := w.etas[ed.mat]
 	ds, dh := WedgeDiffraction(Wedge{N: ed.nw, Eta0: eta, EtaN: eta}, phi, phiP, lDist, w.k, sinB)
 	// incident field at q (without the spherical spreading, added below)
-	e := along(w.polVec(kin), complex(gainAmp(w.txPat, kin), 0))
+	kdep := kin
+	tf := 1.0
+	if gTx {
+		kdep = g1.sub(w.tx).unit()
+		tf *= w.terrainFactor(w.tx, g1, a) * w.terrainFactor(g1, q, a)
+	} else {
+		tf *= w.terrainFactor(w.tx, q, a)
+	}
+	e := along(w.polVec(kdep), complex(gainAmp(w.txPat, kdep), 0))
+	if gTx {
+		e = w.reflect(e, kdep, kin, ground)
+	}
 	phiHatI := ed.e.cross(kin).scale(-1 / sinB)
 	betaI := kin.cross(phiHatI)
 	phiHatD := ed.e.cross(kout)
 	phiHatD = phiHatD.scale(1 / phiHatD.norm())
 	betaD := kout.cross(phiHatD)
 	ed2 := along(betaD, -ds*e.dot(betaI)).add(along(phiHatD, -dh*e.dot(phiHatI)))
+	karr := kout
+	if gRx {
+		karr = rx.sub(g2).unit()
+		ed2 = w.reflect(ed2, kout, karr, ground)
+		tf *= w.terrainFactor(q, g2, a) * w.terrainFactor(g2, rx, a)
+	} else {
+		tf *= w.terrainFactor(q, rx, a)
+	}
 	// amplitude: e^{−jk(s'+s)}·√(s'/(s(s+s')))/s'; finish divides by the
 	// total length, so pass the factor relative to 1/(s+s')
 	total := sPrime + sDist
 	spread := math.Sqrt(sPrime/(sDist*total)) / sPrime * total
-	tf := w.terrainFactor(src, q, a) * w.terrainFactor(q, rx, a)
-	amp := w.finish(ed2, kout, total, spread*tf)
+	amp := w.finish(ed2, karr, total, spread*tf)
 	a.add(amp, total)
 	w.markAssumed(ed.bld, a)
 	if w.collect {
@@ -1065,8 +1164,15 @@ func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
 		if ed.vertical {
 			kind = "vertical_edge"
 		}
-		in := []Interaction{w.interaction("diffraction", kind, ed.bld, q)}
-		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kin, kout, amp))
+		var in []Interaction
+		if gTx {
+			in = append(in, w.interaction("reflection", "ground", -1, g1))
+		}
+		in = append(in, w.interaction("diffraction", kind, ed.bld, q))
+		if gRx {
+			in = append(in, w.interaction("reflection", "ground", -1, g2))
+		}
+		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kdep, karr, amp))
 	}
 }
 

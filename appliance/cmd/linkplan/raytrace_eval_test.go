@@ -39,7 +39,8 @@ func scores(t *testing.T, out string) map[string][3]float64 {
 // O2 and T-Mobile campus drive tests: the EIRP offset fitted on one
 // operator, applied to the other, both ways, flat ground at the rows'
 // mean altitude (no terrain pack covers Dortmund). It prints the figures,
-// and those of the default-height rule at 6, 9 (the default) and 12 m,
+// and those of the default-height rule at 6, 9 (the default) and 12 m and
+// of the walls' diffuse scattering (the command's S = 0.4, and 0),
 // and checks the command's contract: one line per engine, rows outside
 // the buildings' extent skipped and counted, the raytrace engine's scores
 // finite and its offset transfer no worse than 3 dB of fspl's RMSE.
@@ -52,19 +53,24 @@ func TestRaytraceEvalDortmund(t *testing.T) {
 		name, obs, off string
 		heights        []string
 	}{
-		{"O2 offset → T-Mobile", tmobileCampus, o2Campus, []string{"6", "9", "12"}},
-		{"T-Mobile offset → O2", o2Campus, tmobileCampus, []string{"9"}},
+		{"O2 offset → T-Mobile", tmobileCampus, o2Campus, []string{"6", "9", "12", "9 S=0"}},
+		{"T-Mobile offset → O2", o2Campus, tmobileCampus, []string{"9", "9 S=0"}},
 	} {
-		for _, h := range dir.heights {
-			stdout, stderr, code := runCLI(t, bin, "raytrace", "eval", "--buildings", dortmundBuildings,
-				"--observations", dir.obs, "--offset-from", dir.off, "--default-height-m", h)
+		for _, hs := range dir.heights {
+			h, noScatter := strings.CutSuffix(hs, " S=0")
+			args := []string{"raytrace", "eval", "--buildings", dortmundBuildings,
+				"--observations", dir.obs, "--offset-from", dir.off, "--default-height-m", h}
+			if noScatter {
+				args = append(args, "--diffuse-scattering", "0")
+			}
+			stdout, stderr, code := runCLI(t, bin, args...)
 			if code != 0 {
 				t.Fatalf("%s: exit %d: %s", dir.name, code, stderr)
 			}
 			s := scores(t, stdout)
-			t.Logf("%s, default height %s m: raytrace rmse %.2f bias %.2f | fspl rmse %.2f bias %.2f | p1411 rmse %.2f bias %.2f",
-				dir.name, h, s["raytrace"][1], s["raytrace"][2], s["fspl"][1], s["fspl"][2], s["p1411"][1], s["p1411"][2])
-			if h == "9" {
+			t.Logf("%s, default height %s m, scattering S=%s: raytrace rmse %.2f bias %.2f | fspl rmse %.2f bias %.2f | p1411 rmse %.2f bias %.2f",
+				dir.name, h, map[bool]string{false: "0.4", true: "0"}[noScatter], s["raytrace"][1], s["raytrace"][2], s["fspl"][1], s["fspl"][2], s["p1411"][1], s["p1411"][2])
+			if hs == "9" {
 				for _, l := range strings.Split(stdout, "\n") {
 					if strings.HasPrefix(l, "#") {
 						t.Log(l)
