@@ -311,7 +311,14 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 		if r := s.call(t, "GET", "/jobs/"+id+"/download", map[string]string{"X-API-Key": key}, ""); r.status != http.StatusConflict {
 			t.Errorf("download of the quarantined job: %d %s", r.status, r.body)
 		}
-		if !logHas(s, id, "level=ERROR", "jobs: quarantined") {
+		// The job's state is committed before its log line is written:
+		// under load the line can trail the state by a moment.
+		logged := logHas(s, id, "level=ERROR", "jobs: quarantined")
+		for deadline := time.Now().Add(15 * time.Second); !logged && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+			logged = logHas(s, id, "level=ERROR", "jobs: quarantined")
+		}
+		if !logged {
 			t.Errorf("no ERROR line for the quarantine of %s in the log:\n%s", id, logLines(s, id))
 		}
 		// The worker serves the next job.
