@@ -18,9 +18,10 @@
 // trusts the archive (an entry count read from the file sizes an
 // allocation; an unknown compression panics), where a basemap file
 // handed in by an operator must fail with an error. This reader is
-// written from the spec; its tests read archives written by go-pmtiles'
-// own serialisers and check it against go-pmtiles' look-up, so the two
-// agree on the format (go-pmtiles is a test-only dependency).
+// written from the spec; the tests of package gopmcheck read archives
+// written by go-pmtiles' own serialisers and check it against go-pmtiles'
+// look-up, so the two agree on the format (go-pmtiles is a test-only
+// dependency, linked by gopmcheck's tests alone).
 //
 // # What it accepts, and the bounds
 //
