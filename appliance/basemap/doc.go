@@ -1,7 +1,9 @@
 // Package basemap renders the console's offline basemap from the
-// appliance's own terrain: XYZ tiles of two layers, hillshade (shaded
-// relief in greys) and elevation (height in colours), so that a map is
-// useful on an air-gapped site with no tile server.
+// appliance's own terrain: XYZ tiles of three layers, hillshade (shaded
+// relief in greys), elevation (height in colours) and surface (water,
+// void-filled ground and ground without terrain), so that a map is useful
+// on an air-gapped site with no tile server. It also serves an
+// operator-supplied PMTiles archive (External, below).
 //
 // # Basics
 //
@@ -47,6 +49,43 @@
 // bytes), answered with 200 like any tile rather than 204: Leaflet draws
 // an <img> from it, where an empty answer would be a broken image. Sea
 // tiles of a pack have height 0 and are shaded flat.
+//
+// The surface layer (surface.go, SurfaceAt) is an overlay, transparent
+// over measured land. A pixel whose height is exactly 0 m is water
+// (WaterColor, opaque): the packs' sea tiles answer 0 m and SRTM v2.1 set
+// the ocean to 0 m, and a bilinear height is exactly 0 only where every
+// sample around it is. A pixel of land whose height the pack's void mask
+// (appliance.VoidMap) says was interpolated across a void of the source
+// DEM is hatched (VoidColor, diagonal lines two pixels wide every
+// VoidHatchPx world pixels). A pixel no pack covers is cross-hatched
+// (NoDataColor, every NoDataHatchPx): the packs cannot tell sea from land
+// there, so it is neither drawn as water nor as land. Hatches are laid on
+// the world's pixel grid of the zoom, so they join across tiles. The
+// void mask is asked only for pixels on a hatch line (a quarter of them).
+// Lakes flattened to a height other than 0 m, and land at exactly 0 m,
+// are not told apart: the packs carry no water mask of their own.
+//
+// # The operator's basemap
+//
+// External (external.go) serves the tiles of a PMTiles archive given to
+// serve --basemap FILE (read by package pmtiles, which checks the header,
+// root directory and metadata at start-up): each tile as stored, with its
+// media type, its Content-Encoding (vector tiles are often gzipped), an
+// ETag (the archive's identity and a digest of the tile) and MaxAge; a
+// tile the archive lacks is appliance.ErrNotFound; a defect of the
+// archive at a tile is appliance.ErrUnavailable. At most 4·GOMAXPROCS
+// tiles are read at once. Info describes the archive for the console:
+// raster archives (PNG, JPEG, WebP, AVIF) are drawn; vector (MVT)
+// archives are served but not drawn (VectorNote): the console has no
+// vector tile renderer.
+//
+//	state          event                               next
+//	no archive     serve without --basemap             not configured (Info: Configured false, tiles 404)
+//	no archive     serve --basemap FILE, file good     serving
+//	no archive     serve --basemap FILE, file bad      serve exits with an error naming --basemap
+//	serving        tile held                           serving (200, or 304 on a matching ETag)
+//	serving        tile not held                       serving (404)
+//	serving        tile damaged in the file            serving (503 for that tile)
 //
 // The same tile gives the same bytes (the renderer and image/png are
 // deterministic); golden tests pin one Rio de Janeiro tile of each layer.

@@ -51,6 +51,7 @@ func greyPalette() color.Palette {
 type renderer struct {
 	terrain appliance.Terrain
 	grid    appliance.GridSampler // nil: one ElevationM call per point
+	voids   appliance.VoidMap     // nil: the terrain knows no voids
 	grey    color.Palette         // hillshade
 	tint    color.Palette         // elevation
 	empty   []byte                // the PNG of a tile without terrain
@@ -83,6 +84,9 @@ func newRenderer(ter appliance.Terrain) (*renderer, error) {
 	r.enc.BufferPool = &encoderPool{}
 	if g, ok := ter.(appliance.GridSampler); ok {
 		r.grid = g
+	}
+	if v, ok := ter.(appliance.VoidMap); ok {
+		r.voids = v
 	}
 	az, alt := SunAzimuthDeg*math.Pi/180, SunAltitudeDeg*math.Pi/180
 	r.sun = [3]float64{math.Sin(az) * math.Cos(alt), math.Cos(az) * math.Cos(alt), math.Sin(alt)}
@@ -121,6 +125,12 @@ func (r *renderer) render(l Layer, t Tile) ([]byte, error) {
 		found = r.shade(s, t.Z, world)
 	case LayerElevation:
 		found, pal = tintPixels(s), r.tint
+	case LayerSurface:
+		var err error
+		if found, err = r.surfacePixels(s, t); err != nil {
+			return nil, fmt.Errorf("render tile %s: %w", t, err)
+		}
+		pal = surfacePalette
 	default:
 		return nil, fmt.Errorf("render tile %s: layer %q: %w", t, l, appliance.ErrInvalid)
 	}

@@ -79,7 +79,7 @@ func New(ter appliance.Terrain, opt Options) (*Service, error) {
 		return nil, err
 	}
 	etags := map[Layer]string{}
-	for _, l := range []Layer{LayerHillshade, LayerElevation} {
+	for _, l := range []Layer{LayerHillshade, LayerElevation, LayerSurface} {
 		sum := sha256.Sum256([]byte(renderVersion + "\n" + string(l) + "\n" + opt.Identity))
 		etags[l] = `"` + string(l) + "-" + renderVersion + "-" + hex.EncodeToString(sum[:10]) + `"`
 	}
@@ -96,7 +96,7 @@ func (s *Service) ETag(l Layer) string { return s.etags[l] }
 // layer's ETag the answer is NotModified and nothing is rendered.
 func (s *Service) Tile(ctx context.Context, l Layer, t Tile, ifNoneMatch string) (Image, error) {
 	if !l.Valid() {
-		return Image{}, fmt.Errorf("map tile %s: %w", t, appliance.Invalid("layer", "unknown layer %q: hillshade or elevation", l))
+		return Image{}, fmt.Errorf("map tile %s: %w", t, appliance.Invalid("layer", "unknown layer %q: hillshade, elevation or surface", l))
 	}
 	if !t.Valid() {
 		return Image{}, fmt.Errorf("%s tile %s: %w", l, t, appliance.Invalid("tile", "no tile %s within zoom %d..%d", t, MinZoom, MaxZoom))

@@ -50,12 +50,16 @@ func (e *AddressError) Unwrap() error { return e.Fields }
 
 // ParseTile parses the decimal zoom, column and row of a tile address
 // (the z, x and y of /tiles/hillshade/{z}/{x}/{y}.png, without the
-// suffix). Each must be a plain decimal integer (digits only, at most 9),
+// suffix). Each must be a plain decimal integer (digits only, at most 10),
 // z within MinZoom..MaxZoom and x, y within 0..2^z−1; the error is an
 // *AddressError naming every bad part.
-func ParseTile(z, x, y string) (Tile, error) {
+func ParseTile(z, x, y string) (Tile, error) { return ParseTileUpTo(z, x, y, MaxZoom) }
+
+// ParseTileUpTo is ParseTile with zooms 0..maxZoom (the operator's
+// basemap archive, External, has tiles to zoom 30).
+func ParseTileUpTo(z, x, y string, maxZoom int) (Tile, error) {
 	ve := &appliance.ValidationError{}
-	zi, zok := parseIndex(ve, "z", z, MinZoom, MaxZoom)
+	zi, zok := parseIndex(ve, "z", z, MinZoom, maxZoom)
 	var t Tile
 	t.Z = zi
 	if !zok {
@@ -76,7 +80,7 @@ func ParseTile(z, x, y string) (Tile, error) {
 // parseIndex parses s as a decimal integer within lo..hi and records a bad
 // one in ve under field.
 func parseIndex(ve *appliance.ValidationError, field, s string, lo, hi int) (int, bool) {
-	if s == "" || len(s) > 9 {
+	if s == "" || len(s) > 10 {
 		ve.Add(field, "must be an integer between %d and %d, got %q", lo, hi, clip(s))
 		return 0, false
 	}

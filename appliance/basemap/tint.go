@@ -15,10 +15,14 @@ const (
 	// LayerElevation is height above mean sea level in colours
 	// (TintStops).
 	LayerElevation Layer = "elevation"
+	// LayerSurface tells water, void-filled ground and ground without
+	// terrain from measured land (surface.go): an overlay, transparent over
+	// measured land.
+	LayerSurface Layer = "surface"
 )
 
 // Valid reports whether l is a known layer.
-func (l Layer) Valid() bool { return l == LayerHillshade || l == LayerElevation }
+func (l Layer) Valid() bool { return l == LayerHillshade || l == LayerElevation || l == LayerSurface }
 
 // TintStop is one colour of the elevation tint at one height.
 type TintStop struct {

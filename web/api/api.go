@@ -143,6 +143,10 @@ type Deps struct {
 	// Basemap renders the public hillshade tiles of the console's map
 	// (appliance/basemap); nil: the tile route answers 503.
 	Basemap Basemap
+	// ExternalBasemap serves the operator's PMTiles archive (serve
+	// --basemap, appliance/basemap.External); nil: GET /basemap/ext says
+	// configured false and its tiles answer 404.
+	ExternalBasemap ExternalBasemap
 	// Data lists the terrain packs and tower sources in use by SHA-256
 	// (appliance/datamanifest) for GET /platform/maturity; nil: its
 	// data_manifest is null.

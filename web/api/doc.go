@@ -49,11 +49,13 @@
 // document: the hosted login (/auth/oidc/login, /auth/oidc/callback) and
 // the payment webhook and key claim (/billing/webhook, authenticated by
 // its Stripe-Signature; /billing/claim, by the checkout session id); and
-// the console map's tiles (GET /tiles/hillshade/{z}/{x}/{y}.png and
-// /tiles/elevation/..., tiles.go, appliance/basemap), which an <img> loads
-// without a key and
-// which show public terrain only: not metered, not gated by readiness,
-// 400 invalid_tile naming z, x or y for an address that is not a tile.
+// the console map's tiles (GET /tiles/hillshade/{z}/{x}/{y}.png,
+// /tiles/elevation/... and /tiles/surface/..., tiles.go, appliance/basemap)
+// and the operator's basemap archive (GET /basemap/ext and
+// /basemap/ext/{z}/{x}/{y}, serve --basemap), which an <img> loads
+// without a key and which show public terrain or the operator's chosen
+// map only: not metered, not gated by readiness, 400 invalid_tile naming
+// z, x or y for an address that is not a tile.
 //
 // Request bodies are JSON: a POST, PUT or PATCH with another Content-Type
 // is a 415 naming Content-Type (checked before readiness and

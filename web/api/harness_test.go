@@ -419,6 +419,12 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// The operator's basemap: a small raster archive written here.
+	ext, err := basemap.OpenExternal(writeExtArchive(tb, h.dataDir))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = ext.Close() })
 	// The learned models as the composition root serves them: the shipped
 	// set while the state directory has no models/current/.
 	gaz, err := catalog.EmbeddedGazetteer()
@@ -469,15 +475,16 @@ func newHarness(tb testing.TB, opt harnessOptions) *harness {
 	}
 	h.standbyKey = sk.StandbyKey
 	h.api = api.New(api.Deps{
-		Failover:    h.standby,
-		Replication: h.standby,
-		Data:        data,
-		Decode:      opt.decode,
-		Backups:     h.backups,
-		Predictions: preds,
-		Basemap:     tiles,
-		Explainer:   ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
-		SSO:         ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now), Equipment: equip, PTP: links,
+		Failover:        h.standby,
+		Replication:     h.standby,
+		Data:            data,
+		Decode:          opt.decode,
+		Backups:         h.backups,
+		Predictions:     preds,
+		Basemap:         tiles,
+		ExternalBasemap: ext,
+		Explainer:       ai.New(ai.Deps{Provider: opt.aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: h.terrain, Jobs: h.jobs, Quota: aiQuota, Metrics: mset}),
+		SSO:             ssoDep, Billing: billingDep, Branding: branding.New(db, h.clock.Now), Equipment: equip, PTP: links,
 		Quota: meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Jobs: h.jobs, Batches: bsvc, Metrics: mset,
 		Heatmaps: &coverage.Starter{Maps: h.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: h.calib}, Repeaters: plans,

@@ -11,6 +11,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/basemap"
+	"linkplan/appliance/basemap/pmtiles"
 )
 
 // Basemap renders the console's offline map tiles from the appliance's
@@ -27,6 +28,95 @@ type Basemap interface {
 func (a *API) registerTiles(r *mux.Router) {
 	r.HandleFunc("/tiles/hillshade/{z}/{x}/{y}", a.wrap(a.mapTile(basemap.LayerHillshade))).Methods(http.MethodGet)
 	r.HandleFunc("/tiles/elevation/{z}/{x}/{y}", a.wrap(a.mapTile(basemap.LayerElevation))).Methods(http.MethodGet)
+	r.HandleFunc("/tiles/surface/{z}/{x}/{y}", a.wrap(a.mapTile(basemap.LayerSurface))).Methods(http.MethodGet)
+	// The operator's basemap archive (serve --basemap): public for the
+	// same reasons (an OpenStreetMap extract the operator chose, no
+	// tenant data).
+	r.HandleFunc("/basemap/ext", a.wrap(a.externalBasemapInfo)).Methods(http.MethodGet)
+	r.HandleFunc("/basemap/ext/{z}/{x}/{y}", a.wrap(a.externalBasemapTile)).Methods(http.MethodGet)
+}
+
+// ExternalBasemap serves the operator's PMTiles archive
+// (appliance/basemap.External).
+type ExternalBasemap interface {
+	Info() basemap.ExternalInfo
+	Tile(ctx context.Context, t basemap.Tile, ifNoneMatch string) (basemap.ExternalTile, error)
+}
+
+// externalBasemapBody is the answer of GET /basemap/ext.
+type externalBasemapBody struct {
+	Configured      bool       `json:"configured"`
+	TileType        string     `json:"tile_type,omitempty"`
+	ContentType     string     `json:"content_type,omitempty"`
+	ContentEncoding string     `json:"content_encoding,omitempty"`
+	Drawn           bool       `json:"drawn"`
+	Note            string     `json:"note,omitempty"`
+	Tiles           string     `json:"tiles,omitempty"`
+	MinZoom         *int       `json:"min_zoom,omitempty"`
+	MaxZoom         *int       `json:"max_zoom,omitempty"`
+	BoundsDeg       []float64  `json:"bounds_deg,omitempty"`
+	Center          *extCenter `json:"center,omitempty"`
+	Attribution     string     `json:"attribution"`
+	Name            string     `json:"name,omitempty"`
+	Description     string     `json:"description,omitempty"`
+	VectorLayers    []string   `json:"vector_layers,omitempty"`
+	FileBytes       int64      `json:"file_bytes,omitempty"`
+}
+
+type extCenter struct {
+	Lat  float64 `json:"lat"`
+	Lon  float64 `json:"lon"`
+	Zoom int     `json:"zoom"`
+}
+
+// externalBasemapInfo answers GET /basemap/ext: what the operator's
+// archive holds, or configured false.
+func (a *API) externalBasemapInfo(w http.ResponseWriter, r *http.Request) (any, error) {
+	w.Header().Set("Cache-Control", "no-cache")
+	if a.ExternalBasemap == nil {
+		return externalBasemapBody{}, nil
+	}
+	in := a.ExternalBasemap.Info()
+	if !in.Configured {
+		return externalBasemapBody{}, nil
+	}
+	return externalBasemapBody{Configured: true, TileType: in.TileType, ContentType: in.ContentType, ContentEncoding: in.ContentEncoding,
+		Drawn: in.Drawn, Note: in.Note, Tiles: "/basemap/ext/{z}/{x}/{y}", MinZoom: &in.MinZoom, MaxZoom: &in.MaxZoom,
+		BoundsDeg: in.Bounds[:], Center: &extCenter{Lat: in.CenterLat, Lon: in.CenterLon, Zoom: in.CenterZoom},
+		Attribution: in.Attribution, Name: in.Name, Description: in.Description, VectorLayers: in.VectorLayers, FileBytes: in.FileBytes}, nil
+}
+
+// externalBasemapTile answers GET /basemap/ext/{z}/{x}/{y}: the tile as
+// stored, 304 when If-None-Match holds its ETag, 404 when the archive has
+// no such tile (or there is no archive).
+func (a *API) externalBasemapTile(w http.ResponseWriter, r *http.Request) (any, error) {
+	v := mux.Vars(r)
+	t, err := basemap.ParseTileUpTo(v["z"], v["x"], v["y"], pmtiles.MaxZoom)
+	if err != nil {
+		return nil, err
+	}
+	if a.ExternalBasemap == nil {
+		return nil, fmt.Errorf("basemap tile %s: no --basemap archive: %w", t, appliance.ErrNotFound)
+	}
+	tile, err := a.ExternalBasemap.Tile(r.Context(), t, r.Header.Get("If-None-Match"))
+	if err != nil {
+		return nil, err
+	}
+	h := w.Header()
+	h.Set("ETag", tile.ETag)
+	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(basemap.MaxAge.Seconds())))
+	if tile.NotModified {
+		w.WriteHeader(http.StatusNotModified)
+		return nil, nil
+	}
+	h.Set("Content-Type", tile.ContentType)
+	if tile.ContentEncoding != "" {
+		h.Set("Content-Encoding", tile.ContentEncoding)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(tile.Data)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(tile.Data)
+	return nil, nil
 }
 
 // mapTile answers GET /tiles/{layer}/{z}/{x}/{y}.png: the PNG, or 304 when

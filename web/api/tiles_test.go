@@ -7,10 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	pathpkg "path"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"linkplan/appliance/basemap/pmtiles"
+	"linkplan/appliance/basemap/pmtiles/pmtilestest"
 	"linkplan/web/api"
 )
 
@@ -129,7 +133,44 @@ func tileScenarios(t *testing.T, h *harness) []scenario {
 		{name: "no suffix", method: "GET", url: "/tiles/hillshade/12/1556/2316", status: 400, code: "invalid_tile", fields: []string{"y"}},
 		{name: "POST", method: "POST", url: rioTile, status: 405, code: "method_not_allowed"},
 		{name: "a missing row", method: "GET", url: "/tiles/hillshade/12/1556", status: 404, code: "not_found"},
+		{name: "surface tile over the Rio coast", method: "GET", url: "/tiles/surface/11/778/1158.png", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			if got := pngTile(t, res); got == 0 || got == 256*256 || !strings.HasPrefix(res.header.Get("ETag"), `"surface-`) {
+				t.Errorf("%d opaque pixels (water and hatches, not all), ETag %q", got, res.header.Get("ETag"))
+			}
+		}},
+		{name: "operator basemap description", method: "GET", url: "/basemap/ext", status: 200,
+			contains: []string{`"configured":true`, `"tile_type":"png"`, `"drawn":true`, `"attribution":"© test"`, `"min_zoom":0`, `"max_zoom":11`}},
+		{name: "operator basemap tile", method: "GET", url: "/basemap/ext/11/778/1158", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			if res.header.Get("Content-Type") != "image/png" || pngTile(t, res) != 1 || !strings.HasPrefix(res.header.Get("ETag"), `"ext-`) {
+				t.Errorf("%s, ETag %q", res.header.Get("Content-Type"), res.header.Get("ETag"))
+			}
+		}},
+		{name: "operator basemap: a tile it lacks", method: "GET", url: "/basemap/ext/11/0/0", status: 404, code: "not_found"},
+		{name: "operator basemap: zoom 31", method: "GET", url: "/basemap/ext/31/0/0", status: 400, code: "invalid_tile", fields: []string{"z"}},
+		{name: "operator basemap: a suffix", method: "GET", url: "/basemap/ext/0/0/0.png", status: 400, code: "invalid_tile", fields: []string{"y"}},
 	}
+}
+
+// writeExtArchive writes the harness's operator basemap into dir: a PNG
+// archive of two tiles with one opaque pixel each (0/0/0 and 11/778/1158, over Rio).
+func writeExtArchive(tb testing.TB, dir string) string {
+	tb.Helper()
+	var buf bytes.Buffer
+	img := image.NewNRGBA(image.Rect(0, 0, 256, 256))
+	img.Pix[3] = 255
+	if err := png.Encode(&buf, img); err != nil {
+		tb.Fatal(err)
+	}
+	b, err := pmtilestest.Write([]pmtilestest.Tile{{Z: 0, X: 0, Y: 0, Data: buf.Bytes()}, {Z: 11, X: 778, Y: 1158, Data: buf.Bytes()}},
+		pmtilestest.Options{Type: pmtiles.TilePNG, Bounds: [4]float64{-44, -23, -43, -22}, Metadata: map[string]any{"attribution": "© test"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := filepath.Join(dir, "basemap.pmtiles")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }
 
 // TestHillshadeTilesUnmetered: public tiles are not charged to a key that

@@ -62,6 +62,7 @@ import (
 type config struct {
 	DataDir         string
 	Packs           []string
+	Basemap         *basemap.External // serve --basemap; nil: none
 	TowerFiles      []string
 	RefreshInterval time.Duration
 	RefractivityDir string // ITU-R P.1812 DN50/N050 map files; "" = documented Brazil defaults
@@ -561,6 +562,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Decode:      decodebudget.New(cfg.DecodeBudget),
 		Predictions: a.predictions,
 		Basemap:     tiles, // public hillshade tiles of the console's map
+		// The operator's PMTiles archive; a nil *External answers "not configured".
+		ExternalBasemap: cfg.Basemap,
 		// The AI routes: the template explainer, or the operator's language
 		// model; the engine (the planner) computes every number.
 		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.jobs, Quota: a.quota, Metrics: mset}),

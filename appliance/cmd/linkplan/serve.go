@@ -21,6 +21,7 @@ import (
 	"linkplan/appliance/admission"
 	"linkplan/appliance/ai"
 	"linkplan/appliance/backup"
+	"linkplan/appliance/basemap"
 	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/prediction"
@@ -87,6 +88,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
+	basemapFile := fs.String("basemap", "", "PMTiles archive (version 3) of raster (PNG, JPEG, WebP) or vector (MVT) tiles served same-origin at /basemap/ext/{z}/{x}/{y} as the console's basemap, e.g. an OpenStreetMap extract of the state made once with `pmtiles extract` (docs/OPERATIONS.md); the console draws raster archives only; empty: the terrain basemap alone")
 	flagsUsage := fs.Usage
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), serveUsage)
@@ -187,8 +189,18 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 			return err
 		}
 	}
+	var ext *basemap.External
+	if *basemapFile != "" {
+		step = "basemap archive"
+		if ext, err = basemap.OpenExternal(*basemapFile); err != nil {
+			return fmt.Errorf("serve: --basemap: %w", err)
+		}
+		defer ext.Close()
+		in := ext.Info()
+		log.Info("basemap archive", "file", *basemapFile, "tile_type", in.TileType, "zooms", fmt.Sprintf("%d..%d", in.MinZoom, in.MaxZoom), "drawn_by_console", in.Drawn)
+	}
 	step = "assembly (database, terrain, towers, indexes, engines)"
-	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
+	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, Basemap: ext, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
 		SSO: sc, BillingSecret: *billingSecret, Log: log, DecodeBudget: *decodeMiB << 20, AI: aic, ModelEndpoint: modelEndpoint, Backup: bk,
 		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy,
 		Queue: *queue, NATS: nc,

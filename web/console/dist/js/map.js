@@ -6,13 +6,19 @@
 // municipality labels are data/outlines.json and data/municipalities.json
 // (bundled with the console). A part that the appliance does not serve
 // is simply left out: the map then shows no basemap, never an outside
-// tile server.
+// tile server. Over the relief, /tiles/surface/... draws water, and
+// hatches void-filled ground and ground without terrain. The operator's
+// own basemap (serve --basemap, a PMTiles archive described by
+// GET /basemap/ext) is drawn under the relief when its tiles are raster;
+// vector archives are served but not drawn (the console has no vector
+// renderer, GET /basemap/ext says so in its note).
 
 const BRAZIL = { center: [-15.8, -47.9], zoom: 4 };
 // OUTLINE_MAX_ZOOM is the largest zoom at which the outlines are drawn.
 const OUTLINE_MAX_ZOOM = 10;
 const HILLSHADE = '/tiles/hillshade/{z}/{x}/{y}.png';
 const ELEVATION = '/tiles/elevation/{z}/{x}/{y}.png';
+const SURFACE = '/tiles/surface/{z}/{x}/{y}.png';
 const LABEL_MIN_ZOOM = 9;
 const LABEL_MAX = 250;
 
@@ -27,9 +33,23 @@ function basemapParts() {
       ok('/tiles/elevation/8/97/144.png', 'HEAD'),
       ok('data/outlines.json').then((r) => (r ? r.json() : null)).catch(() => null),
       ok('data/municipalities.json').then((r) => (r ? r.json() : null)).catch(() => null),
-    ]).then(([tiles, tint, outlines, munis]) => ({ tiles: !!tiles, tint: !!tint, outlines, munis: municipalityList(munis) }));
+      ok('/tiles/surface/8/97/144.png', 'HEAD'),
+      ok('/basemap/ext').then((r) => (r ? r.json() : null)).catch(() => null),
+    ]).then(([tiles, tint, outlines, munis, surface, ext]) => ({
+      tiles: !!tiles, tint: !!tint, outlines, munis: municipalityList(munis), surface: !!surface,
+      ext: ext && ext.configured && ext.drawn ? ext : null,
+    }));
   }
   return probe;
+}
+
+// attributionText returns the archive's attribution (often HTML with
+// links) as escaped plain text: DOMParser loads nothing, and the map shows
+// no link to another origin.
+function attributionText(html) {
+  if (typeof html !== 'string' || !html) return '';
+  const text = new DOMParser().parseFromString(html, 'text/html').body.textContent || '';
+  return text.trim().replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
 
 // municipalityList accepts the label file as an array of {name, lat, lon}
@@ -82,12 +102,26 @@ export function createMap(container, ctx, opts = {}) {
   basemapParts().then((parts) => {
     if (removed) return; // the screen was left meanwhile: no panes to add layers to
     const overlays = {};
+    const ext = parts.ext;
+    if (ext) {
+      // The operator's raster basemap, under the relief; Leaflet scales
+      // its tiles beyond the archive's zooms.
+      const [w, s, e, n] = ext.bounds_deg;
+      L.tileLayer(ext.tiles, {
+        minZoom: 3, maxZoom: 17, minNativeZoom: ext.min_zoom, maxNativeZoom: ext.max_zoom, bounds: [[s, w], [n, e]],
+        attribution: attributionText(ext.attribution) || tr('basemapOperator', 'Operator basemap'), className: 'basemap-ext', zIndex: 1,
+      }).addTo(map);
+    }
     if (parts.tiles) {
-      L.tileLayer(HILLSHADE, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, attribution: 'SRTM via linkplan', className: 'hillshade' })
-        .addTo(map).bringToBack();
+      L.tileLayer(HILLSHADE, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, attribution: 'SRTM via linkplan', className: 'hillshade', opacity: ext ? 0.4 : 1, zIndex: 2 })
+        .addTo(map);
+    }
+    if (parts.surface) {
+      overlays[tr('landWater', 'Water and terrain gaps')] = L.tileLayer(SURFACE, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, opacity: ext ? 0.5 : 1, className: 'surface', zIndex: 4 })
+        .addTo(map);
     }
     if (parts.tint) {
-      overlays[tr('elevationTint', 'Elevation tint')] = L.tileLayer(ELEVATION, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, opacity: 0.45, className: 'elevation' });
+      overlays[tr('elevationTint', 'Elevation tint')] = L.tileLayer(ELEVATION, { minZoom: 3, maxZoom: 17, maxNativeZoom: 15, opacity: 0.45, className: 'elevation', zIndex: 3 });
     }
     if (parts.outlines) {
       // The outlines are generalised to about 1 km (data/NOTICE.txt): past
