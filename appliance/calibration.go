@@ -71,7 +71,12 @@ type EngineCalibration struct {
 	// cross-validated RMSE: it is then never applied (Reason says why).
 	Applied bool   `json:"applied"`
 	Reason  string `json:"reason,omitempty"`
-	// Method names the fitted layers ("offset" or "offset+local").
+	// Note says why an applied calibration holds less than the fit could
+	// have (the cell layers refused by the fold rule), "" otherwise.
+	Note string `json:"note,omitempty"`
+	// Method names the fitted layers: "offset", then "+slope" (a band
+	// distance slope), "+sectorsN" (N azimuth sectors per cell), "+local"
+	// (the local field), in that order.
 	Method string            `json:"method"`
 	Cells  []CellCalibration `json:"cells"`
 	// Bands hold the tenant-wide offset of each band, for transmitters in
@@ -132,7 +137,12 @@ type CellCalibration struct {
 	// SlopeDB is the band's distance slope, dB per decade of distance (0
 	// when the fit chose none).
 	SlopeDB float64 `json:"slope_db_per_decade"`
-	N       int     `json:"n"`
+	// SectorsDB are the cell's azimuth-sector offsets, dB, added to
+	// OffsetDB: sector j covers receivers whose bearing from Tx lies in
+	// [j·360/len, (j+1)·360/len) degrees from north (CalibrationSector).
+	// Empty when the fit chose none.
+	SectorsDB []float64 `json:"sector_offsets_db,omitempty"`
+	N         int       `json:"n"`
 	// NValidated is the number of the cell's residuals the
 	// cross-validation tested (its measurements in one fold of blocks
 	// while other folds also had some). 0: all its measurements lie in one
@@ -200,14 +210,32 @@ func CalibrationDistanceTerm(tx, rx LatLon) float64 {
 	return math.Log10(math.Max(tx.DistanceM(rx), 10) / 1000)
 }
 
+// CalibrationSector returns the azimuth sector of rx seen from tx among n
+// equal sectors clockwise from north: floor(bearing / (360° / n)), 0 for
+// n ≤ 1.
+func CalibrationSector(tx, rx LatLon, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	b := tx.BearingDeg(rx) // [0, 360)
+	if !(b >= 0) {
+		b = 0 // NaN: rx at tx
+	}
+	return min(int(b/(360/float64(n))), n-1)
+}
+
 // At returns the cell's correction at receiver rx, dB, and whether rx lies
-// in the calibrated area: OffsetDB + SlopeDB·CalibrationDistanceTerm plus
-// the local correction of rx's square, without it outside the area. It is
-// safe for concurrent use once Prepare has run.
+// in the calibrated area: OffsetDB + SlopeDB·CalibrationDistanceTerm + the
+// offset of rx's azimuth sector, plus the local correction of rx's square,
+// without it outside the area. It is safe for concurrent use once Prepare
+// has run.
 func (c *CellCalibration) At(rx LatLon) (offsetDB float64, inside bool) {
 	base := c.OffsetDB
 	if c.SlopeDB != 0 {
 		base += c.SlopeDB * CalibrationDistanceTerm(LatLon(c.Tx), rx)
+	}
+	if len(c.SectorsDB) > 0 {
+		base += c.SectorsDB[CalibrationSector(LatLon(c.Tx), rx, len(c.SectorsDB))]
 	}
 	if c.GridM <= 0 {
 		return base, false

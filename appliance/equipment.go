@@ -51,7 +51,13 @@ type Radio struct {
 	Notes    string
 	Bands    []FreqRange
 	Channels []RadioChannel // distinct widths, ascending
-	Builtin  bool           // a generic example shipped with the appliance (read-only)
+	// ACSDB is the adjacent-channel selectivity of the radio's receiver
+	// from its data sheet, dB: how much weaker a signal in the adjacent
+	// channel reaches the demodulator than in its own (3GPP TS 36.101
+	// §7.5 defines it for LTE terminals). 0: not stated (an interference
+	// computation then assumes its documented default and warns).
+	ACSDB   float64
+	Builtin bool // a generic example shipped with the appliance (read-only)
 	// CreatedUnix and UpdatedUnix are epoch seconds.
 	CreatedUnix, UpdatedUnix int64
 }
@@ -85,6 +91,7 @@ const (
 	MaxRadioModes      = 32
 	MinEquipmentFreqMH = 30.0     // MHz
 	MaxEquipmentFreqMH = 100000.0 // MHz (E-band 71–86 GHz included)
+	MaxRadioACSDB      = 120.0    // dB, an adjacent-channel selectivity
 )
 
 func checkText(v *ValidationError, field, s string, max int, required bool) {
@@ -114,7 +121,7 @@ func badNum(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
 // of 1..100 characters, transmit power −30..60 dBm, sensitivity
 // −160..0 dBm and throughput 0..100 000 Mbit/s, listed by strictly rising
 // throughput with a sensitivity that never falls (a faster mode never
-// needs less signal).
+// needs less signal); acs_db 0 (not stated) or above 0 up to 120 dB.
 func (r *Radio) Validate() error {
 	v := &ValidationError{}
 	checkText(v, "name", r.Name, MaxEquipmentText, true)
@@ -140,6 +147,9 @@ func (r *Radio) Validate() error {
 		if b.MinMHz > b.MaxMHz {
 			v.Add(f, "min_mhz %g is above max_mhz %g", b.MinMHz, b.MaxMHz)
 		}
+	}
+	if badNum(r.ACSDB) || r.ACSDB < 0 || r.ACSDB > MaxRadioACSDB {
+		v.Add("acs_db", "must be 0 (not stated) or up to %g dB, got %g", MaxRadioACSDB, r.ACSDB)
 	}
 	switch n := len(r.Channels); {
 	case n == 0:
@@ -287,6 +297,14 @@ func (a *Antenna) Validate() error {
 	}
 	a.Pattern.Validate("pattern.", v)
 	return v.Err()
+}
+
+// RadioCatalogue resolves the catalogue radios a request names
+// (appliance/equipment implements it).
+type RadioCatalogue interface {
+	// Radio returns the radio id as tenantID sees it (a built-in or one of
+	// the tenant's own), or an error matching ErrNotFound.
+	Radio(tenantID, id string) (*Radio, error)
 }
 
 // AntennaCatalogue resolves the catalogue antennas towers name

@@ -26,6 +26,7 @@ type radioRecord struct {
 	Notes       string                   `json:"notes,omitempty"`
 	Bands       []appliance.FreqRange    `json:"bands"`
 	Channels    []appliance.RadioChannel `json:"channels"`
+	ACSDB       float64                  `json:"acs_db,omitempty"` // absent in records before it existed: 0, not stated
 	CreatedUnix int64                    `json:"created_unix"`
 	UpdatedUnix int64                    `json:"updated_unix"`
 }
@@ -59,12 +60,12 @@ type antennaRecord struct {
 
 func toRadioRecord(r *appliance.Radio) radioRecord {
 	return radioRecord{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Make: r.Make, Model: r.Model, Notes: r.Notes,
-		Bands: r.Bands, Channels: r.Channels, CreatedUnix: r.CreatedUnix, UpdatedUnix: r.UpdatedUnix}
+		Bands: r.Bands, Channels: r.Channels, ACSDB: r.ACSDB, CreatedUnix: r.CreatedUnix, UpdatedUnix: r.UpdatedUnix}
 }
 
 func (r radioRecord) radio() *appliance.Radio {
 	return &appliance.Radio{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Make: r.Make, Model: r.Model, Notes: r.Notes,
-		Bands: r.Bands, Channels: r.Channels, CreatedUnix: r.CreatedUnix, UpdatedUnix: r.UpdatedUnix}
+		Bands: r.Bands, Channels: r.Channels, ACSDB: r.ACSDB, CreatedUnix: r.CreatedUnix, UpdatedUnix: r.UpdatedUnix}
 }
 
 func toAntennaRecord(a *appliance.Antenna) antennaRecord {

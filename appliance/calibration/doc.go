@@ -31,22 +31,37 @@
 //
 // Residuals are grouped into calibration cells: one transmitter (its
 // tower id, else its position to 1e-5°) on one band. A calibration of one
-// engine has three layers, each shrunk toward zero by its point count:
+// engine has four layers, each shrunk toward the one above:
 //
 //   - a band level (and, when the inner folds choose it, a distance slope
 //     in dB per decade, least squares) for every band: level =
 //     Σ(r − slope·x) / (n + KGlobal);
 //   - a cell offset: the band level plus Σ(r − band) / (n_cell + kCell);
+//     kCell KCellEmpiricalBayes is estimated per band from the training
+//     rows (σ²/τ²: the within-cell variance over the variance of the true
+//     cell offsets, the one-way random-effects moment estimator);
+//   - azimuth-sector offsets, when the inner folds choose them: N equal
+//     sectors clockwise from north seen from the transmitter
+//     (appliance.CalibrationSector), each the mean of the residuals after
+//     the cell offset times B / (B + kSector), B the number of distinct
+//     blocks the sector's measurements lie in (measurements along one
+//     road in one block are one look at the sector, not hundreds);
 //   - a local field, when the inner folds choose it: per square of GridM
 //     (50 m) in the cell's local frame, the Gaussian-weighted (SigmaM
 //     100 m, truncated at 3σ) sum of the remaining residuals over the
 //     weighted count plus kLocal.
 //
-// kCell ∈ KCells (10, 50, 200 points, or +Inf: no cell offsets), kLocal ∈
-// KLocals (1, 3, 10, 30) or no local layer, and slope or none are chosen
-// by InnerFolds (3) spatially blocked folds on the training rows (least
-// pooled out-of-fold squared error; ties to the earlier, simpler
-// candidate). The reported figures come from Folds (5) outer folds
+// InnerFolds (3) spatially blocked folds on the training rows choose, by
+// the least pooled out-of-fold squared error (ties to the earlier,
+// simpler candidate), in stages: the band slope or none and kCell ∈
+// KCells (empirical Bayes, 10, 50, 200 points, or +Inf: no cell offsets);
+// then sectors, N ∈ SectorCounts (3, 6, 12) × kSector ∈ KSectors (1, 4
+// blocks), or none; each candidate with kLocal ∈ KLocals (1, 3, 10, 30)
+// or no local layer. The same inner folds then refuse, per cell, the
+// layers of a cell whose own held-out residuals they predict worse than
+// its band's level alone: that cell gets the band's level (in the outer
+// folds as in the final calibration, where the cell is stored refused
+// with the reason). The reported figures come from Folds (5) outer folds
 // grouped by the H3 resolution-8 block of the receiver (ml.GroupKFold,
 // seed ml.CVSeed): every held-out residual is corrected by the model
 // fitted on the other folds only, by its cell's layer when the training
@@ -56,11 +71,23 @@
 // calibration, cv_rmse_after_db with it. The calibration itself is the
 // same procedure run once on every residual.
 //
+// The fold rule: when the calibration makes one outer held-out fold worse
+// than the engine without calibration (FoldBeforeDB) by more than
+// MaxFoldWorseningDB (0.2 dB), every cell layer is shrunk toward the band
+// levels, band + λ·(cell − band), with the largest λ of 0.75, 0.5, 0.25
+// and 0 under which no fold is (λ 0: the band levels alone; if even they
+// worsen a fold, the engine's calibration is refused, below); the
+// cross-validated figures are those of the shrunk layers (λ is chosen on
+// the outer folds, one number against five folds), the stored cells
+// (offsets, sectors, local fields) are shrunk by the same λ, and the
+// engine's calibration says so in Note.
+//
 // Refusals (the calibration is stored but never applied, with the reason):
 // an engine whose cross-validated RMSE after is not below before, or one
 // held-out fold whose RMSE gets worse by more than MaxFoldWorseningDB
-// (0.2 dB); a cell whose own held-out residuals are not better; a band
-// level that no held-out transmitter tested or that did not improve. Too
+// (0.2 dB); a cell whose own held-out residuals are not better, or whose
+// layers the inner folds refused; a band level that no held-out
+// transmitter tested or that did not improve. Too
 // few blocks for the folds: the engine is not fitted (Reason says so).
 //
 // # Applying
@@ -70,7 +97,8 @@
 // else the nearest applied cell within CalibrationMatchM (30 m), else the
 // band's applied level when the transmitter lies in its region (the box of
 // the band's measurements widened by RegionMarginM, 5 km). The correction
-// at a receiver is offset + slope·log10(d / 1 km) plus the local field of
+// at a receiver is offset + slope·log10(d / 1 km) + the offset of the
+// receiver's azimuth sector (when fitted) plus the local field of
 // the receiver's square inside the calibrated area (squares with a
 // weighted count of at least SupportMin). Every touched answer carries
 // calibration {offset_db, n, cv_rmse_before_db, cv_rmse_after_db, …};

@@ -61,6 +61,10 @@ type Evaluation struct {
 	// BandOnly counts those whose transmitter had no cell: the band's
 	// tenant-wide offset applied.
 	BandOnly int
+	// ByLayerDB is the RMSE after calibration of each kind of evaluated
+	// residual, dB: "band" (band offset), "outside" (cell offset outside
+	// the area), "inside" (cell inside its area), "none" (uncalibrated).
+	ByLayerDB map[string]float64
 	// Fit is the calibration fitted on the training residuals.
 	Fit *FitResult
 }
@@ -91,21 +95,26 @@ func Evaluate(engine appliance.EngineID, train, test []Residual, p Params) (*Eva
 	}
 	oracle /= float64(len(test))
 	var sb, sa, sg, so float64
+	layerSE, layerN := map[string]float64{}, map[string]float64{}
 	for i := range test {
 		r := &test[i]
-		corr := 0.0
+		corr, layer := 0.0, "none"
 		if c := tc.For(engine, r.TowerID, r.Tx, float64(r.BandMHz)); c != nil {
 			info := c.At(r.Tx, r.Rx)
-			corr = info.OffsetDB
+			corr, layer = info.OffsetDB, "inside"
 			switch {
 			case c.Cell == nil:
 				ev.BandOnly++
+				layer = "band"
 			case !info.InsideArea:
 				ev.Outside++
+				layer = "outside"
 			}
 		} else {
 			ev.Uncalibrated++
 		}
+		layerSE[layer] += (r.DB - corr) * (r.DB - corr)
+		layerN[layer]++
 		sb += r.DB * r.DB
 		sa += (r.DB - corr) * (r.DB - corr)
 		sg += (r.DB - level) * (r.DB - level)
@@ -113,6 +122,10 @@ func Evaluate(engine appliance.EngineID, train, test []Residual, p Params) (*Eva
 	}
 	n := float64(len(test))
 	ev.BeforeDB, ev.AfterDB, ev.GlobalOffsetDB, ev.OracleDB = math.Sqrt(sb/n), math.Sqrt(sa/n), math.Sqrt(sg/n), math.Sqrt(so/n)
+	ev.ByLayerDB = map[string]float64{}
+	for k, v := range layerSE {
+		ev.ByLayerDB[k] = math.Sqrt(v / layerN[k])
+	}
 	return ev, nil
 }
 

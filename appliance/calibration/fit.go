@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"linkplan/appliance"
 	"linkplan/engines/ml"
@@ -38,6 +39,11 @@ type Params struct {
 	Seed       uint64    // permutation seed of the folds
 	KGlobal    float64   // shrinkage of each band's tenant-wide level, points
 	KCells     []float64 // candidate shrinkages of the cell offsets, points
+	// SectorCounts are the candidate numbers of azimuth sectors per cell
+	// and KSectors the candidate shrinkages of a sector's offset toward
+	// its cell's, points; the inner folds may also choose no sectors.
+	SectorCounts []int
+	KSectors     []float64
 	// KLocals are the candidate shrinkages of the local layer, points of
 	// kernel weight; the inner folds may also choose no local layer.
 	KLocals []float64
@@ -61,7 +67,8 @@ const BlockResolution = 8
 // DefaultParams returns the documented defaults (doc.go, "Fit").
 func DefaultParams() Params {
 	return Params{Folds: ml.DefaultFolds, InnerFolds: 3, Seed: ml.CVSeed, KGlobal: 10,
-		KCells: []float64{10, 50, 200, math.Inf(1)}, KLocals: []float64{1, 3, 10, 30},
+		KCells:       []float64{KCellEmpiricalBayes, 10, 50, 200, math.Inf(1)},
+		SectorCounts: []int{3, 6, 12}, KSectors: []float64{1, 4}, KLocals: []float64{1, 3, 10, 30},
 		SigmaM: 100, GridM: 50, SupportMin: 0.01, RegionMarginM: 5000, MaxFoldWorseningDB: 0.2}
 }
 
@@ -79,17 +86,30 @@ func Blocks(rs []Residual) error {
 	return nil
 }
 
+// KCellEmpiricalBayes among Params.KCells asks for the empirical-Bayes
+// shrinkage of the cell offsets: per band, the within-cell variance of
+// the training residuals over the variance of the true cell offsets
+// (the one-way random-effects moment estimator), +Inf when the cells do
+// not differ more than their noise says.
+const KCellEmpiricalBayes = -1
+
 // config is one choice of the inner folds.
 type config struct {
-	slope  bool    // a distance slope per band
-	kCell  float64 // shrinkage of the cell offsets
-	kLocal float64 // < 0: no local layer
+	slope   bool    // a distance slope per band
+	kCell   float64 // shrinkage of the cell offsets (KCellEmpiricalBayes: estimated)
+	sectors int     // 0: no azimuth sectors
+	kSector float64 // shrinkage of the sector offsets
+	kLocal  float64 // < 0: no local layer
 }
 
 func (c config) method() string {
 	m := "offset"
 	if c.slope {
 		m += "+slope"
+	}
+
+	if c.sectors > 0 {
+		m += "+sectors" + strconv.Itoa(c.sectors)
 	}
 	if c.kLocal >= 0 {
 		m += "+local"
@@ -100,9 +120,12 @@ func (c config) method() string {
 // model is a fitted calibration: the tenant-wide level, each cell's offset
 // (level included) and its local field.
 type model struct {
-	cfg   config
-	cells map[string]*cellModel
-	bands map[int]*bandModel
+	cfg config
+	// refused are the cells the inner folds found better served by their
+	// band's level: they get it (refuseCells).
+	refused map[string]bool
+	cells   map[string]*cellModel
+	bands   map[int]*bandModel
 }
 
 // bandModel is a band's tenant-wide level: what a transmitter of the band
@@ -122,11 +145,22 @@ type cellModel struct {
 	tx         appliance.LatLon
 	band       int
 	n          int
-	offset     float64 // at 1 km
-	slope      float64 // the band's, dB per decade
+	offset     float64   // at 1 km
+	slope      float64   // the band's or the cell's own, dB per decade
+	sectors    []float64 // azimuth-sector offsets, dB (nil: none)
 	// field holds the local correction of the squares evaluated (the test
 	// squares in cross-validation, the area in the final model).
 	field map[int64]float64
+}
+
+// at returns the cell's correction of residual r without the local field:
+// offset, slope and sector, dB.
+func (c *cellModel) at(r *Residual) float64 {
+	v := c.offset + c.slope*r.X
+	if len(c.sectors) > 0 {
+		v += c.sectors[appliance.CalibrationSector(c.tx, r.Rx, len(c.sectors))]
+	}
+	return v
 }
 
 func sqKey(x, y int32) int64 { return int64(x)<<32 | int64(uint32(y)) }
@@ -177,10 +211,12 @@ func (kn kernel) smooth(a agg, k int64) (s, n float64) {
 	return s, n
 }
 
-// fitOffsets fits the band levels and the cell offsets of the rows idx
-// with shrinkage kCell; it returns the model without local fields.
-func fitOffsets(rs []Residual, idx []int, slope bool, kCell float64, p Params) *model {
-	m := &model{cfg: config{slope: slope, kCell: kCell, kLocal: -1}, cells: map[string]*cellModel{}, bands: map[int]*bandModel{}}
+// fitOffsets fits the band levels and the cell layers (offset, slope,
+// sectors) of the rows idx with the shrinkages of cfg; it returns the
+// model without local fields.
+func fitOffsets(rs []Residual, idx []int, cfg config, p Params) *model {
+	cfg.kLocal = -1
+	m := &model{cfg: cfg, cells: map[string]*cellModel{}, bands: map[int]*bandModel{}}
 	sum, sx, sxx, sxy := map[int]float64{}, map[int]float64{}, map[int]float64{}, map[int]float64{}
 	for _, i := range idx {
 		r := &rs[i]
@@ -201,32 +237,126 @@ func fitOffsets(rs []Residual, idx []int, slope bool, kCell float64, p Params) *
 	}
 	for k, b := range m.bands {
 		n := float64(b.n)
-		if den := n*sxx[k] - sx[k]*sx[k]; slope && den > 1e-9*n*n {
+		if den := n*sxx[k] - sx[k]*sx[k]; cfg.slope && den > 1e-9*n*n {
 			b.slope = (n*sxy[k] - sx[k]*sum[k]) / den
 		}
 		b.level = (sum[k] - b.slope*sx[k]) / (n + p.KGlobal)
 		b.region = widen(b.region, p.RegionMarginM)
 	}
-	dev := map[string]float64{}
-	lat, lon := map[string]float64{}, map[string]float64{}
+	// Per cell: the sums of e = r − band and its distance term.
+	type sums struct{ se, see, lat, lon float64 }
+	cs := map[string]*sums{}
 	for _, i := range idx {
 		r := &rs[i]
 		c := m.cells[r.Cell]
 		if c == nil {
 			c = &cellModel{key: r.Cell, tower: r.TowerID, band: r.BandMHz}
 			m.cells[r.Cell] = c
+			cs[r.Cell] = &sums{}
 		}
 		c.n++
-		dev[r.Cell] += r.DB - m.bands[r.BandMHz].at(r)
-		lat[r.Cell] += r.Tx.Lat
-		lon[r.Cell] += r.Tx.Lon
+		e := r.DB - m.bands[r.BandMHz].at(r)
+		a := cs[r.Cell]
+		a.se += e
+		a.see += e * e
+		a.lat += r.Tx.Lat
+		a.lon += r.Tx.Lon
+	}
+	kBand := map[int]float64{}
+	if cfg.kCell == KCellEmpiricalBayes {
+		kBand = empiricalBayesK(m, func(k string) (float64, float64) { return cs[k].se, cs[k].see })
 	}
 	for k, c := range m.cells {
-		c.offset = m.bands[c.band].level + dev[k]/(float64(c.n)+kCell)
-		c.slope = m.bands[c.band].slope
-		c.tx = appliance.LatLon{Lat: lat[k] / float64(c.n), Lon: lon[k] / float64(c.n)}
+		a, b := cs[k], m.bands[c.band]
+		n := float64(c.n)
+		kc := cfg.kCell
+		if kc == KCellEmpiricalBayes {
+			kc = kBand[c.band]
+		}
+		c.offset = b.level + a.se/(n+kc) // +Inf: the band's level
+		c.slope = b.slope
+		c.tx = appliance.LatLon{Lat: a.lat / n, Lon: a.lon / n}
+	}
+	if cfg.sectors > 0 {
+		// A sector's measurements along one road are one observation of
+		// its offset more than many: the shrinkage counts the sector's
+		// blocks, mean · B / (B + kSector).
+		type secKey struct {
+			cell string
+			j    int
+		}
+		ss, sn := map[secKey]float64{}, map[secKey]float64{}
+		blocks := map[secKey]map[h3.Cell]bool{}
+		for _, i := range idx {
+			r := &rs[i]
+			c := m.cells[r.Cell]
+			k := secKey{r.Cell, appliance.CalibrationSector(c.tx, r.Rx, cfg.sectors)}
+			ss[k] += r.DB - c.offset - c.slope*r.X
+			sn[k]++
+			if blocks[k] == nil {
+				blocks[k] = map[h3.Cell]bool{}
+			}
+			blocks[k][r.Block] = true
+		}
+		for key, c := range m.cells {
+			c.sectors = make([]float64, cfg.sectors)
+			for j := range c.sectors {
+				k := secKey{key, j}
+				if sn[k] == 0 {
+					continue
+				}
+				b := float64(len(blocks[k]))
+				c.sectors[j] = ss[k] / sn[k] * b / (b + cfg.kSector)
+			}
+		}
 	}
 	return m
+}
+
+// empiricalBayesK returns each band's empirical-Bayes shrinkage of its
+// cell offsets, points: σ²/τ², σ² the pooled within-cell variance of the
+// residuals after the band level and τ² the variance of the cells' true
+// offsets by the one-way random-effects moment estimator
+// (Σ n_c (ē_c − ē)² − (C − 1) σ²) / (N − Σ n_c² / N); +Inf when τ² ≤ 0 or
+// the band has fewer than two cells. sums gives a cell's Σe and Σe².
+func empiricalBayesK(m *model, sums func(cell string) (se, see float64)) map[int]float64 {
+	type acc struct{ n, n2, se, ssw, c float64 }
+	by := map[int]*acc{}
+	means := map[string]float64{}
+	for k, c := range m.cells {
+		a := by[c.band]
+		if a == nil {
+			a = &acc{}
+			by[c.band] = a
+		}
+		se, see := sums(k)
+		n := float64(c.n)
+		a.n += n
+		a.n2 += n * n
+		a.se += se
+		a.ssw += see - se*se/n
+		a.c++
+		means[k] = se / n
+	}
+	ssb := map[int]float64{}
+	for k, c := range m.cells {
+		a := by[c.band]
+		d := means[k] - a.se/a.n
+		ssb[c.band] += float64(c.n) * d * d
+	}
+	out := make(map[int]float64, len(by))
+	for band, a := range by {
+		out[band] = math.Inf(1)
+		if a.c < 2 || a.n <= a.c {
+			continue
+		}
+		s2 := a.ssw / (a.n - a.c)
+		tau2 := (ssb[band] - (a.c-1)*s2) / (a.n - a.n2/a.n)
+		if tau2 > 0 && s2 > 0 {
+			out[band] = s2 / tau2
+		}
+	}
+	return out
 }
 
 // widen returns r grown by marginM metres on every side.
@@ -271,7 +401,7 @@ func (m *model) aggregate(rs []Residual, idx []int, p Params) map[string]agg {
 		}
 		x, y := appliance.CalibrationFrame(c.tx, r.Rx, p.GridM)
 		k := sqKey(x, y)
-		a.sum[k] += r.DB - c.offset - c.slope*r.X
+		a.sum[k] += r.DB - c.at(r)
 		a.n[k]++
 	}
 	return out
@@ -287,17 +417,20 @@ func (m *model) predict(r *Residual, p Params) float64 {
 		}
 		return 0
 	}
+	if m.refused[r.Cell] {
+		return m.bands[r.BandMHz].at(r)
+	}
 	if m.cfg.kLocal < 0 {
-		return c.offset + c.slope*r.X
+		return c.at(r)
 	}
 	x, y := appliance.CalibrationFrame(c.tx, r.Rx, p.GridM)
-	return c.offset + c.slope*r.X + c.field[sqKey(x, y)]
+	return c.at(r) + c.field[sqKey(x, y)]
 }
 
 // fitAt fits config cfg on rows train and evaluates the local field at the
 // squares of rows test (nil: no local field wanted).
 func fitAt(rs []Residual, train, test []int, cfg config, kn kernel, p Params) *model {
-	m := fitOffsets(rs, train, cfg.slope, cfg.kCell, p)
+	m := fitOffsets(rs, train, cfg, p)
 	m.cfg = cfg
 	if cfg.kLocal < 0 {
 		return m
@@ -323,20 +456,14 @@ func fitAt(rs []Residual, train, test []int, cfg config, kn kernel, p Params) *m
 	return m
 }
 
-// choose picks the config with the least pooled out-of-fold RMSE of
-// blocked folds over rows idx (ties: the earlier candidate, offsets before
-// local layers, smaller shrinkage first). Too few blocks for the inner
-// folds: the middle cell shrinkage without a local layer.
-func choose(rs []Residual, idx []int, kn kernel, p Params) config {
-	cands := make([]config, 0, 2*len(p.KCells)*(1+len(p.KLocals)))
-	for _, sl := range []bool{false, true} {
-		for _, kc := range p.KCells {
-			cands = append(cands, config{slope: sl, kCell: kc, kLocal: -1})
-			for _, kl := range p.KLocals {
-				cands = append(cands, config{slope: sl, kCell: kc, kLocal: kl})
-			}
-		}
-	}
+// choose picks the config with the least pooled out-of-fold squared error
+// of blocked folds over rows idx, in stages: the band slope and the cell
+// shrinkage first, then a per-cell slope, then azimuth sectors, each stage
+// starting from the previous stage's best and every candidate with each
+// local layer or none (ties: the earlier, simpler candidate). Too few
+// blocks for the inner folds: the middle cell shrinkage without any other
+// layer.
+func choose(rs []Residual, idx []int, kn kernel, p Params) (config, map[string]bool) {
 	fallback := config{kCell: p.KCells[len(p.KCells)/2], kLocal: -1}
 	groups := make([]h3.Cell, len(idx))
 	for j, i := range idx {
@@ -344,9 +471,48 @@ func choose(rs []Residual, idx []int, kn kernel, p Params) config {
 	}
 	fold, err := ml.GroupKFold(groups, p.InnerFolds, p.Seed)
 	if err != nil {
-		return fallback
+		return fallback, nil
 	}
-	se := make([]float64, len(cands))
+	best, bestSE := fallback, math.Inf(1)
+	try := func(bases []config) {
+		for _, b := range bases {
+			se := scoreBase(rs, idx, fold, b, kn, p)
+			for li, v := range se {
+				if v < bestSE {
+					best, bestSE = b, v
+					best.kLocal = -1
+					if li > 0 {
+						best.kLocal = p.KLocals[li-1]
+					}
+				}
+			}
+		}
+	}
+	var stage []config
+	for _, sl := range []bool{false, true} {
+		for _, kc := range p.KCells {
+			stage = append(stage, config{slope: sl, kCell: kc, kLocal: -1})
+		}
+	}
+	try(stage)
+	stage = stage[:0]
+	for _, n := range p.SectorCounts {
+		for _, k := range p.KSectors {
+			c := best
+			c.sectors, c.kSector, c.kLocal = n, k, -1
+			stage = append(stage, c)
+		}
+	}
+	try(stage)
+	return best, refuseCells(rs, idx, fold, best, kn, p)
+}
+
+// refuseCells returns the cells whose inner out-of-fold squared error
+// under config c exceeds that of their band's level alone (the refusal
+// rule of a cell, decided on the training rows only).
+func refuseCells(rs []Residual, idx []int, fold []int, c config, kn kernel, p Params) map[string]bool {
+	base := config{slope: c.slope, kCell: math.Inf(1), kLocal: -1}
+	seC, seB := map[string]float64{}, map[string]float64{}
 	for f := 0; f < p.InnerFolds; f++ {
 		var train, test []int
 		for j, i := range idx {
@@ -356,42 +522,62 @@ func choose(rs []Residual, idx []int, kn kernel, p Params) config {
 				train = append(train, i)
 			}
 		}
-		for _, sl := range []bool{false, true} {
-			for _, kc := range p.KCells {
-				m := fitOffsets(rs, train, sl, kc, p)
-				aggs := m.aggregate(rs, train, p)
-				for _, i := range test {
-					r := &rs[i]
-					off, s, n := 0.0, 0.0, 0.0
-					if cm := m.cells[r.Cell]; cm != nil {
-						off = cm.offset + cm.slope*r.X
-						x, y := appliance.CalibrationFrame(cm.tx, r.Rx, p.GridM)
-						s, n = kn.smooth(aggs[r.Cell], sqKey(x, y))
-					} else if m.which(r) == kindBand {
-						off = m.bands[r.BandMHz].at(r)
-					}
-					for ci, c := range cands {
-						if c.kCell != kc || c.slope != sl {
-							continue
-						}
-						corr := off
-						if c.kLocal >= 0 {
-							corr += s / (n + c.kLocal)
-						}
-						d := r.DB - corr
-						se[ci] += d * d
-					}
-				}
+		m := fitAt(rs, train, test, c, kn, p)
+		b := fitOffsets(rs, train, base, p)
+		for _, i := range test {
+			r := &rs[i]
+			if m.cells[r.Cell] == nil {
+				continue
+			}
+			d, e := r.DB-m.predict(r, p), r.DB-b.predict(r, p)
+			seC[r.Cell] += d * d
+			seB[r.Cell] += e * e
+		}
+	}
+	out := map[string]bool{}
+	for k, v := range seC {
+		if v > seB[k] {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// scoreBase returns the pooled out-of-fold squared error over rows idx
+// (inner folds fold) of base config b without a local layer and then
+// with each of p.KLocals.
+func scoreBase(rs []Residual, idx []int, fold []int, b config, kn kernel, p Params) []float64 {
+	se := make([]float64, 1+len(p.KLocals))
+	for f := 0; f < p.InnerFolds; f++ {
+		var train, test []int
+		for j, i := range idx {
+			if fold[j] == f {
+				test = append(test, i)
+			} else {
+				train = append(train, i)
+			}
+		}
+		m := fitOffsets(rs, train, b, p)
+		aggs := m.aggregate(rs, train, p)
+		for _, i := range test {
+			r := &rs[i]
+			off, s, n := 0.0, 0.0, 0.0
+			if cm := m.cells[r.Cell]; cm != nil {
+				off = cm.at(r)
+				x, y := appliance.CalibrationFrame(cm.tx, r.Rx, p.GridM)
+				s, n = kn.smooth(aggs[r.Cell], sqKey(x, y))
+			} else if m.which(r) == kindBand {
+				off = m.bands[r.BandMHz].at(r)
+			}
+			d := r.DB - off
+			se[0] += d * d
+			for li, kl := range p.KLocals {
+				d := r.DB - off - s/(n+kl)
+				se[1+li] += d * d
 			}
 		}
 	}
-	best := 0
-	for ci := range cands {
-		if se[ci] < se[best] {
-			best = ci
-		}
-	}
-	return cands[best]
+	return se
 }
 
 // FitResult is a fitted calibration of one engine with its
@@ -414,6 +600,9 @@ type FitResult struct {
 	// FoldBeforeDB and FoldAfterDB are each outer fold's RMSE without and
 	// with the calibration, dB.
 	FoldBeforeDB, FoldAfterDB []float64
+	// Shrink is the factor λ of the fold rule: every cell layer is
+	// band + λ·(cell − band) (1: as fitted).
+	Shrink float64
 	// GlobalOffsetDB is the pooled out-of-fold RMSE of a single offset
 	// fitted on the training folds (the fair baseline of a calibration),
 	// dB, and FoldGlobalDB each fold's.
@@ -450,6 +639,7 @@ func Fit(engine appliance.EngineID, rs []Residual, p Params) (*FitResult, error)
 	res := &FitResult{OOF: make([]float64, len(rs)), Known: make([]bool, len(rs)), Layer: make([]kind, len(rs)), Fold: fold,
 		FoldBeforeDB: make([]float64, p.Folds), FoldAfterDB: make([]float64, p.Folds), FoldGlobalDB: make([]float64, p.Folds)}
 	var globalSE float64
+	band := make([]float64, len(rs)) // each residual's band-level correction out of fold
 	for f := 0; f < p.Folds; f++ {
 		var train, test []int
 		for i := range rs {
@@ -459,8 +649,9 @@ func Fit(engine appliance.EngineID, rs []Residual, p Params) (*FitResult, error)
 				train = append(train, i)
 			}
 		}
-		cfg := choose(rs, train, kn, p)
+		cfg, refused := choose(rs, train, kn, p)
 		m := fitAt(rs, train, test, cfg, kn, p)
+		m.refused = refused
 		var level float64
 		for _, i := range train {
 			level += rs[i].DB
@@ -476,6 +667,9 @@ func Fit(engine appliance.EngineID, rs []Residual, p Params) (*FitResult, error)
 			res.Known[i] = true
 			known++
 			res.OOF[i] = m.predict(&rs[i], p)
+			if b := m.bands[rs[i].BandMHz]; b != nil {
+				band[i] = b.at(&rs[i])
+			}
 			sb += rs[i].DB * rs[i].DB
 			d := rs[i].DB - res.OOF[i]
 			sa += d * d
@@ -494,16 +688,66 @@ func Fit(engine appliance.EngineID, rs []Residual, p Params) (*FitResult, error)
 		return nil, fmt.Errorf("calibrate %s: no held-out residual could be corrected (no band or transmitter measured in more than one fold): %w", engine, ErrTooFewBlocks)
 	}
 	res.GlobalOffsetDB = math.Sqrt(globalSE / float64(res.NKnown))
+	// The fold rule (doc.go): the largest shrink λ of the cell layers
+	// toward the band levels under which no held-out fold is worse than
+	// without calibration by more than MaxFoldWorseningDB.
+	res.Shrink = 1
+	for _, lambda := range []float64{1, 0.75, 0.5, 0.25, 0} {
+		res.Shrink = lambda
+		ok := true
+		for f := range res.FoldAfterDB {
+			var se float64
+			n := 0
+			for i := range rs {
+				if fold[i] != f || !res.Known[i] {
+					continue
+				}
+				d := rs[i].DB - (band[i] + lambda*(res.OOF[i]-band[i]))
+				se += d * d
+				n++
+			}
+			if n > 0 && math.Sqrt(se/float64(n)) > res.FoldBeforeDB[f]+p.MaxFoldWorseningDB {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			break
+		}
+	}
+	if res.Shrink < 1 {
+		for i := range rs {
+			res.OOF[i] = band[i] + res.Shrink*(res.OOF[i]-band[i])
+		}
+		for f := range res.FoldAfterDB {
+			var se float64
+			n := 0
+			for i := range rs {
+				if fold[i] == f && res.Known[i] {
+					d := rs[i].DB - res.OOF[i]
+					se += d * d
+					n++
+				}
+			}
+			if n > 0 {
+				res.FoldAfterDB[f] = math.Sqrt(se / float64(n))
+			}
+		}
+	}
 
 	all := make([]int, len(rs))
 	for i := range all {
 		all[i] = i
 	}
-	cfg := choose(rs, all, kn, p)
-	m := fitOffsets(rs, all, cfg.slope, cfg.kCell, p)
+	cfg, refused := choose(rs, all, kn, p)
+	m := fitOffsets(rs, all, cfg, p)
 	m.cfg = cfg
 	aggs := m.aggregate(rs, all, p)
 	ec := appliance.EngineCalibration{Engine: engine, N: len(rs), NValidated: res.NKnown, Method: cfg.method()}
+	if res.Shrink < 1 {
+		ec.Note = fmt.Sprintf("cell layers shrunk to %g of their fit toward the band offsets: as fitted, a held-out fold was more than %.1f dB worse than without calibration",
+			res.Shrink, p.MaxFoldWorseningDB)
+	}
 	var known []int
 	byCell := map[string][]int{}
 	byBand := map[int][]int{}
@@ -526,14 +770,27 @@ func Fit(engine appliance.EngineID, rs []Residual, p Params) (*FitResult, error)
 	slices.Sort(keys)
 	for _, k := range keys {
 		c := m.cells[k]
-		cc := appliance.CellCalibration{Key: c.key, TowerID: c.tower, Tx: appliance.CalibrationPosition(c.tx), BandMHz: c.band, OffsetDB: c.offset, SlopeDB: c.slope, N: c.n,
+		if res.Shrink < 1 {
+			bl := m.bands[c.band].level
+			c.offset = bl + res.Shrink*(c.offset-bl)
+			for j := range c.sectors {
+				c.sectors[j] *= res.Shrink
+			}
+		}
+		cc := appliance.CellCalibration{Key: c.key, TowerID: c.tower, Tx: appliance.CalibrationPosition(c.tx), BandMHz: c.band, OffsetDB: c.offset, SlopeDB: c.slope, SectorsDB: c.sectors, N: c.n,
 			NValidated: len(byCell[k]), CVRMSEBeforeDB: rmse(rs, nil, byCell[k]), CVRMSEAfterDB: rmse(rs, res.OOF, byCell[k]), GridM: p.GridM}
 		cc.Area = area(aggs[k], kn, cfg, p)
+		for j := range cc.Area {
+			cc.Area[j].LocalDB *= res.Shrink
+		}
 		// A cell whose measurements all lie in one fold has no held-out
 		// test of its own: it stands or falls with the engine's
 		// calibration (below), its figures are the engine's.
 		cc.Applied = cc.NValidated == 0 || cc.CVRMSEAfterDB < cc.CVRMSEBeforeDB
-		if !cc.Applied {
+		if cc.Applied && refused[k] {
+			cc.Applied = false
+			cc.Reason = "the band's tenant-wide offset predicted this transmitter's held-out blocks better than its own layers (inner blocked folds): the band's offset applies"
+		} else if !cc.Applied {
 			cc.Reason = fmt.Sprintf("cross-validated RMSE %.2f dB is not better than %.2f dB without calibration (spatially blocked folds: the transmitter's measurements in other blocks did not predict these)",
 				cc.CVRMSEAfterDB, cc.CVRMSEBeforeDB)
 		}

@@ -186,7 +186,11 @@ func withoutAreas(c *appliance.TenantCalibration) *appliance.TenantCalibration {
 	for _, e := range c.Engines {
 		cells := make([]appliance.CellCalibration, len(e.Cells))
 		for i, cc := range e.Cells {
-			cells[i] = appliance.CellCalibration{Key: cc.Key, TowerID: cc.TowerID, Tx: appliance.CalibrationPosition{Lat: r6(cc.Tx.Lat), Lon: r6(cc.Tx.Lon)},
+			var sectors []float64
+			for _, x := range cc.SectorsDB {
+				sectors = append(sectors, r3(x))
+			}
+			cells[i] = appliance.CellCalibration{SectorsDB: sectors, Key: cc.Key, TowerID: cc.TowerID, Tx: appliance.CalibrationPosition{Lat: r6(cc.Tx.Lat), Lon: r6(cc.Tx.Lon)},
 				BandMHz: cc.BandMHz, OffsetDB: r3(cc.OffsetDB), SlopeDB: r3(cc.SlopeDB), N: cc.N, NValidated: cc.NValidated,
 				CVRMSEBeforeDB: r3(cc.CVRMSEBeforeDB), CVRMSEAfterDB: r3(cc.CVRMSEAfterDB), Applied: cc.Applied, Reason: cc.Reason, GridM: cc.GridM,
 				AreaSquares: len(cc.Area)}

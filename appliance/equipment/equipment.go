@@ -60,6 +60,7 @@ type RadioInput struct {
 	Name, Make, Model, Notes string
 	Bands                    []appliance.FreqRange
 	Channels                 []appliance.RadioChannel
+	ACSDB                    float64 // adjacent-channel selectivity, dB; 0: not stated
 }
 
 // Parametric asks for a pattern synthesised from data-sheet figures
@@ -155,7 +156,7 @@ func (s *Service) Radio(tenantID, id string) (*appliance.Radio, error) {
 
 func (in RadioInput) radio() *appliance.Radio {
 	r := &appliance.Radio{Name: strings.TrimSpace(in.Name), Make: strings.TrimSpace(in.Make), Model: strings.TrimSpace(in.Model),
-		Notes: strings.TrimSpace(in.Notes), Bands: in.Bands, Channels: slices.Clone(in.Channels)}
+		Notes: strings.TrimSpace(in.Notes), Bands: in.Bands, Channels: slices.Clone(in.Channels), ACSDB: in.ACSDB}
 	for i := range r.Channels {
 		r.Channels[i].Modes = slices.Clone(r.Channels[i].Modes)
 		for j := range r.Channels[i].Modes {

@@ -259,3 +259,40 @@ func TestImportAntenna(t *testing.T) {
 		t.Errorf("after delete: %v", err)
 	}
 }
+
+// TestRadioACS: a radio's adjacent-channel selectivity is stored, read
+// back and replaced with the radio (issue 26 scope 1 reads it for
+// interference); out-of-range values are named acs_db; 0 means not
+// stated.
+func TestRadioACS(t *testing.T) {
+	svc := equipment.New(openStore(t), nil)
+	k := key("t_a", appliance.TierPro)
+	in := radioIn()
+	in.ACSDB = 45
+	r, err := svc.CreateRadio(context.Background(), k, in)
+	if err != nil || r.ACSDB != 45 {
+		t.Fatalf("create: %v %+v", err, r)
+	}
+	got, err := svc.Radio("t_a", r.ID)
+	if err != nil || got.ACSDB != 45 {
+		t.Fatalf("read back: %v %+v", err, got)
+	}
+	in.ACSDB = 0
+	if up, err := svc.UpdateRadio(context.Background(), k, r.ID, in); err != nil || up.ACSDB != 0 {
+		t.Fatalf("update to not stated: %v %+v", err, up)
+	}
+	for _, tc := range []struct {
+		name string
+		acs  float64
+	}{{"negative", -1}, {"above 120 dB", 121}, {"NaN", math.NaN()}, {"infinite", math.Inf(1)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := radioIn()
+			in.ACSDB = tc.acs
+			_, err := svc.CreateRadio(context.Background(), k, in)
+			var ve *appliance.ValidationError
+			if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != "acs_db" {
+				t.Fatalf("acs %g: %v", tc.acs, err)
+			}
+		})
+	}
+}

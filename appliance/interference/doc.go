@@ -50,8 +50,12 @@
 //	            3GPP LTE terminal ACS) with the warning acs_assumed
 //	none        farther apart: ignored
 //
-// The equipment catalogue (appliance.Radio) states no selectivity yet;
-// when it does, the API should fill ACSDB from the radio.
+// The selectivity of a transmitter's receivers, in order: its own ACSDB
+// when the request gives one; else the acs_db of the catalogue radio its
+// RadioID names (appliance.Radio.ACSDB, filled by Request.UseRadios
+// before Compute, as the tenant sees the catalogue: a built-in or its
+// own radio; an unknown radio is a 422 naming sites[i].radio_id); else,
+// when neither states one, DefaultACSDB with acs_assumed.
 //
 // # Shared sweeps
 //

@@ -3,6 +3,7 @@ package interference
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -57,10 +58,13 @@ type Transmitter struct {
 	// BandwidthMHz is the channel width, MHz; 0 means DefaultBandwidthMHz.
 	BandwidthMHz float64
 	// ACSDB is the adjacent-channel selectivity of the receivers this
-	// transmitter serves (from its radio in the equipment catalogue when
-	// known), dB; 0 means DefaultACSDB and the map warns acs_assumed when
-	// an adjacent channel counts.
+	// transmitter serves, dB; 0 means: the selectivity of the radio
+	// RadioID names (Request.UseRadios), else DefaultACSDB, and then the
+	// map warns acs_assumed when an adjacent channel counts.
 	ACSDB float64
+	// RadioID names the catalogue radio (appliance/equipment) of the
+	// receivers this transmitter serves; "" for none.
+	RadioID string
 }
 
 // Request is an interference map.
@@ -115,6 +119,40 @@ func (r Request) Validate() error {
 	}
 	if len(channelsOf(r.Transmitters).list) > MaxChannels {
 		v.Add("sites", "use at most %d distinct channels (frequency and width)", MaxChannels)
+	}
+	return v.Err()
+}
+
+// UseRadios fills the selectivity of every transmitter that names a
+// catalogue radio and gives no ACSDB of its own with the radio's ACSDB,
+// as tenantID sees the catalogue (package doc, "Channels"). A radio that
+// states none leaves ACSDB 0 (DefaultACSDB, with the warning
+// acs_assumed where an adjacent channel counts). An unknown radio, or
+// any radio without a catalogue, is an appliance.ValidationError naming
+// sites[i].radio_id; another catalogue failure is returned wrapped.
+func (r *Request) UseRadios(cat appliance.RadioCatalogue, tenantID string) error {
+	v := &appliance.ValidationError{}
+	for i := range r.Transmitters {
+		t := &r.Transmitters[i]
+		if t.RadioID == "" {
+			continue
+		}
+		f := "sites[" + strconv.Itoa(i) + "].radio_id"
+		if cat == nil {
+			v.Add(f, "the equipment catalogue is not available")
+			continue
+		}
+		radio, err := cat.Radio(tenantID, t.RadioID)
+		switch {
+		case errors.Is(err, appliance.ErrNotFound):
+			v.Add(f, "no radio %q in the catalogue", t.RadioID)
+			continue
+		case err != nil:
+			return fmt.Errorf("interference: radio of site %d: %w", i, err)
+		}
+		if t.ACSDB == 0 {
+			t.ACSDB = radio.ACSDB
+		}
 	}
 	return v.Err()
 }

@@ -88,6 +88,7 @@ type RadioJSON struct {
 	Notes       string             `json:"notes"`
 	Bands       []FreqRangeJSON    `json:"bands"`
 	Channels    []RadioChannelJSON `json:"channels"`
+	ACSDB       *float64           `json:"acs_db"` // null: not stated
 	Builtin     bool               `json:"builtin"`
 	CreatedUnix int64              `json:"created_unix"`
 	UpdatedUnix int64              `json:"updated_unix"`
@@ -106,10 +107,14 @@ type radioRequest struct {
 	Notes    string             `json:"notes"`
 	Bands    []FreqRangeJSON    `json:"bands"`
 	Channels []RadioChannelJSON `json:"channels"`
+	ACSDB    *float64           `json:"acs_db"`
 }
 
 func (q *radioRequest) input() equipment.RadioInput {
 	in := equipment.RadioInput{Name: q.Name, Make: q.Make, Model: q.Model, Notes: q.Notes}
+	if q.ACSDB != nil {
+		in.ACSDB = *q.ACSDB
+	}
 	for _, b := range q.Bands {
 		in.Bands = append(in.Bands, appliance.FreqRange(b))
 	}
@@ -126,6 +131,10 @@ func (q *radioRequest) input() equipment.RadioInput {
 func radioJSON(r *appliance.Radio) RadioJSON {
 	out := RadioJSON{ID: r.ID, Name: r.Name, Make: r.Make, Model: r.Model, Notes: r.Notes, Builtin: r.Builtin,
 		CreatedUnix: r.CreatedUnix, UpdatedUnix: r.UpdatedUnix, Bands: []FreqRangeJSON{}, Channels: []RadioChannelJSON{}}
+	if r.ACSDB > 0 {
+		acs := r.ACSDB
+		out.ACSDB = &acs
+	}
 	for _, b := range r.Bands {
 		out.Bands = append(out.Bands, FreqRangeJSON(b))
 	}

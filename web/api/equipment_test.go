@@ -63,6 +63,18 @@ func TestEquipmentRoutes(t *testing.T) {
 	if res = h.do(t, "GET", "/equipment/radios/"+id, pro, nil, ""); res.status != 200 || !strings.Contains(string(res.body), `"sensitivity_dbm":-90`) {
 		t.Errorf("get radio: %d %s", res.status, res.body)
 	}
+	if res.json(t)["acs_db"] != nil {
+		t.Errorf("a radio that states no selectivity: acs_db %v, want null", res.json(t)["acs_db"])
+	}
+	// the adjacent-channel selectivity (issue 26: interference reads it)
+	withACS := strings.Replace(isoRadioBody, `{"name"`, `{"acs_db":45,"name"`, 1)
+	if res = h.do(t, "PUT", "/equipment/radios/"+id, pro, nil, withACS); res.status != 200 || res.json(t)["acs_db"] != 45.0 {
+		t.Errorf("radio with acs_db: %d %s", res.status, res.body)
+	}
+	if res = h.do(t, "PUT", "/equipment/radios/"+id, pro, nil, strings.Replace(withACS, `"acs_db":45`, `"acs_db":-3`, 1)); res.status != 422 ||
+		strings.Join(fieldsOf(t, res), ",") != "acs_db" {
+		t.Errorf("negative acs_db: %d %s", res.status, res.body)
+	}
 	bad := strings.Replace(isoRadioBody, `"min_mhz":5470`, `"min_mhz":6000`, 1)
 	bad = strings.Replace(bad, `"tx_power_dbm":25`, `"tx_power_dbm":99`, 1)
 	if res = h.do(t, "PUT", "/equipment/radios/"+id, pro, nil, bad); res.status != 422 ||

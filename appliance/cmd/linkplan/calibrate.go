@@ -9,6 +9,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"linkplan/appliance"
@@ -24,13 +25,16 @@ const calibrateUsage = `usage:
       appliance/calibration to the residuals (observed - predicted) in 5
       folds grouped by H3 resolution-8 block of the receiver (seed 42), and
       print one line per operator for the best physics engine:
-      operator=… engine=… n=… cv_rmse_before_db=… cv_rmse_after_db=…
-      cv_rmse_global_offset_db=… worst_fold_change_db=… applied=…
+      operator=… engine=… cv_rmse_before_db=… cv_rmse_after_db=… n=…
+      cv_rmse_global_offset_db=… worst_fold_change_db=…
+      worst_fold_change_vs_global_offset_db=… applied=… method=…
+      folds_before_db=… folds_global_offset_db=… folds_after_db=…
       (before: the engine with the transmitter parameters below; after: with
       the calibration fitted on the other folds; global offset: one offset
       fitted on the other folds, the fair baseline when the EIRP is unknown;
       worst fold change: the largest change of a held-out fold's RMSE,
-      after - before). The best engine is the one with the least global-
+      after - before, and after - global offset; the folds: each held-out
+      fold's RMSE without calibration, with one offset, with calibration). The best engine is the one with the least global-
       offset RMSE. Every engine's line goes to standard error.
   linkplan calibrate eval --observations FILE [--observations ...] [flags]
       split the rows' blocks in two halves (the blocks sorted by H3 index,
@@ -160,11 +164,11 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				worstG = math.Max(worstG, fit.FoldAfterDB[f]-fit.FoldGlobalDB[f])
 			}
 			c := fit.Calibration
-			line := fmt.Sprintf("operator=%s engine=%s cv_rmse_before_db=%.2f cv_rmse_after_db=%.2f n=%d n_validated=%d cv_rmse_global_offset_db=%.2f worst_fold_change_db=%.2f worst_fold_change_vs_global_offset_db=%.2f applied=%t method=%s skipped=%d",
-				name, id, c.CVRMSEBeforeDB, c.CVRMSEAfterDB, c.N, c.NValidated, fit.GlobalOffsetDB, worst, worstG, c.Applied, c.Method, len(obs)-c.N)
+			line := fmt.Sprintf("operator=%s engine=%s cv_rmse_before_db=%.2f cv_rmse_after_db=%.2f n=%d n_validated=%d cv_rmse_global_offset_db=%.2f worst_fold_change_db=%.2f worst_fold_change_vs_global_offset_db=%.2f applied=%t method=%s skipped=%d folds_before_db=%s folds_global_offset_db=%s folds_after_db=%s",
+				name, id, c.CVRMSEBeforeDB, c.CVRMSEAfterDB, c.N, c.NValidated, fit.GlobalOffsetDB, worst, worstG, c.Applied, c.Method, len(obs)-c.N,
+				joinDB(fit.FoldBeforeDB), joinDB(fit.FoldGlobalDB), joinDB(fit.FoldAfterDB))
 			fmt.Fprintln(stderr, line)
-			fmt.Fprintf(stderr, "  folds_before_db=%s folds_global_offset_db=%s folds_after_db=%s cells=%d applied_cells=%d\n",
-				joinDB(fit.FoldBeforeDB), joinDB(fit.FoldGlobalDB), joinDB(fit.FoldAfterDB), len(c.Cells), appliedCells(c))
+			fmt.Fprintf(stderr, "  cells=%d applied_cells=%d%s\n", len(c.Cells), appliedCells(c), noteOf(c))
 			if id != appliance.EngineAuto && fit.GlobalOffsetDB < bestGlobal {
 				best, bestLine, bestGlobal = k, line, fit.GlobalOffsetDB
 			}
@@ -219,8 +223,16 @@ func calibrateEval(ctx context.Context, pr *calibration.Predictor, obs []applian
 	}
 	fmt.Fprintf(stderr, "engine=%s (least cross-validated RMSE on the training half) rmse_global_offset_db=%.2f rmse_oracle_offset_db=%.2f uncalibrated_rows=%d band_offset_rows=%d outside_area_rows=%d skipped=%d\n",
 		bestID, best.GlobalOffsetDB, best.OracleDB, best.Uncalibrated, best.BandOnly, best.Outside, len(obs)-best.N-best.Fit.Calibration.N)
+	fmt.Fprintf(stderr, "rmse_after_by_layer_db: band=%.2f outside_area=%.2f inside_area=%.2f\n", best.ByLayerDB["band"], best.ByLayerDB["outside"], best.ByLayerDB["inside"])
 	fmt.Fprintf(stdout, "n=%d rmse_before_db=%.2f rmse_after_db=%.2f\n", best.N, best.BeforeDB, best.AfterDB)
 	return nil
+}
+
+func noteOf(c appliance.EngineCalibration) string {
+	if c.Note == "" {
+		return ""
+	}
+	return " note=" + strconv.Quote(c.Note)
 }
 
 func joinDB(xs []float64) string {
