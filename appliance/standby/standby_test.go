@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -157,6 +158,14 @@ func TestReplicaStates(t *testing.T) {
 			}
 			for range c.pulls {
 				_ = r.Pull(context.Background())
+			}
+			// The standby hashes its own data files in the background:
+			// under load the first pull can finish before that.
+			for c.local != nil && slices.Contains(r.Failover().Reasons, "this standby's data files are still being hashed") {
+				if time.Now().After(deadline) {
+					t.Fatal("the local data files were never hashed")
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
 			f := r.Failover()
 			if f.ReadyToPromote != c.ready || f.Verification.Status != c.verify || f.LastAttemptResult != c.attempt || f.Verification.TxID != c.txid {
