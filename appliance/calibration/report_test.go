@@ -153,13 +153,12 @@ func TestReportBundle(t *testing.T) {
 	if err := json.Unmarshal(files[calibration.BundleReport], &back); err != nil || len(back.Engines) != len(ids) {
 		t.Fatalf("report.json: %v %+v", err, back)
 	}
-	rows, err := csv.NewReader(bytes.NewReader(files[calibration.BundleCSV])).ReadAll()
-	if err == nil {
+	if _, err := csv.NewReader(bytes.NewReader(files[calibration.BundleCSV])).ReadAll(); err == nil {
 		t.Fatal("the warning row should have fewer fields than the header")
 	}
 	r := csv.NewReader(bytes.NewReader(files[calibration.BundleCSV]))
 	r.FieldsPerRecord = -1
-	rows, err = r.ReadAll()
+	rows, err := r.ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -385,7 +384,7 @@ func FuzzReadArtifact(f *testing.F) {
 		}
 		p2, _ := b.Predict(x)
 		if math.Float64bits(p1) != math.Float64bits(p2) && !(math.IsNaN(p1) && math.IsNaN(p2)) {
-			t.Fatal(fmt.Sprintf("prediction %v before the round trip, %v after", p1, p2))
+			t.Fatalf("prediction %v before the round trip, %v after", p1, p2)
 		}
 	})
 }

@@ -187,8 +187,8 @@ func (env *consoleEnv) adminTotp(t *testing.T) string {
 	if !at.After(env.totpAt) {
 		at = env.totpAt.Add(30 * time.Second)
 	}
-	if at.Sub(time.Now()) > 30*time.Second {
-		time.Sleep(at.Sub(time.Now()) - 30*time.Second) // more than one step ahead: wait
+	if time.Until(at) > 30*time.Second {
+		time.Sleep(time.Until(at) - 30*time.Second) // more than one step ahead: wait
 	}
 	env.totpAt = at
 	code, err := totp.GenerateCode(env.admin.TOTPSecret, at)
