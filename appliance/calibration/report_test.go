@@ -18,6 +18,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/calibration"
+	"linkplan/appliance/tooltest"
 	"linkplan/engines"
 	"linkplan/engines/radio"
 )
@@ -171,9 +172,7 @@ func TestReportBundle(t *testing.T) {
 	if last := rows[len(rows)-1][0]; !strings.HasPrefix(last, "# warning missing_terrain") {
 		t.Errorf("last row %q", last)
 	}
-	if _, err := exec.LookPath("ogrinfo"); err != nil {
-		t.Fatal("ogrinfo (GDAL) is needed: apt-get install gdal-bin")
-	}
+	tooltest.Need(t, "ogrinfo", "gdal-bin")
 	for _, name := range []string{calibration.BundleGeoJSON, calibration.BundleKMZ} {
 		out, err := exec.Command("ogrinfo", "-ro", "-al", "-so", filepath.Join(dir, name)).CombinedOutput()
 		if err != nil {

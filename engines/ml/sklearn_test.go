@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"testing"
 
+	"linkplan/appliance/tooltest"
 	"linkplan/engines/ml"
 )
 
@@ -106,6 +107,7 @@ func TestGBMAgainstScikitLearn(t *testing.T) {
 // installs), else python3 from PATH.
 func findSklearnPython(t *testing.T) string {
 	t.Helper()
+	tooltest.Gate(t, "python3 with scikit-learn (Debian python3-sklearn)")
 	var tried []string
 	cands := []string{"/usr/bin/python3", "python3"}
 	if p := os.Getenv("LINKPLAN_PYTHON"); p != "" {

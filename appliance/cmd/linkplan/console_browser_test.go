@@ -41,6 +41,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"linkplan/appliance/sso/ssotest"
+	"linkplan/appliance/tooltest"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the console screenshots of the browser tests to docs/screenshots")
@@ -85,6 +86,7 @@ func browser(t *testing.T) context.Context {
 	if os.Getenv("LINKPLAN_SKIP_BROWSER") == "1" {
 		t.Skip("LINKPLAN_SKIP_BROWSER=1: browser tests skipped")
 	}
+	tooltest.Gate(t, "chromium (Debian chromium)")
 	if testing.Short() {
 		t.Skip("starts the binary and a browser; skipped with -short")
 	}
