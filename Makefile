@@ -88,8 +88,9 @@ test: test-deps mod-verify staticcheck openapi-check deb-lint deb-test
 # staticcheck, pinned: go run with an exact version builds it in the
 # module cache without adding it to go.mod (the product's requirements
 # stay the binary's own; the first run downloads it like any module).
-# Every default check is on; a justified exception is a //lint:ignore
-# comment with its reason beside the line.
+# Its default checks, less those staticcheck.conf turns off with the
+# reason; a justified exception is a //lint:ignore comment with its
+# reason beside the line.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 staticcheck:
 	$(GO) run $(STATICCHECK) $(PKGS)

@@ -100,6 +100,7 @@ type golden struct {
 // 17-feature schema among them) and requires the predictions it recorded,
 // bit for bit.
 func TestCommittedArtifacts(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "artifacts")
 	for _, c := range committed {
 		t.Run(c.file, func(t *testing.T) {
@@ -170,6 +171,7 @@ func TestCommittedArtifacts(t *testing.T) {
 // TestArtifactRoundTrip writes and reads freshly trained models and
 // requires identical predictions.
 func TestArtifactRoundTrip(t *testing.T) {
+	t.Parallel()
 	X, y := synth(2000, 17, 3, 55)
 	g, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 20})
 	if err != nil {
@@ -239,6 +241,7 @@ func validArtifact(t testing.TB) map[string]any {
 // TestReadArtifactRejects lists malformed artifacts, each refused with
 // ErrArtifact.
 func TestReadArtifactRejects(t *testing.T) {
+	t.Parallel()
 	node := func(v map[string]any) map[string]any {
 		return v["gbm"].(map[string]any)["trees"].([]any)[0].(map[string]any)["nodes"].([]any)[0].(map[string]any)
 	}
@@ -392,6 +395,7 @@ func FuzzReadArtifact(f *testing.F) {
 // TestArtifactAccuracyFields round-trips the optional accuracy summary
 // (rmse_db, per morphology and band, out-of-region coverage).
 func TestArtifactAccuracyFields(t *testing.T) {
+	t.Parallel()
 	X, y := synth(400, 6, 1, 9)
 	m, err := ml.TrainRidge(X, y, 1)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 // dB of scikit-learn's (issue 11). Without python3 and sklearn the test
 // fails; LINKPLAN_SKIP_SKLEARN=1 skips it explicitly.
 func TestGBMAgainstScikitLearn(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("LINKPLAN_SKIP_SKLEARN") == "1" {
 		t.Skip("LINKPLAN_SKIP_SKLEARN=1")
 	}
