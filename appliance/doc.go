@@ -4,13 +4,27 @@
 //
 // # Import rules
 //
+// architecture_test.go (TestImportRules) enforces these on every package's
+// non-test imports; tests may use real parts.
+//
 //   - appliance imports nothing of the project.
 //   - Services (appliance/planner, appliance/catalog, appliance/tenancy, ...)
-//     import appliance and pure math (engines/radio), never web, store or a
-//     concrete engine; they know nothing of HTTP.
-//   - Leaves (store, store/spatial, store/search, terrain-packs/terrain,
-//     engines/...) import appliance at most.
-//   - appliance/cmd/linkplan is the only place where concrete types meet.
+//     import appliance, other services and libraries of computation, never
+//     web, store or a concrete engine; they know nothing of HTTP. Where a
+//     service needs an engine or a store it declares the narrow interface it
+//     calls (ai.EngineComparer) and appliance/cmd/linkplan passes the
+//     concrete value.
+//   - A concrete engine is a package that implements Engine (declares a
+//     method ID() EngineID) or imports one: linkplan/engines (the registry)
+//     and engines/fspl today. The other packages under engines/ (radio,
+//     itur, itm, p1812, p1411, antfile, raytrace, ml, ml/h3) are libraries of
+//     computation, which services may import as they import engines/radio.
+//   - Leaves (store, store/spatial, store/search, terrain-packs/...,
+//     engines/...) import appliance and other leaves at most, never a
+//     service or web.
+//   - web never imports a store or a concrete engine.
+//   - appliance/cmd/linkplan is the only place where concrete types meet
+//     (and the benchmark drivers under build/, which are main packages too).
 //
 // # Units
 //

@@ -56,3 +56,39 @@ type Engine interface {
 	ID() EngineID
 	Predict(ctx context.Context, in LinkInput) (LinkPrediction, error)
 }
+
+// EngineCompareRow is one engine's answer in an engine comparison
+// (engines.Registry.Compare, POST /coverage/engines/compare). Every field but
+// ElapsedMicros is deterministic.
+type EngineCompareRow struct {
+	Engine            EngineID           `json:"engine"`      // engine asked
+	UsedEngine        EngineID           `json:"used_engine"` // engine that answered (fspl after a fallback); "" on error
+	EngineVersion     string             `json:"engine_version"`
+	PathLossDB        float64            `json:"path_loss_db"`   // dB; 0 on error
+	DiffractionDB     float64            `json:"diffraction_db"` // dB
+	LOSClear          bool               `json:"los_clear"`
+	FresnelOK         bool               `json:"fresnel_ok"`
+	Warnings          []Warning          `json:"warnings"`        // never null
+	Error             string             `json:"error,omitempty"` // Err's message (the API replaces it with the user message)
+	Err               error              `json:"-"`               // why the engine gave no answer; nil when it did
+	FellBack          bool               `json:"fell_back"`
+	FallbackReason    string             `json:"fallback_reason,omitempty"`
+	ElapsedMicros     int64              `json:"elapsed_us"` // wall time of this engine, µs
+	Intermediate      map[string]float64 `json:"intermediate,omitempty"`
+	MinClearanceRatio float64            `json:"-"` // may be +Inf (no intermediate point)
+}
+
+// EngineCase is what a service reads of one engine-comparison case
+// (engines.Case, the body of POST /coverage/engines/compare): a service
+// passes the case through to the engines without importing them.
+type EngineCase interface {
+	// CaseSummary is the case's frequency and antenna heights.
+	CaseSummary() EngineCaseSummary
+}
+
+// EngineCaseSummary is the part of an engine case a service explains.
+type EngineCaseSummary struct {
+	FrequencyMHz float64 // MHz
+	TxHeightM    float64 // transmitter antenna above ground, metres
+	RxHeightM    float64 // receiver antenna above ground, metres
+}

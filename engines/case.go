@@ -375,6 +375,26 @@ func (r *Registry) PredictCase(ctx context.Context, c Case, terrain appliance.Te
 	return res, nil
 }
 
+// CaseSummary is the case's frequency and antenna heights
+// (appliance.EngineCase).
+func (c Case) CaseSummary() appliance.EngineCaseSummary {
+	return appliance.EngineCaseSummary{FrequencyMHz: c.FrequencyMHz, TxHeightM: c.Tx.HeightM, RxHeightM: c.Rx.HeightM}
+}
+
+// CompareEngineCase is CompareCase for a case a service passed through as
+// an appliance.EngineCase; it must be a Case (or *Case) of this package.
+func (r *Registry) CompareEngineCase(ctx context.Context, c appliance.EngineCase, terrain appliance.Terrain) ([]appliance.EngineCompareRow, error) {
+	switch c := c.(type) {
+	case Case:
+		return r.CompareCase(ctx, c, terrain)
+	case *Case:
+		if c != nil {
+			return r.CompareCase(ctx, *c, terrain)
+		}
+	}
+	return nil, fmt.Errorf("compare case: %T is not an engine case: %w", c, appliance.ErrInvalid)
+}
+
 // CompareCase is Compare for a Case (its engine field is ignored): every
 // engine of CompareEngines on the case's path with the case's parameters.
 // Each row's warnings start with the path's, as in PredictCase.

@@ -102,25 +102,9 @@ func (e *fallbackEngine) Predict(ctx context.Context, in appliance.LinkInput) (a
 	return pred, err
 }
 
-// CompareRow is one engine's answer in Compare. Every field but
-// ElapsedMicros is deterministic.
-type CompareRow struct {
-	Engine            appliance.EngineID  `json:"engine"`      // engine asked
-	UsedEngine        appliance.EngineID  `json:"used_engine"` // engine that answered (fspl after a fallback); "" on error
-	EngineVersion     string              `json:"engine_version"`
-	PathLossDB        float64             `json:"path_loss_db"`   // dB; 0 on error
-	DiffractionDB     float64             `json:"diffraction_db"` // dB
-	LOSClear          bool                `json:"los_clear"`
-	FresnelOK         bool                `json:"fresnel_ok"`
-	Warnings          []appliance.Warning `json:"warnings"`        // never null
-	Error             string              `json:"error,omitempty"` // Err's message (the API replaces it with the user message)
-	Err               error               `json:"-"`               // why the engine gave no answer; nil when it did
-	FellBack          bool                `json:"fell_back"`
-	FallbackReason    string              `json:"fallback_reason,omitempty"`
-	ElapsedMicros     int64               `json:"elapsed_us"` // wall time of this engine, µs
-	Intermediate      map[string]float64  `json:"intermediate,omitempty"`
-	MinClearanceRatio float64             `json:"-"` // may be +Inf (no intermediate point)
-}
+// CompareRow is one engine's answer in Compare (the root's
+// EngineCompareRow, so that services read it without importing engines).
+type CompareRow = appliance.EngineCompareRow
 
 // CompareEngines is the fixed order in which Compare runs the engines: every
 // available engine except auto (which repeats one of them).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"linkplan/appliance"
 )
@@ -207,7 +208,7 @@ func openForCheck(path string) (*bolt.DB, error) {
 		return err
 	})
 	switch {
-	case errors.Is(err, bolt.ErrTimeout):
+	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("check %s: %w", path, ErrLocked)
 	case err != nil:
 		return nil, fmt.Errorf("check %s: %v: %w", path, err, appliance.ErrCorrupt)

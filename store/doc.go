@@ -60,7 +60,7 @@
 // monthly counts of appliance/quota per tenant, month and counter, written
 // in batches (AddUsage, one transaction per flush). They are per-tenant
 // data: every key starts with the tenant id and a NUL byte
-// (UsagePrefix), like the PDF counters of pdf_usage (pdfquota.go), so a
+// (usageKey), like the PDF counters of pdf_usage (pdfquota.go), so a
 // tenant's erasure deletes the keys under that prefix in both buckets.
 //
 // Tenants and privacy (schema version 8): a tenant's keys are found by

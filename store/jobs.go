@@ -914,7 +914,8 @@ func (db *DB) JobsByTenant(ctx context.Context, tenantID string, limit int) ([]*
 	err := db.jobView(ctx, "list", func(t *jobTx) error {
 		pfx := append(append([]byte{'t'}, tenantID...), 0)
 		c := t.index.Cursor()
-		k, v := c.Seek(append(append([]byte(nil), pfx[:len(pfx)-1]...), 1))
+		k, _ := c.Seek(append(append([]byte(nil), pfx[:len(pfx)-1]...), 1))
+		var v []byte
 		if k == nil {
 			k, v = c.Last()
 		} else {

@@ -25,15 +25,6 @@ func openJobs(t testing.TB) (*store.DB, string) {
 	return db, dir
 }
 
-func enq(t testing.TB, db *store.DB, id, tenant string, lane appliance.Lane) *appliance.Job {
-	t.Helper()
-	j := &appliance.Job{ID: id, TenantID: tenant, Kind: appliance.JobKindBatchReport, Lane: lane, Total: 10, MaxAttempts: 2, MaxInterruptions: 2}
-	if err := db.Enqueue(context.Background(), j); err != nil {
-		t.Fatalf("enqueue %s: %v", id, err)
-	}
-	return j
-}
-
 func lease(t testing.TB, db *store.DB, now time.Time) *appliance.Lease {
 	t.Helper()
 	l, err := db.Lease(context.Background(), "w1", ttl, now)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // ErrLocked means another process holds the database file.
@@ -67,7 +68,7 @@ func Open(dataDir string, opts Options) (*DB, error) {
 	if opts.ReadOnly {
 		b, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
 		if err != nil {
-			if errors.Is(err, bolt.ErrTimeout) {
+			if errors.Is(err, bolterrors.ErrTimeout) {
 				return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
 			}
 			return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -102,7 +103,7 @@ func openLocked(path string, lockTimeout time.Duration) (*bolt.DB, error) {
 		before, _ := os.Stat(path) // nil for a file Open creates
 		b, err := bolt.Open(path, 0o600, boltOptions(lockTimeout))
 		if err != nil {
-			if errors.Is(err, bolt.ErrTimeout) {
+			if errors.Is(err, bolterrors.ErrTimeout) {
 				return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
 			}
 			return nil, fmt.Errorf("open store %s: %w", path, err)

@@ -20,11 +20,8 @@ import (
 //
 // The month is the calendar month in America/Sao_Paulo (PDFMonth). The
 // bucket is per-tenant data: every key starts with the tenant id and a NUL
-// byte (UsagePrefix), so erasing a tenant deletes the keys under that
+// byte (usageKey), so erasing a tenant deletes the keys under that
 // prefix.
-
-// UsagePrefix returns the prefix of every usage key of tenantID.
-func UsagePrefix(tenantID string) []byte { return append([]byte(tenantID), 0) }
 
 func usageKey(tenantID, month, counter string) []byte {
 	return []byte(tenantID + "\x00" + month + "\x00" + counter)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"linkplan/appliance"
-	"linkplan/engines"
 )
 
 // Fact is one number of a fact sheet, as the engine computed it.
@@ -186,12 +185,13 @@ func HeightFacts(s *appliance.HeightSuggestion) *FactSheet {
 // CompareFacts is the fact sheet of an engine comparison: the case's
 // frequency and heights, each engine's loss and diffraction, the spread
 // of the losses and each engine's difference from the lowest.
-func CompareFacts(c engines.Case, rows []engines.CompareRow) *FactSheet {
+func CompareFacts(c appliance.EngineCase, rows []appliance.EngineCompareRow) *FactSheet {
 	f := &FactSheet{}
 	f.constants()
-	f.num("frequency_mhz", c.FrequencyMHz, "MHz")
-	f.num("tx.height_m", c.Tx.HeightM, "m")
-	f.num("rx.height_m", c.Rx.HeightM, "m")
+	sum := c.CaseSummary()
+	f.num("frequency_mhz", sum.FrequencyMHz, "MHz")
+	f.num("tx.height_m", sum.TxHeightM, "m")
+	f.num("rx.height_m", sum.RxHeightM, "m")
 	lo, hi, ok := lossRange(rows)
 	for i, r := range rows {
 		p := fmt.Sprintf("engine_%d", i+1)
@@ -223,7 +223,7 @@ func CompareFacts(c engines.Case, rows []engines.CompareRow) *FactSheet {
 }
 
 // lossRange is the lowest and highest loss of the rows that answered.
-func lossRange(rows []engines.CompareRow) (lo, hi float64, ok bool) {
+func lossRange(rows []appliance.EngineCompareRow) (lo, hi float64, ok bool) {
 	for _, r := range rows {
 		if r.Err != nil {
 			continue
@@ -239,7 +239,7 @@ func lossRange(rows []engines.CompareRow) (lo, hi float64, ok bool) {
 	return lo, hi, ok
 }
 
-func answered(rows []engines.CompareRow) int {
+func answered(rows []appliance.EngineCompareRow) int {
 	n := 0
 	for _, r := range rows {
 		if r.Err == nil {

@@ -14,7 +14,6 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/telemetry"
-	"linkplan/engines"
 )
 
 // LinkAnalyzer runs link analyses (appliance/planner).
@@ -123,9 +122,10 @@ type Model struct {
 	Default  bool   // answers the AI routes
 }
 
-// EngineComparer runs every engine on one case (engines.Registry).
+// EngineComparer runs every engine on one case (engines.Registry); the
+// case is the one the caller parsed (engines.Case), passed through.
 type EngineComparer interface {
-	CompareCase(ctx context.Context, c engines.Case, terrain appliance.Terrain) ([]engines.CompareRow, error)
+	CompareEngineCase(ctx context.Context, c appliance.EngineCase, terrain appliance.Terrain) ([]appliance.EngineCompareRow, error)
 }
 
 // Deps are what the service calls.
@@ -281,14 +281,14 @@ func (s *Service) SuggestHeight(ctx context.Context, k *appliance.APIKey, req He
 // CompareAsk asks to explain the differences of every engine on one case
 // (POST /coverage/engines/compare).
 type CompareAsk struct {
-	Case     engines.Case
+	Case     appliance.EngineCase // engines.Case
 	Language string
 }
 
 // CompareAnswer is the answer of Compare: one row per engine and the
 // explanation of their differences.
 type CompareAnswer struct {
-	Rows []engines.CompareRow
+	Rows []appliance.EngineCompareRow
 	Answer
 }
 
@@ -310,7 +310,7 @@ func (s *Service) Compare(ctx context.Context, k *appliance.APIKey, req CompareA
 	if err := s.charge(k); err != nil {
 		return nil, err
 	}
-	rows, err := s.compare.CompareCase(ctx, req.Case, s.terrain)
+	rows, err := s.compare.CompareEngineCase(ctx, req.Case, s.terrain)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"linkplan/appliance"
-	"linkplan/engines"
 )
 
 // Languages of the answers.
@@ -205,7 +204,7 @@ func ExplainHeight(lang string, s *appliance.HeightSuggestion) string {
 
 // ExplainCompare is the template explanation of an engine comparison;
 // every number in it comes from CompareFacts.
-func ExplainCompare(lang string, rows []engines.CompareRow) string {
+func ExplainCompare(lang string, rows []appliance.EngineCompareRow) string {
 	en := lang == LangEN
 	var b strings.Builder
 	if en {
@@ -222,7 +221,7 @@ func ExplainCompare(lang string, rows []engines.CompareRow) string {
 		}
 		return b.String()
 	}
-	name := func(r engines.CompareRow) string {
+	name := func(r appliance.EngineCompareRow) string {
 		if r.UsedEngine != "" && r.UsedEngine != r.Engine {
 			if en {
 				return fmt.Sprintf("%s (answered by %s)", r.Engine, r.UsedEngine)

@@ -21,6 +21,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/batch"
+	"linkplan/appliance/tooltest"
 )
 
 // queuedJob submits n rows for key and returns the service and the queued
@@ -179,13 +180,7 @@ func TestHandlerResumeGivesIdenticalBundle(t *testing.T) {
 // and skips otherwise.
 func requireOgrinfo(tb testing.TB) string {
 	tb.Helper()
-	p, err := exec.LookPath("ogrinfo")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("ogrinfo (Debian gdal-bin) is required under CI: %v", err)
-		}
-		tb.Skipf("ogrinfo not installed (Debian gdal-bin): %v", err)
-	}
+	p := tooltest.Need(tb, "ogrinfo", "gdal-bin")
 	return p
 }
 

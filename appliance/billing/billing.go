@@ -1,10 +1,6 @@
 package billing
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hkdf"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -14,6 +10,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	sealbox "linkplan/appliance/seal"
 )
 
 // Audit actions of billing.
@@ -338,19 +335,18 @@ func ClaimID(sessionID string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// seal encrypts the plain key with AES-256-GCM under a key derived by
-// HKDF-SHA256 from the session id (salt and additional data: the claim
-// id): the store, which holds only the claim id, cannot open it.
+// claimInfo is the HKDF info string of the claim sealing key.
+const claimInfo = "linkplan key claim v1"
+
+// seal encrypts the plain key with appliance/seal (AES-256-GCM under a key
+// derived by HKDF-SHA256 from the session id; salt and additional data:
+// the claim id): the store, which holds only the claim id, cannot open it.
 func seal(plain, sessionID, claimID string) (string, error) {
-	aead, err := claimAEAD(sessionID, claimID)
+	out, err := sealbox.Seal(sessionID, claimID, claimInfo, []byte(plain))
 	if err != nil {
-		return "", err
-	}
-	nonce := make([]byte, aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
 		return "", fmt.Errorf("seal key: %w", err)
 	}
-	return base64.RawStdEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(plain), []byte(claimID))), nil
+	return base64.RawStdEncoding.EncodeToString(out), nil
 }
 
 func open(sealed, sessionID, claimID string) (string, error) {
@@ -358,30 +354,11 @@ func open(sealed, sessionID, claimID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("open sealed key: %w", err)
 	}
-	aead, err := claimAEAD(sessionID, claimID)
-	if err != nil {
-		return "", err
-	}
-	if len(raw) < aead.NonceSize() {
-		return "", errors.New("open sealed key: too short")
-	}
-	out, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], []byte(claimID))
+	out, err := sealbox.Open(sessionID, claimID, claimInfo, raw)
 	if err != nil {
 		return "", fmt.Errorf("open sealed key: %w", err)
 	}
 	return string(out), nil
-}
-
-func claimAEAD(sessionID, claimID string) (cipher.AEAD, error) {
-	key, err := hkdf.Key(sha256.New, []byte(sessionID), []byte(claimID), "linkplan key claim v1", 32)
-	if err != nil {
-		return nil, fmt.Errorf("derive claim key: %w", err)
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, fmt.Errorf("claim cipher: %w", err)
-	}
-	return cipher.NewGCM(block)
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -18,6 +18,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/calibration"
+	"linkplan/appliance/tooltest"
 	"linkplan/engines"
 	"linkplan/engines/radio"
 )
@@ -153,13 +154,12 @@ func TestReportBundle(t *testing.T) {
 	if err := json.Unmarshal(files[calibration.BundleReport], &back); err != nil || len(back.Engines) != len(ids) {
 		t.Fatalf("report.json: %v %+v", err, back)
 	}
-	rows, err := csv.NewReader(bytes.NewReader(files[calibration.BundleCSV])).ReadAll()
-	if err == nil {
+	if _, err := csv.NewReader(bytes.NewReader(files[calibration.BundleCSV])).ReadAll(); err == nil {
 		t.Fatal("the warning row should have fewer fields than the header")
 	}
 	r := csv.NewReader(bytes.NewReader(files[calibration.BundleCSV]))
 	r.FieldsPerRecord = -1
-	rows, err = r.ReadAll()
+	rows, err := r.ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,9 +172,7 @@ func TestReportBundle(t *testing.T) {
 	if last := rows[len(rows)-1][0]; !strings.HasPrefix(last, "# warning missing_terrain") {
 		t.Errorf("last row %q", last)
 	}
-	if _, err := exec.LookPath("ogrinfo"); err != nil {
-		t.Fatal("ogrinfo (GDAL) is needed: apt-get install gdal-bin")
-	}
+	tooltest.Need(t, "ogrinfo", "gdal-bin")
 	for _, name := range []string{calibration.BundleGeoJSON, calibration.BundleKMZ} {
 		out, err := exec.Command("ogrinfo", "-ro", "-al", "-so", filepath.Join(dir, name)).CombinedOutput()
 		if err != nil {

@@ -57,46 +57,31 @@ func ParseAnatelERBs(r io.Reader) (*Result, error) {
 		return ""
 	}
 	seen := map[string]int{}
-	for {
-		line, n, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, errLineTooLong) {
-			res.Rows++
-			res.Rejects = append(res.Rejects, Reject{n, "line longer than 1 MiB"})
-			continue
-		}
-		if err != nil {
-			return res, fmt.Errorf("read erbs line %d: %w", n+1, err)
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	err = lr.each(res, "erbs", func(line string, n int) {
 		res.Rows++
 		f := strings.Split(line, ";")
 		if len(f) != len(cols) {
 			res.Rejects = append(res.Rejects, Reject{n, fmt.Sprintf("has %d fields, want %d", len(f), len(cols))})
-			continue
+			return
 		}
 		st, err := stationKey(get(f, c.station))
 		if err != nil {
 			res.Rejects = append(res.Rejects, Reject{n, err.Error()})
-			continue
+			return
 		}
 		if first, dup := seen[st]; dup {
 			res.Rejects = append(res.Rejects, Reject{n, fmt.Sprintf("station %s already read at line %d", st, first)})
-			continue
+			return
 		}
 		op := NormalizeOperator(get(f, c.operator))
 		if op == "" {
 			res.Rejects = append(res.Rejects, Reject{n, "operator missing"})
-			continue
+			return
 		}
 		lat, lon, hasPos, err := parseCoords(get(f, c.lat), get(f, c.lon), false)
 		if err != nil {
 			res.Rejects = append(res.Rejects, Reject{n, err.Error()})
-			continue
+			return
 		}
 		t := newRegulatorTower(st, ProvenanceAnatelERBs)
 		t.Operator = op
@@ -124,6 +109,9 @@ func ParseAnatelERBs(r io.Reader) (*Result, error) {
 		t.BandsMHz = sortedFloats(bands)
 		seen[st] = n
 		res.Stations = append(res.Stations, Station{Tower: t, Line: n})
+	})
+	if err != nil {
+		return res, err
 	}
 	return res, nil
 }

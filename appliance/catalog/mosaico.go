@@ -156,31 +156,16 @@ func ParseMosaicoLicenciamento(r io.Reader) (*Result, error) {
 	g := newGrouper(res, ProvenanceMosaicoLicenciamento)
 	lr := newLineReader(r)
 	want := len(MosaicoLicenciamentoColumns)
-	for {
-		line, n, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, errLineTooLong) {
-			res.Rows++
-			res.Rejects = append(res.Rejects, Reject{n, "line longer than 1 MiB"})
-			continue
-		}
-		if err != nil {
-			return res, fmt.Errorf("read mosaico-licenciamento line %d: %w", n+1, err)
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	err := lr.each(res, "mosaico-licenciamento", func(line string, n int) {
 		res.Rows++
 		c := strings.Split(line, "\t")
 		if len(c) != want {
 			res.Rejects = append(res.Rejects, Reject{n, fmt.Sprintf("has %d fields, want %d", len(c), want)})
-			continue
+			return
 		}
 		if n == 1 && c[5] == "NumEstacao" {
 			res.Rows-- // a header line some copies carry
-			continue
+			return
 		}
 		row, reason, warning := mosaicoRow(mosaicoFields{
 			status: c[0], entity: c[1], station: c[5], uf: c[8], municipality: c[9], address: joinAddress(c[6], c[7]), emission: c[10], tech: c[11],
@@ -189,12 +174,15 @@ func ParseMosaicoLicenciamento(r io.Reader) (*Result, error) {
 		}, n, true)
 		if reason != "" {
 			res.Rejects = append(res.Rejects, Reject{n, reason})
-			continue
+			return
 		}
 		if warning != "" {
 			res.Warnings = append(res.Warnings, Reject{n, warning})
 		}
 		g.add(row)
+	})
+	if err != nil {
+		return res, err
 	}
 	g.finish()
 	return res, nil

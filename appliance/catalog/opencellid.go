@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -39,37 +38,25 @@ func ParseOpenCelliD(r io.Reader) (*Result, error) {
 	res := &Result{Format: FormatOpenCelliD, Stations: make([]Station, 0, capacityHint(r, 60))}
 	lr := newLineReader(r)
 	seen := map[string]int{}
-	for {
-		line, n, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, errLineTooLong) {
-			res.Rows++
-			res.Rejects = append(res.Rejects, Reject{n, "line longer than 1 MiB"})
-			continue
-		}
-		if err != nil {
-			return res, fmt.Errorf("read opencellid line %d: %w", n+1, err)
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	err := lr.each(res, "opencellid", func(line string, n int) {
 		if n == 1 && strings.HasPrefix(line, "radio,") {
-			continue
+			return
 		}
 		res.Rows++
 		t, reason := openCelliDRow(line)
 		if reason != "" {
 			res.Rejects = append(res.Rejects, Reject{n, reason})
-			continue
+			return
 		}
 		if first, dup := seen[t.ID]; dup {
 			res.Rejects = append(res.Rejects, Reject{n, fmt.Sprintf("cell %s already read at line %d", t.ID, first)})
-			continue
+			return
 		}
 		seen[t.ID] = n
 		res.Stations = append(res.Stations, Station{Tower: t, Line: n})
+	})
+	if err != nil {
+		return res, err
 	}
 	return res, nil
 }

@@ -35,6 +35,32 @@ func newLineReader(r io.Reader) *lineReader {
 // errLineTooLong marks a line over maxLineBytes; the reader has skipped it.
 var errLineTooLong = errors.New("line too long")
 
+// each calls row for every line of lr that is not blank, with its number;
+// an over-long line counts in res.Rows and is rejected ("line longer than
+// 1 MiB"); a read error stops it, as "read <what> line N: ...". It is the
+// line loop of the line-oriented parsers (Anatel ERBs, MOSAICO
+// licenciamento, OpenCelliD); row counts its own rows in res.Rows.
+func (lr *lineReader) each(res *Result, what string, row func(line string, n int)) error {
+	for {
+		line, n, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if errors.Is(err, errLineTooLong) {
+			res.Rows++
+			res.Rejects = append(res.Rejects, Reject{n, "line longer than 1 MiB"})
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read %s line %d: %w", what, n+1, err)
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		row(line, n)
+	}
+}
+
 // next returns the next line and its number. It returns io.EOF after the last
 // line, errLineTooLong for an over-long line (already skipped) and any other
 // read error as is.

@@ -13,6 +13,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/geoexport"
+	"linkplan/appliance/tooltest"
 )
 
 // TestBestSingleEqualsCompute: a best-server map of one transmitter is
@@ -134,13 +135,7 @@ func TestTilesProgressive(t *testing.T) {
 // TestGeoTIFFOfMap: gdalinfo reads the GeoTIFF of a map with the map's
 // grid, NoData and the summary's extremes.
 func TestGeoTIFFOfMap(t *testing.T) {
-	bin, err := exec.LookPath("gdalinfo")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("gdalinfo required under CI: %v", err)
-		}
-		t.Skipf("gdalinfo not installed (Debian gdal-bin): %v", err)
-	}
+	bin := tooltest.Need(t, "gdalinfo", "gdal-bin")
 	svc, _, _ := newService(t)
 	req := tijuca()
 	req.Tx = appliance.LatLon{Lat: -22.90, Lon: -43.05} // with missing terrain east of −43°

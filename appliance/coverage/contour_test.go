@@ -16,6 +16,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/geoexport"
+	"linkplan/appliance/tooltest"
 )
 
 // synthRaster returns a raster of rows (dBm, NaN no data) with 3″ pixels
@@ -313,13 +314,7 @@ func TestContoursOfRealMapReadByOgrinfo(t *testing.T) {
 		t.Fatalf("empty contours: the map does not exercise them")
 	}
 
-	ogrinfo, err := exec.LookPath("ogrinfo")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("ogrinfo (Debian gdal-bin) is required under CI: %v", err)
-		}
-		t.Skipf("ogrinfo not installed (Debian gdal-bin): %v", err)
-	}
+	ogrinfo := tooltest.Need(t, "ogrinfo", "gdal-bin")
 	dir := t.TempDir()
 	var zipb, gj bytes.Buffer
 	if err := geoexport.Export(&zipb, geoexport.FormatShapefile, "contours", ContourSchema(), geoexport.Slice(fs), ContourKMLOptions(), geoexport.FixedDate()); err != nil {
@@ -383,13 +378,7 @@ func TestContoursOfRealMapReadByOgrinfo(t *testing.T) {
 // simple rings, holes inside their exterior touching it at points at
 // most, connected interiors.
 func TestContoursValidForGDAL(t *testing.T) {
-	ogrinfo, err := exec.LookPath("ogrinfo")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("ogrinfo (Debian gdal-bin) is required under CI: %v", err)
-		}
-		t.Skipf("ogrinfo not installed (Debian gdal-bin): %v", err)
-	}
+	ogrinfo := tooltest.Need(t, "ogrinfo", "gdal-bin")
 	rasters := []*Raster{
 		synthRaster(
 			[]float64{-70, -70, -70, -70, -90, nanV},

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"linkplan/appliance/tooltest"
 )
 
 func TestWriteKMZ(t *testing.T) {
@@ -60,9 +62,7 @@ func TestWriteKMZ(t *testing.T) {
 			t.Fatalf("pixel %d (%v dBm) alpha %d", i, v, a)
 		}
 	}
-	if _, err := exec.LookPath("gdalinfo"); err != nil {
-		t.Skip("gdalinfo (gdal-bin) is not installed: make test installs it")
-	}
+	tooltest.Need(t, "gdalinfo", "gdal-bin")
 	p := filepath.Join(t.TempDir(), "map.kmz")
 	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"linkplan/appliance"
+	"linkplan/appliance/tooltest"
 )
 
 // gdalInfo is the part of `gdalinfo -stats -json` the tests check.
@@ -38,13 +39,7 @@ type gdalInfo struct {
 // when gdalinfo is not installed (fails under CI).
 func gdalInfoJSON(tb testing.TB, path string) gdalInfo {
 	tb.Helper()
-	bin, err := exec.LookPath("gdalinfo")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("gdalinfo (Debian gdal-bin) is required under CI: %v", err)
-		}
-		tb.Skipf("gdalinfo not installed (Debian gdal-bin): %v", err)
-	}
+	bin := tooltest.Need(tb, "gdalinfo", "gdal-bin")
 	out, err := exec.Command(bin, "-stats", "-json", path).CombinedOutput()
 	if err != nil {
 		tb.Fatalf("gdalinfo: %v\n%s", err, out)

@@ -11,19 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"linkplan/appliance/tooltest"
 )
 
 // requireOgrinfo returns the path of GDAL's ogrinfo. Without it the test
 // fails when CI is set (make test installs gdal-bin) and skips otherwise.
 func requireOgrinfo(tb testing.TB) string {
 	tb.Helper()
-	p, err := exec.LookPath("ogrinfo")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("ogrinfo (Debian gdal-bin) is required under CI: %v", err)
-		}
-		tb.Skipf("ogrinfo not installed (Debian gdal-bin): %v", err)
-	}
+	p := tooltest.Need(tb, "ogrinfo", "gdal-bin")
 	return p
 }
 

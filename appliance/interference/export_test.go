@@ -12,14 +12,13 @@ import (
 	"linkplan/appliance"
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/geoexport"
+	"linkplan/appliance/tooltest"
 )
 
 func tool(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is required (GDAL): %v", name, err)
-	}
-	out, err := exec.Command(name, args...).CombinedOutput()
+	bin := tooltest.Need(t, name, "gdal-bin")
+	out, err := exec.Command(bin, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}

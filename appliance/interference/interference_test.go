@@ -3,10 +3,7 @@ package interference
 import (
 	"context"
 	"math"
-	"os"
-	"strconv"
 	"testing"
-	"time"
 
 	"linkplan/appliance"
 	"linkplan/appliance/coverage"
@@ -31,20 +28,6 @@ func registry(t testing.TB) *engines.Registry {
 		t.Fatal(err)
 	}
 	return r
-}
-
-// seed returns INTERFERENCE_SEED when set, else a fresh seed, and logs it.
-func seed(t testing.TB) uint64 {
-	t.Helper()
-	s := uint64(time.Now().UnixNano())
-	if v := os.Getenv("INTERFERENCE_SEED"); v != "" {
-		var err error
-		if s, err = strconv.ParseUint(v, 10, 64); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("SEED=%d (rerun with INTERFERENCE_SEED=%d)", s, s)
-	return s
 }
 
 func tx(lat, lon, az, freq, bw float64, eng appliance.EngineID, radiusM float64) Transmitter {

@@ -214,6 +214,7 @@ func TestServiceVerdicts(t *testing.T) {
 				defer close(done)
 				defer (&appliance.Recoverer{}).Recover(ctx, "test.worker", &err)
 				var m map[string]int
+				//lint:ignore SA5000 the panic is the point
 				m["x"]++ // a nil map write panics
 			}()
 			<-done

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -64,35 +63,17 @@ func positionUncertain(t *appliance.Tower, distanceKm float64) bool {
 	return t != nil && lenM > 0 && t.UncertaintyM > PositionUncertaintyFraction*lenM
 }
 
-// headLess orders the candidates for the best tower: a link that closes
-// (margin ≥ 0 dB) before one that does not; among links that close, the
-// better standing first; then rankLess (margin, distance, tower id). It is
-// a total order, so the choice is deterministic.
-func headLess(a, b *appliance.LinkCandidate) int {
-	if c := cmp.Compare(headGroup(a), headGroup(b)); c != 0 {
-		return c
-	}
-	return rankLess(a, b)
-}
-
-// headGroup is a candidate's group for headLess: its standing when its
-// link closes, numStandings (after every standing) when it does not.
-func headGroup(c *appliance.LinkCandidate) Standing {
-	if c.LinkMarginDB >= 0 {
-		return TowerStanding(c.Tower, c.DistanceKm)
-	}
-	return numStandings
-}
-
 // ranking is the state of a search's answer: the want results with the
 // highest margins (rankLess) and the best candidate for the headline
-// (headLess) among those that close, and how many candidates of each
+// among those that close (the head order: the better standing first, then
+// rankLess: margin, distance, tower id; a total order, so the choice is
+// deterministic), and how many candidates of each
 // standing the search has still to take. Its need is what pruning may
 // rely on: a candidate whose margin is provably below it changes neither.
 type ranking struct {
 	want    int
 	results []appliance.LinkCandidate // by rankLess, at most want
-	head    appliance.LinkCandidate   // the best that closes, by headLess
+	head    appliance.LinkCandidate   // the best that closes, by the head order
 	hasHead bool
 	headSt  Standing
 	left    [numStandings]int // candidates of each standing not yet taken
@@ -142,7 +123,7 @@ func (r *ranking) needLeft() float64 {
 }
 
 // answer returns the best tower and the alternatives: the headline is the
-// best that closes by headLess, else the result with the highest margin;
+// best that closes by the head order, else the result with the highest margin;
 // the alternatives are the other results by rankLess, want−1 at most.
 // strongest is the result with the highest margin (the best, unless a
 // stronger one ranks below it).

@@ -17,6 +17,7 @@ import (
 	"linkplan/appliance/features"
 	"linkplan/appliance/prediction"
 	"linkplan/appliance/telemetry"
+	"linkplan/appliance/tooltest"
 	"linkplan/engines"
 	"linkplan/engines/ml"
 	"linkplan/engines/ml/shipped"
@@ -243,10 +244,7 @@ func TestMetricsFollowReload(t *testing.T) {
 		strings.Contains(body, "residual_conformal_halfwidth_db") {
 		t.Fatalf("metrics after the reload:\n%s", body)
 	}
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Skip("promtool is not installed (Debian package prometheus)")
-	}
+	promtool := tooltest.Need(t, "promtool", "prometheus")
 	// As GET /metrics writes them: under the families of appliance/telemetry.
 	for _, raw := range []string{first, body} {
 		var text bytes.Buffer

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/tooltest"
 )
 
 // update rewrites the golden files and the sample page PNG:
@@ -31,14 +32,7 @@ var update = flag.Bool("update", false, "rewrite testdata golden PDFs and docs/s
 // otherwise.
 func requireTool(tb testing.TB, name string) string {
 	tb.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("%s (Debian poppler-utils) is required under CI: %v", name, err)
-		}
-		tb.Skipf("%s not installed (Debian poppler-utils): %v", name, err)
-	}
-	return p
+	return tooltest.Need(tb, name, "poppler-utils")
 }
 
 // render renders a link report or fails the test.

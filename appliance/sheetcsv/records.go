@@ -19,7 +19,6 @@ type Records struct {
 	fresh    bool // at the start of a field
 	afterQ   bool // a quote inside a quoted field, not yet decided
 	afterQCR bool // that quote, then '\r', not yet decided
-	started  bool
 }
 
 // NewRecords returns a tracker of text whose separator is sep (',', ';'

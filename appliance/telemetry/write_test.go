@@ -2,7 +2,6 @@ package telemetry_test
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"linkplan/appliance/telemetry"
+	"linkplan/appliance/tooltest"
 )
 
 // TestFamiliesAreWellFormed: names are unique, every family has a help
@@ -93,13 +93,7 @@ func TestWriteText(t *testing.T) {
 // where nothing was counted and from one where a recovered panic, an
 // observation source and a language model call were counted, pass promtool check metrics (Debian package prometheus).
 func TestAppliancePromtoolClean(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("promtool is not installed: make test-deps installs the Debian package prometheus")
-		}
-		t.Skip("promtool is not installed (Debian package prometheus; make test-deps installs it)")
-	}
+	promtool := tooltest.Need(t, "promtool", "prometheus")
 	e := telemetry.New(telemetry.Families())
 	empty := metrics.NewSet()
 	counted := metrics.NewSet()

@@ -34,7 +34,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -60,17 +59,16 @@ func main() {
 }
 
 type config struct {
-	bin      string
-	maps     string
-	rows     int
-	starts   int
-	cpus     string
-	setups   string
-	work     string
-	timeout  time.Duration
-	noPin    bool
-	ackWait  time.Duration
-	slotsArg int
+	bin     string
+	maps    string
+	rows    int
+	starts  int
+	cpus    string
+	setups  string
+	work    string
+	timeout time.Duration
+	noPin   bool
+	ackWait time.Duration
 }
 
 // A map of the bench: a name and its request body.
@@ -377,15 +375,6 @@ type setupResult struct {
 	batchCPU float64
 	units    map[string]int64
 	cpu      []cpuUse
-}
-
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // runSetup runs the maps and the batch on one set-up.

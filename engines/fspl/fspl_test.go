@@ -26,6 +26,7 @@ func exactK(k float64) float64 {
 // formula suite through the engine: a three-point profile (terminals on
 // ground 0 m with the antenna tips as heights, one obstacle).
 func TestValidationSingleKnifeEdge(t *testing.T) {
+	t.Parallel()
 	rows, err := enginetest.ReadCSV(enginetest.Dir("p526_p525_formula") + "/single_knife_edge_geometry.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +53,7 @@ func TestValidationSingleKnifeEdge(t *testing.T) {
 }
 
 func TestFlatPathIsFreeSpaceAndClear(t *testing.T) {
+	t.Parallel()
 	n := 101
 	p := &appliance.PathProfile{DistancesM: make([]float64, n), HeightsM: make([]float64, n)}
 	for i := range n {
@@ -71,6 +73,7 @@ func TestFlatPathIsFreeSpaceAndClear(t *testing.T) {
 }
 
 func TestBlockedPathCapsAt40dB(t *testing.T) {
+	t.Parallel()
 	p := &appliance.PathProfile{DistancesM: []float64{0, 5000, 10000}, HeightsM: []float64{0, 3000, 0}}
 	got := fspl.New().Compute(p, 10, 10, 3500)
 	if got.LOSClear || got.FresnelOK || got.DiffractionDB != 40 {
@@ -79,6 +82,7 @@ func TestBlockedPathCapsAt40dB(t *testing.T) {
 }
 
 func TestMonotonicInDistanceAndFrequency(t *testing.T) {
+	t.Parallel()
 	e := fspl.New()
 	prev := 0.0
 	for d := 1000.0; d <= 100000; d *= 1.5 {
@@ -101,6 +105,7 @@ func TestMonotonicInDistanceAndFrequency(t *testing.T) {
 }
 
 func TestValidateNamesFields(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		in    appliance.LinkInput
@@ -163,6 +168,7 @@ func randomLink(next func() float64) appliance.LinkInput {
 // TestPredictLossDBIsPredictsLoss: the loss-only path of the planner's
 // sparse bounds gives Predict's PathLossDB bit for bit, and its errors.
 func TestPredictLossDBIsPredictsLoss(t *testing.T) {
+	t.Parallel()
 	e := fspl.New()
 	next := xorshift(20261126)
 	for k := range 3000 {
@@ -186,6 +192,7 @@ func TestPredictLossDBIsPredictsLoss(t *testing.T) {
 // interior samples, whatever their order, and Predict's errors for the
 // ends; a subset of the samples never gives more loss than all of them.
 func TestSampleLossBoundIsPredictsLoss(t *testing.T) {
+	t.Parallel()
 	e := fspl.New()
 	next := xorshift(20261127)
 	for k := range 3000 {

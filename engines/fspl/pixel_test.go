@@ -54,6 +54,7 @@ func (w *pixelWorld) height(x, y float64) float64 {
 // seed) whose bounds are true bounds with random slack, with and without
 // the cap, and with a segment without terrain (its pixels no-data).
 func TestIssue22_FSPLPixelLoss(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(pixelSeed(t), 22))
 	for trial := range 40 {
 		e := fspl.New()
@@ -184,6 +185,7 @@ func TestIssue22_FSPLPixelLoss(t *testing.T) {
 // TestIssue22_FSPLPixelLossBadInput: mismatched lengths are an error;
 // inputs Predict refuses leave every pixel to the caller.
 func TestIssue22_FSPLPixelLossBadInput(t *testing.T) {
+	t.Parallel()
 	e := fspl.New()
 	prof := &appliance.PathProfile{DistancesM: []float64{0, 90, 180}, HeightsM: []float64{0, 0, 0}}
 	r := &appliance.PixelRadial{SpacingM: 90, UpperM: []float64{0, 0}, Pixels: make([]appliance.PixelQuery, 2), Fallback: make([]bool, 2)}

@@ -49,6 +49,7 @@ func fieldsOf(t *testing.T, err error) []string {
 }
 
 func TestP2PValidation(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		name   string
@@ -105,6 +106,7 @@ func TestP2PValidation(t *testing.T) {
 }
 
 func TestCRValidationFieldNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		conf, rel  float64
@@ -129,6 +131,7 @@ func TestCRValidationFieldNames(t *testing.T) {
 }
 
 func TestAreaValidation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mod    func(*itm.AreaInput)
@@ -154,6 +157,7 @@ func TestAreaValidation(t *testing.T) {
 }
 
 func TestModelErrors(t *testing.T) {
+	t.Parallel()
 	high := goodP2P()
 	for i := 2; i < len(high.PFL); i++ {
 		high.PFL[i] += 5000 // N_s = 250·exp(−5100/9460) ≈ 146 < 150
@@ -188,6 +192,7 @@ func TestModelErrors(t *testing.T) {
 }
 
 func TestWarningsRaised(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		mod  func(*itm.P2PInput)
@@ -231,6 +236,7 @@ func TestWarningsRaised(t *testing.T) {
 }
 
 func TestWarningStrings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		w    itm.Warning
@@ -266,6 +272,7 @@ func TestWarningStrings(t *testing.T) {
 // TestCRIsTLS: CR is TLS with time = reliability, location = 50 %,
 // situation = confidence (bit for bit).
 func TestCRIsTLS(t *testing.T) {
+	t.Parallel()
 	for _, mdvar := range []int{0, 1, 2, 3, 12, 23, 31} {
 		in := goodP2P()
 		in.MdVar = mdvar
@@ -286,6 +293,7 @@ func TestCRIsTLS(t *testing.T) {
 
 // TestMdVarSemantics checks what each mode of variability ignores.
 func TestMdVarSemantics(t *testing.T) {
+	t.Parallel()
 	loss := func(t *testing.T, mdvar int, tm, loc, sit float64) float64 {
 		t.Helper()
 		in := goodP2P()
@@ -339,6 +347,7 @@ func terrainPFLFixed() []float64 {
 }
 
 func TestSystemElevationAndNs(t *testing.T) {
+	t.Parallel()
 	pfl := []float64{10, 50, 1000, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1000} // p10 = 1: points 1..9
 	if got := itm.SystemElevationM(pfl); got != 5 {
 		t.Errorf("SystemElevationM = %v, want 5", got)
@@ -364,6 +373,7 @@ func TestSystemElevationAndNs(t *testing.T) {
 }
 
 func TestParsePFL(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		text    string

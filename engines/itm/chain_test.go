@@ -11,6 +11,7 @@ import (
 // random spacings and lengths, on spacings whose step rounds by exactly
 // half an ulp (ties), and on spacings of a few ulps.
 func TestSubtractRepeated(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 11))
 	loop := func(d, xi float64, k int) float64 {
 		for range k {

@@ -119,6 +119,7 @@ func readDriverOutput(path string) (driverOutput, error) {
 // folder exists in the developer set only, so the committed copy is read
 // whatever LINKPLAN_VALIDATION_DIR says.
 func TestValidationCmdExamples(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(enginetest.Fixtures("itm"), "cmd_examples")
 	outs, _ := filepath.Glob(filepath.Join(dir, "o_*.txt"))
 	if len(outs) == 0 {

@@ -266,6 +266,7 @@ func genTables() string {
 // with math/big and checks that the source holds them bit for bit.
 // FASTMATH_GEN=1 rewrites the block in fastmath.go instead.
 func TestFastmathTables(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("fastmath.go")
 	if err != nil {
 		t.Fatal(err)
@@ -469,6 +470,7 @@ var fmDomains = map[string]map[string]func(*rand.Rand) float64{
 // TestFastmathRandom checks every function on random arguments of both
 // domains and logs the largest error seen.
 func TestFastmathRandom(t *testing.T) {
+	t.Parallel()
 	seed := fastmathSeed(t)
 	n := fastmathN(t)
 	rf := newRefs()
@@ -505,6 +507,7 @@ func TestFastmathRandom(t *testing.T) {
 // TestFastmathSpecial checks named arguments: exact results where the
 // result is exact (or special), ≤ 1 ulp elsewhere.
 func TestFastmathSpecial(t *testing.T) {
+	t.Parallel()
 	inf, nan := math.Inf(1), math.NaN()
 	const minSub, minNorm = 0x1p-1074, 0x1p-1022
 	exact := []struct {
@@ -781,6 +784,7 @@ func BenchmarkFastmath(b *testing.B) {
 // TestCbrtThirds checks cbrtF's multiply-shift division by 3 on every
 // biased exponent + 3 it can see (subnormals scaled by 2^54 included).
 func TestCbrtThirds(t *testing.T) {
+	t.Parallel()
 	for x := uint64(0); x < 1<<12; x++ {
 		if (x*0x5556)>>16 != x/3 {
 			t.Fatalf("%d/3: got %d", x, (x*0x5556)>>16)

@@ -73,6 +73,7 @@ func randomTerrain(r *rand.Rand, np int) []float64 {
 }
 
 func TestKernelsAgreeWithNaive(t *testing.T) {
+	t.Parallel()
 	seed := uint64(20240611)
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
@@ -98,6 +99,7 @@ func TestKernelsAgreeWithNaive(t *testing.T) {
 }
 
 func TestKthLargestMatchesSort(t *testing.T) {
+	t.Parallel()
 	seed := uint64(7)
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 2))

@@ -29,6 +29,7 @@ import (
 const tolReciprocity = 1e-9 // dB
 
 func TestReciprocity(t *testing.T) {
+	t.Parallel()
 	seed := testSeed(t, 1)
 	r := rand.New(rand.NewPCG(seed, 11))
 	tested, boundary := 0, 0
@@ -130,6 +131,7 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math
 // loss (or the same one: single-message mode ignores time), for every mdvar
 // and confidence, in both modes.
 func TestMonotonicInReliability(t *testing.T) {
+	t.Parallel()
 	const tol = 1e-9 // dB of allowed decrease (rounding)
 	seed := testSeed(t, 2)
 	r := rand.New(rand.NewPCG(seed, 12))
@@ -166,6 +168,7 @@ func TestMonotonicInReliability(t *testing.T) {
 // TestDeterminism: the same input gives bit-identical output, run serially
 // or from many goroutines, whatever GOMAXPROCS.
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	seed := testSeed(t, 3)
 	r := rand.New(rand.NewPCG(seed, 13))
 	type job struct {
@@ -222,6 +225,7 @@ func TestDeterminism(t *testing.T) {
 // TestAreaReciprocity: area mode with the terminals (heights and siting
 // criteria) swapped gives the same loss; it has no profile to round.
 func TestAreaReciprocity(t *testing.T) {
+	t.Parallel()
 	seed := testSeed(t, 4)
 	r := rand.New(rand.NewPCG(seed, 14))
 	for c := range 300 {

@@ -45,6 +45,7 @@ func roughTerrain(rng *rand.Rand, n int) []float64 {
 }
 
 func TestDecilesEqualKthLargest(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 2))
 	sc := &decileScratch{fHi: 0.03, fLo: 0.03}
 	var a []float64
@@ -82,6 +83,7 @@ func TestDecilesEqualKthLargest(t *testing.T) {
 }
 
 func TestSweepHorizonsEqualFindHorizons(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 3))
 	s := &Sweeper{}
 	worst := 0.0
@@ -134,6 +136,7 @@ func nearMaxAngles(z []float64, xi, d, ae float64, h [2]float64, k int, maxAngle
 }
 
 func TestSweepSystemElevation(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 4))
 	s := &Sweeper{}
 	for it := 0; it < 100; it++ {
@@ -148,6 +151,7 @@ func TestSweepSystemElevation(t *testing.T) {
 }
 
 func TestSelectLargestEqualsKthLargest(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 5))
 	for it := 0; it < 20000; it++ {
 		n := 1 + rng.IntN(300)
@@ -170,6 +174,7 @@ func TestSelectLargestEqualsKthLargest(t *testing.T) {
 // the sweep takes its least-squares sums from prefix sums, so they differ
 // from P2PTLS's in the last bits.
 func TestSweeperEqualsP2PTLS(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 7))
 	count, same := 0, 0
 	worst := 0.0
@@ -214,6 +219,7 @@ func TestSweeperEqualsP2PTLS(t *testing.T) {
 // TestRankFromTopBottom checks both ranks against a sort, with ties (a
 // coarse grid of values) and every rank, on both sides of rankBuf.
 func TestRankFromTopBottom(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(sweepSeed(t), 7))
 	for it := 0; it < 400; it++ {
 		n := 1 + rng.IntN(60)

@@ -98,6 +98,7 @@ func caseID(r enginetest.Row, i int) string {
 }
 
 func TestValidationP2PTLS(t *testing.T) {
+	t.Parallel()
 	s := enginetest.NewSuite(t, "itm_p2p_tls")
 	defer s.Done()
 	pfls := &profiles{}
@@ -158,6 +159,7 @@ var areaCols = []string{"d__km", "h_tx__meter", "h_rx__meter", "tx_siting_criter
 	"sigma", "mdvar"}
 
 func TestValidationAreaTLS(t *testing.T) {
+	t.Parallel()
 	s := enginetest.NewSuite(t, "itm_area_tls")
 	defer s.Done()
 	for i, r := range readSuite(t, s, "area_tls_cases.csv") {
@@ -177,6 +179,7 @@ func TestValidationAreaTLS(t *testing.T) {
 }
 
 func TestValidationAreaCRTable(t *testing.T) {
+	t.Parallel()
 	s := enginetest.NewSuite(t, "itm_area_cr_table")
 	defer s.Done()
 	for i, r := range readSuite(t, s, "area_cr_table_cases.csv") {
@@ -213,6 +216,7 @@ func checkOptional(t *testing.T, id string, r enginetest.Row, col string, got, t
 }
 
 func TestValidationQKPFL(t *testing.T) {
+	t.Parallel()
 	s := enginetest.NewSuite(t, "itm_qkpfl_cr")
 	defer s.Done()
 	pfls := &profiles{}
@@ -258,6 +262,7 @@ func decimalTol(s string) float64 {
 }
 
 func TestValidationGeneratedRJ(t *testing.T) {
+	t.Parallel()
 	s := enginetest.NewSuite(t, "itm_ntia_generated_rj")
 	defer s.Done()
 	pfls := &profiles{}

@@ -29,6 +29,7 @@ func loadMaps(t testing.TB) *itur.Maps {
 // the mean of two nodes half-way between them, refuses points outside the
 // embedded windows and NaN.
 func TestGridBilinear(t *testing.T) {
+	t.Parallel()
 	m := loadMaps(t)
 	g := m.MT[0] // nodes at odd multiples of 0.125°: (−34.375 + 0.25·i, −75.375 + 0.25·j)
 	lat0, lon0 := -22.875, -43.125
@@ -79,6 +80,7 @@ func TestGridBilinear(t *testing.T) {
 // from ITU-R's own sheet, see the package doc), and P0_annual is the
 // exceedance at R → 0.
 func TestRainRateIsTheRootOfStep8(t *testing.T) {
+	t.Parallel()
 	m := loadMaps(t)
 	for _, pt := range []struct {
 		name     string
@@ -113,6 +115,7 @@ func TestRainRateIsTheRootOfStep8(t *testing.T) {
 // TestRainRateProperties: R_p decreases with p, is 0 above P0_annual
 // (a desert climate of 0.1 mm a month), and p outside (0, 100] is refused.
 func TestRainRateProperties(t *testing.T) {
+	t.Parallel()
 	m := loadMaps(t)
 	prev := math.Inf(1)
 	for _, p := range []float64{0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 2} {
@@ -143,6 +146,7 @@ func TestRainRateProperties(t *testing.T) {
 // denominator is −1.3: ITU-Rpy's min(r, 2.5) would keep r = −0.79 and a
 // negative attenuation; the text gives r = 2.5.
 func TestRainDistanceFactorCap(t *testing.T) {
+	t.Parallel()
 	rp, err := itur.NewRainPath(0.5, 1, 100, 0, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +165,7 @@ func TestRainDistanceFactorCap(t *testing.T) {
 // TestRainInverse: ExceedancePct inverts eq. (34) inside 0.001–1 % and
 // reports the side outside it.
 func TestRainInverse(t *testing.T) {
+	t.Parallel()
 	for _, f := range []float64{5.8, 11, 23, 38, 80, 300} {
 		rp, err := itur.NewRainPath(90, f, 4, 0.3, 0)
 		if err != nil {
@@ -194,6 +199,7 @@ func TestRainInverse(t *testing.T) {
 // A_t, equals eq. (7) in the deep-fading tail, decreases with depth, and
 // both inverses give back the fade depth.
 func TestMultipathFadeDistribution(t *testing.T) {
+	t.Parallel()
 	mp, err := itur.NewMultipath(-288.84, 234.9, 24, 7.5, 820, 905, -23.5)
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +245,7 @@ func TestMultipathFadeDistribution(t *testing.T) {
 //
 //	= 10.5 − 5.6·0.2707 − 2.7·1.3802 + 1.7·0.6572 = 6.375 dB.
 func TestDeltaG(t *testing.T) {
+	t.Parallel()
 	mp, err := itur.NewMultipath(-288.84, 234.9, 24, 7.5, 820, 905, -23.5)
 	if err != nil {
 		t.Fatal(err)
@@ -270,6 +277,7 @@ var links = []itur.LinkInput{
 // margin grows, on every path, across the whole range (rain below, in and
 // above P.530's range), and the bound follows the rain side.
 func TestOutageMonotoneInMargin(t *testing.T) {
+	t.Parallel()
 	m := loadMaps(t)
 	for _, in := range links {
 		l, err := m.PrepareLink(in)
@@ -298,6 +306,7 @@ func TestOutageMonotoneInMargin(t *testing.T) {
 // back through Outage when it is exact, and 99.999 % (which leaves rain at
 // most 0.001 %, the end of P.530's range) is a necessary margin (AtLeast).
 func TestRequiredFadeMargin(t *testing.T) {
+	t.Parallel()
 	m := loadMaps(t)
 	for _, in := range links {
 		l, err := m.PrepareLink(in)
@@ -349,6 +358,7 @@ func TestRequiredFadeMargin(t *testing.T) {
 // ErrOutsideEnvelope; a measured R0.01 replaces the map's and drops the
 // Annex 1 warning.
 func TestPrepareLinkInputs(t *testing.T) {
+	t.Parallel()
 	m := loadMaps(t)
 	ok := links[0]
 	for _, c := range []struct {
@@ -404,6 +414,7 @@ func contains(s []string, x string) bool {
 // at sea level, wetter air in the tropics, thinner and drier at 1150 m), and
 // a prepared link's gaseous absorption is (γo + γw)·d.
 func TestDefaultAtmosphere(t *testing.T) {
+	t.Parallel()
 	m := loadMaps(t)
 	sea := itur.DefaultAtmosphere(-3, 0, 300)
 	if e := sea.WaterVapourGM3 * 300 / 216.7; math.Abs(sea.DryPressureHPa+e-1013.25) > 1e-9 || math.Abs(sea.WaterVapourGM3-19.6542) > 1e-9 {
@@ -469,6 +480,7 @@ func argmax(t *testing.T, a itur.Atmosphere, lo, hi, step float64, pick func(o, 
 // and for ρ = 7.5 g/m³ (η1 = 1, η2 = 0.99975) the nine-line water-vapour
 // sum, 0.1788807092 dB/km at 22.235 GHz and 0.006623243027 at 10 GHz.
 func TestGasAnnex2AtReferenceConditions(t *testing.T) {
+	t.Parallel()
 	dry := itur.Atmosphere{DryPressureHPa: 1013, TemperatureK: 288.15}
 	for _, c := range []struct{ f, want float64 }{
 		{12, 0.008339394541}, {57, 9.685258138}, {61, 14.64}, {64, 6.819}, {100, 0.02511681319}, {200, 0.01011791726},
@@ -494,6 +506,7 @@ func TestGasAnnex2AtReferenceConditions(t *testing.T) {
 // absorption falling as the air warms at constant pressure; no jump larger
 // than 2 % where the dry-air fit changes band (54, 60, 62, 66, 120 GHz).
 func TestGasAttenuationPhysics(t *testing.T) {
+	t.Parallel()
 	for _, at := range []struct {
 		name string
 		a    itur.Atmosphere
@@ -609,6 +622,7 @@ func TestGasAttenuationPhysics(t *testing.T) {
 // TestXPDClearAir: P_XP grows with the required C0/I and shrinks with
 // XPIC, and equals P0·10^(−M/10) by hand for one case.
 func TestXPDClearAir(t *testing.T) {
+	t.Parallel()
 	mp, err := itur.NewMultipath(-175.5, 262.3, 20, 18, 30, 60, -27.6)
 	if err != nil {
 		t.Fatal(err)

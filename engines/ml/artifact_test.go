@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -101,6 +100,7 @@ type golden struct {
 // 17-feature schema among them) and requires the predictions it recorded,
 // bit for bit.
 func TestCommittedArtifacts(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "artifacts")
 	for _, c := range committed {
 		t.Run(c.file, func(t *testing.T) {
@@ -171,6 +171,7 @@ func TestCommittedArtifacts(t *testing.T) {
 // TestArtifactRoundTrip writes and reads freshly trained models and
 // requires identical predictions.
 func TestArtifactRoundTrip(t *testing.T) {
+	t.Parallel()
 	X, y := synth(2000, 17, 3, 55)
 	g, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 20})
 	if err != nil {
@@ -240,6 +241,7 @@ func validArtifact(t testing.TB) map[string]any {
 // TestReadArtifactRejects lists malformed artifacts, each refused with
 // ErrArtifact.
 func TestReadArtifactRejects(t *testing.T) {
+	t.Parallel()
 	node := func(v map[string]any) map[string]any {
 		return v["gbm"].(map[string]any)["trees"].([]any)[0].(map[string]any)["nodes"].([]any)[0].(map[string]any)
 	}
@@ -385,7 +387,7 @@ func FuzzReadArtifact(f *testing.F) {
 		}
 		p2, _ := b.Predict(x)
 		if math.Float64bits(p1) != math.Float64bits(p2) && !(math.IsNaN(p1) && math.IsNaN(p2)) {
-			t.Fatal(fmt.Sprintf("prediction %v before the round trip, %v after", p1, p2))
+			t.Fatalf("prediction %v before the round trip, %v after", p1, p2)
 		}
 	})
 }
@@ -393,6 +395,7 @@ func FuzzReadArtifact(f *testing.F) {
 // TestArtifactAccuracyFields round-trips the optional accuracy summary
 // (rmse_db, per morphology and band, out-of-region coverage).
 func TestArtifactAccuracyFields(t *testing.T) {
+	t.Parallel()
 	X, y := synth(400, 6, 1, 9)
 	m, err := ml.TrainRidge(X, y, 1)
 	if err != nil {

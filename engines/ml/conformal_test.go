@@ -15,6 +15,7 @@ import (
 // including ones where float64 arithmetic would round the product the
 // wrong way.
 func TestConformalRank(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		n       int
@@ -84,6 +85,7 @@ func bruteQuantile(vals []float64, level *big.Rat) (float64, bool) {
 // count over every candidate, on random residuals with ties, for several
 // alphas given as exact fractions.
 func TestFitBandBruteForce(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 17)
 	r := rand.New(rand.NewPCG(seed, 99))
 	alphas := []struct {
@@ -133,6 +135,7 @@ func TestFitBandBruteForce(t *testing.T) {
 // TestMondrian checks which rows get a local band and the coverage
 // report.
 func TestMondrian(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 5)
 	r := rand.New(rand.NewPCG(seed, 7))
 	// Region spreads (dB): a band per region must follow its spread.

@@ -8,6 +8,7 @@ import (
 // TestDriveTestFeatures checks the features against hand-computed values:
 // 1 km and 1 GHz give FSPL 92.45 dB; a receiver on the cell clamps to 10 m.
 func TestDriveTestFeatures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name                          string
 		rxLat, rxLon, txLat, txLon, f float64
@@ -32,6 +33,7 @@ func TestDriveTestFeatures(t *testing.T) {
 // TestDriveTestFeaturesFor: schema 100 and 101 give their own vectors (101
 // is 100's log distance and free-space loss), any other version fails.
 func TestDriveTestFeaturesFor(t *testing.T) {
+	t.Parallel()
 	v1 := DriveTestFeatures(51.49, 7.41, 51.48, 7.40, 1845e6)
 	cases := []struct {
 		name    string
@@ -70,6 +72,7 @@ func TestDriveTestFeaturesFor(t *testing.T) {
 
 // TestSectorPatternDB checks the 3GPP pattern at its landmarks.
 func TestSectorPatternDB(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		off, want float64
@@ -94,6 +97,7 @@ func TestSectorPatternDB(t *testing.T) {
 // TestCircularMeanDeg: bearings across north average to north; opposite
 // bearings have no mean.
 func TestCircularMeanDeg(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		bearings []float64

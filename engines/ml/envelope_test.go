@@ -9,6 +9,7 @@ import (
 )
 
 func TestEnvelopeContains(t *testing.T) {
+	t.Parallel()
 	env := &ml.Envelope{Description: "LTE drive tests in Dortmund, Germany",
 		Areas: []ml.LatLonBox{{Name: "Dortmund, Germany", MinLat: 51.40, MinLon: 7.30, MaxLat: 51.60, MaxLon: 7.60}},
 		Bands: []ml.BandRange{{Name: "B3", MinMHz: 1710, MaxMHz: 1880}, {Name: "B7", MinMHz: 2500, MaxMHz: 2690}}}
@@ -54,6 +55,7 @@ func TestEnvelopeContains(t *testing.T) {
 // the margin, refuses beyond it; the baseline engine's validity refuses
 // 28 GHz whatever the bands (issue 20, finding 3).
 func TestEnvelopeHullValidity(t *testing.T) {
+	t.Parallel()
 	pts := [][2]float64{{-22.90, -43.20}, {-22.90, -43.10}, {-22.80, -43.10}, {-22.80, -43.20}, {-22.85, -43.15}, {-22.90, -43.20}}
 	hull := ml.HullOf("receivers", pts, 1000)
 	if len(hull.Ring) != 4 {

@@ -15,6 +15,7 @@ import (
 // TestPermutation pins the seed-42 permutation: any change of the
 // generator or the shuffle moves every cross-validation figure.
 func TestPermutation(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		n    int
@@ -48,6 +49,7 @@ func TestPermutation(t *testing.T) {
 
 // TestKFold checks fold sizes and that every row is in exactly one fold.
 func TestKFold(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		n, k    int
@@ -98,6 +100,7 @@ func TestKFold(t *testing.T) {
 // TestGroupKFold checks that groups are never split, folds stay balanced
 // and both group key types work.
 func TestGroupKFold(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 11)
 	strGroups := make([]string, 5000)
 	u64Groups := make([]uint64, 5000)
@@ -182,6 +185,7 @@ func TestGroupKFold(t *testing.T) {
 // TestCrossValidate checks that the folds' models never see their own
 // fold and that the result does not depend on the number of workers.
 func TestCrossValidate(t *testing.T) {
+	t.Parallel()
 	X, y := synth(1500, 8, 2, 21)
 	fold, err := ml.KFold(len(y), 5, ml.CVSeed)
 	if err != nil {

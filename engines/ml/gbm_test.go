@@ -16,6 +16,7 @@ import (
 // GOMAXPROCS 1 and 4 (and with explicit worker counts) and requires
 // identical trees and predictions, bit for bit.
 func TestGBMDeterministicAcrossGOMAXPROCS(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 7)
 	X, y := synth(6000, 12, 3, seed)
 	train := func(procs, workers int) (*ml.GBM, []byte) {
@@ -60,6 +61,7 @@ func TestGBMDeterministicAcrossGOMAXPROCS(t *testing.T) {
 // TestGBMLearns checks behaviours that follow from the algorithm on
 // inputs whose answer is known.
 func TestGBMLearns(t *testing.T) {
+	t.Parallel()
 	step := func(n int) ([][]float64, []float64) {
 		X := make([][]float64, n)
 		y := make([]float64, n)
@@ -225,6 +227,7 @@ func leafOf(tr ml.Tree, x []float64) int32 {
 
 // TestGBMRejects lists inputs and parameters TrainGBM refuses.
 func TestGBMRejects(t *testing.T) {
+	t.Parallel()
 	X, y := synth(100, 6, 1, 1)
 	nan := [][]float64{{1, math.NaN()}, {2, 3}}
 	cases := []struct {

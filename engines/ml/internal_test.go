@@ -9,6 +9,7 @@ import (
 // TestSplitMix64 checks the generator against the reference outputs of
 // Vigna's splitmix64.c for seed 1234567.
 func TestSplitMix64(t *testing.T) {
+	t.Parallel()
 	r := splitMix64{s: 1234567}
 	want := []uint64{6457827717110365317, 3203168211198807973, 9817491932198370423}
 	for i, w := range want {
@@ -21,6 +22,7 @@ func TestSplitMix64(t *testing.T) {
 // TestBinThresholds checks the bin edges and that binOf is the number of
 // edges strictly below a value (brute force).
 func TestBinThresholds(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	many := make([]float64, 5000)
 	for i := range many {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRMSEByGroup(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		pred, y []float64

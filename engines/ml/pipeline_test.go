@@ -14,6 +14,7 @@ import (
 // every row predicting fresh rows from the same distribution, whose
 // residuals the bands must cover about 90 % of the time.
 func TestResidualPipeline(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 31)
 	const n = 4000
 	regions := []string{"N", "NE", "CO", "SE", "S"}

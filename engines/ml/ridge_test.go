@@ -11,6 +11,7 @@ import (
 
 // TestRidge checks the closed-form fit against what it must satisfy.
 func TestRidge(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 3)
 	r := rand.New(rand.NewPCG(seed, 1))
 	linear := func(n int, coef []float64, icpt float64) ([][]float64, []float64) {

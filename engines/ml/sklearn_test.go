@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"testing"
 
+	"linkplan/appliance/tooltest"
 	"linkplan/engines/ml"
 )
 
@@ -21,6 +22,7 @@ import (
 // dB of scikit-learn's (issue 11). Without python3 and sklearn the test
 // fails; LINKPLAN_SKIP_SKLEARN=1 skips it explicitly.
 func TestGBMAgainstScikitLearn(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("LINKPLAN_SKIP_SKLEARN") == "1" {
 		t.Skip("LINKPLAN_SKIP_SKLEARN=1")
 	}
@@ -106,6 +108,7 @@ func TestGBMAgainstScikitLearn(t *testing.T) {
 // installs), else python3 from PATH.
 func findSklearnPython(t *testing.T) string {
 	t.Helper()
+	tooltest.Gate(t, "python3 with scikit-learn (Debian python3-sklearn)")
 	var tried []string
 	cands := []string{"/usr/bin/python3", "python3"}
 	if p := os.Getenv("LINKPLAN_PYTHON"); p != "" {

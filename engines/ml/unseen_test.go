@@ -29,6 +29,7 @@ func cellResiduals(rng *rand.Rand, prefix string, nCells, rows int, cellSD, rowS
 // quantile (the worst group's bootstrap upper bound), it is deterministic,
 // it survives an artifact round trip, and Saw tells seen transmitters.
 func TestFitUnseenBand(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	easy, eu := cellResiduals(rng, "a", 30, 100, 3, 5)
 	hard, hu := cellResiduals(rng, "b", 20, 100, 6, 6)
@@ -92,6 +93,7 @@ func TestFitUnseenBand(t *testing.T) {
 // against 0.887: it is a confidence bound on the calibration cells'
 // quantile, not a guarantee for every new set of cells.
 func TestUnseenBandOnNewCells(t *testing.T) {
+	t.Parallel()
 	const trials = 100
 	okPlain, okUnseen := 0, 0
 	var sumPlain, sumUnseen float64

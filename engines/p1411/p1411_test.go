@@ -17,6 +17,7 @@ import (
 const knownTolDB = 1e-9
 
 func TestKnownValues(t *testing.T) {
+	t.Parallel()
 	// Hand evaluations of eq. (1), Tables 4 and 8, and eqs. 58–64 (§4.3.1).
 	// At p = 50 % the LoS correction is 1.5624·7·(√(2 ln 2) − 1.1774) =
 	// 1.0961e-4 dB and the NLoS correction is 0; d_LoS(50 %) = 44.2 m.
@@ -96,6 +97,7 @@ func TestKnownValues(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		run  func() (float64, p1411.Warning, error)
@@ -158,6 +160,7 @@ func TestWarnings(t *testing.T) {
 }
 
 func TestWarningStrings(t *testing.T) {
+	t.Parallel()
 	if s := p1411.Warning(0).Strings(); s != nil {
 		t.Errorf("no warning gives %q, want nil", s)
 	}
@@ -171,6 +174,7 @@ func TestWarningStrings(t *testing.T) {
 }
 
 func TestInvalidInputs(t *testing.T) {
+	t.Parallel()
 	nan, inf := math.NaN(), math.Inf(1)
 	tests := []struct {
 		name   string
@@ -230,6 +234,7 @@ func TestInvalidInputs(t *testing.T) {
 }
 
 func TestEnvironmentMetadata(t *testing.T) {
+	t.Parallel()
 	for _, e := range []p1411.BelowRooftopEnv{p1411.BelowLoS, p1411.BelowNLoSUrbanHighRise,
 		p1411.BelowNLoSUrbanLowRiseSuburban, p1411.BelowNLoSResidential} {
 		r := e.Range()
@@ -270,6 +275,7 @@ func seed(t testing.TB) uint64 {
 }
 
 func TestLowHeightContinuityAndOrder(t *testing.T) {
+	t.Parallel()
 	// The loss is continuous in distance (the transition region joins
 	// L_LoS(d_LoS) to L_NLoS(d_LoS + w)) and grows with the location
 	// percentage, since both corrections grow with p and d_LoS shrinks.
@@ -310,6 +316,7 @@ func TestLowHeightContinuityAndOrder(t *testing.T) {
 }
 
 func TestMonotonicInDistanceAndFrequency(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(seed(t), 8))
 	for range 300 {
 		f := 800 + rng.Float64()*80000
@@ -387,6 +394,7 @@ func naiveLowHeight(fMHz, dM, p, w, lurban float64) float64 {
 }
 
 func TestLowHeightMatchesNaive(t *testing.T) {
+	t.Parallel()
 	// Tolerance 1e-9 dB: the two differ only in the inverse-normal route
 	// (Erfcinv against Erfinv) and in evaluation order.
 	rng := rand.New(rand.NewPCG(seed(t), 9))
@@ -407,6 +415,7 @@ func TestLowHeightMatchesNaive(t *testing.T) {
 // TestStreetCanyonSiteSpecific checks §4.1.2 and §4.1.3.2 against
 // values computed by hand from the Recommendation's equations.
 func TestStreetCanyonSiteSpecific(t *testing.T) {
+	t.Parallel()
 	// 2.6 GHz, h1 = 10 m, h2 = 1.5 m: λ = 0.115308 m, R_bp = 520.34 m,
 	// L_bp = |20·log10(λ²/(8π·15))| = 49.09 dB.
 	los, err := p1411.StreetCanyonLoS(2600, 100, 10, 1.5)

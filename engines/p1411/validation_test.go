@@ -71,6 +71,7 @@ func runCase(row enginetest.Row) (lossDB float64, warn p1411.Warning, err error)
 }
 
 func TestValidationP1411(t *testing.T) {
+	t.Parallel()
 	s := enginetest.NewSuite(t, "p1411")
 	defer s.Done()
 	rows, err := enginetest.ReadCSV(filepath.Join(enginetest.Dir("p1411"), "cases.csv"))

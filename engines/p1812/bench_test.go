@@ -115,6 +115,7 @@ func BenchmarkDeltaBullington100kmNaive(b *testing.B) {
 // TestFusedMatchesNaive checks that the fused pass of Predict and the naive
 // sub-API calls agree (to 1e-9 dB: they differ only in rounding order).
 func TestFusedMatchesNaive(t *testing.T) {
+	t.Parallel()
 	in, hts, hrs, hstd, hsrd, ae, ab := benchDiffraction()
 	for _, f := range []float64{0.03, 0.6, 6} {
 		in.FreqGHz = f

@@ -19,6 +19,7 @@ import (
 // largest |Δ| of its four losses. Like the spreadsheet, the first-term
 // constants are derived from the wavelength (WavelengthConstants).
 func TestValidationDeltaBullington(t *testing.T) {
+	t.Parallel()
 	s := enginetest.NewSuite(t, "delta_bullington")
 	defer s.Done()
 	dir := enginetest.Dir("delta_bullington")

@@ -23,6 +23,7 @@ func baseInput(tb testing.TB) p1812.Input {
 }
 
 func TestPredictInvalid(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		name  string
@@ -110,6 +111,7 @@ func TestPredictInvalid(t *testing.T) {
 // TestPredictDefaults checks the nil-slice and zero-value defaults: nil RM
 // equals zero clutter, nil Zone equals all inland and LocPct 0 equals 50.
 func TestPredictDefaults(t *testing.T) {
+	t.Parallel()
 	in := baseInput(t)
 	in.LocPct, in.SigmaLdB = 50, 6
 	in.RM = make([]float64, len(in.DKm))
@@ -136,6 +138,7 @@ func TestPredictDefaults(t *testing.T) {
 // the Attachment 2 approximation), and a receiver at sea has no location
 // variability.
 func TestLocationVariability(t *testing.T) {
+	t.Parallel()
 	in := baseInput(t)
 	in.TimePct = 50
 	med, err := p1812.Predict(in)
@@ -165,6 +168,7 @@ func TestLocationVariability(t *testing.T) {
 }
 
 func TestLocationSigmaDB(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name             string
 		f, h, r, w, want float64
@@ -199,6 +203,7 @@ func validationInputs(tb testing.TB) []p1812Case {
 // synthetic one, several frequencies and both diffraction methods, that Lb
 // never decreases as p grows from 1 to 50 % (tolerance 1e-9 dB).
 func TestLbNonDecreasingInTime(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	all := append(validationInputs(t), p1812Case{id: "synthetic100km", in: synthetic100km()})
 	for _, c := range all {
@@ -238,6 +243,7 @@ func TestLbNonDecreasingInTime(t *testing.T) {
 // TestDeterministic checks that repeated predictions are bit-identical,
 // sequentially and from concurrent goroutines under GOMAXPROCS 1 and 4.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	cases := validationInputs(t)
 	ref := make([]p1812.Result, len(cases))
 	for i, c := range cases {
@@ -276,6 +282,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestKnifeEdgeJ(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(enginetest.Fixtures("p526_p525_formula"), "knife_edge_J_nu.csv")
 	rows, err := enginetest.ReadCSV(path)
 	if err != nil {
@@ -297,6 +304,7 @@ func TestKnifeEdgeJ(t *testing.T) {
 // TestDeygout checks the three-edge construction on flat-Earth geometries
 // whose ν can be written down by hand.
 func TestDeygout(t *testing.T) {
+	t.Parallel()
 	const (
 		f      = 1.0 // GHz
 		flatAp = 1e12
@@ -352,6 +360,7 @@ func TestDeygout(t *testing.T) {
 // methods give the same Lb, and on the trans-horizon synthetic path both
 // give a positive loss that shrinks with the larger radius ab.
 func TestPredictDeygout(t *testing.T) {
+	t.Parallel()
 	in := baseInput(t)
 	in.Diffraction = p1812.DeygoutMethod
 	r, err := p1812.Predict(in)
@@ -400,6 +409,7 @@ func TestPredictDeygout(t *testing.T) {
 // TestDiffractionHeightsFlat checks that a flat profile below the ray has
 // hstd = hsrd = ground height.
 func TestDiffractionHeightsFlat(t *testing.T) {
+	t.Parallel()
 	d := []float64{0, 1, 2, 3, 4}
 	h := []float64{12, 12, 12, 12, 12}
 	hstd, hsrd := p1812.DiffractionHeights(d, h, 40, 30)
@@ -409,6 +419,7 @@ func TestDiffractionHeightsFlat(t *testing.T) {
 }
 
 func TestEpFromLb(t *testing.T) {
+	t.Parallel()
 	in := baseInput(t)
 	r, err := p1812.Predict(in)
 	if err != nil {

@@ -38,6 +38,7 @@ func writeMap(tb testing.TB, path string, fn func(lat, lon float64) float64) {
 // the same layout holding functions that bilinear interpolation reproduces
 // exactly (affine in latitude and longitude).
 func TestLoadRefractivityMaps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dnf := func(lat, lon float64) float64 { return 40 + 0.1*lat + 0.01*lon }
 	n0f := func(lat, lon float64) float64 { return 300 - 0.5*lat + 0.02*lon }
@@ -80,6 +81,7 @@ func TestLoadRefractivityMaps(t *testing.T) {
 }
 
 func TestRefractivityDefaults(t *testing.T) {
+	t.Parallel()
 	dn, n0 := p1812.Refractivity(nil, -22.9, -43.2)
 	if dn != p1812.DefaultDeltaN || n0 != p1812.DefaultN0 {
 		t.Errorf("got %g, %g want the defaults", dn, n0)
@@ -87,6 +89,7 @@ func TestRefractivityDefaults(t *testing.T) {
 }
 
 func TestPathCentre(t *testing.T) {
+	t.Parallel()
 	// The rburg validation case logs φ = 48.58877214° for d = 96.2 km.
 	lat, _ := p1812.PathCentre(48.99472222, 12.07722222, 48.18694444, 11.62972222, 96.2)
 	if math.Abs(lat-48.58877214) > 1e-8 {
@@ -101,6 +104,7 @@ func TestPathCentre(t *testing.T) {
 }
 
 func TestParseMapInvalid(t *testing.T) {
+	t.Parallel()
 	row := strings.Repeat("1 ", 241) + "\n"
 	tests := []struct {
 		name string

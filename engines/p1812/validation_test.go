@@ -126,6 +126,7 @@ func loadP1812Cases(tb testing.TB) ([]p1812Case, []error) {
 // TestValidationP1812 runs every case of the p1812 suite: |ΔLb| ≤ 0.01 dB
 // (and the same for Ep, which differs from Lb only by a constant).
 func TestValidationP1812(t *testing.T) {
+	t.Parallel()
 	s := enginetest.NewSuite(t, "p1812")
 	defer s.Done()
 	cases, errs := loadP1812Cases(t)
@@ -212,6 +213,7 @@ var logValue = map[string]func(r *p1812.Result) float64{
 // case with the reference log, to 1e-6 relative (or 1e-6 absolute near 0).
 // Logs print 10 significant digits.
 func TestP1812Intermediates(t *testing.T) {
+	t.Parallel()
 	cases, errs := loadP1812Cases(t)
 	for _, err := range errs {
 		t.Error(err)

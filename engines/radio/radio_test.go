@@ -19,6 +19,7 @@ func near(t testing.TB, name string, got, want, tol float64) {
 }
 
 func TestKnownValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		got  func() float64
@@ -97,6 +98,7 @@ func seed(t testing.TB) uint64 {
 }
 
 func TestFresnelIntegralsAgainstQuadrature(t *testing.T) {
+	t.Parallel()
 	// Simpson with 20 000 intervals on |ν| ≤ 6 has a truncation error below
 	// 1e-11, so the tolerance 1e-9 tests the promised accuracy.
 	rng := rand.New(rand.NewPCG(seed(t), 1))
@@ -113,6 +115,7 @@ func TestFresnelIntegralsAgainstQuadrature(t *testing.T) {
 }
 
 func TestFresnelIntegralsProperties(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(seed(t), 2))
 	for range 200 {
 		nu := rng.Float64() * 50
@@ -136,6 +139,7 @@ func TestFresnelIntegralsProperties(t *testing.T) {
 }
 
 func TestKnifeEdgeLossShape(t *testing.T) {
+	t.Parallel()
 	// J rises monotonically for ν ≥ −0.5 (P.526 Fig. 9) and stays within
 	// 0.12 dB of (31) there.
 	prev := math.Inf(-1)
@@ -158,6 +162,7 @@ func TestKnifeEdgeLossShape(t *testing.T) {
 }
 
 func TestFreeSpaceMonotonic(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(seed(t), 3))
 	for range 500 {
 		f := 30 + rng.Float64()*10000
@@ -184,6 +189,7 @@ func TestFreeSpaceMonotonic(t *testing.T) {
 }
 
 func TestGeometryIdentities(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(seed(t), 4))
 	for range 200 {
 		f := 30 + rng.Float64()*6000

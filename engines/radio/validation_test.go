@@ -50,6 +50,7 @@ func floats(row enginetest.Row, cols ...string) ([]float64, error) {
 }
 
 func TestValidationP526P525(t *testing.T) {
+	t.Parallel()
 	dir := enginetest.Dir("p526_p525_formula")
 	s := enginetest.NewSuite(t, "p526_p525_formula")
 	defer s.Done()

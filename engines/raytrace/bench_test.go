@@ -135,6 +135,7 @@ func BenchmarkPointNaive(b *testing.B) {
 }
 
 func TestBenchTreeSize(t *testing.T) {
+	t.Parallel()
 	s := benchScene(t)
 	r := benchMap(s, 1)
 	t.Logf("tree nodes per order: %v", s.TreeSize(r.Tx, r.Options, 11.5))

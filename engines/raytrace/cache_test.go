@@ -14,6 +14,7 @@ import (
 // once; the least recently used scene goes first; a failed build is not
 // kept.
 func TestCacheBuildsOnce(t *testing.T) {
+	t.Parallel()
 	c := raytrace.NewCache(2)
 	var builds atomic.Int32
 	build := func() (*raytrace.Scene, error) {

@@ -47,6 +47,7 @@ func rect(id string, x0, y0, x1, y1, h float64) appliance.Building {
 // P.1411's lower bound (never more optimistic), holds that scattering
 // only adds power, and prints the gaps.
 func TestStreetCanyonAgainstP1411(t *testing.T) {
+	t.Parallel()
 	const x0, w, h, f = 200.0, 20.0, 25.0, 2600.0
 	bs := []appliance.Building{
 		rect("nw", -60, w/2, x0-w/2, 400, h), rect("ne", x0+w/2, w/2, 700, 400, h),

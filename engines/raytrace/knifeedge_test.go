@@ -50,6 +50,7 @@ func screenField(w raytrace.Wedge, d1, d2, hT, hR, lambda float64, soft bool) co
 // J(ν) (P.526 eq. (26), exact Fresnel integrals) within 0.5 dB for
 // −2 ≤ ν ≤ 3, both polarisations.
 func TestThinScreenKnifeEdgeLimit(t *testing.T) {
+	t.Parallel()
 	const d1, d2 = 1000.0, 1000.0
 	for _, f := range []float64{900, 3500} {
 		lambda := radio.SpeedOfLightMS / (f * 1e6)

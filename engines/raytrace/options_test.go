@@ -17,6 +17,7 @@ import (
 // departure direction and the receiving one at the arrival direction, and
 // both gains add to the direct path's gain.
 func TestAntennaPatternsBothEnds(t *testing.T) {
+	t.Parallel()
 	s := emptyScene(t, "")
 	opt := raytrace.DefaultOptions()
 	opt.GroundReflection = false
@@ -43,6 +44,7 @@ func TestAntennaPatternsBothEnds(t *testing.T) {
 // antennas leaves a direct path attenuated by its two walls, each a
 // P.2040 slab of the material's thickness at normal incidence.
 func TestWallTransmission(t *testing.T) {
+	t.Parallel()
 	f := raytrace.NewFrame(rio)
 	b := appliance.Building{ID: "block", HeightM: 40, HeightSource: appliance.HeightTagged,
 		Footprints: []appliance.Footprint{{Outer: []appliance.LatLon{f.ToLatLon(400, -50), f.ToLatLon(420, -50), f.ToLatLon(420, 50), f.ToLatLon(400, 50)}}}}
@@ -76,6 +78,7 @@ func TestWallTransmission(t *testing.T) {
 // transmitter); the trace refuses it with a validation error naming
 // max_reflections, and a cancelled context stops the tree's construction.
 func TestThirdOrderTreeBounded(t *testing.T) {
+	t.Parallel()
 	s := cityScene(t, 500, 144, 1000)
 	l := benchLinks(s, 1)[0]
 	l.Options.MaxReflections = 3

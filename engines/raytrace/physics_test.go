@@ -15,6 +15,7 @@ import (
 // the same paths and powers as the naive baseline (every surface sequence,
 // every building, every edge).
 func TestAcceleratedEqualsNaive(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 24)
 	t.Logf("seed %d (set SEED= to change)", seed)
 	s := cityScene(t, seed, 50, 400)
@@ -55,6 +56,7 @@ func TestAcceleratedEqualsNaive(t *testing.T) {
 // by at most 0.1 dB on 200 random links of a 50-building scene (coherent
 // sum, every interaction on).
 func TestReciprocity(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 2024)
 	t.Logf("seed %d (set SEED= to change)", seed)
 	s := cityScene(t, seed, 50, 400)
@@ -99,6 +101,7 @@ func TestReciprocity(t *testing.T) {
 // TestAddingBuildingNeverIncreasesLOSPower: with only the direct path
 // traced, adding any building to a scene never raises the received power.
 func TestAddingBuildingNeverIncreasesLOSPower(t *testing.T) {
+	t.Parallel()
 	seed := seedFor(t, 7)
 	t.Logf("seed %d (set SEED= to change)", seed)
 	bs := randomCity(seed, 50, 400)
@@ -149,6 +152,7 @@ func TestAddingBuildingNeverIncreasesLOSPower(t *testing.T) {
 // TestMapEqualsPoint: every pixel of a map equals the point answer at its
 // centre, and the map is byte-identical at 1 and 2 workers.
 func TestMapEqualsPoint(t *testing.T) {
+	t.Parallel()
 	s := cityScene(t, 11, 50, 400)
 	opt := raytrace.DefaultOptions()
 	tx := raytrace.Antenna{Pos: s.Frame().ToLatLon(3, 2), HeightM: 25}

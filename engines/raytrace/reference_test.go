@@ -38,6 +38,7 @@ func logDistances(lo, hi float64, n int) []float64 {
 // TestFreeSpaceEmptyScene: in an empty scene without ground reflection
 // the only path is the direct one and the loss is 20·log10(4πd/λ) exactly.
 func TestFreeSpaceEmptyScene(t *testing.T) {
+	t.Parallel()
 	s := emptyScene(t, "")
 	opt := raytrace.DefaultOptions()
 	opt.GroundReflection = false
@@ -85,6 +86,7 @@ func gammaGrazing(eta complex128, psi float64, vertical bool) complex128 {
 // two-ray closed form E = e^{−jkd1}/d1 + Γ(ψ)·e^{−jkd2}/d2 within 0.01 dB
 // from 1 m to 10 km, for both polarisations and the three ground types.
 func TestTwoRayClosedForm(t *testing.T) {
+	t.Parallel()
 	const ht, hr = 30.0, 1.5
 	for _, g := range []string{"very_dry_ground", "medium_dry_ground", "wet_ground"} {
 		s := emptyScene(t, g)
@@ -132,6 +134,7 @@ func TestTwoRayClosedForm(t *testing.T) {
 // at grazing incidence both tend to −1; for a lossless dielectric R_TM
 // vanishes at the Brewster angle tan θ = √ε.
 func TestReflectionCoefficientsP2040(t *testing.T) {
+	t.Parallel()
 	worst := 0.0
 	for _, name := range raytrace.MaterialNames() {
 		m, _ := raytrace.LookupMaterial(name)

@@ -23,6 +23,7 @@ import (
 // same pack every 10 m (the heightfield bilinearly, the profile along the
 // great circle).
 func TestEmptySceneOnRioTerrain(t *testing.T) {
+	t.Parallel()
 	pack, err := terrain.OpenBytes(sample.Pack())
 	if err != nil {
 		t.Fatal(err)

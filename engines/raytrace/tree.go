@@ -321,22 +321,6 @@ func clipSegment(a, b vec2, r *region) (vec2, vec2, bool) {
 	return a.add(d.scale(t0)), a.add(d.scale(t1)), true
 }
 
-// polyDistRange returns the smallest and largest 2D distances from p to
-// the polygon (0 when p is inside).
-func polyDistRange(p vec2, pl *poly2) (float64, float64) {
-	lo, hi := math.Inf(1), 0.0
-	for _, r := range pl.rings {
-		for i, v := range r {
-			lo = math.Min(lo, distPointSeg(p, v, r[(i+1)%len(r)]))
-			hi = math.Max(hi, v.sub(p).norm())
-		}
-	}
-	if pl.contains(p) {
-		lo = 0
-	}
-	return lo, hi
-}
-
 // roofRegion is the top view of the rays from apex through a roof: the
 // cone from apex through the roof polygon's vertices, or everything when
 // the apex is over the roof or the cone is wider than a half-plane.

@@ -123,6 +123,7 @@ func db(c complex128) float64 { return 20 * math.Log10(cmplx.Abs(c)) }
 // kρ = 10 and 30 all around the edge: within 0.5 dB wherever the exact
 // field is above −20 dB (below it a null makes dB meaningless).
 func TestUTDHalfPlaneAgainstSommerfeld(t *testing.T) {
+	t.Parallel()
 	w := raytrace.Wedge{N: 2, PEC: true}
 	for _, kr := range []float64{10, 30} {
 		for _, phiPDeg := range []float64{30, 60, 90, 135} {
@@ -152,6 +153,7 @@ func TestUTDHalfPlaneAgainstSommerfeld(t *testing.T) {
 // eigenfunction series, and the series itself against Sommerfeld's
 // half-plane at n = 2.
 func TestUTDWedgeAgainstEigenfunctions(t *testing.T) {
+	t.Parallel()
 	for _, soft := range []bool{true, false} {
 		if d := cmplx.Abs(wedgeExact(2, 10, 4, 1, soft) - halfPlaneExact(10, 4, 1, soft)); d > 1e-6 {
 			t.Fatalf("eigenfunction series at n=2 differs from Sommerfeld by %g (soft=%v)", d, soft)

@@ -6,13 +6,12 @@ import "math"
 // z up, metres (z is height above mean sea level for points).
 type vec3 struct{ X, Y, Z float64 }
 
-func (a vec3) add(b vec3) vec3             { return vec3{a.X + b.X, a.Y + b.Y, a.Z + b.Z} }
-func (a vec3) sub(b vec3) vec3             { return vec3{a.X - b.X, a.Y - b.Y, a.Z - b.Z} }
-func (a vec3) scale(s float64) vec3        { return vec3{a.X * s, a.Y * s, a.Z * s} }
-func (a vec3) dot(b vec3) float64          { return a.X*b.X + a.Y*b.Y + a.Z*b.Z }
-func (a vec3) norm() float64               { return math.Sqrt(a.dot(a)) }
-func (a vec3) xy() vec2                    { return vec2{a.X, a.Y} }
-func (a vec3) lerp(b vec3, t float64) vec3 { return a.add(b.sub(a).scale(t)) }
+func (a vec3) add(b vec3) vec3      { return vec3{a.X + b.X, a.Y + b.Y, a.Z + b.Z} }
+func (a vec3) sub(b vec3) vec3      { return vec3{a.X - b.X, a.Y - b.Y, a.Z - b.Z} }
+func (a vec3) scale(s float64) vec3 { return vec3{a.X * s, a.Y * s, a.Z * s} }
+func (a vec3) dot(b vec3) float64   { return a.X*b.X + a.Y*b.Y + a.Z*b.Z }
+func (a vec3) norm() float64        { return math.Sqrt(a.dot(a)) }
+func (a vec3) xy() vec2             { return vec2{a.X, a.Y} }
 func (a vec3) cross(b vec3) vec3 {
 	return vec3{a.Y*b.Z - a.Z*b.Y, a.Z*b.X - a.X*b.Z, a.X*b.Y - a.Y*b.X}
 }

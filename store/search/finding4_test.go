@@ -26,6 +26,7 @@ func userTower(tenant string, i int, station string) *appliance.Tower {
 // query: totals, pages and offsets are the caller's own, and an operator
 // scope sees all.
 func TestFinding4TenantScopedTowerSearch(t *testing.T) {
+	t.Parallel()
 	towers, addr := loadERBs(t)
 	var a, b []*appliance.Tower
 	for i := range 5 {
@@ -135,6 +136,7 @@ func TestFinding4TenantScopedTowerSearch(t *testing.T) {
 // holding letters never matched. It is now folded like the query, whole and
 // word by word.
 func TestFinding4StationNumbersWithLetters(t *testing.T) {
+	t.Parallel()
 	towers, addr := loadERBs(t)
 	mk := func(id, station string) *appliance.Tower {
 		return &appliance.Tower{ID: "user:" + id, Source: appliance.SourceUser, Operator: "Provedor Local",

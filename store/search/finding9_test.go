@@ -16,6 +16,7 @@ import (
 // state names, since the rule must not depend on a coincidence of the state
 // name.
 func TestFinding9PlacesImportance(t *testing.T) {
+	t.Parallel()
 	withStates := loadPlaces(t)
 	bare := slices.Clone(withStates)
 	for i := range bare {
@@ -78,6 +79,7 @@ func TestFinding9PlacesImportance(t *testing.T) {
 // boosts no real or synthetic set was found where the old cap dropped a
 // better class, so this test guards the rule, not the old failure.)
 func TestFinding9BetterClassNeverDropped(t *testing.T) {
+	t.Parallel()
 	ps := []search.Place{{IBGECode: "9999999", Name: "Feliz Natal de Cima do Alto Grande Vale Verde", UF: "MT", Region: "CO"}}
 	for i := range 2500 {
 		suffix := string([]byte{'a' + byte(i/676), 'a' + byte(i/26%26), 'a' + byte(i%26)})

@@ -14,6 +14,7 @@ import (
 // count match: its fields would be read with the new mapping's meaning (no
 // tenant field: every user tower would vanish from tenant searches).
 func TestFinding4MappingVersionForcesRebuild(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	towers := []*appliance.Tower{
 		{ID: "anatel:1", Source: appliance.SourceAnatel, Operator: "Vivo"},

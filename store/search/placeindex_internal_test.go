@@ -36,6 +36,7 @@ func levenshtein(a, b []rune) int {
 // against a scan of the whole vocabulary with the reference distance, on
 // random words over a small alphabet (so that near neighbours abound).
 func TestWordIndexFuzzyMatchesScan(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)

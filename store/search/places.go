@@ -206,20 +206,6 @@ func capitalsByPopulation() [27]string {
 	}
 }
 
-// importance returns the tie-break prefix of p's order key: "0" and the
-// two-digit population rank for a listed capital ("000" São Paulo, "001"
-// Rio de Janeiro, ...), "099" for a capital the list lacks, "1" for every
-// other municipality. Smaller sorts first.
-func importance(p Place) string {
-	if r := CapitalRank(p); r > 0 {
-		return fmt.Sprintf("0%02d", r-1)
-	}
-	if p.Capital {
-		return "099"
-	}
-	return "1"
-}
-
 // CapitalRank returns the population rank of a capital (1 São Paulo, 2 Rio
 // de Janeiro, ... 27 Palmas; IBGE Censo 2022), 0 for a place that is not a
 // listed capital.

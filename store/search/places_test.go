@@ -16,6 +16,7 @@ import (
 )
 
 func TestPlacesData(t *testing.T) {
+	t.Parallel()
 	ps := loadPlaces(t)
 	capitals, perRegion := 0, map[string]int{}
 	for _, p := range ps {
@@ -40,6 +41,7 @@ func TestPlacesData(t *testing.T) {
 }
 
 func TestSearchPlaces(t *testing.T) {
+	t.Parallel()
 	ix := openIndex(t, search.Options{})
 	tests := []struct {
 		name  string
@@ -104,6 +106,7 @@ func labels(hs []search.PlaceHit) []string {
 }
 
 func TestSearchPlacesInUF(t *testing.T) {
+	t.Parallel()
 	ix := openIndex(t, search.Options{})
 	hits, err := ix.SearchPlacesInUF(t.Context(), "bom jesus", "pi", 10)
 	if err != nil {
@@ -123,6 +126,7 @@ func TestSearchPlacesInUF(t *testing.T) {
 }
 
 func TestSearchPlacesLimit(t *testing.T) {
+	t.Parallel()
 	ix := openIndex(t, search.Options{})
 	tests := []struct {
 		name  string
@@ -151,6 +155,7 @@ func TestSearchPlacesLimit(t *testing.T) {
 // descending, then capital, then name, then IBGE code for equal scores) and
 // that an index built from the places in another order answers identically.
 func TestSearchPlacesDeterministic(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)
@@ -226,6 +231,7 @@ func checkPlaceOrder(p, c search.PlaceHit) string {
 }
 
 func TestPlacesInvalid(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		places []search.Place
@@ -270,6 +276,7 @@ func FuzzSearchPlaces(f *testing.F) {
 // TestSearchPlacesTooManyWords: the per-place word counters of the place
 // index are bounded, so a query of more words is refused with the field.
 func TestSearchPlacesTooManyWords(t *testing.T) {
+	t.Parallel()
 	ix := openIndex(t, search.Options{})
 	q := strings.Repeat("rio ", 33)
 	if _, err := ix.SearchPlaces(t.Context(), q, 10); !errors.Is(err, appliance.ErrInvalid) {

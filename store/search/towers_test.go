@@ -49,6 +49,7 @@ func replace(tb testing.TB, ix *search.Index, fp string, towers []*appliance.Tow
 }
 
 func TestSearchTowers(t *testing.T) {
+	t.Parallel()
 	towers, addr := loadERBs(t)
 	for _, mode := range []string{"memory", "persisted"} {
 		t.Run(mode, func(t *testing.T) {
@@ -103,6 +104,7 @@ func TestSearchTowers(t *testing.T) {
 }
 
 func TestSearchTowersPaging(t *testing.T) {
+	t.Parallel()
 	towers, addr := loadERBs(t)
 	ix := openIndex(t, search.Options{Address: addressOf(addr)})
 	replace(t, ix, "erbs-1", towers)
@@ -148,6 +150,7 @@ func TestSearchTowersPaging(t *testing.T) {
 }
 
 func TestTowersUnavailableAndInvalid(t *testing.T) {
+	t.Parallel()
 	towers, addr := loadERBs(t)
 	closed := search.New(loadPlaces(t), search.Options{})
 	if _, err := closed.SearchPlaces(t.Context(), "rio", 5); !errors.Is(err, appliance.ErrUnavailable) {
@@ -185,6 +188,7 @@ func TestTowersUnavailableAndInvalid(t *testing.T) {
 }
 
 func TestUpsertDeleteTower(t *testing.T) {
+	t.Parallel()
 	towers, addr := loadERBs(t)
 	ix := openIndex(t, search.Options{Address: addressOf(addr), Dir: t.TempDir()})
 	replace(t, ix, "v1", towers)
@@ -223,6 +227,7 @@ func TestUpsertDeleteTower(t *testing.T) {
 // fingerprint and count match (the towers passed are then not read) and
 // rebuilt otherwise, and that upserts carry their fingerprint across restarts.
 func TestFingerprintReuse(t *testing.T) {
+	t.Parallel()
 	towers, addr := loadERBs(t)
 	dir := t.TempDir()
 	places := loadPlaces(t)
@@ -296,6 +301,7 @@ func TestFingerprintReuse(t *testing.T) {
 }
 
 func TestStaleDirectoriesRemoved(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, n := range []string{"towers-000007.tmp", "towers-000003", "CURRENT.tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, n), 0o750); err != nil {
@@ -315,6 +321,7 @@ func TestStaleDirectoriesRemoved(t *testing.T) {
 // TestReplaceTowersConcurrentReaders swaps between two tower sets while
 // readers search: every answer must come wholly from one set. Run with -race.
 func TestReplaceTowersConcurrentReaders(t *testing.T) {
+	t.Parallel()
 	towers, addr := loadERBs(t)
 	other := make([]*appliance.Tower, len(towers))
 	otherAddr := map[string]string{}
@@ -389,6 +396,7 @@ func TestReplaceTowersConcurrentReaders(t *testing.T) {
 }
 
 func TestReplaceTowersInBackground(t *testing.T) {
+	t.Parallel()
 	places := loadPlaces(t)
 	towers, addr := synthTowers(places, 20000)
 	ix := openIndex(t, search.Options{Dir: t.TempDir(), Address: addressOf(addr)})
@@ -425,6 +433,7 @@ func TestReplaceTowersInBackground(t *testing.T) {
 }
 
 func TestCloseCancelsBackgroundBuild(t *testing.T) {
+	t.Parallel()
 	places := loadPlaces(t)
 	towers, _ := synthTowers(places, 60000)
 	dir := t.TempDir()

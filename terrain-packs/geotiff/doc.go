@@ -18,8 +18,9 @@
 //	win, err := img.ReadWindow(c0, r0, w, h, buf) // row-major []float64
 //
 // Supported: classic TIFF and BigTIFF, little- and big-endian; strips or
-// tiles; compression none, LZW, deflate (codes 8 and 32946), PackBits and
-// ZSTD (50000); predictor none, horizontal (2) and floating point (3); samples
+// tiles; compression none, LZW (its own decoder, not
+// golang.org/x/image/tiff/lzw: lzw.go says why, with the measurement),
+// deflate (codes 8 and 32946), PackBits and ZSTD (50000); predictor none, horizontal (2) and floating point (3); samples
 // uint8, int8, uint16, int16, uint32, int32, float32, float64; one sample per
 // pixel. Sparse blocks (offset and byte count 0, GDAL SPARSE_OK) read as the
 // NoData value (0 without one).

@@ -1,7 +1,6 @@
 package terrain
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -75,8 +74,8 @@ func Open(path string, opts ...Option) (*Pack, error) {
 	return p, nil
 }
 
-// OpenBytes opens a pack held in memory (for example one embedded with
-// go:embed). b is not copied and must not change.
+// OpenBytes opens a pack held in memory (for example one that a go:embed
+// directive embeds). b is not copied and must not change.
 func OpenBytes(b []byte, opts ...Option) (*Pack, error) {
 	p, err := open(nil, b, int64(len(b)), opts)
 	if err != nil {
@@ -598,6 +597,3 @@ func (p *Pack) Tiles() []string {
 	sort.Strings(out)
 	return out
 }
-
-// IsMissing reports whether err says that a terrain tile is missing.
-func IsMissing(err error) bool { return errors.Is(err, appliance.ErrTerrainMissing) }

@@ -89,8 +89,8 @@ type httpError struct {
 
 func (e *httpError) Error() string { return e.msg }
 
-// status maps an error to its HTTP status and error code. It is the only
-// place where that decision is made.
+// status is classify's HTTP status and error code, for the callers that
+// do not need the deciding sentinel.
 func status(err error) (int, string) {
 	st, code, _ := classify(err)
 	return st, code

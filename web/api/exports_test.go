@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"linkplan/appliance/tooltest"
 )
 
 // exportBody is the /analyze_link body of the export and report tests: a
@@ -24,14 +26,7 @@ const exportBody = `{"receiver":{"lat":-22.95,"lon":-43.20,"height":10},"frequen
 // installs gdal-bin and poppler-utils) and skips otherwise.
 func requireCLI(tb testing.TB, name, pkg string) string {
 	tb.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("%s (Debian %s) is required under CI: %v", name, pkg, err)
-		}
-		tb.Skipf("%s not installed (Debian %s): %v", name, pkg, err)
-	}
-	return p
+	return tooltest.Need(tb, name, pkg)
 }
 
 var ogrCountLine = regexp.MustCompile(`(?m)^Feature Count: (\d+)$`)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"linkplan/appliance/tooltest"
 )
 
 type sseEvent struct {
@@ -133,9 +135,7 @@ func TestHeatmapStreamResumeAndExport(t *testing.T) {
 	if res := h.do(t, "GET", "/coverage/heatmap/"+id+"/export?format=bmp", h.keys["pro"], nil, ""); res.status != http.StatusUnprocessableEntity || !bytes.Contains(res.body, []byte(`"format"`)) {
 		t.Errorf("bad format: %d %s", res.status, res.body)
 	}
-	if _, err := exec.LookPath("gdalinfo"); err != nil {
-		t.Skip("gdalinfo (gdal-bin) is not installed: make test installs it")
-	}
+	tooltest.Need(t, "gdalinfo", "gdal-bin")
 	p := filepath.Join(t.TempDir(), "map.tif")
 	if err := os.WriteFile(p, res.body, 0o600); err != nil {
 		t.Fatal(err)

@@ -2,12 +2,13 @@ package api_test
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"linkplan/appliance/tooltest"
 )
 
 // scrapeAfterTraffic answers a few requests of several routes, statuses
@@ -105,13 +106,7 @@ func TestFinding7_MetricsArePrometheusHistograms(t *testing.T) {
 // live /metrics scraped from the in-process server. Without promtool it
 // fails in CI (CI=true; make test-deps installs it) and skips elsewhere.
 func TestFinding7_PromtoolCheckMetrics(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("promtool is not installed: make test-deps installs the Debian package prometheus")
-		}
-		t.Skip("promtool is not installed (Debian package prometheus; make test-deps installs it)")
-	}
+	promtool := tooltest.Need(t, "promtool", "prometheus")
 	body := scrapeAfterTraffic(t)
 	cmd := exec.CommandContext(t.Context(), promtool, "check", "metrics")
 	cmd.Stdin = bytes.NewReader(body)

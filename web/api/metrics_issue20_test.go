@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -16,19 +15,14 @@ import (
 
 	"linkplan/appliance/ai"
 	"linkplan/appliance/telemetry"
+	"linkplan/appliance/tooltest"
 )
 
 // promtoolCheck runs promtool check metrics (Debian package prometheus) on
 // body; without promtool it fails in CI and skips elsewhere.
 func promtoolCheck(t *testing.T, body []byte) {
 	t.Helper()
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("promtool is not installed: make test-deps installs the Debian package prometheus")
-		}
-		t.Skip("promtool is not installed (Debian package prometheus; make test-deps installs it)")
-	}
+	promtool := tooltest.Need(t, "promtool", "prometheus")
 	cmd := exec.CommandContext(t.Context(), promtool, "check", "metrics")
 	cmd.Stdin = bytes.NewReader(body)
 	out, err := cmd.CombinedOutput()

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"linkplan/appliance"
+	"linkplan/appliance/tooltest"
 	"linkplan/engines/raytrace"
 )
 
@@ -301,9 +302,7 @@ type gdalInfoJSON struct {
 // gdal-bin; make test installs it).
 func gdalInfo(t *testing.T, tif []byte) gdalInfoJSON {
 	t.Helper()
-	if _, err := exec.LookPath("gdalinfo"); err != nil {
-		t.Skip("gdalinfo (gdal-bin) is not installed: make test installs it")
-	}
+	tooltest.Need(t, "gdalinfo", "gdal-bin")
 	p := filepath.Join(t.TempDir(), "map.tif")
 	if err := os.WriteFile(p, tif, 0o600); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ type docExpect int
 const (
 	// docDerived: a 2xx request must satisfy the documented schemas
 	// (body and query); others are not checked.
+	//lint:ignore U1000 the zero value, named for the reader
 	docDerived docExpect = iota
 	// docRejects: the documented schemas must refuse the request too (the
 	// server's refusal is visible in the contract).

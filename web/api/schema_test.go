@@ -176,9 +176,7 @@ func (d *openAPI) checkResponse(method, path string, res *response) []string {
 			}
 			v = float64(n)
 		}
-		for _, e := range d.validate(obj(hdr, "schema"), v, "header "+name) {
-			errs = append(errs, e)
-		}
+		errs = append(errs, d.validate(obj(hdr, "schema"), v, "header "+name)...)
 	}
 	if obj(doc, "content") == nil { // a response without a body (304)
 		if len(res.body) > 0 {

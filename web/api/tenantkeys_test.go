@@ -444,13 +444,12 @@ func TestAdminDSAR(t *testing.T) {
 	if _, ok := h.index.Get(tower); !ok {
 		t.Fatalf("tower %s not in the index", tower)
 	}
-	eraseAt := h.clock.Now()
 	res = call(t, h, d, "POST", "/admin/dsar/"+prefix+"/erase", h.adminKey, map[string]string{"X-Admin-Totp": h.freshTOTP(t)}, dsarBody("", why, email))
 	wantStatus(t, res, 200, "")
 	er := decodeInto[struct {
 		ID string `json:"dsar_request_id"`
 	}](t, res)
-	eraseAt = h.clock.Now()
+	eraseAt := h.clock.Now()
 	if !auditHas(t, h, "admin.dsar.erase.soft", er.ID, 1) || !auditHas(t, h, "admin.dsar.erase.served", er.ID, 1) {
 		t.Error("the erase does not have its two audit rows")
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"linkplan/appliance/tooltest"
 )
 
 // Issue 20, scope 6: the caveats that /analyze_link carries travel with
@@ -37,14 +39,7 @@ func wireCodes(ws []wireWarning) []string {
 // under CI and skips otherwise.
 func lookTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s (Debian gdal-bin) is required under CI: %v", name, err)
-		}
-		t.Skipf("%s not installed (Debian gdal-bin): %v", name, err)
-	}
-	return p
+	return tooltest.Need(t, name, "gdal-bin")
 }
 
 // heatmapEvents posts body to /coverage/heatmap and reads the stream up

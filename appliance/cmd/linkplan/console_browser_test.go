@@ -41,6 +41,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"linkplan/appliance/sso/ssotest"
+	"linkplan/appliance/tooltest"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the console screenshots of the browser tests to docs/screenshots")
@@ -85,6 +86,7 @@ func browser(t *testing.T) context.Context {
 	if os.Getenv("LINKPLAN_SKIP_BROWSER") == "1" {
 		t.Skip("LINKPLAN_SKIP_BROWSER=1: browser tests skipped")
 	}
+	tooltest.Gate(t, "chromium (Debian chromium)")
 	if testing.Short() {
 		t.Skip("starts the binary and a browser; skipped with -short")
 	}
@@ -187,8 +189,8 @@ func (env *consoleEnv) adminTotp(t *testing.T) string {
 	if !at.After(env.totpAt) {
 		at = env.totpAt.Add(30 * time.Second)
 	}
-	if at.Sub(time.Now()) > 30*time.Second {
-		time.Sleep(at.Sub(time.Now()) - 30*time.Second) // more than one step ahead: wait
+	if time.Until(at) > 30*time.Second {
+		time.Sleep(time.Until(at) - 30*time.Second) // more than one step ahead: wait
 	}
 	env.totpAt = at
 	code, err := totp.GenerateCode(env.admin.TOTPSecret, at)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"linkplan/appliance/tooltest"
 )
 
 // covSummary is the JSON line of `linkplan coverage` the tests check.
@@ -75,13 +77,7 @@ func runCoverage(t *testing.T, bin string, args ...string) (covSummary, string) 
 
 func gdalinfoStats(t *testing.T, path string) covGdalInfo {
 	t.Helper()
-	bin, err := exec.LookPath("gdalinfo")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("gdalinfo (Debian gdal-bin) is required under CI: %v", err)
-		}
-		t.Skipf("gdalinfo not installed (Debian gdal-bin): %v", err)
-	}
+	bin := tooltest.Need(t, "gdalinfo", "gdal-bin")
 	out, err := exec.Command(bin, "-json", "-stats", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gdalinfo: %v\n%s", err, out)

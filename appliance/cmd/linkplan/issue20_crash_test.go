@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"linkplan/appliance/tooltest"
 )
 
 // Issue 20, crash safety, on the real binary: nothing a tenant sends stops
@@ -38,13 +40,7 @@ func emojiRows(n int) string {
 // it the test fails under CI and skips otherwise.
 func pdfText(t *testing.T, pdf []byte) string {
 	t.Helper()
-	tool, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("pdftotext (Debian poppler-utils) is required under CI: %v", err)
-		}
-		t.Skipf("pdftotext not installed (Debian poppler-utils): %v", err)
-	}
+	tool := tooltest.Need(t, "pdftotext", "poppler-utils")
 	path := filepath.Join(t.TempDir(), "r.pdf")
 	if err := os.WriteFile(path, pdf, 0o600); err != nil {
 		t.Fatal(err)

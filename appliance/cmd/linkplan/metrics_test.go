@@ -3,9 +3,10 @@ package main_test
 import (
 	"bytes"
 	"net/http"
-	"os"
 	"os/exec"
 	"testing"
+
+	"linkplan/appliance/tooltest"
 )
 
 // TestIssue20_MetricsPromtoolAfterObservation is issue 20's metrics finding
@@ -13,13 +14,7 @@ import (
 // accepts /metrics at start and after one POST /coverage/observations (it
 // failed with "coverage_observations_total no help text").
 func TestIssue20_MetricsPromtoolAfterObservation(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("promtool is not installed: make test-deps installs the Debian package prometheus")
-		}
-		t.Skip("promtool is not installed (Debian package prometheus; make test-deps installs it)")
-	}
+	promtool := tooltest.Need(t, "promtool", "prometheus")
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)

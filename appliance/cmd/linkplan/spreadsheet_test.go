@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"linkplan/appliance/tooltest"
 )
 
 // Issue 20, scope 4: spreadsheet formulas from JSON row ids, CSV uploads
@@ -53,14 +55,7 @@ func neutral(s string) string {
 // CI (make test installs it), a skip elsewhere.
 func requireTool(tb testing.TB, name, deb string) string {
 	tb.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("%s (Debian %s) is required under CI: %v", name, deb, err)
-		}
-		tb.Skipf("%s not installed (Debian %s): %v", name, deb, err)
-	}
-	return p
+	return tooltest.Need(tb, name, deb)
 }
 
 // gnmCell is a cell as Gnumeric read it.

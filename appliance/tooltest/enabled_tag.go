@@ -1,0 +1,5 @@
+//go:build systemtools
+
+package tooltest
+
+const enabled = true
