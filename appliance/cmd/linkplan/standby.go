@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"log/slog"
 	"net"
 	"net/http"
@@ -113,7 +114,7 @@ func localDataFiles(dataDir string, packs, towerFiles []string) (terrain, towers
 		}
 		terrain = append(terrain, d)
 	}
-	installed, err := installedSources(dataDir)
+	installed, err := assemble.InstalledSources(dataDir)
 	if err != nil {
 		return nil, nil, err
 	}

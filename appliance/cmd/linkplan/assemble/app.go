@@ -1,4 +1,4 @@
-package main
+package assemble
 
 import (
 	"context"
@@ -58,109 +58,63 @@ import (
 	"linkplan/web/api"
 )
 
-// config is what serve needs to boot.
-type config struct {
-	DataDir         string
-	Packs           []string
-	TowerFiles      []string
-	RefreshInterval time.Duration
-	RefractivityDir string // ITU-R P.1812 DN50/N050 map files; "" = documented Brazil defaults
-	SSO             ssoConfig
-	BillingSecret   string // file holding the payment webhook's signing secret; "" = no webhook
-	Log             *slog.Logger
-	Observations    observations.Config // signature enforcement and dedup window
-	// AI is the language model of the AI routes; a zero URL: the built-in
-	// template explainer only, and no outbound call.
-	AI aiConfig
-	// ModelEndpoint is the external model endpoint of POST
-	// /coverage/predict (the first link of the fallback chain); a zero URL:
-	// none.
-	ModelEndpoint prediction.External
-	// Heavy is the budget of heavy work (coverage maps, batch and repeater
-	// jobs): appliance/admission; zero values take its defaults.
-	Heavy admission.Options
-	// Queue is the job queue backend: queueBBolt ("" too) or
-	// queueJetStream (NATS below).
-	Queue string
-	// NATS is how the jetstream queue reaches its server.
-	NATS natsConfig
-	// DecodeBudget is the memory, bytes, that decoding request bodies may
-	// hold at once over all requests; 0: decodebudget.DefaultLimit.
-	DecodeBudget int64
-	// Raytrace runs the raytrace worker (serve); disabled: requests that
-	// name the raytrace engine answer 503.
-	Raytrace raytraceWorkerConfig
-	// Backup schedules backups (a zero Dir: none) and says where the
-	// pre-migration backup goes.
-	Backup backupConfig
-}
-
-// aiConfig configures the AI routes' language model provider.
-type aiConfig struct {
-	ProviderURL string        // OpenAI-compatible server root (llama-server, Ollama); "" none
-	Model       string        // the model it answers with; required with ProviderURL
-	Timeout     time.Duration // per provider call; 0: ai.DefaultTimeout
-}
-
-// provider builds the configured provider, nil when none.
-func (c aiConfig) provider() (ai.Provider, error) {
-	if c.ProviderURL == "" {
-		return nil, nil
-	}
-	if c.Model == "" {
-		return nil, fmt.Errorf("--ai-model is required with --ai-provider-url: %w", errUsage)
-	}
-	p, err := ai.NewClient(c.ProviderURL, c.Model, c.Timeout)
-	if err != nil {
-		return nil, fmt.Errorf("--ai-provider-url: %w", err)
-	}
-	return p, nil
-}
-
-// app is the assembled appliance.
-type app struct {
-	db       *store.DB
-	ter      *terrainSet
-	index    *spatial.Index
-	refresh  *refresh.Service
-	search   *search.Index
-	api      *api.API
-	jobs     *jobs.Service
-	privacy  *privacy.Service
-	training *training.Service
-	quota    *quota.Service
-	log      *slog.Logger
-	batch    *batch.Service
-	maps     *coverage.Maps
-	heavy    *admission.Scheduler // admits the heavy work of maps and jobs under one budget
-	plans    *repeater.Submitter
-	calib    *calibration.Service // the tenants' residual reports and calibrations
-	// predictions serves the learned models; its Reload is the hook the
+// App is the assembled appliance. The exported fields are the parts New
+// built, each the very one the HTTP handler (API) calls: serve starts and
+// stops them through Start and Stop, tests read them.
+type App struct {
+	Log                *slog.Logger
+	DB                 *store.DB
+	Auth               *tenancy.Service // keys, tenants, the admin step-up
+	CredentialsPath    string           // the admin credentials file Bootstrap wrote or found
+	Terrain            *TerrainSet
+	TerrainDescription string         // the terrain's provenance, as answers name it
+	Index              *spatial.Index // the tower R-tree
+	Search             *search.Index  // full-text search over towers and places
+	Refresh            *refresh.Service
+	Data               *datamanifest.Service // terrain packs and tower sources by SHA-256
+	Heavy              *admission.Scheduler  // admits the heavy work of maps and jobs under one budget
+	Jobs               *jobs.Service
+	Batch              *batch.Service
+	Repeaters          *repeater.Submitter
+	Calibration        *calibration.Service // the tenants' residual reports and calibrations
+	Privacy            *privacy.Service
+	Training           *training.Service
+	Maps               *coverage.Maps
+	Raytrace           *raytracing.Service // nil: no raytrace executor configured
+	Quota              *quota.Service      // nil with TestOptions.Unmetered
+	// Predictions serves the learned models; its Reload is the hook the
 	// training side calls after swapping <data dir>/models/current in.
-	predictions     *prediction.Service
-	credentialsPath string
-	nats            *natsLink // --queue jetstream: the connection and the embedded server
-	inputs          *inputSet // --queue jetstream: the digests announced to workers
-	units           *jsq.Executor
-	runners         units.Runners // the unit runners of the appliance's own worker
-	rec             *appliance.Recoverer
-	stopWorker      func()                // stops the appliance's own unit worker
-	data            *datamanifest.Service // terrain packs and tower sources by SHA-256
-	// The raytrace worker process (nil when disabled) and the service of
-	// the raytrace engine's requests.
+	Predictions *prediction.Service
+	// Backups takes the scheduled backups and those of POST /admin/backup
+	// and the admin socket.
+	Backups *backup.Service
+	Standby *standby.Source // the primary's side of the warm standby
+	API     *api.API        // the HTTP handler; state "starting" until serve marks it ready
+
+	cfg        Config
+	nats       *natsLink     // --queue jetstream: the connection and the embedded server
+	inputs     *InputSet     // --queue jetstream: the digests announced to workers
+	units      *jsq.Executor // --queue jetstream: heavy work as units
+	runners    units.Runners // the unit runners of the appliance's own worker
+	rec        *appliance.Recoverer
+	stopWorker func() // stops the appliance's own unit worker
+	// The raytrace worker process (nil without Config.Raytrace.NewWorker).
 	rtw        *worker.Supervisor
 	rtwCleanup func()
-	raytrace   *raytracing.Service
-	// backups takes the scheduled backups and those of POST /admin/backup
-	// and the admin socket.
-	backups *backup.Service
 }
 
-// boot assembles the appliance in start order: store, terrain, towers and
-// indexes, engines, API. The caller starts serving and then marks it ready.
-func boot(ctx context.Context, cfg config) (*app, error) {
+// New assembles the appliance from cfg in dependency order: metrics and
+// the panic recoverer, the store (migrated, bootstrapped), terrain,
+// engines, the tower catalogue and its indexes, the services, the job
+// kinds, the HTTP handler. Nothing runs yet: Start starts the workers and
+// schedules. On error everything built so far is released.
+func New(ctx context.Context, cfg Config) (*App, error) {
 	log := cfg.Log
-	a := &app{log: log}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := cfg.Test
+	a := &App{Log: log, cfg: cfg}
 	// The appliance's one metrics set; every goroutine that runs tenant
 	// work recovers its panics through rec, which logs each once with its
 	// stack and counts it by component.
@@ -171,44 +125,45 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// A file of an older schema is backed up before it is migrated
 	// (issue 21, scope 6); one of a newer schema is refused, naming both
 	// versions (appliance.ErrNewerSchema: exit status 3).
-	db, err := store.Open(cfg.DataDir, store.Options{BeforeMigrate: preMigrationBackup(ctx, backupDirOf(cfg.DataDir, cfg.Backup.Dir), log.Info)})
+	db, err := store.Open(cfg.DataDir, store.Options{BeforeMigrate: preMigrationBackup(ctx, backupDirOf(cfg.DataDir, cfg.Backup.Dir), cfg.Version, cfg.CheckDB, log.Info)})
 	if err != nil {
 		return nil, err
 	}
-	a.db = db
+	a.DB = db
 	ok := false
 	defer func() {
 		if !ok {
-			a.close()
+			a.Stop()
 		}
 	}()
 	// Bootstrap may rewrite the database file (compaction after sealing a
 	// clear TOTP secret), so it runs before anything else holds db. Only
 	// store errors stop start-up; an unusable credentials file is logged.
-	auth := tenancy.New(db, nil).WithLog(log)
+	auth := tenancy.New(db, t.Now).WithLog(log)
+	a.Auth = auth
 	path, created, err := auth.Bootstrap(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	a.credentialsPath = path
+	a.CredentialsPath = path
 	if created {
 		log.Info("created admin credentials; keep this file safe", "path", path)
 	} else {
 		log.Info("admin credentials", "path", path)
 	}
 
-	ter, terrainDesc, err := openTerrain(cfg.Packs)
+	ter, terrainDesc, err := OpenTerrain(cfg.Packs)
 	if err != nil {
 		return nil, err
 	}
-	a.ter = ter
+	a.Terrain, a.TerrainDescription = ter, terrainDesc
 	reg, err := engines.New(engines.Config{RefractivityDir: cfg.RefractivityDir})
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Queue == queueJetStream {
+	if cfg.Queue == QueueJetStream {
 		// The digests of what units compute on, announced to workers.
-		if a.inputs, err = newInputSet(ter, reg, cfg.RefractivityDir); err != nil {
+		if a.inputs, err = NewInputSet(ter, reg, cfg.RefractivityDir, cfg.Version); err != nil {
 			return nil, err
 		}
 	}
@@ -217,12 +172,12 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.index = spatial.New(nil)
+	a.Index = spatial.New(nil)
 	// Search (bleve) is derived data: the tower index persists in the data
 	// directory and is reused when the catalogue fingerprint matches, else
 	// rebuilt in the background (tower search answers 503 meanwhile).
-	a.search = search.New(searchPlaces(gaz), search.Options{Dir: filepath.Join(cfg.DataDir, "search"), Address: func(t *appliance.Tower) string { return t.Address }})
-	if err := a.search.Open(ctx); err != nil {
+	a.Search = search.New(searchPlaces(gaz), search.Options{Dir: filepath.Join(cfg.DataDir, "search"), Address: func(t *appliance.Tower) string { return t.Address }})
+	if err := a.Search.Open(ctx); err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
 	rs := refresh.New(gaz, log)
@@ -231,7 +186,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if cfg.RefreshInterval > 0 {
 		rs.Interval = cfg.RefreshInterval
 	}
-	srcs, discover, synthetic, err := towerSetup(cfg.DataDir, cfg.TowerFiles, ter)
+	srcs, discover, synthetic, err := TowerSetup(cfg.DataDir, cfg.TowerFiles, ter)
 	if err != nil {
 		return nil, err
 	}
@@ -248,11 +203,11 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			return err
 		}
 		all := append(append(append(make([]*appliance.Tower, 0, len(ts)+len(synthetic)+len(user)), ts...), synthetic...), user...)
-		a.index.Replace(all)
+		a.Index.Replace(all)
 		if a.inputs != nil {
-			a.inputs.setTowers(all[:len(ts)+len(synthetic)]) // the public towers: what a worker loads
+			a.inputs.SetTowers(all[:len(ts)+len(synthetic)]) // the public towers: what a worker loads
 		}
-		if err := a.search.ReplaceTowersInBackground(catalogFingerprint(all), all); err != nil {
+		if err := a.Search.ReplaceTowersInBackground(catalogFingerprint(all), all); err != nil {
 			log.Warn("tower search index not rebuilt", "err", err)
 		}
 		return nil
@@ -264,10 +219,10 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // stopped: the rest of the assembly is not needed
 	}
-	a.refresh = rs
+	a.Refresh = rs
 	// The data files in use, hashed in the background from now on.
-	a.data = newDataManifest(cfg, ter, discover == nil, db, log) // no discovery: the embedded samples
-	if err := a.data.Start(ctx); err != nil {
+	a.Data = newDataManifest(cfg, ter, discover == nil, db, log) // no discovery: the embedded samples
+	if err := a.Data.Start(ctx); err != nil {
 		return nil, err
 	}
 
@@ -275,11 +230,15 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// free-space bound the planner prunes with. Every other engine answers
 	// through the fspl fallback when asked outside its validity range
 	// (SPEC §2.5).
-	towers := func() appliance.TowerIndex { return a.index }
+	var index appliance.TowerIndex = a.Index
+	if t.WrapTowers != nil {
+		index = t.WrapTowers(a.Index)
+	}
+	towers := func() appliance.TowerIndex { return index }
 	plan := planner.New(ter, towers, reg.WithFallback)
 	// The equipment catalogue: the planner, the maps and the relay plans
 	// read towers' catalogue antennas through it.
-	equip := equipment.New(db, nil)
+	equip := equipment.New(db, t.Now)
 	plan.Antennas = equip
 	// Point-to-point links: the tenants' equipment, the engines with their
 	// fallback, and the ITU-R maps of the availability (embedded, ~20 ms).
@@ -298,9 +257,13 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if scratch == "" {
 		scratch = cfg.DataDir
 	}
-	if a.backups, err = backup.New(&backup.Writer{DB: db, Check: checkIsolated, Version: version(),
+	check := cfg.CheckDB
+	if check == nil {
+		check = func(_ context.Context, path string) (appliance.DBCheck, error) { return store.CheckFile(path) }
+	}
+	if a.Backups, err = backup.New(&backup.Writer{DB: db, Check: check, Version: cfg.Version,
 		Inputs: func(ctx context.Context) ([]appliance.DataFile, []appliance.DataFile, error) {
-			return dataFiles(ctx, a.data)
+			return dataFiles(ctx, a.Data)
 		}},
 		backup.Options{Dir: cfg.Backup.Dir, Every: cfg.Backup.Every, Keep: cfg.Backup.Keep, Scratch: scratch,
 			Log: log, Metrics: mset, Audit: db.AppendAudit, Recover: rec}); err != nil {
@@ -314,19 +277,19 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// slots and memory; cheap routes never pass through it.
 	heavy := cfg.Heavy
 	heavy.Metrics = mset
-	a.heavy = admission.New(heavy)
+	a.Heavy = admission.New(heavy)
 	jobCost := func(j *appliance.Job) (appliance.HeavyWork, bool) {
 		switch j.Kind {
 		case appliance.JobKindBatchReport:
-			return a.batch.Cost(j)
+			return a.Batch.Cost(j)
 		case appliance.JobKindRepeaterPlan:
-			return a.plans.Cost(j)
+			return a.Repeaters.Cost(j)
 		case appliance.JobKindRaytraceLink:
-			if a.raytrace != nil {
-				return a.raytrace.Cost(j)
+			if a.Raytrace != nil {
+				return a.Raytrace.Cost(j)
 			}
 		case appliance.JobKindObservationResiduals, appliance.JobKindCalibrationFit:
-			return a.calib.Cost(j)
+			return a.Calibration.Cost(j)
 		}
 		return appliance.HeavyWork{}, false // light jobs: privacy sweep; retraining has its own trigger
 	}
@@ -334,7 +297,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// ledger); each lease is also a JetStream message (store/jsq).
 	var queue appliance.JobQueue = db
 	a.rec = rec
-	if cfg.Queue == queueJetStream {
+	if cfg.Queue == QueueJetStream {
 		if a.nats, err = startNATS(ctx, cfg.DataDir, cfg.NATS, log); err != nil {
 			return nil, err
 		}
@@ -358,10 +321,14 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}
 		a.inputs.onChange(a.inputs.Inputs())
 	}
-	a.jobs = jobs.New(queue, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec,
-		Admission: a.heavy, Cost: jobCost})
-	a.batch = batch.New(batch.Deps{
-		Analyzer: plan, Queue: a.jobs, Quota: db, Terrain: terrainDesc,
+	a.Jobs = jobs.New(queue, filepath.Join(cfg.DataDir, "jobs"), jobs.Options{Metrics: mset, Log: log, Recover: rec,
+		Admission: a.Heavy, Cost: jobCost, PollInterval: t.JobPollInterval, Workers: t.JobWorkers})
+	var batchQueue batch.Enqueuer = a.Jobs
+	if t.WrapBatchQueue != nil {
+		batchQueue = t.WrapBatchQueue(a.Jobs)
+	}
+	a.Batch = batch.New(batch.Deps{
+		Analyzer: plan, Queue: batchQueue, Quota: db, Terrain: terrainDesc,
 		ResolveEngine: func(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
 			return api.ResolveEngine(reg, k, id)
 		},
@@ -370,7 +337,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		Recover:          rec,
 	})
 	if a.units != nil {
-		a.batch.UseUnits(a.units, a.inputs.Inputs, func(ctx context.Context, tenantID string) ([]*appliance.Tower, error) {
+		a.Batch.UseUnits(a.units, a.inputs.Inputs, func(ctx context.Context, tenantID string) ([]*appliance.Tower, error) {
 			user, err := db.UserTowers()
 			var own []*appliance.Tower
 			for _, t := range user {
@@ -381,18 +348,18 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			return own, err
 		}, equip)
 	}
-	a.jobs.Register(appliance.JobKindBatchReport, a.batch.Handler())
+	a.Jobs.Register(appliance.JobKindBatchReport, a.Batch.Handler())
 	repeaters := repeater.New(ter, towers, reg.WithFallback, 0)
 	repeaters.Recover = rec
 	repeaters.Antennas = equip
-	a.plans = &repeater.Submitter{Plans: repeaters, Queue: a.jobs,
+	a.Repeaters = &repeater.Submitter{Plans: repeaters, Queue: a.Jobs,
 		NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions}
-	a.jobs.Register(appliance.JobKindRepeaterPlan, a.plans.Handler())
+	a.Jobs.Register(appliance.JobKindRepeaterPlan, a.Repeaters.Handler())
 	// The tenants' measured-versus-predicted reports and calibrations
 	// (issue 26): jobs on the same queue, on the appliance's terrain and
 	// the engines the link routes use; a fitted calibration reaches the
 	// answers through the planner and the coverage maps (one hook each).
-	a.calib = calibration.New(calibration.Deps{Store: db, Queue: a.jobs, NewID: jobs.NewID, TerrainDescription: terrainDesc, Log: log,
+	a.Calibration = calibration.New(calibration.Deps{Store: db, Queue: a.Jobs, NewID: jobs.NewID, TerrainDescription: terrainDesc, Log: log, Now: t.Now,
 		Predictor: &calibration.Predictor{Terrain: ter, Engine: reg.WithFallback, Choose: reg.Choose}, Workers: runtime.GOMAXPROCS(0),
 		OnFit: func(c *appliance.TenantCalibration) {
 			for _, e := range c.Engines {
@@ -406,19 +373,19 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 				mset.GetOrCreateCounter(telemetry.CalibrationFitSeries(e.Engine, outcome)).Inc()
 			}
 		}})
-	if err := a.calib.Open(ctx); err != nil {
+	if err := a.Calibration.Open(ctx); err != nil {
 		return nil, err
 	}
-	mset.NewGauge(telemetry.CalibrationTenants, func() float64 { return float64(a.calib.Tenants()) })
-	plan.Calibrations = a.calib
-	a.jobs.Register(appliance.JobKindObservationResiduals, a.calib.ReportHandler())
-	a.jobs.Register(appliance.JobKindCalibrationFit, a.calib.FitHandler())
+	mset.NewGauge(telemetry.CalibrationTenants, func() float64 { return float64(a.Calibration.Tenants()) })
+	plan.Calibrations = a.Calibration
+	a.Jobs.Register(appliance.JobKindObservationResiduals, a.Calibration.ReportHandler())
+	a.Jobs.Register(appliance.JobKindCalibrationFit, a.Calibration.FitHandler())
 	// Privacy requests: the daily hard delete is a job on the same queue;
 	// the scheduler that queues it starts with serve.
 	jobsDir := filepath.Join(cfg.DataDir, "jobs")
-	a.privacy = privacy.New(db, a.jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
+	a.Privacy = privacy.New(db, a.Jobs, func(k *appliance.APIKey, code string, c privacy.Client) error {
 		return auth.VerifyAdminFrom(k, code, tenancy.Client(c))
-	}, privacy.Options{Log: log, Recover: rec, RemoveResult: func(name string) error {
+	}, privacy.Options{Log: log, Recover: rec, Clock: t.Now, RemoveResult: func(name string) error {
 		err := os.Remove(filepath.Join(jobsDir, filepath.Base(name)))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -427,30 +394,30 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	}, TowersDeleted: func(ids []string) {
 		catalogMu.Lock()
 		defer catalogMu.Unlock()
-		a.index.Delete(ids...)
+		a.Index.Delete(ids...)
 		for _, id := range ids {
 			// "" as fingerprint: the next start re-indexes the full set.
-			if err := a.search.DeleteTower(context.Background(), "", id); err != nil {
+			if err := a.Search.DeleteTower(context.Background(), "", id); err != nil {
 				log.Warn("tower search index not updated", "tower", id, "err", err)
 			}
 		}
 	}})
-	a.jobs.Register(appliance.JobKindDSARHardDelete, a.privacy.Handler())
+	a.Jobs.Register(appliance.JobKindDSARHardDelete, a.Privacy.Handler())
 	// Retraining of the learned models (issue 11): a job on the same
 	// queue, queued by the count trigger (started with serve) or the
 	// effective-band monitor; after a swap it reloads the serving side
-	// (a.predictions, assembled below, before any job runs).
-	reload := func(ctx context.Context) error { return a.predictions.Reload(ctx) }
-	if a.training, err = newTraining(db, a.jobs, ter, reg, gaz, cfg.DataDir, shipped.FS(), reload, log, rec); err != nil {
+	// (a.Predictions, assembled below, before any job runs).
+	reload := func(ctx context.Context) error { return a.Predictions.Reload(ctx) }
+	if a.Training, err = NewTraining(db, a.Jobs, ter, reg, gaz, cfg.DataDir, shipped.FS(), reload, log, rec); err != nil {
 		return nil, err
 	}
-	a.jobs.Register(appliance.JobKindModelRetrain, a.training.Handler())
+	a.Jobs.Register(appliance.JobKindModelRetrain, a.Training.Handler())
 	// Coverage maps compute in memory, on the strict engines (no fspl
 	// fallback: a prefix outside an engine's validity is no-data, counted).
 	// Finished maps live in <data dir>/maps (rasters out of memory, and
 	// they survive a restart within the retention).
 	covSvc := coverage.New(ter, reg.Get)
-	mopts := coverage.MapsOptions{Admitter: a.heavy, Dir: filepath.Join(cfg.DataDir, "maps"), Log: log, Metrics: mset}
+	mopts := coverage.MapsOptions{Admitter: a.Heavy, Dir: filepath.Join(cfg.DataDir, "maps"), Log: log, Metrics: mset}
 	if a.units != nil {
 		mopts.Units, mopts.Inputs = a.units, a.inputs.Inputs
 		// The appliance's own worker computes units on the same engines
@@ -459,8 +426,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		a.runners = units.Runners{appliance.UnitCoverageRadials: covSvc,
 			appliance.UnitBatchRows: batch.RowsRunner{Analyzer: func([]*appliance.Tower, appliance.AntennaCatalogue) batch.LinkAnalyzer { return plan }, Workers: 1, Recover: rec}}
 	}
-	a.maps = coverage.NewMaps(covSvc, mopts)
-	if err := a.maps.Open(); err != nil {
+	a.Maps = coverage.NewMaps(covSvc, mopts)
+	if err := a.Maps.Open(); err != nil {
 		return nil, err
 	}
 	// Building layers for the raytrace engine: each layer's scene is built
@@ -470,12 +437,13 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	layerIndex := &raytrace.LayerIndex{Cache: raytrace.NewCache(16), Terrain: ter}
 	var raytracer api.Raytracer
 	var rtwCheck []api.Check
-	if cfg.Raytrace.Enabled {
+	executor := cfg.Raytrace.Executor
+	if cfg.Raytrace.NewWorker != nil {
 		up := 0.0
 		var upMu sync.Mutex
 		mset.NewGauge(telemetry.RaytraceWorkerUp, func() float64 { upMu.Lock(); defer upMu.Unlock(); return up })
 		restarts := mset.GetOrCreateCounter(telemetry.RaytraceWorkerRestarts)
-		sup, cleanup, err := newRaytraceSupervisor(cfg.DataDir, cfg.Raytrace, log, func(ok bool) {
+		sup, cleanup, err := cfg.Raytrace.NewWorker(func(ok bool) {
 			upMu.Lock()
 			defer upMu.Unlock()
 			up = 0
@@ -487,20 +455,28 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			return nil, err
 		}
 		a.rtw, a.rtwCleanup = sup, cleanup
-		a.raytrace = &raytracing.Service{Layers: db, Scenes: layerIndex, Executor: sup.Client(), Queue: a.jobs, Maps: a.maps, Towers: towers,
-			NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions, Metrics: mset, Log: log}
-		a.jobs.Register(appliance.JobKindRaytraceLink, a.raytrace.Handler())
-		raytracer = a.raytrace
+		executor = sup.Client()
 		rtwCheck = append(rtwCheck, api.Check{Name: "raytrace_worker", Fn: sup.Check, Advisory: true, Kind: "local_process"})
+	}
+	if executor != nil {
+		a.Raytrace = &raytracing.Service{Layers: db, Scenes: layerIndex, Executor: executor, Queue: a.Jobs, Maps: a.Maps, Towers: towers,
+			NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions, Metrics: mset, Log: log}
+		a.Jobs.Register(appliance.JobKindRaytraceLink, a.Raytrace.Handler())
+		raytracer = a.Raytrace
 	}
 
 	obsConfig := cfg.Observations
 	obsConfig.Metrics = mset
+	if t.Now != nil {
+		obsConfig.Now = t.Now
+	}
 	// Quotas and rate limits: counts in memory, flushed to the store each
 	// second by the loop serve starts, and by close (appliance/quota).
-	a.quota = quota.New(db, quota.Options{Log: log})
+	if !t.Unmetered {
+		a.Quota = quota.New(db, quota.Options{Log: log, Now: t.Now})
+	}
 
-	ts, err := newTenantServices(ctx, db, auth, cfg.SSO, cfg.BillingSecret, log)
+	ts, err := newTenantServices(ctx, db, auth, cfg.SSO, cfg.BillingSecret, t.Now, log)
 	if err != nil {
 		return nil, err
 	}
@@ -513,11 +489,8 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	if ts.billing != nil {
 		billingDep = ts.billing
 	}
-	aiProvider, err := cfg.AI.provider()
-	if err != nil {
-		return nil, err
-	}
-	terrainID, err := ter.identity()
+	aiProvider := cfg.AI
+	terrainID, err := ter.Identity()
 	if err != nil {
 		return nil, err
 	}
@@ -528,7 +501,7 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 	// The learned models: <data dir>/models/current/ when the training
 	// side has written one, else the models shipped in the binary. A bad
 	// directory is logged and the shipped set serves.
-	a.predictions, err = prediction.New(prediction.Deps{Terrain: ter, Clutter: ter, Engines: reg.WithFallback,
+	a.Predictions, err = prediction.New(prediction.Deps{Terrain: ter, Clutter: ter, Engines: reg.WithFallback,
 		Tower: func(tenantID, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(tenantID) {
@@ -536,54 +509,80 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			}
 			return t, true
 		},
-		RegionAt:  regionAtOf(gaz),
+		RegionAt:  RegionAtOf(gaz),
 		External:  cfg.ModelEndpoint,
-		ModelsDir: filepath.Join(cfg.DataDir, "models"), Shipped: shipped.FS(), Metrics: mset, Log: log,
+		ModelsDir: filepath.Join(cfg.DataDir, "models"), Shipped: shipped.FS(), Metrics: mset, Log: log, Now: t.Now,
 		Attestations: db.SourceAttestations,
 		// The live band's drift monitor queues a retrain.
 		OnDrift: func(ctx context.Context, reason string) {
-			if _, err := a.training.MonitorFired(ctx, reason); err != nil {
+			if _, err := a.Training.MonitorFired(ctx, reason); err != nil {
 				log.Warn("retrain not queued by the drift monitor", "err", err)
 			}
 		}})
 	if err != nil {
 		return nil, err
 	}
-	if err := a.predictions.Reload(ctx); err != nil {
+	if err := a.Predictions.Reload(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		log.Warn("model directory not loaded; the shipped models serve", "err", err)
 	}
-	src := standby.NewSource(standby.SourceDeps{DataDir: cfg.DataDir, Take: a.backups.Take, Audit: db.AppendAudit, Version: version(), Log: log})
-	a.api = api.New(api.Deps{
-		Data:        a.data,
-		Decode:      decodebudget.New(cfg.DecodeBudget),
-		Predictions: a.predictions,
+	a.Standby = standby.NewSource(standby.SourceDeps{DataDir: cfg.DataDir, Take: a.Backups.Take, Audit: db.AppendAudit, Version: cfg.Version, Log: log, Now: t.Now})
+	src := a.Standby
+	// The interfaces stay nil (not a typed nil) when a service is left out.
+	var (
+		meter   api.Metering
+		pdfs    api.PDFReserver
+		aiQuota ai.Quota
+	)
+	if a.Quota != nil {
+		meter, pdfs, aiQuota = a.Quota, a.Quota, a.Quota
+	}
+	var towerDB api.TowerStore = db
+	if t.WrapTowerStore != nil {
+		towerDB = t.WrapTowerStore(db)
+	}
+	var authn api.Authenticator = auth
+	if t.WrapAuth != nil {
+		authn = t.WrapAuth(auth)
+	}
+	decode := t.Decode
+	if decode == nil {
+		decode = decodebudget.New(cfg.DecodeBudget)
+	}
+	offline := cfg.SSO.Offline() && aiProvider == nil && cfg.ModelEndpoint.URL == ""
+	offlineWhy := offlineReason(cfg.SSO.Offline(), aiProvider != nil, cfg.ModelEndpoint.URL != "")
+	if t.Offline {
+		offline, offlineWhy = true, "test: every configured dependency is a local test server, no outbound call"
+	}
+	a.API = api.New(api.Deps{
+		Data:        a.Data,
+		Decode:      decode,
+		Predictions: a.Predictions,
 		Basemap:     tiles, // public hillshade tiles of the console's map
 		// The AI routes: the template explainer, or the operator's language
 		// model; the engine (the planner) computes every number.
-		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.jobs, Quota: a.quota, Metrics: mset}),
-		Quota:     a.quota, PDFs: a.quota, Audit: auditlog.New(db),
-		Auth: auth, Links: plan, Towers: towers, Search: a.search,
+		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.Jobs, Quota: aiQuota, Metrics: mset}),
+		Quota:     meter, PDFs: pdfs, Audit: auditlog.New(db),
+		Auth: authn, Links: plan, Towers: towers, Search: a.Search,
 		Upsert: func(t *appliance.Tower) {
 			catalogMu.Lock()
 			defer catalogMu.Unlock()
-			a.index.Upsert(t)
+			a.Index.Upsert(t)
 			// "" as fingerprint: the next start re-indexes the full set.
-			if err := a.search.UpsertTower(context.Background(), "", t); err != nil {
+			if err := a.Search.UpsertTower(context.Background(), "", t); err != nil {
 				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
 			}
 		},
-		TowerDB: db, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: version(), Offline: cfg.SSO.offline() && aiProvider == nil && cfg.ModelEndpoint.URL == "",
-		OfflineReason: offlineReason(cfg.SSO.offline(), aiProvider != nil, cfg.ModelEndpoint.URL != ""),
-		Jobs:          a.jobs, Batches: a.batch,
-		Heatmaps:         &coverage.Starter{Maps: a.maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.calib},
-		Calibration:      a.calib,
-		Repeaters:        a.plans,
+		TowerDB: towerDB, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: cfg.Version, Offline: offline, OfflineReason: offlineWhy,
+		Jobs: a.Jobs, Batches: a.Batch,
+		Heatmaps:         &coverage.Starter{Maps: a.Maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.Calibration},
+		Calibration:      a.Calibration,
+		Repeaters:        a.Repeaters,
 		LinkInterference: &interference.LinkService{Terrain: ter, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
 		// Consented rows feed the live band of the served residual engine.
-		Observations: observations.New(observingStore{Store: db, observe: a.predictions.Observe, consented: a.calib.ObservationsStored}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+		Observations: observations.New(observingStore{Store: db, observe: a.Predictions.Observe, consented: a.Calibration.ObservationsStored}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
 			t, ok := towers().Get(id)
 			if !ok || !t.VisibleTo(k.TenantID) {
 				return nil, false
@@ -592,16 +591,16 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 		}, obsConfig),
 		Keys:               auth,
 		Tenants:            auth,
-		Privacy:            a.privacy,
+		Privacy:            a.Privacy,
 		TerrainDescription: terrainDesc,
 		Branding:           ts.branding,
-		Buildings:          &buildings.Service{Store: db, Index: layerIndex},
+		Buildings:          &buildings.Service{Store: db, Index: layerIndex, Now: t.Now},
 		Raytrace:           raytracer,
 		Equipment:          equip,
 		PTP:                links,
 		SSO:                ssoDep,
 		Billing:            billingDep,
-		Backups:            a.backups,
+		Backups:            a.Backups,
 		// The warm standby's source: the standby key and the snapshots
 		// it pulls, the failover report (appliance/standby).
 		Failover:    src,
@@ -610,55 +609,110 @@ func boot(ctx context.Context, cfg config) (*app, error) {
 			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
 			{Name: "towers", Fn: func(context.Context) error {
-				if a.index.Len() == 0 {
+				if a.Index.Len() == 0 {
 					return errors.New("no tower loaded")
 				}
 				return nil
 			}},
-			api.QueueCheck(a.jobs),
-		}, append(append(backupChecks(cfg.Backup, a.backups), a.scaleOutChecks()...), rtwCheck...)...),
+			api.QueueCheck(a.Jobs),
+		}, append(append(backupChecks(cfg.Backup, a.Backups), a.scaleOutChecks()...), rtwCheck...)...),
 	})
-	log.Info("appliance assembled", "towers", a.index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
+	log.Info("appliance assembled", "towers", a.Index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
 	ok = true
 	return a, nil
 }
 
-// close releases everything in reverse start order; the database is last
-// because everything above writes through it.
-func (a *app) close() {
-	if a.backups != nil {
+// Start starts the workers and schedules, in this order: the raytrace
+// worker process, the backup schedule, the tower refresh schedule, the
+// job workers, the appliance's own unit worker (--queue jetstream), the
+// quota flush, the privacy sweep, the retrain trigger. With
+// TestOptions.NoSchedules the four schedules are left out. serve calls it
+// once it listens, then marks the API ready.
+func (a *App) Start(ctx context.Context) error {
+	sched := !a.cfg.Test.NoSchedules
+	if a.rtw != nil {
+		// The worker starts while the rest comes up; the raytrace routes
+		// wait for it (and /health/ready reports it, without waiting).
+		a.rtw.Start()
+	}
+	if sched {
+		if err := a.Backups.Start(ctx); err != nil {
+			return err
+		}
+		if err := a.Refresh.Start(ctx); err != nil {
+			return err
+		}
+	}
+	if err := a.Jobs.Start(ctx); err != nil {
+		return err
+	}
+	slots := a.cfg.Heavy.Workers
+	if slots <= 0 {
+		slots = max(1, runtime.GOMAXPROCS(0)-1) // as the heavy-work budget
+	}
+	a.stopWorker = a.startLocalWorker(slots)
+	if a.Quota != nil {
+		if err := a.Quota.Start(ctx); err != nil {
+			return err
+		}
+	}
+	if sched {
+		if err := a.Privacy.Start(ctx); err != nil {
+			return err
+		}
+		if err := a.Training.Start(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stopping is the first step of a shutdown, before the HTTP server cuts
+// the streams: the API answers "stopping", and a map still queued or
+// computing ends "interrupted by a restart", not canceled by its stream
+// leaving.
+func (a *App) Stopping() {
+	a.API.SetState(api.StateStopping)
+	a.Maps.Close()
+}
+
+// Stop releases everything in reverse start order; the database is last
+// because everything above writes through it. It is safe after a failed
+// New or without Start.
+func (a *App) Stop() {
+	if a.Backups != nil {
 		// A scheduled backup in progress stops at its next step and
 		// removes its partial files.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := a.backups.Close(ctx); err != nil {
-			a.log.Warn("backup schedule did not stop", "err", err)
+		if err := a.Backups.Close(ctx); err != nil {
+			a.Log.Warn("backup schedule did not stop", "err", err)
 		}
 		cancel()
 	}
-	if a.maps != nil {
-		a.maps.Close()
+	if a.Maps != nil {
+		a.Maps.Close()
 	}
-	if a.privacy != nil {
+	if a.Privacy != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := a.privacy.Close(ctx); err != nil {
-			a.log.Warn("privacy scheduler did not stop", "err", err)
+		if err := a.Privacy.Close(ctx); err != nil {
+			a.Log.Warn("privacy scheduler did not stop", "err", err)
 		}
 		cancel()
 	}
-	if a.training != nil {
+	if a.Training != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := a.training.Close(ctx); err != nil {
-			a.log.Warn("retrain trigger did not stop", "err", err)
+		if err := a.Training.Close(ctx); err != nil {
+			a.Log.Warn("retrain trigger did not stop", "err", err)
 		}
 		cancel()
 	}
-	if a.jobs != nil {
+	if a.Jobs != nil {
 		// In-flight jobs checkpoint and give their leases back, so the
 		// next start resumes them at once; bounded so that a stuck handler
 		// cannot hold the shutdown (systemd's stop timeout is 90 s).
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		if err := a.jobs.Close(ctx); err != nil {
-			a.log.Warn("job drain incomplete", "err", err)
+		if err := a.Jobs.Close(ctx); err != nil {
+			a.Log.Warn("job drain incomplete", "err", err)
 		}
 		cancel()
 	}
@@ -678,35 +732,33 @@ func (a *app) close() {
 		a.units.Close()
 	}
 	a.nats.close()
-	if a.quota != nil {
+	if a.Quota != nil {
 		// The requests are over: the last counts are written before the
 		// database closes.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := a.quota.Close(ctx); err != nil {
-			a.log.Warn("usage counts not written", "err", err)
+		if err := a.Quota.Close(ctx); err != nil {
+			a.Log.Warn("usage counts not written", "err", err)
 		}
 		cancel()
 	}
-	if a.data != nil {
+	if a.Data != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := a.data.Close(ctx); err != nil {
-			a.log.Warn("data manifest hashing did not stop", "err", err)
+		if err := a.Data.Close(ctx); err != nil {
+			a.Log.Warn("data manifest hashing did not stop", "err", err)
 		}
 		cancel()
 	}
-	if a.refresh != nil {
-		a.refresh.Close()
+	if a.Refresh != nil {
+		a.Refresh.Close()
 	}
-	if a.search != nil {
-		_ = a.search.Close()
+	if a.Search != nil {
+		_ = a.Search.Close()
 	}
-	if a.ter != nil {
-		for _, p := range a.ter.packs {
-			_ = p.Close()
-		}
+	if a.Terrain != nil {
+		a.Terrain.Close()
 	}
-	if a.db != nil {
-		_ = a.db.Close()
+	if a.DB != nil {
+		_ = a.DB.Close()
 	}
 }
 
@@ -740,7 +792,7 @@ func catalogFingerprint(ts []*appliance.Tower) string {
 
 // backupChecks is the advisory readiness check of the scheduled backups;
 // none without a schedule.
-func backupChecks(cfg backupConfig, s *backup.Service) []api.Check {
+func backupChecks(cfg BackupConfig, s *backup.Service) []api.Check {
 	if cfg.Dir == "" {
 		return nil
 	}
