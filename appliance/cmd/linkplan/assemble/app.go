@@ -329,9 +329,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Batch = batch.New(batch.Deps{
 		Analyzer: plan, Queue: batchQueue, Quota: db, Terrain: terrainDesc,
-		ResolveEngine: func(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
-			return api.ResolveEngine(reg, k, id)
-		},
+		ResolveEngine:    reg.Resolve, // the engine tier rule of every route
 		NewID:            jobs.NewID,
 		MaxInterruptions: jobs.DefaultMaxInterruptions,
 		Recover:          rec,
