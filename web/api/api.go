@@ -12,6 +12,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/decodebudget"
+	"linkplan/appliance/registry"
 	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 )
@@ -31,9 +32,14 @@ type LinkAnalyzer interface {
 	AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*appliance.LinkAnalysis, error)
 }
 
-// TowerStore persists user-registered towers (store).
-type TowerStore interface {
-	PutUserTower(t *appliance.Tower, maxPerOwner int, audit ...appliance.AuditEntry) error
+// TowerStore persists user-registered towers (store): the store of the
+// registry service (registry.Store).
+type TowerStore = registry.Store
+
+// TowerRegistrar registers user towers (appliance/registry): validation,
+// the per-key cap, the antenna check, the audit entry, the live set.
+type TowerRegistrar interface {
+	Register(ctx context.Context, key *appliance.APIKey, in registry.Input, c registry.Client) (*appliance.Tower, error)
 }
 
 // RefreshLog lists tower source refreshes (store).
@@ -78,16 +84,15 @@ type Deps struct {
 	Auth      Authenticator
 	Links     LinkAnalyzer
 	Towers    func() appliance.TowerIndex // current tower snapshot
-	Upsert    func(t *appliance.Tower)    // add a tower to the live index after commit
-	TowerDB   TowerStore
-	Refreshes RefreshLog           // tower source refresh history
-	Engines   Engines              // engine registry
-	Search    Searcher             // full-text search over towers and places
-	Pairs     PairAnalyzer         // one tower–receiver link budget
-	Terrain   PointTerrain         // for engine cases in terrain mode and point queries
-	Clutter   appliance.ClutterMap // land cover; nil when no pack has the layer
-	Checks    []Check              // readiness checks, in order
-	Metrics   *metrics.Set         // the appliance's one metrics set
+	Registry  TowerRegistrar              // POST /towers; nil: the route answers 503
+	Refreshes RefreshLog                  // tower source refresh history
+	Engines   Engines                     // engine registry
+	Search    Searcher                    // full-text search over towers and places
+	Pairs     PairAnalyzer                // one tower–receiver link budget
+	Terrain   PointTerrain                // for engine cases in terrain mode and point queries
+	Clutter   appliance.ClutterMap        // land cover; nil when no pack has the layer
+	Checks    []Check                     // readiness checks, in order
+	Metrics   *metrics.Set                // the appliance's one metrics set
 	Log       *slog.Logger
 	// Recover recovers a request's panic (component "http": logged once
 	// with its stack under the request id, counted); nil logs it to the

@@ -30,6 +30,7 @@ func TestIssue23_HarnessIsTheAssembly(t *testing.T) {
 		{"keys", d.Keys, a.Auth},
 		{"tenants", d.Tenants, a.Auth},
 		{"tower index", d.Towers(), a.Index},
+		{"tower registration", d.Registry, a.Registry},
 		{"search", d.Search, a.Search},
 		{"data manifest", d.Data, a.Data},
 		{"jobs", d.Jobs, a.Jobs},

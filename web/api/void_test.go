@@ -61,7 +61,7 @@ func packServer(tb testing.TB, h *harness, inputs []string, opts packer.Options,
 	plan := planner.New(terr, towers, reg.WithFallback)
 	a := api.New(api.Deps{
 		Clutter: terr, Auth: h.auth, Links: plan, Towers: towers, Search: h.search,
-		TowerDB: h.db, Refreshes: h.db, Engines: reg, Pairs: plan, Terrain: terr, Version: "test", Offline: true,
+		Refreshes: h.db, Engines: reg, Pairs: plan, Terrain: terr, Version: "test", Offline: true,
 		TerrainDescription: desc,
 	})
 	a.SetState(api.StateReady)

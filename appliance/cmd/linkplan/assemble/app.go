@@ -2,15 +2,12 @@ package assemble
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"sync"
 	"time"
 
@@ -40,10 +37,12 @@ import (
 	"linkplan/appliance/quota"
 	"linkplan/appliance/raytracing"
 	"linkplan/appliance/refresh"
+	"linkplan/appliance/registry"
 	"linkplan/appliance/repeater"
 	"linkplan/appliance/standby"
 	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
+	"linkplan/appliance/towerset"
 	"linkplan/appliance/training"
 	"linkplan/appliance/units"
 	"linkplan/engines"
@@ -67,9 +66,11 @@ type App struct {
 	Auth               *tenancy.Service // keys, tenants, the admin step-up
 	CredentialsPath    string           // the admin credentials file Bootstrap wrote or found
 	Terrain            *TerrainSet
-	TerrainDescription string         // the terrain's provenance, as answers name it
-	Index              *spatial.Index // the tower R-tree
-	Search             *search.Index  // full-text search over towers and places
+	TerrainDescription string            // the terrain's provenance, as answers name it
+	Index              *spatial.Index    // the tower R-tree
+	Towers             *towerset.Service // keeps Index and Search consistent; the tenant visibility rule
+	Registry           *registry.Service // tower registration (POST /towers), built once
+	Search             *search.Index     // full-text search over towers and places
 	Refresh            *refresh.Service
 	Data               *datamanifest.Service // terrain packs and tower sources by SHA-256
 	Heavy              *admission.Scheduler  // admits the heavy work of maps and jobs under one budget
@@ -191,27 +192,22 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	rs.Sources, rs.Discover = srcs, discover
-	// One lock orders catalogue swaps and tower registrations: a swap reads
-	// the user towers from the store under it, and a registration (committed
-	// before) adds its tower under it, so neither can lose the other's work.
-	var catalogMu sync.Mutex
-	rs.Apply = func(ts []*appliance.Tower) error {
-		catalogMu.Lock()
-		defer catalogMu.Unlock()
-		user, err := db.UserTowers()
-		if err != nil {
-			return err
-		}
-		all := append(append(append(make([]*appliance.Tower, 0, len(ts)+len(synthetic)+len(user)), ts...), synthetic...), user...)
-		a.Index.Replace(all)
-		if a.inputs != nil {
-			a.inputs.SetTowers(all[:len(ts)+len(synthetic)]) // the public towers: what a worker loads
-		}
-		if err := a.Search.ReplaceTowersInBackground(catalogFingerprint(all), all); err != nil {
-			log.Warn("tower search index not rebuilt", "err", err)
-		}
-		return nil
+	// The live tower set keeps the R-tree and the search index consistent
+	// with the catalogue, the synthetic towers and the registered towers
+	// (appliance/towerset: one lock orders swaps, registrations and
+	// erasures). Every reader of the index reads it through towers.
+	var index appliance.TowerIndex = a.Index
+	if t.WrapTowers != nil {
+		index = t.WrapTowers(a.Index)
 	}
+	towers := func() appliance.TowerIndex { return index }
+	a.Towers = towerset.New(towerset.Deps{Index: a.Index, Search: a.Search, Store: db, Synthetic: synthetic, View: towers, Log: log,
+		OnPublic: func(public []*appliance.Tower) {
+			if a.inputs != nil {
+				a.inputs.SetTowers(public) // the public towers: what a worker loads
+			}
+		}})
+	rs.Apply = a.Towers.Apply
 	log.Info("loading tower sources", "files", len(srcs))
 	if _, err := rs.RefreshOnce(ctx, true); err != nil {
 		return nil, fmt.Errorf("load towers: %w", err)
@@ -230,11 +226,6 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	// free-space bound the planner prunes with. Every other engine answers
 	// through the fspl fallback when asked outside its validity range
 	// (SPEC §2.5).
-	var index appliance.TowerIndex = a.Index
-	if t.WrapTowers != nil {
-		index = t.WrapTowers(a.Index)
-	}
-	towers := func() appliance.TowerIndex { return index }
 	plan := planner.New(ter, towers, reg.WithFallback)
 	// The equipment catalogue: the planner, the maps and the relay plans
 	// read towers' catalogue antennas through it.
@@ -389,17 +380,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 			return nil
 		}
 		return err
-	}, TowersDeleted: func(ids []string) {
-		catalogMu.Lock()
-		defer catalogMu.Unlock()
-		a.Index.Delete(ids...)
-		for _, id := range ids {
-			// "" as fingerprint: the next start re-indexes the full set.
-			if err := a.Search.DeleteTower(context.Background(), "", id); err != nil {
-				log.Warn("tower search index not updated", "tower", id, "err", err)
-			}
-		}
-	}})
+	}, TowersDeleted: a.Towers.Delete})
 	a.Jobs.Register(appliance.JobKindDSARHardDelete, a.Privacy.Handler())
 	// Retraining of the learned models (issue 11): a job on the same
 	// queue, queued by the count trigger (started with serve) or the
@@ -500,13 +481,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	// side has written one, else the models shipped in the binary. A bad
 	// directory is logged and the shipped set serves.
 	a.Predictions, err = prediction.New(prediction.Deps{Terrain: ter, Clutter: ter, Engines: reg.WithFallback,
-		Tower: func(tenantID, id string) (*appliance.Tower, bool) {
-			t, ok := towers().Get(id)
-			if !ok || !t.VisibleTo(tenantID) {
-				return nil, false
-			}
-			return t, true
-		},
+		Tower:     a.Towers.Visible,
 		RegionAt:  RegionAtOf(gaz),
 		External:  cfg.ModelEndpoint,
 		ModelsDir: filepath.Join(cfg.DataDir, "models"), Shipped: shipped.FS(), Metrics: mset, Log: log, Now: t.Now,
@@ -537,10 +512,14 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if a.Quota != nil {
 		meter, pdfs, aiQuota = a.Quota, a.Quota, a.Quota
 	}
-	var towerDB api.TowerStore = db
+	// Tower registration (POST /towers): committed to the store, then
+	// added to the live set; antennas checked against the equipment
+	// catalogue. Its clock is the real one, as it always was.
+	var towerDB registry.Store = db
 	if t.WrapTowerStore != nil {
 		towerDB = t.WrapTowerStore(db)
 	}
+	a.Registry = registry.New(towerDB, a.Towers.Upsert, nil).WithAntennas(equip)
 	var authn api.Authenticator = auth
 	if t.WrapAuth != nil {
 		authn = t.WrapAuth(auth)
@@ -564,16 +543,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.Jobs, Quota: aiQuota, Metrics: mset}),
 		Quota:     meter, PDFs: pdfs, Audit: auditlog.New(db),
 		Auth: authn, Links: plan, Towers: towers, Search: a.Search,
-		Upsert: func(t *appliance.Tower) {
-			catalogMu.Lock()
-			defer catalogMu.Unlock()
-			a.Index.Upsert(t)
-			// "" as fingerprint: the next start re-indexes the full set.
-			if err := a.Search.UpsertTower(context.Background(), "", t); err != nil {
-				log.Warn("tower search index not updated", "tower", t.ID, "err", err)
-			}
-		},
-		TowerDB: towerDB, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: cfg.Version, Offline: offline, OfflineReason: offlineWhy,
+		Registry: a.Registry, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: cfg.Version, Offline: offline, OfflineReason: offlineWhy,
 		Jobs: a.Jobs, Batches: a.Batch,
 		Heatmaps:         &coverage.Starter{Maps: a.Maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.Calibration},
 		Calibration:      a.Calibration,
@@ -581,11 +551,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		LinkInterference: &interference.LinkService{Terrain: ter, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
 		// Consented rows feed the live band of the served residual engine.
 		Observations: observations.New(observingStore{Store: db, observe: a.Predictions.Observe, consented: a.Calibration.ObservationsStored}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
-			t, ok := towers().Get(id)
-			if !ok || !t.VisibleTo(k.TenantID) {
-				return nil, false
-			}
-			return t, true
+			return a.Towers.Visible(k.TenantID, id)
 		}, obsConfig),
 		Keys:               auth,
 		Tenants:            auth,
@@ -768,24 +734,6 @@ func searchPlaces(g *catalog.Gazetteer) []search.Place {
 		out[i] = search.Place{IBGECode: m.IBGECode, Name: m.Name, UF: m.UF, Region: string(m.Region), Lat: m.Lat, Lon: m.Lon, Capital: m.Capital}
 	}
 	return out
-}
-
-// catalogFingerprint identifies a tower set (ids, positions, operators,
-// heights) so a persisted search index is reused only for the same set.
-func catalogFingerprint(ts []*appliance.Tower) string {
-	h := sha256.New()
-	ids := make([]int, len(ts))
-	for i := range ids {
-		ids[i] = i
-	}
-	sort.Slice(ids, func(x, y int) bool { return ts[ids[x]].ID < ts[ids[y]].ID })
-	var buf []byte
-	for _, i := range ids {
-		t := ts[i]
-		buf = fmt.Appendf(buf[:0], "%s|%s|%.7f|%.7f|%g|%s|%s\n", t.ID, t.Operator, t.Lat, t.Lon, t.HeightM, t.Municipality, t.StationNumber)
-		h.Write(buf)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // backupChecks is the advisory readiness check of the scheduled backups;
