@@ -65,11 +65,12 @@ func serveStandby(ctx context.Context, addr, dataDir string, sc standbyConfig, p
 		return fmt.Errorf("serve: %w", err)
 	}
 	primary := rep.Failover().PrimaryURL
-	a := api.New(api.Deps{Log: log, Version: version(), Failover: rep, StandbyOf: primary, Metrics: mset,
+	a := api.New(api.Deps{PlatformDeps: api.PlatformDeps{Log: log, Version: version(), StandbyOf: primary, Metrics: mset,
 		OfflineReason: "a warm standby: it calls its primary " + primary,
 		Checks: []api.Check{{Name: "role", Fn: func(context.Context) error {
 			return fmt.Errorf("a warm standby of %s: it serves no traffic until promoted (GET /health/failover)", primary)
-		}}}})
+		}}}},
+		OperationsDeps: api.OperationsDeps{Failover: rep}})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen %s: %w", addr, err)

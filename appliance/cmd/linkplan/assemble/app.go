@@ -534,52 +534,40 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		offline, offlineWhy = true, "test: every configured dependency is a local test server, no outbound call"
 	}
 	a.API = api.New(api.Deps{
-		Data:        a.Data,
-		Decode:      decode,
-		Predictions: a.Predictions,
-		Basemap:     tiles, // public hillshade tiles of the console's map
-		// The AI routes: the template explainer, or the operator's language
-		// model; the engine (the planner) computes every number.
-		Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.Jobs, Quota: aiQuota, Metrics: mset}),
-		Quota:     meter, PDFs: pdfs, Audit: auditlog.New(db),
-		Auth: authn, Links: plan, Towers: towers, Search: a.Search,
-		Registry: a.Registry, Refreshes: db, Engines: reg, Pairs: plan, Terrain: ter, Clutter: ter, Metrics: mset, Log: log, Recover: rec, Version: cfg.Version, Offline: offline, OfflineReason: offlineWhy,
-		Jobs: a.Jobs, Batches: a.Batch,
-		Heatmaps:         &coverage.Starter{Maps: a.Maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.Calibration},
-		Calibration:      a.Calibration,
-		Repeaters:        a.Repeaters,
-		LinkInterference: &interference.LinkService{Terrain: ter, Towers: towers, Engines: reg.WithFallback, Antennas: equip},
-		// Consented rows feed the live band of the served residual engine.
-		Observations: observations.New(observingStore{Store: db, observe: a.Predictions.Observe, consented: a.Calibration.ObservationsStored}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
-			return a.Towers.Visible(k.TenantID, id)
-		}, obsConfig),
-		Keys:               auth,
-		Tenants:            auth,
-		Privacy:            a.Privacy,
-		TerrainDescription: terrainDesc,
-		Branding:           ts.branding,
-		Buildings:          &buildings.Service{Store: db, Index: layerIndex, Now: t.Now},
-		Raytrace:           raytracer,
-		Equipment:          equip,
-		PTP:                links,
-		SSO:                ssoDep,
-		Billing:            billingDep,
-		Backups:            a.Backups,
-		// The warm standby's source: the standby key and the snapshots
-		// it pulls, the failover report (appliance/standby).
-		Failover:    src,
-		Replication: src,
-		Checks: append([]api.Check{
-			{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
-			{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
-			{Name: "towers", Fn: func(context.Context) error {
-				if a.Index.Len() == 0 {
-					return errors.New("no tower loaded")
-				}
-				return nil
-			}},
-			api.QueueCheck(a.Jobs),
-		}, append(append(backupChecks(cfg.Backup, a.Backups), a.scaleOutChecks()...), rtwCheck...)...),
+		PlatformDeps: api.PlatformDeps{Metrics: mset, Log: log, Recover: rec, Version: cfg.Version, Offline: offline, OfflineReason: offlineWhy,
+			Decode: decode, Data: a.Data,
+			Checks: append([]api.Check{
+				{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
+				{Name: "terrain", Fn: func(context.Context) error { return ter.Check() }},
+				{Name: "towers", Fn: func(context.Context) error {
+					if a.Index.Len() == 0 {
+						return errors.New("no tower loaded")
+					}
+					return nil
+				}},
+				api.QueueCheck(a.Jobs),
+			}, append(append(backupChecks(cfg.Backup, a.Backups), a.scaleOutChecks()...), rtwCheck...)...)},
+		AccessDeps: api.AccessDeps{Auth: authn, Keys: auth, Tenants: auth, Quota: meter, Audit: auditlog.New(db)},
+		CatalogueDeps: api.CatalogueDeps{Towers: towers, Registry: a.Registry, Refreshes: db, Search: a.Search,
+			Basemap: tiles}, // public hillshade tiles of the console's map
+		LinkDeps: api.LinkDeps{Links: plan, Pairs: plan, Engines: reg, Terrain: ter, Clutter: ter, TerrainDescription: terrainDesc},
+		JobDeps: api.JobDeps{Jobs: a.Jobs, Batches: a.Batch, Repeaters: a.Repeaters,
+			Heatmaps:         &coverage.Starter{Maps: a.Maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.Calibration},
+			LinkInterference: &interference.LinkService{Terrain: ter, Towers: towers, Engines: reg.WithFallback, Antennas: equip}},
+		PlanningDeps: api.PlanningDeps{PTP: links, PDFs: pdfs, Equipment: equip, Raytrace: raytracer,
+			Buildings: &buildings.Service{Store: db, Index: layerIndex, Now: t.Now}},
+		ModelDeps: api.ModelDeps{Predictions: a.Predictions, Calibration: a.Calibration,
+			// Consented rows feed the live band of the served residual engine.
+			Observations: observations.New(observingStore{Store: db, observe: a.Predictions.Observe, consented: a.Calibration.ObservationsStored}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
+				return a.Towers.Visible(k.TenantID, id)
+			}, obsConfig),
+			// The AI routes: the template explainer, or the operator's
+			// language model; the engine (the planner) computes every number.
+			Explainer: ai.New(ai.Deps{Provider: aiProvider, Links: plan, Heights: plan, Compare: reg, Terrain: ter, Jobs: a.Jobs, Quota: aiQuota, Metrics: mset})},
+		TenantDeps: api.TenantDeps{SSO: ssoDep, Branding: ts.branding, Billing: billingDep, Privacy: a.Privacy},
+		// The warm standby's source: the standby key and the snapshots it
+		// pulls, the failover report (appliance/standby).
+		OperationsDeps: api.OperationsDeps{Backups: a.Backups, Failover: src, Replication: src},
 	})
 	log.Info("appliance assembled", "towers", a.Index.Len(), "terrain", terrainDesc, "data_dir", filepath.Clean(cfg.DataDir))
 	ok = true
