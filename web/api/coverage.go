@@ -281,8 +281,8 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 // bad field; note is the engine_resolved message, "" when none.
 func (a *API) pairRequest(r *http.Request, q *analyzeRequest) (appliance.PairRequest, string, error) {
 	// Reuse the link request's decoding for the shared fields.
-	lq := analyzeLinkRequest{Receiver: q.Receiver, FrequencyMHz: q.FrequencyMHz, RxGainDBi: q.RxGainDBi,
-		CableLossDB: q.CableLossDB, RxThresholdDBm: q.RxThresholdDBm, AssumedEIRPDBm: q.AssumedEIRPDBm}
+	lq := analyzeLinkRequest{LinkFieldsJSON: LinkFieldsJSON{Receiver: q.Receiver, FrequencyMHz: q.FrequencyMHz, RxGainDBi: q.RxGainDBi,
+		CableLossDB: q.CableLossDB, RxThresholdDBm: q.RxThresholdDBm, AssumedEIRPDBm: q.AssumedEIRPDBm}}
 	lr, err := lq.toDomain()
 	v := &appliance.ValidationError{}
 	if err != nil {
