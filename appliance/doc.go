@@ -10,7 +10,11 @@
 //     concrete engine; they know nothing of HTTP.
 //   - Leaves (store, store/spatial, store/search, terrain-packs/terrain,
 //     engines/...) import appliance at most.
-//   - appliance/cmd/linkplan is the only place where concrete types meet.
+//   - appliance/cmd/linkplan and its assembly package
+//     appliance/cmd/linkplan/assemble (which serve and the web/api tests
+//     share) are the only place where concrete types meet. How the parts
+//     are assembled, one request's path and where a new route's pieces go:
+//     docs/ARCHITECTURE.md.
 //
 // # Units
 //

@@ -18,7 +18,8 @@
 //	store          store.Open (a pre-migration backup first), tenancy.Bootstrap
 //	terrain        OpenTerrain (packs, or the embedded Rio sample)
 //	engines        engines.New: the registry, built once
-//	catalogue      gazetteer, R-tree (spatial), search index, refresh (first load)
+//	catalogue      gazetteer, R-tree (spatial), search index, towerset (their
+//	               consistency rules), refresh (first load), registry
 //	data manifest  the files in use, hashed in the background
 //	services       planner, equipment, ptp, backups, admission, jobs (bbolt or
 //	               JetStream), batch, repeater, calibration, privacy, training,
@@ -60,10 +61,13 @@
 //     this package beside New when it takes more than a few lines, as
 //     newTenantServices), keep it in an exported App field when serve or a
 //     test needs it, and hand it to api.New in the Deps group of its
-//     handlers. A job kind registers its handler on a.Jobs here.
+//     handlers (api.PlatformDeps, AccessDeps, CatalogueDeps, LinkDeps,
+//     JobDeps, PlanningDeps, ModelDeps, TenantDeps, OperationsDeps). A job
+//     kind registers its handler on a.Jobs here.
 //   - A new serve flag: declare it in appliance/cmd/linkplan/serve.go, add
 //     its field to Config (config.go), read it in New.
-//   - A new handler group: its routes in web/api (one register function
-//     called from api.New), its services in a Deps group there, the group
-//     filled here.
+//   - A new handler group: its routes in one file of web/api (a register
+//     function called from api.New), its services in the Deps group of its
+//     area in web/api/api.go (a new group when none fits), that group
+//     filled in the api.New call here.
 package assemble
