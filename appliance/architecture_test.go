@@ -24,6 +24,9 @@ import (
 //	service   appliance/<name>/...: never web, store or a concrete engine.
 //	web       web/...: never store or a concrete engine.
 //	main      appliance/cmd/linkplan, build/<tool>: anything.
+//	assembly  appliance/cmd/linkplan/...: the composition root's packages
+//	          (assemble, shared by serve and the web/api tests): anything;
+//	          imported by main packages only.
 //
 // A concrete engine is a package that declares an implementation of
 // appliance.Engine (a method ID() appliance.EngineID) or imports, directly
@@ -81,6 +84,8 @@ func kindOf(p goPackage) string {
 		return "root"
 	case p.Name == "main":
 		return "main"
+	case strings.HasPrefix(rel, "appliance/cmd/linkplan/"):
+		return "assembly"
 	case strings.HasPrefix(rel, "appliance/"):
 		return "service"
 	case strings.HasPrefix(rel, "store"), strings.HasPrefix(rel, "terrain-packs/"), rel == "engines" || strings.HasPrefix(rel, "engines/"):
@@ -158,7 +163,7 @@ func importBreaks(t *testing.T, pkgs []goPackage) []string {
 	for _, p := range pkgs {
 		from := kind[p.ImportPath]
 		if from == "unknown" {
-			breaks = append(breaks, p.ImportPath+": a package of no known kind (root, leaf, service, web, main): place it or extend the rules of appliance/doc.go")
+			breaks = append(breaks, p.ImportPath+": a package of no known kind (root, leaf, service, web, main, assembly): place it or extend the rules of appliance/doc.go")
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -170,6 +175,10 @@ func importBreaks(t *testing.T, pkgs []goPackage) []string {
 			switch {
 			case to == "main":
 				why = "a main package is never imported"
+			case to == "assembly" && from != "main" && from != "assembly":
+				why = "the assembly is the composition root's: only main packages import it (tests may)"
+			case from == "assembly":
+				// the composition root: anything
 			case from == "root":
 				why = "the root imports no project package"
 			case from == "leaf" && (to == "service" || to == "web"):

@@ -23,8 +23,12 @@
 //     engines/...) import appliance and other leaves at most, never a
 //     service or web.
 //   - web never imports a store or a concrete engine.
-//   - appliance/cmd/linkplan is the only place where concrete types meet
-//     (and the benchmark drivers under build/, which are main packages too).
+//   - appliance/cmd/linkplan and its assembly package
+//     appliance/cmd/linkplan/assemble (which serve and the web/api tests
+//     share) are the only place where concrete types meet (and the
+//     benchmark drivers under build/, which are main packages too). How the
+//     parts are assembled, one request's path and where a new route's
+//     pieces go: docs/ARCHITECTURE.md.
 //
 // # Units
 //

@@ -266,7 +266,7 @@ func (a *Antenna) SetStats() {
 	a.ElectricalTiltDeg = round3(s.VPeakDeg)
 }
 
-func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+func round3(x float64) float64 { return Round(x, 3) }
 
 // Validate checks an antenna's fields and pattern and names every bad one
 // by its JSON path: name 1..100 characters, make/model/polarization at

@@ -37,7 +37,7 @@ func sampleCut(f func(a float64) float64, fineStep, halfDeg float64, centres ...
 	sort.Float64s(c.AnglesDeg)
 	c.AttDB = make([]float64, len(c.AnglesDeg))
 	for i, a := range c.AnglesDeg {
-		c.AttDB[i] = math.Round(f(a)*1000) / 1000
+		c.AttDB[i] = Round(f(a), 3)
 	}
 	return c
 }

@@ -40,6 +40,15 @@ func (t Tier) AtLeast(min Tier) bool {
 	return ok && r >= tierRank[min]
 }
 
+// RequireTier returns nil when k may use what min grants: an admin key,
+// or a tier at least min; else an ErrForbidden naming both tiers.
+func (k *APIKey) RequireTier(min Tier) error {
+	if k.Role == RoleAdmin || k.Tier.AtLeast(min) {
+		return nil
+	}
+	return fmt.Errorf("tier %s or higher is required, this key is %s: %w", min, k.Tier, ErrForbidden)
+}
+
 // TowersPerKey returns the cap on user-registered towers per key (SPEC §8.1);
 // -1 means no cap. Ultra is "not shown" in the SPEC: it gets Enterprise's cap.
 func (t Tier) TowersPerKey() int {

@@ -192,6 +192,37 @@ func (r *Registry) Public() []Info {
 	return out
 }
 
+// Resolve applies the default and the tier rule of every route to an
+// engine a key asks for: "" is fspl; an unknown or hidden engine, one not
+// available on this appliance, or an asynchronous one (its own routes take
+// it first) is an ErrInvalid naming "engine"; auto below Pro resolves to
+// fspl with a note saying so; an engine above the key's tier is
+// ErrForbidden. It returns the engine to run and the note ("" when none).
+func (r *Registry) Resolve(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
+	if id == "" {
+		return appliance.EngineFSPL, "", nil
+	}
+	info, ok := r.Info(id)
+	if !ok || info.Status == StatusHidden {
+		return "", "", appliance.Invalid("engine", "unknown engine %q; GET /coverage/engines lists them", id)
+	}
+	if info.Status != StatusAvailable {
+		return "", "", appliance.Invalid("engine", "engine %q is not available on this appliance: %s", id, info.Notes)
+	}
+	if id == appliance.EngineAuto && k.RequireTier(appliance.TierPro) != nil {
+		return appliance.EngineFSPL, "auto resolves to fspl for tier " + string(k.Tier) + " (other engines need Pro)", nil
+	}
+	if info.MinTier != "" {
+		if err := k.RequireTier(appliance.Tier(info.MinTier)); err != nil {
+			return "", "", fmt.Errorf("engine %s: %w", id, err)
+		}
+	}
+	if info.Asynchronous {
+		return "", "", appliance.Invalid("engine", "engine %q is %s", id, info.Notes)
+	}
+	return id, "", nil
+}
+
 // Info returns the listing of one engine ("" is the default, fspl).
 func (r *Registry) Info(id appliance.EngineID) (Info, bool) {
 	if id == "" {

@@ -190,3 +190,50 @@ func TestRefractivityMaps(t *testing.T) {
 		t.Errorf("itm without maps: climate %g N0 %g, want 3 and %g", g2.Intermediate["climate"], g2.Intermediate["n0_n_units"], want)
 	}
 }
+
+// TestResolve: the engine tier rule of every route (issue 23 moved it
+// here from web/api): the default, unknown and hidden engines, auto below
+// Pro, an engine above the key's tier, an asynchronous engine, the admin.
+func TestResolve(t *testing.T) {
+	reg := newRegistry(t)
+	free := &appliance.APIKey{Tier: appliance.TierFree, Role: appliance.RoleTenant}
+	pro := &appliance.APIKey{Tier: appliance.TierPro, Role: appliance.RoleTenant}
+	admin := &appliance.APIKey{Tier: appliance.TierFree, Role: appliance.RoleAdmin}
+	for _, c := range []struct {
+		name     string
+		key      *appliance.APIKey
+		id       appliance.EngineID
+		want     appliance.EngineID
+		note     bool
+		wantErr  error
+		errField string
+	}{
+		{"default is fspl", free, "", appliance.EngineFSPL, false, nil, ""},
+		{"fspl for free", free, appliance.EngineFSPL, appliance.EngineFSPL, false, nil, ""},
+		{"p1812 for pro", pro, appliance.EngineP1812, appliance.EngineP1812, false, nil, ""},
+		{"p1812 refused to free", free, appliance.EngineP1812, "", false, appliance.ErrForbidden, ""},
+		{"admin passes the tier", admin, appliance.EngineP1812, appliance.EngineP1812, false, nil, ""},
+		{"auto below pro is fspl with a note", free, appliance.EngineAuto, appliance.EngineFSPL, true, nil, ""},
+		{"auto for pro", pro, appliance.EngineAuto, appliance.EngineAuto, false, nil, ""},
+		{"unknown engine", pro, "nope", "", false, appliance.ErrInvalid, "engine"},
+		{"hidden engine", pro, appliance.EngineRaytraceML, "", false, appliance.ErrInvalid, "engine"},
+		{"asynchronous engine", admin, appliance.EngineRaytrace, "", false, appliance.ErrInvalid, "engine"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, note, err := reg.Resolve(c.key, c.id)
+			if c.wantErr != nil {
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("err %v, want %v", err, c.wantErr)
+				}
+				var ve *appliance.ValidationError
+				if c.errField != "" && (!errors.As(err, &ve) || len(ve.Fields) == 0 || ve.Fields[0].Field != c.errField) {
+					t.Fatalf("err %v does not name %q", err, c.errField)
+				}
+				return
+			}
+			if err != nil || got != c.want || (note != "") != c.note {
+				t.Fatalf("Resolve = %q, %q, %v; want %q (note %v)", got, note, err, c.want, c.note)
+			}
+		})
+	}
+}

@@ -107,8 +107,8 @@ func (a *acc) stats() Stats {
 	return Stats{N: int(a.n), RMSEDB: r3(math.Sqrt(a.s2 / a.n)), BiasDB: r3(a.s / a.n), MAEDB: r3(a.abs / a.n)}
 }
 
-func r3(x float64) float64 { return math.Round(x*1e3) / 1e3 }
-func r6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+func r3(x float64) float64 { return appliance.Round(x, 3) }
+func r6(x float64) float64 { return appliance.Round(x, 6) }
 
 // BuildReport summarises the predictions of obs by the engines ids.
 func BuildReport(obs []appliance.Observation, preds []Prediction, ids []appliance.EngineID, errs []map[string]int) (*Report, error) {

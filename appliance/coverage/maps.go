@@ -185,7 +185,7 @@ func SummaryData(s Summary) EventSummaryData {
 	}
 	return EventSummaryData{Pixels: s.Pixels, InRadiusPixels: s.InRadiusPixels, ValidPixels: s.ValidPixels,
 		NoDataMissingTerrain: s.NoDataMissingTerrain, MissingTiles: tiles, NoDataOutsideEnvelope: s.NoDataOutsideEnvelope,
-		ThresholdDBm: s.ThresholdDBm, CoveredKm2AboveThreshold: math.Round(s.CoveredKm2AboveThreshold*1000) / 1000,
+		ThresholdDBm: s.ThresholdDBm, CoveredKm2AboveThreshold: r3(s.CoveredKm2AboveThreshold),
 		MinDBm: finitePtr(s.MinDBm), MaxDBm: finitePtr(s.MaxDBm), ElapsedMS: s.ElapsedMS, Engine: string(s.Engine),
 		EngineVersion: s.EngineVersion, Radials: s.Radials, ProfileStepM: r3(s.ProfileStepM), Evaluations: s.Evaluations,
 		Pixel: PixelData{Mode: s.Pixel.Mode, Receiver: s.Pixel.Receiver, Profile: s.Pixel.Profile, Within1DBPct: s.Pixel.Within1DBPct,

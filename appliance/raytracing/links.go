@@ -395,7 +395,7 @@ func best(ls []LinkResult) *int {
 	return b
 }
 
-func r3(x float64) float64 { return math.Round(x*1000) / 1000 }
+func r3(x float64) float64 { return appliance.Round(x, 3) }
 
 // fp rounds x to 3 decimals (dB, dBm, ns); nil when not finite.
 func fp(x float64) *float64 {

@@ -252,10 +252,7 @@ func (s *Service) openSecret(plain string, k *appliance.APIKey) error {
 // RequireTier returns an appliance.ErrForbidden error unless k's tier is at
 // least min. Admin keys pass every tier check.
 func RequireTier(k *appliance.APIKey, min appliance.Tier) error {
-	if k.Role == appliance.RoleAdmin || k.Tier.AtLeast(min) {
-		return nil
-	}
-	return fmt.Errorf("tier %s or higher is required, this key is %s: %w", min, k.Tier, appliance.ErrForbidden)
+	return k.RequireTier(min)
 }
 
 // VerifyAdmin is VerifyAdminFrom with an unknown client.

@@ -55,7 +55,7 @@ func TestFinding6AdminStepUp(t *testing.T) {
 		t.Fatalf("first use: %d %s", rec.Code, rec.Body)
 	}
 	// A restarted service: new tenancy state over the same store.
-	restarted := api.New(api.Deps{Auth: tenancy.New(h.db, h.clock.Now)})
+	restarted := api.New(api.Deps{AccessDeps: api.AccessDeps{Auth: tenancy.New(h.db, h.clock.Now)}})
 	restarted.SetState(api.StateReady)
 	rec := adminPost(t, restarted, h, "192.0.2.66:4000", code, "f6-replay", "replayer/1")
 	if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "already used") {

@@ -117,7 +117,7 @@ func aiAnswerJSON(x *ai.Answer) AIAnswerJSON {
 	}
 	if x.Facts != nil {
 		for _, f := range x.Facts.Numbers {
-			out.Facts = append(out.Facts, AIFactJSON{Key: f.Key, Value: math.Round(f.Value*1000) / 1000, Unit: f.Unit})
+			out.Facts = append(out.Facts, AIFactJSON{Key: f.Key, Value: r3(f.Value), Unit: f.Unit})
 		}
 		for _, l := range x.Facts.Labels {
 			out.Labels[l.Key] = l.Value

@@ -12,6 +12,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/decodebudget"
+	"linkplan/appliance/registry"
 	"linkplan/appliance/telemetry"
 	"linkplan/appliance/tenancy"
 )
@@ -31,9 +32,14 @@ type LinkAnalyzer interface {
 	AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*appliance.LinkAnalysis, error)
 }
 
-// TowerStore persists user-registered towers (store).
-type TowerStore interface {
-	PutUserTower(t *appliance.Tower, maxPerOwner int, audit ...appliance.AuditEntry) error
+// TowerStore persists user-registered towers (store): the store of the
+// registry service (registry.Store).
+type TowerStore = registry.Store
+
+// TowerRegistrar registers user towers (appliance/registry): validation,
+// the per-key cap, the antenna check, the audit entry, the live set.
+type TowerRegistrar interface {
+	Register(ctx context.Context, key *appliance.APIKey, in registry.Input, c registry.Client) (*appliance.Tower, error)
 }
 
 // RefreshLog lists tower source refreshes (store).
@@ -73,22 +79,30 @@ type Backups interface {
 	Take(ctx context.Context, trigger string, audit *appliance.AuditEntry) (*appliance.BackupFile, error)
 }
 
-// Deps are the services the API calls.
+// Deps are the services the API calls, by area: each handler group reads
+// the 2 to 5 services of its area (the group's doc names its handler
+// files), and PlatformDeps holds what every request shares. A nil service
+// leaves its routes unserved or answering 503, as each field says. The
+// assembly (appliance/cmd/linkplan/assemble) fills every group.
 type Deps struct {
-	Auth      Authenticator
-	Links     LinkAnalyzer
-	Towers    func() appliance.TowerIndex // current tower snapshot
-	Upsert    func(t *appliance.Tower)    // add a tower to the live index after commit
-	TowerDB   TowerStore
-	Refreshes RefreshLog           // tower source refresh history
-	Engines   Engines              // engine registry
-	Search    Searcher             // full-text search over towers and places
-	Pairs     PairAnalyzer         // one tower–receiver link budget
-	Terrain   PointTerrain         // for engine cases in terrain mode and point queries
-	Clutter   appliance.ClutterMap // land cover; nil when no pack has the layer
-	Checks    []Check              // readiness checks, in order
-	Metrics   *metrics.Set         // the appliance's one metrics set
-	Log       *slog.Logger
+	PlatformDeps
+	AccessDeps
+	CatalogueDeps
+	LinkDeps
+	JobDeps
+	PlanningDeps
+	ModelDeps
+	TenantDeps
+	OperationsDeps
+}
+
+// PlatformDeps are the process's identity and plumbing, read by the
+// middleware (api.go, middleware.go), health.go and platform.go: no
+// service of a route.
+type PlatformDeps struct {
+	Checks  []Check      // readiness checks, in order
+	Metrics *metrics.Set // the appliance's one metrics set
+	Log     *slog.Logger
 	// Recover recovers a request's panic (component "http": logged once
 	// with its stack under the request id, counted); nil logs it to the
 	// API's log without counting.
@@ -99,47 +113,45 @@ type Deps struct {
 	// outbound dependencies configured), for details.offline of GET
 	// /health/ready.
 	OfflineReason string
-	Jobs          JobService      // queued jobs (appliance/jobs)
-	Batches       BatchSubmitter  // batch reports (appliance/batch)
-	Heatmaps      Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
-	Repeaters     RepeaterPlanner // relay routes (appliance/repeater); nil: no route
-	Keys          KeyManager      // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
-	Tenants       TenantLister    // the admin tenant listing (appliance/tenancy); nil: no GET /admin/tenants
-	Privacy       Privacy         // data-subject requests (appliance/privacy); nil: no privacy routes
-	// LinkInterference checks a link against the interferers around its
-	// ends (appliance/interference); nil: no route.
-	LinkInterference LinkInterference
-	// NetworkMaps starts interference maps and viewsheds in the map
-	// registry (appliance/interference.Maps); nil, or Heatmaps nil: no
-	// POST /coverage/interference and /coverage/viewshed.
-	NetworkMaps NetworkMaps
-	// Observations ingests drive-test observations
-	// (appliance/observations); nil: no observation routes.
-	Observations Observations
-	SSO          SSO       // bearer ID tokens and hosted login (appliance/sso); nil: SSO not configured (routes answer 503)
-	Branding     Brandings // white-label branding (appliance/branding); nil: routes answer 503, reports neutral
-	Equipment    Equipment // the tenants' radio and antenna catalogues (appliance/equipment); nil: routes answer 503
-	// PTP plans point-to-point links (appliance/ptp); nil: the /links/ptp,
-	// /reports/ptp and /exports/ptp routes answer 503.
-	PTP     PTPPlanner
-	Billing Billing // payment webhook and key claims (appliance/billing); nil: not configured (routes answer 503)
-	// TerrainDescription names the loaded terrain for data provenance.
-	TerrainDescription string
-	// Quota meters tenants (appliance/quota); nil: nothing is metered and
-	// GET /v1/me/quota is not served.
-	Quota Metering
-	// PDFs reserves synchronous PDF reports against the monthly quota
-	// (appliance/quota); nil: reports are not counted.
-	PDFs PDFReserver
-	// Audit pages the audit log (appliance/auditlog); nil: the audit
-	// routes are not served.
-	Audit AuditReader
+	// StandbyOf is the primary's URL when this appliance is a warm
+	// standby: every route but /health, /health/ready, /health/failover
+	// and /metrics answers 409 standby. "" on a primary.
+	StandbyOf string
+	// Decode is the appliance-wide budget of memory for decoding request
+	// bodies (appliance/decodebudget); nil: a budget of
+	// decodebudget.DefaultLimit of the API's own.
+	Decode *decodebudget.Budget
+	// Data lists the terrain packs and tower sources in use by SHA-256
+	// (appliance/datamanifest) for GET /platform/maturity; nil: its
+	// data_manifest is null.
+	Data DataManifests
 	// AI describes the AI provider for GET /platform/maturity; the zero
 	// value: no AI provider configured.
 	AI AIProvider
-	// Explainer answers the AI routes (appliance/ai); nil: the AI routes
-	// are not served.
-	Explainer Explainer
+}
+
+// AccessDeps are who may call and how much (appliance/tenancy,
+// appliance/quota, appliance/auditlog): the authentication and metering
+// middleware, tenantkeys.go, tenants.go, tenant.go, admin.go.
+type AccessDeps struct {
+	Auth    Authenticator
+	Keys    KeyManager   // a tenant's own keys (appliance/tenancy); nil: no /tenant/keys routes
+	Tenants TenantLister // the admin tenant listing (appliance/tenancy); nil: no GET /admin/tenants
+	// Quota meters tenants (appliance/quota); nil: nothing is metered and
+	// GET /v1/me/quota is not served.
+	Quota Metering
+	// Audit pages the audit log (appliance/auditlog); nil: the audit
+	// routes are not served.
+	Audit AuditReader
+}
+
+// CatalogueDeps are the towers and places the console's map shows:
+// towers.go, places.go, tiles.go, the refresh history of admin.go.
+type CatalogueDeps struct {
+	Towers    func() appliance.TowerIndex // current tower snapshot
+	Registry  TowerRegistrar              // POST /towers (appliance/registry); nil: the route answers 503
+	Refreshes RefreshLog                  // tower source refresh history
+	Search    Searcher                    // full-text search over towers and places
 	// Basemap renders the public hillshade tiles of the console's map
 	// (appliance/basemap); nil: the tile route answers 503.
 	Basemap Basemap
@@ -147,31 +159,46 @@ type Deps struct {
 	// --basemap, appliance/basemap.External); nil: GET /basemap/ext says
 	// configured false and its tiles answer 404.
 	ExternalBasemap ExternalBasemap
-	// Data lists the terrain packs and tower sources in use by SHA-256
-	// (appliance/datamanifest) for GET /platform/maturity; nil: its
-	// data_manifest is null.
-	Data DataManifests
-	// Decode is the appliance-wide budget of memory for decoding request
-	// bodies (appliance/decodebudget); nil: a budget of
-	// decodebudget.DefaultLimit of the API's own.
-	Decode *decodebudget.Budget
-	// Backups serves POST /admin/backup (appliance/backup); nil: the
-	// route answers 503.
-	Backups Backups
-	// Predictions serves the learned coverage models
-	// (appliance/prediction); nil: the prediction and model routes are
-	// not served.
-	Predictions Predictions
-	// Failover reports GET /health/failover (appliance/standby); nil: 503.
-	Failover Failover
-	// Replication is the primary's side of the warm standby: the standby
-	// key (POST /admin/standby-key) and the snapshots (GET
-	// /replication/snapshot); nil: those routes answer 503.
-	Replication Replication
-	// StandbyOf is the primary's URL when this appliance is a warm
-	// standby: every route but /health, /health/ready, /health/failover
-	// and /metrics answers 409 standby. "" on a primary.
-	StandbyOf string
+}
+
+// LinkDeps answer the synchronous link and engine routes: links.go,
+// coverage.go, terrain.go, exports.go.
+type LinkDeps struct {
+	Links   LinkAnalyzer         // /analyze_link (appliance/planner)
+	Pairs   PairAnalyzer         // one tower–receiver link budget (appliance/planner)
+	Engines Engines              // engine registry and its tier rule (engines)
+	Terrain PointTerrain         // for engine cases in terrain mode and point queries
+	Clutter appliance.ClutterMap // land cover; nil when no pack has the layer
+	// TerrainDescription names the loaded terrain for data provenance.
+	TerrainDescription string
+}
+
+// JobDeps run the asynchronous work: jobs.go, batch.go, heatmap.go,
+// repeater.go, interference.go.
+type JobDeps struct {
+	Jobs      JobService      // queued jobs (appliance/jobs)
+	Batches   BatchSubmitter  // batch reports (appliance/batch)
+	Heatmaps  Heatmaps        // coverage maps and their streams (appliance/coverage); nil: no map routes
+	Repeaters RepeaterPlanner // relay routes (appliance/repeater); nil: no route
+	// LinkInterference checks a link against the interferers around its
+	// ends (appliance/interference); nil: no route.
+	LinkInterference LinkInterference
+	// NetworkMaps starts interference maps and viewsheds in the map
+	// registry (appliance/interference.Maps); nil, or Heatmaps nil: no
+	// POST /coverage/interference and /coverage/viewshed.
+	NetworkMaps NetworkMaps
+}
+
+// PlanningDeps plan point-to-point links and their documents: ptp.go,
+// reports.go, equipment.go, buildings.go, raytrace.go.
+type PlanningDeps struct {
+	// PTP plans point-to-point links (appliance/ptp); nil: the /links/ptp,
+	// /reports/ptp and /exports/ptp routes answer 503.
+	PTP PTPPlanner
+	// PDFs reserves synchronous PDF reports against the monthly quota
+	// (appliance/quota); nil: reports are not counted.
+	PDFs      PDFReserver
+	Equipment Equipment // the tenants' radio and antenna catalogues (appliance/equipment); nil: routes answer 503
 	// Buildings keeps the tenants' building layers (appliance/buildings);
 	// nil: the routes answer 503.
 	Buildings BuildingLayers
@@ -179,10 +206,47 @@ type Deps struct {
 	// worker (appliance/raytracing); nil: requests that name it answer
 	// 503 and the engine is listed unavailable.
 	Raytrace Raytracer
+}
+
+// ModelDeps serve the learned models and what feeds them: prediction.go,
+// observations.go, calibration.go, ai.go.
+type ModelDeps struct {
+	// Predictions serves the learned coverage models
+	// (appliance/prediction); nil: the prediction and model routes are
+	// not served.
+	Predictions Predictions
+	// Observations ingests drive-test observations
+	// (appliance/observations); nil: no observation routes.
+	Observations Observations
 	// Calibration runs the tenants' measured-versus-predicted reports and
 	// calibrations (appliance/calibration); nil: the routes are not
 	// served.
 	Calibration Calibrations
+	// Explainer answers the AI routes (appliance/ai); nil: the AI routes
+	// are not served.
+	Explainer Explainer
+}
+
+// TenantDeps are the tenant features: sso.go, branding.go, billing.go,
+// dsar.go.
+type TenantDeps struct {
+	SSO      SSO       // bearer ID tokens and hosted login (appliance/sso); nil: SSO not configured (routes answer 503)
+	Branding Brandings // white-label branding (appliance/branding); nil: routes answer 503, reports neutral
+	Billing  Billing   // payment webhook and key claims (appliance/billing); nil: not configured (routes answer 503)
+	Privacy  Privacy   // data-subject requests (appliance/privacy); nil: no privacy routes
+}
+
+// OperationsDeps keep the appliance's data safe: backup.go, standby.go.
+type OperationsDeps struct {
+	// Backups serves POST /admin/backup (appliance/backup); nil: the
+	// route answers 503.
+	Backups Backups
+	// Failover reports GET /health/failover (appliance/standby); nil: 503.
+	Failover Failover
+	// Replication is the primary's side of the warm standby: the standby
+	// key (POST /admin/standby-key) and the snapshots (GET
+	// /replication/snapshot); nil: those routes answer 503.
+	Replication Replication
 }
 
 // API is the HTTP handler of the appliance.

@@ -42,10 +42,10 @@ func TestReadinessBackupDetails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := api.New(api.Deps{Version: "test", Metrics: set, Checks: []api.Check{
+	a := api.New(api.Deps{PlatformDeps: api.PlatformDeps{Version: "test", Metrics: set, Checks: []api.Check{
 		{Name: "database", Fn: func(context.Context) error { return db.Ping() }},
 		api.BackupCheck(svc.Status, clock),
-	}})
+	}}})
 	a.SetState(api.StateReady)
 	srv := httptest.NewServer(a)
 	defer srv.Close()

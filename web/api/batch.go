@@ -34,16 +34,8 @@ func (a *API) registerBatch(r *mux.Router) {
 // batchRowJSON is one row of a JSON batch: the body of /analyze_link per
 // row, plus an optional id.
 type batchRowJSON struct {
-	ID             *string       `json:"id"`
-	Receiver       *receiverJSON `json:"receiver"`
-	FrequencyMHz   *float64      `json:"frequency_mhz"`
-	MaxDistanceKm  *float64      `json:"max_distance_km"`
-	RxGainDBi      *float64      `json:"rx_gain_dbi"`
-	CableLossDB    *float64      `json:"cable_loss_db"`
-	RxThresholdDBm *float64      `json:"rx_threshold_dbm"`
-	AssumedEIRPDBm *float64      `json:"assumed_eirp_dbm"`
-	Operator       *string       `json:"operator"`
-	Engine         *string       `json:"engine"`
+	ID *string `json:"id"`
+	LinkFieldsJSON
 }
 
 // batchOptionsJSON are the options of a batch.

@@ -26,6 +26,9 @@ type Engines interface {
 	Info(id appliance.EngineID) (engines.Info, bool)
 	PredictCase(ctx context.Context, c engines.Case, terrain appliance.Terrain) (engines.CaseResult, error)
 	CompareCase(ctx context.Context, c engines.Case, terrain appliance.Terrain) ([]engines.CompareRow, error)
+	// Resolve applies the default and the tier rule to the engine a key
+	// asks for.
+	Resolve(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error)
 }
 
 // PairAnalyzer computes one tower–receiver link budget (appliance/planner).
@@ -40,39 +43,11 @@ func (a *API) registerCoverage(r *mux.Router) {
 	r.HandleFunc("/analyze", a.wrap(a.ready(a.authed(a.analyzePair)))).Methods(http.MethodPost)
 }
 
-// resolveEngine applies the default and the tier rules to an engine id:
-// an engine above the caller's tier is a 403; "auto" for a tier below Pro
-// resolves to fspl (the only engine such a tier may use), with a note.
+// resolveEngine applies the default and the tier rule to an engine id
+// (engines.Registry.Resolve): the engine to run, a note when auto was
+// downgraded, or the error of a refused engine.
 func (a *API) resolveEngine(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
-	return ResolveEngine(a.Engines, k, id)
-}
-
-// ResolveEngine is the engine tier rule of every route (resolveEngine),
-// exported for services that apply it outside a request (batch rows).
-func ResolveEngine(e Engines, k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error) {
-	if id == "" {
-		return appliance.EngineFSPL, "", nil
-	}
-	info, ok := e.Info(id)
-	if !ok || info.Status == engines.StatusHidden {
-		return "", "", appliance.Invalid("engine", "unknown engine %q; GET /coverage/engines lists them", id)
-	}
-	if info.Status != engines.StatusAvailable {
-		return "", "", appliance.Invalid("engine", "engine %q is not available on this appliance: %s", id, info.Notes)
-	}
-	if id == appliance.EngineAuto && tenancy.RequireTier(k, appliance.TierPro) != nil {
-		return appliance.EngineFSPL, "auto resolves to fspl for tier " + string(k.Tier) + " (other engines need Pro)", nil
-	}
-	if info.MinTier != "" {
-		if err := tenancy.RequireTier(k, appliance.Tier(info.MinTier)); err != nil {
-			return "", "", fmt.Errorf("engine %s: %w", id, err)
-		}
-	}
-	if info.Asynchronous {
-		// The routes that run it (raytrace.go) take it before this rule.
-		return "", "", appliance.Invalid("engine", "engine %q is %s", id, info.Notes)
-	}
-	return id, "", nil
+	return a.Engines.Resolve(k, id)
 }
 
 // EngineJSON is one engine of GET /coverage/engines.
@@ -306,8 +281,8 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 // bad field; note is the engine_resolved message, "" when none.
 func (a *API) pairRequest(r *http.Request, q *analyzeRequest) (appliance.PairRequest, string, error) {
 	// Reuse the link request's decoding for the shared fields.
-	lq := analyzeLinkRequest{Receiver: q.Receiver, FrequencyMHz: q.FrequencyMHz, RxGainDBi: q.RxGainDBi,
-		CableLossDB: q.CableLossDB, RxThresholdDBm: q.RxThresholdDBm, AssumedEIRPDBm: q.AssumedEIRPDBm}
+	lq := analyzeLinkRequest{LinkFieldsJSON: LinkFieldsJSON{Receiver: q.Receiver, FrequencyMHz: q.FrequencyMHz, RxGainDBi: q.RxGainDBi,
+		CableLossDB: q.CableLossDB, RxThresholdDBm: q.RxThresholdDBm, AssumedEIRPDBm: q.AssumedEIRPDBm}}
 	lr, err := lq.toDomain()
 	v := &appliance.ValidationError{}
 	if err != nil {

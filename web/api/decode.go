@@ -527,6 +527,17 @@ func jsonMembers(t reflect.Type) members {
 	var ms members
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if ft := f.Type; f.Anonymous && f.Tag.Get("json") == "" {
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				// An embedded struct: its members are the parent's, as
+				// encoding/json decodes them (LinkFieldsJSON).
+				ms = append(ms, jsonMembers(ft)...)
+				continue
+			}
+		}
 		if name, ok := jsonName(f); ok {
 			ms = append(ms, struct {
 				name string

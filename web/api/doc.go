@@ -3,6 +3,17 @@
 // metrics, authentication, metering), JSON decoding and validation, and the single
 // function that maps errors to HTTP status codes (errors.go).
 //
+// The services come in api.Deps, split by area (PlatformDeps, AccessDeps,
+// CatalogueDeps, LinkDeps, JobDeps, PlanningDeps, ModelDeps, TenantDeps,
+// OperationsDeps; each group's doc names the handler files that read it),
+// filled by the one assembly, appliance/cmd/linkplan/assemble. A request
+// body is declared once: the body of /analyze_link is LinkFieldsJSON,
+// embedded by every route built on it. Numbers on the wire are rounded by
+// appliance.Round (r3, r6 are its shorthands). A new route: the rule in
+// its service, the handler and its wire types in one file here, the
+// service in a Deps group, openapi.json, isolation_table_test.go
+// (docs/ARCHITECTURE.md).
+//
 // # Basics
 //
 // Handlers return error; wrap adapts them, writes JSON on success and the

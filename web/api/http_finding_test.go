@@ -190,7 +190,8 @@ func TestFinding9_AccessLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logBuf bytes.Buffer
-	a := api.New(api.Deps{Auth: auth, Engines: reg, Log: slog.New(slog.NewJSONHandler(&logBuf, nil))})
+	a := api.New(api.Deps{AccessDeps: api.AccessDeps{Auth: auth}, LinkDeps: api.LinkDeps{Engines: reg},
+		PlatformDeps: api.PlatformDeps{Log: slog.New(slog.NewJSONHandler(&logBuf, nil))}})
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)
 

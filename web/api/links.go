@@ -26,19 +26,29 @@ type receiverJSON struct {
 	Height *float64 `json:"height" deprecated:"height_m"`
 }
 
+// LinkFieldsJSON is the body of POST /analyze_link, declared once for
+// every route built on it (embedded, its members are the route's own):
+// /analyze_link adds max_alternatives, include and raytrace;
+// /reports/link adds max_alternatives, include, tower_id and language;
+// each row of /batch_reports adds id.
+type LinkFieldsJSON struct {
+	Receiver       *receiverJSON `json:"receiver"`
+	FrequencyMHz   *float64      `json:"frequency_mhz"`
+	MaxDistanceKm  *float64      `json:"max_distance_km"`
+	RxGainDBi      *float64      `json:"rx_gain_dbi"`
+	CableLossDB    *float64      `json:"cable_loss_db"`
+	RxThresholdDBm *float64      `json:"rx_threshold_dbm"`
+	AssumedEIRPDBm *float64      `json:"assumed_eirp_dbm"`
+	Operator       *string       `json:"operator"`
+	Engine         *string       `json:"engine"`
+}
+
+// analyzeLinkRequest is the body of POST /analyze_link.
 type analyzeLinkRequest struct {
 	renamed
-	Receiver        *receiverJSON `json:"receiver"`
-	FrequencyMHz    *float64      `json:"frequency_mhz"`
-	MaxDistanceKm   *float64      `json:"max_distance_km"`
-	RxGainDBi       *float64      `json:"rx_gain_dbi"`
-	CableLossDB     *float64      `json:"cable_loss_db"`
-	RxThresholdDBm  *float64      `json:"rx_threshold_dbm"`
-	AssumedEIRPDBm  *float64      `json:"assumed_eirp_dbm"`
-	Operator        *string       `json:"operator"`
-	Engine          *string       `json:"engine"`
-	MaxAlternatives *int          `json:"max_alternatives"`
-	Include         []string      `json:"include"` // optional parts of each result: "profile"
+	LinkFieldsJSON
+	MaxAlternatives *int     `json:"max_alternatives"`
+	Include         []string `json:"include"` // optional parts of each result: "profile"
 	// Raytrace: the building layer and options of engine "raytrace".
 	Raytrace *raytraceJSON `json:"raytrace"`
 }

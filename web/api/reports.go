@@ -22,26 +22,16 @@ func (a *API) registerReports(r *mux.Router) {
 // language.
 type reportLinkRequest struct {
 	renamed
-	Receiver        *receiverJSON `json:"receiver"`
-	FrequencyMHz    *float64      `json:"frequency_mhz"`
-	MaxDistanceKm   *float64      `json:"max_distance_km"`
-	RxGainDBi       *float64      `json:"rx_gain_dbi"`
-	CableLossDB     *float64      `json:"cable_loss_db"`
-	RxThresholdDBm  *float64      `json:"rx_threshold_dbm"`
-	AssumedEIRPDBm  *float64      `json:"assumed_eirp_dbm"`
-	Operator        *string       `json:"operator"`
-	Engine          *string       `json:"engine"`
-	MaxAlternatives *int          `json:"max_alternatives"`
-	Include         []string      `json:"include"`
-	TowerID         *string       `json:"tower_id"`
-	Language        *string       `json:"language"`
+	LinkFieldsJSON
+	MaxAlternatives *int     `json:"max_alternatives"`
+	Include         []string `json:"include"`
+	TowerID         *string  `json:"tower_id"`
+	Language        *string  `json:"language"`
 }
 
 // link is the /analyze_link part of q.
 func (q *reportLinkRequest) link() analyzeLinkRequest {
-	return analyzeLinkRequest{Receiver: q.Receiver, FrequencyMHz: q.FrequencyMHz, MaxDistanceKm: q.MaxDistanceKm,
-		RxGainDBi: q.RxGainDBi, CableLossDB: q.CableLossDB, RxThresholdDBm: q.RxThresholdDBm, AssumedEIRPDBm: q.AssumedEIRPDBm,
-		Operator: q.Operator, Engine: q.Engine, MaxAlternatives: q.MaxAlternatives, Include: q.Include}
+	return analyzeLinkRequest{LinkFieldsJSON: q.LinkFieldsJSON, MaxAlternatives: q.MaxAlternatives, Include: q.Include}
 }
 
 // language returns the report language of q: English when absent, a 422

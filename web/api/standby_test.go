@@ -32,9 +32,9 @@ func TestIssue21_StandbyRefusesRequests(t *testing.T) {
 	if primary != "https://primary.example:8443/" {
 		t.Fatalf("primary URL %q: user information and query must not be shown", primary)
 	}
-	a := api.New(api.Deps{Failover: rep, StandbyOf: primary, Checks: []api.Check{{Name: "role", Fn: func(context.Context) error {
+	a := api.New(api.Deps{OperationsDeps: api.OperationsDeps{Failover: rep}, PlatformDeps: api.PlatformDeps{StandbyOf: primary, Checks: []api.Check{{Name: "role", Fn: func(context.Context) error {
 		return errRole
-	}}}})
+	}}}}})
 	a.SetState(api.StateReady)
 	cases := []struct {
 		name, method, path, body string

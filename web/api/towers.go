@@ -218,13 +218,18 @@ type RegisteredTowerJSON struct {
 	Warnings []appliance.Warning `json:"warnings,omitempty"`
 }
 
+var errNoRegistry = &httpError{status: http.StatusServiceUnavailable, code: "unavailable", msg: "tower registration is not configured"}
+
 // registerTower is POST /towers: decode, one registry call, encode.
 func (a *API) registerTower(w http.ResponseWriter, r *http.Request) (any, error) {
 	var q registerTowerRequest
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	t, err := registry.New(a.TowerDB, a.Upsert, nil).WithAntennas(a.antennaCatalogue()).Register(r.Context(), keyFrom(r.Context()), q.input(),
+	if a.Registry == nil {
+		return nil, errNoRegistry
+	}
+	t, err := a.Registry.Register(r.Context(), keyFrom(r.Context()), q.input(),
 		registry.Client{IP: clientIP(r), UserAgent: r.UserAgent(), RequestID: requestID(r.Context())})
 	if err != nil {
 		return nil, err

@@ -60,9 +60,10 @@ func packServer(tb testing.TB, h *harness, inputs []string, opts packer.Options,
 	towers := func() appliance.TowerIndex { return h.index }
 	plan := planner.New(terr, towers, reg.WithFallback)
 	a := api.New(api.Deps{
-		Clutter: terr, Auth: h.auth, Links: plan, Towers: towers, Search: h.search,
-		TowerDB: h.db, Refreshes: h.db, Engines: reg, Pairs: plan, Terrain: terr, Version: "test", Offline: true,
-		TerrainDescription: desc,
+		PlatformDeps:  api.PlatformDeps{Version: "test", Offline: true},
+		AccessDeps:    api.AccessDeps{Auth: h.auth},
+		CatalogueDeps: api.CatalogueDeps{Towers: towers, Search: h.search, Refreshes: h.db},
+		LinkDeps:      api.LinkDeps{Links: plan, Pairs: plan, Engines: reg, Terrain: terr, Clutter: terr, TerrainDescription: desc},
 	})
 	a.SetState(api.StateReady)
 	srv := httptest.NewServer(a)

@@ -16,7 +16,7 @@ import (
 // with no log line).
 func TestWriteJSONNonFiniteIsLoggedBug(t *testing.T) {
 	var logs bytes.Buffer
-	a := New(Deps{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	a := New(Deps{PlatformDeps: PlatformDeps{Log: slog.New(slog.NewTextHandler(&logs, nil))}})
 	h := a.outer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]float64{"margin_db": math.Inf(1)})
 	}))

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"linkplan/appliance/catalog"
+	"linkplan/appliance/cmd/linkplan/assemble"
 )
 
 // rssBytes reads the resident set size of this process from /proc.
@@ -52,13 +53,13 @@ func BenchmarkStartup140k(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		a, err := boot(context.Background(), config{DataDir: filepath.Join(dir, "data"+strconv.Itoa(i)), TowerFiles: []string{src}, Log: log})
+		a, err := assemble.New(context.Background(), assemble.Config{DataDir: filepath.Join(dir, "data"+strconv.Itoa(i)), TowerFiles: []string{src}, Log: log, Version: version()})
 		if err != nil {
 			b.Fatal(err)
 		}
-		towers = a.index.Len()
+		towers = a.Index.Len()
 		b.ReportMetric(rssBytes()/1e6, "rss_MB")
-		a.close()
+		a.Stop()
 		i++
 	}
 	b.ReportMetric(float64(towers), "towers")

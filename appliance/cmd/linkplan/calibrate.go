@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"math"
 	"runtime"
 	"slices"
@@ -106,12 +107,12 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	pr := &calibration.Predictor{Engine: reg.WithFallback, Choose: reg.Choose}
 	terrainNote := "flat ground at sea level (no terrain pack)"
 	if len(packs) > 0 {
-		ter, desc, err := openTerrain(packs)
+		ter, desc, err := assemble.OpenTerrain(packs)
 		if err != nil {
 			return fmt.Errorf("calibrate %s: %w", args[0], err)
 		}
 		defer func() {
-			for _, p := range ter.packs {
+			for _, p := range ter.Packs {
 				_ = p.Close()
 			}
 		}()

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"log/slog"
 	"math"
 	"os"
@@ -319,17 +320,17 @@ func coverageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("coverage: %v: %w", err, errUsage)
 	}
 
-	ts, _, err := openTerrain(packs)
+	ts, _, err := assemble.OpenTerrain(packs)
 	if err != nil {
 		return fmt.Errorf("coverage: %w", err)
 	}
 	defer func() {
-		for _, p := range ts.packs {
+		for _, p := range ts.Packs {
 			_ = p.Close()
 		}
 	}()
 	opts := coverage.Options{Workers: *workers}
-	for _, p := range ts.packs {
+	for _, p := range ts.Packs {
 		// The finest pack's grid spacing, metres of latitude.
 		if sp := p.Info().SpacingArcSec * coverage.ArcSecondM; sp > 0 && (opts.TerrainSpacingM == 0 || sp < opts.TerrainSpacingM) {
 			opts.TerrainSpacingM = sp

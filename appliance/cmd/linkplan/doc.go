@@ -14,12 +14,16 @@
 //
 // # Basics
 //
-// This package is the only composition root: it is the one place where the
-// store, terrain packs, tower index, search index, engines and services meet
-// (app.go, boot). Start order is store, terrain, towers and indexes,
-// engines, API; then the server listens and readiness flips to ready. Stop
-// order is the reverse: readiness to stopping, graceful HTTP shutdown (15 s),
-// refresh schedule, search index, terrain packs, and the database last.
+// This package and its assembly package (assemble/, whose doc.go says
+// why it lives there) are the only composition root: the one place where
+// the store, terrain packs, tower index, search index, engines and
+// services meet. serve parses its flags into an assemble.Config and calls
+// assemble.New (the web/api tests call the same function); then the server
+// listens, App.Start starts the workers and schedules, and readiness flips
+// to ready. Stop order is the reverse: readiness to stopping
+// (App.Stopping), graceful HTTP shutdown (15 s), then App.Stop: the
+// services, the refresh schedule, search index, terrain packs, and the
+// database last.
 //
 // serve flags: --addr (default 127.0.0.1:8080), --data-dir (default
 // $STATE_DIRECTORY, else ./.data), --terrain PACK (repeatable; default the
@@ -79,7 +83,7 @@
 // linkplan db check --json; bbolt's checker can fault on a damaged page
 // beyond what recover catches) and refuses a corrupt file with exit status
 // 3 (--db-check=false skips it). store.Open takes a verified backup before a
-// schema migration (preMigrationBackup, into --backup-dir or DATA/backups).
+// schema migration (assemble's preMigrationBackup, into --backup-dir or DATA/backups).
 // --backup-dir, --backup-every (default 24h) and --backup-keep (default 7)
 // schedule backups; /health/ready reports them (advisory) and /metrics
 // counts them. The admin socket DATA/admin.sock (adminsock.go: mode 0600,

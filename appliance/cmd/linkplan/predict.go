@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"os"
 
 	"linkplan/appliance"
@@ -50,12 +51,12 @@ func predictCmd(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	var ter appliance.Terrain
 	if c.Profile == nil {
-		ts, _, err := openTerrain(packs)
+		ts, _, err := assemble.OpenTerrain(packs)
 		if err != nil {
 			return err
 		}
 		defer func() {
-			for _, p := range ts.packs {
+			for _, p := range ts.Packs {
 				_ = p.Close()
 			}
 		}()

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"math"
 	"os"
 	"path/filepath"
@@ -298,12 +299,12 @@ func ptpCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("ptp: load the ITU-R maps: %w", err)
 	}
-	ts, desc, err := openTerrain(packs)
+	ts, desc, err := assemble.OpenTerrain(packs)
 	if err != nil {
 		return fmt.Errorf("ptp: %w", err)
 	}
 	defer func() {
-		for _, p := range ts.packs {
+		for _, p := range ts.Packs {
 			_ = p.Close()
 		}
 	}()

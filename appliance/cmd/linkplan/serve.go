@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -22,11 +21,13 @@ import (
 	"linkplan/appliance/ai"
 	"linkplan/appliance/backup"
 	"linkplan/appliance/basemap"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"linkplan/appliance/decodebudget"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/prediction"
 	"linkplan/appliance/refresh"
 	"linkplan/appliance/standby"
+	"linkplan/engines/raytrace/worker"
 	"linkplan/store"
 	"linkplan/web"
 	"linkplan/web/api"
@@ -52,7 +53,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 		"refuse unsigned observation batches with 401 (SPEC §5.3; default from OBSERVATION_REQUIRE_SIGNATURE=true)")
 	dedupWindow := fs.Duration("observation-dedup-window", envSeconds("OBSERVATION_DEDUP_WINDOW_SEC", observations.DefaultDedupWindow),
 		"time bucket of observation deduplication (SPEC §8.2; default from OBSERVATION_DEDUP_WINDOW_SEC, 60s)")
-	var sc ssoConfig
+	var sc assemble.SSOConfig
 	fs.StringVar(&sc.Issuer, "oidc-issuer", "", "OIDC issuer URL for single sign-on (bearer ID tokens, hosted login); empty: SSO off")
 	fs.StringVar(&sc.ClientID, "oidc-client-id", "", "OIDC client id: the audience ID tokens must carry")
 	fs.StringVar(&sc.ClientSecretFile, "oidc-client-secret-file", "", "file holding the OIDC client secret of the hosted login (empty: public client)")
@@ -73,7 +74,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	heavyMiB := fs.Int64("heavy-memory-mib", admission.DefaultMemBytes>>20, "memory budget of heavy work, MiB: maps and jobs wait in a queue beyond it (the Go soft memory limit is raised by as much)")
 	rtWorker := fs.Bool("raytrace-worker", true, "start and supervise the local raytrace worker (linkplan raytrace-worker) for the raytrace engine's jobs and maps; false: requests that name engine raytrace answer 503")
 	billingSecret := fs.String("billing-webhook-secret-file", "", "file holding the payment provider's webhook signing secret (Stripe whsec_...); empty: POST /billing/webhook answers 503")
-	var bk backupConfig
+	var bk assemble.BackupConfig
 	fs.StringVar(&bk.Dir, "backup-dir", "", "directory of the scheduled backups (created, mode 0700): a verified backup every --backup-every, the newest --backup-keep kept; empty: no schedule (linkplan backup and POST /admin/backup still work). Also where the pre-migration backup goes (default DATA-DIR/backups)")
 	fs.DurationVar(&bk.Every, "backup-every", backup.DefaultEvery, "interval of the scheduled backups (at least 1s); /health/ready reports them stale past two intervals")
 	fs.IntVar(&bk.Keep, "backup-keep", backup.DefaultKeep, "scheduled backups kept by the rotation (at least 1)")
@@ -82,9 +83,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	fs.StringVar(&sb.Key, "standby-key", "", "the standby key the primary's admin issued (POST /admin/standby-key on the primary); required with --standby-of. Prefer LINKPLAN_STANDBY_KEY in /etc/linkplan/linkplan.conf to the command line")
 	fs.DurationVar(&sb.Every, "standby-every", standby.DefaultEvery, "interval of the standby's pulls (at least 1s): a promotion loses at most the writes of the last interval plus one pull's duration (the RPO, docs/OPERATIONS.md)")
 	dbCheck := fs.Bool("db-check", true, "check the database file's structure before opening it (one pass over the file: 0.2 to 0.7 s per 100 MB measured, docs/OPERATIONS.md) and refuse to start on a corrupt one")
-	queue := fs.String("queue", queueBBolt, "job queue: bbolt (the database; the default, see docs/SCALING.md) or jetstream (NATS JetStream: job leases, and work units for `linkplan worker` processes; the embedded server unless --nats)")
-	var nc natsConfig
-	nc.addFlags(fs, true)
+	queue := fs.String("queue", assemble.QueueBBolt, "job queue: bbolt (the database; the default, see docs/SCALING.md) or jetstream (NATS JetStream: job leases, and work units for `linkplan worker` processes; the embedded server unless --nats)")
+	var nc assemble.NATSConfig
+	nc.AddFlags(fs, true)
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
@@ -152,11 +153,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 		return fmt.Errorf("serve: --heavy-memory-mib and --heavy-queue must be > 0, --heavy-workers >= 0: %w", errUsage)
 	}
 	heavy.MemBytes = *heavyMiB << 20
-	if *queue != queueBBolt && *queue != queueJetStream {
-		return fmt.Errorf("serve: --queue must be %s or %s, got %q: %w", queueBBolt, queueJetStream, *queue, errUsage)
+	if *queue != assemble.QueueBBolt && *queue != assemble.QueueJetStream {
+		return fmt.Errorf("serve: --queue must be %s or %s, got %q: %w", assemble.QueueBBolt, assemble.QueueJetStream, *queue, errUsage)
 	}
-	if *queue == queueBBolt && (nc.URL != "" || nc.Cert != "") {
-		return fmt.Errorf("serve: --nats and --nats-cert need --queue %s: %w", queueJetStream, errUsage)
+	if *queue == assemble.QueueBBolt && (nc.URL != "" || nc.Cert != "") {
+		return fmt.Errorf("serve: --nats and --nats-cert need --queue %s: %w", assemble.QueueJetStream, errUsage)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
 		// A soft limit: the collector works harder near it, and the runtime
@@ -189,6 +190,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 			return err
 		}
 	}
+	aiProvider, err := aic.provider()
+	if err != nil {
+		return err
+	}
 	var ext *basemap.External
 	if *basemapFile != "" {
 		step = "basemap archive"
@@ -199,21 +204,23 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 		in := ext.Info()
 		log.Info("basemap archive", "file", *basemapFile, "tile_type", in.TileType, "zooms", fmt.Sprintf("%d..%d", in.MinZoom, in.MaxZoom), "drawn_by_console", in.Drawn)
 	}
-	step = "assembly (database, terrain, towers, indexes, engines)"
-	a, err := boot(ctx, config{DataDir: *dataDir, Packs: packs, Basemap: ext, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
-		SSO: sc, BillingSecret: *billingSecret, Log: log, DecodeBudget: *decodeMiB << 20, AI: aic, ModelEndpoint: modelEndpoint, Backup: bk,
+	cfg := assemble.Config{DataDir: *dataDir, Packs: packs, Basemap: ext, TowerFiles: towerFiles, RefreshInterval: *interval, RefractivityDir: *refrDir,
+		SSO: sc, BillingSecret: *billingSecret, Log: log, Version: version(), DecodeBudget: *decodeMiB << 20, AI: aiProvider,
+		ModelEndpoint: modelEndpoint, Backup: bk, CheckDB: checkIsolated,
 		Observations: observations.Config{RequireSignature: *requireSig, DedupWindow: *dedupWindow}, Heavy: heavy,
-		Queue: *queue, NATS: nc,
-		Raytrace: raytraceWorkerConfig{Enabled: *rtWorker, LogLevel: *logLevel, Stderr: stderr}})
+		Queue: *queue, NATS: nc}
+	if *rtWorker {
+		rc := raytraceWorkerConfig{LogLevel: *logLevel, Stderr: stderr}
+		cfg.Raytrace.NewWorker = func(onUp func(bool), onRestart func()) (*worker.Supervisor, func(), error) {
+			return newRaytraceSupervisor(*dataDir, rc, log, onUp, onRestart)
+		}
+	}
+	step = "assembly (database, terrain, towers, indexes, engines)"
+	a, err := assemble.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	if a.rtw != nil {
-		// The worker starts while the rest comes up; the raytrace routes
-		// wait for it (and /health/ready reports it, without waiting).
-		a.rtw.Start()
-	}
+	defer a.Stop()
 	step = "listen"
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -222,44 +229,19 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	// The admin socket: linkplan backup asks the serving appliance through
 	// it. Without one (a path too long for a socket address) the appliance
 	// serves, and says why.
-	if sock, err := listenAdminSocket(*dataDir, a.backups, log); err != nil {
+	if sock, err := listenAdminSocket(*dataDir, a.Backups, log); err != nil {
 		log.Warn("no admin socket: linkplan backup cannot reach this appliance (POST /admin/backup still works)", "err", err)
 	} else {
 		defer sock.close()
 	}
 	step = "services"
-	if err := a.backups.Start(ctx); err != nil {
-		return err
-	}
-	if err := a.refresh.Start(ctx); err != nil {
-		return err
-	}
-	if err := a.jobs.Start(ctx); err != nil {
-		return err
-	}
-	slots := heavy.Workers
-	if slots <= 0 {
-		slots = max(1, runtime.GOMAXPROCS(0)-1) // as the heavy-work budget
-	}
-	a.stopWorker = a.startLocalWorker(slots)
-	if err := a.quota.Start(ctx); err != nil {
-		return err
-	}
-	if err := a.privacy.Start(ctx); err != nil {
-		return err
-	}
-	if err := a.training.Start(ctx); err != nil {
+	if err := a.Start(ctx); err != nil {
 		return err
 	}
 	step = "serving"
-	a.api.SetState(api.StateReady)
+	a.API.SetState(api.StateReady)
 	log.Info("linkplan serving", "addr", ln.Addr().String(), "version", version())
-	err = web.New(withConsole(a.api, con), log).Serve(ctx, ln, func() {
-		a.api.SetState(api.StateStopping)
-		// Before the streams are cut: a map still queued or computing ends
-		// "interrupted by a restart", not canceled by its stream leaving.
-		a.maps.Close()
-	})
+	err = web.New(withConsole(a.API, con), log).Serve(ctx, ln, a.Stopping)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -283,13 +265,6 @@ func defaultDataDir() string {
 		return strings.Split(d, ":")[0]
 	}
 	return filepath.Join(".", ".data")
-}
-
-// backupConfig configures the scheduled backups (serve --backup-*).
-type backupConfig struct {
-	Dir   string        // "" = no schedule
-	Every time.Duration // interval
-	Keep  int           // rotation
 }
 
 // checkAtStart checks the database file of dataDir in a child process

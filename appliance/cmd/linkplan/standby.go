@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"log/slog"
 	"net"
 	"net/http"
@@ -64,11 +65,12 @@ func serveStandby(ctx context.Context, addr, dataDir string, sc standbyConfig, p
 		return fmt.Errorf("serve: %w", err)
 	}
 	primary := rep.Failover().PrimaryURL
-	a := api.New(api.Deps{Log: log, Version: version(), Failover: rep, StandbyOf: primary, Metrics: mset,
+	a := api.New(api.Deps{PlatformDeps: api.PlatformDeps{Log: log, Version: version(), StandbyOf: primary, Metrics: mset,
 		OfflineReason: "a warm standby: it calls its primary " + primary,
 		Checks: []api.Check{{Name: "role", Fn: func(context.Context) error {
 			return fmt.Errorf("a warm standby of %s: it serves no traffic until promoted (GET /health/failover)", primary)
-		}}}})
+		}}}},
+		OperationsDeps: api.OperationsDeps{Failover: rep}})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen %s: %w", addr, err)
@@ -113,7 +115,7 @@ func localDataFiles(dataDir string, packs, towerFiles []string) (terrain, towers
 		}
 		terrain = append(terrain, d)
 	}
-	installed, err := installedSources(dataDir)
+	installed, err := assemble.InstalledSources(dataDir)
 	if err != nil {
 		return nil, nil, err
 	}

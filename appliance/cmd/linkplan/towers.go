@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"linkplan/appliance"
@@ -21,9 +21,6 @@ const towersUsage = `usage:
       picks them up at its next scheduled refresh (one started on the embedded sample data
       switches to them at its next start). Formats: %s (default: detected)
 `
-
-// sourcesDir is where installed tower source files live in the data dir.
-const sourcesDir = "tower-sources"
 
 func towersCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "import" {
@@ -93,7 +90,7 @@ func towersCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			failed = true
 		}
 		if *dataDir != "" && len(res.Stations) > 0 {
-			dst := filepath.Join(*dataDir, sourcesDir, filepath.Base(name))
+			dst := filepath.Join(*dataDir, assemble.SourcesDir, filepath.Base(name))
 			if err := installFile(dst, data); err != nil {
 				return fmt.Errorf("towers import: %w", err)
 			}
@@ -134,25 +131,6 @@ func installFile(dst string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), dst)
-}
-
-// installedSources lists the tower source files installed in dataDir.
-func installedSources(dataDir string) ([]string, error) {
-	ents, err := os.ReadDir(filepath.Join(dataDir, sourcesDir))
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list tower sources: %w", err)
-	}
-	var out []string
-	for _, e := range ents {
-		if e.Type().IsRegular() && e.Name()[0] != '.' {
-			out = append(out, filepath.Join(dataDir, sourcesDir, e.Name()))
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 func formatNames() string {

@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"log/slog"
-	"path/filepath"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"strconv"
 	"time"
 
@@ -53,63 +51,6 @@ func modelTrainingCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	return fmt.Errorf("model: the subcommands are train, eval, retrain and synth: %w", errUsage)
 }
 
-// regionAtOf is catalog.Gazetteer.RegionAt as the string function the
-// training and prediction services take: the macro-region (N, NE, CO, SE,
-// S) of the nearest municipality seat within 150 km, "" abroad or at sea.
-func regionAtOf(g *catalog.Gazetteer) func(appliance.LatLon) string {
-	return func(p appliance.LatLon) string { return string(g.RegionAt(p)) }
-}
-
-func closePacks(t *terrainSet) {
-	for _, p := range t.packs {
-		_ = p.Close()
-	}
-}
-
-// hasClutter reports whether a pack of the set has a land-cover layer.
-func (t *terrainSet) hasClutter() bool {
-	for _, p := range t.packs {
-		if p.HasClutter() {
-			return true
-		}
-	}
-	return false
-}
-
-// newTraining assembles the training service on the appliance's parts;
-// shipped holds the models built into the binary (engines/ml/shipped.FS(),
-// served while DIR/models/current is absent; nil: none) and reload is the
-// serving side's Reload (nil: none); rec recovers the panics of its
-// workers and loop (nil: logged to slog.Default).
-func newTraining(db *store.DB, queue training.Queue, ter *terrainSet, reg *engines.Registry, gaz *catalog.Gazetteer,
-	dataDir string, shipped fs.FS, reload func(context.Context) error, log *slog.Logger, rec *appliance.Recoverer) (*training.Service, error) {
-	eng, err := reg.WithFallback(appliance.EngineHybrid)
-	if err != nil {
-		return nil, fmt.Errorf("training: %w", err)
-	}
-	var cl appliance.ClutterMap
-	if ter.hasClutter() {
-		cl = ter
-	}
-	feat := training.Features{Builder: &features.Builder{Terrain: ter, Clutter: cl}}
-	return training.New(db, queue, feat, training.HybridBaseline(eng, ter), training.Options{
-		Models: filepath.Join(dataDir, "models"), Shipped: shipped, Clutter: cl != nil, RegionAt: regionAtOf(gaz), Reload: reload, Log: log,
-		Recover:          rec,
-		BaselineValidity: baselineValidity(reg),
-	}), nil
-}
-
-// baselineValidity is the residual engine's baseline (p1812-p1411-hybrid)
-// validity range as the engine registry states it (P.1812's 30–6000
-// MHz): the trained residual engine's envelope carries it.
-func baselineValidity(reg *engines.Registry) *ml.EngineValidity {
-	info, ok := reg.Info(appliance.EngineHybrid)
-	if !ok {
-		return nil
-	}
-	return &ml.EngineValidity{Engine: string(appliance.EngineHybrid), MinMHz: info.FreqMinMHz, MaxMHz: info.FreqMaxMHz}
-}
-
 func retrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("model retrain", stderr)
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory (database, models/)")
@@ -121,11 +62,11 @@ func retrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprint(stderr, modelTrainingUsage)
 		return fmt.Errorf("model retrain: %w", errUsage)
 	}
-	ter, desc, err := openTerrain(packs)
+	ter, desc, err := assemble.OpenTerrain(packs)
 	if err != nil {
 		return fmt.Errorf("model retrain: %w", err)
 	}
-	defer closePacks(ter)
+	defer ter.Close()
 	reg, err := engines.New(engines.Config{RefractivityDir: *refr})
 	if err != nil {
 		return fmt.Errorf("model retrain: %w", err)
@@ -142,7 +83,7 @@ func retrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("model retrain: %w", err)
 	}
 	defer db.Close()
-	svc, err := newTraining(db, nil, ter, reg, gaz, *dataDir, nil, nil, nil, nil)
+	svc, err := assemble.NewTraining(db, nil, ter, reg, gaz, *dataDir, nil, nil, nil, nil)
 	if err != nil {
 		return fmt.Errorf("model retrain: %w", err)
 	}
@@ -193,11 +134,11 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, modelTrainingUsage)
 		return fmt.Errorf("model synth: --n (at least 1) and --out are required: %w", errUsage)
 	}
-	ter, _, err := openTerrain(nil)
+	ter, _, err := assemble.OpenTerrain(nil)
 	if err != nil {
 		return fmt.Errorf("model synth: %w", err)
 	}
-	defer closePacks(ter)
+	defer ter.Close()
 	reg, err := engines.New(engines.Config{})
 	if err != nil {
 		return fmt.Errorf("model synth: %w", err)
@@ -230,7 +171,7 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("model synth: %w", err)
 	}
 	feat := training.Features{Builder: &features.Builder{Terrain: ter}}
-	c, err := training.BuildCorpus(ctx, feat, base, regionAtOf(gaz), rows, len(rows), false, 0)
+	c, err := training.BuildCorpus(ctx, feat, base, assemble.RegionAtOf(gaz), rows, len(rows), false, 0)
 	if err != nil {
 		return fmt.Errorf("model synth: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"log/slog"
 	"os"
 	"runtime"
@@ -39,8 +40,8 @@ const workerUsage = `usage:
 // workerCmd runs `linkplan worker`.
 func workerCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("worker", stderr)
-	var nc natsConfig
-	nc.addFlags(fs, false)
+	var nc assemble.NATSConfig
+	nc.AddFlags(fs, false)
 	dataDir := fs.String("data", defaultDataDir(), "directory of the worker's copy of the inputs: tower sources installed by `linkplan towers import` (as the appliance's data directory)")
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable), as given to serve; default: the embedded Rio de Janeiro sample")
@@ -91,10 +92,10 @@ func workerCmd(ctx context.Context, args []string, stderr io.Writer) error {
 
 // workerInputs are a worker's read-only inputs and its runners.
 type workerInputs struct {
-	ter     *terrainSet
+	ter     *assemble.TerrainSet
 	index   *spatial.Index // the public towers
 	refresh *refresh.Service
-	inputs  *inputSet
+	inputs  *assemble.InputSet
 	runners units.Runners
 	rec     *appliance.Recoverer
 }
@@ -103,7 +104,7 @@ func (w *workerInputs) close() {
 	if w.refresh != nil {
 		w.refresh.Close()
 	}
-	for _, p := range w.ter.packs {
+	for _, p := range w.ter.Packs {
 		_ = p.Close()
 	}
 }
@@ -112,7 +113,7 @@ func (w *workerInputs) close() {
 // engines, the public towers of the same sources, refreshed on the same
 // interval) and builds the runners of both unit kinds.
 func newWorkerInputs(ctx context.Context, dataDir string, packs, towerFiles []string, refrDir string, interval time.Duration, log *slog.Logger) (*workerInputs, error) {
-	ter, _, err := openTerrain(packs)
+	ter, _, err := assemble.OpenTerrain(packs)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func newWorkerInputs(ctx context.Context, dataDir string, packs, towerFiles []st
 		w.close()
 		return nil, err
 	}
-	if w.inputs, err = newInputSet(ter, reg, refrDir); err != nil {
+	if w.inputs, err = assemble.NewInputSet(ter, reg, refrDir, version()); err != nil {
 		w.close()
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func newWorkerInputs(ctx context.Context, dataDir string, packs, towerFiles []st
 		w.close()
 		return nil, err
 	}
-	srcs, discover, synthetic, err := towerSetup(dataDir, towerFiles, ter)
+	srcs, discover, synthetic, err := assemble.TowerSetup(dataDir, towerFiles, ter)
 	if err != nil {
 		w.close()
 		return nil, err
@@ -141,7 +142,7 @@ func newWorkerInputs(ctx context.Context, dataDir string, packs, towerFiles []st
 	rs.Apply = func(ts []*appliance.Tower) error {
 		public := append(append(make([]*appliance.Tower, 0, len(ts)+len(synthetic)), ts...), synthetic...)
 		w.index.Replace(public)
-		w.inputs.setTowers(public)
+		w.inputs.SetTowers(public)
 		return nil
 	}
 	if _, err := rs.RefreshOnce(ctx, true); err != nil {

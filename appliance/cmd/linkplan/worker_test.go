@@ -11,6 +11,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/batch"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"linkplan/appliance/planner"
 	"linkplan/engines"
 	"linkplan/store/spatial"
@@ -87,11 +88,11 @@ func TestWorkerTenantTowers(t *testing.T) {
 	}
 	// The digests a worker computes are the appliance's for the same
 	// inputs: the terrain and engines as boot computes them.
-	in, err := newInputSet(w.ter, reg, "")
+	in, err := assemble.NewInputSet(w.ter, reg, "", version())
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.setTowers(public)
+	in.SetTowers(public)
 	if m := in.Inputs().Mismatch(w.inputs.Inputs()); m != "" {
 		t.Fatal(m)
 	}

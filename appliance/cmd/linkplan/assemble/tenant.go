@@ -1,9 +1,10 @@
-package main
+package assemble
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -16,22 +17,25 @@ import (
 	"linkplan/store"
 )
 
-// ssoConfig is the OIDC relying party's configuration from the serve flags.
-type ssoConfig struct {
+// SSOConfig is the OIDC relying party's configuration (serve --oidc-*).
+type SSOConfig struct {
 	Issuer           string
 	ClientID         string
 	ClientSecretFile string // file holding the client secret ("" for a public client)
 	RedirectURL      string
 	JWKSFile         string // air-gapped: the issuer's keys
+	// HTTPClient reaches the issuer; nil: http.DefaultClient (tests: the
+	// client of a local issuer with its own certificate).
+	HTTPClient *http.Client
 }
 
-// offline reports whether SSO leaves the appliance without outbound
+// Offline reports whether SSO leaves the appliance without outbound
 // calls: no issuer, or an air-gapped one (JWKS file) without hosted login.
-func (sc ssoConfig) offline() bool {
+func (sc SSOConfig) Offline() bool {
 	return sc.Issuer == "" || sc.JWKSFile != "" && sc.RedirectURL == ""
 }
 
-// tenantServices are the SSO, branding and billing services of boot; SSO
+// tenantServices are the SSO, branding and billing services; SSO
 // and billing are nil when not configured.
 type tenantServices struct {
 	sso      *sso.Service
@@ -51,10 +55,10 @@ func readSecretFile(flag, path string) ([]byte, error) {
 // newTenantServices builds the SSO, branding and billing services. A
 // configured issuer that cannot be reached at start-up is logged, not
 // fatal: bearer tokens get 503 until discovery succeeds (retried on use).
-func newTenantServices(ctx context.Context, db *store.DB, auth *tenancy.Service, sc ssoConfig, billingSecretFile string, log *slog.Logger) (*tenantServices, error) {
-	ts := &tenantServices{branding: branding.New(db, nil)}
+func newTenantServices(ctx context.Context, db *store.DB, auth *tenancy.Service, sc SSOConfig, billingSecretFile string, now func() time.Time, log *slog.Logger) (*tenantServices, error) {
+	ts := &tenantServices{branding: branding.New(db, now)}
 	if sc.Issuer != "" {
-		cfg := sso.Config{IssuerURL: sc.Issuer, ClientID: sc.ClientID, RedirectURL: sc.RedirectURL, JWKSFile: sc.JWKSFile}
+		cfg := sso.Config{IssuerURL: sc.Issuer, ClientID: sc.ClientID, RedirectURL: sc.RedirectURL, JWKSFile: sc.JWKSFile, HTTPClient: sc.HTTPClient}
 		if sc.ClientSecretFile != "" {
 			sec, err := readSecretFile("--oidc-client-secret-file", sc.ClientSecretFile)
 			if err != nil {

@@ -1,4 +1,4 @@
-package main
+package assemble
 
 import (
 	"crypto/sha256"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -18,13 +19,13 @@ import (
 	"linkplan/engines"
 )
 
-// towerSetup returns the tower sources of a data directory and tower
+// TowerSetup returns the tower sources of a data directory and tower
 // files, as serve and worker both load them: the embedded samples (kept
 // when on the loaded terrain) and the synthetic towers of the terrain's
 // box when neither files nor installed sources are given; else the files,
 // and the sources installed in dataDir listed again at every refresh.
-func towerSetup(dataDir string, towerFiles []string, ter *terrainSet) (srcs []refresh.Source, discover func() ([]refresh.Source, error), synthetic []*appliance.Tower, err error) {
-	installed, err := installedSources(dataDir)
+func TowerSetup(dataDir string, towerFiles []string, ter *TerrainSet) (srcs []refresh.Source, discover func() ([]refresh.Source, error), synthetic []*appliance.Tower, err error) {
+	installed, err := InstalledSources(dataDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -34,7 +35,7 @@ func towerSetup(dataDir string, towerFiles []string, ter *terrainSet) (srcs []re
 			{Name: "embedded:anatel_erbs_sample.csv", Read: refresh.ReadAllFrom(sampledata.AnatelERBs()), Keep: onTerrain},
 			{Name: "embedded:opencellid_724_sample.csv", Read: refresh.ReadAllFrom(sampledata.OpenCelliD()), Keep: onTerrain},
 		}
-		syn := catalog.SyntheticInBox(ter.bounds(), 3, 1)
+		syn := catalog.SyntheticInBox(ter.Bounds(), 3, 1)
 		for i := range syn {
 			if onTerrain(&syn[i]) {
 				synthetic = append(synthetic, &syn[i])
@@ -48,7 +49,7 @@ func towerSetup(dataDir string, towerFiles []string, ter *terrainSet) (srcs []re
 	// Files installed by `linkplan towers import --data-dir` are listed
 	// again on every refresh, so a new one joins without a restart.
 	discover = func() ([]refresh.Source, error) {
-		files, err := installedSources(dataDir)
+		files, err := InstalledSources(dataDir)
 		srcs := make([]refresh.Source, len(files))
 		for i, f := range files {
 			srcs[i] = refresh.FileSource(f)
@@ -58,11 +59,11 @@ func towerSetup(dataDir string, towerFiles []string, ter *terrainSet) (srcs []re
 	return srcs, discover, nil, nil
 }
 
-// inputSet holds the digests of the read-only inputs heavy work computes
+// InputSet holds the digests of the read-only inputs heavy work computes
 // on (appliance.Inputs): what the appliance announces to workers, and
 // what a worker checks its own copy against. The towers digest changes
 // with every catalogue refresh.
-type inputSet struct {
+type InputSet struct {
 	mu      sync.Mutex
 	terrain string
 	engines string
@@ -72,15 +73,15 @@ type inputSet struct {
 }
 
 // Inputs returns the current digests.
-func (s *inputSet) Inputs() appliance.Inputs {
+func (s *InputSet) Inputs() appliance.Inputs {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return appliance.Inputs{"terrain": s.terrain, "engines": s.engines, "towers": s.towers}
 }
 
-// setTowers sets the towers digest from the public towers (sources and
+// SetTowers sets the towers digest from the public towers (sources and
 // synthetic; never a tenant's own, which travel with its units).
-func (s *inputSet) setTowers(public []*appliance.Tower) {
+func (s *InputSet) SetTowers(public []*appliance.Tower) {
 	d := towersDigest(public)
 	s.mu.Lock()
 	changed := d != s.towers
@@ -92,17 +93,18 @@ func (s *inputSet) setTowers(public []*appliance.Tower) {
 	}
 }
 
-// newInputSet computes the terrain and engines digests.
-func newInputSet(ter *terrainSet, reg *engines.Registry, refractivityDir string) (*inputSet, error) {
-	tid, err := ter.identity()
+// NewInputSet computes the terrain and engines digests; version is the
+// binary's, part of the engines digest.
+func NewInputSet(ter *TerrainSet, reg *engines.Registry, refractivityDir, version string) (*InputSet, error) {
+	tid, err := ter.Identity()
 	if err != nil {
 		return nil, err
 	}
-	eid, err := enginesDigest(reg, refractivityDir)
+	eid, err := enginesDigest(reg, refractivityDir, version)
 	if err != nil {
 		return nil, err
 	}
-	return &inputSet{terrain: tid, engines: eid}, nil
+	return &InputSet{terrain: tid, engines: eid}, nil
 }
 
 // towersDigest is the SHA-256 of the towers, sorted by id, each as Go
@@ -120,9 +122,9 @@ func towersDigest(ts []*appliance.Tower) string {
 // enginesDigest is the SHA-256 of the binary's version, the engines'
 // listing (ids, versions, methods, ranges) and the refractivity maps'
 // bytes (none: the documented Brazil values).
-func enginesDigest(reg *engines.Registry, refractivityDir string) (string, error) {
+func enginesDigest(reg *engines.Registry, refractivityDir, version string) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "linkplan %s\n", version())
+	fmt.Fprintf(h, "linkplan %s\n", version)
 	if err := json.NewEncoder(h).Encode(reg.List()); err != nil {
 		return "", fmt.Errorf("engines digest: %w", err)
 	}
@@ -139,4 +141,27 @@ func enginesDigest(reg *engines.Registry, refractivityDir string) (string, error
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// SourcesDir is where installed tower source files live in the data
+// directory (linkplan towers import --data-dir).
+const SourcesDir = "tower-sources"
+
+// InstalledSources lists the tower source files installed in dataDir.
+func InstalledSources(dataDir string) ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(dataDir, SourcesDir))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list tower sources: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && e.Name()[0] != '.' {
+			out = append(out, filepath.Join(dataDir, SourcesDir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package main
+package assemble
 
 import (
 	"log/slog"
@@ -16,9 +16,9 @@ import (
 // name them (the --towers paths and the files installed in the data
 // directory, listed again at each call as the refresh does; or the
 // embedded samples, when the appliance started on them).
-func newDataManifest(cfg config, ter *terrainSet, embeddedTowers bool, db *store.DB, log *slog.Logger) *datamanifest.Service {
+func newDataManifest(cfg Config, ter *TerrainSet, embeddedTowers bool, db *store.DB, log *slog.Logger) *datamanifest.Service {
 	var packs []datamanifest.Input
-	for i, p := range ter.packs {
+	for i, p := range ter.Packs {
 		info := p.Info()
 		in := datamanifest.Input{Kind: appliance.DataKindTerrainPack, Tiles: info.TileCount,
 			Bounds: &appliance.BBox{MinLat: float64(info.Bounds.MinLat), MinLon: float64(info.Bounds.MinLon),
@@ -40,7 +40,7 @@ func newDataManifest(cfg config, ter *terrainSet, embeddedTowers bool, db *store
 		for _, f := range cfg.TowerFiles {
 			out = append(out, datamanifest.Input{Kind: appliance.DataKindTowerSource, Path: f})
 		}
-		installed, err := installedSources(cfg.DataDir)
+		installed, err := InstalledSources(cfg.DataDir)
 		for _, f := range installed {
 			out = append(out, datamanifest.Input{Kind: appliance.DataKindTowerSource, Path: f})
 		}

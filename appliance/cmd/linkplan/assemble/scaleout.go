@@ -1,4 +1,4 @@
-package main
+package assemble
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -22,14 +21,14 @@ import (
 	"linkplan/web/api"
 )
 
-// Queue backends (--queue).
+// Queue backends (serve --queue).
 const (
-	queueBBolt     = "bbolt"
-	queueJetStream = "jetstream"
+	QueueBBolt     = "bbolt"     // the job queue in the database
+	QueueJetStream = "jetstream" // NATS JetStream leases and work units (store/jsq)
 )
 
-// natsConfig is how serve reaches JetStream (--queue jetstream).
-type natsConfig struct {
+// NATSConfig is how serve reaches JetStream (--queue jetstream).
+type NATSConfig struct {
 	// URL of an external server (nats:// or tls://, user and password in
 	// it); "" runs the embedded server in <data dir>/nats.
 	URL string
@@ -46,8 +45,8 @@ type natsConfig struct {
 	UnitAckWait time.Duration
 }
 
-// addFlags declares the NATS flags on fs.
-func (c *natsConfig) addFlags(fs *flag.FlagSet, embedded bool) {
+// AddFlags declares the NATS flags on fs.
+func (c *NATSConfig) AddFlags(fs *flag.FlagSet, embedded bool) {
 	fs.StringVar(&c.URL, "nats", "", "URL of an external NATS JetStream server (nats://user:password@host:4222 or tls://...); empty: the embedded server")
 	fs.StringVar(&c.CA, "nats-ca", "", "PEM file of the CA of the NATS server's certificate (with --nats); of the workers' client certificates (embedded server)")
 	fs.StringVar(&c.Cert, "nats-cert", "", "PEM certificate: the client's (with --nats), the embedded server's (TLS then required of workers)")
@@ -83,11 +82,11 @@ func (l *natsLink) close() {
 // startNATS connects the appliance to JetStream: the embedded server in
 // dataDir/nats (started here) or the external one, then sets up the
 // streams, consumers and buckets.
-func startNATS(ctx context.Context, dataDir string, c natsConfig, log *slog.Logger) (*natsLink, error) {
+func startNATS(ctx context.Context, dataDir string, c NATSConfig, log *slog.Logger) (*natsLink, error) {
 	l := &natsLink{cfg: jsq.Config{UnitAckWait: c.UnitAckWait}}
 	start := time.Now()
 	if c.URL == "" {
-		tc, err := serverTLS(c)
+		tc, err := ServerTLS(c)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +129,7 @@ func startNATS(ctx context.Context, dataDir string, c natsConfig, log *slog.Logg
 // goroutines, so that units are computed with no worker process at all.
 // The returned function stops it and waits (its units finish first, at
 // most a few seconds).
-func (a *app) startLocalWorker(slots int) func() {
+func (a *App) startLocalWorker(slots int) func() {
 	if a.units == nil {
 		return func() {}
 	}
@@ -139,11 +138,11 @@ func (a *app) startLocalWorker(slots int) func() {
 	host, _ := os.Hostname()
 	go func() {
 		defer close(done)
-		err := jsq.RunWorker(ctx, a.nats.nc, a.nats.cfg, jsq.WorkerOptions{ID: "appliance@" + host, Version: version(), Slots: slots,
-			Inputs: a.inputs.Inputs, Log: a.log, Grace: 5 * time.Second,
+		err := jsq.RunWorker(ctx, a.nats.nc, a.nats.cfg, jsq.WorkerOptions{ID: "appliance@" + host, Version: a.cfg.Version, Slots: slots,
+			Inputs: a.inputs.Inputs, Log: a.Log, Grace: 5 * time.Second,
 			Run: func(ctx context.Context, u *appliance.WorkUnit) ([]byte, error) { return a.runners.Run(ctx, a.rec, u) }})
 		if err != nil {
-			a.log.Error("the appliance's own unit worker stopped", "err", err)
+			a.Log.Error("the appliance's own unit worker stopped", "err", err)
 		}
 	}()
 	return func() { cancel(); <-done }
@@ -169,7 +168,7 @@ type workerJSON struct {
 // connection to the NATS server (not ready without it: no job or map can
 // run), and the workers (advisory: a worker refusing work, with its
 // reason; the appliance's own worker keeps computing).
-func (a *app) scaleOutChecks() []api.Check {
+func (a *App) scaleOutChecks() []api.Check {
 	if a.nats == nil {
 		return nil
 	}
@@ -205,7 +204,7 @@ func (a *app) scaleOutChecks() []api.Check {
 			if a.nats.server != nil {
 				server = a.nats.server.Addr() // the appliance itself is connected in-process
 			}
-			return map[string]any{"mode": kind, "queue": queueJetStream, "server": server,
+			return map[string]any{"mode": kind, "queue": QueueJetStream, "server": server,
 				"units": map[string]int64{"published": s.Published.Load(), "merged": s.Merged.Load(), "duplicates_dropped": s.Duplicates.Load(),
 					"stale_dropped": s.Stale.Load(), "failed": s.Failed.Load(), "compute_us": s.ComputeUS.Load(), "round_trip_us": s.RoundTripUS.Load(),
 					"unit_bytes": s.UnitBytes.Load(), "result_bytes": s.ResultBytes.Load()}}
@@ -236,62 +235,10 @@ func (a *app) scaleOutChecks() []api.Check {
 	}
 }
 
-const natsServerUsage = `usage:
-  linkplan nats-server --data DIR [--listen HOST:PORT] [--nats-cert FILE --nats-key FILE [--nats-ca FILE]]
-      run the embedded NATS JetStream server on its own, for appliances
-      served with --queue jetstream --nats URL (a server that outlives an
-      appliance restart). It stores in DIR/jetstream and writes the
-      appliance's and the workers' URLs, with their generated passwords, to
-      DIR/appliance.url and DIR/worker.url (mode 0600). A NATS cluster for
-      many workers is better run with the nats-server distribution itself.
-`
-
-// natsServerCmd runs `linkplan nats-server`.
-func natsServerCmd(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlags("nats-server", stderr)
-	dir := fs.String("data", "", "directory of the server's files and credentials")
-	listen := fs.String("listen", jsq.DefaultListen, "client address")
-	var c natsConfig
-	fs.StringVar(&c.CA, "nats-ca", "", "PEM file of the CA of client certificates (then required)")
-	fs.StringVar(&c.Cert, "nats-cert", "", "PEM certificate of the server (TLS then required)")
-	fs.StringVar(&c.Key, "nats-key", "", "PEM key of --nats-cert")
-	flagsUsage := fs.Usage
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), natsServerUsage)
-		flagsUsage()
-	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("nats-server: %w", errUsage)
-	}
-	if *dir == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("nats-server: --data is required: %w", errUsage)
-	}
-	tc, err := serverTLS(c)
-	if err != nil {
-		return fmt.Errorf("nats-server: %w", err)
-	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	s, err := jsq.StartEmbedded(jsq.EmbeddedOptions{Dir: *dir, Listen: *listen, TLS: tc})
-	if err != nil {
-		return fmt.Errorf("nats-server: %w", err)
-	}
-	defer s.Shutdown()
-	for name, url := range map[string]string{"appliance.url": s.ApplianceURL(), "worker.url": s.WorkerURL()} {
-		if err := os.WriteFile(filepath.Join(*dir, name), []byte(url+"\n"), 0o600); err != nil {
-			return fmt.Errorf("nats-server: %w", err)
-		}
-	}
-	log.Info("NATS JetStream server running", "addr", s.Addr(), "store", filepath.Join(*dir, "jetstream"))
-	<-ctx.Done()
-	log.Info("NATS JetStream server stopping")
-	return nil
-}
-
-// serverTLS is the embedded server's TLS configuration of c: its
+// ServerTLS is the embedded server's TLS configuration of c: its
 // certificate, and the CA of client certificates when given; nil without
 // a certificate.
-func serverTLS(c natsConfig) (*tls.Config, error) {
+func ServerTLS(c NATSConfig) (*tls.Config, error) {
 	if c.Cert == "" {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package main
+package assemble
 
 import (
 	"crypto/sha256"
@@ -13,20 +13,20 @@ import (
 	"linkplan/terrain-packs/terrain"
 )
 
-// terrainSet is the loaded terrain: one or more packs, first match wins.
-type terrainSet struct {
+// TerrainSet is the loaded terrain: one or more packs, first match wins.
+type TerrainSet struct {
 	*terrain.Layered
-	packs []*terrain.Pack
+	Packs []*terrain.Pack // in priority order
 }
 
 // Check answers one elevation query in a land tile of every pack, so
 // readiness notices a pack that cannot serve heights. After the first call
 // the tile is in the decoded cache, so the check costs microseconds.
-func (t *terrainSet) Check() error {
-	if len(t.packs) == 0 {
+func (t *TerrainSet) Check() error {
+	if len(t.Packs) == 0 {
 		return fmt.Errorf("no terrain pack loaded")
 	}
-	for _, p := range t.packs {
+	for _, p := range t.Packs {
 		var probe *terrain.Entry
 		for _, e := range p.Entries() {
 			if e.Kind == terrain.KindLand {
@@ -44,10 +44,10 @@ func (t *terrainSet) Check() error {
 	return nil
 }
 
-// bounds returns the union of the packs' bounds in degrees.
-func (t *terrainSet) bounds() appliance.BBox {
+// Bounds returns the union of the packs' bounds in degrees.
+func (t *TerrainSet) Bounds() appliance.BBox {
 	b := appliance.BBox{MinLat: 90, MinLon: 180, MaxLat: -90, MaxLon: -180}
-	for _, p := range t.packs {
+	for _, p := range t.Packs {
 		in := p.Info().Bounds
 		b.MinLat = min(b.MinLat, float64(in.MinLat))
 		b.MinLon = min(b.MinLon, float64(in.MinLon))
@@ -57,13 +57,13 @@ func (t *terrainSet) bounds() appliance.BBox {
 	return b
 }
 
-// identity is a digest of the loaded packs' indexes, in priority order:
+// Identity is a digest of the loaded packs' indexes, in priority order:
 // their grids, bounds and every tile's kind, codec, length and CRC32C
 // (terrain.Info), which change whenever any height may. The basemap's
 // ETag is derived from it.
-func (t *terrainSet) identity() (string, error) {
+func (t *TerrainSet) Identity() (string, error) {
 	h := sha256.New()
-	for _, p := range t.packs {
+	for _, p := range t.Packs {
 		b, err := json.Marshal(p.Info())
 		if err != nil {
 			return "", fmt.Errorf("terrain identity: %w", err)
@@ -74,16 +74,16 @@ func (t *terrainSet) identity() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// openTerrain opens the given packs, or the embedded sample when none.
-func openTerrain(paths []string) (*terrainSet, string, error) {
-	ts := &terrainSet{}
+// OpenTerrain opens the given packs, or the embedded sample when none.
+func OpenTerrain(paths []string) (*TerrainSet, string, error) {
+	ts := &TerrainSet{}
 	if len(paths) == 0 {
 		p, err := terrain.OpenBytes(sample.Pack())
 		if err != nil {
 			return nil, "", fmt.Errorf("open embedded sample terrain: %w", err)
 		}
-		ts.packs = append(ts.packs, p)
-		ts.Layered = terrain.NewLayered(ts.packs...)
+		ts.Packs = append(ts.Packs, p)
+		ts.Layered = terrain.NewLayered(ts.Packs...)
 		return ts, "embedded sample pack: SRTM3 v2.1 tiles S23W044 and S22W043 (Rio de Janeiro), 3 arc-second grid", nil
 	}
 	for _, path := range paths {
@@ -91,8 +91,25 @@ func openTerrain(paths []string) (*terrainSet, string, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("open terrain pack: %w", err)
 		}
-		ts.packs = append(ts.packs, p)
+		ts.Packs = append(ts.Packs, p)
 	}
-	ts.Layered = terrain.NewLayered(ts.packs...)
+	ts.Layered = terrain.NewLayered(ts.Packs...)
 	return ts, "terrain packs: " + strings.Join(paths, ", "), nil
+}
+
+// HasClutter reports whether a pack of the set has a land-cover layer.
+func (t *TerrainSet) HasClutter() bool {
+	for _, p := range t.Packs {
+		if p.HasClutter() {
+			return true
+		}
+	}
+	return false
+}
+
+// Close closes the packs.
+func (t *TerrainSet) Close() {
+	for _, p := range t.Packs {
+		_ = p.Close()
+	}
 }
