@@ -138,9 +138,9 @@ type Result struct {
 	LlocDB       float64 // location variability correction, dB (0 when the receiver is at sea)
 }
 
-// validate checks in and returns an error wrapping appliance.ErrInvalid that
+// validate checks in (its profile too when profile) and returns an error wrapping appliance.ErrInvalid that
 // names every bad field.
-func validate(in *Input) error {
+func validate(in *Input, profile bool) error {
 	var vs appliance.ValidationError
 	v := &vs
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -189,7 +189,9 @@ func validate(in *Input) error {
 	if in.Diffraction != DeltaBullingtonMethod && in.Diffraction != DeygoutMethod {
 		v.Add("diffraction", "unknown method %d", int(in.Diffraction))
 	}
-	validateProfile(in, v)
+	if profile {
+		validateProfile(in, v)
+	}
 	if len(vs.Fields) == 0 {
 		return nil
 	}
@@ -254,7 +256,7 @@ func validateProfile(in *Input, v *appliance.ValidationError) {
 // bad field). Predict does not retain or modify the slices of in and is
 // safe for concurrent use.
 func Predict(in Input) (Result, error) {
-	if err := validate(&in); err != nil {
+	if err := validate(&in, true); err != nil {
 		return Result{}, err
 	}
 	var res Result
