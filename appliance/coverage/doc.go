@@ -101,9 +101,10 @@
 // costs more CPU time than the default one (BenchmarkIssue22_ExactRatio,
 // Sumaré, 3″; 29 Nov 2026, the 2-core machine under a load of 20–30): fspl
 // 5.0× on the 10 km map and 20.0× on the 30 km one, itm 5.2× and 12.2×,
-// p1812 3.0× and 9.9× (before its PixelSweeper 1.3× and 1.6×), 14.7× on
-// the 50 km map (7.47 → 3.20 CPU s a map against 46.95 exact) and 7.7× on
-// the 10 km map at 1″; the API caps it per tier (TierCaps.MaxExactPixels).
+// p1812 3.0× and 9.9× (before its PixelSweeper 1.3× and 1.6×; the 30 km
+// map 7.47 → 1.25 CPU s against 12.3 exact), 14.7× on the 50 km map
+// (3.20 CPU s against 46.95) and 7.7× on the 10 km map at 1″; the API caps
+// it per tier (TierCaps.MaxExactPixels).
 //
 // What a default pixel still costs (CPU profiles of
 // BenchmarkIssue22_ExactRatio's maps) is what exact mode spends on it
