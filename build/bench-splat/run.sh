@@ -213,6 +213,6 @@ done
 # pixels each (seed printed). AGREEMENT=0 skips it.
 if [ "${AGREEMENT:-1}" = 1 ]; then
   say "agreement with the point-to-point answer (go test -bench Issue22, a few minutes)"
-  (cd "$ROOT" && go test -v -run '^$' -bench 'BenchmarkIssue22_(SeaPack|PixelTruth/rio(30|50)/itm)$' -benchtime 1x \
+  (cd "$ROOT" && go test -v -run '^$' -bench 'BenchmarkIssue22_(SeaPack|PixelTruth)$/^rio(30|50)$/^itm$' -benchtime 1x \
       -timeout 30m ./appliance/coverage/) | grep -E '^mode=|SEED' || die "agreement benchmarks failed"
 fi
