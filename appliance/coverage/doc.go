@@ -62,7 +62,7 @@
 //	|         |                        | the terrain statistics (Δh, effective heights) from the    |
 //	|         |                        | radial's heights at the same distances (Δh of a range of   |
 //	|         |                        | more than 240 samples interpolated between the ranges      |
-//	|         |                        | ending every 4 radial samples, each resampled once)        |
+//	|         |                        | ending every 8 radial samples, each resampled once)        |
 //	| default | fspl (PixelSweeper)    | PixelLoss: free space between its own antenna tips and J  |
 //	|         |                        | of the largest ν over its own interior samples, sampled    |
 //	|         |                        | exactly where the bounds of HeightBounder cannot keep ν at |

@@ -433,7 +433,7 @@ type dhKnot struct {
 }
 
 // dhKnotStep is the spacing of pixelDeltaH's knots, radial samples.
-const dhKnotStep = 4
+const dhKnotStep = 8
 
 // deltaHKnots is deltaHRadial from dStart to dEnd (metres from the
 // transmitter on the radial, m points, the largest p10) interpolated linearly between the ranges
