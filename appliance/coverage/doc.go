@@ -60,52 +60,81 @@
 //	|         |                        | horizons (the samples of its own profile that the terrain  |
 //	|         |                        | bounds of HeightBounder cannot rule out, sampled exactly), |
 //	|         |                        | the terrain statistics (Δh, effective heights) from the    |
-//	|         |                        | radial's heights at the same distances                     |
+//	|         |                        | radial's heights at the same distances (Δh of a range of   |
+//	|         |                        | more than 240 samples interpolated between the ranges      |
+//	|         |                        | ending every 8 radial samples, each resampled once)        |
 //	| default | fspl (PixelSweeper)    | PixelLoss: free space between its own antenna tips and J  |
 //	|         |                        | of the largest ν over its own interior samples, sampled    |
 //	|         |                        | exactly where the bounds of HeightBounder cannot keep ν at |
 //	|         |                        | or below the largest found so far (or −0.78, where J is 0) |
 //	|         |                        | and ruled out elsewhere: Predict's loss on those heights,  |
 //	|         |                        | bit for bit                                                |
-//	| default | p1812, the rest        | Predict on its own profile sampled through                 |
+//	| default | p1812 (PixelSweeper)   | PixelLoss: its own length, end heights and every maximum   |
+//	|         |                        | over its own interior samples (the horizons, the           |
+//	|         |                        | Bullington slopes and ν for both Earth radii, the          |
+//	|         |                        | obstruction of §5.6.2, the roughness), sampled exactly     |
+//	|         |                        | where the bounds of HeightBounder cannot rule them out;    |
+//	|         |                        | the least-squares smooth surface integrated from the       |
+//	|         |                        | radial's heights at the same distances                     |
+//	| default | the rest               | Predict on its own profile sampled through                 |
 //	|         |                        | appliance.RadialProfiler (points within a centimetre)      |
 //
 // A pixel computed on its own profile takes only Predict's loss
 // (LossPredictor: fspl and p1812 give it without the intermediate values
 // and the line-of-sight geometry), bit for bit, in both modes.
 //
-// A pixel PixelLoss leaves (fewer than 4 steps, a radio climate that
-// depends on whether its own profile crosses a sea tile, a radial sample
-// the model refuses on the way) is computed on its own profile. Measured
+// A pixel PixelLoss leaves (itm and fspl: fewer than 4 steps, a radio
+// climate that depends on whether its own profile crosses a sea tile, a
+// radial sample the model refuses on the way; p1812: fewer than 8 steps,
+// a profile that may cross a sea tile, a radial with land-cover clutter,
+// the Deygout method) is computed on its own profile. Measured
 // against Predict on the pixel's own Terrain.Profile (TestIssue22_PixelTruth
 // on the Rio sample, BenchmarkIssue22_PixelTruth on the 10, 30 and 50 km
 // Sumaré maps): itm default ≥ 99 % of pixels within 1 dB and ≥ 99.9 %
 // within 3 dB (the misses sit where a horizon is a tie between the radial's
-// and the pixel's terrain statistics); fspl and p1812 within 0.02 dB (the
-// exact samples lie within a centimetre of Terrain.Profile's); exact
-// 0.000 dB. Summary.Pixel (the summary event's pixel, the GeoTIFF's PIXEL_*
+// and the pixel's terrain statistics); fspl within 0.02 dB (the exact
+// samples lie within a centimetre of Terrain.Profile's); p1812 within
+// 0.03 dB (every pixel of the 5 km map and 4000 of each other map: rio30
+// 0.008, rio50 0.021, rio10 at 1″ 0.014 dB; the smooth surface moves the
+// spherical-Earth and ducting terms only slightly); exact 0.000 dB.
+// Summary.Pixel (the summary event's pixel, the GeoTIFF's PIXEL_*
 // metadata) states the mode, the receiver, the profile and these figures.
 // The exact mode (Request.Exact, `exact` on the API, --exact on the CLI)
 // costs more CPU time than the default one (BenchmarkIssue22_ExactRatio,
-// Sumaré, 3″): fspl 5.6× on the 10 km map and 16.8× on the 30 km one,
-// itm 4.6× and 12.0×, p1812 1.5× and 1.8× (on a 10 km map the radials of
-// a 20 km one, and each radial's own profile, weigh more); the API caps
+// Sumaré, 3″; 29 Nov 2026, the 2-core machine under a load of 20–30): fspl
+// 5.0× on the 10 km map and 20.0× on the 30 km one, itm 5.2× and 12.2×,
+// p1812 3.0× and 9.9× (before its PixelSweeper 1.3× and 1.6×; the 30 km
+// map 7.47 → 1.25 CPU s against 12.3 exact), 14.7× on the 50 km map
+// (3.20 CPU s against 46.95) and 7.7× on the 10 km map at 1″; the API caps
 // it per tier (TierCaps.MaxExactPixels).
 //
-// p1812 has no PixelSweeper: its loss depends on every sample of the
-// pixel's own profile through sums, not maxima alone: the least-squares
-// smooth-Earth heights (P.1812-8 Attachment 1, Eqs. 85–88) integrate the
-// whole profile and set the spherical-Earth and smooth-Bullington terms
-// and the ducting heights, besides a dozen maxima (the horizons, the
-// Bullington slopes and ν for two Earth radii, the obstruction heights,
-// the roughness). Measured on the 30 km map (CPU profile of
-// BenchmarkIssue22_PixelTruth): sampling each pixel's profile 42 % of the
-// time, P.1812's own arithmetic 32 % (the Δ-Bullington scans 16 %, the
-// path analysis 8 %), the adapter's input, line-of-sight geometry and
-// intermediate values 17 % (the last two now skipped: LossPredictor). So
-// even free terrain would leave the default mode about 2× faster than the
-// exact one; 10× needs ITM's approach (the smooth-Earth fit from the
-// radial's heights, not exact) with bounded searches for every maximum.
+// What a default pixel still costs (CPU profiles of
+// BenchmarkIssue22_ExactRatio's maps) is what exact mode spends on it
+// too, besides its own profile: the engine's per-pixel arithmetic (p1812:
+// the path centre, β0, the spherical-Earth, ducting and troposcatter
+// terms, about 30 % of a default p1812 pixel on the 30 km map; itm: Δh on
+// up to 245 points resampled from the radial, its line fit and deciles,
+// and the Longley-Rice reference, about 45 % of a default itm pixel on
+// the 10 km map), and per radial its profile (about a quarter of the
+// default fspl map of 10 km, whose radials are those of a 20 km map: 2.3
+// radial samples per pixel) and its terrain bounds (MaxElevationsM, about
+// 14 %). On a 10 km map paths are short (about 75 samples) and the
+// exact mode's own profile and scans are cheap, so these shared costs cap
+// its ratio; they do not grow with the path length, so the ratio grows
+// with the map.
+//
+// p1812's PixelLoss (engines/p1812 Sweep) finds its maxima with one
+// branch-and-bound search per pixel over the radial's segments (blocks of
+// 16 and superblocks of 256, from the receiver's end, seeded with the
+// samples next to the receiver and the maximising samples of the
+// radial's previous pixel): a block is skipped when no maximum's bound
+// (its expression at the block's highest ground and most favourable
+// distance) reaches the best value so far; the roughness, between the
+// two horizons, is searched after them. On random hilly terrain it takes
+// 7–11 % of the interior samples exactly (TestSweepMatchesPredict). The
+// smooth-profile Bullington maxima (heights zero above the smooth
+// surface) are concave in the distance and come from their stationary
+// points.
 //
 // The value does not depend on the worker count: each radial's pixels,
 // their exact samples and the engine's running state are its own.

@@ -328,18 +328,23 @@ func BenchmarkIssue22_PixelTruth(b *testing.B) {
 }
 
 // BenchmarkIssue22_ExactRatio times the default and the exact mode of the
-// same map (rio10 and rio30, Sumaré, 3″) and prints their CPU-time ratio
-// (the issue asks the default mode ≥ 10× faster than the exact one).
+// same map (Sumaré: rio10, rio30 and rio50 at 3″, rio10-1s at 1″) and
+// prints their CPU-time ratio (the issue asks the default mode ≥ 10×
+// faster than the exact one). Select maps and engines with -bench, e.g.
+// -bench 'ExactRatio/rio50/p1812'.
 func BenchmarkIssue22_ExactRatio(b *testing.B) {
 	svc, _, _ := newService(b)
-	for _, r := range []float64{10000, 30000} {
+	for _, m := range []struct {
+		name          string
+		radiusM, resM float64
+	}{{"rio10", 10000, 90}, {"rio30", 30000, 90}, {"rio50", 50000, 90}, {"rio10-1s", 10000, 30}} {
 		for _, id := range []appliance.EngineID{appliance.EngineFSPL, appliance.EngineITM, appliance.EngineP1812} {
-			b.Run(fmt.Sprintf("rio%.0f/%s", r/1000, id), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/%s", m.name, id), func(b *testing.B) {
 				var cpu [2]float64
 				for b.Loop() {
 					for i, exact := range []bool{false, true} {
-						req := sumare(r)
-						req.Engine, req.Exact = id, exact
+						req := sumare(m.radiusM)
+						req.Engine, req.Exact, req.ResolutionM = id, exact, m.resM
 						c0 := processCPU()
 						if _, err := svc.Compute(context.Background(), req, Options{}); err != nil {
 							b.Fatal(err)
@@ -347,8 +352,8 @@ func BenchmarkIssue22_ExactRatio(b *testing.B) {
 						cpu[i] += (processCPU() - c0).Seconds()
 					}
 				}
-				fmt.Printf("map=rio%.0f-%s default_cpu_s=%.2f exact_cpu_s=%.2f exact_over_default=%.1f\n",
-					r/1000, id, cpu[0]/float64(b.N), cpu[1]/float64(b.N), cpu[1]/cpu[0])
+				fmt.Printf("map=%s-%s default_cpu_s=%.2f exact_cpu_s=%.2f exact_over_default=%.1f\n",
+					m.name, id, cpu[0]/float64(b.N), cpu[1]/float64(b.N), cpu[1]/cpu[0])
 			})
 		}
 	}

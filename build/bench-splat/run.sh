@@ -203,3 +203,16 @@ done
 # --- comparison -----------------------------------------------------------------
 # shellcheck disable=SC2086
 "$WORK/bench-splat" compare -work "$WORK" -maps "$(echo $MAPS | tr ' ' ',')" -eirp-dbm "$EIRP_DBM"
+
+# --- agreement with the point-to-point answer (issue 22) -------------------------
+# Our default mode's pixels against /analyze_link's answer on each pixel's own
+# profile (the issue-22 line mode= pixels= within_1db_pct= within_3db_pct=
+# max_abs_db=), from the coverage package's benchmarks: the rio50 ITM map on
+# this benchmark's pack layout (S23W044 with its absent neighbours declared
+# sea), and the rio30/rio50 maps on the repository's Rio sample, 4000 random
+# pixels each (seed printed). AGREEMENT=0 skips it.
+if [ "${AGREEMENT:-1}" = 1 ]; then
+  say "agreement with the point-to-point answer (go test -bench Issue22, a few minutes)"
+  (cd "$ROOT" && go test -v -run '^$' -bench 'BenchmarkIssue22_(SeaPack|PixelTruth)$/^rio(30|50)$/^itm$' -benchtime 1x \
+      -timeout 30m ./appliance/coverage/) | grep -E '^mode=|SEED' || die "agreement benchmarks failed"
+fi

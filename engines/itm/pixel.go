@@ -60,6 +60,7 @@ func (s *Sweeper) SetBounds(upperM []float64, spacingM, cosMin float64) {
 	}
 	s.abmax, s.asmax = blockMaxima(s.txA, s.abmax, s.asmax)
 	s.pxRxHznM, s.pxTxHznM = -1, -1
+	s.dhKnots = s.dhKnots[:0] // the knots are the radial's
 
 	if cap(s.pxJ) < 4*sweepBlock {
 		s.pxJ, s.pxH = make([]int32, 0, 4*sweepBlock), make([]float64, 4*sweepBlock)
@@ -289,7 +290,6 @@ func (s *Sweeper) pixelDeltaH(n int, dStart, dEnd float64) float64 {
 	}
 	p10 := min(max(4, int(0.1*(xEnd-xStart+8))), 25)
 	m := 10*p10 - 5
-	p90 := m - p10
 	step := (xEnd - xStart) / float64(m-1)
 	a := s.scratch.s[:m]
 	// samples before cut lie before the pixel's last interval: the
@@ -306,9 +306,19 @@ func (s *Sweeper) pixelDeltaH(n int, dStart, dEnd float64) float64 {
 			cut++
 		}
 	}
-	z := s.z
 	r := s.pxR
 	uStart, uStep := xStart*r, step*r
+	lenFactor := 1 - 0.8*expF(-(dEnd-dStart)/50e3)
+	if cut == m && p10 == maxDeltaHP10 {
+		// a long range on the radial alone: between knots
+		if v, ok := s.deltaHKnots(dStart, dEnd, m, p10); ok {
+			return v / lenFactor
+		}
+	}
+	if cut == m {
+		return s.deltaHRadial(uStart, uStep, m, p10) / lenFactor
+	}
+	z := s.z
 	// the samples and the sums of the trapezoidal line through them
 	// (fitIndex's, about the middle; two accumulators each)
 	nn := float64(m - 1)
@@ -348,18 +358,115 @@ func (s *Sweeper) pixelDeltaH(n int, dStart, dEnd float64) float64 {
 		sxy0 += v * (fj - half)
 		fj++
 	}
+	return s.interdecile(a, sy0+sy1, sxy0+sxy1, p10, m) / lenFactor
+}
+
+// maxDeltaHP10 is the largest p10 of pixelDeltaH (its point count
+// 10·p10 − 5 is then 245 whatever the range).
+const maxDeltaHP10 = 25
+
+// interdecile is the end of deltaHSelect on the m points of a whose sum
+// is sumY and whose sum of values times (j − (m−1)/2) is sumXY, both
+// with every point counted whole: the trapezoidal line through them, and
+// the difference of the deciles of the points' deviations from it.
+func (s *Sweeper) interdecile(a []float64, sumY, sumXY float64, p10, m int) float64 {
+	nn := float64(m - 1)
+	half := 0.5 * nn
+	p90 := m - p10
 	// the trapezoid's end points count half
 	first, lastS := a[0], a[m-1]
-	sy0 -= 0.5 * (first + lastS)
-	sxy0 -= 0.5 * (first*(-half) + lastS*half)
-	sumY := sy0 + sy1
-	sumXY := sxy0 + sxy1
+	sumY -= 0.5 * (first + lastS)
+	sumXY -= 0.5 * (first*(-half) + lastS*half)
 	sumY /= nn
 	slope := sumXY * 12 / ((nn*nn + 2) * nn)
 	y0 := sumY - slope*half
 	yN := sumY + slope*(nn-half)
 	q10, q90 := deciles(a, p10, m-p90, &s.scratch, y0, (yN-y0)/nn)
-	return (q10 - q90) / (1 - 0.8*expF(-(dEnd-dStart)/50e3))
+	return q10 - q90
+}
+
+// deltaHRadial is pixelDeltaH's interdecile range (before its length
+// factor) of m points resampled from the radial alone, the first uStart
+// radial samples from the transmitter, uStep apart.
+func (s *Sweeper) deltaHRadial(uStart, uStep float64, m, p10 int) float64 {
+	a := s.scratch.s[:m]
+	z := s.z
+	nn := float64(m - 1)
+	half := 0.5 * nn
+	var sy0, sy1, sxy0, sxy1 float64
+	fj := 0.0
+	j := 0
+	for ; j+1 < m; j += 2 {
+		u0 := uStart + fj*uStep
+		u1 := u0 + uStep
+		i0, i1 := int(u0), int(u1)
+		z0 := z[i0 : i0+2 : i0+2]
+		z1 := z[i1 : i1+2 : i1+2]
+		v0 := z0[0] + (z0[1]-z0[0])*(u0-float64(i0))
+		v1 := z1[0] + (z1[1]-z1[0])*(u1-float64(i1))
+		a[j], a[j+1] = v0, v1
+		x0 := fj - half
+		sy0 += v0
+		sy1 += v1
+		sxy0 += v0 * x0
+		sxy1 += v1 * (x0 + 1)
+		fj += 2
+	}
+	for ; j < m; j++ {
+		u := uStart + fj*uStep
+		i := int(u)
+		zz := z[i : i+2 : i+2]
+		v := zz[0] + (zz[1]-zz[0])*(u-float64(i))
+		a[j] = v
+		sy0 += v
+		sxy0 += v * (fj - half)
+		fj++
+	}
+	return s.interdecile(a, sy0+sy1, sxy0+sxy1, p10, m)
+}
+
+// dhKnot is deltaHRadial's value for the range from the knots' start to
+// knot k (k·dhKnotStep radial samples), when set.
+type dhKnot struct {
+	v   float64
+	set bool
+}
+
+// dhKnotStep is the spacing of pixelDeltaH's knots, radial samples.
+const dhKnotStep = 8
+
+// deltaHKnots is deltaHRadial from dStart to dEnd (metres from the
+// transmitter on the radial, m points, the largest p10) interpolated linearly between the ranges
+// ending at the knots around uEnd (every dhKnotStep radial samples),
+// each computed once per radial and start: a pixel of a long path needs
+// no resampling of its own (on such a range, 245 points over more than
+// 240 samples, the interdecile range moves slowly with its end). It
+// reports false when a knot's range would be short or leave the radial.
+func (s *Sweeper) deltaHKnots(dStart, dEnd float64, m, p10 int) (float64, bool) {
+	uStart, uEnd := dStart/s.xr, dEnd/s.xr
+	k := int(uEnd / dhKnotStep)
+	u0, u1 := float64(k*dhKnotStep), float64((k+1)*dhKnotStep)
+	if u0-uStart < float64(10*maxDeltaHP10) || u1 > float64(len(s.z)-2) {
+		return 0, false
+	}
+	if uStart != s.dhStart || len(s.dhKnots) == 0 {
+		if cap(s.dhKnots) < len(s.z)/dhKnotStep+2 {
+			s.dhKnots = make([]dhKnot, len(s.z)/dhKnotStep+2)
+		}
+		s.dhKnots = s.dhKnots[:len(s.z)/dhKnotStep+2]
+		clear(s.dhKnots)
+		s.dhStart = uStart
+	}
+	at := func(i int, u float64) float64 {
+		kn := &s.dhKnots[i]
+		if !kn.set {
+			kn.v, kn.set = s.deltaHRadial(uStart, (u-uStart)/float64(m-1), m, p10), true
+		}
+		return kn.v
+	}
+	v0, v1 := at(k, u0), at(k+1, u1)
+	f := (uEnd - u0) / dhKnotStep
+	return v0 + (v1-v0)*f, true
 }
 
 // pixelHorizons is findHorizons on the pixel's own profile (n intervals

@@ -51,6 +51,8 @@ type Sweeper struct {
 	pxTxHznM          float64 // the previous pixel's transmitter horizon, metres from the transmitter (−1: none)
 	px                *Pixel
 	pxXi, pxR         float64
+	dhKnots           []dhKnot // pixelDeltaH's knots (deltaHKnot)
+	dhStart           float64  // the start, radial samples, the knots hold
 	pxJ               []int32
 	pxH               []float64
 }

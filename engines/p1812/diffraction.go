@@ -172,6 +172,14 @@ func diffractionHeights(d, h []float64, hts, hrs, hst, hsr float64) (hstd, hsrd 
 			aobr = a
 		}
 	}
+	return obstructionHeights(hst, hsr, hobs, aobt, aobr, h[0], h[n-1])
+}
+
+// obstructionHeights is the end of §5.6.2: the smooth-surface heights hst
+// and hsr lowered for the highest obstruction hobs (metres above the
+// antennas' line) with its slopes aobt and aobr seen from the ends, and
+// limited to the ground heights h0 and hn at the ends, metres.
+func obstructionHeights(hst, hsr, hobs, aobt, aobr, h0, hn float64) (hstd, hsrd float64) {
 	hstp, hsrp := hst, hsr
 	if hobs > 0 {
 		gt := aobt / (aobt + aobr)
@@ -180,11 +188,11 @@ func diffractionHeights(d, h []float64, hts, hrs, hst, hsr float64) (hstd, hsrd 
 		hsrp = hsr - hobs*gr
 	}
 	hstd, hsrd = hstp, hsrp
-	if hstp >= h[0] {
-		hstd = h[0]
+	if hstp >= h0 {
+		hstd = h0
 	}
-	if hsrp > h[n-1] {
-		hsrd = h[n-1]
+	if hsrp > hn {
+		hsrd = hn
 	}
 	return hstd, hsrd
 }

@@ -138,9 +138,9 @@ type Result struct {
 	LlocDB       float64 // location variability correction, dB (0 when the receiver is at sea)
 }
 
-// validate checks in and returns an error wrapping appliance.ErrInvalid that
+// validate checks in (its profile too when profile) and returns an error wrapping appliance.ErrInvalid that
 // names every bad field.
-func validate(in *Input) error {
+func validate(in *Input, profile bool) error {
 	var vs appliance.ValidationError
 	v := &vs
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -189,7 +189,9 @@ func validate(in *Input) error {
 	if in.Diffraction != DeltaBullingtonMethod && in.Diffraction != DeygoutMethod {
 		v.Add("diffraction", "unknown method %d", int(in.Diffraction))
 	}
-	validateProfile(in, v)
+	if profile {
+		validateProfile(in, v)
+	}
 	if len(vs.Fields) == 0 {
 		return nil
 	}
@@ -254,42 +256,75 @@ func validateProfile(in *Input, v *appliance.ValidationError) {
 // bad field). Predict does not retain or modify the slices of in and is
 // safe for concurrent use.
 func Predict(in Input) (Result, error) {
-	if err := validate(&in); err != nil {
+	if err := validate(&in, true); err != nil {
 		return Result{}, err
 	}
 	var res Result
 	d, h := in.DKm, in.HMasl
 	n := len(d)
-	dtot := d[n-1]
-	f, p := in.FreqGHz, in.TimePct
-	lam := SpeedOfLightMps / (f * 1e9)
-	pl := in.LocPct
-	if pl == 0 {
-		pl = 50
+	lam := SpeedOfLightMps / (in.FreqGHz * 1e9)
+	begin(&in, &res, d[n-1], h[0], h[n-1], pathZones{
+		txSea: zoneAt(in.Zone, 0) == ZoneSea, rxSea: zoneAt(in.Zone, n-1) == ZoneSea,
+		dtm: longestSection(d, in.Zone, isLand), dlm: longestSection(d, in.Zone, isInland),
+		omega: seaFraction(d, in.Zone),
+	})
+	analysePath(&in, &res, lam)
+	var b bullPair
+	if in.Diffraction != DeygoutMethod {
+		b = scanPair(d, h, in.RM, res.HtsM, res.HrsM, res.HstdM, res.HsrdM, res.AeKm, res.AbKm, lam)
 	}
+	finish(&in, &res, lam, &b, zoneAt(in.Zone, n-1) == ZoneSea)
+	return res, nil
+}
+
+// pathZones are the radio-climatic facts of a path that Predict takes
+// from its zones.
+type pathZones struct {
+	txSea, rxSea bool    // the terminal's own zone is sea
+	dtm, dlm     float64 // longest land and inland sections, km
+	omega        float64 // fraction of the path over sea
+}
+
+// begin fills what Predict takes from the path ends and zones: the
+// distance, the coast distances, the path centre, β0, the Earth radii,
+// ω and the antenna heights above sea level (dtot km, h0 and hn the
+// ground at the transmitter and receiver, metres).
+func begin(in *Input, res *Result, dtot, h0, hn float64, z pathZones) {
 	res.DistanceKm = dtot
 
 	res.DctKm, res.DcrKm = in.DctKm, in.DcrKm
-	if zoneAt(in.Zone, 0) == ZoneSea {
+	if z.txSea {
 		res.DctKm = 0
 	}
-	if zoneAt(in.Zone, n-1) == ZoneSea {
+	if z.rxSea {
 		res.DcrKm = 0
 	}
 
 	// Path centre (great-circle mid-point, P.2001 Annex H), β0, radii.
 	res.PhiMDeg, res.LamMDeg = greatCirclePoint(in.PhiT, in.LamT, in.PhiR, in.LamR, 0.5*dtot)
-	res.DtmKm = longestSection(d, in.Zone, isLand)
-	res.DlmKm = longestSection(d, in.Zone, isInland)
+	res.DtmKm = z.dtm
+	res.DlmKm = z.dlm
 	res.Beta0Pct = beta0(res.PhiMDeg, res.DtmKm, res.DlmKm)
 	res.AeKm = EarthRadius * 157 / (157 - in.DeltaN)
 	res.AbKm = EarthRadius * 3
-	res.Omega = seaFraction(d, in.Zone)
+	res.Omega = z.omega
 
-	res.HtsM = h[0] + in.HtgM
-	res.HrsM = h[n-1] + in.HrgM
-	analysePath(&in, &res, lam)
+	res.HtsM = h0 + in.HtgM
+	res.HrsM = hn + in.HrgM
+}
 
+// finish is Predict after the path analysis (res's horizons, smooth
+// surface, effective heights and roughness) and, for the
+// delta-Bullington method, the Bullington maxima b of the path: the
+// losses, Eqs. 8–70 (rxSea: the receiver's own zone is sea). With
+// DeygoutMethod it reads in's profile.
+func finish(in *Input, res *Result, lam float64, b *bullPair, rxSea bool) {
+	dtot := res.DistanceKm
+	f, p := in.FreqGHz, in.TimePct
+	pl := in.LocPct
+	if pl == 0 {
+		pl = 50
+	}
 	// Blending factors, Eqs. 57 and 58.
 	res.Fj = 1 - 0.5*(1+math.Tanh(3*0.8*(res.ThetaMrad-0.3)/0.3))
 	res.Fk = 1 - 0.5*(1+math.Tanh(3*0.5*(dtot-20)/20))
@@ -301,7 +336,7 @@ func Predict(in Input) (Result, error) {
 	res.Lb0pDB = res.LbfsDB + es*math.Log10(p/50)
 	res.Lb0bDB = res.LbfsDB + es*math.Log10(res.Beta0Pct/50)
 
-	diffraction(&in, &res, lam)
+	diffraction(in, res, lam, b)
 
 	// Eqs. 42, 43, 59.
 	omega := res.Omega
@@ -315,7 +350,7 @@ func Predict(in Input) (Result, error) {
 	}
 
 	// Ducting and layer reflection, Eq. 46, and Eqs. 60–62.
-	res.LbaDB = anomalous(&res, f, p)
+	res.LbaDB = anomalous(res, f, p)
 	const eta = 2.5
 	res.LminbapDB = eta * logSumExp(res.LbaDB/eta, res.Lb0pDB/eta)
 	res.LbdaDB = res.LbdDB
@@ -335,12 +370,11 @@ func Predict(in Input) (Result, error) {
 	res.LbcDB = lo - 5*math.Log10(1+math.Pow(10, -0.2*(hi-lo)))
 
 	// Location variability (§4.8), Eqs. 69 and 70.
-	if zoneAt(in.Zone, n-1) != ZoneSea {
+	if !rxSea {
 		res.LlocDB = -invCumNorm(pl/100) * in.SigmaLdB
 	}
 	res.LbDB = math.Max(res.Lb0pDB, res.LbcDB+res.LlocDB)
 	res.EpDBuVm = 199.36 + 20*math.Log10(f) - res.LbDB
-	return res, nil
 }
 
 // EpFromLb returns the field strength for 1 kW e.r.p., dB(µV/m), that
@@ -348,16 +382,17 @@ func Predict(in Input) (Result, error) {
 func EpFromLb(lbDB, fGHz float64) float64 { return 199.36 + 20*math.Log10(fGHz) - lbDB }
 
 // diffraction fills the diffraction losses for ae and ab and their
-// interpolation for p (§4.3.5, Eqs. 39–41).
-func diffraction(in *Input, res *Result, lam float64) {
-	d, h, rr := in.DKm, in.HMasl, in.RM
+// interpolation for p (§4.3.5, Eqs. 39–41), the delta-Bullington ones
+// from the Bullington maxima b.
+func diffraction(in *Input, res *Result, lam float64, b *bullPair) {
 	hts, hrs := res.HtsM, res.HrsM
 	switch in.Diffraction {
 	case DeygoutMethod:
+		d, h, rr := in.DKm, in.HMasl, in.RM
 		res.Ld50DB = deygout(d, h, rr, hts, hrs, res.AeKm, lam)
 		res.LdbDB = deygout(d, h, rr, hts, hrs, res.AbKm, lam)
 	default:
-		r50, rb := deltaBullingtonPair(d, h, rr, hts, hrs, res.HstdM, res.HsrdM, res.AeKm, res.AbKm,
+		r50, rb := b.losses(res.DistanceKm, hts, hrs, res.HstdM, res.HsrdM, res.AeKm, res.AbKm,
 			in.FreqGHz, res.Omega, lam, in.Pol)
 		res.Lbulla50DB, res.Lbulls50DB, res.Ldsph50DB, res.Ld50DB = r50.LbullaDB, r50.LbullsDB, r50.LdsphDB, r50.LdDB
 		res.LbullaBetaDB, res.LbullsBetaDB, res.LdsphBetaDB, res.LdbDB = rb.LbullaDB, rb.LbullsDB, rb.LdsphDB, rb.LdDB
@@ -375,31 +410,49 @@ func diffraction(in *Input, res *Result, lam float64) {
 	}
 }
 
-// deltaBullingtonPair is DeltaBullington for the two effective Earth radii
-// ae and ab at once, with point heights h[i] + rr[i] (rr may be nil): one
-// pass over the profile serves both radii, and the Earth-bulge, chord and
-// Fresnel terms of each point are computed once.
-func deltaBullingtonPair(d, h, rr []float64, hts, hrs, hstd, hsrd, ae, ab, f, omega, lam float64,
+// bullPair holds the Bullington maxima of a path for the two effective
+// Earth radii ae (…50) and ab (…2): of the actual profile (a…) and of
+// the smooth one (s…, heights zero above the smooth surface).
+type bullPair struct{ a50, a2, s50, s2 bullRadius }
+
+// scanPair is the pass over the profile that deltaBullingtonPair needs,
+// with point heights h[i] + rr[i] (rr may be nil): one pass serves both
+// radii, and the Earth-bulge, chord and Fresnel terms of each point are
+// computed once.
+func scanPair(d, h, rr []float64, hts, hrs, hstd, hsrd, ae, ab, lam float64) bullPair {
+	var b bullPair
+	b.a50.init(ae)
+	b.a2.init(ab)
+	b.s50.init(ae)
+	b.s2.init(ab)
+	bullingtonScan(d, h, rr, hts, hrs, lam, &b.a50, &b.a2)
+	bullingtonScan(d, nil, nil, hts-hstd, hrs-hsrd, lam, &b.s50, &b.s2)
+	return b
+}
+
+// losses finishes the delta-Bullington construction of both radii from
+// the maxima (Eqs. 14–39).
+func (b *bullPair) losses(dtot, hts, hrs, hstd, hsrd, ae, ab, f, omega, lam float64,
 	pol Polarization) (r50, rb DeltaBullingtonResult) {
-	dtot := d[len(d)-1]
-	var a50, a2, s50, s2 bullRadius
-	a50.init(ae)
-	a2.init(ab)
-	s50.init(ae)
-	s2.init(ab)
 	hts1 := hts - hstd
 	hrs1 := hrs - hsrd
-	bullingtonScan(d, h, rr, hts, hrs, lam, &a50, &a2)
-	bullingtonScan(d, nil, nil, hts1, hrs1, lam, &s50, &s2)
-	r50.LbullaDB = a50.loss(dtot, hts, hrs, lam)
-	rb.LbullaDB = a2.loss(dtot, hts, hrs, lam)
-	r50.LbullsDB = s50.loss(dtot, hts1, hrs1, lam)
-	rb.LbullsDB = s2.loss(dtot, hts1, hrs1, lam)
+	r50.LbullaDB = b.a50.loss(dtot, hts, hrs, lam)
+	rb.LbullaDB = b.a2.loss(dtot, hts, hrs, lam)
+	r50.LbullsDB = b.s50.loss(dtot, hts1, hrs1, lam)
+	rb.LbullsDB = b.s2.loss(dtot, hts1, hrs1, lam)
 	r50.LdsphDB = sphericalEarth(dtot, hts1, hrs1, ae, f, omega, lam, pol, false)
 	rb.LdsphDB = sphericalEarth(dtot, hts1, hrs1, ab, f, omega, lam, pol, false)
 	r50.LdDB = r50.LbullaDB + math.Max(r50.LdsphDB-r50.LbullsDB, 0)
 	rb.LdDB = rb.LbullaDB + math.Max(rb.LdsphDB-rb.LbullsDB, 0)
 	return r50, rb
+}
+
+// deltaBullingtonPair is DeltaBullington for the two effective Earth radii
+// ae and ab at once (scanPair, then losses).
+func deltaBullingtonPair(d, h, rr []float64, hts, hrs, hstd, hsrd, ae, ab, f, omega, lam float64,
+	pol Polarization) (r50, rb DeltaBullingtonResult) {
+	b := scanPair(d, h, rr, hts, hrs, hstd, hsrd, ae, ab, lam)
+	return b.losses(d[len(d)-1], hts, hrs, hstd, hsrd, ae, ab, f, omega, lam, pol)
 }
 
 // anomalous is the ducting/layer-reflection loss Lba of §4.5 (Eqs. 46–56).
