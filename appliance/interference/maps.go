@@ -25,6 +25,9 @@ type MapSite struct {
 	FreqMHz float64
 	// BandwidthMHz and ACSDB as Transmitter's; 0: the spec's.
 	BandwidthMHz, ACSDB float64
+	// RadioID names a catalogue radio whose acs_db the site's receivers
+	// take when ACSDB is 0 (Request.UseRadios); "": none.
+	RadioID string
 }
 
 // MapSpec is an interference map as the API asks for it: towers (Spec's
@@ -50,6 +53,9 @@ type Maps struct {
 	// Service computes the interference maps; Coverage the viewsheds.
 	Service  *Service
 	Coverage *coverage.Service
+	// Radios resolves the sites' radio_id (appliance/equipment); nil: a
+	// site naming a radio is refused.
+	Radios appliance.RadioCatalogue
 }
 
 // StartInterference resolves spec for k, checks the tier's caps
@@ -77,6 +83,7 @@ func (m *Maps) Request(k *appliance.APIKey, spec MapSpec) (Request, error) {
 	}
 	v := &appliance.ValidationError{}
 	var ts []Transmitter
+	sites := 0 // the index of the first explicit site in ts
 	base := spec.Spec
 	base.Exact = false
 	if len(base.TowerIDs) > 0 || base.BBox != nil {
@@ -87,6 +94,7 @@ func (m *Maps) Request(k *appliance.APIKey, spec MapSpec) (Request, error) {
 		for _, r := range reqs {
 			ts = append(ts, Transmitter{Request: r, BandwidthMHz: spec.BandwidthMHz, ACSDB: spec.ACSDB})
 		}
+		sites = len(ts)
 	}
 	for i, st := range spec.Sites {
 		one := base
@@ -113,12 +121,12 @@ func (m *Maps) Request(k *appliance.APIKey, spec MapSpec) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		t := Transmitter{Request: reqs[0], BandwidthMHz: spec.BandwidthMHz, ACSDB: spec.ACSDB}
+		t := Transmitter{Request: reqs[0], BandwidthMHz: spec.BandwidthMHz, ACSDB: st.ACSDB, RadioID: st.RadioID}
+		if t.ACSDB == 0 && t.RadioID == "" {
+			t.ACSDB = spec.ACSDB
+		}
 		if st.BandwidthMHz != 0 {
 			t.BandwidthMHz = st.BandwidthMHz
-		}
-		if st.ACSDB != 0 {
-			t.ACSDB = st.ACSDB
 		}
 		ts = append(ts, t)
 	}
@@ -127,6 +135,18 @@ func (m *Maps) Request(k *appliance.APIKey, spec MapSpec) (Request, error) {
 	}
 	if err := v.Err(); err != nil {
 		return Request{}, err
+	}
+	// The sites' radios (their indices in ts are the sites' own when no
+	// tower comes first: UseRadios names sites[i].radio_id).
+	if sub := (Request{Transmitters: ts[sites:]}); len(sub.Transmitters) > 0 {
+		if err := sub.UseRadios(m.Radios, k.TenantID); err != nil {
+			return Request{}, err
+		}
+		for i := range sub.Transmitters {
+			if sub.Transmitters[i].ACSDB == 0 {
+				sub.Transmitters[i].ACSDB = spec.ACSDB // a radio stating none: the map's
+			}
+		}
 	}
 	req := Request{Transmitters: ts, NoiseFigureDB: spec.NoiseFigureDB, SINRThresholdsDB: spec.SINRThresholdsDB}
 	if err := CheckCaps(k.Tier, req); err != nil {

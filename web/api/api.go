@@ -125,9 +125,6 @@ type PlatformDeps struct {
 	// (appliance/datamanifest) for GET /platform/maturity; nil: its
 	// data_manifest is null.
 	Data DataManifests
-	// AI describes the AI provider for GET /platform/maturity; the zero
-	// value: no AI provider configured.
-	AI AIProvider
 }
 
 // AccessDeps are who may call and how much (appliance/tenancy,

@@ -39,6 +39,7 @@ type interferenceSiteJSON struct {
 	FrequencyMHz *float64 `json:"frequency_mhz"`
 	BandwidthMHz *float64 `json:"bandwidth_mhz"`
 	ACSDB        *float64 `json:"acs_db"`
+	RadioID      *string  `json:"radio_id"`
 }
 
 type interferenceMapRequest struct {
@@ -92,6 +93,12 @@ func (q *interferenceMapRequest) toSpec() (interference.MapSpec, error) {
 			FreqMHz: num(st.FrequencyMHz), BandwidthMHz: num(st.BandwidthMHz), ACSDB: num(st.ACSDB)}
 		if st.FrequencyMHz != nil && !(*st.FrequencyMHz > 0) {
 			v.Add(f+"frequency_mhz", "must be greater than 0, got %g", *st.FrequencyMHz)
+		}
+		if st.RadioID != nil {
+			ms.RadioID = *st.RadioID
+			if *st.RadioID == "" || len(*st.RadioID) > 64 {
+				v.Add(f+"radio_id", "must be a catalogue radio id of 1 to 64 characters")
+			}
 		}
 		if st.AntennaID != nil {
 			ms.Site.AntennaID = *st.AntennaID

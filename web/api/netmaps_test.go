@@ -181,6 +181,8 @@ func TestIssue26_NetworkMapsRefusals(t *testing.T) {
 		{"thresholds descending", "pro", "/coverage/interference", `{"sites":[` + site + `],"frequency_mhz":1800,"sinr_thresholds_db":[10,0]}`, "sinr_thresholds_db[1]", 422},
 		{"radius over the Pro cap", "pro", "/coverage/interference", `{"sites":[` + site + `],"frequency_mhz":1800,"radius_km":80}`, "radius_km", 422},
 		{"unknown tower", "pro", "/coverage/interference", `{"tower_ids":["anatel:nope"],"frequency_mhz":1800}`, "tower_ids[0]", 422},
+		{"unknown radio", "pro", "/coverage/interference", `{"sites":[` + site + `,{"lat":-22.94,"lon":-43.31,"height_m":30,"eirp_dbm":58,"radio_id":"no-such-radio"}],"frequency_mhz":1800}`, "sites[1].radio_id", 422},
+		{"empty radio id", "pro", "/coverage/interference", `{"sites":[{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58,"radio_id":""}],"frequency_mhz":1800}`, "sites[0].radio_id", 422},
 		{"Free has none", "free", "/coverage/interference", `{"sites":[` + site + `],"frequency_mhz":1800,"radius_km":2}`, "", 403},
 		{"viewshed without site", "pro", "/coverage/viewshed", `{"frequency_mhz":1800}`, "tower_id", 422},
 		{"viewshed bad k", "pro", "/coverage/viewshed", `{"site":{"lat":-22.93,"lon":-43.30,"height_m":30},"frequency_mhz":1800,"k_factor":40}`, "k_factor", 422},

@@ -11,13 +11,6 @@ import (
 	"linkplan/appliance"
 )
 
-// AIProvider describes the configured AI provider (SPEC §4.7). The zero
-// value is none: the AI endpoints are not served.
-type AIProvider struct {
-	Name      string // e.g. "self-hosted"; "" none
-	AWSBacked bool   // the provider runs on AWS (e.g. Bedrock)
-}
-
 func (a *API) registerPlatform(r *mux.Router) {
 	r.HandleFunc("/platform/maturity", a.wrap(a.authed(a.maturity))).Methods(http.MethodGet)
 }
@@ -197,14 +190,13 @@ func (a *API) maturity(_ http.ResponseWriter, r *http.Request) (any, error) {
 	// Active only when a language model provider is configured and the AI
 	// routes can call it; the built-in template explainer is not inference.
 	active := a.Explainer != nil && a.Explainer.Active()
-	llm := LLMInferenceJSON{Active: active, AWSBacked: active && a.AI.AWSBacked}
+	// aws_backed is false: the only provider linkplan calls is the
+	// operator's OpenAI-compatible server (--ai-provider-url), which the
+	// explainer names.
+	llm := LLMInferenceJSON{Active: active}
 	switch {
 	case active:
-		name := a.AI.Name
-		if name == "" {
-			name = a.Explainer.ProviderKind()
-		}
-		llm.Provider = strp(name)
+		llm.Provider = strp(a.Explainer.ProviderKind())
 	case a.Explainer != nil:
 		llm.Reason = strp("no language model provider is configured: the AI endpoints answer with the built-in template explainer and make no outbound call")
 	default:

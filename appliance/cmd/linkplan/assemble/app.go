@@ -559,7 +559,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 			// Interference maps and viewsheds (issue 26): computed maps of
 			// the same registry, resolved by the heatmaps' rules.
 			NetworkMaps: &interference.Maps{Starter: &coverage.Starter{Maps: a.Maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.Calibration},
-				Service: interference.New(ter, reg.Get), Coverage: covSvc}},
+				Service: interference.New(ter, reg.Get), Coverage: covSvc, Radios: equip}},
 		PlanningDeps: api.PlanningDeps{PTP: links, PDFs: pdfs, Equipment: equip, Raytrace: raytracer,
 			Buildings: &buildings.Service{Store: db, Index: layerIndex, Now: t.Now}},
 		ModelDeps: api.ModelDeps{Predictions: a.Predictions, Calibration: a.Calibration,
