@@ -68,7 +68,6 @@ type Sweep struct {
 	o        objectives
 	lastSeg  int
 	nSeg     int
-	hmA, hmB int     // the roughness range
 	hm0, hmM float64 // its line: HstM + hmM·d
 	hmBest   float64
 	hmOnly   bool
