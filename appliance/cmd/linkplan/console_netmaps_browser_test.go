@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -27,6 +28,18 @@ func pageNumber(t *testing.T, text, lang string) float64 {
 		t.Fatalf("%q is not a number on the page: %v", text, err)
 	}
 	return v
+}
+
+// clickMapCentre clicks the centre of the map element id as a user would.
+func clickMapCentre(id string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		box, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.ID(id)))
+		if err != nil {
+			return err
+		}
+		q := box.Content
+		return chromedp.Do(ctx, chromedp.MouseClickXY((q[0]+q[2])/2, (q[1]+q[5])/2))
+	})
 }
 
 // netmapState is GET /coverage/heatmap/{id}'s summary of a network map.
@@ -116,7 +129,10 @@ func TestIssue27_InterferenceScreen(t *testing.T) {
 
 	signIn(t, tb, env.key) // Pro
 	goScreen(t, tb, "netmaps")
-	tb.run(t, "two sites", chromedp.Click(chromedp.ID("nm-add-site")), chromedp.Click(chromedp.ID("nm-add-site")),
+	// One site from the map (a click on its centre), one from the button.
+	tb.run(t, "a site from the map", clickMapCentre("nm-map"))
+	waitFor(t, tb, "the site row of the click", `!!document.getElementById('nm-site-0-lat') && document.getElementById('nm-site-0-lat').value !== ''`)
+	tb.run(t, "two sites", chromedp.Click(chromedp.ID("nm-add-site")),
 		typeInto("nm-site-0-lat", "-22.93"), typeInto("nm-site-0-lon", "-43.30"), typeInto("nm-site-0-azimuth_deg", "90"),
 		typeInto("nm-site-1-lat", "-22.95"), typeInto("nm-site-1-lon", "-43.27"), typeInto("nm-site-1-azimuth_deg", "270"),
 		typeInto("nm-if-radius", "3"), typeInto("nm-if-freq", "1800"), typeInto("nm-bandwidth", "20"), typeInto("nm-noise-figure", "7"))
@@ -151,6 +167,11 @@ func TestIssue27_InterferenceScreen(t *testing.T) {
 	if got := eval[string](t, tb, `[...document.querySelectorAll('#nm-summary-card [data-format]')].map(b => b.dataset.format).join(',')`); got != "geotiff,geojson,kmz" {
 		t.Errorf("export buttons %q, want geotiff,geojson,kmz", got)
 	}
+	tb.run(t, "export GeoJSON", chromedp.Click(chromedp.CSS(`#nm-summary-card button[data-format="geojson"]`)))
+	waitFor(t, tb, "the export", `[...document.querySelectorAll('#toasts .toast')].some(e => /\.geojson/.test(e.textContent)) || !!document.querySelector('#nm-summary .error-box')`)
+	if msg := eval[string](t, tb, `(document.querySelector('#nm-summary .error-box') || {}).innerText || ''`); msg != "" {
+		t.Errorf("the GeoJSON export failed: %s", msg)
+	}
 	noLiteralText(t, tb, "interference summary")
 	axe(t, tb)
 	shot(t, tb, "v2-netmaps-interference")
@@ -172,6 +193,8 @@ func TestIssue27_ViewshedScreen(t *testing.T) {
 	goScreen(t, tb, "netmaps")
 	tb.run(t, "viewshed mode", chromedp.Click(chromedp.ID("nm-mode-viewshed")))
 	waitFor(t, tb, "the viewshed form", `!document.getElementById('nm-vs-form').hidden && document.getElementById('nm-if-form').hidden`)
+	tb.run(t, "the site from the map", clickMapCentre("nm-map"))
+	waitFor(t, tb, "the site of the click", `document.getElementById('nm-vs-lat').value !== '' && document.getElementById('nm-vs-lon').value !== ''`)
 	tb.run(t, "site and compute", typeInto("nm-vs-lat", "-22.93"), typeInto("nm-vs-lon", "-43.30"), typeInto("nm-vs-height", "30"),
 		typeInto("nm-vs-rx-height", "5"), typeInto("nm-vs-freq", "5800"), typeInto("nm-vs-k", "1.333"), typeInto("nm-vs-radius", "3"))
 	if n := eval[int](t, tb, `document.querySelectorAll('#nm-map .nm-site').length`); n != 1 {
@@ -198,6 +221,11 @@ func TestIssue27_ViewshedScreen(t *testing.T) {
 	checkNetmapCaveats(t, tb, st, "nm-visible")
 	if n := eval[int](t, tb, `document.querySelectorAll('#nm-summary-card [data-format]').length`); n != 3 {
 		t.Errorf("%d export buttons, want 3", n)
+	}
+	tb.run(t, "export GeoTIFF", chromedp.Click(chromedp.CSS(`#nm-summary-card button[data-format="geotiff"]`)))
+	waitFor(t, tb, "the export", `[...document.querySelectorAll('#toasts .toast')].some(e => /\.tif/.test(e.textContent)) || !!document.querySelector('#nm-summary .error-box')`)
+	if msg := eval[string](t, tb, `(document.querySelector('#nm-summary .error-box') || {}).innerText || ''`); msg != "" {
+		t.Errorf("the GeoTIFF export failed: %s", msg)
 	}
 	noLiteralText(t, tb, "viewshed summary")
 	axe(t, tb)
