@@ -177,6 +177,9 @@ func TestIssue27_InterferenceScreen(t *testing.T) {
 	shot(t, tb, "v2-netmaps-interference")
 	switchLang(t, tb, "en")
 	waitFor(t, tb, "the map kept in English", `!!document.getElementById('nm-summary-title') && document.getElementById('nm-summary-title').textContent === 'Map summary' && document.querySelectorAll('#nm-map img.nm-tile').length > 0`)
+	if n := eval[int](t, tb, `document.querySelectorAll('#nm-sites .nm-site-row').length`); n != 2 {
+		t.Errorf("%d site rows after the language switch, want 2", n)
+	}
 	shot(t, tb, "v2-netmaps-interference")
 }
 

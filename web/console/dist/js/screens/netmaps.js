@@ -247,8 +247,10 @@ export default {
     const markers = L.layerGroup().addTo(map);
     const tilesLayer = L.layerGroup().addTo(map);
 
-    // Site rows of the interference form.
-    const sites = Array.isArray(memo.sites) ? memo.sites : [];
+    // Site rows of the interference form, kept in the tab's memo (a
+    // language switch or a return finds them).
+    if (!Array.isArray(memo.sites)) memo.sites = [];
+    const sites = memo.sites;
     const drawMarkers = () => {
       if (ctx.signal.aborted) return;
       markers.clearLayers();
@@ -500,7 +502,6 @@ export default {
         body.bbox = { min_lat: b.getSouth(), min_lon: b.getWest(), max_lat: b.getNorth(), max_lon: b.getEast() };
         if (operator.value.trim()) body.operator = operator.value.trim();
       }
-      memo.sites = sites;
       startMap('/coverage/interference', body, ifForm, ifStart, ifAllowed);
     });
     vsForm.addEventListener('submit', (e) => {
