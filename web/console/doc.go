@@ -49,14 +49,15 @@
 //	                        draggable handles (role slider: arrows, Enter)
 //	js/caveats.js           the caveats box (warnings first, translated,
 //	                        tied to the figure they qualify) of repeater,
-//	                        batch, raytrace and residual results
+//	                        batch, raytrace, network-map and residual results
 //	js/unzip.js             reads one file of a job's zip bundle in the page
 //	                        (batch job rows, residual report)
 //	js/formkit.js           DOM helpers shared by the form screens (batch,
 //	                        observations, account, admin)
 //	js/screens/<id>.js      one module per screen (signin, link, towers,
-//	                        coverage, raytrace, repeater, ptp: the shell's; batch,
-//	                        observations, account, admin: the forms')
+//	                        coverage, raytrace, netmaps, repeater, ptp: the
+//	                        shell's; batch, observations, account, admin:
+//	                        the forms')
 //	vendor/leaflet/         Leaflet 1.9.4, copied from build/console's pinned
 //	                        npm package by make console-vendor (committed)
 //	data/                   bundled basemap data: outlines.json,

@@ -11,7 +11,7 @@ import signin from './screens/signin.js';
 // SCREEN_IDS lists the screens in navigation order. Each is a module
 // js/screens/<id>.js; one that cannot be loaded is left out of the
 // navigation (and reported on the browser console).
-const SCREEN_IDS = ['link', 'towers', 'coverage', 'raytrace', 'repeater', 'ptp', 'batch', 'observations', 'account', 'admin'];
+const SCREEN_IDS = ['link', 'towers', 'coverage', 'raytrace', 'netmaps', 'repeater', 'ptp', 'batch', 'observations', 'account', 'admin'];
 const DEFAULT_SCREEN = 'link';
 const CRED_KEY = 'linkplan.credential';
 

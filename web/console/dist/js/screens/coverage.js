@@ -25,12 +25,14 @@ export const LEGEND = [
 const ALPHA = 170;
 const EXPORTS = ['geotiff', 'kmz', 'geojson', 'kml', 'shapefile'];
 
-// decodeTile turns a tile event's data into RGBA pixels with LEGEND.
+// decodeTile turns a tile event's data into RGBA pixels with legend
+// (default LEGEND; classes strongest first, each { min, rgb } in the
+// tile's unit: dBm, or the SINR dB and viewshed class of network maps).
 // KEEP_TILES bounds the tiles a tab keeps of its last map (about 130 KB
 // of base64 each at 256 px).
 const KEEP_TILES = 200;
 
-export function decodeTile(tile, nodata = -32768, scaleDb = 0.01) {
+export function decodeTile(tile, nodata = -32768, scaleDb = 0.01, legend = LEGEND) {
   const bin = atob(tile.data);
   const n = tile.width * tile.height;
   if (bin.length !== 2 * n) throw new Error(`tile ${tile.id}: ${bin.length} bytes, want ${2 * n}`);
@@ -40,7 +42,7 @@ export function decodeTile(tile, nodata = -32768, scaleDb = 0.01) {
     if (v & 0x8000) v -= 0x10000;
     if (v === nodata) continue;
     const dbm = v * scaleDb;
-    const cls = LEGEND.find((c) => dbm >= c.min);
+    const cls = legend.find((c) => dbm >= c.min);
     if (!cls) continue;
     rgba.set([cls.rgb[0], cls.rgb[1], cls.rgb[2], ALPHA], 4 * i);
   }
