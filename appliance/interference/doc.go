@@ -78,7 +78,7 @@
 // between sites, and a site whose estimate (ShareBytes: 57 bytes per
 // radial sample; 18 MB for 20 km at 90 m) exceeds MaxShareBytes (256
 // MiB) is computed without sharing; the kept pixels, not in that
-// estimate, add about 110 bytes a pixel and 9 a pixel and frequency. Summary.SharedProfiles and SharedSweeps
+// estimate, add 64 bytes a pixel (its query) and 9 a pixel and frequency. Summary.SharedProfiles and SharedSweeps
 // count the reuse (SharedSweeps: kept sweeps, predictions and radials'
 // pixels served again).
 //
