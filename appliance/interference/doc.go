@@ -78,9 +78,10 @@
 // between sites, and a site whose estimate (ShareBytes: 57 bytes per
 // radial sample; 18 MB for 20 km at 90 m) exceeds MaxShareBytes (256
 // MiB) is computed without sharing; the kept pixels, not in that
-// estimate, add 64 bytes a pixel (its query) and 9 a pixel and frequency. Summary.SharedProfiles and SharedSweeps
-// count the reuse (SharedSweeps: kept sweeps, predictions and radials'
-// pixels served again).
+// estimate, add 64 bytes a pixel (its query) and 9 a pixel and
+// frequency. Summary.SharedProfiles and SharedSweeps count the reuse
+// (SharedSweeps: kept sweeps, predictions and radials' pixels served
+// again).
 //
 // BenchmarkInterference20Tx20km (20 transmitters on 7 sites, 20 km, ITM,
 // 3″, 460 375 valid pixels) against the 20 heatmaps on the same grid
