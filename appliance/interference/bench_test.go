@@ -11,8 +11,9 @@ import (
 // network20 is the benchmark network: 20 transmitters on 7 sites west of
 // Rio (six three-sector sites at 0°/120°/240° and one two-sector site), 20
 // km radius, ITM, 3″ grid, two adjacent 20 MHz channels at 2.6 GHz
-// alternating between the sectors of a site (reuse 2: co-sited sectors on
-// the same channel share the engine sweep, all share the profiles).
+// alternating between the sectors of a site (reuse 2: co-sited sectors
+// share the profiles and each pixel's frequency-independent work, package
+// doc, "Shared sweeps").
 func network20() Request { return network20Reuse(2) }
 
 // network20Reuse is network20 with reuse channels (1: every sector on 2600

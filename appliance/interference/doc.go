@@ -65,31 +65,40 @@
 // that also share height, frequency, receiver height, engine and
 // percentages (co-sited sectors on one channel) get the engine's prefix
 // sweep (or prediction) of the first, keyed by the profile's identity and
-// the samples in use. Only the pattern and the EIRP differ, so the values
-// are those of separate sweeps bit for bit. The kept data is dropped
+// the samples in use. The engine's per-pixel answers (coverage's pixel
+// path, "Pixels" there) are shared across frequencies too: the first
+// sector of a site to reach a radial computes that radial's pixels for
+// every frequency of the site at once (an engine with PixelLossFreqs,
+// ITM: each pixel's horizons, Δh, effective heights and N_s once, the
+// Longley-Rice, free-space and variability arithmetic per frequency),
+// and a later sector whose radial, pixels, bounds and inputs (frequency
+// aside) are the same takes its frequency's answer. Only the pattern and
+// the EIRP differ, so the values are those of separate sweeps bit for
+// bit (TestIssue26_CoSitedChannelsSharePixels). The kept data is dropped
 // between sites, and a site whose estimate (ShareBytes: 57 bytes per
-// radial sample; 18 MB for 20 km at 90 m) exceeds MaxShareBytes (256 MiB)
-// is computed without sharing. Summary.SharedProfiles and SharedSweeps
-// count the reuse.
+// radial sample; 18 MB for 20 km at 90 m) exceeds MaxShareBytes (256
+// MiB) is computed without sharing; the kept pixels, not in that
+// estimate, add 64 bytes a pixel (its query) and 9 a pixel and
+// frequency. Summary.SharedProfiles and SharedSweeps count the reuse
+// (SharedSweeps: kept sweeps, predictions and radials' pixels served
+// again).
 //
 // BenchmarkInterference20Tx20km (20 transmitters on 7 sites, 20 km, ITM,
 // 3″, 460 375 valid pixels) against the 20 heatmaps on the same grid
 // summed as the direct computation does (…SumOfHeatmaps); each benchmark
 // checks its values equal the sum's. Measured on the shared 2-core build
-// machine, process CPU seconds per map (wall time there measured the
-// queue of other builds):
+// machine under a CI run (load average 5 to 10), process CPU seconds per
+// map (wall time there measured the queue of other builds):
 //
 //	network                         interference   sum of 20 heatmaps   ratio
-//	two channels alternating        6.35 s         8.92 s               1.41×
+//	two channels alternating        6.29 s         12.39 s              1.97×
 //	  between a site's sectors
-//	one channel (reuse 1)           3.55 s         8.93 s               2.52×
+//	one channel (reuse 1)           5.51 s         12.19 s              2.21×
 //
-// The engine's prefix sweep dominates (about 0.4 CPU-s a transmitter
-// against 0.013 s for its profiles and 0.03 s for its pixels), so a
-// sector on another channel than its neighbours pays its own sweep: the
-// 1.5× goal is met when sectors share a channel, not with two channels
-// per site. Sharing ITM's geometry (horizons, Δh, effective heights)
-// between frequencies in one sweep would close that gap.
+// Before the pixels were shared (each sector's pixel path computed on its
+// own, the prefix sweep shared per channel) the two-channel network took
+// 11.76 s against 12.30 s, 1.05×, on the same loaded machine: the
+// per-pixel work dominates since maps are pixel-exact.
 //
 // # Exports
 //

@@ -383,7 +383,14 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 		reqs[i] = t.Request
 	}
 	shareOK := func(t Transmitter) bool { return siteSize[siteOf(t)] > 1 && ShareBytes(t.Request) <= MaxShareBytes }
+	siteFreqs := map[siteKey][]float64{}
+	for _, t := range ts {
+		if fs := siteFreqs[siteOf(t)]; !slices.Contains(fs, t.FreqMHz) {
+			siteFreqs[siteOf(t)] = append(fs, t.FreqMHz)
+		}
+	}
 	sh.reset(shareOK(ts[order[0]]))
+	sh.setFreqs(siteFreqs[siteOf(ts[order[0]])])
 
 	var (
 		acc    []perChannel
@@ -441,6 +448,7 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 			next := ts[order[pos]]
 			if siteOf(next) != siteOf(ts[m.Index]) {
 				sh.reset(shareOK(next))
+				sh.setFreqs(siteFreqs[siteOf(next)])
 			} else if lossOf(next) != lossOf(ts[m.Index]) {
 				sh.resetLosses()
 			}

@@ -23,8 +23,10 @@ type share struct {
 	known    map[*float64]bool // first height of every kept profile
 	sweeps   map[inputKey]*sweepEntry
 	predicts map[inputKey]predictEntry
-	hits     int // reused sweeps and predictions
-	profHits int // reused radial profiles
+	pixels   map[pixelKey]*pixelEntry
+	freqs    []float64 // the frequencies of the site's transmitters, MHz
+	hits     int       // reused sweeps and predictions
+	profHits int       // reused radial profiles
 }
 
 type profileKey struct {
@@ -39,6 +41,35 @@ type inputKey struct {
 	txH, rxH, freq, time, loc float64
 	d0, h0                    *float64
 	n                         int
+}
+
+// pixelKey names the pixels of one radial for one engine whatever the
+// frequency: inputKey with freq 0.
+type pixelKey struct {
+	in inputKey
+	id appliance.EngineID
+}
+
+// pixelEntry is the answer of a PixelLoss on one radial for each
+// frequency computed, with the radial's pixels and bounds it is for.
+type pixelEntry struct {
+	queries  []appliance.PixelQuery
+	upper    []float64
+	spacing  float64
+	loss     map[float64][]float64
+	fallback map[float64][]bool
+}
+
+// matches reports whether r asks for the pixels e answers.
+func (e *pixelEntry) matches(r *appliance.PixelRadial) bool {
+	return e.spacing == r.SpacingM && slices.Equal(e.upper, r.UpperM) && slices.Equal(e.queries, r.Pixels)
+}
+
+// pixelFreqSweeper is an engine that computes one radial's pixels for
+// several frequencies at once, the frequency-independent work of each
+// pixel done once (engines' itm: PixelLossFreqs).
+type pixelFreqSweeper interface {
+	PixelLossFreqs(ctx context.Context, in appliance.LinkInput, r *appliance.PixelRadial, lossDB []float64, freqsMHz []float64, otherLoss [][]float64, otherFallback [][]bool) error
 }
 
 type sweepEntry struct {
@@ -67,6 +98,16 @@ func (s *share) reset(on bool) {
 	s.known = map[*float64]bool{}
 	s.sweeps = map[inputKey]*sweepEntry{}
 	s.predicts = map[inputKey]predictEntry{}
+	s.pixels = map[pixelKey]*pixelEntry{}
+	s.freqs = nil
+}
+
+// setFreqs names the frequencies (MHz) of the transmitters of the site
+// being computed: a radial's pixels are computed for all of them at once.
+func (s *share) setFreqs(freqs []float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.freqs = freqs
 }
 
 // resetLosses drops the kept engine answers and keeps the profiles.
@@ -186,7 +227,49 @@ type pixelEngine struct {
 func (e pixelEngine) PixelVersion() string { return e.px.PixelVersion() }
 
 func (e pixelEngine) PixelLoss(ctx context.Context, in appliance.LinkInput, r *appliance.PixelRadial, lossDB []float64) error {
-	return e.px.PixelLoss(ctx, in, r, lossDB)
+	s := e.s
+	s.mu.Lock()
+	k, ok := s.key(in)
+	k.freq = 0
+	pk := pixelKey{k, e.inner.ID()}
+	if ok {
+		if v := s.pixels[pk]; v != nil && v.matches(r) {
+			if l, hit := v.loss[in.FreqMHz]; hit {
+				s.hits++
+				copy(lossDB, l)
+				copy(r.Fallback, v.fallback[in.FreqMHz])
+				s.mu.Unlock()
+				return nil
+			}
+		}
+	}
+	var others []float64
+	for _, f := range s.freqs {
+		if f != in.FreqMHz && !slices.Contains(others, f) {
+			others = append(others, f)
+		}
+	}
+	s.mu.Unlock()
+	mf, multi := e.px.(pixelFreqSweeper)
+	if !ok || !multi {
+		return e.px.PixelLoss(ctx, in, r, lossDB)
+	}
+	ol, of := make([][]float64, len(others)), make([][]bool, len(others))
+	for i := range others {
+		ol[i], of[i] = make([]float64, len(r.Pixels)), make([]bool, len(r.Pixels))
+	}
+	if err := mf.PixelLossFreqs(ctx, in, r, lossDB, others, ol, of); err != nil {
+		return err
+	}
+	v := &pixelEntry{queries: slices.Clone(r.Pixels), upper: slices.Clone(r.UpperM), spacing: r.SpacingM,
+		loss: map[float64][]float64{in.FreqMHz: slices.Clone(lossDB)}, fallback: map[float64][]bool{in.FreqMHz: slices.Clone(r.Fallback)}}
+	for i, f := range others {
+		v.loss[f], v.fallback[f] = ol[i], of[i]
+	}
+	s.mu.Lock()
+	s.pixels[pk] = v
+	s.mu.Unlock()
+	return nil
 }
 
 type shareEngine struct {

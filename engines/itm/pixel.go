@@ -107,23 +107,65 @@ func blockMaxima(v, bm, sm []float64) ([]float64, []float64) {
 //
 // Its errors are Loss's, and px.Exact's (wrapped).
 func (s *Sweeper) LossPixel(px *Pixel, climate int, n0 float64) (float64, error) {
+	pp, g, err := s.pixelPath(px, climate, n0)
+	if err != nil {
+		return 0, err
+	}
+	return s.pixelLoss(pp, g, climate)
+}
+
+// LossPixelFreqs is LossPixel for s and for each of others at once:
+// others are Sweepers on the same radial heights, antenna heights and
+// percentages as s (only the frequency, and what follows from it, may
+// differ; SetRadial and SetBounds need not be called on them). The
+// pixel's path (horizons, Δh, effective heights, N_s), which does not
+// depend on the frequency, is computed once on s; the loss arithmetic on
+// it per Sweeper. otherLoss[k] and otherErr[k] are others[k]'s LossPixel
+// answer, bit for bit; the returned values are s's.
+func (s *Sweeper) LossPixelFreqs(px *Pixel, climate int, n0 float64, others []*Sweeper, otherLoss []float64, otherErr []error) (float64, error) {
+	pp, g, err := s.pixelPath(px, climate, n0)
+	if err != nil {
+		for k := range others {
+			otherLoss[k], otherErr[k] = 0, err
+		}
+		return 0, err
+	}
+	for k, o := range others {
+		if o.h != s.h {
+			otherLoss[k], otherErr[k] = 0, fmt.Errorf("itm pixel: %w", appliance.Invalid("pfl", "sweepers of one pixel differ in antenna heights"))
+			continue
+		}
+		og := g
+		og.zg = o.zg
+		otherLoss[k], otherErr[k] = o.pixelLoss(pp, og, climate)
+	}
+	return s.pixelLoss(pp, g, climate)
+}
+
+// pixelPath is the frequency-independent part of LossPixel: the pixel's
+// path parameters and its ground (N_s, the effective earth; zg is s's),
+// after LossPixel's input checks.
+func (s *Sweeper) pixelPath(px *Pixel, climate int, n0 float64) (pathParams, ground, error) {
 	n := px.Steps
 	xi := px.DistM / float64(n)
 	if n < minPixelSteps || !finite(xi) || xi <= 0 || len(s.u) != len(s.z)-1 || !(s.xr > 0) ||
 		climate < ClimateEquatorial || climate > ClimateMaritimeTemperateOverSea || !finite(n0) || n0 < minN0 || n0 > maxN0 ||
 		!finite(px.GroundM) || !(px.CosOff > 0.5) || px.DistM*px.CosOff > s.xr*float64(len(s.z)-1)*(1+1e-9) {
-		return 0, fmt.Errorf("itm pixel: %w", appliance.Invalid("pfl", "pixel outside the radial or LossPixel's input range"))
+		return pathParams{}, ground{}, fmt.Errorf("itm pixel: %w", appliance.Invalid("pfl", "pixel outside the radial or LossPixel's input range"))
 	}
 	s.px, s.pxXi, s.pxR = px, xi, xi/s.xr
 	defer func() { s.px = nil }()
-	w := s.baseWarn
 	g := ground{ns: SurfaceRefractivity(n0, s.pixelSystemElevation(n))}
 	g.gammaE = earthCurvature * (1 - 0.04665*expF(g.ns/179.3))
 	g.zg = s.zg
 	pp, err := s.pixelPfl(n, 1/g.gammaE)
-	if err != nil {
-		return 0, err
-	}
+	return pp, g, err
+}
+
+// pixelLoss is the frequency-dependent part of LossPixel on the path pp
+// and ground g (g.zg s's own); climate is checked by pixelPath.
+func (s *Sweeper) pixelLoss(pp pathParams, g ground, climate int) (float64, error) {
+	w := s.baseWarn
 	ref, err := longleyRice(&pp, s.in.FreqMHz, g, s.h, true, &w)
 	if err != nil {
 		return 0, err
