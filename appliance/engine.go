@@ -82,13 +82,68 @@ type EngineCompareRow struct {
 // (engines.Case, the body of POST /coverage/engines/compare): a service
 // passes the case through to the engines without importing them.
 type EngineCase interface {
-	// CaseSummary is the case's frequency and antenna heights.
+	// CaseSummary is the case's engine, positions, frequency and antenna
+	// heights.
 	CaseSummary() EngineCaseSummary
 }
 
-// EngineCaseSummary is the part of an engine case a service explains.
+// EngineCaseSummary is the part of an engine case a service explains or a
+// handler reads (web/api passes the case through without importing engines).
 type EngineCaseSummary struct {
-	FrequencyMHz float64 // MHz
-	TxHeightM    float64 // transmitter antenna above ground, metres
-	RxHeightM    float64 // receiver antenna above ground, metres
+	Engine       EngineID // engine asked; "" = auto
+	Tx, Rx       LatLon   // transmitter and receiver positions, WGS84 degrees
+	FrequencyMHz float64  // MHz
+	TxHeightM    float64  // transmitter antenna above ground, metres
+	RxHeightM    float64  // receiver antenna above ground, metres
+}
+
+// Status values of EngineInfo.Status (engines.Registry).
+const (
+	EngineStatusAvailable   = "available"   // Get returns the engine
+	EngineStatusUnavailable = "unavailable" // listed, but not served on this appliance (raytrace without its worker)
+	EngineStatusHidden      = "hidden"      // not to be shown by GET /coverage/engines; Get refuses it
+)
+
+// EngineInfo describes one engine (engines.Registry) for GET
+// /coverage/engines. The frequency and distance ranges are the validity ranges the adapter enforces or warns
+// about (see Notes); 0 for DistMaxKm means no upper limit.
+type EngineInfo struct {
+	ID      EngineID `json:"id"`
+	Name    string   `json:"name"`
+	Method  string   `json:"method"`
+	Version string   `json:"version"`
+	MinTier string   `json:"min_tier"` // Tier name; "" when the engine has no tier of its own
+	Status  string   `json:"status"`   // EngineStatusAvailable, EngineStatusUnavailable or EngineStatusHidden
+	Default bool     `json:"default"`
+	// Asynchronous engines run as jobs and maps on their own routes (the
+	// raytrace worker): Get refuses them, the synchronous routes too.
+	Asynchronous bool    `json:"asynchronous"`
+	FreqMinMHz   float64 `json:"freq_min_mhz"` // MHz
+	FreqMaxMHz   float64 `json:"freq_max_mhz"` // MHz
+	DistMinKm    float64 `json:"dist_min_km"`  // km
+	DistMaxKm    float64 `json:"dist_max_km"`  // km; 0 = no upper limit
+	Notes        string  `json:"notes"`
+}
+
+// EngineCaseResult is the answer to one engine case (engines.Case,
+// POST /coverage/engines/predict). Non-finite intermediate values are
+// left out (JSON cannot carry them).
+type EngineCaseResult struct {
+	Engine            EngineID           `json:"engine"`      // engine asked ("auto" when omitted)
+	UsedEngine        EngineID           `json:"used_engine"` // engine that produced the number
+	EngineVersion     string             `json:"engine_version"`
+	AutoReason        string             `json:"auto_reason,omitempty"` // why auto chose UsedEngine
+	PathLossDB        float64            `json:"path_loss_db"`          // basic transmission loss, dB
+	DiffractionDB     float64            `json:"diffraction_db"`        // dB
+	LOSClear          bool               `json:"los_clear"`
+	FresnelOK         bool               `json:"fresnel_ok"`
+	MinClearanceRatio *float64           `json:"min_clearance_ratio"` // nil when the profile has no intermediate point
+	DistanceKm        float64            `json:"distance_km"`         // profile length, km
+	ProfilePoints     int                `json:"profile_points"`
+	ProfileSource     string             `json:"profile_source"` // "case" or "terrain"
+	P1411Environment  string             `json:"p1411_environment,omitempty"`
+	Intermediate      map[string]float64 `json:"intermediate"`
+	Warnings          []Warning          `json:"warnings"` // never null
+	FellBack          bool               `json:"fell_back"`
+	FallbackReason    string             `json:"fallback_reason,omitempty"`
 }

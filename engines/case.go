@@ -270,27 +270,8 @@ func (p *CaseProfile) validate(v *appliance.ValidationError) {
 	}
 }
 
-// CaseResult is the answer to one Case. Non-finite intermediate values are
-// left out (JSON cannot carry them).
-type CaseResult struct {
-	Engine            appliance.EngineID  `json:"engine"`      // engine asked ("auto" when omitted)
-	UsedEngine        appliance.EngineID  `json:"used_engine"` // engine that produced the number
-	EngineVersion     string              `json:"engine_version"`
-	AutoReason        string              `json:"auto_reason,omitempty"` // why auto chose UsedEngine
-	PathLossDB        float64             `json:"path_loss_db"`          // basic transmission loss, dB
-	DiffractionDB     float64             `json:"diffraction_db"`        // dB
-	LOSClear          bool                `json:"los_clear"`
-	FresnelOK         bool                `json:"fresnel_ok"`
-	MinClearanceRatio *float64            `json:"min_clearance_ratio"` // nil when the profile has no intermediate point
-	DistanceKm        float64             `json:"distance_km"`         // profile length, km
-	ProfilePoints     int                 `json:"profile_points"`
-	ProfileSource     string              `json:"profile_source"` // "case" or "terrain"
-	P1411Environment  string              `json:"p1411_environment,omitempty"`
-	Intermediate      map[string]float64  `json:"intermediate"`
-	Warnings          []appliance.Warning `json:"warnings"` // never null
-	FellBack          bool                `json:"fell_back"`
-	FallbackReason    string              `json:"fallback_reason,omitempty"`
-}
+// CaseResult is the answer to one Case (appliance.EngineCaseResult).
+type CaseResult = appliance.EngineCaseResult
 
 // LinkInput returns the engine input of c and the case extras. In terrain
 // mode (no Profile) the profile is sampled from terrain every StepM metres
@@ -375,24 +356,62 @@ func (r *Registry) PredictCase(ctx context.Context, c Case, terrain appliance.Te
 	return res, nil
 }
 
-// CaseSummary is the case's frequency and antenna heights
+// CaseSummary is the case's engine, positions, frequency and antenna heights
 // (appliance.EngineCase).
 func (c Case) CaseSummary() appliance.EngineCaseSummary {
-	return appliance.EngineCaseSummary{FrequencyMHz: c.FrequencyMHz, TxHeightM: c.Tx.HeightM, RxHeightM: c.Rx.HeightM}
+	return appliance.EngineCaseSummary{Engine: c.Engine, Tx: appliance.LatLon{Lat: c.Tx.Lat, Lon: c.Tx.Lon}, Rx: appliance.LatLon{Lat: c.Rx.Lat, Lon: c.Rx.Lon},
+		FrequencyMHz: c.FrequencyMHz, TxHeightM: c.Tx.HeightM, RxHeightM: c.Rx.HeightM}
+}
+
+// engineCase is the Case behind an appliance.EngineCase a service or a
+// handler passed through; op names the operation in the error.
+func engineCase(c appliance.EngineCase, op string) (Case, error) {
+	switch c := c.(type) {
+	case Case:
+		return c, nil
+	case *Case:
+		if c != nil {
+			return *c, nil
+		}
+	}
+	return Case{}, fmt.Errorf("%s: %T is not an engine case: %w", op, c, appliance.ErrInvalid)
+}
+
+// ZeroCase is an empty Case as an appliance.EngineCase: the JSON shape of
+// a case document, for a handler that checks a body's members by
+// reflection before ParseEngineCase.
+func (r *Registry) ZeroCase() appliance.EngineCase { return Case{} }
+
+// ParseEngineCase is ParseCase on a document already read, the case
+// returned as an appliance.EngineCase (a Case).
+func (r *Registry) ParseEngineCase(b []byte) (appliance.EngineCase, error) {
+	c, err := ParseCase(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// PredictEngineCase is PredictCase for a case passed through as an
+// appliance.EngineCase (a Case or *Case of this package), engine in place
+// of the case's own engine.
+func (r *Registry) PredictEngineCase(ctx context.Context, c appliance.EngineCase, engine appliance.EngineID, terrain appliance.Terrain) (CaseResult, error) {
+	cc, err := engineCase(c, "predict case")
+	if err != nil {
+		return CaseResult{}, err
+	}
+	cc.Engine = engine
+	return r.PredictCase(ctx, cc, terrain)
 }
 
 // CompareEngineCase is CompareCase for a case a service passed through as
 // an appliance.EngineCase; it must be a Case (or *Case) of this package.
 func (r *Registry) CompareEngineCase(ctx context.Context, c appliance.EngineCase, terrain appliance.Terrain) ([]appliance.EngineCompareRow, error) {
-	switch c := c.(type) {
-	case Case:
-		return r.CompareCase(ctx, c, terrain)
-	case *Case:
-		if c != nil {
-			return r.CompareCase(ctx, *c, terrain)
-		}
+	cc, err := engineCase(c, "compare case")
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("compare case: %T is not an engine case: %w", c, appliance.ErrInvalid)
+	return r.CompareCase(ctx, cc, terrain)
 }
 
 // CompareCase is Compare for a Case (its engine field is ignored): every

@@ -13,31 +13,14 @@ import (
 
 // Status values of Info.Status.
 const (
-	StatusAvailable   = "available"   // Get returns the engine
-	StatusUnavailable = "unavailable" // listed, but not served on this appliance (raytrace without its worker)
-	StatusHidden      = "hidden"      // not to be shown by GET /coverage/engines; Get refuses it
+	StatusAvailable   = appliance.EngineStatusAvailable   // Get returns the engine
+	StatusUnavailable = appliance.EngineStatusUnavailable // listed, but not served on this appliance (raytrace without its worker)
+	StatusHidden      = appliance.EngineStatusHidden      // not to be shown by GET /coverage/engines; Get refuses it
 )
 
-// Info describes one engine for GET /coverage/engines. The frequency and
-// distance ranges are the validity ranges the adapter enforces or warns
-// about (see Notes); 0 for DistMaxKm means no upper limit.
-type Info struct {
-	ID      appliance.EngineID `json:"id"`
-	Name    string             `json:"name"`
-	Method  string             `json:"method"`
-	Version string             `json:"version"`
-	MinTier string             `json:"min_tier"` // appliance.Tier name; "" when the engine has no tier of its own
-	Status  string             `json:"status"`   // StatusAvailable, StatusUnavailable or StatusHidden
-	Default bool               `json:"default"`
-	// Asynchronous engines run as jobs and maps on their own routes (the
-	// raytrace worker): Get refuses them, the synchronous routes too.
-	Asynchronous bool    `json:"asynchronous"`
-	FreqMinMHz   float64 `json:"freq_min_mhz"` // MHz
-	FreqMaxMHz   float64 `json:"freq_max_mhz"` // MHz
-	DistMinKm    float64 `json:"dist_min_km"`  // km
-	DistMaxKm    float64 `json:"dist_max_km"`  // km; 0 = no upper limit
-	Notes        string  `json:"notes"`
-}
+// Info describes one engine for GET /coverage/engines
+// (appliance.EngineInfo).
+type Info = appliance.EngineInfo
 
 // Config configures a Registry. The zero value is valid: no refractivity
 // maps (the Brazil defaults of engines/p1812 are used) and every engine

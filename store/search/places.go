@@ -15,16 +15,7 @@ import (
 )
 
 // Place is one Brazilian municipality as the search index sees it.
-type Place struct {
-	IBGECode  string  // 7-digit IBGE municipality code, unique; the document id
-	Name      string  // municipality name with accents, e.g. "São Paulo"
-	UF        string  // two-letter state code, upper case, e.g. "SP"
-	StateName string  // state name with accents, e.g. "São Paulo"
-	Region    string  // macro-region: "N", "NE", "CO", "SE" or "S"
-	Lat       float64 // centroid latitude, degrees WGS84
-	Lon       float64 // centroid longitude, degrees WGS84
-	Capital   bool    // true for a state (or federal) capital
-}
+type Place = appliance.SearchPlace
 
 // PlaceHit is one result of SearchPlaces.
 //
@@ -35,21 +26,12 @@ type Place struct {
 // by Score, then by folded name, then by IBGE code: a total order. So "rio"
 // gives Rio de Janeiro, then Rio Branco, then the other towns named "Rio …",
 // whatever the lengths of the names.
-type PlaceHit struct {
-	Place Place
-	// Match is the match class, MatchWhole (best) to MatchOther.
-	Match int
-	// Score is the text score (dimensionless, higher is better): the sum
-	// of the query words' scores (see places.wordScores) and of the
-	// whole-name, name-prefix and capital boosts; it orders hits of one
-	// Match and importance.
-	Score float64
-}
+type PlaceHit = appliance.SearchPlaceHit
 
 // Result size limits of SearchPlaces and SearchTowers, in hits.
 const (
-	DefaultLimit = 10  // used when limit <= 0
-	MaxLimit     = 100 // larger limits are clamped to this
+	DefaultLimit = 10                       // used when limit <= 0
+	MaxLimit     = appliance.SearchMaxLimit // larger limits are clamped to this
 )
 
 // Query boosts (dimensionless multipliers: of bleve scores for towers, of

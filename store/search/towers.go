@@ -22,7 +22,7 @@ import (
 
 // MaxWindow bounds offset+limit of SearchTowers, in hits: deeper pages cost
 // a heap of offset+limit entries per query.
-const MaxWindow = 10000
+const MaxWindow = appliance.SearchMaxWindow
 
 // Persisted layout under Options.Dir.
 const (
@@ -36,22 +36,10 @@ const (
 // Catalogue towers (regulator, crowd-sourced, synthetic) are visible to
 // every scope. The zero value sees catalogue towers only, so a forgotten
 // scope fails closed.
-type Scope struct {
-	All    bool   // operator view: every tenant's towers (admin keys)
-	Tenant string // the caller's tenant id: its own user towers are visible too
-}
-
-// Sees reports whether t is visible in the scope: the rule the index query
-// applies, for callers that hold towers from elsewhere.
-func (s Scope) Sees(t *appliance.Tower) bool {
-	return s.All || t.Source != appliance.SourceUser || (s.Tenant != "" && t.OwnerTenantID == s.Tenant)
-}
+type Scope = appliance.SearchScope
 
 // TowerHits is one page of SearchTowers.
-type TowerHits struct {
-	IDs   []string // tower ids of this page, best first, ties by id
-	Total int      // number of towers matching the query, all pages together
-}
+type TowerHits = appliance.SearchTowerHits
 
 // towerHandle is one built tower index. Readers hold mu for reading while
 // they search; close takes it for writing, so an index is never closed under

@@ -10,7 +10,6 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/ai"
-	"linkplan/engines"
 )
 
 // Explainer answers the AI routes (appliance/ai): the engine computes,
@@ -289,14 +288,14 @@ func prefixFields(err error, prefix string) error {
 // AICompareResponse is the body of POST /ai/compare.
 type AICompareResponse struct {
 	AIAnswerJSON
-	Rows []engines.CompareRow `json:"rows"` // as POST /coverage/engines/compare answers them
+	Rows []appliance.EngineCompareRow `json:"rows"` // as POST /coverage/engines/compare answers them
 }
 
 // aiCompare explains POST /coverage/engines/compare: the body is that
 // route's engine case, the language a query parameter.
 func (a *API) aiCompare(w http.ResponseWriter, r *http.Request) (any, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxAIBodyBytes)
-	c, err := parseCase(r)
+	c, err := a.parseCase(r)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +303,7 @@ func (a *API) aiCompare(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]engines.CompareRow, len(res.Rows))
+	rows := make([]appliance.EngineCompareRow, len(res.Rows))
 	for i, row := range res.Rows {
 		if row.Err != nil {
 			row.Error = rowError(row.Err)

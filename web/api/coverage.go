@@ -16,16 +16,23 @@ import (
 	"linkplan/appliance/planner"
 	"linkplan/appliance/registry"
 	"linkplan/appliance/tenancy"
-	"linkplan/engines"
 	"linkplan/engines/raytrace"
 )
 
-// Engines is the engine registry (linkplan/engines).
+// Engines is the engine registry (linkplan/engines). An engine case
+// passes through the handlers as an appliance.EngineCase.
 type Engines interface {
-	Public() []engines.Info
-	Info(id appliance.EngineID) (engines.Info, bool)
-	PredictCase(ctx context.Context, c engines.Case, terrain appliance.Terrain) (engines.CaseResult, error)
-	CompareCase(ctx context.Context, c engines.Case, terrain appliance.Terrain) ([]engines.CompareRow, error)
+	Public() []appliance.EngineInfo
+	Info(id appliance.EngineID) (appliance.EngineInfo, bool)
+	// ZeroCase is an empty engine case: the JSON shape a case body's
+	// members are checked against.
+	ZeroCase() appliance.EngineCase
+	// ParseEngineCase decodes and validates one case document strictly
+	// (appliance.ErrInvalid).
+	ParseEngineCase(b []byte) (appliance.EngineCase, error)
+	// PredictEngineCase runs engine (in place of the case's own) on c.
+	PredictEngineCase(ctx context.Context, c appliance.EngineCase, engine appliance.EngineID, terrain appliance.Terrain) (appliance.EngineCaseResult, error)
+	CompareEngineCase(ctx context.Context, c appliance.EngineCase, terrain appliance.Terrain) ([]appliance.EngineCompareRow, error)
 	// Resolve applies the default and the tier rule to the engine a key
 	// asks for.
 	Resolve(k *appliance.APIKey, id appliance.EngineID) (appliance.EngineID, string, error)
@@ -52,7 +59,7 @@ func (a *API) resolveEngine(k *appliance.APIKey, id appliance.EngineID) (applian
 
 // EngineJSON is one engine of GET /coverage/engines.
 type EngineJSON struct {
-	engines.Info
+	appliance.EngineInfo
 	AllowedForKey bool `json:"allowed_for_key"` // the calling key's tier may use it
 }
 
@@ -67,11 +74,11 @@ func (a *API) listEngines(w http.ResponseWriter, r *http.Request) (any, error) {
 	out := EngineList{Default: string(appliance.EngineFSPL)}
 	for _, in := range a.Engines.Public() {
 		if in.Asynchronous && a.Raytrace == nil {
-			in.Status = engines.StatusUnavailable
+			in.Status = appliance.EngineStatusUnavailable
 			in.Notes = "not served on this appliance: its raytrace worker is not configured"
 		}
-		allowed := in.Status == engines.StatusAvailable && (in.MinTier == "" || tenancy.RequireTier(k, appliance.Tier(in.MinTier)) == nil)
-		out.Engines = append(out.Engines, EngineJSON{Info: in, AllowedForKey: allowed})
+		allowed := in.Status == appliance.EngineStatusAvailable && (in.MinTier == "" || tenancy.RequireTier(k, appliance.Tier(in.MinTier)) == nil)
+		out.Engines = append(out.Engines, EngineJSON{EngineInfo: in, AllowedForKey: allowed})
 	}
 	return out, nil
 }
@@ -87,13 +94,13 @@ func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error)
 		}
 		return a.raytraceEnginesPredict(w, r, b)
 	}
-	c, err := parseCaseBytes(b)
+	c, err := a.parseCaseBytes(b)
 	if err != nil {
 		return nil, err
 	}
 	// An omitted engine means auto (engines.DefaultCaseEngineID): resolve
 	// it like an explicit "auto", so the caller's tier bounds what it picks.
-	asked := c.Engine
+	asked := c.CaseSummary().Engine
 	if asked == "" {
 		asked = appliance.EngineAuto
 	}
@@ -101,8 +108,7 @@ func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	c.Engine = id
-	res, err := a.Engines.PredictCase(r.Context(), c, a.Terrain)
+	res, err := a.Engines.PredictEngineCase(r.Context(), c, id, a.Terrain)
 	if err != nil {
 		return nil, err
 	}
@@ -114,20 +120,20 @@ func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error)
 
 // CompareResult is the body of POST /coverage/engines/compare.
 type CompareResult struct {
-	Rows          []engines.CompareRow `json:"rows"`
-	TotalElapsedU int64                `json:"total_elapsed_us"` // wall time of the whole comparison, µs
+	Rows          []appliance.EngineCompareRow `json:"rows"`
+	TotalElapsedU int64                        `json:"total_elapsed_us"` // wall time of the whole comparison, µs
 }
 
 func (a *API) engineCompare(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err := tenancy.RequireTier(keyFrom(r.Context()), appliance.TierPro); err != nil {
 		return nil, fmt.Errorf("comparing engines runs P.1812 and ITM: %w", err)
 	}
-	c, err := parseCase(r)
+	c, err := a.parseCase(r)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	rows, err := a.Engines.CompareCase(r.Context(), c, a.Terrain)
+	rows, err := a.Engines.CompareEngineCase(r.Context(), c, a.Terrain)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +172,7 @@ func roundMap(m map[string]float64) map[string]float64 {
 
 // roundCase rounds the numbers of an engine case answer to the documented
 // precision (LinkResultJSON) and makes its warnings an array.
-func roundCase(res engines.CaseResult) engines.CaseResult {
+func roundCase(res appliance.EngineCaseResult) appliance.EngineCaseResult {
 	res.PathLossDB, res.DiffractionDB, res.DistanceKm = r3(res.PathLossDB), r3(res.DiffractionDB), r3(res.DistanceKm)
 	if res.MinClearanceRatio != nil {
 		res.MinClearanceRatio = round3(*res.MinClearanceRatio)
@@ -179,7 +185,7 @@ func roundCase(res engines.CaseResult) engines.CaseResult {
 }
 
 // roundRow is roundCase for one row of a comparison.
-func roundRow(row engines.CompareRow) engines.CompareRow {
+func roundRow(row appliance.EngineCompareRow) appliance.EngineCompareRow {
 	row.PathLossDB, row.DiffractionDB = r3(row.PathLossDB), r3(row.DiffractionDB)
 	if row.Intermediate != nil {
 		row.Intermediate = roundMap(row.Intermediate)
@@ -356,13 +362,13 @@ func ptr[T any](v T) *T { return &v }
 // parseCase reads an engine case with the body rules of every other route
 // (400 for a body that is not one JSON value, 413 over the limit, 422
 // naming every unknown field by its path), then decodes and validates it
-// strictly with engines.ParseCase (422).
-func parseCase(r *http.Request) (engines.Case, error) {
+// strictly with Engines.ParseEngineCase (engines.ParseCase, 422).
+func (a *API) parseCase(r *http.Request) (appliance.EngineCase, error) {
 	b, err := readCaseBody(r)
 	if err != nil {
-		return engines.Case{}, err
+		return nil, err
 	}
-	return parseCaseBytes(b)
+	return a.parseCaseBytes(b)
 }
 
 // readCaseBody reads an engine case's body (readBody: 413 over the limit,
@@ -381,18 +387,18 @@ func readCaseBody(r *http.Request) ([]byte, error) {
 }
 
 // parseCaseBytes is parseCase on a body read and checked by readCaseBody.
-func parseCaseBytes(b []byte) (engines.Case, error) {
+func (a *API) parseCaseBytes(b []byte) (appliance.EngineCase, error) {
 	ve := &appliance.ValidationError{}
-	unknownRaw(ve, b, reflect.TypeOf(engines.Case{}), "", "is not a known field of an engine case")
+	unknownRaw(ve, b, reflect.TypeOf(a.Engines.ZeroCase()), "", "is not a known field of an engine case")
 	if err := ve.Err(); err != nil {
-		return engines.Case{}, err
+		return nil, err
 	}
-	c, err := engines.ParseCase(bytes.NewReader(b))
+	c, err := a.Engines.ParseEngineCase(b)
 	if err != nil {
-		return engines.Case{}, err
+		return nil, err
 	}
-	if err := textErrors(&c, b); err != nil {
-		return engines.Case{}, err
+	if err := textErrors(c, b); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -8,14 +8,14 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"linkplan/store/search"
+	"linkplan/appliance"
 )
 
 // Searcher is the full-text index (store/search).
 type Searcher interface {
-	SearchTowers(ctx context.Context, q string, scope search.Scope, limit, offset int) (search.TowerHits, error)
-	SearchPlaces(ctx context.Context, q string, limit int) ([]search.PlaceHit, error)
-	SearchPlacesInUF(ctx context.Context, q, uf string, limit int) ([]search.PlaceHit, error)
+	SearchTowers(ctx context.Context, q string, scope appliance.SearchScope, limit, offset int) (appliance.SearchTowerHits, error)
+	SearchPlaces(ctx context.Context, q string, limit int) ([]appliance.SearchPlaceHit, error)
+	SearchPlacesInUF(ctx context.Context, q, uf string, limit int) ([]appliance.SearchPlaceHit, error)
 }
 
 func (a *API) registerPlaces(r *mux.Router) {
@@ -46,7 +46,7 @@ func (a *API) searchPlaces(w http.ResponseWriter, r *http.Request) (any, error) 
 	if text == "" || len(text) > 200 {
 		q.e.Add("q", "is required: 1 to 200 characters of a municipality name (accents and case do not matter)")
 	}
-	limit := q.int("limit", 10, 1, search.MaxLimit)
+	limit := q.int("limit", 10, 1, appliance.SearchMaxLimit)
 	uf := strings.ToUpper(strings.TrimSpace(q.v.Get("uf")))
 	if uf != "" && len(uf) != 2 {
 		q.e.Add("uf", "must be a two-letter state code, got %q", uf)
@@ -54,7 +54,7 @@ func (a *API) searchPlaces(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err := q.e.Err(); err != nil {
 		return nil, err
 	}
-	var hits []search.PlaceHit
+	var hits []appliance.SearchPlaceHit
 	var err error
 	if uf != "" {
 		hits, err = a.Search.SearchPlacesInUF(r.Context(), text, uf, limit)

@@ -137,14 +137,15 @@ func (a *API) raytraceEnginesPredict(w http.ResponseWriter, r *http.Request, bod
 	if err != nil {
 		return nil, err
 	}
-	c, err := parseCaseBytes(rest)
+	ec, err := a.parseCaseBytes(rest)
 	if err != nil {
 		return nil, err
 	}
+	c := ec.CaseSummary()
 	k := keyFrom(r.Context())
 	layer, opt := params.params(raytrace.SumCoherent)
-	j, err := a.Raytrace.SubmitCase(r.Context(), k, raytracing.Site{Lat: c.Tx.Lat, Lon: c.Tx.Lon, HeightM: c.Tx.HeightM},
-		raytracing.Site{Lat: c.Rx.Lat, Lon: c.Rx.Lon, HeightM: c.Rx.HeightM}, c.FrequencyMHz, layer, opt)
+	j, err := a.Raytrace.SubmitCase(r.Context(), k, raytracing.Site{Lat: c.Tx.Lat, Lon: c.Tx.Lon, HeightM: c.TxHeightM},
+		raytracing.Site{Lat: c.Rx.Lat, Lon: c.Rx.Lon, HeightM: c.RxHeightM}, c.FrequencyMHz, layer, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,6 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/registry"
-	"linkplan/store/search"
 )
 
 func (a *API) registerTowers(r *mux.Router) {
@@ -249,7 +248,7 @@ func (a *API) antennaCatalogue() appliance.AntennaCatalogue {
 // searchTowerPage answers GET /towers?q= from the full-text index. The
 // tenant scope is part of the index query (issue 7, finding 4), so total and
 // next_offset count only the towers the caller may see.
-func (a *API) searchTowerPage(ctx context.Context, text string, sc search.Scope, limit, offset int) (TowerPage, error) {
+func (a *API) searchTowerPage(ctx context.Context, text string, sc appliance.SearchScope, limit, offset int) (TowerPage, error) {
 	hits, err := a.Search.SearchTowers(ctx, text, sc, limit, offset)
 	if err != nil {
 		return TowerPage{}, fmt.Errorf("search towers: %w", err)
@@ -264,7 +263,7 @@ func (a *API) searchTowerPage(ctx context.Context, text string, sc search.Scope,
 			page.Towers = append(page.Towers, towerJSON(t))
 		}
 	}
-	if next := offset + limit; next < hits.Total && next < search.MaxWindow {
+	if next := offset + limit; next < hits.Total && next < appliance.SearchMaxWindow {
 		page.NextOffset = &next
 	}
 	return page, nil
@@ -272,11 +271,11 @@ func (a *API) searchTowerPage(ctx context.Context, text string, sc search.Scope,
 
 // searchScope is the full-text search scope of a key: admin keys see every
 // tenant's towers, any other key the catalogue and its own tenant's.
-func searchScope(k *appliance.APIKey) search.Scope {
+func searchScope(k *appliance.APIKey) appliance.SearchScope {
 	if k.Role == appliance.RoleAdmin {
-		return search.Scope{All: true}
+		return appliance.SearchScope{All: true}
 	}
-	return search.Scope{Tenant: k.TenantID}
+	return appliance.SearchScope{Tenant: k.TenantID}
 }
 
 // scope is the tenant whose user-registered towers a key may see; admin
