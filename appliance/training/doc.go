@@ -103,7 +103,18 @@
 //     bands. Rows outside the baseline's validity still train (their
 //     baseline is the fspl fallback's, as served); the envelope keeps the
 //     model from answering there.
+//   - Drive-test model (drivetest-gbm-v2, schema 101; TrainDriveTest,
+//     called by `linkplan model train`, which only reads the CSV files,
+//     parses flags, writes the file and prints): GBM of ml.DriveTestV2Params
+//     (smallest leaf a twentieth of the rows, at least 20), 5 folds grouped
+//     by serving cell (H3 resolution-8 cell with one serving cell), seed 42,
+//     a marginal split-conformal band on the out-of-fold residuals, the
+//     unseen-transmitter band from operators and cells left out, the fair
+//     free-space baseline (FSPLOffset), and DriveTestEnvelope (box, hull,
+//     LTE bands). The CLI reads no corpus, consent or store: the files are
+//     its rows, attested by --attest-basis (AttestDriveTestFiles).
 //
+// Every model's CV and conformal band go through one function (cvBand).
 // Training is deterministic: the same corpus gives the same artifact
 // bytes whatever GOMAXPROCS and Workers (TestTrainingDeterministic), so a
 // retrain that runs twice writes the same files.

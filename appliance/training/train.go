@@ -187,17 +187,9 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 	gbmTrain := func(X [][]float64, y []float64) (ml.Predictor, error) {
 		return ml.TrainGBM(X, y, ml.GBMParams{Workers: 1})
 	}
-	rcv, err := ml.CrossValidate(X, r, fold, gbmTrain, workers)
+	rcv, _, rcal, err := cvBand(X, r, fold, gbmTrain, workers, regions)
 	if err != nil {
 		return nil, fmt.Errorf("train residual: %w", err)
-	}
-	res := make([]float64, len(r))
-	for i := range r {
-		res[i] = r[i] - rcv.OOF[i]
-	}
-	rcal, err := ml.FitMondrian(res, regions, ml.DefaultAlpha)
-	if err != nil {
-		return nil, fmt.Errorf("train residual: conformal band: %w", err)
 	}
 	gm, err := ml.TrainGBM(X, r, ml.GBMParams{Workers: workers})
 	if err != nil {
@@ -206,7 +198,7 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 	if rcal.Unseen, err = unseenBand(c, train, X, r, workers); err != nil {
 		return nil, fmt.Errorf("train residual: %w", err)
 	}
-	ra := &ml.Artifact{Kind: ml.KindGBM, GBM: gm, Conformal: &rcal}
+	ra := &ml.Artifact{Kind: ml.KindGBM, GBM: gm, Conformal: rcal}
 	stamp(ra, VersionResidual, train, rcv, c.BaselineValidity)
 	if ra.ConformalOutOfGroup, err = outOfGroup(r, rcv.OOF, regions); err != nil {
 		return nil, err
@@ -228,25 +220,39 @@ func ridgeWithCV(X [][]float64, y []float64, regions []string, workers int) (*ml
 	if err != nil {
 		return nil, ml.CVResult{}, nil, err
 	}
-	cv, err := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
+	cv, _, cal, err := cvBand(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
 		return ml.TrainRidge(X, y, RidgeLambda)
-	}, workers)
+	}, workers, regions)
 	if err != nil {
 		return nil, ml.CVResult{}, nil, err
-	}
-	res := make([]float64, len(y))
-	for i := range y {
-		res[i] = y[i] - cv.OOF[i]
-	}
-	cal, err := ml.FitMondrian(res, regions, ml.DefaultAlpha)
-	if err != nil {
-		return nil, ml.CVResult{}, nil, fmt.Errorf("conformal band: %w", err)
 	}
 	m, err := ml.TrainRidge(X, y, RidgeLambda)
 	if err != nil {
 		return nil, ml.CVResult{}, nil, err
 	}
-	return m, cv, &cal, nil
+	return m, cv, cal, nil
+}
+
+// cvBand cross-validates train on (X, y) in folds fold (workers concurrent
+// folds; the result does not depend on it) and calibrates the split
+// conformal band (ml.FitMondrian, per group of groups; nil: one marginal
+// band) on the out-of-fold residuals res = y − oof. Every model of this
+// package (ridge, band ridges, residual GBM, drive-test GBM) is calibrated
+// here.
+func cvBand(X [][]float64, y []float64, fold []int, train ml.Trainer, workers int, groups []string) (ml.CVResult, []float64, *ml.Calibration, error) {
+	cv, err := ml.CrossValidate(X, y, fold, train, workers)
+	if err != nil {
+		return ml.CVResult{}, nil, nil, err
+	}
+	res := make([]float64, len(y))
+	for i := range y {
+		res[i] = y[i] - cv.OOF[i]
+	}
+	cal, err := ml.FitMondrian(res, groups, ml.DefaultAlpha)
+	if err != nil {
+		return ml.CVResult{}, nil, nil, fmt.Errorf("conformal band: %w", err)
+	}
+	return cv, res, &cal, nil
 }
 
 // outOfGroup is ml.OutOfGroupCoverage of the out-of-fold residuals y − oof

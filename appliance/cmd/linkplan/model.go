@@ -9,15 +9,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"linkplan/appliance"
 	"linkplan/appliance/observations"
+	"linkplan/appliance/training"
 	"linkplan/engines/ml"
-	"linkplan/engines/ml/h3"
 )
 
 const modelUsage = `usage:
@@ -69,21 +67,20 @@ the positions and the frequency make features: the signal columns (rsrp,
 rsrq, sinr) are the target in training and are never read for a prediction.
 `
 
-// dtRow is one drive-test row: receiver and serving cell (WGS84 degrees),
-// carrier (Hz), the observed signal (dBm) and the base name of its file.
-type dtRow struct {
-	RxLat, RxLon, TxLat, TxLon float64
-	FreqHz                     float64
-	ObservedDBm                float64
-	File                       string
-	// Operator is the OPERATOR= of the row's --observations ("" none).
-	Operator string
-}
+// dtRow is one drive-test row read from a file (training.DriveTestRow:
+// the training itself is appliance/training's).
+type dtRow training.DriveTestRow
 
-// servingCell is the row's serving-cell key: the cell's position and
-// carrier, as a planner knows them (the layout carries no cell id).
-func (r *dtRow) servingCell() string {
-	return fmt.Sprintf("%.6f,%.6f,%.1f", r.TxLat, r.TxLon, r.FreqHz/1e6)
+// servingCell is the row's serving-cell key (training.DriveTestRow.ServingCell).
+func (r *dtRow) servingCell() string { return (*training.DriveTestRow)(r).ServingCell() }
+
+// trainingRows converts rows for appliance/training.
+func trainingRows(rows []dtRow) []training.DriveTestRow {
+	out := make([]training.DriveTestRow, len(rows))
+	for i, r := range rows {
+		out[i] = training.DriveTestRow(r)
+	}
+	return out
 }
 
 // splitOperator splits an --observations value OPERATOR=FILE; a value
@@ -138,19 +135,10 @@ func parseDriveTestFile(raw []byte, name string) ([]dtRow, error) {
 	return out, nil
 }
 
-// dtFeatures returns the features of schema version (100 or 101) of rows:
-// positions and frequency only, never the observed signal.
+// dtFeatures returns the features of schema version (100 or 101) of rows
+// (training.DriveTestFeatures: never the observed signal).
 func dtFeatures(rows []dtRow, version int) ([][]float64, error) {
-	X := make([][]float64, len(rows))
-	for i := range rows {
-		r := &rows[i]
-		x, err := ml.DriveTestFeaturesFor(version, r.RxLat, r.RxLon, r.TxLat, r.TxLon, r.FreqHz)
-		if err != nil {
-			return nil, err
-		}
-		X[i] = x
-	}
-	return X, nil
+	return training.DriveTestFeatures(trainingRows(rows), version)
 }
 
 // modelCmd runs linkplan model train|eval.
@@ -204,192 +192,10 @@ func splitList(s string) []string {
 	return out
 }
 
-// dtTrained is a trained drive-test model and its cross-validation.
-type dtTrained struct {
-	Artifact *ml.Artifact
-	CV       ml.CVResult
-	// Groups names the CV grouping: "serving_cell" or "h3_r8".
-	Groups string
-}
-
-// trainDriveTest cross-validates the v2 model on rows in folds grouped by
-// serving cell (H3 resolution-8 cell when the rows have a single serving
-// cell), calibrates the conformal band on the out-of-fold residuals and
-// trains the final model on every row. It is deterministic: the result
-// depends on rows and their order only, not on GOMAXPROCS.
-func trainDriveTest(rows []dtRow, now time.Time) (*dtTrained, error) {
-	schema := ml.DriveTestSchemaV2()
-	X, err := dtFeatures(rows, schema.Version)
-	if err != nil {
-		return nil, err
-	}
-	y := make([]float64, len(rows))
-	cells := make([]string, len(rows))
-	distinct := map[string]bool{}
-	for i := range rows {
-		y[i] = rows[i].ObservedDBm
-		cells[i] = rows[i].servingCell()
-		distinct[cells[i]] = true
-	}
-	groups := "serving_cell"
-	if len(distinct) < 2 {
-		groups = "h3_r8"
-		distinct = map[string]bool{}
-		for i := range rows {
-			c, err := h3.LatLngToCell(rows[i].RxLat, rows[i].RxLon, 8)
-			if err != nil {
-				return nil, fmt.Errorf("data row %d: %w", i+1, err)
-			}
-			cells[i] = fmt.Sprint(c)
-			distinct[cells[i]] = true
-		}
-	}
-	k := min(ml.DefaultFolds, len(distinct))
-	if k < 2 {
-		return nil, fmt.Errorf("the rows have one serving cell and lie in one H3 resolution-8 cell: grouped cross-validation needs at least 2 groups: %w", appliance.ErrInvalid)
-	}
-	fold, err := ml.GroupKFold(cells, k, ml.CVSeed)
-	if err != nil {
-		return nil, err
-	}
-	p := dtParams(len(rows))
-	train := func(X [][]float64, y []float64) (ml.Predictor, error) { return ml.TrainGBM(X, y, p) }
-	cv, err := ml.CrossValidate(X, y, fold, train, k)
-	if err != nil {
-		return nil, err
-	}
-	res := make([]float64, len(y))
-	for i := range res {
-		res[i] = y[i] - cv.OOF[i]
-	}
-	cal, err := ml.FitMondrian(res, nil, ml.DefaultAlpha)
-	if err != nil {
-		return nil, fmt.Errorf("conformal band: %w", err)
-	}
-	u, err := dtUnseenBand(rows, X, res, cells, groups)
-	if err != nil {
-		return nil, fmt.Errorf("band for unseen transmitters: %w", err)
-	}
-	cal.Unseen = &u
-	g, err := ml.TrainGBM(X, y, p)
-	if err != nil {
-		return nil, err
-	}
-	off := fsplOffsetOf(rows)
-	a := &ml.Artifact{Format: ml.ArtifactFormat, Version: ml.ArtifactVersion, Kind: ml.KindGBM, ModelVersion: "drivetest-gbm-v2",
-		Schema: schema, DataProvenance: "unknown", TrainedAtUnixS: now.Unix(), NTrain: len(y),
-		CVRMSEDB: cv.RMSEDB, CVRMSEStdDB: cv.StdDB, CVFolds: k, GBM: g, Conformal: &cal,
-		Attestation:     &ml.Attestation{Sources: []ml.AttestedSource{}, UnattestedRows: len(y)},
-		PhysicsBaseline: &ml.PhysicsBaseline{Engine: "fspl", EIRPOffsetDBm: off, RMSEDB: rmseRows(rows, fsplLevels(rows, off))}}
-	return &dtTrained{Artifact: a, CV: cv, Groups: groups}, nil
-}
-
-// attestFiles marks every row of a attested by the operator's basis text
-// (scope build, one source per file): data_provenance real.
-func attestFiles(a *ml.Artifact, rows []dtRow, basis, operator string, now time.Time) {
-	per := map[string]int{}
-	for _, r := range rows {
-		per[r.File]++
-	}
-	files := make([]string, 0, len(per))
-	for f := range per {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	at := &ml.Attestation{AttestedRows: len(rows)}
-	for _, f := range files {
-		at.Sources = append(at.Sources, ml.AttestedSource{Source: f, Basis: basis, AttestedBy: operator, AttestedAtUnix: float64(now.Unix()),
-			Scope: ml.ScopeBuild, Rows: per[f]})
-	}
-	a.Attestation, a.DataProvenance = at, "real"
-}
-
-// dtUnseenBand calibrates the band for transmitters the model never saw
-// (ml.FitUnseenBand): with two operators or more, each operator's rows
-// predicted by a model trained on the other operators' rows (basis
-// leave_one_operator_out), and every row's out-of-fold residual res of the
-// cross-validation grouped by cells (serving cells, or H3 cells when
-// groups says so; basis leave_cell_out). Units are the serving cells.
-func dtUnseenBand(rows []dtRow, X [][]float64, res []float64, cells []string, groups string) (ml.UnseenBand, error) {
-	units := make([]string, len(rows))
-	seen := make([]string, len(rows))
-	byOp := map[string][]int{}
-	for i := range rows {
-		units[i] = rows[i].servingCell()
-		seen[i] = ml.TransmitterKey(rows[i].TxLat, rows[i].TxLon, rows[i].FreqHz/1e6)
-		byOp[rows[i].Operator] = append(byOp[rows[i].Operator], i)
-	}
-	if groups != "serving_cell" {
-		units = cells
-	}
-	held := []ml.HeldOut{}
-	ops := make([]string, 0, len(byOp))
-	for op := range byOp {
-		ops = append(ops, op)
-	}
-	sort.Strings(ops)
-	if len(ops) >= 2 && !slices.Contains(ops, "") {
-		for _, op := range ops {
-			var trX [][]float64
-			var trY []float64
-			for i := range rows {
-				if rows[i].Operator != op {
-					trX, trY = append(trX, X[i]), append(trY, rows[i].ObservedDBm)
-				}
-			}
-			m, err := ml.TrainGBM(trX, trY, dtParams(len(trY)))
-			if err != nil {
-				return ml.UnseenBand{}, err
-			}
-			h := ml.HeldOut{Name: "operator " + op + " left out", Basis: ml.BasisLeaveOneOperatorOut}
-			for _, i := range byOp[op] {
-				h.Residuals = append(h.Residuals, rows[i].ObservedDBm-m.Predict(X[i]))
-				h.Units = append(h.Units, units[i])
-			}
-			held = append(held, h)
-		}
-	}
-	held = append(held, ml.HeldOut{Name: "cells left out (" + groups + ")", Basis: ml.BasisLeaveCellOut, Residuals: res, Units: units})
-	return ml.FitUnseenBand(held, seen, ml.DefaultAlpha)
-}
-
-// fsplLevels is each row's free-space level at EIRP offset off, dBm.
-func fsplLevels(rows []dtRow, off float64) []float64 {
-	out := make([]float64, len(rows))
-	for i := range rows {
-		r := &rows[i]
-		out[i] = off - ml.DriveTestFeatures(r.RxLat, r.RxLon, r.TxLat, r.TxLon, r.FreqHz)[ml.FSPLFeature]
-	}
-	return out
-}
-
-// fsplOffsetOf is the least-squares EIRP offset of free space on rows: the
-// mean of observed + free-space loss, dBm.
-func fsplOffsetOf(rows []dtRow) float64 {
-	l := fsplLevels(rows, 0)
-	s := 0.0
-	for i := range rows {
-		s += rows[i].ObservedDBm - l[i]
-	}
-	return s / float64(len(rows))
-}
-
-func rmseRows(rows []dtRow, pred []float64) float64 {
-	se := 0.0
-	for i := range rows {
-		d := rows[i].ObservedDBm - pred[i]
-		se += d * d
-	}
-	return math.Sqrt(se / float64(len(rows)))
-}
-
-// dtParams are ml.DriveTestV2Params with the smallest leaf scaled down for
-// small training sets (a twentieth of the rows, at least 20), so that a
-// short drive test still gets a distance slope.
-func dtParams(n int) ml.GBMParams {
-	p := ml.DriveTestV2Params()
-	p.MinSamplesLeaf = min(p.MinSamplesLeaf, max(20, n/20))
-	return p
+// trainDriveTest trains the drive-test model on rows
+// (training.TrainDriveTest).
+func trainDriveTest(rows []dtRow, now time.Time) (*training.DriveTestModel, error) {
+	return training.TrainDriveTest(trainingRows(rows), now)
 }
 
 // trainModel trains, attaches env (and the attestation when basis is
@@ -404,7 +210,7 @@ func trainModel(rows []dtRow, env *ml.Envelope, basis, attestedBy, out string, n
 	}
 	t.Artifact.Envelope = env
 	if basis != "" {
-		attestFiles(t.Artifact, rows, basis, attestedBy, now())
+		training.AttestDriveTestFiles(t.Artifact, trainingRows(rows), basis, attestedBy, now())
 	}
 	var buf bytes.Buffer
 	if err := ml.WriteArtifact(&buf, t.Artifact); err != nil {
@@ -420,83 +226,11 @@ func trainModel(rows []dtRow, env *ml.Envelope, basis, attestedBy, out string, n
 	return nil
 }
 
-// lteDownlinkBands are 3GPP E-UTRA downlink bands (TS 36.101), MHz.
-func lteDownlinkBands() []ml.BandRange {
-	return []ml.BandRange{
-		{Name: "B28", MinMHz: 758, MaxMHz: 803}, {Name: "B20", MinMHz: 791, MaxMHz: 821},
-		{Name: "B5", MinMHz: 869, MaxMHz: 894}, {Name: "B8", MinMHz: 925, MaxMHz: 960},
-		{Name: "B3", MinMHz: 1805, MaxMHz: 1880}, {Name: "B1", MinMHz: 2110, MaxMHz: 2170},
-		{Name: "B7", MinMHz: 2620, MaxMHz: 2690}, {Name: "B38", MinMHz: 2570, MaxMHz: 2620},
-		{Name: "B42", MinMHz: 3400, MaxMHz: 3600}, {Name: "B43", MinMHz: 3600, MaxMHz: 3800},
-	}
-}
-
-// dtEnvelope is the calibrated envelope of rows: the box around their
-// receivers and serving cells with a 0.01° margin (about 1 km), and the
-// LTE downlink bands of their carriers (a carrier in no downlink band,
-// such as the "850 MHz" of the Dortmund files, gets a ±5 MHz band of its
-// own named after it).
+// dtEnvelope is the calibrated envelope of rows
+// (training.DriveTestEnvelope).
 func dtEnvelope(rows []dtRow, area string, envs []string, desc string) *ml.Envelope {
-	const margin = 0.01
-	box := ml.LatLonBox{Name: area, MinLat: 90, MinLon: 180, MaxLat: -90, MaxLon: -180}
-	freqs := map[float64]bool{}
-	for _, r := range rows {
-		for _, p := range [][2]float64{{r.RxLat, r.RxLon}, {r.TxLat, r.TxLon}} {
-			box.MinLat, box.MaxLat = math.Min(box.MinLat, p[0]), math.Max(box.MaxLat, p[0])
-			box.MinLon, box.MaxLon = math.Min(box.MinLon, p[1]), math.Max(box.MaxLon, p[1])
-		}
-		freqs[math.Round(r.FreqHz/1e5)/10] = true
-	}
-	round := func(v float64, up bool) float64 { // outward, to 1e-4°
-		if up {
-			return math.Ceil(v*1e4) / 1e4
-		}
-		return math.Floor(v*1e4) / 1e4
-	}
-	box.MinLat, box.MinLon = math.Max(-90, round(box.MinLat-margin, false)), math.Max(-180, round(box.MinLon-margin, false))
-	box.MaxLat, box.MaxLon = math.Min(90, round(box.MaxLat+margin, true)), math.Min(180, round(box.MaxLon+margin, true))
-	fs := make([]float64, 0, len(freqs))
-	for f := range freqs {
-		fs = append(fs, f)
-	}
-	sort.Float64s(fs)
-	var bands []ml.BandRange
-	lte := lteDownlinkBands()
-	have := map[string]bool{}
-	for _, f := range fs {
-		b, ok := ml.BandRange{Name: fmt.Sprintf("%g MHz", f), MinMHz: f - 5, MaxMHz: f + 5}, false
-		for _, l := range lte {
-			if f >= l.MinMHz && f <= l.MaxMHz {
-				b, ok = l, true
-				break
-			}
-		}
-		if !ok {
-			b.Name += " (no LTE downlink band)"
-		}
-		if !have[b.Name] {
-			have[b.Name] = true
-			bands = append(bands, b)
-		}
-	}
-	if desc == "" {
-		names := make([]string, len(bands))
-		for i, b := range bands {
-			names[i] = b.Name
-		}
-		desc = fmt.Sprintf("drive tests in %s: %d rows, carriers in %s", area, len(rows), strings.Join(names, ", "))
-	}
-	rx := make([][2]float64, len(rows))
-	for i, r := range rows {
-		rx[i] = [2]float64{r.RxLat, r.RxLon}
-	}
-	hull := ml.HullOf(area+": receivers", rx, dtHullMarginM)
-	return &ml.Envelope{Description: desc, Areas: []ml.LatLonBox{box}, Hulls: []ml.LatLonPolygon{hull}, Bands: bands, Environments: envs}
+	return training.DriveTestEnvelope(trainingRows(rows), area, envs, desc)
 }
-
-// dtHullMarginM is the margin around the receivers' convex hull in a
-// drive-test model's envelope, metres.
-const dtHullMarginM = 1000.0
 
 // readModel reads a drive-test model artifact (schema 100 or 101).
 func readModel(path string) (*ml.Artifact, error) {
@@ -565,14 +299,15 @@ func evalModel(rows []dtRow, path string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%d of %d rows are outside the model's calibrated envelope (e.g. %s): its figures do not hold there\n", outside, len(rows), reason)
 		}
 	}
+	trows := trainingRows(rows)
 	if pb := a.PhysicsBaseline; pb != nil {
 		fmt.Fprintf(stderr, "fair physics baseline (free space, EIRP offset %.2f dBm fitted on the model's training rows): %s\n", pb.EIRPOffsetDBm,
-			evalLine(y, fsplLevels(rows, pb.EIRPOffsetDBm), math.NaN(), math.NaN()))
+			evalLine(y, training.FSPLLevels(trows, pb.EIRPOffsetDBm), math.NaN(), math.NaN()))
 	}
 	// The oracle physics baseline: free space with one EIRP offset, fitted
 	// on these rows (least squares: the mean of observed + FSPL).
-	off := fsplOffsetOf(rows)
-	fmt.Fprintf(stderr, "oracle physics baseline (free space, EIRP offset %.2f dBm fitted on these rows): %s\n", off, evalLine(y, fsplLevels(rows, off), math.NaN(), math.NaN()))
+	off := training.FSPLOffset(trows)
+	fmt.Fprintf(stderr, "oracle physics baseline (free space, EIRP offset %.2f dBm fitted on these rows): %s\n", off, evalLine(y, training.FSPLLevels(trows, off), math.NaN(), math.NaN()))
 	return nil
 }
 
