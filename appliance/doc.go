@@ -14,11 +14,22 @@
 //     service needs an engine or a store it declares the narrow interface it
 //     calls (ai.EngineComparer) and appliance/cmd/linkplan passes the
 //     concrete value.
-//   - A concrete engine is a package that implements Engine (declares a
-//     method ID() EngineID) or imports one: linkplan/engines (the registry)
-//     and engines/fspl today. The other packages under engines/ (radio,
-//     itur, itm, p1812, p1411, antfile, raytrace, ml, ml/h3) are libraries of
-//     computation, which services may import as they import engines/radio.
+//   - Every package under engines/ is a concrete engine (the registry,
+//     fspl, itm, p1812, p1411, and engines/ml: the learners and the model
+//     artifact) unless it is a library of pure computation, listed with
+//     its reason in architecture_test.go's libraries: engines/radio
+//     (closed-form formulas: P.525 free-space loss, P.526 knife-edge,
+//     Fresnel radius, k-factor geometry; one right answer, no model to
+//     choose, so an interface would abstract nothing), engines/itur (the
+//     ITU-R availability formulas and their maps), engines/antfile (a
+//     file-format reader), engines/ml/h3 (the H3 grid index) and, until
+//     the ray tracer gets an interface of its own, engines/raytrace and
+//     its worker, which the raytracing service owns. A library declares no
+//     Engine and imports no concrete engine. The feature builder's schema
+//     is appliance.FeatureSchema, so appliance/features needs no learning
+//     package; prediction, training and calibration still import
+//     engines/ml (the model artifact is the data they serve and train)
+//     and are listed in the test's pending breaks, which only shrink.
 //   - Leaves (store, store/spatial, store/search, terrain-packs/...,
 //     engines/...) import appliance and other leaves at most, never a
 //     service or web.
