@@ -15,21 +15,21 @@
 //     calls (ai.EngineComparer) and appliance/cmd/linkplan passes the
 //     concrete value.
 //   - Every package under engines/ is a concrete engine (the registry,
-//     fspl, itm, p1812, p1411, and engines/ml: the learners and the model
-//     artifact) unless it is a library of pure computation, listed with
-//     its reason in architecture_test.go's libraries: engines/radio
-//     (closed-form formulas: P.525 free-space loss, P.526 knife-edge,
-//     Fresnel radius, k-factor geometry; one right answer, no model to
-//     choose, so an interface would abstract nothing), engines/itur (the
-//     ITU-R availability formulas and their maps), engines/antfile (a
-//     file-format reader), engines/ml/h3 (the H3 grid index) and, until
-//     the ray tracer gets an interface of its own, engines/raytrace and
-//     its worker, which the raytracing service owns. A library declares no
-//     Engine and imports no concrete engine. The feature builder's schema
-//     is appliance.FeatureSchema, so appliance/features needs no learning
-//     package; prediction, training and calibration still import
-//     engines/ml (the model artifact is the data they serve and train)
-//     and are listed in the test's pending breaks, which only shrink.
+//     fspl, itm, p1812, p1411, engines/ml/learn: the learners) unless it
+//     is a library, listed with its reason in architecture_test.go's
+//     libraries. A library declares no Engine, imports no concrete engine
+//     and is either closed-form computation with one right answer (so an
+//     interface would abstract nothing) or a data format: engines/radio
+//     (P.525 free-space loss, P.526 knife-edge, Fresnel radius, k-factor
+//     geometry), engines/itur (the ITU-R availability formulas and their
+//     maps), engines/antfile (antenna files), engines/ml/h3 (the H3 grid
+//     index), engines/ml (the learned models' artifact, the contract
+//     training writes and prediction reads, and its statistics) and, until
+//     the ray tracer gets an interface of its own, engines/raytrace and its
+//     worker, which the raytracing service owns. Training fits models
+//     through training.Learners, which the assembly fills with
+//     engines/ml/learn's; the feature builder returns
+//     appliance.FeatureSchema.
 //   - Leaves (store, store/spatial, store/search, terrain-packs/...,
 //     engines/...) import appliance and other leaves at most, never a
 //     service or web.
