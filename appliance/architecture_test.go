@@ -38,21 +38,23 @@ import (
 // declare an appliance.Engine (a method ID() appliance.EngineID).
 //
 // pending lists the breaks issue 23 has yet to remove; the test fails when
-// a pending entry no longer happens, so the list only shrinks (empty since
-// issue 23 moved the learners to engines/ml/learn behind
-// training.Learners).
-var pending = map[string]string{}
+// a pending entry no longer happens, so the list only shrinks (issue 23
+// removed the engines/ml entries by moving the learners to
+// engines/ml/learn behind training.Learners; the ray tracer's remain).
+var pending = map[string]string{
+	"linkplan/appliance/raytracing -> linkplan/engines/raytrace":        "the ray tracer's request, frame and result types (raytrace.Options, Frame, Antenna, PointRequest, MapRequest) live in the engine's package; the raytracing service already takes the scene cache through an interface it declares (Scenes): moving those types out of the tracer, as engines/ml/learn did for the learners, removes it",
+	"linkplan/appliance/raytracing -> linkplan/engines/raytrace/worker": "the executor interface (worker.Executor, worker.Scene) is declared by the worker package, not by its consumer",
+	"linkplan/web/api -> linkplan/engines/raytrace":                     "the raytrace routes map their bodies onto the tracer's types (raytrace.Options, Antenna, NewFrame): see the raytracing entry",
+}
 
 // libraries are the packages under engines/ that services and web may
 // import, each with why it is a library and not an engine.
 var libraries = map[string]string{
-	"linkplan/engines/radio":           "closed-form formulas (ITU-R P.525 free-space loss, P.526 knife-edge J(v), Fresnel radius, k-factor Earth bulge) that every engine and the planner's clearance check share: arithmetic with one right answer, no model to choose",
-	"linkplan/engines/itur":            "the ITU-R availability formulas (P.530, P.837, P.838, P.676) with their digital maps: one fixed method per Recommendation, used by the ptp service's availability budget",
-	"linkplan/engines/antfile":         "a file-format reader: antenna pattern files (MSI, NSMA, Radio Mobile) into appliance.AntennaPattern",
-	"linkplan/engines/ml":              "the learned models' artifact format (the contract training writes and prediction reads: feature schema, ridge and tree-ensemble evaluation, conformal bands, envelope, attestation) and its statistics (folds, cross-validation over a caller's trainer, conformal fits, RMSE by group); the learners that fit a model are engines/ml/learn, concrete, which training reaches through training.Learners",
-	"linkplan/engines/ml/h3":           "the H3 hexagonal grid's cell index (a grid's arithmetic) that training and calibration group rows by",
-	"linkplan/engines/raytrace":        "the ray tracer is not an appliance.Engine of the registry: the raytracing service owns it (scene cache, job units, its request and frame types); declaring an interface for it is outside issue 23",
-	"linkplan/engines/raytrace/worker": "the raytracing service's out-of-process executor of engines/raytrace units (issue 24 scope 4)",
+	"linkplan/engines/radio":   "closed-form formulas (ITU-R P.525 free-space loss, P.526 knife-edge J(v), Fresnel radius, k-factor Earth bulge) that every engine and the planner's clearance check share: arithmetic with one right answer, no model to choose",
+	"linkplan/engines/itur":    "the ITU-R availability formulas (P.530, P.837, P.838, P.676) with their digital maps: one fixed method per Recommendation, used by the ptp service's availability budget",
+	"linkplan/engines/antfile": "a file-format reader: antenna pattern files (MSI, NSMA, Radio Mobile) into appliance.AntennaPattern",
+	"linkplan/engines/ml":      "the learned models' artifact format (the contract training writes and prediction reads: feature schema, ridge and tree-ensemble evaluation, conformal bands, envelope, attestation) and its statistics (folds, cross-validation over a caller's trainer, conformal fits, RMSE by group); the learners that fit a model are engines/ml/learn, concrete, which training reaches through training.Learners",
+	"linkplan/engines/ml/h3":   "the H3 hexagonal grid's cell index (a grid's arithmetic) that training and calibration group rows by",
 }
 
 type goPackage struct {

@@ -24,12 +24,13 @@
 //     geometry), engines/itur (the ITU-R availability formulas and their
 //     maps), engines/antfile (antenna files), engines/ml/h3 (the H3 grid
 //     index), engines/ml (the learned models' artifact, the contract
-//     training writes and prediction reads, and its statistics) and, until
-//     the ray tracer gets an interface of its own, engines/raytrace and its
-//     worker, which the raytracing service owns. Training fits models
-//     through training.Learners, which the assembly fills with
+//     training writes and prediction reads, and its statistics). Training
+//     fits models through training.Learners, which the assembly fills with
 //     engines/ml/learn's; the feature builder returns
-//     appliance.FeatureSchema.
+//     appliance.FeatureSchema. The ray tracer (engines/raytrace and its
+//     worker) is an engine: the raytracing service and web/api still use
+//     its request and result types, the test's pending breaks, which only
+//     shrink.
 //   - Leaves (store, store/spatial, store/search, terrain-packs/...,
 //     engines/...) import appliance and other leaves at most, never a
 //     service or web.
