@@ -12,7 +12,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps staticcheck openapi-check mod-verify openapi-lint bench bench-pixels bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor console-verify console-size deb deb-lint deb-test install-check fuzz bench-scaleout backup-drill standby-drill bench-raytrace-eval
+.PHONY: all build run test test-deps staticcheck openapi-check mod-verify openapi-lint bench bench-pixels bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor axe-fixture console-verify console-size deb deb-lint deb-test install-check fuzz bench-scaleout backup-drill standby-drill bench-raytrace-eval
 
 all: build
 
@@ -56,9 +56,12 @@ h3-fixtures:
 # build/console pins the console's npm packages: Leaflet (copied into the
 # committed web/console/dist/vendor/leaflet by console-vendor, so that run
 # and test need no network) and axe-core (injected into the page by the
-# browser tests; never served by the appliance).
+# browser tests; never served by the appliance), whose minified build is
+# committed in appliance/cmd/linkplan/testdata/axe by axe-fixture, so that
+# test and test-deps need nothing outside Go and Debian's archive.
 CONSOLE_NPM    := build/console
 CONSOLE_VENDOR := web/console/dist/vendor/leaflet
+AXE_FIXTURE    := appliance/cmd/linkplan/testdata/axe
 test-deps:
 	@missing=""; for p in $(TEST_DEBS); do n=$${p%%=*}; \
 	  if [ "$$n" = "$$p" ]; then dpkg -s $$n >/dev/null 2>&1 || missing="$$missing $$p"; \
@@ -69,8 +72,6 @@ test-deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get $(APT_OPTS) update -qq && apt-get $(APT_OPTS) install -y -qq $$missing; \
 	  else sudo apt-get $(APT_OPTS) update -qq && sudo apt-get $(APT_OPTS) install -y -qq $$missing; fi; \
 	fi
-	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "test-deps: the browser tests inject axe-core from $(CONSOLE_NPM): they need Node.js with npm (Debian's nodejs and npm will do)"; exit 1; }
-	cd $(CONSOLE_NPM) && npm ci --no-audit --no-fund --loglevel=error
 
 # TEST_TIMEOUT: go test's per-package limit. The default 10 minutes is
 # ample on a quiet 2-core machine (the slowest package, the real-binary
@@ -179,9 +180,23 @@ console-vendor:
 	cp $(CONSOLE_NPM)/node_modules/leaflet/dist/images/*.png $(CONSOLE_VENDOR)/images/
 	cp $(CONSOLE_NPM)/node_modules/leaflet/LICENSE $(CONSOLE_VENDOR)/LICENSE.txt
 
-# The committed vendor copy must be what console-vendor makes.
-console-verify: console-vendor
-	@git diff --exit-code -- $(CONSOLE_VENDOR) || { echo "web/console/dist/vendor is stale: run make console-vendor and commit"; exit 1; }
+# Copies the pinned axe-core build (build/console/package-lock.json) and its
+# licence into the browser tests' fixture, with a PROVENANCE file naming the
+# version, the lock's integrity and the file's SHA-256 (run after changing
+# the pinned version; the result is committed). Needs Node.js with npm.
+axe-fixture:
+	cd $(CONSOLE_NPM) && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(AXE_FIXTURE) && mkdir -p $(AXE_FIXTURE)
+	cp $(CONSOLE_NPM)/node_modules/axe-core/axe.min.js $(AXE_FIXTURE)/
+	cp $(CONSOLE_NPM)/node_modules/axe-core/LICENSE $(AXE_FIXTURE)/LICENSE.txt
+	cd $(CONSOLE_NPM) && node -p 'const l = require("./package-lock.json").packages["node_modules/axe-core"]; `axe-core $${l.version} ($${l.license}, LICENSE.txt), the npm package pinned in build/console/package-lock.json:\n  integrity $${l.integrity}`' > $(CURDIR)/$(AXE_FIXTURE)/PROVENANCE
+	cd $(AXE_FIXTURE) && { echo "axe.min.js is the package's axe.min.js, unmodified; sha256 $$(sha256sum axe.min.js | cut -d' ' -f1)."; \
+	  echo "Injected into the page by the browser tests of appliance/cmd/linkplan; never served by the appliance."; \
+	  echo "Regenerate with make axe-fixture (needs Node.js with npm) after changing the pinned version."; } >> PROVENANCE
+
+# The committed vendor copies must be what console-vendor and axe-fixture make.
+console-verify: console-vendor axe-fixture
+	@git diff --exit-code -- $(CONSOLE_VENDOR) $(AXE_FIXTURE) || { echo "web/console/dist/vendor or $(AXE_FIXTURE) is stale: run make console-vendor axe-fixture and commit"; exit 1; }
 
 # The console bundle size: every served file, each gzipped (-9), summed.
 console-size:

@@ -14,11 +14,23 @@
 //     service needs an engine or a store it declares the narrow interface it
 //     calls (ai.EngineComparer) and appliance/cmd/linkplan passes the
 //     concrete value.
-//   - A concrete engine is a package that implements Engine (declares a
-//     method ID() EngineID) or imports one: linkplan/engines (the registry)
-//     and engines/fspl today. The other packages under engines/ (radio,
-//     itur, itm, p1812, p1411, antfile, raytrace, ml, ml/h3) are libraries of
-//     computation, which services may import as they import engines/radio.
+//   - Every package under engines/ is a concrete engine (the registry,
+//     fspl, itm, p1812, p1411, engines/ml/learn: the learners) unless it
+//     is a library, listed with its reason in architecture_test.go's
+//     libraries. A library declares no Engine, imports no concrete engine
+//     and is either closed-form computation with one right answer (so an
+//     interface would abstract nothing) or a data format: engines/radio
+//     (P.525 free-space loss, P.526 knife-edge, Fresnel radius, k-factor
+//     geometry), engines/itur (the ITU-R availability formulas and their
+//     maps), engines/antfile (antenna files), engines/ml/h3 (the H3 grid
+//     index), engines/ml (the learned models' artifact, the contract
+//     training writes and prediction reads, and its statistics). Training
+//     fits models through training.Learners, which the assembly fills with
+//     engines/ml/learn's; the feature builder returns
+//     appliance.FeatureSchema. The ray tracer (engines/raytrace and its
+//     worker) is an engine: the raytracing service and web/api still use
+//     its request and result types, the test's pending breaks, which only
+//     shrink.
 //   - Leaves (store, store/spatial, store/search, terrain-packs/...,
 //     engines/...) import appliance and other leaves at most, never a
 //     service or web.

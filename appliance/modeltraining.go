@@ -51,3 +51,16 @@ type RetrainState struct {
 	LastTrainedUnix   int64  `json:"last_trained_at"`
 	LastJobID         string `json:"last_job_id"`
 }
+
+// FeatureSchema names the features of a learned model's input vector, in
+// order. Version distinguishes layouts of the feature builder: SPEC §2.5's
+// 17-feature vector and its 27-dimension extension with the clutter
+// one-hot; an artifact of an older schema keeps loading and is served
+// with the vector of its own schema. The feature builder
+// (appliance/features) returns it and the model artifact (engines/ml,
+// whose ml.FeatureSchema is this type) stores it, so the builder needs no
+// learning package.
+type FeatureSchema struct {
+	Version int      `json:"version"`
+	Names   []string `json:"names"`
+}

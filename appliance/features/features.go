@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"linkplan/appliance"
-	"linkplan/engines/ml"
 	"linkplan/engines/radio"
 	"linkplan/terrain-packs/clutter"
 )
@@ -49,18 +48,18 @@ var names17 = [...]string{
 
 // Schema returns the feature schema of version (Version17 or Version27).
 // Each call returns fresh slices.
-func Schema(version int) (ml.FeatureSchema, error) {
+func Schema(version int) (appliance.FeatureSchema, error) {
 	switch version {
 	case Version17:
-		return ml.FeatureSchema{Version: Version17, Names: append([]string(nil), names17[:]...)}, nil
+		return appliance.FeatureSchema{Version: Version17, Names: append([]string(nil), names17[:]...)}, nil
 	case Version27:
 		names := append(make([]string, 0, len(names17)+clutter.NumClasses), names17[:]...)
 		for _, c := range clutter.Classes() {
 			names = append(names, "clutter_"+lower(c.String()))
 		}
-		return ml.FeatureSchema{Version: Version27, Names: names}, nil
+		return appliance.FeatureSchema{Version: Version27, Names: names}, nil
 	}
-	return ml.FeatureSchema{}, fmt.Errorf("feature schema version %d: this build knows %d and %d: %w", version, Version17, Version27, appliance.ErrInvalid)
+	return appliance.FeatureSchema{}, fmt.Errorf("feature schema version %d: this build knows %d and %d: %w", version, Version17, Version27, appliance.ErrInvalid)
 }
 
 // lower is strings.ToLower for the ASCII class labels.

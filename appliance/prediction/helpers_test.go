@@ -18,6 +18,7 @@ import (
 	"linkplan/appliance/prediction"
 	"linkplan/engines"
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 	"linkplan/terrain-packs/sample"
 	"linkplan/terrain-packs/terrain"
 )
@@ -97,7 +98,7 @@ func attest(a *ml.Artifact) *ml.Artifact {
 func ridgeArtifact(t testing.TB, version, provenance string, cv float64) *ml.Artifact {
 	t.Helper()
 	X, y := randXY(300, 17, 1)
-	m, err := ml.TrainRidge(X, y, 1)
+	m, err := learn.TrainRidge(X, y, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func residualArtifact(t testing.TB, env *ml.Envelope) *ml.Artifact {
 	for i := range y {
 		y[i] += 80 // residuals around 0
 	}
-	g, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 10, MaxLeafNodes: 4})
+	g, err := learn.TrainGBM(X, y, ml.GBMParams{Iterations: 10, MaxLeafNodes: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

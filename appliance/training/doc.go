@@ -5,9 +5,13 @@
 // candidate and the served models on a holdout, and promotes the
 // candidate only when it is better, recording every decision. Retrains
 // run on the durable job queue (kind model_retrain, tenant _system). It
-// imports appliance, appliance/features and engines/ml; the composition
-// root gives it the store, the queue, the feature builder, the hybrid
-// engine, the gazetteer's macro-regions and the serving side's Reload.
+// imports appliance, appliance/features and engines/ml (the artifact
+// format and its statistics), never the learners: the composition root
+// gives it the store, the queue, the feature builder, the hybrid engine,
+// the learners (Learners: engines/ml/learn's TrainGBM and TrainRidge,
+// through assemble.Learners), the gazetteer's macro-regions and the
+// serving side's Reload. TrainCandidate, TrainDriveTest and
+// TrainRidgeArtifact are methods of Learners.
 //
 // # States of a retrain
 //
@@ -85,7 +89,7 @@
 //     (5-fold CV needs 40 a fold to say anything per band); other bands use
 //     the global ridge.
 //   - Residual engine (residual.json, residual-gbm-v1): histogram GBM with
-//     the defaults of engines/ml on observed − baseline, 5 folds grouped
+//     the defaults of ml.GBMParams on observed − baseline, 5 folds grouped
 //     by H3 resolution-8 cell (seed 42), Mondrian conformal band per
 //     macro-region on the out-of-fold residuals, and the band for
 //     transmitters it never saw (conformal.unseen, ml.FitUnseenBand):

@@ -62,7 +62,10 @@ type DriveTestModel struct {
 // on rows and their order only, not on GOMAXPROCS. The artifact has no
 // envelope (DriveTestEnvelope) and data_provenance unknown
 // (AttestDriveTestFiles).
-func TrainDriveTest(rows []DriveTestRow, now time.Time) (*DriveTestModel, error) {
+func (lr Learners) TrainDriveTest(rows []DriveTestRow, now time.Time) (*DriveTestModel, error) {
+	if err := lr.check(); err != nil {
+		return nil, err
+	}
 	schema := ml.DriveTestSchemaV2()
 	X, err := DriveTestFeatures(rows, schema.Version)
 	if err != nil {
@@ -98,16 +101,16 @@ func TrainDriveTest(rows []DriveTestRow, now time.Time) (*DriveTestModel, error)
 		return nil, err
 	}
 	p := driveTestParams(len(rows))
-	cv, res, cal, err := cvBand(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) { return ml.TrainGBM(X, y, p) }, k, nil)
+	cv, res, cal, err := cvBand(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) { return lr.GBM(X, y, p) }, k, nil)
 	if err != nil {
 		return nil, err
 	}
-	u, err := driveTestUnseenBand(rows, X, res, cells, groups)
+	u, err := lr.driveTestUnseenBand(rows, X, res, cells, groups)
 	if err != nil {
 		return nil, fmt.Errorf("band for unseen transmitters: %w", err)
 	}
 	cal.Unseen = &u
-	g, err := ml.TrainGBM(X, y, p)
+	g, err := lr.GBM(X, y, p)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +149,7 @@ func AttestDriveTestFiles(a *ml.Artifact, rows []DriveTestRow, basis, operator s
 // leave_one_operator_out), and every row's out-of-fold residual res of the
 // cross-validation grouped by cells (serving cells, or H3 cells when
 // groups says so; basis leave_cell_out). Units are the serving cells.
-func driveTestUnseenBand(rows []DriveTestRow, X [][]float64, res []float64, cells []string, groups string) (ml.UnseenBand, error) {
+func (lr Learners) driveTestUnseenBand(rows []DriveTestRow, X [][]float64, res []float64, cells []string, groups string) (ml.UnseenBand, error) {
 	units := make([]string, len(rows))
 	seen := make([]string, len(rows))
 	byOp := map[string][]int{}
@@ -173,7 +176,7 @@ func driveTestUnseenBand(rows []DriveTestRow, X [][]float64, res []float64, cell
 					trX, trY = append(trX, X[i]), append(trY, rows[i].ObservedDBm)
 				}
 			}
-			m, err := ml.TrainGBM(trX, trY, driveTestParams(len(trY)))
+			m, err := lr.GBM(trX, trY, driveTestParams(len(trY)))
 			if err != nil {
 				return ml.UnseenBand{}, err
 			}

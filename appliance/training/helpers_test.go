@@ -12,6 +12,7 @@ import (
 	"linkplan/appliance/jobs"
 	"linkplan/appliance/training"
 	"linkplan/engines"
+	"linkplan/engines/ml/learn"
 	"linkplan/store"
 	"linkplan/terrain-packs/sample"
 	"linkplan/terrain-packs/terrain"
@@ -76,7 +77,7 @@ func (e *env) service(opts training.Options) *training.Service {
 	opts.Models = e.models
 	opts.Clock = func() time.Time { e.now = e.now.Add(time.Second); return e.now }
 	opts.Reload = func(context.Context) error { e.reloads++; return nil }
-	s := training.New(e.db, e.queue, e.feat, e.baseline, opts)
+	s := training.New(e.db, e.queue, e.feat, e.baseline, learners(), opts)
 	e.queue.Register(appliance.JobKindModelRetrain, s.Handler())
 	return s
 }
@@ -112,4 +113,10 @@ func (e *env) put(t testing.TB, tenant string, rows []appliance.Observation, con
 	if _, err := e.db.PutObservations(tenant, appliance.KindLinkObservation, cp, keys, nil); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// learners are the real learners of engines/ml/learn, as the assembly
+// passes them.
+func learners() training.Learners {
+	return training.Learners{GBM: learn.TrainGBM, Ridge: learn.TrainRidge}
 }

@@ -25,7 +25,7 @@ func TestIssue20_RetrainedResidualEnvelope(t *testing.T) {
 	e := newEnv(t)
 	c := corpus(t, e, 1500)
 	c.BaselineValidity = &ml.EngineValidity{Engine: "p1812-p1411-hybrid", MinMHz: 30, MaxMHz: 6000}
-	cand, err := training.TrainCandidate(c, e.now, 0)
+	cand, err := learners().TrainCandidate(c, e.now, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,6 +86,7 @@ type Service struct {
 	queue    Queue
 	feat     Featurizer
 	baseline BaselineFunc
+	learners Learners
 	opts     Options
 	log      *slog.Logger
 
@@ -93,8 +94,9 @@ type Service struct {
 	loop periodic.Loop // the trigger loop of Start
 }
 
-// New returns a Service. queue may be nil (offline use: Retrain only).
-func New(store Store, queue Queue, feat Featurizer, baseline BaselineFunc, opts Options) *Service {
+// New returns a Service. queue may be nil (offline use: Retrain only);
+// learners are the learning algorithms it fits with (assemble.Learners).
+func New(store Store, queue Queue, feat Featurizer, baseline BaselineFunc, learners Learners, opts Options) *Service {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
@@ -108,7 +110,7 @@ func New(store Store, queue Queue, feat Featurizer, baseline BaselineFunc, opts 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, queue: queue, feat: feat, baseline: baseline, opts: opts, log: log.With("component", "training")}
+	return &Service{store: store, queue: queue, feat: feat, baseline: baseline, learners: learners, opts: opts, log: log.With("component", "training")}
 }
 
 func (s *Service) dir() ModelDir { return ModelDir{Root: s.opts.Models, Now: s.opts.Clock} }
@@ -307,7 +309,7 @@ func (s *Service) Retrain(ctx context.Context, jobID, trigger string) (*Outcome,
 	out := &Outcome{Corpus: CorpusCounts{Stored: c.Stored, Consented: c.Consented, Kept: c.N(), SkippedTerrain: c.SkippedTerrain,
 		SkippedMetric: c.SkippedMetric, SkippedInvalid: c.SkippedInvalid, SchemaVersion: c.Schema.Version}}
 	now := s.opts.Clock().UTC()
-	cand, err := TrainCandidate(c, now, s.opts.Workers)
+	cand, err := s.learners.TrainCandidate(c, now, s.opts.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("retrain %s: %w", jobID, err)
 	}

@@ -187,7 +187,7 @@ func BenchmarkRetrain45k(b *testing.B) {
 	now := time.Unix(1_800_000_000, 0)
 	b.ResetTimer()
 	for range b.N {
-		cand, err := training.TrainCandidate(c, now, 0)
+		cand, err := learners().TrainCandidate(c, now, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -211,7 +211,7 @@ func BenchmarkRetrain45kFeaturised(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := training.TrainCandidate(c, e.now, 0); err != nil {
+		if _, err := learners().TrainCandidate(c, e.now, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

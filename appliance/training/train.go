@@ -104,7 +104,10 @@ func pick[T any](v []T, idx []int) []T {
 // baseline, folds grouped by H3 cell) with Mondrian conformal bands per
 // macro-region. workers bounds the concurrent folds; the models do not
 // depend on it. now stamps trained_at.
-func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
+func (lr Learners) TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
+	if err := lr.check(); err != nil {
+		return nil, err
+	}
 	if c.N() < MinTrainRows {
 		return nil, fmt.Errorf("train: %d usable rows, at least %d needed (%d consented; skipped: %d terrain missing, %d not received power, %d invalid): %w",
 			c.N(), MinTrainRows, c.Consented, c.SkippedTerrain, c.SkippedMetric, c.SkippedInvalid, appliance.ErrInvalid)
@@ -127,7 +130,7 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 	}
 
 	// Global ridge.
-	g, cv, cal, err := ridgeWithCV(X, y, regions, workers)
+	g, cv, cal, err := lr.ridgeWithCV(X, y, regions, workers)
 	if err != nil {
 		return nil, fmt.Errorf("train global ridge: %w", err)
 	}
@@ -165,7 +168,7 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 		if len(idx) < MinBandRows {
 			continue
 		}
-		m, bcv, bcal, err := ridgeWithCV(pick(X, idx), pick(y, idx), pick(regions, idx), workers)
+		m, bcv, bcal, err := lr.ridgeWithCV(pick(X, idx), pick(y, idx), pick(regions, idx), workers)
 		if err != nil {
 			return nil, fmt.Errorf("train band %d MHz ridge: %w", b, err)
 		}
@@ -185,17 +188,17 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 		return nil, fmt.Errorf("train residual: %w", err)
 	}
 	gbmTrain := func(X [][]float64, y []float64) (ml.Predictor, error) {
-		return ml.TrainGBM(X, y, ml.GBMParams{Workers: 1})
+		return lr.GBM(X, y, ml.GBMParams{Workers: 1})
 	}
 	rcv, _, rcal, err := cvBand(X, r, fold, gbmTrain, workers, regions)
 	if err != nil {
 		return nil, fmt.Errorf("train residual: %w", err)
 	}
-	gm, err := ml.TrainGBM(X, r, ml.GBMParams{Workers: workers})
+	gm, err := lr.GBM(X, r, ml.GBMParams{Workers: workers})
 	if err != nil {
 		return nil, fmt.Errorf("train residual: %w", err)
 	}
-	if rcal.Unseen, err = unseenBand(c, train, X, r, workers); err != nil {
+	if rcal.Unseen, err = lr.unseenBand(c, train, X, r, workers); err != nil {
 		return nil, fmt.Errorf("train residual: %w", err)
 	}
 	ra := &ml.Artifact{Kind: ml.KindGBM, GBM: gm, Conformal: rcal}
@@ -215,18 +218,18 @@ func TrainCandidate(c *Corpus, now time.Time, workers int) (*Candidate, error) {
 
 // ridgeWithCV cross-validates a ridge (KFold, 5, seed 42), calibrates its
 // Mondrian band on the out-of-fold residuals and fits it on every row.
-func ridgeWithCV(X [][]float64, y []float64, regions []string, workers int) (*ml.Ridge, ml.CVResult, *ml.Calibration, error) {
+func (lr Learners) ridgeWithCV(X [][]float64, y []float64, regions []string, workers int) (*ml.Ridge, ml.CVResult, *ml.Calibration, error) {
 	fold, err := ml.KFold(len(y), ml.DefaultFolds, ml.CVSeed)
 	if err != nil {
 		return nil, ml.CVResult{}, nil, err
 	}
 	cv, _, cal, err := cvBand(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
-		return ml.TrainRidge(X, y, RidgeLambda)
+		return lr.Ridge(X, y, RidgeLambda)
 	}, workers, regions)
 	if err != nil {
 		return nil, ml.CVResult{}, nil, err
 	}
-	m, err := ml.TrainRidge(X, y, RidgeLambda)
+	m, err := lr.Ridge(X, y, RidgeLambda)
 	if err != nil {
 		return nil, ml.CVResult{}, nil, err
 	}
@@ -294,11 +297,14 @@ func sortedKeys[V any](m map[int]V) []int {
 // holdout: for the shipped pipeline-validation model and offline use),
 // with its 5-fold CV figures, Mondrian band and RMSE breakdowns, stamped
 // with c's data provenance and trained_at now.
-func TrainRidgeArtifact(c *Corpus, now time.Time, workers int) (*ml.Artifact, error) {
+func (lr Learners) TrainRidgeArtifact(c *Corpus, now time.Time, workers int) (*ml.Artifact, error) {
+	if err := lr.check(); err != nil {
+		return nil, err
+	}
 	if c.N() < MinTrainRows {
 		return nil, fmt.Errorf("train ridge: %d usable rows, at least %d needed: %w", c.N(), MinTrainRows, appliance.ErrInvalid)
 	}
-	m, cv, cal, err := ridgeWithCV(c.X, c.Y, c.Regions, workers)
+	m, cv, cal, err := lr.ridgeWithCV(c.X, c.Y, c.Regions, workers)
 	if err != nil {
 		return nil, fmt.Errorf("train ridge: %w", err)
 	}
@@ -371,7 +377,7 @@ func (c *Corpus) envelopeOf(idx []int, version string, validity *ml.EngineValidi
 // (basis leave_cell_out: the observations name no operator); the seen
 // transmitters are the rows' ml.TransmitterKey (site and carrier). nil
 // when the rows have fewer than two sites.
-func unseenBand(c *Corpus, idx []int, X [][]float64, r []float64, workers int) (*ml.UnseenBand, error) {
+func (lr Learners) unseenBand(c *Corpus, idx []int, X [][]float64, r []float64, workers int) (*ml.UnseenBand, error) {
 	keys := make([]string, len(idx))
 	seen := make([]string, len(idx))
 	for j, i := range idx {
@@ -387,7 +393,7 @@ func unseenBand(c *Corpus, idx []int, X [][]float64, r []float64, workers int) (
 		return nil, err
 	}
 	cv, err := ml.CrossValidate(X, r, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
-		return ml.TrainGBM(X, y, ml.GBMParams{Workers: 1})
+		return lr.GBM(X, y, ml.GBMParams{Workers: 1})
 	}, workers)
 	if err != nil {
 		return nil, fmt.Errorf("unseen band: %w", err)

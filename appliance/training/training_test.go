@@ -125,7 +125,7 @@ func TestTrainingDeterministic(t *testing.T) {
 	}
 	render := func(procs, workers int) map[string][]byte {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		cand, err := training.TrainCandidate(c, e.now, workers)
+		cand, err := learners().TrainCandidate(c, e.now, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 func TestCandidateContents(t *testing.T) {
 	e := newEnv(t)
 	c := corpus(t, e, 1500)
-	cand, err := training.TrainCandidate(c, e.now, 0)
+	cand, err := learners().TrainCandidate(c, e.now, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

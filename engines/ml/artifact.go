@@ -31,15 +31,10 @@ const (
 // or version. It matches appliance.ErrInvalid.
 var ErrArtifact = fmt.Errorf("model artifact: %w", appliance.ErrInvalid)
 
-// FeatureSchema names the features of a model's input vector, in order.
-// Version distinguishes layouts of the feature builder: SPEC §2.5's
-// 17-feature vector and its 27-dimension extension with the clutter
-// one-hot; an artifact of an older schema keeps loading and is served
-// with the vector of its own schema.
-type FeatureSchema struct {
-	Version int      `json:"version"`
-	Names   []string `json:"names"`
-}
+// FeatureSchema names the features of a model's input vector, in order:
+// appliance.FeatureSchema, which the feature builder (appliance/features)
+// returns without importing this package.
+type FeatureSchema = appliance.FeatureSchema
 
 // Artifact is a trained model as stored in a file: a versioned header,
 // the feature schema, exactly one model (Ridge or GBM, per Kind) and

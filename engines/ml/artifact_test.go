@@ -13,6 +13,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 )
 
 // writeArtifacts creates the committed artifacts of testdata/artifacts
@@ -49,12 +50,12 @@ var committed = []struct {
 }{
 	{"ridge-17-schema1.json", func(t *testing.T) *ml.Artifact {
 		X, y := synth(3000, 17, 3, 101)
-		m, err := ml.TrainRidge(X, y, 1)
+		m, err := learn.TrainRidge(X, y, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fold, _ := ml.KFold(len(y), 5, ml.CVSeed)
-		cv, err := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) { return ml.TrainRidge(X, y, 1) }, 1)
+		cv, err := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) { return learn.TrainRidge(X, y, 1) }, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ var committed = []struct {
 	}},
 	{"gbm-17-schema1.json", func(t *testing.T) *ml.Artifact {
 		X, y := synth(3000, 17, 3, 102)
-		m, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 15, MaxLeafNodes: 8})
+		m, err := learn.TrainGBM(X, y, ml.GBMParams{Iterations: 15, MaxLeafNodes: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +82,7 @@ var committed = []struct {
 	}},
 	{"gbm-27-schema2.json", func(t *testing.T) *ml.Artifact {
 		X, y := synth(3000, 27, 3, 103)
-		m, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 15, MaxLeafNodes: 8})
+		m, err := learn.TrainGBM(X, y, ml.GBMParams{Iterations: 15, MaxLeafNodes: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,11 +174,11 @@ func TestCommittedArtifacts(t *testing.T) {
 func TestArtifactRoundTrip(t *testing.T) {
 	t.Parallel()
 	X, y := synth(2000, 17, 3, 55)
-	g, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 20})
+	g, err := learn.TrainGBM(X, y, ml.GBMParams{Iterations: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ml.TrainRidge(X, y, 0.5)
+	r, err := learn.TrainRidge(X, y, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestArtifactRoundTrip(t *testing.T) {
 func validArtifact(t testing.TB) map[string]any {
 	t.Helper()
 	X, y := synth(300, 6, 1, 8)
-	m, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 3, MaxLeafNodes: 4})
+	m, err := learn.TrainGBM(X, y, ml.GBMParams{Iterations: 3, MaxLeafNodes: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +398,7 @@ func FuzzReadArtifact(f *testing.F) {
 func TestArtifactAccuracyFields(t *testing.T) {
 	t.Parallel()
 	X, y := synth(400, 6, 1, 9)
-	m, err := ml.TrainRidge(X, y, 1)
+	m, err := learn.TrainRidge(X, y, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 )
 
 // BenchmarkGBMRetrain45k is a full retrain as issue 11 sizes it: 45,000
@@ -18,14 +19,14 @@ func BenchmarkGBMRetrain45k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	train := func(X [][]float64, y []float64) (ml.Predictor, error) { return ml.TrainGBM(X, y, ml.GBMParams{}) }
+	train := func(X [][]float64, y []float64) (ml.Predictor, error) { return learn.TrainGBM(X, y, ml.GBMParams{}) }
 	b.ReportAllocs()
 	for b.Loop() {
 		cv, err := ml.CrossValidate(X, y, fold, train, runtime.GOMAXPROCS(0))
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ml.TrainGBM(X, y, ml.GBMParams{}); err != nil {
+		if _, err := learn.TrainGBM(X, y, ml.GBMParams{}); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(cv.RMSEDB, "cv_rmse_db")
@@ -37,7 +38,7 @@ func BenchmarkGBMTrain45k(b *testing.B) {
 	X, y := synth(45000, 27, 4, 1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ml.TrainGBM(X, y, ml.GBMParams{}); err != nil {
+		if _, err := learn.TrainGBM(X, y, ml.GBMParams{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -48,7 +49,7 @@ func BenchmarkGBMTrain45k(b *testing.B) {
 func predictionModel(b *testing.B) (*ml.GBM, [][]float64) {
 	b.Helper()
 	X, y := synth(20000, 27, 4, 2)
-	m, err := ml.TrainGBM(X, y, ml.GBMParams{})
+	m, err := learn.TrainGBM(X, y, ml.GBMParams{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func BenchmarkGBMPredictNaive(b *testing.B) {
 // BenchmarkRidgePredict is one prediction of a 27-feature ridge model.
 func BenchmarkRidgePredict(b *testing.B) {
 	X, y := synth(5000, 27, 4, 2)
-	m, err := ml.TrainRidge(X, y, 1)
+	m, err := learn.TrainRidge(X, y, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,23 +1,28 @@
-// Package ml is the learning core of the coverage models (SPEC §2.5,
-// §2.6): a ridge regression, a histogram gradient-boosting regressor for
-// the residual engine, k-fold and grouped k-fold cross-validation with the
-// deterministic seed-42 permutation, split-conformal bands with Mondrian
-// bands per group (macro-region), and the versioned model artifact. It
-// knows nothing of features, observations or HTTP: callers hand it
-// matrices of float64 rows (one value per feature of a FeatureSchema) and
-// targets in dB.
+// Package ml is the model side of the learned coverage models (SPEC §2.5,
+// §2.6): the versioned model artifact (a ridge regression or a histogram
+// gradient-boosted tree ensemble with its feature schema, conformal
+// calibration, envelope and attestation) and the statistics around it:
+// k-fold and grouped k-fold cross-validation with the deterministic
+// seed-42 permutation over a caller's trainer, split-conformal bands with
+// Mondrian bands per group (macro-region), RMSE by group. The learners
+// that fit the models (TrainGBM, TrainRidge) are engines/ml/learn: the
+// concrete engine, which the training service reaches only through
+// training.Learners, while this package is a library services may import
+// (appliance/doc.go). It knows nothing of features, observations or HTTP:
+// callers hand it matrices of float64 rows (one value per feature of a
+// FeatureSchema) and targets in dB.
 //
 // # Basics
 //
 //	fold, _ := ml.GroupKFold(cells, ml.DefaultFolds, ml.CVSeed) // or ml.KFold(n, k, ml.CVSeed)
 //	cv, _ := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
-//		return ml.TrainGBM(X, y, ml.GBMParams{})
+//		return learn.TrainGBM(X, y, ml.GBMParams{})
 //	}, runtime.GOMAXPROCS(0))
 //	res := y[i] - cv.OOF[i]                                     // out-of-fold residuals, dB
 //	cal, _ := ml.FitMondrian(res, regions, ml.DefaultAlpha)     // regions: "N", "NE", "CO", "SE", "S" or ""
 //	band, mondrian := cal.BandFor("SE")                         // [p - band.QAbsDB, p + band.QAbsDB]
 //	rep, _ := cal.Coverage(heldOutRes, heldOutRegions)          // empirical coverage, mean width
-//	m, _ := ml.TrainGBM(X, y, ml.GBMParams{})
+//	m, _ := learn.TrainGBM(X, y, ml.GBMParams{})
 //	_ = ml.WriteArtifact(w, &ml.Artifact{Kind: ml.KindGBM, ModelVersion: "residual-gbm-v1", Schema: s, GBM: m, Conformal: &cal})
 //	a, err := ml.ReadArtifact(r)                                // any version 1…ArtifactVersion
 //

@@ -10,6 +10,7 @@ import (
 	"linkplan/appliance"
 	"linkplan/engines/ml"
 	"linkplan/engines/ml/h3"
+	"linkplan/engines/ml/learn"
 )
 
 // TestPermutation pins the seed-42 permutation: any change of the
@@ -192,7 +193,7 @@ func TestCrossValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	train := func(X [][]float64, y []float64) (ml.Predictor, error) {
-		return ml.TrainGBM(X, y, ml.GBMParams{Iterations: 30})
+		return learn.TrainGBM(X, y, ml.GBMParams{Iterations: 30})
 	}
 	one, err := ml.CrossValidate(X, y, fold, train, 1)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 )
 
 // TestGBMDeterministicAcrossGOMAXPROCS trains the same model under
@@ -23,7 +24,7 @@ func TestGBMDeterministicAcrossGOMAXPROCS(t *testing.T) {
 		t.Helper()
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
-		m, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 40, Workers: workers})
+		m, err := learn.TrainGBM(X, y, ml.GBMParams{Iterations: 40, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +204,7 @@ func TestGBMLearns(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			X, y := tc.data(2000)
-			m, err := ml.TrainGBM(X, y, tc.p)
+			m, err := learn.TrainGBM(X, y, tc.p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +252,7 @@ func TestGBMRejects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ml.TrainGBM(tc.X, tc.y, tc.p)
+			_, err := learn.TrainGBM(tc.X, tc.y, tc.p)
 			if !errors.Is(err, appliance.ErrInvalid) {
 				t.Fatalf("error %v, want appliance.ErrInvalid", err)
 			}

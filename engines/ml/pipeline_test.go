@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 )
 
 // TestResidualPipeline composes the parts the way the residual engine
@@ -42,7 +43,7 @@ func TestResidualPipeline(t *testing.T) {
 	}
 	p := ml.GBMParams{Iterations: 60}
 	cv, err := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
-		return ml.TrainGBM(X, y, p)
+		return learn.TrainGBM(X, y, p)
 	}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestResidualPipeline(t *testing.T) {
 	if len(cal.ByGroup) != len(regions) {
 		t.Fatalf("%d regional bands, want %d", len(cal.ByGroup), len(regions))
 	}
-	m, err := ml.TrainGBM(X, y, p)
+	m, err := learn.TrainGBM(X, y, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 )
 
 // TestRidge checks the closed-form fit against what it must satisfy.
@@ -95,7 +96,7 @@ func TestRidge(t *testing.T) {
 			name: "larger lambda shrinks the coefficients",
 			X:    Xn, y: yn, lambda: 1e6,
 			check: func(t *testing.T, m *ml.Ridge, X [][]float64, y []float64) {
-				small, _ := ml.TrainRidge(X, y, 1)
+				small, _ := learn.TrainRidge(X, y, 1)
 				var a, b float64
 				for j := range m.Coef {
 					a += m.Coef[j] * m.Coef[j]
@@ -109,7 +110,7 @@ func TestRidge(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := ml.TrainRidge(tc.X, tc.y, tc.lambda)
+			m, err := learn.TrainRidge(tc.X, tc.y, tc.lambda)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,15 +122,15 @@ func TestRidge(t *testing.T) {
 		for i, x := range X {
 			c[i] = []float64{x[0], 2 * x[0], x[1]}
 		}
-		if _, err := ml.TrainRidge(c, y, 0); !errors.Is(err, ml.ErrSingular) {
+		if _, err := learn.TrainRidge(c, y, 0); !errors.Is(err, learn.ErrSingular) {
 			t.Fatalf("error %v, want ErrSingular", err)
 		}
-		if _, err := ml.TrainRidge(c, y, 1); err != nil {
+		if _, err := learn.TrainRidge(c, y, 1); err != nil {
 			t.Fatalf("lambda 1: %v", err)
 		}
 	})
 	t.Run("negative lambda is invalid", func(t *testing.T) {
-		if _, err := ml.TrainRidge(X, y, -1); err == nil {
+		if _, err := learn.TrainRidge(X, y, -1); err == nil {
 			t.Fatal("no error")
 		}
 	})

@@ -13,6 +13,7 @@ import (
 
 	"linkplan/appliance/tooltest"
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 )
 
 // TestGBMAgainstScikitLearn trains our GBM and scikit-learn's
@@ -48,7 +49,7 @@ func TestGBMAgainstScikitLearn(t *testing.T) {
 	for ci, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cv, err := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) {
-				return ml.TrainGBM(X, y, tc.p)
+				return learn.TrainGBM(X, y, tc.p)
 			}, 2)
 			if err != nil {
 				t.Fatal(err)

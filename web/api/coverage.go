@@ -57,6 +57,16 @@ func (a *API) resolveEngine(k *appliance.APIKey, id appliance.EngineID) (applian
 	return a.Engines.Resolve(k, id)
 }
 
+// withEngineNote returns ws with the warning engine_resolved carrying note
+// appended, or ws when note is empty (resolveEngine kept the engine
+// asked): an answer whose engine is not the one asked says why.
+func withEngineNote(ws []appliance.Warning, note string) []appliance.Warning {
+	if note == "" {
+		return ws
+	}
+	return append(ws, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
+}
+
 // EngineJSON is one engine of GET /coverage/engines.
 type EngineJSON struct {
 	appliance.EngineInfo
@@ -112,9 +122,7 @@ func (a *API) enginePredict(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	if note != "" {
-		res.Warnings = append(res.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
-	}
+	res.Warnings = withEngineNote(res.Warnings, note)
 	return roundCase(res), nil
 }
 
@@ -274,9 +282,7 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 	out := AnalyzeResponse{LinkResultJSON: linkResult(c), EngineUsed: string(c.Prediction.Engine),
 		EngineVersion: c.Prediction.EngineVersion, Confidence: planner.PhysicsConfidence(c.Prediction.Engine),
 		ModelSource: "physics", RxThresholdDBm: r3(req.RxThresholdDBm), Intermediate: map[string]float64{}}
-	if note != "" {
-		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
-	}
+	out.Warnings = withEngineNote(out.Warnings, note)
 	out.Intermediate = roundMap(c.Prediction.Intermediate)
 	out.Warnings = append(out.Warnings, q.renames()...)
 	return out, nil

@@ -179,8 +179,6 @@ func (a *API) linkInterference(w http.ResponseWriter, r *http.Request) (any, err
 	}
 	out := LinkInterferenceJSON{A: linkEndJSONOf(res.A), B: linkEndJSONOf(res.B), RequiredCIDB: optR2(res.RequiredCIDB),
 		Warnings: append([]appliance.Warning{}, res.Warnings...)}
-	if note != "" {
-		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
-	}
+	out.Warnings = withEngineNote(out.Warnings, note)
 	return out, nil
 }

@@ -238,9 +238,7 @@ func (a *API) planFor(r *http.Request, q *ptpRequest) (*appliance.PTPLink, strin
 	if err != nil {
 		return nil, "", err
 	}
-	if note != "" {
-		l.Warnings = append(l.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
-	}
+	l.Warnings = withEngineNote(l.Warnings, note)
 	return l, note, nil
 }
 

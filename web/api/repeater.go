@@ -162,8 +162,6 @@ func (a *API) planRepeater(w http.ResponseWriter, r *http.Request) (any, error) 
 		return nil, nil
 	}
 	out := PlanRepeaterJSON{Plan: plan, Warnings: append([]appliance.Warning{}, plan.Warnings...)}
-	if note != "" {
-		out.Warnings = append(out.Warnings, appliance.Warning{Code: appliance.WarnEngineResolved, Message: note})
-	}
+	out.Warnings = withEngineNote(out.Warnings, note)
 	return out, nil
 }

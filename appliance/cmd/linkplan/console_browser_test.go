@@ -50,9 +50,9 @@ var updateScreenshots = flag.Bool("update-screenshots", false, "write the consol
 // package.
 const screenshotDir = "../../../docs/screenshots"
 
-// axePath is the axe-core build installed by make test-deps (npm ci in
-// build/console); it is injected into the page, never served.
-const axePath = "../../../build/console/node_modules/axe-core/axe.min.js"
+// axePath is the pinned axe-core build committed by make axe-fixture
+// (testdata/axe/PROVENANCE); it is injected into the page, never served.
+const axePath = "testdata/axe/axe.min.js"
 
 // Viewports of the screenshots: a laptop and a phone.
 var viewports = [...]struct{ w, h int64 }{{1366, 768}, {390, 844}}
@@ -449,7 +449,7 @@ type axeViolation struct {
 	Nodes  []string `json:"nodes"`
 }
 
-// axe injects the pinned axe-core (build/console/node_modules) into the
+// axe injects the pinned axe-core (testdata/axe) into the
 // page through the DevTools protocol, runs it on the document (WCAG 2.1 A
 // and AA rules and best practices) and fails the test on every serious or
 // critical violation, listing them; minor and moderate ones are logged.
@@ -457,7 +457,7 @@ func axe(t *testing.T, tb *tab) {
 	t.Helper()
 	src, err := os.ReadFile(axePath)
 	if err != nil {
-		t.Fatalf("axe-core is not installed (%v): run make test-deps (npm ci in build/console)", err)
+		t.Fatalf("axe-core fixture missing (%v): make axe-fixture writes it", err)
 	}
 	eval[chromedp.Void](t, tb, string(src)+"\n;void 0")
 	res := eval[[]axeViolation](t, tb, `axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}, resultTypes: ['violations']})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/cmd/linkplan/assemble"
 	"linkplan/appliance/observations"
 	"linkplan/appliance/training"
 	"linkplan/engines/ml"
@@ -195,7 +196,7 @@ func splitList(s string) []string {
 // trainDriveTest trains the drive-test model on rows
 // (training.TrainDriveTest).
 func trainDriveTest(rows []dtRow, now time.Time) (*training.DriveTestModel, error) {
-	return training.TrainDriveTest(trainingRows(rows), now)
+	return assemble.Learners().TrainDriveTest(trainingRows(rows), now)
 }
 
 // trainModel trains, attaches env (and the attestation when basis is

@@ -18,6 +18,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 )
 
 // dortmundHeadFile is the committed 200-row sample of the real Dortmund
@@ -115,7 +116,7 @@ func schema100Artifact(t *testing.T, rows []dtRow) *ml.Artifact {
 	for i := range rows {
 		y[i] = rows[i].ObservedDBm
 	}
-	g, err := ml.TrainGBM(X, y, ml.GBMParams{Iterations: 100, LearningRate: 0.05, MaxLeafNodes: 8, MinSamplesLeaf: 20, L2: 1})
+	g, err := learn.TrainGBM(X, y, ml.GBMParams{Iterations: 100, LearningRate: 0.05, MaxLeafNodes: 8, MinSamplesLeaf: 20, L2: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +395,7 @@ func schema100CVArtifact(t *testing.T, rows []dtRow) *ml.Artifact {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cv, err := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) { return ml.TrainGBM(X, y, p) }, 5)
+	cv, err := ml.CrossValidate(X, y, fold, func(X [][]float64, y []float64) (ml.Predictor, error) { return learn.TrainGBM(X, y, p) }, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +407,7 @@ func schema100CVArtifact(t *testing.T, rows []dtRow) *ml.Artifact {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ml.TrainGBM(X, y, p)
+	g, err := learn.TrainGBM(X, y, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,7 +175,7 @@ func synthCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("model synth: %w", err)
 	}
-	a, err := training.TrainRidgeArtifact(c, time.Now(), 0)
+	a, err := assemble.Learners().TrainRidgeArtifact(c, time.Now(), 0)
 	if err != nil {
 		return fmt.Errorf("model synth: %w", err)
 	}

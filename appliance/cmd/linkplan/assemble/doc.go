@@ -12,21 +12,36 @@
 //
 // # What it builds
 //
-// New(ctx, Config) builds, in this order:
+// New(ctx, Config) is one page: it runs these phases (phases.go), each a
+// method of build, which carries what a phase makes for the later ones:
 //
-//	metrics set, panic recoverer
-//	store          store.Open (a pre-migration backup first), tenancy.Bootstrap
-//	terrain        OpenTerrain (packs, or the embedded Rio sample)
-//	engines        engines.New: the registry, built once
-//	catalogue      gazetteer, R-tree (spatial), search index, towerset (their
-//	               consistency rules), refresh (first load), registry
-//	data manifest  the files in use, hashed in the background
-//	services       planner, equipment, ptp, backups, admission, jobs (bbolt or
-//	               JetStream), batch, repeater, calibration, privacy, training,
-//	               coverage maps, raytrace, quota, SSO/branding/billing,
-//	               basemap, prediction, standby source
-//	job kinds      each service's handler registered on the one queue
-//	HTTP handler   api.New with every service above
+//	phase                    builds
+//	newBuild                 logger, metrics set, panic recoverer
+//	openStore                store.Open (a pre-migration backup first)
+//	bootstrap                tenancy and the admin credentials (tenancy.Bootstrap)
+//	buildEngines             OpenTerrain (packs, or the embedded Rio sample);
+//	                         engines.New, the registry, built once; the
+//	                         JetStream input set
+//	loadCatalogue            gazetteer, R-tree (spatial), search index,
+//	                         towerset (their consistency rules), refresh
+//	                         (first load), the data manifest (files in use,
+//	                         hashed in the background)
+//	buildPlanning            planner, equipment, ptp (with the ITU-R maps)
+//	buildBackups             backups
+//	buildJobs                admission (with each job kind's cost), the job
+//	                         queue (bbolt or JetStream), the unit executor
+//	buildBatch               batch reports, repeater plans (job kinds)
+//	buildCalibration         calibration (job kinds), its hook in the planner
+//	buildPrivacyAndTraining  privacy (the hard-delete job), training (retrain job)
+//	buildMaps                coverage maps; buildRaytrace: building layers,
+//	                         the raytrace worker, the raytrace service
+//	buildTenantServices      quota, SSO/branding/billing, basemap tiles
+//	buildModels              prediction (first load), standby source, registry
+//	buildHTTP                api.New with every service above, in the Deps
+//	                         group of its handlers (checks: /health/ready's)
+//
+// A job kind's handler is registered on the one queue in the phase that
+// builds its service.
 //
 // Nothing runs until Start, which starts, in order: the raytrace worker
 // process, the backup schedule, the tower refresh schedule, the job
@@ -57,17 +72,19 @@
 //
 // # Where a new piece goes
 //
-//   - A new service: build it in New after what it needs (or in a file of
-//     this package beside New when it takes more than a few lines, as
+//   - A new service: build it in the phase of its area, after what it
+//     needs (a new phase in New's list when none fits; a helper in a file
+//     of this package when it takes more than a few lines, as
 //     newTenantServices), keep it in an exported App field when serve or a
-//     test needs it, and hand it to api.New in the Deps group of its
-//     handlers (api.PlatformDeps, AccessDeps, CatalogueDeps, LinkDeps,
-//     JobDeps, PlanningDeps, ModelDeps, TenantDeps, OperationsDeps). A job
-//     kind registers its handler on a.Jobs here.
+//     test needs it (else in build), and hand it to api.New (buildHTTP) in
+//     the Deps group of its handlers (api.PlatformDeps, AccessDeps,
+//     CatalogueDeps, LinkDeps, JobDeps, PlanningDeps, ModelDeps,
+//     TenantDeps, OperationsDeps). A job kind registers its handler on
+//     a.Jobs in the same phase.
 //   - A new serve flag: declare it in appliance/cmd/linkplan/serve.go, add
-//     its field to Config (config.go), read it in New.
+//     its field to Config (config.go), read it in the phase that uses it.
 //   - A new handler group: its routes in one file of web/api (a register
 //     function called from api.New), its services in the Deps group of its
 //     area in web/api/api.go (a new group when none fits), that group
-//     filled in the api.New call here.
+//     filled in buildHTTP's api.New call.
 package assemble

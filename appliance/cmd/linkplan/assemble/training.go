@@ -13,6 +13,7 @@ import (
 	"linkplan/appliance/training"
 	"linkplan/engines"
 	"linkplan/engines/ml"
+	"linkplan/engines/ml/learn"
 	"linkplan/store"
 )
 
@@ -39,11 +40,17 @@ func NewTraining(db *store.DB, queue training.Queue, ter *TerrainSet, reg *engin
 		cl = ter
 	}
 	feat := training.Features{Builder: &features.Builder{Terrain: ter, Clutter: cl}}
-	return training.New(db, queue, feat, training.HybridBaseline(eng, ter), training.Options{
+	return training.New(db, queue, feat, training.HybridBaseline(eng, ter), Learners(), training.Options{
 		Models: filepath.Join(dataDir, "models"), Shipped: shipped, Clutter: cl != nil, RegionAt: RegionAtOf(gaz), Reload: reload, Log: log,
 		Recover:          rec,
 		BaselineValidity: baselineValidity(reg),
 	}), nil
+}
+
+// Learners are the concrete learners of engines/ml/learn, which the
+// training service declares as training.Learners and never imports.
+func Learners() training.Learners {
+	return training.Learners{GBM: learn.TrainGBM, Ridge: learn.TrainRidge}
 }
 
 // baselineValidity is the residual engine's baseline (p1812-p1411-hybrid)

@@ -1,13 +1,9 @@
-package ml
+package learn
 
 import (
 	"math"
 	"slices"
 )
-
-// MaxBins is the largest number of bins a feature may be cut into: bin
-// indices fit a byte.
-const MaxBins = 255
 
 // binThresholds returns the ascending, distinct upper edges of the bins of
 // one feature column (at most maxBins-1 edges, so at most maxBins bins).
