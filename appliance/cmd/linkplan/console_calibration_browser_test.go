@@ -44,7 +44,8 @@ type calibrationState struct {
 // engine's n, cross-validated RMSE without and with it, applied or
 // refused; the band offsets); turned off again from the page (the API
 // then says off and keeps no calibration). A read-only key sees the card
-// read-only.
+// read-only. The screen asks the drive test's frequency in MHz and shows
+// no placeholder.
 func TestIssue27_Calibration(t *testing.T) {
 	env := startConsole(t)
 	tb := openConsole(t, env)
@@ -56,6 +57,16 @@ func TestIssue27_Calibration(t *testing.T) {
 	}
 	if eval[bool](t, tb, `document.getElementById('cal-switch').disabled`) {
 		t.Error("a tenant-admin key sees the switch disabled")
+	}
+	// The screen's other bugs of issue 27: the frequency is asked in MHz
+	// (never Hz), and no "not available yet" placeholder is left.
+	if got := eval[string](t, tb, `(() => { const i = document.querySelector('.screen-observations input[name=frequency_mhz]');
+		const hz = document.querySelector('.screen-observations input[name$=_hz]');
+		return i && !hz ? document.querySelector('label[for="' + i.id + '"]').textContent : 'no MHz field, or a Hz one'; })()`); got != "Frequência (MHz)" {
+		t.Errorf("the drive test's frequency field: %q", got)
+	}
+	if txt := eval[string](t, tb, `document.querySelector('main').innerText`); strings.Contains(strings.ToLower(txt), "não disponível") || strings.Contains(strings.ToLower(txt), "not available yet") {
+		t.Error("the Observations screen still shows a not-available placeholder")
 	}
 
 	// A consented drive test: 40 receivers over about 4 km.
