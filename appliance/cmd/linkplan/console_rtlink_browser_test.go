@@ -148,6 +148,19 @@ func TestIssue27_RaytraceLinkJob(t *testing.T) {
 	shot(t, tb, "v2-link-raytrace")
 	switchLang(t, tb, "pt-BR")
 
+	// Another engine replaces the job view and its lines on the map.
+	tb.run(t, "analyse with fspl", chromedp.SetValue(chromedp.ID("link-engine"), "fspl"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('link-engine').dispatchEvent(new Event('change', {bubbles: true}))`),
+		chromedp.Click(chromedp.ID("link-analyze")))
+	waitFor(t, tb, "the fspl answer", `!!document.getElementById('link-best-id') || !!document.getElementById('link-none')`)
+	if eval[bool](t, tb, `!!document.getElementById('link-rt') || document.querySelectorAll('#link-map path.link-rt-line').length > 0 || !document.getElementById('link-rt-options').hidden`) {
+		t.Error("the raytrace job view, its lines or its options stay after an fspl analysis")
+	}
+	tb.run(t, "back to raytrace", chromedp.SetValue(chromedp.ID("link-engine"), "raytrace"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('link-engine').dispatchEvent(new Event('change', {bubbles: true}))`))
+	waitFor(t, tb, "the layer listed again", `[...document.querySelectorAll('#link-rt-layer option')].some(o => o.value === '`+layer+`')`)
+	tb.run(t, "the layer", chromedp.SetValue(chromedp.ID("link-rt-layer"), layer))
+
 	// The job queue's reasons, in the page, in both languages.
 	fails := eval[string](t, tb, `(async () => {
 		const { jobFailure } = await import('/js/jobs.js');

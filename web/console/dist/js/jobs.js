@@ -55,16 +55,21 @@ export function jobFailure(ctx, job) {
 
 // followJob polls GET /jobs/{id} every ms (default 1 s) until the job is
 // terminal, calling onJob(job) with each state (the first one given);
-// it resolves with the last job. The screen's signal ends it (a pending
-// promise then: the screen is gone).
-export async function followJob(ctx, job, onJob, ms = 1000) {
+// it resolves with the last job. The screen's signal, or signal (the
+// screen moved on to another job), ends it: a promise that never
+// resolves then.
+export async function followJob(ctx, job, onJob, { ms = 1000, signal } = {}) {
+  const stop = signal ? AbortSignal.any([ctx.signal, signal]) : ctx.signal;
+  const gone = () => new Promise(() => {});
   for (;;) {
+    if (stop.aborted) return gone();
     onJob(job);
     if (TERMINAL.has(job.state)) return job;
     await new Promise((r) => {
       const timer = setTimeout(r, ms);
-      ctx.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+      stop.addEventListener('abort', () => clearTimeout(timer), { once: true });
     });
-    job = await ctx.api('GET', `/jobs/${encodeURIComponent(job.id)}`);
+    if (stop.aborted) return gone();
+    job = await ctx.api('GET', `/jobs/${encodeURIComponent(job.id)}`, { signal: stop });
   }
 }

@@ -84,8 +84,9 @@ function words(ctx) {
 
 // raytraceJobView follows job in host and shows its result; onResult(res)
 // is called with the downloaded result (the screen draws the links on its
-// map). It resolves when the job is terminal and its view drawn.
-export async function raytraceJobView(ctx, host, job, { onResult } = {}) {
+// map). It resolves when the job is terminal and its view drawn; signal
+// ends it earlier (the screen asked for something else).
+export async function raytraceJobView(ctx, host, job, { onResult, signal } = {}) {
   const { el, table } = ctx.ui;
   const w = words(ctx);
   const { fmt } = ctx;
@@ -107,7 +108,7 @@ export async function raytraceJobView(ctx, host, job, { onResult } = {}) {
     bar.max = String(Math.max(j.progress.total, 1));
     bar.value = String(j.progress.done);
     cancel.hidden = TERMINAL.has(j.state) || j.cancel_requested;
-  });
+  }, { signal });
   bar.remove();
   if (last.state !== 'succeeded' || !last.result) {
     const why = jobFailure(ctx, last);
@@ -118,11 +119,13 @@ export async function raytraceJobView(ctx, host, job, { onResult } = {}) {
   }
   let res;
   try {
-    res = await ctx.api('GET', last.result.download_url);
+    res = await ctx.api('GET', last.result.download_url, { signal });
   } catch (err) {
+    if (err.name === 'AbortError') throw err;
     body.replaceChildren(el('p', { class: 'error-msg', role: 'alert', id: 'link-rt-error', text: w('loadFailed') }), ctx.ui.errorBox(err));
     return last;
   }
+  if (signal && signal.aborted) return last;
   if (onResult) onResult(res);
   const links = res.links || [];
   const best = res.best === null || res.best === undefined ? null : links[res.best];

@@ -369,6 +369,7 @@ export default {
       results.replaceChildren();
       drawn.clearLayers();
       ctx.memo.rtJob = null;
+      if (rtRun) { rtRun.abort(); rtRun = null; }
       try {
         const res = await ctx.api('POST', '/analyze_link', { json: body, signal: ctx.signal });
         if (res && res.kind === 'raytrace_link') {
@@ -575,10 +576,14 @@ export default {
     // showRaytraceJob follows a raytrace_link job in the results and draws
     // its traced links on the map (each tower to the receiver, the best
     // one thicker); focus: the job's heading when it was just submitted.
+    let rtRun = null; // the job view's AbortController
     async function showRaytraceJob(job, focus) {
       const host = el('div', { id: 'link-rt-host' });
       results.replaceChildren(host);
+      if (rtRun) rtRun.abort();
+      rtRun = new AbortController();
       const view = raytraceJobView(ctx, host, job, {
+        signal: rtRun.signal,
         onResult: (r) => {
           if (ctx.signal.aborted) return;
           drawn.clearLayers();

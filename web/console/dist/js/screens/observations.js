@@ -470,8 +470,9 @@ export default {
         { label: t('calOffset'), cell: (b) => db(b.offset_db), num: true },
         { label: t('calSlope'), cell: (b) => db(b.slope_db_per_decade), num: true },
         { label: t('calN'), cell: (b) => ctx.fmt.num(b.n, 0), num: true },
-        { label: t('calBefore'), cell: (b) => db(b.cv_rmse_before_db), num: true },
-        { label: t('calAfter'), cell: (b) => db(b.cv_rmse_after_db), num: true },
+        // A band level no held-out transmitter tested has no figures.
+        { label: t('calBefore'), cell: (b) => (b.n_validated ? db(b.cv_rmse_before_db) : '–'), num: true },
+        { label: t('calAfter'), cell: (b) => (b.n_validated ? db(b.cv_rmse_after_db) : '–'), num: true },
         { label: t('calApplied'), cell: verdict },
       ], bands) : null;
       if (perBand) perBand.id = 'cal-bands';
