@@ -308,6 +308,11 @@ func TestIssue27_SiteRadio(t *testing.T) {
 		t.Errorf("the refusal reads %q: want the pt-BR text and the radio field's label, not its wire name", msg)
 	}
 	waitFor(t, tb, "the site's radio marked and focused", `document.getElementById('nm-site-0-radio_id').getAttribute('aria-invalid') === 'true' && document.activeElement.id === 'nm-site-0-radio_id'`)
+	// A long radio name does not widen the sites past their form.
+	if over := eval[float64](t, tb, `document.getElementById('nm-sites').closest('fieldset').getBoundingClientRect().right - document.getElementById('nm-if-form').getBoundingClientRect().right`); over > 1 {
+		t.Errorf("the site rows stick out of the form by %.0f px", over)
+	}
+	fitsPhone(t, tb, "netmaps")
 	axe(t, tb)
 	shot(t, tb, "v2-netmaps-radio")
 	switchLang(t, tb, "en")
