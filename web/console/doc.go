@@ -50,6 +50,15 @@
 //	js/caveats.js           the caveats box (warnings first, translated,
 //	                        tied to the figure they qualify) of repeater,
 //	                        batch, raytrace, network-map and residual results
+//	js/mapstream.js         the streamed maps of the Coverage, Raytrace and
+//	                        Network maps screens (SSE events, tiles drawn as
+//	                        they arrive, summary, cancel, the tab's memo)
+//	js/equipment.js         the equipment catalogue as the PtP and Network
+//	                        maps screens list it (radios, antennas)
+//	js/jobs.js              following a job (GET /jobs/{id}) and its failure
+//	                        in the user's language
+//	js/rtjob.js             the job view of a per-link ray trace (engine
+//	                        raytrace on the Link screen)
 //	js/unzip.js             reads one file of a job's zip bundle in the page
 //	                        (batch job rows, residual report)
 //	js/formkit.js           DOM helpers shared by the form screens (batch,

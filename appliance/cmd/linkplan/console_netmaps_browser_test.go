@@ -240,3 +240,85 @@ func TestIssue27_ViewshedScreen(t *testing.T) {
 	}
 	shot(t, tb, "v2-netmaps-viewshed")
 }
+
+// TestIssue27_SiteRadio: each interference site of the Network maps
+// screen names a radio of the tenant's catalogue (GET /equipment/radios,
+// listed with its adjacent-channel selectivity): the map is computed with
+// it (the request carries sites[i].radio_id), and once that radio is
+// deleted the API's 422 naming sites[0].radio_id is shown in pt-BR with
+// the field's label, the site's radio control marked invalid and focused.
+func TestIssue27_SiteRadio(t *testing.T) {
+	env := startConsole(t)
+	waitWorkerOK(t, env.srv)
+	hdr := map[string]string{"X-API-Key": env.key, "Content-Type": "application/json"}
+	r := env.srv.call(t, "POST", "/equipment/radios", hdr,
+		`{"name":"Radio do provedor","acs_db":45,"bands":[{"min_mhz":1700,"max_mhz":1900}],"channels":[{"width_mhz":20,"modes":[{"name":"QPSK","tx_power_dbm":25,"sensitivity_dbm":-90,"throughput_mbps":20}]}]}`)
+	var radio struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(r.body, &radio); err != nil || radio.ID == "" {
+		t.Fatalf("POST /equipment/radios: %d %s", r.status, r.body)
+	}
+
+	tb := openConsole(t, env)
+	signIn(t, tb, env.key)
+	goScreen(t, tb, "netmaps")
+	tb.run(t, "two sites", chromedp.Click(chromedp.ID("nm-add-site")), chromedp.Click(chromedp.ID("nm-add-site")),
+		typeInto("nm-site-0-lat", "-22.93"), typeInto("nm-site-0-lon", "-43.30"),
+		typeInto("nm-site-1-lat", "-22.95"), typeInto("nm-site-1-lon", "-43.27"),
+		typeInto("nm-if-radius", "3"), typeInto("nm-if-freq", "1800"))
+	waitFor(t, tb, "the catalogue's radio in the site's list", `[...document.querySelectorAll('#nm-site-0-radio_id option')].some(o => o.value === '`+radio.ID+`')`)
+	if label := eval[string](t, tb, `[...document.querySelectorAll('#nm-site-0-radio_id option')].find(o => o.value === '`+radio.ID+`').textContent`); !strings.Contains(label, "Radio do provedor") || !strings.Contains(label, "ACS 45") {
+		t.Errorf("the radio's option reads %q: want its name and its ACS", label)
+	}
+	if got := eval[string](t, tb, `document.getElementById('nm-site-1-radio_id').value`); got != "" {
+		t.Errorf("a new site names radio %q, want none (the map's ACS)", got)
+	}
+	// What the page sends: the request bodies of the interference route.
+	eval[chromedp.Void](t, tb, `(() => { window.__sent = []; const f = window.fetch;
+		window.fetch = (r, ...a) => { if (r instanceof Request && r.url.endsWith('/coverage/interference')) r.clone().text().then(b => window.__sent.push(b)); return f(r, ...a); }; })()`)
+	tb.run(t, "pick the radio and compute", chromedp.SetValue(chromedp.ID("nm-site-0-radio_id"), radio.ID),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('nm-site-0-radio_id').dispatchEvent(new Event('change', {bubbles: true}))`),
+		chromedp.Click(chromedp.ID("nm-if-start")))
+	st := netmapOnPage(t, env, tb, env.key)
+	if st.Summary.Detail.Kind != "interference" {
+		t.Fatalf("the API's summary: %+v", st.Summary)
+	}
+	var sent struct {
+		Sites []struct {
+			RadioID *string `json:"radio_id"`
+		} `json:"sites"`
+	}
+	if err := json.Unmarshal([]byte(eval[string](t, tb, `window.__sent[0] || ''`)), &sent); err != nil || len(sent.Sites) != 2 {
+		t.Fatalf("the page's request: %v %+v", err, sent)
+	}
+	if sent.Sites[0].RadioID == nil || *sent.Sites[0].RadioID != radio.ID || sent.Sites[1].RadioID != nil {
+		t.Errorf("the request's sites name radios %v and %v, want %s and none", sent.Sites[0].RadioID, sent.Sites[1].RadioID, radio.ID)
+	}
+	noLiteralText(t, tb, "interference with a radio")
+
+	// The radio deleted meanwhile: the API refuses the site's radio.
+	if r := env.srv.call(t, "DELETE", "/equipment/radios/"+radio.ID, hdr, ""); r.status/100 != 2 {
+		t.Fatalf("DELETE /equipment/radios/%s: %d %s", radio.ID, r.status, r.body)
+	}
+	tb.run(t, "compute again", chromedp.Click(chromedp.ID("nm-if-start")))
+	waitFor(t, tb, "the refusal", `!!document.querySelector('#nm-status .error-box')`)
+	msg := eval[string](t, tb, `document.querySelector('#nm-status .error-box').innerText`)
+	if !strings.Contains(msg, "Um valor do formulário não é aceito") || !strings.Contains(msg, "Rádio do catálogo") || strings.Contains(msg, "sites[0].radio_id") {
+		t.Errorf("the refusal reads %q: want the pt-BR text and the radio field's label, not its wire name", msg)
+	}
+	waitFor(t, tb, "the site's radio marked and focused", `document.getElementById('nm-site-0-radio_id').getAttribute('aria-invalid') === 'true' && document.activeElement.id === 'nm-site-0-radio_id'`)
+	// A long radio name does not widen the sites past their form.
+	if over := eval[float64](t, tb, `document.getElementById('nm-sites').closest('fieldset').getBoundingClientRect().right - document.getElementById('nm-if-form').getBoundingClientRect().right`); over > 1 {
+		t.Errorf("the site rows stick out of the form by %.0f px", over)
+	}
+	fitsPhone(t, tb, "netmaps")
+	axe(t, tb)
+	shot(t, tb, "v2-netmaps-radio")
+	switchLang(t, tb, "en")
+	waitFor(t, tb, "the site rows in English", `!!document.getElementById('nm-site-0-radio_id') && document.getElementById('nm-site-0-radio_id').value === '`+radio.ID+`'`)
+	if label := eval[string](t, tb, `document.getElementById('nm-site-0-radio_id').selectedOptions[0].textContent`); !strings.Contains(label, "not in the catalogue") {
+		t.Errorf("the deleted radio reads %q in English: want it marked not in the catalogue", label)
+	}
+	shot(t, tb, "v2-netmaps-radio")
+}

@@ -1,16 +1,16 @@
 // coverage.js: the Coverage screen. Start a single-transmitter heatmap
 // (POST /coverage/heatmap, for a catalogued tower or an explicit site),
-// read its text/event-stream with fetch + ReadableStream (EventSource
-// cannot send the API key), and draw every tile on the map as it arrives:
+// read its text/event-stream (mapstream.js, shared with the Raytrace and
+// Network maps screens), and draw every tile on the map as it arrives:
 // the tile's int16 little-endian centi-dBm pixels (base64) are decoded to
 // a canvas with the legend palette and laid over the tile's bounds. A
 // progress bar follows the radials; the summary and the export buttons
 // (GET /coverage/heatmap/{id}/export?format=...) come at the end. Leaving
 // the screen aborts the stream, which cancels a map still computing.
 
-import { ApiError, readSSE } from '../api.js';
 import { warningText } from '../messages.js';
 import { createMap, RIO } from '../map.js';
+import { drawRGBA, exportButtons, mapStream } from '../mapstream.js';
 
 // LEGEND: received power classes, strongest first (the palette of the
 // KMZ export: >= -65 dBm dark green, -75 green, -85 yellow, -95 orange,
@@ -28,10 +28,6 @@ const EXPORTS = ['geotiff', 'kmz', 'geojson', 'kml', 'shapefile'];
 // decodeTile turns a tile event's data into RGBA pixels with legend
 // (default LEGEND; classes strongest first, each { min, rgb } in the
 // tile's unit: dBm, or the SINR dB and viewshed class of network maps).
-// KEEP_TILES bounds the tiles a tab keeps of its last map (about 130 KB
-// of base64 each at 256 px).
-const KEEP_TILES = 200;
-
 export function decodeTile(tile, nodata = -32768, scaleDb = 0.01, legend = LEGEND) {
   const bin = atob(tile.data);
   const n = tile.width * tile.height;
@@ -138,7 +134,7 @@ export default {
     },
   },
   render(root, ctx) {
-    const { el, field, errorBox, progress } = ctx.ui;
+    const { el, field } = ctx.ui;
     const { t, fmt } = ctx;
     const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', ...attrs });
     const modeTower = el('input', { type: 'radio', name: 'cov-mode', value: 'tower', id: 'cov-mode-tower' });
@@ -246,93 +242,27 @@ export default {
     };
     legend.addTo(map);
 
-    let run = null; // {abort}
-    const stop = () => { if (run) { run.abort.abort(); run = null; } };
-    cancelBtn.addEventListener('click', () => { stop(); status.replaceChildren(el('p', { text: t('canceled') })); startBtn.disabled = false; cancelBtn.hidden = true; });
+    // drawTile draws one tile of a map whose started event is started.
+    const drawTile = (tile, started) => drawRGBA(tilesLayer, tile,
+      decodeTile(tile, started ? started.nodata_value : -32768, started ? started.value_scale_db : 0.01), 'cov-tile');
+    const stream = mapStream(ctx, {
+      map, tiles: tilesLayer, status, cancelBtn, ids: { mapLine: 'cov-map-id', tiles: 'cov-tiles' }, memoKey: 'coverage',
+      drawTile, showSummary, summaryTitle: 'cov-summary-title',
+      // The marker goes to the transmitter the map names.
+      onStarted: (d) => { if (Array.isArray(d.transmitters) && d.transmitters.length) placeTx(d.transmitters[0].lat, d.transmitters[0].lon); },
+    });
 
-    form.addEventListener('submit', async (e) => {
+    form.addEventListener('submit', (e) => {
       e.preventDefault();
-      stop();
+      stream.stop();
       status.replaceChildren();
       summaryBox.replaceChildren();
       tilesLayer.clearLayers();
       const body = { frequency_mhz: Number(freq.value), radius_km: Number(radius.value), resolution_m: Number(resolution.value), rx_height_m: Number(rxH.value), engine: engine.value };
       if (modeTower.checked) body.tower_id = towerId.value.trim();
       else body.site = { lat: Number(lat.value), lon: Number(lon.value), height_m: Number(siteH.value), eirp_dbm: Number(eirp.value) };
-      const abort = new AbortController();
-      ctx.signal.addEventListener('abort', () => abort.abort());
-      run = { abort };
-      startBtn.disabled = true;
-      cancelBtn.hidden = false;
-      const bar = progress(0, 1, t('progress'));
-      const tileCount = el('p', { id: 'cov-tiles' });
-      const mapLine = el('p', { class: 'note', id: 'cov-map-id' });
-      status.append(mapLine, bar, tileCount);
-      let started = null;
-      let tiles = 0;
-      let mapId = null;
-      // The tab keeps the map (its tiles up to KEEP_TILES) for the
-      // screen's next render: a language switch or a return redraws it.
-      const kept = { started: null, tiles: [], summary: null, mapId: null };
-      ctx.memo.coverage = kept;
-      try {
-        const res = await ctx.apiRaw('POST', '/coverage/heatmap', { json: body, signal: abort.signal, headers: { Accept: 'text/event-stream' } });
-        if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null), res.statusText);
-        mapId = res.headers.get('X-Map-Id');
-        await readSSE(res, (ev) => {
-          const data = JSON.parse(ev.data);
-          if (ev.event === 'started') {
-            started = data;
-            mapId = data.map_id;
-            kept.started = data;
-            kept.mapId = data.map_id;
-            if (Array.isArray(data.transmitters) && data.transmitters.length) placeTx(data.transmitters[0].lat, data.transmitters[0].lon);
-            const b = [[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]];
-            map.fitBounds(b, { padding: [12, 12] });
-            tileCount.textContent = t('tiles', { n: 0, total: data.tiles });
-            mapLine.textContent = t('mapId', { id: data.map_id, engine: data.engine });
-          } else if (ev.event === 'progress') {
-            const p = bar.querySelector('progress');
-            p.max = data.total_radials; p.value = data.done_radials;
-            bar.querySelector('.progress-text').textContent = `${t('progress')}: ${fmt.num(data.fraction * 100, 0)} %`;
-          } else if (ev.event === 'tile') {
-            drawTile(data);
-            tiles += 1;
-            tileCount.textContent = t('tiles', { n: tiles, total: started ? started.tiles : '?' });
-          } else if (ev.event === 'summary') {
-            kept.summary = data;
-            showSummary(data, mapId, started);
-            ctx.showResult(document.getElementById('cov-summary-title'));
-          } else if (ev.event === 'error') {
-            status.append(errorBox({ message: t('failed', { msg: data.message }), field: null }, t));
-          }
-        }, abort.signal);
-      } catch (err) {
-        if (err && err.name !== 'AbortError') status.append(errorBox(err, t, form));
-      } finally {
-        if (run && run.abort === abort) run = null;
-        startBtn.disabled = false;
-        cancelBtn.hidden = true;
-      }
-
-      function drawTile(tile) {
-        if (kept.tiles.length < KEEP_TILES) kept.tiles.push(tile);
-        drawTileOf(tile, started);
-      }
+      stream.start('/coverage/heatmap', body, { form, startBtn });
     });
-
-    // drawTileOf draws one tile of a map whose started event is started.
-    function drawTileOf(tile, started) {
-      {
-        const canvas = document.createElement('canvas');
-        canvas.width = tile.width;
-        canvas.height = tile.height;
-        const g = canvas.getContext('2d');
-        g.putImageData(new ImageData(decodeTile(tile, started ? started.nodata_value : -32768, started ? started.value_scale_db : 0.01), tile.width, tile.height), 0, 0);
-        const url = canvas.toDataURL('image/png');
-        L.imageOverlay(url, [[tile.south, tile.west], [tile.north, tile.east]], { opacity: 1, className: 'cov-tile', alt: '' }).addTo(tilesLayer);
-      }
-    }
 
     // showSummary draws the summary with the map's caveats first (those the
     // started event knew and those the summary adds), in the user's
@@ -351,28 +281,13 @@ export default {
         el('dt', { text: t('missing') }), el('dd', { text: fmt.int(s.nodata_missing_terrain_pixels) }),
         el('dt', { text: t('engineUsed') }), el('dd', { text: `${s.engine} ${s.engine_version}` }),
         el('dt', { text: t('elapsed') }), el('dd', { text: fmt.unit(s.elapsed_ms / 1000, 's', 1) }));
-      const buttons = EXPORTS.map((f) => el('button', {
-        type: 'button', text: f, dataset: { format: f },
-        onclick: async () => {
-          try {
-            const got = await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } });
-            ctx.toast(t('exported', { name: got.name, size: fmt.bytes(got.size) }), 'ok');
-          } catch (err) { summaryBox.append(errorBox(err, t)); }
-        },
-      }));
+      const buttons = exportButtons(ctx, mapId, EXPORTS, summaryBox);
       summaryBox.replaceChildren(el('div', { class: 'card', id: 'cov-summary-card' }, el('h2', { id: 'cov-summary-title', tabindex: '-1', text: t('summary') }), caveats, dl,
         el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
     }
 
-    const again = ctx.memo.coverage;
-    if (again && again.started && again.summary && again.tiles.length) {
-      const d = again.started;
-      map.fitBounds([[d.north - d.height * d.pixel_lat_deg, d.west], [d.north, d.west + d.width * d.pixel_lon_deg]], { padding: [12, 12] });
-      if (Array.isArray(d.transmitters) && d.transmitters.length) placeTx(d.transmitters[0].lat, d.transmitters[0].lon);
-      for (const tile of again.tiles) drawTileOf(tile, d);
-      showSummary(again.summary, again.mapId);
-    }
+    stream.restore();
 
-    return () => { stop(); map.remove(); };
+    return () => { stream.stop(); map.remove(); };
   },
 };

@@ -6,11 +6,19 @@
 // engine comparison (POST /coverage/engines/compare) and, when the
 // appliance's AI routes answer for this key (GET /ai/models), the
 // grounded explanation (POST /ai/chat) follow.
+//
+// Engine raytrace (Enterprise and Ultra: offered to those tiers only)
+// traces the towers near the receiver over one of the tenant's building
+// layers (GET /buildings/layers): the API answers 202 with a
+// raytrace_link job, which the screen follows to its result (rtjob.js);
+// the traced links are drawn on the map. The tab keeps the job, so a
+// language switch or a return shows it again.
 
 import { createMap, fitPoints, RIO } from '../map.js';
 import { profileChart } from '../chart.js';
 import { warningText } from '../messages.js';
 import { parseCoords } from '../geoparse.js';
+import { raytraceJobView } from '../rtjob.js';
 
 const STRINGS = {
   'pt-BR': {
@@ -30,6 +38,11 @@ const STRINGS = {
     freq: 'Frequência (MHz)',
     radius: 'Raio de busca (km)',
     engine: 'Motor de propagação',
+    rtLayer: 'Camada de edificações (traçado de raios)',
+    rtReflections: 'Reflexões (máx.)',
+    rtNoLayers: 'O tenant não tem camada de edificações: envie uma pela API (POST /buildings/layers).',
+    rtLayerItem: '{name} ({n} edificações)',
+    rtNote: 'O traçado de raios roda como um trabalho: as torres a até o raio de busca, dentro da área da camada, são traçadas até o receptor.',
     analyze: 'Analisar enlace',
     analyzing: 'Analisando…',
     clickHint: 'Clique no mapa ou busque um município para posicionar o receptor.',
@@ -109,6 +122,11 @@ const STRINGS = {
     freq: 'Frequency (MHz)',
     radius: 'Search radius (km)',
     engine: 'Propagation engine',
+    rtLayer: 'Building layer (ray tracing)',
+    rtReflections: 'Reflections (max.)',
+    rtNoLayers: 'The tenant has no building layer: upload one through the API (POST /buildings/layers).',
+    rtLayerItem: '{name} ({n} buildings)',
+    rtNote: 'Ray tracing runs as a job: the towers within the search radius and the layer\'s area are traced to the receiver.',
     analyze: 'Analyse link',
     analyzing: 'Analysing…',
     clickHint: 'Click the map or search a municipality to place the receiver.',
@@ -174,6 +192,8 @@ const STRINGS = {
 };
 
 const ENGINES = ['fspl', 'p1812', 'itm', 'p1411', 'p1812-p1411-hybrid', 'auto'];
+// RAYTRACE_TIERS may ask for engine raytrace.
+const RAYTRACE_TIERS = new Set(['Enterprise', 'Ultra']);
 
 // marginColour: green at 10 dB and more, amber from 0, red below.
 export function marginColour(m) {
@@ -196,7 +216,15 @@ export default {
     const height = num({ id: 'link-height', 'data-field': 'receiver.height_m', min: '0.1', max: '500', value: '10' });
     const freq = num({ id: 'link-freq', 'data-field': 'frequency_mhz', min: '30', max: '100000', value: '1800' });
     const radius = num({ id: 'link-radius', 'data-field': 'max_distance_km', min: '0.1', max: '200', value: '20' });
-    const engine = el('select', { id: 'link-engine', 'data-field': 'engine' }, ENGINES.map((e) => el('option', { value: e, text: e })));
+    const rtAllowed = !!ctx.session && (RAYTRACE_TIERS.has(ctx.session.tier) || ctx.session.admin);
+    const engine = el('select', { id: 'link-engine', 'data-field': 'engine' },
+      [...ENGINES, ...(rtAllowed ? ['raytrace'] : [])].map((e) => el('option', { value: e, text: e })));
+    const rtLayer = el('select', { id: 'link-rt-layer', 'data-field': 'raytrace.layer_id' });
+    const rtReflections = el('select', { id: 'link-rt-reflections', 'data-field': 'raytrace.max_reflections' },
+      [0, 1, 2, 3].map((n) => el('option', { value: String(n), text: String(n), selected: n === 2 })));
+    const rtLayerNote = el('p', { class: 'note', id: 'link-rt-note', text: t('rtNote') });
+    const rtBox = el('div', { id: 'link-rt-options', hidden: true },
+      el('div', { class: 'row' }, field(t('rtLayer'), rtLayer), field(t('rtReflections'), rtReflections)), rtLayerNote);
     const placeQ = el('input', { type: 'search', id: 'link-place', autocomplete: 'off' });
     const placeBtn = el('button', { type: 'button', id: 'link-place-search', text: t('search') });
     const placeList = el('ul', { class: 'places', id: 'link-places', 'aria-live': 'polite' });
@@ -209,6 +237,7 @@ export default {
       el('div', { class: 'row' }, field(t('lat'), lat), field(t('lon'), lon)),
       el('div', { class: 'row' }, field(t('height'), height), field(t('freq'), freq)),
       el('div', { class: 'row' }, field(t('radius'), radius), field(t('engine'), engine)),
+      rtBox,
       el('div', { class: 'actions' }, submit),
       formErr);
     const mapBox = el('div', { id: 'link-map', role: 'region', 'aria-label': t('mapLabel'), tabindex: '0' });
@@ -216,6 +245,22 @@ export default {
     root.append(el('div', { class: 'split' },
       el('div', { class: 'panel' }, form, el('p', { class: 'note', text: t('clickHint') })),
       el('div', { class: 'panel' }, mapBox)), results);
+
+    // The building layers, read the first time engine raytrace is chosen.
+    let layersRead = false;
+    const syncEngine = () => {
+      rtBox.hidden = engine.value !== 'raytrace';
+      if (rtBox.hidden || layersRead) return;
+      layersRead = true;
+      ctx.api('GET', '/buildings/layers', { signal: ctx.signal }).then((r) => {
+        const layers = r.layers || [];
+        const want = rtLayer.value || ctx.memo.rtLayer;
+        rtLayer.replaceChildren(...layers.map((l) => el('option', { value: l.id, text: t('rtLayerItem', { name: l.name || l.id, n: fmt.int(l.buildings) }), selected: l.id === want })));
+        if (!layers.length) rtLayerNote.textContent = t('rtNoLayers');
+      }).catch((err) => { if (err.name !== 'AbortError') formErr.append(errorBox(err, t)); });
+    };
+    engine.addEventListener('change', syncEngine);
+    rtLayer.addEventListener('change', () => { ctx.memo.rtLayer = rtLayer.value; });
 
     const map = createMap(mapBox, ctx, RIO);
     const L = window.L;
@@ -315,12 +360,27 @@ export default {
         engine: engine.value,
         include: ['profile'],
       };
+      if (engine.value === 'raytrace') {
+        delete body.include;
+        body.raytrace = { layer_id: rtLayer.value, max_reflections: Number(rtReflections.value) };
+      }
       submit.disabled = true;
       submit.textContent = t('analyzing');
       results.replaceChildren();
       drawn.clearLayers();
+      ctx.memo.rtJob = null;
+      if (rtRun) { rtRun.abort(); rtRun = null; }
       try {
         const res = await ctx.api('POST', '/analyze_link', { json: body, signal: ctx.signal });
+        if (res && res.kind === 'raytrace_link') {
+          // 202: the job, followed here to its result.
+          ctx.memo.result = null;
+          ctx.memo.rtJob = res.id;
+          submit.disabled = false;
+          submit.textContent = t('analyze');
+          showRaytraceJob(res, true);
+          return;
+        }
         ctx.memo.result = { res, body };
         showResult(res, body);
         const knob = refocusEnd ? document.querySelector(`#profile-chart .height-handle[data-end="${refocusEnd}"]`) : null;
@@ -513,9 +573,44 @@ export default {
       return el('div', { class: 'card', id: 'link-explain-panel' }, el('h2', { text: t('explainTitle') }), el('p', { class: 'note', text: t('explainIntro') }), btn, out);
     }
 
+    // showRaytraceJob follows a raytrace_link job in the results and draws
+    // its traced links on the map (each tower to the receiver, the best
+    // one thicker); focus: the job's heading when it was just submitted.
+    let rtRun = null; // the job view's AbortController
+    async function showRaytraceJob(job, focus) {
+      const host = el('div', { id: 'link-rt-host' });
+      results.replaceChildren(host);
+      if (rtRun) rtRun.abort();
+      rtRun = new AbortController();
+      const view = raytraceJobView(ctx, host, job, {
+        signal: rtRun.signal,
+        onResult: (r) => {
+          if (ctx.signal.aborted) return;
+          drawn.clearLayers();
+          const pts = [];
+          (r.links || []).forEach((l, i) => {
+            const best = i === r.best;
+            L.polyline([[l.tx.lat, l.tx.lon], [l.rx.lat, l.rx.lon]], { color: l.reachable ? marginColour(l.link_margin_db) : '#5f6368', weight: best ? 5 : 2, dashArray: best ? null : '6 6', className: 'link-rt-line' }).addTo(drawn);
+            L.circleMarker([l.tx.lat, l.tx.lon], { radius: best ? 9 : 6, color: '#1b1f24', weight: 1.5, fillColor: '#0b5394', fillOpacity: 0.95 })
+              .bindTooltip(`${l.tower_id || ''}`).addTo(drawn);
+            pts.push([l.tx.lat, l.tx.lon], [l.rx.lat, l.rx.lon]);
+          });
+          if (r.links && r.links.length) placeReceiver(r.links[0].rx.lat, r.links[0].rx.lon);
+          if (pts.length) fitPoints(map, pts, 17);
+        },
+      });
+      if (focus) ctx.showResult(document.getElementById('link-rt-title'));
+      try { await view; } catch (err) { if (err.name !== 'AbortError') results.append(errorBox(err, t)); }
+    }
+
     // The last result of this tab comes back with the screen (after a
     // language switch, or leaving and returning), drawn in the new language.
+    syncEngine();
     if (ctx.memo.result) showResult(ctx.memo.result.res, ctx.memo.result.body);
+    else if (ctx.memo.rtJob) {
+      ctx.api('GET', `/jobs/${encodeURIComponent(ctx.memo.rtJob)}`, { signal: ctx.signal })
+        .then((j) => showRaytraceJob(j, false)).catch((err) => { if (err.name !== 'AbortError') results.append(errorBox(err, t)); });
+    }
 
     return () => map.remove();
   },

@@ -1,23 +1,27 @@
 // netmaps.js: the Network maps screen, two modes of one map. Interference
 // (POST /coverage/interference): the tenant's sites typed or placed on the
 // map and/or the public towers inside the map's view (optionally one
-// operator's), one channel (frequency, bandwidth, noise figure); its tiles
+// operator's), one channel (frequency, bandwidth, noise figure); each site
+// may name a radio of the tenant's catalogue (equipment.js: the receivers
+// it serves then take that radio's adjacent-channel selectivity; a radio
+// the API does not know is its 422, the site's radio field marked); its tiles
 // carry the SINR, drawn with the SINR legend, and the best server, whose
 // boundaries are drawn as dark pixels. Viewshed (POST /coverage/viewshed):
 // a site and its height (or a tower id), the receiver height, the
 // frequency of the Fresnel zone and the k-factor; its tiles carry the
 // class (blocked, line of sight, 60 % of F1 clear). Both stream as the
 // Coverage and Raytrace screens do (started, queued, progress, tile,
-// summary, error read with fetch + readSSE); the summary puts the caveats
-// first (caveats.js), then the kind's figures (detail), then the exports
-// of GET /coverage/heatmap/{id}/export. Free keys cannot start
-// interference maps (403): that form is shown disabled with the reason.
-// Leaving the screen aborts the stream.
+// summary, error: mapstream.js); the summary puts the caveats first
+// (caveats.js), then the kind's figures (detail), then the exports of GET
+// /coverage/heatmap/{id}/export. Free keys cannot start interference maps
+// (403): that form is shown disabled with the reason. Leaving the screen
+// aborts the stream.
 
-import { ApiError, readSSE } from '../api.js';
 import { createMap, RIO } from '../map.js';
 import { decodeTile } from './coverage.js';
 import { caveatBox, tieTo, uniqueWarnings } from '../caveats.js';
+import { drawRGBA, exportButtons, mapStream } from '../mapstream.js';
+import { loadEquipment, radioOptions } from '../equipment.js';
 
 // SINR classes, best first (dB); below the last or no data: transparent.
 const SINR_LEGEND = [
@@ -58,6 +62,8 @@ export default {
       height: 'Altura da antena (m)',
       eirp: 'EIRP (dBm)',
       azimuth: 'Azimute (graus, vazio: omni)',
+      radio: 'Rádio do catálogo (seletividade de canal adjacente)',
+      noRadio: 'Nenhum: ACS do mapa',
       addSite: 'Adicionar site',
       removeSite: 'Remover site {n}',
       towers: 'Torres públicas na área visível do mapa',
@@ -123,6 +129,8 @@ export default {
       height: 'Antenna height (m)',
       eirp: 'EIRP (dBm)',
       azimuth: 'Azimuth (degrees, empty: omni)',
+      radio: 'Catalogue radio (adjacent-channel selectivity)',
+      noRadio: 'None: the map\'s ACS',
       addSite: 'Add site',
       removeSite: 'Remove site {n}',
       towers: 'Public towers in the map\'s visible area',
@@ -176,7 +184,7 @@ export default {
     },
   },
   render(root, ctx) {
-    const { el, field, errorBox, progress } = ctx.ui;
+    const { el, field } = ctx.ui;
     const { t, fmt } = ctx;
     const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', ...attrs });
     const tier = ctx.session ? ctx.session.tier : '';
@@ -272,16 +280,32 @@ export default {
         };
         const rm = el('button', { type: 'button', class: 'nm-remove', 'aria-label': t('removeSite', { n: i + 1 }), text: '×',
           onclick: () => { sites.splice(i, 1); drawRows(); drawMarkers(); } });
+        const radio = el('select', { id: `nm-site-${i}-radio_id`, class: 'nm-radio', 'data-field': `sites[${i}].radio_id`, disabled: !ifAllowed });
+        radioOptions(ctx, radio, radios, s.radio_id || '', { none: t('noRadio'), withAcs: true });
+        radio.addEventListener('change', () => { s.radio_id = radio.value; });
         return el('div', { class: 'nm-site-row' }, el('strong', { text: t('siteN', { n: i + 1 }) }),
           el('div', { class: 'row' }, inp('lat', t('lat')), inp('lon', t('lon'))),
           el('div', { class: 'row' }, inp('height_m', t('height')), inp('eirp_dbm', t('eirp'))),
+          field(t('radio'), radio),
           el('div', { class: 'row' }, inp('azimuth_deg', t('azimuth')), rm));
       }));
       addBtn.disabled = !ifAllowed || sites.length >= MAX_SITES;
     };
+    // The catalogue's radios (the tenant's and the built-ins), read once;
+    // the site rows are filled again when they arrive.
+    let radios = [];
+    if (ifAllowed) {
+      loadEquipment(ctx, ['radios']).then((eq) => {
+        radios = eq.radios;
+        for (const [i, s] of sites.entries()) {
+          const sel = document.getElementById(`nm-site-${i}-radio_id`);
+          if (sel) radioOptions(ctx, sel, radios, s.radio_id || '', { none: t('noRadio'), withAcs: true });
+        }
+      }).catch((err) => { if (err.name !== 'AbortError') status.append(ctx.ui.errorBox(err, t)); });
+    }
     const addSite = (lat, lon) => {
       if (sites.length >= MAX_SITES) return;
-      sites.push({ lat, lon, height_m: '30', eirp_dbm: '55', azimuth_deg: '' });
+      sites.push({ lat, lon, height_m: '30', eirp_dbm: '55', azimuth_deg: '', radio_id: '' });
       drawRows();
       drawMarkers();
     };
@@ -359,11 +383,7 @@ export default {
           }
         }
       }
-      const canvas = document.createElement('canvas');
-      canvas.width = tile.width;
-      canvas.height = tile.height;
-      canvas.getContext('2d').putImageData(new ImageData(rgba, tile.width, tile.height), 0, 0);
-      L.imageOverlay(canvas.toDataURL('image/png'), [[tile.south, tile.west], [tile.north, tile.east]], { opacity: 1, className: 'nm-tile', alt: '' }).addTo(tilesLayer);
+      drawRGBA(tilesLayer, tile, rgba, 'nm-tile');
     };
 
     const dl = (...pairs) => el('dl', { class: 'kv' }, pairs.flat().filter(Boolean));
@@ -405,15 +425,7 @@ export default {
           [el('dt', { text: t('served') }), el('dd', { id: 'nm-served', text: (d.served_pixels || []).map((n, i) => `${t('txN', { n: i + 1 })}: ${fmt.int(n)}`).join('; ') })],
         ), table];
       }
-      const buttons = (EXPORTS[d.kind] || []).map((f) => el('button', {
-        type: 'button', text: f, dataset: { format: f },
-        onclick: async () => {
-          try {
-            const got = await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } });
-            ctx.toast(t('exported', { name: got.name, size: fmt.bytes(got.size) }), 'ok');
-          } catch (err) { summaryBox.append(errorBox(err, t)); }
-        },
-      }));
+      const buttons = exportButtons(ctx, mapId, EXPORTS[d.kind] || [], summaryBox);
       summaryBox.replaceChildren(el('div', { class: 'card', id: 'nm-summary-card', dataset: { kind: d.kind || '' } },
         el('h2', { id: 'nm-summary-title', tabindex: '-1', text: t('summary') }), caveats, ...body,
         dl([el('dt', { text: t('engineUsed') }), el('dd', { text: `${s.engine} ${s.engine_version}` })],
@@ -421,67 +433,17 @@ export default {
         el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
     };
 
-    let run = null;
-    const stop = () => { if (run) { run.abort(); run = null; } };
+    const stream = mapStream(ctx, {
+      map, tiles: tilesLayer, status, cancelBtn, ids: { mapLine: 'nm-map-id', tiles: 'nm-tiles' }, memoKey: 'map',
+      drawTile, showSummary, summaryTitle: 'nm-summary-title',
+    });
+    const stop = stream.stop;
     const clearResult = () => { status.replaceChildren(); summaryBox.replaceChildren(); tilesLayer.clearLayers(); memo.map = null; };
-    cancelBtn.addEventListener('click', () => { stop(); status.replaceChildren(el('p', { text: t('canceled') })); });
     const opt = (input) => (input.value === '' ? undefined : Number(input.value));
-
-    const startMap = async (path, body, form, startBtn, allowed) => {
+    const startMap = (path, body, form, startBtn, allowed) => {
       stop();
       clearResult();
-      const abort = new AbortController();
-      ctx.signal.addEventListener('abort', () => abort.abort());
-      run = abort;
-      startBtn.disabled = true;
-      cancelBtn.hidden = false;
-      const bar = progress(0, 1, t('progress'));
-      const mapLine = el('p', { class: 'note', id: 'nm-map-id' });
-      const tileCount = el('p', { id: 'nm-tiles' });
-      status.append(mapLine, bar, tileCount);
-      let started = null;
-      let tiles = 0;
-      // The tab keeps the map (up to 200 tiles) for the screen's next
-      // render: a language switch or a return redraws it.
-      const kept = { started: null, tiles: [], summary: null };
-      memo.map = kept;
-      try {
-        const res = await ctx.apiRaw('POST', path, { json: body, signal: abort.signal, headers: { Accept: 'text/event-stream' } });
-        if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null), res.statusText);
-        await readSSE(res, (ev) => {
-          const data = JSON.parse(ev.data);
-          if (ev.event === 'started') {
-            started = data;
-            kept.started = data;
-            map.fitBounds([[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]], { padding: [12, 12] });
-            mapLine.textContent = t('mapId', { id: data.map_id, engine: data.engine });
-            tileCount.textContent = t('tiles', { n: 0, total: data.tiles });
-          } else if (ev.event === 'queued') {
-            mapLine.textContent = t('queued', { n: data.queue_position !== undefined ? data.queue_position : '?' });
-          } else if (ev.event === 'progress') {
-            const p = bar.querySelector('progress');
-            if (data.total_radials) { p.max = data.total_radials; p.value = data.done_radials; }
-            bar.querySelector('.progress-text').textContent = `${t('progress')}: ${fmt.num((data.fraction || 0) * 100, 0)} %`;
-          } else if (ev.event === 'tile' && started) {
-            drawTile(data, started);
-            if (kept.tiles.length < 200) kept.tiles.push(data);
-            tiles += 1;
-            tileCount.textContent = t('tiles', { n: tiles, total: started.tiles });
-          } else if (ev.event === 'summary') {
-            kept.summary = data;
-            showSummary(data, started ? started.map_id : '', started);
-            ctx.showResult(document.getElementById('nm-summary-title'));
-          } else if (ev.event === 'error') {
-            status.append(errorBox({ message: t('failed', { msg: data.message }), code: data.code, field: null }, t));
-          }
-        }, abort.signal);
-      } catch (err) {
-        if (err && err.name !== 'AbortError') status.append(errorBox(err, t, form));
-      } finally {
-        if (run === abort) run = null;
-        startBtn.disabled = !allowed;
-        cancelBtn.hidden = true;
-      }
+      stream.start(path, body, { form, startBtn, allowed });
     };
 
     ifForm.addEventListener('submit', (e) => {
@@ -494,6 +456,7 @@ export default {
         body.sites = sites.map((s) => {
           const o = { lat: Number(s.lat), lon: Number(s.lon), height_m: Number(s.height_m), eirp_dbm: Number(s.eirp_dbm) };
           if (s.azimuth_deg !== '' && s.azimuth_deg !== undefined) o.azimuth_deg = Number(s.azimuth_deg);
+          if (s.radio_id) o.radio_id = s.radio_id;
           return o;
         });
       }
@@ -514,13 +477,7 @@ export default {
 
     drawRows();
     setMode(mode);
-    const again = memo.map;
-    if (again && again.started && again.summary) {
-      const d = again.started;
-      map.fitBounds([[d.north - d.height * d.pixel_lat_deg, d.west], [d.north, d.west + d.width * d.pixel_lon_deg]], { padding: [12, 12] });
-      for (const tile of again.tiles) drawTile(tile, d);
-      showSummary(again.summary, d.map_id, d);
-    }
+    stream.restore();
 
     return () => { stop(); map.remove(); };
   },

@@ -26,8 +26,20 @@
 // receivers coloured by that engine's residual (observed − predicted,
 // dB; a fixed diverging scale, its legend beside it). No map before a
 // report: nothing rather than a made-up colour scale.
-import { h, fill, card, row, check, facts, showError, busy, epoch, table, meter, select } from '../formkit.js';
+//
+// Calibration (GET and PUT /coverage/calibration, POST
+// /coverage/calibration/fit): the tenant's opt-in calibration of the
+// predictions from its consented observations. The card shows whether it
+// is on (and since when), the last fit job (followed every second while it
+// runs, its failure in the user's language) and the fitted calibration:
+// each engine's cross-validated RMSE without and with it, whether it is
+// applied and by which method, and the band offsets (dB at 1 km, slope per
+// decade) with theirs. The switch turns it on (a fit is queued) or off (the
+// fitted calibration is deleted at once); it is the tenant-admin's (other
+// roles see the card read-only, with the reason).
+import { h, fill, card, row, check, facts, showError, busy, epoch, iso, table, meter, select } from '../formkit.js';
 import { zipEntry } from '../unzip.js';
+import { jobFailure } from '../jobs.js';
 import { caveatBox, tieTo } from '../caveats.js';
 import { createMap, fitPoints, RIO } from '../map.js';
 
@@ -95,6 +107,18 @@ export default {
       band: 'Faixa de 90 % (± dB)', bandCoverage: 'Cobertura medida da faixa', envelope: 'Calibrado para',
       synthetic: 'sintética', real: 'real', mixed: 'mista', unknown: 'desconhecida', none: 'nenhuma',
       pipeline_validation_only: 'só validação do pipeline', planejamento: 'planejamento', triagem: 'triagem', screening: 'screening',
+      calTitle: 'Calibração das predições',
+      calIntro: 'Ajusta as predições do tenant (enlaces, lotes, mapas de cobertura) às suas medições consentidas: um desvio por transmissor e faixa, validado em dobras espaciais; um ajuste que não melhora o erro fora da amostra fica recusado e nunca é aplicado.',
+      calOn: 'Ligada desde {date}', calOff: 'Desligada',
+      calState: 'Estado', calSwitchOn: 'Ligar a calibração', calSwitchOff: 'Desligar a calibração', calRefit: 'Ajustar de novo agora',
+      calAdminOnly: 'Só uma chave tenant-admin liga ou desliga a calibração.',
+      calOffNote: 'Desligar apaga na hora a calibração ajustada.',
+      calJob: 'Ajuste {id}: {state}', calJobProgress: 'Progresso do ajuste', calJobFailed: 'O ajuste terminou {state}: {reason}',
+      calFitted: 'Ajustada em', calNone: 'Nenhuma calibração ajustada ainda.',
+      calEngines: 'Verdito por motor (validação cruzada)', calEngine: 'Motor', calN: 'Medições', calNVal: 'Validadas',
+      calBefore: 'RMSE sem', calAfter: 'RMSE com', calApplied: 'Aplicada', calMethod: 'Método', calCells: 'Transmissores',
+      calBands: 'Desvio por faixa', calBand: 'Faixa', calOffset: 'Desvio (a 1 km)', calSlope: 'Inclinação (por década)',
+      calYes: 'sim', calNo: 'não (recusada)',
     },
     en: {
       title: 'Observations',
@@ -141,6 +165,18 @@ export default {
       band: '90 % band (± dB)', bandCoverage: 'Measured band coverage', envelope: 'Calibrated for',
       synthetic: 'synthetic', real: 'real', mixed: 'mixed', unknown: 'unknown', none: 'none',
       pipeline_validation_only: 'pipeline validation only', planejamento: 'planejamento (planning)', triagem: 'triagem (triage)', screening: 'screening',
+      calTitle: 'Calibration of the predictions',
+      calIntro: 'Fits the tenant\'s predictions (links, batches, coverage maps) to its consented measurements: an offset per transmitter and band, validated on spatial folds; a fit that does not lower the out-of-sample error is refused and never applied.',
+      calOn: 'On since {date}', calOff: 'Off',
+      calState: 'State', calSwitchOn: 'Turn calibration on', calSwitchOff: 'Turn calibration off', calRefit: 'Fit again now',
+      calAdminOnly: 'Only a tenant-admin key turns the calibration on or off.',
+      calOffNote: 'Turning it off deletes the fitted calibration at once.',
+      calJob: 'Fit {id}: {state}', calJobProgress: 'Fit progress', calJobFailed: 'The fit ended {state}: {reason}',
+      calFitted: 'Fitted at', calNone: 'No fitted calibration yet.',
+      calEngines: 'Verdict per engine (cross-validated)', calEngine: 'Engine', calN: 'Measurements', calNVal: 'Validated',
+      calBefore: 'RMSE without', calAfter: 'RMSE with', calApplied: 'Applied', calMethod: 'Method', calCells: 'Transmitters',
+      calBands: 'Offset per band', calBand: 'Band', calOffset: 'Offset (at 1 km)', calSlope: 'Slope (per decade)',
+      calYes: 'yes', calNo: 'no (refused)',
     },
   },
 
@@ -182,10 +218,26 @@ export default {
     const resJob = h('div', { id: 'res-job', 'aria-live': 'polite' });
     const resOut = h('div', { id: 'res-out' });
 
+    // The calibration: its state and the switch, the fit job, the fitted
+    // figures.
+    const role = ctx.session ? ctx.session.role : null;
+    const mayLead = role === 'tenant-admin' || role === 'admin' || role === null;
+    const calSwitch = h('button', { type: 'submit', id: 'cal-switch', disabled: true }, t('calSwitchOn'));
+    const calRefit = h('button', { type: 'button', id: 'cal-refit', hidden: true }, t('calRefit'));
+    const calStateBox = h('div', { id: 'cal-state-box' });
+    const calForm = h('form', { class: 'fk-form', novalidate: true, 'data-writes': true, id: 'cal-form' },
+      h('p', null, t('calIntro')), calStateBox,
+      mayLead || role === 'read-only' ? null : h('p', { class: 'readonly-note', role: 'note', id: 'cal-admin-only' }, t('calAdminOnly')),
+      h('div', { class: 'fk-actions' }, calSwitch, calRefit));
+    const calErr = h('div', { class: 'fk-errors', 'aria-live': 'polite' });
+    const calJob = h('div', { id: 'cal-job', 'aria-live': 'polite' });
+    const calOut = h('div', { id: 'cal-out' });
+
     root.append(h('p', null, t('intro')),
       card(t('upload'), form, errBox), out, card(t('stats'), statsBox), card(t('models'), modelsBox),
       card(t('resTitle'), resForm, resErr, resJob, resOut),
-      h('p', { class: 'fk-hint' }, t('mapNote')));
+      h('p', { class: 'fk-hint' }, t('mapNote')),
+      card(t('calTitle'), calForm, calErr, calJob, calOut));
 
     // A number the API may give as null: a dash, never a made-up value.
     const num = (v, digits) => (v === null || v === undefined ? '–' : ctx.fmt.num(v, digits));
@@ -379,12 +431,93 @@ export default {
       }
     });
 
+    let calTimer = null;
+    const calTerminal = (j) => !j || terminal.includes(j.state);
+    const showCalibration = (st) => {
+      const db = (v) => ctx.fmt.unit(v, 'dB', 2);
+      calSwitch.textContent = st.enabled ? t('calSwitchOff') : t('calSwitchOn');
+      calSwitch.dataset.enabled = String(st.enabled);
+      calSwitch.disabled = !mayLead || calForm.dataset.readOnly === 'true';
+      calRefit.hidden = !st.enabled;
+      calRefit.disabled = calSwitch.disabled || !calTerminal(st.fit_job);
+      fill(calStateBox, facts([[t('calState'), h('span', { id: 'cal-state', 'data-enabled': String(st.enabled) },
+        st.enabled ? t('calOn', { date: iso(ctx, st.changed_at) }) : t('calOff'))]]),
+      st.enabled ? h('p', { class: 'fk-hint' }, t('calOffNote')) : null);
+      const j = st.fit_job;
+      fill(calJob, j ? [h('p', { id: 'cal-job-state', 'data-state': j.state }, t('calJob', { id: j.id, state: t(j.state) })),
+        calTerminal(j) ? null : meter(j.progress.done, Math.max(j.progress.total, 1), t('calJobProgress')),
+        j.state === 'failed' || j.state === 'canceled' || j.state === 'expired'
+          ? h('p', { role: 'alert', class: 'fk-error', id: 'cal-job-error', title: jobFailure(ctx, j).detail || null }, t('calJobFailed', { state: t(j.state), reason: jobFailure(ctx, j).text })) : null] : null);
+      const c = st.calibration;
+      if (!c) { fill(calOut, st.enabled ? h('p', { id: 'cal-none' }, t('calNone')) : null); return; }
+      const engines = c.engines || [];
+      const verdict = (x) => h('span', { title: x.reason || null, 'data-applied': String(!!x.applied) }, x.applied ? t('calYes') : t('calNo'));
+      const perEngine = table(t('calEngines'), [
+        { label: t('calEngine'), cell: (e) => e.engine },
+        { label: t('calN'), cell: (e) => ctx.fmt.num(e.n, 0), num: true },
+        { label: t('calNVal'), cell: (e) => ctx.fmt.num(e.n_validated, 0), num: true },
+        { label: t('calBefore'), cell: (e) => db(e.cv_rmse_before_db), num: true },
+        { label: t('calAfter'), cell: (e) => db(e.cv_rmse_after_db), num: true },
+        { label: t('calApplied'), cell: verdict },
+        { label: t('calMethod'), cell: (e) => e.method || '–' },
+        { label: t('calCells'), cell: (e) => ctx.fmt.num((e.cells || []).filter((x) => x.applied).length, 0) + ' / ' + ctx.fmt.num((e.cells || []).length, 0), num: true },
+      ], engines);
+      perEngine.id = 'cal-engines';
+      const bands = engines.flatMap((e) => (e.bands || []).map((b) => ({ ...b, engine: e.engine })));
+      const perBand = bands.length ? table(t('calBands'), [
+        { label: t('calEngine'), cell: (b) => b.engine },
+        { label: t('calBand'), cell: (b) => ctx.fmt.unit(b.band_mhz, 'MHz', 0) },
+        { label: t('calOffset'), cell: (b) => db(b.offset_db), num: true },
+        { label: t('calSlope'), cell: (b) => db(b.slope_db_per_decade), num: true },
+        { label: t('calN'), cell: (b) => ctx.fmt.num(b.n, 0), num: true },
+        // A band level no held-out transmitter tested has no figures.
+        { label: t('calBefore'), cell: (b) => (b.n_validated ? db(b.cv_rmse_before_db) : '–'), num: true },
+        { label: t('calAfter'), cell: (b) => (b.n_validated ? db(b.cv_rmse_after_db) : '–'), num: true },
+        { label: t('calApplied'), cell: verdict },
+      ], bands) : null;
+      if (perBand) perBand.id = 'cal-bands';
+      fill(calOut, facts([[t('calFitted'), h('span', { id: 'cal-fitted-at' }, epoch(ctx, c.fitted_at))]]), perEngine, perBand);
+    };
+    const loadCalibration = async () => {
+      clearTimeout(calTimer);
+      try {
+        const st = await ctx.api('GET', '/coverage/calibration', { signal: ac.signal });
+        showCalibration(st);
+        if (!calTerminal(st.fit_job)) calTimer = setTimeout(loadCalibration, 1000);
+      } catch (err) {
+        showError(ctx, calErr, err);
+      }
+    };
+    calForm.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      calErr.replaceChildren();
+      const on = calSwitch.dataset.enabled !== 'true';
+      try {
+        const st = await busy(calSwitch, () => ctx.api('PUT', '/coverage/calibration', { json: { enabled: on }, signal: ac.signal }));
+        showCalibration(st);
+        if (!calTerminal(st.fit_job)) calTimer = setTimeout(loadCalibration, 1000);
+      } catch (err) {
+        showError(ctx, calErr, err, calForm);
+        loadCalibration();
+      }
+    });
+    calRefit.addEventListener('click', async () => {
+      calErr.replaceChildren();
+      try {
+        await busy(calRefit, () => ctx.api('POST', '/coverage/calibration/fit', { json: {}, signal: ac.signal }));
+        loadCalibration();
+      } catch (err) {
+        showError(ctx, calErr, err, calForm);
+      }
+    });
+
     loadStats();
     loadModels();
+    loadCalibration();
     // The tab's last report comes back with the screen.
     if (ctx.memo.residualJob) {
       ctx.api('GET', `/jobs/${encodeURIComponent(ctx.memo.residualJob)}`, { signal: ac.signal }).then(followReport).catch(() => {});
     }
-    return () => { ac.abort(); clearTimeout(resTimer); if (resMap) resMap.remove(); };
+    return () => { ac.abort(); clearTimeout(resTimer); clearTimeout(calTimer); if (resMap) resMap.remove(); };
   },
 };

@@ -14,6 +14,7 @@
 import { createMap, fitPoints, RIO } from '../map.js';
 import { profileChart } from '../chart.js';
 import { caveatBox, uniqueWarnings } from '../caveats.js';
+import { equipmentLabel, loadEquipment, radioOptions } from '../equipment.js';
 
 // The default link: Sumaré to Pedra Bonita (Rio de Janeiro), 6.1 km at
 // 18.7 GHz with the built-in licensed radio and 38 dBi dishes.
@@ -43,7 +44,6 @@ export default {
       radio: 'Rádio',
       antenna: 'Antena',
       cable: 'Perda de cabo (dB)',
-      builtin: 'embutido',
       params: 'Parâmetros',
       freq: 'Frequência (MHz)',
       channel: 'Largura do canal (MHz)',
@@ -96,7 +96,6 @@ export default {
       radio: 'Radio',
       antenna: 'Antenna',
       cable: 'Cable loss (dB)',
-      builtin: 'built-in',
       params: 'Parameters',
       freq: 'Frequency (MHz)',
       channel: 'Channel width (MHz)',
@@ -200,14 +199,10 @@ export default {
     // both ends; the option keeps the id the API takes.
     const fillEquipment = async () => {
       try {
-        const [radios, antennas] = await Promise.all([
-          ctx.api('GET', '/equipment/radios', { signal: ctx.signal }),
-          ctx.api('GET', '/equipment/antennas', { signal: ctx.signal }),
-        ]);
-        const label = (x, extra) => `${x.name}${extra ? ` (${extra})` : ''}${x.builtin ? ` · ${t('builtin')}` : ''}`;
+        const { radios, antennas } = await loadEquipment(ctx);
         for (const f of [A, B]) {
-          f.radio.replaceChildren(...(radios.radios || []).map((r) => el('option', { value: r.id, text: label(r), selected: r.id === f.want.radio })));
-          f.antenna.replaceChildren(...(antennas.antennas || []).map((a) => el('option', { value: a.id, text: label(a, fmt.unit(a.gain_dbi, 'dBi', 1)), selected: a.id === f.want.antenna })));
+          radioOptions(ctx, f.radio, radios, f.want.radio);
+          f.antenna.replaceChildren(...antennas.map((a) => el('option', { value: a.id, text: equipmentLabel(ctx, a, fmt.unit(a.gain_dbi, 'dBi', 1)), selected: a.id === f.want.antenna })));
         }
       } catch (err) {
         if (err.name !== 'AbortError') out.append(errorBox(err, t));

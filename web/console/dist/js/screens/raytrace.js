@@ -2,7 +2,7 @@
 // transmitter over one of the tenant's building layers (POST
 // /coverage/raytrace, Enterprise and Ultra), streamed as the Coverage
 // screen's heatmap is (started, queued, progress, tile, summary, error
-// events read with fetch + readSSE): each tile drawn as it arrives with
+// events: mapstream.js): each tile drawn as it arrives with
 // the coverage legend, the layer's outline on the map, then the summary
 // with its caveats first (the engine's warnings, in the user's language,
 // above the figures they qualify) and the exports of GET
@@ -10,10 +10,10 @@
 // /buildings/layers; below Enterprise the screen says the tier cannot and
 // offers no form to submit. Leaving the screen aborts the stream.
 
-import { ApiError, readSSE } from '../api.js';
 import { createMap, fitPoints, RIO } from '../map.js';
 import { decodeTile, LEGEND } from './coverage.js';
 import { caveatBox, tieTo, uniqueWarnings } from '../caveats.js';
+import { drawRGBA, exportButtons, mapStream } from '../mapstream.js';
 
 const TIERS = new Set(['Enterprise', 'Ultra']);
 const EXPORTS = ['geotiff', 'kmz', 'geojson'];
@@ -101,7 +101,7 @@ export default {
     },
   },
   render(root, ctx) {
-    const { el, field, errorBox, progress } = ctx.ui;
+    const { el, field, errorBox } = ctx.ui;
     const { t, fmt } = ctx;
     const num = (attrs) => el('input', { type: 'number', inputmode: 'decimal', step: 'any', ...attrs });
     const tier = ctx.session ? ctx.session.tier : '';
@@ -204,13 +204,7 @@ export default {
     };
     legend.addTo(map);
 
-    const drawTile = (tile, started) => {
-      const canvas = document.createElement('canvas');
-      canvas.width = tile.width;
-      canvas.height = tile.height;
-      canvas.getContext('2d').putImageData(new ImageData(decodeTile(tile, started.nodata_value, started.value_scale_db), tile.width, tile.height), 0, 0);
-      L.imageOverlay(canvas.toDataURL('image/png'), [[tile.south, tile.west], [tile.north, tile.east]], { opacity: 1, className: 'rt-tile', alt: '' }).addTo(tilesLayer);
-    };
+    const drawTile = (tile, started) => drawRGBA(tilesLayer, tile, decodeTile(tile, started.nodata_value, started.value_scale_db), 'rt-tile');
 
     // showSummary: the engine's caveats first, tied to the pixels with a
     // path, then the figures and the exports.
@@ -219,15 +213,7 @@ export default {
       const caveats = caveatBox(ctx, list, { id: 'rt-caveats' });
       const validDd = el('dd', { id: 'rt-valid', text: `${fmt.int(s.valid_pixels)} / ${fmt.int(s.in_radius_pixels)}` });
       const mark = tieTo(ctx, validDd, caveats, list.length);
-      const buttons = EXPORTS.map((f) => el('button', {
-        type: 'button', text: f, dataset: { format: f },
-        onclick: async () => {
-          try {
-            const got = await ctx.download(`/coverage/heatmap/${encodeURIComponent(mapId)}/export`, null, { query: { format: f } });
-            ctx.toast(t('exported', { name: got.name, size: fmt.bytes(got.size) }), 'ok');
-          } catch (err) { summaryBox.append(errorBox(err, t)); }
-        },
-      }));
+      const buttons = exportButtons(ctx, mapId, EXPORTS, summaryBox);
       summaryBox.replaceChildren(el('div', { class: 'card', id: 'rt-summary-card' },
         el('h2', { id: 'rt-summary-title', tabindex: '-1', text: t('summary') }), caveats,
         el('dl', { class: 'kv' },
@@ -238,13 +224,14 @@ export default {
         el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
     };
 
-    let run = null;
-    const stop = () => { if (run) { run.abort(); run = null; } };
-    cancelBtn.addEventListener('click', () => { stop(); status.replaceChildren(el('p', { text: t('canceled') })); });
+    const stream = mapStream(ctx, {
+      map, tiles: tilesLayer, status, cancelBtn, ids: { mapLine: 'rt-map-id', tiles: 'rt-tiles' }, memoKey: 'map',
+      drawTile, showSummary, summaryTitle: 'rt-summary-title',
+    });
 
-    form.addEventListener('submit', async (e) => {
+    form.addEventListener('submit', (e) => {
       e.preventDefault();
-      stop();
+      stream.stop();
       status.replaceChildren();
       summaryBox.replaceChildren();
       tilesLayer.clearLayers();
@@ -255,68 +242,11 @@ export default {
         frequency_mhz: Number(freq.value), radius_m: Number(radius.value), resolution_m: Number(resolution.value),
         rx_height_m: Number(rxH.value), max_reflections: Number(reflections.value),
       };
-      const abort = new AbortController();
-      ctx.signal.addEventListener('abort', () => abort.abort());
-      run = abort;
-      startBtn.disabled = true;
-      cancelBtn.hidden = false;
-      const bar = progress(0, 1, t('progress'));
-      const mapLine = el('p', { class: 'note', id: 'rt-map-id' });
-      const tileCount = el('p', { id: 'rt-tiles' });
-      status.append(mapLine, bar, tileCount);
-      let started = null;
-      let tiles = 0;
-      // The tab keeps the map (up to 200 tiles) for the screen's next
-      // render: a language switch or a return redraws it.
-      const kept = { started: null, tiles: [], summary: null };
-      ctx.memo.map = kept;
-      try {
-        const res = await ctx.apiRaw('POST', '/coverage/raytrace', { json: body, signal: abort.signal, headers: { Accept: 'text/event-stream' } });
-        if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null), res.statusText);
-        await readSSE(res, (ev) => {
-          const data = JSON.parse(ev.data);
-          if (ev.event === 'started') {
-            started = data;
-            kept.started = data;
-            map.fitBounds([[data.north - data.height * data.pixel_lat_deg, data.west], [data.north, data.west + data.width * data.pixel_lon_deg]], { padding: [12, 12] });
-            mapLine.textContent = t('mapId', { id: data.map_id, engine: data.engine });
-            tileCount.textContent = t('tiles', { n: 0, total: data.tiles });
-          } else if (ev.event === 'queued') {
-            mapLine.textContent = t('queued', { n: data.queue_position !== undefined ? data.queue_position : '?' });
-          } else if (ev.event === 'progress') {
-            const p = bar.querySelector('progress');
-            if (data.total_radials) { p.max = data.total_radials; p.value = data.done_radials; }
-            bar.querySelector('.progress-text').textContent = `${t('progress')}: ${fmt.num((data.fraction || 0) * 100, 0)} %`;
-          } else if (ev.event === 'tile' && started) {
-            drawTile(data, started);
-            if (kept.tiles.length < 200) kept.tiles.push(data);
-            tiles += 1;
-            tileCount.textContent = t('tiles', { n: tiles, total: started.tiles });
-          } else if (ev.event === 'summary') {
-            kept.summary = data;
-            showSummary(data, started ? started.map_id : '', started);
-            ctx.showResult(document.getElementById('rt-summary-title'));
-          } else if (ev.event === 'error') {
-            status.append(errorBox({ message: t('failed', { msg: data.message }), code: data.code, field: null }, t));
-          }
-        }, abort.signal);
-      } catch (err) {
-        if (err && err.name !== 'AbortError') status.append(errorBox(err, t, form));
-      } finally {
-        if (run === abort) run = null;
-        startBtn.disabled = !allowed;
-        cancelBtn.hidden = true;
-      }
+      stream.start('/coverage/raytrace', body, { form, startBtn, allowed });
     });
 
-    const again = ctx.memo.map;
-    if (again && again.started && again.summary) {
-      const d = again.started;
-      map.fitBounds([[d.north - d.height * d.pixel_lat_deg, d.west], [d.north, d.west + d.width * d.pixel_lon_deg]], { padding: [12, 12] });
-      for (const tile of again.tiles) drawTile(tile, d);
-      showSummary(again.summary, d.map_id, d);
-    }
+    stream.restore();
 
-    return () => { stop(); map.remove(); };
+    return () => { stream.stop(); map.remove(); };
   },
 };
