@@ -186,6 +186,12 @@ func TestReplicaStates(t *testing.T) {
 					t.Errorf("snapshot.db %q %v, want txid %d", b, err, c.txid)
 				}
 			}
+			// The schedule pulls every second: under load one can be in
+			// flight now, with its partial file. Close cancels it and
+			// removes that file, as it does when serve stops.
+			if err := r.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 			want := 1 // state.json
 			if c.txid != 0 {
 				want++ // snapshot.db
