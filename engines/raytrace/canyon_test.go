@@ -119,6 +119,8 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 	}
 	t.Logf("street canyon: LOS %d/%d and one-corner NLOS (with scattering) %d/%d within P.1411's stated spread", losIn, losN, nlosIn, nlosN)
 	// what the corner gap depends on: loss above §4.1.3.2's upper bound, dB
+	rd, rdScat := opt, scat
+	rd.ReflectionDiffraction, rdScat.ReflectionDiffraction = true, true
 	hpol, order3 := opt, opt
 	hpol.Polarization = raytrace.PolHorizontal
 	order3.MaxReflections = 3
@@ -128,6 +130,7 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 		opt  raytrace.Options
 	}{
 		{"default", s, opt}, {"scattering S=0.4", s, scat}, {"3 reflections", s, order3},
+		{"refl-diffraction", s, rd}, {"refl-diffraction + S=0.4", s, rdScat},
 		{"horizontal polarisation", s, hpol}, {"metal walls", scene("metal"), opt},
 		{"glass walls", scene("glass"), opt}, {"brick walls", scene("brick"), opt},
 	} {

@@ -13,14 +13,35 @@ import (
 // TestAcceleratedEqualsNaive: the pruned image tree, the hierarchy and the
 // edge grid change no answer: 40 random links in a 50-building scene give
 // the same paths and powers as the naive baseline (every surface sequence,
-// every building, every edge).
+// every building, every edge), with the default options and with the
+// reflection–diffraction paths.
 func TestAcceleratedEqualsNaive(t *testing.T) {
 	t.Parallel()
 	seed := seedFor(t, 24)
 	t.Logf("seed %d (set SEED= to change)", seed)
 	s := cityScene(t, seed, 50, 400)
+	for _, opt := range testOptions() {
+		t.Run(optName(opt), func(t *testing.T) { acceleratedEqualsNaive(t, s, seed, opt) })
+	}
+}
+
+// testOptions are the default options and those with the
+// reflection–diffraction paths.
+func testOptions() []raytrace.Options {
+	rd := raytrace.DefaultOptions()
+	rd.ReflectionDiffraction = true
+	return []raytrace.Options{raytrace.DefaultOptions(), rd}
+}
+
+func optName(o raytrace.Options) string {
+	if o.ReflectionDiffraction {
+		return "reflection_diffraction"
+	}
+	return "default"
+}
+
+func acceleratedEqualsNaive(t *testing.T, s *raytrace.Scene, seed uint64, opt raytrace.Options) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	opt := raytrace.DefaultOptions()
 	worst := 0.0
 	paths := 0
 	for i := 0; i < 40; i++ {
@@ -54,12 +75,19 @@ func TestAcceleratedEqualsNaive(t *testing.T) {
 
 // TestReciprocity: swapping transmitter and receiver changes the path loss
 // by at most 0.1 dB on 200 random links of a 50-building scene (coherent
-// sum, every interaction on).
+// sum, every interaction on; the default options and the
+// reflection–diffraction paths).
 func TestReciprocity(t *testing.T) {
 	t.Parallel()
 	seed := seedFor(t, 2024)
 	t.Logf("seed %d (set SEED= to change)", seed)
 	s := cityScene(t, seed, 50, 400)
+	for _, opt := range testOptions() {
+		t.Run(optName(opt), func(t *testing.T) { reciprocity(t, s, seed, opt) })
+	}
+}
+
+func reciprocity(t *testing.T, s *raytrace.Scene, seed uint64, base raytrace.Options) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	worst := 0.0
 	var sum float64
@@ -68,7 +96,7 @@ func TestReciprocity(t *testing.T) {
 		a := raytrace.Antenna{Pos: streetPoint(rng, s, 400), HeightM: 1.5 + rng.Float64()*40}
 		b := raytrace.Antenna{Pos: streetPoint(rng, s, 400), HeightM: 1.5 + rng.Float64()*10}
 		for _, pol := range []raytrace.Polarization{raytrace.PolVertical, raytrace.PolHorizontal} {
-			opt := raytrace.DefaultOptions()
+			opt := base
 			opt.Polarization = pol
 			ab, err := s.Point(context.Background(), raytrace.PointRequest{Tx: a, Rx: b, FreqMHz: 1800, TxPowerDBm: 40, Options: opt})
 			if err != nil {
@@ -150,11 +178,17 @@ func TestAddingBuildingNeverIncreasesLOSPower(t *testing.T) {
 }
 
 // TestMapEqualsPoint: every pixel of a map equals the point answer at its
-// centre, and the map is byte-identical at 1 and 2 workers.
+// centre, and the map is byte-identical at 1 and 2 workers (the default
+// options and the reflection–diffraction paths).
 func TestMapEqualsPoint(t *testing.T) {
 	t.Parallel()
 	s := cityScene(t, 11, 50, 400)
-	opt := raytrace.DefaultOptions()
+	for _, opt := range testOptions() {
+		t.Run(optName(opt), func(t *testing.T) { mapEqualsPoint(t, s, opt) })
+	}
+}
+
+func mapEqualsPoint(t *testing.T, s *raytrace.Scene, opt raytrace.Options) {
 	tx := raytrace.Antenna{Pos: s.Frame().ToLatLon(3, 2), HeightM: 25}
 	req := raytrace.MapRequest{Tx: tx, SouthWest: s.Frame().ToLatLon(-150, -150), StepM: 10, NX: 31, NY: 31,
 		RxHeightM: 1.5, FreqMHz: 2600, TxPowerDBm: 43, Options: opt, Workers: 1}

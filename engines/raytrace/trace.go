@@ -65,9 +65,13 @@ type Options struct {
 	// within DiffractionRangeM (2D) of either antenna that see both scatter
 	// the fraction S² of their incident power (Lambertian), and their
 	// specular reflections keep √(1 − S²) of the field.
-	DiffuseScattering float64      `json:"diffuse_scattering,omitempty"`
-	Sum               SumMode      `json:"sum"`
-	Polarization      Polarization `json:"polarization"`
+	DiffuseScattering float64 `json:"diffuse_scattering,omitempty"`
+	// ReflectionDiffraction adds the paths that meet one wall before a
+	// diffracting edge, one after it, or one on each side, with at most
+	// MaxReflections walls in all (rd.go). Needs Diffraction.
+	ReflectionDiffraction bool         `json:"reflection_diffraction,omitempty"`
+	Sum                   SumMode      `json:"sum"`
+	Polarization          Polarization `json:"polarization"`
 }
 
 // DefaultOptions returns order 2 reflections, diffraction within 250 m,
@@ -215,6 +219,12 @@ type traceCtx struct {
 	txInside bool
 	lit      []int32 // scattering tiles lit by the transmitter (DiffuseScattering > 0)
 	specular float64 // field kept by a wall's specular reflection, √(1 − S²)
+	// reflection–diffraction (Options.ReflectionDiffraction): the walls
+	// facing the transmitter, and its candidate (edge, wall) pairs sorted
+	// by edge
+	rd        bool
+	rdTx      []rdWall
+	rdTxPairs []rdPair
 }
 
 func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning, error) {
@@ -248,6 +258,10 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 	}
 	if opt.Diffraction && !naive {
 		c.nearTx = s.edgesNear(c.tx.xy(), opt.DiffractionRangeM)
+	}
+	if opt.Diffraction && opt.ReflectionDiffraction && opt.MaxReflections >= 1 && !c.txInside {
+		c.rd = true
+		c.rdTxIndex()
 	}
 	treeOrder := opt.MaxReflections
 	if pointMode && !naive && treeOrder <= 2 {
@@ -441,9 +455,16 @@ type worker struct {
 	// rxSide lists the surfaces facing the receiver with the receiver's
 	// images (point mode, second-order pairing)
 	rxSide []rxImage
-	stamp  []uint32
-	gen    uint32
-	paths  []Path
+	// rdRx lists the walls facing the receiver (reflection–diffraction),
+	// rdRxCand those of one edge
+	rdRx      []rdWall
+	rdRxPairs []rdPair
+	rdStamp   []uint32
+	rdGen     uint32
+	rdPts     [4]vec3
+	stamp     []uint32
+	gen       uint32
+	paths     []Path
 	// seen marks the assumed-height buildings that shaped a path: of one
 	// receiver in point mode, of every pixel of the worker in map mode.
 	seen    []bool
@@ -973,9 +994,16 @@ func (w *worker) diffractions(rx vec3, a *accum) {
 	if len(s.edges) == 0 {
 		return
 	}
+	if w.rd {
+		w.rdRx = s.rdWalls(rx, w.rdRx[:0])
+		if w.rdStamp == nil {
+			w.rdStamp = make([]uint32, len(s.edges))
+		}
+		w.rdRxPairs = s.rdPairs(rx, w.rdRx, w.opt.DiffractionRangeM, w.naive, w.rdStamp, &w.rdGen, w.rdRxPairs)
+	}
 	if w.naive {
 		for ei := range s.edges {
-			w.evalEdge(&s.edges[ei], rx, a)
+			w.evalEdge(int32(ei), rx, a)
 		}
 		return
 	}
@@ -999,14 +1027,14 @@ func (w *worker) diffractions(rx vec3, a *accum) {
 					continue
 				}
 				w.stamp[ei] = w.gen
-				w.evalEdge(&s.edges[ei], rx, a)
+				w.evalEdge(ei, rx, a)
 			}
 		}
 	}
 	for _, ei := range w.nearTx {
 		if w.stamp[ei] != w.gen {
 			w.stamp[ei] = w.gen
-			w.evalEdge(&s.edges[ei], rx, a)
+			w.evalEdge(ei, rx, a)
 		}
 	}
 }
@@ -1039,15 +1067,19 @@ func (s *Scene) edgesNear(p vec2, rangeM float64) []int32 {
 
 // evalEdge adds the paths diffracted by edge ed, if they exist: the
 // direct one and, with GroundReflection, those that meet the ground plane
-// before the edge, after it, or both (in that order).
-func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
+// before the edge, after it, or both (in that order), then, with
+// ReflectionDiffraction, those that meet walls (rdEdge).
+func (w *worker) evalEdge(ei int32, rx vec3, a *accum) {
+	ed := &w.s.edges[ei]
 	w.evalEdgeVia(ed, rx, a, false, false)
-	if !w.opt.GroundReflection {
-		return
+	if w.opt.GroundReflection {
+		w.evalEdgeVia(ed, rx, a, true, false)
+		w.evalEdgeVia(ed, rx, a, false, true)
+		w.evalEdgeVia(ed, rx, a, true, true)
 	}
-	w.evalEdgeVia(ed, rx, a, true, false)
-	w.evalEdgeVia(ed, rx, a, false, true)
-	w.evalEdgeVia(ed, rx, a, true, true)
+	if w.rd {
+		w.rdEdge(ei, ed, rx, a)
+	}
 }
 
 // evalEdgeVia adds the path diffracted by edge ed with a ground reflection
