@@ -121,6 +121,10 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 	// what the corner gap depends on: loss above §4.1.3.2's upper bound, dB
 	rd, rdScat := opt, scat
 	rd.ReflectionDiffraction, rdScat.ReflectionDiffraction = true, true
+	rd3 := rdScat
+	rd3.MaxReflections = 3
+	rdH := rdScat
+	rdH.Polarization = raytrace.PolHorizontal
 	hpol, order3 := opt, opt
 	hpol.Polarization = raytrace.PolHorizontal
 	order3.MaxReflections = 3
@@ -130,7 +134,7 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 		opt  raytrace.Options
 	}{
 		{"default", s, opt}, {"scattering S=0.4", s, scat}, {"3 reflections", s, order3},
-		{"refl-diffraction", s, rd}, {"refl-diffraction + S=0.4", s, rdScat},
+		{"refl-diffraction", s, rd}, {"refl-diffraction + S=0.4", s, rdScat}, {"rd + S=0.4, order 3", s, rd3}, {"rd + S=0.4, horizontal", s, rdH},
 		{"horizontal polarisation", s, hpol}, {"metal walls", scene("metal"), opt},
 		{"glass walls", scene("glass"), opt}, {"brick walls", scene("brick"), opt},
 	} {

@@ -83,6 +83,32 @@
 //     two-ray model, without which a shadowed receiver lost the ground
 //     ray that a lit one keeps (about 2 dB of its power sum in the street
 //     canyon, TestStreetCanyonAgainstP1411).
+//   - Reflection–diffraction (optional, Options.ReflectionDiffraction;
+//     rd.go): the paths that meet walls before a diffracting edge, after
+//     it, or on both sides (one or two walls a side, at most
+//     MaxReflections in all), each also with a ground reflection on either
+//     side or both when GroundReflection is on. They are what carries a
+//     street's power round its corner in an image-based tracer: the main
+//     street's walls feed the corner at angles well away from grazing
+//     (where a vertically polarised wave diffracts weakly), and the side
+//     street's walls guide the diffracted wave. Each wall is replaced by
+//     the antenna's image on its side, so Keller's law, the UTD
+//     coefficient and the spreading factor √(s'/(s(s+s'))) use the
+//     unfolded distances (exact for plane reflectors), every reflection
+//     uses the P.2040 coefficients of reflect, and the ground, horizontal
+//     while the walls are vertical, folds the unfolded line's heights
+//     (the two mirrors commute, so one ground point per side is found
+//     where the unfolded line crosses the ground's height, whatever the
+//     walls' order). The candidates are pruned conservatively and
+//     symmetrically in the two antennas (reciprocity holds to 3e-10 dB,
+//     TestReciprocity): a wall (or pair of walls) of an antenna's side
+//     must face it, lie within DiffractionRangeM (2D) of it, and the edge
+//     must be within DiffractionRangeM of that antenna and meet the top
+//     view of the beam the last wall reflects; the beams are rasterised on
+//     the edge grid, once per request for the transmitter and once per
+//     receiver. Off by default: every receiver lists its own walls, which
+//     costs a map about as much as the rest of the trace; linkplan
+//     raytrace eval turns it on.
 //   - Transmission through walls (optional, direct path only): each wall or
 //     roof crossed is a single-layer P.2040 slab of the material's
 //     ThicknessM, T = (1 − R'²)e^{−jq}/(1 − R'²e^{−j2q}) per polarisation.
@@ -106,9 +132,10 @@
 //
 // Not traced: diffraction of order two or more (a thick building shadows a
 // low receiver only through its vertical corners and, for a transmitter
-// above the roof, its far roof edge), diffraction combined with a wall or
-// roof reflection, scattering from rough surfaces, vegetation and vehicles,
-// and indoor propagation beyond the direct path's wall losses.
+// above the roof, its far roof edge), diffraction combined with a roof
+// reflection or with more than two walls on one side, scattering combined
+// with reflection or diffraction, vegetation and vehicles, and indoor
+// propagation beyond the direct path's wall losses.
 //
 // # Algorithm: the exact image method
 //

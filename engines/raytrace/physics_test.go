@@ -44,7 +44,11 @@ func acceleratedEqualsNaive(t *testing.T, s *raytrace.Scene, seed uint64, opt ra
 	rng := rand.New(rand.NewPCG(seed, 1))
 	worst := 0.0
 	paths := 0
-	for i := 0; i < 40; i++ {
+	links := 40
+	if opt.ReflectionDiffraction {
+		links = 12 // the naive reflection–diffraction pairs every wall with every edge
+	}
+	for i := 0; i < links; i++ {
 		req := raytrace.PointRequest{
 			Tx:      raytrace.Antenna{Pos: streetPoint(rng, s, 400), HeightM: 1.5 + rng.Float64()*40},
 			Rx:      raytrace.Antenna{Pos: streetPoint(rng, s, 400), HeightM: 1.5 + rng.Float64()*10},
@@ -67,7 +71,7 @@ func acceleratedEqualsNaive(t *testing.T, s *raytrace.Scene, seed uint64, opt ra
 			}
 		}
 	}
-	t.Logf("accelerated vs naive, 40 links, %d paths: max |Δ path loss| = %.2e dB", paths, worst)
+	t.Logf("accelerated vs naive, %d links, %d paths: max |Δ path loss| = %.2e dB", links, paths, worst)
 	if worst > 1e-9 {
 		t.Errorf("the accelerated engine differs from the naive baseline by %g dB", worst)
 	}
@@ -192,6 +196,9 @@ func mapEqualsPoint(t *testing.T, s *raytrace.Scene, opt raytrace.Options) {
 	tx := raytrace.Antenna{Pos: s.Frame().ToLatLon(3, 2), HeightM: 25}
 	req := raytrace.MapRequest{Tx: tx, SouthWest: s.Frame().ToLatLon(-150, -150), StepM: 10, NX: 31, NY: 31,
 		RxHeightM: 1.5, FreqMHz: 2600, TxPowerDBm: 43, Options: opt, Workers: 1}
+	if opt.ReflectionDiffraction { // every receiver lists its own walls: a coarser map
+		req.StepM, req.NX, req.NY = 20, 16, 16
+	}
 	m1, err := s.Map(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +217,7 @@ func mapEqualsPoint(t *testing.T, s *raytrace.Scene, opt raytrace.Options) {
 	for j := 0; j < req.NY; j += 3 {
 		for i := 0; i < req.NX; i += 3 {
 			p, err := s.Point(context.Background(), raytrace.PointRequest{Tx: tx,
-				Rx:      raytrace.Antenna{Pos: s.Frame().ToLatLon(-150+10*float64(i), -150+10*float64(j)), HeightM: 1.5},
+				Rx:      raytrace.Antenna{Pos: s.Frame().ToLatLon(-150+req.StepM*float64(i), -150+req.StepM*float64(j)), HeightM: 1.5},
 				FreqMHz: 2600, TxPowerDBm: 43, Options: opt})
 			if err != nil {
 				t.Fatal(err)
@@ -228,7 +235,7 @@ func mapEqualsPoint(t *testing.T, s *raytrace.Scene, opt raytrace.Options) {
 			checked++
 		}
 	}
-	t.Logf("map 31×31: 1 and 2 workers byte-identical; %d sampled pixels equal the point answers", checked)
+	t.Logf("map %d×%d: 1 and 2 workers byte-identical; %d sampled pixels equal the point answers", req.NX, req.NY, checked)
 }
 
 var _ = appliance.LatLon{}

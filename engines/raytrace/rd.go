@@ -29,41 +29,77 @@ import (
 // then decided by the exact construction and the visibility of each
 // segment.
 
-// rdWall is a wall facing an antenna, the antenna's image in it and the
-// top view of the beam it reflects.
+// rdWall is a sequence of one or two walls seen from an antenna (from
+// the antenna outward), the antenna's images after each and the top view
+// of the beam the last one reflects.
 type rdWall struct {
-	surf int32
-	img  vec3
+	n    int8
+	surf [2]int32
+	img  [2]vec3
 	reg  region
 }
 
-// rdWalls lists the walls facing p with p's images and beam regions,
-// appending to out.
-func (s *Scene) rdWalls(p vec3, out []rdWall) []rdWall {
+// beam returns the region of the rays from apex through segment a→b of
+// wall sf, in front of the wall.
+func beam(apex vec2, a, b vec2, sf *surface) (region, bool) {
+	r := region{apex: apex, rHi: math.Inf(1)}
+	if !wedge(&r, apex, a, b) {
+		return r, false // seen edge-on: reflects nothing
+	}
+	r.hp[2] = halfplane{n: vec2{sf.n.X, sf.n.Y}, c: sf.d - regionTol}
+	r.nhp = 3
+	return r, true
+}
+
+// rdWalls lists the walls facing p within rangeM (2D) with p's images and
+// beam regions, then, for maxOrder ≥ 2, every second wall within rangeM
+// that faces the first image and meets its beam; appending to out.
+func (s *Scene) rdWalls(p vec3, maxOrder int, rangeM float64, out []rdWall) []rdWall {
+	first := len(out)
 	for si := range s.surfaces {
 		sf := &s.surfaces[si]
-		if sf.kind != kindWall || !sf.facing(p) {
+		if sf.kind != kindWall || !sf.facing(p) || distPointSeg(p.xy(), sf.a, sf.b) > rangeM {
 			continue
 		}
 		img := sf.mirror(p)
-		r := region{apex: img.xy(), rHi: math.Inf(1)}
-		if !wedge(&r, r.apex, sf.a, sf.b) {
-			continue // seen edge-on: reflects nothing
+		if r, ok := beam(img.xy(), sf.a, sf.b, sf); ok {
+			out = append(out, rdWall{n: 1, surf: [2]int32{int32(si)}, img: [2]vec3{img}, reg: r})
 		}
-		r.hp[2] = halfplane{n: vec2{sf.n.X, sf.n.Y}, c: sf.d - regionTol}
-		r.nhp = 3
-		out = append(out, rdWall{surf: int32(si), img: img, reg: r})
+	}
+	if maxOrder < 2 {
+		return out
+	}
+	end := len(out)
+	for k := first; k < end; k++ {
+		w1 := out[k]
+		for si := range s.surfaces {
+			sf := &s.surfaces[si]
+			if int32(si) == w1.surf[0] || sf.kind != kindWall || !sf.facing(w1.img[0]) || distPointSeg(p.xy(), sf.a, sf.b) > rangeM {
+				continue
+			}
+			a, b, ok := clipSegment(sf.a, sf.b, &w1.reg)
+			if !ok {
+				continue
+			}
+			img := sf.mirror(w1.img[0])
+			if r, ok := beam(img.xy(), a, b, sf); ok {
+				out = append(out, rdWall{n: 2, surf: [2]int32{w1.surf[0], int32(si)}, img: [2]vec3{w1.img[0], img}, reg: r})
+			}
+		}
 	}
 	return out
 }
 
-// rdCandidate reports whether wall w may reflect between its antenna and
-// edge ed (conservative; naive accepts every wall).
+// rdCandidate reports whether the walls of w may reflect between their
+// antenna and edge ed (conservative; naive skips the beam test).
 func (s *Scene) rdCandidate(w *rdWall, ed *edge, naive bool) bool {
-	sf := &s.surfaces[w.surf]
-	// a face of the wedge itself: its reflection is the UTD's own term
-	if math.Abs(sf.n.dot(ed.p0)-sf.d) < 1e-6 && math.Abs(sf.n.dot(ed.p1)-sf.d) < 1e-6 {
-		return false
+	for k := int8(0); k < w.n; k++ {
+		sf := &s.surfaces[w.surf[k]]
+		// a face of the wedge itself: its reflection is the UTD's own term
+		if math.Abs(sf.n.dot(ed.p0)-sf.d) < 1e-6 && math.Abs(sf.n.dot(ed.p1)-sf.d) < 1e-6 &&
+			distPointSeg(ed.p0.xy(), sf.a, sf.b) < 1e-6 && distPointSeg(ed.p1.xy(), sf.a, sf.b) < 1e-6 {
+			return false
+		}
 	}
 	if naive {
 		return true
@@ -165,7 +201,7 @@ func (s *Scene) rdPairs(p vec3, walls []rdWall, rangeM float64, naive bool, stam
 // rdTxIndex lists the transmitter's walls and its (edge, wall) pairs.
 func (c *traceCtx) rdTxIndex() {
 	s := c.s
-	c.rdTx = s.rdWalls(c.tx, nil)
+	c.rdTx = s.rdWalls(c.tx, min(c.opt.MaxReflections, 2), c.opt.DiffractionRangeM, nil)
 	var gen uint32
 	c.rdTxPairs = s.rdPairs(c.tx, c.rdTx, c.opt.DiffractionRangeM, c.naive, make([]uint32, len(s.edges)), &gen, nil)
 }
@@ -180,96 +216,155 @@ func pairsOf(pairs []rdPair, ei int32) []rdPair {
 	return pairs[i:j]
 }
 
-// rdChain is the reflections on one side of the edge, from the antenna
-// outward: surfaces surf[:n] and the antenna's images img[:n] after each.
-type rdChain struct {
-	n    int
-	surf [2]int32
-	img  [2]vec3
-}
-
-// last is the antenna's final image (the antenna itself for n = 0).
-func (c *rdChain) last(p vec3) vec3 {
-	if c.n == 0 {
-		return p
-	}
-	return c.img[c.n-1]
-}
-
-// chainOf returns the chain of wall w, with a ground reflection before it
-// (groundFirst), after it, or none (ground = false), or false when the
-// image is not above the ground.
-func (w *worker) chainOf(wall *rdWall, antenna vec3, ground, groundFirst bool) (rdChain, bool) {
-	c := rdChain{n: 1, surf: [2]int32{wall.surf}, img: [2]vec3{wall.img}}
-	if !ground {
-		return c, true
-	}
-	gz := w.s.surfaces[0].d
-	if !(antenna.Z > gz) {
-		return c, false
-	}
-	both := wall.img
-	both.Z = 2*gz - both.Z // the two mirrors commute (vertical wall, horizontal ground)
-	c.n = 2
-	if groundFirst {
-		g := antenna
-		g.Z = 2*gz - g.Z
-		c.surf = [2]int32{0, wall.surf}
-		c.img = [2]vec3{g, both}
-	} else {
-		c.surf = [2]int32{wall.surf, 0}
-		c.img = [2]vec3{wall.img, both}
-	}
-	return c, true
-}
-
-// rdEdge adds the reflection–diffraction paths of edge ed to rx: R-D for
-// every transmitter candidate, D-R for every receiver candidate, then
-// R-D-R for every pair (MaxReflections ≥ 2), in that order; with
-// GroundReflection each wall also comes with the ground before or after
-// it. w.rdRx holds the receiver's walls (set by diffractions).
+// rdEdge adds the reflection–diffraction paths of edge ed to rx: the
+// transmitter's walls alone, the receiver's alone, then the pairs whose
+// walls number at most MaxReflections, in pair-list order; with
+// GroundReflection each comes without and with a ground reflection on the
+// transmitter's side, the receiver's, or both (evalEdgeRD). w.rdRx holds
+// the receiver's walls (set by diffractions).
 func (w *worker) rdEdge(ei int32, ed *edge, rx vec3, a *accum) {
 	if w.opt.MaxReflections < 1 {
 		return
 	}
-	none := rdChain{}
-	grounds := 1
-	if w.opt.GroundReflection {
-		grounds = 3
-	}
 	tx := pairsOf(w.rdTxPairs, ei)
-	for _, pt := range tx {
-		for g := 0; g < grounds; g++ {
-			if c, ok := w.chainOf(&w.rdTx[pt.wall], w.tx, g > 0, g == 2); ok {
-				w.evalEdgeRD(ed, rx, a, &c, &none)
-			}
-		}
-	}
 	rxp := pairsOf(w.rdRxPairs, ei)
+	for _, pt := range tx {
+		w.evalEdgeGround(ed, rx, a, &w.rdTx[pt.wall], nil)
+	}
 	for _, pr := range rxp {
-		for g := 0; g < grounds; g++ {
-			if c, ok := w.chainOf(&w.rdRx[pr.wall], rx, g > 0, g == 2); ok {
-				w.evalEdgeRD(ed, rx, a, &none, &c)
-			}
-		}
+		w.evalEdgeGround(ed, rx, a, nil, &w.rdRx[pr.wall])
 	}
 	if w.opt.MaxReflections < 2 {
 		return
 	}
 	for _, pt := range tx {
-		ct, _ := w.chainOf(&w.rdTx[pt.wall], w.tx, false, false)
+		ct := &w.rdTx[pt.wall]
 		for _, pr := range rxp {
-			cr, _ := w.chainOf(&w.rdRx[pr.wall], rx, false, false)
-			w.evalEdgeRD(ed, rx, a, &ct, &cr)
+			cr := &w.rdRx[pr.wall]
+			if int(ct.n+cr.n) <= w.opt.MaxReflections {
+				w.evalEdgeGround(ed, rx, a, ct, cr)
+			}
 		}
 	}
 }
 
-// evalEdgeRD adds the path from the transmitter through the reflections
-// of ct, diffracted by ed, through the reflections of cr (listed from the
-// receiver outward) to rx, if it exists.
-func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdChain) {
-	src, dst := ct.last(w.tx), cr.last(rx)
+// evalEdgeGround evaluates the path of walls ct and cr without, then
+// (GroundReflection) with a ground reflection on the transmitter's side,
+// the receiver's, and both.
+func (w *worker) evalEdgeGround(ed *edge, rx vec3, a *accum, ct, cr *rdWall) {
+	w.evalEdgeRD(ed, rx, a, ct, cr, false, false)
+	if w.opt.GroundReflection {
+		w.evalEdgeRD(ed, rx, a, ct, cr, true, false)
+		w.evalEdgeRD(ed, rx, a, ct, cr, false, true)
+		w.evalEdgeRD(ed, rx, a, ct, cr, true, true)
+	}
+}
+
+// rdVertex is one point of a reflection–diffraction path: a reflection on
+// surface surf, or the diffraction point (surf = -1).
+type rdVertex struct {
+	p    vec3
+	surf int32
+}
+
+// rdSide builds one side of the path backward from q: the walls of c
+// (nil: none) with the antenna's images, and a ground reflection when
+// ground is set. Walls are vertical and the ground horizontal, so the two
+// kinds of mirror commute: the walls are crossed on the line from the
+// images (their heights mirrored in the ground when ground is set) to q,
+// the heights of that unfolded line are folded back above the ground, and
+// the ground point is where the unfolded line crosses the ground's height.
+// It appends the side's vertices to out in order from the antenna to q
+// (the antenna and q excluded) and reports whether the side exists.
+func (w *worker) rdSide(c *rdWall, antenna, q vec3, ground bool, out []rdVertex) ([]rdVertex, bool) {
+	gz := w.s.surfaces[0].d
+	mz := func(p vec3) vec3 {
+		if ground {
+			p.Z = 2*gz - p.Z
+		}
+		return p
+	}
+	start := len(out)
+	// unfolded vertices, from q backward: the walls, then the antenna
+	cur := q
+	n := 0
+	if c != nil {
+		n = int(c.n)
+	}
+	var un [3]vec3 // unfolded points of the walls, from the antenna outward, then the antenna's image
+	for k := n - 1; k >= 0; k-- {
+		sf := &w.s.surfaces[c.surf[k]]
+		img := mz(c.img[k])
+		d := cur.sub(img)
+		den := sf.n.dot(d)
+		if den == 0 {
+			return out, false
+		}
+		t := (sf.d - sf.n.dot(img)) / den
+		if !(t > 0 && t < 1) {
+			return out, false
+		}
+		x := img.add(d.scale(t))
+		un[k] = x
+		cur = x
+	}
+	// vertices in path order with the ground inserted where the unfolded
+	// height crosses gz
+	prev := mz(antenna)
+	for k := 0; k <= n; k++ {
+		next := q
+		if k < n {
+			next = un[k]
+		}
+		if ground && (prev.Z-gz)*(next.Z-gz) < 0 {
+			f := (gz - prev.Z) / (next.Z - prev.Z)
+			g := prev.add(next.sub(prev).scale(f))
+			g.Z = gz
+			out = append(out, rdVertex{p: g, surf: 0})
+		}
+		if k < n {
+			x := next
+			if x.Z < gz {
+				x.Z = 2*gz - x.Z
+			}
+			if !w.s.onSurface(&w.s.surfaces[c.surf[k]], x) {
+				return out[:start], false
+			}
+			out = append(out, rdVertex{p: x, surf: c.surf[k]})
+		}
+		prev = next
+	}
+	if ground && len(out)-start != n+1 {
+		return out[:start], false // the unfolded line did not cross the ground
+	}
+	return out, true
+}
+
+// evalEdgeRD adds the path from the transmitter through the walls of ct
+// (nil: none), diffracted by ed, through the walls of cr (listed from the
+// receiver outward) to rx, with a ground reflection on the transmitter's
+// side (gT) and/or the receiver's (gR), if it exists.
+func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdWall, gT, gR bool) {
+	gz := w.s.surfaces[0].d
+	src, dst := w.tx, rx
+	if ct != nil {
+		src = ct.img[ct.n-1]
+	}
+	if cr != nil {
+		dst = cr.img[cr.n-1]
+	}
+	if gT {
+		if !(w.tx.Z > gz) {
+			return
+		}
+		src.Z = 2*gz - src.Z
+	}
+	if gR {
+		if !(rx.Z > gz) {
+			return
+		}
+		dst.Z = 2*gz - dst.Z
+	}
 	as := src.sub(ed.p0).dot(ed.e)
 	ar := dst.sub(ed.p0).dot(ed.e)
 	ps := src.sub(ed.p0.add(ed.e.scale(as))).norm()
@@ -282,6 +377,9 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdChain) {
 		return
 	}
 	q := ed.p0.add(ed.e.scale(u))
+	if (gT || gR) && !(q.Z > gz) {
+		return
+	}
 	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && w.tx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
 		return
 	}
@@ -290,43 +388,24 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdChain) {
 	if !okS || !okR {
 		return
 	}
-	// the reflection points, backward from q on each side: pts[0:nt] from
-	// the transmitter to q, pts[nt:nt+nr] from q to the receiver
-	nt, nr := ct.n, cr.n
-	pts := &w.rdPts
-	cur := q
-	for k := nt - 1; k >= 0; k-- {
-		x, ok := w.s.crossing(&w.s.surfaces[ct.surf[k]], ct.img[k], cur)
-		if !ok {
-			return
-		}
-		pts[k], cur = x, x
+	// the vertices: tx, the transmitter's side, q, the receiver's side
+	// (built from the receiver, then reversed), rx
+	v := w.rdVerts[:0]
+	v = append(v, rdVertex{p: w.tx, surf: -1})
+	var ok bool
+	if v, ok = w.rdSide(ct, w.tx, q, gT, v); !ok {
+		return
 	}
-	cur = q
-	for k := nr - 1; k >= 0; k-- {
-		x, ok := w.s.crossing(&w.s.surfaces[cr.surf[k]], cr.img[k], cur)
-		if !ok {
-			return
-		}
-		pts[nt+nr-1-k], cur = x, x
+	iq := len(v)
+	v = append(v, rdVertex{p: q, surf: -1})
+	if v, ok = w.rdSide(cr, rx, q, gR, v); !ok {
+		return
 	}
-	// the vertices in path order: tx, pts[:nt], q, pts[nt:nt+nr], rx
-	vert := func(i int) vec3 {
-		switch {
-		case i == 0:
-			return w.tx
-		case i <= nt:
-			return pts[i-1]
-		case i == nt+1:
-			return q
-		case i <= nt+nr+1:
-			return pts[i-2]
-		}
-		return rx
-	}
-	nv := nt + nr + 3
-	for i := 0; i+1 < nv; i++ {
-		if w.occluded(vert(i), vert(i+1)) {
+	slices.Reverse(v[iq+1:])
+	v = append(v, rdVertex{p: rx, surf: -1})
+	w.rdVerts = v
+	for i := 0; i+1 < len(v); i++ {
+		if w.occluded(v[i].p, v[i+1].p) {
 			return
 		}
 	}
@@ -344,32 +423,26 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdChain) {
 	eta := w.etas[ed.mat]
 	ds, dh := WedgeDiffraction(Wedge{N: ed.nw, Eta0: eta, EtaN: eta}, phi, phiP, lDist, w.k, sinB)
 	tf := 1.0
-	for i := 0; i+1 < nv; i++ {
-		tf *= w.terrainFactor(vert(i), vert(i+1), a)
+	for i := 0; i+1 < len(v); i++ {
+		tf *= w.terrainFactor(v[i].p, v[i+1].p, a)
 	}
-	kdep := vert(1).sub(w.tx).unit()
+	kdep := v[1].p.sub(w.tx).unit()
 	e := along(w.polVec(kdep), complex(gainAmp(w.txPat, kdep), 0))
 	k0 := kdep
-	for k := 0; k < nt; k++ {
-		sf := &w.s.surfaces[ct.surf[k]]
-		k1 := vert(k + 2).sub(pts[k]).unit()
-		e = w.reflect(e, k0, k1, sf)
-		w.markAssumed(sf.bld, a)
-		k0 = k1
-	}
-	phiHatI := ed.e.cross(kin).scale(-1 / sinB)
-	betaI := kin.cross(phiHatI)
-	phiHatD := ed.e.cross(kout)
-	phiHatD = phiHatD.scale(1 / phiHatD.norm())
-	betaD := kout.cross(phiHatD)
-	e = along(betaD, -ds*e.dot(betaI)).add(along(phiHatD, -dh*e.dot(phiHatI)))
-	k0 = kout
-	for k := 0; k < nr; k++ {
-		sf := &w.s.surfaces[cr.surf[nr-1-k]]
-		p := pts[nt+k]
-		k1 := vert(nt + k + 3).sub(p).unit()
-		e = w.reflect(e, k0, k1, sf)
-		w.markAssumed(sf.bld, a)
+	for i := 1; i+1 < len(v); i++ {
+		k1 := v[i+1].p.sub(v[i].p).unit()
+		if i == iq {
+			phiHatI := ed.e.cross(kin).scale(-1 / sinB)
+			betaI := kin.cross(phiHatI)
+			phiHatD := ed.e.cross(kout)
+			phiHatD = phiHatD.scale(1 / phiHatD.norm())
+			betaD := kout.cross(phiHatD)
+			e = along(betaD, -ds*e.dot(betaI)).add(along(phiHatD, -dh*e.dot(phiHatI)))
+		} else {
+			sf := &w.s.surfaces[v[i].surf]
+			e = w.reflect(e, k0, k1, sf)
+			w.markAssumed(sf.bld, a)
+		}
 		k0 = k1
 	}
 	total := sPrime + sDist
@@ -382,15 +455,14 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdChain) {
 		if ed.vertical {
 			kind = "vertical_edge"
 		}
-		var in []Interaction
-		for k := 0; k < nt; k++ {
-			sf := &w.s.surfaces[ct.surf[k]]
-			in = append(in, w.interaction("reflection", surfaceName(sf.kind), sf.bld, pts[k]))
-		}
-		in = append(in, w.interaction("diffraction", kind, ed.bld, q))
-		for k := 0; k < nr; k++ {
-			sf := &w.s.surfaces[cr.surf[nr-1-k]]
-			in = append(in, w.interaction("reflection", surfaceName(sf.kind), sf.bld, pts[nt+k]))
+		in := make([]Interaction, 0, len(v)-2)
+		for i := 1; i+1 < len(v); i++ {
+			if i == iq {
+				in = append(in, w.interaction("diffraction", kind, ed.bld, q))
+				continue
+			}
+			sf := &w.s.surfaces[v[i].surf]
+			in = append(in, w.interaction("reflection", surfaceName(sf.kind), sf.bld, v[i].p))
 		}
 		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kdep, k0, amp))
 	}

@@ -461,7 +461,7 @@ type worker struct {
 	rdRxPairs []rdPair
 	rdStamp   []uint32
 	rdGen     uint32
-	rdPts     [4]vec3
+	rdVerts   []rdVertex
 	stamp     []uint32
 	gen       uint32
 	paths     []Path
@@ -472,7 +472,7 @@ type worker struct {
 }
 
 func newWorker(c *traceCtx) *worker {
-	return &worker{traceCtx: c, stamp: make([]uint32, len(c.s.edges)), seen: make([]bool, len(c.s.buildings))}
+	return &worker{traceCtx: c, stamp: make([]uint32, len(c.s.edges)), seen: make([]bool, len(c.s.buildings)), rdVerts: make([]rdVertex, 0, 12)}
 }
 
 func (w *worker) occluded(p, q vec3) bool {
@@ -995,7 +995,7 @@ func (w *worker) diffractions(rx vec3, a *accum) {
 		return
 	}
 	if w.rd {
-		w.rdRx = s.rdWalls(rx, w.rdRx[:0])
+		w.rdRx = s.rdWalls(rx, min(w.opt.MaxReflections, 2), w.opt.DiffractionRangeM, w.rdRx[:0])
 		if w.rdStamp == nil {
 			w.rdStamp = make([]uint32, len(s.edges))
 		}
