@@ -69,9 +69,16 @@ type Options struct {
 	// ReflectionDiffraction adds the paths that meet one wall before a
 	// diffracting edge, one after it, or one on each side, with at most
 	// MaxReflections walls in all (rd.go). Needs Diffraction.
-	ReflectionDiffraction bool         `json:"reflection_diffraction,omitempty"`
-	Sum                   SumMode      `json:"sum"`
-	Polarization          Polarization `json:"polarization"`
+	ReflectionDiffraction bool `json:"reflection_diffraction,omitempty"`
+	// ClutterBeyondExtent treats the ground beyond the building layer's
+	// extent as covered by unknown buildings of the layer's median height:
+	// the part of every path segment outside the extent is attenuated by
+	// the knife-edge loss of its most obstructing sample of that clutter
+	// (with the terrain's, one J(ν) a segment), as ITU-R P.1812 adds a
+	// representative clutter height to the terrain profile.
+	ClutterBeyondExtent bool         `json:"clutter_beyond_extent,omitempty"`
+	Sum                 SumMode      `json:"sum"`
+	Polarization        Polarization `json:"polarization"`
 }
 
 // DefaultOptions returns order 2 reflections, diffraction within 250 m,
@@ -566,17 +573,29 @@ func gainAmp(p Pattern, d vec3) float64 {
 // obstructing heightfield sample, as engines/fspl computes it.
 func (w *worker) terrainFactor(p, q vec3, a *accum) float64 {
 	h := w.s.terrain
-	if h == nil {
+	maxNu := math.Inf(-1)
+	if h != nil {
+		maxNu = w.terrainNu(h, p, q, a)
+	}
+	if w.opt.ClutterBeyondExtent {
+		maxNu = math.Max(maxNu, w.clutterNu(p, q))
+	}
+	if math.IsInf(maxNu, -1) {
 		return 1
 	}
+	return w.knifeEdgeFactor(maxNu)
+}
+
+// terrainNu is the largest ν of the heightfield samples on p→q.
+func (w *worker) terrainNu(h *Heightfield, p, q vec3, a *accum) float64 {
 	d := q.xy().sub(p.xy())
 	l := d.norm()
 	n := int(l / h.StepM)
+	maxNu := math.Inf(-1)
 	if n < 2 {
-		return 1
+		return maxNu
 	}
 	twoKA := 2 * radio.EffectiveEarthRadiusM(4.0/3.0)
-	maxNu := math.Inf(-1)
 	for i := 1; i < n; i++ {
 		f := float64(i) / float64(n)
 		d1 := f * l
@@ -591,6 +610,47 @@ func (w *worker) terrainFactor(p, q vec3, a *accum) float64 {
 			maxNu = nu
 		}
 	}
+	return maxNu
+}
+
+// clutterStepM is the sampling step of the clutter beyond the extent,
+// metres.
+const clutterStepM = 10.0
+
+// clutterNu is the largest ν of the clutter (the ground plus the layer's
+// median building height) on the parts of p→q outside the layer's extent,
+// sampled every clutterStepM; −Inf when the segment stays inside.
+func (w *worker) clutterNu(p, q vec3) float64 {
+	s := w.s
+	b := s.bounds
+	maxNu := math.Inf(-1)
+	inside := func(v vec3) bool { return v.X >= b[0] && v.X <= b[2] && v.Y >= b[1] && v.Y <= b[3] }
+	if len(s.buildings) == 0 || (inside(p) && inside(q)) {
+		return maxNu
+	}
+	d := q.xy().sub(p.xy())
+	l := d.norm()
+	n := int(l / clutterStepM)
+	for i := 1; i < n; i++ {
+		f := float64(i) / float64(n)
+		x, y := p.X+f*d.X, p.Y+f*d.Y
+		if x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3] {
+			continue
+		}
+		d1 := f * l
+		d2 := l - d1
+		ray := p.Z + (q.Z-p.Z)*f
+		clear := ray - (s.groundAt(x, y) + s.clutterM)
+		if nu := -clear * math.Sqrt(2/w.lambda*(1/d1+1/d2)); nu > maxNu {
+			maxNu = nu
+		}
+	}
+	return maxNu
+}
+
+// knifeEdgeFactor is the amplitude factor of the knife-edge loss J(ν)
+// (P.526 eq. (31)), capped at 40 dB.
+func (w *worker) knifeEdgeFactor(maxNu float64) float64 {
 	j := radio.KnifeEdgeLossApproxDB(maxNu)
 	if j == 0 {
 		return 1

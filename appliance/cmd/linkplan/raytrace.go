@@ -65,6 +65,7 @@ func raytraceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	sum := fs.String("sum", string(raytrace.SumPower), "field sum: power (local mean) or coherent")
 	diffuse := fs.Float64("diffuse-scattering", evalDiffuseS, "scattering coefficient S of the walls (effective roughness, Lambertian), 0 (off) to 1")
 	rd := fs.Bool("reflection-diffraction", true, "trace the paths that meet walls before and after a diffracting edge")
+	clutter := fs.Bool("clutter-beyond-extent", true, "cover the ground beyond the buildings' extent with clutter of their median height")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 || *bfile == "" || len(obs) == 0 || len(off) == 0 {
 		fmt.Fprint(stderr, raytraceUsage)
 		return fmt.Errorf("raytrace eval: --buildings, --observations and --offset-from are required: %w", errUsage)
@@ -73,6 +74,7 @@ func raytraceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	opt.MaxReflections, opt.Transmission, opt.Sum = *refl, *trans, raytrace.SumMode(*sum)
 	opt.DiffuseScattering = *diffuse
 	opt.ReflectionDiffraction = *rd
+	opt.ClutterBeyondExtent = *clutter
 	res, err := raytraceEval(ctx, evalConfig{Buildings: *bfile, Observations: obs, OffsetFrom: off,
 		TxHeightM: *txH, RxHeightM: *rxH, DefaultHeightM: *defH, Options: &opt})
 	if err != nil {
