@@ -82,7 +82,10 @@ type Options struct {
 }
 
 // DefaultOptions returns order 2 reflections, diffraction within 250 m,
-// ground reflection, no transmission, coherent sum, vertical polarisation.
+// ground reflection, no transmission, no diffuse scattering, no
+// reflection–diffraction paths, no clutter beyond the layer's extent,
+// coherent sum, vertical polarisation (the answers of the API and of
+// maps).
 func DefaultOptions() Options {
 	return Options{MaxReflections: DefaultMaxReflections, Diffraction: true, DiffractionRangeM: DefaultDiffractionRangeM,
 		GroundReflection: true, Sum: SumCoherent, Polarization: PolVertical}

@@ -32,9 +32,13 @@ Rows whose receiver lies outside the buildings' extent are skipped and
 counted. The ground is flat at the mean altitude of the rows (the files'
 alt column; no terrain pack covers the area), the transmitters at
 --tx-height-m above it, the receivers at --rx-height-m. The raytrace
-engine runs with its default options, the power sum, and the walls'
-diffuse scattering at --diffuse-scattering (S = 0.4, typical of the
-building walls measured by Degli-Esposti et al., 2007).
+engine runs with its default options, the power sum, the walls' diffuse
+scattering at --diffuse-scattering (S = 0.4, typical of the building
+walls measured by Degli-Esposti et al., 2007), the paths that meet walls
+before and after a diffracting edge (--reflection-diffraction) and, where
+a path leaves the buildings' extent, clutter of their median height on
+the ground beyond it (--clutter-beyond-extent; the transmitters' sites
+are often outside the extract).
 
 Prints one line per engine: engine=NAME n= rmse_db= bias_db=
 `
