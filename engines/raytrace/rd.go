@@ -8,26 +8,30 @@ import (
 )
 
 // Reflection–diffraction combinations (Options.ReflectionDiffraction):
-// paths that meet one wall before a diffracting edge (R-D), one wall after
-// it (D-R), or one on each side (R-D-R), with at most MaxReflections walls
-// in all. They are what carries the power of a street round its corner in
-// an image-based UTD tracer: the wave guided down the main street by its
-// walls meets the corner, and the diffracted wave is guided down the side
-// street by the side street's walls.
+// paths that meet one or two walls before a diffracting edge, one or two
+// after it, or walls on both sides, with at most MaxReflections walls in
+// all, each also with a ground reflection on either side. They are what
+// carries the power of a street round its corner in an image-based UTD
+// tracer: the wave guided down the main street by its walls meets the
+// corner, and the diffracted wave is guided down the side street by the
+// side street's walls.
 //
 // Each wall is replaced by the image of the antenna on its side (the
 // image method): the diffraction point follows Keller's law between the
-// two images, the reflection points are where the image → edge segments
-// cross the walls' planes, and the unfolded lengths are the caustic
+// two final images, the reflection points are where the image → edge
+// lines cross the walls' planes, and the unfolded lengths are the caustic
 // distances of the UTD spreading factor (exact for plane reflectors). The
-// pruning is conservative and symmetric in the two antennas (so that
-// reciprocity holds): a wall is a candidate on an antenna's side when it
-// faces the antenna and the edge meets the top view of the beam the wall
-// reflects (the wedge from the antenna's image through the wall, in front
-// of the wall). The transmitter's candidates are listed once per request
-// for every edge, the receiver's once per receiver; every candidate is
-// then decided by the exact construction and the visibility of each
-// segment.
+// ground folds the heights of the unfolded line (rdSide). The pruning is
+// conservative and symmetric in the two antennas (so that reciprocity
+// holds): a wall sequence is a candidate on an antenna's side when its
+// walls face the antenna (the second the first image) within
+// DiffractionRangeM of it, the edge lies within DiffractionRangeM of the
+// antenna, and the edge meets the top view of the beam the last wall
+// reflects (the wedge from the antenna's image through the lit part of
+// the wall, in front of it). The transmitter's candidates are listed once
+// per request, the receiver's once per receiver, by rasterising the beams
+// on the edge grid; every candidate is then decided by the exact
+// construction and the visibility of each segment.
 
 // rdWall is a sequence of one or two walls seen from an antenna (from
 // the antenna outward), the antenna's images after each and the top view
@@ -466,20 +470,4 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdWall, gT, gR 
 		}
 		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kdep, k0, amp))
 	}
-}
-
-// crossing returns where segment img → q crosses the plane of wall sf,
-// strictly between its ends and within the wall.
-func (s *Scene) crossing(sf *surface, img, q vec3) (vec3, bool) {
-	d := q.sub(img)
-	den := sf.n.dot(d)
-	if den == 0 {
-		return vec3{}, false
-	}
-	t := (sf.d - sf.n.dot(img)) / den
-	if !(t > 0 && t < 1) {
-		return vec3{}, false
-	}
-	x := img.add(d.scale(t))
-	return x, s.onSurface(sf, x)
 }
