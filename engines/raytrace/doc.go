@@ -251,13 +251,16 @@
 // layer's) is what moves the T-Mobile → O2 direction below fspl: RMSE
 // raytrace/fspl 12.62/11.22 dB before this change, 11.03/11.22 after;
 // O2 → T-Mobile 10.83/12.06 before, 9.90/12.06 after (T-Mobile's two
-// cells are on the campus, so the clutter hardly touches them). The
-// reflection–diffraction paths change the scores by 0.1 dB (a campus of
-// detached buildings has few street corners); transmission makes it
-// worse. Taller default heights hurt because they put more receivers in
-// the shadow (at 9 m 43 % of the T-Mobile rows, at 6 m 20 %). The default
-// height stays 9 m: it is the median storey count of the layer's own 24
-// tagged buildings (3) × 3 m. Individual rows remain far off: a car
+// cells are on the campus, so the clutter hardly touches them). Without
+// each option (make bench-raytrace-eval; O2 → T-Mobile, T-Mobile → O2):
+// no clutter 11.11, 12.52; no scattering 10.72, 11.36; no
+// reflection–diffraction 9.72, 11.17 (a campus of detached buildings has
+// few street corners: ±0.2 dB); transmission makes it worse. The default
+// height rule: 6 m gives 10.15, 10.84; 12 m 9.75, 11.29 (the clutter
+// beyond the extract follows the median height, so taller buildings no
+// longer only add shadow). The default height stays 9 m: it is the median
+// storey count of the layer's own 24 tagged buildings (3) × 3 m.
+// Individual rows remain far off: a car
 // parked at the extract's western edge, shadowed in the engine by a
 // building 17 m away by 25 dB, measured above the average; the engine's
 // shadowed rows still scatter by 9.5 dB (fspl's by 4.6 dB), which points
