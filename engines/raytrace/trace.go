@@ -482,7 +482,11 @@ type worker struct {
 }
 
 func newWorker(c *traceCtx) *worker {
-	return &worker{traceCtx: c, stamp: make([]uint32, len(c.s.edges)), seen: make([]bool, len(c.s.buildings)), rdVerts: make([]rdVertex, 0, 12)}
+	w := &worker{traceCtx: c, stamp: make([]uint32, len(c.s.edges)), seen: make([]bool, len(c.s.buildings))}
+	if c.rd {
+		w.rdVerts = make([]rdVertex, 0, 12)
+	}
+	return w
 }
 
 func (w *worker) occluded(p, q vec3) bool {
