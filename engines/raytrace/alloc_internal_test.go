@@ -11,7 +11,7 @@ import (
 // TestHotPathAllocatesNothing: tracing one receiver of a map (visibility
 // tests, reflection chains of the tree, diffraction over the edge grid)
 // allocates nothing once the request's tree and the worker's scratch
-// exist.
+// exist, with and without the reflection–diffraction paths.
 func TestHotPathAllocatesNothing(t *testing.T) {
 	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
 	f := NewFrame(origin)
@@ -25,7 +25,15 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, _ := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(5, 5), HeightM: 25}, nil, 2600, DefaultOptions(), 1.5, 1.5, false, false)
+	rd := DefaultOptions()
+	rd.ReflectionDiffraction = true
+	for _, opt := range []Options{DefaultOptions(), rd} {
+		c, _, _ := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(5, 5), HeightM: 25}, nil, 2600, opt, 1.5, 1.5, false, false)
+		hotPath(t, c, opt)
+	}
+}
+
+func hotPath(t *testing.T, c *traceCtx, opt Options) {
 	w := newWorker(c)
 	rxs := []vec3{{-150, 50, 1.5}, {20, -20, 1.5}, {190, 150, 1.5}, {-10, 140, 1.5}}
 	for _, rx := range rxs { // warm the worker's growable lists
@@ -40,7 +48,7 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 			paths += a.n
 		}
 	})
-	t.Logf("%d tree nodes, %d paths per run of 4 receivers: %.0f allocations", len(c.tree.nodes), paths/51, allocs)
+	t.Logf("reflection–diffraction %v: %d tree nodes, %d paths per run of 4 receivers: %.0f allocations", opt.ReflectionDiffraction, len(c.tree.nodes), paths/51, allocs)
 	if allocs != 0 || math.IsNaN(allocs) {
 		t.Errorf("%.0f allocations per run", allocs)
 	}

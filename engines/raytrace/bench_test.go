@@ -140,3 +140,21 @@ func TestBenchTreeSize(t *testing.T) {
 	r := benchMap(s, 1)
 	t.Logf("tree nodes per order: %v", s.TreeSize(r.Tx, r.Options, 11.5))
 }
+
+// BenchmarkPointReflDiffraction is BenchmarkPoint with the
+// reflection–diffraction paths and the walls' scattering at S = 0.4 (the
+// options of linkplan raytrace eval).
+func BenchmarkPointReflDiffraction(b *testing.B) {
+	s := benchScene(b)
+	links := benchLinks(s, 16)
+	for i := range links {
+		links[i].Options.ReflectionDiffraction = true
+		links[i].Options.DiffuseScattering = 0.4
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Point(context.Background(), links[i%len(links)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -30,22 +30,26 @@ func rect(id string, x0, y0, x1, y1, h float64) appliance.Building {
 // 3 dB below the lower bound, which is free space − 6 dB (two rays); the
 // test holds it within 4 dB of it.
 //
-// Around the corner the engine is more pessimistic than §4.1.3.2: 12 to
-// 19 dB above its median and 0.3 to 7.4 dB above its upper bound with the
-// default options (first-order corner diffraction and its ground
-// reflected variants); the walls' diffuse scattering at S = 0.4 (mostly
-// the patch of the opposite wall seen through the crossing) brings the
-// near side street to 2.5 to 4 dB above the upper bound, and nothing
-// beyond 130 m. What the engine does not trace carries the
-// rest: in a canyon whose walls are parallel or perpendicular a specular
-// path from the main street into the side street needs about eight
-// reflections (with |R| near 1 only at grazing), and the corner field of
-// real streets also comes from reflection–diffraction combinations and
-// from façade irregularities. Reflection order 3, glass or brick walls
-// change nothing (the variants below); metal walls and horizontal
-// polarisation gain 2 and 6 dB. The test holds the engine at or above
-// P.1411's lower bound (never more optimistic), holds that scattering
-// only adds power, and prints the gaps.
+// Around the corner (§4.1.3.2), with the default options (first-order
+// corner diffraction and its ground-reflected variants) the engine is 12
+// to 19 dB above the median and 0.3 to 7.4 dB above the upper bound; the
+// walls' diffuse scattering at S = 0.4 brings the near side street to 2.5
+// to 4 dB above it. The reflection–diffraction paths (walls of the main
+// street feeding the corner away from grazing incidence, walls of the
+// side street guiding the diffracted wave, each with the ground) bring
+// the options of linkplan raytrace eval (both) within the stated spread
+// from x2 = 130 m and to 0.7–2.0 dB above the upper bound nearer, in the
+// corner region where P.1411's corner loss ramps up; the test asserts
+// that (within the spread from 130 m, at most 2.5 dB above it nearer,
+// never below the lower bound), holds that scattering and the
+// reflection–diffraction paths only add power, and prints every figure.
+// The rest of the measured corner field needs what is not traced: in a
+// canyon whose walls are parallel or perpendicular a specular path into
+// the side street needs about eight reflections, and real façades
+// scatter after reflections and diffractions. Reflection order 3, glass
+// or brick change little (the variants below); horizontal polarisation,
+// which a vertical corner diffracts more strongly at grazing incidence,
+// puts every distance within the spread.
 func TestStreetCanyonAgainstP1411(t *testing.T) {
 	t.Parallel()
 	const x0, w, h, f = 200.0, 20.0, 25.0, 2600.0
@@ -93,32 +97,54 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 	}
 	scat := opt
 	scat.DiffuseScattering = 0.4
+	rdScat := scat // the options of linkplan raytrace eval
+	rdScat.ReflectionDiffraction = true
 	nlosIn, nlosN := 0, 0
 	for _, x2 := range []float64{45, 60, 80, 100, 130, 160, 200, 250} {
 		r := point(s, opt, x0, x2)
 		rs := point(s, scat, x0, x2)
+		rr := point(s, rdScat, x0, x2)
 		ref, err := p1411.StreetCanyonNLoSCorner(f, x0, x2, w, 10, 1.5)
 		if err != nil {
 			t.Fatal(err)
 		}
 		nlosN++
-		ok := rs.Reachable && rs.PathLossDB >= ref.LowerDB && rs.PathLossDB <= ref.UpperDB
+		ok := rr.Reachable && rr.PathLossDB >= ref.LowerDB && rr.PathLossDB <= ref.UpperDB
 		if ok {
 			nlosIn++
 		}
-		t.Logf("NLOS x2=%3.0f m: raytrace %.1f dB (%d paths), with scattering S=0.4 %.1f dB; P.1411 §4.1.3.2 lower %.1f median %.1f upper %.1f: within=%v",
-			x2, r.PathLossDB, len(r.Paths), rs.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok)
+		t.Logf("NLOS x2=%3.0f m: raytrace %.1f dB (%d paths), with scattering S=0.4 %.1f dB, with reflection–diffraction too %.1f dB (%d paths, %+.1f dB from the upper bound); P.1411 §4.1.3.2 lower %.1f median %.1f upper %.1f: within=%v",
+			x2, r.PathLossDB, len(r.Paths), rs.PathLossDB, rr.PathLossDB, len(rr.Paths), rr.PathLossDB-ref.UpperDB, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok)
 		if r.LOS || !r.Reachable {
 			t.Errorf("x2=%g: the side street is reachable but not line of sight", x2)
 		}
 		if rs.PathLossDB > r.PathLossDB+1e-9 {
 			t.Errorf("x2=%g: scattering lowered the received power (%.2f > %.2f dB)", x2, rs.PathLossDB, r.PathLossDB)
 		}
+		if rr.PathLossDB > rs.PathLossDB+1e-9 {
+			t.Errorf("x2=%g: the reflection–diffraction paths lowered the received power (%.2f > %.2f dB)", x2, rr.PathLossDB, rs.PathLossDB)
+		}
 		checkCanyon(t, false, x2, r.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
 		checkCanyon(t, false, x2, rs.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
+		checkCanyon(t, false, x2, rr.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
+		// the stated spread, with the options of raytrace eval: within it
+		// from 130 m; nearer the corner (P.1411's corner-loss ramp) at
+		// most 2.5 dB above it (0.7 to 2.0 dB today)
+		switch {
+		case x2 >= 130 && !ok:
+			t.Errorf("NLOS x2=%g: %.1f dB outside P.1411's spread [%.1f, %.1f]", x2, rr.PathLossDB, ref.LowerDB, ref.UpperDB)
+		case rr.PathLossDB > ref.UpperDB+2.5:
+			t.Errorf("NLOS x2=%g: %.1f dB is %.1f dB above P.1411's upper bound", x2, rr.PathLossDB, rr.PathLossDB-ref.UpperDB)
+		}
 	}
-	t.Logf("street canyon: LOS %d/%d and one-corner NLOS (with scattering) %d/%d within P.1411's stated spread", losIn, losN, nlosIn, nlosN)
+	t.Logf("street canyon: LOS %d/%d and one-corner NLOS (scattering and reflection–diffraction) %d/%d within P.1411's stated spread", losIn, losN, nlosIn, nlosN)
 	// what the corner gap depends on: loss above §4.1.3.2's upper bound, dB
+	rd := opt
+	rd.ReflectionDiffraction = true
+	rd3 := rdScat
+	rd3.MaxReflections = 3
+	rdH := rdScat
+	rdH.Polarization = raytrace.PolHorizontal
 	hpol, order3 := opt, opt
 	hpol.Polarization = raytrace.PolHorizontal
 	order3.MaxReflections = 3
@@ -128,6 +154,7 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 		opt  raytrace.Options
 	}{
 		{"default", s, opt}, {"scattering S=0.4", s, scat}, {"3 reflections", s, order3},
+		{"refl-diffraction", s, rd}, {"refl-diffraction + S=0.4", s, rdScat}, {"refl-diffr. + S=0.4, order 3", s, rd3}, {"refl-diffr. + S=0.4, horizontal", s, rdH},
 		{"horizontal polarisation", s, hpol}, {"metal walls", scene("metal"), opt},
 		{"glass walls", scene("glass"), opt}, {"brick walls", scene("brick"), opt},
 	} {
@@ -136,7 +163,7 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 			ref, _ := p1411.StreetCanyonNLoSCorner(f, x0, x2, w, 10, 1.5)
 			line += fmt.Sprintf(" x2=%g: %+.1f", x2, point(v.s, v.opt, x0, x2).PathLossDB-ref.UpperDB)
 		}
-		t.Logf("corner, %-24s above the upper bound:%s dB", v.name, line)
+		t.Logf("corner, %-32s above the upper bound:%s dB", v.name, line)
 	}
 }
 

@@ -13,17 +13,42 @@ import (
 // TestAcceleratedEqualsNaive: the pruned image tree, the hierarchy and the
 // edge grid change no answer: 40 random links in a 50-building scene give
 // the same paths and powers as the naive baseline (every surface sequence,
-// every building, every edge).
+// every building, every edge), with the default options and with the
+// reflection–diffraction paths.
 func TestAcceleratedEqualsNaive(t *testing.T) {
 	t.Parallel()
 	seed := seedFor(t, 24)
 	t.Logf("seed %d (set SEED= to change)", seed)
 	s := cityScene(t, seed, 50, 400)
+	for _, opt := range testOptions() {
+		t.Run(optName(opt), func(t *testing.T) { acceleratedEqualsNaive(t, s, seed, opt) })
+	}
+}
+
+// testOptions are the default options and those with the
+// reflection–diffraction paths.
+func testOptions() []raytrace.Options {
+	rd := raytrace.DefaultOptions()
+	rd.ReflectionDiffraction = true
+	return []raytrace.Options{raytrace.DefaultOptions(), rd}
+}
+
+func optName(o raytrace.Options) string {
+	if o.ReflectionDiffraction {
+		return "reflection_diffraction"
+	}
+	return "default"
+}
+
+func acceleratedEqualsNaive(t *testing.T, s *raytrace.Scene, seed uint64, opt raytrace.Options) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	opt := raytrace.DefaultOptions()
 	worst := 0.0
 	paths := 0
-	for i := 0; i < 40; i++ {
+	links := 40
+	if opt.ReflectionDiffraction {
+		links = 12 // the naive reflection–diffraction pairs every wall with every edge
+	}
+	for i := 0; i < links; i++ {
 		req := raytrace.PointRequest{
 			Tx:      raytrace.Antenna{Pos: streetPoint(rng, s, 400), HeightM: 1.5 + rng.Float64()*40},
 			Rx:      raytrace.Antenna{Pos: streetPoint(rng, s, 400), HeightM: 1.5 + rng.Float64()*10},
@@ -46,7 +71,7 @@ func TestAcceleratedEqualsNaive(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("accelerated vs naive, 40 links, %d paths: max |Δ path loss| = %.2e dB", paths, worst)
+	t.Logf("accelerated vs naive, %d links, %d paths: max |Δ path loss| = %.2e dB", links, paths, worst)
 	if worst > 1e-9 {
 		t.Errorf("the accelerated engine differs from the naive baseline by %g dB", worst)
 	}
@@ -54,12 +79,19 @@ func TestAcceleratedEqualsNaive(t *testing.T) {
 
 // TestReciprocity: swapping transmitter and receiver changes the path loss
 // by at most 0.1 dB on 200 random links of a 50-building scene (coherent
-// sum, every interaction on).
+// sum, every interaction on; the default options and the
+// reflection–diffraction paths).
 func TestReciprocity(t *testing.T) {
 	t.Parallel()
 	seed := seedFor(t, 2024)
 	t.Logf("seed %d (set SEED= to change)", seed)
 	s := cityScene(t, seed, 50, 400)
+	for _, opt := range testOptions() {
+		t.Run(optName(opt), func(t *testing.T) { reciprocity(t, s, seed, opt) })
+	}
+}
+
+func reciprocity(t *testing.T, s *raytrace.Scene, seed uint64, base raytrace.Options) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	worst := 0.0
 	var sum float64
@@ -68,7 +100,7 @@ func TestReciprocity(t *testing.T) {
 		a := raytrace.Antenna{Pos: streetPoint(rng, s, 400), HeightM: 1.5 + rng.Float64()*40}
 		b := raytrace.Antenna{Pos: streetPoint(rng, s, 400), HeightM: 1.5 + rng.Float64()*10}
 		for _, pol := range []raytrace.Polarization{raytrace.PolVertical, raytrace.PolHorizontal} {
-			opt := raytrace.DefaultOptions()
+			opt := base
 			opt.Polarization = pol
 			ab, err := s.Point(context.Background(), raytrace.PointRequest{Tx: a, Rx: b, FreqMHz: 1800, TxPowerDBm: 40, Options: opt})
 			if err != nil {
@@ -150,14 +182,23 @@ func TestAddingBuildingNeverIncreasesLOSPower(t *testing.T) {
 }
 
 // TestMapEqualsPoint: every pixel of a map equals the point answer at its
-// centre, and the map is byte-identical at 1 and 2 workers.
+// centre, and the map is byte-identical at 1 and 2 workers (the default
+// options and the reflection–diffraction paths).
 func TestMapEqualsPoint(t *testing.T) {
 	t.Parallel()
 	s := cityScene(t, 11, 50, 400)
-	opt := raytrace.DefaultOptions()
+	for _, opt := range testOptions() {
+		t.Run(optName(opt), func(t *testing.T) { mapEqualsPoint(t, s, opt) })
+	}
+}
+
+func mapEqualsPoint(t *testing.T, s *raytrace.Scene, opt raytrace.Options) {
 	tx := raytrace.Antenna{Pos: s.Frame().ToLatLon(3, 2), HeightM: 25}
 	req := raytrace.MapRequest{Tx: tx, SouthWest: s.Frame().ToLatLon(-150, -150), StepM: 10, NX: 31, NY: 31,
 		RxHeightM: 1.5, FreqMHz: 2600, TxPowerDBm: 43, Options: opt, Workers: 1}
+	if opt.ReflectionDiffraction { // every receiver lists its own walls: a coarser map
+		req.StepM, req.NX, req.NY = 20, 16, 16
+	}
 	m1, err := s.Map(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +217,7 @@ func TestMapEqualsPoint(t *testing.T) {
 	for j := 0; j < req.NY; j += 3 {
 		for i := 0; i < req.NX; i += 3 {
 			p, err := s.Point(context.Background(), raytrace.PointRequest{Tx: tx,
-				Rx:      raytrace.Antenna{Pos: s.Frame().ToLatLon(-150+10*float64(i), -150+10*float64(j)), HeightM: 1.5},
+				Rx:      raytrace.Antenna{Pos: s.Frame().ToLatLon(-150+req.StepM*float64(i), -150+req.StepM*float64(j)), HeightM: 1.5},
 				FreqMHz: 2600, TxPowerDBm: 43, Options: opt})
 			if err != nil {
 				t.Fatal(err)
@@ -194,7 +235,7 @@ func TestMapEqualsPoint(t *testing.T) {
 			checked++
 		}
 	}
-	t.Logf("map 31×31: 1 and 2 workers byte-identical; %d sampled pixels equal the point answers", checked)
+	t.Logf("map %d×%d: 1 and 2 workers byte-identical; %d sampled pixels equal the point answers", req.NX, req.NY, checked)
 }
 
 var _ = appliance.LatLon{}

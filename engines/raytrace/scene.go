@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"linkplan/appliance"
@@ -82,6 +83,7 @@ type Scene struct {
 	bvh       []bvhNode
 	order     []int32 // building indices in BVH leaf order
 	bounds    [4]float64
+	clutterM  float64 // median building height above its base, metres (Options.ClutterBeyondExtent)
 	edgeGrid  grid2
 	hash      [32]byte
 	assumed   int    // buildings with HeightDefault
@@ -654,6 +656,12 @@ func (s *Scene) buildBVH() {
 		s.bounds = [4]float64{math.Min(s.bounds[0], b.min.X), math.Min(s.bounds[1], b.min.Y),
 			math.Max(s.bounds[2], b.max.X), math.Max(s.bounds[3], b.max.Y)}
 	}
+	hs := make([]float64, len(s.buildings))
+	for i := range s.buildings {
+		hs[i] = s.buildings[i].zt - s.buildings[i].zb
+	}
+	slices.Sort(hs)
+	s.clutterM = hs[len(hs)/2]
 	s.bvh = make([]bvhNode, 0, 2*len(s.buildings)/bvhLeafSize+1)
 	s.buildNode(0, int32(len(s.order)))
 }

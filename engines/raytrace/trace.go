@@ -65,13 +65,27 @@ type Options struct {
 	// within DiffractionRangeM (2D) of either antenna that see both scatter
 	// the fraction S² of their incident power (Lambertian), and their
 	// specular reflections keep √(1 − S²) of the field.
-	DiffuseScattering float64      `json:"diffuse_scattering,omitempty"`
-	Sum               SumMode      `json:"sum"`
-	Polarization      Polarization `json:"polarization"`
+	DiffuseScattering float64 `json:"diffuse_scattering,omitempty"`
+	// ReflectionDiffraction adds the paths that meet one wall before a
+	// diffracting edge, one after it, or one on each side, with at most
+	// MaxReflections walls in all (rd.go). Needs Diffraction.
+	ReflectionDiffraction bool `json:"reflection_diffraction,omitempty"`
+	// ClutterBeyondExtent treats the ground beyond the building layer's
+	// extent as covered by unknown buildings of the layer's median height:
+	// the part of every path segment outside the extent is attenuated by
+	// the knife-edge loss of its most obstructing sample of that clutter
+	// (with the terrain's, one J(ν) a segment), as ITU-R P.1812 adds a
+	// representative clutter height to the terrain profile.
+	ClutterBeyondExtent bool         `json:"clutter_beyond_extent,omitempty"`
+	Sum                 SumMode      `json:"sum"`
+	Polarization        Polarization `json:"polarization"`
 }
 
 // DefaultOptions returns order 2 reflections, diffraction within 250 m,
-// ground reflection, no transmission, coherent sum, vertical polarisation.
+// ground reflection, no transmission, no diffuse scattering, no
+// reflection–diffraction paths, no clutter beyond the layer's extent,
+// coherent sum, vertical polarisation (the answers of the API and of
+// maps).
 func DefaultOptions() Options {
 	return Options{MaxReflections: DefaultMaxReflections, Diffraction: true, DiffractionRangeM: DefaultDiffractionRangeM,
 		GroundReflection: true, Sum: SumCoherent, Polarization: PolVertical}
@@ -215,6 +229,12 @@ type traceCtx struct {
 	txInside bool
 	lit      []int32 // scattering tiles lit by the transmitter (DiffuseScattering > 0)
 	specular float64 // field kept by a wall's specular reflection, √(1 − S²)
+	// reflection–diffraction (Options.ReflectionDiffraction): the walls
+	// facing the transmitter, and its candidate (edge, wall) pairs sorted
+	// by edge
+	rd        bool
+	rdTx      []rdWall
+	rdTxPairs []rdPair
 }
 
 func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning, error) {
@@ -248,6 +268,10 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 	}
 	if opt.Diffraction && !naive {
 		c.nearTx = s.edgesNear(c.tx.xy(), opt.DiffractionRangeM)
+	}
+	if opt.Diffraction && opt.ReflectionDiffraction && opt.MaxReflections >= 1 && !c.txInside {
+		c.rd = true
+		c.rdTxIndex()
 	}
 	treeOrder := opt.MaxReflections
 	if pointMode && !naive && treeOrder <= 2 {
@@ -441,9 +465,16 @@ type worker struct {
 	// rxSide lists the surfaces facing the receiver with the receiver's
 	// images (point mode, second-order pairing)
 	rxSide []rxImage
-	stamp  []uint32
-	gen    uint32
-	paths  []Path
+	// rdRx lists the walls facing the receiver (reflection–diffraction),
+	// rdRxCand those of one edge
+	rdRx      []rdWall
+	rdRxPairs []rdPair
+	rdStamp   []uint32
+	rdGen     uint32
+	rdVerts   []rdVertex
+	stamp     []uint32
+	gen       uint32
+	paths     []Path
 	// seen marks the assumed-height buildings that shaped a path: of one
 	// receiver in point mode, of every pixel of the worker in map mode.
 	seen    []bool
@@ -451,7 +482,11 @@ type worker struct {
 }
 
 func newWorker(c *traceCtx) *worker {
-	return &worker{traceCtx: c, stamp: make([]uint32, len(c.s.edges)), seen: make([]bool, len(c.s.buildings))}
+	w := &worker{traceCtx: c, stamp: make([]uint32, len(c.s.edges)), seen: make([]bool, len(c.s.buildings))}
+	if c.rd {
+		w.rdVerts = make([]rdVertex, 0, 12)
+	}
+	return w
 }
 
 func (w *worker) occluded(p, q vec3) bool {
@@ -545,17 +580,29 @@ func gainAmp(p Pattern, d vec3) float64 {
 // obstructing heightfield sample, as engines/fspl computes it.
 func (w *worker) terrainFactor(p, q vec3, a *accum) float64 {
 	h := w.s.terrain
-	if h == nil {
+	maxNu := math.Inf(-1)
+	if h != nil {
+		maxNu = w.terrainNu(h, p, q, a)
+	}
+	if w.opt.ClutterBeyondExtent {
+		maxNu = math.Max(maxNu, w.clutterNu(p, q))
+	}
+	if math.IsInf(maxNu, -1) {
 		return 1
 	}
+	return w.knifeEdgeFactor(maxNu)
+}
+
+// terrainNu is the largest ν of the heightfield samples on p→q.
+func (w *worker) terrainNu(h *Heightfield, p, q vec3, a *accum) float64 {
 	d := q.xy().sub(p.xy())
 	l := d.norm()
 	n := int(l / h.StepM)
+	maxNu := math.Inf(-1)
 	if n < 2 {
-		return 1
+		return maxNu
 	}
 	twoKA := 2 * radio.EffectiveEarthRadiusM(4.0/3.0)
-	maxNu := math.Inf(-1)
 	for i := 1; i < n; i++ {
 		f := float64(i) / float64(n)
 		d1 := f * l
@@ -570,6 +617,47 @@ func (w *worker) terrainFactor(p, q vec3, a *accum) float64 {
 			maxNu = nu
 		}
 	}
+	return maxNu
+}
+
+// clutterStepM is the sampling step of the clutter beyond the extent,
+// metres.
+const clutterStepM = 10.0
+
+// clutterNu is the largest ν of the clutter (the ground plus the layer's
+// median building height) on the parts of p→q outside the layer's extent,
+// sampled every clutterStepM; −Inf when the segment stays inside.
+func (w *worker) clutterNu(p, q vec3) float64 {
+	s := w.s
+	b := s.bounds
+	maxNu := math.Inf(-1)
+	inside := func(v vec3) bool { return v.X >= b[0] && v.X <= b[2] && v.Y >= b[1] && v.Y <= b[3] }
+	if len(s.buildings) == 0 || (inside(p) && inside(q)) {
+		return maxNu
+	}
+	d := q.xy().sub(p.xy())
+	l := d.norm()
+	n := int(l / clutterStepM)
+	for i := 1; i < n; i++ {
+		f := float64(i) / float64(n)
+		x, y := p.X+f*d.X, p.Y+f*d.Y
+		if x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3] {
+			continue
+		}
+		d1 := f * l
+		d2 := l - d1
+		ray := p.Z + (q.Z-p.Z)*f
+		clear := ray - (s.groundAt(x, y) + s.clutterM)
+		if nu := -clear * math.Sqrt(2/w.lambda*(1/d1+1/d2)); nu > maxNu {
+			maxNu = nu
+		}
+	}
+	return maxNu
+}
+
+// knifeEdgeFactor is the amplitude factor of the knife-edge loss J(ν)
+// (P.526 eq. (31)), capped at 40 dB.
+func (w *worker) knifeEdgeFactor(maxNu float64) float64 {
 	j := radio.KnifeEdgeLossApproxDB(maxNu)
 	if j == 0 {
 		return 1
@@ -973,9 +1061,16 @@ func (w *worker) diffractions(rx vec3, a *accum) {
 	if len(s.edges) == 0 {
 		return
 	}
+	if w.rd {
+		w.rdRx = s.rdWalls(rx, min(w.opt.MaxReflections, 2), w.opt.DiffractionRangeM, w.rdRx[:0])
+		if w.rdStamp == nil {
+			w.rdStamp = make([]uint32, len(s.edges))
+		}
+		w.rdRxPairs = s.rdPairs(rx, w.rdRx, w.opt.DiffractionRangeM, w.naive, w.rdStamp, &w.rdGen, w.rdRxPairs)
+	}
 	if w.naive {
 		for ei := range s.edges {
-			w.evalEdge(&s.edges[ei], rx, a)
+			w.evalEdge(int32(ei), rx, a)
 		}
 		return
 	}
@@ -999,14 +1094,14 @@ func (w *worker) diffractions(rx vec3, a *accum) {
 					continue
 				}
 				w.stamp[ei] = w.gen
-				w.evalEdge(&s.edges[ei], rx, a)
+				w.evalEdge(ei, rx, a)
 			}
 		}
 	}
 	for _, ei := range w.nearTx {
 		if w.stamp[ei] != w.gen {
 			w.stamp[ei] = w.gen
-			w.evalEdge(&s.edges[ei], rx, a)
+			w.evalEdge(ei, rx, a)
 		}
 	}
 }
@@ -1039,15 +1134,19 @@ func (s *Scene) edgesNear(p vec2, rangeM float64) []int32 {
 
 // evalEdge adds the paths diffracted by edge ed, if they exist: the
 // direct one and, with GroundReflection, those that meet the ground plane
-// before the edge, after it, or both (in that order).
-func (w *worker) evalEdge(ed *edge, rx vec3, a *accum) {
+// before the edge, after it, or both (in that order), then, with
+// ReflectionDiffraction, those that meet walls (rdEdge).
+func (w *worker) evalEdge(ei int32, rx vec3, a *accum) {
+	ed := &w.s.edges[ei]
 	w.evalEdgeVia(ed, rx, a, false, false)
-	if !w.opt.GroundReflection {
-		return
+	if w.opt.GroundReflection {
+		w.evalEdgeVia(ed, rx, a, true, false)
+		w.evalEdgeVia(ed, rx, a, false, true)
+		w.evalEdgeVia(ed, rx, a, true, true)
 	}
-	w.evalEdgeVia(ed, rx, a, true, false)
-	w.evalEdgeVia(ed, rx, a, false, true)
-	w.evalEdgeVia(ed, rx, a, true, true)
+	if w.rd {
+		w.rdEdge(ei, ed, rx, a)
+	}
 }
 
 // evalEdgeVia adds the path diffracted by edge ed with a ground reflection

@@ -32,9 +32,13 @@ Rows whose receiver lies outside the buildings' extent are skipped and
 counted. The ground is flat at the mean altitude of the rows (the files'
 alt column; no terrain pack covers the area), the transmitters at
 --tx-height-m above it, the receivers at --rx-height-m. The raytrace
-engine runs with its default options, the power sum, and the walls'
-diffuse scattering at --diffuse-scattering (S = 0.4, typical of the
-building walls measured by Degli-Esposti et al., 2007).
+engine runs with its default options, the power sum, the walls' diffuse
+scattering at --diffuse-scattering (S = 0.4, typical of the building
+walls measured by Degli-Esposti et al., 2007), the paths that meet walls
+before and after a diffracting edge (--reflection-diffraction) and, where
+a path leaves the buildings' extent, clutter of their median height on
+the ground beyond it (--clutter-beyond-extent; the transmitters' sites
+are often outside the extract).
 
 Prints one line per engine: engine=NAME n= rmse_db= bias_db=
 `
@@ -64,6 +68,8 @@ func raytraceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	trans := fs.Bool("transmission", false, "let the direct path cross walls with P.2040 slab losses")
 	sum := fs.String("sum", string(raytrace.SumPower), "field sum: power (local mean) or coherent")
 	diffuse := fs.Float64("diffuse-scattering", evalDiffuseS, "scattering coefficient S of the walls (effective roughness, Lambertian), 0 (off) to 1")
+	rd := fs.Bool("reflection-diffraction", true, "trace the paths that meet walls before and after a diffracting edge")
+	clutter := fs.Bool("clutter-beyond-extent", true, "cover the ground beyond the buildings' extent with clutter of their median height")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 || *bfile == "" || len(obs) == 0 || len(off) == 0 {
 		fmt.Fprint(stderr, raytraceUsage)
 		return fmt.Errorf("raytrace eval: --buildings, --observations and --offset-from are required: %w", errUsage)
@@ -71,6 +77,8 @@ func raytraceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	opt := raytrace.DefaultOptions()
 	opt.MaxReflections, opt.Transmission, opt.Sum = *refl, *trans, raytrace.SumMode(*sum)
 	opt.DiffuseScattering = *diffuse
+	opt.ReflectionDiffraction = *rd
+	opt.ClutterBeyondExtent = *clutter
 	res, err := raytraceEval(ctx, evalConfig{Buildings: *bfile, Observations: obs, OffsetFrom: off,
 		TxHeightM: *txH, RxHeightM: *rxH, DefaultHeightM: *defH, Options: &opt})
 	if err != nil {
