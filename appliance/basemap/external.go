@@ -346,4 +346,3 @@ func (e *External) RenderedCacheStats() CacheStats {
 	}
 	return e.cache.stats()
 }
-
