@@ -660,13 +660,16 @@ type vectorRender struct {
 	src, t Tile // the archive's tile and the drawn one (src itself or a descendant)
 	scale  int  // 1: 256 pixels, 2: 512
 	check  func() error
+	// decodeAll decodes every layer, drawn or not (the naive baseline of
+	// BenchmarkRenderVectorTileNaive).
+	decodeAll bool
 }
 
 // renderVector draws the decompressed MVT tile b as an opaque RGBA image
 // of the style.
 func renderVector(b []byte, r vectorRender) (img *image.RGBA, st VectorStats, err error) {
 	defer recoverVector(&err)
-	sub, skipped, n, err := selectLayers(b, func(name string) bool { return drawnLayers[name] })
+	sub, skipped, n, err := selectLayers(b, func(name string) bool { return r.decodeAll || drawnLayers[name] })
 	if err != nil {
 		return nil, st, err
 	}

@@ -1,0 +1,211 @@
+package basemap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/mvt"
+	"github.com/paulmach/orb/geojson"
+
+	"linkplan/appliance/basemap/pmtiles"
+	"linkplan/appliance/basemap/pmtiles/pmtilestest"
+)
+
+// benchMVT is a dense synthetic city tile (seeded, so the same tile every
+// run): a water polygon, landuse, 400 roads of 20 vertices, 1 500
+// buildings, and the layers a real tile carries that the style does not
+// draw (3 000 POIs, 5 000 house numbers), as in an OpenMapTiles zoom-14
+// tile of a city centre.
+func benchMVT(tb testing.TB, seed uint64) []byte {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	tb.Logf("benchMVT seed %d", seed)
+	fc := func(fs []*geojson.Feature) *mvt.Layer {
+		c := geojson.NewFeatureCollection()
+		c.Features = fs
+		l := mvt.NewLayer("", c)
+		l.Extent = 4096
+		return l
+	}
+	feat := func(g orb.Geometry, p geojson.Properties) *geojson.Feature {
+		f := geojson.NewFeature(g)
+		f.Properties = p
+		return f
+	}
+	pt := func() orb.Point { return orb.Point{float64(rng.IntN(4096)), float64(rng.IntN(4096))} }
+	var water, landuse, roads, buildings, pois, housenumbers []*geojson.Feature
+	water = append(water, feat(orb.Polygon{{{-64, -64}, {1500, -64}, {1200, 4160}, {-64, 4160}, {-64, -64}}}, geojson.Properties{"class": "ocean"}))
+	for range 40 {
+		p := pt()
+		landuse = append(landuse, feat(orb.Polygon{{p, {p[0] + 300, p[1]}, {p[0] + 300, p[1] + 200}, {p[0], p[1] + 200}, p}}, geojson.Properties{"class": []string{"residential", "park", "wood", "industrial"}[rng.IntN(4)]}))
+	}
+	for range 400 {
+		p := pt()
+		ls := orb.LineString{p}
+		for range 19 {
+			p = orb.Point{p[0] + float64(rng.IntN(200)-100), p[1] + float64(rng.IntN(200)-100)}
+			ls = append(ls, p)
+		}
+		roads = append(roads, feat(ls, geojson.Properties{"class": []string{"minor", "minor", "minor", "secondary", "primary", "motorway", "path"}[rng.IntN(7)]}))
+	}
+	for range 1500 {
+		p := pt()
+		w, h := float64(10+rng.IntN(40)), float64(10+rng.IntN(40))
+		buildings = append(buildings, feat(orb.Polygon{{p, {p[0] + w, p[1]}, {p[0] + w, p[1] + h}, {p[0], p[1] + h}, p}}, geojson.Properties{}))
+	}
+	for i := range 3000 {
+		pois = append(pois, feat(pt(), geojson.Properties{"name": fmt.Sprintf("Place %d", i), "class": "shop"}))
+	}
+	for i := range 5000 {
+		housenumbers = append(housenumbers, feat(pt(), geojson.Properties{"housenumber": fmt.Sprint(i)}))
+	}
+	ls := mvt.Layers{fc(water), fc(landuse), fc(roads), fc(buildings), fc(pois), fc(housenumbers)}
+	for i, n := range []string{"water", "landuse", "transportation", "building", "poi", "housenumber"} {
+		ls[i].Name = n
+	}
+	b, err := mvt.Marshal(ls)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func benchRenderVector(b *testing.B, decodeAll bool) {
+	raw := benchMVT(b, 27)
+	enc := png.Encoder{BufferPool: &encoderPool{}}
+	t := Tile{Z: 14, X: 6074, Y: 9204}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		img, _, err := renderVector(raw, vectorRender{src: t, t: t, scale: 1, decodeAll: decodeAll})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := encodePNG(&enc, img); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRenderVectorTile: one dense zoom-14 tile decoded (the drawn
+// layers only), drawn and encoded: the cost of a cache miss.
+func BenchmarkRenderVectorTile(b *testing.B) { benchRenderVector(b, false) }
+
+// BenchmarkRenderVectorTileNaive: the same, decoding every layer of the
+// tile (the POIs and house numbers the style does not draw included).
+func BenchmarkRenderVectorTileNaive(b *testing.B) { benchRenderVector(b, true) }
+
+// BenchmarkRenderVectorTileCached: the same tile answered by
+// External.RenderedTile from its cache.
+func BenchmarkRenderVectorTileCached(b *testing.B) {
+	raw := benchMVT(b, 27)
+	t := Tile{Z: 14, X: 6074, Y: 9204}
+	arch, err := pmtilestest.Write([]pmtilestest.Tile{{Z: t.Z, X: t.X, Y: t.Y, Data: raw}}, pmtilestest.Options{Type: pmtiles.TileMVT})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), "bench.pmtiles")
+	if err := os.WriteFile(p, arch, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	e, err := OpenExternal(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.RenderedTile(context.Background(), t, 1, ""); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.RenderedTile(context.Background(), t, 1, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestRenderVectorBounds: a tile over the feature bound is refused before
+// it is decoded; lines far outside the tile (overzoom, or coordinates at
+// a billion) are clipped, so they cost no time.
+func TestRenderVectorBounds(t *testing.T) {
+	fc := geojson.NewFeatureCollection()
+	for range MaxVectorFeatures + 1 {
+		fc.Append(geojson.NewFeature(orb.Point{1, 1}))
+	}
+	l := mvt.NewLayer("buildings", fc)
+	l.Extent = 4096
+	b, err := mvt.Marshal(mvt.Layers{l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := Tile{Z: 14, X: 1, Y: 1}
+	if _, _, err := renderVector(b, vectorRender{src: tl, t: tl, scale: 1}); !errors.Is(err, ErrVectorTile) {
+		t.Errorf("too many features: %v", err)
+	}
+	far := geojson.NewFeatureCollection()
+	f := geojson.NewFeature(orb.LineString{{-1e9, -1e9}, {1e9, 1e9}, {-1e9, 1e9}})
+	f.Properties = geojson.Properties{"kind": "highway"}
+	far.Append(f)
+	l = mvt.NewLayer("roads", far)
+	l.Extent = 4096
+	if b, err = mvt.Marshal(mvt.Layers{l}); err != nil {
+		t.Fatal(err)
+	}
+	img, st, err := renderVector(b, vectorRender{src: tl, t: tl, scale: 1})
+	if err != nil || st.Features != 1 || img.Bounds().Dx() != 256 {
+		t.Errorf("far line: %+v %v", st, err)
+	}
+}
+
+// FuzzRenderVectorTile: any bytes give a 256-pixel image or an error
+// matching ErrVectorTile, never a panic (the decoders also run under
+// recover, which would turn one into such an error: a panic reaching the
+// fuzzer is a bug of this file).
+func FuzzRenderVectorTile(f *testing.F) {
+	f.Add(benchMVT(f, 1)[:2000])
+	for _, l := range []string{"water", "roads", "places", "buildings"} {
+		fc := geojson.NewFeatureCollection()
+		g := geojson.NewFeature(orb.Polygon{{{0, 0}, {4096, 0}, {4096, 4096}, {0, 0}}})
+		g.Properties = geojson.Properties{"kind": "park", "name": "P"}
+		fc.Append(g)
+		fc.Append(geojson.NewFeature(orb.LineString{{0, 0}, {100, 4000}}))
+		fc.Append(geojson.NewFeature(orb.Point{10, 10}))
+		ml := mvt.NewLayer(l, fc)
+		ml.Extent = 4096
+		b, err := mvt.Marshal(mvt.Layers{ml})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte{0x1a, 0x05, 0x0a, 0x03, 'a', 'b', 'c'})
+	f.Add([]byte{})
+	tl := Tile{Z: 14, X: 3, Y: 5}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		img, _, err := renderVector(b, vectorRender{src: tl, t: Tile{Z: 15, X: 7, Y: 10}, scale: 1})
+		if err != nil {
+			if !errors.Is(err, ErrVectorTile) {
+				t.Fatalf("error %v does not match ErrVectorTile", err)
+			}
+		} else if img.Bounds().Dx() != 256 || img.Bounds().Dy() != 256 {
+			t.Fatalf("image %v", img.Bounds())
+		}
+		if _, err := vectorLabels(b, vectorRender{src: tl, t: tl}); err != nil && !errors.Is(err, ErrVectorTile) {
+			t.Fatalf("labels error %v does not match ErrVectorTile", err)
+		}
+		if err == nil {
+			var buf bytes.Buffer
+			if e := png.Encode(&buf, img); e != nil {
+				t.Fatal(e)
+			}
+		}
+	})
+}
