@@ -139,7 +139,8 @@ func tileScenarios(t *testing.T, h *harness) []scenario {
 			}
 		}},
 		{name: "operator basemap description", method: "GET", url: "/basemap/ext", status: 200,
-			contains: []string{`"configured":true`, `"tile_type":"png"`, `"drawn":true`, `"attribution":"© test"`, `"min_zoom":0`, `"max_zoom":11`}},
+			contains: []string{`"configured":true`, `"tile_type":"png"`, `"drawn":true`, `"attribution":"© test"`, `"min_zoom":0`, `"max_zoom":11`,
+				`"drawn_tiles":"/basemap/ext/{z}/{x}/{y}"`, `"drawn_max_zoom":11`}},
 		{name: "operator basemap tile", method: "GET", url: "/basemap/ext/11/778/1158", status: 200, check: func(t *testing.T, h *harness, res *response) {
 			if res.header.Get("Content-Type") != "image/png" || pngTile(t, res) != 1 || !strings.HasPrefix(res.header.Get("ETag"), `"ext-`) {
 				t.Errorf("%s, ETag %q", res.header.Get("Content-Type"), res.header.Get("ETag"))
@@ -148,6 +149,15 @@ func tileScenarios(t *testing.T, h *harness) []scenario {
 		{name: "operator basemap: a tile it lacks", method: "GET", url: "/basemap/ext/11/0/0", status: 404, code: "not_found"},
 		{name: "operator basemap: zoom 31", method: "GET", url: "/basemap/ext/31/0/0", status: 400, code: "invalid_tile", fields: []string{"z"}},
 		{name: "operator basemap: a suffix", method: "GET", url: "/basemap/ext/0/0/0.png", status: 400, code: "invalid_tile", fields: []string{"y"}},
+		// The drawn vector tiles and labels (TestIssue27_OperatorBasemap
+		// drives them on a vector archive): a raster archive has none.
+		{name: "operator basemap: no drawn vector tile in a raster archive", method: "GET", url: "/basemap/ext/raster/11/778/1158", status: 404, code: "not_found"},
+		{name: "operator basemap: no drawn 2x vector tile in a raster archive", method: "GET", url: "/basemap/ext/raster/11/778/1158@2x", status: 404, code: "not_found"},
+		{name: "operator basemap: no labels in a raster archive", method: "GET", url: "/basemap/ext/labels/11/778/1158", status: 404, code: "not_found"},
+		{name: "operator basemap drawn tile: @3x", method: "GET", url: "/basemap/ext/raster/11/778/1158@3x", status: 400, code: "invalid_tile", fields: []string{"y"}},
+		{name: "operator basemap drawn tile: x past the last column", method: "GET", url: "/basemap/ext/raster/3/8/0", status: 400, code: "invalid_tile", fields: []string{"x"}},
+		{name: "operator basemap labels: zoom 31", method: "GET", url: "/basemap/ext/labels/31/0/0", status: 400, code: "invalid_tile", fields: []string{"z"}},
+		{name: "operator basemap labels: a suffix", method: "GET", url: "/basemap/ext/labels/1/0/0.json", status: 400, code: "invalid_tile", fields: []string{"y"}},
 	}
 }
 
