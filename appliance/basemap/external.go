@@ -83,7 +83,7 @@ const VectorNote = "vector (MVT) tiles: served as stored at /basemap/ext/{z}/{x}
 
 // VectorBrotliNote is ExternalInfo.Note for a vector archive of
 // brotli-compressed tiles, which is served but not drawn.
-const VectorBrotliNote = "vector (MVT) tiles compressed with brotli are served at /basemap/ext/{z}/{x}/{y} but not drawn (the appliance has no brotli decoder): convert the archive with gzip tile compression (pmtiles convert, or planetiler's default)"
+const VectorBrotliNote = "vector (MVT) tiles compressed with brotli are served at /basemap/ext/{z}/{x}/{y} but not drawn (the appliance has no brotli decoder): rebuild the archive with gzip tile compression (the default of planetiler and tippecanoe)"
 
 // OpenExternal opens the PMTiles archive at path: its header, root
 // directory and metadata are read and checked, so that a bad file is an
