@@ -197,7 +197,7 @@ const PLACE_CACHE_MAX = 512; // label tiles kept
 
 // extPlaces returns the place labels of the operator's vector basemap:
 // inView(map, onLoad) gives those known for the tiles in view (at the
-// map's zoom within the archive's zooms, and within its bounds), fetching
+// map's zoom, at most the archive's largest, and within its bounds), fetching
 // the missing tiles once (same origin) and calling onLoad when one
 // arrives; most important (lowest rank) first.
 function extPlaces(ext) {
@@ -207,7 +207,7 @@ function extPlaces(ext) {
     inView(map, onLoad) {
       const z = Math.round(map.getZoom());
       if (z < ext.min_zoom) return [];
-      const tz = Math.min(z, ext.drawn_max_zoom);
+      const tz = Math.min(z, ext.max_zoom); // deeper tiles would repeat their ancestor's places
       const b = map.getBounds();
       const nw = map.project([Math.min(b.getNorth(), n), Math.max(b.getWest(), w)], tz).divideBy(256).floor();
       const se = map.project([Math.max(b.getSouth(), s), Math.min(b.getEast(), e)], tz).divideBy(256).floor();
