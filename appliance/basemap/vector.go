@@ -199,7 +199,9 @@ var landKinds = map[string]paint{
 	"cemetery": pInstitution, "grave_yard": pInstitution, "hospital": pInstitution, "school": pInstitution, "university": pInstitution,
 	"college": pInstitution, "kindergarten": pInstitution, "aerodrome": pInstitution, "airport": pInstitution, "zoo": pInstitution,
 	"sand": pBarren, "beach": pBarren, "bare_rock": pBarren, "barren": pBarren, "rock": pBarren, "glacier": pBarren, "ice": pBarren,
-	"wetland": pWetland, "swamp": pWetland, "marsh": pWetland, "mud": pWetland, "mangrove": pWetland,
+	"wetland": pWetland, "swamp": pWetland, "marsh": pWetland, "mud": pWetland, "mangrove": pWetland, "bog": pWetland, "wet_meadow": pWetland,
+	"scree": pBarren, "greenfield": pGrass, "garages": pIndustrial, "bus_station": pIndustrial, "naval_base": pIndustrial,
+	"library": pInstitution, "theme_park": pPark, "suburb": pResidential, "quarter": pResidential, "neighbourhood": pResidential,
 	"forest": pForest, "wood": pForest,
 	"park": pPark, "garden": pPark, "recreation_ground": pPark, "national_park": pPark, "nature_reserve": pPark, "protected_area": pPark,
 	"playground": pPark, "golf_course": pPark, "pitch": pPark, "dog_park": pPark, "stadium": pPark,
@@ -208,7 +210,7 @@ var landKinds = map[string]paint{
 
 var roadKinds = map[string]paint{
 	"motorway": pHighway, "motorway_link": pHighway, "trunk": pHighway, "trunk_link": pHighway, "highway": pHighway,
-	"primary": pMajor, "primary_link": pMajor, "secondary": pMajor, "secondary_link": pMajor, "tertiary": pMajor, "tertiary_link": pMajor, "major_road": pMajor,
+	"primary": pMajor, "primary_link": pMajor, "secondary": pMajor, "secondary_link": pMajor, "tertiary": pMajor, "tertiary_link": pMajor, "major_road": pMajor, "medium_road": pMajor,
 	"residential": pMinor, "unclassified": pMinor, "living_street": pMinor, "minor": pMinor, "minor_road": pMinor, "service": pMinor,
 	"road": pMinor, "street": pMinor, "street_limited": pMinor, "busway": pMinor,
 	"path": pPath, "footway": pPath, "cycleway": pPath, "pedestrian": pPath, "track": pPath, "steps": pPath, "bridleway": pPath, "other": pPath,

@@ -209,3 +209,110 @@ func FuzzRenderVectorTile(f *testing.F) {
 		}
 	})
 }
+
+// TestVectorStyleSchemas: the style draws the common classes of the
+// Protomaps basemap, OpenMapTiles and Shortbread schemas with the paint
+// their meaning asks, from the paint's zoom, and skips what it does not
+// know.
+func TestVectorStyleSchemas(t *testing.T) {
+	poly := orb.Polygon{{{0, 0}, {10, 0}, {10, 10}, {0, 0}}}
+	line := orb.LineString{{0, 0}, {10, 10}}
+	pt := orb.Point{1, 1}
+	for _, c := range []struct {
+		name  string
+		layer string
+		props geojson.Properties
+		g     orb.Geometry
+		z     int
+		want  paint
+		ok    bool
+	}{
+		{"Protomaps ocean", "water", geojson.Properties{"kind": "ocean"}, poly, 5, pWater, true},
+		{"Protomaps river line", "water", geojson.Properties{"kind": "river"}, line, 12, pWaterway, true},
+		{"Protomaps earth", "earth", geojson.Properties{"kind": "earth"}, poly, 3, pEarth, true},
+		{"Protomaps park", "landuse", geojson.Properties{"kind": "park"}, poly, 12, pPark, true},
+		{"Protomaps landcover forest", "landcover", geojson.Properties{"kind": "forest"}, poly, 6, pForest, true},
+		{"Protomaps highway", "roads", geojson.Properties{"kind": "highway", "kind_detail": "motorway"}, line, 6, pHighway, true},
+		{"Protomaps medium road", "roads", geojson.Properties{"kind": "medium_road"}, line, 12, pMajor, true},
+		{"Protomaps minor road at 12", "roads", geojson.Properties{"kind": "minor_road"}, line, 12, pMinor, true},
+		{"Protomaps minor road at 11", "roads", geojson.Properties{"kind": "minor_road"}, line, 11, 0, false},
+		{"Protomaps rail", "transit", geojson.Properties{"kind": "rail"}, line, 12, pRail, true},
+		{"Protomaps ferry", "transit", geojson.Properties{"kind": "ferry"}, line, 12, 0, false},
+		{"Protomaps country boundary", "boundaries", geojson.Properties{"kind": "country"}, line, 4, pBoundaryCountry, true},
+		{"Protomaps building at 14", "buildings", geojson.Properties{"kind": "building"}, poly, 14, pBuilding, true},
+		{"Protomaps building at 13", "buildings", geojson.Properties{"kind": "building"}, poly, 13, 0, false},
+		{"OpenMapTiles wood", "landcover", geojson.Properties{"class": "wood", "subclass": "forest"}, poly, 10, pForest, true},
+		{"OpenMapTiles landuse subclass only", "landcover", geojson.Properties{"class": "x", "subclass": "wetland"}, poly, 10, pWetland, true},
+		{"OpenMapTiles national park", "park", geojson.Properties{"class": "national_park"}, poly, 8, pPark, true},
+		{"OpenMapTiles park of another class", "park", geojson.Properties{"class": "aboriginal_lands"}, poly, 8, pPark, true},
+		{"OpenMapTiles motorway", "transportation", geojson.Properties{"class": "motorway"}, line, 8, pHighway, true},
+		{"OpenMapTiles primary", "transportation", geojson.Properties{"class": "primary"}, line, 9, pMajor, true},
+		{"OpenMapTiles minor", "transportation", geojson.Properties{"class": "minor"}, line, 14, pMinor, true},
+		{"OpenMapTiles path at 14", "transportation", geojson.Properties{"class": "path"}, line, 14, pPath, true},
+		{"OpenMapTiles pedestrian area polygon", "transportation", geojson.Properties{"class": "path"}, poly, 14, 0, false},
+		{"OpenMapTiles state boundary", "boundary", geojson.Properties{"admin_level": 4.0}, line, 6, pBoundaryRegion, true},
+		{"OpenMapTiles city boundary", "boundary", geojson.Properties{"admin_level": 8.0}, line, 12, 0, false},
+		{"OpenMapTiles building", "building", geojson.Properties{}, poly, 14, pBuilding, true},
+		{"Shortbread ocean", "ocean", geojson.Properties{}, poly, 4, pWater, true},
+		{"Shortbread water lines", "water_lines", geojson.Properties{"kind": "stream"}, line, 14, pWaterway, true},
+		{"Shortbread streets", "streets", geojson.Properties{"kind": "residential"}, line, 14, pMinor, true},
+		{"Shortbread subway (underground)", "streets", geojson.Properties{"kind": "subway"}, line, 14, 0, false},
+		{"Shortbread land", "land", geojson.Properties{"kind": "bog"}, poly, 12, pWetland, true},
+		{"Shortbread boundary as a string", "boundaries", geojson.Properties{"admin_level": "2"}, line, 4, pBoundaryCountry, true},
+		{"a point in a drawn layer", "water", geojson.Properties{}, pt, 10, 0, false},
+		{"an unknown landuse", "landuse", geojson.Properties{"kind": "moonbase"}, poly, 10, 0, false},
+		{"an unknown layer", "pois", geojson.Properties{"kind": "park"}, poly, 14, 0, false},
+		{"places are labels, not drawn", "places", geojson.Properties{"kind": "locality"}, pt, 10, 0, false},
+	} {
+		got, ok := classify(c.layer, c.props, c.g, c.z)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("%s: paint %d %v, want %d %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+	for name, want := range map[string]string{"water": "drawn", "places": "labels", "place_labels": "labels", "poi": "", "housenumber": ""} {
+		if got := VectorLayerDrawn(name); got != want {
+			t.Errorf("VectorLayerDrawn(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestVectorLabelsRank: labels are ordered by class, then by the archive's
+// own order (OpenMapTiles' rank, lower first; Protomaps' population_rank,
+// higher first), then by name; unnamed points and places shown from a
+// larger zoom are left out.
+func TestVectorLabelsRank(t *testing.T) {
+	fc := geojson.NewFeatureCollection()
+	add := func(x, y float64, p geojson.Properties) {
+		f := geojson.NewFeature(orb.Point{x, y})
+		f.Properties = p
+		fc.Append(f)
+	}
+	add(100, 100, geojson.Properties{"name": "Bairro B", "kind": "neighbourhood"})
+	add(200, 100, geojson.Properties{"name": "Bairro A", "kind": "neighbourhood"})
+	add(300, 100, geojson.Properties{"name": "Small town", "kind": "locality", "kind_detail": "town", "population_rank": 3.0})
+	add(400, 100, geojson.Properties{"name": "Big town", "kind": "locality", "kind_detail": "town", "population_rank": 9.0})
+	add(500, 100, geojson.Properties{"name": "Capital", "class": "city", "rank": 1.0})
+	add(600, 100, geojson.Properties{"name": "Later", "kind": "locality", "kind_detail": "city", "min_zoom": 15.0})
+	add(700, 100, geojson.Properties{"kind": "neighbourhood"})
+	add(800, 100, geojson.Properties{"name": "  ", "kind": "neighbourhood"})
+	add(900, 100, geojson.Properties{"name": "Somewhere", "kind": "farm"})
+	l := mvt.NewLayer("places", fc)
+	l.Extent = 4096
+	b, err := mvt.Marshal(mvt.Layers{l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := Tile{Z: 14, X: 6074, Y: 9204}
+	ls, err := vectorLabels(b, vectorRender{src: tl, t: tl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range ls {
+		names = append(names, fmt.Sprintf("%s:%s:%d", l.Name, l.Kind, l.Rank))
+	}
+	want := "[Capital:city:201 Big town:town:390 Small town:town:396 Bairro A:neighbourhood:650 Bairro B:neighbourhood:650 Somewhere:farm:950]"
+	if got := fmt.Sprint(names); got != want {
+		t.Errorf("labels %s\nwant   %s", got, want)
+	}
+}
