@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"image/png"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/mvt"
 	"github.com/paulmach/orb/geojson"
+	"golang.org/x/image/vector"
 
 	"linkplan/appliance/basemap/pmtiles"
 	"linkplan/appliance/basemap/pmtiles/pmtilestest"
@@ -314,5 +316,30 @@ func TestVectorLabelsRank(t *testing.T) {
 	want := "[Capital:city:201 Big town:town:390 Small town:town:396 Bairro A:neighbourhood:650 Bairro B:neighbourhood:650 Somewhere:farm:950]"
 	if got := fmt.Sprint(names); got != want {
 		t.Errorf("labels %s\nwant   %s", got, want)
+	}
+}
+
+// TestStrokeNoHoles: a wide line with a turn is solid along its axis, at
+// its vertices and ends included (the joins wound against the segments
+// would cancel them and leave holes there).
+func TestStrokeNoHoles(t *testing.T) {
+	for _, w := range []float64{2, 6, 13} {
+		c := &canvas{z: vector.NewRasterizer(64, 64), v: view{side: 64, k: 1}}
+		pts := [][2]float32{{8.5, 8.5}, {40.5, 8.5}, {40.5, 50.5}, {10.5, 30.5}}
+		if err := c.stroke(pts, w); err != nil {
+			t.Fatal(err)
+		}
+		dst := image.NewAlpha(image.Rect(0, 0, 64, 64))
+		c.z.Draw(dst, dst.Bounds(), image.Opaque, image.Point{})
+		for i := 1; i < len(pts); i++ {
+			a, b := pts[i-1], pts[i]
+			for s := 0; s <= 20; s++ {
+				f := float32(s) / 20
+				x, y := int(a[0]+(b[0]-a[0])*f), int(a[1]+(b[1]-a[1])*f)
+				if got := dst.AlphaAt(x, y).A; got < 250 {
+					t.Errorf("width %g: pixel (%d, %d) on the axis has coverage %d", w, x, y, got)
+				}
+			}
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -287,5 +289,95 @@ func TestVectorGeoTiles(t *testing.T) {
 	py := int((n - -22.9) / (n - s) * 256) // near enough for a point well inside the water
 	if got := nrgba(p, px, py); got != basemap.VectorWater {
 		t.Errorf("pixel (%d, %d) %v, want water", px, py, got)
+	}
+}
+
+// styleMVT is a swatch of the style in one tile (extent 4096): a band of
+// each land class across the top, a lake with a river, buildings, and
+// one line of each road class, rail, path and boundary below.
+func styleMVT(t testing.TB) []byte {
+	t.Helper()
+	feat := func(g orb.Geometry, p geojson.Properties) *geojson.Feature {
+		f := geojson.NewFeature(g)
+		f.Properties = p
+		return f
+	}
+	rect := func(x0, y0, x1, y1 float64) orb.Polygon {
+		return orb.Polygon{{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}}}
+	}
+	var land []*geojson.Feature
+	for i, k := range []string{"farmland", "grass", "residential", "industrial", "hospital", "sand", "wetland", "forest", "park"} {
+		x := float64(i) * 4096 / 9
+		land = append(land, feat(rect(x, 0, x+4096/9, 700), geojson.Properties{"kind": k}))
+	}
+	var buildings []*geojson.Feature
+	for i := range 6 {
+		x := 2300 + float64(i)*280
+		buildings = append(buildings, feat(rect(x, 900, x+200, 1300), geojson.Properties{}))
+	}
+	var roads []*geojson.Feature
+	for i, k := range []string{"highway", "major_road", "minor_road", "path"} {
+		y := 1800 + float64(i)*450
+		roads = append(roads, feat(orb.LineString{{200, y}, {3000, y}, {3900, y + 300}}, geojson.Properties{"kind": k}))
+	}
+	layer := func(name string, fs ...*geojson.Feature) *mvt.Layer {
+		fc := geojson.NewFeatureCollection()
+		fc.Features = fs
+		l := mvt.NewLayer(name, fc)
+		l.Extent = 4096
+		return l
+	}
+	ls := mvt.Layers{
+		layer("landuse", land...),
+		layer("water", feat(orb.Polygon{{{200, 900}, {1900, 900}, {1900, 1500}, {200, 1500}, {200, 900}}, {{800, 1100}, {800, 1300}, {1200, 1300}, {1200, 1100}, {800, 1100}}}, geojson.Properties{"kind": "lake"}),
+			feat(orb.LineString{{1900, 1200}, {2200, 1600}, {2100, 4096}}, geojson.Properties{"kind": "river"})),
+		layer("buildings", buildings...),
+		layer("roads", roads...),
+		layer("transit", feat(orb.LineString{{0, 3700}, {4096, 3600}}, geojson.Properties{"kind": "rail"})),
+		layer("boundaries", feat(orb.LineString{{0, 3950}, {4096, 3950}}, geojson.Properties{"kind": "region"})),
+	}
+	b, err := mvt.MarshalGzipped(ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestVectorGolden pins the bytes of the style swatch at zoom 15
+// (go test ./appliance/basemap -update rewrites it after a deliberate
+// change, which must also change vectorRenderVersion); the lake's island
+// (a hole) is land.
+func TestVectorGolden(t *testing.T) {
+	tl := basemap.Tile{Z: 15, X: 12148, Y: 18408}
+	e := vectorArchive(t, pmtiles.CompressionGzip, []pmtilestest.Tile{{Z: tl.Z, X: tl.X, Y: tl.Y, Data: styleMVT(t)}})
+	img, err := e.RenderedTile(context.Background(), tl, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "TestVectorGolden", "style-z15.png.golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, img.PNG, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(img.PNG, want) {
+		t.Fatalf("tile %s: %d bytes differ from the golden %d bytes", tl, len(img.PNG), len(want))
+	}
+	p := decodePNG(t, img.PNG)
+	if got := nrgba(p, 62, 75); got != basemap.LandColor { // the island, 1000/16, 1200/16
+		t.Errorf("the lake's island is %v, not land", got)
+	}
+	if got := nrgba(p, 30, 75); got != basemap.VectorWater {
+		t.Errorf("the lake is %v", got)
+	}
+	if got := nrgba(p, 210, 20); got != basemap.ForestColor { // the forest band, 8th of 9: x 199..227
+		t.Errorf("the forest band is %v", got)
 	}
 }
