@@ -97,7 +97,8 @@
 // (MapLibre GL JS, the usual one, is some 800 KB minified and over 200 KB
 // gzipped: with the console's ~400 KB it would pass the 600 KB budget,
 // and it needs WebGL and a blob: worker the CSP would have to allow). So
-// the appliance draws them (vector.go) and the console keeps drawing
+// the appliance draws them (vector.go: decoding and drawing;
+// vectorstyle.go: the style; vectorlabels.go: labels) and the console keeps drawing
 // plain raster tiles from the same origin:
 //
 //	img, err := ext.RenderedTile(ctx, t, 1, r.Header.Get("If-None-Match")) // 256 px PNG; scale 2: 512 px
