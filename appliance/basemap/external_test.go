@@ -14,7 +14,7 @@ import (
 	"linkplan/appliance/basemap/pmtiles/pmtilestest"
 )
 
-func writeArchive(t *testing.T, typ pmtiles.TileType, comp pmtiles.Compression, tiles []pmtilestest.Tile) string {
+func writeArchive(t testing.TB, typ pmtiles.TileType, comp pmtiles.Compression, tiles []pmtilestest.Tile) string {
 	t.Helper()
 	b, err := pmtilestest.Write(tiles, pmtilestest.Options{Type: typ, Compression: comp, Bounds: [4]float64{-44, -23, -43, -22},
 		Metadata: map[string]any{"attribution": "© OpenStreetMap contributors", "name": "rj", "vector_layers": []map[string]any{{"id": "roads"}}}})
@@ -30,8 +30,8 @@ func writeArchive(t *testing.T, typ pmtiles.TileType, comp pmtiles.Compression, 
 
 // TestExternal: the operator's archive answers its tiles with their media
 // type and an ETag (NotModified on a match), ErrNotFound for a tile it
-// lacks, and its description; a vector archive is described as served but
-// not drawn; a nil External is "not configured".
+// lacks, and its description; a vector archive is described as drawn by
+// the appliance; a nil External is "not configured".
 func TestExternal(t *testing.T) {
 	ctx := context.Background()
 	e, err := basemap.OpenExternal(writeArchive(t, pmtiles.TilePNG, 0, []pmtilestest.Tile{{Z: 10, X: 386, Y: 579, Data: []byte("\x89PNG a")}}))
@@ -61,7 +61,7 @@ func TestExternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	if in := v.Info(); in.Drawn || in.Note != basemap.VectorNote || in.TileType != "mvt" || in.ContentEncoding != "gzip" || len(in.VectorLayers) != 1 {
+	if in := v.Info(); !in.Drawn || !in.Rendered || in.Note != basemap.VectorNote || in.TileType != "mvt" || in.ContentEncoding != "gzip" || len(in.VectorLayers) != 1 {
 		t.Errorf("vector info %+v", in)
 	}
 	if got, err := v.Tile(ctx, basemap.Tile{}, ""); err != nil || got.ContentEncoding != "gzip" || got.ContentType != "application/vnd.mapbox-vector-tile" {

@@ -62,8 +62,10 @@
 // its Stripe-Signature; /billing/claim, by the checkout session id); and
 // the console map's tiles (GET /tiles/hillshade/{z}/{x}/{y}.png,
 // /tiles/elevation/... and /tiles/surface/..., tiles.go, appliance/basemap)
-// and the operator's basemap archive (GET /basemap/ext and
-// /basemap/ext/{z}/{x}/{y}, serve --basemap), which an <img> loads
+// and the operator's basemap archive (GET /basemap/ext,
+// /basemap/ext/{z}/{x}/{y}, and for a vector archive the tiles the
+// appliance draws, /basemap/ext/raster/{z}/{x}/{y}, and their place
+// labels, /basemap/ext/labels/{z}/{x}/{y}; serve --basemap), which an <img> loads
 // without a key and which show public terrain or the operator's chosen
 // map only: not metered, not gated by readiness, 400 invalid_tile naming
 // z, x or y for an address that is not a tile.

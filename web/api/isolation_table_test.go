@@ -130,6 +130,8 @@ func TestTenantIsolationTable(t *testing.T) {
 		{name: "elevation tile over A's tower", method: "GET", url: "/tiles/elevation/12/1556/2316.png", list: true},
 		{name: "surface tile over A's tower", method: "GET", url: "/tiles/surface/12/1556/2316.png", list: true},
 		{name: "operator basemap description", method: "GET", url: "/basemap/ext", list: true},
+		{name: "operator basemap drawn tile", method: "GET", url: "/basemap/ext/raster/11/778/1158", list: true},
+		{name: "operator basemap labels", method: "GET", url: "/basemap/ext/labels/11/778/1158", list: true},
 		{name: "ai compare", method: "POST", url: "/ai/compare",
 			body: fmt.Sprintf(`{"tx":{"lat":%g,"lon":%g,"height_m":30},"rx":{"lat":%g,"lon":%g,"height_m":10},"frequency_mhz":1800}`, lat, lon, lat+0.01, lon)},
 	}

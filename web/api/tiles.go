@@ -34,6 +34,9 @@ func (a *API) registerTiles(r *mux.Router) {
 	// tenant data).
 	r.HandleFunc("/basemap/ext", a.wrap(a.externalBasemapInfo)).Methods(http.MethodGet)
 	r.HandleFunc("/basemap/ext/{z}/{x}/{y}", a.wrap(a.externalBasemapTile)).Methods(http.MethodGet)
+	// A vector archive drawn by the appliance: PNG tiles and place labels.
+	r.HandleFunc("/basemap/ext/raster/{z}/{x}/{y}", a.wrap(a.externalBasemapRendered)).Methods(http.MethodGet)
+	r.HandleFunc("/basemap/ext/labels/{z}/{x}/{y}", a.wrap(a.externalBasemapLabels)).Methods(http.MethodGet)
 }
 
 // ExternalBasemap serves the operator's PMTiles archive
@@ -41,7 +44,16 @@ func (a *API) registerTiles(r *mux.Router) {
 type ExternalBasemap interface {
 	Info() basemap.ExternalInfo
 	Tile(ctx context.Context, t basemap.Tile, ifNoneMatch string) (basemap.ExternalTile, error)
+	RenderedTile(ctx context.Context, t basemap.Tile, scale int, ifNoneMatch string) (basemap.Image, error)
+	Labels(ctx context.Context, t basemap.Tile) ([]basemap.Label, error)
 }
+
+// URL templates of the operator's basemap.
+const (
+	extTiles         = "/basemap/ext/{z}/{x}/{y}"
+	extRenderedTiles = "/basemap/ext/raster/{z}/{x}/{y}"
+	extLabels        = "/basemap/ext/labels/{z}/{x}/{y}"
+)
 
 // externalBasemapBody is the answer of GET /basemap/ext.
 type externalBasemapBody struct {
@@ -50,8 +62,14 @@ type externalBasemapBody struct {
 	ContentType     string     `json:"content_type,omitempty"`
 	ContentEncoding string     `json:"content_encoding,omitempty"`
 	Drawn           bool       `json:"drawn"`
+	Rendered        bool       `json:"rendered,omitempty"`
 	Note            string     `json:"note,omitempty"`
 	Tiles           string     `json:"tiles,omitempty"`
+	DrawnTiles      string     `json:"drawn_tiles,omitempty"`
+	Labels          string     `json:"labels,omitempty"`
+	DrawnMaxZoom    *int       `json:"drawn_max_zoom,omitempty"`
+	DrawnLayers     []string   `json:"drawn_layers,omitempty"`
+	SkippedLayers   []string   `json:"skipped_layers,omitempty"`
 	MinZoom         *int       `json:"min_zoom,omitempty"`
 	MaxZoom         *int       `json:"max_zoom,omitempty"`
 	BoundsDeg       []float64  `json:"bounds_deg,omitempty"`
@@ -80,10 +98,79 @@ func (a *API) externalBasemapInfo(w http.ResponseWriter, r *http.Request) (any, 
 	if !in.Configured {
 		return externalBasemapBody{}, nil
 	}
-	return externalBasemapBody{Configured: true, TileType: in.TileType, ContentType: in.ContentType, ContentEncoding: in.ContentEncoding,
-		Drawn: in.Drawn, Note: in.Note, Tiles: "/basemap/ext/{z}/{x}/{y}", MinZoom: &in.MinZoom, MaxZoom: &in.MaxZoom,
+	body := externalBasemapBody{Configured: true, TileType: in.TileType, ContentType: in.ContentType, ContentEncoding: in.ContentEncoding,
+		Drawn: in.Drawn, Rendered: in.Rendered, Note: in.Note, Tiles: extTiles, MinZoom: &in.MinZoom, MaxZoom: &in.MaxZoom,
 		BoundsDeg: in.Bounds[:], Center: &extCenter{Lat: in.CenterLat, Lon: in.CenterLon, Zoom: in.CenterZoom},
-		Attribution: in.Attribution, Name: in.Name, Description: in.Description, VectorLayers: in.VectorLayers, FileBytes: in.FileBytes}, nil
+		Attribution: in.Attribution, Name: in.Name, Description: in.Description, VectorLayers: in.VectorLayers, FileBytes: in.FileBytes}
+	if in.Drawn {
+		body.DrawnTiles, body.DrawnMaxZoom = extTiles, &in.DrawnMaxZoom
+	}
+	if in.Rendered {
+		body.DrawnTiles, body.Labels = extRenderedTiles, extLabels
+		body.DrawnLayers, body.SkippedLayers = in.DrawnLayers, in.SkippedLayers
+	}
+	return body, nil
+}
+
+// externalBasemapRendered answers GET /basemap/ext/raster/{z}/{x}/{y}: a
+// tile of a vector archive drawn as a PNG, 256 pixels, or 512 when the
+// row ends with @2x (Leaflet's {r}); 304 when If-None-Match holds its
+// ETag; 404 when the archive cannot give the tile (or is raster, or
+// absent).
+func (a *API) externalBasemapRendered(w http.ResponseWriter, r *http.Request) (any, error) {
+	v := mux.Vars(r)
+	y, scale := v["y"], 1
+	if rest, ok := strings.CutSuffix(y, "@2x"); ok {
+		y, scale = rest, 2
+	}
+	t, err := basemap.ParseTileUpTo(v["z"], v["x"], y, pmtiles.MaxZoom)
+	if err != nil {
+		return nil, err
+	}
+	if a.ExternalBasemap == nil {
+		return nil, fmt.Errorf("basemap tile %s: no --basemap archive: %w", t, appliance.ErrNotFound)
+	}
+	img, err := a.ExternalBasemap.RenderedTile(r.Context(), t, scale, r.Header.Get("If-None-Match"))
+	if err != nil {
+		return nil, err
+	}
+	h := w.Header()
+	h.Set("ETag", img.ETag)
+	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(img.MaxAge.Seconds())))
+	if img.NotModified {
+		w.WriteHeader(http.StatusNotModified)
+		return nil, nil
+	}
+	h.Set("Content-Type", "image/png")
+	h.Set("Content-Length", strconv.Itoa(len(img.PNG)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(img.PNG)
+	return nil, nil
+}
+
+// externalLabelsBody is the answer of GET /basemap/ext/labels/{z}/{x}/{y}.
+type externalLabelsBody struct {
+	Tile   string          `json:"tile"`
+	Labels []basemap.Label `json:"labels"`
+}
+
+// externalBasemapLabels answers GET /basemap/ext/labels/{z}/{x}/{y}: the
+// place labels of a tile of a vector archive.
+func (a *API) externalBasemapLabels(w http.ResponseWriter, r *http.Request) (any, error) {
+	v := mux.Vars(r)
+	t, err := basemap.ParseTileUpTo(v["z"], v["x"], v["y"], pmtiles.MaxZoom)
+	if err != nil {
+		return nil, err
+	}
+	if a.ExternalBasemap == nil {
+		return nil, fmt.Errorf("basemap labels %s: no --basemap archive: %w", t, appliance.ErrNotFound)
+	}
+	ls, err := a.ExternalBasemap.Labels(r.Context(), t)
+	if err != nil {
+		return nil, err
+	}
+	w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(int(basemap.MaxAge.Seconds())))
+	return externalLabelsBody{Tile: t.String(), Labels: ls}, nil
 }
 
 // externalBasemapTile answers GET /basemap/ext/{z}/{x}/{y}: the tile as

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/geojson"
+
 	"linkplan/appliance/basemap/pmtiles"
 	"linkplan/appliance/basemap/pmtiles/pmtilestest"
 	"linkplan/web/api"
@@ -139,30 +142,64 @@ func tileScenarios(t *testing.T, h *harness) []scenario {
 			}
 		}},
 		{name: "operator basemap description", method: "GET", url: "/basemap/ext", status: 200,
-			contains: []string{`"configured":true`, `"tile_type":"png"`, `"drawn":true`, `"attribution":"© test"`, `"min_zoom":0`, `"max_zoom":11`}},
-		{name: "operator basemap tile", method: "GET", url: "/basemap/ext/11/778/1158", status: 200, check: func(t *testing.T, h *harness, res *response) {
-			if res.header.Get("Content-Type") != "image/png" || pngTile(t, res) != 1 || !strings.HasPrefix(res.header.Get("ETag"), `"ext-`) {
-				t.Errorf("%s, ETag %q", res.header.Get("Content-Type"), res.header.Get("ETag"))
+			contains: []string{`"configured":true`, `"tile_type":"mvt"`, `"drawn":true`, `"rendered":true`, `"attribution":"© test"`, `"min_zoom":0`, `"max_zoom":11`,
+				`"drawn_tiles":"/basemap/ext/raster/{z}/{x}/{y}"`, `"labels":"/basemap/ext/labels/{z}/{x}/{y}"`, `"drawn_max_zoom":17`,
+				`"drawn_layers":["water","places"]`, `"skipped_layers":["pois"]`}},
+		{name: "operator basemap tile, as stored", method: "GET", url: "/basemap/ext/11/778/1158", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			// (The client decompresses the gzip encoding; the binary's test checks it.)
+			if res.header.Get("Content-Type") != "application/vnd.mapbox-vector-tile" || !strings.HasPrefix(res.header.Get("ETag"), `"ext-`) {
+				t.Errorf("%v", res.header)
 			}
 		}},
 		{name: "operator basemap: a tile it lacks", method: "GET", url: "/basemap/ext/11/0/0", status: 404, code: "not_found"},
 		{name: "operator basemap: zoom 31", method: "GET", url: "/basemap/ext/31/0/0", status: 400, code: "invalid_tile", fields: []string{"z"}},
 		{name: "operator basemap: a suffix", method: "GET", url: "/basemap/ext/0/0/0.png", status: 400, code: "invalid_tile", fields: []string{"y"}},
+		{name: "operator basemap drawn", method: "GET", url: "/basemap/ext/raster/11/778/1158", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			if got := pngTile(t, res); got != 256*256 || !strings.HasPrefix(res.header.Get("ETag"), `"extv-`) || res.header.Get("Cache-Control") != "public, max-age=3600" {
+				t.Errorf("%d opaque pixels (want all), ETag %q", got, res.header.Get("ETag"))
+			}
+		}},
+		{name: "operator basemap drawn at 2x", method: "GET", url: "/basemap/ext/raster/11/778/1158@2x", status: 200, check: func(t *testing.T, h *harness, res *response) {
+			img, err := png.Decode(bytes.NewReader(res.body))
+			if err != nil || img.Bounds().Dx() != 512 || !strings.HasSuffix(res.header.Get("ETag"), `-2x"`) {
+				t.Errorf("%v, ETag %q", err, res.header.Get("ETag"))
+			}
+		}},
+		{name: "operator basemap drawn beyond its zooms", method: "GET", url: "/basemap/ext/raster/13/3113/4634", status: 200},
+		{name: "operator basemap labels", method: "GET", url: "/basemap/ext/labels/11/778/1158", status: 200,
+			contains: []string{`"tile":"11/778/1158"`, `"name":"Copacabana"`, `"kind":"neighbourhood"`}},
+		{name: "operator basemap labels at zoom 0 (the place on the tile's coarse grid)", method: "GET", url: "/basemap/ext/labels/0/0/0", status: 200,
+			contains: []string{`"name":"Copacabana","lat":-22.917923,"lon":-43.242188`}},
+		{name: "operator basemap: no drawn tile beyond 6 zooms more", method: "GET", url: "/basemap/ext/raster/18/0/0", status: 404, code: "not_found"},
+		{name: "operator basemap: no labels where it has no tile", method: "GET", url: "/basemap/ext/labels/11/0/0", status: 404, code: "not_found"},
+		{name: "operator basemap drawn tile: @3x", method: "GET", url: "/basemap/ext/raster/11/778/1158@3x", status: 400, code: "invalid_tile", fields: []string{"y"}},
+		{name: "operator basemap drawn tile: x past the last column", method: "GET", url: "/basemap/ext/raster/3/8/0", status: 400, code: "invalid_tile", fields: []string{"x"}},
+		{name: "operator basemap labels: zoom 31", method: "GET", url: "/basemap/ext/labels/31/0/0", status: 400, code: "invalid_tile", fields: []string{"z"}},
+		{name: "operator basemap labels: a suffix", method: "GET", url: "/basemap/ext/labels/1/0/0.json", status: 400, code: "invalid_tile", fields: []string{"y"}},
 	}
 }
 
-// writeExtArchive writes the harness's operator basemap into dir: a PNG
-// archive of two tiles with one opaque pixel each (0/0/0 and 11/778/1158, over Rio).
+// writeExtArchive writes the harness's operator basemap into dir: a
+// vector archive (gzipped MVT, made here with orb's encoder) of two tiles,
+// 0/0/0 and 11/778/1158 over Rio, holding water (-43.2..-43.1° E,
+// -23.0..-22.95° N) and one place, Copacabana. Raster archives are driven
+// by appliance/basemap's tests and TestIssue27_OperatorBasemap.
 func writeExtArchive(tb testing.TB, dir string) string {
 	tb.Helper()
-	var buf bytes.Buffer
-	img := image.NewNRGBA(image.Rect(0, 0, 256, 256))
-	img.Pix[3] = 255
-	if err := png.Encode(&buf, img); err != nil {
-		tb.Fatal(err)
+	layers := map[string][]*geojson.Feature{
+		"water":  {{Type: "Feature", Geometry: orb.Polygon{{{-43.2, -23.0}, {-43.1, -23.0}, {-43.1, -22.95}, {-43.2, -22.95}, {-43.2, -23.0}}}, Properties: geojson.Properties{"kind": "water"}}},
+		"places": {{Type: "Feature", Geometry: orb.Point{-43.187, -22.971}, Properties: geojson.Properties{"name": "Copacabana", "kind": "neighbourhood"}}},
 	}
-	b, err := pmtilestest.Write([]pmtilestest.Tile{{Z: 0, X: 0, Y: 0, Data: buf.Bytes()}, {Z: 11, X: 778, Y: 1158, Data: buf.Bytes()}},
-		pmtilestest.Options{Type: pmtiles.TilePNG, Bounds: [4]float64{-44, -23, -43, -22}, Metadata: map[string]any{"attribution": "© test"}})
+	var tiles []pmtilestest.Tile
+	for _, t := range [][3]int{{0, 0, 0}, {11, 778, 1158}} {
+		b, ok, err := pmtilestest.VectorTile(layers, t[0], t[1], t[2])
+		if err != nil || !ok {
+			tb.Fatalf("tile %v: %v %v", t, ok, err)
+		}
+		tiles = append(tiles, pmtilestest.Tile{Z: t[0], X: t[1], Y: t[2], Data: b})
+	}
+	b, err := pmtilestest.Write(tiles, pmtilestest.Options{Type: pmtiles.TileMVT, Compression: pmtiles.CompressionGzip, Bounds: [4]float64{-44, -23, -43, -22},
+		Metadata: map[string]any{"attribution": "© test", "vector_layers": []map[string]any{{"id": "water"}, {"id": "places"}, {"id": "pois"}}}})
 	if err != nil {
 		tb.Fatal(err)
 	}

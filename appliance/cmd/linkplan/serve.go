@@ -89,7 +89,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
-	basemapFile := fs.String("basemap", "", "PMTiles archive (version 3) of raster (PNG, JPEG, WebP) or vector (MVT) tiles served same-origin at /basemap/ext/{z}/{x}/{y} as the console's basemap, e.g. an OpenStreetMap extract of the state made once with `pmtiles extract` (docs/OPERATIONS.md); the console draws raster archives only; empty: the terrain basemap alone")
+	basemapFile := fs.String("basemap", "", "PMTiles archive (version 3) of raster (PNG, JPEG, WebP) or vector (MVT) tiles served same-origin at /basemap/ext/{z}/{x}/{y} as the console's basemap, e.g. an OpenStreetMap extract of the state made once with `pmtiles extract` (docs/OPERATIONS.md); vector archives are drawn by the appliance into PNG tiles (/basemap/ext/raster/...) with place labels; empty: the terrain basemap alone")
 	flagsUsage := fs.Usage
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), serveUsage)

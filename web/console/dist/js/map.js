@@ -9,9 +9,10 @@
 // tile server. Over the relief, /tiles/surface/... draws water, and
 // hatches void-filled ground and ground without terrain. The operator's
 // own basemap (serve --basemap, a PMTiles archive described by
-// GET /basemap/ext) is drawn under the relief when its tiles are raster;
-// vector archives are served but not drawn (the console has no vector
-// renderer, GET /basemap/ext says so in its note).
+// GET /basemap/ext) is drawn under the relief: raster tiles as stored,
+// vector (MVT) tiles as the PNG tiles the appliance draws from them
+// (drawn_tiles), whose place names (GET /basemap/ext/labels/...) join the
+// municipality labels and their collision avoidance.
 
 const BRAZIL = { center: [-15.8, -47.9], zoom: 4 };
 // OUTLINE_MAX_ZOOM is the largest zoom at which the outlines are drawn.
@@ -104,11 +105,13 @@ export function createMap(container, ctx, opts = {}) {
     const overlays = {};
     const ext = parts.ext;
     if (ext) {
-      // The operator's raster basemap, under the relief; Leaflet scales
-      // its tiles beyond the archive's zooms.
+      // The operator's basemap, under the relief: a raster archive's tiles,
+      // or the appliance's drawing of a vector one ({r}: @2x tiles on a
+      // high-density screen); Leaflet scales tiles beyond drawn_max_zoom.
       const [w, s, e, n] = ext.bounds_deg;
-      L.tileLayer(ext.tiles, {
-        minZoom: 3, maxZoom: 17, minNativeZoom: ext.min_zoom, maxNativeZoom: ext.max_zoom, bounds: [[s, w], [n, e]],
+      const url = ext.rendered ? ext.drawn_tiles.replace('{y}', '{y}{r}') : (ext.drawn_tiles || ext.tiles);
+      L.tileLayer(url, {
+        minZoom: 3, maxZoom: 17, minNativeZoom: ext.min_zoom, maxNativeZoom: ext.drawn_max_zoom !== undefined ? ext.drawn_max_zoom : ext.max_zoom, bounds: [[s, w], [n, e]],
         attribution: attributionText(ext.attribution) || tr('basemapOperator', 'Operator basemap'), className: 'basemap-ext', zIndex: 1,
       }).addTo(map);
     }
@@ -141,7 +144,8 @@ export function createMap(container, ctx, opts = {}) {
       toggle();
     }
     if (Object.keys(overlays).length) L.control.layers(null, overlays, { position: 'topright' }).addTo(map);
-    if (parts.munis.length) addLabels(map, parts.munis);
+    const places = ext && ext.labels ? extPlaces(ext) : null;
+    if (parts.munis.length || places) addLabels(map, parts.munis, places);
   });
   // Leaving a screen removes its map: stop any pan animation first.
   const remove = map.remove.bind(map);
@@ -150,27 +154,83 @@ export function createMap(container, ctx, opts = {}) {
 }
 
 // addLabels draws the municipality labels in view from LABEL_MIN_ZOOM,
-// without collisions: capitals first, then by name, a label is placed only
+// then the place names of the operator's vector basemap (places, by
+// rank; a name already shown as a municipality is left out), without
+// collisions: capitals first, then by name, a label is placed only
 // when its box (measured by the canvas font metrics of the label style,
 // 11 px, padded by LABEL_GAP px) overlaps no label already placed.
-function addLabels(map, munis) {
+function addLabels(map, munis, places) {
   const L = window.L;
   const layer = L.layerGroup().addTo(map);
   const order = [...munis].sort((a, b) => (a.capital === b.capital ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.capital ? -1 : 1));
   const measure = document.createElement('canvas').getContext('2d');
   measure.font = '11px system-ui, sans-serif';
+  let pending = 0;
+  let gone = false; // the map was removed (its screen left)
   const redraw = () => {
+    pending = 0;
+    if (gone) return;
     layer.clearLayers();
-    if (map.getZoom() < LABEL_MIN_ZOOM) return;
-    const placed = labelBoxes(order, map.getBounds(), (m) => map.latLngToContainerPoint([m.lat, m.lon]), (m) => measure.measureText(m.name).width);
+    const all = map.getZoom() >= LABEL_MIN_ZOOM ? [...order] : [];
+    if (places) {
+      const seen = new Set(all.map((m) => m.name.toLowerCase()));
+      for (const p of places.inView(map, later)) {
+        if (!seen.has(p.name.toLowerCase())) { seen.add(p.name.toLowerCase()); all.push(p); }
+      }
+    }
+    const placed = labelBoxes(all, map.getBounds(), (m) => map.latLngToContainerPoint([m.lat, m.lon]), (m) => measure.measureText(m.name).width);
     for (const m of placed) {
       const span = document.createElement('span');
       span.textContent = m.name;
-      L.marker([m.lat, m.lon], { icon: L.divIcon({ className: 'muni-label', html: span, iconSize: null }), interactive: false, keyboard: false }).addTo(layer);
+      L.marker([m.lat, m.lon], { icon: L.divIcon({ className: m.kind !== undefined ? 'muni-label ext-label' : 'muni-label', html: span, iconSize: null }), interactive: false, keyboard: false }).addTo(layer);
     }
   };
+  // Labels of the basemap arrive tile by tile: draw again once they settle.
+  function later() { if (!pending && !gone) pending = setTimeout(redraw, 60); }
   map.on('moveend zoomend', redraw);
+  map.on('unload', () => { gone = true; if (pending) clearTimeout(pending); pending = 0; });
   redraw();
+}
+
+const PLACE_TILES_MAX = 64; // label tiles asked for one view
+const PLACE_CACHE_MAX = 512; // label tiles kept
+
+// extPlaces returns the place labels of the operator's vector basemap:
+// inView(map, onLoad) gives those known for the tiles in view (at the
+// map's zoom, at most the archive's largest, and within its bounds), fetching
+// the missing tiles once (same origin) and calling onLoad when one
+// arrives; most important (lowest rank) first.
+function extPlaces(ext) {
+  const cache = new Map(); // 'z/x/y' → labels (an empty array while loading)
+  const [w, s, e, n] = ext.bounds_deg;
+  return {
+    inView(map, onLoad) {
+      const z = Math.round(map.getZoom());
+      if (z < ext.min_zoom) return [];
+      const tz = Math.min(z, ext.max_zoom); // deeper tiles would repeat their ancestor's places
+      const b = map.getBounds();
+      const nw = map.project([Math.min(b.getNorth(), n), Math.max(b.getWest(), w)], tz).divideBy(256).floor();
+      const se = map.project([Math.max(b.getSouth(), s), Math.min(b.getEast(), e)], tz).divideBy(256).floor();
+      const out = [];
+      let asked = 0;
+      for (let x = nw.x; x <= se.x; x++) {
+        for (let y = nw.y; y <= se.y; y++) {
+          if (asked++ >= PLACE_TILES_MAX) break;
+          const key = `${tz}/${x}/${y}`;
+          if (!cache.has(key)) {
+            cache.set(key, []);
+            if (cache.size > PLACE_CACHE_MAX) cache.delete(cache.keys().next().value);
+            fetch(ext.labels.replace('{z}', tz).replace('{x}', x).replace('{y}', y), { credentials: 'same-origin' })
+              .then((r) => (r.ok ? r.json() : null))
+              .then((j) => { if (j && Array.isArray(j.labels)) { cache.set(key, j.labels.filter((l) => typeof l.name === 'string' && Number.isFinite(l.lat) && Number.isFinite(l.lon))); onLoad(); } })
+              .catch(() => {});
+          }
+          out.push(...cache.get(key));
+        }
+      }
+      return out.sort((a, b2) => a.rank - b2.rank);
+    },
+  };
 }
 
 const LABEL_GAP = 4; // pixels between two labels
