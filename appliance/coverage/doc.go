@@ -38,7 +38,12 @@
 //
 // n = ceil(2π·max(RadiusM, MinRadialsRadiusM)/pixel): a map smaller than
 // 20 km gets the radials of a 20 km map, so that the radial nearest a
-// pixel stays within d·π/n of the pixel's own line.
+// pixel stays within d·π/n of the pixel's own line. An engine whose
+// pixels do not depend on that (AnyRadialSpacing: fspl and p1812, which
+// take from the radial its terrain bounds, and p1812 its smooth surface)
+// gets n = ceil(2π·RadiusM/pixel): on the 10 km Sumaré map at 3″ half
+// the radials, and its default map 29 % (fspl) and 12 % (p1812) less CPU
+// time (BenchmarkIssue22_Default).
 //
 // # Pixels
 //

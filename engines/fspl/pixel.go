@@ -296,3 +296,8 @@ func (ps *pixelSearch) sample(cs []pixelCand) error {
 	}
 	return nil
 }
+
+// PixelRadialsAnySpacing implements the coverage service's
+// AnyRadialSpacing: PixelLoss takes only the radial's terrain bounds, and
+// its answer is Predict's on the pixel's own samples whatever the radial.
+func (e *Engine) PixelRadialsAnySpacing() bool { return true }
