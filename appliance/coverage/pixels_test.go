@@ -406,3 +406,34 @@ func BenchmarkIssue22_Default(b *testing.B) {
 		}
 	}
 }
+
+// TestIssue22_RadialsPerEngine: a map smaller than MinRadialsRadiusM gets
+// the radials of a 20 km map for itm (its pixels take Δh and the
+// effective heights from the radial) and those of its own radius for
+// fspl and p1812 (AnyRadialSpacing: 5 km at 3″, 376 against 1480); at
+// or above 20 km every engine gets the same.
+func TestIssue22_RadialsPerEngine(t *testing.T) {
+	svc, _, reg := newService(t)
+	radials := func(id appliance.EngineID, radiusM float64) int {
+		eng, err := reg.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := sumare(radiusM)
+		req.Engine = id
+		return len(svc.newPlan(req, Options{Workers: 1}, eng, gridFor(req)).radials)
+	}
+	for _, tc := range []struct {
+		radiusM          float64
+		itm, fspl, p1812 int
+	}{
+		{5000, 1480, 376, 376},
+		{20000, 1480, 1480, 1480},
+		{30000, 2216, 2216, 2216},
+	} {
+		got := [3]int{radials(appliance.EngineITM, tc.radiusM), radials(appliance.EngineFSPL, tc.radiusM), radials(appliance.EngineP1812, tc.radiusM)}
+		if want := [3]int{tc.itm, tc.fspl, tc.p1812}; got != want {
+			t.Errorf("%.0f m: radials itm, fspl, p1812 = %v, want %v", tc.radiusM, got, want)
+		}
+	}
+}
