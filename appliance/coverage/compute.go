@@ -256,6 +256,14 @@ func Radials(radiusM, pixelM float64) int {
 	return max(8, (n+7)/8*8)
 }
 
+// radialsAnySpacing is Radials without MinRadialsRadiusM: ceil(2π·radiusM/
+// pixelM) rounded up to a multiple of 8, the radials of an engine that
+// implements AnyRadialSpacing.
+func radialsAnySpacing(radiusM, pixelM float64) int {
+	n := int(math.Ceil(2 * math.Pi * radiusM / pixelM))
+	return max(8, (n+7)/8*8)
+}
+
 // gridFor returns the grid of one request (package doc, "Grid").
 func gridFor(req Request) grid {
 	latSec, lonSec := PixelArcSeconds(req.ResolutionM, req.Tx.Lat)
@@ -274,6 +282,9 @@ func (s *Service) newPlan(req Request, opts Options, eng appliance.Engine, g gri
 	}
 	p := &plan{req: req, g: g, raster: r, eng: eng, stepM: math.Max(MinProfileStepM, math.Min(spacing, pixM))}
 	n := Radials(req.RadiusM, pixM)
+	if a, ok := eng.(AnyRadialSpacing); ok && a.PixelRadialsAnySpacing() {
+		n = radialsAnySpacing(req.RadiusM, pixM)
+	}
 	p.radials = make([]radial, n)
 	for k := range p.radials {
 		p.radials[k].bearingDeg = 360 * float64(k) / float64(n)

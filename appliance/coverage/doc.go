@@ -38,7 +38,12 @@
 //
 // n = ceil(2π·max(RadiusM, MinRadialsRadiusM)/pixel): a map smaller than
 // 20 km gets the radials of a 20 km map, so that the radial nearest a
-// pixel stays within d·π/n of the pixel's own line.
+// pixel stays within d·π/n of the pixel's own line. An engine whose
+// pixels do not depend on that (AnyRadialSpacing: fspl and p1812, which
+// take from the radial its terrain bounds, and p1812 its smooth surface)
+// gets n = ceil(2π·RadiusM/pixel): on the 10 km Sumaré map at 3″ half
+// the radials, and its default map 29 % (fspl) and 12 % (p1812) less CPU
+// time (BenchmarkIssue22_Default).
 //
 // # Pixels
 //
@@ -94,34 +99,47 @@
 // within 3 dB (the misses sit where a horizon is a tie between the radial's
 // and the pixel's terrain statistics); fspl within 0.02 dB (the exact
 // samples lie within a centimetre of Terrain.Profile's); p1812 within
-// 0.03 dB (every pixel of the 5 km map and 4000 of each other map: rio30
-// 0.008, rio50 0.021, rio10 at 1″ 0.014 dB; the smooth surface moves the
-// spherical-Earth and ducting terms only slightly); exact 0.000 dB.
+// 0.035 dB (every pixel of the 5 km map and 4000 of each other map: rio30
+// 0.008, rio50 0.021, rio10 at 1″ 0.014 dB with the radials of a 20 km
+// map, 0.019 dB, and 0.034 dB on another 2000, with its own since
+// AnyRadialSpacing; the smooth surface moves the spherical-Earth and
+// ducting terms only slightly); exact 0.000 dB.
 // Summary.Pixel (the summary event's pixel, the GeoTIFF's PIXEL_*
 // metadata) states the mode, the receiver, the profile and these figures.
 // The exact mode (Request.Exact, `exact` on the API, --exact on the CLI)
 // costs more CPU time than the default one (BenchmarkIssue22_ExactRatio,
-// Sumaré, 3″; 29 Nov 2026, the 2-core machine under a load of 20–30): fspl
-// 5.0× on the 10 km map and 20.0× on the 30 km one, itm 5.2× and 12.2×,
-// p1812 3.0× and 9.9× (before its PixelSweeper 1.3× and 1.6×; the 30 km
-// map 7.47 → 1.25 CPU s against 12.3 exact), 14.7× on the 50 km map
-// (3.20 CPU s against 46.95) and 7.7× on the 10 km map at 1″; the API caps
-// it per tier (TierCaps.MaxExactPixels).
+// Sumaré; 29 Nov 2026, the 2-core machine under a load of 20–33; default
+// and exact CPU s, ratio):
+//
+//	| map         | fspl                | itm                 | p1812               |
+//	|-------------|---------------------|---------------------|---------------------|
+//	| 10 km, 3″   | 0.083 / 0.542  6.5× | 0.180 / 0.841  4.7× | 0.191 / 0.866  4.5× |
+//	| 30 km, 3″   | 0.565 / 11.23 19.9× | 0.998 / 12.59 12.6× | 1.283 / 12.22  9.5× |
+//	| 50 km, 3″   | 1.358 / 38.32 28.2× | 2.518 / 43.95 17.5× | 3.638 / 45.82 12.6× |
+//	| 10 km, 1″   | 0.573 / 11.25 19.6× | 1.339 / 14.74 11.0× | 1.808 / 15.60  8.6× |
+//
+// (the same run: 2000 random pixels of each default map within 1 dB of
+// their own point-to-point answer 99.7–100 %, within 3 dB 100 %). The
+// API caps it per tier (TierCaps.MaxExactPixels).
 //
 // What a default pixel still costs (CPU profiles of
-// BenchmarkIssue22_ExactRatio's maps) is what exact mode spends on it
+// BenchmarkIssue22_Default's maps) is mostly what exact mode spends on it
 // too, besides its own profile: the engine's per-pixel arithmetic (p1812:
 // the path centre, β0, the spherical-Earth, ducting and troposcatter
 // terms, about 30 % of a default p1812 pixel on the 30 km map; itm: Δh on
-// up to 245 points resampled from the radial, its line fit and deciles,
-// and the Longley-Rice reference, about 45 % of a default itm pixel on
-// the 10 km map), and per radial its profile (about a quarter of the
-// default fspl map of 10 km, whose radials are those of a 20 km map: 2.3
-// radial samples per pixel) and its terrain bounds (MaxElevationsM, about
-// 14 %). On a 10 km map paths are short (about 75 samples) and the
-// exact mode's own profile and scans are cheap, so these shared costs cap
-// its ratio; they do not grow with the path length, so the ratio grows
-// with the map.
+// up to 245 points resampled from the radial, its line fit and deciles
+// (about 22 % of the default itm map of 10 km), the horizon search (22 %)
+// and the Longley-Rice reference (13 %)), and per radial its profile
+// (14 % of the default fspl map of 10 km) and its terrain bounds
+// (MaxElevationsM, 7 %). On a 10 km map at 3″ a pixel's own profile is
+// short (at most 112 samples) and cheap: exact mode's itm map there is
+// its own profiles (0.42 CPU s) and Predict (0.27 CPU s), and Predict on
+// every pixel alone costs 1.7 default maps; so the ratio of a 10 km map at
+// 3″ is capped near 5× by the engine arithmetic both modes do. It grows
+// with the path length (the profile and the scans exact mode does per
+// pixel grow with it, the default mode's shared costs do not): the issue's
+// 10× holds on the 30 km (but p1812, 9.5×) and 50 km maps and on the
+// 10 km map at 1″ (but p1812, 8.6×).
 //
 // p1812's PixelLoss (engines/p1812 Sweep) finds its maxima with one
 // branch-and-bound search per pixel over the radial's segments (blocks of

@@ -19,9 +19,9 @@ type TierCaps struct {
 	// MaxExactPixels bounds an exact map (Spec.Exact): its pixels within
 	// the radius, π·radius²/resolution², times its transmitters; 0: no
 	// exact maps. Every pixel then gets its own profile and a
-	// point-to-point evaluation: 5 (10 km) to 12–17 (30 km) times the
-	// default mode's CPU time for fspl and itm, about 2 times for p1812
-	// (BenchmarkIssue22_ExactRatio, Sumaré maps).
+	// point-to-point evaluation: about 5–6.5 (10 km at 3″) to 10–20 (30 km)
+	// and 13–28 (50 km) times the default mode's CPU time
+	// (BenchmarkIssue22_ExactRatio, Sumaré maps; package doc).
 	MaxExactPixels int
 }
 

@@ -226,6 +226,13 @@ type pixelEngine struct {
 
 func (e pixelEngine) PixelVersion() string { return e.px.PixelVersion() }
 
+// PixelRadialsAnySpacing forwards the engine's coverage.AnyRadialSpacing,
+// so that a transmitter's radials (and so its raster) are a heatmap's.
+func (e pixelEngine) PixelRadialsAnySpacing() bool {
+	a, ok := e.px.(coverage.AnyRadialSpacing)
+	return ok && a.PixelRadialsAnySpacing()
+}
+
 func (e pixelEngine) PixelLoss(ctx context.Context, in appliance.LinkInput, r *appliance.PixelRadial, lossDB []float64) error {
 	s := e.s
 	s.mu.Lock()

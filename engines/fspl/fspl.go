@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"linkplan/appliance"
 	"linkplan/engines/radio"
@@ -28,6 +29,8 @@ type Engine struct {
 	K              float64 // effective Earth radius factor
 	CapDB          float64 // diffraction penalty cap, dB
 	FresnelOKRatio float64 // clearance/F1 threshold for FresnelOK
+
+	searches sync.Pool // *pixelSearch: PixelLoss's buffers, reused from radial to radial
 }
 
 // New returns the engine with the SPEC defaults (k = 4/3, cap 40 dB, 60 % F1).

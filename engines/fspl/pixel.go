@@ -1,7 +1,6 @@
 package fspl
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,6 +50,7 @@ func (e *Engine) PixelLoss(ctx context.Context, in appliance.LinkInput, r *appli
 		return nil
 	}
 	ps := newPixelSearch(e, in, r)
+	defer ps.done()
 	prevM := -1.0 // the previous pixel's knife edge, metres from the transmitter
 	for p := range r.Pixels {
 		if p%256 == 0 {
@@ -120,22 +120,47 @@ type pixelCand struct {
 	nu float64
 }
 
+// newPixelSearch returns the search of radial r, its buffers (the
+// table's rows, the candidates) reused from e's previous radials; done
+// gives them back.
 func newPixelSearch(e *Engine, in appliance.LinkInput, r *appliance.PixelRadial) *pixelSearch {
-	ps := &pixelSearch{e: e, r: r, tipT: in.Profile.HeightsM[0] + in.TxHeightM, rxH: in.RxHeightM, freq: in.FreqMHz,
-		lambda: radio.WavelengthM(in.FreqMHz), twoKA: 2 * radio.EffectiveEarthRadiusM(e.K), floor: e.SampleNuFloor(nil), xr: r.SpacingM}
+	old, _ := e.searches.Get().(*pixelSearch)
+	if old == nil {
+		old = &pixelSearch{}
+	}
+	rows := old.table
+	ps := old
+	*ps = pixelSearch{e: e, r: r, tipT: in.Profile.HeightsM[0] + in.TxHeightM, rxH: in.RxHeightM, freq: in.FreqMHz,
+		lambda: radio.WavelengthM(in.FreqMHz), twoKA: 2 * radio.EffectiveEarthRadiusM(e.K), floor: e.SampleNuFloor(nil), xr: r.SpacingM,
+		cands: old.cands[:0], js: old.js[:0], hs: old.hs}
 	ps.inv2KA, ps.twoOverLamb = 1/ps.twoKA, 2/ps.lambda
 	n := len(r.UpperM)
 	ps.segs = n
-	ps.table = append(ps.table, r.UpperM)
+	ps.table = append(rows[:0], r.UpperM)
 	for l := 1; 1<<l <= n; l++ {
 		prev, w := ps.table[l-1], 1<<(l-1)
-		row := make([]float64, n-(1<<l)+1)
+		var row []float64
+		if l < len(rows) {
+			row = rows[l] // not yet overwritten: ps.table has l rows
+		}
+		if m := n - (1 << l) + 1; cap(row) >= m {
+			row = row[:m]
+		} else {
+			row = make([]float64, m)
+		}
 		for i := range row {
 			row[i] = max(prev[i], prev[i+w])
 		}
 		ps.table = append(ps.table, row)
 	}
 	return ps
+}
+
+// done gives the search's buffers back to its engine (without the
+// radial's own arrays).
+func (ps *pixelSearch) done() {
+	ps.r, ps.table[0] = nil, nil
+	ps.e.searches.Put(ps)
 }
 
 // rangeMax is the largest UpperM over segments a..b (a ≤ b).
@@ -246,12 +271,7 @@ func (ps *pixelSearch) blockBound(u, lo, hi float64) float64 {
 // to be sampled.
 func (ps *pixelSearch) sampleCandidates() error {
 	c := ps.cands
-	slices.SortFunc(c, func(a, b pixelCand) int {
-		if r := cmp.Compare(b.nu, a.nu); r != 0 {
-			return r
-		}
-		return cmp.Compare(a.j, b.j)
-	})
+	sortCands(c)
 	for len(c) > 0 {
 		t := ps.threshold()
 		// sorted: the first at or below the threshold ends the list
@@ -271,6 +291,37 @@ func (ps *pixelSearch) sampleCandidates() error {
 		}
 	}
 	return nil
+}
+
+// candBefore orders candidates by bound, largest first, then by sample
+// (the bounds are never NaN: collect keeps only those above the
+// threshold).
+func candBefore(a, b pixelCand) bool { return a.nu > b.nu || a.nu == b.nu && a.j < b.j }
+
+// sortCands sorts c by candBefore, a strict order of distinct samples:
+// the one order of slices.SortFunc with cmp.Compare, by insertion for the
+// usual few candidates.
+func sortCands(c []pixelCand) {
+	if len(c) > 24 {
+		slices.SortFunc(c, func(a, b pixelCand) int {
+			switch {
+			case candBefore(a, b):
+				return -1
+			case candBefore(b, a):
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for i := 1; i < len(c); i++ {
+		v := c[i]
+		k := i
+		for ; k > 0 && candBefore(v, c[k-1]); k-- {
+			c[k] = c[k-1]
+		}
+		c[k] = v
+	}
 }
 
 // sample takes the exact heights of the samples of cs and keeps the
@@ -296,3 +347,8 @@ func (ps *pixelSearch) sample(cs []pixelCand) error {
 	}
 	return nil
 }
+
+// PixelRadialsAnySpacing implements the coverage service's
+// AnyRadialSpacing: PixelLoss takes only the radial's terrain bounds, and
+// its answer is Predict's on the pixel's own samples whatever the radial.
+func (e *Engine) PixelRadialsAnySpacing() bool { return true }

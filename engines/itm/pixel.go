@@ -333,7 +333,6 @@ func (s *Sweeper) pixelDeltaH(n int, dStart, dEnd float64) float64 {
 	p10 := min(max(4, int(0.1*(xEnd-xStart+8))), 25)
 	m := 10*p10 - 5
 	step := (xEnd - xStart) / float64(m-1)
-	a := s.scratch.s[:m]
 	// samples before cut lie before the pixel's last interval: the
 	// radial's heights at the same distances; the others between its last
 	// sample and its own ground
@@ -360,47 +359,9 @@ func (s *Sweeper) pixelDeltaH(n int, dStart, dEnd float64) float64 {
 	if cut == m {
 		return s.deltaHRadial(uStart, uStep, m, p10) / lenFactor
 	}
-	z := s.z
-	// the samples and the sums of the trapezoidal line through them
-	// (fitIndex's, about the middle; two accumulators each)
-	nn := float64(m - 1)
-	half := 0.5 * nn
-	var sy0, sy1, sxy0, sxy1 float64
-	fj := 0.0
-	j := 0
-	for ; j+1 < cut; j += 2 {
-		u0 := uStart + fj*uStep
-		u1 := u0 + uStep
-		i0, i1 := int(u0), int(u1)
-		z0 := z[i0 : i0+2 : i0+2]
-		z1 := z[i1 : i1+2 : i1+2]
-		v0 := z0[0] + (z0[1]-z0[0])*(u0-float64(i0))
-		v1 := z1[0] + (z1[1]-z1[0])*(u1-float64(i1))
-		a[j], a[j+1] = v0, v1
-		x0 := fj - half
-		sy0 += v0
-		sy1 += v1
-		sxy0 += v0 * x0
-		sxy1 += v1 * (x0 + 1)
-		fj += 2
-	}
-	for ; j < m; j++ {
-		var v float64
-		if j < cut {
-			u := uStart + fj*uStep
-			i := int(u)
-			zz := z[i : i+2 : i+2]
-			v = zz[0] + (zz[1]-zz[0])*(u-float64(i))
-		} else {
-			zLast, g := s.zPixel(n-1, n), s.px.GroundM
-			v = zLast + (g-zLast)*(xStart+fj*step-lastJ)
-		}
-		a[j] = v
-		sy0 += v
-		sxy0 += v * (fj - half)
-		fj++
-	}
-	return s.interdecile(a, sy0+sy1, sxy0+sxy1, p10, m) / lenFactor
+	zLast := s.zPixel(n-1, n)
+	tail := dhTail{zLast: zLast, rise: s.px.GroundM - zLast, xStart: xStart, step: step, lastJ: lastJ}
+	return s.resampledDeltaH(uStart, uStep, m, p10, cut, tail) / lenFactor
 }
 
 // maxDeltaHP10 is the largest p10 of pixelDeltaH (its point count
@@ -431,6 +392,22 @@ func (s *Sweeper) interdecile(a []float64, sumY, sumXY float64, p10, m int) floa
 // factor) of m points resampled from the radial alone, the first uStart
 // radial samples from the transmitter, uStep apart.
 func (s *Sweeper) deltaHRadial(uStart, uStep float64, m, p10 int) float64 {
+	return s.resampledDeltaH(uStart, uStep, m, p10, m, dhTail{})
+}
+
+// dhTail is the pixel's last interval for resampledDeltaH: point j
+// (fj = j) past the cut lies at zLast + rise·(xStart + fj·step − lastJ)
+// (pixel samples), between the pixel's last interior sample (zLast) and
+// its own ground (zLast + rise).
+type dhTail struct{ zLast, rise, xStart, step, lastJ float64 }
+
+// resampledDeltaH is pixelDeltaH's interdecile range (before its length
+// factor) of m points: points j < cut resampled from the radial (the
+// first uStart radial samples from the transmitter, uStep apart), the
+// others on the pixel's last interval (tail), with the sums of the
+// trapezoidal line through them (fitIndex's, about the middle; two
+// accumulators each, in the one order every caller shares).
+func (s *Sweeper) resampledDeltaH(uStart, uStep float64, m, p10, cut int, tail dhTail) float64 {
 	a := s.scratch.s[:m]
 	z := s.z
 	nn := float64(m - 1)
@@ -438,7 +415,7 @@ func (s *Sweeper) deltaHRadial(uStart, uStep float64, m, p10 int) float64 {
 	var sy0, sy1, sxy0, sxy1 float64
 	fj := 0.0
 	j := 0
-	for ; j+1 < m; j += 2 {
+	for ; j+1 < cut; j += 2 {
 		u0 := uStart + fj*uStep
 		u1 := u0 + uStep
 		i0, i1 := int(u0), int(u1)
@@ -455,10 +432,15 @@ func (s *Sweeper) deltaHRadial(uStart, uStep float64, m, p10 int) float64 {
 		fj += 2
 	}
 	for ; j < m; j++ {
-		u := uStart + fj*uStep
-		i := int(u)
-		zz := z[i : i+2 : i+2]
-		v := zz[0] + (zz[1]-zz[0])*(u-float64(i))
+		var v float64
+		if j < cut {
+			u := uStart + fj*uStep
+			i := int(u)
+			zz := z[i : i+2 : i+2]
+			v = zz[0] + (zz[1]-zz[0])*(u-float64(i))
+		} else {
+			v = tail.zLast + tail.rise*(tail.xStart+fj*tail.step-tail.lastJ)
+		}
 		a[j] = v
 		sy0 += v
 		sxy0 += v * (fj - half)
