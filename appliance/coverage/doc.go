@@ -427,6 +427,9 @@
 // Viewshed answers, per pixel of a heatmap's grid, the path check of
 // /analyze (line of sight, 60 % of the first Fresnel zone, k = 4/3 by
 // default) on the pixel's own profile (viewshed.go states the rule and
-// its measured agreement); WriteViewshedGeoTIFF and WriteViewshedAreas export it, and
-// ViewshedComputer streams it as a computed map ("Computed maps").
+// its measured agreement; ViewshedRequest.Exact profiles each pixel with
+// Terrain.Profile itself, the same class on every pixel measured);
+// WriteViewshedGeoTIFF and WriteViewshedAreas export it (with the PIXEL_*
+// items of PixelMetadataItems), and ViewshedComputer streams it as a
+// computed map ("Computed maps").
 package coverage
