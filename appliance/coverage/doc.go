@@ -179,7 +179,16 @@
 // transmitter's map is computed as by Compute on that grid, one after the
 // other; per pixel the strongest level wins, the lowest request index on a
 // tie (BestResult.Server, −1 for no data). A single transmitter's
-// best-server map is its Compute map bit for bit (tested).
+// best-server map is its Compute map bit for bit (tested). Each
+// transmitter's pixels follow "Pixels", in the mode of its request
+// (Request.Exact; the API caps an exact best-server map on its pixels
+// times its transmitters), and the strongest level is held to the
+// strongest point-to-point answer at the pixel centre: exact within
+// 0.01 dB on every pixel of a two-transmitter 5 km map
+// (TestIssue22_PixelTruth); default itm, three transmitters on Rio hills
+// (BenchmarkIssue22_BestPixelTruth, 4000 pixels, seed 22), rio30
+// 99.975 % within 1 dB, rio50 99.850 %, rio10 at 1″ 100 %, each 100 %
+// within 3 dB (largest 1.36 dB).
 //
 // # Missing terrain
 //
