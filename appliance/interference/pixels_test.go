@@ -311,3 +311,40 @@ func BenchmarkIssue22_InterferencePixelTruth(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIssue22_InterferenceExactRatio times the default and the
+// exact mode of the same interference map and prints their CPU-time
+// ratio: rioNetwork at 10 km (three sites) and network20 at 5 km (20
+// sectors on 7 sites, where the default mode shares each site's
+// profiles and pixels and the exact mode shares nothing).
+func BenchmarkIssue22_InterferenceExactRatio(b *testing.B) {
+	ter, reg := rioTerrain(b), registry(b)
+	n20 := network20()
+	for i := range n20.Transmitters {
+		n20.Transmitters[i].RadiusM = 5000
+	}
+	for _, m := range []struct {
+		name string
+		req  Request
+	}{{"rio10-3tx", rioNetwork(10000, 90)}, {"network20-5km", n20}} {
+		b.Run(m.name, func(b *testing.B) {
+			var cpu [2]float64
+			for b.Loop() {
+				for i, exact := range []bool{false, true} {
+					req := m.req
+					req.Transmitters = append([]Transmitter(nil), m.req.Transmitters...)
+					for j := range req.Transmitters {
+						req.Transmitters[j].Exact = exact
+					}
+					c0 := processCPU()
+					if _, err := New(ter, reg.Get).Compute(context.Background(), req, coverage.Options{}); err != nil {
+						b.Fatal(err)
+					}
+					cpu[i] += (processCPU() - c0).Seconds()
+				}
+			}
+			fmt.Printf("map=%s-interference-itm default_cpu_s=%.2f exact_cpu_s=%.2f exact_over_default=%.1f\n",
+				m.name, cpu[0]/float64(b.N), cpu[1]/float64(b.N), cpu[1]/cpu[0])
+		})
+	}
+}
