@@ -21,7 +21,10 @@ type TierCaps struct {
 	// exact maps. Every pixel then gets its own profile and a
 	// point-to-point evaluation: 5 (10 km) to 12–17 (30 km) times the
 	// default mode's CPU time for fspl and itm, about 2 times for p1812
-	// (BenchmarkIssue22_ExactRatio, Sumaré maps).
+	// (BenchmarkIssue22_ExactRatio, Sumaré maps). Interference maps
+	// count their transmitters' pixels the same way, an exact viewshed
+	// as one transmitter (appliance/interference CheckCaps,
+	// CheckViewshedCaps).
 	MaxExactPixels int
 }
 
