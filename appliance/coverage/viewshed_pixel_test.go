@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -118,8 +119,9 @@ func BenchmarkIssue22_Viewshed(b *testing.B) {
 // TestIssue22_ViewshedExact: the exact mode (ViewshedRequest.Exact)
 // answers every pixel of the 5 km and 10 km Pedra Branca maps with the
 // /analyze path check on the pixel's own Terrain.Profile, identically,
-// and the default mode gives the same class on every one of them; the
-// summary and the GeoTIFF's PIXEL_MODE say which mode.
+// and the default mode (viewshedSweeper) gives the same class on every one
+// of them and the same summary (no-data pixels, missing tiles, areas);
+// the summary says which mode.
 func TestIssue22_ViewshedExact(t *testing.T) {
 	svc, ter, reg := newService(t)
 	eng, err := reg.Get(appliance.EngineFSPL)
@@ -167,6 +169,20 @@ func TestIssue22_ViewshedExact(t *testing.T) {
 			t.Logf("mode=exact map=pedra_branca_%gkm pixels=%d agree_pct=100 (default identical on %d)", radiusM/1000, checked, sameDefault)
 			if sameDefault != checked {
 				t.Errorf("default and exact differ on %d of %d pixels", checked-sameDefault, checked)
+			}
+			if radiusM == 5000 { // deterministic whatever the worker count
+				one, err := svc.Viewshed(context.Background(), func() ViewshedRequest { q := req; q.Exact = false; return q }(), Options{Workers: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(one.Class, def.Class) {
+					t.Error("default classes differ between 1 and 2 workers")
+				}
+			}
+			ds, es := def.Summary, ex.Summary
+			if ds.NoDataMissingTerrain != es.NoDataMissingTerrain || !slices.Equal(ds.MissingTiles, es.MissingTiles) ||
+				ds.VisibleKm2 != es.VisibleKm2 || ds.FresnelClearKm2 != es.FresnelClearKm2 || ds.BlockedPixels != es.BlockedPixels {
+				t.Errorf("summaries differ: default %+v, exact %+v", ds, es)
 			}
 		})
 	}
