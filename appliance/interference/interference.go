@@ -92,6 +92,7 @@ func (r Request) Validate() error {
 	if len(r.Transmitters) == 0 || len(r.Transmitters) > coverage.MaxBestServers {
 		v.Add("sites", "must hold 1..%d transmitters, got %d", coverage.MaxBestServers, len(r.Transmitters))
 	}
+	mixed := false
 	for i, t := range r.Transmitters {
 		f := "sites[" + strconv.Itoa(i) + "]"
 		if err := t.Request.Validate(); err != nil {
@@ -103,7 +104,8 @@ func (r Request) Validate() error {
 		} else if t.ResolutionM != r.Transmitters[0].ResolutionM {
 			v.Add(f+".resolution_m", "must equal the first site's %g m, got %g", r.Transmitters[0].ResolutionM, t.ResolutionM)
 		}
-		if t.Exact != r.Transmitters[0].Exact {
+		if t.Exact != r.Transmitters[0].Exact && !mixed {
+			mixed = true
 			v.Add("exact", "every transmitter of a map is computed in one mode: sites[%d] differs from the first", i)
 		}
 		if !finite(t.BandwidthMHz) || t.BandwidthMHz != 0 && (t.BandwidthMHz < MinBandwidthMHz || t.BandwidthMHz > MaxBandwidthMHz) {
