@@ -137,9 +137,10 @@ bench:
 # mode= pixels= within_1db_pct= within_3db_pct= max_abs_db= against the
 # point-to-point answer on every pixel's own profile (Rio sample committed
 # in the repo; PIXEL_SAMPLE=0 checks every pixel), then the exact/default
-# CPU ratio.
+# CPU ratio; the viewsheds' mode= map= pixels= agree_pct= and the
+# interference maps' lines (SINR, C/I, carrier) of the same Rio maps.
 bench-pixels:
-	$(GO) test -run '^$$' -bench 'BenchmarkIssue22' -benchtime 1x -timeout 60m ./appliance/coverage
+	$(GO) test -run '^$$' -bench 'BenchmarkIssue22' -benchtime 1x -timeout 60m ./appliance/coverage ./appliance/interference
 
 # Side-by-side coverage benchmark against SPLAT! (issue 9); SRTM1=1 adds
 # the 1" map (uses ../shared/data/terrain/srtm1 when the repository's copy

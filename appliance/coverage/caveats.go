@@ -273,19 +273,7 @@ func GeoTIFFMetadata(s *Summary) *geoexport.GeoTIFFMetadata {
 		geoexport.MetadataItem{Name: "THRESHOLD_DBM", Value: strconv.FormatFloat(s.ThresholdDBm, 'f', -1, 64)},
 		geoexport.MetadataItem{Name: "WARNINGS", Value: strings.Join(appliance.WarningCodes(s.Warnings), ";")},
 	)
-	if s.Pixel.Mode != "" {
-		// what a pixel stands for (package doc, "Pixels")
-		f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-		m.Items = append(m.Items,
-			geoexport.MetadataItem{Name: "PIXEL_MODE", Value: s.Pixel.Mode},
-			geoexport.MetadataItem{Name: "PIXEL_RECEIVER", Value: s.Pixel.Receiver},
-			geoexport.MetadataItem{Name: "PIXEL_PROFILE", Value: s.Pixel.Profile},
-			geoexport.MetadataItem{Name: "PIXEL_WITHIN_1DB_PCT", Value: f(s.Pixel.Within1DBPct)},
-			geoexport.MetadataItem{Name: "PIXEL_WITHIN_3DB_PCT", Value: f(s.Pixel.Within3DBPct)},
-			geoexport.MetadataItem{Name: "PIXEL_MAX_ABS_DB", Value: f(s.Pixel.MaxAbsDB)},
-			geoexport.MetadataItem{Name: "PIXEL_AGREEMENT_SOURCE", Value: s.Pixel.Source},
-		)
-	}
+	m.Items = append(m.Items, PixelMetadataItems(s.Pixel)...) // what a pixel stands for (package doc, "Pixels")
 	for i, w := range s.Warnings {
 		m.Items = append(m.Items, geoexport.MetadataItem{Name: fmt.Sprintf("WARNING_%d", i+1), Value: w.Code + ": " + w.Message})
 	}

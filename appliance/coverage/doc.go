@@ -197,7 +197,16 @@
 // transmitter's map is computed as by Compute on that grid, one after the
 // other; per pixel the strongest level wins, the lowest request index on a
 // tie (BestResult.Server, −1 for no data). A single transmitter's
-// best-server map is its Compute map bit for bit (tested).
+// best-server map is its Compute map bit for bit (tested). Each
+// transmitter's pixels follow "Pixels", in the mode of its request
+// (Request.Exact; the API caps an exact best-server map on its pixels
+// times its transmitters), and the strongest level is held to the
+// strongest point-to-point answer at the pixel centre: exact within
+// 0.01 dB on every pixel of a two-transmitter 5 km map
+// (TestIssue22_PixelTruth); default itm, three transmitters on Rio hills
+// (BenchmarkIssue22_BestPixelTruth, 4000 pixels, seed 22), rio30
+// 99.975 % within 1 dB, rio50 99.850 %, rio10 at 1″ 100 %, each 100 %
+// within 3 dB (largest 1.36 dB).
 //
 // # Missing terrain
 //
@@ -445,6 +454,9 @@
 // Viewshed answers, per pixel of a heatmap's grid, the path check of
 // /analyze (line of sight, 60 % of the first Fresnel zone, k = 4/3 by
 // default) on the pixel's own profile (viewshed.go states the rule and
-// its measured agreement); WriteViewshedGeoTIFF and WriteViewshedAreas export it, and
-// ViewshedComputer streams it as a computed map ("Computed maps").
+// its measured agreement; ViewshedRequest.Exact profiles each pixel with
+// Terrain.Profile itself, the same class on every pixel measured);
+// WriteViewshedGeoTIFF and WriteViewshedAreas export it (with the PIXEL_*
+// items of PixelMetadataItems), and ViewshedComputer streams it as a
+// computed map ("Computed maps").
 package coverage

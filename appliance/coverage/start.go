@@ -21,7 +21,10 @@ type TierCaps struct {
 	// exact maps. Every pixel then gets its own profile and a
 	// point-to-point evaluation: about 5–6.5 (10 km at 3″) to 10–20 (30 km)
 	// and 13–28 (50 km) times the default mode's CPU time
-	// (BenchmarkIssue22_ExactRatio, Sumaré maps; package doc).
+	// (BenchmarkIssue22_ExactRatio, Sumaré maps; package doc). Interference
+	// maps count their transmitters' pixels the same way, an exact viewshed
+	// as one transmitter (appliance/interference CheckCaps,
+	// CheckViewshedCaps).
 	MaxExactPixels int
 }
 

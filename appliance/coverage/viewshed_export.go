@@ -15,8 +15,10 @@ import (
 // the pixel class (0 blocked, 1 line of sight, 2 line of sight with 60 %
 // of the first Fresnel zone clear; NaN no data), with GDAL metadata
 // K_FACTOR, HEIGHT_M, RX_HEIGHT_M, FREQUENCY_MHZ, VISIBLE_KM2,
-// FRESNEL_CLEAR_KM2, WARNINGS (';'-separated codes) and WARNING_n
-// ("code: message").
+// FRESNEL_CLEAR_KM2, WARNINGS (';'-separated codes), what a pixel stands
+// for (PixelMetadataItems: PIXEL_MODE … PIXEL_AGREEMENT_SOURCE, the
+// agreement figures being the share of pixels whose class is /analyze's)
+// and WARNING_n ("code: message").
 func WriteViewshedGeoTIFF(w io.Writer, req ViewshedRequest, res *ViewshedResult) error {
 	g := res.Grid
 	data := make([]float32, len(res.Class))
@@ -37,6 +39,7 @@ func WriteViewshedGeoTIFF(w io.Writer, req ViewshedRequest, res *ViewshedResult)
 		{Name: "FRESNEL_CLEAR_KM2", Value: f(appliance.Round(s.FresnelClearKm2, 3))},
 		{Name: "WARNINGS", Value: viewshedCodes(s.Warnings)},
 	}
+	items = append(items, PixelMetadataItems(s.Pixel)...)
 	for i, wn := range s.Warnings {
 		items = append(items, geoexport.MetadataItem{Name: "WARNING_" + strconv.Itoa(i+1), Value: wn.Code + ": " + wn.Message})
 	}

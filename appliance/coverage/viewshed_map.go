@@ -111,12 +111,7 @@ func viewshedSummary(req ViewshedRequest, res *ViewshedResult) (Summary, error) 
 		Radials: vs.Radials, ProfileStepM: vs.ProfileStepM, Evaluations: vs.BlockedPixels + vs.LOSPixels,
 		ProfiledRadials: vs.ProfiledRadials, VoidFilledRadials: vs.VoidFilledRadials, VoidFilledSamples: vs.VoidFilledSamples,
 		VoidMaxSpanM: vs.VoidMaxSpanM}
-	s.Pixel = PixelInfo{Mode: PixelModeDefault,
-		Receiver: fmt.Sprintf("the pixel centre, %g m above ground", req.RxHeightM),
-		Profile:  "its own, from the site to the pixel centre (points within a centimetre of the profile /analyze builds): the /analyze path check on it",
-		// classes, not levels: the share of pixels identical to /analyze
-		Within1DBPct: 100, Within3DBPct: 100, MaxAbsDB: 0,
-		Source: "TestIssue22_ViewshedPixelTruth: 100 % of the pixels identical to the /analyze path check on their own profiles (Rio, 10 and 5 km maps at 90 m)"}
+	s.Pixel = vs.Pixel
 	s.EIRPDBm = cr.EIRPDBm
 	s.Transmitters = TransmittersData([]Request{cr})
 	s.Warnings = append(TransmitterWarnings([]Request{cr}), vs.Warnings...)
@@ -151,7 +146,7 @@ func ViewshedResultOf(r *Raster, s *Summary) (ViewshedRequest, *ViewshedResult, 
 		InRadiusPixels: s.InRadiusPixels, BlockedPixels: d.BlockedPixels, LOSPixels: d.LOSPixels, FresnelPixels: d.FresnelPixels,
 		NoDataMissingTerrain: s.NoDataMissingTerrain, MissingTiles: s.MissingTiles, VisibleKm2: d.VisibleKm2,
 		FresnelClearKm2: d.FresnelClearKm2, InRadiusKm2: d.InRadiusKm2, KFactor: d.KFactor, Radials: s.Radials,
-		ProfileStepM: s.ProfileStepM, Warnings: s.Warnings}}
+		ProfileStepM: s.ProfileStepM, Pixel: s.Pixel, Warnings: s.Warnings}}
 	for i, v := range r.DBm {
 		switch {
 		case v != v:
@@ -160,6 +155,7 @@ func ViewshedResultOf(r *Raster, s *Summary) (ViewshedRequest, *ViewshedResult, 
 			res.Class[i] = uint8(v)
 		}
 	}
-	req := ViewshedRequest{HeightM: d.HeightM, RxHeightM: d.RxHeightM, FreqMHz: d.FreqMHz, KFactor: d.KFactor}
+	req := ViewshedRequest{HeightM: d.HeightM, RxHeightM: d.RxHeightM, FreqMHz: d.FreqMHz, KFactor: d.KFactor,
+		Exact: s.Pixel.Mode == PixelModeExact}
 	return req, res, nil
 }

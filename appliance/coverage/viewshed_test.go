@@ -250,7 +250,8 @@ func TestIssue26_ViewshedExportsGDAL(t *testing.T) {
 	f.Close()
 	info := run("gdalinfo", "-stats", tif)
 	for _, want := range []string{"K_FACTOR=1.3333", "FREQUENCY_MHZ=5800", "VISIBLE_KM2=" + strconv.FormatFloat(appliance.Round(res.Summary.VisibleKm2, 3), 'f', -1, 64),
-		"WARNINGS=void_filled_terrain;missing_terrain", "STATISTICS_MAXIMUM=2", "STATISTICS_MINIMUM=0", "Unit Type: class"} {
+		"WARNINGS=void_filled_terrain;missing_terrain", "STATISTICS_MAXIMUM=2", "STATISTICS_MINIMUM=0", "Unit Type: class",
+		"PIXEL_MODE=default", "PIXEL_WITHIN_1DB_PCT=100", "PIXEL_MAX_ABS_DB=0"} {
 		if !strings.Contains(info, want) {
 			t.Errorf("gdalinfo lacks %q:\n%s", want, info)
 		}

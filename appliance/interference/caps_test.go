@@ -20,6 +20,12 @@ func TestIssue26_TierCaps(t *testing.T) {
 		}
 		return r
 	}
+	exact := func(r Request) Request {
+		for i := range r.Transmitters {
+			r.Transmitters[i].Exact = true
+		}
+		return r
+	}
 	for _, c := range []struct {
 		name  string
 		tier  appliance.Tier
@@ -34,6 +40,12 @@ func TestIssue26_TierCaps(t *testing.T) {
 		{"pro resolution", appliance.TierPro, net(2, 30000, 30), "sites[1].resolution_m"},
 		{"business 30 m", appliance.TierBusiness, net(200, 50000, 30), ""},
 		{"business 201", appliance.TierBusiness, net(201, 50000, 30), "sites"},
+		// exact: π·r²/res² summed over the transmitters within MaxExactPixels
+		{"starter exact 2 of 5 km", appliance.TierStarter, exact(net(2, 5000, 90)), ""},          // 19,393
+		{"starter exact 3 of 10 km", appliance.TierStarter, exact(net(3, 10000, 90)), "exact"},   // 116,355
+		{"pro exact 3 of 10 km", appliance.TierPro, exact(net(3, 10000, 90)), ""},                // 116,355
+		{"pro exact 10 of 10 km", appliance.TierPro, exact(net(10, 10000, 90)), "exact"},         // 387,850
+		{"business exact 3 of 30 km", appliance.TierBusiness, exact(net(3, 30000, 90)), "exact"}, // 1,047,198
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := CheckCaps(c.tier, c.req)
@@ -62,4 +74,21 @@ func TestIssue26_TierCaps(t *testing.T) {
 	if err := CheckViewshedCaps(appliance.TierFree, vs); err == nil {
 		t.Fatal("Free viewshed at 90 m accepted")
 	}
+	// an exact viewshed: the cap of an exact heatmap of one transmitter
+	vs.Exact, vs.ResolutionM = true, 250
+	if err := CheckViewshedCaps(appliance.TierFree, vs); !fieldErr(err, "exact") {
+		t.Fatalf("Free exact viewshed: %v", err)
+	}
+	vs.RadiusM, vs.ResolutionM = 15000, 90 // 87,266 pixels
+	if err := CheckViewshedCaps(appliance.TierStarter, vs); !fieldErr(err, "exact") {
+		t.Fatalf("Starter exact 15 km viewshed: %v", err)
+	}
+	if err := CheckViewshedCaps(appliance.TierPro, vs); err != nil {
+		t.Fatalf("Pro exact 15 km viewshed: %v", err)
+	}
+}
+
+func fieldErr(err error, field string) bool {
+	var ve *appliance.ValidationError
+	return errors.As(err, &ve) && hasField(ve, field)
 }

@@ -24,7 +24,9 @@ var GeoTIFFBands = []geoexport.BandMetadata{
 // WriteGeoTIFF writes the map as a 5-band Float32 GeoTIFF (GeoTIFFBands;
 // NaN no data) with the map's caveats as GDAL metadata: NOISE_FIGURE_DB,
 // CHANNELS (MHz/MHz, ';'-separated), TRANSMITTERS, WARNINGS
-// (';'-separated codes) and WARNING_n ("code: message").
+// (';'-separated codes), what a pixel stands for
+// (coverage.PixelMetadataItems: PIXEL_MODE … PIXEL_AGREEMENT_SOURCE, the
+// SINR's agreement) and WARNING_n ("code: message").
 func WriteGeoTIFF(w io.Writer, res *Result) error {
 	g := res.Grid
 	server := make([]float32, len(res.Server))
@@ -50,6 +52,7 @@ func metadataItems(s *Summary) []geoexport.MetadataItem {
 		{Name: "TRANSMITTERS", Value: strconv.Itoa(len(s.ServedPixels))},
 		{Name: "WARNINGS", Value: warningCodes(s.Warnings)},
 	}
+	items = append(items, coverage.PixelMetadataItems(s.Pixel)...)
 	for i, w := range s.Warnings {
 		items = append(items, geoexport.MetadataItem{Name: "WARNING_" + strconv.Itoa(i+1), Value: w.Code + ": " + w.Message})
 	}

@@ -47,7 +47,8 @@ func TestIssue26_InterferenceExportsGDAL(t *testing.T) {
 	info := tool(t, "gdalinfo", "-stats", tif)
 	for _, want := range []string{"Size is " + strconv.Itoa(res.Grid.Width) + ", " + strconv.Itoa(res.Grid.Height), "Band 5 Block", "Type=Float32",
 		"Description = SINR", "Description = C/I", "Unit Type: dBm", "Unit Type: dB\n", "WARNINGS=void_filled_terrain;no_land_cover;acs_assumed",
-		"NOISE_FIGURE_DB=7", "CHANNELS_MHZ=5500/20;5520/20", "NoData Value=nan"} {
+		"NOISE_FIGURE_DB=7", "CHANNELS_MHZ=5500/20;5520/20", "NoData Value=nan", "PIXEL_MODE=default", "PIXEL_WITHIN_1DB_PCT=100",
+		"PIXEL_RECEIVER=the pixel centre, 10 m above ground"} {
 		if !strings.Contains(info, want) {
 			t.Errorf("gdalinfo lacks %q:\n%s", want, info)
 		}

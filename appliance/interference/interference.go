@@ -80,6 +80,10 @@ type Request struct {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// exact reports an exact map (package doc, "Exact mode"): its
+// transmitters' coverage.Request.Exact (Validate has them all equal).
+func (r Request) exact() bool { return len(r.Transmitters) > 0 && r.Transmitters[0].Exact }
+
 // Validate checks the request (every transmitter as coverage.Request
 // does, plus its channel) and names every bad field with the JSON paths of
 // the interference body. Its error matches appliance.ErrInvalid.
@@ -88,6 +92,7 @@ func (r Request) Validate() error {
 	if len(r.Transmitters) == 0 || len(r.Transmitters) > coverage.MaxBestServers {
 		v.Add("sites", "must hold 1..%d transmitters, got %d", coverage.MaxBestServers, len(r.Transmitters))
 	}
+	mixed := false
 	for i, t := range r.Transmitters {
 		f := "sites[" + strconv.Itoa(i) + "]"
 		if err := t.Request.Validate(); err != nil {
@@ -98,6 +103,10 @@ func (r Request) Validate() error {
 			}
 		} else if t.ResolutionM != r.Transmitters[0].ResolutionM {
 			v.Add(f+".resolution_m", "must equal the first site's %g m, got %g", r.Transmitters[0].ResolutionM, t.ResolutionM)
+		}
+		if t.Exact != r.Transmitters[0].Exact && !mixed {
+			mixed = true
+			v.Add("exact", "every transmitter of a map is computed in one mode: sites[%d] differs from the first", i)
 		}
 		if !finite(t.BandwidthMHz) || t.BandwidthMHz != 0 && (t.BandwidthMHz < MinBandwidthMHz || t.BandwidthMHz > MaxBandwidthMHz) {
 			v.Add(f+".bandwidth_mhz", "must be 0 (default %g MHz) or %g..%g MHz, got %g", DefaultBandwidthMHz, MinBandwidthMHz, MaxBandwidthMHz, t.BandwidthMHz)
@@ -270,6 +279,11 @@ type Summary struct {
 	SharedProfiles int
 	// PerTransmitter is each transmitter's own coverage summary on the grid.
 	PerTransmitter []coverage.Summary
+	// Pixel says what a pixel of the map stands for: the mode, the
+	// receiver, the profiles, and the measured agreement of its SINR with
+	// the direct computation from every transmitter's point-to-point
+	// answer at the pixel centre (package doc, "Pixels").
+	Pixel coverage.PixelInfo
 	// Warnings are the transmitters' (each code once, with the message of
 	// the first transmitter in request order that raised it) and the map's own.
 	Warnings  []appliance.Warning
@@ -378,11 +392,20 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 	})
 	sh := newShare(s.terrain, s.engines)
 	cov := coverage.New(sh.terrain(), sh.engine)
+	exact := req.exact()
+	if exact {
+		// every pixel on its own Terrain.Profile with the engine's own
+		// Predict (coverage's exact mode): nothing to share, and the
+		// pixels' profiles are not worth keeping
+		cov = coverage.New(s.terrain, s.engines)
+	}
 	reqs := make([]coverage.Request, len(ts))
 	for i, t := range ts {
 		reqs[i] = t.Request
 	}
-	shareOK := func(t Transmitter) bool { return siteSize[siteOf(t)] > 1 && ShareBytes(t.Request) <= MaxShareBytes }
+	shareOK := func(t Transmitter) bool {
+		return !exact && siteSize[siteOf(t)] > 1 && ShareBytes(t.Request) <= MaxShareBytes
+	}
 	siteFreqs := map[siteKey][]float64{}
 	for _, t := range ts {
 		if fs := siteFreqs[siteOf(t)]; !slices.Contains(fs, t.FreqMHz) {
@@ -491,7 +514,8 @@ func (s *Service) Compute(ctx context.Context, req Request, opts coverage.Option
 		}
 	}
 	sum := Summary{Pixels: n, NoiseFigureDB: nf, MinSINRDB: math.NaN(), MaxSINRDB: math.NaN(),
-		ServedPixels: make([]int, len(ts)), Channels: chs.list, SharedSweeps: hits, SharedProfiles: profHits, PerTransmitter: sums}
+		ServedPixels: make([]int, len(ts)), Channels: chs.list, SharedSweeps: hits, SharedProfiles: profHits, PerTransmitter: sums,
+		Pixel: pixelInfo(req, sums[0].ProfileStepM)}
 	ths := req.SINRThresholdsDB
 	if ths == nil {
 		ths = DefaultSINRThresholdsDB

@@ -244,6 +244,7 @@ func TestValidate(t *testing.T) {
 		{"thresholds", "sinr_thresholds_db[1]", func(r *Request) { r.SINRThresholdsDB = []float64{5, 0} }},
 		{"resolution", "sites[1].resolution_m", func(r *Request) { r.Transmitters[1].ResolutionM = 30 }},
 		{"frequency", "sites[0].frequency_mhz", func(r *Request) { r.Transmitters[0].FreqMHz = 1 }},
+		{"mixed modes", "exact", func(r *Request) { r.Transmitters[2].Exact = true }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := threeTransmitters(appliance.EngineFSPL)

@@ -85,7 +85,7 @@ func (m *Maps) Request(k *appliance.APIKey, spec MapSpec) (Request, error) {
 	var ts []Transmitter
 	sites := 0 // the index of the first explicit site in ts
 	base := spec.Spec
-	base.Exact = false
+	base.Exact = false // checked once for the whole map (CheckCaps), set below
 	if len(base.TowerIDs) > 0 || base.BBox != nil {
 		reqs, err := m.Starter.Requests(k, base, true)
 		if err != nil {
@@ -147,6 +147,9 @@ func (m *Maps) Request(k *appliance.APIKey, spec MapSpec) (Request, error) {
 				sub.Transmitters[i].ACSDB = spec.ACSDB // a radio stating none: the map's
 			}
 		}
+	}
+	for i := range ts {
+		ts[i].Exact = spec.Spec.Exact
 	}
 	req := Request{Transmitters: ts, NoiseFigureDB: spec.NoiseFigureDB, SINRThresholdsDB: spec.SINRThresholdsDB}
 	if err := CheckCaps(k.Tier, req); err != nil {
@@ -238,7 +241,9 @@ func (c *mapComputer) Work() (int, int64) {
 	px := int64(s.Width) * int64(s.Height)
 	share := int64(0)
 	for _, t := range c.req.Transmitters {
-		share = max(share, min(ShareBytes(t.Request), MaxShareBytes))
+		if !c.req.exact() { // an exact map shares nothing
+			share = max(share, min(ShareBytes(t.Request), MaxShareBytes))
+		}
 	}
 	chs := int64(len(channelsOf(c.req.Transmitters).list))
 	return w, coverage.EstimateMemBytes(reqs, true, w) + px*(4+4+1+16+20*chs) + share
@@ -328,7 +333,7 @@ func mapSummary(req Request, res *Result) (coverage.Summary, error) {
 	}
 	for i, p := range is.PerTransmitter {
 		if i == 0 {
-			s.EngineVersion, s.ProfileStepM, s.Pixel = p.EngineVersion, p.ProfileStepM, p.Pixel
+			s.EngineVersion, s.ProfileStepM = p.EngineVersion, p.ProfileStepM
 		}
 		s.NoDataMissingTerrain += p.NoDataMissingTerrain
 		s.NoDataOutsideEnvelope += p.NoDataOutsideEnvelope
@@ -351,6 +356,7 @@ func mapSummary(req Request, res *Result) (coverage.Summary, error) {
 		s.EIRPAssumed = s.EIRPAssumed || r.Transmitter.EIRPAssumed
 	}
 	s.Transmitters = coverage.TransmittersData(reqs)
+	s.Pixel = is.Pixel // the SINR's, not a transmitter's level's
 	s.Warnings = append([]appliance.Warning{}, is.Warnings...)
 	d := MapDetail{Kind: KindInterference, NoiseFigureDB: is.NoiseFigureDB, ValidPixels: is.ValidPixels, InterferedPixels: is.InterferedPixels,
 		MinSINRDB: finitePtr(is.MinSINRDB), MaxSINRDB: finitePtr(is.MaxSINRDB), ServedPixels: is.ServedPixels,
@@ -396,7 +402,7 @@ func ResultOf(r *coverage.Raster, servers []int32, bands [][]float32, s *coverag
 	res := &Result{Grid: &g, Server: servers, CarrierDBm: bands[0], InterferenceDBm: bands[1], CIDB: bands[2], SINRDB: r.DBm}
 	res.Summary = Summary{Pixels: n, ValidPixels: d.ValidPixels, InRadiusPixels: s.InRadiusPixels, InterferedPixels: d.InterferedPixels,
 		NoiseFigureDB: d.NoiseFigureDB, MinSINRDB: math.NaN(), MaxSINRDB: math.NaN(), ServedPixels: d.ServedPixels,
-		SharedSweeps: d.SharedSweeps, SharedProfiles: d.SharedProfiles, Warnings: s.Warnings, ElapsedMS: s.ElapsedMS}
+		SharedSweeps: d.SharedSweeps, SharedProfiles: d.SharedProfiles, Pixel: s.Pixel, Warnings: s.Warnings, ElapsedMS: s.ElapsedMS}
 	if d.MinSINRDB != nil {
 		res.Summary.MinSINRDB = *d.MinSINRDB
 	}

@@ -210,9 +210,17 @@ done
 # max_abs_db=), from the coverage package's benchmarks: the rio50 ITM map on
 # this benchmark's pack layout (S23W044 with its absent neighbours declared
 # sea), and the rio30/rio50 maps on the repository's Rio sample, 4000 random
-# pixels each (seed printed). AGREEMENT=0 skips it.
+# pixels each (seed printed); then the same maps' viewsheds (class against
+# /analyze's path check: mode= map=rio50-viewshed pixels= agree_pct=) and
+# three-transmitter ITM interference maps (SINR, C/I and carrier against
+# the same formula on every transmitter's point-to-point answer:
+# map=rio50-interference-itm…). AGREEMENT=0 skips it.
 if [ "${AGREEMENT:-1}" = 1 ]; then
   say "agreement with the point-to-point answer (go test -bench Issue22, a few minutes)"
   (cd "$ROOT" && go test -v -run '^$' -bench 'BenchmarkIssue22_(SeaPack|PixelTruth)$/^rio(30|50)$/^itm$' -benchtime 1x \
       -timeout 30m ./appliance/coverage/) | grep -E '^mode=|SEED' || die "agreement benchmarks failed"
+  (cd "$ROOT" && go test -v -run '^$' -bench 'BenchmarkIssue22_ViewshedPixelTruth$/^rio(30|50)$/^default$' -benchtime 1x \
+      -timeout 30m ./appliance/coverage/ &&
+    go test -v -run '^$' -bench 'BenchmarkIssue22_InterferencePixelTruth$/^rio(30|50)$' -benchtime 1x \
+      -timeout 30m ./appliance/interference/) | grep -E '^mode=|SEED|^seed=' || die "network map agreement benchmarks failed"
 fi

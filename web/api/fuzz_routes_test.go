@@ -253,7 +253,8 @@ func FuzzInterferenceMapBody(f *testing.F) {
 		`{"sites":[{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58},{"lat":-22.94,"lon":-43.29,"height_m":30,"eirp_dbm":58,"frequency_mhz":1820,"bandwidth_mhz":10,"acs_db":40}],"frequency_mhz":1800,"radius_km":1,"resolution_m":250,"engine":"fspl"}`,
 		`{"tower_ids":["a","b"],"bbox":{"min_lat":1e308},"frequency_mhz":1800,"sinr_thresholds_db":[1e308,-1e308]}`,
 		`{"sites":[{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58,"bandwidth_mhz":-1,"antenna_id":""}],"frequency_mhz":1800,"noise_figure_db":1e308,"resolution_m":1e-9}`,
-		`{"sites":[{}],"frequency_mhz":-1}`, `{"sites":null}`, `null`, `{`, ``,
+		`{"sites":[{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58}],"frequency_mhz":1800,"radius_km":1,"resolution_m":250,"exact":true}`,
+		`{"sites":[{}],"frequency_mhz":-1,"exact":1}`, `{"sites":null}`, `null`, `{`, ``,
 	)
 }
 
@@ -262,7 +263,8 @@ func FuzzViewshedMapBody(f *testing.F) {
 		`{"site":{"lat":-22.93,"lon":-43.30,"height_m":30},"frequency_mhz":5800,"radius_km":1,"resolution_m":250}`,
 		`{"tower_id":"anatel:x","site":{"lat":1e308},"frequency_mhz":1800,"k_factor":-1}`,
 		`{"site":{"lat":-22.93,"lon":-43.30,"height_m":1e308},"frequency_mhz":1e-308,"rx_height_m":0,"k_factor":1e308}`,
-		`{"tower_id":""}`, `null`, `{`, ``,
+		`{"site":{"lat":-22.93,"lon":-43.30,"height_m":30},"frequency_mhz":5800,"radius_km":1,"resolution_m":250,"exact":true}`,
+		`{"tower_id":"","exact":"yes"}`, `null`, `{`, ``,
 	)
 }
 

@@ -56,13 +56,14 @@ type interferenceMapRequest struct {
 	RxHeightM        *float64               `json:"rx_height_m"`
 	ResolutionM      *float64               `json:"resolution_m"`
 	Engine           *string                `json:"engine"`
+	Exact            *bool                  `json:"exact"`
 }
 
 // toSpec maps the body; missing numbers are named here, ranges by the
 // service.
 func (q *interferenceMapRequest) toSpec() (interference.MapSpec, error) {
 	hq := heatmapRequest{TowerIDs: q.TowerIDs, BBox: q.BBox, Operator: q.Operator, FrequencyMHz: q.FrequencyMHz,
-		RadiusKm: q.RadiusKm, RxHeightM: q.RxHeightM, ResolutionM: q.ResolutionM, Engine: q.Engine}
+		RadiusKm: q.RadiusKm, RxHeightM: q.RxHeightM, ResolutionM: q.ResolutionM, Engine: q.Engine, Exact: q.Exact}
 	v := &appliance.ValidationError{}
 	spec, err := hq.toSpec(true) // frequency_mhz is required: the towers', and the sites' default
 	if ve, ok := err.(*appliance.ValidationError); ok {
@@ -147,6 +148,7 @@ type viewshedMapRequest struct {
 	RxHeightM    *float64  `json:"rx_height_m"`
 	ResolutionM  *float64  `json:"resolution_m"`
 	KFactor      *float64  `json:"k_factor"`
+	Exact        *bool     `json:"exact"`
 }
 
 func (q *viewshedMapRequest) toSpec() (interference.ViewshedSpec, error) {
@@ -162,7 +164,8 @@ func (q *viewshedMapRequest) toSpec() (interference.ViewshedSpec, error) {
 		return num(p)
 	}
 	s.Request = coverage.ViewshedRequest{FreqMHz: num(q.FrequencyMHz), RadiusM: pos(q.RadiusKm, "radius_km") * 1000,
-		RxHeightM: pos(q.RxHeightM, "rx_height_m"), ResolutionM: pos(q.ResolutionM, "resolution_m"), KFactor: num(q.KFactor)}
+		RxHeightM: pos(q.RxHeightM, "rx_height_m"), ResolutionM: pos(q.ResolutionM, "resolution_m"), KFactor: num(q.KFactor),
+		Exact: q.Exact != nil && *q.Exact}
 	switch {
 	case q.TowerID != nil && q.Site != nil:
 		v.Add("tower_id", "give either tower_id or site")

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"linkplan/appliance"
 )
 
 // Two sectors of one site on one channel and a third site on the adjacent
@@ -194,6 +196,65 @@ func TestIssue26_NetworkMapsRefusals(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res := h.do(t, "POST", c.path, h.keys[c.key], map[string]string{"Content-Type": "application/json"}, c.body)
 			if res.status != c.status || c.field != "" && !bytes.Contains(res.body, []byte(strconv.Quote(c.field))) {
+				t.Fatalf("%d %s", res.status, res.body)
+			}
+		})
+	}
+}
+
+// TestIssue22_NetworkMapsExactAPI: POST /coverage/interference and
+// /coverage/viewshed take exact; the summary's pixel and the GeoTIFF's
+// PIXEL_MODE say the mode, with the measured agreement; an exact map past
+// the tier's exact cap is a 422 naming exact (Starter 50,000 pixels:
+// three 10 km transmitters at 90 m are about 116,000; a 15 km viewshed
+// about 87,000).
+func TestIssue22_NetworkMapsExactAPI(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for _, c := range []struct{ path, body string }{
+		{"/coverage/interference", interferenceBody},
+		{"/coverage/viewshed", viewshedBody},
+	} {
+		for _, tc := range []struct{ exact, mode string }{{`,"exact":true`, "exact"}, {`,"exact":false`, "default"}} {
+			h.clock.nextStep()
+			id, evs := startNetMap(t, h, c.path, h.keys["pro"], strings.TrimSuffix(c.body, "}")+tc.exact+"}")
+			last := evs[len(evs)-1]
+			var sum struct {
+				Pixel struct {
+					Mode     string  `json:"mode"`
+					Receiver string  `json:"receiver"`
+					Profile  string  `json:"profile"`
+					Within1  float64 `json:"within_1db_pct"`
+					Within3  float64 `json:"within_3db_pct"`
+					Source   string  `json:"agreement_source"`
+				} `json:"pixel"`
+			}
+			if err := json.Unmarshal([]byte(last.Data), &sum); err != nil || last.Type != "summary" {
+				t.Fatalf("%s %s: %s %v", c.path, last.Type, last.Data, err)
+			}
+			p := sum.Pixel
+			if p.Mode != tc.mode || !strings.Contains(p.Receiver, "pixel centre") || p.Profile == "" || p.Within1 < 99 || p.Within3 < 99.9 || p.Source == "" {
+				t.Errorf("%s: summary pixel %+v, want mode %s", c.path, p, tc.mode)
+			}
+			res := h.do(t, "GET", "/coverage/heatmap/"+id+"/export?format=geotiff", h.keys["pro"], nil, "")
+			if res.status != http.StatusOK || !bytes.Contains(res.body, []byte(`<Item name="PIXEL_MODE">`+tc.mode+`</Item>`)) ||
+				!bytes.Contains(res.body, []byte(`<Item name="PIXEL_WITHIN_1DB_PCT">`)) {
+				t.Errorf("%s: GeoTIFF export %d without PIXEL_MODE %s", c.path, res.status, tc.mode)
+			}
+		}
+	}
+	h.issue(t, "starter", appliance.TierStarter, appliance.RoleTenant)
+	site := `{"lat":-22.93,"lon":-43.30,"height_m":30,"eirp_dbm":58}`
+	for _, c := range []struct{ name, key, path, body string }{
+		{"interference over the Starter exact cap", "starter", "/coverage/interference",
+			`{"sites":[` + site + `,` + site + `,` + site + `],"frequency_mhz":1800,"radius_km":10,"exact":true}`},
+		{"viewshed over the Starter exact cap", "starter", "/coverage/viewshed",
+			`{"site":{"lat":-22.93,"lon":-43.30,"height_m":30},"frequency_mhz":1800,"radius_km":15,"exact":true}`},
+		{"Free has no exact viewshed", "free", "/coverage/viewshed",
+			`{"site":{"lat":-22.93,"lon":-43.30,"height_m":30},"frequency_mhz":1800,"radius_km":2,"exact":true}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := h.do(t, "POST", c.path, h.keys[c.key], map[string]string{"Content-Type": "application/json"}, c.body)
+			if res.status != http.StatusUnprocessableEntity || !bytes.Contains(res.body, []byte(`"exact"`)) {
 				t.Fatalf("%d %s", res.status, res.body)
 			}
 		})
