@@ -3,7 +3,6 @@ package main_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	be "encoding/binary"
 	"encoding/hex"
@@ -30,28 +29,6 @@ import (
 
 // The tests of issue 21's backup, restore, start-up check, upgrade and
 // clean-stop slices, on the real binary.
-
-// runFor runs the binary with a time limit and returns its output and
-// exit status (-1 when it had to be killed).
-func runFor(t *testing.T, limit time.Duration, bin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	var o, e bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return o.String(), e.String(), -1
-	case errors.As(err, &ee):
-		return o.String(), e.String(), ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return o.String(), e.String(), 0
-}
 
 // storeDir returns a closed data directory whose database holds n link
 // observations (batches of 500, one transaction each, as the batch route

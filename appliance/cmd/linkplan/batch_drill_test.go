@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -278,11 +277,7 @@ func TestBatchCrashDrill(t *testing.T) {
 		if j.State == "succeeded" {
 			break
 		}
-		if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-s.done
-		s.exited = true
+		s.Kill(t)
 		kills++
 		t.Logf("kill -9 at %d/%d rows (target %d)", j.Progress.Done, n, target)
 		s = startServe(t, bin, dir)

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,11 +54,8 @@ func pdfText(t *testing.T, pdf []byte) string {
 // alive checks that s is the same process, still serving.
 func alive(t *testing.T, s *server) {
 	t.Helper()
-	select {
-	case err := <-s.done:
-		s.exited = true
+	if gone, err := s.Exited(); gone {
 		t.Fatalf("the server exited: %v\n%s", err, s.stderr.String())
-	default:
 	}
 	if r := s.call(t, "GET", "/health", nil, ""); r.status != http.StatusOK {
 		t.Fatalf("/health: %d", r.status)
@@ -204,11 +200,7 @@ func TestIssue20_JobQuarantinedAfterTwoDeaths(t *testing.T) {
 		if j.State != "running" {
 			t.Fatalf("the job ended before the kill point %d: %+v", at, j)
 		}
-		if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-s.done
-		s.exited = true
+		s.Kill(t)
 		t.Logf("kill -9 at %d/%d rows", j.Progress.Done, n)
 		return j
 	}

@@ -115,7 +115,7 @@ var synthgen struct {
 func synthgenState(t *testing.T, bin string) (string, string) {
 	t.Helper()
 	synthgen.once.Do(func() {
-		dir, err := os.MkdirTemp(built.dir, "synthgen-") // removed with the binary by TestMain
+		dir, err := os.MkdirTemp("", "linkplan-synthgen-") // removed by TestMain
 		if err != nil {
 			synthgen.err = err
 			return
