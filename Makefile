@@ -29,8 +29,8 @@ run: build
 # run of engines/ml's GBM check (build/gbm-check/check.py under Debian's
 # /usr/bin/python3; LINKPLAN_SKIP_SKLEARN=1 skips that check explicitly). A
 # NAME=VERSION entry is pinned: installed unless that exact version is.
-# chromium runs the web console's browser tests (appliance/cmd/linkplan,
-# console_*browser_test.go; LINKPLAN_SKIP_BROWSER=1 skips them explicitly).
+# chromium runs the web console's browser tests
+# (appliance/cmd/linkplan/browsertest; LINKPLAN_SKIP_BROWSER=1 skips them explicitly).
 # lintian checks the Debian package (make deb-lint) and systemd provides
 # systemd-analyze (make systemd-verify, deb-test); jq, unzip and zip are
 # used by INSTALL.md's commands and its stand-ins (make install-check).
