@@ -135,6 +135,7 @@ func fileSHA(t *testing.T, path string) string {
 // wrong magic are each refused at start with a clear log line and exit
 // status 3: never a Go panic, never "database checked" or serving.
 func TestIssue21_CorruptDatabaseRefusedAtStart(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	src := filepath.Join(storeDir(t, 20000), store.FileName)
 	st, err := os.Stat(src)
@@ -266,6 +267,7 @@ func setSchema(t *testing.T, dir string, v int, drop ...string) {
 // refused at start, naming both versions, and left as it was; its backup
 // is refused by restore for the same reason.
 func TestIssue21_NewerSchemaRefused(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := storeDir(t, 500)
 	newer := store.SchemaVersion() + 2
@@ -308,6 +310,7 @@ func TestIssue21_NewerSchemaRefused(t *testing.T) {
 // schema is backed up (verified) before it is migrated, into
 // DATA/backups or --backup-dir.
 func TestIssue21_MigrationTakesBackupFirst(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	old := store.SchemaVersion() - 1
 	for _, withDir := range []bool{false, true} {
@@ -449,6 +452,7 @@ func noErr(t testing.TB, err error) {
 // served directory whose socket is gone is a clear error, not a hang or a
 // second opener; another user cannot reach the socket.
 func TestIssue21_BackupCommandPaths(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := storeDir(t, 1000)
 	out := filepath.Join(t.TempDir(), "offline.lpbackup")

@@ -242,6 +242,7 @@ func sameOutputs(t *testing.T, want, got map[string][]byte) {
 }
 
 func TestBatchCrashDrill(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	const n = 5000
 	body := drillRows(n)

@@ -22,6 +22,13 @@ import (
 // The tests in this file are black-box: they build the linkplan binary and
 // run it as a user would (appliance/cmd/linkplan/internal/realbin). They
 // are skipped with -short.
+//
+// Where a new real-binary test goes: a console (Chromium) test into
+// browsertest; a CLI or serve test here. It calls t.Parallel() when it
+// starts its own appliance (startServe on its own t.TempDir(); the kernel
+// picks the port) and decides nothing by the clock; it stays serial when
+// it kills a process at a time offset, reuses a port after a restart
+// (freeAddr) or measures a duration (the drills of issues 21, 24 and 28).
 
 const e2eVersion = realbin.Version
 
@@ -136,6 +143,7 @@ func checkLinkResult(t *testing.T, where string, v any) {
 }
 
 func TestServeEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dataDir := t.TempDir()
 	s := startServe(t, bin, dataDir)

@@ -69,6 +69,7 @@ func alive(t *testing.T, s *server) {
 // crash-looped on the re-leased job; the summary PDF's panic (on the
 // handler's goroutine) failed the job after 3 attempts.
 func TestIssue20_EmojiBatchWithPDFs(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
@@ -125,6 +126,7 @@ func TestIssue20_EmojiBatchWithPDFs(t *testing.T) {
 // in its operator name gets a PDF link report (200), with U+FFFD in
 // place of the emoji and the note (before: 500, fpdf panicked).
 func TestIssue20_EmojiTowerOperatorReport(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
@@ -155,6 +157,7 @@ func TestIssue20_EmojiTowerOperatorReport(t *testing.T) {
 // TestIssue20_EmojiBrandingLinkReport: a tenant whose branding name holds
 // an emoji gets its PDF link report (200; before: 500).
 func TestIssue20_EmojiBrandingLinkReport(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)

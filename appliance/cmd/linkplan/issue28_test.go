@@ -267,6 +267,7 @@ func figures(t *testing.T, what string, s *server) map[string]int64 {
 // work, with its reason in /health/ready and /platform/maturity, and the
 // appliance stays ready.
 func TestIssue28_WorkersMapsByteIdentical(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	localReference(t, bin)
 	dir := t.TempDir()
