@@ -4,12 +4,13 @@
 // on a data directory of the test's own, on a port the kernel picks.
 //
 // The build is shared by every test package of a `go test` run (and by
-// later runs while the sources do not change): the binary is cached under
-// os.TempDir()/linkplan-realbin/<key>/linkplan, where the key hashes the
-// build-cache outputs of every package the binary links (go list -deps
-// -export), the Go version and the linker flags; a lock file serialises
-// the packages that ask for it at once, so one builds and the others wait
-// and reuse it. Only tests import this package.
+// later runs while the sources do not change): the binary is cached
+// under os.TempDir()/linkplan-realbin-<uid>/<key>/linkplan, where the key
+// hashes the build-cache outputs of every package the binary links (go
+// list -deps -export: content-addressed), the Go version and the linker
+// flags; a lock file serialises the packages that ask for it at once, so
+// one builds and the others wait and reuse it. Binaries unused for 6 hours
+// are removed when a new one is built. Only tests import this package.
 package realbin
 
 import (
@@ -75,7 +76,7 @@ func build() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root := filepath.Join(os.TempDir(), "linkplan-realbin")
+	root := filepath.Join(os.TempDir(), fmt.Sprintf("linkplan-realbin-%d", os.Getuid()))
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
 	}
