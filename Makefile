@@ -205,7 +205,7 @@ axe-fixture:
 	cp $(CONSOLE_NPM)/node_modules/axe-core/LICENSE $(AXE_FIXTURE)/LICENSE.txt
 	cd $(CONSOLE_NPM) && node -p 'const l = require("./package-lock.json").packages["node_modules/axe-core"]; `axe-core $${l.version} ($${l.license}, LICENSE.txt), the npm package pinned in build/console/package-lock.json:\n  integrity $${l.integrity}`' > $(CURDIR)/$(AXE_FIXTURE)/PROVENANCE
 	cd $(AXE_FIXTURE) && { echo "axe.min.js is the package's axe.min.js, unmodified; sha256 $$(sha256sum axe.min.js | cut -d' ' -f1)."; \
-	  echo "Injected into the page by the browser tests of appliance/cmd/linkplan; never served by the appliance."; \
+	  echo "Injected into the page by the browser tests of appliance/cmd/linkplan/browsertest; never served by the appliance."; \
 	  echo "Regenerate with make axe-fixture (needs Node.js with npm) after changing the pinned version."; } >> PROVENANCE
 
 # The committed vendor copies must be what console-vendor and axe-fixture make.
