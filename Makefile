@@ -12,7 +12,7 @@ ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= .data
 PKGS     := ./...
 
-.PHONY: all build run test test-deps staticcheck openapi-check mod-verify openapi-lint bench bench-pixels bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor axe-fixture console-verify console-size deb deb-lint deb-test install-check fuzz bench-scaleout backup-drill standby-drill bench-raytrace-eval bench-console
+.PHONY: all build run test test-go test-deps staticcheck openapi-check mod-verify openapi-lint bench bench-pixels bench-splat bench-admission check fmt-verify vet race systemd-verify static-check clean console-vendor axe-fixture console-verify console-size deb deb-lint deb-test install-check fuzz bench-scaleout backup-drill standby-drill bench-raytrace-eval bench-console
 
 all: build
 
@@ -29,8 +29,8 @@ run: build
 # run of engines/ml's GBM check (build/gbm-check/check.py under Debian's
 # /usr/bin/python3; LINKPLAN_SKIP_SKLEARN=1 skips that check explicitly). A
 # NAME=VERSION entry is pinned: installed unless that exact version is.
-# chromium runs the web console's browser tests (appliance/cmd/linkplan,
-# console_*browser_test.go; LINKPLAN_SKIP_BROWSER=1 skips them explicitly).
+# chromium runs the web console's browser tests
+# (appliance/cmd/linkplan/browsertest; LINKPLAN_SKIP_BROWSER=1 skips them explicitly).
 # lintian checks the Debian package (make deb-lint) and systemd provides
 # systemd-analyze (make systemd-verify, deb-test); jq, unzip and zip are
 # used by INSTALL.md's commands and its stand-ins (make install-check).
@@ -57,11 +57,12 @@ h3-fixtures:
 # committed web/console/dist/vendor/leaflet by console-vendor, so that run
 # and test need no network) and axe-core (injected into the page by the
 # browser tests; never served by the appliance), whose minified build is
-# committed in appliance/cmd/linkplan/testdata/axe by axe-fixture, so that
-# test and test-deps need nothing outside Go and Debian's archive.
+# committed in appliance/cmd/linkplan/browsertest/testdata/axe by
+# axe-fixture, so that test and test-deps need nothing outside Go and
+# Debian's archive.
 CONSOLE_NPM    := build/console
 CONSOLE_VENDOR := web/console/dist/vendor/leaflet
-AXE_FIXTURE    := appliance/cmd/linkplan/testdata/axe
+AXE_FIXTURE    := appliance/cmd/linkplan/browsertest/testdata/axe
 test-deps:
 	@missing=""; for p in $(TEST_DEBS); do n=$${p%%=*}; \
 	  if [ "$$n" = "$$p" ]; then dpkg -s $$n >/dev/null 2>&1 || missing="$$missing $$p"; \
@@ -83,7 +84,19 @@ TEST_TIMEOUT ?= 30m
 # poppler, promtool, gnumeric, chromium, python3-sklearn; see
 # appliance/tooltest): test-deps installs them, so a missing one fails.
 TEST_TAGS := systemtools
-test: test-deps mod-verify staticcheck openapi-check deb-lint deb-test
+# make test runs go test and the checks beside it (make -j): go test's
+# last minutes are a few long real-binary packages that leave the second
+# core mostly idle, and the checks fill it. TEST_ALSO adds targets to the
+# same parallel run (.ci/run adds vet and static-check); TEST_JOBS is
+# make's -j (go test itself runs -p cores packages at once).
+TEST_CHECKS := mod-verify staticcheck openapi-check deb-lint deb-test
+TEST_ALSO   ?=
+TEST_JOBS   ?= 3
+test: test-deps
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go $(TEST_CHECKS) $(TEST_ALSO)
+
+# go test alone, with the system tools (make test-deps installs them).
+test-go:
 	$(GO) test -tags $(TEST_TAGS) -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 # staticcheck, pinned: go run with an exact version builds it in the
@@ -192,7 +205,7 @@ axe-fixture:
 	cp $(CONSOLE_NPM)/node_modules/axe-core/LICENSE $(AXE_FIXTURE)/LICENSE.txt
 	cd $(CONSOLE_NPM) && node -p 'const l = require("./package-lock.json").packages["node_modules/axe-core"]; `axe-core $${l.version} ($${l.license}, LICENSE.txt), the npm package pinned in build/console/package-lock.json:\n  integrity $${l.integrity}`' > $(CURDIR)/$(AXE_FIXTURE)/PROVENANCE
 	cd $(AXE_FIXTURE) && { echo "axe.min.js is the package's axe.min.js, unmodified; sha256 $$(sha256sum axe.min.js | cut -d' ' -f1)."; \
-	  echo "Injected into the page by the browser tests of appliance/cmd/linkplan; never served by the appliance."; \
+	  echo "Injected into the page by the browser tests of appliance/cmd/linkplan/browsertest; never served by the appliance."; \
 	  echo "Regenerate with make axe-fixture (needs Node.js with npm) after changing the pinned version."; } >> PROVENANCE
 
 # The committed vendor copies must be what console-vendor and axe-fixture make.
@@ -204,7 +217,7 @@ console-verify: console-vendor axe-fixture
 # Chromium, one line each (screen= fcp_ms= render_ms= switch_ms=). A figure,
 # not a test: the goal (under 1 s on a quiet machine) is read here.
 bench-console:
-	$(GO) test -tags systemtools -count=1 -run 'TestIssue27_RenderFigures$$' -v ./appliance/cmd/linkplan | grep -o 'screen=.*'
+	$(GO) test -tags systemtools -count=1 -run 'TestIssue27_RenderFigures$$' -v ./appliance/cmd/linkplan/browsertest | grep -o 'screen=.*'
 
 # The console bundle size: every served file, each gzipped (-9), summed.
 console-size:

@@ -3,7 +3,6 @@ package main_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	be "encoding/binary"
 	"encoding/hex"
@@ -30,28 +29,6 @@ import (
 
 // The tests of issue 21's backup, restore, start-up check, upgrade and
 // clean-stop slices, on the real binary.
-
-// runFor runs the binary with a time limit and returns its output and
-// exit status (-1 when it had to be killed).
-func runFor(t *testing.T, limit time.Duration, bin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	var o, e bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return o.String(), e.String(), -1
-	case errors.As(err, &ee):
-		return o.String(), e.String(), ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return o.String(), e.String(), 0
-}
 
 // storeDir returns a closed data directory whose database holds n link
 // observations (batches of 500, one transaction each, as the batch route
@@ -158,6 +135,7 @@ func fileSHA(t *testing.T, path string) string {
 // wrong magic are each refused at start with a clear log line and exit
 // status 3: never a Go panic, never "database checked" or serving.
 func TestIssue21_CorruptDatabaseRefusedAtStart(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	src := filepath.Join(storeDir(t, 20000), store.FileName)
 	st, err := os.Stat(src)
@@ -289,6 +267,7 @@ func setSchema(t *testing.T, dir string, v int, drop ...string) {
 // refused at start, naming both versions, and left as it was; its backup
 // is refused by restore for the same reason.
 func TestIssue21_NewerSchemaRefused(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := storeDir(t, 500)
 	newer := store.SchemaVersion() + 2
@@ -331,6 +310,7 @@ func TestIssue21_NewerSchemaRefused(t *testing.T) {
 // schema is backed up (verified) before it is migrated, into
 // DATA/backups or --backup-dir.
 func TestIssue21_MigrationTakesBackupFirst(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	old := store.SchemaVersion() - 1
 	for _, withDir := range []bool{false, true} {
@@ -472,6 +452,7 @@ func noErr(t testing.TB, err error) {
 // served directory whose socket is gone is a clear error, not a hang or a
 // second opener; another user cannot reach the socket.
 func TestIssue21_BackupCommandPaths(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := storeDir(t, 1000)
 	out := filepath.Join(t.TempDir(), "offline.lpbackup")

@@ -14,6 +14,7 @@ import (
 // same pack embedded or from a file gives the same ETag, a different set
 // of packs another one) and revalidates with 304.
 func TestServeBasemapTiles(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	golden, err := os.ReadFile(filepath.Join("..", "..", "basemap", "testdata", "TestHillshadeGolden", "rio-z12-1556-2316.png.golden"))
 	if err != nil {

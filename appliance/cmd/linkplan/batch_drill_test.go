@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -243,6 +242,7 @@ func sameOutputs(t *testing.T, want, got map[string][]byte) {
 }
 
 func TestBatchCrashDrill(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	const n = 5000
 	body := drillRows(n)
@@ -278,11 +278,7 @@ func TestBatchCrashDrill(t *testing.T) {
 		if j.State == "succeeded" {
 			break
 		}
-		if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-s.done
-		s.exited = true
+		s.Kill(t)
 		kills++
 		t.Logf("kill -9 at %d/%d rows (target %d)", j.Progress.Done, n, target)
 		s = startServe(t, bin, dir)

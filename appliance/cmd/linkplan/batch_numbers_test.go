@@ -52,6 +52,7 @@ func hugeRows(n int) (string, map[int]string) {
 // no ERROR log line) and never a failed job (async: the job failed with
 // "json: unsupported value: +Inf").
 func TestIssue20_BatchRowHugeNumbers(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)

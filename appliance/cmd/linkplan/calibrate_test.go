@@ -59,6 +59,7 @@ func num(t *testing.T, m map[string]string, k string) float64 {
 // 0.2 dB (the issue's rule); on the full files (TestIssue26_CalibrationDortmundFull)
 // it must also beat one offset, pooled and on every fold within 0.2 dB.
 func TestIssue26_CalibrationDortmund(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	args := append([]string{"calibrate", "cv"}, dortmundFiles(t, "o2", "o2=")...)
 	args = append(args, dortmundFiles(t, "tmobile", "tmobile=")...)
@@ -84,6 +85,7 @@ var evalLine = regexp.MustCompile(`^n=(\d+) rmse_before_db=([\d.]+) rmse_after_d
 // held back; here the line's contract and the 1.0 dB improvement over the
 // uncalibrated engine, on every 20th row only).
 func TestIssue26_CalibrateEval(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	for _, op := range []string{"o2", "tmobile"} {
 		stdout, stderr, code := runCLI(t, bin, append([]string{"calibrate", "eval"}, dortmundFiles(t, op, "")...)...)
@@ -110,6 +112,7 @@ func TestIssue26_CalibrateEval(t *testing.T) {
 // fitted on the training folds: pooled, and on every held-out fold within
 // 0.2 dB.
 func TestIssue26_CalibrationDortmundFull(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("LINKPLAN_DORTMUND_DIR")
 	if dir == "" {
 		t.Skip("LINKPLAN_DORTMUND_DIR is not set")

@@ -91,6 +91,7 @@ func heatmapEvents(t *testing.T, s *server, key, body string) (string, map[strin
 // Shapefile properties). On main the events had none of these fields,
 // the GeoTIFF no metadata and the contours three attributes.
 func TestIssue20_HeatmapSummaryAndExportsCarryEIRPAndWarnings(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
@@ -213,6 +214,7 @@ func TestIssue20_HeatmapSummaryAndExportsCarryEIRPAndWarnings(t *testing.T) {
 // and position_uncertainty, merges them into the plan's warnings after
 // eirp_assumed, and echoes the radio budget it assumed.
 func TestIssue20_RepeaterPlanFlagsSyntheticObstructedFSPLHop(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
@@ -298,6 +300,7 @@ func TestIssue20_RepeaterPlanFlagsSyntheticObstructedFSPLHop(t *testing.T) {
 // GeoJSON, the KML and the Shapefile (ogrinfo), and the synthetic flag
 // agrees with the id prefix row by row.
 func TestIssue20_BatchGISExportsCarryWarningCodesSyntheticAndUncertainty(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
@@ -405,6 +408,7 @@ func TestIssue20_BatchGISExportsCarryWarningCodesSyntheticAndUncertainty(t *test
 // the question was not answered, and names every warning of the analysis
 // (grounding.missing_warnings empty).
 func TestIssue20_AIChatNamesEveryWarningAndSaysTheQuestionWasNotAnswered(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)

@@ -39,6 +39,7 @@ func runCLI(t *testing.T, bin string, args ...string) (string, string, int) {
 }
 
 func TestVersionAndUsage(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	for _, c := range []struct {
 		name   string
@@ -74,6 +75,7 @@ func TestVersionAndUsage(t *testing.T) {
 // elevations are compared with the embedded sample pack, which the packer
 // built from the same tile: the two must agree sample for sample.
 func TestTerrainCLI(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	pack := filepath.Join(dir, "rio-city.ltp")
@@ -234,6 +236,7 @@ func TestTerrainCLI(t *testing.T) {
 // with a note; before, the first README stopped the build. A glob with no
 // DEM at all is a usage error.
 func TestIssue20_TerrainBuildSkipsNonDEM(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	for _, name := range []string{"S22W043.hgt.zip", "S23W044.hgt.zip", "PROVENANCE.md", "LICENSE.asmyasnikov-srtm.MIT.txt"} {

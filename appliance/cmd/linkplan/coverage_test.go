@@ -94,6 +94,7 @@ func gdalinfoStats(t *testing.T, path string) covGdalInfo {
 // the printed summary: size, georeferencing, EPSG:4326, NoData, valid
 // share and the band's extremes.
 func TestCoverageGeoTIFF(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	for _, engine := range []string{"fspl", "itm"} {
 		t.Run(engine, func(t *testing.T) {
@@ -163,6 +164,7 @@ func TestCoverageGeoTIFF(t *testing.T) {
 
 // TestCoverageDeterministicWorkers: the GeoTIFF does not depend on --workers.
 func TestCoverageDeterministicWorkers(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	var files [2][]byte
@@ -184,6 +186,7 @@ func TestCoverageDeterministicWorkers(t *testing.T) {
 // names it, its pixels are NoData, and the run still succeeds; a
 // transmitter without terrain fails with the tile named and no file left.
 func TestCoverageMissingTerrain(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	// 2 km west of the meridian −43: S23W043 (Niterói) is not in the sample.
@@ -207,6 +210,7 @@ func TestCoverageMissingTerrain(t *testing.T) {
 
 // TestCoverageTower takes the transmitter from the embedded sample towers.
 func TestCoverageTower(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	s, _ := runCoverage(t, bin, "--tower", "anatel:1000029007", "--frequency-mhz", "700", "--radius-km", "2", "--out", filepath.Join(t.TempDir(), "tower.tif"))
 	// The Anatel sample has no ERP: the planner's assumed EIRP.
@@ -217,6 +221,7 @@ func TestCoverageTower(t *testing.T) {
 
 // TestCoverageBadFlags: command-line mistakes exit 2 and name the flag.
 func TestCoverageBadFlags(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "map.tif")
@@ -260,6 +265,7 @@ func TestCoverageBadFlags(t *testing.T) {
 // TestCoverageHelpListsBenchFlags: build/bench-splat/run.sh greps
 // `linkplan coverage --help` for the flags it passes.
 func TestCoverageHelpListsBenchFlags(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	out, _, _ := runCLI(t, bin, "coverage", "--help")
 	for _, f := range []string{"site", "eirp-dbm", "frequency-mhz", "radius-km", "rx-height-m", "engine", "resolution-m", "terrain", "itm-climate", "itm-n0", "out", "tower", "towers", "azimuth-deg", "beamwidth-deg", "workers"} {
@@ -273,6 +279,7 @@ func TestCoverageHelpListsBenchFlags(t *testing.T) {
 // on its own profile; the summary and the GeoTIFF metadata say so, and the
 // default mode's say theirs.
 func TestIssue22_ExactCLI(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	for _, mode := range []string{"exact", "default"} {
 		path := filepath.Join(t.TempDir(), "map.tif")

@@ -134,6 +134,7 @@ func postConcurrently(s *server, key, path, ct string, body []byte, n int) []bom
 }
 
 func TestIssue20_ConcurrentGzipBombs(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)

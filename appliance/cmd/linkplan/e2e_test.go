@@ -1,189 +1,90 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pquerna/otp/totp"
+
+	"linkplan/appliance/cmd/linkplan/internal/realbin"
 )
 
 // The tests in this file are black-box: they build the linkplan binary and
-// run it as a user would. They are skipped with -short.
+// run it as a user would (appliance/cmd/linkplan/internal/realbin). They
+// are skipped with -short.
+//
+// Where a new real-binary test goes: a console (Chromium) test into
+// browsertest; a CLI or serve test here. It calls t.Parallel() when it
+// starts its own appliance (startServe on its own t.TempDir(); the kernel
+// picks the port) and decides nothing by the clock; it stays serial when
+// it kills a process at a time offset, reuses a port after a restart
+// (freeAddr) or measures a duration (the drills of issues 21, 24 and 28).
 
-const e2eVersion = "v0.0.0-e2e"
-
-// built is the binary shared by the tests of one run (built once, removed
-// by TestMain).
-var built struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+const e2eVersion = realbin.Version
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	stopBrowser() // the console browser tests' shared Chromium (console_browser_test.go)
-	if built.dir != "" {
-		_ = os.RemoveAll(built.dir)
+	if synthgen.dir != "" {
+		_ = os.RemoveAll(synthgen.dir) // issue20_models_test.go
 	}
 	os.Exit(code)
 }
 
-// binary builds linkplan (once per test run) with a stamped version and
-// returns its path.
+// binary returns the linkplan binary of the current sources, built once
+// for every test package of the run (realbin.Binary).
 func binary(t testing.TB) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs the linkplan binary; skipped with -short")
-	}
-	built.once.Do(func() {
-		built.dir, built.err = os.MkdirTemp("", "linkplan-e2e-")
-		if built.err != nil {
-			return
-		}
-		built.path = filepath.Join(built.dir, "linkplan")
-		cmd := exec.Command("go", "build", "-o", built.path, "-ldflags", "-X main.Version="+e2eVersion, ".")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.path
+	return realbin.Binary(t)
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and many readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// server is a running `linkplan serve`.
+// server is a running `linkplan serve` (realbin.Server) with the short
+// names the tests of this package use.
 type server struct {
-	cmd    *exec.Cmd
+	*realbin.Server
 	base   string // http://127.0.0.1:port
-	stderr *syncBuffer
-	done   chan error // receives the exit status once
-	exited bool
+	stderr *realbin.SyncBuffer
+	cmd    *exec.Cmd
 }
 
-var servingAddr = regexp.MustCompile(`msg="linkplan serving" addr=(127\.0\.0\.1:[0-9]+)`)
+func wrapServer(s *realbin.Server) *server {
+	return &server{Server: s, base: s.Base, stderr: s.Stderr, cmd: s.Cmd}
+}
 
 // startServe starts `linkplan serve` on dataDir and waits until
-// /health/ready answers 200. The port is chosen by the kernel (--addr
-// 127.0.0.1:0) and read from the start-up log, so that concurrent test runs
-// cannot race for a port.
+// /health/ready answers 200 (realbin.StartServe).
 func startServe(t testing.TB, bin, dataDir string, extra ...string) *server {
 	t.Helper()
-	return startServeUntil(t, bin, dataDir, "/health/ready", extra...)
+	return wrapServer(realbin.StartServe(t, bin, dataDir, extra...))
 }
 
 // startServeUntil is startServe waiting for path to answer 200 (a warm
 // standby answers /health/ready with 503: it waits for /health).
 func startServeUntil(t testing.TB, bin, dataDir, path string, extra ...string) *server {
 	t.Helper()
-	s := &server{stderr: &syncBuffer{}, done: make(chan error, 1)}
-	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, extra...)...)
-	pr, pw := io.Pipe()
-	s.cmd.Stderr = pw
-	s.cmd.Stdout = io.Discard
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			line := sc.Text()
-			_, _ = s.stderr.Write([]byte(line + "\n"))
-			if m := servingAddr.FindStringSubmatch(line); m != nil {
-				select {
-				case addr <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	go func() {
-		err := s.cmd.Wait()
-		_ = pw.Close()
-		s.done <- err
-	}()
-	t.Cleanup(func() {
-		if !s.exited {
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	})
-	select {
-	case a := <-addr:
-		s.base = "http://" + a
-	case err := <-s.done:
-		s.exited = true
-		t.Fatalf("serve exited before serving: %v\n%s", err, s.stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve did not log its address within 60 s\n%s", s.stderr.String())
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(s.base + path)
-		if err == nil {
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready within 30 s (last: %v)\n%s", err, s.stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return wrapServer(realbin.StartServeUntil(t, bin, dataDir, path, extra...))
 }
 
 // stop sends SIGTERM and returns the exit error (nil for status 0).
 func (s *server) stop(t testing.TB) error {
 	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-s.done:
-		s.exited = true
-		return err
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not stop within 30 s of SIGTERM\n%s", s.stderr.String())
-	}
-	return nil
+	return s.Stop(t)
+}
+
+// runFor runs the binary with a time limit and returns its output and
+// exit status (-1 when it had to be killed).
+func runFor(t *testing.T, limit time.Duration, bin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	return realbin.RunFor(t, limit, bin, args...)
 }
 
 type reply struct {
@@ -195,26 +96,8 @@ type reply struct {
 // call sends one request and checks that the response carries X-Request-Id.
 func (s *server) call(t testing.TB, method, path string, header map[string]string, body string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, s.base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Header.Get("X-Request-Id") == "" {
-		t.Errorf("%s %s (%d): no X-Request-Id", method, path, res.StatusCode)
-	}
-	return reply{status: res.StatusCode, header: res.Header, body: b}
+	r := s.Call(t, method, path, header, body)
+	return reply{status: r.Status, header: r.Header, body: r.Body}
 }
 
 // checkLinkResult checks that one tower of an /analyze_link answer carries
@@ -260,6 +143,7 @@ func checkLinkResult(t *testing.T, where string, v any) {
 }
 
 func TestServeEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dataDir := t.TempDir()
 	s := startServe(t, bin, dataDir)

@@ -43,6 +43,7 @@ func commandPaths(t *testing.T, bin string) [][]string {
 // `terrain info|verify --help` read --help as a file name and the other
 // commands exited 2), also after operands and other flags.
 func TestIssue20_HelpOnEveryCommand(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	paths := commandPaths(t, bin)
 	for _, want := range [][]string{{"terrain", "info"}, {"terrain", "verify"}, {"terrain", "build"}, {"model", "retrain"},

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,11 +54,8 @@ func pdfText(t *testing.T, pdf []byte) string {
 // alive checks that s is the same process, still serving.
 func alive(t *testing.T, s *server) {
 	t.Helper()
-	select {
-	case err := <-s.done:
-		s.exited = true
+	if gone, err := s.Exited(); gone {
 		t.Fatalf("the server exited: %v\n%s", err, s.stderr.String())
-	default:
 	}
 	if r := s.call(t, "GET", "/health", nil, ""); r.status != http.StatusOK {
 		t.Fatalf("/health: %d", r.status)
@@ -73,6 +69,7 @@ func alive(t *testing.T, s *server) {
 // crash-looped on the re-leased job; the summary PDF's panic (on the
 // handler's goroutine) failed the job after 3 attempts.
 func TestIssue20_EmojiBatchWithPDFs(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
@@ -129,6 +126,7 @@ func TestIssue20_EmojiBatchWithPDFs(t *testing.T) {
 // in its operator name gets a PDF link report (200), with U+FFFD in
 // place of the emoji and the note (before: 500, fpdf panicked).
 func TestIssue20_EmojiTowerOperatorReport(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
@@ -159,6 +157,7 @@ func TestIssue20_EmojiTowerOperatorReport(t *testing.T) {
 // TestIssue20_EmojiBrandingLinkReport: a tenant whose branding name holds
 // an emoji gets its PDF link report (200; before: 500).
 func TestIssue20_EmojiBrandingLinkReport(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
@@ -204,11 +203,7 @@ func TestIssue20_JobQuarantinedAfterTwoDeaths(t *testing.T) {
 		if j.State != "running" {
 			t.Fatalf("the job ended before the kill point %d: %+v", at, j)
 		}
-		if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-s.done
-		s.exited = true
+		s.Kill(t)
 		t.Logf("kill -9 at %d/%d rows", j.Progress.Done, n)
 		return j
 	}

@@ -67,6 +67,7 @@ func evalFigures(t *testing.T, out, stderr string) (fig map[string]float64, fair
 // T-Mobile → O2 is the shift the ordinary band misses (0.86). Trained on
 // both operators, the unseen band is calibrated on each operator left out.
 func TestIssue20_UnseenOperatorBand(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	for _, tc := range []struct{ train, test string }{{"o2", "tmobile"}, {"tmobile", "o2"}} {
@@ -115,7 +116,7 @@ var synthgen struct {
 func synthgenState(t *testing.T, bin string) (string, string) {
 	t.Helper()
 	synthgen.once.Do(func() {
-		dir, err := os.MkdirTemp(built.dir, "synthgen-") // removed with the binary by TestMain
+		dir, err := os.MkdirTemp("", "linkplan-synthgen-") // removed by TestMain
 		if err != nil {
 			synthgen.err = err
 			return
@@ -209,6 +210,7 @@ func gate(t *testing.T, s *server) map[string]any {
 // an operator's `observations attest` (audited) makes the rows real and
 // the claim appear, and `--withdraw` takes it back at the next start.
 func TestIssue20_RelabelledSynthgenNoFieldAccuracyClaim(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	data, key := synthgenState(t, bin)
 	s := startServe(t, bin, data)
@@ -280,6 +282,7 @@ func TestIssue20_RelabelledSynthgenNoFieldAccuracyClaim(t *testing.T) {
 // validity and its bands) and fspl answers; at 1800 MHz there it answers
 // inside. Model info shows the envelope's hull and validity.
 func TestIssue20_RetrainedResidual28GHzInRioRefused(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	data, key := synthgenState(t, bin)
 	s := startServe(t, bin, data)

@@ -22,6 +22,7 @@ import (
 // best_tower_caveats naming the crowd tower, which stays an alternative
 // with its warning), a batch row, the AI explanation and the PDF report.
 func TestIssue20_BestTowerIsRealWhenOneCloses(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dataDir := t.TempDir()
 	s := startServe(t, bin, dataDir)

@@ -26,6 +26,7 @@ var notYetFlags = []string{
 // (a typo would be ignored with a warning at start), and every serve flag
 // is documented there, so the file cannot drift from the binary.
 func TestIssue21_PackagedConfNamesEveryServeFlag(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	stdout, stderr, _ := runCLI(t, bin, "serve", "-h")
 	usage := stdout + stderr // help goes to stdout since every command answers -h there

@@ -86,6 +86,7 @@ func dataManifest(t *testing.T, s *server, key string) maturityManifest {
 // replaced on disk shows its new hash and same_as_file false until the
 // next refresh reads it.
 func TestIssue21_NationalDataManifest(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	downloads := t.TempDir()
 	for _, f := range []struct{ from, name string }{

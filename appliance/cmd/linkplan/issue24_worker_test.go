@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/cmd/linkplan/internal/realbin"
 	"linkplan/engines/raytrace"
 )
 
@@ -25,49 +26,7 @@ import (
 // routes answers 202 with a raytrace_link job, and the worker's death
 // never touches the appliance.
 
-const i24Lat, i24Lon = -22.9519, -43.2105 // Rio, on the embedded terrain
-
-// i24Block is a GeoJSON layer of n×n buildings, 30 m × 25 m on a 60 m
-// pitch around (i24Lat, i24Lon), 10 to 28 m tall.
-func i24Block(n int) string {
-	f := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon})
-	var b strings.Builder
-	b.WriteString(`{"type":"FeatureCollection","features":[`)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			x0, y0 := float64(i-n/2)*60+10, float64(j-n/2)*60+10
-			var coords []string
-			for _, p := range []appliance.LatLon{f.ToLatLon(x0, y0), f.ToLatLon(x0+30, y0), f.ToLatLon(x0+30, y0+25), f.ToLatLon(x0, y0+25), f.ToLatLon(x0, y0)} {
-				coords = append(coords, fmt.Sprintf("[%.7f,%.7f]", p.Lon, p.Lat))
-			}
-			if i+j > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `{"type":"Feature","id":"b%d_%d","properties":{"height":"%d"},"geometry":{"type":"Polygon","coordinates":[[%s]]}}`,
-				i, j, 10+((i*5+j*3)%4)*6, strings.Join(coords, ","))
-		}
-	}
-	b.WriteString(`]}`)
-	return b.String()
-}
-
-// i24Layer uploads an n×n block as key's building layer; its id.
-func i24Layer(t *testing.T, s *server, key string, n int) string {
-	t.Helper()
-	r := s.call(t, "POST", "/buildings/layers?name=block", map[string]string{"X-API-Key": key, "Content-Type": "application/geo+json"}, i24Block(n))
-	if r.status != http.StatusCreated {
-		t.Fatalf("upload layer: %d %s", r.status, r.body)
-	}
-	var v struct {
-		Layer struct {
-			ID string `json:"id"`
-		} `json:"layer"`
-	}
-	if err := json.Unmarshal(r.body, &v); err != nil || v.Layer.ID == "" {
-		t.Fatalf("layer answer %s: %v", r.body, err)
-	}
-	return v.Layer.ID
-}
+const i24Lat, i24Lon = realbin.BlockLat, realbin.BlockLon // Rio, on the embedded terrain
 
 // i24Pair is an /analyze body over layer: a 30 m transmitter north-west
 // of the block and a street-level receiver inside it; order reflections.
@@ -76,20 +35,6 @@ func i24Pair(layer string, order int) string {
 	tx, rx := f.ToLatLon(-150, 140), f.ToLatLon(5, -5)
 	return fmt.Sprintf(`{"tower":{"lat":%.7f,"lon":%.7f,"height_m":30,"power":40},"receiver":{"lat":%.7f,"lon":%.7f,"height_m":1.5},"frequency_mhz":3500,`+
 		`"engine":"raytrace","raytrace":{"layer_id":%q,"max_reflections":%d,"diffraction_range_m":2000}}`, tx.Lat, tx.Lon, rx.Lat, rx.Lon, layer, order)
-}
-
-// submitRaytrace posts body to path and returns the 202's job id.
-func submitRaytrace(t *testing.T, s *server, key, path, body string) string {
-	t.Helper()
-	r := s.call(t, "POST", path, map[string]string{"X-API-Key": key, "Content-Type": "application/json"}, body)
-	if r.status != http.StatusAccepted {
-		t.Fatalf("POST %s: %d %s", path, r.status, r.body)
-	}
-	var j drillJob
-	if err := json.Unmarshal(r.body, &j); err != nil || j.ID == "" || r.header.Get("Location") != "/jobs/"+j.ID {
-		t.Fatalf("202 %s (Location %q): %v", r.body, r.header.Get("Location"), err)
-	}
-	return j.ID
 }
 
 // workerPID is the pid of serve's raytrace worker (a child of s running
@@ -160,28 +105,6 @@ func procAlive(pid int) bool {
 	return i >= 0 && len(s) > i+2 && s[i+2] != 'Z'
 }
 
-// readyWithWorker fetches /health/ready: it must answer 200 ready
-// whatever the worker's state; it returns the raytrace_worker check.
-func readyWithWorker(t *testing.T, s *server) string {
-	t.Helper()
-	r := s.call(t, "GET", "/health/ready", nil, "")
-	var rep struct {
-		Status string            `json:"status"`
-		Checks map[string]string `json:"checks"`
-	}
-	if err := json.Unmarshal(r.body, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if r.status != http.StatusOK || rep.Status != "ready" {
-		t.Fatalf("/health/ready %d %s", r.status, r.body)
-	}
-	c, ok := rep.Checks["raytrace_worker"]
-	if !ok {
-		t.Fatalf("/health/ready has no raytrace_worker check: %s", r.body)
-	}
-	return c
-}
-
 // i24Result is the downloaded result of a raytrace_link job.
 type i24Result struct {
 	EngineVersion string `json:"engine_version"`
@@ -243,12 +166,12 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
 	key := issueKey(t, s, dir, "Enterprise")
-	waitWorkerOK(t, s) // ready does not wait for the worker: it is optional
-	layer := i24Layer(t, s, key, 10)
+	s.WaitRaytraceWorkerOK(t) // ready does not wait for the worker: it is optional
+	layer := s.UploadBlock(t, key, 10)
 	body := i24Pair(layer, 3) // order 3 over 100 buildings: a unit of a few seconds
 
 	// The reference: an uninterrupted run, timed from running to done.
-	ref := submitRaytrace(t, s, key, "/analyze", body)
+	ref := s.SubmitJob(t, key, "/analyze", body)
 	waitJob(t, s, key, ref, func(j drillJob) bool { return j.State == "running" })
 	start := time.Now()
 	if j := waitJob(t, s, key, ref, nil); j.State != "succeeded" || j.Interruptions != 0 {
@@ -258,7 +181,7 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 	want := i24Download(t, s, key, ref)
 	// The first run builds the layer's scene in the worker's cache; the
 	// kill point comes from a second run on the warm worker, the shortest.
-	ref2 := submitRaytrace(t, s, key, "/analyze", body)
+	ref2 := s.SubmitJob(t, key, "/analyze", body)
 	waitJob(t, s, key, ref2, func(j drillJob) bool { return j.State == "running" })
 	start = time.Now()
 	if j := waitJob(t, s, key, ref2, nil); j.State != "succeeded" || j.Interruptions != 0 {
@@ -275,11 +198,11 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 	after, afterCold := min(unit, warm)/4, unit/4
 
 	t.Run("retried after one death", func(t *testing.T) {
-		id := submitRaytrace(t, s, key, "/analyze", body)
+		id := s.SubmitJob(t, key, "/analyze", body)
 		killed := killWorkerMidUnit(t, s, key, id, after)
 		// While the worker is down or restarting the appliance is ready
 		// and answers its other routes.
-		c := readyWithWorker(t, s)
+		c := s.RaytraceWorker(t)
 		alive(t, s)
 		if r := s.call(t, "GET", "/coverage/engines", map[string]string{"X-API-Key": key}, ""); r.status != http.StatusOK {
 			t.Fatalf("/coverage/engines while the worker restarts: %d", r.status)
@@ -305,21 +228,21 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 		if now := workerPID(t, s, killed); now == killed {
 			t.Fatal("no new worker")
 		}
-		waitWorkerOK(t, s)
+		s.WaitRaytraceWorkerOK(t)
 		t.Logf("job %s: succeeded after one worker death", id)
 	})
 
 	t.Run("quarantined after two deaths", func(t *testing.T) {
-		id := submitRaytrace(t, s, key, "/analyze", body)
+		id := s.SubmitJob(t, key, "/analyze", body)
 		first := killWorkerMidUnit(t, s, key, id, after)
-		waitWorkerOK(t, s)
+		s.WaitRaytraceWorkerOK(t)
 		second := killWorkerMidUnit(t, s, key, id, afterCold)
 		j := waitJob(t, s, key, id, nil)
 		if j.State != "failed" || j.Error == nil || *j.Error != appliance.QuarantineReason("raytrace worker") {
 			t.Fatalf("after two deaths (workers %d, %d): %+v\n%s", first, second, j, s.stderr.String())
 		}
 		alive(t, s)
-		readyWithWorker(t, s)
+		s.RaytraceWorker(t)
 		if r := s.call(t, "GET", "/jobs/"+id+"/download", map[string]string{"X-API-Key": key}, ""); r.status != http.StatusConflict {
 			t.Errorf("download of the quarantined job: %d %s", r.status, r.body)
 		}
@@ -334,8 +257,8 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 			t.Errorf("no ERROR line for the quarantine of %s in the log:\n%s", id, logLines(s, id))
 		}
 		// The worker serves the next job.
-		waitWorkerOK(t, s)
-		next := submitRaytrace(t, s, key, "/analyze", i24Pair(layer, 1))
+		s.WaitRaytraceWorkerOK(t)
+		next := s.SubmitJob(t, key, "/analyze", i24Pair(layer, 1))
 		if j := waitJob(t, s, key, next, nil); j.State != "succeeded" {
 			t.Fatalf("the next job after a quarantine: %+v", j)
 		}
@@ -343,16 +266,12 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 	})
 
 	t.Run("survives an appliance restart", func(t *testing.T) {
-		waitWorkerOK(t, s)
-		id := submitRaytrace(t, s, key, "/analyze", body)
+		s.WaitRaytraceWorkerOK(t)
+		id := s.SubmitJob(t, key, "/analyze", body)
 		waitJob(t, s, key, id, func(j drillJob) bool { return j.State == "running" })
 		w := workerPID(t, s, 0)
 		time.Sleep(after)
-		if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-s.done
-		s.exited = true
+		s.Kill(t)
 		// Pdeathsig: the worker dies with serve (no orphan holds the unit).
 		deadline := time.Now().Add(10 * time.Second)
 		for procAlive(w) && time.Now().Before(deadline) {
@@ -374,23 +293,6 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 	})
 	if err := s.stop(t); err != nil {
 		t.Fatalf("SIGTERM exit: %v", err)
-	}
-}
-
-// waitWorkerOK waits until the raytrace_worker check is ok (a restarted
-// worker answers its health route), for at most a minute.
-func waitWorkerOK(t *testing.T, s *server) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c := readyWithWorker(t, s)
-		if c == "ok" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("raytrace_worker not ok within a minute: %q", c)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -476,7 +378,7 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 	s := startServe(t, bin, dir)
 	ent := issueKey(t, s, dir, "Enterprise")
 	pro := issueKeyAt(t, s, dir, "Pro", time.Now().Add(30*time.Second))
-	waitWorkerOK(t, s)
+	s.WaitRaytraceWorkerOK(t)
 	hdr := map[string]string{"X-API-Key": ent}
 
 	var mat struct {
@@ -504,12 +406,12 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 		t.Errorf("/coverage/engines: %s", r.body)
 	}
 
-	layer := i24Layer(t, s, ent, 6)
+	layer := s.UploadBlock(t, ent, 6)
 	f := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon})
 	tx, rx := f.ToLatLon(-150, 140), f.ToLatLon(5, -5)
 	caseBody := fmt.Sprintf(`{"tx":{"lat":%.7f,"lon":%.7f,"height_m":30},"rx":{"lat":%.7f,"lon":%.7f,"height_m":1.5},"frequency_mhz":3500,"engine":"raytrace","raytrace":{"layer_id":%q}}`,
 		tx.Lat, tx.Lon, rx.Lat, rx.Lon, layer)
-	id := submitRaytrace(t, s, ent, "/coverage/engines/predict", caseBody)
+	id := s.SubmitJob(t, ent, "/coverage/engines/predict", caseBody)
 	if j := waitJob(t, s, ent, id, nil); j.State != "succeeded" {
 		t.Fatalf("case job %+v\n%s", j, s.stderr.String())
 	}
@@ -624,8 +526,8 @@ func TestIssue24_WorkerKillMidMap(t *testing.T) {
 	dir := t.TempDir()
 	s := startServe(t, bin, dir)
 	key := issueKey(t, s, dir, "Enterprise")
-	waitWorkerOK(t, s)
-	layer := i24Layer(t, s, key, 10)
+	s.WaitRaytraceWorkerOK(t)
+	layer := s.UploadBlock(t, key, 10)
 	site := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon}).ToLatLon(-35, 20)
 	body := fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.7f,"lon":%.7f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":120,"resolution_m":5,"diffraction_range_m":500}`,
 		layer, site.Lat, site.Lon)
@@ -678,7 +580,7 @@ func TestIssue24_WorkerKillMidMap(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("kill -9 of raytrace worker %d at the first progress event: %s", killed, v)
-			readyWithWorker(t, s)
+			s.RaytraceWorker(t)
 		}
 		if typ == "summary" || typ == "error" {
 			last = json.RawMessage(v)
@@ -699,6 +601,6 @@ func TestIssue24_WorkerKillMidMap(t *testing.T) {
 		t.Errorf("no WARN line for the band computed again (the kill fell between bands?)")
 	}
 	alive(t, s)
-	waitWorkerOK(t, s)
+	s.WaitRaytraceWorkerOK(t)
 	t.Logf("map %s: summary equal to the uninterrupted map after worker %d was killed", mapID, killed)
 }

@@ -65,6 +65,7 @@ func streamNetMap(t *testing.T, s *server, key, path, body string) (string, map[
 // (the SINR contours, the visible areas); after a restart both maps answer
 // GET and export the same GeoTIFF bytes.
 func TestIssue26_NetworkMapsEndToEnd(t *testing.T) {
+	t.Parallel()
 	gdal, ogr := lookTool(t, "gdalinfo"), lookTool(t, "ogrinfo")
 	bin := binary(t)
 	dir := t.TempDir()

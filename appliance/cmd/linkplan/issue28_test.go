@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/cmd/linkplan/internal/realbin"
 	"linkplan/appliance/sampledata"
 )
 
@@ -29,14 +30,14 @@ import (
 type proc struct {
 	name   string
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *realbin.SyncBuffer
 	done   chan error
 	exited bool
 }
 
 func startProc(t testing.TB, bin, name string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	p := &proc{name: name, stderr: &realbin.SyncBuffer{}, done: make(chan error, 1)}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stderr, p.cmd.Stdout = p.stderr, io.Discard
 	if err := p.cmd.Start(); err != nil {
@@ -266,6 +267,7 @@ func figures(t *testing.T, what string, s *server) map[string]int64 {
 // work, with its reason in /health/ready and /platform/maturity, and the
 // appliance stays ready.
 func TestIssue28_WorkersMapsByteIdentical(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	localReference(t, bin)
 	dir := t.TempDir()
@@ -352,11 +354,7 @@ func restartServe(t *testing.T, bin, dataDir string, flags ...string) *server {
 // killServe kills serve with SIGKILL and waits for it.
 func killServe(t *testing.T, s *server) {
 	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-s.done
-	s.exited = true
+	s.Kill(t)
 }
 
 // checkBatch checks a finished drill job: every row once, the outputs of

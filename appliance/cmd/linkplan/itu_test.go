@@ -23,6 +23,7 @@ var summaryRE = regexp.MustCompile(`(?m)^cases=(\d+) failed=(\d+) skipped=(\d+) 
 // only skipped), with --verbose (each skipped row and its reason), and on
 // malformed files (exit 2).
 func TestITUCheckCLI(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	files := []struct {
 		path           string

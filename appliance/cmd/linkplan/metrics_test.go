@@ -14,6 +14,7 @@ import (
 // accepts /metrics at start and after one POST /coverage/observations (it
 // failed with "coverage_observations_total no help text").
 func TestIssue20_MetricsPromtoolAfterObservation(t *testing.T) {
+	t.Parallel()
 	promtool := tooltest.Need(t, "promtool", "prometheus")
 	bin := binary(t)
 	dir := t.TempDir()

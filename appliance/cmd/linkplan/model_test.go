@@ -21,6 +21,7 @@ const dortmundHead = "../../observations/testdata/dortmund_o2_campus_head.csv.gz
 // the artifact with the real binary: the evaluation line has the
 // documented fields; bad inputs are usage errors (exit 2).
 func TestModelTrainEval(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	model := filepath.Join(t.TempDir(), "m.json")
 	out, stderr, code := runCLI(t, bin, "model", "train", "--observations", dortmundHead, "--out", model)
@@ -51,6 +52,7 @@ func TestModelTrainEval(t *testing.T) {
 // tx_lat/tx_lon, freq_hz, signal_dbm); the same rows give the same
 // evaluation line whatever their layout.
 func TestModelLayouts(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	raw, err := os.ReadFile(dortmundHead)

@@ -15,6 +15,7 @@ import (
 // on a real database: the named source only, audited with its basis; --all,
 // wildcards, a missing basis or both modes are refused with exit code 2.
 func TestObservationsConsentCLI(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	db, err := store.Open(dir, store.Options{})

@@ -30,6 +30,7 @@ var modeRow = regexp.MustCompile(`(?m)^\s*(\* )?(QPSK|\d+-QAM)\s+(\d+\.\d)\s+(-?
 // (Galtronics, Planet format) as equipment; and refuses bad input with
 // exit 2 naming the flag.
 func TestIssue25_PTPCLI(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	pdf, geo := filepath.Join(dir, "ptp.pdf"), filepath.Join(dir, "ptp.geojson")

@@ -49,6 +49,7 @@ func scores(t *testing.T, out string) map[string][3]float64 {
 // reflection–diffraction paths (RD=0) and the clutter beyond the
 // buildings' extent (CL=0).
 func TestRaytraceEvalDortmund(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("traces the campus twice (the variants more times with LINKPLAN_RAYTRACE_EVAL=full)")
 	}

@@ -27,11 +27,7 @@ func TestRepeaterPlanJobSurvivesRestart(t *testing.T) {
 			t.Fatalf("answer %s: %v", r.body, err)
 		}
 		if kill {
-			if err := s.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			<-s.done
-			s.exited = true
+			s.Kill(t)
 			s = startServe(t, bin, dir)
 		}
 		if j := waitJob(t, s, key, acc.Job.ID, nil); j.State != "succeeded" {

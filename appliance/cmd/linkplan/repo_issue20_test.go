@@ -17,6 +17,7 @@ const repoRoot = "../../.."
 // instead of failing while another apt holds it. make -n prints the
 // recipe as the shell would run it, with the variables expanded.
 func TestIssue20_MakeTestWaitsForDpkgLock(t *testing.T) {
+	t.Parallel()
 	mk, err := exec.LookPath("make")
 	if err != nil {
 		t.Skip("make is not installed")
@@ -47,6 +48,7 @@ func TestIssue20_MakeTestWaitsForDpkgLock(t *testing.T) {
 // TestIssue20_ReadmeNamesGoVersionAndPort: the README names the exact Go
 // version of go.mod's go line and how to serve on another port.
 func TestIssue20_ReadmeNamesGoVersionAndPort(t *testing.T) {
+	t.Parallel()
 	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
 	if err != nil {
 		t.Fatal(err)

@@ -152,6 +152,7 @@ func spreadsheetBatch(n int) (string, string) {
 }
 
 func TestIssue20_SpreadsheetFormulas(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "ssconvert", "gnumeric")
 	bin := binary(t)
 	dir := t.TempDir()

@@ -235,8 +235,7 @@ func TestIssue21_StandbyDrill(t *testing.T) {
 	killed.Store(true)
 	noErr(t, p.cmd.Process.Kill()) // SIGKILL: no drain, no checkpoint
 	killAt := time.Now()
-	<-p.done
-	p.exited = true
+	_ = p.Wait()
 	close(stop)
 	wg.Wait()
 	if t.Failed() {

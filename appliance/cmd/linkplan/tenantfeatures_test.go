@@ -23,6 +23,7 @@ import (
 // tenant's binding link and is bound; the bound subject's bearer token
 // works; a signed checkout provisions a key that the claim delivers.
 func TestServeSSOAndBilling(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dataDir, cfgDir := t.TempDir(), t.TempDir()
 	iss := ssotest.New(t, "linkplan-e2e", nil)
@@ -125,6 +126,7 @@ func TestServeSSOAndBilling(t *testing.T) {
 // (its JWKS endpoint counts no fetch); /health/ready still reports
 // offline.
 func TestServeSSOAirGapped(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dataDir := t.TempDir()
 	iss := ssotest.New(t, "linkplan-airgap", nil)

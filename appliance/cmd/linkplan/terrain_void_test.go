@@ -21,6 +21,7 @@ import (
 // measured, the rest stay void-filled and marked; info reports the counts
 // and elevation warns on stderr where the height was interpolated.
 func TestTerrainBuildPriorityInputs_Finding1(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	srtm := filepath.Join(srtmDir, "S23W044.hgt.zip")
@@ -101,6 +102,7 @@ func TestTerrainBuildPriorityInputs_Finding1(t *testing.T) {
 // corrupt void mask under a readable height), so no height goes out
 // without its void warning.
 func TestTerrainElevationChecksBeforePrinting(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	good := filepath.Join(t.TempDir(), "rio.ltp")
 	if err := os.WriteFile(good, sample.Pack(), 0o644); err != nil {

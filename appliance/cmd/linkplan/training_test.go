@@ -20,6 +20,7 @@ import (
 // first candidate, a second that keeps the served one, the consent-state
 // refusal, and usage errors.
 func TestModelSynthRetrain(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	csv1, csv2, art := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv"), filepath.Join(dir, "ridge.json")
@@ -94,6 +95,7 @@ func TestModelSynthRetrain(t *testing.T) {
 // synthetic, ridge-v1 of feature schema 1, and is what its documented
 // command makes (everything but trained_at).
 func TestShippedSyntheticRidge(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	read := func(p string) *ml.Artifact {
 		t.Helper()

@@ -1,4 +1,4 @@
-package main_test
+package browsertest_test
 
 // Browser tests of the web console: the real binary (binary, startServe)
 // and a real headless Chromium (Debian's chromium, installed by make
@@ -48,7 +48,7 @@ var updateScreenshots = flag.Bool("update-screenshots", false, "write the consol
 
 // screenshotDir is where -update-screenshots writes, relative to this
 // package.
-const screenshotDir = "../../../docs/screenshots"
+const screenshotDir = "../../../../docs/screenshots"
 
 // axePath is the pinned axe-core build committed by make axe-fixture
 // (testdata/axe/PROVENANCE); it is injected into the page, never served.
@@ -424,21 +424,50 @@ func shot(t *testing.T, tb *tab, name string) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// shrinkPNG re-encodes a screenshot with the Plan 9 palette and the best
-// compression.
+// shrinkPNG re-encodes a screenshot with the Plan 9 palette, with the
+// best compression when it is written to docs/screenshots
+// (-update-screenshots) and the default one otherwise.
 func shrinkPNG(b []byte) ([]byte, error) {
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
-	p := image.NewPaletted(img.Bounds(), palette.Plan9)
-	draw.Draw(p, p.Rect, img, img.Bounds().Min, draw.Src)
+	p := toPlan9(img)
 	var out bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
+	if *updateScreenshots {
+		enc.CompressionLevel = png.BestCompression
+	}
 	if err := enc.Encode(&out, p); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// toPlan9 is draw.Draw(dst, r, img, min, draw.Src) onto a Plan 9
+// paletted image, pixel for pixel the same (nearest palette colour by
+// color.Palette.Index, the metric and tie-break draw uses), with each
+// distinct colour looked up once: a screenshot has a few thousand colours
+// and millions of pixels, and draw's search of the 256 colours for every
+// pixel took 3 to 14 s per screenshot, most of the browser tests' time.
+func toPlan9(img image.Image) *image.Paletted {
+	b := img.Bounds()
+	p := image.NewPaletted(b, palette.Plan9)
+	index := make(map[[4]uint32]uint8)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := img.At(x, y)
+			r, g, bl, a := c.RGBA()
+			k := [4]uint32{r, g, bl, a}
+			i, ok := index[k]
+			if !ok {
+				i = uint8(p.Palette.Index(c))
+				index[k] = i
+			}
+			p.Pix[p.PixOffset(x, y)] = i
+		}
+	}
+	return p
 }
 
 // axeViolation is one rule axe-core found broken.
@@ -475,7 +504,7 @@ func axe(t *testing.T, tb *tab) {
 // ids), the sign-in screen excepted.
 func screenModules(t *testing.T) []string {
 	t.Helper()
-	m, err := filepath.Glob("../../../web/console/dist/js/screens/*.js")
+	m, err := filepath.Glob("../../../../web/console/dist/js/screens/*.js")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1003,4 +1032,19 @@ func TestConsoleSSO(t *testing.T) {
 	goScreen(t, tb, "link")
 	tb.run(t, "analyse", chromedp.Click(chromedp.ID("link-analyze")))
 	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-id')`)
+}
+
+// TestToPlan9MatchesDraw: the screenshots' quantizer gives draw.Draw's
+// pixels on an image of many colours, semi-transparent ones included.
+func TestToPlan9MatchesDraw(t *testing.T) {
+	img := image.NewNRGBA(image.Rect(3, 5, 3+97, 5+61))
+	for i := range img.Pix {
+		img.Pix[i] = uint8((i*7919 + i*i*31) % 256)
+	}
+	want := image.NewPaletted(img.Bounds(), palette.Plan9)
+	draw.Draw(want, want.Rect, img, img.Bounds().Min, draw.Src)
+	got := toPlan9(img)
+	if got.Rect != want.Rect || !bytes.Equal(got.Pix, want.Pix) {
+		t.Fatal("toPlan9 differs from draw.Draw")
+	}
 }

@@ -1,4 +1,4 @@
-package main_test
+package browsertest_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"linkplan/appliance"
+	"linkplan/appliance/cmd/linkplan/internal/realbin"
 	"linkplan/engines/raytrace"
 )
 
@@ -55,9 +56,9 @@ func onePlace(v float64, lang string) string {
 func TestIssue27_RaytraceLinkJob(t *testing.T) {
 	env := startConsole(t)
 	ent, _ := env.issueKey(t, "Enterprise")
-	waitWorkerOK(t, env.srv)
-	layer := i24Layer(t, env.srv, ent, 6)
-	f := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon})
+	env.srv.WaitRaytraceWorkerOK(t)
+	layer := env.srv.UploadBlock(t, ent, 6)
+	f := raytrace.NewFrame(appliance.LatLon{Lat: realbin.BlockLat, Lon: realbin.BlockLon})
 	txp, rx := f.ToLatLon(-150, 140), f.ToLatLon(5, -5)
 	if r := env.srv.call(t, "POST", "/towers", map[string]string{"X-API-Key": ent, "Content-Type": "application/json"},
 		fmt.Sprintf(`{"operator":"Provedor Raios","lat":%.7f,"lon":%.7f,"height_m":30}`, txp.Lat, txp.Lon)); r.status != http.StatusCreated {
@@ -185,10 +186,10 @@ func TestIssue27_RaytraceLinkJob(t *testing.T) {
 	// pt-BR. The tenant's jobs run first-in first-out: two long jobs on
 	// another layer go first (the towers within 3 km, three reflections),
 	// so that the deletion comes before this job runs.
-	other := i24Layer(t, env.srv, ent, 6)
+	other := env.srv.UploadBlock(t, ent, 6)
 	var ahead []string
 	for range 2 {
-		ahead = append(ahead, submitRaytrace(t, env.srv, ent, "/analyze_link", fmt.Sprintf(`{"receiver":{"lat":%.7f,"lon":%.7f,"height_m":1.5},"frequency_mhz":3500,"max_distance_km":3,`+
+		ahead = append(ahead, env.srv.SubmitJob(t, ent, "/analyze_link", fmt.Sprintf(`{"receiver":{"lat":%.7f,"lon":%.7f,"height_m":1.5},"frequency_mhz":3500,"max_distance_km":3,`+
 			`"engine":"raytrace","raytrace":{"layer_id":%q,"max_reflections":3,"diffraction_range_m":2000}}`, rx.Lat, rx.Lon, other)))
 	}
 	defer func() {

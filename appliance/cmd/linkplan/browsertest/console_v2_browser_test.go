@@ -1,4 +1,4 @@
-package main_test
+package browsertest_test
 
 // Browser tests of issue 27 (console v2): each bug the issue lists, with
 // the test that would have caught it, and the flow points. They reuse the

@@ -1,4 +1,4 @@
-package main_test
+package browsertest_test
 
 import (
 	"context"
@@ -115,7 +115,7 @@ func checkNetmapCaveats(t *testing.T, tb *tab, st netmapState, figure string) {
 func TestIssue27_InterferenceScreen(t *testing.T) {
 	env := startConsole(t)
 	free, _ := env.issueKey(t, "Free")
-	waitWorkerOK(t, env.srv)
+	env.srv.WaitRaytraceWorkerOK(t)
 
 	tb := openConsole(t, env)
 	signIn(t, tb, free)
@@ -190,7 +190,7 @@ func TestIssue27_InterferenceScreen(t *testing.T) {
 // first, three exports.
 func TestIssue27_ViewshedScreen(t *testing.T) {
 	env := startConsole(t)
-	waitWorkerOK(t, env.srv)
+	env.srv.WaitRaytraceWorkerOK(t)
 	tb := openConsole(t, env)
 	signIn(t, tb, env.key) // Pro
 	goScreen(t, tb, "netmaps")
@@ -249,7 +249,7 @@ func TestIssue27_ViewshedScreen(t *testing.T) {
 // the field's label, the site's radio control marked invalid and focused.
 func TestIssue27_SiteRadio(t *testing.T) {
 	env := startConsole(t)
-	waitWorkerOK(t, env.srv)
+	env.srv.WaitRaytraceWorkerOK(t)
 	hdr := map[string]string{"X-API-Key": env.key, "Content-Type": "application/json"}
 	r := env.srv.call(t, "POST", "/equipment/radios", hdr,
 		`{"name":"Radio do provedor","acs_db":45,"bands":[{"min_mhz":1700,"max_mhz":1900}],"channels":[{"width_mhz":20,"modes":[{"name":"QPSK","tx_power_dbm":25,"sensitivity_dbm":-90,"throughput_mbps":20}]}]}`)

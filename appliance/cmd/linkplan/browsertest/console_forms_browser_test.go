@@ -1,4 +1,4 @@
-package main_test
+package browsertest_test
 
 // Browser tests of the console's forms screens (batch, observations,
 // account, admin) with the harness of console_browser_test.go: the real

@@ -1,4 +1,4 @@
-package main_test
+package browsertest_test
 
 // Browser tests of issue 27's remaining result screens: caveats first on
 // the repeater and batch results, the repeater's radio budget, the batch
@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"linkplan/appliance"
+	"linkplan/appliance/cmd/linkplan/internal/realbin"
 	"linkplan/engines/raytrace"
 )
 
@@ -425,9 +426,9 @@ func TestIssue27_Residuals(t *testing.T) {
 func TestIssue27_RaytraceScreen(t *testing.T) {
 	env := startConsole(t)
 	ent, _ := env.issueKey(t, "Enterprise")
-	waitWorkerOK(t, env.srv)
-	layer := i24Layer(t, env.srv, ent, 6)
-	site := raytrace.NewFrame(appliance.LatLon{Lat: i24Lat, Lon: i24Lon}).ToLatLon(-35, 20)
+	env.srv.WaitRaytraceWorkerOK(t)
+	layer := env.srv.UploadBlock(t, ent, 6)
+	site := raytrace.NewFrame(appliance.LatLon{Lat: realbin.BlockLat, Lon: realbin.BlockLon}).ToLatLon(-35, 20)
 
 	tb := openConsole(t, env)
 	signIn(t, tb, env.key) // Pro
