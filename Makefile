@@ -2,7 +2,8 @@
 # make run    builds and starts the appliance on its embedded sample data (offline)
 # make test   runs every test (make test-deps installs the system packages
 #             they need first, once); plain go test ./... needs none of them
-#             and skips the tests that do (appliance/tooltest)
+#             and skips the tests that do (appliance/tooltest) and the
+#             real-binary suites (build tag systemtools)
 
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -83,6 +84,10 @@ TEST_TIMEOUT ?= 30m
 # TEST_TAGS: systemtools runs the tests that need a system tool (GDAL,
 # poppler, promtool, gnumeric, chromium, python3-sklearn; see
 # appliance/tooltest): test-deps installs them, so a missing one fails.
+# The same tag gates the real-binary integration suites
+# (appliance/cmd/linkplan, whose drills also read PDFs and GIS exports,
+# and its browsertest): they build and run the whole appliance for
+# minutes, so plain go test ./... leaves them to make test.
 TEST_TAGS := systemtools
 # make test runs go test and the checks beside it (make -j): go test's
 # last minutes are a few long real-binary packages that leave the second
@@ -144,7 +149,7 @@ console-data:
 	cd $(CONSOLE_DATA) && node build.mjs
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s $(PKGS)
+	$(GO) test -tags $(TEST_TAGS) -run '^$$' -bench . -benchmem -benchtime 1s $(PKGS)
 
 # Per-pixel truth of the coverage maps (issue 22): prints, per map,
 # mode= pixels= within_1db_pct= within_3db_pct= max_abs_db= against the
@@ -289,21 +294,21 @@ fuzz:
 # checked for every write acknowledged before it began. make test runs a
 # 6-backup version of the same test. Prints the figures.
 backup-drill:
-	LINKPLAN_BACKUP_DRILL=full LINKPLAN_SKIP_BROWSER=1 $(GO) test -count=1 -v -run 'TestIssue21_BackupDrill$$' ./appliance/cmd/linkplan
+	LINKPLAN_BACKUP_DRILL=full LINKPLAN_SKIP_BROWSER=1 $(GO) test -tags $(TEST_TAGS) -count=1 -v -run 'TestIssue21_BackupDrill$$' ./appliance/cmd/linkplan
 
 # Raytrace against the Dortmund campus drive tests (issue 24): both offset
 # directions at the default building height, plus the 6 and 12 m default
 # heights and the runs without diffuse wall scattering. make test runs the
 # default-height pair only. Prints engine=... n= rmse_db= bias_db= per run.
 bench-raytrace-eval:
-	LINKPLAN_RAYTRACE_EVAL=full LINKPLAN_SKIP_BROWSER=1 $(GO) test -count=1 -v -timeout 60m -run 'TestRaytraceEvalDortmund$$' ./appliance/cmd/linkplan
+	LINKPLAN_RAYTRACE_EVAL=full LINKPLAN_SKIP_BROWSER=1 $(GO) test -tags $(TEST_TAGS) -count=1 -v -timeout 60m -run 'TestRaytraceEvalDortmund$$' ./appliance/cmd/linkplan
 
 # The warm standby drill (issue 21): a primary under a write load, a
 # standby pulling verified snapshots every 5 s, kill -9 of the primary,
 # promotion; prints acked_writes= lost_writes= rpo_s= promote_s=. make test
 # runs a short version (2 s pulls, 6 s of load).
 standby-drill:
-	LINKPLAN_STANDBY_DRILL=full LINKPLAN_SKIP_BROWSER=1 $(GO) test -count=1 -v -run 'TestIssue21_StandbyDrill$$' ./appliance/cmd/linkplan
+	LINKPLAN_STANDBY_DRILL=full LINKPLAN_SKIP_BROWSER=1 $(GO) test -tags $(TEST_TAGS) -count=1 -v -run 'TestIssue21_StandbyDrill$$' ./appliance/cmd/linkplan
 
 check: fmt-verify vet openapi-lint race systemd-verify static-check console-verify deb-lint deb-test install-check fuzz backup-drill standby-drill
 

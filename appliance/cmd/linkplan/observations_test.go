@@ -1,3 +1,5 @@
+//go:build systemtools
+
 package main_test
 
 import (

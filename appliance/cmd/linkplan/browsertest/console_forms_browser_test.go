@@ -1,3 +1,5 @@
+//go:build systemtools
+
 package browsertest_test
 
 // Browser tests of the console's forms screens (batch, observations,

@@ -1,3 +1,5 @@
+//go:build systemtools
+
 package browsertest_test
 
 import (

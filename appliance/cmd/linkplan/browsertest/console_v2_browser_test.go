@@ -1,3 +1,5 @@
+//go:build systemtools
+
 package browsertest_test
 
 // Browser tests of issue 27 (console v2): each bug the issue lists, with

@@ -1,3 +1,5 @@
+//go:build systemtools
+
 package browsertest_test
 
 // Browser tests of issue 27's remaining result screens: caveats first on
