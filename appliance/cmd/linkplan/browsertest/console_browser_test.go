@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"image/color"
 	"image/color/palette"
 	"image/draw"
 	"image/png"
@@ -434,7 +435,7 @@ func shrinkPNG(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := toPlan9(img)
+	p := toPaletted(img, popularPalette(img))
 	var out bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
 	if *updateScreenshots {
@@ -446,15 +447,46 @@ func shrinkPNG(b []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// toPlan9 is draw.Draw(dst, r, img, min, draw.Src) onto a Plan 9
-// paletted image, pixel for pixel the same (nearest palette colour by
+// popularPalette is the image's own 256 most frequent colours (ties by
+// colour value, so the same screenshot gives the same file): a console
+// screenshot is mostly flat panels, text and a few map tints, which a
+// fixed palette such as Plan 9's turned into greys (sea and land alike).
+// A rarer colour then takes its nearest frequent one (toPaletted).
+func popularPalette(img image.Image) color.Palette {
+	b := img.Bounds()
+	count := make(map[color.NRGBA]int)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			count[color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)]++
+		}
+	}
+	cols := make([]color.NRGBA, 0, len(count))
+	for c := range count {
+		cols = append(cols, c)
+	}
+	key := func(c color.NRGBA) uint32 { return uint32(c.R)<<24 | uint32(c.G)<<16 | uint32(c.B)<<8 | uint32(c.A) }
+	slices.SortFunc(cols, func(a, c color.NRGBA) int {
+		if d := count[c] - count[a]; d != 0 {
+			return d
+		}
+		return int(int64(key(a)) - int64(key(c)))
+	})
+	pal := make(color.Palette, 0, 256)
+	for _, c := range cols[:min(len(cols), 256)] {
+		pal = append(pal, c)
+	}
+	return pal
+}
+
+// toPaletted is draw.Draw(dst, r, img, min, draw.Src) onto an image with
+// palette pal, pixel for pixel the same (nearest palette colour by
 // color.Palette.Index, the metric and tie-break draw uses), with each
 // distinct colour looked up once: a screenshot has a few thousand colours
 // and millions of pixels, and draw's search of the 256 colours for every
 // pixel took 3 to 14 s per screenshot, most of the browser tests' time.
-func toPlan9(img image.Image) *image.Paletted {
+func toPaletted(img image.Image, pal color.Palette) *image.Paletted {
 	b := img.Bounds()
-	p := image.NewPaletted(b, palette.Plan9)
+	p := image.NewPaletted(b, pal)
 	index := make(map[[4]uint32]uint8)
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
@@ -1036,17 +1068,38 @@ func TestConsoleSSO(t *testing.T) {
 	waitFor(t, tb, "the best tower", `!!document.getElementById('link-best-id')`)
 }
 
-// TestToPlan9MatchesDraw: the screenshots' quantizer gives draw.Draw's
-// pixels on an image of many colours, semi-transparent ones included.
-func TestToPlan9MatchesDraw(t *testing.T) {
+// TestToPalettedMatchesDraw: the screenshots' quantizer gives draw.Draw's
+// pixels on an image of many colours, semi-transparent ones included,
+// with a fixed palette and with the image's own popular colours (which
+// then keeps every colour of an image of at most 256).
+func TestToPalettedMatchesDraw(t *testing.T) {
 	img := image.NewNRGBA(image.Rect(3, 5, 3+97, 5+61))
 	for i := range img.Pix {
 		img.Pix[i] = uint8((i*7919 + i*i*31) % 256)
 	}
 	want := image.NewPaletted(img.Bounds(), palette.Plan9)
 	draw.Draw(want, want.Rect, img, img.Bounds().Min, draw.Src)
-	got := toPlan9(img)
+	got := toPaletted(img, palette.Plan9)
 	if got.Rect != want.Rect || !bytes.Equal(got.Pix, want.Pix) {
-		t.Fatal("toPlan9 differs from draw.Draw")
+		t.Fatal("toPaletted differs from draw.Draw")
+	}
+	pal := popularPalette(img)
+	want = image.NewPaletted(img.Bounds(), pal)
+	draw.Draw(want, want.Rect, img, img.Bounds().Min, draw.Src)
+	if got := toPaletted(img, pal); !bytes.Equal(got.Pix, want.Pix) {
+		t.Fatal("toPaletted with the popular palette differs from draw.Draw")
+	}
+	// A flat image of a few tints (water, land, text) keeps them exactly.
+	few := image.NewNRGBA(image.Rect(0, 0, 40, 30))
+	tints := []color.NRGBA{{170, 211, 223, 255}, {242, 239, 233, 255}, {34, 34, 34, 255}}
+	for i := 0; i < len(few.Pix); i += 4 {
+		c := tints[(i/4)%len(tints)]
+		copy(few.Pix[i:i+4], []uint8{c.R, c.G, c.B, c.A})
+	}
+	fp := toPaletted(few, popularPalette(few))
+	for i, pix := range fp.Pix {
+		if got := color.NRGBAModel.Convert(fp.Palette[pix]).(color.NRGBA); got != tints[i%len(tints)] {
+			t.Fatalf("pixel %d: %v, want %v", i, got, tints[i%len(tints)])
+		}
 	}
 }
