@@ -12,6 +12,7 @@ package browsertest_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -453,29 +454,71 @@ func shrinkPNG(b []byte) ([]byte, error) {
 // fixed palette such as Plan 9's turned into greys (sea and land alike).
 // A rarer colour then takes its nearest frequent one (toPaletted).
 func popularPalette(img image.Image) color.Palette {
-	b := img.Bounds()
-	count := make(map[color.NRGBA]int)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			count[color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)]++
-		}
+	count := make(map[uint32]int)
+	forEachPixel(img, func(_ int, k uint32, _ color.Color) { count[k]++ })
+	keys := make([]uint32, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
 	}
-	cols := make([]color.NRGBA, 0, len(count))
-	for c := range count {
-		cols = append(cols, c)
-	}
-	key := func(c color.NRGBA) uint32 { return uint32(c.R)<<24 | uint32(c.G)<<16 | uint32(c.B)<<8 | uint32(c.A) }
-	slices.SortFunc(cols, func(a, c color.NRGBA) int {
+	slices.SortFunc(keys, func(a, c uint32) int {
 		if d := count[c] - count[a]; d != 0 {
 			return d
 		}
-		return int(int64(key(a)) - int64(key(c)))
+		return cmp.Compare(a, c)
 	})
 	pal := make(color.Palette, 0, 256)
-	for _, c := range cols[:min(len(cols), 256)] {
-		pal = append(pal, c)
+	for _, k := range keys[:min(len(keys), 256)] {
+		pal = append(pal, keyColor(img, k))
 	}
 	return pal
+}
+
+// forEachPixel calls f with each pixel's offset in a w×h raster, a key
+// that is the same for the same colour, and the colour itself (nil for
+// the decoded screenshot's *image.RGBA and *image.NRGBA, whose key is
+// the pixel's four bytes: keyColor turns it back). Reading Pix directly
+// instead of At per pixel keeps a 1366×4000 screenshot well under a
+// second.
+func forEachPixel(img image.Image, f func(off int, key uint32, c color.Color)) {
+	b := img.Bounds()
+	w := b.Dx()
+	var pix []uint8
+	var stride int
+	switch m := img.(type) {
+	case *image.RGBA:
+		pix, stride = m.Pix, m.Stride
+	case *image.NRGBA:
+		pix, stride = m.Pix, m.Stride
+	default:
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				c := img.At(x, y)
+				r, g, bl, a := c.RGBA()
+				f((y-b.Min.Y)*w+x-b.Min.X, r>>8<<24|g>>8<<16|bl>>8<<8|a>>8, c)
+			}
+		}
+		return
+	}
+	for y := 0; y < b.Dy(); y++ {
+		row := pix[y*stride : y*stride+4*w]
+		for x := 0; x < w; x++ {
+			q := row[4*x : 4*x+4]
+			f(y*w+x, uint32(q[0])<<24|uint32(q[1])<<16|uint32(q[2])<<8|uint32(q[3]), nil)
+		}
+	}
+}
+
+// keyColor is the colour of forEachPixel's key k in img's colour model.
+func keyColor(img image.Image, k uint32) color.Color {
+	r, g, b, a := uint8(k>>24), uint8(k>>16), uint8(k>>8), uint8(k)
+	switch img.(type) {
+	case *image.RGBA:
+		return color.RGBA{r, g, b, a}
+	case *image.NRGBA:
+		return color.NRGBA{r, g, b, a}
+	}
+	// Other models: the key holds 8-bit premultiplied channels.
+	return color.RGBA{r, g, b, a}
 }
 
 // toPaletted is draw.Draw(dst, r, img, min, draw.Src) onto an image with
@@ -485,22 +528,19 @@ func popularPalette(img image.Image) color.Palette {
 // and millions of pixels, and draw's search of the 256 colours for every
 // pixel took 3 to 14 s per screenshot, most of the browser tests' time.
 func toPaletted(img image.Image, pal color.Palette) *image.Paletted {
-	b := img.Bounds()
-	p := image.NewPaletted(b, pal)
-	index := make(map[[4]uint32]uint8)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			c := img.At(x, y)
-			r, g, bl, a := c.RGBA()
-			k := [4]uint32{r, g, bl, a}
-			i, ok := index[k]
-			if !ok {
-				i = uint8(p.Palette.Index(c))
-				index[k] = i
+	p := image.NewPaletted(img.Bounds(), pal)
+	index := make(map[uint32]uint8)
+	forEachPixel(img, func(off int, k uint32, c color.Color) {
+		i, ok := index[k]
+		if !ok {
+			if c == nil {
+				c = keyColor(img, k)
 			}
-			p.Pix[p.PixOffset(x, y)] = i
+			i = uint8(p.Palette.Index(c))
+			index[k] = i
 		}
-	}
+		p.Pix[off] = i
+	})
 	return p
 }
 
@@ -1088,6 +1128,16 @@ func TestToPalettedMatchesDraw(t *testing.T) {
 	draw.Draw(want, want.Rect, img, img.Bounds().Min, draw.Src)
 	if got := toPaletted(img, pal); !bytes.Equal(got.Pix, want.Pix) {
 		t.Fatal("toPaletted with the popular palette differs from draw.Draw")
+	}
+	// The decoded screenshots are *image.RGBA (opaque PNGs).
+	rgba := image.NewRGBA(img.Bounds())
+	draw.Draw(rgba, rgba.Rect, img, img.Bounds().Min, draw.Src)
+	for _, pl := range []color.Palette{palette.Plan9, popularPalette(rgba)} {
+		want = image.NewPaletted(rgba.Bounds(), pl)
+		draw.Draw(want, want.Rect, rgba, rgba.Bounds().Min, draw.Src)
+		if got := toPaletted(rgba, pl); !bytes.Equal(got.Pix, want.Pix) {
+			t.Fatal("toPaletted of an RGBA image differs from draw.Draw")
+		}
 	}
 	// A flat image of a few tints (water, land, text) keeps them exactly.
 	few := image.NewNRGBA(image.Rect(0, 0, 40, 30))
