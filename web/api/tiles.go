@@ -134,18 +134,7 @@ func (a *API) externalBasemapRendered(w http.ResponseWriter, r *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	h := w.Header()
-	h.Set("ETag", img.ETag)
-	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(img.MaxAge.Seconds())))
-	if img.NotModified {
-		w.WriteHeader(http.StatusNotModified)
-		return nil, nil
-	}
-	h.Set("Content-Type", "image/png")
-	h.Set("Content-Length", strconv.Itoa(len(img.PNG)))
-	h.Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write(img.PNG)
-	return nil, nil
+	return writePNG(w, img)
 }
 
 // externalLabelsBody is the answer of GET /basemap/ext/labels/{z}/{x}/{y}.
@@ -230,6 +219,12 @@ func (a *API) tile(w http.ResponseWriter, r *http.Request, l basemap.Layer) (any
 	if err != nil {
 		return nil, err
 	}
+	return writePNG(w, img)
+}
+
+// writePNG writes a rendered tile with its validator and cache lifetime,
+// or 304 when the client's copy is current.
+func writePNG(w http.ResponseWriter, img basemap.Image) (any, error) {
 	h := w.Header()
 	h.Set("ETag", img.ETag)
 	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(img.MaxAge.Seconds())))
