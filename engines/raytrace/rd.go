@@ -349,7 +349,6 @@ func (w *worker) rdSide(c *rdWall, antenna, q vec3, ground bool, out []rdVertex)
 // receiver outward) to rx, with a ground reflection on the transmitter's
 // side (gT) and/or the receiver's (gR), if it exists.
 func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdWall, gT, gR bool) {
-	gz := w.s.surfaces[0].d
 	src, dst := w.tx, rx
 	if ct != nil {
 		src = ct.img[ct.n-1]
@@ -357,46 +356,15 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdWall, gT, gR 
 	if cr != nil {
 		dst = cr.img[cr.n-1]
 	}
-	if gT {
-		if !(w.tx.Z > gz) {
-			return
-		}
-		src.Z = 2*gz - src.Z
-	}
-	if gR {
-		if !(rx.Z > gz) {
-			return
-		}
-		dst.Z = 2*gz - dst.Z
-	}
-	as := src.sub(ed.p0).dot(ed.e)
-	ar := dst.sub(ed.p0).dot(ed.e)
-	ps := src.sub(ed.p0.add(ed.e.scale(as))).norm()
-	pr := dst.sub(ed.p0.add(ed.e.scale(ar))).norm()
-	if ps+pr == 0 {
+	dp, ok := w.diffractionPoint(ed, src, dst, gT, gR, rx)
+	if !ok {
 		return
 	}
-	u := as + (ar-as)*ps/(ps+pr)
-	if !(u > 0 && u < ed.length) {
-		return
-	}
-	q := ed.p0.add(ed.e.scale(u))
-	if (gT || gR) && !(q.Z > gz) {
-		return
-	}
-	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && w.tx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
-		return
-	}
-	phiP, okS := ed.angle(src.sub(q))
-	phi, okR := ed.angle(dst.sub(q))
-	if !okS || !okR {
-		return
-	}
+	q, src, dst, phiP, phi := dp.q, dp.src, dp.dst, dp.phiP, dp.phi
 	// the vertices: tx, the transmitter's side, q, the receiver's side
 	// (built from the receiver, then reversed), rx
 	v := w.rdVerts[:0]
 	v = append(v, rdVertex{p: w.tx, surf: -1})
-	var ok bool
 	if v, ok = w.rdSide(ct, w.tx, q, gT, v); !ok {
 		return
 	}

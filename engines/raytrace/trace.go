@@ -1154,45 +1154,13 @@ func (w *worker) evalEdge(ei int32, rx vec3, a *accum) {
 // method over the ground plane, the diffraction point by Keller's law
 // between the unfolded ends.
 func (w *worker) evalEdgeVia(ed *edge, rx vec3, a *accum, gTx, gRx bool) {
-	src, dst := w.tx, rx
 	ground := &w.s.surfaces[0]
 	gz := ground.d
-	if gTx {
-		if !(src.Z > gz) {
-			return
-		}
-		src.Z = 2*gz - src.Z
-	}
-	if gRx {
-		if !(dst.Z > gz) {
-			return
-		}
-		dst.Z = 2*gz - dst.Z
-	}
-	// diffraction point: unfold the edge line (Keller's law)
-	as := src.sub(ed.p0).dot(ed.e)
-	ar := dst.sub(ed.p0).dot(ed.e)
-	ps := src.sub(ed.p0.add(ed.e.scale(as))).norm()
-	pr := dst.sub(ed.p0.add(ed.e.scale(ar))).norm()
-	if ps+pr == 0 {
+	dp, ok := w.diffractionPoint(ed, w.tx, rx, gTx, gRx, rx)
+	if !ok {
 		return
 	}
-	u := as + (ar-as)*ps/(ps+pr)
-	if !(u > 0 && u < ed.length) {
-		return
-	}
-	q := ed.p0.add(ed.e.scale(u))
-	if (gTx || gRx) && !(q.Z > gz) {
-		return
-	}
-	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && w.tx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
-		return
-	}
-	phiP, okS := ed.angle(src.sub(q))
-	phi, okR := ed.angle(dst.sub(q))
-	if !okS || !okR {
-		return
-	}
+	q, src, dst, phiP, phi := dp.q, dp.src, dp.dst, dp.phiP, dp.phi
 	// the ground points (the unfolded segments cross the plane once)
 	var g1, g2 vec3
 	if gTx {
@@ -1273,6 +1241,58 @@ func (w *worker) evalEdgeVia(ed *edge, rx vec3, a *accum, gTx, gRx bool) {
 		}
 		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kdep, karr, amp))
 	}
+}
+
+// diffPoint is where a path meets a diffracting edge: the point q, the
+// unfolded ends (ground images included) and their angles around the edge
+// measured from face 0, radians.
+type diffPoint struct {
+	q, src, dst vec3
+	phiP, phi   float64
+}
+
+// diffractionPoint returns where the path from src to dst (each mirrored
+// in the ground plane when gSrc, gDst: the image method) meets edge ed by
+// Keller's law (equal angles with the edge on both sides, found by
+// unfolding the edge line). It fails when that point is outside the edge,
+// below the ground with a ground reflection, beyond DiffractionRangeM
+// (2D) of both rx and the transmitter, or when either end is not in the
+// exterior wedge.
+func (w *worker) diffractionPoint(ed *edge, src, dst vec3, gSrc, gDst bool, rx vec3) (diffPoint, bool) {
+	gz := w.s.surfaces[0].d
+	if gSrc {
+		if !(w.tx.Z > gz) {
+			return diffPoint{}, false
+		}
+		src.Z = 2*gz - src.Z
+	}
+	if gDst {
+		if !(rx.Z > gz) {
+			return diffPoint{}, false
+		}
+		dst.Z = 2*gz - dst.Z
+	}
+	as := src.sub(ed.p0).dot(ed.e)
+	ar := dst.sub(ed.p0).dot(ed.e)
+	ps := src.sub(ed.p0.add(ed.e.scale(as))).norm()
+	pr := dst.sub(ed.p0.add(ed.e.scale(ar))).norm()
+	if ps+pr == 0 {
+		return diffPoint{}, false
+	}
+	u := as + (ar-as)*ps/(ps+pr)
+	if !(u > 0 && u < ed.length) {
+		return diffPoint{}, false
+	}
+	q := ed.p0.add(ed.e.scale(u))
+	if (gSrc || gDst) && !(q.Z > gz) {
+		return diffPoint{}, false
+	}
+	if rx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM && w.tx.xy().sub(q.xy()).norm() > w.opt.DiffractionRangeM {
+		return diffPoint{}, false
+	}
+	phiP, okS := ed.angle(src.sub(q))
+	phi, okR := ed.angle(dst.sub(q))
+	return diffPoint{q: q, src: src, dst: dst, phiP: phiP, phi: phi}, okS && okR
 }
 
 // angle returns the angle of direction v (from the edge) measured from
