@@ -49,7 +49,14 @@ func rect(id string, x0, y0, x1, y1, h float64) appliance.Building {
 // scatter after reflections and diffractions. Reflection order 3, glass
 // or brick change little (the variants below); horizontal polarisation,
 // which a vertical corner diffracts more strongly at grazing incidence,
-// puts every distance within the spread.
+// puts every distance within the spread. A stronger scattering (S = 0.6,
+// the top of the range measured on buildings) halves the gap near the
+// corner (0.2 to 1.1 dB above the bound from 60 to 100 m) and the
+// line-of-sight tail (1.9 dB below the lower bound at 600 m). Scattering
+// of the corner's diffracted field by the side street's walls, tried
+// with a brute-force sum over every wall tile and edge, brought only 0.2
+// to 0.7 dB near the corner for about ten times the cost and was not
+// kept.
 func TestStreetCanyonAgainstP1411(t *testing.T) {
 	t.Parallel()
 	const x0, w, h, f = 200.0, 20.0, 25.0, 2600.0
@@ -145,6 +152,8 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 	rd3.MaxReflections = 3
 	rdH := rdScat
 	rdH.Polarization = raytrace.PolHorizontal
+	rd6 := rdScat
+	rd6.DiffuseScattering = 0.6
 	hpol, order3 := opt, opt
 	hpol.Polarization = raytrace.PolHorizontal
 	order3.MaxReflections = 3
@@ -154,7 +163,7 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 		opt  raytrace.Options
 	}{
 		{"default", s, opt}, {"scattering S=0.4", s, scat}, {"3 reflections", s, order3},
-		{"refl-diffraction", s, rd}, {"refl-diffraction + S=0.4", s, rdScat}, {"refl-diffr. + S=0.4, order 3", s, rd3}, {"refl-diffr. + S=0.4, horizontal", s, rdH},
+		{"refl-diffraction", s, rd}, {"refl-diffraction + S=0.4", s, rdScat}, {"refl-diffr. + S=0.4, order 3", s, rd3}, {"refl-diffr. + S=0.4, horizontal", s, rdH}, {"refl-diffr. + S=0.6", s, rd6},
 		{"horizontal polarisation", s, hpol}, {"metal walls", scene("metal"), opt},
 		{"glass walls", scene("glass"), opt}, {"brick walls", scene("brick"), opt},
 	} {
@@ -164,6 +173,19 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 			line += fmt.Sprintf(" x2=%g: %+.1f", x2, point(v.s, v.opt, x0, x2).PathLossDB-ref.UpperDB)
 		}
 		t.Logf("corner, %-32s above the upper bound:%s dB", v.name, line)
+	}
+	// the line-of-sight tail: loss above §4.1.2's lower bound (negative:
+	// more optimistic) beyond 150 m, where the smooth walls guide the power
+	for _, v := range []struct {
+		name string
+		opt  raytrace.Options
+	}{{"default", opt}, {"scattering S=0.4", scat}, {"refl-diffr. + S=0.6", rd6}} {
+		line := ""
+		for _, d := range []float64{250, 400, 500, 600} {
+			ref, _ := p1411.StreetCanyonLoS(f, d, 10, 1.5)
+			line += fmt.Sprintf(" d=%g: %+.1f", d, point(s, v.opt, d, 0).PathLossDB-ref.LowerDB)
+		}
+		t.Logf("LOS tail, %-25s above the lower bound:%s dB", v.name, line)
 	}
 }
 
