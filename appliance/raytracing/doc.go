@@ -1,7 +1,15 @@
 // Package raytracing is the raytrace service: the requests that name
 // engine "raytrace" (issue 24 scope 4), validated here, computed by the
-// raytrace worker through a worker.Executor (engines/raytrace/worker), on
-// the scene of one of the tenant's building layers (appliance/buildings).
+// raytrace worker through the Executor this package declares, on the scene
+// of one of the tenant's building layers (appliance/buildings). The
+// service imports no engine: it speaks the ray tracer's vocabulary of the
+// appliance root (appliance.RaytraceOptions, RaytracePointRequest,
+// RaytraceResult, LocalFrame, RaytraceScene: appliance/raytrace.go), and
+// the assembly passes the engine in: Scenes is engines/raytrace's
+// LayerIndex (each layer's scene built once: its hash and frame), Executor
+// is engines/raytrace/worker's LayerExecutor over the worker's client (a
+// scene named by hash; the layer and its buildings loaded from the store
+// only when the worker does not hold it).
 // It follows the one path of heavy work (WORK.md): the service validates
 // and sizes the work, the heavy-work scheduler admits it, the durable
 // queue (link jobs) or the coverage registry (maps) holds it, the
@@ -12,7 +20,8 @@
 // Every request needs the Enterprise or Ultra tier (the engine's, SPEC
 // §2.5; appliance.ErrForbidden below) and a building layer of the tenant
 // (another tenant's reads as missing, appliance.ErrNotFound). Positions
-// must lie within raytrace.MaxFrameM (20 km) of the layer's centre.
+// must lie within appliance.RaytraceMaxFrameM (20 km) of the layer's
+// centre.
 //
 // # Link jobs
 //
@@ -88,8 +97,9 @@
 // bit, the split changes no number (TestMapBandsEqualOneUnit). Progress
 // follows the units, tiles as their rows finish. The warnings are the
 // request's (from the first unit) and those of every pixel's flags over
-// the whole map with pixel counts (raytrace.MapWarnings on the merged
-// flags and the union of the assumed-height buildings); they travel into
+// the whole map with pixel counts (Executor.MapWarnings, the engine's, on
+// the merged flags and the union of the assumed-height buildings); they
+// travel into
 // the summary and every export. A unit whose worker dies is computed once
 // more on the restarted worker; a second death fails the map with the
 // code worker_crashed and the reason (the quarantine rule, once per map).
