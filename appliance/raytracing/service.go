@@ -27,11 +27,12 @@ type Scenes interface {
 }
 
 // Executor runs the ray tracer's units (engines/raytrace/worker.LayerExecutor
-// over the local worker's client, or in process). Every unit is a pure
-// function of the named scene and the request. Errors: a request or scene
-// the engine refuses matches appliance.ErrInvalid (naming the field); an
-// executor that died holding the unit is an *appliance.ExecutorCrashError;
-// one that is not running matches appliance.ErrUnavailable.
+// over the local worker's client, or in process) and answers for the
+// engine (its map warnings and version). Every unit is a pure function of
+// the named scene and the request. Errors: a request or scene the engine
+// refuses matches appliance.ErrInvalid (naming the field); an executor
+// that died holding the unit is an *appliance.ExecutorCrashError; one that
+// is not running matches appliance.ErrUnavailable.
 type Executor interface {
 	Point(ctx context.Context, s appliance.RaytraceScene, r appliance.RaytracePointRequest) (appliance.RaytraceResult, error)
 	Map(ctx context.Context, s appliance.RaytraceScene, r appliance.RaytraceMapRequest) (appliance.RaytraceMapResult, error)
