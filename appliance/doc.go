@@ -28,9 +28,18 @@
 //     fits models through training.Learners, which the assembly fills with
 //     engines/ml/learn's; the feature builder returns
 //     appliance.FeatureSchema. The ray tracer (engines/raytrace and its
-//     worker) is an engine: the raytracing service and web/api still use
-//     its request and result types, the test's pending breaks, which only
-//     shrink.
+//     worker) is an engine: its request, option, answer and local-frame
+//     types are the root's (raytrace.go: RaytraceOptions,
+//     RaytracePointRequest, RaytraceMapRequest, RaytraceResult,
+//     LocalFrame, RaytraceScene), which the engine re-exports under its
+//     own names; the raytracing service declares the executor and scene
+//     index it calls (raytracing.Executor, raytracing.Scenes) and the
+//     assembly fills them with the worker's LayerExecutor and the engine's
+//     LayerIndex. The root holds these types, not the engine's scene,
+//     materials or physics: they are what a service asks and is
+//     answered, shared by the service, web/api and the engine, and the
+//     root is the one package all three may import. The test's pending
+//     breaks (none now) only shrink.
 //   - Leaves (store, store/spatial, store/search, terrain-packs/...,
 //     engines/...) import appliance and other leaves at most, never a
 //     service or web.

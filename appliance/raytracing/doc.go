@@ -1,7 +1,7 @@
 // Package raytracing is the raytrace service: the requests that name
 // engine "raytrace" (issue 24 scope 4), validated here, computed by the
-// raytrace worker through a worker.Executor (engines/raytrace/worker), on
-// the scene of one of the tenant's building layers (appliance/buildings).
+// raytrace worker through the Executor this package declares, on the scene
+// of one of the tenant's building layers (appliance/buildings).
 // It follows the one path of heavy work (WORK.md): the service validates
 // and sizes the work, the heavy-work scheduler admits it, the durable
 // queue (link jobs) or the coverage registry (maps) holds it, the
@@ -12,7 +12,27 @@
 // Every request needs the Enterprise or Ultra tier (the engine's, SPEC
 // §2.5; appliance.ErrForbidden below) and a building layer of the tenant
 // (another tenant's reads as missing, appliance.ErrNotFound). Positions
-// must lie within raytrace.MaxFrameM (20 km) of the layer's centre.
+// must lie within appliance.RaytraceMaxFrameM (20 km) of the layer's
+// centre.
+//
+// # The engine boundary
+//
+// The service imports no engine (appliance/doc.go, import rules). It
+// speaks the ray tracer's vocabulary of the appliance root
+// (appliance/raytrace.go: RaytraceOptions, RaytracePointRequest,
+// RaytraceMapRequest, RaytraceResult, LocalFrame, RaytraceScene) and
+// declares what it calls; the assembly passes the engine in. Scenes is
+// engines/raytrace's LayerIndex (each layer's scene built once: its hash
+// and frame). Executor is engines/raytrace/worker's LayerExecutor over the
+// worker's client: a unit names its scene by hash, and the layer and its
+// buildings are loaded from the store only when the worker does not hold
+// the scene. The scene's input (engines/raytrace.SceneInput: P.2040
+// materials, the terrain heightfield) stays the engine's: what crosses the
+// boundary is domain data (the layer and its buildings), which the
+// engine's own layer index turns into the input on the executor's side,
+// as it built the service's copy of the scene, so the hashes agree. The
+// executor also answers for the engine (MapWarnings, EngineVersion), so
+// the service needs no other handle on it.
 //
 // # Link jobs
 //
@@ -88,8 +108,9 @@
 // bit, the split changes no number (TestMapBandsEqualOneUnit). Progress
 // follows the units, tiles as their rows finish. The warnings are the
 // request's (from the first unit) and those of every pixel's flags over
-// the whole map with pixel counts (raytrace.MapWarnings on the merged
-// flags and the union of the assumed-height buildings); they travel into
+// the whole map with pixel counts (Executor.MapWarnings, the engine's, on
+// the merged flags and the union of the assumed-height buildings); they
+// travel into
 // the summary and every export. A unit whose worker dies is computed once
 // more on the restarted worker; a second death fails the map with the
 // code worker_crashed and the reason (the quarantine rule, once per map).

@@ -9,7 +9,6 @@ import (
 	"math"
 
 	"linkplan/appliance"
-	"linkplan/engines/raytrace"
 )
 
 // Routes of a link job (LinkRequest.Route).
@@ -53,11 +52,11 @@ type Link struct {
 // LinkRequest is a link job: the links to trace over one of the tenant's
 // building layers.
 type LinkRequest struct {
-	Route   string           `json:"route"`
-	LayerID string           `json:"layer_id"`
-	FreqMHz float64          `json:"frequency_mhz"`
-	Options raytrace.Options `json:"options"`
-	Links   []Link           `json:"links"`
+	Route   string                    `json:"route"`
+	LayerID string                    `json:"layer_id"`
+	FreqMHz float64                   `json:"frequency_mhz"`
+	Options appliance.RaytraceOptions `json:"options"`
+	Links   []Link                    `json:"links"`
 	// Warnings apply to the whole answer (engine resolved, renamed
 	// fields); they travel into the result.
 	Warnings []appliance.Warning `json:"warnings,omitempty"`
@@ -76,7 +75,7 @@ const linkPayloadVersion = 1
 // DefaultOptions are the options of a request that gives none: the
 // engine's defaults (reflections up to order 2, first-order diffraction,
 // ground reflection, coherent sum for a link: the local field).
-func DefaultOptions() raytrace.Options { return raytrace.DefaultOptions() }
+func DefaultOptions() appliance.RaytraceOptions { return appliance.DefaultRaytraceOptions() }
 
 // SubmitLinks validates a link job for k's tenant and enqueues it: the
 // tier (Enterprise or Ultra, else appliance.ErrForbidden), the layer (the
@@ -103,9 +102,9 @@ func (s *Service) SubmitLinks(ctx context.Context, k *appliance.APIKey, req Link
 	if err != nil {
 		return nil, err
 	}
-	f := ly.scene.Frame()
+	f := ly.frame
 	for i, l := range req.Links {
-		p := raytrace.PointRequest{Tx: raytrace.Antenna{Pos: l.Tx.pos(), HeightM: l.Tx.HeightM}, Rx: raytrace.Antenna{Pos: l.Rx.pos(), HeightM: l.Rx.HeightM},
+		p := appliance.RaytracePointRequest{Tx: appliance.RaytraceAntenna{Pos: l.Tx.pos(), HeightM: l.Tx.HeightM}, Rx: appliance.RaytraceAntenna{Pos: l.Rx.pos(), HeightM: l.Rx.HeightM},
 			FreqMHz: req.FreqMHz, Options: req.Options}
 		if err := p.Validate(); err != nil {
 			var ve *appliance.ValidationError
@@ -215,31 +214,31 @@ const linkJobMemBytes = 96 << 20
 // path reaches the receiver).
 type LinkResult struct {
 	Link
-	DistanceM        float64             `json:"distance_m"`
-	Reachable        bool                `json:"reachable"`
-	LOS              bool                `json:"los"`
-	PathLossDB       *float64            `json:"path_loss_db"`        // dB, antenna gains excluded (isotropic)
-	CoherentLossDB   *float64            `json:"coherent_loss_db"`    // dB, from the coherent field sum
-	PowerSumLossDB   *float64            `json:"power_sum_loss_db"`   // dB, from the power sum
-	RxPowerDBm       *float64            `json:"rx_power_dbm"`        // with the budget; dBm
-	LinkMarginDB     *float64            `json:"link_margin_db"`      // with the budget; dB
-	RMSDelaySpreadNs *float64            `json:"rms_delay_spread_ns"` // ns
-	Paths            []raytrace.Path     `json:"paths"`
-	EngineWarnings   []appliance.Warning `json:"engine_warnings"`
+	DistanceM        float64                  `json:"distance_m"`
+	Reachable        bool                     `json:"reachable"`
+	LOS              bool                     `json:"los"`
+	PathLossDB       *float64                 `json:"path_loss_db"`        // dB, antenna gains excluded (isotropic)
+	CoherentLossDB   *float64                 `json:"coherent_loss_db"`    // dB, from the coherent field sum
+	PowerSumLossDB   *float64                 `json:"power_sum_loss_db"`   // dB, from the power sum
+	RxPowerDBm       *float64                 `json:"rx_power_dbm"`        // with the budget; dBm
+	LinkMarginDB     *float64                 `json:"link_margin_db"`      // with the budget; dB
+	RMSDelaySpreadNs *float64                 `json:"rms_delay_spread_ns"` // ns
+	Paths            []appliance.RaytracePath `json:"paths"`
+	EngineWarnings   []appliance.Warning      `json:"engine_warnings"`
 }
 
 // LinkJobResult is the result file of a link job (JSON).
 type LinkJobResult struct {
-	Route         string              `json:"route"`
-	Engine        string              `json:"engine"`
-	EngineVersion string              `json:"engine_version"`
-	LayerID       string              `json:"layer_id"`
-	SceneHash     string              `json:"scene_hash"`
-	FreqMHz       float64             `json:"frequency_mhz"`
-	Options       raytrace.Options    `json:"options"`
-	Links         []LinkResult        `json:"links"`
-	Best          *int                `json:"best"` // index of the link with the largest margin (or least loss); null when none is reachable
-	Warnings      []appliance.Warning `json:"warnings"`
+	Route         string                    `json:"route"`
+	Engine        string                    `json:"engine"`
+	EngineVersion string                    `json:"engine_version"`
+	LayerID       string                    `json:"layer_id"`
+	SceneHash     string                    `json:"scene_hash"`
+	FreqMHz       float64                   `json:"frequency_mhz"`
+	Options       appliance.RaytraceOptions `json:"options"`
+	Links         []LinkResult              `json:"links"`
+	Best          *int                      `json:"best"` // index of the link with the largest margin (or least loss); null when none is reachable
+	Warnings      []appliance.Warning       `json:"warnings"`
 }
 
 // LinkJobSummary is a link job's summary (GET /jobs/{id}).
@@ -285,7 +284,7 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 		if l.Budget {
 			txPower = l.EIRPDBm - l.PatternLossDB
 		}
-		pr := raytrace.PointRequest{Tx: raytrace.Antenna{Pos: l.Tx.pos(), HeightM: l.Tx.HeightM}, Rx: raytrace.Antenna{Pos: l.Rx.pos(), HeightM: l.Rx.HeightM},
+		pr := appliance.RaytracePointRequest{Tx: appliance.RaytraceAntenna{Pos: l.Tx.pos(), HeightM: l.Tx.HeightM}, Rx: appliance.RaytraceAntenna{Pos: l.Rx.pos(), HeightM: l.Rx.HeightM},
 			FreqMHz: req.FreqMHz, TxPowerDBm: txPower, Options: req.Options}
 		res, err := s.Executor.Point(ctx, scene, pr)
 		s.count("point", err, ctx)
@@ -317,7 +316,7 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: %w", j.ID, err)
 	}
 	if out.EngineVersion == "" {
-		out.EngineVersion = raytrace.Version // every link was traced before a restart
+		out.EngineVersion = s.Executor.EngineVersion() // every link was traced before a restart
 	}
 	out.Best = best(out.Links)
 	sum := LinkJobSummary{Links: len(out.Links)}
@@ -346,11 +345,11 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 
 // linkResult is the answer of one link: the engine's paths and losses and,
 // with a budget, the received power and margin.
-func linkResult(l Link, r raytrace.Result, txPower float64) LinkResult {
+func linkResult(l Link, r appliance.RaytraceResult, txPower float64) LinkResult {
 	out := LinkResult{Link: l, DistanceM: r3(l.Tx.pos().DistanceM(l.Rx.pos())), Reachable: r.Reachable, LOS: r.LOS,
 		Paths: r.Paths, EngineWarnings: r.Warnings}
 	if out.Paths == nil {
-		out.Paths = []raytrace.Path{}
+		out.Paths = []appliance.RaytracePath{}
 	}
 	if out.EngineWarnings == nil {
 		out.EngineWarnings = []appliance.Warning{}

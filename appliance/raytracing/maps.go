@@ -11,8 +11,6 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/coverage"
-	"linkplan/engines/raytrace"
-	"linkplan/engines/raytrace/worker"
 )
 
 // MapCaps are a tier's caps on a raytrace map (package doc, "Maps").
@@ -46,7 +44,7 @@ type MapRequest struct {
 	// transmitter.
 	BBox    *appliance.BBox
 	RadiusM float64 // metres; 0: the tier's default
-	Options raytrace.Options
+	Options appliance.RaytraceOptions
 }
 
 // StartMap validates a raytrace map for k's tenant, under the tier's caps,
@@ -98,7 +96,7 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 		v.Add("radius_m", "must be in (0, %g] m for the %s tier, got %g", caps.MaxSideM/2, k.Tier, radius)
 	}
 	opt := req.Options
-	probe := raytrace.PointRequest{Tx: raytrace.Antenna{Pos: appliance.LatLon{Lat: 0, Lon: 0}, HeightM: 1}, Rx: raytrace.Antenna{Pos: appliance.LatLon{Lat: 0, Lon: 0.001}, HeightM: 1},
+	probe := appliance.RaytracePointRequest{Tx: appliance.RaytraceAntenna{Pos: appliance.LatLon{Lat: 0, Lon: 0}, HeightM: 1}, Rx: appliance.RaytraceAntenna{Pos: appliance.LatLon{Lat: 0, Lon: 0.001}, HeightM: 1},
 		FreqMHz: site.FreqMHz, Options: opt}
 	if err := probe.Validate(); err != nil {
 		var ve *appliance.ValidationError
@@ -119,7 +117,7 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 	if err != nil {
 		return nil, err
 	}
-	f := ly.scene.Frame()
+	f := ly.frame
 	tx, ty := f.ToLocal(site.Tx)
 	x0, y0, x1, y1 := tx-radius, ty-radius, tx+radius, ty+radius
 	if b := req.BBox; b != nil {
@@ -137,8 +135,8 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 	}
 	inFrame(v, "site", f, site.Tx)
 	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
-		if math.Hypot(c[0], c[1]) > raytrace.MaxFrameM {
-			v.Add(areaField(req), "the map reaches %.0f m from the building layer's centre; the raytrace engine traces within %g m of it", math.Hypot(c[0], c[1]), raytrace.MaxFrameM)
+		if math.Hypot(c[0], c[1]) > appliance.RaytraceMaxFrameM {
+			v.Add(areaField(req), "the map reaches %.0f m from the building layer's centre; the raytrace engine traces within %g m of it", math.Hypot(c[0], c[1]), appliance.RaytraceMaxFrameM)
 			break
 		}
 	}
@@ -166,7 +164,7 @@ func areaField(req MapRequest) string {
 // raster (north-west first) they are a regular WGS84 grid, since the frame
 // is equirectangular.
 type grid struct {
-	f        raytrace.Frame
+	f        appliance.LocalFrame
 	x0, y0   float64
 	step     float64
 	nx, ny   int
@@ -176,7 +174,7 @@ type grid struct {
 	pxLatDeg float64
 }
 
-func newGrid(f raytrace.Frame, x0, y0, x1, y1, step float64) grid {
+func newGrid(f appliance.LocalFrame, x0, y0, x1, y1, step float64) grid {
 	nx := max(1, int(math.Ceil((x1-x0)/step-1e-9)))
 	ny := max(1, int(math.Ceil((y1-y0)/step-1e-9)))
 	g := grid{f: f, x0: x0, y0: y0, step: step, nx: nx, ny: ny}
@@ -198,10 +196,10 @@ type mapComputer struct {
 	s        *Service
 	tenantID string
 	layer    *layer
-	scene    worker.Scene
+	scene    appliance.RaytraceScene
 	grid     grid
 	site     coverage.Request
-	opt      raytrace.Options
+	opt      appliance.RaytraceOptions
 }
 
 func (c *mapComputer) Shape() *coverage.Raster { return c.grid.shape() }
@@ -237,13 +235,13 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	bands := (g.ny + rows - 1) / rows
 	var reqWarns []appliance.Warning
 	var assumed []string
-	version := raytrace.Version
+	version := c.s.Executor.EngineVersion()
 	crashes := 0
 	for b := 0; b < bands; b++ {
 		r0, r1 := b*rows, min(g.ny, (b+1)*rows) // coverage rows, from the north
 		// raytrace rows count from the south: coverage row r is ny−1−r
 		south := g.ny - r1
-		mr := raytrace.MapRequest{Tx: raytrace.Antenna{Pos: c.site.Tx, HeightM: c.site.TxHeightM},
+		mr := appliance.RaytraceMapRequest{Tx: appliance.RaytraceAntenna{Pos: c.site.Tx, HeightM: c.site.TxHeightM},
 			SouthWest: g.f.ToLatLon(g.x0+g.step/2, g.y0+g.step/2+float64(south)*g.step), StepM: g.step, NX: g.nx, NY: r1 - r0,
 			RxHeightM: c.site.RxHeightM, FreqMHz: c.site.FreqMHz, Options: c.opt, Workers: workers}
 		res, err := c.s.Executor.Map(ctx, c.scene, mr)
@@ -289,7 +287,7 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	}
 	slices.Sort(assumed)
 	assumed = slices.Compact(assumed)
-	warns := append(append([]appliance.Warning{}, reqWarns...), raytrace.MapWarnings(flags, assumed)...)
+	warns := append(append([]appliance.Warning{}, reqWarns...), c.s.Executor.MapWarnings(flags, assumed)...)
 	sum := coverage.ComputedSummary(r, c.site, version, warns, time.Since(start))
 	return &coverage.Result{Raster: r, Summary: sum}, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
-	"linkplan/engines/raytrace"
 )
 
 // towerLink is the link of tower t to the receiver with the planner's
@@ -39,7 +38,7 @@ func towerLink(t *appliance.Tower, rx Site, gain, cable, threshold, assumedEIRP 
 // Operator, when given) that lie within the layer's traced frame, the
 // nearest MaxLinks of them, each a link with the request's budget. The
 // towers beyond the frame are counted in a warning.
-func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt raytrace.Options, warnings []appliance.Warning) (*appliance.Job, error) {
+func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error) {
 	if err := allowed(k); err != nil {
 		return nil, err
 	}
@@ -50,7 +49,7 @@ func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, re
 	if err != nil {
 		return nil, err
 	}
-	f := ly.scene.Frame()
+	f := ly.frame
 	v := &appliance.ValidationError{}
 	inFrame(v, "receiver", f, req.Receiver)
 	if err := v.Err(); err != nil {
@@ -63,7 +62,7 @@ func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, re
 		if !t.VisibleTo(k.TenantID) || req.Operator != "" && !strings.EqualFold(t.Operator, req.Operator) {
 			continue
 		}
-		if x, y := f.ToLocal(t.Pos()); math.Hypot(x, y) > raytrace.MaxFrameM {
+		if x, y := f.ToLocal(t.Pos()); math.Hypot(x, y) > appliance.RaytraceMaxFrameM {
 			beyond++
 			continue
 		}
@@ -78,7 +77,7 @@ func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, re
 	}
 	if beyond > 0 {
 		warnings = append(warnings, appliance.Warning{Code: WarnTowersBeyondLayer, Message: fmt.Sprintf(
-			"%d towers within max_distance_km lie more than %g m from the building layer's centre and were not traced", beyond, raytrace.MaxFrameM)})
+			"%d towers within max_distance_km lie more than %g m from the building layer's centre and were not traced", beyond, appliance.RaytraceMaxFrameM)})
 	}
 	if more > 0 {
 		warnings = append(warnings, appliance.Warning{Code: WarnTowersLimited, Message: fmt.Sprintf(
@@ -99,7 +98,7 @@ const (
 // SubmitPair is engine "raytrace" on POST /analyze: one tower (by id,
 // visible to the tenant, or given in the request) to one receiver, with
 // the budget.
-func (s *Service) SubmitPair(ctx context.Context, k *appliance.APIKey, req appliance.PairRequest, layerID string, opt raytrace.Options, warnings []appliance.Warning) (*appliance.Job, error) {
+func (s *Service) SubmitPair(ctx context.Context, k *appliance.APIKey, req appliance.PairRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error) {
 	if err := allowed(k); err != nil {
 		return nil, err
 	}
@@ -126,7 +125,7 @@ func (s *Service) SubmitPair(ctx context.Context, k *appliance.APIKey, req appli
 
 // SubmitCase is engine "raytrace" on POST /coverage/engines/predict: the
 // loss of one path between two terminals (no budget).
-func (s *Service) SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx Site, freqMHz float64, layerID string, opt raytrace.Options) (*appliance.Job, error) {
+func (s *Service) SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx Site, freqMHz float64, layerID string, opt appliance.RaytraceOptions) (*appliance.Job, error) {
 	if err := allowed(k); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package raytracing
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,8 +12,6 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/coverage"
-	"linkplan/engines/raytrace"
-	"linkplan/engines/raytrace/worker"
 )
 
 // Layers reads tenants' building layers (store.DB).
@@ -24,11 +21,27 @@ type Layers interface {
 
 // Scenes builds layers' scenes, once per layer (engines/raytrace.LayerIndex).
 type Scenes interface {
-	// Cached returns the layer's scene, building it from load's buildings
-	// on a miss.
-	Cached(l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (*raytrace.Scene, error)
-	// Input returns what the layer's scene is built from.
-	Input(l *appliance.BuildingLayer, bs []appliance.Building) (raytrace.SceneInput, string, error)
+	// SceneOf returns the hash (hex SHA-256) and the local frame of the
+	// layer's scene, building the scene from load's buildings on a miss.
+	SceneOf(l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (hash string, f appliance.LocalFrame, err error)
+}
+
+// Executor runs the ray tracer's units (engines/raytrace/worker.LayerExecutor
+// over the local worker's client, or in process) and answers for the
+// engine (its map warnings and version). Every unit is a pure function of
+// the named scene and the request. Errors: a request or scene the engine
+// refuses matches appliance.ErrInvalid (naming the field); an executor
+// that died holding the unit is an *appliance.ExecutorCrashError; one that
+// is not running matches appliance.ErrUnavailable.
+type Executor interface {
+	Point(ctx context.Context, s appliance.RaytraceScene, r appliance.RaytracePointRequest) (appliance.RaytraceResult, error)
+	Map(ctx context.Context, s appliance.RaytraceScene, r appliance.RaytraceMapRequest) (appliance.RaytraceMapResult, error)
+	// MapWarnings returns the warnings of a whole map's pixel flags, each
+	// with its pixel count; assumed names the assumed-height buildings
+	// that shaped a path to any pixel (the union of the bands').
+	MapWarnings(flags []uint8, assumed []string) []appliance.Warning
+	// EngineVersion is the engine's implementation version.
+	EngineVersion() string
 }
 
 // Queue stores jobs durably (appliance/jobs.Service).
@@ -47,7 +60,7 @@ type Maps interface {
 type Service struct {
 	Layers   Layers
 	Scenes   Scenes
-	Executor worker.Executor
+	Executor Executor
 	Queue    Queue
 	Maps     Maps
 	// Towers is the current tower snapshot (the towers of /analyze and
@@ -127,10 +140,10 @@ func allowed(k *appliance.APIKey) error {
 	return fmt.Errorf("the raytrace engine needs the Enterprise or Ultra tier (this key is %s): %w", k.Tier, appliance.ErrForbidden)
 }
 
-// layer is a tenant's layer with its scene.
+// layer is a tenant's layer with its scene's hash and frame.
 type layer struct {
 	l     *appliance.BuildingLayer
-	scene *raytrace.Scene
+	frame appliance.LocalFrame
 	hash  string
 }
 
@@ -147,41 +160,37 @@ func (s *Service) layerOf(tenantID, id, field string) (*layer, error) {
 		}
 		return nil, fmt.Errorf("building layer %s: %w", truncate(id, 64), err)
 	}
-	sc, err := s.Scenes.Cached(l, func() ([]appliance.Building, error) {
+	hash, f, err := s.Scenes.SceneOf(l, func() ([]appliance.Building, error) {
 		_, bs, err := s.Layers.BuildingLayer(tenantID, id, true)
 		return bs, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building layer %s: %w", l.ID, err)
 	}
-	h := sc.Hash()
-	return &layer{l: l, scene: sc, hash: hex.EncodeToString(h[:])}, nil
+	return &layer{l: l, frame: f, hash: hash}, nil
 }
 
-// sceneRef names the layer's scene for the executor; its input is loaded
-// from the store only when the executor does not hold the scene.
-func (s *Service) sceneRef(tenantID string, ly *layer) worker.Scene {
-	return worker.Scene{Hash: ly.hash, Input: func(ctx context.Context) (*raytrace.SceneInput, error) {
+// sceneRef names the layer's scene for the executor; the layer and its
+// buildings are loaded from the store only when the executor does not hold
+// the scene.
+func (s *Service) sceneRef(tenantID string, ly *layer) appliance.RaytraceScene {
+	return appliance.RaytraceScene{Hash: ly.hash, Load: func(context.Context) (*appliance.BuildingLayer, []appliance.Building, error) {
 		l, bs, err := s.Layers.BuildingLayer(tenantID, ly.l.ID, true)
 		if err != nil {
-			return nil, fmt.Errorf("building layer %s: %w", ly.l.ID, err)
+			return nil, nil, fmt.Errorf("building layer %s: %w", ly.l.ID, err)
 		}
-		in, _, err := s.Scenes.Input(l, bs)
-		if err != nil {
-			return nil, err
-		}
-		return &in, nil
+		return l, bs, nil
 	}}
 }
 
 // inFrame checks that p is within the layer's traced frame.
-func inFrame(v *appliance.ValidationError, field string, f raytrace.Frame, p appliance.LatLon) {
+func inFrame(v *appliance.ValidationError, field string, f appliance.LocalFrame, p appliance.LatLon) {
 	if !p.Valid() {
 		return // named by the caller's own checks
 	}
 	x, y := f.ToLocal(p)
-	if d := math.Hypot(x, y); d > raytrace.MaxFrameM {
-		v.Add(field, "is %.0f m from the building layer's centre %v; the raytrace engine traces positions within %g m of it", d, f.Origin, raytrace.MaxFrameM)
+	if d := math.Hypot(x, y); d > appliance.RaytraceMaxFrameM {
+		v.Add(field, "is %.0f m from the building layer's centre %v; the raytrace engine traces positions within %g m of it", d, f.Origin, appliance.RaytraceMaxFrameM)
 	}
 }
 

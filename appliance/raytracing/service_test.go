@@ -86,7 +86,7 @@ func newFixture(t *testing.T) *fixture {
 	js := jobs.New(db, dir, jobs.Options{Workers: 1, PollInterval: 10 * time.Millisecond})
 	maps := coverage.NewMaps(nil, coverage.MapsOptions{})
 	t.Cleanup(maps.Close)
-	svc := &raytracing.Service{Layers: db, Scenes: index, Executor: worker.NewInProcess(4), Queue: js, Maps: maps, NewID: jobs.NewID}
+	svc := &raytracing.Service{Layers: db, Scenes: index, Executor: worker.LayerExecutor{X: worker.NewInProcess(4), Index: index}, Queue: js, Maps: maps, NewID: jobs.NewID}
 	js.Register(appliance.JobKindRaytraceLink, svc.Handler())
 	if err := js.Start(context.Background()); err != nil {
 		t.Fatal(err)

@@ -33,6 +33,16 @@
 // height over the scene: an approximation, stated in the warnings of
 // hilly scenes by the terrain factor of the reflected segments.
 //
+// # Types
+//
+// The requests, options, answers and the local frame (Options, Antenna,
+// PointRequest, MapRequest, Result, Path, MapResult, Frame) are the
+// appliance root's ray-tracing vocabulary (appliance/raytrace.go:
+// appliance.RaytraceOptions, ..., appliance.LocalFrame) under the engine's
+// names (types.go), so that the raytracing service and web/api ask for a
+// trace without importing this engine (appliance/doc.go, import rules).
+// The scene, its input, materials and backends are the engine's own.
+//
 // # Materials
 //
 // Walls and roofs use the P.2040-3 Table 3 fits ε'r = a·f^b, σ = c·f^d

@@ -68,6 +68,18 @@ func (x *LayerIndex) Cached(l *appliance.BuildingLayer, load func() ([]appliance
 	return s, nil
 }
 
+// SceneOf is Cached as the raytracing service needs it
+// (appliance/raytracing.Scenes): the scene's hash, hex SHA-256, and its
+// local frame.
+func (x *LayerIndex) SceneOf(l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (string, appliance.LocalFrame, error) {
+	s, err := x.Cached(l, load)
+	if err != nil {
+		return "", appliance.LocalFrame{}, err
+	}
+	h := s.Hash()
+	return hex.EncodeToString(h[:]), s.Frame(), nil
+}
+
 // Scene builds the layer's scene (uncached), with the terrain when it
 // covers the layer.
 func (x *LayerIndex) Scene(l *appliance.BuildingLayer, bs []appliance.Building) (*Scene, string, error) {

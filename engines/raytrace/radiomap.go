@@ -11,78 +11,6 @@ import (
 	"linkplan/appliance"
 )
 
-// MaxMapReceivers bounds the receivers of one map request.
-const MaxMapReceivers = 4 << 20
-
-// MapRequest asks for a radio map: receivers on a regular grid in the
-// scene's frame, at RxHeightM above the ground.
-type MapRequest struct {
-	Tx Antenna
-	// SouthWest is the centre of the first pixel; pixel (i, j) is StepM·i
-	// metres east and StepM·j metres north of it in the scene's frame.
-	SouthWest  appliance.LatLon
-	StepM      float64 // metres
-	NX, NY     int
-	RxHeightM  float64 // metres above the ground
-	RxPattern  Pattern
-	FreqMHz    float64 // MHz
-	TxPowerDBm float64 // dBm
-	Options    Options
-	// Workers is the number of goroutines; 0 uses runtime.GOMAXPROCS. The
-	// map is byte-identical whatever the number.
-	Workers int
-}
-
-// MapResult holds one value per pixel, row-major from the south-west
-// corner (index j·NX + i).
-type MapResult struct {
-	EngineVersion string
-	NX, NY        int
-	// ReceivedPowerDBm per Options.Sum; NaN where no path reaches the
-	// pixel (FlagNoPath).
-	ReceivedPowerDBm []float32
-	PathLossDB       []float32 // dB; NaN where no path
-	RMSDelaySpreadNs []float32 // ns; NaN where no path
-	Flags            []uint8   // FlagLOS, FlagAssumedHeight, …
-	// Warnings are the request's warnings (RequestWarnings) followed by
-	// those of the flags over the map, with pixel counts (MapWarnings).
-	Warnings []appliance.Warning
-	// RequestWarnings are the warnings of the request itself, the same for
-	// every part of a map: a material's fit extrapolated, the transmitter
-	// inside a building.
-	RequestWarnings []appliance.Warning
-	// AssumedBuildings are the ids of the buildings with an assumed height
-	// that shaped a path to any pixel, sorted.
-	AssumedBuildings []string
-}
-
-// Validate checks a map request.
-func (r MapRequest) Validate() error {
-	v := &appliance.ValidationError{}
-	validateFreq(v, r.FreqMHz)
-	validateAntenna(v, "tx", r.Tx)
-	if !r.SouthWest.Valid() {
-		v.Add("south_west", "must be a valid WGS84 position")
-	}
-	if math.IsNaN(r.StepM) || r.StepM < 0.5 || r.StepM > 1000 {
-		v.Add("step_m", "must be in [0.5, 1000] metres, got %g", r.StepM)
-	}
-	if r.NX < 1 || r.NY < 1 || r.NX*r.NY > MaxMapReceivers || r.NX > MaxMapReceivers || r.NY > MaxMapReceivers {
-		v.Add("nx", "nx and ny must be at least 1 with nx·ny ≤ %d, got %d×%d", MaxMapReceivers, r.NX, r.NY)
-	}
-	if math.IsNaN(r.RxHeightM) || r.RxHeightM <= 0 || r.RxHeightM > 3000 {
-		v.Add("rx_height_m", "must be in (0, 3000] metres, got %g", r.RxHeightM)
-	}
-	if math.IsNaN(r.TxPowerDBm) || math.IsInf(r.TxPowerDBm, 0) {
-		v.Add("tx_power_dbm", "must be finite")
-	}
-	if r.Workers < 0 {
-		v.Add("workers", "must not be negative")
-	}
-	r.Options.validate(v)
-	return v.Err()
-}
-
 // Map computes a radio map. Every pixel equals Point for a receiver at the
 // pixel centre, bit for bit, and the map is byte-identical whatever the
 // number of workers: each pixel is computed by one worker, its paths
@@ -402,7 +330,7 @@ func (s *Scene) Receivers(ctx context.Context, r ReceiversRequest) ([]Result, er
 	if math.IsNaN(r.TxPowerDBm) || math.IsInf(r.TxPowerDBm, 0) {
 		v.Add("tx_power_dbm", "must be finite")
 	}
-	r.Options.validate(v)
+	r.Options.Validate(v)
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("raytrace receivers: %w", err)
 	}

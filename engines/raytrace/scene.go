@@ -11,38 +11,6 @@ import (
 	"linkplan/appliance"
 )
 
-// earthRadiusM is the mean Earth radius (IUGG) of the local frame, metres.
-const earthRadiusM = 6371008.8
-
-// Frame converts WGS84 positions to the scene's local frame and back: an
-// equirectangular projection about Origin (x east, y north, metres). Within
-// 5 km of the origin the distance error is below 0.05 % (the convergence of
-// meridians), well under a building's wall thickness for a city scene.
-type Frame struct {
-	Origin appliance.LatLon
-	cosLat float64
-}
-
-// NewFrame returns the frame about origin.
-func NewFrame(origin appliance.LatLon) Frame {
-	return Frame{Origin: origin, cosLat: math.Cos(origin.Lat * math.Pi / 180)}
-}
-
-// ToLocal returns p in the frame, metres.
-func (f Frame) ToLocal(p appliance.LatLon) (x, y float64) {
-	x = (p.Lon - f.Origin.Lon) * math.Pi / 180 * earthRadiusM * f.cosLat
-	y = (p.Lat - f.Origin.Lat) * math.Pi / 180 * earthRadiusM
-	return x, y
-}
-
-// ToLatLon is the inverse of ToLocal.
-func (f Frame) ToLatLon(x, y float64) appliance.LatLon {
-	return appliance.LatLon{
-		Lat: f.Origin.Lat + y/earthRadiusM*180/math.Pi,
-		Lon: f.Origin.Lon + x/(earthRadiusM*f.cosLat)*180/math.Pi,
-	}
-}
-
 // SceneInput is what NewScene builds a scene from.
 type SceneInput struct {
 	// Buildings are the layer's buildings (appliance.Building: WGS84
@@ -148,8 +116,8 @@ type edge struct {
 }
 
 // MaxFrameM is how far from the scene's origin a transmitter or receiver
-// may be, metres: the local frame's distortion stays below 0.2 % there.
-const MaxFrameM = 20000.0
+// may be, metres (appliance.RaytraceMaxFrameM).
+const MaxFrameM = appliance.RaytraceMaxFrameM
 
 // checkFrame refuses positions too far from the origin.
 func (s *Scene) checkFrame(v *appliance.ValidationError, field string, p appliance.LatLon) {

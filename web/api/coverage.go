@@ -16,7 +16,6 @@ import (
 	"linkplan/appliance/planner"
 	"linkplan/appliance/registry"
 	"linkplan/appliance/tenancy"
-	"linkplan/engines/raytrace"
 )
 
 // Engines is the engine registry (linkplan/engines). An engine case
@@ -264,7 +263,7 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		layer, opt := q.Raytrace.params(raytrace.SumCoherent)
+		layer, opt := q.Raytrace.params(appliance.RaytraceSumCoherent)
 		j, err := a.Raytrace.SubmitPair(r.Context(), k, req, layer, opt, q.renames())
 		if err != nil {
 			return nil, err

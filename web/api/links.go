@@ -11,7 +11,6 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
-	"linkplan/engines/raytrace"
 )
 
 func (a *API) registerLinks(r *mux.Router) {
@@ -369,7 +368,7 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	if rt {
 		req.TenantID = k.TenantID
-		layer, opt := q.Raytrace.params(raytrace.SumCoherent)
+		layer, opt := q.Raytrace.params(appliance.RaytraceSumCoherent)
 		j, err := a.Raytrace.SubmitAnalyzeLink(r.Context(), k, req, layer, opt, q.renames())
 		if err != nil {
 			return nil, err

@@ -14,15 +14,14 @@ import (
 	"linkplan/appliance/coverage"
 	"linkplan/appliance/raytracing"
 	"linkplan/appliance/tenancy"
-	"linkplan/engines/raytrace"
 )
 
 // Raytracer runs the asynchronous raytrace engine (appliance/raytracing):
 // link jobs on the analysis routes and radio maps.
 type Raytracer interface {
-	SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt raytrace.Options, warnings []appliance.Warning) (*appliance.Job, error)
-	SubmitPair(ctx context.Context, k *appliance.APIKey, req appliance.PairRequest, layerID string, opt raytrace.Options, warnings []appliance.Warning) (*appliance.Job, error)
-	SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx raytracing.Site, freqMHz float64, layerID string, opt raytrace.Options) (*appliance.Job, error)
+	SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error)
+	SubmitPair(ctx context.Context, k *appliance.APIKey, req appliance.PairRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error)
+	SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx raytracing.Site, freqMHz float64, layerID string, opt appliance.RaytraceOptions) (*appliance.Job, error)
 	StartMap(ctx context.Context, k *appliance.APIKey, req raytracing.MapRequest, requestID string) (*coverage.Map, error)
 }
 
@@ -35,7 +34,7 @@ func (a *API) registerRaytrace(r *mux.Router) {
 
 // raytraceJSON is the "raytrace" member of a request that names engine
 // raytrace: the building layer and the engine's options (absent: the
-// defaults of raytrace.DefaultOptions, with the power sum on maps).
+// defaults of appliance.DefaultRaytraceOptions, with the power sum on maps).
 type raytraceJSON struct {
 	LayerID           *string  `json:"layer_id"`
 	MaxReflections    *int     `json:"max_reflections"`
@@ -49,8 +48,8 @@ type raytraceJSON struct {
 
 // params returns the layer id and the options, the defaults with sum as
 // the default sum.
-func (q *raytraceJSON) params(sum raytrace.SumMode) (string, raytrace.Options) {
-	opt := raytrace.DefaultOptions()
+func (q *raytraceJSON) params(sum appliance.RaytraceSumMode) (string, appliance.RaytraceOptions) {
+	opt := appliance.DefaultRaytraceOptions()
 	opt.Sum = sum
 	if q == nil {
 		return "", opt
@@ -75,10 +74,10 @@ func (q *raytraceJSON) params(sum raytrace.SumMode) (string, raytrace.Options) {
 		opt.Transmission = *q.Transmission
 	}
 	if q.Sum != nil {
-		opt.Sum = raytrace.SumMode(*q.Sum)
+		opt.Sum = appliance.RaytraceSumMode(*q.Sum)
 	}
 	if q.Polarization != nil {
-		opt.Polarization = raytrace.Polarization(*q.Polarization)
+		opt.Polarization = appliance.RaytracePolarization(*q.Polarization)
 	}
 	return layer, opt
 }
@@ -143,7 +142,7 @@ func (a *API) raytraceEnginesPredict(w http.ResponseWriter, r *http.Request, bod
 	}
 	c := ec.CaseSummary()
 	k := keyFrom(r.Context())
-	layer, opt := params.params(raytrace.SumCoherent)
+	layer, opt := params.params(appliance.RaytraceSumCoherent)
 	j, err := a.Raytrace.SubmitCase(r.Context(), k, raytracing.Site{Lat: c.Tx.Lat, Lon: c.Tx.Lon, HeightM: c.TxHeightM},
 		raytracing.Site{Lat: c.Rx.Lat, Lon: c.Rx.Lon, HeightM: c.RxHeightM}, c.FrequencyMHz, layer, opt)
 	if err != nil {
@@ -244,7 +243,7 @@ func (a *API) raytraceMapDomain(k *appliance.APIKey, q *raytraceMapRequest) (ray
 	}
 	rt := &raytraceJSON{MaxReflections: q.MaxReflections, Diffraction: q.Diffraction, DiffractionRangeM: q.DiffractionRangeM,
 		GroundReflection: q.GroundReflection, Transmission: q.Transmission, Sum: q.Sum, Polarization: q.Polarization}
-	_, req.Options = rt.params(raytrace.SumPower)
+	_, req.Options = rt.params(appliance.RaytraceSumPower)
 	req.Site = site
 	return req, v.Err()
 }

@@ -24,6 +24,15 @@
 // pass the engine's reference tests, and the worker would serve it
 // unchanged; none exists and nothing here claims one.
 //
+// The appliance's raytracing service does not import this package: it
+// declares the executor it calls (appliance/raytracing.Executor) over the
+// appliance root's types (appliance.RaytraceScene names a building
+// layer's scene by hash, with a loader of the layer and its buildings),
+// and the assembly passes LayerExecutor, which wraps an Executor and
+// builds a scene's input from the layer with the engine's layer index
+// (raytrace.LayerIndex.Input, as the service's copy of the scene was
+// built) when the executor does not hold the scene.
+//
 // # Protocol
 //
 // HTTP/1.1 over a unix socket, one connection per unit (so that a broken

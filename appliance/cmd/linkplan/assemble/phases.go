@@ -47,6 +47,7 @@ import (
 	"linkplan/engines/itur"
 	"linkplan/engines/ml/shipped"
 	"linkplan/engines/raytrace"
+	"linkplan/engines/raytrace/worker"
 	"linkplan/store"
 	"linkplan/store/jsq"
 	"linkplan/store/search"
@@ -467,7 +468,7 @@ func (b *build) buildRaytrace() error {
 		b.rtwCheck = append(b.rtwCheck, api.Check{Name: "raytrace_worker", Fn: sup.Check, Advisory: true, Kind: "local_process"})
 	}
 	if executor != nil {
-		a.Raytrace = &raytracing.Service{Layers: a.DB, Scenes: b.layerIndex, Executor: executor, Queue: a.Jobs, Maps: a.Maps, Towers: b.towers,
+		a.Raytrace = &raytracing.Service{Layers: a.DB, Scenes: b.layerIndex, Executor: worker.LayerExecutor{X: executor, Index: b.layerIndex}, Queue: a.Jobs, Maps: a.Maps, Towers: b.towers,
 			NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions, Metrics: mset, Log: b.log}
 		a.Jobs.Register(appliance.JobKindRaytraceLink, a.Raytrace.Handler())
 		b.raytracer = a.Raytrace
