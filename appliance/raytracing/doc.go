@@ -9,6 +9,54 @@
 // hash and a request, and the appliance, the only writer of tenant data,
 // stores the results.
 //
+// # Options
+//
+// A request names the engine's options in its "raytrace" member (link
+// jobs) or at the top of its body (maps); each one it leaves out takes
+// the service's default for its kind, and every answer states the
+// options it was computed with (LinkJobResult.Options; a map's summary
+// detail, MapDetail, kept in its record), its warnings as always.
+//
+//	option                  link jobs (DefaultOptions)   maps (DefaultMapOptions)
+//	max_reflections         2                            2
+//	diffraction (250 m)     on                           on
+//	ground_reflection       on                           on
+//	transmission            off                          off
+//	diffuse_scattering      0.4                          0.4
+//	reflection_diffraction  on (where it applies)        off; asked: cap ÷ MapRDCostFactor
+//	clutter_beyond_extent   on                           on
+//	sum                     coherent (the local field)   power (the local mean)
+//
+// Why: the link defaults are the set the real measurements validated
+// (linkplan raytrace eval against the TU Dortmund drive tests, engines/
+// raytrace doc.go "Validation": RMSE raytrace/fspl 9.90/12.06 dB
+// O2 → T-Mobile and 11.03/11.22 T-Mobile → O2 with the three options,
+// while the engine's own defaults, all three off, lose to fspl on the
+// second: 12.62/11.22 without the clutter). The engine keeps them off
+// in its DefaultOptions; an answer of this service is meant to be the
+// validated configuration. Scattering (S = 0.4, typical of building walls,
+// Degli-Esposti et al. 2007) and the clutter beyond the layer's extent
+// (buildings of the layer's median height where the layer has none:
+// unknown, not absent) cost a map little: on the engine's benchmark scene
+// (1 km², 500 buildings, 16 rows of 200 receivers spread over
+// BenchmarkMap40k's grid, CPU time) 2.03 ms a receiver with the engine's
+// defaults, 2.73 with both. The reflection–diffraction paths cost a
+// receiver 48.8 ms, 17.9 times a map's default: a 40 000-pixel map
+// would take about half an hour of CPU instead of two minutes. So maps
+// leave them off unless asked, and a map that asks gets the tier's
+// pixel cap divided by MapRDCostFactor (20: Enterprise 2 000 pixels,
+// Ultra 8 000), so that it costs no more than a default map at the full
+// cap; above it, 422 naming reflection_diffraction with the cap.
+//
+// Reflection–diffraction needs diffraction and at least one reflection
+// (its paths meet a wall before or after a diffracting edge): left out,
+// it defaults on only where both hold (DefaultReflectionDiffraction), so
+// that a request turning diffraction or reflections off need not name it;
+// asked for where they do not hold, it is refused (422 naming
+// raytrace.reflection_diffraction, or reflection_diffraction on a map).
+// diffuse_scattering must be 0..1 (422 naming it). The option fields of a
+// map are named as its body names them, at the top level.
+//
 // Every request needs the Enterprise or Ultra tier (the engine's, SPEC
 // §2.5; appliance.ErrForbidden below) and a building layer of the tenant
 // (another tenant's reads as missing, appliance.ErrNotFound). Positions
@@ -83,16 +131,18 @@
 // KMZ, contours) exactly as a heatmap, at GET /coverage/heatmap/{id},
 // /events and /export. The caps per tier:
 //
-//	tier        area      side     resolution   pixels
-//	Enterprise  1 km²     2 km     ≥ 5 m        40 000
-//	Ultra       4 km²     4 km     ≥ 2 m        160 000
+//	tier        area      side     resolution   pixels    with reflection_diffraction
+//	Enterprise  1 km²     2 km     ≥ 5 m        40 000    2 000
+//	Ultra       4 km²     4 km     ≥ 2 m        160 000   8 000
 //
 // (admin keys: Ultra's). 40 000 pixels is the engine's benchmark map
 // (BenchmarkMap40k: 2 reflections, diffraction, 500 buildings on a km², at
-// most 60 s on two cores); the Ultra cap is four of them. Defaults: a
-// radius of 500 m, 5 m pixels, a receiver 1.5 m above the ground, the
-// engine's options with the power sum (the local mean, a coverage map's
-// usual basis; "sum": "coherent" gives the local field with its fading).
+// most 60 s on two cores); the Ultra cap is four of them; a map with the
+// reflection–diffraction paths gets the cap ÷ MapRDCostFactor ("Options").
+// Defaults: a radius of 500 m, 5 m pixels, a receiver 1.5 m above the
+// ground, DefaultMapOptions: the power sum (the local mean, a coverage
+// map's usual basis; "sum": "coherent" gives the local field with its
+// fading), scattering and clutter, no reflection–diffraction.
 //
 // The grid is square in metres in the layer's frame: nx×ny pixels of
 // resolution_m from the box's south-west corner. The frame is
