@@ -27,26 +27,38 @@
 //	clutter_beyond_extent   on                           on
 //	sum                     coherent (the local field)   power (the local mean)
 //
-// Why: the link defaults are the set the real measurements validated
-// (linkplan raytrace eval against the TU Dortmund drive tests, engines/
-// raytrace doc.go "Validation": RMSE raytrace/fspl 9.90/12.06 dB
-// O2 → T-Mobile and 11.03/11.22 T-Mobile → O2 with the three options,
-// while the engine's own defaults, all three off, lose to fspl on the
-// second: 12.62/11.22 without the clutter). The engine keeps them off
-// in its DefaultOptions; an answer of this service is meant to be the
-// validated configuration. Scattering (S = 0.4, typical of building walls,
-// Degli-Esposti et al. 2007) and the clutter beyond the layer's extent
-// (buildings of the layer's median height where the layer has none:
-// unknown, not absent) cost a map little: on the engine's benchmark scene
-// (1 km², 500 buildings, 16 rows of 200 receivers spread over
-// BenchmarkMap40k's grid, CPU time) 2.03 ms a receiver with the engine's
-// defaults, 2.73 with both. The reflection–diffraction paths cost a
-// receiver 48.8 ms, 17.9 times a map's default: a 40 000-pixel map
-// would take about half an hour of CPU instead of two minutes. So maps
-// leave them off unless asked, and a map that asks gets the tier's
-// pixel cap divided by MapRDCostFactor (20: Enterprise 2 000 pixels,
-// Ultra 8 000), so that it costs no more than a default map at the full
-// cap; above it, 422 naming reflection_diffraction with the cap.
+// Why: the link defaults are the set the real measurements were
+// validated with (linkplan raytrace eval against the TU Dortmund drive
+// tests, engines/raytrace doc.go "Validation"): RMSE raytrace/fspl
+// 9.90/12.06 dB O2 → T-Mobile and 11.03/11.22 T-Mobile → O2. Without the
+// clutter (11.11, 12.52) or the scattering (10.72, 11.36) the engine
+// loses to fspl on the second; the reflection–diffraction paths move
+// that campus of detached buildings by ±0.2 dB (9.72, 11.17 without
+// them) but carry a street's power round its corners (2 to 4 dB in the
+// P.1411 street canyon, within its spread with them). The engine keeps
+// the three off in its DefaultOptions; an answer of this service is the
+// validated configuration unless the request says otherwise.
+//
+// Maps: scattering and clutter cost a map little. On the engine's
+// benchmark scene (benchScene and benchMap of engines/raytrace: 1 km²,
+// 500 buildings, the 200×200 map of BenchmarkMap40k; CPU time on the
+// 2-core machine) the full map with the map defaults took 68.3 and 70.7
+// CPU-s (1.71–1.77 ms a pixel); 16 rows of 200 receivers spread over its
+// grid, one request each, took 2.0–2.2 ms a receiver with the engine's
+// defaults and 2.7–3.2 with scattering and clutter. The
+// reflection–diffraction paths cost 48.8–51.3 ms a receiver over those
+// rows (19.5 to 85 by row) and 81–91 ms in the pixels around the
+// transmitter, where every pixel has walls and edges near both ends
+// (squares of 44, 35, 28 and 25 pixels of 5 m): 46 to 53 times a default
+// map's pixel, and a map is centred on its transmitter. A 40 000-pixel
+// map with them would take about an hour of CPU instead of about a
+// minute. So maps leave them off unless asked, and a map that asks gets
+// the tier's pixel cap divided by MapRDCostFactor, 64 (Enterprise 625
+// pixels, a square of 25; Ultra 2 500), so that it costs no more than a
+// default map at the full cap: 25×25 reflection–diffraction pixels around
+// the transmitter took 51.7 CPU-s, 28×28 (40 000 / 50) 71.6, against the
+// full default map's 68.3–70.7. Above the reduced cap: 422 naming
+// reflection_diffraction with the cap.
 //
 // Reflection–diffraction needs diffraction and at least one reflection
 // (its paths meet a wall before or after a diffracting edge): left out,
@@ -132,8 +144,8 @@
 // /events and /export. The caps per tier:
 //
 //	tier        area      side     resolution   pixels    with reflection_diffraction
-//	Enterprise  1 km²     2 km     ≥ 5 m        40 000    2 000
-//	Ultra       4 km²     4 km     ≥ 2 m        160 000   8 000
+//	Enterprise  1 km²     2 km     ≥ 5 m        40 000    625
+//	Ultra       4 km²     4 km     ≥ 2 m        160 000   2 500
 //
 // (admin keys: Ultra's). 40 000 pixels is the engine's benchmark map
 // (BenchmarkMap40k: 2 reflections, diffraction, 500 buildings on a km², at

@@ -15,9 +15,9 @@ const DefaultDiffuseScattering = 0.4
 // DefaultMapOptions are the options of a map that names none: the
 // engine's defaults with the power sum (the local mean), the walls'
 // scattering at DefaultDiffuseScattering and clutter beyond the layer's
-// extent, but no reflection–diffraction paths (they cost about 20 times
-// as much per receiver: a map that asks for them gets the tier's pixel
-// cap divided by MapRDCostFactor).
+// extent, but no reflection–diffraction paths (they cost a pixel near
+// the transmitter about 50 times as much: a map that asks for them gets
+// the tier's pixel cap divided by MapRDCostFactor, 64).
 func DefaultMapOptions() appliance.RaytraceOptions {
 	o := appliance.DefaultRaytraceOptions()
 	o.Sum = appliance.RaytraceSumPower
