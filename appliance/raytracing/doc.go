@@ -42,22 +42,24 @@
 // Maps: scattering and clutter cost a map little. On the engine's
 // benchmark scene (benchScene and benchMap of engines/raytrace: 1 km²,
 // 500 buildings, the 200×200 map of BenchmarkMap40k; CPU time on the
-// 2-core machine) the full map with the map defaults took 68.3 and 70.7
-// CPU-s (1.71–1.77 ms a pixel); 16 rows of 200 receivers spread over its
-// grid, one request each, took 2.0–2.2 ms a receiver with the engine's
-// defaults and 2.7–3.2 with scattering and clutter. The
+// shared 2-core machine) the full map with the map defaults took 63.7 to
+// 70.7 CPU-s (1.59–1.77 ms a pixel); 16 rows of 200 receivers spread over
+// its grid, one request each, took 2.0–2.2 ms a receiver with the
+// engine's defaults and 2.7–3.2 with scattering and clutter. The
 // reflection–diffraction paths cost 48.8–51.3 ms a receiver over those
-// rows (19.5 to 85 by row) and 81–91 ms in the pixels around the
+// rows (19.5 to 85 by row) and 81–94 ms in the pixels around the
 // transmitter, where every pixel has walls and edges near both ends
-// (squares of 44, 35, 28 and 25 pixels of 5 m): 46 to 53 times a default
+// (squares of 44, 35, 28 and 25 pixels of 5 m): 46 to 59 times a default
 // map's pixel, and a map is centred on its transmitter. A 40 000-pixel
 // map with them would take about an hour of CPU instead of about a
 // minute. So maps leave them off unless asked, and a map that asks gets
-// the tier's pixel cap divided by MapRDCostFactor, 64 (Enterprise 625
-// pixels, a square of 25; Ultra 2 500), so that it costs no more than a
-// default map at the full cap: 25×25 reflection–diffraction pixels around
-// the transmitter took 51.7 CPU-s, 28×28 (40 000 / 50) 71.6, against the
-// full default map's 68.3–70.7. Above the reduced cap: 422 naming
+// the tier's pixel cap divided by MapRDCostFactor, 80 (Enterprise 500
+// pixels, Ultra 2 000), so that it costs no more than a default map at
+// the full cap, with a margin for the spread of those figures:
+// BenchmarkMapRDCap (engines/raytrace) computes both: 43.9 CPU-s for
+// 25×20 reflection–diffraction pixels around the transmitter against 75.9
+// for the default map (at the cap ÷ 64, 25×25 pixels took 51.7 and 58.5
+// against 63.7 to 70.7: too close). Above the reduced cap: 422 naming
 // reflection_diffraction with the cap.
 //
 // Reflection–diffraction needs diffraction and at least one reflection
@@ -144,8 +146,8 @@
 // /events and /export. The caps per tier:
 //
 //	tier        area      side     resolution   pixels    with reflection_diffraction
-//	Enterprise  1 km²     2 km     ≥ 5 m        40 000    625
-//	Ultra       4 km²     4 km     ≥ 2 m        160 000   2 500
+//	Enterprise  1 km²     2 km     ≥ 5 m        40 000    500
+//	Ultra       4 km²     4 km     ≥ 2 m        160 000   2 000
 //
 // (admin keys: Ultra's). 40 000 pixels is the engine's benchmark map
 // (BenchmarkMap40k: 2 reflections, diffraction, 500 buildings on a km², at

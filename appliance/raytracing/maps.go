@@ -27,10 +27,10 @@ type MapCaps struct {
 // MapRDCostFactor divides a tier's pixel cap for a map that asks for the
 // reflection–diffraction paths (package doc, "Options"): on the engine's
 // benchmark scene a pixel with them around the transmitter costs 46 to
-// 53 times a pixel of a default map (81–91 against 1.71–1.77 CPU-ms), so
-// that a map at the reduced cap costs no more than a default map at the
-// full cap (a square of 25 × 25 pixels on Enterprise, 50 × 50 on Ultra).
-const MapRDCostFactor = 64
+// 59 times a pixel of a default map (81–94 against 1.59–1.77 CPU-ms), so
+// that, with a margin, a map at the reduced cap costs no more than a
+// default map at the full cap (BenchmarkMapRDCap in engines/raytrace).
+const MapRDCostFactor = 80
 
 // MaxPixelsRD is the pixel cap of a map with reflection–diffraction
 // paths: MaxPixels / MapRDCostFactor.

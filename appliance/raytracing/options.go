@@ -17,7 +17,7 @@ const DefaultDiffuseScattering = 0.4
 // scattering at DefaultDiffuseScattering and clutter beyond the layer's
 // extent, but no reflection–diffraction paths (they cost a pixel near
 // the transmitter about 50 times as much: a map that asks for them gets
-// the tier's pixel cap divided by MapRDCostFactor, 64).
+// the tier's pixel cap divided by MapRDCostFactor, 80).
 func DefaultMapOptions() appliance.RaytraceOptions {
 	o := appliance.DefaultRaytraceOptions()
 	o.Sum = appliance.RaytraceSumPower
