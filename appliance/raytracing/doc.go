@@ -35,7 +35,8 @@
 // loses to fspl on the second; the reflection–diffraction paths move
 // that campus of detached buildings by ±0.2 dB (9.72, 11.17 without
 // them) but carry a street's power round its corners (2 to 4 dB in the
-// P.1411 street canyon, within its spread with them). The engine keeps
+// P.1411 street canyon: with scattering, within that model's spread from
+// 130 m and up to 2 dB above it nearer the corner). The engine keeps
 // the three off in its DefaultOptions; an answer of this service is the
 // validated configuration unless the request says otherwise.
 //
@@ -51,8 +52,8 @@
 // transmitter, where every pixel has walls and edges near both ends
 // (squares of 44, 35, 28 and 25 pixels of 5 m): 46 to 59 times a default
 // map's pixel, and a map is centred on its transmitter. A 40 000-pixel
-// map with them would take about an hour of CPU instead of about a
-// minute. So maps leave them off unless asked, and a map that asks gets
+// map with them would take half an hour to an hour of CPU instead of
+// about a minute. So maps leave them off unless asked, and a map that asks gets
 // the tier's pixel cap divided by MapRDCostFactor, 80 (Enterprise 500
 // pixels, Ultra 2 000), so that it costs no more than a default map at
 // the full cap, with a margin for the spread of those figures:
