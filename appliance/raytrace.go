@@ -94,8 +94,10 @@ type RaytraceOptions struct {
 // DefaultRaytraceOptions returns order 2 reflections, diffraction within
 // 250 m, ground reflection, no transmission, no diffuse scattering, no
 // reflection–diffraction paths, no clutter beyond the layer's extent,
-// coherent sum, vertical polarisation (the answers of the API and of
-// maps).
+// coherent sum, vertical polarisation: the engine's own defaults. The
+// answers of the API and of maps use the raytrace service's instead
+// (appliance/raytracing DefaultOptions and DefaultMapOptions: the
+// Dortmund-validated scattering, reflection–diffraction and clutter on).
 func DefaultRaytraceOptions() RaytraceOptions {
 	return RaytraceOptions{MaxReflections: RaytraceDefaultMaxReflections, Diffraction: true, DiffractionRangeM: RaytraceDefaultDiffractionRangeM,
 		GroundReflection: true, Sum: RaytraceSumCoherent, Polarization: RaytracePolVertical}

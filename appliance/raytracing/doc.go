@@ -9,6 +9,69 @@
 // hash and a request, and the appliance, the only writer of tenant data,
 // stores the results.
 //
+// # Options
+//
+// A request names the engine's options in its "raytrace" member (link
+// jobs) or at the top of its body (maps); each one it leaves out takes
+// the service's default for its kind, and every answer states the
+// options it was computed with (LinkJobResult.Options; a map's summary
+// detail, MapDetail, kept in its record), its warnings as always.
+//
+//	option                  link jobs (DefaultOptions)   maps (DefaultMapOptions)
+//	max_reflections         2                            2
+//	diffraction (250 m)     on                           on
+//	ground_reflection       on                           on
+//	transmission            off                          off
+//	diffuse_scattering      0.4                          0.4
+//	reflection_diffraction  on (where it applies)        off; asked: cap ÷ MapRDCostFactor
+//	clutter_beyond_extent   on                           on
+//	sum                     coherent (the local field)   power (the local mean)
+//
+// Why: the link defaults are the set the real measurements were
+// validated with (linkplan raytrace eval against the TU Dortmund drive
+// tests, engines/raytrace doc.go "Validation"): RMSE raytrace/fspl
+// 9.90/12.06 dB O2 → T-Mobile and 11.03/11.22 T-Mobile → O2. Without the
+// clutter (11.11, 12.52) or the scattering (10.72, 11.36) the engine
+// loses to fspl on the second; the reflection–diffraction paths move
+// that campus of detached buildings by ±0.2 dB (9.72, 11.17 without
+// them) but carry a street's power round its corners (2 to 4 dB in the
+// P.1411 street canyon: with scattering, within that model's spread from
+// 130 m and up to 2 dB above it nearer the corner). The engine keeps
+// the three off in its DefaultOptions; an answer of this service is the
+// validated configuration unless the request says otherwise.
+//
+// Maps: scattering and clutter cost a map little. On the engine's
+// benchmark scene (benchScene and benchMap of engines/raytrace: 1 km²,
+// 500 buildings, the 200×200 map of BenchmarkMap40k; CPU time on the
+// shared 2-core machine) the full map with the map defaults took 63.7 to
+// 70.7 CPU-s (1.59–1.77 ms a pixel); 16 rows of 200 receivers spread over
+// its grid, one request each, took 2.0–2.2 ms a receiver with the
+// engine's defaults and 2.7–3.2 with scattering and clutter. The
+// reflection–diffraction paths cost 48.8–51.3 ms a receiver over those
+// rows (19.5 to 85 by row) and 81–94 ms in the pixels around the
+// transmitter, where every pixel has walls and edges near both ends
+// (squares of 44, 35, 28 and 25 pixels of 5 m): 46 to 59 times a default
+// map's pixel, and a map is centred on its transmitter. A 40 000-pixel
+// map with them would take half an hour to an hour of CPU instead of
+// about a minute. So maps leave them off unless asked, and a map that asks gets
+// the tier's pixel cap divided by MapRDCostFactor, 80 (Enterprise 500
+// pixels, Ultra 2 000), so that it costs no more than a default map at
+// the full cap, with a margin for the spread of those figures:
+// BenchmarkMapRDCap (engines/raytrace) computes both: 43.9 CPU-s for
+// 25×20 reflection–diffraction pixels around the transmitter against 75.9
+// for the default map (at the cap ÷ 64, 25×25 pixels took 51.7 and 58.5
+// against 63.7 to 70.7: too close). Above the reduced cap: 422 naming
+// reflection_diffraction with the cap.
+//
+// Reflection–diffraction needs diffraction and at least one reflection
+// (its paths meet a wall before or after a diffracting edge): left out,
+// it defaults on only where both hold (DefaultReflectionDiffraction), so
+// that a request turning diffraction or reflections off need not name it;
+// asked for where they do not hold, it is refused (422 naming
+// raytrace.reflection_diffraction, or reflection_diffraction on a map).
+// diffuse_scattering must be 0..1 (422 naming it). The option fields of a
+// map are named as its body names them, at the top level.
+//
 // Every request needs the Enterprise or Ultra tier (the engine's, SPEC
 // §2.5; appliance.ErrForbidden below) and a building layer of the tenant
 // (another tenant's reads as missing, appliance.ErrNotFound). Positions
@@ -83,16 +146,18 @@
 // KMZ, contours) exactly as a heatmap, at GET /coverage/heatmap/{id},
 // /events and /export. The caps per tier:
 //
-//	tier        area      side     resolution   pixels
-//	Enterprise  1 km²     2 km     ≥ 5 m        40 000
-//	Ultra       4 km²     4 km     ≥ 2 m        160 000
+//	tier        area      side     resolution   pixels    with reflection_diffraction
+//	Enterprise  1 km²     2 km     ≥ 5 m        40 000    500
+//	Ultra       4 km²     4 km     ≥ 2 m        160 000   2 000
 //
 // (admin keys: Ultra's). 40 000 pixels is the engine's benchmark map
 // (BenchmarkMap40k: 2 reflections, diffraction, 500 buildings on a km², at
-// most 60 s on two cores); the Ultra cap is four of them. Defaults: a
-// radius of 500 m, 5 m pixels, a receiver 1.5 m above the ground, the
-// engine's options with the power sum (the local mean, a coverage map's
-// usual basis; "sum": "coherent" gives the local field with its fading).
+// most 60 s on two cores); the Ultra cap is four of them; a map with the
+// reflection–diffraction paths gets the cap ÷ MapRDCostFactor ("Options").
+// Defaults: a radius of 500 m, 5 m pixels, a receiver 1.5 m above the
+// ground, DefaultMapOptions: the power sum (the local mean, a coverage
+// map's usual basis; "sum": "coherent" gives the local field with its
+// fading), scattering and clutter, no reflection–diffraction.
 //
 // The grid is square in metres in the layer's frame: nx×ny pixels of
 // resolution_m from the box's south-west corner. The frame is

@@ -72,10 +72,20 @@ type linkPayload struct {
 
 const linkPayloadVersion = 1
 
-// DefaultOptions are the options of a request that gives none: the
-// engine's defaults (reflections up to order 2, first-order diffraction,
-// ground reflection, coherent sum for a link: the local field).
-func DefaultOptions() appliance.RaytraceOptions { return appliance.DefaultRaytraceOptions() }
+// DefaultOptions are the options of a link job that names none: the set
+// the Dortmund drive tests validated (linkplan raytrace eval; package doc,
+// "Options"): the engine's defaults (reflections up to order 2,
+// first-order diffraction, ground reflection, coherent sum for a link:
+// the local field) with the walls' scattering at
+// DefaultDiffuseScattering, the reflection–diffraction paths and clutter
+// beyond the layer's extent.
+func DefaultOptions() appliance.RaytraceOptions {
+	o := appliance.DefaultRaytraceOptions()
+	o.DiffuseScattering = DefaultDiffuseScattering
+	o.ReflectionDiffraction = true
+	o.ClutterBeyondExtent = true
+	return o
+}
 
 // SubmitLinks validates a link job for k's tenant and enqueues it: the
 // tier (Enterprise or Ultra, else appliance.ErrForbidden), the layer (the
@@ -126,6 +136,7 @@ func (s *Service) SubmitLinks(ctx context.Context, k *appliance.APIKey, req Link
 			break
 		}
 	}
+	validOptions(v, req.Options, func(f string) string { return linkField(req.Route, 0, f) })
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -155,7 +166,7 @@ func (s *Service) SubmitLinks(ctx context.Context, k *appliance.APIKey, req Link
 // linkField names a link's field as the route's body does.
 func linkField(route string, i int, field string) string {
 	switch field {
-	case "frequency_mhz", "max_reflections", "diffraction_range_m", "sum", "polarization":
+	case "frequency_mhz", "max_reflections", "diffraction_range_m", "sum", "polarization", "diffuse_scattering", "reflection_diffraction":
 		if field == "frequency_mhz" {
 			return field
 		}
@@ -229,16 +240,16 @@ type LinkResult struct {
 
 // LinkJobResult is the result file of a link job (JSON).
 type LinkJobResult struct {
-	Route         string                    `json:"route"`
-	Engine        string                    `json:"engine"`
-	EngineVersion string                    `json:"engine_version"`
-	LayerID       string                    `json:"layer_id"`
-	SceneHash     string                    `json:"scene_hash"`
-	FreqMHz       float64                   `json:"frequency_mhz"`
-	Options       appliance.RaytraceOptions `json:"options"`
-	Links         []LinkResult              `json:"links"`
-	Best          *int                      `json:"best"` // index of the link with the largest margin (or least loss); null when none is reachable
-	Warnings      []appliance.Warning       `json:"warnings"`
+	Route         string              `json:"route"`
+	Engine        string              `json:"engine"`
+	EngineVersion string              `json:"engine_version"`
+	LayerID       string              `json:"layer_id"`
+	SceneHash     string              `json:"scene_hash"`
+	FreqMHz       float64             `json:"frequency_mhz"`
+	Options       OptionsJSON         `json:"options"` // the options the links were traced with, every one stated
+	Links         []LinkResult        `json:"links"`
+	Best          *int                `json:"best"` // index of the link with the largest margin (or least loss); null when none is reachable
+	Warnings      []appliance.Warning `json:"warnings"`
 }
 
 // LinkJobSummary is a link job's summary (GET /jobs/{id}).
@@ -301,7 +312,7 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 		}
 	}
 	out := LinkJobResult{Route: req.Route, Engine: string(appliance.EngineRaytrace), EngineVersion: version, LayerID: req.LayerID, SceneHash: ly.hash,
-		FreqMHz: req.FreqMHz, Options: req.Options, Links: make([]LinkResult, 0, len(req.Links)), Warnings: req.Warnings}
+		FreqMHz: req.FreqMHz, Options: EchoOptions(req.Options), Links: make([]LinkResult, 0, len(req.Links)), Warnings: req.Warnings}
 	if out.Warnings == nil {
 		out.Warnings = []appliance.Warning{}
 	}

@@ -2,6 +2,7 @@ package raytracing
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -22,6 +23,18 @@ type MapCaps struct {
 	DefaultRadiusM     float64 // metres: the half side of the box around the transmitter without bbox
 	DefaultResolutionM float64 // metres
 }
+
+// MapRDCostFactor divides a tier's pixel cap for a map that asks for the
+// reflection–diffraction paths (package doc, "Options"): on the engine's
+// benchmark scene a pixel with them around the transmitter costs 46 to
+// 59 times a pixel of a default map (81–94 against 1.59–1.77 CPU-ms), so
+// that, with a margin, a map at the reduced cap costs no more than a
+// default map at the full cap (BenchmarkMapRDCap in engines/raytrace).
+const MapRDCostFactor = 80
+
+// MaxPixelsRD is the pixel cap of a map with reflection–diffraction
+// paths: MaxPixels / MapRDCostFactor.
+func (c MapCaps) MaxPixelsRD() int { return c.MaxPixels / MapRDCostFactor }
 
 // CapsOf returns the map caps of a tier (admin keys: Ultra's).
 func CapsOf(k *appliance.APIKey) MapCaps {
@@ -102,14 +115,11 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 		var ve *appliance.ValidationError
 		if errors.As(err, &ve) {
 			for _, f := range ve.Fields {
-				name := "raytrace." + f.Field
-				if f.Field == "frequency_mhz" {
-					name = f.Field
-				}
-				v.Add(name, "%s", f.Reason)
+				v.Add(f.Field, "%s", f.Reason) // the map's body names the options at its top level
 			}
 		}
 	}
+	validOptions(v, opt, func(f string) string { return f })
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -132,6 +142,9 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 		v.Add(areaField(req), "the map covers %.3f km² (%.0f m × %.0f m); the %s tier allows %g km² and sides of %g m", area, x1-x0, y1-y0, k.Tier, caps.MaxAreaKm2, caps.MaxSideM)
 	case g.nx*g.ny > caps.MaxPixels:
 		v.Add("resolution_m", "the map would have %d×%d = %d pixels; the %s tier allows %d: choose a coarser resolution or a smaller area", g.nx, g.ny, g.nx*g.ny, k.Tier, caps.MaxPixels)
+	case opt.ReflectionDiffraction && g.nx*g.ny > caps.MaxPixelsRD():
+		v.Add("reflection_diffraction", "costs about %d times as much per pixel as a map without it: with it the %s tier allows %d pixels (its cap of %d divided by %d) and this map would have %d×%d = %d; choose a coarser resolution or a smaller area, or leave reflection_diffraction off",
+			MapRDCostFactor, k.Tier, caps.MaxPixelsRD(), caps.MaxPixels, MapRDCostFactor, g.nx, g.ny, g.nx*g.ny)
 	}
 	inFrame(v, "site", f, site.Tx)
 	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
@@ -150,6 +163,19 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 	site.RadiusM = math.Round(site.RadiusM)
 	c := &mapComputer{s: s, tenantID: k.TenantID, layer: ly, scene: s.sceneRef(k.TenantID, ly), grid: g, site: site, opt: opt}
 	return s.Maps.StartComputed(coverage.Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: requestID}, "raytrace", site, c)
+}
+
+// KindMap is the kind of a raytrace map in the coverage registry.
+const KindMap = "raytrace"
+
+// MapDetail is a raytrace map's own summary (coverage Summary.Detail, the
+// summary event's detail, kept in the map's record): the building layer,
+// its scene and the options the map was computed with.
+type MapDetail struct {
+	Kind      string      `json:"kind"` // "raytrace"
+	LayerID   string      `json:"layer_id"`
+	SceneHash string      `json:"scene_hash"` // hex SHA-256 of the layer's scene
+	Options   OptionsJSON `json:"options"`
 }
 
 func areaField(req MapRequest) string {
@@ -289,5 +315,10 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	assumed = slices.Compact(assumed)
 	warns := append(append([]appliance.Warning{}, reqWarns...), c.s.Executor.MapWarnings(flags, assumed)...)
 	sum := coverage.ComputedSummary(r, c.site, version, warns, time.Since(start))
+	d, err := json.Marshal(MapDetail{Kind: KindMap, LayerID: c.layer.l.ID, SceneHash: c.layer.hash, Options: EchoOptions(c.opt)})
+	if err != nil {
+		return nil, fmt.Errorf("raytrace map summary: %w", err)
+	}
+	sum.Detail = d
 	return &coverage.Result{Raster: r, Summary: sum}, nil
 }

@@ -152,6 +152,9 @@ func TestLinkJob(t *testing.T) {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatal(err)
 	}
+	if out.Options != raytracing.EchoOptions(raytracing.DefaultOptions()) {
+		t.Fatalf("result options %+v, want the job's %+v", out.Options, raytracing.DefaultOptions())
+	}
 	l, _, err := f.db.BuildingLayer(f.ent.TenantID, f.layer, false)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +165,7 @@ func TestLinkJob(t *testing.T) {
 	}
 	for i, lr := range out.Links {
 		want, err := sc.Point(ctx, raytrace.PointRequest{Tx: raytrace.Antenna{Pos: appliance.LatLon{Lat: links[i].Tx.Lat, Lon: links[i].Tx.Lon}, HeightM: links[i].Tx.HeightM},
-			Rx: raytrace.Antenna{Pos: rx, HeightM: 1.5}, FreqMHz: 3500, TxPowerDBm: links[i].EIRPDBm - links[i].PatternLossDB, Options: raytrace.DefaultOptions()})
+			Rx: raytrace.Antenna{Pos: rx, HeightM: 1.5}, FreqMHz: 3500, TxPowerDBm: links[i].EIRPDBm - links[i].PatternLossDB, Options: raytracing.DefaultOptions()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,8 +239,12 @@ func TestMapBandsEqualOneUnit(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	tx := at(-35, 20)
-	opt := raytracing.DefaultOptions()
-	opt.Sum = raytrace.SumPower
+	// A map's defaults without the walls' scattering: the split into bands
+	// changes no number whatever the options, and on this block of tall
+	// buildings the scattering makes the 6 400 pixels ten times as slow
+	// (TestIssue24_OptionDefaults computes a map with it).
+	opt := raytracing.DefaultMapOptions()
+	opt.DiffuseScattering = 0
 	req := raytracing.MapRequest{LayerID: f.layer, RadiusM: 200, Options: opt,
 		Site: coverage.Request{Tx: tx, TxHeightM: 30, EIRPDBm: 55, AzimuthDeg: math.NaN(), FreqMHz: 3500, RxHeightM: 1.5, ResolutionM: 5}}
 	mp, err := f.svc.StartMap(ctx, f.ent, req, "req-1")
@@ -344,5 +351,147 @@ func TestMapBandsEqualOneUnit(t *testing.T) {
 	}
 	if _, err := f.svc.StartMap(ctx, &appliance.APIKey{TenantID: f.ent.TenantID, Tier: appliance.TierPro}, req, ""); !errors.Is(err, appliance.ErrForbidden) {
 		t.Fatalf("Pro: %v", err)
+	}
+}
+
+// TestIssue24_OptionDefaults: the service's defaults are the validated
+// set for link jobs (the options of linkplan raytrace eval's Dortmund
+// comparison: scattering S = 0.4, reflection–diffraction, clutter beyond
+// the extent; the coherent sum) and, for maps, the same without
+// reflection–diffraction and with the power sum; reflection–diffraction
+// not named defaults on only where it applies, and named where it does
+// not is refused naming the field; a map that asks for it gets the
+// tier's pixel cap divided by MapRDCostFactor; the job's result and the
+// map's summary state every option they were computed with.
+func TestIssue24_OptionDefaults(t *testing.T) {
+	link := raytracing.DefaultOptions()
+	if link.DiffuseScattering != 0.4 || !link.ReflectionDiffraction || !link.ClutterBeyondExtent || link.Sum != raytrace.SumCoherent ||
+		link.MaxReflections != 2 || !link.Diffraction || !link.GroundReflection || link.Transmission {
+		t.Errorf("link defaults %+v", link)
+	}
+	mp := raytracing.DefaultMapOptions()
+	if mp.DiffuseScattering != 0.4 || mp.ReflectionDiffraction || !mp.ClutterBeyondExtent || mp.Sum != raytrace.SumPower ||
+		mp.MaxReflections != 2 || !mp.Diffraction {
+		t.Errorf("map defaults %+v", mp)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*raytrace.Options)
+		want bool
+	}{
+		{"as defaulted", func(*raytrace.Options) {}, true},
+		{"diffraction off", func(o *raytrace.Options) { o.Diffraction = false }, false},
+		{"no reflections", func(o *raytrace.Options) { o.MaxReflections = 0 }, false},
+		{"one reflection", func(o *raytrace.Options) { o.MaxReflections = 1 }, true},
+	} {
+		o := link
+		tc.edit(&o)
+		if got := raytracing.DefaultReflectionDiffraction(link, o); got != tc.want {
+			t.Errorf("%s: reflection–diffraction by default %v, want %v", tc.name, got, tc.want)
+		}
+		if raytracing.DefaultReflectionDiffraction(mp, o) {
+			t.Errorf("%s: a map defaults reflection–diffraction on", tc.name)
+		}
+	}
+
+	f := newFixture(t)
+	ctx := context.Background()
+	rx := at(5, -5)
+	one := []raytracing.Link{{Tx: raytracing.Site{Lat: at(-150, 140).Lat, Lon: at(-150, 140).Lon, HeightM: 30}, Rx: raytracing.Site{Lat: rx.Lat, Lon: rx.Lon, HeightM: 1.5}}}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*raytrace.Options)
+		field string
+	}{
+		{"reflection–diffraction without diffraction", func(o *raytrace.Options) { o.Diffraction = false }, "raytrace.reflection_diffraction"},
+		{"reflection–diffraction without reflections", func(o *raytrace.Options) { o.MaxReflections = 0 }, "raytrace.reflection_diffraction"},
+		{"scattering above 1", func(o *raytrace.Options) { o.DiffuseScattering = 1.5 }, "raytrace.diffuse_scattering"},
+		{"negative scattering", func(o *raytrace.Options) { o.DiffuseScattering = -0.1 }, "raytrace.diffuse_scattering"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := link
+			tc.edit(&o)
+			_, err := f.svc.SubmitLinks(ctx, f.ent, raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: f.layer, FreqMHz: 3500, Options: o, Links: one})
+			var ve *appliance.ValidationError
+			if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != tc.field {
+				t.Fatalf("error %v, want one naming %s", err, tc.field)
+			}
+		})
+	}
+
+	// The link job's result states the options, off ones included.
+	off := link
+	off.DiffuseScattering, off.ReflectionDiffraction, off.ClutterBeyondExtent = 0, false, false
+	j, err := f.svc.SubmitLinks(ctx, f.ent, raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: f.layer, FreqMHz: 3500, Options: off, Links: one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done := f.wait(t, j.ID); done.State != appliance.JobSucceeded {
+		t.Fatalf("job %s: %s", done.State, done.Error)
+	}
+	_, file, err := f.jobs.Open(ctx, f.ent.TenantID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(file)
+	file.Close()
+	var res struct {
+		Options map[string]any `json:"options"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]any{"diffuse_scattering": 0.0, "reflection_diffraction": false, "clutter_beyond_extent": false, "sum": "coherent", "max_reflections": 2.0} {
+		if got, ok := res.Options[k]; !ok || got != want {
+			t.Errorf("result options[%s] = %v (stated %v), want %v", k, got, ok, want)
+		}
+	}
+
+	// Maps: the cap with reflection–diffraction, and the summary's options.
+	caps := raytracing.CapsOf(f.ent)
+	if caps.MaxPixelsRD() != caps.MaxPixels/raytracing.MapRDCostFactor || caps.MaxPixelsRD() < 1 {
+		t.Fatalf("caps %+v: %d pixels with reflection–diffraction", caps, caps.MaxPixelsRD())
+	}
+	rd := mp
+	rd.ReflectionDiffraction = true
+	site := coverage.Request{Tx: at(-35, 20), TxHeightM: 30, EIRPDBm: 55, AzimuthDeg: math.NaN(), FreqMHz: 3500, RxHeightM: 1.5, ResolutionM: 5}
+	// A side of 5·(√cap + 2) metres: just over the reduced cap, far under the full one.
+	over := 5 * (math.Floor(math.Sqrt(float64(caps.MaxPixelsRD()))) + 2) / 2
+	_, err = f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: over, Options: rd, Site: site}, "")
+	var ve *appliance.ValidationError
+	if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != "reflection_diffraction" || !strings.Contains(ve.Fields[0].Reason, fmt.Sprint(caps.MaxPixelsRD())) {
+		t.Fatalf("an RD map over the reduced cap: %v", err)
+	}
+	t.Logf("refused: %v", err)
+	bad := rd
+	bad.Diffraction = false
+	if _, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: bad, Site: site}, ""); !errors.As(err, &ve) || ve.Fields[0].Field != "reflection_diffraction" {
+		t.Fatalf("an RD map without diffraction: %v", err)
+	}
+	m, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: rd, Site: site}, "")
+	if err != nil {
+		t.Fatalf("an RD map under the reduced cap: %v", err)
+	}
+	detach := m.Attach()
+	defer detach()
+	for after := 0; ; {
+		evs, final, err := m.Next(ctx, after, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) > 0 {
+			after = evs[len(evs)-1].Seq
+		}
+		if final && len(evs) == 0 {
+			break
+		}
+	}
+	_, _, sum, err := m.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d raytracing.MapDetail
+	if err := json.Unmarshal(sum.Detail, &d); err != nil || d.Kind != "raytrace" || d.LayerID != f.layer || d.Options != raytracing.EchoOptions(rd) {
+		t.Fatalf("map detail %s (%v), want the options %+v", sum.Detail, err, rd)
 	}
 }

@@ -154,6 +154,16 @@
 //     ReceivedPowerDBm. PathLossDB = TxPowerDBm − ReceivedPowerDBm, antenna
 //     gains included. The RMS delay spread is weighted by |a|².
 //
+// The three optional models above are off in the engine's DefaultOptions
+// (what a caller of this package gets without asking), not in the
+// answers of the API and of maps: the raytrace service
+// (appliance/raytracing, its package doc "Options") answers link jobs
+// with the set the Dortmund drive tests validated (scattering at
+// S = 0.4, the reflection–diffraction paths, clutter beyond the extent)
+// and maps with scattering and clutter but without the
+// reflection–diffraction paths unless asked (they cost a map pixel many
+// times the rest of its trace), and every answer states its options.
+//
 // Not traced: diffraction of order two or more (a thick building shadows a
 // low receiver only through its vertical corners and, for a transmitter
 // above the roof, its far roof edge), diffraction combined with a roof

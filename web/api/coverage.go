@@ -14,6 +14,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/raytracing"
 	"linkplan/appliance/registry"
 	"linkplan/appliance/tenancy"
 )
@@ -263,7 +264,7 @@ func (a *API) analyzePair(w http.ResponseWriter, r *http.Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		layer, opt := q.Raytrace.params(appliance.RaytraceSumCoherent)
+		layer, opt := q.Raytrace.params(raytracing.DefaultOptions())
 		j, err := a.Raytrace.SubmitPair(r.Context(), k, req, layer, opt, q.renames())
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/planner"
+	"linkplan/appliance/raytracing"
 )
 
 func (a *API) registerLinks(r *mux.Router) {
@@ -368,7 +369,7 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	if rt {
 		req.TenantID = k.TenantID
-		layer, opt := q.Raytrace.params(appliance.RaytraceSumCoherent)
+		layer, opt := q.Raytrace.params(raytracing.DefaultOptions())
 		j, err := a.Raytrace.SubmitAnalyzeLink(r.Context(), k, req, layer, opt, q.renames())
 		if err != nil {
 			return nil, err

@@ -34,7 +34,8 @@ func (a *API) registerRaytrace(r *mux.Router) {
 
 // raytraceJSON is the "raytrace" member of a request that names engine
 // raytrace: the building layer and the engine's options (absent: the
-// defaults of appliance.DefaultRaytraceOptions, with the power sum on maps).
+// service's defaults, raytracing.DefaultOptions on the analysis routes
+// and raytracing.DefaultMapOptions on maps).
 type raytraceJSON struct {
 	LayerID           *string  `json:"layer_id"`
 	MaxReflections    *int     `json:"max_reflections"`
@@ -44,13 +45,16 @@ type raytraceJSON struct {
 	Transmission      *bool    `json:"transmission"`
 	Sum               *string  `json:"sum"`
 	Polarization      *string  `json:"polarization"`
+	// The validated set's options (raytracing's package doc, "Options").
+	DiffuseScattering     *float64 `json:"diffuse_scattering"`
+	ReflectionDiffraction *bool    `json:"reflection_diffraction"`
+	ClutterBeyondExtent   *bool    `json:"clutter_beyond_extent"`
 }
 
-// params returns the layer id and the options, the defaults with sum as
-// the default sum.
-func (q *raytraceJSON) params(sum appliance.RaytraceSumMode) (string, appliance.RaytraceOptions) {
-	opt := appliance.DefaultRaytraceOptions()
-	opt.Sum = sum
+// params returns the layer id and the options: those named applied to
+// def, the service's defaults for the request's kind.
+func (q *raytraceJSON) params(def appliance.RaytraceOptions) (string, appliance.RaytraceOptions) {
+	opt := def
 	if q == nil {
 		return "", opt
 	}
@@ -78,6 +82,17 @@ func (q *raytraceJSON) params(sum appliance.RaytraceSumMode) (string, appliance.
 	}
 	if q.Polarization != nil {
 		opt.Polarization = appliance.RaytracePolarization(*q.Polarization)
+	}
+	if q.DiffuseScattering != nil {
+		opt.DiffuseScattering = *q.DiffuseScattering
+	}
+	if q.ClutterBeyondExtent != nil {
+		opt.ClutterBeyondExtent = *q.ClutterBeyondExtent
+	}
+	if q.ReflectionDiffraction != nil {
+		opt.ReflectionDiffraction = *q.ReflectionDiffraction
+	} else {
+		opt.ReflectionDiffraction = raytracing.DefaultReflectionDiffraction(def, opt)
 	}
 	return layer, opt
 }
@@ -142,7 +157,7 @@ func (a *API) raytraceEnginesPredict(w http.ResponseWriter, r *http.Request, bod
 	}
 	c := ec.CaseSummary()
 	k := keyFrom(r.Context())
-	layer, opt := params.params(appliance.RaytraceSumCoherent)
+	layer, opt := params.params(raytracing.DefaultOptions())
 	j, err := a.Raytrace.SubmitCase(r.Context(), k, raytracing.Site{Lat: c.Tx.Lat, Lon: c.Tx.Lon, HeightM: c.TxHeightM},
 		raytracing.Site{Lat: c.Rx.Lat, Lon: c.Rx.Lon, HeightM: c.RxHeightM}, c.FrequencyMHz, layer, opt)
 	if err != nil {
@@ -163,13 +178,16 @@ type raytraceMapRequest struct {
 	RxHeightM    *float64  `json:"rx_height_m"`
 	// The engine's options, as the "raytrace" member of the analysis
 	// routes (its layer_id is not used here).
-	MaxReflections    *int     `json:"max_reflections"`
-	Diffraction       *bool    `json:"diffraction"`
-	DiffractionRangeM *float64 `json:"diffraction_range_m"`
-	GroundReflection  *bool    `json:"ground_reflection"`
-	Transmission      *bool    `json:"transmission"`
-	Sum               *string  `json:"sum"`
-	Polarization      *string  `json:"polarization"`
+	MaxReflections        *int     `json:"max_reflections"`
+	Diffraction           *bool    `json:"diffraction"`
+	DiffractionRangeM     *float64 `json:"diffraction_range_m"`
+	GroundReflection      *bool    `json:"ground_reflection"`
+	Transmission          *bool    `json:"transmission"`
+	Sum                   *string  `json:"sum"`
+	Polarization          *string  `json:"polarization"`
+	DiffuseScattering     *float64 `json:"diffuse_scattering"`
+	ReflectionDiffraction *bool    `json:"reflection_diffraction"`
+	ClutterBeyondExtent   *bool    `json:"clutter_beyond_extent"`
 }
 
 // toDomain maps the body onto the service's request; the transmitter is
@@ -242,8 +260,9 @@ func (a *API) raytraceMapDomain(k *appliance.APIKey, q *raytraceMapRequest) (ray
 		}
 	}
 	rt := &raytraceJSON{MaxReflections: q.MaxReflections, Diffraction: q.Diffraction, DiffractionRangeM: q.DiffractionRangeM,
-		GroundReflection: q.GroundReflection, Transmission: q.Transmission, Sum: q.Sum, Polarization: q.Polarization}
-	_, req.Options = rt.params(appliance.RaytraceSumPower)
+		GroundReflection: q.GroundReflection, Transmission: q.Transmission, Sum: q.Sum, Polarization: q.Polarization,
+		DiffuseScattering: q.DiffuseScattering, ReflectionDiffraction: q.ReflectionDiffraction, ClutterBeyondExtent: q.ClutterBeyondExtent}
+	_, req.Options = rt.params(raytracing.DefaultMapOptions())
 	req.Site = site
 	return req, v.Err()
 }

@@ -109,12 +109,23 @@ func procAlive(pid int) bool {
 
 // i24Result is the downloaded result of a raytrace_link job.
 type i24Result struct {
-	EngineVersion string `json:"engine_version"`
+	EngineVersion string         `json:"engine_version"`
+	Options       map[string]any `json:"options"`
 	Links         []struct {
 		Reachable  bool              `json:"reachable"`
 		PathLossDB *float64          `json:"path_loss_db"`
 		Paths      []json.RawMessage `json:"paths"`
 	} `json:"links"`
+}
+
+// i24Options checks the options an answer states against want.
+func i24Options(t *testing.T, what string, got, want map[string]any) {
+	t.Helper()
+	for k, w := range want {
+		if g, ok := got[k]; !ok || g != w {
+			t.Errorf("%s: options[%s] = %v (stated: %v), want %v; options %v", what, k, g, ok, w, got)
+		}
+	}
 }
 
 func i24Download(t *testing.T, s *server, key, id string) i24Result {
@@ -419,6 +430,32 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 	}
 	res := i24Download(t, s, ent, id)
 	t.Logf("case job %s: path loss %.3f dB over %d paths", id, *res.Links[0].PathLossDB, len(res.Links[0].Paths))
+	// The options: the case job names none and is traced with the
+	// service's defaults for a link (the Dortmund-validated set); a link
+	// job on /analyze names the three options of that set and is traced
+	// with them; each result states what it was traced with.
+	i24Options(t, "case job", res.Options, map[string]any{"diffuse_scattering": 0.4, "reflection_diffraction": true, "clutter_beyond_extent": true, "sum": "coherent"})
+	pairBody := strings.Replace(i24Pair(layer, 1), `"diffraction_range_m":2000`,
+		`"diffraction_range_m":2000,"diffuse_scattering":0.25,"reflection_diffraction":true,"clutter_beyond_extent":false`, 1)
+	pid := s.SubmitJob(t, ent, "/analyze", pairBody)
+	if j := waitJob(t, s, ent, pid, nil); j.State != "succeeded" {
+		t.Fatalf("link job %+v\n%s", j, s.stderr.String())
+	}
+	pres := i24Download(t, s, ent, pid)
+	i24Options(t, "link job", pres.Options, map[string]any{"diffuse_scattering": 0.25, "reflection_diffraction": true, "clutter_beyond_extent": false,
+		"max_reflections": 1.0, "diffraction_range_m": 2000.0, "sum": "coherent"})
+	kinds := map[string]int{}
+	for _, raw := range pres.Links[0].Paths {
+		var p struct {
+			Kind string `json:"kind"`
+		}
+		_ = json.Unmarshal(raw, &p)
+		kinds[p.Kind]++
+	}
+	if kinds["scattering"] == 0 {
+		t.Errorf("link job with diffuse_scattering 0.25: no scattering path among %v", kinds)
+	}
+	t.Logf("link job %s with the three options: path loss %.3f dB, paths by kind %v", pid, *pres.Links[0].PathLossDB, kinds)
 
 	site := f.ToLatLon(-35, 20)
 	mapBody := fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.7f,"lon":%.7f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":100,"resolution_m":5}`, layer, site.Lat, site.Lon)
@@ -432,6 +469,9 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 		MaxDBm        *float64            `json:"max_dbm"`
 		EngineVersion string              `json:"engine_version"`
 		Warnings      []appliance.Warning `json:"warnings"`
+		Detail        struct {
+			Options map[string]any `json:"options"`
+		} `json:"detail"`
 	}
 	if json.Unmarshal(evs["started"], &started) != nil || started.Kind != "raytrace" || started.Width != 40 || started.Height != 40 {
 		t.Fatalf("started %s", evs["started"])
@@ -440,6 +480,7 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 		t.Fatalf("summary %s (events %v)", evs["summary"], counts)
 	}
 	t.Logf("raytrace map %s: events %v, %d valid of 1600 pixels, max %.2f dBm, warnings %v", mapID, counts, sum.ValidPixels, *sum.MaxDBm, appliance.WarningCodes(sum.Warnings))
+	i24Options(t, "map", sum.Detail.Options, map[string]any{"diffuse_scattering": 0.4, "reflection_diffraction": false, "clutter_beyond_extent": true, "sum": "power"})
 	if r := s.call(t, "GET", "/coverage/heatmap/"+mapID, hdr, ""); r.status != http.StatusOK || !strings.Contains(string(r.body), `"kind":"raytrace"`) {
 		t.Fatalf("map state %d %s", r.status, r.body)
 	}
@@ -484,7 +525,7 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 
 	// Metrics: the worker up, the units counted.
 	m := string(s.call(t, "GET", "/metrics", nil, "").body)
-	for _, want := range []string{"linkplan_raytrace_worker_up 1", `linkplan_raytrace_units_total{kind="point",outcome="ok"} 1`} {
+	for _, want := range []string{"linkplan_raytrace_worker_up 1", `linkplan_raytrace_units_total{kind="point",outcome="ok"} 2`} {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}

@@ -41,6 +41,9 @@ export default {
       resolution: 'Pixel (m)',
       rxHeight: 'Altura do receptor (m)',
       reflections: 'Reflexões (máx.)',
+      scattering: 'Espalhamento difuso das paredes (S, 0 a 1)',
+      rd: 'Reflexões antes e depois das quinas difratoras (perto do transmissor custa cerca de 50 vezes mais por pixel: o limite de pixels do plano fica dividido por 80)',
+      clutter: 'Edificações presumidas além da camada',
       start: 'Calcular mapa',
       cancel: 'Cancelar',
       canceled: 'Mapa cancelado.',
@@ -79,6 +82,9 @@ export default {
       resolution: 'Pixel (m)',
       rxHeight: 'Receiver height (m)',
       reflections: 'Reflections (max.)',
+      scattering: 'Diffuse scattering of the walls (S, 0 to 1)',
+      rd: 'Reflections before and after the diffracting corners (near the transmitter about 50 times the cost per pixel: the tier\'s pixel cap is divided by 80)',
+      clutter: 'Assumed buildings beyond the layer',
       start: 'Compute map',
       cancel: 'Cancel',
       canceled: 'Map cancelled.',
@@ -118,6 +124,9 @@ export default {
     const rxH = num({ id: 'rt-rx-height', value: '1.5', min: '0.1', max: '100', 'data-field': 'rx_height_m' });
     const reflections = el('select', { id: 'rt-reflections', 'data-field': 'max_reflections' },
       [0, 1, 2, 3].map((n) => el('option', { value: String(n), text: String(n), selected: n === 1 })));
+    const scattering = num({ id: 'rt-scattering', value: '0.4', min: '0', max: '1', step: '0.05', 'data-field': 'diffuse_scattering' });
+    const rd = el('input', { type: 'checkbox', id: 'rt-rd', 'data-field': 'reflection_diffraction' });
+    const clutter = el('input', { type: 'checkbox', id: 'rt-clutter', 'data-field': 'clutter_beyond_extent', checked: true });
     const startBtn = el('button', { type: 'submit', class: 'primary', id: 'rt-start', text: t('start') });
     const cancelBtn = el('button', { type: 'button', id: 'rt-cancel', text: t('cancel'), hidden: true });
     const status = el('div', { id: 'rt-status', 'aria-live': 'polite' });
@@ -131,7 +140,9 @@ export default {
         el('div', { class: 'row' }, field(t('height'), height), field(t('eirp'), eirp))),
       el('div', { class: 'row' }, field(t('freq'), freq), field(t('radius'), radius)),
       el('div', { class: 'row' }, field(t('resolution'), resolution), field(t('rxHeight'), rxH)),
-      field(t('reflections'), reflections),
+      el('div', { class: 'row' }, field(t('reflections'), reflections), field(t('scattering'), scattering)),
+      el('div', null, el('label', { for: 'rt-rd' }, rd, ` ${t('rd')}`)),
+      el('div', null, el('label', { for: 'rt-clutter' }, clutter, ` ${t('clutter')}`)),
       el('div', { class: 'actions' }, startBtn, cancelBtn), status);
     const mapBox = el('div', { id: 'rt-map', role: 'region', 'aria-label': t('mapLabel'), tabindex: '0' });
     const summaryBox = el('div', { id: 'rt-summary', 'aria-live': 'polite' });
@@ -241,6 +252,7 @@ export default {
         site: { lat: Number(lat.value), lon: Number(lon.value), height_m: Number(height.value), eirp_dbm: Number(eirp.value) },
         frequency_mhz: Number(freq.value), radius_m: Number(radius.value), resolution_m: Number(resolution.value),
         rx_height_m: Number(rxH.value), max_reflections: Number(reflections.value),
+        diffuse_scattering: Number(scattering.value), reflection_diffraction: rd.checked, clutter_beyond_extent: clutter.checked,
       };
       stream.start('/coverage/raytrace', body, { form, startBtn, allowed });
     });

@@ -1,0 +1,73 @@
+package raytracing
+
+import (
+	"linkplan/appliance"
+)
+
+// DefaultDiffuseScattering is the walls' scattering coefficient S of the
+// answers that do not name one (appliance.RaytraceOptions.DiffuseScattering,
+// the effective-roughness model): 0.4, typical of the building walls
+// measured by Degli-Esposti et al. (2007), the value the Dortmund drive
+// tests were compared with (linkplan raytrace eval; package doc,
+// "Options").
+const DefaultDiffuseScattering = 0.4
+
+// DefaultMapOptions are the options of a map that names none: the
+// engine's defaults with the power sum (the local mean), the walls'
+// scattering at DefaultDiffuseScattering and clutter beyond the layer's
+// extent, but no reflection–diffraction paths (they cost a pixel near
+// the transmitter about 50 times as much: a map that asks for them gets
+// the tier's pixel cap divided by MapRDCostFactor, 80).
+func DefaultMapOptions() appliance.RaytraceOptions {
+	o := appliance.DefaultRaytraceOptions()
+	o.Sum = appliance.RaytraceSumPower
+	o.DiffuseScattering = DefaultDiffuseScattering
+	o.ClutterBeyondExtent = true
+	return o
+}
+
+// DefaultReflectionDiffraction is the reflection–diffraction option of a
+// request that does not name it, given def (the defaults of its kind,
+// DefaultOptions or DefaultMapOptions) and opt (the options it names
+// applied to def): the default's, where it applies (diffraction on and at
+// least one reflection), so that a request turning diffraction or
+// reflections off need not turn it off as well; a request that names it
+// on where it does not apply is refused (validOptions).
+func DefaultReflectionDiffraction(def, opt appliance.RaytraceOptions) bool {
+	return def.ReflectionDiffraction && opt.Diffraction && opt.MaxReflections >= 1
+}
+
+// validOptions adds the service's own rules on the options (the engine
+// checks the ranges): reflection–diffraction needs diffraction and at
+// least one reflection (the engine would silently trace none of its
+// paths). field names the option as the request does.
+func validOptions(v *appliance.ValidationError, opt appliance.RaytraceOptions, field func(string) string) {
+	if opt.ReflectionDiffraction && (!opt.Diffraction || opt.MaxReflections < 1) {
+		v.Add(field("reflection_diffraction"), "needs diffraction on and max_reflections of at least 1 (got diffraction %v, max_reflections %d): its paths meet a wall before or after a diffracting edge",
+			opt.Diffraction, opt.MaxReflections)
+	}
+}
+
+// OptionsJSON are the options an answer was computed with, every one
+// stated (the engine's Options omit the newer ones when off): the
+// "options" of a link job's result and of a raytrace map's summary.
+type OptionsJSON struct {
+	MaxReflections        int     `json:"max_reflections"`
+	Diffraction           bool    `json:"diffraction"`
+	DiffractionRangeM     float64 `json:"diffraction_range_m"` // metres
+	GroundReflection      bool    `json:"ground_reflection"`
+	Transmission          bool    `json:"transmission"`
+	DiffuseScattering     float64 `json:"diffuse_scattering"` // S, 0..1
+	ReflectionDiffraction bool    `json:"reflection_diffraction"`
+	ClutterBeyondExtent   bool    `json:"clutter_beyond_extent"`
+	Sum                   string  `json:"sum"`
+	Polarization          string  `json:"polarization"`
+}
+
+// EchoOptions states o for an answer.
+func EchoOptions(o appliance.RaytraceOptions) OptionsJSON {
+	return OptionsJSON{MaxReflections: o.MaxReflections, Diffraction: o.Diffraction, DiffractionRangeM: o.DiffractionRangeM,
+		GroundReflection: o.GroundReflection, Transmission: o.Transmission, DiffuseScattering: o.DiffuseScattering,
+		ReflectionDiffraction: o.ReflectionDiffraction, ClutterBeyondExtent: o.ClutterBeyondExtent,
+		Sum: string(o.Sum), Polarization: string(o.Polarization)}
+}
