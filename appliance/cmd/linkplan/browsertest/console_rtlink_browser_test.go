@@ -24,7 +24,12 @@ type rtLinkResult struct {
 	EngineVersion string       `json:"engine_version"`
 	Best          *int         `json:"best"`
 	Warnings      []apiWarning `json:"warnings"`
-	Links         []struct {
+	Options       struct {
+		DiffuseScattering     float64 `json:"diffuse_scattering"`
+		ReflectionDiffraction bool    `json:"reflection_diffraction"`
+		Sum                   string  `json:"sum"`
+	} `json:"options"`
+	Links []struct {
 		TowerID        string            `json:"tower_id"`
 		LOS            bool              `json:"los"`
 		PathLossDB     *float64          `json:"path_loss_db"`
@@ -119,6 +124,12 @@ func TestIssue27_RaytraceLinkJob(t *testing.T) {
 	}
 	if page["engine"] != res.Engine+" "+res.EngineVersion || !strings.HasPrefix(page["tower"], best.TowerID) {
 		t.Errorf("engine %q and tower %q on the page, the result's %s %s and %s", page["engine"], page["tower"], res.Engine, res.EngineVersion, best.TowerID)
+	}
+	// the options the result was traced with, stated on the page
+	traced := eval[string](t, tb, `(document.getElementById('link-rt-traced') || {}).textContent || ''`)
+	if o := res.Options; o.DiffuseScattering <= 0 || !strings.Contains(traced, "espalhamento difuso S = "+strings.Replace(fmt.Sprintf("%.2f", o.DiffuseScattering), ".", ",", 1)) ||
+		strings.Contains(traced, "reflexão–difração") != o.ReflectionDiffraction || !strings.Contains(traced, map[string]string{"coherent": "soma coerente", "power": "soma de potências"}[o.Sum]) {
+		t.Errorf("the page says it was traced with %q; the result's options are %+v", traced, o)
 	}
 	if n := eval[int](t, tb, `document.querySelectorAll('#link-rt-paths tbody tr').length`); n != len(best.Paths) || n == 0 {
 		t.Errorf("%d paths on the page, %d in the result", n, len(best.Paths))

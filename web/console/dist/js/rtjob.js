@@ -37,6 +37,11 @@ const STRINGS = {
     engine: 'Motor',
     layer: 'Camada de edificações',
     freq: 'Frequência',
+    traced: 'Traçado com',
+    optRefl: 'reflexões até a ordem {n}', optDiff: 'difração até {m}', optNoDiff: 'sem difração',
+    optGround: 'reflexão no solo', optTrans: 'transmissão pelas paredes', optScat: 'espalhamento difuso S = {s}',
+    optRD: 'reflexão–difração', optClutter: 'edificações presumidas além da camada',
+    sum_coherent: 'soma coerente', sum_power: 'soma de potências', pol_vertical: 'polarização vertical', pol_horizontal: 'polarização horizontal',
     paths: 'Caminhos do melhor enlace ({n})',
     kind: 'Tipo', interactions: 'Interações', length: 'Comprimento', pathDelay: 'Atraso', power: 'Potência',
     los_kind: 'visada direta', reflection: 'reflexão', diffraction: 'difração', transmission: 'transmissão', scattering: 'espalhamento difuso',
@@ -67,6 +72,11 @@ const STRINGS = {
     engine: 'Engine',
     layer: 'Building layer',
     freq: 'Frequency',
+    traced: 'Traced with',
+    optRefl: 'reflections up to order {n}', optDiff: 'diffraction within {m}', optNoDiff: 'no diffraction',
+    optGround: 'ground reflection', optTrans: 'transmission through walls', optScat: 'diffuse scattering S = {s}',
+    optRD: 'reflection–diffraction', optClutter: 'assumed buildings beyond the layer',
+    sum_coherent: 'coherent sum', sum_power: 'power sum', pol_vertical: 'vertical polarisation', pol_horizontal: 'horizontal polarisation',
     paths: 'Paths of the best link ({n})',
     kind: 'Kind', interactions: 'Interactions', length: 'Length', pathDelay: 'Delay', power: 'Power',
     los_kind: 'line of sight', reflection: 'reflection', diffraction: 'diffraction', transmission: 'transmission', scattering: 'diffuse scattering',
@@ -80,6 +90,20 @@ const STRINGS = {
 function words(ctx) {
   const s = STRINGS[ctx.lang] || STRINGS['pt-BR'];
   return (k, v) => (s[k] === undefined ? k : s[k].replace(/\{(\w+)\}/g, (m, x) => (v && v[x] !== undefined ? String(v[x]) : m)));
+}
+
+// optionsText states the options a result was traced with (the result's
+// options member states every one), in the screen's language.
+function optionsText(w, fmt, o) {
+  const parts = [w('optRefl', { n: o.max_reflections }),
+    o.diffraction ? w('optDiff', { m: fmt.unit(o.diffraction_range_m, 'm', 0) }) : w('optNoDiff')];
+  if (o.ground_reflection) parts.push(w('optGround'));
+  if (o.transmission) parts.push(w('optTrans'));
+  if (o.diffuse_scattering > 0) parts.push(w('optScat', { s: fmt.num(o.diffuse_scattering, 2) }));
+  if (o.reflection_diffraction) parts.push(w('optRD'));
+  if (o.clutter_beyond_extent) parts.push(w('optClutter'));
+  parts.push(w(`sum_${o.sum}`), w(`pol_${o.polarization}`));
+  return parts.join(' · ');
 }
 
 // raytraceJobView follows job in host and shows its result; onResult(res)
@@ -148,6 +172,7 @@ export async function raytraceJobView(ctx, host, job, { onResult, signal } = {})
       [el('dt', { text: w('engine') }), el('dd', { id: 'link-rt-engine', text: `${res.engine} ${res.engine_version}` })],
       [el('dt', { text: w('layer') }), el('dd', { text: res.layer_id })],
       [el('dt', { text: w('freq') }), el('dd', { text: fmt.unit(res.frequency_mhz, 'MHz', 0) })],
+      res.options ? [el('dt', { text: w('traced') }), el('dd', { id: 'link-rt-traced', text: optionsText(w, fmt, res.options) })] : null,
     );
     const kind = (k) => w(k === 'los' ? 'los_kind' : k);
     const rows = (best.paths || []).map((p, i) => ({ ...p, _i: i + 1 }));
