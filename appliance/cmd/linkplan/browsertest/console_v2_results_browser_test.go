@@ -467,10 +467,24 @@ func TestIssue27_RaytraceScreen(t *testing.T) {
 		Summary struct {
 			ValidPixels int          `json:"valid_pixels"`
 			Warnings    []apiWarning `json:"warnings"`
+			Detail      struct {
+				Options struct {
+					DiffuseScattering     float64 `json:"diffuse_scattering"`
+					ReflectionDiffraction bool    `json:"reflection_diffraction"`
+					Sum                   string  `json:"sum"`
+				} `json:"options"`
+			} `json:"detail"`
 		} `json:"summary"`
 	}
 	if err := json.Unmarshal(r.body, &state); err != nil || r.status != 200 {
 		t.Fatalf("GET /coverage/heatmap/%s: %d %s", mapID, r.status, r.body)
+	}
+	// the options the map was traced with, as the API's summary states them
+	traced := eval[string](t, tb, `(document.getElementById('rt-traced') || {}).textContent || ''`)
+	if o := state.Summary.Detail.Options; o.Sum == "" || !strings.Contains(traced, map[string]string{"coherent": "soma coerente", "power": "soma de potências"}[o.Sum]) ||
+		strings.Contains(traced, "reflexão–difração") != o.ReflectionDiffraction ||
+		(o.DiffuseScattering > 0) != strings.Contains(traced, "espalhamento difuso S = "+strings.Replace(fmt.Sprintf("%.2f", o.DiffuseScattering), ".", ",", 1)) {
+		t.Errorf("the summary says the map was traced with %q; the API's summary states %+v", traced, o)
 	}
 	if got := eval[string](t, tb, `document.getElementById('rt-valid').textContent`); !strings.HasPrefix(strings.ReplaceAll(got, ".", ""), strconv.Itoa(state.Summary.ValidPixels)+" ") {
 		t.Errorf("pixels with a path %q on the page, %d in the API's summary", got, state.Summary.ValidPixels)

@@ -92,8 +92,11 @@ function words(ctx) {
   return (k, v) => (s[k] === undefined ? k : s[k].replace(/\{(\w+)\}/g, (m, x) => (v && v[x] !== undefined ? String(v[x]) : m)));
 }
 
-// optionsText states the options a result was traced with (the result's
-// options member states every one), in the screen's language.
+// tracedWith states the options a raytrace answer was traced with (a
+// job result's options member, a map summary's detail.options: each
+// states every option), in the console's language.
+export function tracedWith(ctx, o) { return optionsText(words(ctx), ctx.fmt, o); }
+
 function optionsText(w, fmt, o) {
   const parts = [w('optRefl', { n: o.max_reflections }),
     o.diffraction ? w('optDiff', { m: fmt.unit(o.diffraction_range_m, 'm', 0) }) : w('optNoDiff')];

@@ -14,6 +14,7 @@ import { createMap, fitPoints, RIO } from '../map.js';
 import { decodeTile, LEGEND } from './coverage.js';
 import { caveatBox, tieTo, uniqueWarnings } from '../caveats.js';
 import { drawRGBA, exportButtons, mapStream } from '../mapstream.js';
+import { tracedWith } from '../rtjob.js';
 
 const TIERS = new Set(['Enterprise', 'Ultra']);
 const EXPORTS = ['geotiff', 'kmz', 'geojson'];
@@ -58,6 +59,7 @@ export default {
       valid: 'Pixels com caminho',
       range: 'Faixa de sinal',
       engineUsed: 'Motor',
+      traced: 'Traçado com',
       elapsed: 'Tempo',
       exports: 'Exportar',
       exported: '{name} salvo ({size}).',
@@ -99,6 +101,7 @@ export default {
       valid: 'Pixels with a path',
       range: 'Signal range',
       engineUsed: 'Engine',
+      traced: 'Traced with',
       elapsed: 'Time',
       exports: 'Export',
       exported: '{name} saved ({size}).',
@@ -231,6 +234,7 @@ export default {
           el('dt', { text: t('valid') }), validDd, mark,
           el('dt', { text: t('range') }), el('dd', { text: s.min_dbm === null ? '—' : `${fmt.unit(s.min_dbm, 'dBm', 1)} … ${fmt.unit(s.max_dbm, 'dBm', 1)}` }),
           el('dt', { text: t('engineUsed') }), el('dd', { text: `${s.engine} ${s.engine_version}` }),
+          ...(s.detail && s.detail.options ? [el('dt', { text: t('traced') }), el('dd', { id: 'rt-traced', text: tracedWith(ctx, s.detail.options) })] : []),
           el('dt', { text: t('elapsed') }), el('dd', { text: fmt.unit(s.elapsed_ms / 1000, 's', 1) })),
         el('h3', { text: t('exports') }), el('div', { class: 'actions' }, buttons)));
     };
