@@ -55,8 +55,9 @@ type traceCtx struct {
 	naive    bool    // baseline: no hierarchy
 	collect  bool    // keep every path (point mode)
 	txInside bool
-	lit      []int32 // scattering tiles lit by the transmitter (DiffuseScattering > 0)
-	specular float64 // field kept by a wall's specular reflection, √(1 − S²)
+	lit      []int32   // scattering tiles lit by the transmitter (DiffuseScattering > 0)
+	litTiles []litTile // their transmitter legs (scatter.go)
+	specular float64   // field kept by a wall's specular reflection, √(1 − S²)
 	// reflection–diffraction (Options.ReflectionDiffraction): the walls
 	// facing the transmitter, and its candidate (edge, wall) pairs sorted
 	// by edge
@@ -93,6 +94,7 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 	c.specular = math.Sqrt(1 - opt.DiffuseScattering*opt.DiffuseScattering)
 	if opt.DiffuseScattering > 0 && !c.txInside {
 		c.lit = s.litTiles(c.tx, naive)
+		c.prepareScatter()
 	}
 	if opt.Diffraction && !naive {
 		c.nearTx = s.edgesNear(c.tx.xy(), opt.DiffractionRangeM)
