@@ -381,19 +381,10 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdWall, gT, gR 
 			return
 		}
 	}
-	sp := q.sub(src)
-	sPrime := sp.norm()
-	kin := sp.scale(1 / sPrime)
-	so := dst.sub(q)
-	sDist := so.norm()
-	kout := so.scale(1 / sDist)
-	sinB := ed.e.cross(kin).norm()
-	if sinB < 1e-6 {
+	wd, ok := w.wedge(ed, q, src, dst, phiP, phi)
+	if !ok {
 		return
 	}
-	lDist := sDist * sPrime * sinB * sinB / (sDist + sPrime)
-	eta := w.etas[ed.mat]
-	ds, dh := WedgeDiffraction(Wedge{N: ed.nw, Eta0: eta, EtaN: eta}, phi, phiP, lDist, w.k, sinB)
 	tf := 1.0
 	for i := 0; i+1 < len(v); i++ {
 		tf *= w.terrainFactor(v[i].p, v[i+1].p, a)
@@ -404,12 +395,7 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdWall, gT, gR 
 	for i := 1; i+1 < len(v); i++ {
 		k1 := v[i+1].p.sub(v[i].p).unit()
 		if i == iq {
-			phiHatI := ed.e.cross(kin).scale(-1 / sinB)
-			betaI := kin.cross(phiHatI)
-			phiHatD := ed.e.cross(kout)
-			phiHatD = phiHatD.scale(1 / phiHatD.norm())
-			betaD := kout.cross(phiHatD)
-			e = along(betaD, -ds*e.dot(betaI)).add(along(phiHatD, -dh*e.dot(phiHatI)))
+			e = wd.field(ed, e)
 		} else {
 			sf := &w.s.surfaces[v[i].surf]
 			e = w.reflect(e, k0, k1, sf)
@@ -417,16 +403,12 @@ func (w *worker) evalEdgeRD(ed *edge, rx vec3, a *accum, ct, cr *rdWall, gT, gR 
 		}
 		k0 = k1
 	}
-	total := sPrime + sDist
-	spread := math.Sqrt(sPrime/(sDist*total)) / sPrime * total
+	total, spread := wd.spread()
 	amp := w.finish(e, k0, total, spread*tf)
 	a.add(amp, total)
 	w.markAssumed(ed.bld, a)
 	if w.collect {
-		kind := "roof_edge"
-		if ed.vertical {
-			kind = "vertical_edge"
-		}
+		kind := ed.kind()
 		in := make([]Interaction, 0, len(v)-2)
 		for i := 1; i+1 < len(v); i++ {
 			if i == iq {

@@ -981,19 +981,11 @@ func (w *worker) evalEdgeVia(ed *edge, rx vec3, a *accum, gTx, gRx bool) {
 	} else if w.occluded(q, rx) {
 		return
 	}
-	sp := q.sub(src)
-	sPrime := sp.norm()
-	kin := sp.scale(1 / sPrime)
-	so := dst.sub(q)
-	sDist := so.norm()
-	kout := so.scale(1 / sDist)
-	sinB := ed.e.cross(kin).norm()
-	if sinB < 1e-6 {
+	wd, ok := w.wedge(ed, q, src, dst, phiP, phi)
+	if !ok {
 		return
 	}
-	lDist := sDist * sPrime * sinB * sinB / (sDist + sPrime)
-	eta := w.etas[ed.mat]
-	ds, dh := WedgeDiffraction(Wedge{N: ed.nw, Eta0: eta, EtaN: eta}, phi, phiP, lDist, w.k, sinB)
+	kin, kout := wd.kin, wd.kout
 	// incident field at q (without the spherical spreading, added below)
 	kdep := kin
 	tf := 1.0
@@ -1007,12 +999,7 @@ func (w *worker) evalEdgeVia(ed *edge, rx vec3, a *accum, gTx, gRx bool) {
 	if gTx {
 		e = w.reflect(e, kdep, kin, ground)
 	}
-	phiHatI := ed.e.cross(kin).scale(-1 / sinB)
-	betaI := kin.cross(phiHatI)
-	phiHatD := ed.e.cross(kout)
-	phiHatD = phiHatD.scale(1 / phiHatD.norm())
-	betaD := kout.cross(phiHatD)
-	ed2 := along(betaD, -ds*e.dot(betaI)).add(along(phiHatD, -dh*e.dot(phiHatI)))
+	ed2 := wd.field(ed, e)
 	karr := kout
 	if gRx {
 		karr = rx.sub(g2).unit()
@@ -1021,18 +1008,12 @@ func (w *worker) evalEdgeVia(ed *edge, rx vec3, a *accum, gTx, gRx bool) {
 	} else {
 		tf *= w.terrainFactor(q, rx, a)
 	}
-	// amplitude: e^{−jk(s'+s)}·√(s'/(s(s+s')))/s'; finish divides by the
-	// total length, so pass the factor relative to 1/(s+s')
-	total := sPrime + sDist
-	spread := math.Sqrt(sPrime/(sDist*total)) / sPrime * total
+	total, spread := wd.spread()
 	amp := w.finish(ed2, karr, total, spread*tf)
 	a.add(amp, total)
 	w.markAssumed(ed.bld, a)
 	if w.collect {
-		kind := "roof_edge"
-		if ed.vertical {
-			kind = "vertical_edge"
-		}
+		kind := ed.kind()
 		var in []Interaction
 		if gTx {
 			in = append(in, w.interaction("reflection", "ground", -1, g1))
@@ -1043,6 +1024,66 @@ func (w *worker) evalEdgeVia(ed *edge, rx vec3, a *accum, gTx, gRx bool) {
 		}
 		w.paths = append(w.paths, w.pathOf("diffraction", in, total, kdep, karr, amp))
 	}
+}
+
+// wedgeDiff is the diffraction of one path at an edge: the unfolded
+// distances s' (source to q) and s (q to destination), metres, the
+// directions in and out, sin β0, and the UTD coefficients of the soft and
+// hard components.
+type wedgeDiff struct {
+	sPrime, sDist float64
+	kin, kout     vec3
+	sinB          float64
+	ds, dh        complex128
+}
+
+// wedge returns the diffraction at q on edge ed of the path from src to
+// dst (the unfolded ends, phiP and phi their angles around the edge); it
+// fails at grazing incidence along the edge.
+func (w *worker) wedge(ed *edge, q, src, dst vec3, phiP, phi float64) (wedgeDiff, bool) {
+	sp := q.sub(src)
+	sPrime := sp.norm()
+	kin := sp.scale(1 / sPrime)
+	so := dst.sub(q)
+	sDist := so.norm()
+	kout := so.scale(1 / sDist)
+	sinB := ed.e.cross(kin).norm()
+	if sinB < 1e-6 {
+		return wedgeDiff{}, false
+	}
+	lDist := sDist * sPrime * sinB * sinB / (sDist + sPrime)
+	eta := w.etas[ed.mat]
+	ds, dh := WedgeDiffraction(Wedge{N: ed.nw, Eta0: eta, EtaN: eta}, phi, phiP, lDist, w.k, sinB)
+	return wedgeDiff{sPrime: sPrime, sDist: sDist, kin: kin, kout: kout, sinB: sinB, ds: ds, dh: dh}, true
+}
+
+// field returns the diffracted field of the incident field e (at q,
+// without the spreading): its soft and hard components in the edge-fixed
+// frames of the incident and diffracted rays times −Ds and −Dh.
+func (wd *wedgeDiff) field(ed *edge, e cvec3) cvec3 {
+	phiHatI := ed.e.cross(wd.kin).scale(-1 / wd.sinB)
+	betaI := wd.kin.cross(phiHatI)
+	phiHatD := ed.e.cross(wd.kout)
+	phiHatD = phiHatD.scale(1 / phiHatD.norm())
+	betaD := wd.kout.cross(phiHatD)
+	return along(betaD, -wd.ds*e.dot(betaI)).add(along(phiHatD, -wd.dh*e.dot(phiHatI)))
+}
+
+// spread returns the path's unfolded length s' + s, metres, and the
+// spreading factor to pass to finish: the amplitude is
+// e^{−jk(s'+s)}·√(s'/(s(s+s')))/s', and finish divides by the total
+// length, so the factor is relative to 1/(s+s').
+func (wd *wedgeDiff) spread() (total, factor float64) {
+	total = wd.sPrime + wd.sDist
+	return total, math.Sqrt(wd.sPrime/(wd.sDist*total)) / wd.sPrime * total
+}
+
+// kind names the edge in a path's interactions.
+func (ed *edge) kind() string {
+	if ed.vertical {
+		return "vertical_edge"
+	}
+	return "roof_edge"
 }
 
 // diffPoint is where a path meets a diffracting edge: the point q, the
