@@ -61,7 +61,9 @@ type RaytraceOptions struct {
 	MaxReflections int `json:"max_reflections"`
 	// Diffraction adds first-order UTD diffraction at vertical corners and
 	// roof edges within DiffractionRangeM metres of the receiver (2D).
-	Diffraction       bool    `json:"diffraction"`
+	Diffraction bool `json:"diffraction"`
+	// DiffractionRangeM bounds, in metres (2D, from either antenna), the
+	// diffracting edges and the walls that scatter (DiffuseScattering).
 	DiffractionRangeM float64 `json:"diffraction_range_m"`
 	// GroundReflection lets the ground plane reflect.
 	GroundReflection bool `json:"ground_reflection"`
@@ -109,7 +111,8 @@ func (o RaytraceOptions) Validate(v *ValidationError) {
 	if o.MaxReflections < 0 || o.MaxReflections > RaytraceMaxReflections {
 		v.Add("max_reflections", "must be between 0 and %d, got %d", RaytraceMaxReflections, o.MaxReflections)
 	}
-	if o.Diffraction && (!(o.DiffractionRangeM > 0) || o.DiffractionRangeM > RaytraceMaxDiffractionRangeM) {
+	// the range bounds the diffracting edges and the scattering walls
+	if (o.Diffraction || o.DiffuseScattering > 0) && (!(o.DiffractionRangeM > 0) || o.DiffractionRangeM > RaytraceMaxDiffractionRangeM) {
 		v.Add("diffraction_range_m", "must be in (0, %g] metres, got %g", RaytraceMaxDiffractionRangeM, o.DiffractionRangeM)
 	}
 	if !(o.DiffuseScattering >= 0 && o.DiffuseScattering <= 1) {

@@ -143,8 +143,8 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 	case g.nx*g.ny > caps.MaxPixels:
 		v.Add("resolution_m", "the map would have %d×%d = %d pixels; the %s tier allows %d: choose a coarser resolution or a smaller area", g.nx, g.ny, g.nx*g.ny, k.Tier, caps.MaxPixels)
 	case opt.ReflectionDiffraction && g.nx*g.ny > caps.MaxPixelsRD():
-		v.Add("reflection_diffraction", "costs about %d times as much per pixel as a map without it: with it the %s tier allows %d pixels (its cap of %d divided by %d) and this map would have %d×%d = %d; choose a coarser resolution or a smaller area, or leave reflection_diffraction off",
-			MapRDCostFactor, k.Tier, caps.MaxPixelsRD(), caps.MaxPixels, MapRDCostFactor, g.nx, g.ny, g.nx*g.ny)
+		v.Add("reflection_diffraction", "costs about 50 times as much per pixel near the transmitter as a map without it: with it the %s tier allows %d pixels (its cap of %d divided by %d) and this map would have %d×%d = %d; choose a coarser resolution or a smaller area, or leave reflection_diffraction off",
+			k.Tier, caps.MaxPixelsRD(), caps.MaxPixels, MapRDCostFactor, g.nx, g.ny, g.nx*g.ny)
 	}
 	inFrame(v, "site", f, site.Tx)
 	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {

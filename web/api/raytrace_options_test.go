@@ -119,6 +119,10 @@ func TestIssue24_RaytraceOptionsFields(t *testing.T) {
 		{"reflection–diffraction without reflections", "analyze_link", `,"reflection_diffraction":true,"max_reflections":0`, "raytrace.reflection_diffraction"},
 		{"reflection–diffraction not a boolean", "engines_predict", `,"reflection_diffraction":1`, "raytrace.reflection_diffraction"},
 		{"clutter not a boolean", "engines_predict", `,"clutter_beyond_extent":"yes"`, "raytrace.clutter_beyond_extent"},
+		// the range bounds the scattering walls too: checked without diffraction
+		{"scattering range zero without diffraction", "analyze", `,"diffraction":false,"diffraction_range_m":0,"diffuse_scattering":0.4`, "raytrace.diffraction_range_m"},
+		{"scattering range negative without diffraction", "analyze_link", `,"diffraction":false,"diffraction_range_m":-250,"diffuse_scattering":0.4`, "raytrace.diffraction_range_m"},
+		{"scattering range too far without diffraction", "engines_predict", `,"diffraction":false,"diffraction_range_m":1e300,"diffuse_scattering":0.4`, "raytrace.diffraction_range_m"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := bodies[tc.route]

@@ -377,8 +377,11 @@ export default {
       };
       if (engine.value === 'raytrace') {
         delete body.include;
-        body.raytrace = { layer_id: rtLayer.value, max_reflections: Number(rtReflections.value), diffuse_scattering: Number(rtScattering.value),
-          reflection_diffraction: rtRD.checked, clutter_beyond_extent: rtClutter.checked };
+        // an empty S takes the service's default; reflection–diffraction
+        // needs a reflection, so with none it is left to the service
+        body.raytrace = { layer_id: rtLayer.value, max_reflections: Number(rtReflections.value), clutter_beyond_extent: rtClutter.checked };
+        if (rtScattering.value.trim() !== '') body.raytrace.diffuse_scattering = Number(rtScattering.value);
+        if (Number(rtReflections.value) >= 1 || !rtRD.checked) body.raytrace.reflection_diffraction = rtRD.checked;
       }
       submit.disabled = true;
       submit.textContent = t('analyzing');

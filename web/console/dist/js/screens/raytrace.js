@@ -256,8 +256,9 @@ export default {
         site: { lat: Number(lat.value), lon: Number(lon.value), height_m: Number(height.value), eirp_dbm: Number(eirp.value) },
         frequency_mhz: Number(freq.value), radius_m: Number(radius.value), resolution_m: Number(resolution.value),
         rx_height_m: Number(rxH.value), max_reflections: Number(reflections.value),
-        diffuse_scattering: Number(scattering.value), reflection_diffraction: rd.checked, clutter_beyond_extent: clutter.checked,
+        reflection_diffraction: rd.checked, clutter_beyond_extent: clutter.checked,
       };
+      if (scattering.value.trim() !== '') body.diffuse_scattering = Number(scattering.value); // empty: the service's default
       stream.start('/coverage/raytrace', body, { form, startBtn, allowed });
     });
 
