@@ -37,7 +37,14 @@ func (a *API) registerRaytrace(r *mux.Router) {
 // service's defaults, raytracing.DefaultOptions on the analysis routes
 // and raytracing.DefaultMapOptions on maps).
 type raytraceJSON struct {
-	LayerID           *string  `json:"layer_id"`
+	LayerID *string `json:"layer_id"`
+	raytraceOptionsJSON
+}
+
+// raytraceOptionsJSON are the engine's options a request may name: in the
+// "raytrace" member of the analysis routes and at the top of a raytrace
+// map's body.
+type raytraceOptionsJSON struct {
 	MaxReflections    *int     `json:"max_reflections"`
 	Diffraction       *bool    `json:"diffraction"`
 	DiffractionRangeM *float64 `json:"diffraction_range_m"`
@@ -54,14 +61,19 @@ type raytraceJSON struct {
 // params returns the layer id and the options: those named applied to
 // def, the service's defaults for the request's kind.
 func (q *raytraceJSON) params(def appliance.RaytraceOptions) (string, appliance.RaytraceOptions) {
-	opt := def
 	if q == nil {
-		return "", opt
+		return "", def
 	}
 	layer := ""
 	if q.LayerID != nil {
 		layer = *q.LayerID
 	}
+	return layer, q.apply(def)
+}
+
+// apply returns def with the options q names.
+func (q *raytraceOptionsJSON) apply(def appliance.RaytraceOptions) appliance.RaytraceOptions {
+	opt := def
 	if q.MaxReflections != nil {
 		opt.MaxReflections = *q.MaxReflections
 	}
@@ -94,7 +106,7 @@ func (q *raytraceJSON) params(def appliance.RaytraceOptions) (string, appliance.
 	} else {
 		opt.ReflectionDiffraction = raytracing.DefaultReflectionDiffraction(def, opt)
 	}
-	return layer, opt
+	return opt
 }
 
 var errNoRaytrace = &httpError{status: http.StatusServiceUnavailable, code: "unavailable",
@@ -177,17 +189,8 @@ type raytraceMapRequest struct {
 	ResolutionM  *float64  `json:"resolution_m"`
 	RxHeightM    *float64  `json:"rx_height_m"`
 	// The engine's options, as the "raytrace" member of the analysis
-	// routes (its layer_id is not used here).
-	MaxReflections        *int     `json:"max_reflections"`
-	Diffraction           *bool    `json:"diffraction"`
-	DiffractionRangeM     *float64 `json:"diffraction_range_m"`
-	GroundReflection      *bool    `json:"ground_reflection"`
-	Transmission          *bool    `json:"transmission"`
-	Sum                   *string  `json:"sum"`
-	Polarization          *string  `json:"polarization"`
-	DiffuseScattering     *float64 `json:"diffuse_scattering"`
-	ReflectionDiffraction *bool    `json:"reflection_diffraction"`
-	ClutterBeyondExtent   *bool    `json:"clutter_beyond_extent"`
+	// routes names them.
+	raytraceOptionsJSON
 }
 
 // toDomain maps the body onto the service's request; the transmitter is
@@ -259,10 +262,7 @@ func (a *API) raytraceMapDomain(k *appliance.APIKey, q *raytraceMapRequest) (ray
 			req.BBox = &appliance.BBox{MinLat: *b.MinLat, MinLon: *b.MinLon, MaxLat: *b.MaxLat, MaxLon: *b.MaxLon}
 		}
 	}
-	rt := &raytraceJSON{MaxReflections: q.MaxReflections, Diffraction: q.Diffraction, DiffractionRangeM: q.DiffractionRangeM,
-		GroundReflection: q.GroundReflection, Transmission: q.Transmission, Sum: q.Sum, Polarization: q.Polarization,
-		DiffuseScattering: q.DiffuseScattering, ReflectionDiffraction: q.ReflectionDiffraction, ClutterBeyondExtent: q.ClutterBeyondExtent}
-	_, req.Options = rt.params(raytracing.DefaultMapOptions())
+	req.Options = q.apply(raytracing.DefaultMapOptions())
 	req.Site = site
 	return req, v.Err()
 }
