@@ -82,6 +82,12 @@ type RaytraceOptions struct {
 	// MaxReflections walls in all (engines/raytrace rd.go). Needs
 	// Diffraction.
 	ReflectionDiffraction bool `json:"reflection_diffraction,omitempty"`
+	// ScatteringReflections lets each leg of the walls' scattering also
+	// take one specular wall reflection (a wall facing the antenna within
+	// DiffractionRangeM, 2D): Tx–wall–tile–Rx, Tx–tile–wall–Rx and
+	// Tx–wall–tile–wall–Rx (engines/raytrace scatter.go). Needs
+	// DiffuseScattering > 0.
+	ScatteringReflections bool `json:"scattering_reflections,omitempty"`
 	// ClutterBeyondExtent treats the ground beyond the building layer's
 	// extent as covered by unknown buildings of the layer's median height:
 	// the part of every path segment outside the extent is attenuated by

@@ -11,7 +11,8 @@ import (
 // TestHotPathAllocatesNothing: tracing one receiver of a map (visibility
 // tests, reflection chains of the tree, diffraction over the edge grid)
 // allocates nothing once the request's tree and the worker's scratch
-// exist, with and without the reflection–diffraction paths.
+// exist, with and without the reflection–diffraction paths, and with the
+// walls' scattering and its reflections.
 func TestHotPathAllocatesNothing(t *testing.T) {
 	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
 	f := NewFrame(origin)
@@ -27,7 +28,10 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 	}
 	rd := DefaultOptions()
 	rd.ReflectionDiffraction = true
-	for _, opt := range []Options{DefaultOptions(), rd} {
+	sr := DefaultOptions()
+	sr.DiffuseScattering = 0.4
+	sr.ScatteringReflections = true
+	for _, opt := range []Options{DefaultOptions(), rd, sr} {
 		c, _, _ := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(5, 5), HeightM: 25}, nil, 2600, opt, 1.5, 1.5, false, false)
 		hotPath(t, c, opt)
 	}
@@ -48,7 +52,7 @@ func hotPath(t *testing.T, c *traceCtx, opt Options) {
 			paths += a.n
 		}
 	})
-	t.Logf("reflection–diffraction %v: %d tree nodes, %d paths per run of 4 receivers: %.0f allocations", opt.ReflectionDiffraction, len(c.tree.nodes), paths/51, allocs)
+	t.Logf("reflection–diffraction %v, scattering reflections %v: %d tree nodes, %d paths per run of 4 receivers: %.0f allocations", opt.ReflectionDiffraction, opt.ScatteringReflections, len(c.tree.nodes), paths/51, allocs)
 	if allocs != 0 || math.IsNaN(allocs) {
 		t.Errorf("%.0f allocations per run", allocs)
 	}

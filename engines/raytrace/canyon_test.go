@@ -21,42 +21,36 @@ func rect(id string, x0, y0, x1, y1, h float64) appliance.Building {
 // TestStreetCanyonAgainstP1411 compares an ideal street canyon (a 20 m
 // main street along x between 25 m concrete blocks, crossed at x = 200 m
 // by a 20 m side street; transmitter 10 m above the street at x = 0,
-// receivers at 1.5 m, 2.6 GHz, default options, power sum) with P.1411's
-// site-specific models and prints every figure.
+// receivers at 1.5 m, 2.6 GHz, power sum) with P.1411's site-specific
+// models and prints every figure.
 //
 // Line of sight: within §4.1.2's stated bounds to 150 m. Farther, the
 // perfectly smooth, continuous walls of the ideal canyon guide the power
 // (28 paths of order ≤ 2, grazing |R| ≈ 1): the loss falls up to about
-// 3 dB below the lower bound, which is free space − 6 dB (two rays); the
-// test holds it within 4 dB of it.
+// 3 dB below the lower bound, which is free space − 6 dB (the two-ray
+// maximum, walls left out); the test holds it within 4 dB of it. Neither
+// a grid of 100 m blocks with cross streets every 120 m nor antennas on
+// the pavements changes that (−2.1 to −3.3 dB at 600 m), and no sum can:
+// the direct ray and the ground's alone reach the bound, and every wall
+// image adds to them.
 //
-// Around the corner (§4.1.3.2), with the default options (first-order
-// corner diffraction and its ground-reflected variants) the engine is 12
-// to 19 dB above the median and 0.3 to 7.4 dB above the upper bound; the
-// walls' diffuse scattering at S = 0.4 brings the near side street to 2.5
-// to 4 dB above it. The reflection–diffraction paths (walls of the main
-// street feeding the corner away from grazing incidence, walls of the
-// side street guiding the diffracted wave, each with the ground) bring
-// the options of linkplan raytrace eval (both) within the stated spread
-// from x2 = 130 m and to 0.7–2.0 dB above the upper bound nearer, in the
-// corner region where P.1411's corner loss ramps up; the test asserts
-// that (within the spread from 130 m, at most 2.5 dB above it nearer,
-// never below the lower bound), holds that scattering and the
-// reflection–diffraction paths only add power, and prints every figure.
-// The rest of the measured corner field needs what is not traced: in a
-// canyon whose walls are parallel or perpendicular a specular path into
-// the side street needs about eight reflections, and real façades
-// scatter after reflections and diffractions. Reflection order 3, glass
-// or brick change little (the variants below); horizontal polarisation,
-// which a vertical corner diffracts more strongly at grazing incidence,
-// puts every distance within the spread. A stronger scattering (S = 0.6,
-// the top of the range measured on buildings) halves the gap near the
-// corner (0.2 to 1.1 dB above the bound from 60 to 100 m) and the
-// line-of-sight tail (1.9 dB below the lower bound at 600 m). Scattering
-// of the corner's diffracted field by the side street's walls, tried
-// with a brute-force sum over every wall tile and edge, brought only 0.2
-// to 0.7 dB near the corner for about ten times the cost and was not
-// kept.
+// Around the corner (§4.1.3.2), with the engine's defaults (first-order
+// corner diffraction and its ground-reflected variants) the loss is 12
+// to 19 dB above the median and 0.3 to 7.4 dB above the upper bound. The
+// options of linkplan raytrace eval and of link jobs bring it within the
+// stated spread at every distance (2 to 6 dB under the upper bound): the
+// walls' diffuse scattering at S = 0.4, the reflection–diffraction paths
+// (the main street's walls feeding the corner away from grazing
+// incidence, the side street's walls guiding the diffracted wave) and
+// above all the scattering's reflections: the end walls of the side
+// street, at the corner, face the main street square on and are lit by
+// the transmitter's images in the main street's walls (Tx–wall–tile–Rx
+// and the reverse; Options.ScatteringReflections). Without those the
+// corner stays 0.7 to 2.0 dB above the upper bound from 45 to 100 m. The
+// test asserts the spread at every distance with those options, holds
+// that scattering, the reflection–diffraction paths and the scattering's
+// reflections only add power, and prints the variants (reflection order
+// 3, polarisation, S = 0.6, wall materials).
 func TestStreetCanyonAgainstP1411(t *testing.T) {
 	t.Parallel()
 	const x0, w, h, f = 200.0, 20.0, 25.0, 2600.0
@@ -83,33 +77,38 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 		}
 		return r
 	}
+	scat := opt
+	scat.DiffuseScattering = 0.4
+	rdNoSR := scat
+	rdNoSR.ReflectionDiffraction = true
+	rdScat := rdNoSR // the options of linkplan raytrace eval
+	rdScat.ScatteringReflections = true
 	losIn, losN := 0, 0
 	for _, d := range []float64{20, 30, 50, 75, 100, 150, 250, 300, 400, 500, 600} {
 		r := point(s, opt, d, 0)
+		re := point(s, rdScat, d, 0)
 		ref, err := p1411.StreetCanyonLoS(f, d, 10, 1.5)
 		if err != nil {
 			t.Fatal(err)
 		}
 		losN++
-		ok := r.PathLossDB >= ref.LowerDB && r.PathLossDB <= ref.UpperDB
+		ok := re.PathLossDB >= ref.LowerDB && re.PathLossDB <= ref.UpperDB
 		if ok {
 			losIn++
 		}
-		t.Logf("LOS  d=%3.0f m: raytrace %.1f dB (coherent %.1f), P.1411 §4.1.2 lower %.1f median %.1f upper %.1f: within=%v (%d paths)",
-			d, r.PathLossDB, -r.CoherentPowerDBm, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok, len(r.Paths))
-		if !r.LOS {
+		t.Logf("LOS  d=%3.0f m: raytrace %.1f dB (coherent %.1f), with the options of raytrace eval %.1f dB (%d paths); P.1411 §4.1.2 lower %.1f median %.1f upper %.1f: within=%v",
+			d, r.PathLossDB, -r.CoherentPowerDBm, re.PathLossDB, len(re.Paths), ref.LowerDB, ref.MedianDB, ref.UpperDB, ok)
+		if !r.LOS || !re.LOS {
 			t.Errorf("d=%g: the main street is line of sight", d)
 		}
 		checkCanyon(t, true, d, r.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
+		checkCanyon(t, true, d, re.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
 	}
-	scat := opt
-	scat.DiffuseScattering = 0.4
-	rdScat := scat // the options of linkplan raytrace eval
-	rdScat.ReflectionDiffraction = true
 	nlosIn, nlosN := 0, 0
 	for _, x2 := range []float64{45, 60, 80, 100, 130, 160, 200, 250} {
 		r := point(s, opt, x0, x2)
 		rs := point(s, scat, x0, x2)
+		rn := point(s, rdNoSR, x0, x2)
 		rr := point(s, rdScat, x0, x2)
 		ref, err := p1411.StreetCanyonNLoSCorner(f, x0, x2, w, 10, 1.5)
 		if err != nil {
@@ -120,31 +119,28 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 		if ok {
 			nlosIn++
 		}
-		t.Logf("NLOS x2=%3.0f m: raytrace %.1f dB (%d paths), with scattering S=0.4 %.1f dB, with reflection–diffraction too %.1f dB (%d paths, %+.1f dB from the upper bound); P.1411 §4.1.3.2 lower %.1f median %.1f upper %.1f: within=%v",
-			x2, r.PathLossDB, len(r.Paths), rs.PathLossDB, rr.PathLossDB, len(rr.Paths), rr.PathLossDB-ref.UpperDB, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok)
+		t.Logf("NLOS x2=%3.0f m: raytrace %.1f dB (%d paths), with scattering S=0.4 %.1f dB, and reflection–diffraction %.1f dB, and the scattering's reflections %.1f dB (%d paths, %+.1f dB from the upper bound); P.1411 §4.1.3.2 lower %.1f median %.1f upper %.1f: within=%v",
+			x2, r.PathLossDB, len(r.Paths), rs.PathLossDB, rn.PathLossDB, rr.PathLossDB, len(rr.Paths), rr.PathLossDB-ref.UpperDB, ref.LowerDB, ref.MedianDB, ref.UpperDB, ok)
 		if r.LOS || !r.Reachable {
 			t.Errorf("x2=%g: the side street is reachable but not line of sight", x2)
 		}
-		if rs.PathLossDB > r.PathLossDB+1e-9 {
-			t.Errorf("x2=%g: scattering lowered the received power (%.2f > %.2f dB)", x2, rs.PathLossDB, r.PathLossDB)
+		for _, step := range []struct {
+			name          string
+			before, after float64
+		}{{"scattering", r.PathLossDB, rs.PathLossDB}, {"the reflection–diffraction paths", rs.PathLossDB, rn.PathLossDB}, {"the scattering's reflections", rn.PathLossDB, rr.PathLossDB}} {
+			if step.after > step.before+1e-9 {
+				t.Errorf("x2=%g: %s lowered the received power (%.2f > %.2f dB)", x2, step.name, step.after, step.before)
+			}
 		}
-		if rr.PathLossDB > rs.PathLossDB+1e-9 {
-			t.Errorf("x2=%g: the reflection–diffraction paths lowered the received power (%.2f > %.2f dB)", x2, rr.PathLossDB, rs.PathLossDB)
+		for _, v := range []float64{r.PathLossDB, rs.PathLossDB, rn.PathLossDB, rr.PathLossDB} {
+			checkCanyon(t, false, x2, v, ref.LowerDB, ref.MedianDB, ref.UpperDB)
 		}
-		checkCanyon(t, false, x2, r.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
-		checkCanyon(t, false, x2, rs.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
-		checkCanyon(t, false, x2, rr.PathLossDB, ref.LowerDB, ref.MedianDB, ref.UpperDB)
-		// the stated spread, with the options of raytrace eval: within it
-		// from 130 m; nearer the corner (P.1411's corner-loss ramp) at
-		// most 2.5 dB above it (0.7 to 2.0 dB today)
-		switch {
-		case x2 >= 130 && !ok:
+		// the stated spread, with the options of raytrace eval
+		if !ok {
 			t.Errorf("NLOS x2=%g: %.1f dB outside P.1411's spread [%.1f, %.1f]", x2, rr.PathLossDB, ref.LowerDB, ref.UpperDB)
-		case rr.PathLossDB > ref.UpperDB+2.5:
-			t.Errorf("NLOS x2=%g: %.1f dB is %.1f dB above P.1411's upper bound", x2, rr.PathLossDB, rr.PathLossDB-ref.UpperDB)
 		}
 	}
-	t.Logf("street canyon: LOS %d/%d and one-corner NLOS (scattering and reflection–diffraction) %d/%d within P.1411's stated spread", losIn, losN, nlosIn, nlosN)
+	t.Logf("street canyon, the options of raytrace eval: LOS %d/%d and one-corner NLOS %d/%d within P.1411's stated spread", losIn, losN, nlosIn, nlosN)
 	// what the corner gap depends on: loss above §4.1.3.2's upper bound, dB
 	rd := opt
 	rd.ReflectionDiffraction = true
@@ -163,7 +159,7 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 		opt  raytrace.Options
 	}{
 		{"default", s, opt}, {"scattering S=0.4", s, scat}, {"3 reflections", s, order3},
-		{"refl-diffraction", s, rd}, {"refl-diffraction + S=0.4", s, rdScat}, {"refl-diffr. + S=0.4, order 3", s, rd3}, {"refl-diffr. + S=0.4, horizontal", s, rdH}, {"refl-diffr. + S=0.6", s, rd6},
+		{"refl-diffraction", s, rd}, {"refl-diffraction + S=0.4", s, rdNoSR}, {"the eval options (+ scatt. refl.)", s, rdScat}, {"the eval options, order 3", s, rd3}, {"the eval options, horizontal", s, rdH}, {"the eval options, S=0.6", s, rd6},
 		{"horizontal polarisation", s, hpol}, {"metal walls", scene("metal"), opt},
 		{"glass walls", scene("glass"), opt}, {"brick walls", scene("brick"), opt},
 	} {
@@ -179,7 +175,7 @@ func TestStreetCanyonAgainstP1411(t *testing.T) {
 	for _, v := range []struct {
 		name string
 		opt  raytrace.Options
-	}{{"default", opt}, {"scattering S=0.4", scat}, {"refl-diffr. + S=0.6", rd6}} {
+	}{{"default", opt}, {"scattering S=0.4", scat}, {"the eval options", rdScat}, {"the eval options, S=0.6", rd6}} {
 		line := ""
 		for _, d := range []float64{250, 400, 500, 600} {
 			ref, _ := p1411.StreetCanyonLoS(f, d, 10, 1.5)

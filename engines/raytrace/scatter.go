@@ -17,10 +17,40 @@ import (
 // model's energy balance. The transmitter's leg of each lit tile (its
 // distance, gain and terrain/clutter factor) is computed once per request
 // (prepareScatter), the receiver's leg per receiver.
-
+//
+// With Options.ScatteringReflections each leg may also take one specular
+// wall reflection: a tile within DiffractionRangeM (2D) of an antenna
+// also receives (or sends) what that antenna's image in a wall facing
+// it delivers through the wall, with the wall's Fresnel coefficients
+// (times √(1 − S²)) for the antenna's polarisation, so that
+//
+//	P_r/P_t = (λ/4π)²·S²·dS/π · (Lt_direct + Lt_reflected)·(Lr_direct + Lr_reflected)
+//
+// with L = cosθ·|Γ|²·G·T/r² per leg (r the unfolded length, θ at the
+// tile). The product keeps the sum reciprocal (the same two legs whichever
+// end transmits); it adds the paths Tx–wall–tile–Rx, Tx–tile–wall–Rx and
+// Tx–wall–tile–wall–Rx. In a street canyon these light the walls that
+// face the main street square on at the corners of a side street (the
+// scattering the corner's diffraction alone misses; TestStreetCanyon).
+// The receiver's reflected leg is computed per receiver over the walls
+// facing it within the range, which makes it costly in maps.
 // scatterTileM is the largest side of a scattering tile, metres: walls are
 // cut into tiles of at most this width and height.
 const scatterTileM = 3.0
+
+// wallTiles is where a wall's tiles are: tiles[first:first+nu·nv],
+// column (along the wall from a) major.
+type wallTiles struct{ first, nu, nv int32 }
+
+// tileAt is the tile of wall sf (surface si) that holds x, a point of it.
+func (s *Scene) tileAt(si int32, x vec3) int32 {
+	sf := &s.surfaces[si]
+	wt := &s.wallTiles[si]
+	d := sf.b.sub(sf.a)
+	iu := int32(x.xy().sub(sf.a).dot(d) / d.dot(d) * float64(wt.nu))
+	iv := int32((x.Z - sf.zb) / (sf.zt - sf.zb) * float64(wt.nv))
+	return wt.first + max(0, min(wt.nu-1, iu))*wt.nv + max(0, min(wt.nv-1, iv))
+}
 
 // tile is one scattering element of a wall.
 type tile struct {
@@ -28,10 +58,12 @@ type tile struct {
 	n    vec3 // outward normal
 	area float64
 	bld  int32
+	surf int32
 }
 
 // buildTiles cuts every wall into tiles.
 func (s *Scene) buildTiles() {
+	s.wallTiles = make([]wallTiles, len(s.surfaces))
 	for i := range s.surfaces {
 		sf := &s.surfaces[i]
 		if sf.kind != kindWall {
@@ -45,13 +77,14 @@ func (s *Scene) buildTiles() {
 		}
 		nu := int(math.Ceil(l / scatterTileM))
 		nv := int(math.Ceil(h / scatterTileM))
+		s.wallTiles[i] = wallTiles{first: int32(len(s.tiles)), nu: int32(nu), nv: int32(nv)}
 		area := l * h / float64(nu*nv)
 		for iu := 0; iu < nu; iu++ {
 			f := (float64(iu) + 0.5) / float64(nu)
 			for iv := 0; iv < nv; iv++ {
 				z := sf.zb + h*(float64(iv)+0.5)/float64(nv)
 				c := vec3{sf.a.X + d.X*f, sf.a.Y + d.Y*f, z}.add(sf.n.scale(0.01))
-				s.tiles = append(s.tiles, tile{c: c, n: sf.n, area: area, bld: sf.bld})
+				s.tiles = append(s.tiles, tile{c: c, n: sf.n, area: area, bld: sf.bld, surf: int32(i)})
 			}
 		}
 	}
@@ -81,20 +114,245 @@ func (s *Scene) litTiles(tx vec3, naive bool) []int32 {
 
 // litTile is a lit tile with what its transmitter leg gives every
 // receiver, computed once per request: the Rx-independent factor of its
-// scattered power (λ/4π)²·S²/π·dS·cosθi/ri²·G_t·T_t, with G_t the
+// scattered power (λ/4π)²·S²/π·dS·Lt (Lt the leg: cosθi/ri²·G_t·T_t
+// direct, plus the reflected legs of ScatteringReflections, G_t the
 // transmitter's gain toward it and T_t the terrain/clutter factor of the
-// leg, both in power.
+// leg, both in power).
 type litTile struct {
 	ti     int32
-	ri     float64
+	ri     float64 // length of the leg's strongest part, metres
 	part   float64
 	txVoid bool // the transmitter's leg crosses a terrain void
+	// via is the wall of the leg's strongest part when it is a
+	// reflection (at viaPt), else -1
+	via   int32
+	viaPt vec3
+}
+
+// mirrorWall is a wall facing an antenna and the antenna's image in it.
+type mirrorWall struct {
+	surf int32
+	img  vec3
+}
+
+// facingWalls appends to out the walls facing p within rangeM (2D) of it,
+// with p's image in each.
+func (s *Scene) facingWalls(out []mirrorWall, p vec3, rangeM float64) []mirrorWall {
+	for si := range s.surfaces {
+		sf := &s.surfaces[si]
+		if sf.kind != kindWall || !sf.facing(p) || distPointSeg(p.xy(), sf.a, sf.b) > rangeM {
+			continue
+		}
+		out = append(out, mirrorWall{surf: int32(si), img: sf.mirror(p)})
+	}
+	return out
+}
+
+// reflectedLeg is the leg between antenna src (pattern pat) and tile t
+// through wall m (src's image in it): cosθ·|Γ|²·G·T/r², the unfolded
+// length and the reflection point, or ok false where the wall does not
+// reflect src onto t or a building blocks the way. The antenna sees the
+// reflection point where it sees the centre of the wall's tile that
+// holds it (vis: the transmitter's lit tiles, or the receiver's memo),
+// the same rule from either end.
+func (w *worker) reflectedLeg(src vec3, pat Pattern, m *mirrorWall, t *tile, a *accum, vis func(int32) bool) (leg, length float64, x vec3, ok bool) {
+	sf := &w.s.surfaces[m.surf]
+	if m.surf == t.surf || !sf.facing(t.c) || t.n.dot(m.img.sub(t.c)) <= 0 {
+		return 0, 0, x, false
+	}
+	dir := t.c.sub(m.img)
+	den := sf.n.dot(dir)
+	if den == 0 {
+		return 0, 0, x, false
+	}
+	tt := (sf.d - sf.n.dot(m.img)) / den
+	if !(tt > 0 && tt < 1) {
+		return 0, 0, x, false
+	}
+	x = m.img.add(dir.scale(tt))
+	if !w.s.onSurface(sf, x) || !vis(w.s.tileAt(m.surf, x)) || w.occluded(x, t.c) {
+		return 0, 0, x, false
+	}
+	k0 := x.sub(src).unit()
+	kout := t.c.sub(x).unit()
+	e := w.reflect(along(w.polVec(k0), complex(gainAmp(pat, k0), 0)), k0, kout, sf)
+	p := e.norm2()
+	length = dir.norm()
+	cos := -t.n.dot(kout)
+	tf := w.terrainFactor(src, x, a) * w.terrainFactor(x, t.c, a)
+	return cos / (length * length) * p * tf * tf, length, x, true
+}
+
+// tileCellM is the cell of the grid of tile centres, metres.
+const tileCellM = 20.0
+
+// buildTileGrid buckets the tiles by centre (Scene.tileGrid), each cell's
+// in scene order.
+func (s *Scene) buildTileGrid() {
+	g := &s.tileGrid
+	g.cell = tileCellM
+	if len(s.tiles) == 0 {
+		return
+	}
+	g.minX, g.minY = s.bounds[0]-1, s.bounds[1]-1
+	g.nx = int((s.bounds[2]+1-g.minX)/g.cell) + 1
+	g.ny = int((s.bounds[3]+1-g.minY)/g.cell) + 1
+	cell := func(t *tile) int { return g.clampY(t.c.Y)*g.nx + g.clampX(t.c.X) }
+	counts := make([]int32, g.nx*g.ny+1)
+	for i := range s.tiles {
+		counts[cell(&s.tiles[i])+1]++
+	}
+	for c := 1; c < len(counts); c++ {
+		counts[c] += counts[c-1]
+	}
+	g.start = append([]int32(nil), counts...)
+	g.items = make([]int32, counts[len(counts)-1])
+	fill := append([]int32(nil), counts[:len(counts)-1]...)
+	for i := range s.tiles {
+		c := cell(&s.tiles[i])
+		g.items[fill[c]] = int32(i)
+		fill[c]++
+	}
+}
+
+// wallBeam is the 2D region wall sf can reflect a source (image img) into:
+// the wedge from the image through the wall, in front of it.
+func wallBeam(sf *surface, img vec3) (region, bool) {
+	r := region{apex: img.xy(), rHi: math.Inf(1)}
+	if !wedge(&r, img.xy(), sf.a, sf.b) {
+		return r, false
+	}
+	r.hp[2] = halfplane{n: vec2{sf.n.X, sf.n.Y}, c: sf.d - regionTol}
+	r.nhp = 3
+	return r, true
+}
+
+// beamBox bounds the part of beam r (through wall sf) within rangeM of c:
+// the box of the wall's part within the circle, of the beam's edges
+// within it, and of the circle's extreme points inside the beam (the
+// region is convex, bounded by the wall, two rays and arcs).
+func beamBox(r *region, sf *surface, c vec2, rangeM float64) (x0, y0, x1, y1 float64, ok bool) {
+	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	grow := func(p vec2) {
+		x0, y0 = min(x0, p.X), min(y0, p.Y)
+		x1, y1 = max(x1, p.X), max(y1, p.Y)
+	}
+	apex := r.apex
+	for _, e := range [2]vec2{sf.a, sf.b} {
+		d := e.sub(apex)
+		d = d.scale(1 / d.norm())
+		// e + t·d on the circle, t ≥ 0
+		f := e.sub(c)
+		b := f.dot(d)
+		disc := b*b - (f.dot(f) - rangeM*rangeM)
+		if disc < 0 {
+			continue
+		}
+		t1 := -b + math.Sqrt(disc)
+		if t1 < 0 {
+			continue
+		}
+		grow(e.add(d.scale(max(0, -b-math.Sqrt(disc)))))
+		grow(e.add(d.scale(t1)))
+	}
+	for _, p := range [4]vec2{{c.X - rangeM, c.Y}, {c.X + rangeM, c.Y}, {c.X, c.Y - rangeM}, {c.X, c.Y + rangeM}} {
+		if r.contains(p) {
+			grow(p)
+		}
+	}
+	// the part of the wall within the circle
+	d := sf.b.sub(sf.a)
+	f := sf.a.sub(c)
+	qa, qb, qc := d.dot(d), f.dot(d), f.dot(f)-rangeM*rangeM
+	if disc := qb*qb - qa*qc; disc >= 0 && qa > 0 {
+		t0, t1 := (-qb-math.Sqrt(disc))/qa, (-qb+math.Sqrt(disc))/qa
+		if t0 <= 1 && t1 >= 0 {
+			grow(sf.a.add(d.scale(max(0, t0))))
+			grow(sf.a.add(d.scale(min(1, t1))))
+		}
+	}
+	if x0 > x1 {
+		// the wall's ends, its rays and the circle's extremes all miss:
+		// the beam may still cut the circle through the wall's middle
+		return c.X - rangeM, c.Y - rangeM, c.X + rangeM, c.Y + rangeM, true
+	}
+	return x0, y0, x1, y1, true
+}
+
+// tilesInBeam appends to out the tiles whose centres lie in r and within
+// rangeM (2D) of c: the cells that may meet both, in cell order, each in
+// scene order.
+func (s *Scene) tilesInBeam(out []int32, r *region, sf *surface, c vec2, rangeM float64) []int32 {
+	g := &s.tileGrid
+	if len(g.items) == 0 {
+		return out
+	}
+	bx0, by0, bx1, by1, ok := beamBox(r, sf, c, rangeM)
+	if !ok {
+		return out
+	}
+	i0, i1 := g.clampX(bx0), g.clampX(bx1)
+	j0, j1 := g.clampY(by0), g.clampY(by1)
+	rng2 := rangeM * rangeM
+	for j := j0; j <= j1; j++ {
+		y0 := g.minY + float64(j)*g.cell
+		for i := i0; i <= i1; i++ {
+			x0 := g.minX + float64(i)*g.cell
+			// the cell's point nearest c, and each half-plane at the
+			// cell's corner farthest along its normal
+			nx, ny := max(x0, min(c.X, x0+g.cell)), max(y0, min(c.Y, y0+g.cell))
+			if (nx-c.X)*(nx-c.X)+(ny-c.Y)*(ny-c.Y) > rng2 {
+				continue
+			}
+			in := true
+			for k := int8(0); k < r.nhp && in; k++ {
+				h := &r.hp[k]
+				px, py := x0, y0
+				if h.n.X > 0 {
+					px += g.cell
+				}
+				if h.n.Y > 0 {
+					py += g.cell
+				}
+				in = h.n.X*px+h.n.Y*py >= h.c
+			}
+			if !in {
+				continue
+			}
+			ci := j*g.nx + i
+			for _, ti := range g.items[g.start[ci]:g.start[ci+1]] {
+				p := s.tiles[ti].c.xy()
+				if d := p.sub(c); d.dot(d) <= rng2 && r.contains(p) {
+					out = append(out, ti)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// reflLeg sums one tile's legs through walls (ScatteringReflections) and
+// keeps the strongest.
+type reflLeg struct {
+	sum, best, length float64
+	via               int32
+	x                 vec3
+	void              bool
+}
+
+func (r *reflLeg) add(leg, length float64, via int32, x vec3) {
+	r.sum += leg
+	if leg > r.best {
+		r.best, r.length, r.via, r.x = leg, length, via, x
+	}
 }
 
 // prepareScatter computes the transmitter leg of every lit tile
-// (traceCtx.litTiles, in scene order).
+// (traceCtx.litTiles): the tiles lit directly (traceCtx.lit, in scene
+// order), then with ScatteringReflections those lit only through a wall,
+// in scene order.
 func (c *traceCtx) prepareScatter() {
-	w := &worker{traceCtx: c}
+	w := newWorker(c)
 	sc := c.opt.DiffuseScattering
 	base := c.lambda / (4 * math.Pi)
 	base *= base * sc * sc / math.Pi
@@ -108,64 +366,186 @@ func (c *traceCtx) prepareScatter() {
 		var a accum
 		tf := w.terrainFactor(c.tx, t.c, &a)
 		c.litTiles = append(c.litTiles, litTile{ti: ti, ri: ri, part: base * t.area * cosI / (ri * ri) * gt * gt * tf * tf,
-			txVoid: a.flags&FlagTerrainVoid != 0})
+			txVoid: a.flags&FlagTerrainVoid != 0, via: -1})
+	}
+	if !c.opt.ScatteringReflections {
+		return
+	}
+	rng := c.opt.DiffractionRangeM
+	lit := make([]bool, len(c.s.tiles))
+	for _, ti := range c.lit {
+		lit[ti] = true
+	}
+	txSees := func(ti int32) bool { return lit[ti] }
+	legs := make([]reflLeg, len(c.s.tiles))
+	var cand []int32
+	for _, m := range c.s.facingWalls(nil, c.tx, rng) {
+		r, ok := wallBeam(&c.s.surfaces[m.surf], m.img)
+		if !ok {
+			continue
+		}
+		cand = c.s.tilesInBeam(cand[:0], &r, &c.s.surfaces[m.surf], c.tx.xy(), rng)
+		for _, ti := range cand {
+			var a accum
+			if leg, l, x, ok := w.reflectedLeg(c.tx, c.txPat, &m, &c.s.tiles[ti], &a, txSees); ok && leg > 0 {
+				legs[ti].add(leg, l, m.surf, x)
+				legs[ti].void = legs[ti].void || a.flags&FlagTerrainVoid != 0
+			}
+		}
+	}
+	c.litIdx = make([]int32, len(c.s.tiles))
+	for i := range c.litIdx {
+		c.litIdx[i] = -1
+	}
+	for i := range c.litTiles {
+		lt := &c.litTiles[i]
+		c.litIdx[lt.ti] = int32(i)
+		if r := &legs[lt.ti]; r.sum > 0 {
+			part := base * c.s.tiles[lt.ti].area * r.sum
+			if part > lt.part {
+				lt.ri, lt.via, lt.viaPt = r.length, r.via, r.x
+			}
+			lt.part += part
+			lt.txVoid = lt.txVoid || r.void
+		}
+	}
+	for ti := range legs {
+		r := &legs[ti]
+		if r.sum == 0 || c.litIdx[ti] >= 0 {
+			continue
+		}
+		c.litIdx[ti] = int32(len(c.litTiles))
+		c.litTiles = append(c.litTiles, litTile{ti: int32(ti), ri: r.length, part: base * c.s.tiles[ti].area * r.sum,
+			txVoid: r.void, via: r.via, viaPt: r.x})
 	}
 }
 
-// scatter adds the power scattered by the lit tiles that see rx and lie
-// within DiffractionRangeM (2D) of either antenna.
+// rxReflected computes, for the receiver rx, the legs through the walls
+// facing it within the range of every lit tile within the range
+// (ScatteringReflections), into w.rxLegs, stamped w.rxGen.
+func (w *worker) rxReflected(rx vec3, a *accum) {
+	if len(w.rxLegs) != len(w.litTiles) {
+		w.rxLegs = make([]reflLeg, len(w.litTiles))
+		w.rxStamp = make([]uint32, len(w.litTiles))
+	}
+	w.rxGen++
+	if len(w.visStamp) != len(w.s.tiles) {
+		w.visStamp = make([]uint32, len(w.s.tiles))
+		w.vis = make([]bool, len(w.s.tiles))
+	}
+	rxSees := func(ti int32) bool {
+		if w.visStamp[ti] != w.rxGen {
+			w.visStamp[ti] = w.rxGen
+			w.vis[ti] = !w.occluded(rx, w.s.tiles[ti].c)
+		}
+		return w.vis[ti]
+	}
+	rng := w.opt.DiffractionRangeM
+	w.rxWalls = w.s.facingWalls(w.rxWalls[:0], rx, rng)
+	for k := range w.rxWalls {
+		m := &w.rxWalls[k]
+		r, ok := wallBeam(&w.s.surfaces[m.surf], m.img)
+		if !ok {
+			continue
+		}
+		w.cand = w.s.tilesInBeam(w.cand[:0], &r, &w.s.surfaces[m.surf], rx.xy(), rng)
+		for _, ti := range w.cand {
+			li := w.litIdx[ti]
+			if li < 0 {
+				continue
+			}
+			leg, l, x, ok := w.reflectedLeg(rx, w.rxPat, m, &w.s.tiles[ti], a, rxSees)
+			if !ok || leg <= 0 {
+				continue
+			}
+			if w.rxStamp[li] != w.rxGen {
+				w.rxStamp[li] = w.rxGen
+				w.rxLegs[li] = reflLeg{via: -1}
+			}
+			w.rxLegs[li].add(leg, l, m.surf, x)
+		}
+	}
+}
+
+// scatter adds the power scattered by the lit tiles that lie within
+// DiffractionRangeM (2D) of either antenna and see rx (directly, or with
+// ScatteringReflections through one of the walls facing rx within the
+// range).
 func (w *worker) scatter(rx vec3, a *accum) {
+	if w.opt.ScatteringReflections {
+		w.rxReflected(rx, a)
+	}
 	var total, best, bestL float64
-	bestI := int32(-1)
+	bestI := -1
+	bestVia := int32(-1)
+	var bestX vec3
 	for i := range w.litTiles {
 		lt := &w.litTiles[i]
-		if g, l := w.scatterTile(lt, rx, a); g > 0 {
+		if g, l, via, x := w.scatterTile(i, lt, rx, a); g > 0 {
 			total += g
 			if g > best {
-				best, bestL, bestI = g, l, lt.ti
+				best, bestL, bestI, bestVia, bestX = g, l, i, via, x
 			}
 		}
 	}
 	if w.collect && bestI >= 0 {
-		t := &w.s.tiles[bestI]
-		in := []Interaction{w.interaction("scattering", "wall", t.bld, t.c)}
-		p := w.pathOf("scattering", in, bestL, w.tx.sub(t.c).scale(-1).unit(), rx.sub(t.c).unit(), complex(math.Sqrt(total), 0))
+		lt := &w.litTiles[bestI]
+		t := &w.s.tiles[lt.ti]
+		var in []Interaction
+		kdep, karr := t.c.sub(w.tx).unit(), rx.sub(t.c).unit()
+		if lt.via >= 0 {
+			sf := &w.s.surfaces[lt.via]
+			in = append(in, w.interaction("reflection", surfaceName(sf.kind), sf.bld, lt.viaPt))
+			kdep = lt.viaPt.sub(w.tx).unit()
+		}
+		in = append(in, w.interaction("scattering", "wall", t.bld, t.c))
+		if bestVia >= 0 {
+			sf := &w.s.surfaces[bestVia]
+			in = append(in, w.interaction("reflection", surfaceName(sf.kind), sf.bld, bestX))
+			karr = rx.sub(bestX).unit()
+		}
+		p := w.pathOf("scattering", in, bestL, kdep, karr, complex(math.Sqrt(total), 0))
 		w.paths = append(w.paths, p)
 	}
 }
 
-// scatterTile adds the power lt scatters to rx, if it sees rx and lies
-// within DiffractionRangeM (2D) of either antenna, and returns it with
-// the path's length.
-func (w *worker) scatterTile(lt *litTile, rx vec3, a *accum) (float64, float64) {
+// scatterTile adds the power lt scatters to rx, if it lies within
+// DiffractionRangeM (2D) of either antenna and reaches rx, and returns it
+// with the length of its strongest path and, where that path's receiver
+// leg is a reflection, the wall (else -1) and the reflection point.
+func (w *worker) scatterTile(li int, lt *litTile, rx vec3, a *accum) (g, length float64, via int32, x vec3) {
 	t := &w.s.tiles[lt.ti]
-	v := rx.sub(t.c)
-	cosS := t.n.dot(v)
-	if cosS <= 0 {
-		return 0, 0
-	}
 	rng2 := w.opt.DiffractionRangeM * w.opt.DiffractionRangeM
-	dr := v.xy()
+	dr := rx.sub(t.c).xy()
 	du := w.tx.sub(t.c).xy()
 	if dr.dot(dr) > rng2 && du.dot(du) > rng2 {
-		return 0, 0
+		return 0, 0, -1, x
 	}
-	if w.occluded(t.c, rx) {
-		return 0, 0
+	via = -1
+	var leg float64
+	v := rx.sub(t.c)
+	if cosS := t.n.dot(v); cosS > 0 && !w.occluded(t.c, rx) {
+		rs := v.norm()
+		cosS /= rs
+		gr := gainAmp(w.rxPat, v.scale(-1/rs))
+		tf := w.terrainFactor(t.c, rx, a)
+		leg, length = cosS/(rs*rs)*gr*gr*tf*tf, rs
 	}
-	rs := v.norm()
-	cosS /= rs
-	karr := v.scale(1 / rs)
-	gr := gainAmp(w.rxPat, karr.scale(-1))
+	if w.opt.ScatteringReflections && w.rxStamp[li] == w.rxGen {
+		r := &w.rxLegs[li]
+		if r.best > leg {
+			length, via, x = r.length, r.via, r.x
+		}
+		leg += r.sum
+	}
+	g = lt.part * leg
+	if g == 0 {
+		return 0, 0, -1, x
+	}
 	if lt.txVoid {
 		a.flags |= FlagTerrainVoid
 	}
-	tf := w.terrainFactor(t.c, rx, a)
-	g := lt.part * cosS / (rs * rs) * gr * gr * tf * tf
-	if g == 0 {
-		return 0, 0
-	}
-	a.addPower(g, lt.ri+rs)
+	a.addPower(g, lt.ri+length)
 	w.markAssumed(t.bld, a)
-	return g, lt.ri + rs
+	return g, lt.ri + length, via, x
 }

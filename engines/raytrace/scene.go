@@ -44,6 +44,7 @@ type Scene struct {
 	surfaces  []surface // surfaces[0] is the ground plane
 	edges     []edge
 	tiles     []tile // wall tiles of diffuse scattering
+	wallTiles []wallTiles
 	mats      []Material
 	ground    int32 // index of the ground material in mats
 	groundZ   float64
@@ -53,6 +54,7 @@ type Scene struct {
 	bounds    [4]float64
 	clutterM  float64 // median building height above its base, metres (Options.ClutterBeyondExtent)
 	edgeGrid  grid2
+	tileGrid  grid2 // tile centres (ScatteringReflections)
 	hash      [32]byte
 	assumed   int    // buildings with HeightDefault
 	groundDoc string // how the ground was made (LayerIndex), for Stats
@@ -220,6 +222,7 @@ func NewScene(in SceneInput) (*Scene, error) {
 	s.buildBVH()
 	s.buildEdgeGrid()
 	s.buildTiles()
+	s.buildTileGrid()
 	s.computeHash(in)
 	return s, nil
 }

@@ -57,6 +57,7 @@ type traceCtx struct {
 	txInside bool
 	lit      []int32   // scattering tiles lit by the transmitter (DiffuseScattering > 0)
 	litTiles []litTile // their transmitter legs (scatter.go)
+	litIdx   []int32   // ScatteringReflections: litTiles index of every tile, or -1
 	specular float64   // field kept by a wall's specular reflection, √(1 − S²)
 	// reflection–diffraction (Options.ReflectionDiffraction): the walls
 	// facing the transmitter, and its candidate (edge, wall) pairs sorted
@@ -267,6 +268,17 @@ type worker struct {
 	// rxSide lists the surfaces facing the receiver with the receiver's
 	// images (point mode, second-order pairing)
 	rxSide []rxImage
+	// rxWalls lists the walls facing the receiver within the range
+	// (ScatteringReflections)
+	rxWalls []mirrorWall
+	rxLegs  []reflLeg // per lit tile, valid where rxStamp is rxGen
+	rxStamp []uint32
+	rxGen   uint32
+	cand    []int32
+	// vis memoises, per receiver (visStamp = rxGen), which tile centres
+	// the receiver sees
+	vis      []bool
+	visStamp []uint32
 	// rdRx lists the walls facing the receiver (reflection–diffraction),
 	// rdRxCand those of one edge
 	rdRx      []rdWall
@@ -348,7 +360,7 @@ func (w *worker) receiver(rx vec3, a *accum) {
 		if w.opt.Diffraction {
 			w.diffractions(rx, a)
 		}
-		if len(w.lit) > 0 {
+		if len(w.litTiles) > 0 {
 			w.scatter(rx, a)
 		}
 	}

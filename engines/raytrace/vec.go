@@ -82,3 +82,9 @@ func azElDeg(d vec3) (az, el float64) {
 	el = math.Atan2(d.Z, math.Hypot(d.X, d.Y)) * 180 / math.Pi
 	return az, el
 }
+
+// norm2 is |e|², the squared magnitude.
+func (e cvec3) norm2() float64 {
+	sq := func(c complex128) float64 { return real(c)*real(c) + imag(c)*imag(c) }
+	return sq(e.X) + sq(e.Y) + sq(e.Z)
+}

@@ -70,6 +70,7 @@ func raytraceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	diffuse := fs.Float64("diffuse-scattering", evalDiffuseS, "scattering coefficient S of the walls (effective roughness, Lambertian), 0 (off) to 1")
 	rd := fs.Bool("reflection-diffraction", true, "trace the paths that meet walls before and after a diffracting edge")
 	clutter := fs.Bool("clutter-beyond-extent", true, "cover the ground beyond the buildings' extent with clutter of their median height")
+	sr := fs.Bool("scattering-reflections", true, "let each leg of the walls' scattering also take one wall reflection (needs --diffuse-scattering above 0)")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 || *bfile == "" || len(obs) == 0 || len(off) == 0 {
 		fmt.Fprint(stderr, raytraceUsage)
 		return fmt.Errorf("raytrace eval: --buildings, --observations and --offset-from are required: %w", errUsage)
@@ -79,6 +80,7 @@ func raytraceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	opt.DiffuseScattering = *diffuse
 	opt.ReflectionDiffraction = *rd
 	opt.ClutterBeyondExtent = *clutter
+	opt.ScatteringReflections = *sr && *diffuse > 0
 	res, err := raytraceEval(ctx, evalConfig{Buildings: *bfile, Observations: obs, OffsetFrom: off,
 		TxHeightM: *txH, RxHeightM: *rxH, DefaultHeightM: *defH, Options: &opt})
 	if err != nil {

@@ -47,16 +47,16 @@ func scores(t *testing.T, out string) map[string][3]float64 {
 // RMSE below fspl's both ways (the goal of the held-out operator). With
 // LINKPLAN_RAYTRACE_EVAL=full (make bench-raytrace-eval) it also prints
 // the default-height rule at 6 and 12 m and the command without each of
-// its physics options: the walls' diffuse scattering (S=0), the
-// reflection–diffraction paths (RD=0) and the clutter beyond the
-// buildings' extent (CL=0).
+// its physics options: the walls' diffuse scattering (S=0), its
+// reflections (SR=0), the reflection–diffraction paths (RD=0) and the
+// clutter beyond the buildings' extent (CL=0).
 func TestRaytraceEvalDortmund(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("traces the campus twice (the variants more times with LINKPLAN_RAYTRACE_EVAL=full)")
 	}
 	bin := binary(t)
-	variants := []string{"9", "6", "12", "9 S=0", "9 RD=0", "9 CL=0"}
+	variants := []string{"9", "6", "12", "9 S=0", "9 SR=0", "9 RD=0", "9 CL=0"}
 	for _, dir := range []struct {
 		name, obs, off string
 	}{
@@ -71,7 +71,7 @@ func TestRaytraceEvalDortmund(t *testing.T) {
 			args := []string{"raytrace", "eval", "--buildings", dortmundBuildings,
 				"--observations", dir.obs, "--offset-from", dir.off, "--default-height-m", f[0]}
 			if len(f) > 1 {
-				args = append(args, map[string]string{"S=0": "--diffuse-scattering=0", "RD=0": "--reflection-diffraction=false",
+				args = append(args, map[string]string{"S=0": "--diffuse-scattering=0", "SR=0": "--scattering-reflections=false", "RD=0": "--reflection-diffraction=false",
 					"CL=0": "--clutter-beyond-extent=false"}[f[1]])
 			}
 			stdout, stderr, code := runCLI(t, bin, args...)

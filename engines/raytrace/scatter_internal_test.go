@@ -1,0 +1,142 @@
+package raytrace
+
+import (
+	"context"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"testing"
+
+	"linkplan/appliance"
+)
+
+// box is a building with a rectangular footprint in frame f.
+func box(f Frame, x0, y0, x1, y1, h float64) appliance.Building {
+	fp := appliance.Footprint{Outer: []appliance.LatLon{f.ToLatLon(x0, y0), f.ToLatLon(x1, y0), f.ToLatLon(x1, y1), f.ToLatLon(x0, y1)}}
+	return appliance.Building{ID: "b", Footprints: []appliance.Footprint{fp}, HeightM: h, HeightSource: appliance.HeightTagged}
+}
+
+// TestScatteringReflectedLeg checks the transmitter leg through a wall
+// (Options.ScatteringReflections) against the image method written out
+// here: two 30 m blocks face each other across a 40 m street, the
+// transmitter between them; every tile of the south block's north face
+// receives, besides the direct leg, the leg through the north block's
+// south face, the only wall facing the transmitter: cosθ·|Γ|²/L² with L
+// the distance from the transmitter's image, θ the tile's angle to the
+// reflection point and |Γ|² the P.2040 coefficients (times 1 − S²) of
+// the TE and TM parts of the vertical polarisation, computed from the
+// plane of incidence.
+func TestScatteringReflectedLeg(t *testing.T) {
+	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
+	f := NewFrame(origin)
+	s, err := NewScene(SceneInput{Buildings: []appliance.Building{box(f, -50, 20, 50, 30, 30), box(f, -50, -30, 50, -20, 30)}, Origin: origin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	opt.DiffuseScattering = 0.4
+	opt.ScatteringReflections = true
+	const freq = 2600.0
+	c, _, err := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(-30, 0), HeightM: 10}, nil, freq, opt, 1.5, 1.5, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := c.tx
+	img := vec3{tx.X, 40 - tx.Y, tx.Z} // mirror in the plane y = 20
+	eta := c.etas[s.surfaces[s.tiles[0].surf].mat]
+	base := c.lambda / (4 * math.Pi)
+	base *= base * 0.16 / math.Pi
+	checked, worst := 0, 0.0
+	for _, lt := range c.litTiles {
+		tl := &s.tiles[lt.ti]
+		if tl.n.Y < 0.99 || math.Abs(tl.c.Y+20) > 0.02 { // the south block's north face
+			continue
+		}
+		// direct leg
+		u := tx.sub(tl.c)
+		direct := tl.n.dot(u) / u.norm() / u.dot(u)
+		// the reflection point on y = 20
+		d := tl.c.sub(img)
+		x := img.add(d.scale((20 - img.Y) / d.Y))
+		if x.X < -50 || x.X > 50 || x.Z > s.groundZ+30 {
+			continue // the reflection misses the wall: no such leg
+		}
+		k0 := x.sub(tx).unit()
+		cosT := math.Abs(k0.Y)
+		rTE, rTM := Fresnel(eta, cosT)
+		// vertical polarisation along k0: its part perpendicular to the
+		// plane of incidence (spanned by k0 and the wall's normal ŷ)
+		perp := vec3{k0.Z, 0, -k0.X}.unit() // ∝ k0 × ŷ
+		te := thetaHat(k0).dot(perp)
+		g2 := (cmplx.Abs(rTE)*cmplx.Abs(rTE)*te*te + cmplx.Abs(rTM)*cmplx.Abs(rTM)*(1-te*te)) * (1 - 0.16)
+		back := x.sub(tl.c)
+		refl := tl.n.dot(back) / back.norm() / d.dot(d) * g2
+		want := base * tl.area * (direct + refl)
+		rel := math.Abs(lt.part-want) / want
+		worst = math.Max(worst, rel)
+		checked++
+	}
+	t.Logf("%d tiles of the facing wall: worst relative difference from the image method %.2e", checked, worst)
+	if checked < 50 {
+		t.Fatalf("only %d tiles checked", checked)
+	}
+	if worst > 1e-9 {
+		t.Errorf("transmitter legs differ from the image method by up to %.2e (relative)", worst)
+	}
+}
+
+// TestTilesInBeam: the tiles the grid finds in a wall's beam within the
+// range are those a scan of every tile finds, on a random city (printed
+// seed) with random antennas, for every wall facing them.
+func TestTilesInBeam(t *testing.T) {
+	seed := uint64(61)
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
+	f := NewFrame(origin)
+	var bs []appliance.Building
+	for k := 0; k < 60; k++ {
+		x0, y0 := rng.Float64()*600-300, rng.Float64()*600-300
+		bs = append(bs, box(f, x0, y0, x0+10+rng.Float64()*40, y0+10+rng.Float64()*40, 8+rng.Float64()*30))
+	}
+	s, err := NewScene(SceneInput{Buildings: bs, Origin: origin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beams, found := 0, 0
+	for i := 0; i < 20; i++ {
+		p := vec3{rng.Float64()*700 - 350, rng.Float64()*700 - 350, 1.5 + rng.Float64()*30}
+		rangeM := 50 + rng.Float64()*300
+		for _, m := range s.facingWalls(nil, p, rangeM) {
+			sf := &s.surfaces[m.surf]
+			r, ok := wallBeam(sf, m.img)
+			if !ok {
+				continue
+			}
+			got := s.tilesInBeam(nil, &r, sf, p.xy(), rangeM)
+			in := map[int32]bool{}
+			for _, ti := range got {
+				in[ti] = true
+			}
+			want := 0
+			for ti := range s.tiles {
+				c := s.tiles[ti].c.xy()
+				if d := c.sub(p.xy()); d.dot(d) <= rangeM*rangeM && r.contains(c) {
+					want++
+					if !in[int32(ti)] {
+						t.Fatalf("antenna %v, range %.0f m, wall %d: tile %d in the beam was missed", p, rangeM, m.surf, ti)
+					}
+				}
+			}
+			if want != len(got) {
+				t.Fatalf("antenna %v, wall %d: %d tiles found, %d in the beam", p, m.surf, len(got), want)
+			}
+			beams++
+			found += want
+		}
+	}
+	t.Logf("%d beams, %d tiles found, every one a scan finds", beams, found)
+	if beams < 100 || found == 0 {
+		t.Fatalf("%d beams, %d tiles: the test checks too little", beams, found)
+	}
+}
