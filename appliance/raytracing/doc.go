@@ -23,6 +23,7 @@
 //	ground_reflection       on                           on
 //	transmission            off                          off
 //	diffuse_scattering      0.4                          0.4
+//	scattering_reflections  on (where S > 0)             off; asked: cap ÷ MapSRCostFactor
 //	reflection_diffraction  on (where it applies)        off; asked: cap ÷ MapRDCostFactor
 //	clutter_beyond_extent   on                           on
 //	sum                     coherent (the local field)   power (the local mean)
@@ -36,9 +37,15 @@
 // that campus of detached buildings by ±0.2 dB (9.72, 11.17 without
 // them) but carry a street's power round its corners (2 to 4 dB in the
 // P.1411 street canyon: with scattering, within that model's spread from
-// 130 m and up to 2 dB above it nearer the corner). The engine keeps
-// the three off in its DefaultOptions; an answer of this service is the
-// validated configuration unless the request says otherwise.
+// 130 m and up to 2 dB above it nearer the corner). The scattering's
+// reflections (one wall reflection on either leg of a scattering tile)
+// close that gap: with them the canyon's corner is within P.1411's spread
+// at every distance from 45 to 250 m, 3.2 to 5.4 dB under its upper bound
+// (engines/raytrace TestStreetCanyonAgainstP1411); on the campus they
+// move the figures by 0.03 dB (9.87 and 11.00 with them, every 20th row).
+// The engine keeps these options off in its DefaultOptions; an answer of
+// this service is the validated configuration unless the request says
+// otherwise.
 //
 // Maps: scattering and clutter cost a map little. On the engine's
 // benchmark scene (benchScene and benchMap of engines/raytrace: 1 km²,
@@ -63,12 +70,26 @@
 // against 63.7 to 70.7: too close). Above the reduced cap: 422 naming
 // reflection_diffraction with the cap.
 //
+// The scattering's reflections cost a map pixel near the transmitter
+// about 5 times a default pixel (7.65 against 1.44 CPU-ms on the same
+// scene: the receiver's leg through every wall facing it is traced per
+// pixel), a point answer about 10 % more: maps leave them off unless
+// asked, and a map that asks gets the cap divided by MapSRCostFactor, 8
+// (Enterprise 5 000 pixels, Ultra 20 000): BenchmarkMapSRCap computes
+// 40.8 CPU-s for 70×70 such pixels around the transmitter against 57.6
+// for the default map. Above the reduced cap: 422 naming
+// scattering_reflections with the cap. With reflection–diffraction as
+// well, that option's lower cap applies.
+//
 // Reflection–diffraction needs diffraction and at least one reflection
 // (its paths meet a wall before or after a diffracting edge): left out,
 // it defaults on only where both hold (DefaultReflectionDiffraction), so
 // that a request turning diffraction or reflections off need not name it;
 // asked for where they do not hold, it is refused (422 naming
 // raytrace.reflection_diffraction, or reflection_diffraction on a map).
+// Likewise the scattering's reflections need scattering: left out, they
+// default on only where S > 0 (DefaultScatteringReflections); asked for
+// with S = 0, 422 naming raytrace.scattering_reflections.
 // diffuse_scattering must be 0..1 (422 naming it). The option fields of a
 // map are named as its body names them, at the top level.
 //
@@ -146,18 +167,20 @@
 // KMZ, contours) exactly as a heatmap, at GET /coverage/heatmap/{id},
 // /events and /export. The caps per tier:
 //
-//	tier        area      side     resolution   pixels    with reflection_diffraction
-//	Enterprise  1 km²     2 km     ≥ 5 m        40 000    500
-//	Ultra       4 km²     4 km     ≥ 2 m        160 000   2 000
+//	tier        area      side     resolution   pixels    with scattering_reflections   with reflection_diffraction
+//	Enterprise  1 km²     2 km     ≥ 5 m        40 000    5 000                         500
+//	Ultra       4 km²     4 km     ≥ 2 m        160 000   20 000                        2 000
 //
 // (admin keys: Ultra's). 40 000 pixels is the engine's benchmark map
 // (BenchmarkMap40k: 2 reflections, diffraction, 500 buildings on a km², at
 // most 60 s on two cores); the Ultra cap is four of them; a map with the
-// reflection–diffraction paths gets the cap ÷ MapRDCostFactor ("Options").
+// scattering's reflections gets the cap ÷ MapSRCostFactor, one with the
+// reflection–diffraction paths the cap ÷ MapRDCostFactor ("Options").
 // Defaults: a radius of 500 m, 5 m pixels, a receiver 1.5 m above the
 // ground, DefaultMapOptions: the power sum (the local mean, a coverage
 // map's usual basis; "sum": "coherent" gives the local field with its
-// fading), scattering and clutter, no reflection–diffraction.
+// fading), scattering and clutter, neither the scattering's reflections
+// nor reflection–diffraction.
 //
 // The grid is square in metres in the layer's frame: nx×ny pixels of
 // resolution_m from the box's south-west corner. The frame is

@@ -77,11 +77,12 @@ const linkPayloadVersion = 1
 // "Options"): the engine's defaults (reflections up to order 2,
 // first-order diffraction, ground reflection, coherent sum for a link:
 // the local field) with the walls' scattering at
-// DefaultDiffuseScattering, the reflection–diffraction paths and clutter
-// beyond the layer's extent.
+// DefaultDiffuseScattering (its legs also through one wall reflection),
+// the reflection–diffraction paths and clutter beyond the layer's extent.
 func DefaultOptions() appliance.RaytraceOptions {
 	o := appliance.DefaultRaytraceOptions()
 	o.DiffuseScattering = DefaultDiffuseScattering
+	o.ScatteringReflections = true
 	o.ReflectionDiffraction = true
 	o.ClutterBeyondExtent = true
 	return o
@@ -166,7 +167,7 @@ func (s *Service) SubmitLinks(ctx context.Context, k *appliance.APIKey, req Link
 // linkField names a link's field as the route's body does.
 func linkField(route string, i int, field string) string {
 	switch field {
-	case "frequency_mhz", "max_reflections", "diffraction_range_m", "sum", "polarization", "diffuse_scattering", "reflection_diffraction":
+	case "frequency_mhz", "max_reflections", "diffraction_range_m", "sum", "polarization", "diffuse_scattering", "reflection_diffraction", "scattering_reflections":
 		if field == "frequency_mhz" {
 			return field
 		}

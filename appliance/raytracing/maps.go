@@ -36,6 +36,20 @@ const MapRDCostFactor = 80
 // paths: MaxPixels / MapRDCostFactor.
 func (c MapCaps) MaxPixelsRD() int { return c.MaxPixels / MapRDCostFactor }
 
+// MapSRCostFactor divides a tier's pixel cap for a map that asks for the
+// scattering's reflections (scattering_reflections; package doc,
+// "Options"): on the engine's benchmark scene a pixel with them around
+// the transmitter costs about 5.3 times a pixel of a default map (7.65
+// against 1.44 CPU-ms), so that, with a margin, a map at the reduced cap
+// costs no more than a default map at the full cap (BenchmarkMapSRCap in
+// engines/raytrace).
+const MapSRCostFactor = 8
+
+// MaxPixelsSR is the pixel cap of a map with the scattering's
+// reflections (and without reflection–diffraction, whose cap is lower):
+// MaxPixels / MapSRCostFactor.
+func (c MapCaps) MaxPixelsSR() int { return c.MaxPixels / MapSRCostFactor }
+
 // CapsOf returns the map caps of a tier (admin keys: Ultra's).
 func CapsOf(k *appliance.APIKey) MapCaps {
 	if k.Tier == appliance.TierUltra || k.Role == appliance.RoleAdmin {
@@ -145,6 +159,9 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 	case opt.ReflectionDiffraction && g.nx*g.ny > caps.MaxPixelsRD():
 		v.Add("reflection_diffraction", "costs about 50 times as much per pixel near the transmitter as a map without it: with it the %s tier allows %d pixels (its cap of %d divided by %d) and this map would have %d×%d = %d; choose a coarser resolution or a smaller area, or leave reflection_diffraction off",
 			k.Tier, caps.MaxPixelsRD(), caps.MaxPixels, MapRDCostFactor, g.nx, g.ny, g.nx*g.ny)
+	case opt.ScatteringReflections && g.nx*g.ny > caps.MaxPixelsSR():
+		v.Add("scattering_reflections", "costs about 5 times as much per pixel near the transmitter as a map without it: with it the %s tier allows %d pixels (its cap of %d divided by %d) and this map would have %d×%d = %d; choose a coarser resolution or a smaller area, or leave scattering_reflections off",
+			k.Tier, caps.MaxPixelsSR(), caps.MaxPixels, MapSRCostFactor, g.nx, g.ny, g.nx*g.ny)
 	}
 	inFrame(v, "site", f, site.Tx)
 	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {

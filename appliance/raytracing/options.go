@@ -17,7 +17,9 @@ const DefaultDiffuseScattering = 0.4
 // scattering at DefaultDiffuseScattering and clutter beyond the layer's
 // extent, but no reflection–diffraction paths (they cost a pixel near
 // the transmitter about 50 times as much: a map that asks for them gets
-// the tier's pixel cap divided by MapRDCostFactor, 80).
+// the tier's pixel cap divided by MapRDCostFactor, 80) and no
+// reflections on the scattering's legs (about 5 times: the cap divided
+// by MapSRCostFactor, 8).
 func DefaultMapOptions() appliance.RaytraceOptions {
 	o := appliance.DefaultRaytraceOptions()
 	o.Sum = appliance.RaytraceSumPower
@@ -37,14 +39,26 @@ func DefaultReflectionDiffraction(def, opt appliance.RaytraceOptions) bool {
 	return def.ReflectionDiffraction && opt.Diffraction && opt.MaxReflections >= 1
 }
 
+// DefaultScatteringReflections is the scattering_reflections option of a
+// request that does not name it: the default's where it applies (the
+// walls scatter, S > 0), as DefaultReflectionDiffraction.
+func DefaultScatteringReflections(def, opt appliance.RaytraceOptions) bool {
+	return def.ScatteringReflections && opt.DiffuseScattering > 0
+}
+
 // validOptions adds the service's own rules on the options (the engine
 // checks the ranges): reflection–diffraction needs diffraction and at
 // least one reflection (the engine would silently trace none of its
-// paths). field names the option as the request does.
+// paths), and the scattering's reflections need scattering (S = 0; a
+// negative S is the engine's range error). field names the option as the
+// request does.
 func validOptions(v *appliance.ValidationError, opt appliance.RaytraceOptions, field func(string) string) {
 	if opt.ReflectionDiffraction && (!opt.Diffraction || opt.MaxReflections < 1) {
 		v.Add(field("reflection_diffraction"), "needs diffraction on and max_reflections of at least 1 (got diffraction %v, max_reflections %d): its paths meet a wall before or after a diffracting edge",
 			opt.Diffraction, opt.MaxReflections)
+	}
+	if opt.ScatteringReflections && opt.DiffuseScattering == 0 {
+		v.Add(field("scattering_reflections"), "needs diffuse_scattering above 0 (got %g): it adds wall reflections to the legs of the walls' scattering", opt.DiffuseScattering)
 	}
 }
 
@@ -59,6 +73,7 @@ type OptionsJSON struct {
 	Transmission          bool    `json:"transmission"`
 	DiffuseScattering     float64 `json:"diffuse_scattering"` // S, 0..1
 	ReflectionDiffraction bool    `json:"reflection_diffraction"`
+	ScatteringReflections bool    `json:"scattering_reflections"`
 	ClutterBeyondExtent   bool    `json:"clutter_beyond_extent"`
 	Sum                   string  `json:"sum"`
 	Polarization          string  `json:"polarization"`
@@ -68,6 +83,6 @@ type OptionsJSON struct {
 func EchoOptions(o appliance.RaytraceOptions) OptionsJSON {
 	return OptionsJSON{MaxReflections: o.MaxReflections, Diffraction: o.Diffraction, DiffractionRangeM: o.DiffractionRangeM,
 		GroundReflection: o.GroundReflection, Transmission: o.Transmission, DiffuseScattering: o.DiffuseScattering,
-		ReflectionDiffraction: o.ReflectionDiffraction, ClutterBeyondExtent: o.ClutterBeyondExtent,
+		ReflectionDiffraction: o.ReflectionDiffraction, ScatteringReflections: o.ScatteringReflections, ClutterBeyondExtent: o.ClutterBeyondExtent,
 		Sum: string(o.Sum), Polarization: string(o.Polarization)}
 }

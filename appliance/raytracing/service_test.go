@@ -365,12 +365,12 @@ func TestMapBandsEqualOneUnit(t *testing.T) {
 // map's summary state every option they were computed with.
 func TestIssue24_OptionDefaults(t *testing.T) {
 	link := raytracing.DefaultOptions()
-	if link.DiffuseScattering != 0.4 || !link.ReflectionDiffraction || !link.ClutterBeyondExtent || link.Sum != raytrace.SumCoherent ||
+	if link.DiffuseScattering != 0.4 || !link.ScatteringReflections || !link.ReflectionDiffraction || !link.ClutterBeyondExtent || link.Sum != raytrace.SumCoherent ||
 		link.MaxReflections != 2 || !link.Diffraction || !link.GroundReflection || link.Transmission {
 		t.Errorf("link defaults %+v", link)
 	}
 	mp := raytracing.DefaultMapOptions()
-	if mp.DiffuseScattering != 0.4 || mp.ReflectionDiffraction || !mp.ClutterBeyondExtent || mp.Sum != raytrace.SumPower ||
+	if mp.DiffuseScattering != 0.4 || mp.ScatteringReflections || mp.ReflectionDiffraction || !mp.ClutterBeyondExtent || mp.Sum != raytrace.SumPower ||
 		mp.MaxReflections != 2 || !mp.Diffraction {
 		t.Errorf("map defaults %+v", mp)
 	}
@@ -393,6 +393,20 @@ func TestIssue24_OptionDefaults(t *testing.T) {
 			t.Errorf("%s: a map defaults reflection–diffraction on", tc.name)
 		}
 	}
+	for _, tc := range []struct {
+		name string
+		s    float64
+		want bool
+	}{{"as defaulted", 0.4, true}, {"scattering off", 0, false}, {"S = 1", 1, true}} {
+		o := link
+		o.DiffuseScattering = tc.s
+		if got := raytracing.DefaultScatteringReflections(link, o); got != tc.want {
+			t.Errorf("%s: the scattering's reflections by default %v, want %v", tc.name, got, tc.want)
+		}
+		if raytracing.DefaultScatteringReflections(mp, o) {
+			t.Errorf("%s: a map defaults the scattering's reflections on", tc.name)
+		}
+	}
 
 	f := newFixture(t)
 	ctx := context.Background()
@@ -407,6 +421,7 @@ func TestIssue24_OptionDefaults(t *testing.T) {
 		{"reflection–diffraction without reflections", func(o *raytrace.Options) { o.MaxReflections = 0 }, "raytrace.reflection_diffraction"},
 		{"scattering above 1", func(o *raytrace.Options) { o.DiffuseScattering = 1.5 }, "raytrace.diffuse_scattering"},
 		{"negative scattering", func(o *raytrace.Options) { o.DiffuseScattering = -0.1 }, "raytrace.diffuse_scattering"},
+		{"the scattering's reflections without scattering", func(o *raytrace.Options) { o.DiffuseScattering = 0 }, "raytrace.scattering_reflections"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := link
@@ -421,7 +436,7 @@ func TestIssue24_OptionDefaults(t *testing.T) {
 
 	// The link job's result states the options, off ones included.
 	off := link
-	off.DiffuseScattering, off.ReflectionDiffraction, off.ClutterBeyondExtent = 0, false, false
+	off.DiffuseScattering, off.ScatteringReflections, off.ReflectionDiffraction, off.ClutterBeyondExtent = 0, false, false, false
 	j, err := f.svc.SubmitLinks(ctx, f.ent, raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: f.layer, FreqMHz: 3500, Options: off, Links: one})
 	if err != nil {
 		t.Fatal(err)
@@ -441,7 +456,7 @@ func TestIssue24_OptionDefaults(t *testing.T) {
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]any{"diffuse_scattering": 0.0, "reflection_diffraction": false, "clutter_beyond_extent": false, "sum": "coherent", "max_reflections": 2.0} {
+	for k, want := range map[string]any{"diffuse_scattering": 0.0, "scattering_reflections": false, "reflection_diffraction": false, "clutter_beyond_extent": false, "sum": "coherent", "max_reflections": 2.0} {
 		if got, ok := res.Options[k]; !ok || got != want {
 			t.Errorf("result options[%s] = %v (stated %v), want %v", k, got, ok, want)
 		}
@@ -463,6 +478,23 @@ func TestIssue24_OptionDefaults(t *testing.T) {
 		t.Fatalf("an RD map over the reduced cap: %v", err)
 	}
 	t.Logf("refused: %v", err)
+	// the cap with the scattering's reflections
+	if caps.MaxPixelsSR() != caps.MaxPixels/raytracing.MapSRCostFactor || caps.MaxPixelsSR() <= caps.MaxPixelsRD() {
+		t.Fatalf("caps %+v: %d pixels with the scattering's reflections", caps, caps.MaxPixelsSR())
+	}
+	sr := mp
+	sr.ScatteringReflections = true
+	overSR := 5 * (math.Floor(math.Sqrt(float64(caps.MaxPixelsSR()))) + 2) / 2
+	_, err = f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: overSR, Options: sr, Site: site}, "")
+	if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != "scattering_reflections" || !strings.Contains(ve.Fields[0].Reason, fmt.Sprint(caps.MaxPixelsSR())) {
+		t.Fatalf("a map with the scattering's reflections over the reduced cap: %v", err)
+	}
+	t.Logf("refused: %v", err)
+	noS := sr
+	noS.DiffuseScattering = 0
+	if _, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: noS, Site: site}, ""); !errors.As(err, &ve) || ve.Fields[0].Field != "scattering_reflections" {
+		t.Fatalf("a map with the scattering's reflections without scattering: %v", err)
+	}
 	bad := rd
 	bad.Diffraction = false
 	if _, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: bad, Site: site}, ""); !errors.As(err, &ve) || ve.Fields[0].Field != "reflection_diffraction" {

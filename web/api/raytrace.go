@@ -55,6 +55,7 @@ type raytraceOptionsJSON struct {
 	// The validated set's options (raytracing's package doc, "Options").
 	DiffuseScattering     *float64 `json:"diffuse_scattering"`
 	ReflectionDiffraction *bool    `json:"reflection_diffraction"`
+	ScatteringReflections *bool    `json:"scattering_reflections"`
 	ClutterBeyondExtent   *bool    `json:"clutter_beyond_extent"`
 }
 
@@ -105,6 +106,11 @@ func (q *raytraceOptionsJSON) apply(def appliance.RaytraceOptions) appliance.Ray
 		opt.ReflectionDiffraction = *q.ReflectionDiffraction
 	} else {
 		opt.ReflectionDiffraction = raytracing.DefaultReflectionDiffraction(def, opt)
+	}
+	if q.ScatteringReflections != nil {
+		opt.ScatteringReflections = *q.ScatteringReflections
+	} else {
+		opt.ScatteringReflections = raytracing.DefaultScatteringReflections(def, opt)
 	}
 	return opt
 }

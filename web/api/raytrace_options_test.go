@@ -19,6 +19,7 @@ type rtOptions struct {
 	Diffraction           *bool    `json:"diffraction"`
 	DiffuseScattering     *float64 `json:"diffuse_scattering"`
 	ReflectionDiffraction *bool    `json:"reflection_diffraction"`
+	ScatteringReflections *bool    `json:"scattering_reflections"`
 	ClutterBeyondExtent   *bool    `json:"clutter_beyond_extent"`
 	Sum                   *string  `json:"sum"`
 }
@@ -45,13 +46,13 @@ func (o rtOptions) String() string {
 		}
 		return "absent"
 	}
-	return fmt.Sprintf("reflections=%s diffraction=%s S=%s rd=%s clutter=%s sum=%s", s(o.MaxReflections), s(o.Diffraction),
-		s(o.DiffuseScattering), s(o.ReflectionDiffraction), s(o.ClutterBeyondExtent), s(o.Sum))
+	return fmt.Sprintf("reflections=%s diffraction=%s S=%s sr=%s rd=%s clutter=%s sum=%s", s(o.MaxReflections), s(o.Diffraction),
+		s(o.DiffuseScattering), s(o.ScatteringReflections), s(o.ReflectionDiffraction), s(o.ClutterBeyondExtent), s(o.Sum))
 }
 
 // TestIssue24_RaytraceOptionsFields: the "raytrace" member of the three
-// analysis routes takes diffuse_scattering, reflection_diffraction and
-// clutter_beyond_extent; each reaches the job's options and the job's
+// analysis routes takes diffuse_scattering, scattering_reflections,
+// reflection_diffraction and clutter_beyond_extent; each reaches the job's options and the job's
 // result states them (the service's defaults, the validated set, when
 // absent); bad values are refused with 422 naming the field.
 func TestIssue24_RaytraceOptionsFields(t *testing.T) {
@@ -72,17 +73,17 @@ func TestIssue24_RaytraceOptionsFields(t *testing.T) {
 	for _, tc := range []struct {
 		name, route, extra string
 		s                  float64
-		rd, clutter        bool
+		sr, rd, clutter    bool
 		refl               int
 	}{
-		{"defaults on analyze", "analyze", "", def.DiffuseScattering, true, true, 2},
-		{"defaults on analyze_link", "analyze_link", "", def.DiffuseScattering, true, true, 2},
-		{"defaults on engines predict", "engines_predict", "", def.DiffuseScattering, true, true, 2},
-		{"all three named on analyze", "analyze", `,"diffuse_scattering":0.25,"reflection_diffraction":false,"clutter_beyond_extent":false`, 0.25, false, false, 2},
-		{"all three named on analyze_link", "analyze_link", `,"diffuse_scattering":0,"reflection_diffraction":true,"clutter_beyond_extent":false,"max_reflections":1`, 0, true, false, 1},
-		{"all three named on engines predict", "engines_predict", `,"diffuse_scattering":1,"reflection_diffraction":false,"clutter_beyond_extent":true`, 1, false, true, 2},
-		{"diffraction off turns the default reflection–diffraction off", "engines_predict", `,"diffraction":false`, def.DiffuseScattering, false, true, 2},
-		{"no reflections turn the default reflection–diffraction off", "analyze", `,"max_reflections":0`, def.DiffuseScattering, false, true, 0},
+		{"defaults on analyze", "analyze", "", def.DiffuseScattering, true, true, true, 2},
+		{"defaults on analyze_link", "analyze_link", "", def.DiffuseScattering, true, true, true, 2},
+		{"defaults on engines predict", "engines_predict", "", def.DiffuseScattering, true, true, true, 2},
+		{"all named on analyze", "analyze", `,"diffuse_scattering":0.25,"scattering_reflections":false,"reflection_diffraction":false,"clutter_beyond_extent":false`, 0.25, false, false, false, 2},
+		{"all named on analyze_link", "analyze_link", `,"diffuse_scattering":0,"reflection_diffraction":true,"clutter_beyond_extent":false,"max_reflections":1`, 0, false, true, false, 1},
+		{"all named on engines predict", "engines_predict", `,"diffuse_scattering":1,"scattering_reflections":true,"reflection_diffraction":false,"clutter_beyond_extent":true`, 1, true, false, true, 2},
+		{"diffraction off turns the default reflection–diffraction off", "engines_predict", `,"diffraction":false`, def.DiffuseScattering, true, false, true, 2},
+		{"no reflections turn the default reflection–diffraction off", "analyze", `,"max_reflections":0`, def.DiffuseScattering, true, false, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := bodies[tc.route]
@@ -104,9 +105,10 @@ func TestIssue24_RaytraceOptionsFields(t *testing.T) {
 			}
 			o := out.Options
 			if out.Route != tc.route || o.DiffuseScattering == nil || *o.DiffuseScattering != tc.s || o.ReflectionDiffraction == nil || *o.ReflectionDiffraction != tc.rd ||
+				o.ScatteringReflections == nil || *o.ScatteringReflections != tc.sr ||
 				o.ClutterBeyondExtent == nil || *o.ClutterBeyondExtent != tc.clutter || o.MaxReflections == nil || *o.MaxReflections != tc.refl ||
 				o.Sum == nil || *o.Sum != "coherent" {
-				t.Fatalf("route %s, options %v; want S=%g rd=%v clutter=%v reflections=%d sum=coherent", out.Route, o, tc.s, tc.rd, tc.clutter, tc.refl)
+				t.Fatalf("route %s, options %v; want S=%g sr=%v rd=%v clutter=%v reflections=%d sum=coherent", out.Route, o, tc.s, tc.sr, tc.rd, tc.clutter, tc.refl)
 			}
 		})
 	}
@@ -119,6 +121,8 @@ func TestIssue24_RaytraceOptionsFields(t *testing.T) {
 		{"reflection–diffraction without reflections", "analyze_link", `,"reflection_diffraction":true,"max_reflections":0`, "raytrace.reflection_diffraction"},
 		{"reflection–diffraction not a boolean", "engines_predict", `,"reflection_diffraction":1`, "raytrace.reflection_diffraction"},
 		{"clutter not a boolean", "engines_predict", `,"clutter_beyond_extent":"yes"`, "raytrace.clutter_beyond_extent"},
+		{"the scattering's reflections without scattering", "analyze", `,"diffuse_scattering":0,"scattering_reflections":true`, "raytrace.scattering_reflections"},
+		{"the scattering's reflections not a boolean", "analyze_link", `,"scattering_reflections":"on"`, "raytrace.scattering_reflections"},
 		// the range bounds the scattering walls too: checked without diffraction
 		{"scattering range zero without diffraction", "analyze", `,"diffraction":false,"diffraction_range_m":0,"diffuse_scattering":0.4`, "raytrace.diffraction_range_m"},
 		{"scattering range negative without diffraction", "analyze_link", `,"diffraction":false,"diffraction_range_m":-250,"diffuse_scattering":0.4`, "raytrace.diffraction_range_m"},
@@ -134,13 +138,15 @@ func TestIssue24_RaytraceOptionsFields(t *testing.T) {
 	}
 }
 
-// TestIssue24_RaytraceMapOptions: POST /coverage/raytrace takes the three
+// TestIssue24_RaytraceMapOptions: POST /coverage/raytrace takes the four
 // options; a map states the options it was computed with in its summary
 // (the stream's and the kept record's): by default scattering at 0.4 and
-// clutter, no reflection–diffraction, the power sum. A map that asks for
-// reflection–diffraction gets the tier's pixel cap divided by
-// raytracing.MapRDCostFactor (422 naming the field and the cap above
-// it); bad values are refused naming the field.
+// clutter, neither the scattering's reflections nor reflection–diffraction,
+// the power sum. A map that asks for reflection–diffraction gets the
+// tier's pixel cap divided by raytracing.MapRDCostFactor, one that asks
+// for the scattering's reflections the cap divided by MapSRCostFactor
+// (422 naming the field and the cap above them); bad values are refused
+// naming the field.
 func TestIssue24_RaytraceMapOptions(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	ent := h.keys["enterprise"]
@@ -151,13 +157,14 @@ func TestIssue24_RaytraceMapOptions(t *testing.T) {
 			layer, tx.Lat, tx.Lon, radius, res, extra)
 	}
 	capRD := 40000 / raytracing.MapRDCostFactor
+	capSR := 40000 / raytracing.MapSRCostFactor
 	for _, tc := range []struct {
-		name, extra string
-		s           float64
-		rd, clutter bool
+		name, extra     string
+		s               float64
+		sr, rd, clutter bool
 	}{
-		{"defaults", "", raytracing.DefaultDiffuseScattering, false, true},
-		{"all three named", `,"diffuse_scattering":0.2,"reflection_diffraction":true,"clutter_beyond_extent":false`, 0.2, true, false},
+		{"defaults", "", raytracing.DefaultDiffuseScattering, false, false, true},
+		{"all named", `,"diffuse_scattering":0.2,"scattering_reflections":true,"reflection_diffraction":true,"clutter_beyond_extent":false`, 0.2, true, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := h.do(t, "POST", "/coverage/raytrace", ent, nil, body(30, 10, tc.extra))
@@ -179,8 +186,9 @@ func TestIssue24_RaytraceMapOptions(t *testing.T) {
 			check := func(where string, o rtOptions) {
 				t.Helper()
 				if o.DiffuseScattering == nil || *o.DiffuseScattering != tc.s || o.ReflectionDiffraction == nil || *o.ReflectionDiffraction != tc.rd ||
+					o.ScatteringReflections == nil || *o.ScatteringReflections != tc.sr ||
 					o.ClutterBeyondExtent == nil || *o.ClutterBeyondExtent != tc.clutter || o.Sum == nil || *o.Sum != "power" || o.MaxReflections == nil || *o.MaxReflections != 1 {
-					t.Errorf("%s: options %v; want S=%g rd=%v clutter=%v sum=power reflections=1", where, o, tc.s, tc.rd, tc.clutter)
+					t.Errorf("%s: options %v; want S=%g sr=%v rd=%v clutter=%v sum=power reflections=1", where, o, tc.s, tc.sr, tc.rd, tc.clutter)
 				}
 			}
 			if sum.Detail.Kind != "raytrace" || sum.Detail.LayerID != layer {
@@ -207,6 +215,8 @@ func TestIssue24_RaytraceMapOptions(t *testing.T) {
 	// over it (and far under the tier's 40 000); one of √capRD − 2 under it.
 	over := 5 * (float64(isqrt(capRD)) + 2) / 2
 	under := 5 * (float64(isqrt(capRD)) - 2) / 2
+	overSR := 5 * (float64(isqrt(capSR)) + 2) / 2
+	underSR := 5 * (float64(isqrt(capSR)) - 2) / 2
 	for _, tc := range []struct {
 		name, body string
 		status     int
@@ -218,6 +228,10 @@ func TestIssue24_RaytraceMapOptions(t *testing.T) {
 		{"reflection–diffraction under the reduced cap", body(under, 5, `,"reflection_diffraction":true,"diffraction_range_m":1`), 200, ""},
 		{"reflection–diffraction without diffraction", body(30, 10, `,"reflection_diffraction":true,"diffraction":false`), 422, "reflection_diffraction"},
 		{"reflection–diffraction without reflections", strings.Replace(body(30, 10, `,"reflection_diffraction":true`), `"max_reflections":1`, `"max_reflections":0`, 1), 422, "reflection_diffraction"},
+		{"the scattering's reflections over the reduced cap", body(overSR, 5, `,"scattering_reflections":true`), 422, "scattering_reflections"},
+		// (tiles within 1 m only: the cap counts pixels, whatever they cost)
+		{"the scattering's reflections under the reduced cap", body(underSR, 5, `,"scattering_reflections":true,"diffraction_range_m":1`), 200, ""},
+		{"the scattering's reflections without scattering", body(30, 10, `,"scattering_reflections":true,"diffuse_scattering":0`), 422, "scattering_reflections"},
 		{"scattering above 1", body(30, 10, `,"diffuse_scattering":2`), 422, "diffuse_scattering"},
 		{"clutter not a boolean", body(30, 10, `,"clutter_beyond_extent":0`), 422, "clutter_beyond_extent"},
 	} {
@@ -233,6 +247,9 @@ func TestIssue24_RaytraceMapOptions(t *testing.T) {
 			}
 			if tc.status == 422 && tc.name == "reflection–diffraction over the reduced cap" && !strings.Contains(string(res.body), fmt.Sprint(capRD)) {
 				t.Errorf("the refusal does not state the cap of %d pixels: %s", capRD, res.body)
+			}
+			if tc.status == 422 && tc.name == "the scattering's reflections over the reduced cap" && !strings.Contains(string(res.body), fmt.Sprint(capSR)) {
+				t.Errorf("the refusal does not state the cap of %d pixels: %s", capSR, res.body)
 			}
 		})
 	}

@@ -432,17 +432,17 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 	t.Logf("case job %s: path loss %.3f dB over %d paths", id, *res.Links[0].PathLossDB, len(res.Links[0].Paths))
 	// The options: the case job names none and is traced with the
 	// service's defaults for a link (the Dortmund-validated set); a link
-	// job on /analyze names the three options of that set and is traced
+	// job on /analyze names the four options of that set and is traced
 	// with them; each result states what it was traced with.
-	i24Options(t, "case job", res.Options, map[string]any{"diffuse_scattering": 0.4, "reflection_diffraction": true, "clutter_beyond_extent": true, "sum": "coherent"})
+	i24Options(t, "case job", res.Options, map[string]any{"diffuse_scattering": 0.4, "scattering_reflections": true, "reflection_diffraction": true, "clutter_beyond_extent": true, "sum": "coherent"})
 	pairBody := strings.Replace(i24Pair(layer, 1), `"diffraction_range_m":2000`,
-		`"diffraction_range_m":2000,"diffuse_scattering":0.25,"reflection_diffraction":true,"clutter_beyond_extent":false`, 1)
+		`"diffraction_range_m":2000,"diffuse_scattering":0.25,"scattering_reflections":false,"reflection_diffraction":true,"clutter_beyond_extent":false`, 1)
 	pid := s.SubmitJob(t, ent, "/analyze", pairBody)
 	if j := waitJob(t, s, ent, pid, nil); j.State != "succeeded" {
 		t.Fatalf("link job %+v\n%s", j, s.stderr.String())
 	}
 	pres := i24Download(t, s, ent, pid)
-	i24Options(t, "link job", pres.Options, map[string]any{"diffuse_scattering": 0.25, "reflection_diffraction": true, "clutter_beyond_extent": false,
+	i24Options(t, "link job", pres.Options, map[string]any{"diffuse_scattering": 0.25, "scattering_reflections": false, "reflection_diffraction": true, "clutter_beyond_extent": false,
 		"max_reflections": 1.0, "diffraction_range_m": 2000.0, "sum": "coherent"})
 	kinds := map[string]int{}
 	for _, raw := range pres.Links[0].Paths {
@@ -480,7 +480,7 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 		t.Fatalf("summary %s (events %v)", evs["summary"], counts)
 	}
 	t.Logf("raytrace map %s: events %v, %d valid of 1600 pixels, max %.2f dBm, warnings %v", mapID, counts, sum.ValidPixels, *sum.MaxDBm, appliance.WarningCodes(sum.Warnings))
-	i24Options(t, "map", sum.Detail.Options, map[string]any{"diffuse_scattering": 0.4, "reflection_diffraction": false, "clutter_beyond_extent": true, "sum": "power"})
+	i24Options(t, "map", sum.Detail.Options, map[string]any{"diffuse_scattering": 0.4, "scattering_reflections": false, "reflection_diffraction": false, "clutter_beyond_extent": true, "sum": "power"})
 	if r := s.call(t, "GET", "/coverage/heatmap/"+mapID, hdr, ""); r.status != http.StatusOK || !strings.Contains(string(r.body), `"kind":"raytrace"`) {
 		t.Fatalf("map state %d %s", r.status, r.body)
 	}

@@ -27,6 +27,7 @@ type rtLinkResult struct {
 	Options       struct {
 		DiffuseScattering     float64 `json:"diffuse_scattering"`
 		ReflectionDiffraction bool    `json:"reflection_diffraction"`
+		ScatteringReflections bool    `json:"scattering_reflections"`
 		Sum                   string  `json:"sum"`
 	} `json:"options"`
 	Links []struct {
@@ -128,7 +129,8 @@ func TestIssue27_RaytraceLinkJob(t *testing.T) {
 	// the options the result was traced with, stated on the page
 	traced := eval[string](t, tb, `(document.getElementById('link-rt-traced') || {}).textContent || ''`)
 	if o := res.Options; o.DiffuseScattering <= 0 || !strings.Contains(traced, "espalhamento difuso S = "+strings.Replace(fmt.Sprintf("%.2f", o.DiffuseScattering), ".", ",", 1)) ||
-		strings.Contains(traced, "reflexão–difração") != o.ReflectionDiffraction || !strings.Contains(traced, map[string]string{"coherent": "soma coerente", "power": "soma de potências"}[o.Sum]) {
+		strings.Contains(traced, "reflexão–difração") != o.ReflectionDiffraction || !strings.Contains(traced, map[string]string{"coherent": "soma coerente", "power": "soma de potências"}[o.Sum]) ||
+		!o.ScatteringReflections || !strings.Contains(traced, "espalhamento também via reflexão nas paredes") {
 		t.Errorf("the page says it was traced with %q; the result's options are %+v", traced, o)
 	}
 	if n := eval[int](t, tb, `document.querySelectorAll('#link-rt-paths tbody tr').length`); n != len(best.Paths) || n == 0 {

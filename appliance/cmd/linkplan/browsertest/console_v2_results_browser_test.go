@@ -471,6 +471,7 @@ func TestIssue27_RaytraceScreen(t *testing.T) {
 				Options struct {
 					DiffuseScattering     float64 `json:"diffuse_scattering"`
 					ReflectionDiffraction bool    `json:"reflection_diffraction"`
+					ScatteringReflections bool    `json:"scattering_reflections"`
 					Sum                   string  `json:"sum"`
 				} `json:"options"`
 			} `json:"detail"`
@@ -483,6 +484,7 @@ func TestIssue27_RaytraceScreen(t *testing.T) {
 	traced := eval[string](t, tb, `(document.getElementById('rt-traced') || {}).textContent || ''`)
 	if o := state.Summary.Detail.Options; o.Sum == "" || !strings.Contains(traced, map[string]string{"coherent": "soma coerente", "power": "soma de potências"}[o.Sum]) ||
 		strings.Contains(traced, "reflexão–difração") != o.ReflectionDiffraction ||
+		strings.Contains(traced, "espalhamento também via reflexão nas paredes") != o.ScatteringReflections ||
 		(o.DiffuseScattering > 0) != strings.Contains(traced, "espalhamento difuso S = "+strings.Replace(fmt.Sprintf("%.2f", o.DiffuseScattering), ".", ",", 1)) {
 		t.Errorf("the summary says the map was traced with %q; the API's summary states %+v", traced, o)
 	}

@@ -40,7 +40,7 @@ const STRINGS = {
     traced: 'Traçado com',
     optRefl: 'reflexões até a ordem {n}', optDiff: 'difração até {m}', optNoDiff: 'sem difração',
     optGround: 'reflexão no solo', optTrans: 'transmissão pelas paredes', optScat: 'espalhamento difuso S = {s}',
-    optRD: 'reflexão–difração', optClutter: 'edificações presumidas além da camada',
+    optSR: 'espalhamento também via reflexão nas paredes', optRD: 'reflexão–difração', optClutter: 'edificações presumidas além da camada',
     sum_coherent: 'soma coerente', sum_power: 'soma de potências', pol_vertical: 'polarização vertical', pol_horizontal: 'polarização horizontal',
     paths: 'Caminhos do melhor enlace ({n})',
     kind: 'Tipo', interactions: 'Interações', length: 'Comprimento', pathDelay: 'Atraso', power: 'Potência',
@@ -75,7 +75,7 @@ const STRINGS = {
     traced: 'Traced with',
     optRefl: 'reflections up to order {n}', optDiff: 'diffraction within {m}', optNoDiff: 'no diffraction',
     optGround: 'ground reflection', optTrans: 'transmission through walls', optScat: 'diffuse scattering S = {s}',
-    optRD: 'reflection–diffraction', optClutter: 'assumed buildings beyond the layer',
+    optSR: 'scattering also via wall reflections', optRD: 'reflection–diffraction', optClutter: 'assumed buildings beyond the layer',
     sum_coherent: 'coherent sum', sum_power: 'power sum', pol_vertical: 'vertical polarisation', pol_horizontal: 'horizontal polarisation',
     paths: 'Paths of the best link ({n})',
     kind: 'Kind', interactions: 'Interactions', length: 'Length', pathDelay: 'Delay', power: 'Power',
@@ -103,6 +103,7 @@ function optionsText(w, fmt, o) {
   if (o.ground_reflection) parts.push(w('optGround'));
   if (o.transmission) parts.push(w('optTrans'));
   if (o.diffuse_scattering > 0) parts.push(w('optScat', { s: fmt.num(o.diffuse_scattering, 2) }));
+  if (o.scattering_reflections) parts.push(w('optSR'));
   if (o.reflection_diffraction) parts.push(w('optRD'));
   if (o.clutter_beyond_extent) parts.push(w('optClutter'));
   parts.push(w(`sum_${o.sum}`), w(`pol_${o.polarization}`));

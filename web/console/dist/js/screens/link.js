@@ -42,6 +42,7 @@ const STRINGS = {
     rtReflections: 'Reflexões (máx.)',
     rtScattering: 'Espalhamento difuso das paredes (S, 0 a 1)',
     rtRD: 'Reflexões antes e depois das quinas difratoras',
+    rtSR: 'Espalhamento também via uma reflexão nas paredes (leva a potência da rua às ruas transversais)',
     rtClutter: 'Edificações presumidas além da camada',
     rtOptionsNote: 'Padrão: o conjunto validado nos testes de campo de Dortmund (S = 0,4, reflexão–difração e entorno presumido ligados).',
     rtNoLayers: 'O tenant não tem camada de edificações: envie uma pela API (POST /buildings/layers).',
@@ -130,6 +131,7 @@ const STRINGS = {
     rtReflections: 'Reflections (max.)',
     rtScattering: 'Diffuse scattering of the walls (S, 0 to 1)',
     rtRD: 'Reflections before and after the diffracting corners',
+    rtSR: 'Scattering also via one wall reflection (carries a street\'s power into its side streets)',
     rtClutter: 'Assumed buildings beyond the layer',
     rtOptionsNote: 'Default: the set validated against the Dortmund drive tests (S = 0.4, reflection–diffraction and assumed surroundings on).',
     rtNoLayers: 'The tenant has no building layer: upload one through the API (POST /buildings/layers).',
@@ -234,11 +236,13 @@ export default {
       id: 'link-rt-scattering', 'data-field': 'raytrace.diffuse_scattering' });
     const rtRD = el('input', { type: 'checkbox', id: 'link-rt-rd', 'data-field': 'raytrace.reflection_diffraction', checked: true });
     const rtClutter = el('input', { type: 'checkbox', id: 'link-rt-clutter', 'data-field': 'raytrace.clutter_beyond_extent', checked: true });
+    const rtSR = el('input', { type: 'checkbox', id: 'link-rt-sr', 'data-field': 'raytrace.scattering_reflections', checked: true });
     const rtLayerNote = el('p', { class: 'note', id: 'link-rt-note', text: t('rtNote') });
     const rtBox = el('div', { id: 'link-rt-options', hidden: true },
       el('div', { class: 'row' }, field(t('rtLayer'), rtLayer), field(t('rtReflections'), rtReflections)),
       el('div', { class: 'row' }, field(t('rtScattering'), rtScattering, t('rtOptionsNote'))),
       el('div', { class: 'row' }, el('label', { for: 'link-rt-rd' }, rtRD, ` ${t('rtRD')}`), el('label', { for: 'link-rt-clutter' }, rtClutter, ` ${t('rtClutter')}`)),
+      el('div', { class: 'row' }, el('label', { for: 'link-rt-sr' }, rtSR, ` ${t('rtSR')}`)),
       rtLayerNote);
     const placeQ = el('input', { type: 'search', id: 'link-place', autocomplete: 'off' });
     const placeBtn = el('button', { type: 'button', id: 'link-place-search', text: t('search') });
@@ -382,6 +386,9 @@ export default {
         body.raytrace = { layer_id: rtLayer.value, max_reflections: Number(rtReflections.value), clutter_beyond_extent: rtClutter.checked };
         if (rtScattering.value.trim() !== '') body.raytrace.diffuse_scattering = Number(rtScattering.value);
         if (Number(rtReflections.value) >= 1 || !rtRD.checked) body.raytrace.reflection_diffraction = rtRD.checked;
+        // the scattering's reflections need scattering: with S = 0 they are
+        // left to the service
+        if (rtScattering.value.trim() === '' || Number(rtScattering.value) > 0 || !rtSR.checked) body.raytrace.scattering_reflections = rtSR.checked;
       }
       submit.disabled = true;
       submit.textContent = t('analyzing');

@@ -45,6 +45,7 @@ export default {
       scattering: 'Espalhamento difuso das paredes (S, 0 a 1)',
       rd: 'Reflexões antes e depois das quinas difratoras (perto do transmissor custa cerca de 50 vezes mais por pixel: o limite de pixels do plano fica dividido por 80)',
       clutter: 'Edificações presumidas além da camada',
+      sr: 'Espalhamento também via uma reflexão nas paredes (perto do transmissor cerca de 5 vezes o custo por pixel: o limite de pixels do plano fica dividido por 8)',
       start: 'Calcular mapa',
       cancel: 'Cancelar',
       canceled: 'Mapa cancelado.',
@@ -87,6 +88,7 @@ export default {
       scattering: 'Diffuse scattering of the walls (S, 0 to 1)',
       rd: 'Reflections before and after the diffracting corners (near the transmitter about 50 times the cost per pixel: the tier\'s pixel cap is divided by 80)',
       clutter: 'Assumed buildings beyond the layer',
+      sr: 'Scattering also via one wall reflection (near the transmitter about 5 times the cost per pixel: the tier\'s pixel cap is divided by 8)',
       start: 'Compute map',
       cancel: 'Cancel',
       canceled: 'Map cancelled.',
@@ -130,6 +132,7 @@ export default {
     const scattering = num({ id: 'rt-scattering', value: '0.4', min: '0', max: '1', step: '0.05', 'data-field': 'diffuse_scattering' });
     const rd = el('input', { type: 'checkbox', id: 'rt-rd', 'data-field': 'reflection_diffraction' });
     const clutter = el('input', { type: 'checkbox', id: 'rt-clutter', 'data-field': 'clutter_beyond_extent', checked: true });
+    const sr = el('input', { type: 'checkbox', id: 'rt-sr', 'data-field': 'scattering_reflections' });
     const startBtn = el('button', { type: 'submit', class: 'primary', id: 'rt-start', text: t('start') });
     const cancelBtn = el('button', { type: 'button', id: 'rt-cancel', text: t('cancel'), hidden: true });
     const status = el('div', { id: 'rt-status', 'aria-live': 'polite' });
@@ -146,6 +149,7 @@ export default {
       el('div', { class: 'row' }, field(t('reflections'), reflections), field(t('scattering'), scattering)),
       el('div', null, el('label', { for: 'rt-rd' }, rd, ` ${t('rd')}`)),
       el('div', null, el('label', { for: 'rt-clutter' }, clutter, ` ${t('clutter')}`)),
+      el('div', null, el('label', { for: 'rt-sr' }, sr, ` ${t('sr')}`)),
       el('div', { class: 'actions' }, startBtn, cancelBtn), status);
     const mapBox = el('div', { id: 'rt-map', role: 'region', 'aria-label': t('mapLabel'), tabindex: '0' });
     const summaryBox = el('div', { id: 'rt-summary', 'aria-live': 'polite' });
@@ -258,6 +262,7 @@ export default {
         rx_height_m: Number(rxH.value), max_reflections: Number(reflections.value),
         reflection_diffraction: rd.checked, clutter_beyond_extent: clutter.checked,
       };
+      if (sr.checked) body.scattering_reflections = true; // off: the service's default for maps
       if (scattering.value.trim() !== '') body.diffuse_scattering = Number(scattering.value); // empty: the service's default
       stream.start('/coverage/raytrace', body, { form, startBtn, allowed });
     });
