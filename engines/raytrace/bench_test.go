@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"syscall"
 	"testing"
@@ -142,14 +143,16 @@ func TestBenchTreeSize(t *testing.T) {
 }
 
 // BenchmarkPointReflDiffraction is BenchmarkPoint with the
-// reflection–diffraction paths and the walls' scattering at S = 0.4 (the
-// options of linkplan raytrace eval).
+// reflection–diffraction paths and the walls' scattering at S = 0.4 with
+// its reflections (the options of linkplan raytrace eval and of link
+// jobs; SR=0 in the environment leaves the reflections out).
 func BenchmarkPointReflDiffraction(b *testing.B) {
 	s := benchScene(b)
 	links := benchLinks(s, 16)
 	for i := range links {
 		links[i].Options.ReflectionDiffraction = true
 		links[i].Options.DiffuseScattering = 0.4
+		links[i].Options.ScatteringReflections = os.Getenv("SR") != "0"
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

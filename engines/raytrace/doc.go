@@ -169,8 +169,9 @@
 //     square on, at its corners, from the main street's walls: the power
 //     the corner's diffraction misses (TestStreetCanyonAgainstP1411). The
 //     receiver's leg is traced per receiver: a point answer costs about
-//     10 % more (BenchmarkPointReflDiffraction 131 ms, 139–158 ms with
-//     them), a map pixel near the transmitter about 5 times as much
+//     10 % more (BenchmarkPointReflDiffraction: 131 ms without them, 139
+//     to 158 ms with them on a quiet machine; 192–205 against 218–221 ms
+//     under load), a map pixel near the transmitter about 5 times as much
 //     (BenchmarkMapSRCap).
 //   - Sums: the coherent sum |Σa|² (the local field, fading included) and
 //     the power sum Σ|a|² (the local mean, the usual basis of a coverage
