@@ -158,7 +158,7 @@ func (m *mapBand) run(j0, j1 int) {
 				}
 			}
 		}
-		if len(w.lit) > 0 {
+		if len(w.litTiles) > 0 {
 			for j := j0; j < j1; j++ {
 				for i := 0; i < nx; i++ {
 					pi := (j-j0)*nx + i

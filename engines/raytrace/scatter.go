@@ -42,10 +42,14 @@ const scatterTileM = 3.0
 // column (along the wall from a) major.
 type wallTiles struct{ first, nu, nv int32 }
 
-// tileAt is the tile of wall sf (surface si) that holds x, a point of it.
+// tileAt is the tile of wall sf (surface si) that holds x, a point of it,
+// or -1 where the wall has no tiles.
 func (s *Scene) tileAt(si int32, x vec3) int32 {
 	sf := &s.surfaces[si]
 	wt := &s.wallTiles[si]
+	if wt.nu == 0 || wt.nv == 0 {
+		return -1
+	}
 	d := sf.b.sub(sf.a)
 	iu := int32(x.xy().sub(sf.a).dot(d) / d.dot(d) * float64(wt.nu))
 	iv := int32((x.Z - sf.zb) / (sf.zt - sf.zb) * float64(wt.nv))
@@ -170,7 +174,10 @@ func (w *worker) reflectedLeg(src vec3, pat Pattern, m *mirrorWall, t *tile, a *
 		return 0, 0, x, false
 	}
 	x = m.img.add(dir.scale(tt))
-	if !w.s.onSurface(sf, x) || !vis(w.s.tileAt(m.surf, x)) || w.occluded(x, t.c) {
+	if !w.s.onSurface(sf, x) {
+		return 0, 0, x, false
+	}
+	if ti := w.s.tileAt(m.surf, x); ti < 0 || !vis(ti) || w.occluded(x, t.c) {
 		return 0, 0, x, false
 	}
 	k0 := x.sub(src).unit()
@@ -401,11 +408,14 @@ func (c *traceCtx) prepareScatter() {
 		lt := &c.litTiles[i]
 		c.litIdx[lt.ti] = int32(i)
 		if r := &legs[lt.ti]; r.sum > 0 {
-			part := base * c.s.tiles[lt.ti].area * r.sum
-			if part > lt.part {
+			area := base * c.s.tiles[lt.ti].area
+			// the leg's strongest part, by the rule of scatterTile's
+			// receiver leg (the strongest single reflection against the
+			// direct leg), so that either end reports the same path
+			if area*r.best > lt.part {
 				lt.ri, lt.via, lt.viaPt = r.length, r.via, r.x
 			}
-			lt.part += part
+			lt.part += area * r.sum
 			lt.txVoid = lt.txVoid || r.void
 		}
 	}
@@ -422,21 +432,29 @@ func (c *traceCtx) prepareScatter() {
 
 // rxReflected computes, for the receiver rx, the legs through the walls
 // facing it within the range of every lit tile within the range
-// (ScatteringReflections), into w.rxLegs, stamped w.rxGen.
-func (w *worker) rxReflected(rx vec3, a *accum) {
+// (ScatteringReflections), into w.rxLegs, stamped w.rxGen. The receiver
+// sees a reflection point where its tile faces it and it sees the tile's
+// centre: the rule of the transmitter's lit tiles.
+func (w *worker) rxReflected(rx vec3) {
 	if len(w.rxLegs) != len(w.litTiles) {
 		w.rxLegs = make([]reflLeg, len(w.litTiles))
 		w.rxStamp = make([]uint32, len(w.litTiles))
 	}
-	w.rxGen++
 	if len(w.visStamp) != len(w.s.tiles) {
 		w.visStamp = make([]uint32, len(w.s.tiles))
 		w.vis = make([]bool, len(w.s.tiles))
 	}
+	w.rxGen++
+	if w.rxGen == 0 { // wrapped: forget every stamp
+		clear(w.rxStamp)
+		clear(w.visStamp)
+		w.rxGen = 1
+	}
 	rxSees := func(ti int32) bool {
 		if w.visStamp[ti] != w.rxGen {
 			w.visStamp[ti] = w.rxGen
-			w.vis[ti] = !w.occluded(rx, w.s.tiles[ti].c)
+			t := &w.s.tiles[ti]
+			w.vis[ti] = t.n.dot(rx.sub(t.c)) > 0 && !w.occluded(rx, t.c)
 		}
 		return w.vis[ti]
 	}
@@ -454,7 +472,8 @@ func (w *worker) rxReflected(rx vec3, a *accum) {
 			if li < 0 {
 				continue
 			}
-			leg, l, x, ok := w.reflectedLeg(rx, w.rxPat, m, &w.s.tiles[ti], a, rxSees)
+			var la accum
+			leg, l, x, ok := w.reflectedLeg(rx, w.rxPat, m, &w.s.tiles[ti], &la, rxSees)
 			if !ok || leg <= 0 {
 				continue
 			}
@@ -463,6 +482,7 @@ func (w *worker) rxReflected(rx vec3, a *accum) {
 				w.rxLegs[li] = reflLeg{via: -1}
 			}
 			w.rxLegs[li].add(leg, l, m.surf, x)
+			w.rxLegs[li].void = w.rxLegs[li].void || la.flags&FlagTerrainVoid != 0
 		}
 	}
 }
@@ -473,7 +493,7 @@ func (w *worker) rxReflected(rx vec3, a *accum) {
 // range).
 func (w *worker) scatter(rx vec3, a *accum) {
 	if w.opt.ScatteringReflections {
-		w.rxReflected(rx, a)
+		w.rxReflected(rx)
 	}
 	var total, best, bestL float64
 	bestI := -1
@@ -531,18 +551,20 @@ func (w *worker) scatterTile(li int, lt *litTile, rx vec3, a *accum) (g, length 
 		tf := w.terrainFactor(t.c, rx, a)
 		leg, length = cosS/(rs*rs)*gr*gr*tf*tf, rs
 	}
+	rxVoid := false
 	if w.opt.ScatteringReflections && w.rxStamp[li] == w.rxGen {
 		r := &w.rxLegs[li]
 		if r.best > leg {
 			length, via, x = r.length, r.via, r.x
 		}
 		leg += r.sum
+		rxVoid = r.void
 	}
 	g = lt.part * leg
 	if g == 0 {
 		return 0, 0, -1, x
 	}
-	if lt.txVoid {
+	if lt.txVoid || rxVoid {
 		a.flags |= FlagTerrainVoid
 	}
 	a.addPower(g, lt.ri+length)
