@@ -196,30 +196,10 @@ const tileCellM = 20.0
 // buildTileGrid buckets the tiles by centre (Scene.tileGrid), each cell's
 // in scene order.
 func (s *Scene) buildTileGrid() {
-	g := &s.tileGrid
-	g.cell = tileCellM
-	if len(s.tiles) == 0 {
-		return
-	}
-	g.minX, g.minY = s.bounds[0]-1, s.bounds[1]-1
-	g.nx = int((s.bounds[2]+1-g.minX)/g.cell) + 1
-	g.ny = int((s.bounds[3]+1-g.minY)/g.cell) + 1
-	cell := func(t *tile) int { return g.clampY(t.c.Y)*g.nx + g.clampX(t.c.X) }
-	counts := make([]int32, g.nx*g.ny+1)
-	for i := range s.tiles {
-		counts[cell(&s.tiles[i])+1]++
-	}
-	for c := 1; c < len(counts); c++ {
-		counts[c] += counts[c-1]
-	}
-	g.start = append([]int32(nil), counts...)
-	g.items = make([]int32, counts[len(counts)-1])
-	fill := append([]int32(nil), counts[:len(counts)-1]...)
-	for i := range s.tiles {
-		c := cell(&s.tiles[i])
-		g.items[fill[c]] = int32(i)
-		fill[c]++
-	}
+	s.tileGrid = s.newGrid2(tileCellM, len(s.tiles), func(i int) (float64, float64, float64, float64) {
+		c := s.tiles[i].c
+		return c.X, c.Y, c.X, c.Y
+	})
 }
 
 // wallBeam is the 2D region wall sf can reflect a source (image img) into:

@@ -814,7 +814,8 @@ func (s *Scene) insideBuilding(p vec3) int {
 	return -1
 }
 
-// grid2 buckets edges in square cells for the diffraction range query.
+// grid2 buckets items (edges, tiles) in square cells: the diffraction
+// range query, the tiles of a wall's beam.
 type grid2 struct {
 	minX, minY, cell float64
 	nx, ny           int
@@ -822,21 +823,19 @@ type grid2 struct {
 	items            []int32
 }
 
-const edgeCellM = 25.0
-
-func (s *Scene) buildEdgeGrid() {
-	g := &s.edgeGrid
-	g.cell = edgeCellM
-	if len(s.edges) == 0 {
-		return
+// newGrid2 buckets n items in cells of side cellM (metres) over the
+// scene's bounds: item i goes into every cell its box (box(i): x0, y0,
+// x1, y1, metres) meets, each cell's items in index order.
+func (s *Scene) newGrid2(cellM float64, n int, box func(i int) (x0, y0, x1, y1 float64)) grid2 {
+	g := grid2{cell: cellM}
+	if n == 0 {
+		return g
 	}
 	g.minX, g.minY = s.bounds[0]-1, s.bounds[1]-1
 	g.nx = int((s.bounds[2]+1-g.minX)/g.cell) + 1
 	g.ny = int((s.bounds[3]+1-g.minY)/g.cell) + 1
-	counts := make([]int32, g.nx*g.ny+1)
-	cells := func(e *edge, fn func(c int)) {
-		x0, x1 := math.Min(e.p0.X, e.p1.X), math.Max(e.p0.X, e.p1.X)
-		y0, y1 := math.Min(e.p0.Y, e.p1.Y), math.Max(e.p0.Y, e.p1.Y)
+	cells := func(i int, fn func(c int)) {
+		x0, y0, x1, y1 := box(i)
 		i0, i1 := g.clampX(x0), g.clampX(x1)
 		j0, j1 := g.clampY(y0), g.clampY(y1)
 		for j := j0; j <= j1; j++ {
@@ -845,8 +844,9 @@ func (s *Scene) buildEdgeGrid() {
 			}
 		}
 	}
-	for i := range s.edges {
-		cells(&s.edges[i], func(c int) { counts[c+1]++ })
+	counts := make([]int32, g.nx*g.ny+1)
+	for i := 0; i < n; i++ {
+		cells(i, func(c int) { counts[c+1]++ })
 	}
 	for c := 1; c < len(counts); c++ {
 		counts[c] += counts[c-1]
@@ -854,12 +854,23 @@ func (s *Scene) buildEdgeGrid() {
 	g.start = append([]int32(nil), counts...)
 	g.items = make([]int32, counts[len(counts)-1])
 	fill := append([]int32(nil), counts[:len(counts)-1]...)
-	for i := range s.edges {
-		cells(&s.edges[i], func(c int) {
+	for i := 0; i < n; i++ {
+		cells(i, func(c int) {
 			g.items[fill[c]] = int32(i)
 			fill[c]++
 		})
 	}
+	return g
+}
+
+const edgeCellM = 25.0
+
+// buildEdgeGrid buckets the edges by their 2D extent (Scene.edgeGrid).
+func (s *Scene) buildEdgeGrid() {
+	s.edgeGrid = s.newGrid2(edgeCellM, len(s.edges), func(i int) (float64, float64, float64, float64) {
+		e := &s.edges[i]
+		return math.Min(e.p0.X, e.p1.X), math.Min(e.p0.Y, e.p1.Y), math.Max(e.p0.X, e.p1.X), math.Max(e.p0.Y, e.p1.Y)
+	})
 }
 
 func (g *grid2) clampX(x float64) int { return max(0, min(g.nx-1, int((x-g.minX)/g.cell))) }
