@@ -92,17 +92,7 @@ func TestTilesInBeam(t *testing.T) {
 	seed := uint64(61)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
-	f := NewFrame(origin)
-	var bs []appliance.Building
-	for k := 0; k < 60; k++ {
-		x0, y0 := rng.Float64()*600-300, rng.Float64()*600-300
-		bs = append(bs, box(f, x0, y0, x0+10+rng.Float64()*40, y0+10+rng.Float64()*40, 8+rng.Float64()*30))
-	}
-	s, err := NewScene(SceneInput{Buildings: bs, Origin: origin})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := boxCity(t, rng, 60, 600)
 	beams, found := 0, 0
 	for i := 0; i < 20; i++ {
 		p := vec3{rng.Float64()*700 - 350, rng.Float64()*700 - 350, 1.5 + rng.Float64()*30}
@@ -141,6 +131,24 @@ func TestTilesInBeam(t *testing.T) {
 	}
 }
 
+// boxCity is a scene of n rectangular buildings (10–50 m sides, 8–38 m
+// tall) placed by rng in a square of side sizeM around Rio, and its frame.
+func boxCity(t *testing.T, rng *rand.Rand, n int, sizeM float64) (*Scene, Frame) {
+	t.Helper()
+	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
+	f := NewFrame(origin)
+	var bs []appliance.Building
+	for k := 0; k < n; k++ {
+		x0, y0 := (rng.Float64()-0.5)*sizeM, (rng.Float64()-0.5)*sizeM
+		bs = append(bs, box(f, x0, y0, x0+10+rng.Float64()*40, y0+10+rng.Float64()*40, 8+rng.Float64()*30))
+	}
+	s, err := NewScene(SceneInput{Buildings: bs, Origin: origin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, f
+}
+
 // nearWall returns a point in front of a random wall of s, offM metres
 // from its plane (at its ends one time in three), outside every building.
 func nearWall(rng *rand.Rand, s *Scene, offM float64) vec2 {
@@ -166,8 +174,6 @@ func nearWall(rng *rand.Rand, s *Scene, offM float64) vec2 {
 // wall (closer than the tiles' centres, which stand 1 cm in front), on
 // random cities (printed seeds).
 func TestScatteringReflectionsReciprocityNearWalls(t *testing.T) {
-	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
-	f := NewFrame(origin)
 	opt := DefaultOptions()
 	opt.DiffuseScattering = 0.4
 	opt.ScatteringReflections = true
@@ -176,15 +182,7 @@ func TestScatteringReflectionsReciprocityNearWalls(t *testing.T) {
 	n := 0
 	for seed := uint64(1); seed <= 4; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		var bs []appliance.Building
-		for k := 0; k < 40; k++ {
-			x0, y0 := rng.Float64()*400-200, rng.Float64()*400-200
-			bs = append(bs, box(f, x0, y0, x0+10+rng.Float64()*40, y0+10+rng.Float64()*40, 8+rng.Float64()*30))
-		}
-		s, err := NewScene(SceneInput{Buildings: bs, Origin: origin})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, f := boxCity(t, rng, 40, 400)
 		for i := 0; i < 25; i++ {
 			off := []float64{0.003, 0.008, 0.02, 0.5, 5}[i%5]
 			a, b := nearWall(rng, s, off), nearWall(rng, s, 0.003+rng.Float64()*3)
