@@ -35,7 +35,7 @@ func (s *Scene) Map(ctx context.Context, r MapRequest) (MapResult, error) {
 		for j := 0; j < r.NY; j++ {
 			for i := 0; i < r.NX; i++ {
 				z := s.groundAt(x0+float64(i)*r.StepM, y0+float64(j)*r.StepM) + r.RxHeightM
-				zMin, zMax = math.Min(zMin, z), math.Max(zMax, z)
+				zMin, zMax = min(zMin, z), max(zMax, z)
 			}
 		}
 	}
@@ -206,9 +206,9 @@ func (m *mapBand) rowRange(g *region, j int) (int, int) {
 		rest := h.c - h.n.Y*y
 		switch {
 		case h.n.X > 0:
-			lo = math.Max(lo, rest/h.n.X)
+			lo = max(lo, rest/h.n.X)
 		case h.n.X < 0:
-			hi = math.Min(hi, rest/h.n.X)
+			hi = min(hi, rest/h.n.X)
 		default:
 			if rest > 0 {
 				return 0, -1
@@ -221,8 +221,8 @@ func (m *mapBand) rowRange(g *region, j int) (int, int) {
 			return 0, -1
 		}
 		half := math.Sqrt(g.rHi*g.rHi - dy*dy)
-		lo = math.Max(lo, g.apex.X-half)
-		hi = math.Min(hi, g.apex.X+half)
+		lo = max(lo, g.apex.X-half)
+		hi = min(hi, g.apex.X+half)
 	}
 	if lo > hi {
 		return 0, -1
@@ -339,7 +339,7 @@ func (s *Scene) Receivers(ctx context.Context, r ReceiversRequest) ([]Result, er
 	for i, a := range r.Rx {
 		x, y := s.frame.ToLocal(a.Pos)
 		rxs[i] = vec3{x, y, s.groundAt(x, y) + a.HeightM}
-		zMin, zMax = math.Min(zMin, rxs[i].Z), math.Max(zMax, rxs[i].Z)
+		zMin, zMax = min(zMin, rxs[i].Z), max(zMax, rxs[i].Z)
 	}
 	c, warns, err := s.newCtx(ctx, r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
 	if err != nil {

@@ -129,11 +129,11 @@ func (g *grid2) rowSpan(r *region, j, lo, hi int) (int, int) {
 		h := &r.hp[k]
 		switch {
 		case h.n.X > 0: // x ≥ (c − n.y·y)/n.x for some y of the row
-			xlo = math.Max(xlo, math.Min(h.c-h.n.Y*y0, h.c-h.n.Y*y1)/h.n.X)
+			xlo = max(xlo, min(h.c-h.n.Y*y0, h.c-h.n.Y*y1)/h.n.X)
 		case h.n.X < 0:
-			xhi = math.Min(xhi, math.Min(h.c-h.n.Y*y0, h.c-h.n.Y*y1)/h.n.X)
+			xhi = min(xhi, min(h.c-h.n.Y*y0, h.c-h.n.Y*y1)/h.n.X)
 		default:
-			if math.Max(h.n.Y*y0, h.n.Y*y1) < h.c {
+			if max(h.n.Y*y0, h.n.Y*y1) < h.c {
 				return 0, -1
 			}
 		}

@@ -233,8 +233,8 @@ func centreOf(bs []appliance.Building) appliance.LatLon {
 	for _, b := range bs {
 		for _, fp := range b.Footprints {
 			for _, p := range fp.Outer {
-				minLat, maxLat = math.Min(minLat, p.Lat), math.Max(maxLat, p.Lat)
-				minLon, maxLon = math.Min(minLon, p.Lon), math.Max(maxLon, p.Lon)
+				minLat, maxLat = min(minLat, p.Lat), max(maxLat, p.Lat)
+				minLon, maxLon = min(minLon, p.Lon), max(maxLon, p.Lon)
 			}
 		}
 	}
@@ -284,8 +284,8 @@ func (s *Scene) addBuilding(b appliance.Building, mat int32) {
 	for pi, p := range polys {
 		for _, r := range p.rings {
 			for i, a := range r {
-				bd.min.X, bd.min.Y = math.Min(bd.min.X, a.X), math.Min(bd.min.Y, a.Y)
-				bd.max.X, bd.max.Y = math.Max(bd.max.X, a.X), math.Max(bd.max.Y, a.Y)
+				bd.min.X, bd.min.Y = min(bd.min.X, a.X), min(bd.min.Y, a.Y)
+				bd.max.X, bd.max.Y = max(bd.max.X, a.X), max(bd.max.Y, a.Y)
 				c := r[(i+1)%len(r)]
 				d := c.sub(a)
 				l := d.norm()
@@ -467,8 +467,8 @@ func SampleTerrain(t appliance.Terrain, origin appliance.LatLon, minX, minY, max
 func (h *Heightfield) At(x, y float64) (float64, bool) {
 	fx := (x - h.MinX) / h.StepM
 	fy := (y - h.MinY) / h.StepM
-	fx = math.Max(0, math.Min(fx, float64(h.NX-1)))
-	fy = math.Max(0, math.Min(fy, float64(h.NY-1)))
+	fx = max(0, min(fx, float64(h.NX-1)))
+	fy = max(0, min(fy, float64(h.NY-1)))
 	i, j := int(fx), int(fy)
 	if i >= h.NX-1 {
 		i = h.NX - 2
@@ -624,8 +624,8 @@ func (s *Scene) buildBVH() {
 	for i := range s.order {
 		s.order[i] = int32(i)
 		b := &s.buildings[i]
-		s.bounds = [4]float64{math.Min(s.bounds[0], b.min.X), math.Min(s.bounds[1], b.min.Y),
-			math.Max(s.bounds[2], b.max.X), math.Max(s.bounds[3], b.max.Y)}
+		s.bounds = [4]float64{min(s.bounds[0], b.min.X), min(s.bounds[1], b.min.Y),
+			max(s.bounds[2], b.max.X), max(s.bounds[3], b.max.Y)}
 	}
 	hs := make([]float64, len(s.buildings))
 	for i := range s.buildings {
@@ -643,8 +643,8 @@ func (s *Scene) buildNode(first, end int32) int32 {
 	n := bvhNode{min: vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, max: vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
 	for _, bi := range s.order[first:end] {
 		b := &s.buildings[bi]
-		n.min = vec3{math.Min(n.min.X, b.min.X), math.Min(n.min.Y, b.min.Y), math.Min(n.min.Z, b.min.Z)}
-		n.max = vec3{math.Max(n.max.X, b.max.X), math.Max(n.max.Y, b.max.Y), math.Max(n.max.Z, b.max.Z)}
+		n.min = vec3{min(n.min.X, b.min.X), min(n.min.Y, b.min.Y), min(n.min.Z, b.min.Z)}
+		n.max = vec3{max(n.max.X, b.max.X), max(n.max.Y, b.max.Y), max(n.max.Z, b.max.Z)}
 	}
 	if end-first <= bvhLeafSize {
 		n.first, n.count = first, end-first
@@ -779,14 +779,14 @@ func (s *Scene) hitsBuilding(b *building, p, d vec3, t0, t1 float64) bool {
 		if ta > tb {
 			ta, tb = tb, ta
 		}
-		t0, t1 = math.Max(t0, ta), math.Min(t1, tb)
+		t0, t1 = max(t0, ta), min(t1, tb)
 		if !(t0 < t1) {
 			return false
 		}
 	}
 	a := vec2{p.X + t0*d.X, p.Y + t0*d.Y}
 	e := vec2{p.X + t1*d.X, p.Y + t1*d.Y}
-	if math.Max(a.X, e.X) < b.min.X || math.Min(a.X, e.X) > b.max.X || math.Max(a.Y, e.Y) < b.min.Y || math.Min(a.Y, e.Y) > b.max.Y {
+	if max(a.X, e.X) < b.min.X || min(a.X, e.X) > b.max.X || max(a.Y, e.Y) < b.min.Y || min(a.Y, e.Y) > b.max.Y {
 		return false
 	}
 	for i := range b.polys {
@@ -869,7 +869,7 @@ const edgeCellM = 25.0
 func (s *Scene) buildEdgeGrid() {
 	s.edgeGrid = s.newGrid2(edgeCellM, len(s.edges), func(i int) (float64, float64, float64, float64) {
 		e := &s.edges[i]
-		return math.Min(e.p0.X, e.p1.X), math.Min(e.p0.Y, e.p1.Y), math.Max(e.p0.X, e.p1.X), math.Max(e.p0.Y, e.p1.Y)
+		return min(e.p0.X, e.p1.X), min(e.p0.Y, e.p1.Y), max(e.p0.X, e.p1.X), max(e.p0.Y, e.p1.Y)
 	})
 }
 

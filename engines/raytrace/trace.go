@@ -399,7 +399,7 @@ func (w *worker) terrainFactor(p, q vec3, a *accum) float64 {
 		maxNu = w.terrainNu(h, p, q, a)
 	}
 	if w.opt.ClutterBeyondExtent {
-		maxNu = math.Max(maxNu, w.clutterNu(p, q))
+		maxNu = max(maxNu, w.clutterNu(p, q))
 	}
 	if math.IsInf(maxNu, -1) {
 		return 1

@@ -71,7 +71,7 @@ func zRange(zi, zLo, zHi, dMin, dMax, r0, r1 float64) (lo, hi float64) {
 	for _, z := range [2]float64{zLo, zHi} {
 		for _, q := range [2]float64{r0 / dMax, r1 / dMin} {
 			v := zi + (z-zi)*q
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
 	return lo - regionTol, hi + regionTol
@@ -196,10 +196,10 @@ func (s *Scene) child(p *node, pIdx, si int32, sf *surface, order int, rxZMin, r
 	}
 	zLo, zHi := sf.zb, sf.zt
 	r0 := distPointSeg(img.xy(), a, b)
-	r1 := math.Max(a.sub(img.xy()).norm(), b.sub(img.xy()).norm())
+	r1 := max(a.sub(img.xy()).norm(), b.sub(img.xy()).norm())
 	if p.hasAp {
 		lo, hi := zRange(p.img.Z, p.zLo, p.zHi, p.dMin, p.dMax, r0, r1)
-		zLo, zHi = math.Max(zLo, lo), math.Min(zHi, hi)
+		zLo, zHi = max(zLo, lo), min(zHi, hi)
 		if zLo > zHi {
 			return c, false
 		}
@@ -258,9 +258,9 @@ func band(zi, zb, zt, rxZMin, rxZMax, dmin, dmax float64) (lo, hi float64, ok bo
 	above := zb > zi // the aperture is above the apex: rays rise
 	z1, z2 := rxZMin, rxZMax
 	if above {
-		z1 = math.Max(z1, zi)
+		z1 = max(z1, zi)
 	} else {
-		z2 = math.Min(z2, zi)
+		z2 = min(z2, zi)
 	}
 	if z1 > z2 {
 		return 0, 0, false
@@ -272,10 +272,10 @@ func band(zi, zb, zt, rxZMin, rxZMax, dmin, dmax float64) (lo, hi float64, ok bo
 			if g < 0 {
 				g = 0
 			}
-			gmin, gmax = math.Min(gmin, g), math.Max(gmax, g)
+			gmin, gmax = min(gmin, g), max(gmax, g)
 		}
 	}
-	lo = math.Max(dmin, dmin*gmin) - regionTol
+	lo = max(dmin, dmin*gmin) - regionTol
 	hi = dmax*gmax + regionTol
 	if hi < lo {
 		return 0, 0, false
@@ -288,7 +288,7 @@ func distPointSeg(p, a, b vec2) float64 {
 	l2 := d.dot(d)
 	t := 0.0
 	if l2 > 0 {
-		t = math.Max(0, math.Min(1, p.sub(a).dot(d)/l2))
+		t = max(0, min(1, p.sub(a).dot(d)/l2))
 	}
 	return p.sub(a.add(d.scale(t))).norm()
 }
@@ -310,9 +310,9 @@ func clipSegment(a, b vec2, r *region) (vec2, vec2, bool) {
 		}
 		t := -fa / fd
 		if fd > 0 {
-			t0 = math.Max(t0, t)
+			t0 = max(t0, t)
 		} else {
-			t1 = math.Min(t1, t)
+			t1 = min(t1, t)
 		}
 		if t0 >= t1 {
 			return a, b, false
