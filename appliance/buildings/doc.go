@@ -24,6 +24,41 @@
 // least MinFootprintAreaM2 and a span of at most MaxFootprintSpanM; a
 // tagged height of at most MaxHeightM.
 //
+// Size limits (limits.go, osmread.go, pbfcheck.go; before them the
+// tier's file cap):
+//
+//   - Decompression: gzip, the zip of a Shapefile and the zlib blobs of a
+//     PBF may together expand to at most MaxExpansion (20) × the uploaded
+//     size and MaxBytes × MaxExpansion, but always to MinExpansionBytes
+//     (1 MiB); a gzipped zip counts both layers.
+//   - PBF framing is walked before github.com/paulmach/osm/osmpbf decodes
+//     (it decodes in goroutines of its own, where a panic would stop the
+//     process): BlobHeader under 64 KiB, datasize under 32 MiB and within
+//     the file, raw or zlib blobs only, raw_size within 0..32 MiB and equal
+//     to what the zlib data expands to, string-table references and
+//     parallel arrays of every OSMData block consistent.
+//   - OpenStreetMap XML and PBF are streamed (osmxml.Scanner,
+//     osmpbf.Scanner) with nodes kept as 24-byte records: at most
+//     MaxOSMNodes (4 Mi) nodes, MaxOSMWays (1 Mi) ways, MaxOSMRelations
+//     (256 Ki) relations per file (filter an extract to its buildings).
+//   - Per feature (refused alone): at most MaxPartsPerFeature (64)
+//     polygons, MaxRingsPerPolygon (64) rings per polygon,
+//     MaxRingVertices (4000) per ring and MaxFeatureVertices (20 000) in
+//     all, which bounds the pairwise edge checks to about 0.1 s per
+//     feature; the context is looked at every 16 Ki vertices.
+//   - Per layer (the file refused, 422 naming file, with the figure): at
+//     most MaxBuildings buildings (further ones refused one by one),
+//     appliance.BuildingLayerMaxVertices (1 Mi) ring vertices,
+//     appliance.BuildingLayerMaxWallTiles (8 Mi) scattering tiles of
+//     3 m × 3 m (Σ ⌈wall length/3 m⌉ × ⌈wall height/3 m⌉; a district of
+//     20 000 buildings of 20 m × 20 m × 30 m has 5.6 M, the TU Dortmund
+//     campus 40 572), and half the bounds' diagonal at most
+//     appliance.RaytraceMaxFrameM (20 km: the scene's frame is centred on
+//     the bounds, and its grids and terrain grow with the square of the
+//     extent). engines/raytrace.NewScene asserts the same bounds. A
+//     maximal layer's scene costs about 0.6 GB for its tiles alone
+//     (64 bytes each, plus 4 per tile in the tile grid).
+//
 // Heights, in this order: height or building:height (metres, or feet
 // with ' or ft); else building:levels × StoreyHeightM (3 m); else
 // DefaultHeightM (9 m, three storeys), marked appliance.HeightDefault so

@@ -16,9 +16,7 @@ import (
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geojson"
-	"github.com/paulmach/osm"
 	"github.com/paulmach/osm/osmgeojson"
-	"github.com/paulmach/osm/osmpbf"
 
 	"linkplan/appliance"
 )
@@ -82,6 +80,8 @@ type Import struct {
 	Warnings   []appliance.Warning
 	// Counts by height source.
 	Tagged, Levels, Assumed int
+
+	run *importRun // while parsing
 }
 
 // ErrFormat matches a file that is no supported format or is malformed as
@@ -108,9 +108,10 @@ func parse(ctx context.Context, data []byte, opts Options) (*Import, error) {
 	if int64(len(data)) > opts.MaxBytes {
 		return nil, invalid("file", "is %d bytes; the limit is %d", len(data), opts.MaxBytes)
 	}
-	im := &Import{}
+	im := &Import{run: newRun(ctx, int64(len(data)), opts)}
+	defer func() { im.run = nil }()
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		un, err := gunzip(data, opts.MaxBytes*MaxExpansion)
+		un, err := gunzip(data, im.run)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +134,13 @@ func parse(ctx context.Context, data []byte, opts Options) (*Import, error) {
 	default:
 		return nil, invalid("file", "is not GeoJSON, a zipped Shapefile, or OpenStreetMap XML/PBF (gzip allowed)")
 	}
+	if err == nil {
+		err = im.run.err
+	}
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLayer(im.Buildings); err != nil {
 		return nil, err
 	}
 	for _, b := range im.Buildings {
@@ -160,17 +167,18 @@ func invalid(field, format string, args ...any) error {
 	return fmt.Errorf("%w: %w", appliance.Invalid(field, format, args...), ErrFormat)
 }
 
-func gunzip(data []byte, limit int64) ([]byte, error) {
+// gunzip decompresses data within the run's budget.
+func gunzip(data []byte, run *importRun) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, invalid("file", "is not a valid gzip stream: %v", err)
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	out, err := io.ReadAll(io.LimitReader(zr, run.budget+1))
 	if err != nil {
 		return nil, invalid("file", "gzip stream is damaged: %v", err)
 	}
-	if int64(len(out)) > limit {
-		return nil, invalid("file", "expands beyond %d bytes", limit)
+	if !run.spend(int64(len(out))) {
+		return nil, run.tooLarge("gzip stream")
 	}
 	return out, nil
 }
@@ -227,6 +235,14 @@ func (c *collector) add(id string, g orb.Geometry, tags map[string]string) {
 		return
 	default:
 		c.refuse(id, "is a %s, not a polygon or multipolygon", g.GeoJSONType())
+		return
+	}
+	n, reason := featureVertices(polys)
+	if reason != "" {
+		c.refuse(id, "%s", reason)
+		return
+	}
+	if !c.im.run.admit(n) {
 		return
 	}
 	b := appliance.Building{ID: id}
@@ -592,25 +608,9 @@ func (c *collector) geoJSONFeature(i int, raw json.RawMessage) {
 // parseOSM reads OpenStreetMap XML or PBF and keeps the closed ways and
 // multipolygon relations tagged building or building:part.
 func parseOSM(ctx context.Context, data []byte, pbf bool, opts Options, im *Import) error {
-	o := &osm.OSM{}
-	if pbf {
-		sc := osmpbf.New(ctx, bytes.NewReader(data), 1)
-		defer sc.Close()
-		for sc.Scan() {
-			switch e := sc.Object().(type) {
-			case *osm.Node:
-				o.Nodes = append(o.Nodes, e)
-			case *osm.Way:
-				o.Ways = append(o.Ways, e)
-			case *osm.Relation:
-				o.Relations = append(o.Relations, e)
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return invalid("file", "OpenStreetMap PBF is malformed: %v", err)
-		}
-	} else if err := xmlUnmarshal(data, o); err != nil {
-		return invalid("file", "OpenStreetMap XML is malformed: %v", err)
+	o, err := readOSM(ctx, data, pbf, im.run)
+	if err != nil {
+		return err
 	}
 	fc, err := osmgeojson.Convert(o, osmgeojson.NoMeta(true), osmgeojson.NoRelationMembership(true))
 	if err != nil {
@@ -652,8 +652,9 @@ func osmID(f *geojson.Feature) string {
 	return fmt.Sprintf("%s/%d", t, id)
 }
 
-// zipEntries reads the entries of a zip with the expansion bound.
-func zipEntries(data []byte, limit int64) (map[string][]byte, error) {
+// zipEntries reads the entries of a zip within the run's decompression
+// budget.
+func zipEntries(data []byte, run *importRun) (map[string][]byte, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, invalid("file", "is not a valid zip archive: %v", err)
@@ -662,7 +663,6 @@ func zipEntries(data []byte, limit int64) (map[string][]byte, error) {
 		return nil, invalid("file", "zip holds %d entries; a Shapefile needs at most 8", len(zr.File))
 	}
 	out := map[string][]byte{}
-	var total int64
 	for _, f := range zr.File {
 		name := strings.ToLower(f.Name)
 		if i := strings.LastIndexAny(name, "/\\"); i >= 0 {
@@ -684,14 +684,13 @@ func zipEntries(data []byte, limit int64) (map[string][]byte, error) {
 		if err != nil {
 			return nil, invalid("file", "zip entry %q cannot be read: %v", f.Name, err)
 		}
-		b, err := io.ReadAll(io.LimitReader(rc, limit-total+1))
+		b, err := io.ReadAll(io.LimitReader(rc, run.budget+1))
 		rc.Close()
 		if err != nil {
 			return nil, invalid("file", "zip entry %q is damaged: %v", f.Name, err)
 		}
-		total += int64(len(b))
-		if total > limit {
-			return nil, invalid("file", "zip expands beyond %d bytes", limit)
+		if !run.spend(int64(len(b))) {
+			return nil, run.tooLarge("zip")
 		}
 		out[ext] = b
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -223,3 +224,6 @@ func TestImportRefusesWholeFile(t *testing.T) {
 		})
 	}
 }
+
+func cosT(x float64) float64 { return math.Cos(x) }
+func sinT(x float64) float64 { return math.Sin(x) }

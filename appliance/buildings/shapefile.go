@@ -2,16 +2,12 @@ package buildings
 
 import (
 	"encoding/binary"
-	"encoding/xml"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/paulmach/orb"
 )
-
-// xmlUnmarshal decodes OpenStreetMap XML into v.
-func xmlUnmarshal(data []byte, v any) error { return xml.Unmarshal(data, v) }
 
 // parseShapefileZip reads a zipped Shapefile of polygons (shape types 5,
 // 15, 25) with its dBase attributes, written from the ESRI Shapefile
@@ -20,7 +16,7 @@ func xmlUnmarshal(data []byte, v any) error { return xml.Unmarshal(data, v) }
 // longitude/latitude: a .prj naming another system is refused (reproject
 // with ogr2ogr -t_srs EPSG:4326).
 func parseShapefileZip(data []byte, opts Options, im *Import) error {
-	ents, err := zipEntries(data, opts.MaxBytes*MaxExpansion)
+	ents, err := zipEntries(data, im.run)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package raytrace
 
 import (
 	"math"
+
+	"linkplan/appliance"
 )
 
 // Diffuse scattering from walls: the effective roughness model of
@@ -36,7 +38,7 @@ import (
 // facing it within the range, which makes it costly in maps.
 // scatterTileM is the largest side of a scattering tile, metres: walls are
 // cut into tiles of at most this width and height.
-const scatterTileM = 3.0
+const scatterTileM = appliance.RaytraceScatterTileM
 
 // wallTiles is where a wall's tiles are: tiles[first:first+nu·nv],
 // column (along the wall from a) major.

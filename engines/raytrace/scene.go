@@ -201,6 +201,19 @@ func NewScene(in SceneInput) (*Scene, error) {
 	}
 	s.surfaces = append(s.surfaces, surface{kind: kindGround, bld: -1, n: vec3{0, 0, 1}, d: s.groundZ, mat: s.ground})
 
+	// The layer bounds the importer applies (appliance.BuildingLayerMax*),
+	// asserted here so that no caller builds a scene whose grids or tiles
+	// outgrow them.
+	sz := appliance.MeasureBuildingLayer(in.Buildings, origin)
+	switch {
+	case sz.HalfDiagonalM > appliance.BuildingLayerMaxHalfDiagonalM:
+		return nil, fmt.Errorf("raytrace scene: the buildings reach %.0f m from the origin; at most %g m: %w", sz.HalfDiagonalM, appliance.BuildingLayerMaxHalfDiagonalM, appliance.ErrInvalid)
+	case sz.Vertices > appliance.BuildingLayerMaxVertices:
+		return nil, fmt.Errorf("raytrace scene: %d ring vertices; at most %d: %w", sz.Vertices, appliance.BuildingLayerMaxVertices, appliance.ErrInvalid)
+	case sz.WallTiles > appliance.BuildingLayerMaxWallTiles:
+		return nil, fmt.Errorf("raytrace scene: %d wall tiles (%.0f m² of walls); at most %d: %w", sz.WallTiles, sz.WallAreaM2, appliance.BuildingLayerMaxWallTiles, appliance.ErrInvalid)
+	}
+	s.tiles = make([]tile, 0, sz.WallTiles)
 	for _, b := range in.Buildings {
 		if !(b.HeightM > 0) || math.IsInf(b.HeightM, 0) || b.MinHeightM < 0 || !(b.MinHeightM < b.HeightM) {
 			return nil, fmt.Errorf("raytrace scene: building %s: height must be finite, positive and above its min height", b.ID)
