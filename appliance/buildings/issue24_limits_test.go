@@ -90,7 +90,8 @@ func TestIssue24_PBFRawSize(t *testing.T) {
 	raw := func(block []byte) []byte { return pbfBlock("OSMData", protoBytes(nil, 1, block)) }
 	st := protoBytes(nil, 1, protoBytes(nil, 1, nil)) // a string table of one "" string
 	way := protoBytes(protoBytes(protoVarint(nil, 1, 7), 2, []byte{5}), 3, []byte{5})
-	rel := protoBytes(protoBytes(protoVarint(nil, 1, 7), 8, []byte{0, 0}), 9, []byte{2})
+	rel := protoBytes(protoBytes(protoBytes(protoVarint(nil, 1, 7), 8, []byte{0, 0}), 9, []byte{2, 2}), 10, []byte{1})
+	dupRefs := protoBytes(protoBytes(protoVarint(nil, 1, 8), 8, []byte{2}), 8, []byte{2, 2})
 	hdr := uflaHeader(t)
 	cases := []struct {
 		name string
@@ -103,6 +104,7 @@ func TestIssue24_PBFRawSize(t *testing.T) {
 		{"datasize past the end", append(append([]byte{}, hdr...), pbfBlock("OSMData", make([]byte, 10))[:20]...), "runs past the end"},
 		{"key outside the string table", append(append([]byte{}, hdr...), raw(append(append([]byte{}, st...), protoBytes(nil, 2, protoBytes(nil, 3, way))...))...), "key 5 outside the string table of 1"},
 		{"relation arrays", append(append([]byte{}, hdr...), raw(append(append([]byte{}, st...), protoBytes(nil, 2, protoBytes(nil, 4, rel))...))...), "different lengths"},
+		{"way refs twice", append(append([]byte{}, hdr...), raw(append(append([]byte{}, st...), protoBytes(nil, 2, protoBytes(nil, 3, dupRefs))...))...), "field 8 appears twice"},
 		{"lzma", append(append([]byte{}, hdr...), pbfBlock("OSMData", protoBytes(protoVarint(nil, 2, 1), 4, []byte("x")))...), "lzma is not supported"},
 	}
 	for _, c := range cases {

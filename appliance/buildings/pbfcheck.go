@@ -273,6 +273,11 @@ func checkElement(kind int, b []byte, st int64) error {
 		case m.WireType() == protoscan.WireTypeLengthDelimited && (kind == 2 && f == 5 || kind != 2 && f == 4):
 			info, err = m.MessageData()
 		case m.WireType() == protoscan.WireTypeLengthDelimited:
+			// osmpbf sizes an array from the first field it meets and
+			// fills it from the others: a repeated field could overflow it.
+			if _, dup := arrays[f]; dup {
+				return fmt.Errorf("field %d appears twice in one element", f)
+			}
 			zig := kind == 2 && (f == 1 || f == 8 || f == 9) || kind == 3 && f >= 8 || kind == 4 && f == 9
 			arrays[f], err = packed(m, zig)
 		default:
@@ -338,14 +343,20 @@ func checkElement(kind int, b []byte, st int64) error {
 		var err error
 		switch {
 		case im.FieldNumber() == 5 && kind == 2 && im.WireType() == protoscan.WireTypeLengthDelimited:
-			var d []int64
-			if d, err = packed(im, true); err == nil {
-				var s int64
-				for _, v := range d {
-					s += v
-					sids = append(sids, s)
+			// delta-coded sint32 summed in int32, as osmpbf reads them
+			var it *protoscan.Iterator
+			if it, err = im.Iterator(nil); err == nil {
+				var s int32
+				n := 0
+				for it.HasNext() && err == nil {
+					var v int32
+					if v, err = it.Sint32(); err == nil {
+						s += v
+						sids = append(sids, int64(s))
+						n++
+					}
 				}
-				if len(d) != len(arrays[1]) {
+				if err == nil && n != len(arrays[1]) {
 					err = errors.New("dense user names and ids have different lengths")
 				}
 			}
