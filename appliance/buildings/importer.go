@@ -42,9 +42,10 @@ const (
 	MinFootprintAreaM2 = 1.0
 	// MaxBuildings bounds one layer.
 	MaxBuildings = 200000
-	// MaxExpansion bounds how much a gzip or zip may expand: the
-	// decompressed size may be at most MaxExpansion × the compressed size
-	// and at most the caller's MaxBytes × MaxExpansion.
+	// MaxExpansion bounds how much a gzip, zip or PBF may expand: the
+	// decompressed bytes, all layers together (a gzipped zip counts
+	// both), may be at most MaxExpansion × the uploaded size and at most
+	// the caller's MaxBytes × MaxExpansion, but always MinExpansionBytes.
 	MaxExpansion = 20
 )
 
