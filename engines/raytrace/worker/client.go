@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -54,8 +55,26 @@ type Client struct {
 	// that held a unit and say how it ended, for the crash's detail.
 	PID    func() int
 	Exited func(ctx context.Context, pid int) string
-	hc     *http.Client
+	// Deadlines of one unit, a backstop behind the supervisor's liveness
+	// probe (a worker that answers its health route but never this unit):
+	// a point unit gets PointTimeout, a map unit MapTimeout plus
+	// MapPixelTimeout per receiver (NX·NY). Past it the unit fails with an
+	// *appliance.ExecutorCrashError saying so. Zero: DefaultPointTimeout,
+	// DefaultMapTimeout, DefaultMapPixelTimeout.
+	PointTimeout, MapTimeout, MapPixelTimeout time.Duration
+	hc                                        *http.Client
 }
+
+// Default deadlines of a unit (Client): generous, so that they never end
+// legitimate work on a loaded 2-core machine. A 40,000-receiver map with
+// two reflections and one diffraction takes 60 s at most on 2 cores
+// (1.5 ms a receiver, the engine's speed goal); a band gets 5 min plus
+// 100 ms a receiver, over 60 times that. A point unit (at most 200 ms) gets 5 min.
+const (
+	DefaultPointTimeout    = 5 * time.Minute
+	DefaultMapTimeout      = 5 * time.Minute
+	DefaultMapPixelTimeout = 100 * time.Millisecond
+)
 
 // NewClient returns a client of the worker listening on socket with the
 // shared secret.
@@ -77,15 +96,25 @@ func NewClient(socket string, secret []byte) *Client {
 // Point traces every path between two antennas on the worker.
 func (c *Client) Point(ctx context.Context, s Scene, r raytrace.PointRequest) (raytrace.Result, error) {
 	var out raytrace.Result
-	err := c.unit(ctx, PathPoint, s, func(ref SceneRef) any { return pointUnit{Scene: ref, Request: r} }, &out)
+	limit := cmp.Or(c.PointTimeout, DefaultPointTimeout)
+	err := c.unit(ctx, limit, "point unit", PathPoint, s, func(ref SceneRef) any { return pointUnit{Scene: ref, Request: r} }, &out)
 	return out, err
 }
 
 // Map computes a radio map on the worker.
 func (c *Client) Map(ctx context.Context, s Scene, r raytrace.MapRequest) (raytrace.MapResult, error) {
 	var out raytrace.MapResult
-	err := c.unit(ctx, PathMap, s, func(ref SceneRef) any { return mapUnit{Scene: ref, Request: r} }, &out)
+	limit := c.mapTimeout(r.NX, r.NY)
+	what := fmt.Sprintf("map unit of %d×%d receivers", r.NX, r.NY)
+	err := c.unit(ctx, limit, what, PathMap, s, func(ref SceneRef) any { return mapUnit{Scene: ref, Request: r} }, &out)
 	return out, err
+}
+
+// mapTimeout is the deadline of a map unit of nx×ny receivers.
+func (c *Client) mapTimeout(nx, ny int) time.Duration {
+	px := int64(max(nx, 0)) * int64(max(ny, 0))
+	px = min(px, int64(raytrace.MaxMapReceivers)) // the worker refuses more
+	return cmp.Or(c.MapTimeout, DefaultMapTimeout) + time.Duration(px)*cmp.Or(c.MapPixelTimeout, DefaultMapPixelTimeout)
 }
 
 // Health asks the worker for its health.
@@ -116,8 +145,19 @@ func (c *Client) header(req *http.Request) {
 }
 
 // unit sends one unit with the scene's hash; when the worker does not hold
-// the scene, once more with its input.
-func (c *Client) unit(ctx context.Context, path string, s Scene, body func(SceneRef) any, out any) error {
+// the scene, once more with its input; all within limit.
+func (c *Client) unit(ctx context.Context, limit time.Duration, what, path string, s Scene, body func(SceneRef) any, out any) error {
+	uctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := c.tries(uctx, path, s, body, out)
+	if err != nil && ctx.Err() == nil && errors.Is(uctx.Err(), context.DeadlineExceeded) {
+		return &appliance.ExecutorCrashError{Executor: ExecutorName,
+			Detail: fmt.Sprintf("it did not answer this %s within %v, the deadline of such a unit", what, limit)}
+	}
+	return err
+}
+
+func (c *Client) tries(ctx context.Context, path string, s Scene, body func(SceneRef) any, out any) error {
 	ref := SceneRef{Hash: s.Hash}
 	for try := 0; ; try++ {
 		err := c.send(ctx, path, body(ref), out)

@@ -69,6 +69,18 @@
 // socket that does not answer waits for the supervisor's Ready (60 s by
 // default), then matches appliance.ErrUnavailable.
 //
+// Every unit has a deadline, a backstop behind the supervisor's liveness
+// probe for a worker that answers its health route but never the unit: a
+// point unit 5 min (DefaultPointTimeout; a point takes at most 200 ms), a
+// map unit 5 min plus 100 ms per receiver (DefaultMapTimeout,
+// DefaultMapPixelTimeout: over 60 times the engine's 1.5 ms a receiver on
+// 2 cores), counted from the unit's first send and covering the resend
+// with the scene's input. Past it the unit fails with an
+// *appliance.ExecutorCrashError "it did not answer this map unit of NX×NY
+// receivers within D, the deadline of such a unit", so the crash rule of
+// the job queue applies (a second time quarantines the job). The caller's
+// own context ending is its own error, never this one.
+//
 // # Supervision
 //
 // Supervisor runs one worker process for serve:
@@ -76,9 +88,25 @@
 //	state       entered when                                   next
 //	starting    Start, or a restart after the backoff          ready, restarting
 //	ready       the worker answers GET /v1/health              restarting, stopped
-//	restarting  the process exited (or did not answer within   starting (after the backoff),
-//	            StartTimeout and was killed)                   stopped
+//	restarting  the process exited; or did not answer within   starting (after the backoff),
+//	            StartTimeout and was killed; or, ready, left   stopped
+//	            LivenessFailures health checks in a row
+//	            unanswered and was killed (liveness kill)
 //	stopped     Close: SIGTERM, SIGKILL after the grace        -
+//
+// Liveness: while ready, the supervisor asks GET /v1/health every
+// LivenessInterval (5 s), each ask bounded by LivenessTimeout (5 s); after
+// LivenessFailures (3) unanswered asks in a row (a stopped, deadlocked or
+// thrashing worker whose socket still accepts connections) it sends
+// SIGKILL. The unit the worker held then ends as an
+// *appliance.ExecutorCrashError whose detail is the kill's reason ("was
+// killed by the supervisor: its health route did not answer 3 checks in
+// a row, ..."), under the crash rule of the job queue, and the worker is
+// restarted with the backoff. Status counts the restart (Restarts) and
+// the kill (LivenessKills), LastExit says why, and so does Check while
+// the worker restarts. The health route is answered by its own goroutine
+// whatever the units computing, so a busy worker answers it; 15 s
+// without an answer is not work.
 //
 // The backoff doubles from 0.5 s to 30 s between restarts and returns to
 // 0.5 s after a worker that ran a minute. The shared secret (32 random bytes, hex) is written once per serve start

@@ -241,8 +241,9 @@ func TestSecretFile(t *testing.T) {
 	cleanup()
 }
 
-// supervised starts a supervisor whose worker is this test binary.
-func supervised(t *testing.T) (*worker.Supervisor, *syncBuf) {
+// supervised starts a supervisor whose worker is this test binary; opts,
+// when given, adjust its configuration.
+func supervised(t *testing.T, opts ...func(*worker.SupervisorConfig)) (*worker.Supervisor, *syncBuf) {
 	t.Helper()
 	dir := shortDir(t)
 	exe, err := os.Executable()
@@ -251,7 +252,7 @@ func supervised(t *testing.T) (*worker.Supervisor, *syncBuf) {
 	}
 	logs := &syncBuf{}
 	sock, secretFile := filepath.Join(dir, "w.sock"), filepath.Join(dir, "secret")
-	sup, err := worker.NewSupervisor(worker.SupervisorConfig{
+	cfg := worker.SupervisorConfig{
 		Command: func() *exec.Cmd {
 			cmd := exec.Command(exe, "-test.run=^$")
 			cmd.Env = append(os.Environ(), "RTW_TEST_WORKER=1", "RTW_SOCKET="+sock, "RTW_SECRET="+secretFile)
@@ -260,7 +261,11 @@ func supervised(t *testing.T) (*worker.Supervisor, *syncBuf) {
 		},
 		Socket: sock, SecretFile: secretFile, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 		Log: slog.New(slog.NewTextHandler(logs, nil)),
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	sup, err := worker.NewSupervisor(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
