@@ -10,7 +10,10 @@
 // process it runs in. In a separate process it ends the worker, never the
 // appliance: the unit fails or is retried under the crash rule of the job
 // queue (appliance.ExecutorCrashError, quarantine at the second death),
-// and the supervisor starts a new worker.
+// and the supervisor starts a new worker. On Linux the worker raises its
+// own oom_score_adj to 1000 (any process may raise its own), so that under
+// memory pressure the kernel's OOM killer ends the worker rather than
+// serve; where it cannot, it logs a warning and runs on.
 //
 // # Executor
 //

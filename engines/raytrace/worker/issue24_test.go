@@ -3,6 +3,9 @@ package worker_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,4 +110,27 @@ func TestIssue24_UnitDeadline(t *testing.T) {
 	if st := sup.Status(); st.State != worker.StateReady || st.Restarts != 0 {
 		t.Errorf("with the probe off the supervisor must leave the worker alone: %+v", st)
 	}
+}
+
+// TestIssue24_WorkerOOMScore: on Linux a started worker's oom_score_adj
+// is 1000, so the kernel's OOM killer picks it before serve (this test
+// process keeps its own).
+func TestIssue24_WorkerOOMScore(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("oom_score_adj is Linux's")
+	}
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	sup, _ := supervised(t)
+	pid := sup.Status().PID
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(raw)); got != "1000" {
+		t.Fatalf("worker %d: oom_score_adj %s, want 1000", pid, got)
+	}
+	own, _ := os.ReadFile("/proc/self/oom_score_adj")
+	t.Logf("worker %d oom_score_adj %s; this process %s", pid, strings.TrimSpace(string(raw)), strings.TrimSpace(string(own)))
 }

@@ -49,7 +49,8 @@ func ReadSecret(path string) ([]byte, error) {
 }
 
 // RunProcess runs the worker until ctx ends or its parent dies: it reads
-// the secret, listens on the socket (mode 0600; a stale socket file is
+// the secret, raises its OOM score to the maximum on Linux (the kernel's
+// OOM killer then picks the worker, not serve), listens on the socket (mode 0600; a stale socket file is
 // replaced, any other file refused) and serves the CPU backend.
 func RunProcess(ctx context.Context, cfg ProcessConfig) error {
 	log := cfg.Log
@@ -60,6 +61,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig) error {
 	if err != nil {
 		return err
 	}
+	preferOOMKill(log)
 	if fi, err := os.Lstat(cfg.Socket); err == nil {
 		if fi.Mode().Type() != fs.ModeSocket {
 			return fmt.Errorf("%s exists and is not a socket", cfg.Socket)
