@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -133,4 +137,84 @@ func TestIssue24_WorkerOOMScore(t *testing.T) {
 	}
 	own, _ := os.ReadFile("/proc/self/oom_score_adj")
 	t.Logf("worker %d oom_score_adj %s; this process %s", pid, strings.TrimSpace(string(raw)), strings.TrimSpace(string(own)))
+}
+
+// TestIssue24_OldWorkerKeepsNewSocket: a worker that stops after another
+// took over its socket path (serve restarted and its new worker replaced
+// the stale socket) leaves the new socket in place; a worker that stops
+// while the path is its own removes it.
+func TestIssue24_OldWorkerKeepsNewSocket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	dir := shortDir(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, secretFile := filepath.Join(dir, "w.sock"), filepath.Join(dir, "secret")
+	if _, err := worker.WriteSecret(secretFile); err != nil {
+		t.Fatal(err)
+	}
+	start := func() (*exec.Cmd, *syncBuf) {
+		logs := &syncBuf{}
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "RTW_TEST_WORKER=1", "RTW_SOCKET="+sock, "RTW_SECRET="+secretFile)
+		cmd.Stderr = logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "raytrace worker listening"); {
+			if time.Now().After(deadline) {
+				t.Fatalf("worker not listening:\n%s", logs.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return cmd, logs
+	}
+	stop := func(cmd *exec.Cmd) {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("worker exit: %v", err)
+		}
+	}
+	old, _ := start()
+	// The new worker: it replaces the old one's socket file with its own.
+	if err := os.Remove(sock); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stop(old)
+	fi, err := os.Lstat(sock)
+	if err != nil {
+		t.Fatalf("the old worker's exit removed the new worker's socket: %v", err)
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		t.Fatalf("%s is %v", sock, fi.Mode())
+	}
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			_ = c.Close()
+		}
+	}()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("the new worker's socket does not answer: %v", err)
+	}
+	_ = c.Close()
+	_ = ln.Close()
+	// Its own socket a worker removes.
+	_ = os.Remove(sock)
+	w, _ := start()
+	stop(w)
+	if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a worker left its own socket behind: %v", err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,7 +30,10 @@ import (
 // raytrace-worker` does.
 func TestMain(m *testing.M) {
 	if os.Getenv("RTW_TEST_WORKER") == "1" {
-		err := worker.RunProcess(context.Background(), worker.ProcessConfig{Socket: os.Getenv("RTW_SOCKET"), SecretFile: os.Getenv("RTW_SECRET"),
+		// SIGTERM stops the worker as it stops `linkplan raytrace-worker`.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		err := worker.RunProcess(ctx, worker.ProcessConfig{Socket: os.Getenv("RTW_SOCKET"), SecretFile: os.Getenv("RTW_SECRET"),
 			Log: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
