@@ -55,8 +55,11 @@
 //
 // Scenes travel by hash: a unit names its scene by raytrace.Scene.Hash
 // (hex). The worker keeps built scenes in a cache by hash (8 scenes by
-// default); on a miss it answers scene_unknown and the client sends the
-// unit again with the scene's input (raytrace.SceneInput: buildings,
+// default); on a miss it answers scene_unknown (looking the hash up adds
+// nothing to the cache: such a unit evicts no built scene, and a
+// concurrent unit that carries the input builds the scene itself; a unit
+// without input that arrives during that build waits for it) and the
+// client sends the unit again with the scene's input (raytrace.SceneInput: buildings,
 // materials, ground, the terrain heightfield), which the appliance loads
 // from its store and terrain packs. The worker builds the scene, checks
 // that its hash is the one named, and refuses the unit otherwise

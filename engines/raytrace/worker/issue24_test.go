@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/engines/raytrace"
 	"linkplan/engines/raytrace/worker"
 )
 
@@ -216,5 +218,41 @@ func TestIssue24_OldWorkerKeepsNewSocket(t *testing.T) {
 	stop(w)
 	if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("a worker left its own socket behind: %v", err)
+	}
+}
+
+// TestIssue24_HashOnlyUnitKeepsScenes: a unit naming a scene the worker
+// does not hold, without its input, is answered scene_unknown without
+// touching the cache: on a full cache (one scene) the built scene stays,
+// and the next unit on it is answered without its input again. Before,
+// the hash-only unit's placeholder evicted the built scene.
+func TestIssue24_HashOnlyUnitKeepsScenes(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	sock := filepath.Join(shortDir(t), "w.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := worker.NewServer(raytrace.CPU{}, secret, 1, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = worker.Serve(ctx, ln, srv, time.Second); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	c := worker.NewClient(sock, secret)
+	var loads atomic.Int64
+	held, _ := sceneOf(t, grid(3), &loads)
+	other, _ := sceneOf(t, grid(4), nil)
+	if _, err := c.Point(ctx, held, pointReq()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Point(ctx, worker.Scene{Hash: other.Hash}, pointReq())
+	if err == nil || !strings.Contains(err.Error(), "holds no scene") {
+		t.Fatalf("hash-only unit of an unknown scene: %v, want scene_unknown", err)
+	}
+	if _, err := c.Point(ctx, held, pointReq()); err != nil {
+		t.Fatal(err)
+	}
+	if n, h := loads.Load(), srv.Scenes.Len(); n != 1 || h != 1 {
+		t.Fatalf("the held scene's input was loaded %d times (want once); the cache holds %d scenes", n, h)
 	}
 }
