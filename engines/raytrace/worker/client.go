@@ -97,7 +97,7 @@ func NewClient(socket string, secret []byte) *Client {
 func (c *Client) Point(ctx context.Context, s Scene, r raytrace.PointRequest) (raytrace.Result, error) {
 	var out raytrace.Result
 	limit := cmp.Or(c.PointTimeout, DefaultPointTimeout)
-	err := c.unit(ctx, limit, "point unit", PathPoint, s, func(ref SceneRef) any { return pointUnit{Scene: ref, Request: r} }, &out)
+	err := c.unit(ctx, limit, maxPointAnswerBytes, "point unit", PathPoint, s, func(ref SceneRef) any { return pointUnit{Scene: ref, Request: r} }, &out)
 	return out, err
 }
 
@@ -106,8 +106,27 @@ func (c *Client) Map(ctx context.Context, s Scene, r raytrace.MapRequest) (raytr
 	var out raytrace.MapResult
 	limit := c.mapTimeout(r.NX, r.NY)
 	what := fmt.Sprintf("map unit of %d×%d receivers", r.NX, r.NY)
-	err := c.unit(ctx, limit, what, PathMap, s, func(ref SceneRef) any { return mapUnit{Scene: ref, Request: r} }, &out)
+	err := c.unit(ctx, limit, maxMapAnswerBytes(r.NX, r.NY), what, PathMap, s, func(ref SceneRef) any { return mapUnit{Scene: ref, Request: r} }, &out)
 	return out, err
+}
+
+// Bounds of an answer the client decodes, bytes (package doc): a point
+// answer lists at most raytrace.MaxPointPaths paths of at most
+// raytrace.MaxPathBytes each, with 1 MiB for the rest; a map answer holds
+// 3 float32 (gob: at most 9 bytes each) and a flag byte per receiver, and
+// in mapAnswerSlackBytes the ids of the assumed-height buildings that
+// shaped a path (at most 64 bytes each: over 100,000 of them) and the
+// warnings.
+const (
+	mapAnswerSlackBytes = 8 << 20
+	mapPixelAnswerBytes = 32
+	maxPointAnswerBytes = 1<<20 + raytrace.MaxPointPaths*raytrace.MaxPathBytes
+)
+
+// maxMapAnswerBytes bounds the answer of a map unit of nx×ny receivers.
+func maxMapAnswerBytes(nx, ny int) int64 {
+	px := min(int64(max(nx, 0))*int64(max(ny, 0)), int64(raytrace.MaxMapReceivers))
+	return mapAnswerSlackBytes + px*mapPixelAnswerBytes
 }
 
 // mapTimeout is the deadline of a map unit of nx×ny receivers.
@@ -146,10 +165,10 @@ func (c *Client) header(req *http.Request) {
 
 // unit sends one unit with the scene's hash; when the worker does not hold
 // the scene, once more with its input; all within limit.
-func (c *Client) unit(ctx context.Context, limit time.Duration, what, path string, s Scene, body func(SceneRef) any, out any) error {
+func (c *Client) unit(ctx context.Context, limit time.Duration, maxAnswer int64, what, path string, s Scene, body func(SceneRef) any, out any) error {
 	uctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	err := c.tries(uctx, path, s, body, out)
+	err := c.tries(uctx, path, s, body, maxAnswer, out)
 	if err != nil && ctx.Err() == nil && errors.Is(uctx.Err(), context.DeadlineExceeded) {
 		return &appliance.ExecutorCrashError{Executor: ExecutorName,
 			Detail: fmt.Sprintf("it did not answer this %s within %v, the deadline of such a unit", what, limit)}
@@ -157,10 +176,10 @@ func (c *Client) unit(ctx context.Context, limit time.Duration, what, path strin
 	return err
 }
 
-func (c *Client) tries(ctx context.Context, path string, s Scene, body func(SceneRef) any, out any) error {
+func (c *Client) tries(ctx context.Context, path string, s Scene, body func(SceneRef) any, maxAnswer int64, out any) error {
 	ref := SceneRef{Hash: s.Hash}
 	for try := 0; ; try++ {
-		err := c.send(ctx, path, body(ref), out)
+		err := c.send(ctx, path, body(ref), maxAnswer, out)
 		var ae *answerErr
 		if try == 0 && errors.As(err, &ae) && ae.body.Code == CodeSceneUnknown && s.Input != nil {
 			in, ierr := s.Input(ctx)
@@ -176,7 +195,7 @@ func (c *Client) tries(ctx context.Context, path string, s Scene, body func(Scen
 
 // send posts one unit and decodes the answer into out, waiting for the
 // worker when it is not listening.
-func (c *Client) send(ctx context.Context, path string, unit, out any) error {
+func (c *Client) send(ctx context.Context, path string, unit any, maxAnswer int64, out any) error {
 	b, err := encode(unit)
 	if err != nil {
 		return fmt.Errorf("raytrace worker: encode unit: %w", err)
@@ -233,7 +252,10 @@ func (c *Client) send(ctx context.Context, path string, unit, out any) error {
 			}
 			continue
 		}
-		err = decodeAnswer(res, out)
+		err = decodeAnswer(res, maxAnswer, out)
+		if err != nil && ctx.Err() == nil && errors.Is(err, errOversizedAnswer) {
+			return err
+		}
 		if err != nil && ctx.Err() == nil && errors.Is(err, errBrokenAnswer) {
 			return c.crash(ctx, pid, "its answer broke off: "+errText(err))
 		}
@@ -258,14 +280,24 @@ func (c *Client) crash(ctx context.Context, pid int, seen string) error {
 	return &appliance.ExecutorCrashError{Executor: ExecutorName, Detail: detail}
 }
 
-func decodeAnswer(res *http.Response, out any) error {
+// errOversizedAnswer: the worker's answer is larger than its request's
+// bound (a bug of the worker, never the unit's data): the unit fails.
+var errOversizedAnswer = errors.New("the raytrace worker's answer is larger than the request allows")
+
+// decodeAnswer decodes an answer of at most limit bytes into out.
+func decodeAnswer(res *http.Response, limit int64, out any) error {
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		return answerError(res)
 	}
-	// The answer is the worker's own: bounded generously (a 4 Mi-pixel map
-	// is 52 MiB).
-	if err := decodeUnit(res.Body, 1<<30, out); err != nil {
+	if res.ContentLength > limit {
+		return fmt.Errorf("raytrace worker answer: %d bytes, at most %d: %w", res.ContentLength, limit, errOversizedAnswer)
+	}
+	lr := &io.LimitedReader{R: res.Body, N: limit + 1}
+	if err := decodeUnit(lr, limit, out); err != nil {
+		if lr.N <= 0 {
+			return fmt.Errorf("raytrace worker answer: more than %d bytes: %w", limit, errOversizedAnswer)
+		}
 		return fmt.Errorf("raytrace worker answer: %v: %w", err, errBrokenAnswer)
 	}
 	return nil

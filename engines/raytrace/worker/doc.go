@@ -87,6 +87,14 @@
 // the job queue applies (a second time quarantines the job). The caller's
 // own context ending is its own error, never this one.
 //
+// Answers are bounded by their request: a point answer by 1 MiB plus
+// raytrace.MaxPointPaths (10,000; the engine lists the strongest and
+// warns raytrace_paths_truncated beyond) times raytrace.MaxPathBytes (2
+// KiB), about 21 MiB; a map answer by 32 bytes per receiver plus 8 MiB
+// (the assumed-height building ids and the warnings). A larger answer is
+// a bug of the worker: the unit fails with an error saying so (not a
+// crash: the worker answered).
+//
 // # Supervision
 //
 // Supervisor runs one worker process for serve:
