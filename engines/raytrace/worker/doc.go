@@ -118,9 +118,11 @@
 // a row, ..."), under the crash rule of the job queue, and the worker is
 // restarted with the backoff. Status counts the restart (Restarts) and
 // the kill (LivenessKills), LastExit says why, and so does Check while
-// the worker restarts. The health route is answered by its own goroutine
-// whatever the units computing, so a busy worker answers it; 15 s
-// without an answer is not work.
+// the worker restarts (Restarts counts a restart when its start begins,
+// after the backoff). A stopped worker is killed 15 to 20 s after it
+// stopped (serve's test: 20 s). The health route is answered by its own
+// goroutine whatever the units computing, so a busy worker answers it;
+// 15 s without an answer is not work.
 //
 // The backoff doubles from 0.5 s to 30 s between restarts and returns to
 // 0.5 s after a worker that ran a minute. The shared secret (32 random bytes, hex) is written once per serve start
