@@ -246,7 +246,7 @@ func (s *Supervisor) runOnce(ctx context.Context) {
 		s.set(StateReady, pid, nil)
 		s.log.Info("raytrace worker ready", "pid", pid)
 		var killed string
-		err, killed = s.watch(ctx, cmd, exited)
+		killed, err = s.watch(ctx, cmd, exited)
 		if killed != "" {
 			detail := killed
 			if !strings.Contains(exitText(err), "killed") {
@@ -276,9 +276,9 @@ func (s *Supervisor) runOnce(ctx context.Context) {
 // watch waits for the ready worker's exit, asking its health route every
 // LivenessInterval; after LivenessFailures unanswered asks in a row it
 // kills the worker and says why (killed), with how the process ended.
-func (s *Supervisor) watch(ctx context.Context, cmd *exec.Cmd, exited <-chan error) (err error, killed string) {
+func (s *Supervisor) watch(ctx context.Context, cmd *exec.Cmd, exited <-chan error) (killed string, err error) {
 	if s.cfg.LivenessInterval < 0 {
-		return <-exited, ""
+		return "", <-exited
 	}
 	t := time.NewTicker(s.cfg.LivenessInterval)
 	defer t.Stop()
@@ -286,7 +286,7 @@ func (s *Supervisor) watch(ctx context.Context, cmd *exec.Cmd, exited <-chan err
 	for {
 		select {
 		case err := <-exited:
-			return err, ""
+			return "", err
 		case <-t.C:
 		}
 		hctx, cancel := context.WithTimeout(ctx, s.cfg.LivenessTimeout)
@@ -307,8 +307,9 @@ func (s *Supervisor) watch(ctx context.Context, cmd *exec.Cmd, exited <-chan err
 		if errors.Is(herr, context.DeadlineExceeded) {
 			last = fmt.Sprintf("no answer within %v", s.cfg.LivenessTimeout)
 		}
-		return <-exited, fmt.Sprintf("was killed by the supervisor: its health route did not answer %d checks in a row, %v apart (the last: %s)",
+		why := fmt.Sprintf("was killed by the supervisor: its health route did not answer %d checks in a row, %v apart (the last: %s)",
 			fails, s.cfg.LivenessInterval, last)
+		return why, <-exited
 	}
 }
 
