@@ -303,8 +303,10 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 		if err != nil {
 			return nil, fmt.Errorf("raytrace map band %d: %w", b, err)
 		}
-		if res.NX != g.nx || res.NY != r1-r0 || len(res.PathLossDB) != g.nx*(r1-r0) {
-			return nil, fmt.Errorf("raytrace map band %d: the executor answered %d×%d pixels, want %d×%d", b, res.NX, res.NY, g.nx, r1-r0)
+		if n := g.nx * (r1 - r0); res.NX != g.nx || res.NY != r1-r0 || len(res.PathLossDB) != n || len(res.Flags) != n ||
+			len(res.ReceivedPowerDBm) != n || len(res.RMSDelaySpreadNs) != n {
+			return nil, fmt.Errorf("raytrace map band %d: the executor answered %d×%d pixels with %d path losses, %d flags, %d powers and %d delay spreads, want %d×%d and %d of each",
+				b, res.NX, res.NY, len(res.PathLossDB), len(res.Flags), len(res.ReceivedPowerDBm), len(res.RMSDelaySpreadNs), g.nx, r1-r0, n)
 		}
 		if b == 0 {
 			reqWarns, version = res.RequestWarnings, res.EngineVersion

@@ -2,6 +2,7 @@ package raytrace
 
 import (
 	"container/list"
+	"errors"
 	"sync"
 )
 
@@ -10,6 +11,11 @@ import (
 // It holds at most Max scenes, dropping the least recently used; a scene
 // being built is built once however many callers ask for it at the same
 // time. It is safe for concurrent use.
+//
+// Get builds on a miss; Lookup never builds and never adds an entry (the
+// worker answers a unit that names a scene without its input with Lookup:
+// such a unit neither evicts a built scene nor leaves behind an entry
+// whose build fails for a concurrent unit that carries the input).
 type Cache struct {
 	max     int
 	mu      sync.Mutex
@@ -17,12 +23,18 @@ type Cache struct {
 	lru     *list.List // front: most recently used; values *cacheEntry
 }
 
+// cacheEntry is one scene, built by the caller that added it; done is
+// closed when scene or err is set.
 type cacheEntry struct {
 	key   string
-	once  sync.Once
+	done  chan struct{}
 	scene *Scene
 	err   error
 }
+
+// errBuildPanicked is the error of the callers that waited for a build
+// that panicked (the builder's caller gets the panic).
+var errBuildPanicked = errors.New("raytrace scene cache: the scene's build panicked")
 
 // NewCache returns a cache of at most maxScenes scenes (at least 1).
 func NewCache(maxScenes int) *Cache {
@@ -30,33 +42,93 @@ func NewCache(maxScenes int) *Cache {
 }
 
 // Get returns the scene of key, building it with build on a miss, and
-// whether it was already built. A failed build is not kept.
+// whether it was already built (or built by a concurrent caller). A
+// failed build is not kept; a caller that waited for another caller's
+// failed build builds once itself.
 func (c *Cache) Get(key string, build func() (*Scene, error)) (*Scene, bool, error) {
-	c.mu.Lock()
-	el, hit := c.entries[key]
-	if hit {
-		c.lru.MoveToFront(el)
-	} else {
-		el = c.lru.PushFront(&cacheEntry{key: key})
+	for try := 0; ; try++ {
+		c.mu.Lock()
+		if el, hit := c.entries[key]; hit {
+			c.lru.MoveToFront(el)
+			e := el.Value.(*cacheEntry)
+			c.mu.Unlock()
+			<-e.done
+			if e.err != nil {
+				if try == 0 {
+					continue // its builder dropped it: build with ours
+				}
+				return nil, false, e.err
+			}
+			return e.scene, true, nil
+		}
+		e := &cacheEntry{key: key, done: make(chan struct{})}
+		el := c.lru.PushFront(e)
 		c.entries[key] = el
 		for c.lru.Len() > c.max {
 			old := c.lru.Back()
 			c.lru.Remove(old)
 			delete(c.entries, old.Value.(*cacheEntry).key)
 		}
+		c.mu.Unlock()
+		return c.build(el, e, build)
 	}
-	e := el.Value.(*cacheEntry)
-	c.mu.Unlock()
-	built := false
-	e.once.Do(func() {
-		built = true
-		e.scene, e.err = build()
-	})
+}
+
+// build runs build for the entry el added; on failure (an error or a
+// panic) it drops el before waking the waiters.
+func (c *Cache) build(el *list.Element, e *cacheEntry, build func() (*Scene, error)) (sc *Scene, cached bool, err error) {
+	finished := false
+	defer func() {
+		if !finished {
+			e.scene, e.err = nil, errBuildPanicked
+			c.drop(el)
+			close(e.done)
+		}
+	}()
+	e.scene, e.err = build()
+	if e.err == nil && e.scene == nil {
+		e.err = errors.New("raytrace scene cache: the build returned no scene")
+	}
+	finished = true
 	if e.err != nil {
-		c.Forget(key)
+		c.drop(el)
+	}
+	close(e.done)
+	if e.err != nil {
 		return nil, false, e.err
 	}
-	return e.scene, !built, nil
+	return e.scene, false, nil
+}
+
+// drop removes el if it is still key's entry.
+func (c *Cache) drop(el *list.Element) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := el.Value.(*cacheEntry).key
+	if cur, ok := c.entries[key]; ok && cur == el {
+		c.lru.Remove(el)
+		delete(c.entries, key)
+	}
+}
+
+// Lookup returns key's scene when the cache holds it (waiting for a build
+// in progress) and marks it recently used; it builds nothing and adds
+// nothing on a miss.
+func (c *Cache) Lookup(key string) (*Scene, bool) {
+	c.mu.Lock()
+	el, hit := c.entries[key]
+	if !hit {
+		c.mu.Unlock()
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	e := el.Value.(*cacheEntry)
+	c.mu.Unlock()
+	<-e.done
+	if e.err != nil {
+		return nil, false
+	}
+	return e.scene, true
 }
 
 // Forget drops key's scene.
@@ -69,7 +141,7 @@ func (c *Cache) Forget(key string) {
 	}
 }
 
-// Len is the number of scenes held.
+// Len is the number of scenes held (and being built).
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,6 +1,10 @@
 package raytrace
 
-import "context"
+import (
+	"context"
+
+	"linkplan/appliance"
+)
 
 // TreeSize returns the number of reflection nodes per order for a
 // transmitter (tests and benchmarks report it).
@@ -15,4 +19,10 @@ func (s *Scene) TreeSize(tx Antenna, opt Options, rxZ float64) []int {
 		out[n.order]++
 	}
 	return out
+}
+
+// StrongestPaths is strongestPaths: Point applies it with MaxPointPaths,
+// which no test scene reaches.
+func StrongestPaths(paths []Path, n int) ([]Path, *appliance.Warning) {
+	return strongestPaths(paths, n)
 }

@@ -63,9 +63,13 @@
 // the appliance unready) and the metrics linkplan_raytrace_worker_up and
 // linkplan_raytrace_worker_restarts_total. A worker that dies mid-unit
 // counts a crash of its job (queued again, quarantined at the second);
-// the worker dies with serve (Pdeathsig). --raytrace-worker=false runs no
-// worker: the engine answers 503. TestIssue24_WorkerKillMidJob and
-// TestIssue24_RaytraceEndToEnd test this on the binary.
+// so does one that stops answering: after 3 unanswered health checks 5 s
+// apart serve kills it (the check says why while it restarts). The worker
+// dies with serve (Pdeathsig) and asks the kernel's OOM killer to pick it
+// first (oom_score_adj 1000). --raytrace-worker=false runs no worker: the
+// engine answers 503. TestIssue24_WorkerKillMidJob,
+// TestIssue24_WorkerHungKilled and TestIssue24_RaytraceEndToEnd test this
+// on the binary.
 //
 // Every serve flag may also come from the environment variable
 // LINKPLAN_<FLAG> (upper case, '-' as '_': --data-dir is LINKPLAN_DATA_DIR;

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -54,8 +55,26 @@ type Client struct {
 	// that held a unit and say how it ended, for the crash's detail.
 	PID    func() int
 	Exited func(ctx context.Context, pid int) string
-	hc     *http.Client
+	// Deadlines of one unit, a backstop behind the supervisor's liveness
+	// probe (a worker that answers its health route but never this unit):
+	// a point unit gets PointTimeout, a map unit MapTimeout plus
+	// MapPixelTimeout per receiver (NX·NY). Past it the unit fails with an
+	// *appliance.ExecutorCrashError saying so. Zero: DefaultPointTimeout,
+	// DefaultMapTimeout, DefaultMapPixelTimeout.
+	PointTimeout, MapTimeout, MapPixelTimeout time.Duration
+	hc                                        *http.Client
 }
+
+// Default deadlines of a unit (Client): generous, so that they never end
+// legitimate work on a loaded 2-core machine. A 40,000-receiver map with
+// two reflections and one diffraction takes 60 s at most on 2 cores
+// (1.5 ms a receiver, the engine's speed goal); a band gets 5 min plus
+// 100 ms a receiver, over 60 times that. A point unit (at most 200 ms) gets 5 min.
+const (
+	DefaultPointTimeout    = 5 * time.Minute
+	DefaultMapTimeout      = 5 * time.Minute
+	DefaultMapPixelTimeout = 100 * time.Millisecond
+)
 
 // NewClient returns a client of the worker listening on socket with the
 // shared secret.
@@ -77,15 +96,44 @@ func NewClient(socket string, secret []byte) *Client {
 // Point traces every path between two antennas on the worker.
 func (c *Client) Point(ctx context.Context, s Scene, r raytrace.PointRequest) (raytrace.Result, error) {
 	var out raytrace.Result
-	err := c.unit(ctx, PathPoint, s, func(ref SceneRef) any { return pointUnit{Scene: ref, Request: r} }, &out)
+	limit := cmp.Or(c.PointTimeout, DefaultPointTimeout)
+	err := c.unit(ctx, limit, maxPointAnswerBytes, "point unit", PathPoint, s, func(ref SceneRef) any { return pointUnit{Scene: ref, Request: r} }, &out)
 	return out, err
 }
 
 // Map computes a radio map on the worker.
 func (c *Client) Map(ctx context.Context, s Scene, r raytrace.MapRequest) (raytrace.MapResult, error) {
 	var out raytrace.MapResult
-	err := c.unit(ctx, PathMap, s, func(ref SceneRef) any { return mapUnit{Scene: ref, Request: r} }, &out)
+	limit := c.mapTimeout(r.NX, r.NY)
+	what := fmt.Sprintf("map unit of %d×%d receivers", r.NX, r.NY)
+	err := c.unit(ctx, limit, maxMapAnswerBytes(r.NX, r.NY), what, PathMap, s, func(ref SceneRef) any { return mapUnit{Scene: ref, Request: r} }, &out)
 	return out, err
+}
+
+// Bounds of an answer the client decodes, bytes (package doc): a point
+// answer lists at most raytrace.MaxPointPaths paths of at most
+// raytrace.MaxPathBytes each, with 1 MiB for the rest; a map answer holds
+// 3 float32 (gob: at most 9 bytes each) and a flag byte per receiver, and
+// in mapAnswerSlackBytes the ids of the assumed-height buildings that
+// shaped a path (at most 64 bytes each: over 100,000 of them) and the
+// warnings.
+const (
+	mapAnswerSlackBytes = 8 << 20
+	mapPixelAnswerBytes = 32
+	maxPointAnswerBytes = 1<<20 + raytrace.MaxPointPaths*raytrace.MaxPathBytes
+)
+
+// maxMapAnswerBytes bounds the answer of a map unit of nx×ny receivers.
+func maxMapAnswerBytes(nx, ny int) int64 {
+	px := min(int64(max(nx, 0))*int64(max(ny, 0)), int64(raytrace.MaxMapReceivers))
+	return mapAnswerSlackBytes + px*mapPixelAnswerBytes
+}
+
+// mapTimeout is the deadline of a map unit of nx×ny receivers.
+func (c *Client) mapTimeout(nx, ny int) time.Duration {
+	px := int64(max(nx, 0)) * int64(max(ny, 0))
+	px = min(px, int64(raytrace.MaxMapReceivers)) // the worker refuses more
+	return cmp.Or(c.MapTimeout, DefaultMapTimeout) + time.Duration(px)*cmp.Or(c.MapPixelTimeout, DefaultMapPixelTimeout)
 }
 
 // Health asks the worker for its health.
@@ -116,11 +164,22 @@ func (c *Client) header(req *http.Request) {
 }
 
 // unit sends one unit with the scene's hash; when the worker does not hold
-// the scene, once more with its input.
-func (c *Client) unit(ctx context.Context, path string, s Scene, body func(SceneRef) any, out any) error {
+// the scene, once more with its input; all within limit.
+func (c *Client) unit(ctx context.Context, limit time.Duration, maxAnswer int64, what, path string, s Scene, body func(SceneRef) any, out any) error {
+	uctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := c.tries(uctx, path, s, body, maxAnswer, out)
+	if err != nil && ctx.Err() == nil && errors.Is(uctx.Err(), context.DeadlineExceeded) {
+		return &appliance.ExecutorCrashError{Executor: ExecutorName,
+			Detail: fmt.Sprintf("it did not answer this %s within %v, the deadline of such a unit", what, limit)}
+	}
+	return err
+}
+
+func (c *Client) tries(ctx context.Context, path string, s Scene, body func(SceneRef) any, maxAnswer int64, out any) error {
 	ref := SceneRef{Hash: s.Hash}
 	for try := 0; ; try++ {
-		err := c.send(ctx, path, body(ref), out)
+		err := c.send(ctx, path, body(ref), maxAnswer, out)
 		var ae *answerErr
 		if try == 0 && errors.As(err, &ae) && ae.body.Code == CodeSceneUnknown && s.Input != nil {
 			in, ierr := s.Input(ctx)
@@ -136,7 +195,7 @@ func (c *Client) unit(ctx context.Context, path string, s Scene, body func(Scene
 
 // send posts one unit and decodes the answer into out, waiting for the
 // worker when it is not listening.
-func (c *Client) send(ctx context.Context, path string, unit, out any) error {
+func (c *Client) send(ctx context.Context, path string, unit any, maxAnswer int64, out any) error {
 	b, err := encode(unit)
 	if err != nil {
 		return fmt.Errorf("raytrace worker: encode unit: %w", err)
@@ -193,7 +252,10 @@ func (c *Client) send(ctx context.Context, path string, unit, out any) error {
 			}
 			continue
 		}
-		err = decodeAnswer(res, out)
+		err = decodeAnswer(res, maxAnswer, out)
+		if err != nil && ctx.Err() == nil && errors.Is(err, errOversizedAnswer) {
+			return err
+		}
 		if err != nil && ctx.Err() == nil && errors.Is(err, errBrokenAnswer) {
 			return c.crash(ctx, pid, "its answer broke off: "+errText(err))
 		}
@@ -218,14 +280,24 @@ func (c *Client) crash(ctx context.Context, pid int, seen string) error {
 	return &appliance.ExecutorCrashError{Executor: ExecutorName, Detail: detail}
 }
 
-func decodeAnswer(res *http.Response, out any) error {
+// errOversizedAnswer: the worker's answer is larger than its request's
+// bound (a bug of the worker, never the unit's data): the unit fails.
+var errOversizedAnswer = errors.New("the raytrace worker's answer is larger than the request allows")
+
+// decodeAnswer decodes an answer of at most limit bytes into out.
+func decodeAnswer(res *http.Response, limit int64, out any) error {
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		return answerError(res)
 	}
-	// The answer is the worker's own: bounded generously (a 4 Mi-pixel map
-	// is 52 MiB).
-	if err := decodeUnit(res.Body, 1<<30, out); err != nil {
+	if res.ContentLength > limit {
+		return fmt.Errorf("raytrace worker answer: %d bytes, at most %d: %w", res.ContentLength, limit, errOversizedAnswer)
+	}
+	lr := &io.LimitedReader{R: res.Body, N: limit + 1}
+	if err := decodeUnit(lr, limit, out); err != nil {
+		if lr.N <= 0 {
+			return fmt.Errorf("raytrace worker answer: more than %d bytes: %w", limit, errOversizedAnswer)
+		}
 		return fmt.Errorf("raytrace worker answer: %v: %w", err, errBrokenAnswer)
 	}
 	return nil

@@ -10,7 +10,10 @@
 // process it runs in. In a separate process it ends the worker, never the
 // appliance: the unit fails or is retried under the crash rule of the job
 // queue (appliance.ExecutorCrashError, quarantine at the second death),
-// and the supervisor starts a new worker.
+// and the supervisor starts a new worker. On Linux the worker raises its
+// own oom_score_adj to 1000 (any process may raise its own), so that under
+// memory pressure the kernel's OOM killer ends the worker rather than
+// serve; where it cannot, it logs a warning and runs on.
 //
 // # Executor
 //
@@ -52,8 +55,11 @@
 //
 // Scenes travel by hash: a unit names its scene by raytrace.Scene.Hash
 // (hex). The worker keeps built scenes in a cache by hash (8 scenes by
-// default); on a miss it answers scene_unknown and the client sends the
-// unit again with the scene's input (raytrace.SceneInput: buildings,
+// default); on a miss it answers scene_unknown (looking the hash up adds
+// nothing to the cache: such a unit evicts no built scene, and a
+// concurrent unit that carries the input builds the scene itself; a unit
+// without input that arrives during that build waits for it) and the
+// client sends the unit again with the scene's input (raytrace.SceneInput: buildings,
 // materials, ground, the terrain heightfield), which the appliance loads
 // from its store and terrain packs. The worker builds the scene, checks
 // that its hash is the one named, and refuses the unit otherwise
@@ -69,6 +75,26 @@
 // socket that does not answer waits for the supervisor's Ready (60 s by
 // default), then matches appliance.ErrUnavailable.
 //
+// Every unit has a deadline, a backstop behind the supervisor's liveness
+// probe for a worker that answers its health route but never the unit: a
+// point unit 5 min (DefaultPointTimeout; a point takes at most 200 ms), a
+// map unit 5 min plus 100 ms per receiver (DefaultMapTimeout,
+// DefaultMapPixelTimeout: over 60 times the engine's 1.5 ms a receiver on
+// 2 cores), counted from the unit's first send and covering the resend
+// with the scene's input. Past it the unit fails with an
+// *appliance.ExecutorCrashError "it did not answer this map unit of NX×NY
+// receivers within D, the deadline of such a unit", so the crash rule of
+// the job queue applies (a second time quarantines the job). The caller's
+// own context ending is its own error, never this one.
+//
+// Answers are bounded by their request: a point answer by 1 MiB plus
+// raytrace.MaxPointPaths (10,000; the engine lists the strongest and
+// warns raytrace_paths_truncated beyond) times raytrace.MaxPathBytes (2
+// KiB), about 21 MiB; a map answer by 32 bytes per receiver plus 8 MiB
+// (the assumed-height building ids and the warnings). A larger answer is
+// a bug of the worker: the unit fails with an error saying so (not a
+// crash: the worker answered).
+//
 // # Supervision
 //
 // Supervisor runs one worker process for serve:
@@ -76,9 +102,27 @@
 //	state       entered when                                   next
 //	starting    Start, or a restart after the backoff          ready, restarting
 //	ready       the worker answers GET /v1/health              restarting, stopped
-//	restarting  the process exited (or did not answer within   starting (after the backoff),
-//	            StartTimeout and was killed)                   stopped
+//	restarting  the process exited; or did not answer within   starting (after the backoff),
+//	            StartTimeout and was killed; or, ready, left   stopped
+//	            LivenessFailures health checks in a row
+//	            unanswered and was killed (liveness kill)
 //	stopped     Close: SIGTERM, SIGKILL after the grace        -
+//
+// Liveness: while ready, the supervisor asks GET /v1/health every
+// LivenessInterval (5 s), each ask bounded by LivenessTimeout (5 s); after
+// LivenessFailures (3) unanswered asks in a row (a stopped, deadlocked or
+// thrashing worker whose socket still accepts connections) it sends
+// SIGKILL. The unit the worker held then ends as an
+// *appliance.ExecutorCrashError whose detail is the kill's reason ("was
+// killed by the supervisor: its health route did not answer 3 checks in
+// a row, ..."), under the crash rule of the job queue, and the worker is
+// restarted with the backoff. Status counts the restart (Restarts) and
+// the kill (LivenessKills), LastExit says why, and so does Check while
+// the worker restarts (Restarts counts a restart when its start begins,
+// after the backoff). A stopped worker is killed 15 to 20 s after it
+// stopped (serve's test: 20 s). The health route is answered by its own
+// goroutine whatever the units computing, so a busy worker answers it;
+// 15 s without an answer is not work.
 //
 // The backoff doubles from 0.5 s to 30 s between restarts and returns to
 // 0.5 s after a worker that ran a minute. The shared secret (32 random bytes, hex) is written once per serve start

@@ -49,8 +49,10 @@ func ReadSecret(path string) ([]byte, error) {
 }
 
 // RunProcess runs the worker until ctx ends or its parent dies: it reads
-// the secret, listens on the socket (mode 0600; a stale socket file is
-// replaced, any other file refused) and serves the CPU backend.
+// the secret, raises its OOM score to the maximum on Linux (the kernel's
+// OOM killer then picks the worker, not serve), listens on the socket (mode 0600; a stale socket file is
+// replaced, any other file refused) and serves the CPU backend. At the end it removes the
+// socket only if the path still names the socket it created.
 func RunProcess(ctx context.Context, cfg ProcessConfig) error {
 	log := cfg.Log
 	if log == nil {
@@ -60,6 +62,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig) error {
 	if err != nil {
 		return err
 	}
+	preferOOMKill(log)
 	if fi, err := os.Lstat(cfg.Socket); err == nil {
 		if fi.Mode().Type() != fs.ModeSocket {
 			return fmt.Errorf("%s exists and is not a socket", cfg.Socket)
@@ -70,9 +73,22 @@ func RunProcess(ctx context.Context, cfg ProcessConfig) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	// The socket path is removed at the end only while it is still this
+	// worker's socket: after a restart of serve, a new worker may listen
+	// on the same path, and an old worker's exit must not unlink it
+	// (UnixListener.Close unlinks the path by name unless told not to).
+	if ul, ok := ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false)
+	}
 	if err := os.Chmod(cfg.Socket, 0o600); err != nil {
 		_ = ln.Close()
+		_ = os.Remove(cfg.Socket)
 		return fmt.Errorf("socket mode: %w", err)
+	}
+	own, err := os.Lstat(cfg.Socket)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("socket: %w", err)
 	}
 	parent := cfg.ParentPID
 	if parent == 0 {
@@ -103,7 +119,10 @@ func RunProcess(ctx context.Context, cfg ProcessConfig) error {
 	srv := NewServer(raytrace.CPU{}, secret, max, log)
 	log.Info("raytrace worker listening", "socket", cfg.Socket, "backend", "cpu", "pid", os.Getpid())
 	err = Serve(ctx, ln, srv, 5*time.Second)
-	_ = os.Remove(cfg.Socket)
+	_ = ln.Close()
+	if fi, serr := os.Lstat(cfg.Socket); serr == nil && os.SameFile(own, fi) {
+		_ = os.Remove(cfg.Socket)
+	}
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return err
 	}

@@ -169,10 +169,16 @@ func (s *Server) scene(ref *SceneRef) (*raytrace.Scene, error) {
 	if err := checkHash(ref.Hash); err != nil {
 		return nil, err
 	}
-	sc, _, err := s.cache().Get(ref.Hash, func() (*raytrace.Scene, error) {
-		if ref.Input == nil {
-			return nil, errSceneUnknown
+	if ref.Input == nil {
+		// Never an entry for a unit without the input: it would evict a
+		// built scene, and a concurrent unit with the input would share
+		// its failed build.
+		if sc, ok := s.cache().Lookup(ref.Hash); ok {
+			return sc, nil
 		}
+		return nil, errSceneUnknown
+	}
+	sc, _, err := s.cache().Get(ref.Hash, func() (*raytrace.Scene, error) {
 		sc, err := raytrace.NewScene(*ref.Input)
 		if err != nil {
 			return nil, fmt.Errorf("build scene: %w", wrapInvalid(err))

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -20,6 +21,12 @@ const (
 	DefaultMaxBackoff   = 30 * time.Second
 	DefaultStableAfter  = time.Minute
 	DefaultStartTimeout = 30 * time.Second
+	// A ready worker's health route is asked every DefaultLivenessInterval,
+	// each ask bounded by DefaultLivenessTimeout; DefaultLivenessFailures
+	// unanswered asks in a row get it killed (package doc, "Supervision").
+	DefaultLivenessInterval = 5 * time.Second
+	DefaultLivenessTimeout  = 5 * time.Second
+	DefaultLivenessFailures = 3
 )
 
 // Supervisor states (Status.State).
@@ -45,7 +52,15 @@ type SupervisorConfig struct {
 	// StartTimeout bounds the wait for a started worker's socket; past it
 	// the process is killed and restarted.
 	StartTimeout time.Duration
-	Log          *slog.Logger
+	// Liveness probe of a ready worker: every LivenessInterval its health
+	// route is asked, within LivenessTimeout; after LivenessFailures
+	// unanswered asks in a row (a stopped, deadlocked or swapping worker)
+	// it gets SIGKILL, the unit it held ends as an ExecutorCrashError and
+	// the worker is restarted with the backoff. Zero: the defaults (5 s,
+	// 5 s, 3); a negative LivenessInterval turns the probe off.
+	LivenessInterval, LivenessTimeout time.Duration
+	LivenessFailures                  int
+	Log                               *slog.Logger
 	// OnUp and OnRestart, when set, are called as the worker becomes
 	// ready or down, and at every restart (metrics).
 	OnUp      func(up bool)
@@ -59,6 +74,9 @@ type Status struct {
 	Restarts int       // starts after the first
 	LastExit string    // how the last process ended; "" before any exit
 	Since    time.Time // when State was entered
+	// LivenessKills counts the workers killed because their health route
+	// stopped answering (LastExit then says so).
+	LivenessKills int
 }
 
 // Supervisor starts the worker process, restarts it with backoff when it
@@ -94,6 +112,15 @@ func NewSupervisor(cfg SupervisorConfig) (*Supervisor, error) {
 	}
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = DefaultStartTimeout
+	}
+	if cfg.LivenessInterval == 0 {
+		cfg.LivenessInterval = DefaultLivenessInterval
+	}
+	if cfg.LivenessTimeout <= 0 {
+		cfg.LivenessTimeout = DefaultLivenessTimeout
+	}
+	if cfg.LivenessFailures <= 0 {
+		cfg.LivenessFailures = DefaultLivenessFailures
 	}
 	log := cfg.Log
 	if log == nil {
@@ -218,7 +245,22 @@ func (s *Supervisor) runOnce(ctx context.Context) {
 		}
 		s.set(StateReady, pid, nil)
 		s.log.Info("raytrace worker ready", "pid", pid)
-		err = <-exited
+		var killed string
+		killed, err = s.watch(ctx, cmd, exited)
+		if killed != "" {
+			detail := killed
+			if !strings.Contains(exitText(err), "killed") {
+				detail += "; " + exitText(err) // it ended otherwise before the kill
+			}
+			s.mu.Lock()
+			s.cmd = nil
+			s.st.LastExit = detail
+			s.st.LivenessKills++
+			s.mu.Unlock()
+			s.set(StateRestarting, 0, nil)
+			s.log.Error("raytrace worker killed", "pid", pid, "exit", detail)
+			return
+		}
 	}
 	detail := exitText(err)
 	s.mu.Lock()
@@ -228,6 +270,46 @@ func (s *Supervisor) runOnce(ctx context.Context) {
 	s.set(StateRestarting, 0, nil)
 	if ctx.Err() == nil {
 		s.log.Error("raytrace worker exited", "pid", pid, "exit", detail)
+	}
+}
+
+// watch waits for the ready worker's exit, asking its health route every
+// LivenessInterval; after LivenessFailures unanswered asks in a row it
+// kills the worker and says why (killed), with how the process ended.
+func (s *Supervisor) watch(ctx context.Context, cmd *exec.Cmd, exited <-chan error) (killed string, err error) {
+	if s.cfg.LivenessInterval < 0 {
+		return "", <-exited
+	}
+	t := time.NewTicker(s.cfg.LivenessInterval)
+	defer t.Stop()
+	fails := 0
+	for {
+		select {
+		case err := <-exited:
+			return "", err
+		case <-t.C:
+		}
+		hctx, cancel := context.WithTimeout(ctx, s.cfg.LivenessTimeout)
+		_, herr := s.client.Health(hctx)
+		cancel()
+		if herr == nil || ctx.Err() != nil {
+			// Answered, or Close is stopping the worker.
+			fails = 0
+			continue
+		}
+		fails++
+		s.log.Warn("raytrace worker: no answer to its health check", "pid", cmd.Process.Pid, "failures", fails, "of", s.cfg.LivenessFailures, "err", errText(herr))
+		if fails < s.cfg.LivenessFailures {
+			continue
+		}
+		_ = cmd.Process.Kill()
+		last := errText(herr)
+		if errors.Is(herr, context.DeadlineExceeded) {
+			last = fmt.Sprintf("no answer within %v", s.cfg.LivenessTimeout)
+		}
+		why := fmt.Sprintf("was killed by the supervisor: its health route did not answer %d checks in a row, %v apart (the last: %s)",
+			fails, s.cfg.LivenessInterval, last)
+		return why, <-exited
 	}
 }
 

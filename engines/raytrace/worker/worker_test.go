@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,7 +30,10 @@ import (
 // raytrace-worker` does.
 func TestMain(m *testing.M) {
 	if os.Getenv("RTW_TEST_WORKER") == "1" {
-		err := worker.RunProcess(context.Background(), worker.ProcessConfig{Socket: os.Getenv("RTW_SOCKET"), SecretFile: os.Getenv("RTW_SECRET"),
+		// SIGTERM stops the worker as it stops `linkplan raytrace-worker`.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		err := worker.RunProcess(ctx, worker.ProcessConfig{Socket: os.Getenv("RTW_SOCKET"), SecretFile: os.Getenv("RTW_SECRET"),
 			Log: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -241,8 +245,9 @@ func TestSecretFile(t *testing.T) {
 	cleanup()
 }
 
-// supervised starts a supervisor whose worker is this test binary.
-func supervised(t *testing.T) (*worker.Supervisor, *syncBuf) {
+// supervised starts a supervisor whose worker is this test binary; opts,
+// when given, adjust its configuration.
+func supervised(t *testing.T, opts ...func(*worker.SupervisorConfig)) (*worker.Supervisor, *syncBuf) {
 	t.Helper()
 	dir := shortDir(t)
 	exe, err := os.Executable()
@@ -251,7 +256,7 @@ func supervised(t *testing.T) (*worker.Supervisor, *syncBuf) {
 	}
 	logs := &syncBuf{}
 	sock, secretFile := filepath.Join(dir, "w.sock"), filepath.Join(dir, "secret")
-	sup, err := worker.NewSupervisor(worker.SupervisorConfig{
+	cfg := worker.SupervisorConfig{
 		Command: func() *exec.Cmd {
 			cmd := exec.Command(exe, "-test.run=^$")
 			cmd.Env = append(os.Environ(), "RTW_TEST_WORKER=1", "RTW_SOCKET="+sock, "RTW_SECRET="+secretFile)
@@ -260,7 +265,11 @@ func supervised(t *testing.T) (*worker.Supervisor, *syncBuf) {
 		},
 		Socket: sock, SecretFile: secretFile, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 		Log: slog.New(slog.NewTextHandler(logs, nil)),
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	sup, err := worker.NewSupervisor(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,6 +70,7 @@ export const MESSAGES = {
     "raytrace_tx_inside_building": { "pt-BR": "O transmissor está dentro de uma edificação.", "en": "The transmitter is inside a building." },
     "raytrace_rx_inside_building": { "pt-BR": "O receptor está dentro de uma edificação.", "en": "The receiver is inside a building." },
     "raytrace_no_path": { "pt-BR": "O traçado de raios não achou nenhum caminho.", "en": "The ray tracing found no path." },
+    "raytrace_paths_truncated": { "pt-BR": "Só os caminhos mais fortes estão listados; a potência soma todos.", "en": "Only the strongest paths are listed; the power sums them all." },
     "raytrace_towers_beyond_layer": { "pt-BR": "Torres fora da camada de edificações não entraram no traçado.", "en": "Towers beyond the building layer were left out of the ray tracing." },
     "raytrace_towers_limited": { "pt-BR": "Só as torres mais próximas entraram no traçado de raios.", "en": "Only the nearest towers were ray traced." },
     "availability_not_computed": { "pt-BR": "A disponibilidade não foi calculada.", "en": "The availability was not computed." },
