@@ -109,7 +109,7 @@ func (s *Service) SubmitLinks(ctx context.Context, k *appliance.APIKey, req Link
 	if len(req.Links) > MaxLinks {
 		return nil, fmt.Errorf("raytrace link job: %d links, at most %d: %w", len(req.Links), MaxLinks, appliance.ErrInvalid)
 	}
-	ly, err := s.layerOf(k.TenantID, req.LayerID, "raytrace.layer_id")
+	ly, err := s.layerOf(ctx, k, k.TenantID, req.LayerID, "raytrace.layer_id")
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: payload (version %d): %v: %w", j.ID, p.Version, err, appliance.ErrInvalid)
 	}
 	req := p.Request
-	ly, err := s.layerOf(j.TenantID, req.LayerID, "raytrace.layer_id")
+	ly, err := s.layerOf(ctx, nil, j.TenantID, req.LayerID, "raytrace.layer_id")
 	if errors.Is(err, appliance.ErrNotFound) {
 		return appliance.JobResult{}, fmt.Errorf("the building layer %s was deleted after the job was submitted: %w", req.LayerID, appliance.ErrInvalid)
 	}

@@ -137,7 +137,7 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	ly, err := s.layerOf(k.TenantID, req.LayerID, "layer_id")
+	ly, err := s.layerOf(ctx, k, k.TenantID, req.LayerID, "layer_id")
 	if err != nil {
 		return nil, err
 	}
