@@ -108,10 +108,12 @@ func (s *Service) newID() string {
 	return "bl_" + hex.EncodeToString(b[:])
 }
 
-// allowed refuses tiers without building layers.
+// allowed refuses keys without building layers (appliance.RaytraceTier,
+// the raytrace engine's rule) and returns the caps of the tier they use.
 func allowed(k *appliance.APIKey) (int64, int64, int, error) {
-	f, t, n := k.Tier.BuildingLayerLimits()
-	if n == 0 {
+	tier, ok := appliance.RaytraceTier(k)
+	f, t, n := tier.BuildingLayerLimits()
+	if !ok || n == 0 {
 		return 0, 0, 0, fmt.Errorf("building layers serve the raytrace engine, which needs the Enterprise or Ultra tier (this key is %s): %w", k.Tier, appliance.ErrForbidden)
 	}
 	return f, t, n, nil
@@ -168,7 +170,8 @@ func (s *Service) Upload(ctx context.Context, k *appliance.APIKey, req UploadReq
 		return nil, nil, err
 	}
 	if int64(len(data)) > fileCap {
-		return nil, nil, &TooLargeError{Size: int64(len(data)), Limit: fileCap, Tier: k.Tier}
+		tier, _ := appliance.RaytraceTier(k)
+		return nil, nil, &TooLargeError{Size: int64(len(data)), Limit: fileCap, Tier: tier}
 	}
 	v := &appliance.ValidationError{}
 	req.validate(v)

@@ -216,3 +216,33 @@ func BenchmarkIssue24_GetCached(b *testing.B) {
 		}
 	})
 }
+
+// TestIssue24_AdminKeyOneRule: the raytrace engine and the building layers
+// follow one rule (appliance.RaytraceTier): an admin key of a Pro tenant,
+// which may start raytrace work, may upload and list layers too, with
+// Ultra's caps; a Pro key may do neither.
+func TestIssue24_AdminKeyOneRule(t *testing.T) {
+	f := newFixture(t, nil)
+	admin := &appliance.APIKey{ID: "k_admin", TenantID: "t_pro", Tier: appliance.TierPro, Role: appliance.RoleAdmin}
+	pro := &appliance.APIKey{ID: "k_pro", TenantID: "t_pro", Tier: appliance.TierPro}
+	if tier, ok := appliance.RaytraceTier(admin); !ok || tier != appliance.TierUltra {
+		t.Fatalf("admin key: %s %v", tier, ok)
+	}
+	if _, ok := appliance.RaytraceTier(pro); ok {
+		t.Fatal("a Pro key may use the raytrace engine")
+	}
+	l, _, err := f.svc.Upload(context.Background(), admin, buildings.UploadRequest{Name: "admin"}, block(2), appliance.AuditEntry{})
+	if err != nil {
+		t.Fatalf("admin upload: %v", err)
+	}
+	_, u, err := f.svc.List(admin)
+	if err != nil || u.Layers != 1 || u.LayersLimit != 100 {
+		t.Fatalf("admin list: %+v %v (want Ultra's 100 layers)", u, err)
+	}
+	if _, _, err := f.svc.Get(context.Background(), admin, l.ID); err != nil {
+		t.Fatalf("admin get: %v", err)
+	}
+	if _, _, err := f.svc.List(pro); !errors.Is(err, appliance.ErrForbidden) {
+		t.Fatalf("Pro list: %v, want ErrForbidden", err)
+	}
+}

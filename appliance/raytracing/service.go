@@ -138,13 +138,14 @@ func outcome(ctx context.Context, err error) string {
 	return "error"
 }
 
-// allowed refuses tiers below Enterprise: the raytrace engine's tiers
-// (SPEC §2.5).
+// allowed refuses keys the raytrace engine does not serve
+// (appliance.RaytraceTier: tiers below Enterprise, SPEC §2.5; the rule of
+// the building layers too).
 func allowed(k *appliance.APIKey) error {
 	if k == nil {
 		return fmt.Errorf("raytrace: no API key: %w", appliance.ErrUnauthenticated)
 	}
-	if k.Role == appliance.RoleAdmin || k.Tier.AtLeast(appliance.TierEnterprise) {
+	if _, ok := appliance.RaytraceTier(k); ok {
 		return nil
 	}
 	return fmt.Errorf("the raytrace engine needs the Enterprise or Ultra tier (this key is %s): %w", k.Tier, appliance.ErrForbidden)
