@@ -1,6 +1,9 @@
 package appliance
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // HeavyWork is one heavy computation (a coverage map, an asynchronous batch
 // or repeater plan, later a raytrace job) asking the appliance's scheduler
@@ -71,4 +74,32 @@ func WorkersFrom(ctx context.Context, fallback int) int {
 		return g.Workers
 	}
 	return fallback
+}
+
+// AdmitNow submits w to a and waits under ctx for its grant, for heavy
+// work that runs on the request's goroutine (a building layer's scene
+// built on a cache miss, an upload's parse): the caller calls release
+// when the work is done. A full queue refuses it with the Submit's
+// *RetryAfterError (HTTP 503 + Retry-After). Work whose estimate is over
+// the whole budget is submitted again as Durable, so that it runs alone
+// with the whole budget: it is work on data the appliance already
+// accepted (a stored layer), which must not become unusable. A nil a
+// admits at once.
+func AdmitNow(ctx context.Context, a Admitter, w HeavyWork) (release func(), err error) {
+	if a == nil {
+		return func() {}, nil
+	}
+	ad, err := a.Submit(w)
+	if errors.Is(err, ErrInvalid) && !w.Durable {
+		w.Durable = true
+		ad, err = a.Submit(w)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ad.Wait(ctx, nil); err != nil {
+		ad.Release()
+		return nil, err
+	}
+	return ad.Release, nil
 }

@@ -124,6 +124,21 @@ func (t Tier) BuildingLayerLimits() (fileBytes, totalBytes int64, layers int) {
 	return 0, 0, 0
 }
 
+// RaytraceTier is the one rule of who may use the raytrace engine and the
+// building layers it traces, and with which tier's caps (layer quotas,
+// map caps): an admin key as Ultra, whatever its tenant's tier (the
+// appliance's operator reaches every feature); another key with its own
+// tier. ok is false below Enterprise (SPEC §2.5).
+func RaytraceTier(k *APIKey) (t Tier, ok bool) {
+	if k == nil {
+		return "", false
+	}
+	if k.Role == RoleAdmin {
+		return TierUltra, true
+	}
+	return k.Tier, k.Tier.AtLeast(TierEnterprise)
+}
+
 // BuildingIndex describes the traceable index of a building layer
 // (engines/raytrace builds it once per layer and caches it).
 type BuildingIndex struct {

@@ -78,15 +78,22 @@
 // raytrace engine's tiers; other tiers get appliance.ErrForbidden, 403):
 //
 //	state      trigger                      condition                                   next       effects
-//	(none)     Upload                       tier allows; file ≤ the tier's file cap     stored     parse; index built and cached;
-//	                                        (Enterprise 32 MiB, Ultra 128 MiB); name,              layer + buildings + audit
-//	                                        materials, heights valid; ≥ 1 building;                buildings.layer.upload in one
-//	                                        the tenant below its layer and byte caps               store transaction (the quota
-//	                                        (Enterprise 20 / 256 MiB, Ultra 100 / 1 GiB)           is checked inside it)
-//	(none)     Upload                       any condition fails                         (none)     413 (file cap), 429 (quota),
-//	                                                                                               422 (file or parameters)
-//	stored     Get                          the tenant's own layer                      stored     index rebuilt from the stored
-//	                                                                                               buildings if the cache lost it
+//	(none)     Upload                       tier allows; file ≤ the tier's file cap     stored     quota checked before the parse;
+//	                                        (Enterprise 32 MiB, Ultra 128 MiB); name,              parse and index (built and
+//	                                        materials, heights valid; ≥ 1 building;                cached) under admission;
+//	                                        the tenant below its layer and byte caps               layer + buildings + audit
+//	                                        (Enterprise 20 / 256 MiB, Ultra 100 / 1 GiB)           buildings.layer.upload in one
+//	                                                                                               store transaction (the quota
+//	                                                                                               checked again inside it)
+//	(none)     Upload                       any condition fails                         (none)     413 (file cap), 429 (quota,
+//	                                                                                               before any parse), 422 (file
+//	                                                                                               or parameters), 503 +
+//	                                                                                               Retry-After (queue full)
+//	stored     Get                          the tenant's own layer                      stored     the record only when the scene
+//	                                                                                               is cached; else buildings read
+//	                                                                                               and index rebuilt under
+//	                                                                                               admission (503 + Retry-After
+//	                                                                                               when the queue is full)
 //	stored     Delete                       the tenant's own layer                      (none)     layer, buildings and cached
 //	                                                                                               index gone; audit
 //	                                                                                               buildings.layer.delete
@@ -95,9 +102,22 @@
 //
 // Another tenant's layer id is answered as a missing one (ErrNotFound,
 // 404). The scene cache (engines/raytrace.Cache behind the Indexer) holds
-// a bounded number of scenes keyed by tenant, layer id, file hash and
-// materials, so a layer's index is built once however many requests use
-// it.
+// scenes keyed by tenant, layer id, file hash and materials, bounded by
+// their estimated bytes (assemble.SceneCacheBytes, 1 GiB, for all
+// tenants: a 40 000-building layer's scene is about 806 MiB), so a
+// layer's index is built once however many requests use it.
+//
+// # Heavy work
+//
+// An upload's parse and index build, and a scene rebuilt on a cache miss
+// (Get), run on the request's goroutine but only once the appliance's
+// scheduler (appliance/admission, Service.Admitter) admits them, as
+// appliance.HeavyWork of kind KindUpload (memory: 100 bytes per file
+// byte) or KindSceneBuild (Indexer.EstimateBytes); a full queue refuses
+// them with 503 + Retry-After. Work estimated over the whole budget runs
+// alone (appliance.AdmitNow). A Get of a cached layer reads the layer's
+// record only (1.5 ms on a 40 000-building layer, where reading every
+// building took 164–235 ms: BenchmarkIssue24_GetCached).
 //
 // # Caveats
 //

@@ -26,10 +26,13 @@ type Store interface {
 
 // Indexer builds the traceable, indexed scene of a layer once and keeps it
 // (engines/raytrace's scene cache, wired in the composition root). Index
-// refuses a layer the engine cannot trace with an error matching
-// appliance.ErrInvalid.
+// builds the scene from load's buildings only when it does not hold it,
+// and refuses a layer the engine cannot trace with an error matching
+// appliance.ErrInvalid. EstimateBytes is the peak memory of a build from
+// the layer's record, bytes.
 type Indexer interface {
-	Index(ctx context.Context, l *appliance.BuildingLayer, bs []appliance.Building) (appliance.BuildingIndex, error)
+	Index(ctx context.Context, l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (appliance.BuildingIndex, error)
+	EstimateBytes(l *appliance.BuildingLayer) int64
 	Forget(l *appliance.BuildingLayer)
 }
 
@@ -38,8 +41,31 @@ type Indexer interface {
 type Service struct {
 	Store Store
 	Index Indexer
-	Now   func() time.Time
-	NewID func() string
+	// Admitter admits the heavy work of uploads (parse and scene build)
+	// and of scenes built on a cache miss (package doc, "Heavy work"); nil:
+	// none.
+	Admitter appliance.Admitter
+	Now      func() time.Time
+	NewID    func() string
+}
+
+// Kinds of the heavy work of building layers (appliance.HeavyWork.Kind).
+const (
+	KindUpload     = "building_layer_upload"
+	KindSceneBuild = "building_scene_build"
+)
+
+// uploadBytesPerFileByte is an upload's peak memory per byte of its file
+// (decoded features, the buildings and the scene they build): measured
+// on a 40 000-building city block (BenchmarkIssue24_GetCached: a 9.6 MB
+// GeoJSON file, an 806 MiB scene), rounded up.
+const uploadBytesPerFileByte = 100
+
+// admitBuild admits the build of l's scene on a cache miss for k's
+// tenant; release after the build.
+func (s *Service) admitBuild(ctx context.Context, k *appliance.APIKey, l *appliance.BuildingLayer) (func(), error) {
+	return appliance.AdmitNow(ctx, s.Admitter, appliance.HeavyWork{TenantID: k.TenantID, Tier: k.Tier, Kind: KindSceneBuild,
+		Workers: 1, MemBytes: s.Index.EstimateBytes(l)})
 }
 
 // UploadRequest holds the choices of an upload; zero values take the
@@ -82,10 +108,12 @@ func (s *Service) newID() string {
 	return "bl_" + hex.EncodeToString(b[:])
 }
 
-// allowed refuses tiers without building layers.
+// allowed refuses keys without building layers (appliance.RaytraceTier,
+// the raytrace engine's rule) and returns the caps of the tier they use.
 func allowed(k *appliance.APIKey) (int64, int64, int, error) {
-	f, t, n := k.Tier.BuildingLayerLimits()
-	if n == 0 {
+	tier, ok := appliance.RaytraceTier(k)
+	f, t, n := tier.BuildingLayerLimits()
+	if !ok || n == 0 {
 		return 0, 0, 0, fmt.Errorf("building layers serve the raytrace engine, which needs the Enterprise or Ultra tier (this key is %s): %w", k.Tier, appliance.ErrForbidden)
 	}
 	return f, t, n, nil
@@ -132,17 +160,18 @@ func (r *UploadRequest) validate(v *appliance.ValidationError) {
 }
 
 // Upload imports a file as a new layer of k's tenant: tier and size
-// checks, parse (features refused one by one), the tenant's layer quota
-// (checked in the store's transaction), the index built once (and
-// cached), and the audit entry. The layer is stored only when its index
-// builds.
+// checks, the tenant's layer quota (before the parse, and again in the
+// store's transaction), parse (features refused one by one) and the
+// index built once (and cached) under admission, and the audit entry.
+// The layer is stored only when its index builds.
 func (s *Service) Upload(ctx context.Context, k *appliance.APIKey, req UploadRequest, data []byte, audit appliance.AuditEntry) (*appliance.BuildingLayer, *appliance.BuildingIndex, error) {
 	fileCap, totalCap, layersCap, err := allowed(k)
 	if err != nil {
 		return nil, nil, err
 	}
 	if int64(len(data)) > fileCap {
-		return nil, nil, &TooLargeError{Size: int64(len(data)), Limit: fileCap, Tier: k.Tier}
+		tier, _ := appliance.RaytraceTier(k)
+		return nil, nil, &TooLargeError{Size: int64(len(data)), Limit: fileCap, Tier: tier}
 	}
 	v := &appliance.ValidationError{}
 	req.validate(v)
@@ -152,6 +181,24 @@ func (s *Service) Upload(ctx context.Context, k *appliance.APIKey, req UploadReq
 	if err := v.Err(); err != nil {
 		return nil, nil, fmt.Errorf("upload building layer: %w", err)
 	}
+	// The quota before any parse (the store checks it again in its
+	// transaction, for uploads that race).
+	n, used, err := s.Store.BuildingLayerUsage(k.TenantID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("upload building layer: %w", err)
+	}
+	if n >= layersCap {
+		return nil, nil, fmt.Errorf("the tenant holds %d building layers, the most its tier allows; delete one first: %w", n, appliance.ErrQuota)
+	}
+	if used+int64(len(data)) > totalCap {
+		return nil, nil, fmt.Errorf("the tenant's building layers hold %d bytes; %d more would pass its tier's %d: %w", used, len(data), totalCap, appliance.ErrQuota)
+	}
+	release, err := appliance.AdmitNow(ctx, s.Admitter, appliance.HeavyWork{TenantID: k.TenantID, Tier: k.Tier, Kind: KindUpload,
+		Workers: 1, MemBytes: int64(len(data)) * uploadBytesPerFileByte})
+	if err != nil {
+		return nil, nil, fmt.Errorf("upload building layer: %w", err)
+	}
+	defer release()
 	im, err := Parse(ctx, data, Options{StoreyHeightM: req.StoreyHeightM, DefaultHeightM: req.DefaultHeightM, MaxBytes: fileCap})
 	if err != nil {
 		return nil, nil, fmt.Errorf("upload building layer: %w", err)
@@ -171,7 +218,7 @@ func (s *Service) Upload(ctx context.Context, k *appliance.APIKey, req UploadReq
 			}
 		}
 	}
-	st, err := s.Index.Index(ctx, l, im.Buildings)
+	st, err := s.Index.Index(ctx, l, func() ([]appliance.Building, error) { return im.Buildings, nil })
 	if err != nil {
 		return nil, nil, fmt.Errorf("upload building layer: %w", err)
 	}
@@ -225,17 +272,32 @@ type Usage struct {
 	FileBytesLimit int64 `json:"file_bytes_limit"`
 }
 
-// Get returns one of k's tenant's layers with its index (built now from
-// the stored buildings when the cache lost it).
+// Get returns one of k's tenant's layers with its index. The buildings
+// are read from the store only when the cache lost the scene, and the
+// scene is then built under admission (package doc, "Heavy work").
 func (s *Service) Get(ctx context.Context, k *appliance.APIKey, id string) (*appliance.BuildingLayer, *appliance.BuildingIndex, error) {
 	if _, _, _, err := allowed(k); err != nil {
 		return nil, nil, err
 	}
-	l, bs, err := s.Store.BuildingLayer(k.TenantID, id, true)
+	l, _, err := s.Store.BuildingLayer(k.TenantID, id, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.Index.Index(ctx, l, bs)
+	var release func()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	st, err := s.Index.Index(ctx, l, func() ([]appliance.Building, error) {
+		rel, err := s.admitBuild(ctx, k, l)
+		if err != nil {
+			return nil, err
+		}
+		release = rel
+		_, bs, err := s.Store.BuildingLayer(k.TenantID, id, true)
+		return bs, err
+	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("building layer %s: %w", id, err)
 	}

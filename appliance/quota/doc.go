@@ -83,7 +83,9 @@
 //	              /links/ptp, /reports/ptp, /exports/ptp,
 //	              /plan_repeater, and any other non-GET route
 //	prediction    POST /coverage/predict                                     6      6       6     30        120       240
-//	maps          POST /coverage/heatmap, /coverage/best_server               2      5      20     60        120       240
+//	maps          POST /coverage/heatmap, /coverage/best_server,              2      5      20     60        120       240
+//	              /coverage/raytrace, /coverage/interference,
+//	              /coverage/viewshed
 //	batch         POST /batch_reports, /jobs/{id}/cancel                      5     10      30     60        120       240
 //	write         POST /towers                                               10     30      60    120        300       600
 //	observations  POST /coverage/observations, .../batch, .../drivetest     60     60     600   1200       3000      6000

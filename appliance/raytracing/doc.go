@@ -109,7 +109,12 @@
 // RaytraceMapRequest, RaytraceResult, LocalFrame, RaytraceScene) and
 // declares what it calls; the assembly passes the engine in. Scenes is
 // engines/raytrace's LayerIndex (each layer's scene built once: its hash
-// and frame). Executor is engines/raytrace/worker's LayerExecutor over the
+// and frame; the cache is bounded by the scenes' estimated bytes). A
+// route that misses the cache (SubmitLinks and the routes over it,
+// StartMap) builds the scene on the request's goroutine only once the
+// heavy-work scheduler (Service.Admitter) admits a KindSceneBuild of
+// Scenes.EstimateBytes; a full queue answers 503 + Retry-After. A link
+// job rebuilding a lost scene does so under its own grant. Executor is engines/raytrace/worker's LayerExecutor over the
 // worker's client: a unit names its scene by hash, and the layer and its
 // buildings are loaded from the store only when the worker does not hold
 // the scene. The scene's input (engines/raytrace.SceneInput: P.2040

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"linkplan/appliance"
 )
@@ -109,7 +110,7 @@ func (s *Service) SubmitLinks(ctx context.Context, k *appliance.APIKey, req Link
 	if len(req.Links) > MaxLinks {
 		return nil, fmt.Errorf("raytrace link job: %d links, at most %d: %w", len(req.Links), MaxLinks, appliance.ErrInvalid)
 	}
-	ly, err := s.layerOf(k.TenantID, req.LayerID, "raytrace.layer_id")
+	ly, err := s.layerOf(ctx, k, k.TenantID, req.LayerID, "raytrace.layer_id")
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +261,30 @@ type LinkJobSummary struct {
 	BestTowerID  string   `json:"best_tower_id,omitempty"`
 	PathLossDB   *float64 `json:"path_loss_db"`   // of the best link, dB
 	LinkMarginDB *float64 `json:"link_margin_db"` // of the best link with a budget, dB
+	// Warnings are the caveats of those numbers: the result's (the whole
+	// answer's), then the best link's (its tower's) and its engine's, each
+	// code once (its first warning, as the console lists the result's
+	// caveats), in that order; empty, never null.
+	Warnings []appliance.Warning `json:"warnings"`
+}
+
+// summaryWarnings is the summary's warnings of out (LinkJobSummary).
+func summaryWarnings(out *LinkJobResult) []appliance.Warning {
+	ws := []appliance.Warning{}
+	add := func(list []appliance.Warning) {
+		for _, w := range list {
+			if !slices.ContainsFunc(ws, func(x appliance.Warning) bool { return x.Code == w.Code }) {
+				ws = append(ws, w)
+			}
+		}
+	}
+	add(out.Warnings)
+	if out.Best != nil {
+		b := out.Links[*out.Best]
+		add(b.Link.Warnings)
+		add(b.EngineWarnings)
+	}
+	return ws
 }
 
 // Handler returns the job handler of appliance.JobKindRaytraceLink.
@@ -277,16 +302,16 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: payload (version %d): %v: %w", j.ID, p.Version, err, appliance.ErrInvalid)
 	}
 	req := p.Request
-	ly, err := s.layerOf(j.TenantID, req.LayerID, "raytrace.layer_id")
+	ly, err := s.layerOf(ctx, nil, j.TenantID, req.LayerID, "raytrace.layer_id")
 	if errors.Is(err, appliance.ErrNotFound) {
-		return appliance.JobResult{}, fmt.Errorf("the building layer %s was deleted after the job was submitted: %w", req.LayerID, appliance.ErrInvalid)
+		return appliance.JobResult{}, &jobError{msg: fmt.Sprintf("the building layer %s was deleted after the job was submitted", req.LayerID), err: appliance.ErrInvalid}
 	}
 	if err != nil {
 		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: %w", j.ID, err)
 	}
 	if ly.hash != p.SceneHash {
-		return appliance.JobResult{}, fmt.Errorf("the scene of building layer %s changed since the job was submitted (scene %s, now %s; the terrain packs changed?): submit it again: %w",
-			req.LayerID, p.SceneHash[:12], ly.hash[:12], appliance.ErrInvalid)
+		return appliance.JobResult{}, &jobError{msg: fmt.Sprintf("the scene of building layer %s changed since the job was submitted (scene %s, now %s; the terrain packs changed?): submit it again",
+			req.LayerID, p.SceneHash[:12], ly.hash[:12]), err: appliance.ErrInvalid}
 	}
 	scene := s.sceneRef(j.TenantID, ly)
 	version := ""
@@ -331,7 +356,7 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 		out.EngineVersion = s.Executor.EngineVersion() // every link was traced before a restart
 	}
 	out.Best = best(out.Links)
-	sum := LinkJobSummary{Links: len(out.Links)}
+	sum := LinkJobSummary{Links: len(out.Links), Warnings: summaryWarnings(&out)}
 	for _, l := range out.Links {
 		if l.Reachable {
 			sum.Reachable++
@@ -354,6 +379,18 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 	}
 	return res, nil
 }
+
+// jobError is a link job's failure whose message is the reason the job's
+// record shows (GET /jobs/{id} error): a sentence for the user, without
+// the sentinel's text at its end ("…: invalid input"); it matches err
+// (the sentinel that decides whether the job is retried).
+type jobError struct {
+	msg string
+	err error
+}
+
+func (e *jobError) Error() string { return e.msg }
+func (e *jobError) Unwrap() error { return e.err }
 
 // linkResult is the answer of one link: the engine's paths and losses and,
 // with a budget, the received power and margin.

@@ -52,7 +52,7 @@ func (c MapCaps) MaxPixelsSR() int { return c.MaxPixels / MapSRCostFactor }
 
 // CapsOf returns the map caps of a tier (admin keys: Ultra's).
 func CapsOf(k *appliance.APIKey) MapCaps {
-	if k.Tier == appliance.TierUltra || k.Role == appliance.RoleAdmin {
+	if t, _ := appliance.RaytraceTier(k); t == appliance.TierUltra {
 		return MapCaps{MaxAreaKm2: 4, MinResolutionM: 2, MaxPixels: 160_000, MaxSideM: 4000, DefaultRadiusM: 500, DefaultResolutionM: 5}
 	}
 	return MapCaps{MaxAreaKm2: 1, MinResolutionM: 5, MaxPixels: 40_000, MaxSideM: 2000, DefaultRadiusM: 500, DefaultResolutionM: 5}
@@ -137,7 +137,7 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	ly, err := s.layerOf(k.TenantID, req.LayerID, "layer_id")
+	ly, err := s.layerOf(ctx, k, k.TenantID, req.LayerID, "layer_id")
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, re
 	if err := planner.Validate(&req); err != nil {
 		return nil, err
 	}
-	ly, err := s.layerOf(k.TenantID, layerID, "raytrace.layer_id")
+	ly, err := s.layerOf(ctx, k, k.TenantID, layerID, "raytrace.layer_id")
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,13 @@ type Scenes interface {
 	// SceneOf returns the hash (hex SHA-256) and the local frame of the
 	// layer's scene, building the scene from load's buildings on a miss.
 	SceneOf(l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (hash string, f appliance.LocalFrame, err error)
+	// EstimateBytes is the peak memory of building l's scene, bytes.
+	EstimateBytes(l *appliance.BuildingLayer) int64
 }
+
+// KindSceneBuild is the heavy work of a layer's scene built on a cache
+// miss (appliance.HeavyWork.Kind).
+const KindSceneBuild = "building_scene_build"
 
 // Executor runs the ray tracer's units (engines/raytrace/worker.LayerExecutor
 // over the local worker's client, or in process) and answers for the
@@ -58,8 +64,12 @@ type Maps interface {
 // radio maps through the coverage registry, both computed by the
 // Executor (the raytrace worker). Construct it with its fields set.
 type Service struct {
-	Layers   Layers
-	Scenes   Scenes
+	Layers Layers
+	Scenes Scenes
+	// Admitter admits the build of a layer's scene on a cache miss in the
+	// routes (package doc, "Scene builds"); nil: none. A job's own build
+	// runs under the job's grant.
+	Admitter appliance.Admitter
 	Executor Executor
 	Queue    Queue
 	Maps     Maps
@@ -128,13 +138,14 @@ func outcome(ctx context.Context, err error) string {
 	return "error"
 }
 
-// allowed refuses tiers below Enterprise: the raytrace engine's tiers
-// (SPEC §2.5).
+// allowed refuses keys the raytrace engine does not serve
+// (appliance.RaytraceTier: tiers below Enterprise, SPEC §2.5; the rule of
+// the building layers too).
 func allowed(k *appliance.APIKey) error {
 	if k == nil {
 		return fmt.Errorf("raytrace: no API key: %w", appliance.ErrUnauthenticated)
 	}
-	if k.Role == appliance.RoleAdmin || k.Tier.AtLeast(appliance.TierEnterprise) {
+	if _, ok := appliance.RaytraceTier(k); ok {
 		return nil
 	}
 	return fmt.Errorf("the raytrace engine needs the Enterprise or Ultra tier (this key is %s): %w", k.Tier, appliance.ErrForbidden)
@@ -148,8 +159,11 @@ type layer struct {
 }
 
 // layerOf finds the tenant's layer and its scene (built once, cached);
-// field names the request field holding the id.
-func (s *Service) layerOf(tenantID, id, field string) (*layer, error) {
+// field names the request field holding the id. On a cache miss the
+// buildings are loaded and the scene built under admission for k's
+// tenant and tier (a full queue: 503 + Retry-After); k nil: the caller
+// already holds a grant (a job).
+func (s *Service) layerOf(ctx context.Context, k *appliance.APIKey, tenantID, id, field string) (*layer, error) {
 	if id == "" {
 		return nil, appliance.Invalid(field, "is required: the id of one of your building layers (GET /buildings/layers)")
 	}
@@ -160,10 +174,22 @@ func (s *Service) layerOf(tenantID, id, field string) (*layer, error) {
 		}
 		return nil, fmt.Errorf("building layer %s: %w", truncate(id, 64), err)
 	}
+	var release func()
 	hash, f, err := s.Scenes.SceneOf(l, func() ([]appliance.Building, error) {
+		if k != nil {
+			rel, err := appliance.AdmitNow(ctx, s.Admitter, appliance.HeavyWork{TenantID: tenantID, Tier: k.Tier, Kind: KindSceneBuild,
+				Workers: 1, MemBytes: s.Scenes.EstimateBytes(l)})
+			if err != nil {
+				return nil, err
+			}
+			release = rel
+		}
 		_, bs, err := s.Layers.BuildingLayer(tenantID, id, true)
 		return bs, err
 	})
+	if release != nil {
+		release() // the build is done (SceneOf returns after it)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("building layer %s: %w", l.ID, err)
 	}

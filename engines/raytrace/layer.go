@@ -25,11 +25,16 @@ func layerKey(l *appliance.BuildingLayer) string {
 	return l.TenantID + "\x00" + l.ID + "\x00" + l.SHA256 + "\x00" + l.Material + "\x00" + l.Ground
 }
 
-// Index returns the layer's index, building the scene unless cached.
-func (x *LayerIndex) Index(ctx context.Context, l *appliance.BuildingLayer, bs []appliance.Building) (appliance.BuildingIndex, error) {
+// Index returns the layer's index, building the scene from load's
+// buildings unless cached (load is called only on a miss).
+func (x *LayerIndex) Index(ctx context.Context, l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (appliance.BuildingIndex, error) {
 	start := time.Now()
 	ground := ""
 	s, cached, err := x.Cache.Get(layerKey(l), func() (*Scene, error) {
+		bs, err := load()
+		if err != nil {
+			return nil, err
+		}
 		s, g, err := x.Scene(l, bs)
 		ground = g
 		return s, err
@@ -46,6 +51,41 @@ func (x *LayerIndex) Index(ctx context.Context, l *appliance.BuildingLayer, bs [
 		_ = ground
 	}
 	return out, nil
+}
+
+// Scene memory per building and per decoded building, bytes, of
+// EstimateBytes: measured on the city blocks of the web/api tests (20 m
+// squares, 10 m high) and the random cities of this package's tests
+// (TestSceneSizeBytes), rounded up.
+const (
+	sceneBytesPerBuilding   = 24 << 10
+	decodedBytesPerBuilding = 2 << 10
+)
+
+// EstimateBytes estimates the peak memory of building l's scene on a
+// miss, bytes, from its record alone: the scene (sceneBytesPerBuilding a
+// building), the buildings decoded from the store and the terrain
+// heightfield over the layer's bounds and margin (9 bytes a cell). The
+// services size the scene build's heavy work with it.
+func (x *LayerIndex) EstimateBytes(l *appliance.BuildingLayer) int64 {
+	n := int64(l.Buildings) * (sceneBytesPerBuilding + decodedBytesPerBuilding)
+	if x.Terrain != nil && l.Bounds.MaxLat >= l.Bounds.MinLat && l.Bounds.MaxLon >= l.Bounds.MinLon {
+		margin, step := x.TerrainMarginM, x.TerrainStepM
+		if margin == 0 {
+			margin = 1000
+		}
+		if step == 0 {
+			step = 30
+		}
+		f := NewFrame(appliance.LatLon{Lat: (l.Bounds.MinLat + l.Bounds.MaxLat) / 2, Lon: (l.Bounds.MinLon + l.Bounds.MaxLon) / 2})
+		x0, y0 := f.ToLocal(appliance.LatLon{Lat: l.Bounds.MinLat, Lon: l.Bounds.MinLon})
+		x1, y1 := f.ToLocal(appliance.LatLon{Lat: l.Bounds.MaxLat, Lon: l.Bounds.MaxLon})
+		nx, ny := (x1-x0+2*margin)/step+1, (y1-y0+2*margin)/step+1
+		if nx*ny < 1e9 {
+			n += int64(nx*ny) * 9
+		}
+	}
+	return n
 }
 
 // Forget drops the layer's scene.

@@ -305,6 +305,8 @@ func TestTenantIsolationTable(t *testing.T) {
 		isoRoute{name: "A's raytrace job result", method: "GET", url: "/jobs/" + rtJob.ID + "/download", foreign: true},
 		isoRoute{name: "A's raytrace map", method: "GET", url: "/coverage/heatmap/" + rtMapID, foreign: true},
 		isoRoute{name: "A's raytrace map export", method: "GET", url: "/coverage/heatmap/" + rtMapID + "/export?format=geotiff", foreign: true},
+		isoRoute{name: "A's raytrace map events", method: "GET", url: "/coverage/heatmap/" + rtMapID + "/events", foreign: true},
+		isoRoute{name: "cancel A's raytrace job", method: "POST", url: "/jobs/" + rtJob.ID + "/cancel", foreign: true},
 		isoRoute{name: "raytrace pair over A's layer", method: "POST", url: "/analyze", body: rtBody, forbidden: true},
 		isoRoute{name: "raytrace map over A's layer", method: "POST", url: "/coverage/raytrace", body: rtMapBody, forbidden: true},
 		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},

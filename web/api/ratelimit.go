@@ -42,7 +42,7 @@ func routeGroup(r *http.Request) quota.Group {
 	switch tpl {
 	case "/coverage/predict":
 		return quota.GroupPrediction
-	case "/coverage/heatmap", "/coverage/best_server":
+	case "/coverage/heatmap", "/coverage/best_server", routeRaytraceMap, "/coverage/interference", "/coverage/viewshed":
 		return quota.GroupMaps
 	case "/batch_reports", "/jobs/{id}/cancel":
 		return quota.GroupBatch

@@ -437,15 +437,25 @@ func (b *build) buildMaps(context.Context) error {
 	return b.buildRaytrace()
 }
 
+// SceneCacheBytes bounds the scenes of building layers the appliance
+// keeps built, by their estimated memory (raytrace.Scene.SizeBytes), for
+// all tenants together: 1 GiB holds about 40 000 buildings of scenes
+// (≈ 24 KiB each: walls, roofs, edges, wall tiles, BVH, grids) and their
+// heightfields, e.g. one large city layer or many small ones, however
+// many layers that is; the least recently used scene goes first, the
+// scene built last always stays. A count bound let a tenant cycling
+// through 17 small layers evict every other tenant's scenes.
+const SceneCacheBytes = 1 << 30
+
 // buildRaytrace builds the raytrace engine's service: building layers
-// whose scenes are built once and cached (16 layers), on the terrain
-// packs. The raytrace worker computes the engine's units in its own
+// whose scenes are built once and cached (SceneCacheBytes), on the
+// terrain packs; a scene built on a miss is heavy work under a.Heavy. The raytrace worker computes the engine's units in its own
 // process (serve starts it): link jobs on the queue, maps through the map
 // registry. Without an executor the raytrace routes answer "not
 // configured".
 func (b *build) buildRaytrace() error {
 	a, cfg, mset := b.a, b.cfg, b.mset
-	b.layerIndex = &raytrace.LayerIndex{Cache: raytrace.NewCache(16), Terrain: a.Terrain}
+	b.layerIndex = &raytrace.LayerIndex{Cache: raytrace.NewSizedCache(SceneCacheBytes), Terrain: a.Terrain}
 	executor := cfg.Raytrace.Executor
 	if cfg.Raytrace.NewWorker != nil {
 		up := 0.0
@@ -468,7 +478,7 @@ func (b *build) buildRaytrace() error {
 		b.rtwCheck = append(b.rtwCheck, api.Check{Name: "raytrace_worker", Fn: sup.Check, Advisory: true, Kind: "local_process"})
 	}
 	if executor != nil {
-		a.Raytrace = &raytracing.Service{Layers: a.DB, Scenes: b.layerIndex, Executor: worker.LayerExecutor{X: executor, Index: b.layerIndex}, Queue: a.Jobs, Maps: a.Maps, Towers: b.towers,
+		a.Raytrace = &raytracing.Service{Layers: a.DB, Scenes: b.layerIndex, Admitter: a.Heavy, Executor: worker.LayerExecutor{X: executor, Index: b.layerIndex}, Queue: a.Jobs, Maps: a.Maps, Towers: b.towers,
 			NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions, Metrics: mset, Log: b.log}
 		a.Jobs.Register(appliance.JobKindRaytraceLink, a.Raytrace.Handler())
 		b.raytracer = a.Raytrace
@@ -617,7 +627,7 @@ func (b *build) buildHTTP(context.Context) error {
 			// the same registry, resolved by the heatmaps' rules.
 			NetworkMaps: &interference.Maps{Starter: heatmaps(), Service: interference.New(ter, reg.Get), Coverage: b.covSvc, Radios: equip}},
 		PlanningDeps: api.PlanningDeps{PTP: b.links, PDFs: pdfs, Equipment: equip, Raytrace: b.raytracer,
-			Buildings: &buildings.Service{Store: db, Index: b.layerIndex, Now: t.Now}},
+			Buildings: &buildings.Service{Store: db, Index: b.layerIndex, Admitter: a.Heavy, Now: t.Now}},
 		ModelDeps: api.ModelDeps{Predictions: a.Predictions, Calibration: a.Calibration,
 			// Consented rows feed the live band of the served residual engine.
 			Observations: observations.New(observingStore{Store: db, observe: a.Predictions.Observe, consented: a.Calibration.ObservationsStored}, func(k *appliance.APIKey, id string) (*appliance.Tower, bool) {
