@@ -20,9 +20,16 @@
 // Validation of one feature: every position finite and on the globe;
 // rings of at least three distinct vertices and at most MaxRingVertices;
 // the outer ring and each hole simple (no two non-adjacent edges meet);
-// every hole inside the outer ring and not crossing it; an area of at
-// least MinFootprintAreaM2 and a span of at most MaxFootprintSpanM; a
-// tagged height of at most MaxHeightM.
+// every hole inside the outer ring and not touching it; no two holes
+// touching, crossing or nested (the scene's even-odd rule would make
+// their overlap solid again); the parts of a multipolygon neither
+// touching, crossing nor lying inside one another (a part standing in
+// another's courtyard is fine; duplicated parts would duplicate walls);
+// an area of at least MinFootprintAreaM2 and a span of at most
+// MaxFootprintSpanM; a tagged height of at most MaxHeightM. The checks
+// between edges sweep them in x behind a bounding-box prefilter
+// (geometry.go), so a 4000-vertex outer ring with 20 holes of 4000
+// vertices validates in about 0.1 s where the pairwise test took 13 s.
 //
 // Size limits (limits.go, osmread.go, pbfcheck.go; before them the
 // tier's file cap):

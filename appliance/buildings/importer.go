@@ -262,6 +262,10 @@ func (c *collector) add(id string, g orb.Geometry, tags map[string]string) {
 		c.refuse(id, "has an empty geometry")
 		return
 	}
+	if reason := footprintsReason(b.Footprints); reason != "" {
+		c.refuse(id, "%s", reason)
+		return
+	}
 	if reason := c.heights(&b, tags); reason != "" {
 		c.refuse(id, "%s", reason)
 		return
@@ -403,22 +407,20 @@ func footprint(p orb.Polygon) (appliance.Footprint, string) {
 	if span := bboxSpan(outer); span > MaxFootprintSpanM {
 		return fp, fmt.Sprintf("spans %.0f m, more than the %g m a building footprint may span", span, MaxFootprintSpanM)
 	}
-	if i, j, ok := selfIntersection(outer); ok {
-		return fp, fmt.Sprintf("outer ring crosses itself (edges %d and %d)", i+1, j+1)
+	local := [][]xy{outer}
+	for _, h := range rings[1:] {
+		local = append(local, frame.ring(h))
+	}
+	if reason := ringsReason(local); reason != "" {
+		return fp, reason
 	}
 	if a := math.Abs(area(outer)); a < MinFootprintAreaM2 {
 		return fp, fmt.Sprintf("has an area of %.2f m², below %g m²", a, MinFootprintAreaM2)
 	}
 	fp.Outer = rings[0]
-	for hi, h := range rings[1:] {
-		lh := frame.ring(h)
-		if i, j, ok := selfIntersection(lh); ok {
-			return fp, fmt.Sprintf("hole %d crosses itself (edges %d and %d)", hi+1, i+1, j+1)
-		}
-		if !pointInRing(lh[0], outer) || ringsCross(lh, outer) {
-			return fp, fmt.Sprintf("hole %d is not inside the outer ring", hi+1)
-		}
-		fp.Holes = append(fp.Holes, h)
+	fp.Holes = rings[1:]
+	if len(fp.Holes) == 0 {
+		fp.Holes = nil
 	}
 	return fp, ""
 }
@@ -497,34 +499,6 @@ func segsCross(a, b, c, d xy) bool {
 		return v == 0 && math.Min(p.x, q.x) <= r.x && r.x <= math.Max(p.x, q.x) && math.Min(p.y, q.y) <= r.y && r.y <= math.Max(p.y, q.y)
 	}
 	return on(c, d, a, d1) || on(c, d, b, d2) || on(a, b, c, d3) || on(a, b, d, d4)
-}
-
-// selfIntersection finds two non-adjacent edges of a ring that meet.
-func selfIntersection(r []xy) (int, int, bool) {
-	n := len(r)
-	for i := 0; i < n; i++ {
-		a, b := r[i], r[(i+1)%n]
-		for j := i + 2; j < n; j++ {
-			if i == 0 && j == n-1 {
-				continue // adjacent through the closing vertex
-			}
-			if segsCross(a, b, r[j], r[(j+1)%n]) {
-				return i, j, true
-			}
-		}
-	}
-	return 0, 0, false
-}
-
-func ringsCross(a, b []xy) bool {
-	for i := range a {
-		for j := range b {
-			if segsCross(a[i], a[(i+1)%len(a)], b[j], b[(j+1)%len(b)]) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func pointInRing(p xy, r []xy) bool {
