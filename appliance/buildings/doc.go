@@ -66,6 +66,25 @@
 //     maximal layer's scene costs about 0.6 GB for its tiles alone
 //     (64 bytes each, plus 4 per tile in the tile grid).
 //
+// OpenStreetMap relations and parts: every multipolygon relation tagged
+// building or building:part that assembles into no feature (an extract
+// cut one of its outer ways away, or its outer ways do not join into a
+// closed ring) is refused by name with the reason, never dropped
+// silently. Outlines and parts follow Simple 3D Buildings: the outline of
+// a building described by building:part shapes is only its footprint, so
+// it is dropped and the parts (which carry the heights and min_height)
+// stand in its place: the outline member of a type=building relation
+// whose part members were kept, and any building way or multipolygon
+// inside which a kept building:part lies (every vertex of the part inside
+// the outline or within 0.5 m of its edge). The layer's warning
+// buildings_outlines_replaced_by_parts counts the outlines dropped and
+// the parts replacing them. A building:part tagged indoor=* (other than
+// no) maps a room or shaft (Simple Indoor Tagging), not the outer shape:
+// it is refused with that reason. The TU Dortmund export's only two
+// building:part ways are such indoor elevator shafts: they were two 9 m
+// buildings inside their building (402 buildings); now 400 buildings and
+// those 2 refused, no outline replaced.
+//
 // Heights, in this order: height or building:height (metres, or feet
 // with ' or ft); else building:levels × StoreyHeightM (3 m); else
 // DefaultHeightM (9 m, three storeys), marked appliance.HeightDefault so
@@ -112,5 +131,6 @@
 // and .dbf readers are written here from the ESRI technical description
 // (polygons only; WGS84 only: a .prj of another system is refused with a
 // request to reproject). Multipolygon relations whose members are missing
-// from an OSM extract are refused ("members missing").
+// from an OSM extract are refused ("members missing"), including those
+// whose outer ring could not be assembled at all.
 package buildings

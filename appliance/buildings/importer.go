@@ -604,9 +604,12 @@ func parseOSM(ctx context.Context, data []byte, pbf bool, opts Options, im *Impo
 		feats = append(feats, f)
 	}
 	sort.SliceStable(feats, func(i, j int) bool { return osmID(feats[i]) < osmID(feats[j]) })
+	seen := map[string]bool{}
+	parts := map[string]bool{}
 	for _, f := range feats {
 		tags, _ := f.Properties["tags"].(map[string]string)
 		id := osmID(f)
+		seen[id] = true
 		if t, _ := f.Properties["tainted"].(bool); t {
 			c.refuse(id, "is a multipolygon with members missing from the file")
 			continue
@@ -616,7 +619,18 @@ func parseOSM(ctx context.Context, data []byte, pbf bool, opts Options, im *Impo
 			c.refuse(id, "is a way tagged as a building that is not closed (%d nodes)", len(ls))
 			continue
 		}
+		if v := indoorPart(tags); v != "" {
+			c.refuse(id, "is indoor mapping (building:part=%s with indoor=%s), not a part of the building's outer shape", tags["building:part"], v)
+			continue
+		}
+		if isPart(tags) {
+			parts[id] = true
+		}
 		c.add(id, g, tags)
+	}
+	c.refuseLostRelations(o, seen)
+	if n, m := replaceOutlinesByParts(im, o, parts); n > 0 {
+		im.Warnings = append(im.Warnings, outlinesWarning(n, m))
 	}
 	return nil
 }

@@ -111,3 +111,106 @@ func BenchmarkIssue24_ValidateBigPolygon(b *testing.B) {
 		})
 	}
 }
+
+// osmNodes: a 100 m square (1-4), a 30 m square inside it (5-8) and a
+// square far away (11-14).
+const osmNodes = `<node id="1" lat="-22.9" lon="-43.2"/><node id="2" lat="-22.9" lon="-43.199"/><node id="3" lat="-22.899" lon="-43.199"/><node id="4" lat="-22.899" lon="-43.2"/>` +
+	`<node id="5" lat="-22.8998" lon="-43.1998"/><node id="6" lat="-22.8998" lon="-43.1995"/><node id="7" lat="-22.8995" lon="-43.1995"/><node id="8" lat="-22.8995" lon="-43.1998"/>` +
+	`<node id="11" lat="-22.9" lon="-43.19"/><node id="12" lat="-22.9" lon="-43.1895"/><node id="13" lat="-22.8995" lon="-43.1895"/><node id="14" lat="-22.8995" lon="-43.19"/>` +
+	`<way id="50"><nd ref="11"/><nd ref="12"/><nd ref="13"/><nd ref="14"/><nd ref="11"/><tag k="building" v="yes"/></way>`
+
+// TestIssue24_OSMRelationsAndParts: a building multipolygon whose outer
+// ring lost a way to the extract's edge is refused with a reason (it
+// vanished with nothing refused); an outline is replaced by the
+// building:part shapes inside it or named by its type=building relation
+// (Simple 3D Buildings), with a warning counting them; indoor parts are
+// refused; the building far away is always kept.
+func TestIssue24_OSMRelationsAndParts(t *testing.T) {
+	square := `<nd ref="1"/><nd ref="2"/><nd ref="3"/><nd ref="4"/><nd ref="1"/>`
+	inner := `<nd ref="5"/><nd ref="6"/><nd ref="7"/><nd ref="8"/><nd ref="5"/>`
+	cases := []struct {
+		name, body string
+		kept       []string // ids, with height/min height
+		refused    string
+		warning    string
+	}{
+		{"outer ring in two ways, one missing",
+			`<way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/></way><relation id="100"><member type="way" ref="10" role="outer"/><member type="way" ref="11" role="outer"/><tag k="type" v="multipolygon"/><tag k="building" v="yes"/></relation>`,
+			[]string{"way/50 9/0"}, "relation/100 is a multipolygon with members missing from the file (1 of its 2", ""},
+		{"outer ring in two ways, both present",
+			`<way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/></way><way id="11"><nd ref="3"/><nd ref="4"/><nd ref="1"/></way><relation id="100"><member type="way" ref="10" role="outer"/><member type="way" ref="11" role="outer"/><tag k="type" v="multipolygon"/><tag k="building" v="yes"/><tag k="height" v="20"/></relation>`,
+			[]string{"relation/100 20/0", "way/50 9/0"}, "", ""},
+		{"outer ways that do not close",
+			`<way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/></way><way id="11"><nd ref="4"/><nd ref="1"/></way><relation id="100"><member type="way" ref="10" role="outer"/><member type="way" ref="11" role="outer"/><tag k="type" v="multipolygon"/><tag k="building" v="yes"/></relation>`,
+			[]string{"way/50 9/0"}, "relation/100 is a multipolygon whose outer ways do not join", ""},
+		{"type=building relation: outline and a lifted part",
+			`<way id="10">` + square + `<tag k="building" v="yes"/></way><way id="11">` + square + `<tag k="building:part" v="yes"/><tag k="min_height" v="20"/><tag k="height" v="60"/></way><relation id="100"><member type="way" ref="10" role="outline"/><member type="way" ref="11" role="part"/><tag k="type" v="building"/></relation>`,
+			[]string{"way/11 60/20", "way/50 9/0"}, "", "1 building outline was replaced by the 1 building:part shape"},
+		{"parts inside an outline, no relation",
+			`<way id="10">` + square + `<tag k="building" v="yes"/></way><way id="11">` + inner + `<tag k="building:part" v="yes"/><tag k="height" v="40"/></way><way id="12">` + square + `<tag k="building:part" v="yes"/><tag k="building:levels" v="2"/></way>`,
+			[]string{"way/11 40/0", "way/12 6/0", "way/50 9/0"}, "", "1 building outline was replaced by the 2 building:part shapes"},
+		{"indoor part inside an outline",
+			`<way id="10">` + square + `<tag k="building" v="yes"/></way><way id="11">` + inner + `<tag k="building:part" v="elevator"/><tag k="indoor" v="yes"/></way>`,
+			[]string{"way/10 9/0", "way/50 9/0"}, "way/11 is indoor mapping (building:part=elevator with indoor=yes)", ""},
+		{"part outside every outline",
+			`<way id="11">` + inner + `<tag k="building:part" v="yes"/><tag k="height" v="40"/></way>`,
+			[]string{"way/11 40/0", "way/50 9/0"}, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			im, err := buildings.Parse(context.Background(), []byte(`<osm>`+osmNodes+c.body+`</osm>`), buildings.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, b := range im.Buildings {
+				got = append(got, fmt.Sprintf("%s %g/%g", b.ID, b.HeightM, b.MinHeightM))
+			}
+			if strings.Join(got, ",") != strings.Join(c.kept, ",") {
+				t.Errorf("kept %v, want %v", got, c.kept)
+			}
+			var refused []string
+			for _, r := range im.Refusals {
+				refused = append(refused, r.Feature+" "+r.Reason)
+			}
+			if (c.refused == "") != (im.Refused == 0) || (c.refused != "" && (im.Refused != 1 || !strings.HasPrefix(refused[0], c.refused))) {
+				t.Errorf("refused %d %v, want %q", im.Refused, refused, c.refused)
+			}
+			var warned string
+			for _, w := range im.Warnings {
+				if w.Code == "buildings_outlines_replaced_by_parts" {
+					warned = w.Message
+				}
+			}
+			if (c.warning == "") != (warned == "") || !strings.Contains(warned, c.warning) {
+				t.Errorf("outline warning %q, want %q", warned, c.warning)
+			}
+		})
+	}
+}
+
+// TestIssue24_DortmundParts: the TU Dortmund export's two building:part
+// tags are indoor elevator shafts (indoor=yes); they were kept as two
+// 9 m buildings of their own inside their building. They are refused as
+// indoor mapping, their building stays, and no outline is replaced.
+func TestIssue24_DortmundParts(t *testing.T) {
+	im, err := buildings.Parse(context.Background(), read(t, "testdata/dortmund/TUDO_2018.osm.gz"), buildings.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	indoor := 0
+	for _, r := range im.Refusals {
+		if strings.Contains(r.Reason, "indoor mapping") {
+			indoor++
+		}
+	}
+	t.Logf("Dortmund OSM XML: %d buildings (%d from levels, %d assumed), %d refused (%d indoor parts), warnings %v", len(im.Buildings), im.Levels, im.Assumed, im.Refused, indoor, im.Warnings)
+	if len(im.Buildings) != 400 || indoor != 2 {
+		t.Fatalf("want 400 buildings and the 2 indoor parts refused, got %d and %d: %v", len(im.Buildings), indoor, im.Refusals)
+	}
+	for _, w := range im.Warnings {
+		if w.Code == "buildings_outlines_replaced_by_parts" {
+			t.Fatalf("no outline has parts of its outer shape: %v", w)
+		}
+	}
+}

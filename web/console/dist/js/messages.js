@@ -88,7 +88,8 @@ export const MESSAGES = {
     "ci_below_requirement": { "pt-BR": "A C/I numa ponta está abaixo da C/I exigida.", "en": "The C/I at an end is below the required C/I." },
     "public_channel_assumed": { "pt-BR": "A faixa de uma torre pública foi tomada como um canal de 20 MHz centrado nela.", "en": "A public tower's band was taken as a 20 MHz channel centred on it." },
     "interferers_dropped": { "pt-BR": "Mais de 500 torres no raio: as mais distantes não foram avaliadas.", "en": "More than 500 towers within the radius: the farthest were not evaluated." },
-    "buildings_assumed_heights": { "pt-BR": "Edificações sem altura receberam a altura padrão.", "en": "Buildings without a height got the default height." }
+    "buildings_assumed_heights": { "pt-BR": "Edificações sem altura receberam a altura padrão.", "en": "Buildings without a height got the default height." },
+    "buildings_outlines_replaced_by_parts": { "pt-BR": "Contornos de edificação substituídos pelas suas partes (building:part), que trazem as alturas.", "en": "Building outlines were replaced by their building:part shapes, which carry the heights." }
   },
   "counter": {
     "calls": { "pt-BR": "chamadas à API", "en": "API calls" },
