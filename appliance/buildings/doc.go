@@ -129,8 +129,18 @@
 //
 // No Shapefile library is reachable through the module proxy, so the .shp
 // and .dbf readers are written here from the ESRI technical description
-// (polygons only; WGS84 only: a .prj of another system is refused with a
-// request to reproject). Multipolygon relations whose members are missing
+// (polygons only; WGS84 longitude/latitude: a .prj of another system,
+// any projected one such as UTM included, is refused with a request to
+// reproject). SIRGAS 2000 longitude/latitude (EPSG:4674, Brazil's
+// official datum and IBGE's default, a GEOGCS whose datum is SIRGAS_2000
+// or Sistema_de_Referencia_Geocentrico_para_las_AmericaS_2000) is read as
+// WGS84, which it matches within about 1 m, with the warning
+// buildings_sirgas2000_as_wgs84. Attribute text is decoded to UTF-8 by
+// the .cpg (UTF-8, ISO-8859-1/Latin-1, 8859-15, Windows 1252, DOS 437 and
+// 850), else by the dBase language driver byte (0x01 437, 0x02 850, 0x03
+// 1252, 0x57 ISO-8859-1 as GDAL reads it), else as UTF-8; bytes that are
+// not valid UTF-8 where UTF-8 is declared or assumed are read as Latin-1
+// (golang.org/x/text/encoding/charmap). Multipolygon relations whose members are missing
 // from an OSM extract are refused ("members missing"), including those
 // whose outer ring could not be assembled at all.
 package buildings

@@ -214,3 +214,49 @@ func TestIssue24_DortmundParts(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue24_ShapefileCRSAndEncodings: Shapefiles written by ogr2ogr
+// (testdata/README.md). SIRGAS 2000 longitude/latitude is read as WGS84
+// with a warning (it was refused); a projected SIRGAS 2000 / UTM file is
+// still refused; attribute text is decoded by the .cpg or the language
+// driver byte (a Latin-1 file gave "escrit\xf3rio", invalid UTF-8).
+func TestIssue24_ShapefileCRSAndEncodings(t *testing.T) {
+	const office = "escritório"
+	cases := []struct{ file, refused, warning string }{
+		{file: "sirgas.zip", warning: "buildings_sirgas2000_as_wgs84"},
+		{file: "utm.zip", refused: "not WGS84 longitude/latitude (.prj: PROJCS[\"SIRGAS_2000_UTM_Zone_23S\""},
+		{file: "latin1.zip"},
+		{file: "ldid87.zip"},
+		{file: "cp1252.zip"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			im, err := buildings.Parse(context.Background(), read(t, "testdata/shapefile/"+c.file), buildings.Options{})
+			if c.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), c.refused) {
+					t.Fatalf("want the file refused with %q, got %v", c.refused, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var codes []string
+			for _, w := range im.Warnings {
+				if w.Code != "buildings_assumed_heights" {
+					codes = append(codes, w.Code)
+					t.Logf("%s: %s", w.Code, w.Message)
+				}
+			}
+			if strings.Join(codes, ",") != c.warning {
+				t.Errorf("warnings %v, want %q", codes, c.warning)
+			}
+			if len(im.Buildings) != 2 || im.Buildings[0].Class != office || im.Buildings[0].HeightM != 9 || im.Levels != 2 {
+				t.Fatalf("want 2 buildings, the first of class %q, 9 m from 3 levels: got %d, %+v", office, len(im.Buildings), im.Buildings)
+			}
+			if lat := im.Buildings[0].Footprints[0].Outer[0].Lat; lat < -21.23 || lat > -21.228 {
+				t.Errorf("latitude %g: the coordinates were not read as longitude/latitude", lat)
+			}
+		})
+	}
+}
