@@ -85,11 +85,24 @@
 // buildings inside their building (402 buildings); now 400 buildings and
 // those 2 refused, no outline replaced.
 //
-// Heights, in this order: height or building:height (metres, or feet
-// with ' or ft); else building:levels × StoreyHeightM (3 m); else
+// Heights, in this order: height or building:height (metres, bare or
+// with m, metre(s), meter(s) in any case; feet with ', ft or feet), which
+// includes the roof; else building:levels × StoreyHeightM (3 m) plus the
+// roof as Simple 3D Buildings counts it (building:levels are the storeys
+// below the roof): roof:height, else roof:levels × StoreyHeightM; else
 // DefaultHeightM (9 m, three storeys), marked appliance.HeightDefault so
-// that every answer the building shapes carries a warning. min_height
-// (or building:min_level × StoreyHeightM) lifts the building's base.
+// that every answer the building shapes carries a warning. A height below
+// MinBuildingHeightM (2 m; zero and negative included) is treated as
+// unknown and the next rule applies, as is an unreadable value ("12
+// stories", "NaN"); the layer's warning buildings_unusable_height_tags
+// counts such tags (a tagged height above MaxHeightM refuses the
+// feature). So building=roof with building:levels=0 (a roof on pillars)
+// and no roof:levels or height gets the flagged 9 m default, modelled as
+// a solid block from the ground (or from min_height); with roof:levels=1
+// it is 3 m. min_height (or building:min_level × StoreyHeightM; the
+// level-numbering key min_level is not read) lifts the building's base;
+// a base at or above the roof (min_height ≥ height, the assumed height
+// included) refuses the feature with both figures.
 // Shapefile attribute names laundered by GDAL (building_l, building_h)
 // are read too.
 //

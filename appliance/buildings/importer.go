@@ -82,7 +82,8 @@ type Import struct {
 	// Counts by height source.
 	Tagged, Levels, Assumed int
 
-	run *importRun // while parsing
+	run        *importRun  // while parsing
+	heightTags heightTally // height tags that could not be used
 }
 
 // ErrFormat matches a file that is no supported format or is malformed as
@@ -157,6 +158,9 @@ func parse(ctx context.Context, data []byte, opts Options) (*Import, error) {
 	if im.Assumed > 0 {
 		im.Warnings = append(im.Warnings, appliance.Warning{Code: "buildings_assumed_heights",
 			Message: fmt.Sprintf("%d of %d buildings give neither a height nor a storey count; %g m was assumed for them.", im.Assumed, len(im.Buildings), opts.DefaultHeightM)})
+	}
+	if w, ok := im.heightTags.warning(); ok {
+		im.Warnings = append(im.Warnings, w)
 	}
 	if len(im.Buildings) == 0 {
 		return nil, invalid("file", "holds no usable building polygon (%d features refused)", im.Refused)
@@ -278,45 +282,6 @@ func (c *collector) add(id string, g orb.Geometry, tags map[string]string) {
 	c.im.Buildings = append(c.im.Buildings, b)
 }
 
-// heights applies the height rules.
-func (c *collector) heights(b *appliance.Building, tags map[string]string) string {
-	st := c.opts.StoreyHeightM
-	if v := tagValue(tags, "height", "building:height", "HEIGHT", "Height", "building_h", "hgt", "HGT"); v != "" {
-		h, ok := parseLength(v)
-		switch {
-		case !ok:
-			// unreadable: fall through to the levels
-		case h > MaxHeightM:
-			return fmt.Sprintf("has height %q, above the %g m any building reaches", v, MaxHeightM)
-		case h > 0:
-			b.HeightM, b.HeightSource = h, appliance.HeightTagged
-		}
-	}
-	if b.HeightSource == "" {
-		if v := tagValue(tags, "building:levels", "levels", "LEVELS", "building_l", "b_levels"); v != "" {
-			if n, ok := parseNumber(v); ok && n > 0 && n*st <= MaxHeightM {
-				b.HeightM, b.HeightSource = n*st, appliance.HeightLevels
-			}
-		}
-	}
-	if b.HeightSource == "" {
-		b.HeightM, b.HeightSource = c.opts.DefaultHeightM, appliance.HeightDefault
-	}
-	if v := tagValue(tags, "min_height", "building:min_height", "MIN_HEIGHT"); v != "" {
-		if h, ok := parseLength(v); ok && h >= 0 {
-			b.MinHeightM = h
-		}
-	} else if v := tagValue(tags, "building:min_level", "min_level"); v != "" {
-		if n, ok := parseNumber(v); ok && n >= 0 {
-			b.MinHeightM = n * st
-		}
-	}
-	if b.MinHeightM >= b.HeightM {
-		b.MinHeightM = 0
-	}
-	return ""
-}
-
 func tagValue(tags map[string]string, keys ...string) string {
 	for _, k := range keys {
 		if v := strings.TrimSpace(tags[k]); v != "" {
@@ -336,34 +301,6 @@ func parseNumber(v string) (float64, bool) {
 		return 0, false
 	}
 	return f, true
-}
-
-// parseLength reads an OpenStreetMap length: metres by default, "m",
-// "ft", "'" (feet) and "12'6\"" recognised.
-func parseLength(v string) (float64, bool) {
-	v = strings.TrimSpace(strings.SplitN(v, ";", 2)[0])
-	if i := strings.Index(v, "'"); i > 0 {
-		ft, err := strconv.ParseFloat(strings.TrimSpace(v[:i]), 64)
-		if err != nil {
-			return 0, false
-		}
-		in := 0.0
-		if rest := strings.Trim(strings.TrimSpace(v[i+1:]), "\""); rest != "" {
-			if in, err = strconv.ParseFloat(rest, 64); err != nil {
-				return 0, false
-			}
-		}
-		return (ft*12 + in) * 0.0254, true
-	}
-	unit := 1.0
-	switch {
-	case strings.HasSuffix(v, "ft"):
-		unit, v = 0.3048, strings.TrimSuffix(v, "ft")
-	case strings.HasSuffix(v, "m"):
-		v = strings.TrimSuffix(v, "m")
-	}
-	f, ok := parseNumber(v)
-	return f * unit, ok
 }
 
 // materialOf maps a building:material value to a P.2040 material name

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"linkplan/appliance"
 	"linkplan/appliance/buildings"
 )
 
@@ -256,6 +257,74 @@ func TestIssue24_ShapefileCRSAndEncodings(t *testing.T) {
 			}
 			if lat := im.Buildings[0].Footprints[0].Outer[0].Lat; lat < -21.23 || lat > -21.228 {
 				t.Errorf("latitude %g: the coordinates were not read as longitude/latitude", lat)
+			}
+		})
+	}
+}
+
+// TestIssue24_HeightRules: metre spellings are read; unreadable or
+// implausible height tags (below the 2 m minimum, negative) are ignored
+// with a warning counting them, and the next rule applies (they were
+// ignored silently, or kept: 0.1 m and 3e-9 m buildings); roof:levels and
+// roof:height add to a height from building:levels; min_height at or
+// above the height refuses the feature (it was reset to 0 silently).
+func TestIssue24_HeightRules(t *testing.T) {
+	const def = buildings.DefaultHeightM
+	cases := []struct {
+		name, props string
+		want, min   float64
+		src         appliance.HeightSource
+		unusable    int    // tags counted in buildings_unusable_height_tags
+		refused     string // "" when kept
+	}{
+		{"metres spelt out", `"height":"12.5 metres"`, 12.5, 0, appliance.HeightTagged, 0, ""},
+		{"capital M", `"height":"12 M"`, 12, 0, appliance.HeightTagged, 0, ""},
+		{"meters before levels", `"height":"12.5 meters","building:levels":"4"`, 12.5, 0, appliance.HeightTagged, 0, ""},
+		{"feet spelt out", `"height":"40 feet"`, 12.192, 0, appliance.HeightTagged, 0, ""},
+		{"unreadable height, levels", `"height":"tall","building:levels":"2"`, 6, 0, appliance.HeightLevels, 1, ""},
+		{"unreadable height and levels", `"height":"12 stories","building:levels":"many"`, def, 0, appliance.HeightDefault, 2, ""},
+		{"height below the minimum", `"height":"0.1"`, def, 0, appliance.HeightDefault, 1, ""},
+		{"negative height", `"height":"-3"`, def, 0, appliance.HeightDefault, 1, ""},
+		{"tiny storey count", `"building:levels":"1e-9"`, def, 0, appliance.HeightDefault, 1, ""},
+		{"roof on pillars, no levels", `"building":"roof","building:levels":"0"`, def, 0, appliance.HeightDefault, 1, ""},
+		{"roof on pillars with a roof storey", `"building":"roof","building:levels":"0","roof:levels":"1"`, 3, 0, appliance.HeightLevels, 0, ""},
+		{"levels and roof levels", `"building:levels":"2","roof:levels":"1"`, 9, 0, appliance.HeightLevels, 0, ""},
+		{"levels and roof height", `"building:levels":"2","roof:height":"1.5 m"`, 7.5, 0, appliance.HeightLevels, 0, ""},
+		{"tagged height includes the roof", `"height":"10","roof:levels":"1"`, 10, 0, appliance.HeightTagged, 0, ""},
+		{"min_height above height", `"height":"10","min_height":"20"`, 0, 0, "", 0, "has min_height \"20\" at or above its height of 10 m"},
+		{"min_height equals height", `"height":"10","min_height":"10"`, 0, 0, "", 0, "at or above its height"},
+		{"min_level above the assumed height", `"building:min_level":"4"`, 0, 0, "", 0, "building:min_level \"4\" (12 m) at or above its height of 9 m (default)"},
+		{"min_height below height", `"height":"30","min_height":"10"`, 30, 10, appliance.HeightTagged, 0, ""},
+		{"unreadable min_height", `"height":"20","min_height":"low"`, 20, 0, appliance.HeightTagged, 1, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{` + c.props + `},"geometry":{"type":"Polygon","coordinates":[[[-43.2,-22.9],[-43.1999,-22.9],[-43.1999,-22.8999],[-43.2,-22.8999],[-43.2,-22.9]]]}},` + good + `]}`
+			im, err := buildings.Parse(context.Background(), []byte(f), buildings.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.refused != "" {
+				if len(im.Buildings) != 1 || im.Refused != 1 || !strings.Contains(im.Refusals[0].Reason, c.refused) {
+					t.Fatalf("want feature/0 refused with %q, got %d buildings, %v", c.refused, len(im.Buildings), im.Refusals)
+				}
+				return
+			}
+			b := im.Buildings[0]
+			if math.Abs(b.HeightM-c.want) > 1e-9 || b.HeightSource != c.src || b.MinHeightM != c.min {
+				t.Fatalf("height %g (%s, min %g), want %g (%s, min %g)", b.HeightM, b.HeightSource, b.MinHeightM, c.want, c.src, c.min)
+			}
+			msg := ""
+			for _, w := range im.Warnings {
+				if w.Code == "buildings_unusable_height_tags" {
+					msg = w.Message
+				}
+			}
+			if (c.unusable == 0) != (msg == "") || (c.unusable > 0 && !strings.HasPrefix(msg, fmt.Sprintf("%d height", c.unusable))) {
+				t.Fatalf("warning %q, want %d unusable tags", msg, c.unusable)
+			}
+			if msg != "" {
+				t.Log(msg)
 			}
 		})
 	}
