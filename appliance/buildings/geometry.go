@@ -19,10 +19,6 @@ func boxOf(r []xy) box {
 	return b
 }
 
-func (b box) overlaps(c box) bool {
-	return b.x0 <= c.x1 && c.x0 <= b.x1 && b.y0 <= c.y1 && c.y0 <= b.y1
-}
-
 func (b box) holds(c box) bool { return b.x0 <= c.x0 && c.x1 <= b.x1 && b.y0 <= c.y0 && c.y1 <= b.y1 }
 
 // meeting is a pair of edges that meet: edge ea of ring ra and edge eb of
