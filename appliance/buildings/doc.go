@@ -102,8 +102,10 @@
 // it is 3 m. min_height (or building:min_level × StoreyHeightM; the
 // level-numbering key min_level is not read) lifts the building's base;
 // a base at or above the roof (min_height ≥ height, the assumed height
-// included) refuses the feature with both figures.
-// Shapefile attribute names laundered by GDAL (building_l, building_h)
+// included) refuses the feature with both figures. On the TU Dortmund
+// export the roof rule lifts the 11 buildings tagged building:levels=3
+// and roof:levels=1 from 9 to 12 m, and FB Informatik's min_level=-1 (a
+// basement) no longer counts. Shapefile attribute names laundered by GDAL (building_l, building_h)
 // are read too.
 //
 // Materials: building:material (or a material attribute) names a P.2040
