@@ -80,22 +80,28 @@ func circle(lon, lat, r float64, n int) string {
 	return sb.String()
 }
 
-// BenchmarkIssue24_ValidateBigPolygon: a polygon whose outer ring and 20
-// holes have 3999 vertices each (the ring cap is 4000), and a
-// multipolygon of 20 such parts: the edge sweep keeps the pairwise checks
-// near linear.
+// BenchmarkIssue24_ValidateBigPolygon: the largest features the caps
+// admit (MaxFeatureVertices = 20 000): an outer ring and 4 holes of 3999
+// vertices, an outer ring of 3999 with 63 holes of 250, and 5 parts of
+// 3999: the edge sweep keeps the pairwise checks near linear.
 func BenchmarkIssue24_ValidateBigPolygon(b *testing.B) {
-	rings := []string{circle(-43.2, -22.9, 0.009, 3999)}
-	for i := 0; i < 20; i++ {
-		a := float64(i) * 2 * math.Pi / 20
-		rings = append(rings, circle(-43.2+0.005*math.Cos(a), -22.9+0.005*math.Sin(a), 0.0007, 3999))
+	big := []string{circle(-43.2, -22.9, 0.009, 3999)}
+	for i := 0; i < 4; i++ {
+		a := float64(i) * 2 * math.Pi / 4
+		big = append(big, circle(-43.2+0.005*math.Cos(a), -22.9+0.005*math.Sin(a), 0.002, 3999))
+	}
+	many := []string{circle(-43.2, -22.9, 0.009, 3999)}
+	for i := 0; i < 63; i++ {
+		a := float64(i) * 2 * math.Pi / 63
+		many = append(many, circle(-43.2+0.006*math.Cos(a), -22.9+0.006*math.Sin(a), 0.0002, 250))
 	}
 	var parts []string
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 5; i++ {
 		parts = append(parts, "["+circle(-43.2+0.001*float64(i), -22.9, 0.0004, 3999)+"]")
 	}
 	for _, c := range []struct{ name, js string }{
-		{"holes", `{"type":"Polygon","coordinates":[` + strings.Join(rings, ",") + `]}`},
+		{"big holes", `{"type":"Polygon","coordinates":[` + strings.Join(big, ",") + `]}`},
+		{"many holes", `{"type":"Polygon","coordinates":[` + strings.Join(many, ",") + `]}`},
 		{"parts", `{"type":"MultiPolygon","coordinates":[` + strings.Join(parts, ",") + `]}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
