@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"unicode/utf8"
 
 	"linkplan/appliance/buildings"
 )
@@ -37,7 +38,7 @@ func fuzzParse(t *testing.T, data []byte) {
 		t.Fatal("nil error without buildings")
 	}
 	for _, b := range im.Buildings {
-		if len(b.Footprints) == 0 || !(b.HeightM > 0) {
+		if len(b.Footprints) == 0 || !(b.HeightM >= buildings.MinBuildingHeightM) || !(b.MinHeightM < b.HeightM) || !utf8.ValidString(b.Class) {
 			t.Fatalf("building %+v", b)
 		}
 	}
@@ -59,6 +60,7 @@ func FuzzGeoJSON(f *testing.F) {
 	f.Add([]byte(good))
 	f.Add([]byte(`{"type":"FeatureCollection","features":[` + good + `]}`))
 	f.Add([]byte(`{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]]]}`))
+	f.Add([]byte(`{"type":"MultiPolygon","coordinates":[[` + sqOuter + `,` + sqHole + `],[` + sqSmall + `],[` + sqBeside + `]]}`))
 	f.Fuzz(fuzzParse)
 }
 
@@ -66,6 +68,7 @@ func FuzzGeoJSON(f *testing.F) {
 func FuzzOSMXML(f *testing.F) {
 	f.Add([]byte(`<osm><node id="1" lat="-22.9" lon="-43.2"/><node id="2" lat="-22.9" lon="-43.1999"/><node id="3" lat="-22.8999" lon="-43.1999"/><way id="9"><nd ref="1"/><nd ref="2"/><nd ref="3"/><nd ref="1"/><tag k="building" v="yes"/></way></osm>`))
 	f.Add([]byte(`<osm><relation id="1"><member type="way" ref="9" role="outer"/><tag k="type" v="multipolygon"/><tag k="building" v="yes"/></relation></osm>`))
+	f.Add([]byte(`<osm>` + osmNodes + `<way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/><nd ref="4"/><nd ref="1"/><tag k="building" v="yes"/></way><way id="11"><nd ref="5"/><nd ref="6"/><nd ref="7"/><nd ref="8"/><nd ref="5"/><tag k="building:part" v="yes"/><tag k="roof:levels" v="1"/><tag k="building:levels" v="2"/></way><relation id="100"><member type="way" ref="10" role="outline"/><member type="way" ref="11" role="part"/><tag k="type" v="building"/></relation></osm>`))
 	f.Fuzz(fuzzParse)
 }
 
@@ -79,6 +82,8 @@ func FuzzOSMPBF(f *testing.F) {
 // readers behind the zip).
 func FuzzShapefile(f *testing.F) {
 	seed(f, "testdata/ufla/ufla_buildings.shp.zip", 1<<16)
+	seed(f, "testdata/shapefile/latin1.zip", 1<<16)
+	seed(f, "testdata/shapefile/sirgas.zip", 1<<16)
 	f.Fuzz(fuzzParse)
 }
 

@@ -82,7 +82,8 @@ type Import struct {
 	// Counts by height source.
 	Tagged, Levels, Assumed int
 
-	run *importRun // while parsing
+	run        *importRun  // while parsing
+	heightTags heightTally // height tags that could not be used
 }
 
 // ErrFormat matches a file that is no supported format or is malformed as
@@ -157,6 +158,9 @@ func parse(ctx context.Context, data []byte, opts Options) (*Import, error) {
 	if im.Assumed > 0 {
 		im.Warnings = append(im.Warnings, appliance.Warning{Code: "buildings_assumed_heights",
 			Message: fmt.Sprintf("%d of %d buildings give neither a height nor a storey count; %g m was assumed for them.", im.Assumed, len(im.Buildings), opts.DefaultHeightM)})
+	}
+	if w, ok := im.heightTags.warning(); ok {
+		im.Warnings = append(im.Warnings, w)
 	}
 	if len(im.Buildings) == 0 {
 		return nil, invalid("file", "holds no usable building polygon (%d features refused)", im.Refused)
@@ -262,6 +266,10 @@ func (c *collector) add(id string, g orb.Geometry, tags map[string]string) {
 		c.refuse(id, "has an empty geometry")
 		return
 	}
+	if reason := footprintsReason(b.Footprints); reason != "" {
+		c.refuse(id, "%s", reason)
+		return
+	}
 	if reason := c.heights(&b, tags); reason != "" {
 		c.refuse(id, "%s", reason)
 		return
@@ -272,45 +280,6 @@ func (c *collector) add(id string, g orb.Geometry, tags map[string]string) {
 	}
 	b.Material = materialOf(tagValue(tags, "building:material", "material", "MATERIAL", "building_m"))
 	c.im.Buildings = append(c.im.Buildings, b)
-}
-
-// heights applies the height rules.
-func (c *collector) heights(b *appliance.Building, tags map[string]string) string {
-	st := c.opts.StoreyHeightM
-	if v := tagValue(tags, "height", "building:height", "HEIGHT", "Height", "building_h", "hgt", "HGT"); v != "" {
-		h, ok := parseLength(v)
-		switch {
-		case !ok:
-			// unreadable: fall through to the levels
-		case h > MaxHeightM:
-			return fmt.Sprintf("has height %q, above the %g m any building reaches", v, MaxHeightM)
-		case h > 0:
-			b.HeightM, b.HeightSource = h, appliance.HeightTagged
-		}
-	}
-	if b.HeightSource == "" {
-		if v := tagValue(tags, "building:levels", "levels", "LEVELS", "building_l", "b_levels"); v != "" {
-			if n, ok := parseNumber(v); ok && n > 0 && n*st <= MaxHeightM {
-				b.HeightM, b.HeightSource = n*st, appliance.HeightLevels
-			}
-		}
-	}
-	if b.HeightSource == "" {
-		b.HeightM, b.HeightSource = c.opts.DefaultHeightM, appliance.HeightDefault
-	}
-	if v := tagValue(tags, "min_height", "building:min_height", "MIN_HEIGHT"); v != "" {
-		if h, ok := parseLength(v); ok && h >= 0 {
-			b.MinHeightM = h
-		}
-	} else if v := tagValue(tags, "building:min_level", "min_level"); v != "" {
-		if n, ok := parseNumber(v); ok && n >= 0 {
-			b.MinHeightM = n * st
-		}
-	}
-	if b.MinHeightM >= b.HeightM {
-		b.MinHeightM = 0
-	}
-	return ""
 }
 
 func tagValue(tags map[string]string, keys ...string) string {
@@ -332,34 +301,6 @@ func parseNumber(v string) (float64, bool) {
 		return 0, false
 	}
 	return f, true
-}
-
-// parseLength reads an OpenStreetMap length: metres by default, "m",
-// "ft", "'" (feet) and "12'6\"" recognised.
-func parseLength(v string) (float64, bool) {
-	v = strings.TrimSpace(strings.SplitN(v, ";", 2)[0])
-	if i := strings.Index(v, "'"); i > 0 {
-		ft, err := strconv.ParseFloat(strings.TrimSpace(v[:i]), 64)
-		if err != nil {
-			return 0, false
-		}
-		in := 0.0
-		if rest := strings.Trim(strings.TrimSpace(v[i+1:]), "\""); rest != "" {
-			if in, err = strconv.ParseFloat(rest, 64); err != nil {
-				return 0, false
-			}
-		}
-		return (ft*12 + in) * 0.0254, true
-	}
-	unit := 1.0
-	switch {
-	case strings.HasSuffix(v, "ft"):
-		unit, v = 0.3048, strings.TrimSuffix(v, "ft")
-	case strings.HasSuffix(v, "m"):
-		v = strings.TrimSuffix(v, "m")
-	}
-	f, ok := parseNumber(v)
-	return f * unit, ok
 }
 
 // materialOf maps a building:material value to a P.2040 material name
@@ -403,22 +344,20 @@ func footprint(p orb.Polygon) (appliance.Footprint, string) {
 	if span := bboxSpan(outer); span > MaxFootprintSpanM {
 		return fp, fmt.Sprintf("spans %.0f m, more than the %g m a building footprint may span", span, MaxFootprintSpanM)
 	}
-	if i, j, ok := selfIntersection(outer); ok {
-		return fp, fmt.Sprintf("outer ring crosses itself (edges %d and %d)", i+1, j+1)
+	local := [][]xy{outer}
+	for _, h := range rings[1:] {
+		local = append(local, frame.ring(h))
+	}
+	if reason := ringsReason(local); reason != "" {
+		return fp, reason
 	}
 	if a := math.Abs(area(outer)); a < MinFootprintAreaM2 {
 		return fp, fmt.Sprintf("has an area of %.2f m², below %g m²", a, MinFootprintAreaM2)
 	}
 	fp.Outer = rings[0]
-	for hi, h := range rings[1:] {
-		lh := frame.ring(h)
-		if i, j, ok := selfIntersection(lh); ok {
-			return fp, fmt.Sprintf("hole %d crosses itself (edges %d and %d)", hi+1, i+1, j+1)
-		}
-		if !pointInRing(lh[0], outer) || ringsCross(lh, outer) {
-			return fp, fmt.Sprintf("hole %d is not inside the outer ring", hi+1)
-		}
-		fp.Holes = append(fp.Holes, h)
+	fp.Holes = rings[1:]
+	if len(fp.Holes) == 0 {
+		fp.Holes = nil
 	}
 	return fp, ""
 }
@@ -497,34 +436,6 @@ func segsCross(a, b, c, d xy) bool {
 		return v == 0 && math.Min(p.x, q.x) <= r.x && r.x <= math.Max(p.x, q.x) && math.Min(p.y, q.y) <= r.y && r.y <= math.Max(p.y, q.y)
 	}
 	return on(c, d, a, d1) || on(c, d, b, d2) || on(a, b, c, d3) || on(a, b, d, d4)
-}
-
-// selfIntersection finds two non-adjacent edges of a ring that meet.
-func selfIntersection(r []xy) (int, int, bool) {
-	n := len(r)
-	for i := 0; i < n; i++ {
-		a, b := r[i], r[(i+1)%n]
-		for j := i + 2; j < n; j++ {
-			if i == 0 && j == n-1 {
-				continue // adjacent through the closing vertex
-			}
-			if segsCross(a, b, r[j], r[(j+1)%n]) {
-				return i, j, true
-			}
-		}
-	}
-	return 0, 0, false
-}
-
-func ringsCross(a, b []xy) bool {
-	for i := range a {
-		for j := range b {
-			if segsCross(a[i], a[(i+1)%len(a)], b[j], b[(j+1)%len(b)]) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func pointInRing(p xy, r []xy) bool {
@@ -630,9 +541,12 @@ func parseOSM(ctx context.Context, data []byte, pbf bool, opts Options, im *Impo
 		feats = append(feats, f)
 	}
 	sort.SliceStable(feats, func(i, j int) bool { return osmID(feats[i]) < osmID(feats[j]) })
+	seen := map[string]bool{}
+	parts := map[string]bool{}
 	for _, f := range feats {
 		tags, _ := f.Properties["tags"].(map[string]string)
 		id := osmID(f)
+		seen[id] = true
 		if t, _ := f.Properties["tainted"].(bool); t {
 			c.refuse(id, "is a multipolygon with members missing from the file")
 			continue
@@ -642,7 +556,18 @@ func parseOSM(ctx context.Context, data []byte, pbf bool, opts Options, im *Impo
 			c.refuse(id, "is a way tagged as a building that is not closed (%d nodes)", len(ls))
 			continue
 		}
+		if v := indoorPart(tags); v != "" {
+			c.refuse(id, "is indoor mapping (building:part=%s with indoor=%s), not a part of the building's outer shape", tags["building:part"], v)
+			continue
+		}
+		if isPart(tags) {
+			parts[id] = true
+		}
 		c.add(id, g, tags)
+	}
+	c.refuseLostRelations(o, seen)
+	if n, m := replaceOutlinesByParts(im, o, parts); n > 0 {
+		im.Warnings = append(im.Warnings, outlinesWarning(n, m))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package buildings
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -13,7 +14,8 @@ import (
 // 15, 25) with its dBase attributes, written from the ESRI Shapefile
 // Technical Description (1998): no Go library for reading Shapefiles is
 // reachable from this project's module proxy. Coordinates must be WGS84
-// longitude/latitude: a .prj naming another system is refused (reproject
+// longitude/latitude (or SIRGAS 2000 longitude/latitude, read as WGS84
+// with a warning): a .prj naming another system is refused (reproject
 // with ogr2ogr -t_srs EPSG:4326).
 func parseShapefileZip(data []byte, opts Options, im *Import) error {
 	ents, err := zipEntries(data, im.run)
@@ -25,9 +27,12 @@ func parseShapefileZip(data []byte, opts Options, im *Import) error {
 		return invalid("file", "zip holds no .shp file")
 	}
 	if prj, ok := ents[".prj"]; ok {
-		p := strings.ToUpper(string(prj))
-		if strings.HasPrefix(strings.TrimSpace(p), "PROJCS") || !strings.Contains(p, "WGS") || !strings.HasPrefix(strings.TrimSpace(p), "GEOGCS") {
-			return invalid("file", "Shapefile coordinates are not WGS84 longitude/latitude (.prj: %.60s); reproject to EPSG:4326", strings.TrimSpace(string(prj)))
+		note, err := prjCRS(prj)
+		if err != nil {
+			return err
+		}
+		if note != nil {
+			im.Warnings = append(im.Warnings, *note)
 		}
 	}
 	shapes, err := readShp(shp)
@@ -36,7 +41,7 @@ func parseShapefileZip(data []byte, opts Options, im *Import) error {
 	}
 	var rows []map[string]string
 	if dbf, ok := ents[".dbf"]; ok {
-		if rows, err = readDbf(dbf); err != nil {
+		if rows, err = readDbf(dbf, ents[".cpg"]); err != nil {
 			return err
 		}
 	}
@@ -184,8 +189,9 @@ func ringContains(r orb.Ring, p orb.Point) bool {
 	return in
 }
 
-// readDbf reads dBase III records as text, keyed by field name.
-func readDbf(b []byte) ([]map[string]string, error) {
+// readDbf reads dBase III records as UTF-8 text, keyed by field name,
+// decoded by the .cpg or the language driver id (dbfEncoding).
+func readDbf(b []byte, cpg []byte) ([]map[string]string, error) {
 	if len(b) < 32 {
 		return nil, invalid("file", ".dbf is too short for a dBase header")
 	}
@@ -195,6 +201,7 @@ func readDbf(b []byte) ([]map[string]string, error) {
 	if hlen < 33 || hlen > len(b) || rlen < 1 {
 		return nil, invalid("file", ".dbf header is malformed")
 	}
+	enc := dbfEncoding(cpg, b[29])
 	type field struct {
 		name     string
 		off, len int
@@ -202,7 +209,7 @@ func readDbf(b []byte) ([]map[string]string, error) {
 	var fields []field
 	off := 1 // the deletion flag
 	for p := 32; p+32 <= hlen && b[p] != 0x0d; p += 32 {
-		name := strings.TrimRight(string(b[p:p+11]), "\x00 ")
+		name := enc.text(bytes.TrimRight(b[p:p+11], "\x00 "))
 		fl := int(b[p+16])
 		fields = append(fields, field{name, off, fl})
 		off += fl
@@ -218,7 +225,7 @@ func readDbf(b []byte) ([]map[string]string, error) {
 		rec := b[hlen+i*rlen : hlen+(i+1)*rlen]
 		m := make(map[string]string, len(fields))
 		for _, f := range fields {
-			m[f.name] = strings.TrimSpace(string(rec[f.off : f.off+f.len]))
+			m[f.name] = strings.TrimSpace(enc.text(rec[f.off : f.off+f.len]))
 			if lower := strings.ToLower(f.name); lower != f.name {
 				if _, ok := m[lower]; !ok {
 					m[lower] = m[f.name]

@@ -88,7 +88,10 @@ export const MESSAGES = {
     "ci_below_requirement": { "pt-BR": "A C/I numa ponta está abaixo da C/I exigida.", "en": "The C/I at an end is below the required C/I." },
     "public_channel_assumed": { "pt-BR": "A faixa de uma torre pública foi tomada como um canal de 20 MHz centrado nela.", "en": "A public tower's band was taken as a 20 MHz channel centred on it." },
     "interferers_dropped": { "pt-BR": "Mais de 500 torres no raio: as mais distantes não foram avaliadas.", "en": "More than 500 towers within the radius: the farthest were not evaluated." },
-    "buildings_assumed_heights": { "pt-BR": "Edificações sem altura receberam a altura padrão.", "en": "Buildings without a height got the default height." }
+    "buildings_assumed_heights": { "pt-BR": "Edificações sem altura receberam a altura padrão.", "en": "Buildings without a height got the default height." },
+    "buildings_unusable_height_tags": { "pt-BR": "Etiquetas de altura ou de pavimentos ilegíveis ou implausíveis foram ignoradas; valeu a regra seguinte.", "en": "Unreadable or implausible height or storey tags were ignored; the next height rule applied." },
+    "buildings_sirgas2000_as_wgs84": { "pt-BR": "Coordenadas em SIRGAS 2000 (EPSG:4674) lidas como WGS84, com que coincidem em cerca de 1 m.", "en": "SIRGAS 2000 (EPSG:4674) coordinates were read as WGS84, which they match within about 1 m." },
+    "buildings_outlines_replaced_by_parts": { "pt-BR": "Contornos de edificação substituídos pelas suas partes (building:part), que trazem as alturas.", "en": "Building outlines were replaced by their building:part shapes, which carry the heights." }
   },
   "counter": {
     "calls": { "pt-BR": "chamadas à API", "en": "API calls" },
