@@ -2,6 +2,7 @@ package raytrace
 
 import (
 	"math"
+	"slices"
 
 	"linkplan/appliance"
 )
@@ -40,9 +41,13 @@ import (
 // cut into tiles of at most this width and height.
 const scatterTileM = appliance.RaytraceScatterTileM
 
-// wallTiles is where a wall's tiles are: tiles[first:first+nu·nv],
-// column (along the wall from a) major.
-type wallTiles struct{ first, nu, nv int32 }
+// wallTiles is where a wall's tiles are: tile indices first to
+// first+nu·nv−1, column (along the wall from a) major, each of area
+// areaM2 (square metres).
+type wallTiles struct {
+	first, nu, nv int32
+	areaM2        float64
+}
 
 // tileAt is the tile of wall sf (surface si) that holds x, a point of it,
 // or -1 where the wall has no tiles.
@@ -58,7 +63,10 @@ func (s *Scene) tileAt(si int32, x vec3) int32 {
 	return wt.first + max(0, min(wt.nu-1, iu))*wt.nv + max(0, min(wt.nv-1, iv))
 }
 
-// tile is one scattering element of a wall.
+// tile is one scattering element of a wall, as Scene.tile computes it
+// from the wall and the tile's place in it: a scene keeps only each tile's
+// wall (Scene.tileSurf, 4 bytes a tile instead of this struct's 64), the
+// tiles being most of a scene's memory.
 type tile struct {
 	c    vec3 // centre, 1 cm in front of the wall
 	n    vec3 // outward normal
@@ -75,44 +83,66 @@ func (s *Scene) buildTiles() {
 		if sf.kind != kindWall {
 			continue
 		}
-		d := sf.b.sub(sf.a)
-		l := d.norm()
+		l := sf.b.sub(sf.a).norm()
 		h := sf.zt - sf.zb
 		if !(l > 0) || !(h > 0) {
 			continue
 		}
 		nu := int(math.Ceil(l / scatterTileM))
 		nv := int(math.Ceil(h / scatterTileM))
-		s.wallTiles[i] = wallTiles{first: int32(len(s.tiles)), nu: int32(nu), nv: int32(nv)}
-		area := l * h / float64(nu*nv)
-		for iu := 0; iu < nu; iu++ {
-			f := (float64(iu) + 0.5) / float64(nu)
-			for iv := 0; iv < nv; iv++ {
-				z := sf.zb + h*(float64(iv)+0.5)/float64(nv)
-				c := vec3{sf.a.X + d.X*f, sf.a.Y + d.Y*f, z}.add(sf.n.scale(0.01))
-				s.tiles = append(s.tiles, tile{c: c, n: sf.n, area: area, bld: sf.bld, surf: int32(i)})
-			}
+		s.wallTiles[i] = wallTiles{first: int32(len(s.tileSurf)), nu: int32(nu), nv: int32(nv), areaM2: l * h / float64(nu*nv)}
+		for range nu * nv {
+			s.tileSurf = append(s.tileSurf, int32(i))
 		}
 	}
 }
+
+// tile returns tile ti: its centre (1 cm in front of the wall, at the
+// middle of its column and row), the wall's normal, its area, building
+// and wall.
+func (s *Scene) tile(ti int32) tile {
+	si := s.tileSurf[ti]
+	sf := &s.surfaces[si]
+	wt := &s.wallTiles[si]
+	k := ti - wt.first
+	return tile{c: tileCentre(sf, wt, k/wt.nv, k%wt.nv), n: sf.n, area: wt.areaM2, bld: sf.bld, surf: si}
+}
+
+// tileCentre is the centre of the tile in column iu and row iv of wall sf
+// (tiles wt), 1 cm in front of it: the one formula of every tile centre.
+func tileCentre(sf *surface, wt *wallTiles, iu, iv int32) vec3 {
+	d := sf.b.sub(sf.a)
+	f := (float64(iu) + 0.5) / float64(wt.nu)
+	z := sf.zb + (sf.zt-sf.zb)*(float64(iv)+0.5)/float64(wt.nv)
+	return vec3{sf.a.X + d.X*f, sf.a.Y + d.Y*f, z}.add(sf.n.scale(0.01))
+}
+
+// numTiles is the number of the scene's tiles.
+func (s *Scene) numTiles() int { return len(s.tileSurf) }
 
 // litTiles lists the tiles that face the transmitter and see it, in scene
 // order.
 func (s *Scene) litTiles(tx vec3, naive bool) []int32 {
 	var out []int32
-	for i := range s.tiles {
-		t := &s.tiles[i]
-		if t.n.dot(tx.sub(t.c)) <= 0 {
-			continue
-		}
-		occ := false
-		if naive {
-			occ = s.occludedNaive(tx, t.c)
-		} else {
-			occ = s.occluded(tx, t.c)
-		}
-		if !occ {
-			out = append(out, int32(i))
+	for si := range s.surfaces {
+		sf := &s.surfaces[si]
+		wt := &s.wallTiles[si]
+		for iu := int32(0); iu < wt.nu; iu++ {
+			for iv := int32(0); iv < wt.nv; iv++ {
+				c := tileCentre(sf, wt, iu, iv)
+				if sf.n.dot(tx.sub(c)) <= 0 {
+					continue
+				}
+				occ := false
+				if naive {
+					occ = s.occludedNaive(tx, c)
+				} else {
+					occ = s.occluded(tx, c)
+				}
+				if !occ {
+					out = append(out, wt.first+iu*wt.nv+iv)
+				}
+			}
 		}
 	}
 	return out
@@ -195,13 +225,25 @@ func (w *worker) reflectedLeg(src vec3, pat Pattern, m *mirrorWall, t *tile, a *
 // tileCellM is the cell of the grid of tile centres, metres.
 const tileCellM = 20.0
 
-// buildTileGrid buckets the tiles by centre (Scene.tileGrid), each cell's
-// in scene order.
+// buildTileGrid buckets the walls' tile columns by centre
+// (Scene.tileGrid): an item is a column's first tile, the column's other
+// tiles (one per row) following it, all with the same x and y; each
+// cell's items in scene order.
 func (s *Scene) buildTileGrid() {
-	s.tileGrid = s.newGrid2(tileCellM, len(s.tiles), func(i int) (float64, float64, float64, float64) {
-		c := s.tiles[i].c
+	var cols []int32
+	for si := range s.wallTiles {
+		wt := &s.wallTiles[si]
+		for iu := int32(0); iu < wt.nu; iu++ {
+			cols = append(cols, wt.first+iu*wt.nv)
+		}
+	}
+	s.tileGrid = s.newGrid2(tileCellM, len(cols), func(i int) (float64, float64, float64, float64) {
+		c := s.tile(cols[i]).c
 		return c.X, c.Y, c.X, c.Y
 	})
+	for k, i := range s.tileGrid.items {
+		s.tileGrid.items[k] = cols[i]
+	}
 }
 
 // wallBeam is the 2D region wall sf can reflect a source (image img) into:
@@ -270,7 +312,8 @@ func beamBox(r *region, sf *surface, c vec2, rangeM float64) (x0, y0, x1, y1 flo
 
 // tilesInBeam appends to out the tiles whose centres lie in r and within
 // rangeM (2D) of c: the cells that may meet both, in cell order, each in
-// scene order.
+// scene order (a column's tiles share their centre's x and y: the test is
+// made once per column).
 func (s *Scene) tilesInBeam(out []int32, r *region, sf *surface, c vec2, rangeM float64) []int32 {
 	g := &s.tileGrid
 	if len(g.items) == 0 {
@@ -309,10 +352,12 @@ func (s *Scene) tilesInBeam(out []int32, r *region, sf *surface, c vec2, rangeM 
 				continue
 			}
 			ci := j*g.nx + i
-			for _, ti := range g.items[g.start[ci]:g.start[ci+1]] {
-				p := s.tiles[ti].c.xy()
+			for _, t0 := range g.items[g.start[ci]:g.start[ci+1]] {
+				p := s.tile(t0).c.xy() // the column's
 				if d := p.sub(c); d.dot(d) <= rng2 && r.contains(p) {
-					out = append(out, ti)
+					for k := range s.wallTiles[s.tileSurf[t0]].nv {
+						out = append(out, t0+k)
+					}
 				}
 			}
 		}
@@ -347,7 +392,7 @@ func (c *traceCtx) prepareScatter() {
 	base *= base * sc * sc / math.Pi
 	c.litTiles = make([]litTile, 0, len(c.lit))
 	for _, ti := range c.lit {
-		t := &c.s.tiles[ti]
+		t := c.s.tile(ti)
 		u := c.tx.sub(t.c)
 		ri := u.norm()
 		cosI := t.n.dot(u) / ri
@@ -361,12 +406,22 @@ func (c *traceCtx) prepareScatter() {
 		return
 	}
 	rng := c.opt.DiffractionRangeM
-	lit := make([]bool, len(c.s.tiles))
-	for _, ti := range c.lit {
-		lit[ti] = true
+	// litIdx indexes the directly lit tiles first: what the transmitter
+	// sees of a wall's tiles
+	c.litIdx = make([]int32, c.s.numTiles())
+	for i := range c.litIdx {
+		c.litIdx[i] = -1
 	}
-	txSees := func(ti int32) bool { return lit[ti] }
-	legs := make([]reflLeg, len(c.s.tiles))
+	for i := range c.litTiles {
+		c.litIdx[c.litTiles[i].ti] = int32(i)
+	}
+	txSees := func(ti int32) bool { return c.litIdx[ti] >= 0 }
+	// the reflected legs of the tiles some wall facing the transmitter
+	// reflects it onto (few, near it): legs[legAt[ti]], touched in the
+	// order found
+	var legs []reflLeg
+	legAt := map[int32]int32{}
+	var touched []int32
 	var cand []int32
 	for _, m := range c.s.facingWalls(nil, c.tx, rng) {
 		r, ok := wallBeam(&c.s.surfaces[m.surf], m.img)
@@ -376,21 +431,28 @@ func (c *traceCtx) prepareScatter() {
 		cand = c.s.tilesInBeam(cand[:0], &r, &c.s.surfaces[m.surf], c.tx.xy(), rng)
 		for _, ti := range cand {
 			var a accum
-			if leg, l, x, ok := w.reflectedLeg(c.tx, c.txPat, &m, &c.s.tiles[ti], &a, txSees); ok && leg > 0 {
-				legs[ti].add(leg, l, m.surf, x)
-				legs[ti].void = legs[ti].void || a.flags&FlagTerrainVoid != 0
+			t := c.s.tile(ti)
+			if leg, l, x, ok := w.reflectedLeg(c.tx, c.txPat, &m, &t, &a, txSees); ok && leg > 0 {
+				j, seen := legAt[ti]
+				if !seen {
+					j = int32(len(legs))
+					legAt[ti] = j
+					legs = append(legs, reflLeg{})
+					touched = append(touched, ti)
+				}
+				legs[j].add(leg, l, m.surf, x)
+				legs[j].void = legs[j].void || a.flags&FlagTerrainVoid != 0
 			}
 		}
 	}
-	c.litIdx = make([]int32, len(c.s.tiles))
-	for i := range c.litIdx {
-		c.litIdx[i] = -1
-	}
 	for i := range c.litTiles {
 		lt := &c.litTiles[i]
-		c.litIdx[lt.ti] = int32(i)
-		if r := &legs[lt.ti]; r.sum > 0 {
-			area := base * c.s.tiles[lt.ti].area
+		j, seen := legAt[lt.ti]
+		if !seen {
+			continue
+		}
+		if r := &legs[j]; r.sum > 0 {
+			area := base * c.s.tile(lt.ti).area
 			// the leg's strongest part, by the rule of scatterTile's
 			// receiver leg (the strongest single reflection against the
 			// direct leg), so that either end reports the same path
@@ -401,13 +463,15 @@ func (c *traceCtx) prepareScatter() {
 			lt.txVoid = lt.txVoid || r.void
 		}
 	}
-	for ti := range legs {
-		r := &legs[ti]
+	// the tiles lit only through a wall, in scene order
+	slices.Sort(touched)
+	for _, ti := range touched {
+		r := &legs[legAt[ti]]
 		if r.sum == 0 || c.litIdx[ti] >= 0 {
 			continue
 		}
 		c.litIdx[ti] = int32(len(c.litTiles))
-		c.litTiles = append(c.litTiles, litTile{ti: int32(ti), ri: r.length, part: base * c.s.tiles[ti].area * r.sum,
+		c.litTiles = append(c.litTiles, litTile{ti: ti, ri: r.length, part: base * c.s.tile(ti).area * r.sum,
 			txVoid: r.void, via: r.via, viaPt: r.x})
 	}
 }
@@ -422,9 +486,9 @@ func (w *worker) rxReflected(rx vec3) {
 		w.rxLegs = make([]reflLeg, len(w.litTiles))
 		w.rxStamp = make([]uint32, len(w.litTiles))
 	}
-	if len(w.visStamp) != len(w.s.tiles) {
-		w.visStamp = make([]uint32, len(w.s.tiles))
-		w.vis = make([]bool, len(w.s.tiles))
+	if len(w.visStamp) != w.s.numTiles() {
+		w.visStamp = make([]uint32, w.s.numTiles())
+		w.vis = make([]bool, w.s.numTiles())
 	}
 	w.rxGen++
 	if w.rxGen == 0 { // wrapped: forget every stamp
@@ -435,7 +499,7 @@ func (w *worker) rxReflected(rx vec3) {
 	rxSees := func(ti int32) bool {
 		if w.visStamp[ti] != w.rxGen {
 			w.visStamp[ti] = w.rxGen
-			t := &w.s.tiles[ti]
+			t := w.s.tile(ti)
 			w.vis[ti] = t.n.dot(rx.sub(t.c)) > 0 && !w.occluded(rx, t.c)
 		}
 		return w.vis[ti]
@@ -455,7 +519,8 @@ func (w *worker) rxReflected(rx vec3) {
 				continue
 			}
 			var la accum
-			leg, l, x, ok := w.reflectedLeg(rx, w.rxPat, m, &w.s.tiles[ti], &la, rxSees)
+			t := w.s.tile(ti)
+			leg, l, x, ok := w.reflectedLeg(rx, w.rxPat, m, &t, &la, rxSees)
 			if !ok || leg <= 0 {
 				continue
 			}
@@ -492,7 +557,7 @@ func (w *worker) scatter(rx vec3, a *accum) {
 	}
 	if w.collect && bestI >= 0 {
 		lt := &w.litTiles[bestI]
-		t := &w.s.tiles[lt.ti]
+		t := w.s.tile(lt.ti)
 		var in []Interaction
 		kdep, karr := t.c.sub(w.tx).unit(), rx.sub(t.c).unit()
 		if lt.via >= 0 {
@@ -516,7 +581,7 @@ func (w *worker) scatter(rx vec3, a *accum) {
 // with the length of its strongest path and, where that path's receiver
 // leg is a reflection, the wall (else -1) and the reflection point.
 func (w *worker) scatterTile(li int, lt *litTile, rx vec3, a *accum) (g, length float64, via int32, x vec3) {
-	t := &w.s.tiles[lt.ti]
+	t := w.s.tile(lt.ti)
 	rng2 := w.opt.DiffractionRangeM * w.opt.DiffractionRangeM
 	dr := rx.sub(t.c).xy()
 	du := w.tx.sub(t.c).xy()

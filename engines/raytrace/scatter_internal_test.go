@@ -6,6 +6,7 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"linkplan/appliance"
 )
@@ -43,12 +44,12 @@ func TestScatteringReflectedLeg(t *testing.T) {
 	}
 	tx := c.tx
 	img := vec3{tx.X, 40 - tx.Y, tx.Z} // mirror in the plane y = 20
-	eta := c.etas[s.surfaces[s.tiles[0].surf].mat]
+	eta := c.etas[s.surfaces[s.tileSurf[0]].mat]
 	base := c.lambda / (4 * math.Pi)
 	base *= base * 0.16 / math.Pi
 	checked, worst := 0, 0.0
 	for _, lt := range c.litTiles {
-		tl := &s.tiles[lt.ti]
+		tl := s.tile(lt.ti)
 		if tl.n.Y < 0.99 || math.Abs(tl.c.Y+20) > 0.02 { // the south block's north face
 			continue
 		}
@@ -109,8 +110,8 @@ func TestTilesInBeam(t *testing.T) {
 				in[ti] = true
 			}
 			want := 0
-			for ti := range s.tiles {
-				c := s.tiles[ti].c.xy()
+			for ti := range s.numTiles() {
+				c := s.tile(int32(ti)).c.xy()
 				if d := c.sub(p.xy()); d.dot(d) <= rangeM*rangeM && r.contains(c) {
 					want++
 					if !in[int32(ti)] {
@@ -214,4 +215,52 @@ func TestScatteringReflectionsReciprocityNearWalls(t *testing.T) {
 	if worstDB > 1e-6 || worstNs > 1e-6 {
 		t.Errorf("not reciprocal: %.3g dB, %.3g ns", worstDB, worstNs)
 	}
+}
+
+// TestTilesPartitionWalls: the tiles Scene.tile computes from each wall
+// and the tile's place in it cover every wall exactly (their areas sum to
+// the wall's, each at most 3 m × 3 m), stand 1 cm in front of it with its
+// normal, and tileAt finds each tile from its own centre (printed seed).
+func TestTilesPartitionWalls(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	s, _ := boxCity(t, rand.New(rand.NewPCG(seed, 7)), 40, 400)
+	walls := 0
+	for si := range s.surfaces {
+		sf := &s.surfaces[si]
+		wt := s.wallTiles[si]
+		if sf.kind != kindWall {
+			if wt.nu != 0 || wt.nv != 0 {
+				t.Fatalf("surface %d is not a wall but has tiles", si)
+			}
+			continue
+		}
+		walls++
+		l, h := sf.b.sub(sf.a).norm(), sf.zt-sf.zb
+		area := 0.0
+		for k := int32(0); k < wt.nu*wt.nv; k++ {
+			ti := wt.first + k
+			tl := s.tile(ti)
+			area += tl.area
+			if tl.surf != int32(si) || tl.bld != sf.bld || tl.n != sf.n {
+				t.Fatalf("tile %d: wall %d building %d normal %v, want %d %d %v", ti, tl.surf, tl.bld, tl.n, si, sf.bld, sf.n)
+			}
+			if d := sf.n.dot(tl.c) - sf.d; math.Abs(d-0.01) > 1e-9 {
+				t.Fatalf("tile %d stands %g m in front of its wall, want 0.01", ti, d)
+			}
+			if got := s.tileAt(int32(si), tl.c.sub(sf.n.scale(0.01))); got != ti {
+				t.Fatalf("tileAt finds tile %d at the centre of tile %d", got, ti)
+			}
+			if tl.area > scatterTileM*scatterTileM+1e-9 {
+				t.Fatalf("tile %d: %g m², more than %g", ti, tl.area, scatterTileM*scatterTileM)
+			}
+		}
+		if math.Abs(area-l*h) > 1e-6*l*h {
+			t.Fatalf("wall %d: tiles of %g m², the wall has %g", si, area, l*h)
+		}
+	}
+	if walls == 0 || s.numTiles() == 0 {
+		t.Fatal("no walls or tiles: the test checks nothing")
+	}
+	t.Logf("%d walls, %d tiles: each tile on its wall, areas summing to the walls'", walls, s.numTiles())
 }

@@ -43,7 +43,7 @@ type Scene struct {
 	buildings []building
 	surfaces  []surface // surfaces[0] is the ground plane
 	edges     []edge
-	tiles     []tile // wall tiles of diffuse scattering
+	tileSurf  []int32 // wall of each diffuse-scattering tile (Scene.tile computes the rest)
 	wallTiles []wallTiles
 	mats      []Material
 	ground    int32 // index of the ground material in mats
@@ -213,7 +213,7 @@ func NewScene(in SceneInput) (*Scene, error) {
 	case sz.WallTiles > appliance.BuildingLayerMaxWallTiles:
 		return nil, fmt.Errorf("raytrace scene: %d wall tiles (%.0f m² of walls); at most %d: %w", sz.WallTiles, sz.WallAreaM2, appliance.BuildingLayerMaxWallTiles, appliance.ErrInvalid)
 	}
-	s.tiles = make([]tile, 0, sz.WallTiles)
+	s.tileSurf = make([]int32, 0, sz.WallTiles)
 	for _, b := range in.Buildings {
 		if !(b.HeightM > 0) || math.IsInf(b.HeightM, 0) || b.MinHeightM < 0 || !(b.MinHeightM < b.HeightM) {
 			return nil, fmt.Errorf("raytrace scene: building %s: height must be finite, positive and above its min height", b.ID)

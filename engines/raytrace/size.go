@@ -23,7 +23,7 @@ func (s *Scene) SizeBytes() int64 {
 	}
 	n += int64(len(s.surfaces)) * int64(unsafe.Sizeof(surface{}))
 	n += int64(len(s.edges)) * int64(unsafe.Sizeof(edge{}))
-	n += int64(len(s.tiles)) * int64(unsafe.Sizeof(tile{}))
+	n += int64(len(s.tileSurf)) * 4
 	n += int64(len(s.wallTiles)) * int64(unsafe.Sizeof(wallTiles{}))
 	n += int64(len(s.mats)) * int64(unsafe.Sizeof(Material{}))
 	n += int64(len(s.bvh)) * int64(unsafe.Sizeof(bvhNode{}))
