@@ -32,7 +32,7 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 	sr.DiffuseScattering = 0.4
 	sr.ScatteringReflections = true
 	for _, opt := range []Options{DefaultOptions(), rd, sr} {
-		c, _, _ := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(5, 5), HeightM: 25}, nil, 2600, opt, 1.5, 1.5, false, false)
+		c, _, _ := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(5, 5), HeightM: 25}, nil, 2600, opt, everywhere(1.5), false, false)
 		hotPath(t, c, opt)
 	}
 }
@@ -56,4 +56,10 @@ func hotPath(t *testing.T, c *traceCtx, opt Options) {
 	if allocs != 0 || math.IsNaN(allocs) {
 		t.Errorf("%.0f allocations per run", allocs)
 	}
+}
+
+// everywhere is the bounds of receivers anywhere at height z (metres in
+// the frame).
+func everywhere(z float64) rxBounds {
+	return rxBounds{lo: vec3{math.Inf(-1), math.Inf(-1), z}, hi: vec3{math.Inf(1), math.Inf(1), z}}
 }

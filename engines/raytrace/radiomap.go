@@ -39,7 +39,8 @@ func (s *Scene) Map(ctx context.Context, r MapRequest) (MapResult, error) {
 			}
 		}
 	}
-	c, warns, err := s.newCtx(ctx, r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
+	rxb := rxBounds{lo: vec3{x0, y0, zMin}, hi: vec3{x0 + float64(r.NX-1)*r.StepM, y0 + float64(r.NY-1)*r.StepM, zMax}}
+	c, warns, err := s.newCtx(ctx, r.Tx, r.RxPattern, r.FreqMHz, r.Options, rxb, false, false)
 	if err != nil {
 		return MapResult{}, fmt.Errorf("raytrace map: %w", err)
 	}
@@ -335,13 +336,13 @@ func (s *Scene) Receivers(ctx context.Context, r ReceiversRequest) ([]Result, er
 		return nil, fmt.Errorf("raytrace receivers: %w", err)
 	}
 	rxs := make([]vec3, len(r.Rx))
-	zMin, zMax := math.Inf(1), math.Inf(-1)
+	rxb := rxBounds{lo: vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, hi: vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
 	for i, a := range r.Rx {
 		x, y := s.frame.ToLocal(a.Pos)
 		rxs[i] = vec3{x, y, s.groundAt(x, y) + a.HeightM}
-		zMin, zMax = min(zMin, rxs[i].Z), max(zMax, rxs[i].Z)
+		rxb.add(rxs[i])
 	}
-	c, warns, err := s.newCtx(ctx, r.Tx, r.RxPattern, r.FreqMHz, r.Options, zMin, zMax, false, false)
+	c, warns, err := s.newCtx(ctx, r.Tx, r.RxPattern, r.FreqMHz, r.Options, rxb, false, false)
 	if err != nil {
 		return nil, fmt.Errorf("raytrace receivers: %w", err)
 	}

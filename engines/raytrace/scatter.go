@@ -120,14 +120,43 @@ func tileCentre(sf *surface, wt *wallTiles, iu, iv int32) vec3 {
 // numTiles is the number of the scene's tiles.
 func (s *Scene) numTiles() int { return len(s.tileSurf) }
 
+// rxBounds is the box of a request's receivers (local frame, metres).
+type rxBounds struct{ lo, hi vec3 }
+
+func (b *rxBounds) add(p vec3) {
+	b.lo = vec3{min(b.lo.X, p.X), min(b.lo.Y, p.Y), min(b.lo.Z, p.Z)}
+	b.hi = vec3{max(b.hi.X, p.X), max(b.hi.Y, p.Y), max(b.hi.Z, p.Z)}
+}
+
+// dist2 is the squared 2D distance from p to the box.
+func (b *rxBounds) dist2(p vec2) float64 {
+	dx := p.X - max(b.lo.X, min(p.X, b.hi.X))
+	dy := p.Y - max(b.lo.Y, min(p.Y, b.hi.Y))
+	return dx*dx + dy*dy
+}
+
 // litTiles lists the tiles that face the transmitter and see it, in scene
-// order.
-func (s *Scene) litTiles(tx vec3, naive bool) []int32 {
+// order, among those that can matter to the receivers in rxb: a tile
+// scatters to a receiver only within rangeM (2D) of it or of the
+// transmitter (scatterTile), and the scattering's reflections ask whether
+// the transmitter sees a tile within about 2·rangeM of it (the
+// reflection point of a leg to a tile within rangeM through a wall within
+// rangeM), so the tiles farther than 2·rangeM + 5 m from the transmitter
+// and rangeM + 1 m from the receivers' box, whose answers nothing reads,
+// are not traced: a request costs what lies around its ends, not the
+// whole layer. The margins only add tiles, so the answers are those of
+// every tile.
+func (s *Scene) litTiles(tx vec3, rxb rxBounds, rangeM float64, naive bool) []int32 {
 	var out []int32
+	nearTx2 := (2*rangeM + 5) * (2*rangeM + 5)
+	nearRx2 := (rangeM + 1) * (rangeM + 1)
 	for si := range s.surfaces {
 		sf := &s.surfaces[si]
 		wt := &s.wallTiles[si]
 		for iu := int32(0); iu < wt.nu; iu++ {
+			if col := tileCentre(sf, wt, iu, 0).xy(); dot2(col.sub(tx.xy())) > nearTx2 && rxb.dist2(col) > nearRx2 {
+				continue
+			}
 			for iv := int32(0); iv < wt.nv; iv++ {
 				c := tileCentre(sf, wt, iu, iv)
 				if sf.n.dot(tx.sub(c)) <= 0 {
@@ -618,3 +647,5 @@ func (w *worker) scatterTile(li int, lt *litTile, rx vec3, a *accum) (g, length 
 	w.markAssumed(t.bld, a)
 	return g, lt.ri + length, via, x
 }
+
+func dot2(v vec2) float64 { return v.dot(v) }

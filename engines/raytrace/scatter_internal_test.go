@@ -38,7 +38,7 @@ func TestScatteringReflectedLeg(t *testing.T) {
 	opt.DiffuseScattering = 0.4
 	opt.ScatteringReflections = true
 	const freq = 2600.0
-	c, _, err := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(-30, 0), HeightM: 10}, nil, freq, opt, 1.5, 1.5, false, true)
+	c, _, err := s.newCtx(context.Background(), Antenna{Pos: f.ToLatLon(-30, 0), HeightM: 10}, nil, freq, opt, everywhere(1.5), false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,4 +263,90 @@ func TestTilesPartitionWalls(t *testing.T) {
 		t.Fatal("no walls or tiles: the test checks nothing")
 	}
 	t.Logf("%d walls, %d tiles: each tile on its wall, areas summing to the walls'", walls, s.numTiles())
+}
+
+// TestLitTilesRangeCut: the transmitter traces only the tiles within
+// 2·range + 5 m of it or range + 1 m of the receivers (litTiles); every
+// answer is bit-identical to the one over every tile of the layer: a
+// reflection point beyond range + 1 m of both ends (the case that fails
+// with a margin of range + 1 m at the transmitter), and 40 links with and
+// without the scattering's reflections on a city wider than the range
+// (printed seed).
+func TestLitTilesRangeCut(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	// the case the transmitter's margin is for: a reflection point 80 to
+	// 86 m from the transmitter (range 80 m) on a long wall, reflecting it
+	// onto the south face of a building 74 m away, which a receiver 110 m
+	// farther east sees along the gap
+	origin := appliance.LatLon{Lat: -22.9068, Lon: -43.1729}
+	f := NewFrame(origin)
+	wall, err := NewScene(SceneInput{Buildings: []appliance.Building{box(f, -300, -20, 300, 0, 20), box(f, 30, 10, 50, 20, 20)}, Origin: origin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	opt.DiffractionRangeM = 80
+	opt.DiffuseScattering = 0.4
+	opt.ScatteringReflections = true
+	opt.Sum = SumPower
+	rangeCutCase(t, wall, opt, vec3{0, 75, wall.groundZ + 10}, vec3{150, 5, wall.groundZ + 1.5})
+	rng := rand.New(rand.NewPCG(seed, 11))
+	s, _ := boxCity(t, rng, 150, 1500)
+	for _, sr := range []bool{false, true} {
+		opt := DefaultOptions()
+		opt.DiffractionRangeM = 60
+		opt.DiffuseScattering = 0.4
+		opt.ScatteringReflections = sr
+		opt.Sum = SumPower
+		cut, all, links := 0, 0, 0
+		for links < 40 {
+			p := func() vec3 {
+				for {
+					q := vec3{(rng.Float64() - 0.5) * 1400, (rng.Float64() - 0.5) * 1400, 0}
+					q.Z = s.groundZ + 1.5 + 20*rng.Float64()
+					if s.insideBuilding(q) < 0 {
+						return q
+					}
+				}
+			}
+			tx, rx := p(), p()
+			if tx.sub(rx).norm() > 300 {
+				continue
+			}
+			c, a := rangeCutCase(t, s, opt, tx, rx)
+			cut += c
+			all += a
+			links++
+		}
+		t.Logf("scattering reflections %v: %d links bit-identical; the transmitters traced %d tiles instead of %d (%.0f %%)", sr, links, cut, all, 100*float64(cut)/float64(all))
+		if cut >= all {
+			t.Errorf("the cut traced no fewer tiles (%d of %d): the test checks nothing", cut, all)
+		}
+	}
+}
+
+// rangeCutCase checks that the link tx–rx gets the same answer from the
+// tiles litTiles traces for it as from every tile, and returns how many
+// the transmitter saw of each.
+func rangeCutCase(t *testing.T, s *Scene, opt Options, tx, rx vec3) (cut, all int) {
+	t.Helper()
+	ant := Antenna{Pos: s.frame.ToLatLon(tx.X, tx.Y), HeightM: tx.Z - s.groundZ}
+	ca, _, err := s.newCtx(context.Background(), ant, nil, 2600, opt, rxBounds{rx, rx}, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, _, err := s.newCtx(context.Background(), ant, nil, 2600, opt, everywhere(rx.Z), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b accum
+	newWorker(ca).receiver(rx, &a)
+	newWorker(cb).receiver(rx, &b)
+	ra, rb := a.result(0, SumPower), b.result(0, SumPower)
+	if ra.ReceivedPowerDBm != rb.ReceivedPowerDBm || ra.RMSDelaySpreadNs != rb.RMSDelaySpreadNs || ra.Reachable != rb.Reachable {
+		t.Fatalf("scattering reflections %v, tx %v rx %v: %v dBm and %v ns with the cut, %v dBm and %v ns over every tile",
+			opt.ScatteringReflections, tx, rx, ra.ReceivedPowerDBm, ra.RMSDelaySpreadNs, rb.ReceivedPowerDBm, rb.RMSDelaySpreadNs)
+	}
+	return len(ca.lit), len(cb.lit)
 }

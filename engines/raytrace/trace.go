@@ -83,7 +83,7 @@ type traceCtx struct {
 	rdTxPairs []rdPair
 }
 
-func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxZMin, rxZMax float64, naive, pointMode bool) (*traceCtx, []appliance.Warning, error) {
+func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz float64, opt Options, rxb rxBounds, naive, pointMode bool) (*traceCtx, []appliance.Warning, error) {
 	c := &traceCtx{s: s, opt: opt, txPat: tx.Pattern, rxPat: rxPat, naive: naive}
 	c.lambda = speedOfLight / (freqMHz * 1e6)
 	c.k = 2 * math.Pi / c.lambda
@@ -110,7 +110,7 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 	}
 	c.specular = math.Sqrt(1 - opt.DiffuseScattering*opt.DiffuseScattering)
 	if opt.DiffuseScattering > 0 && !c.txInside {
-		c.lit = s.litTiles(c.tx, naive)
+		c.lit = s.litTiles(c.tx, rxb, opt.DiffractionRangeM, naive)
 		c.prepareScatter()
 	}
 	if opt.Diffraction && !naive {
@@ -124,7 +124,7 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 	if pointMode && !naive && treeOrder <= 2 {
 		c.pairing, treeOrder = true, min(treeOrder, 1)
 	}
-	tree, err := s.buildTree(ctx, c.tx, treeOrder, opt.GroundReflection, rxZMin, rxZMax, naive)
+	tree, err := s.buildTree(ctx, c.tx, treeOrder, opt.GroundReflection, rxb.lo.Z, rxb.hi.Z, naive)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Scene) validatePoint(r PointRequest) error {
 func (s *Scene) point(ctx context.Context, r PointRequest, naive bool) (Result, error) {
 	x, y := s.frame.ToLocal(r.Rx.Pos)
 	rx := vec3{x, y, s.groundAt(x, y) + r.Rx.HeightM}
-	c, warns, err := s.newCtx(ctx, r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rx.Z, rx.Z, naive, true)
+	c, warns, err := s.newCtx(ctx, r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rxBounds{rx, rx}, naive, true)
 	if err != nil {
 		return Result{}, fmt.Errorf("raytrace point: %w", err)
 	}
