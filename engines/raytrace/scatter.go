@@ -437,14 +437,11 @@ func (c *traceCtx) prepareScatter() {
 	rng := c.opt.DiffractionRangeM
 	// litIdx indexes the directly lit tiles first: what the transmitter
 	// sees of a wall's tiles
-	c.litIdx = make([]int32, c.s.numTiles())
-	for i := range c.litIdx {
-		c.litIdx[i] = -1
-	}
+	c.litIdx = newPaged[int32](c.s.numTiles(), -1)
 	for i := range c.litTiles {
-		c.litIdx[c.litTiles[i].ti] = int32(i)
+		c.litIdx.set(c.litTiles[i].ti, int32(i))
 	}
-	txSees := func(ti int32) bool { return c.litIdx[ti] >= 0 }
+	txSees := func(ti int32) bool { return c.litIdx.get(ti) >= 0 }
 	// the reflected legs of the tiles some wall facing the transmitter
 	// reflects it onto (few, near it): legs[legAt[ti]], touched in the
 	// order found
@@ -496,13 +493,19 @@ func (c *traceCtx) prepareScatter() {
 	slices.Sort(touched)
 	for _, ti := range touched {
 		r := &legs[legAt[ti]]
-		if r.sum == 0 || c.litIdx[ti] >= 0 {
+		if r.sum == 0 || c.litIdx.get(ti) >= 0 {
 			continue
 		}
-		c.litIdx[ti] = int32(len(c.litTiles))
+		c.litIdx.set(ti, int32(len(c.litTiles)))
 		c.litTiles = append(c.litTiles, litTile{ti: ti, ri: r.length, part: base * c.s.tile(ti).area * r.sum,
 			txVoid: r.void, via: r.via, viaPt: r.x})
 	}
+}
+
+// visMemo is whether the receiver of stamp sees a tile's centre.
+type visMemo struct {
+	stamp uint32
+	sees  bool
 }
 
 // rxReflected computes, for the receiver rx, the legs through the walls
@@ -515,23 +518,23 @@ func (w *worker) rxReflected(rx vec3) {
 		w.rxLegs = make([]reflLeg, len(w.litTiles))
 		w.rxStamp = make([]uint32, len(w.litTiles))
 	}
-	if len(w.visStamp) != w.s.numTiles() {
-		w.visStamp = make([]uint32, w.s.numTiles())
-		w.vis = make([]bool, w.s.numTiles())
+	if w.vis.size() < w.s.numTiles() {
+		w.vis = newPaged[visMemo](w.s.numTiles(), visMemo{})
 	}
 	w.rxGen++
 	if w.rxGen == 0 { // wrapped: forget every stamp
 		clear(w.rxStamp)
-		clear(w.visStamp)
+		w.vis.reset()
 		w.rxGen = 1
 	}
 	rxSees := func(ti int32) bool {
-		if w.visStamp[ti] != w.rxGen {
-			w.visStamp[ti] = w.rxGen
-			t := w.s.tile(ti)
-			w.vis[ti] = t.n.dot(rx.sub(t.c)) > 0 && !w.occluded(rx, t.c)
+		if m := w.vis.get(ti); m.stamp == w.rxGen {
+			return m.sees
 		}
-		return w.vis[ti]
+		t := w.s.tile(ti)
+		sees := t.n.dot(rx.sub(t.c)) > 0 && !w.occluded(rx, t.c)
+		w.vis.set(ti, visMemo{stamp: w.rxGen, sees: sees})
+		return sees
 	}
 	rng := w.opt.DiffractionRangeM
 	w.rxWalls = w.s.facingWalls(w.rxWalls[:0], rx, rng)
@@ -543,7 +546,7 @@ func (w *worker) rxReflected(rx vec3) {
 		}
 		w.cand = w.s.tilesInBeam(w.cand[:0], &r, &w.s.surfaces[m.surf], rx.xy(), rng)
 		for _, ti := range w.cand {
-			li := w.litIdx[ti]
+			li := w.litIdx.get(ti)
 			if li < 0 {
 				continue
 			}

@@ -71,10 +71,10 @@ type traceCtx struct {
 	naive    bool    // baseline: no hierarchy
 	collect  bool    // keep every path (point mode)
 	txInside bool
-	lit      []int32   // scattering tiles lit by the transmitter (DiffuseScattering > 0)
-	litTiles []litTile // their transmitter legs (scatter.go)
-	litIdx   []int32   // ScatteringReflections: litTiles index of every tile, or -1
-	specular float64   // field kept by a wall's specular reflection, √(1 − S²)
+	lit      []int32      // scattering tiles lit by the transmitter (DiffuseScattering > 0)
+	litTiles []litTile    // their transmitter legs (scatter.go)
+	litIdx   paged[int32] // ScatteringReflections: litTiles index of every tile, or -1
+	specular float64      // field kept by a wall's specular reflection, √(1 − S²)
 	// reflection–diffraction (Options.ReflectionDiffraction): the walls
 	// facing the transmitter, and its candidate (edge, wall) pairs sorted
 	// by edge
@@ -316,10 +316,9 @@ type worker struct {
 	rxStamp []uint32
 	rxGen   uint32
 	cand    []int32
-	// vis memoises, per receiver (visStamp = rxGen), which tile centres
-	// the receiver sees
-	vis      []bool
-	visStamp []uint32
+	// vis memoises, per receiver (stamp = rxGen), which tile centres the
+	// receiver sees
+	vis paged[visMemo]
 	// rdRx lists the walls facing the receiver (reflection–diffraction),
 	// rdRxCand those of one edge
 	rdRx      []rdWall
