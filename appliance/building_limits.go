@@ -13,10 +13,11 @@ const (
 	// ⌈l/3⌉ × ⌈h/3⌉ tiles.
 	RaytraceScatterTileM = 3.0
 	// BuildingLayerMaxWallTiles bounds a layer's scattering tiles
-	// (BuildingLayerSize.WallTiles): 8 Mi tiles, about 0.6 GB of scene;
-	// a dense district of 20 000 buildings of 20 m × 20 m × 30 m has
-	// 5.6 M.
-	BuildingLayerMaxWallTiles = 8 << 20
+	// (BuildingLayerSize.WallTiles): 32 Mi tiles, about 5 bytes each in
+	// the scene (the tile's wall and the tile grid; a request keeps what
+	// it needs of the tiles around its ends only); a dense district of
+	// 20 000 buildings of 20 m × 20 m × 30 m has 5.6 M.
+	BuildingLayerMaxWallTiles = 32 << 20
 	// BuildingLayerMaxVertices bounds a layer's ring vertices, all
 	// rings of all buildings (each is one wall, one roof edge and at most
 	// one vertical edge of the scene): 1 Mi.

@@ -57,7 +57,7 @@
 //   - Per layer (the file refused, 422 naming file, with the figure): at
 //     most MaxBuildings buildings (further ones refused one by one),
 //     appliance.BuildingLayerMaxVertices (1 Mi) ring vertices,
-//     appliance.BuildingLayerMaxWallTiles (8 Mi) scattering tiles of
+//     appliance.BuildingLayerMaxWallTiles (32 Mi) scattering tiles of
 //     3 m × 3 m (Σ ⌈wall length/3 m⌉ × ⌈wall height/3 m⌉; a district of
 //     20 000 buildings of 20 m × 20 m × 30 m has 5.6 M, the TU Dortmund
 //     campus 40 572), and half the bounds' diagonal at most

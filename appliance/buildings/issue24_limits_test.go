@@ -226,20 +226,20 @@ func collection(feats []string) []byte {
 }
 
 // TestIssue24_WallTiles: the layer's scattering tiles are bounded
-// (appliance.BuildingLayerMaxWallTiles): ten 2 km × 2 km × 999 m squares
-// (8.9 M tiles from 2.4 kB) are refused naming the figure; a dense
+// (appliance.BuildingLayerMaxWallTiles): forty 2 km × 2 km × 999 m squares
+// (35.6 M tiles from 9.6 kB) are refused naming the figure; a dense
 // district of 20 000 buildings of 20 m × 20 m × 30 m and the real campuses
 // are kept.
 func TestIssue24_WallTiles(t *testing.T) {
 	f := square(-22.9, -43.2, 2000, 999)
 	var feats []string
-	for range 10 {
+	for range 40 {
 		feats = append(feats, f)
 	}
 	data := collection(feats)
 	_, err := buildings.Parse(context.Background(), data, buildings.Options{})
 	wantFileError(t, err, "scattering tiles")
-	t.Logf("%d-byte file of ten tall squares refused", len(data))
+	t.Logf("%d-byte file of forty tall squares refused", len(data))
 
 	feats = feats[:0]
 	for i := range 20000 {

@@ -31,7 +31,7 @@ func heapInUse() uint64 {
 // TestIssue24_SceneBounds: NewScene asserts the layer bounds the importer
 // applies (an error wrapping appliance.ErrInvalid, not a panic nor a
 // gigabyte): the extent (two 10 m squares 100 km apart built 156 MB of
-// grids), the wall tiles (ten 2 km × 2 km × 999 m squares: 8.9 M tiles).
+// grids), the wall tiles (forty 2 km × 2 km × 999 m squares: 35.6 M tiles).
 // It prints the memory of one such square's scene (0.89 M tiles), from
 // which a maximal layer's cost follows.
 func TestIssue24_SceneBounds(t *testing.T) {
@@ -41,11 +41,11 @@ func TestIssue24_SceneBounds(t *testing.T) {
 		t.Fatalf("buildings 100 km apart: %v", err)
 	}
 	var tall []appliance.Building
-	for i := range 10 {
+	for i := range 40 {
 		tall = append(tall, squareBuilding(o, fmt.Sprint(i), -1000, -1000, 2000, 999))
 	}
 	if _, err := raytrace.NewScene(raytrace.SceneInput{Buildings: tall}); !errors.Is(err, appliance.ErrInvalid) || !strings.Contains(err.Error(), "wall tiles") {
-		t.Fatalf("ten tall squares: %v", err)
+		t.Fatalf("forty tall squares: %v", err)
 	} else {
 		t.Logf("refused: %v", err)
 	}

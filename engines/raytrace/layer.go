@@ -54,11 +54,13 @@ func (x *LayerIndex) Index(ctx context.Context, l *appliance.BuildingLayer, load
 }
 
 // Scene memory per building and per decoded building, bytes, of
-// EstimateBytes: measured on the city blocks of the web/api tests (20 m
-// squares, 10 m high) and the random cities of this package's tests
-// (TestSceneSizeBytes), rounded up.
+// EstimateBytes: measured on the 40 000 blocks of 30 m × 25 m of
+// BenchmarkIssue24_GetCached (134 MiB, 3.4 KiB a building with the
+// heightfield) and the random cities of this package's tests
+// (TestSceneSizeBytes: 2000 buildings of 10–50 m sides, 8–38 m tall,
+// 3.7 KiB), rounded up for taller buildings (4 bytes a wall tile).
 const (
-	sceneBytesPerBuilding   = 24 << 10
+	sceneBytesPerBuilding   = 6 << 10
 	decodedBytesPerBuilding = 2 << 10
 )
 

@@ -439,9 +439,10 @@ func (b *build) buildMaps(context.Context) error {
 
 // SceneCacheBytes bounds the scenes of building layers the appliance
 // keeps built, by their estimated memory (raytrace.Scene.SizeBytes), for
-// all tenants together: 1 GiB holds about 40 000 buildings of scenes
-// (≈ 24 KiB each: walls, roofs, edges, wall tiles, BVH, grids) and their
-// heightfields, e.g. one large city layer or many small ones, however
+// all tenants together: 1 GiB holds about 300 000 buildings of scenes
+// (≈ 3.5 KiB each: walls, roofs, edges, wall tiles, BVH, grids, with
+// their heightfields), e.g. the largest layer (200 000 buildings) or many
+// small ones, however
 // many layers that is; the least recently used scene goes first, the
 // scene built last always stays. A count bound let a tenant cycling
 // through 17 small layers evict every other tenant's scenes.
