@@ -139,7 +139,12 @@
 //   - Diffuse scattering (optional, Options.DiffuseScattering = S > 0):
 //     the effective roughness model of Degli-Esposti et al. (2007) in its
 //     Lambertian form (scatter.go). Walls are cut into tiles of at most
-//     3 m × 3 m (once per scene); a tile that faces and sees both antennas
+//     3 m × 3 m (once per scene; a scene keeps each tile's wall only, 4
+//     bytes, and computes its centre from the wall and its column and
+//     row; a request traces the tiles within 2·DiffractionRangeM + 5 m of
+//     the transmitter or DiffractionRangeM + 1 m of its receivers, the
+//     only ones any answer reads, so its cost follows what lies around its
+//     ends, not the layer's size: TestLitTilesRangeCut); a tile that faces and sees both antennas
 //     and lies within DiffractionRangeM (2D) of either adds the power
 //     (λ/4π)²·S²·dS·cosθi·cosθs/(π·ri²·rs²) with a random phase (to the
 //     power sum, and in power to the coherent sum), and a wall's specular
