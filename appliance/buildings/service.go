@@ -33,6 +33,9 @@ type Store interface {
 type Indexer interface {
 	Index(ctx context.Context, l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (appliance.BuildingIndex, error)
 	EstimateBytes(l *appliance.BuildingLayer) int64
+	// Built reports whether l's scene is built (waiting for a build in
+	// progress), building nothing.
+	Built(l *appliance.BuildingLayer) bool
 	Forget(l *appliance.BuildingLayer)
 }
 
@@ -283,18 +286,17 @@ func (s *Service) Get(ctx context.Context, k *appliance.APIKey, id string) (*app
 	if err != nil {
 		return nil, nil, err
 	}
-	var release func()
-	defer func() {
-		if release != nil {
-			release()
-		}
-	}()
-	st, err := s.Index.Index(ctx, l, func() ([]appliance.Building, error) {
-		rel, err := s.admitBuild(ctx, k, l)
+	// admitted before the build starts, never inside it: a raytrace job
+	// holding a grant may wait for a build in progress, whose builder must
+	// not be waiting for that grant
+	if !s.Index.Built(l) {
+		release, err := s.admitBuild(ctx, k, l)
 		if err != nil {
-			return nil, err
+			return nil, nil, fmt.Errorf("building layer %s: %w", id, err)
 		}
-		release = rel
+		defer release()
+	}
+	st, err := s.Index.Index(ctx, l, func() ([]appliance.Building, error) {
 		_, bs, err := s.Store.BuildingLayer(k.TenantID, id, true)
 		return bs, err
 	})

@@ -78,6 +78,70 @@ func TestIssue24_SceneBuildAdmitted(t *testing.T) {
 	}
 }
 
+// TestIssue24_SceneBuildNoDeadlock: a route admits a scene build before
+// the build starts, never inside it. With one worker held by a job (which
+// rebuilds a lost scene under its own grant, as layerOf does for jobs)
+// and a route waiting in the queue for the same lost scene, the job's
+// build must not wait for the route's entry: before, the route's entry
+// waited for the job's grant and the job for the entry, for ever.
+func TestIssue24_SceneBuildNoDeadlock(t *testing.T) {
+	f := newFixture(t)
+	sched := admission.New(admission.Options{Workers: 1, MaxQueuePerTenant: 2})
+	f.svc.Admitter = sched
+	ctx := context.Background()
+	l, _, err := f.db.BuildingLayer(f.ent.TenantID, f.layer, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.index.Forget(l)
+	job, err := sched.Submit(appliance.HeavyWork{TenantID: f.ent.TenantID, Tier: f.ent.Tier, Kind: "link_job", Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.Wait(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	rx := at(5, -5)
+	req := raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: f.layer, FreqMHz: 3500, Options: raytracing.DefaultOptions(),
+		Links: []raytracing.Link{{Tx: raytracing.Site{Lat: at(-150, 140).Lat, Lon: at(-150, 140).Lon, HeightM: 30}, Rx: raytracing.Site{Lat: rx.Lat, Lon: rx.Lon, HeightM: 1.5}}}}
+	routeDone := make(chan error, 1)
+	go func() {
+		_, err := f.svc.SubmitLinks(ctx, f.ent, req)
+		routeDone <- err
+	}()
+	for deadline := time.Now().Add(30 * time.Second); sched.Stats().Waiting == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the route never queued for its scene build")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	built := make(chan error, 1)
+	go func() { // the job's rebuild, under its grant
+		_, _, err := f.index.SceneOf(l, func() ([]appliance.Building, error) {
+			_, bs, err := f.db.BuildingLayer(f.ent.TenantID, f.layer, true)
+			return bs, err
+		})
+		built <- err
+	}()
+	select {
+	case err := <-built:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the job's scene build waited for the route's, which waits for the job's grant: deadlock")
+	}
+	job.Release()
+	select {
+	case err := <-routeDone:
+		if err != nil {
+			t.Fatalf("the route after the job: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the route never finished")
+	}
+}
+
 // TestIssue24_SummaryWarnings: the summary of a link job (GET /jobs/{id})
 // carries the caveats of its path loss and margin: the result's, the best
 // link's (its tower's) and its engine's, each code once.

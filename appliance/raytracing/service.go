@@ -26,6 +26,9 @@ type Scenes interface {
 	SceneOf(l *appliance.BuildingLayer, load func() ([]appliance.Building, error)) (hash string, f appliance.LocalFrame, err error)
 	// EstimateBytes is the peak memory of building l's scene, bytes.
 	EstimateBytes(l *appliance.BuildingLayer) int64
+	// Built reports whether l's scene is built (waiting for a build in
+	// progress), building nothing.
+	Built(l *appliance.BuildingLayer) bool
 }
 
 // KindSceneBuild is the heavy work of a layer's scene built on a cache
@@ -161,8 +164,8 @@ type layer struct {
 // layerOf finds the tenant's layer and its scene (built once, cached);
 // field names the request field holding the id. On a cache miss the
 // buildings are loaded and the scene built under admission for k's
-// tenant and tier (a full queue: 503 + Retry-After); k nil: the caller
-// already holds a grant (a job).
+// tenant and tier (a full queue: 503 + Retry-After), admitted before the
+// build starts; k nil: the caller already holds a grant (a job).
 func (s *Service) layerOf(ctx context.Context, k *appliance.APIKey, tenantID, id, field string) (*layer, error) {
 	if id == "" {
 		return nil, appliance.Invalid(field, "is required: the id of one of your building layers (GET /buildings/layers)")
@@ -174,22 +177,21 @@ func (s *Service) layerOf(ctx context.Context, k *appliance.APIKey, tenantID, id
 		}
 		return nil, fmt.Errorf("building layer %s: %w", truncate(id, 64), err)
 	}
-	var release func()
-	hash, f, err := s.Scenes.SceneOf(l, func() ([]appliance.Building, error) {
-		if k != nil {
-			rel, err := appliance.AdmitNow(ctx, s.Admitter, appliance.HeavyWork{TenantID: tenantID, Tier: k.Tier, Kind: KindSceneBuild,
-				Workers: 1, MemBytes: s.Scenes.EstimateBytes(l)})
-			if err != nil {
-				return nil, err
-			}
-			release = rel
+	// admitted before the build starts, never inside it: a job holding a
+	// grant may wait for a build in progress, whose builder must not be
+	// waiting for that grant
+	if k != nil && !s.Scenes.Built(l) {
+		release, err := appliance.AdmitNow(ctx, s.Admitter, appliance.HeavyWork{TenantID: tenantID, Tier: k.Tier, Kind: KindSceneBuild,
+			Workers: 1, MemBytes: s.Scenes.EstimateBytes(l)})
+		if err != nil {
+			return nil, fmt.Errorf("building layer %s: %w", l.ID, err)
 		}
+		defer release()
+	}
+	hash, f, err := s.Scenes.SceneOf(l, func() ([]appliance.Building, error) {
 		_, bs, err := s.Layers.BuildingLayer(tenantID, id, true)
 		return bs, err
 	})
-	if release != nil {
-		release() // the build is done (SceneOf returns after it)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("building layer %s: %w", l.ID, err)
 	}

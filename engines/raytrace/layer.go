@@ -90,6 +90,16 @@ func (x *LayerIndex) EstimateBytes(l *appliance.BuildingLayer) int64 {
 	return n
 }
 
+// Built reports whether the layer's scene is built and cached (waiting
+// for a build in progress); it builds nothing. The services admit a build
+// before they start one (Built false), so that no cache entry is ever
+// held by a build waiting for admission: a job holding a grant may wait
+// for an entry, and the entry's builder must not wait for that grant.
+func (x *LayerIndex) Built(l *appliance.BuildingLayer) bool {
+	_, ok := x.Cache.Lookup(layerKey(l))
+	return ok
+}
+
 // Forget drops the layer's scene.
 func (x *LayerIndex) Forget(l *appliance.BuildingLayer) { x.Cache.Forget(layerKey(l)) }
 
