@@ -83,8 +83,11 @@ func WorkersFrom(ctx context.Context, fallback int) int {
 // *RetryAfterError (HTTP 503 + Retry-After). Work whose estimate is over
 // the whole budget is submitted again as Durable, so that it runs alone
 // with the whole budget: it is work on data the appliance already
-// accepted (a stored layer), which must not become unusable. A nil a
-// admits at once.
+// accepted (a stored layer), which must not become unusable, or an
+// upload within its tier's size cap. Such work waits outside the queue's
+// limits; an upload waiting holds its body, charged to the appliance's
+// decode budget (appliance/decodebudget), which bounds how many can wait.
+// A nil a admits at once.
 func AdmitNow(ctx context.Context, a Admitter, w HeavyWork) (release func(), err error) {
 	if a == nil {
 		return func() {}, nil

@@ -46,6 +46,7 @@ type BuildingLayerSize struct {
 // given, so the importer and the scene agree on them.
 func MeasureBuildingLayer(bs []Building, origin LatLon) BuildingLayerSize {
 	var out BuildingLayerSize
+	tiles := 0.0 // Σ tiles, float64 until the end
 	f := NewLocalFrame(origin)
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	ring := func(r []LatLon, h float64, outer bool) {
@@ -70,19 +71,28 @@ func MeasureBuildingLayer(bs []Building, origin LatLon) BuildingLayerSize {
 			}
 			l := math.Hypot(x1-x, y1-y)
 			if l > 0 && nv > 0 {
-				out.WallTiles += int(math.Ceil(l/RaytraceScatterTileM) * nv)
+				tiles += math.Ceil(l/RaytraceScatterTileM) * nv
 				out.WallAreaM2 += l * h
 			}
 		}
 	}
 	for _, b := range bs {
 		h := b.HeightM - b.MinHeightM
+		if math.IsNaN(h) || math.IsInf(h, 0) {
+			h = 0 // refused by the importer and the scene on their own
+		}
 		for _, fp := range b.Footprints {
 			ring(fp.Outer, h, true)
 			for _, hole := range fp.Holes {
 				ring(hole, h, false)
 			}
 		}
+	}
+	// counted in float64 and saturated: absurd heights or lengths give the
+	// largest count, which every bound refuses, never a wrapped one
+	out.WallTiles = math.MaxInt
+	if tiles < float64(math.MaxInt32) {
+		out.WallTiles = int(tiles)
 	}
 	if !math.IsInf(minX, 1) {
 		out.HalfDiagonalM = math.Max(math.Hypot(minX, minY), math.Max(math.Hypot(minX, maxY), math.Max(math.Hypot(maxX, minY), math.Hypot(maxX, maxY))))

@@ -2,7 +2,6 @@ package buildings
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"linkplan/appliance"
@@ -133,13 +132,13 @@ func (c *collector) roofHeight(tags map[string]string) float64 {
 func parseLength(v string) (float64, bool) {
 	v = strings.TrimSpace(strings.SplitN(v, ";", 2)[0])
 	if i := strings.Index(v, "'"); i > 0 {
-		ft, err := strconv.ParseFloat(strings.TrimSpace(v[:i]), 64)
-		if err != nil {
+		ft, ok := parseNumber(v[:i])
+		if !ok {
 			return 0, false
 		}
 		in := 0.0
 		if rest := strings.Trim(strings.TrimSpace(v[i+1:]), "\""); rest != "" {
-			if in, err = strconv.ParseFloat(rest, 64); err != nil {
+			if in, ok = parseNumber(rest); !ok {
 				return 0, false
 			}
 		}

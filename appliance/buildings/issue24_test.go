@@ -302,6 +302,11 @@ func TestIssue24_HeightRules(t *testing.T) {
 		{"min_level above the assumed height", `"building:min_level":"4"`, 0, 0, "", 0, "building:min_level \"4\" (12 m) at or above its height of 9 m (default)"},
 		{"min_height below height", `"height":"30","min_height":"10"`, 30, 10, appliance.HeightTagged, 0, ""},
 		{"unreadable min_height", `"height":"20","min_height":"low"`, 20, 0, appliance.HeightTagged, 1, ""},
+		{"feet and inches", `"height":"40'6\""`, 12.3444, 0, appliance.HeightTagged, 0, ""},
+		{"NaN feet", `"height":"NaN'"`, def, 0, appliance.HeightDefault, 1, ""},
+		{"NaN inches", `"height":"30'NaN\""`, def, 0, appliance.HeightDefault, 1, ""},
+		{"infinite feet", `"height":"Inf'"`, def, 0, appliance.HeightDefault, 1, ""},
+		{"NaN feet min_height", `"height":"20","min_height":"NaN'"`, 20, 0, appliance.HeightTagged, 1, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

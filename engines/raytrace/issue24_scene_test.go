@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -39,6 +40,15 @@ func TestIssue24_SceneBounds(t *testing.T) {
 	far := []appliance.Building{squareBuilding(o, "a", 0, 0, 10, 10), squareBuilding(o, "b", 70000, 70000, 10, 10)}
 	if _, err := raytrace.NewScene(raytrace.SceneInput{Buildings: far}); !errors.Is(err, appliance.ErrInvalid) || !strings.Contains(err.Error(), "from the origin") {
 		t.Fatalf("buildings 100 km apart: %v", err)
+	}
+	// absurd heights are refused, not counted into a wrapped tile count
+	// (1e20 m made NewScene panic building its tile grid)
+	for _, h := range []float64{1e20, math.MaxFloat64, math.NaN(), math.Inf(1), -5} {
+		b := squareBuilding(o, "h", 0, 0, 20, 10)
+		b.HeightM = h
+		if _, err := raytrace.NewScene(raytrace.SceneInput{Buildings: []appliance.Building{b}}); !errors.Is(err, appliance.ErrInvalid) {
+			t.Fatalf("a building %g m tall: %v", h, err)
+		}
 	}
 	var tall []appliance.Building
 	for i := range 40 {

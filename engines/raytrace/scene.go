@@ -204,6 +204,11 @@ func NewScene(in SceneInput) (*Scene, error) {
 	// The layer bounds the importer applies (appliance.BuildingLayerMax*),
 	// asserted here so that no caller builds a scene whose grids or tiles
 	// outgrow them.
+	for _, b := range in.Buildings {
+		if !(b.HeightM > 0) || math.IsInf(b.HeightM, 0) || b.MinHeightM < 0 || !(b.MinHeightM < b.HeightM) {
+			return nil, fmt.Errorf("raytrace scene: building %s: height must be finite, positive and above its min height: %w", b.ID, appliance.ErrInvalid)
+		}
+	}
 	sz := appliance.MeasureBuildingLayer(in.Buildings, origin)
 	switch {
 	case sz.HalfDiagonalM > appliance.BuildingLayerMaxHalfDiagonalM:
@@ -215,9 +220,6 @@ func NewScene(in SceneInput) (*Scene, error) {
 	}
 	s.tileSurf = make([]int32, 0, sz.WallTiles)
 	for _, b := range in.Buildings {
-		if !(b.HeightM > 0) || math.IsInf(b.HeightM, 0) || b.MinHeightM < 0 || !(b.MinHeightM < b.HeightM) {
-			return nil, fmt.Errorf("raytrace scene: building %s: height must be finite, positive and above its min height", b.ID)
-		}
 		mi := defIdx
 		for _, key := range []string{b.Material, b.Class} {
 			if key == "" {
