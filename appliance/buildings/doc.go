@@ -32,23 +32,21 @@
 // ring and 4 holes of 3999 vertices) validates in about 0.03 s where the
 // pairwise tests took 1.5 s (BenchmarkIssue24_ValidateBigPolygon).
 //
-// Size limits (limits.go, osmread.go, pbfcheck.go; before them the
-// tier's file cap):
+// Size limits (limits.go, osmread.go, pbf.go; before them the tier's
+// file cap):
 //
 //   - Decompression: gzip, the zip of a Shapefile and the zlib blobs of a
 //     PBF may together expand to at most MaxExpansion (20) × the uploaded
 //     size and MaxBytes × MaxExpansion, but always to MinExpansionBytes
 //     (1 MiB); a gzipped zip counts both layers.
-//   - PBF framing is walked before github.com/paulmach/osm/osmpbf decodes
-//     (it decodes in goroutines of its own, where a panic would stop the
-//     process): BlobHeader under 64 KiB, datasize under 32 MiB and within
-//     the file, raw or zlib blobs only, raw_size within 0..32 MiB and equal
-//     to what the zlib data expands to, string-table references and
-//     parallel arrays of every OSMData block consistent.
-//   - OpenStreetMap XML and PBF are streamed (osmxml.Scanner,
-//     osmpbf.Scanner) with nodes kept as 24-byte records: at most
+//   - OpenStreetMap XML is streamed (osmxml.Scanner) and PBF decoded block
+//     by block (pbf.go), with nodes kept as 24-byte records: at most
 //     MaxOSMNodes (4 Mi) nodes, MaxOSMWays (1 Mi) ways, MaxOSMRelations
-//     (256 Ki) relations per file (filter an extract to its buildings).
+//     (256 Ki) relations, MaxOSMWayNodes (8 Mi) node references in all
+//     ways, MaxOSMTags (8 Mi) tags on ways and relations and
+//     MaxOSMMembers (1 Mi) relation members per file (filter an extract
+//     to its buildings). The PBF decoder checks each count before it
+//     allocates for it.
 //   - Per feature (refused alone): at most MaxPartsPerFeature (64)
 //     polygons, MaxRingsPerPolygon (64) rings per polygon,
 //     MaxRingVertices (4000) per ring and MaxFeatureVertices (20 000) in
@@ -66,6 +64,52 @@
 //     extent). engines/raytrace.NewScene asserts the same bounds. A
 //     maximal layer's scene costs about 0.6 GB for its tiles alone
 //     (64 bytes each, plus 4 per tile in the tile grid).
+//
+// # OpenStreetMap PBF
+//
+// PBF is decoded by our own decoder (pbf.go), not by
+// github.com/paulmach/osm/osmpbf: osmpbf decodes blocks in goroutines of
+// its own, where a panic on a hostile file (a raw_size that overflows
+// its buffer arithmetic, a string index past the table, a plain Node, a
+// field sent with another wire type) cannot be recovered and stops the
+// serve process; a pre-check of the bytes osmpbf would read kept missing
+// such inputs, since it had to predict another decoder's reading. Ours
+// runs in the caller's goroutine under Parse's recover, reads with
+// protowire's strict primitives (google.golang.org/protobuf) and checks,
+// refusing the file (422 naming file, with the byte offset of the blob
+// and the reason) otherwise:
+//
+//   - framing: each BlobHeader's length under 64 KiB, its type and
+//     datasize present, datasize under 32 MiB and within the file; the
+//     first block an OSMHeader whose required_features are among
+//     OsmSchema-V0.6, DenseNodes, HistoricalInformation and
+//     LocationsOnWays; blobs other than OSMHeader and OSMData skipped;
+//   - blobs raw or zlib (lzma, bzip2, lz4 and zstd refused by name), not
+//     both, raw_size within 0..32 MiB, taken from the decompression
+//     budget before inflating and equal to what the zlib data expands to;
+//   - every field read has the wire type osmformat.proto gives it; group
+//     wire types and the invalid types 6 and 7 are refused anywhere;
+//     packed arrays are length-delimited, end on a varint boundary,
+//     appear once per element and have no varint over 10 bytes;
+//   - one string table per block (strings kept as Go strings, invalid
+//     UTF-8 replaced by U+FFFD); granularity positive (lat_offset and
+//     lon_offset read; date_granularity, info and denseinfo not used);
+//   - plain Nodes (id, lat, lon required) and DenseNodes (ids, lats and
+//     lons of one length, delta-coded; keys_vals, when present, one
+//     0-terminated list of index pairs per node) are decoded; node tags
+//     are checked but not kept;
+//   - Ways need an id; keys and vals of one length; refs delta-coded;
+//     with LocationsOnWays, lats and lons as long as refs (osmgeojson uses
+//     them where the file has no node);
+//   - Relations need an id; roles_sid, memids (delta-coded) and types of
+//     one length, types 0 (node), 1 (way) or 2 (relation);
+//   - every string index (keys, values, roles, dense keys_vals) within
+//     the block's table; ChangeSets skipped; the context looked at
+//     between blocks.
+//
+// pbf_test.go compares the decoder with osmpbf and with the XML of the
+// same extract (read by osmxml) on the real files of testdata, and the
+// building layers imported from each PBF with those from the XML.
 //
 // OpenStreetMap relations and parts: every multipolygon relation tagged
 // building or building:part that assembles into no feature (an extract

@@ -72,9 +72,18 @@ func FuzzOSMXML(f *testing.F) {
 	f.Fuzz(fuzzParse)
 }
 
-// FuzzOSMPBF fuzzes the OpenStreetMap PBF importer.
+// FuzzOSMPBF fuzzes the OpenStreetMap PBF importer (our decoder, pbf.go):
+// seeds are the real files (dense nodes with zlib; plain nodes in raw
+// blobs; LocationsOnWays), the review's raw_size file and the four
+// review inputs that stopped the process through osmpbf.
 func FuzzOSMPBF(f *testing.F) {
 	seed(f, "testdata/ufla/ufla.osm.pbf", 1<<16)
+	seed(f, "testdata/ufla/ufla_nodes_raw.osm.pbf", 1<<14)
+	seed(f, "testdata/ufla/ufla_locations.osm.pbf", 1<<16)
+	seed(f, "testdata/rawsize.osm.pbf", 1<<16)
+	for _, c := range reviewPBFs() {
+		f.Add(c.data)
+	}
 	f.Fuzz(fuzzParse)
 }
 

@@ -75,10 +75,10 @@ func uflaHeader(t *testing.T) []byte {
 }
 
 // TestIssue24_PBFRawSize: a 146-byte PBF whose blob claims raw_size 2e9
-// made osmpbf panic in its own goroutine (the process died); the framing
-// is now walked first and the file refused. Crafted primitive blocks
-// that index past the string table or give a relation's parallel arrays
-// different lengths are refused the same way.
+// made osmpbf panic in its own goroutine (the process died); our decoder
+// (pbf.go, in the caller's goroutine) refuses it. Crafted primitive
+// blocks that index past the string table or give a relation's parallel
+// arrays different lengths are refused the same way.
 func TestIssue24_PBFRawSize(t *testing.T) {
 	zl := func(b []byte) []byte {
 		var buf bytes.Buffer
@@ -104,7 +104,7 @@ func TestIssue24_PBFRawSize(t *testing.T) {
 		{"datasize past the end", append(append([]byte{}, hdr...), pbfBlock("OSMData", make([]byte, 10))[:20]...), "runs past the end"},
 		{"key outside the string table", append(append([]byte{}, hdr...), raw(append(append([]byte{}, st...), protoBytes(nil, 2, protoBytes(nil, 3, way))...))...), "key 5 outside the string table of 1"},
 		{"relation arrays", append(append([]byte{}, hdr...), raw(append(append([]byte{}, st...), protoBytes(nil, 2, protoBytes(nil, 4, rel))...))...), "different lengths"},
-		{"way refs twice", append(append([]byte{}, hdr...), raw(append(append([]byte{}, st...), protoBytes(nil, 2, protoBytes(nil, 3, dupRefs))...))...), "field 8 appears twice"},
+		{"way refs twice", append(append([]byte{}, hdr...), raw(append(append([]byte{}, st...), protoBytes(nil, 2, protoBytes(nil, 3, dupRefs))...))...), "way refs (field 8) appears twice"},
 		{"lzma", append(append([]byte{}, hdr...), pbfBlock("OSMData", protoBytes(protoVarint(nil, 2, 1), 4, []byte("x")))...), "lzma is not supported"},
 	}
 	for _, c := range cases {
