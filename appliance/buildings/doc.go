@@ -42,8 +42,8 @@
 //   - OpenStreetMap XML is streamed (osmxml.Scanner) and PBF decoded block
 //     by block (pbf.go), with nodes kept as 24-byte records: at most
 //     MaxOSMNodes (4 Mi) nodes, MaxOSMWays (1 Mi) ways, MaxOSMRelations
-//     (256 Ki) relations, MaxOSMWayNodes (8 Mi) node references in all
-//     ways, MaxOSMTags (8 Mi) tags on ways and relations and
+//     (256 Ki) relations, MaxOSMWayNodes (4 Mi) node references in all
+//     ways, MaxOSMTags (4 Mi) tags on ways and relations and
 //     MaxOSMMembers (1 Mi) relation members per file (filter an extract
 //     to its buildings). The PBF decoder checks each count before it
 //     allocates for it.
@@ -91,8 +91,8 @@
 //     wire types and the invalid types 6 and 7 are refused anywhere;
 //     packed arrays are length-delimited, end on a varint boundary,
 //     appear once per element and have no varint over 10 bytes;
-//   - one string table per block (strings kept as Go strings, invalid
-//     UTF-8 replaced by U+FFFD); granularity positive (lat_offset and
+//   - one string table per block, of at most 1 Mi strings (kept as Go
+//     strings, invalid UTF-8 replaced by U+FFFD); granularity positive (lat_offset and
 //     lon_offset read; date_granularity, info and denseinfo not used);
 //   - plain Nodes (id, lat, lon required) and DenseNodes (ids, lats and
 //     lons of one length, delta-coded; keys_vals, when present, one

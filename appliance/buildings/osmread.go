@@ -17,8 +17,8 @@ const (
 	MaxOSMNodes     = 4 << 20 // nodes
 	MaxOSMWays      = 1 << 20 // ways
 	MaxOSMRelations = 1 << 18 // relations
-	MaxOSMWayNodes  = 8 << 20 // node references in all ways (40 bytes each)
-	MaxOSMTags      = 8 << 20 // tags of all ways and relations (node tags are not kept)
+	MaxOSMWayNodes  = 4 << 20 // node references in all ways (40 bytes each; a layer holds at most 1 Mi vertices)
+	MaxOSMTags      = 4 << 20 // tags of all ways and relations (32 bytes each; node tags are not kept)
 	MaxOSMMembers   = 1 << 20 // members of all relations
 )
 

@@ -27,6 +27,9 @@ import (
 const (
 	pbfMaxHeader = 64 << 10
 	pbfMaxBlob   = 32 << 20
+	// pbfMaxStrings bounds one block's string table (16 bytes a string
+	// header; osmium's blocks of 8000 elements hold a few thousand).
+	pbfMaxStrings = 1 << 20
 )
 
 // pbfFeatures are the required_features of an OSMHeader the decoder
@@ -398,23 +401,36 @@ func (d *pbfBlock) decode(b []byte) error {
 	return nil
 }
 
-// stringTable reads the strings (1) of a StringTable. Each string costs
-// at least two bytes of the block, so the table is bounded by the block;
-// an invalid UTF-8 sequence becomes U+FFFD.
+// stringTable reads the strings (1) of a StringTable: counted first, at
+// most pbfMaxStrings, then kept as Go strings (their bytes bounded by the
+// block's); an invalid UTF-8 sequence becomes U+FFFD.
 func (d *pbfBlock) stringTable(b []byte) error {
-	return pbfFields(b, func(f pbfField) error {
+	n := 0
+	err := pbfFields(b, func(f pbfField) error {
 		if f.num != 1 {
 			return nil
 		}
-		s, err := f.bytes("string table entry")
-		if err != nil {
+		if _, err := f.bytes("string table entry"); err != nil {
 			return err
 		}
-		str := string(s)
-		if !utf8.ValidString(str) {
-			str = strings.ToValidUTF8(str, "\uFFFD")
+		n++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n > pbfMaxStrings {
+		return fmt.Errorf("a string table of %d strings; at most %d", n, pbfMaxStrings)
+	}
+	d.st = make([]string, 0, n)
+	return pbfFields(b, func(f pbfField) error {
+		if f.num == 1 {
+			str := string(f.b)
+			if !utf8.ValidString(str) {
+				str = strings.ToValidUTF8(str, "\uFFFD")
+			}
+			d.st = append(d.st, str)
 		}
-		d.st = append(d.st, str)
 		return nil
 	})
 }
@@ -458,12 +474,21 @@ func (d *pbfBlock) group(b []byte) error {
 	})
 }
 
+// elemName names an element in a message.
+func elemName(kind string, id int64) string {
+	if kind == "node" {
+		return kind
+	}
+	return fmt.Sprintf("%s %d", kind, id)
+}
+
 // tags checks packed keys and vals (string-table indices, the same
-// count) and returns them as tags; keep false only checks them.
-func (d *pbfBlock) tags(what string, keys, vals []byte, keep bool) (osm.Tags, error) {
+// count) of the element kind id and returns them as tags; keep false
+// only checks them.
+func (d *pbfBlock) tags(kind string, id int64, keys, vals []byte, keep bool) (osm.Tags, error) {
 	n := varintCount(keys)
 	if varintCount(vals) != n {
-		return nil, fmt.Errorf("%s keys and values have different lengths (%d, %d)", what, n, varintCount(vals))
+		return nil, fmt.Errorf("%s keys and values have different lengths (%d, %d)", elemName(kind, id), n, varintCount(vals))
 	}
 	if n == 0 {
 		return nil, nil
@@ -477,20 +502,19 @@ func (d *pbfBlock) tags(what string, keys, vals []byte, keep bool) (osm.Tags, er
 	}
 	kr, vr := varints{b: keys}, varints{b: vals}
 	for range n {
-		k, err := d.str(what+" key", kr.next())
-		if err != nil {
-			return nil, err
-		}
-		v, err := d.str(what+" value", vr.next())
-		if err != nil {
-			return nil, err
+		k, v := kr.next(), vr.next()
+		if k >= uint64(len(d.st)) || v >= uint64(len(d.st)) {
+			if _, err := d.str(elemName(kind, id)+" key", k); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s value %d outside the string table of %d", elemName(kind, id), int64(v), len(d.st))
 		}
 		if keep {
-			tags = append(tags, osm.Tag{Key: k, Value: v})
+			tags = append(tags, osm.Tag{Key: d.st[k], Value: d.st[v]})
 		}
 	}
 	if kr.err != nil || vr.err != nil || len(kr.b) > 0 || len(vr.b) > 0 {
-		return nil, fmt.Errorf("%s keys or values: truncated varint", what)
+		return nil, fmt.Errorf("%s keys or values: truncated varint", elemName(kind, id))
 	}
 	return tags, nil
 }
@@ -530,7 +554,7 @@ func (d *pbfBlock) node(b []byte) error {
 	if has != 1<<1|1<<8|1<<9 {
 		return errors.New("a node without id, lat or lon")
 	}
-	if _, err := d.tags("node", keys, vals, false); err != nil {
+	if _, err := d.tags("node", id, keys, vals, false); err != nil {
 		return err
 	}
 	return d.c.addNode(osm.NodeID(id), d.lat(lat), d.lon(lon))
@@ -655,7 +679,7 @@ func (d *pbfBlock) way(b []byte) error {
 	if locs && (varintCount(lats) != n || varintCount(lons) != n) {
 		return fmt.Errorf("way %d: refs, lats and lons have different lengths (%d, %d, %d)", id, n, varintCount(lats), varintCount(lons))
 	}
-	tags, err := d.tags(fmt.Sprintf("way %d", id), keys, vals, true)
+	tags, err := d.tags("way", id, keys, vals, true)
 	if err != nil {
 		return err
 	}
@@ -728,7 +752,7 @@ func (d *pbfBlock) relation(b []byte) error {
 	if varintCount(roles) != n || varintCount(types) != n {
 		return fmt.Errorf("relation %d: roles, member ids and types have different lengths (%d, %d, %d)", id, varintCount(roles), n, varintCount(types))
 	}
-	tags, err := d.tags(fmt.Sprintf("relation %d", id), keys, vals, true)
+	tags, err := d.tags("relation", id, keys, vals, true)
 	if err != nil {
 		return err
 	}
@@ -742,10 +766,11 @@ func (d *pbfBlock) relation(b []byte) error {
 	sr, mr, tr := varints{b: roles}, varints{b: memids}, varints{b: types}
 	var ref int64
 	for i := range r.Members {
-		role, err := d.str(fmt.Sprintf("relation %d role", id), sr.next())
-		if err != nil {
-			return err
+		s := sr.next()
+		if s >= uint64(len(d.st)) {
+			return fmt.Errorf("relation %d role %d outside the string table of %d", id, int64(s), len(d.st))
 		}
+		role := d.st[s]
 		ref += mr.sint()
 		t := tr.next()
 		if t >= uint64(len(pbfMemberTypes)) {

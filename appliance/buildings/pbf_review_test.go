@@ -155,6 +155,7 @@ func TestPBFDecoderRefusals(t *testing.T) {
 		{"dense tags of too many nodes", dense(protoBytes(nil, 1, packedV(2)), protoBytes(nil, 8, packedV(0)), protoBytes(nil, 9, packedV(0)), protoBytes(nil, 10, packedV(0, 0))), "more than the tags of 1 nodes"},
 		{"dense key outside the table", dense(protoBytes(nil, 1, packedV(2)), protoBytes(nil, 8, packedV(0)), protoBytes(nil, 9, packedV(0)), protoBytes(nil, 10, packedV(8, 1, 0))), "dense key 8 outside"},
 		{"node without lat", cat(hdr, rawData(cat(st, group(protoBytes(nil, 1, cat(protoVarint(nil, 1, 2), protoVarint(nil, 9, 0))))))), "a node without id, lat or lon"},
+		{"string table too long", cat(hdr, rawData(protoBytes(nil, 1, bytes.Repeat([]byte{1<<3 | 2, 0}, 1<<20+1)))), "a string table of 1048577 strings; at most 1048576"},
 		{"granularity 0", cat(hdr, rawData(cat(st, protoVarint(nil, 17, 0)))), "granularity 0; it must be positive"},
 		{"no header first", cat(rawData(strTable("OSMHeader")), hdr), `the first block is "OSMData"`},
 		{"unknown required feature", cat(pbfBlock("OSMHeader", protoBytes(nil, 1, protoBytes(nil, 4, []byte("Sort.Type_then_ID_and_more")))), rawData(st)), `requires the feature "Sort.Type_then_ID_and_more"`},
@@ -184,9 +185,9 @@ func TestPBFCounts(t *testing.T) {
 		want string
 	}{
 		{"nodes", cat(hdr, rawData(cat(st, group(protoBytes(nil, 2, cat(protoBytes(nil, 1, zeros(buildings.MaxOSMNodes+1)), protoBytes(nil, 8, zeros(buildings.MaxOSMNodes+1)), protoBytes(nil, 9, zeros(buildings.MaxOSMNodes+1)))))))), "more than 4194304 OpenStreetMap nodes"},
-		{"way refs", cat(hdr, rawData(cat(st, group(protoBytes(nil, 3, cat(protoVarint(nil, 1, 1), protoBytes(nil, 8, zeros(buildings.MaxOSMWayNodes+1)))))))), "more than 8388608 OpenStreetMap node references in ways"},
+		{"way refs", cat(hdr, rawData(cat(st, group(protoBytes(nil, 3, cat(protoVarint(nil, 1, 1), protoBytes(nil, 8, zeros(buildings.MaxOSMWayNodes+1)))))))), "more than 4194304 OpenStreetMap node references in ways"},
 		{"members", cat(hdr, rawData(cat(st, group(protoBytes(nil, 4, cat(protoVarint(nil, 1, 1), protoBytes(nil, 8, zeros(buildings.MaxOSMMembers+1)), protoBytes(nil, 9, zeros(buildings.MaxOSMMembers+1)), protoBytes(nil, 10, zeros(buildings.MaxOSMMembers+1)))))))), "more than 1048576 OpenStreetMap relation members"},
-		{"tags", cat(hdr, rawData(cat(st, group(protoBytes(nil, 3, cat(protoVarint(nil, 1, 1), protoBytes(nil, 2, zeros(buildings.MaxOSMTags+1)), protoBytes(nil, 3, zeros(buildings.MaxOSMTags+1)))))))), "more than 8388608 OpenStreetMap tags"},
+		{"tags", cat(hdr, rawData(cat(st, group(protoBytes(nil, 3, cat(protoVarint(nil, 1, 1), protoBytes(nil, 2, zeros(buildings.MaxOSMTags+1)), protoBytes(nil, 3, zeros(buildings.MaxOSMTags+1)))))))), "more than 4194304 OpenStreetMap tags"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
