@@ -350,11 +350,11 @@ type pbfBlock struct {
 }
 
 // decode reads the block's string table (1), granularity (17) and
-// offsets (19, 20) first (protobuf fixes no field order), then its
-// primitive groups (2); date_granularity and unknown fields are skipped.
+// offsets (19, 20) first (protobuf fixes no field order), then, in a
+// second pass, its primitive groups (2); date_granularity and unknown
+// fields are skipped.
 func (d *pbfBlock) decode(b []byte) error {
 	d.granularity = 100
-	var groups [][]byte
 	hasTable := false
 	err := pbfFields(b, func(f pbfField) error {
 		switch f.num {
@@ -369,8 +369,7 @@ func (d *pbfBlock) decode(b []byte) error {
 			hasTable = true
 			return d.stringTable(t)
 		case 2:
-			g, err := f.bytes("primitivegroup")
-			groups = append(groups, g)
+			_, err := f.bytes("primitivegroup")
 			return err
 		case 17:
 			v, err := f.varint("granularity")
@@ -393,12 +392,12 @@ func (d *pbfBlock) decode(b []byte) error {
 	if d.granularity <= 0 {
 		return fmt.Errorf("granularity %d; it must be positive", d.granularity)
 	}
-	for _, g := range groups {
-		if err := d.group(g); err != nil {
-			return err
+	return pbfFields(b, func(f pbfField) error {
+		if f.num != 2 {
+			return nil
 		}
-	}
-	return nil
+		return d.group(f.b)
+	})
 }
 
 // stringTable reads the strings (1) of a StringTable: counted first, at
