@@ -40,7 +40,7 @@ run: build
 # that reached them (appliance/cmd/linkplan, spreadsheet_test.go).
 # zlib1g-dev: go test builds with cgo, and github.com/paulmach/osm's PBF
 # reader then uses zlib through cgo (the static binary, CGO_ENABLED=0, does not).
-TEST_DEBS := prometheus gdal-bin poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium lintian systemd jq unzip zip zlib1g-dev gnumeric
+TEST_DEBS := prometheus gdal-bin osmium-tool poppler-utils python3-sklearn=1.2.1+dfsg-1 chromium lintian systemd jq unzip zip zlib1g-dev gnumeric
 # apt-get waits up to 10 minutes for the dpkg lock instead of failing at
 # once when unattended-upgrades (or another apt) holds it, as on a freshly
 # booted machine.

