@@ -54,6 +54,7 @@ var (
 	txLatCols  = []string{"tx_lat", "celllat", "cell_lat"}
 	txLonCols  = []string{"tx_lon", "celllon", "cell_lon"}
 	tsCols     = []string{"ts", "timestamp", "time_unix"}
+	altCols    = []string{"alt", "altitude", "elevation"}
 	// frequency columns and the divisor of their unit to MHz
 	freqCols = []struct {
 		name    string
@@ -64,9 +65,9 @@ var (
 
 // csvLayout is the column index of each quantity (−1: absent).
 type csvLayout struct {
-	lat, lon, signal, txLat, txLon, freq, ts int
-	metric                                   string
-	freqDivisor                              float64
+	lat, lon, signal, txLat, txLon, freq, ts, alt int
+	metric                                        string
+	freqDivisor                                   float64
 }
 
 // findCol returns the index of the first header (normalised) that is one
@@ -89,7 +90,7 @@ func layout(header []string) (csvLayout, error) {
 		h[i] = sheetcsv.NormHeader(c)
 	}
 	l := csvLayout{lat: findCol(h, latCols...), lon: findCol(h, lonCols...), txLat: findCol(h, txLatCols...),
-		txLon: findCol(h, txLonCols...), ts: findCol(h, tsCols...), signal: -1, freq: -1}
+		txLon: findCol(h, txLonCols...), ts: findCol(h, tsCols...), alt: findCol(h, altCols...), signal: -1, freq: -1}
 	for _, n := range signalCols {
 		if i := findCol(h, n); i >= 0 {
 			l.signal, l.metric = i, n
@@ -234,35 +235,52 @@ const driveTestSniff = 64 << 10
 // epoch seconds or RFC 3339 times (ParseTs). Unparseable cells are named in
 // the returned validation error as csv_file[LINE].COLUMN.
 func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
+	rows, metric, _, err := parseDriveTestRows(dt, false)
+	return rows, metric, err
+}
+
+// DriveTestRows is ParseDriveTest for the command-line evaluations, which
+// score what a file holds rather than refuse it: a row with a cell that
+// is not a number is skipped and counted (skipped), not named in an error;
+// the file's framing (header, size caps, CSV syntax) is checked as
+// ParseDriveTest checks it. The rows also carry the receiver's altitude
+// (Input.RxAltM) from an alt, altitude or elevation column.
+func DriveTestRows(dt DriveTest) (rows []Input, skipped int, err error) {
+	rows, _, skipped, err = parseDriveTestRows(dt, true)
+	return rows, skipped, err
+}
+
+func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, int, error) {
 	if dt.CSV == nil {
-		return nil, "", appliance.Invalid("csv_file", "is required (a CSV file part)")
+		return nil, "", 0, appliance.Invalid("csv_file", "is required (a CSV file part)")
 	}
 	src, err := openCSV(dt.CSV, dt.Memory)
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	cr, _, err := sheetcsv.Open(src, driveTestSniff)
 	if errors.Is(err, appliance.ErrInvalid) { // the size cap
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	if err != nil {
-		return nil, "", appliance.Invalid("csv_file", "could not be read: %v", err)
+		return nil, "", 0, appliance.Invalid("csv_file", "could not be read: %v", err)
 	}
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if errors.Is(err, appliance.ErrInvalid) {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	if err != nil {
-		return nil, "", appliance.Invalid("csv_file", "has no header line: %v", err)
+		return nil, "", 0, appliance.Invalid("csv_file", "has no header line: %v", err)
 	}
 	header = slices.Clone(header) // ReuseRecord: the next Read overwrites it
 	l, err := layout(header)
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	v := &appliance.ValidationError{}
 	var rows []Input
+	skipped := 0
 	source := DriveTestSource
 	line := 1
 	for {
@@ -273,7 +291,7 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 		}
 		if err != nil {
 			if errors.Is(err, appliance.ErrInvalid) { // the size cap
-				return nil, "", err
+				return nil, "", 0, err
 			}
 			v.Add(fmt.Sprintf("csv_file[%d]", line), "is not valid CSV: %v", err)
 			break
@@ -282,7 +300,7 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 			continue
 		}
 		if len(rows) == MaxBatchRows {
-			return nil, "", TooManyRows(MaxBatchRows, true)
+			return nil, "", 0, TooManyRows(MaxBatchRows, true)
 		}
 		text := func(i int) string {
 			if i < 0 || i >= len(rec) {
@@ -290,6 +308,7 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 			}
 			return strings.TrimSpace(rec[i])
 		}
+		bad := false
 		cell := func(i int, name string) *float64 {
 			s := text(i)
 			if s == "" {
@@ -297,7 +316,10 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 			}
 			x, ok := sheetcsv.ParseNumber(s)
 			if !ok {
-				v.Add(fmt.Sprintf("csv_file[%d].%s", line, name), "is not a number")
+				bad = true
+				if !lenient {
+					v.Add(fmt.Sprintf("csv_file[%d].%s", line, name), "is not a number")
+				}
 				return nil
 			}
 			return &x
@@ -332,10 +354,20 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 		if s := text(l.ts); s != "" {
 			x, err := ParseTs(s)
 			if err != nil {
-				v.Add(fmt.Sprintf("csv_file[%d].%s", line, header[l.ts]), "%v", err)
+				bad = true
+				if !lenient {
+					v.Add(fmt.Sprintf("csv_file[%d].%s", line, header[l.ts]), "%v", err)
+				}
 			} else {
 				in.TsUnix = &x
 			}
+		}
+		if lenient && l.alt >= 0 {
+			in.RxAltM = cell(l.alt, header[l.alt])
+		}
+		if lenient && bad {
+			skipped++
+			continue
 		}
 		rows = append(rows, in)
 		if v.Full() {
@@ -343,12 +375,12 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 		}
 	}
 	if err := v.Err(); err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	if len(rows) == 0 {
-		return nil, "", appliance.Invalid("csv_file", "holds no data row")
+		return nil, "", 0, appliance.Invalid("csv_file", "holds no data row")
 	}
-	return rows, l.metric, nil
+	return rows, l.metric, skipped, nil
 }
 
 // blankRecord reports whether every field of rec is empty or white space.

@@ -12,15 +12,18 @@ import (
 
 // Input is one row as submitted: a nil field was not given.
 type Input struct {
-	TowerID     *string
-	TxLat       *float64 // degrees
-	TxLon       *float64 // degrees
-	TxHeightM   *float64 // metres above ground
-	TxPowerDBm  *float64 // dBm
-	TxGainDBi   *float64 // dBi
-	RxLat       *float64 // degrees
-	RxLon       *float64 // degrees
-	RxHeightM   *float64 // metres above ground
+	TowerID    *string
+	TxLat      *float64 // degrees
+	TxLon      *float64 // degrees
+	TxHeightM  *float64 // metres above ground
+	TxPowerDBm *float64 // dBm
+	TxGainDBi  *float64 // dBi
+	RxLat      *float64 // degrees
+	RxLon      *float64 // degrees
+	RxHeightM  *float64 // metres above ground
+	// RxAltM is the receiver's altitude above sea level, metres, as a drive
+	// test's GPS logs it (DriveTestRows only; nil: not given).
+	RxAltM      *float64
 	RxGainDBi   *float64 // dBi
 	CableLossDB *float64 // dB
 	FreqMHz     *float64 // carrier frequency, MHz

@@ -1,22 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"linkplan/appliance"
 	"linkplan/appliance/buildings"
+	"linkplan/appliance/observations"
 	"linkplan/engines/fspl"
 	"linkplan/engines/p1411"
 	"linkplan/engines/raytrace"
@@ -29,8 +27,11 @@ Compares the raytrace engine, fspl and P.1411 with drive-test measurements
 fitted on the --offset-from rows (K = mean of observed + predicted loss)
 and applied to the --observations rows: residual = observed − (K − loss).
 Rows whose receiver lies outside the buildings' extent are skipped and
-counted. The ground is flat at the mean altitude of the rows (the files'
-alt column; no terrain pack covers the area), the transmitters at
+counted, as are rows with a cell that is not a number or without a
+receiver, serving cell, frequency or signal, and rows whose serving cell
+lies beyond the traced frame; every engine is scored on the same rows,
+those all of them predict. The ground is flat at the mean altitude of the
+rows (the files' alt column; no terrain pack covers the area), the transmitters at
 --tx-height-m above it, the receivers at --rx-height-m. The raytrace
 engine runs with its default options, the power sum, the walls' diffuse
 scattering at --diffuse-scattering (S = 0.4, typical of the building
@@ -114,18 +115,45 @@ type engineScore struct {
 
 // evalResult is what raytrace eval prints.
 type evalResult struct {
-	Scores                          []engineScore
-	Rows, Skipped, Unreachable      int // evaluated rows read, outside the extent, without a raytrace path
-	OffsetRows, OffsetSkipped       int
-	GroundM                         float64
-	Buildings, Assumed, LevelsCount int
+	Scores []engineScore
+	// evaluated rows read, skipped for an unusable cell (not a number, or
+	// no receiver, serving cell, frequency or signal), outside the
+	// extent, with the serving cell beyond the traced frame, and not
+	// predicted by every engine (scored by none: every engine is scored
+	// on the same rows)
+	Rows, Bad, Skipped, FarCell, Unpredicted int
+	OffsetRows, OffsetBad, OffsetSkipped     int
+	OffsetFarCell                            int
+	GroundM                                  float64
+	AltRows                                  int // rows with an altitude
+	Buildings, Assumed, LevelsCount, Refused int
+	// Warnings counts the building import's warnings (their count of
+	// features is in the message) and the engine's warnings over the
+	// evaluated rows, by code
+	Warnings map[string]int
 }
 
 func (r *evalResult) print(w io.Writer) {
-	fmt.Fprintf(w, "# buildings=%d (heights: %d from storeys, %d assumed) ground=flat at %.1f m (mean drive-test altitude)\n",
-		r.Buildings, r.LevelsCount, r.Assumed, r.GroundM)
-	fmt.Fprintf(w, "# observations rows=%d skipped_outside_extent=%d raytrace_unreachable=%d; offset rows=%d skipped_outside_extent=%d\n",
-		r.Rows, r.Skipped, r.Unreachable, r.OffsetRows, r.OffsetSkipped)
+	ground := fmt.Sprintf("flat at %.1f m (mean drive-test altitude of %d rows)", r.GroundM, r.AltRows)
+	if r.AltRows == 0 {
+		ground = "flat at 0 m (the files carry no altitude)"
+	}
+	fmt.Fprintf(w, "# buildings=%d (heights: %d from storeys, %d assumed; %d features refused) ground=%s\n",
+		r.Buildings, r.LevelsCount, r.Assumed, r.Refused, ground)
+	fmt.Fprintf(w, "# observations rows=%d skipped_unusable=%d skipped_outside_extent=%d skipped_cell_beyond_frame=%d skipped_not_predicted_by_every_engine=%d; offset rows=%d skipped_unusable=%d skipped_outside_extent=%d skipped_cell_beyond_frame=%d\n",
+		r.Rows, r.Bad, r.Skipped, r.FarCell, r.Unpredicted, r.OffsetRows, r.OffsetBad, r.OffsetSkipped, r.OffsetFarCell)
+	if len(r.Warnings) > 0 {
+		codes := make([]string, 0, len(r.Warnings))
+		for c := range r.Warnings {
+			codes = append(codes, c)
+		}
+		sort.Strings(codes)
+		var parts []string
+		for _, c := range codes {
+			parts = append(parts, fmt.Sprintf("%s=%d", c, r.Warnings[c]))
+		}
+		fmt.Fprintf(w, "# warnings: %s\n", strings.Join(parts, " "))
+	}
 	for _, s := range r.Scores {
 		fmt.Fprintf(w, "engine=%s n=%d rmse_db=%.2f bias_db=%.2f offset_dbm=%.2f\n", s.Engine, s.N, s.RMSEDB, s.BiasDB, s.OffsetDB)
 	}
@@ -137,9 +165,10 @@ func (r *evalResult) print(w io.Writer) {
 // evalRow is one drive-test row with its predictions.
 type evalRow struct {
 	dtRow
-	Alt  float64
-	Loss map[string]float64 // by engine, dB; absent: no prediction
-	LOS  bool               // the raytrace engine found the direct path
+	Alt    float64 // metres above sea level, where HasAlt
+	HasAlt bool
+	Loss   map[string]float64 // by engine, dB; absent: no prediction
+	LOS    bool               // the raytrace engine found the direct path
 }
 
 func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
@@ -151,16 +180,20 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--buildings %s: %w", cfg.Buildings, err)
 	}
-	evalRows, err := readEvalRows(cfg.Observations)
+	evalRows, bad, err := readEvalRows(cfg.Observations, "--observations")
 	if err != nil {
 		return nil, err
 	}
-	offRows, err := readEvalRows(cfg.OffsetFrom)
+	offRows, offBad, err := readEvalRows(cfg.OffsetFrom, "--offset-from")
 	if err != nil {
 		return nil, err
 	}
 	box := bounds(im.Buildings)
-	res := &evalResult{Buildings: len(im.Buildings), Assumed: im.Assumed, LevelsCount: im.Levels, Rows: len(evalRows), OffsetRows: len(offRows)}
+	res := &evalResult{Buildings: len(im.Buildings), Assumed: im.Assumed, LevelsCount: im.Levels, Refused: im.Refused,
+		Rows: len(evalRows) + bad, Bad: bad, OffsetRows: len(offRows) + offBad, OffsetBad: offBad, Warnings: map[string]int{}}
+	for _, w := range im.Warnings {
+		res.Warnings[w.Code]++
+	}
 	inside := func(rows []evalRow) ([]evalRow, int) {
 		var in []evalRow
 		for _, r := range rows {
@@ -172,34 +205,84 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 	}
 	evalRows, res.Skipped = inside(evalRows)
 	offRows, res.OffsetSkipped = inside(offRows)
-	if len(evalRows) == 0 || len(offRows) == 0 {
-		return nil, fmt.Errorf("no row lies inside the buildings' extent %+v: %w", box, appliance.ErrInvalid)
+	if len(evalRows) == 0 {
+		return nil, fmt.Errorf("no --observations row lies inside the buildings' extent %+v: %w", box, appliance.ErrInvalid)
 	}
-	all := append(append([]evalRow(nil), evalRows...), offRows...)
-	for _, r := range all {
-		res.GroundM += r.Alt
+	if len(offRows) == 0 {
+		return nil, fmt.Errorf("no --offset-from row lies inside the buildings' extent %+v: %w", box, appliance.ErrInvalid)
 	}
-	res.GroundM /= float64(len(all))
+	for _, rows := range [][]evalRow{evalRows, offRows} {
+		for _, r := range rows {
+			if r.HasAlt {
+				res.GroundM += r.Alt
+				res.AltRows++
+			}
+		}
+	}
+	if res.AltRows > 0 {
+		res.GroundM /= float64(res.AltRows)
+	}
 	scene, err := raytrace.NewScene(raytrace.SceneInput{Buildings: im.Buildings, GroundHeightM: res.GroundM})
 	if err != nil {
 		return nil, err
+	}
+	// a serving cell beyond the traced frame (a wrong position in the
+	// file, e.g. 0,0) is skipped and counted, not the run failed
+	nearCell := func(rows []evalRow) ([]evalRow, int) {
+		var in []evalRow
+		for _, r := range rows {
+			x, y := scene.Frame().ToLocal(appliance.LatLon{Lat: r.TxLat, Lon: r.TxLon})
+			if math.Hypot(x, y) <= appliance.RaytraceMaxFrameM {
+				in = append(in, r)
+			}
+		}
+		return in, len(rows) - len(in)
+	}
+	evalRows, res.FarCell = nearCell(evalRows)
+	offRows, res.OffsetFarCell = nearCell(offRows)
+	if len(evalRows) == 0 || len(offRows) == 0 {
+		return nil, fmt.Errorf("no row of the %s has its serving cell within %g m of the buildings' centre: %w",
+			map[bool]string{true: "--observations", false: "--offset-from"}[len(evalRows) == 0], appliance.RaytraceMaxFrameM, appliance.ErrInvalid)
 	}
 	opt := raytrace.DefaultOptions()
 	opt.Sum = raytrace.SumPower
 	if cfg.Options != nil {
 		opt = *cfg.Options
 	}
-	for _, rows := range [][]evalRow{evalRows, offRows} {
-		if err := predictEvalRows(ctx, scene, rows, cfg, opt); err != nil {
+	for i, rows := range [][]evalRow{evalRows, offRows} {
+		warn := res.Warnings
+		if i == 1 {
+			warn = nil
+		}
+		if err := predictEvalRows(ctx, scene, rows, cfg, opt, warn); err != nil {
 			return nil, err
 		}
 	}
-	for _, r := range evalRows {
-		if _, ok := r.Loss["raytrace"]; !ok {
-			res.Unreachable++
+	engines := []string{"raytrace", "fspl", "p1411"}
+	// every engine is scored on the same rows: those all of them predict
+	// (a row the ray tracer cannot reach, e.g. a fix inside a footprint,
+	// is left out of every score, not of the ray tracer's alone)
+	common := func(rows []evalRow) ([]evalRow, int) {
+		var in []evalRow
+		for _, r := range rows {
+			all := true
+			for _, e := range engines {
+				if _, ok := r.Loss[e]; !ok {
+					all = false
+				}
+			}
+			if all {
+				in = append(in, r)
+			}
 		}
+		return in, len(rows) - len(in)
 	}
-	for _, eng := range []string{"raytrace", "fspl", "p1411"} {
+	evalRows, res.Unpredicted = common(evalRows)
+	offRows, _ = common(offRows)
+	if len(evalRows) == 0 || len(offRows) == 0 {
+		return nil, fmt.Errorf("no row is predicted by every engine (%s): %w", strings.Join(engines, ", "), appliance.ErrInvalid)
+	}
+	for _, eng := range engines {
 		s := engineScore{Engine: eng}
 		for _, r := range offRows {
 			if l, ok := r.Loss[eng]; ok {
@@ -251,7 +334,9 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 // (one image tree per cell), fspl over a flat profile, P.1411's
 // site-general above-rooftop model (line of sight or urban high-rise non
 // line of sight, as the raytrace engine finds the direct path).
-func predictEvalRows(ctx context.Context, s *raytrace.Scene, rows []evalRow, cfg evalConfig, opt raytrace.Options) error {
+// The raytrace engine's warnings of each row are counted into warn by
+// code (nil: not counted).
+func predictEvalRows(ctx context.Context, s *raytrace.Scene, rows []evalRow, cfg evalConfig, opt raytrace.Options, warn map[string]int) error {
 	groups := map[string][]int{}
 	var keys []string
 	for i := range rows {
@@ -278,6 +363,11 @@ func predictEvalRows(ctx context.Context, s *raytrace.Scene, rows []evalRow, cfg
 		}
 		for j, i := range idx {
 			r := &rows[i]
+			if warn != nil {
+				for _, w := range out[j].Warnings {
+					warn[w.Code]++
+				}
+			}
 			los := out[j].LOS
 			r.LOS = los
 			if out[j].Reachable {
@@ -312,75 +402,34 @@ func bounds(bs []appliance.Building) appliance.BBox {
 	return b
 }
 
-// readEvalRows reads drive-test files with their altitude column (alt,
-// metres; 0 when the file has none).
-func readEvalRows(files []string) ([]evalRow, error) {
-	rows, err := readDriveTests(files)
-	if err != nil {
-		return nil, err
-	}
-	var alts []float64
+// readEvalRows reads drive-test files (flag names the list in errors) with
+// their altitude column (alt, altitude or elevation, metres), skipping and
+// counting (bad) the rows with a cell that is not a number or without a
+// receiver, serving cell, frequency or signal.
+func readEvalRows(files []string, flag string) (rows []evalRow, bad int, err error) {
 	for _, v := range files {
-		_, f := splitOperator(v)
-		a, err := altColumn(f)
+		op, f := splitOperator(v)
+		raw, err := os.ReadFile(f)
 		if err != nil {
-			return nil, err
+			return nil, 0, fmt.Errorf("%s: %w", flag, err)
 		}
-		alts = append(alts, a...)
-	}
-	out := make([]evalRow, len(rows))
-	for i := range rows {
-		out[i].dtRow = rows[i]
-		if len(alts) == len(rows) {
-			out[i].Alt = alts[i]
-		}
-	}
-	return out, nil
-}
-
-// altColumn returns the alt column of a drive-test CSV (plain or gzip),
-// nil when it has none.
-func altColumn(path string) ([]float64, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--observations: %w", err)
-	}
-	var r io.Reader = bytes.NewReader(raw)
-	if len(raw) > 2 && raw[0] == 0x1f && raw[1] == 0x8b {
-		zr, err := gzip.NewReader(r)
+		ins, skipped, err := observations.DriveTestRows(observations.DriveTest{CSV: bytes.NewReader(raw)})
 		if err != nil {
-			return nil, fmt.Errorf("--observations %s: %w", path, err)
+			return nil, 0, fmt.Errorf("%s %s: %w", flag, filepath.Base(f), err)
 		}
-		r = zr
-	}
-	cr := csv.NewReader(bufio.NewReader(r))
-	head, err := cr.Read()
-	if err != nil {
-		return nil, nil
-	}
-	col := -1
-	for i, h := range head {
-		if strings.EqualFold(strings.TrimSpace(h), "alt") {
-			col = i
+		bad += skipped
+		for _, in := range ins {
+			if in.TxLat == nil || in.TxLon == nil || in.FreqMHz == nil || in.RxLat == nil || in.RxLon == nil || in.ObservedDBm == nil || !(*in.FreqMHz > 0) {
+				bad++
+				continue
+			}
+			r := evalRow{dtRow: dtRow{RxLat: *in.RxLat, RxLon: *in.RxLon, TxLat: *in.TxLat, TxLon: *in.TxLon,
+				FreqHz: *in.FreqMHz * 1e6, ObservedDBm: *in.ObservedDBm, File: filepath.Base(f), Operator: op}}
+			if in.RxAltM != nil {
+				r.Alt, r.HasAlt = *in.RxAltM, true
+			}
+			rows = append(rows, r)
 		}
 	}
-	if col < 0 {
-		return nil, nil
-	}
-	var out []float64
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil || col >= len(rec) {
-			return nil, nil
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
-		if err != nil {
-			return nil, nil
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return rows, bad, nil
 }

@@ -3,6 +3,8 @@
 package main_test
 
 import (
+	"compress/gzip"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -103,4 +105,101 @@ func TestRaytraceEvalDortmund(t *testing.T) {
 	if _, stderr, code := runCLI(t, bin, "raytrace", "eval", "--buildings", "no-such-file", "--observations", o2Campus, "--offset-from", o2Campus); code == 0 || !strings.Contains(stderr, "no-such-file") {
 		t.Errorf("missing file: exit %d %s", code, stderr)
 	}
+}
+
+// TestRaytraceEvalUnusableRows: raytrace eval scores what a file holds
+// rather than failing on one bad row. The T-Mobile sample with rows
+// added that have an empty or NaN RSRP, a latitude that is text, no
+// serving-cell frequency, or a serving cell at 0,0 (beyond the traced
+// frame) prints the same engine lines as the clean sample, with those
+// rows counted; the same sample with ';' separators, decimal commas and
+// an "Altitude" header prints the same lines and the same ground.
+func TestRaytraceEvalUnusableRows(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("traces the campus three times")
+	}
+	bin := binary(t)
+	lines := gunzipLines(t, tmobileCampus)
+	head := strings.Split(lines[0], ",")
+	col := func(name string) int {
+		for i, h := range head {
+			if h == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %s in %v", name, head)
+		return -1
+	}
+	edit := func(row string, set map[string]string) string {
+		f := strings.Split(row, ",")
+		for k, v := range set {
+			f[col(k)] = v
+		}
+		return strings.Join(f, ",")
+	}
+	bad := []map[string]string{{"rsrp": ""}, {"rsrp": "NaN"}, {"lat": "north"}, {"cellFreq": ""}, {"cellLat": "0", "cellLon": "0"}}
+	dirty := append([]string(nil), lines...)
+	// rows 1, 2, 3, 4 and 8 of the sample lie inside the campus extract
+	for i, set := range bad {
+		dirty = append(dirty, edit(lines[[]int{1, 2, 3, 4, 8}[i]], set))
+	}
+	dir := t.TempDir()
+	write := func(name string, ls []string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(strings.Join(ls, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	clean := write("clean.csv", lines)
+	var euro []string
+	for i, l := range lines {
+		if i == 0 {
+			l = strings.Replace(l, ",alt,", ",Altitude,", 1)
+		}
+		euro = append(euro, strings.ReplaceAll(strings.ReplaceAll(l, ",", ";"), ".", ","))
+	}
+	run := func(obs string) string {
+		stdout, stderr, code := runCLI(t, bin, "raytrace", "eval", "--buildings", dortmundBuildings, "--observations", obs, "--offset-from", o2Campus)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", obs, code, stderr)
+		}
+		return stdout
+	}
+	engineLines := func(out string) string { return strings.Join(scoreLine.FindAllString(out, -1), "\n") }
+	groundLine := func(out string) string { return strings.SplitN(out, "\n", 2)[0] }
+	want := run(clean)
+	got := run(write("dirty.csv", dirty))
+	t.Logf("clean:\n%s\nwith %d unusable rows:\n%s", want, len(bad), got)
+	if engineLines(got) != engineLines(want) {
+		t.Errorf("the unusable rows changed the scores:\n%s\nwant\n%s", engineLines(got), engineLines(want))
+	}
+	if !strings.Contains(got, "skipped_unusable=4 ") || !strings.Contains(got, "skipped_cell_beyond_frame=1 ") {
+		t.Errorf("the unusable rows were not counted (4 unusable, 1 serving cell beyond the frame):\n%s", got)
+	}
+	eu := run(write("euro.csv", euro))
+	if engineLines(eu) != engineLines(want) || groundLine(eu) != groundLine(want) {
+		t.Errorf("';', decimal commas and an Altitude header changed the answer:\n%s\nwant\n%s", eu, want)
+	}
+}
+
+// gunzipLines returns the lines of a gzip text file, without the last
+// empty one.
+func gunzipLines(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 }
