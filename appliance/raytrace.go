@@ -317,6 +317,20 @@ type RaytraceMapResult struct {
 	// AssumedBuildings are the ids of the buildings with an assumed height
 	// that shaped a path to any pixel, sorted.
 	AssumedBuildings []string
+	// Clutter is the scene's clutter beyond the layer's extent, the same
+	// for every part of a map (engines/raytrace MapWarnings states it).
+	Clutter RaytraceClutter
+}
+
+// RaytraceClutter is the clutter a scene models beyond its building
+// layer's extent (RaytraceOptions.ClutterBeyondExtent).
+type RaytraceClutter struct {
+	// HeightM is the layer's median building height above its base,
+	// metres.
+	HeightM float64
+	// Assumed: that median is a height some building took from the
+	// layer's default rule (no height or storey count of its own).
+	Assumed bool
 }
 
 // LocalFrame converts WGS84 positions to a scene's local frame and back:

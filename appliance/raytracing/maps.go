@@ -278,6 +278,7 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	bands := (g.ny + rows - 1) / rows
 	var reqWarns []appliance.Warning
 	var assumed []string
+	var clutter appliance.RaytraceClutter
 	version := c.s.Executor.EngineVersion()
 	crashes := 0
 	for b := 0; b < bands; b++ {
@@ -309,7 +310,7 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 				b, res.NX, res.NY, len(res.PathLossDB), len(res.Flags), len(res.ReceivedPowerDBm), len(res.RMSDelaySpreadNs), g.nx, r1-r0, n)
 		}
 		if b == 0 {
-			reqWarns, version = res.RequestWarnings, res.EngineVersion
+			reqWarns, version, clutter = res.RequestWarnings, res.EngineVersion, res.Clutter
 		}
 		assumed = append(assumed, res.AssumedBuildings...)
 		for j := 0; j < r1-r0; j++ {
@@ -332,7 +333,7 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	}
 	slices.Sort(assumed)
 	assumed = slices.Compact(assumed)
-	warns := append(append([]appliance.Warning{}, reqWarns...), c.s.Executor.MapWarnings(flags, assumed)...)
+	warns := append(append([]appliance.Warning{}, reqWarns...), c.s.Executor.MapWarnings(flags, assumed, clutter)...)
 	sum := coverage.ComputedSummary(r, c.site, version, warns, time.Since(start))
 	d, err := json.Marshal(MapDetail{Kind: KindMap, LayerID: c.layer.l.ID, SceneHash: c.layer.hash, Options: EchoOptions(c.opt)})
 	if err != nil {

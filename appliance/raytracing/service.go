@@ -47,8 +47,9 @@ type Executor interface {
 	Map(ctx context.Context, s appliance.RaytraceScene, r appliance.RaytraceMapRequest) (appliance.RaytraceMapResult, error)
 	// MapWarnings returns the warnings of a whole map's pixel flags, each
 	// with its pixel count; assumed names the assumed-height buildings
-	// that shaped a path to any pixel (the union of the bands').
-	MapWarnings(flags []uint8, assumed []string) []appliance.Warning
+	// that shaped a path to any pixel (the union of the bands') and
+	// clutter is the scene's clutter beyond the extent (the bands').
+	MapWarnings(flags []uint8, assumed []string, clutter appliance.RaytraceClutter) []appliance.Warning
 	// EngineVersion is the engine's implementation version.
 	EngineVersion() string
 }

@@ -129,7 +129,14 @@
 //     adds representative clutter heights to the terrain profile. A link
 //     inside the extent is unchanged bit for bit and the factor is the
 //     same both ways (TestClutterBeyondExtent); the direct path it
-//     attenuates is no longer reported as line of sight. Off by default
+//     attenuates is no longer reported as line of sight. A receiver
+//     outside (or of a transmitter outside) warns
+//     raytrace_clutter_beyond_extent instead of raytrace_scene_truncated,
+//     with the clutter's height and whether it rests on assumed heights
+//     (the median is a height some HeightDefault building took); a path
+//     whose segment loss the clutter decides (its J(ν) > 0 and above the
+//     terrain's) with such a height sets FlagClutterAssumed and
+//     FlagAssumedHeight (TestClutterBeyondExtentWarning). Off by default
 //     (an answer far outside a layer depends on the assumption); linkplan
 //     raytrace eval turns it on, because drive-test cells often stand
 //     outside the extract.

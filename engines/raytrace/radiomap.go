@@ -93,6 +93,7 @@ func (s *Scene) Map(ctx context.Context, r MapRequest) (MapResult, error) {
 	pw, ids := s.mapWarnings(out.Flags, assumedAny)
 	out.RequestWarnings = append([]appliance.Warning{}, warns...)
 	out.AssumedBuildings = ids
+	out.Clutter = s.clutter()
 	out.Warnings = append(warns, pw...)
 	return out, nil
 }
@@ -251,15 +252,16 @@ func (s *Scene) mapWarnings(flags []uint8, assumedAny [][]bool) ([]appliance.War
 		}
 	}
 	sort.Strings(ids)
-	return MapWarnings(flags, ids), ids
+	return MapWarnings(flags, ids, s.clutter()), ids
 }
 
 // MapWarnings returns the warnings of a map's pixel flags, each with the
 // number of pixels it applies to; assumed names the assumed-height
 // buildings that shaped a path to any pixel (MapResult.AssumedBuildings).
 // A map computed in parts (bands of rows) gets the warnings of the whole
-// from its parts' flags and the union of their assumed buildings.
-func MapWarnings(flags []uint8, assumed []string) []appliance.Warning {
+// from its parts' flags and the union of their assumed buildings;
+// clutter is the scene's (MapResult.Clutter).
+func MapWarnings(flags []uint8, assumed []string, clutter appliance.RaytraceClutter) []appliance.Warning {
 	var count [8]int
 	for _, f := range flags {
 		for b := 0; b < 8; b++ {
@@ -274,7 +276,7 @@ func MapWarnings(flags []uint8, assumed []string) []appliance.Warning {
 			agg |= 1 << b
 		}
 	}
-	ws := flagWarnings(agg, assumed)
+	ws := flagWarnings(agg, assumed, clutter)
 	for i := range ws {
 		var n int
 		switch ws[i].Code {
@@ -282,7 +284,7 @@ func MapWarnings(flags []uint8, assumed []string) []appliance.Warning {
 			n = count[1]
 		case WarnTerrainVoid:
 			n = count[2]
-		case WarnSceneTruncated:
+		case WarnSceneTruncated, WarnClutterBeyondExtent:
 			n = count[3]
 		case WarnRxInsideBuilding:
 			n = count[4]

@@ -177,6 +177,11 @@ func (s *Scene) litTiles(tx vec3, rxb rxBounds, rangeM float64, naive bool) []in
 	return out
 }
 
+// legFlags are the flags a scattering leg computed apart from its
+// receiver carries to it: a terrain void, and the assumed-height clutter
+// (FlagClutterAssumed with its FlagAssumedHeight).
+const legFlags = FlagTerrainVoid | FlagClutterAssumed | FlagAssumedHeight
+
 // litTile is a lit tile with what its transmitter leg gives every
 // receiver, computed once per request: the Rx-independent factor of its
 // scattered power (λ/4π)²·S²/π·dS·Lt (Lt the leg: cosθi/ri²·G_t·T_t
@@ -184,10 +189,10 @@ func (s *Scene) litTiles(tx vec3, rxb rxBounds, rangeM float64, naive bool) []in
 // transmitter's gain toward it and T_t the terrain/clutter factor of the
 // leg, both in power).
 type litTile struct {
-	ti     int32
-	ri     float64 // length of the leg's strongest part, metres
-	part   float64
-	txVoid bool // the transmitter's leg crosses a terrain void
+	ti      int32
+	ri      float64 // length of the leg's strongest part, metres
+	part    float64
+	txFlags uint8 // the transmitter leg's legFlags
 	// via is the wall of the leg's strongest part when it is a
 	// reflection (at viaPt), else -1
 	via   int32
@@ -400,7 +405,7 @@ type reflLeg struct {
 	sum, best, length float64
 	via               int32
 	x                 vec3
-	void              bool
+	flags             uint8 // legFlags
 }
 
 func (r *reflLeg) add(leg, length float64, via int32, x vec3) {
@@ -429,7 +434,7 @@ func (c *traceCtx) prepareScatter() {
 		var a accum
 		tf := w.terrainFactor(c.tx, t.c, &a)
 		c.litTiles = append(c.litTiles, litTile{ti: ti, ri: ri, part: base * t.area * cosI / (ri * ri) * gt * gt * tf * tf,
-			txVoid: a.flags&FlagTerrainVoid != 0, via: -1})
+			txFlags: a.flags & legFlags, via: -1})
 	}
 	if !c.opt.ScatteringReflections {
 		return
@@ -467,7 +472,7 @@ func (c *traceCtx) prepareScatter() {
 					touched = append(touched, ti)
 				}
 				legs[j].add(leg, l, m.surf, x)
-				legs[j].void = legs[j].void || a.flags&FlagTerrainVoid != 0
+				legs[j].flags |= a.flags & legFlags
 			}
 		}
 	}
@@ -486,7 +491,7 @@ func (c *traceCtx) prepareScatter() {
 				lt.ri, lt.via, lt.viaPt = r.length, r.via, r.x
 			}
 			lt.part += area * r.sum
-			lt.txVoid = lt.txVoid || r.void
+			lt.txFlags |= r.flags
 		}
 	}
 	// the tiles lit only through a wall, in scene order
@@ -498,7 +503,7 @@ func (c *traceCtx) prepareScatter() {
 		}
 		c.litIdx.set(ti, int32(len(c.litTiles)))
 		c.litTiles = append(c.litTiles, litTile{ti: ti, ri: r.length, part: base * c.s.tile(ti).area * r.sum,
-			txVoid: r.void, via: r.via, viaPt: r.x})
+			txFlags: r.flags, via: r.via, viaPt: r.x})
 	}
 }
 
@@ -561,7 +566,7 @@ func (w *worker) rxReflected(rx vec3) {
 				w.rxLegs[li] = reflLeg{via: -1}
 			}
 			w.rxLegs[li].add(leg, l, m.surf, x)
-			w.rxLegs[li].void = w.rxLegs[li].void || la.flags&FlagTerrainVoid != 0
+			w.rxLegs[li].flags |= la.flags & legFlags
 		}
 	}
 }
@@ -630,22 +635,20 @@ func (w *worker) scatterTile(li int, lt *litTile, rx vec3, a *accum) (g, length 
 		tf := w.terrainFactor(t.c, rx, a)
 		leg, length = cosS/(rs*rs)*gr*gr*tf*tf, rs
 	}
-	rxVoid := false
+	var rxFlags uint8
 	if w.opt.ScatteringReflections && w.rxStamp[li] == w.rxGen {
 		r := &w.rxLegs[li]
 		if r.best > leg {
 			length, via, x = r.length, r.via, r.x
 		}
 		leg += r.sum
-		rxVoid = r.void
+		rxFlags = r.flags
 	}
 	g = lt.part * leg
 	if g == 0 {
 		return 0, 0, -1, x
 	}
-	if lt.txVoid || rxVoid {
-		a.flags |= FlagTerrainVoid
-	}
+	a.flags |= lt.txFlags | rxFlags
 	a.addPower(g, lt.ri+length)
 	w.markAssumed(t.bld, a)
 	return g, lt.ri + length, via, x

@@ -53,11 +53,14 @@ type Scene struct {
 	order     []int32 // building indices in BVH leaf order
 	bounds    [4]float64
 	clutterM  float64 // median building height above its base, metres (Options.ClutterBeyondExtent)
-	edgeGrid  grid2
-	tileGrid  grid2 // tile centres (ScatteringReflections)
-	hash      [32]byte
-	assumed   int    // buildings with HeightDefault
-	groundDoc string // how the ground was made (LayerIndex), for Stats
+	// clutterAssumed: clutterM is the height of a building whose height
+	// is assumed (HeightDefault)
+	clutterAssumed bool
+	edgeGrid       grid2
+	tileGrid       grid2 // tile centres (ScatteringReflections)
+	hash           [32]byte
+	assumed        int    // buildings with HeightDefault
+	groundDoc      string // how the ground was made (LayerIndex), for Stats
 }
 
 // groundDescription says what the ground is.
@@ -648,6 +651,12 @@ func (s *Scene) buildBVH() {
 	}
 	slices.Sort(hs)
 	s.clutterM = hs[len(hs)/2]
+	for i := range s.buildings {
+		if b := &s.buildings[i]; b.assumed && b.zt-b.zb == s.clutterM {
+			s.clutterAssumed = true
+			break
+		}
+	}
 	s.bvh = make([]bvhNode, 0, 2*len(s.buildings)/bvhLeafSize+1)
 	s.buildNode(0, int32(len(s.order)))
 }

@@ -19,14 +19,17 @@ const speedOfLight = radio.SpeedOfLightMS
 
 // Warning codes of raytrace answers.
 const (
-	WarnAssumedHeights   = "raytrace_assumed_heights"
-	WarnTerrainVoid      = "raytrace_terrain_void"
-	WarnSceneTruncated   = "raytrace_scene_truncated"
-	WarnMaterialRange    = "raytrace_material_out_of_range"
-	WarnTxInsideBuilding = "raytrace_tx_inside_building"
-	WarnRxInsideBuilding = "raytrace_rx_inside_building"
-	WarnNoPath           = "raytrace_no_path"
-	WarnPathsTruncated   = "raytrace_paths_truncated"
+	WarnAssumedHeights = "raytrace_assumed_heights"
+	WarnTerrainVoid    = "raytrace_terrain_void"
+	WarnSceneTruncated = "raytrace_scene_truncated"
+	// WarnClutterBeyondExtent replaces WarnSceneTruncated when
+	// Options.ClutterBeyondExtent models the ground beyond the extent.
+	WarnClutterBeyondExtent = "raytrace_clutter_beyond_extent"
+	WarnMaterialRange       = "raytrace_material_out_of_range"
+	WarnTxInsideBuilding    = "raytrace_tx_inside_building"
+	WarnRxInsideBuilding    = "raytrace_rx_inside_building"
+	WarnNoPath              = "raytrace_no_path"
+	WarnPathsTruncated      = "raytrace_paths_truncated"
 )
 
 // MaxPointPaths bounds the paths a point answer lists (Result.Paths):
@@ -52,6 +55,13 @@ const (
 	FlagOutside
 	FlagInside
 	FlagNoPath
+	// FlagClutter: FlagOutside with Options.ClutterBeyondExtent, the
+	// paths' parts beyond the extent cross the modelled clutter.
+	FlagClutter
+	// FlagClutterAssumed: the clutter attenuated a path (its J(ν) was the
+	// segment's) and its height, the layer's median, is an assumed one;
+	// FlagAssumedHeight is set with it.
+	FlagClutterAssumed
 )
 
 // ctx is what one request shares between its receivers: the tree,
@@ -267,12 +277,18 @@ func (s *Scene) pixelWarnings(flags uint8, assumed []int32) []appliance.Warning 
 	for _, bi := range assumed {
 		ids = append(ids, s.buildings[bi].id)
 	}
-	return flagWarnings(flags, ids)
+	return flagWarnings(flags, ids, s.clutter())
+}
+
+// clutter is the scene's clutter beyond the extent.
+func (s *Scene) clutter() appliance.RaytraceClutter {
+	return appliance.RaytraceClutter{HeightM: s.clutterM, Assumed: s.clutterAssumed}
 }
 
 // flagWarnings returns the warnings of a receiver's (or a map's) flags;
-// assumed names the assumed-height buildings that shaped its paths.
-func flagWarnings(flags uint8, assumed []string) []appliance.Warning {
+// assumed names the assumed-height buildings that shaped its paths and
+// clutter is the scene's clutter beyond the extent.
+func flagWarnings(flags uint8, assumed []string, clutter appliance.RaytraceClutter) []appliance.Warning {
 	var w []appliance.Warning
 	if flags&FlagAssumedHeight != 0 {
 		ids := append([]string(nil), assumed...)
@@ -280,15 +296,33 @@ func flagWarnings(flags uint8, assumed []string) []appliance.Warning {
 		if len(ids) > 10 {
 			ids = append(ids[:10], fmt.Sprintf("and %d more", len(ids)-10))
 		}
-		w = append(w, appliance.Warning{Code: WarnAssumedHeights,
-			Message: fmt.Sprintf("Buildings with an assumed height (no height or storey count in the source) block or shape the paths: %v.", ids)})
+		var msg string
+		if len(ids) > 0 {
+			msg = fmt.Sprintf("Buildings with an assumed height (no height or storey count in the source) block or shape the paths: %v.", ids)
+		}
+		if flags&FlagClutterAssumed != 0 {
+			if msg != "" {
+				msg += " "
+			}
+			msg += fmt.Sprintf("The clutter beyond the building layer's edge, %.1f m tall (the layer's median building), attenuates a path and that height is an assumed one.", clutter.HeightM)
+		}
+		w = append(w, appliance.Warning{Code: WarnAssumedHeights, Message: msg})
 	}
 	if flags&FlagTerrainVoid != 0 {
 		w = append(w, appliance.Warning{Code: WarnTerrainVoid, Message: "A path crosses terrain interpolated across a void of the elevation data."})
 	}
 	if flags&FlagOutside != 0 {
-		w = append(w, appliance.Warning{Code: WarnSceneTruncated,
-			Message: "The path leaves the building layer's extent; buildings beyond its edge are unknown and were not traced."})
+		if flags&FlagClutter != 0 {
+			rests := "buildings' own heights or storey counts"
+			if clutter.Assumed {
+				rests = "heights assumed by the layer's default rule (no height or storey count in the source)"
+			}
+			w = append(w, appliance.Warning{Code: WarnClutterBeyondExtent,
+				Message: fmt.Sprintf("The path leaves the building layer's extent; the unknown buildings beyond its edge were modelled as clutter %.1f m tall, the layer's median building height, which rests on %s.", clutter.HeightM, rests)})
+		} else {
+			w = append(w, appliance.Warning{Code: WarnSceneTruncated,
+				Message: "The path leaves the building layer's extent; buildings beyond its edge are unknown and were not traced."})
+		}
 	}
 	if flags&FlagInside != 0 {
 		w = append(w, appliance.Warning{Code: WarnRxInsideBuilding, Message: "The receiver is inside a building, below its roof."})
@@ -371,6 +405,9 @@ func (w *worker) beginPixel(rx vec3, a *accum) {
 		if w.tx.X < b[0] || w.tx.X > b[2] || w.tx.Y < b[1] || w.tx.Y > b[3] ||
 			rx.X < b[0] || rx.X > b[2] || rx.Y < b[1] || rx.Y > b[3] {
 			a.flags |= FlagOutside
+			if w.opt.ClutterBeyondExtent {
+				a.flags |= FlagClutter
+			}
 		}
 	}
 	if bi := s.insideBuilding(rx); bi >= 0 {
@@ -439,7 +476,13 @@ func (w *worker) terrainFactor(p, q vec3, a *accum) float64 {
 		maxNu = w.terrainNu(h, p, q, a)
 	}
 	if w.opt.ClutterBeyondExtent {
-		maxNu = max(maxNu, w.clutterNu(p, q))
+		cn := w.clutterNu(p, q)
+		// the clutter decides the segment's loss: mark its assumed
+		// height (J(ν) is 0 at ν ≤ −0.78)
+		if cn > maxNu && w.s.clutterAssumed && radio.KnifeEdgeLossApproxDB(cn) > 0 {
+			a.flags |= FlagClutterAssumed | FlagAssumedHeight
+		}
+		maxNu = max(maxNu, cn)
 	}
 	if math.IsInf(maxNu, -1) {
 		return 1

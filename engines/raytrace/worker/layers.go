@@ -51,8 +51,8 @@ func (e LayerExecutor) Map(ctx context.Context, s appliance.RaytraceScene, r app
 
 // MapWarnings is raytrace.MapWarnings: the warnings of a map's pixel
 // flags, for a map computed in bands.
-func (LayerExecutor) MapWarnings(flags []uint8, assumed []string) []appliance.Warning {
-	return raytrace.MapWarnings(flags, assumed)
+func (LayerExecutor) MapWarnings(flags []uint8, assumed []string, clutter appliance.RaytraceClutter) []appliance.Warning {
+	return raytrace.MapWarnings(flags, assumed, clutter)
 }
 
 // EngineVersion is raytrace.Version.
