@@ -1,6 +1,8 @@
 package coverage
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -274,18 +276,56 @@ func GeoTIFFMetadata(s *Summary) *geoexport.GeoTIFFMetadata {
 		geoexport.MetadataItem{Name: "WARNINGS", Value: strings.Join(appliance.WarningCodes(s.Warnings), ";")},
 	)
 	m.Items = append(m.Items, PixelMetadataItems(s.Pixel)...) // what a pixel stands for (package doc, "Pixels")
+	if sc := TracedScene(s); sc.LayerID != "" {
+		m.Items = append(m.Items,
+			geoexport.MetadataItem{Name: "LAYER_ID", Value: sc.LayerID},
+			geoexport.MetadataItem{Name: "SCENE_HASH", Value: sc.SceneHash},
+			geoexport.MetadataItem{Name: "RAYTRACE_OPTIONS", Value: sc.Options})
+	}
 	for i, w := range s.Warnings {
 		m.Items = append(m.Items, geoexport.MetadataItem{Name: fmt.Sprintf("WARNING_%d", i+1), Value: w.Code + ": " + w.Message})
 	}
 	return m
 }
 
+// Scene is how a map traced on a building layer was traced (package doc,
+// "Caveats"): the layer, the hex SHA-256 of its scene and the options as
+// compact JSON, from Summary.Detail (a raytrace map's layer_id,
+// scene_hash and options); zero for the maps of other kinds.
+type Scene struct {
+	LayerID   string
+	SceneHash string
+	Options   string // compact JSON object
+}
+
+// TracedScene returns the scene of s (zero when its Detail names none).
+func TracedScene(s *Summary) Scene {
+	if s == nil || len(s.Detail) == 0 {
+		return Scene{}
+	}
+	var d struct {
+		LayerID   string          `json:"layer_id"`
+		SceneHash string          `json:"scene_hash"`
+		Options   json.RawMessage `json:"options"`
+	}
+	if json.Unmarshal(s.Detail, &d) != nil || d.LayerID == "" {
+		return Scene{}
+	}
+	var opt bytes.Buffer
+	if len(d.Options) > 0 && json.Compact(&opt, d.Options) != nil {
+		opt.Reset()
+	}
+	return Scene{LayerID: d.LayerID, SceneHash: d.SceneHash, Options: opt.String()}
+}
+
 // caveatValues are the caveat properties of a contour feature
 // (ContourSchema: engine, eirp_dbm, eirp_assumed, warnings,
-// warning_messages); nulls without a summary.
+// warning_messages, layer_id, scene_hash, rt_options); nulls without a
+// summary, the last three null for a map not traced on a layer.
 func caveatValues(s *Summary) []geoexport.Value {
 	if s == nil {
-		return []geoexport.Value{geoexport.Null(), geoexport.Null(), geoexport.Null(), geoexport.Null(), geoexport.Null()}
+		return []geoexport.Value{geoexport.Null(), geoexport.Null(), geoexport.Null(), geoexport.Null(), geoexport.Null(),
+			geoexport.Null(), geoexport.Null(), geoexport.Null()}
 	}
 	str := func(v string) geoexport.Value {
 		if v == "" {
@@ -293,6 +333,7 @@ func caveatValues(s *Summary) []geoexport.Value {
 		}
 		return geoexport.String(v)
 	}
+	sc := TracedScene(s)
 	msgs := make([]string, len(s.Warnings))
 	for i, w := range s.Warnings {
 		msgs[i] = w.Code + ": " + w.Message
@@ -302,5 +343,6 @@ func caveatValues(s *Summary) []geoexport.Value {
 		eirp = geoexport.Null()
 	}
 	return []geoexport.Value{str(string(s.Engine)), eirp, geoexport.Bool(s.EIRPAssumed),
-		str(strings.Join(appliance.WarningCodes(s.Warnings), ";")), str(strings.Join(msgs, " | "))}
+		str(strings.Join(appliance.WarningCodes(s.Warnings), ";")), str(strings.Join(msgs, " | ")),
+		str(sc.LayerID), str(sc.SceneHash), str(sc.Options)}
 }

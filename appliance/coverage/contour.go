@@ -23,9 +23,11 @@ const (
 // "Caveats"): the engine, the EIRP of the first transmitter (dBm), whether
 // an EIRP was assumed, the warning codes (';'-separated) and the
 // warnings as "code: message" separated by " | " (cut to 254 bytes in a
-// .dbf). In a Shapefile the .dbf names are the geoexport.ShortNames:
-// threshold_, area_km2, pixels, engine, eirp_dbm, eirp_assum, warnings,
-// warning_me.
+// .dbf), and for a map traced on a building layer (raytrace) the layer's
+// id, its scene's hash and the options as compact JSON (TracedScene;
+// null otherwise). In a Shapefile the .dbf names are the
+// geoexport.ShortNames: threshold_, area_km2, pixels, engine, eirp_dbm,
+// eirp_assum, warnings, warning_me, layer_id, scene_hash, rt_options.
 func ContourSchema() geoexport.Schema {
 	return geoexport.Schema{Geometry: geoexport.KindMultiPolygon, Fields: []geoexport.Field{
 		{Name: "threshold_dbm", Type: geoexport.TypeFloat, Width: 10, Decimals: 2},
@@ -36,6 +38,9 @@ func ContourSchema() geoexport.Schema {
 		{Name: "eirp_assumed", Type: geoexport.TypeBool},
 		{Name: "warnings", Type: geoexport.TypeString, Width: 200},
 		{Name: "warning_messages", Type: geoexport.TypeString, Width: geoexport.MaxDBFStringWidth},
+		{Name: "layer_id", Type: geoexport.TypeString, Width: 64},
+		{Name: "scene_hash", Type: geoexport.TypeString, Width: 64},
+		{Name: "rt_options", Type: geoexport.TypeString, Width: geoexport.MaxDBFStringWidth},
 	}}
 }
 

@@ -268,7 +268,11 @@
 // type and UNITS dBm, ENGINE, ENGINE_VERSION, EIRP_DBM, EIRP_ASSUMED,
 // THRESHOLD_DBM, WARNINGS as ';'-separated codes and WARNING_n as "code:
 // message"), the KMZ in its legend (WriteKMZ), the contours as properties
-// of every feature (ContourSchema).
+// of every feature (ContourSchema). A map traced on a building layer
+// (raytrace; its Summary.Detail names layer_id, scene_hash and options)
+// also says how it was traced (TracedScene): GeoTIFF items LAYER_ID,
+// SCENE_HASH and RAYTRACE_OPTIONS (compact JSON), a line of the KMZ
+// legend, and the contours' layer_id, scene_hash and rt_options.
 //
 // # Tile encoding
 //

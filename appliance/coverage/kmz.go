@@ -66,7 +66,8 @@ func PNG(w io.Writer, r *Raster) error {
 // on the raster's bounds and the legend as an HTML table in the
 // description, entries dated modified. With the map's summary sum (nil:
 // none) the legend goes on with its caveats: the engine, the EIRP (and
-// whether it was assumed) and every warning with its code and message.
+// whether it was assumed), the building layer, scene hash and options of
+// a traced map (TracedScene) and every warning with its code and message.
 func WriteKMZ(w io.Writer, r *Raster, name string, modified time.Time, sum *Summary) error {
 	var img bytes.Buffer
 	if err := PNG(&img, r); err != nil {
@@ -128,6 +129,10 @@ func kmzCaveats(s *Summary) string {
 		b.WriteString(` (assumed: the transmitter has no ERP in its source)`)
 	}
 	b.WriteString(`.</p>`)
+	if sc := TracedScene(s); sc.LayerID != "" {
+		fmt.Fprintf(&b, `<p>Traced on building layer %s (scene SHA-256 %s) with the options %s.</p>`,
+			html.EscapeString(sc.LayerID), html.EscapeString(sc.SceneHash), html.EscapeString(sc.Options))
+	}
 	if len(s.Warnings) == 0 {
 		b.WriteString(`<p>Warnings: none.</p>`)
 		return b.String()

@@ -195,7 +195,9 @@
 // not on whole arc-seconds as a heatmap's). A pixel's level is EIRP −
 // pattern loss toward the pixel (the heatmap's sector pattern) − the
 // engine's path loss at the pixel's centre (isotropic receiver); no data
-// where no path reaches it.
+// where no path reaches it. The pattern is applied along the pixel's
+// direct bearing, not per path: a map with a directional pattern warns
+// raytrace_pattern_along_bearing (WarnPatternAlongBearing).
 //
 // The map is computed in units of rows from the north (about 20 units, at
 // least 8 rows each): each is a Map of the executor on the same scene,
@@ -204,8 +206,8 @@
 // follows the units, tiles as their rows finish. The warnings are the
 // request's (from the first unit) and those of every pixel's flags over
 // the whole map with pixel counts (Executor.MapWarnings, the engine's, on
-// the merged flags and the union of the assumed-height buildings); they
-// travel into
+// the merged flags, the union of the assumed-height buildings and the
+// scene's clutter), then raytrace_pattern_along_bearing; they travel into
 // the summary and every export. A unit whose worker dies is computed once
 // more on the restarted worker; a second death fails the map with the
 // code worker_crashed and the reason (the quarantine rule, once per map).

@@ -334,6 +334,9 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	slices.Sort(assumed)
 	assumed = slices.Compact(assumed)
 	warns := append(append([]appliance.Warning{}, reqWarns...), c.s.Executor.MapWarnings(flags, assumed, clutter)...)
+	if w, ok := patternWarning(c.site); ok {
+		warns = append(warns, w)
+	}
 	sum := coverage.ComputedSummary(r, c.site, version, warns, time.Since(start))
 	d, err := json.Marshal(MapDetail{Kind: KindMap, LayerID: c.layer.l.ID, SceneHash: c.layer.hash, Options: EchoOptions(c.opt)})
 	if err != nil {
@@ -341,4 +344,30 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	}
 	sum.Detail = d
 	return &coverage.Result{Raster: r, Summary: sum}, nil
+}
+
+// WarnPatternAlongBearing: a map's transmitter has a directional pattern,
+// applied along each pixel's direct bearing, not per path.
+const WarnPatternAlongBearing = "raytrace_pattern_along_bearing"
+
+// patternWarning is the WarnPatternAlongBearing warning of a map whose
+// transmitter pattern is not omnidirectional (its horizontal loss varies
+// over the whole degrees of bearing): the map applies it along each
+// pixel's direct bearing (package doc, "Maps"), so paths that leave the
+// transmitter in other directions (reflected, diffracted, scattered) get
+// the direct bearing's gain.
+func patternWarning(site coverage.Request) (appliance.Warning, bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for b := 0; b < 360; b++ {
+		l := site.PatternLossDB(float64(b))
+		lo, hi = min(lo, l), max(hi, l)
+	}
+	if !(hi > lo) {
+		return appliance.Warning{}, false
+	}
+	lobe := ""
+	if !math.IsNaN(site.AzimuthDeg) {
+		lobe = fmt.Sprintf(" (main lobe toward %g°)", site.AzimuthDeg)
+	}
+	return appliance.Warning{Code: WarnPatternAlongBearing, Message: fmt.Sprintf("The transmitter's antenna pattern%s, %.1f dB from its strongest to its weakest bearing, is applied along each pixel's direct bearing from the transmitter, not along each path's departure: reflected, diffracted and scattered paths leaving in other directions get the direct bearing's gain.", lobe, hi-lo)}, true
 }

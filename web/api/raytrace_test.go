@@ -1,8 +1,12 @@
 package api_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -209,7 +213,7 @@ func TestRaytraceMapRoute(t *testing.T) {
 	ent := h.keys["enterprise"]
 	layer := uploadBlock(t, h, ent)
 	tx := raytrace.NewFrame(appliance.LatLon{Lat: rtLat, Lon: rtLon}).ToLatLon(-35, 20)
-	body := fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.6f,"lon":%.6f,"height_m":30,"eirp_dbm":55},"frequency_mhz":3500,"radius_m":150,"resolution_m":5}`,
+	body := fmt.Sprintf(`{"layer_id":%q,"site":{"lat":%.6f,"lon":%.6f,"height_m":30,"eirp_dbm":55,"azimuth_deg":45},"frequency_mhz":3500,"radius_m":150,"resolution_m":5}`,
 		layer, tx.Lat, tx.Lon)
 	res := h.do(t, "POST", "/coverage/raytrace", ent, map[string]string{"Content-Type": "application/json"}, body)
 	if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/event-stream") {
@@ -241,9 +245,22 @@ func TestRaytraceMapRoute(t *testing.T) {
 		EngineVersion string              `json:"engine_version"`
 		MaxDBm        *float64            `json:"max_dbm"`
 		Warnings      []appliance.Warning `json:"warnings"`
+		Detail        struct {
+			LayerID   string          `json:"layer_id"`
+			SceneHash string          `json:"scene_hash"`
+			Options   json.RawMessage `json:"options"`
+		} `json:"detail"`
 	}
 	if err := json.Unmarshal([]byte(evs[len(evs)-1].Data), &sum); err != nil || sum.ValidPixels == 0 || sum.EngineVersion != raytrace.Version {
 		t.Fatalf("summary %s: %v", evs[len(evs)-1].Data, err)
+	}
+	// the sector's pattern is applied along the direct bearing: warned
+	if !slices.Contains(appliance.WarningCodes(sum.Warnings), "raytrace_pattern_along_bearing") {
+		t.Errorf("a sector map's warnings %v lack raytrace_pattern_along_bearing", appliance.WarningCodes(sum.Warnings))
+	}
+	var opts bytes.Buffer
+	if err := json.Compact(&opts, sum.Detail.Options); err != nil || sum.Detail.LayerID != layer || len(sum.Detail.SceneHash) != 64 {
+		t.Fatalf("summary detail %+v: %v", sum.Detail, err)
 	}
 	st := h.do(t, "GET", "/coverage/heatmap/"+id, ent, nil, "")
 	if st.status != http.StatusOK || !strings.Contains(string(st.body), `"kind":"raytrace"`) || !strings.Contains(string(st.body), `"state":"done"`) {
@@ -261,6 +278,43 @@ func TestRaytraceMapRoute(t *testing.T) {
 	}
 	if want := strings.Join(appliance.WarningCodes(sum.Warnings), ";"); info.Metadata[""]["WARNINGS"] != want {
 		t.Errorf("GeoTIFF warnings %q, summary %q", info.Metadata[""]["WARNINGS"], want)
+	}
+	// how the map was traced travels with it: the GeoTIFF's metadata, the
+	// KMZ's legend and the contours' properties
+	md := info.Metadata[""]
+	if md["LAYER_ID"] != layer || md["SCENE_HASH"] != sum.Detail.SceneHash || md["RAYTRACE_OPTIONS"] != opts.String() {
+		t.Errorf("GeoTIFF LAYER_ID %q, SCENE_HASH %q, RAYTRACE_OPTIONS %q; want %q, %q, %q",
+			md["LAYER_ID"], md["SCENE_HASH"], md["RAYTRACE_OPTIONS"], layer, sum.Detail.SceneHash, opts.String())
+	}
+	kmz := h.do(t, "GET", "/coverage/heatmap/"+id+"/export?format=kmz", ent, nil, "")
+	zr, err := zip.NewReader(bytes.NewReader(kmz.body), int64(len(kmz.body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := zr.Open("doc.kml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kmlb, _ := io.ReadAll(doc)
+	kml := html.UnescapeString(html.UnescapeString(string(kmlb))) // XML, then the legend's HTML
+	for _, want := range []string{"building layer " + layer, sum.Detail.SceneHash, "options " + opts.String(), "raytrace_pattern_along_bearing"} {
+		if !strings.Contains(kml, want) {
+			t.Errorf("the KMZ's doc.kml lacks %q", want)
+		}
+	}
+	gj := h.do(t, "GET", "/coverage/heatmap/"+id+"/export?format=geojson", ent, nil, "")
+	gp := filepath.Join(t.TempDir(), "contours.geojson")
+	if err := os.WriteFile(gp, gj.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ogr, err := exec.Command(requireCLI(t, "ogrinfo", "gdal-bin"), "-ro", "-al", gp).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ogrinfo: %v\n%s", err, ogr)
+	}
+	for _, want := range []string{"layer_id (String) = " + layer, "scene_hash (String) = " + sum.Detail.SceneHash, "rt_options (String) = " + opts.String()} {
+		if !bytes.Contains(ogr, []byte(want)) {
+			t.Errorf("ogrinfo of the contours lacks %q", want)
+		}
 	}
 	if b := info.Bands[0]; b.Maximum == nil || *b.Maximum-*sum.MaxDBm > 1e-3 || *sum.MaxDBm-*b.Maximum > 1e-3 {
 		t.Errorf("band maximum %v, summary %v", b.Maximum, *sum.MaxDBm)
