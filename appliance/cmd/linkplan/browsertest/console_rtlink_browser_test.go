@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,13 @@ func TestIssue27_RaytraceLinkJob(t *testing.T) {
 	txp, rx := f.ToLatLon(-150, 140), f.ToLatLon(5, -5)
 	if r := env.srv.call(t, "POST", "/towers", map[string]string{"X-API-Key": ent, "Content-Type": "application/json"},
 		fmt.Sprintf(`{"operator":"Provedor Raios","lat":%.7f,"lon":%.7f,"height_m":30}`, txp.Lat, txp.Lon)); r.status != http.StatusCreated {
+		t.Fatalf("POST /towers: %d %s", r.status, r.body)
+	}
+	// a second tower, with its ERP: the traced links' table lists both,
+	// each with its own caveats
+	tx2 := f.ToLatLon(120, -100)
+	if r := env.srv.call(t, "POST", "/towers", map[string]string{"X-API-Key": ent, "Content-Type": "application/json"},
+		fmt.Sprintf(`{"operator":"Provedor Raios","lat":%.7f,"lon":%.7f,"height_m":25,"power":50}`, tx2.Lat, tx2.Lon)); r.status != http.StatusCreated {
 		t.Fatalf("POST /towers: %d %s", r.status, r.body)
 	}
 
@@ -149,6 +157,28 @@ func TestIssue27_RaytraceLinkJob(t *testing.T) {
 		}
 	}
 	checkCaveats(t, "raytrace link", readCaveats(t, tb, "link-rt-caveats", "link-rt-rx"), codes, english, "pt-BR")
+	// every traced link's row carries its own caveats (its tower's and
+	// its engine's), not only the best one's
+	if len(res.Links) < 2 {
+		t.Errorf("%d traced links, want the two towers'", len(res.Links))
+	} else {
+		rows := eval[[]string](t, tb, `[...document.querySelectorAll('#link-rt-links tbody tr')].map(r => { const m = r.querySelector('.caveat-mark'); return m ? m.dataset.codes || '' : '-'; })`)
+		if len(rows) != len(res.Links) {
+			t.Errorf("%d rows of traced links, %d in the result", len(rows), len(res.Links))
+		}
+		t.Logf("traced links' caveat marks: %q", eval[[]string](t, tb, `[...document.querySelectorAll('#link-rt-links .caveat-mark')].map(m => m.getAttribute('aria-label'))`))
+		for i := 0; i < len(rows) && i < len(res.Links); i++ {
+			var want []string
+			for _, w := range append(append([]apiWarning{}, res.Links[i].Warnings...), res.Links[i].EngineWarnings...) {
+				if !slices.Contains(want, w.Code) {
+					want = append(want, w.Code)
+				}
+			}
+			if rows[i] != strings.Join(want, " ") && !(len(want) == 0 && rows[i] == "-") {
+				t.Errorf("traced link %d: caveats %q on the page, the result's %v", i, rows[i], want)
+			}
+		}
+	}
 	t.Logf("job %s: %d links, best %s: %d paths, %.1f dB loss, caveats %v", jobID, len(res.Links), best.TowerID, len(best.Paths), *best.PathLossDB, codes)
 	noLiteralText(t, tb, "raytrace link job")
 	axe(t, tb)

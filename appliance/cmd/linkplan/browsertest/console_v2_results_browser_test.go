@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -469,6 +471,8 @@ func TestIssue27_RaytraceScreen(t *testing.T) {
 			Warnings    []apiWarning `json:"warnings"`
 			Detail      struct {
 				Options struct {
+					MaxReflections        int     `json:"max_reflections"`
+					Transmission          bool    `json:"transmission"`
 					DiffuseScattering     float64 `json:"diffuse_scattering"`
 					ReflectionDiffraction bool    `json:"reflection_diffraction"`
 					ScatteringReflections bool    `json:"scattering_reflections"`
@@ -503,6 +507,34 @@ func TestIssue27_RaytraceScreen(t *testing.T) {
 		if !strings.Contains(","+strings.Join(got.Codes, ",")+",", ","+c+",") {
 			t.Errorf("the summary's caveat %s is not on the page (%v)", c, got.Codes)
 		}
+	}
+	// the figures of the API's message ("n of N pixels") are on the page,
+	// in pt-BR
+	pixels := regexp.MustCompile(`\((\d+) of (\d+) pixels\)`)
+	figures := 0
+	for i, c := range codes {
+		m := pixels.FindStringSubmatch(english[i])
+		if m == nil {
+			continue
+		}
+		figures++
+		k := slices.Index(got.Codes, c)
+		if want := m[1] + " de " + m[2] + " pixels"; k < 0 || !strings.Contains(strings.ReplaceAll(got.Texts[k], ".", ""), want) {
+			t.Errorf("caveat %s: the page lacks its figures %q: %v", c, want, got.Texts)
+		}
+	}
+	if figures == 0 {
+		t.Errorf("no warning of the map counts its pixels: %v", english)
+	}
+	t.Logf("caveats on the page: %q", got.Texts)
+	// the form sends the service's default order of reflections (2) and
+	// the intro says what is traced by default: transmission only ticked
+	if o := state.Summary.Detail.Options; o.MaxReflections != 2 || o.Transmission {
+		t.Errorf("the form traced max_reflections %d, transmission %v; want the service's defaults 2 and false", o.MaxReflections, o.Transmission)
+	}
+	if intro := eval[string](t, tb, `document.querySelector('#rt-form p').textContent`); !strings.Contains(intro, "transmissão pelas paredes só quando marcada") ||
+		strings.Contains(intro, "(reflexões, difração, transmissão)") || !eval[bool](t, tb, `!!document.getElementById('rt-transmission') && !document.getElementById('rt-transmission').checked`) {
+		t.Errorf("the intro %q (or the transmission control) does not say what is traced by default", intro)
 	}
 	if len(got.Codes) > 0 && (!got.Above || !got.Described) {
 		t.Errorf("the caveats are not above the figure and tied to it: %+v", got)

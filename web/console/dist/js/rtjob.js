@@ -12,6 +12,7 @@
 // language (jobs.js).
 
 import { caveatBox, tieTo, uniqueWarnings } from './caveats.js';
+import { warningText } from './messages.js';
 import { followJob, jobFailure, TERMINAL } from './jobs.js';
 
 const STRINGS = {
@@ -49,6 +50,20 @@ const STRINGS = {
     links: 'Enlaces traçados ({n})',
     reachable: 'Alcança',
     download: 'Baixar o resultado (JSON)',
+    caveatsCol: 'Ressalvas',
+    noCaveats: 'nenhuma',
+    linkCaveats: '⚠ {n}',
+    figPixels: '{n} de {total} pixels',
+    figBuildings: 'edificações: {ids}',
+    figMore: 'e mais {n}',
+    figClutter: 'obstrução de {h} além da borda, altura {how}',
+    clutterAssumed: 'presumida (padrão da camada)',
+    clutterKnown: 'das próprias edificações',
+    figPattern: 'diagrama de {db} entre a direção mais forte e a mais fraca',
+    figPaths: '{n} de {total} caminhos listados',
+    figTowers: '{n} torres',
+    figBuilding: 'edificação {id}',
+    figFreq: 'extrapolado a {f}',
   },
   en: {
     title: 'Ray tracing of the link',
@@ -84,12 +99,59 @@ const STRINGS = {
     links: 'Traced links ({n})',
     reachable: 'Reaches',
     download: 'Download the result (JSON)',
+    caveatsCol: 'Caveats',
+    noCaveats: 'none',
+    linkCaveats: '⚠ {n}',
+    figPixels: '{n} of {total} pixels',
+    figBuildings: 'buildings: {ids}',
+    figMore: 'and {n} more',
+    figClutter: 'clutter {h} tall beyond the edge, height {how}',
+    clutterAssumed: 'assumed (the layer\'s default)',
+    clutterKnown: 'from the buildings\' own',
+    figPattern: 'a pattern spanning {db} from its strongest to its weakest bearing',
+    figPaths: '{n} of {total} paths listed',
+    figTowers: '{n} towers',
+    figBuilding: 'building {id}',
+    figFreq: 'extrapolated to {f}',
   },
 };
 
 function words(ctx) {
   const s = STRINGS[ctx.lang] || STRINGS['pt-BR'];
   return (k, v) => (s[k] === undefined ? k : s[k].replace(/\{(\w+)\}/g, (m, x) => (v && v[x] !== undefined ? String(v[x]) : m)));
+}
+
+// rtFigures returns the detail function of caveatBox for the engine's
+// warnings: the figures of a warning's API message (pixel counts of a
+// map, the assumed-height buildings, the clutter's height, the pattern's
+// span, the paths listed, the towers left out, the building an antenna
+// is in, the frequency extrapolated to) in the user's language; null
+// when the message has none.
+export function rtFigures(ctx) {
+  const w = words(ctx);
+  const { fmt } = ctx;
+  return (warning) => {
+    const m = warning.message || '';
+    const out = [];
+    let g;
+    if ((g = /clutter ([\d.]+) m tall/.exec(m))) {
+      out.push(w('figClutter', { h: fmt.unit(Number(g[1]), 'm', 1), how: w(/rests on heights assumed|height is an assumed one/.test(m) ? 'clutterAssumed' : 'clutterKnown') }));
+    }
+    if ((g = /: \[([^\]]*)\]/.exec(m)) && g[1].trim()) {
+      let ids = g[1].trim();
+      let more = '';
+      const mm = / ?and (\d+) more$/.exec(ids);
+      if (mm) { ids = ids.slice(0, mm.index); more = ` ${w('figMore', { n: fmt.int(Number(mm[1])) })}`; }
+      out.push(w('figBuildings', { ids: ids.split(/\s+/).join(', ') + more }));
+    }
+    if ((g = /([\d.]+) dB from its strongest/.exec(m))) out.push(w('figPattern', { db: fmt.unit(Number(g[1]), 'dB', 1) }));
+    if ((g = /lists the (\d+) strongest of the (\d+) paths/.exec(m))) out.push(w('figPaths', { n: fmt.int(Number(g[1])), total: fmt.int(Number(g[2])) }));
+    if ((g = /^(\d+) towers within/.exec(m)) || (g = /; (\d+) farther ones/.exec(m))) out.push(w('figTowers', { n: fmt.int(Number(g[1])) }));
+    if ((g = /inside building (\S+), below/.exec(m))) out.push(w('figBuilding', { id: g[1] }));
+    if ((g = /extrapolated to ([\d.]+) MHz/.exec(m))) out.push(w('figFreq', { f: fmt.unit(Number(g[1]), 'MHz', 0) }));
+    if ((g = /\((\d+) of (\d+) pixels\)/.exec(m))) out.push(w('figPixels', { n: fmt.int(Number(g[1])), total: fmt.int(Number(g[2])) }));
+    return out.length ? out.join('; ') : null;
+  };
 }
 
 // tracedWith states the options a raytrace answer was traced with (a
@@ -158,7 +220,8 @@ export async function raytraceJobView(ctx, host, job, { onResult, signal } = {})
   const links = res.links || [];
   const best = res.best === null || res.best === undefined ? null : links[res.best];
   const list = uniqueWarnings(res.warnings || [], best ? best.warnings || [] : [], best ? best.engine_warnings || [] : []);
-  const caveats = caveatBox(ctx, list, { id: 'link-rt-caveats' });
+  const figures = rtFigures(ctx);
+  const caveats = caveatBox(ctx, list, { id: 'link-rt-caveats', detail: figures });
   const dl = (...pairs) => el('dl', { class: 'kv' }, pairs.flat().filter(Boolean));
   const dash = (v, unit, d) => (v === null || v === undefined ? '—' : fmt.unit(v, unit, d));
   let headline = null;
@@ -190,13 +253,22 @@ export async function raytraceJobView(ctx, host, job, { onResult, signal } = {})
     ], rows, { caption: w('paths', { n: rows.length }) });
     paths.id = 'link-rt-paths';
   }
+  // linkCaveats: a link's caveat mark (each code's text in the user's
+  // language, with its figures, as its title and its accessible name).
+  const linkCaveats = (ws) => {
+    if (!ws.length) return el('span', { class: 'muted', text: w('noCaveats') });
+    const texts = ws.map((x) => { const f = figures(x); return f ? `${warningText(x, ctx.lang)} (${f})` : warningText(x, ctx.lang); });
+    return el('span', { class: 'caveat-mark', title: texts.join('\n'), 'aria-label': texts.join(' '), dataset: { codes: ws.map((x) => x.code).join(' ') }, text: w('linkCaveats', { n: ws.length }) });
+  };
   const others = links.length > 1 ? table([
     { key: 'tower_id', label: w('tower') },
     { key: 'reachable', label: w('reachable'), format: (v) => (v ? w('yes') : w('no')) },
     { key: 'path_loss_db', label: w('loss'), num: true, format: (v) => dash(v, 'dB', 1) },
     { key: 'rx_power_dbm', label: w('rx'), num: true, format: (v) => dash(v, 'dBm', 1) },
     { key: 'link_margin_db', label: w('margin'), num: true, format: (v) => dash(v, 'dB', 1) },
-  ], links.map((l, i) => ({ ...l, _class: i === res.best ? 'best' : null })), { caption: w('links', { n: links.length }) }) : null;
+    { key: '_caveats', label: w('caveatsCol'), format: (v) => linkCaveats(v) },
+  ], links.map((l, i) => ({ ...l, _caveats: uniqueWarnings(l.warnings || [], l.engine_warnings || []), _class: i === res.best ? 'best' : null })),
+  { caption: w('links', { n: links.length }) }) : null;
   if (others) others.id = 'link-rt-links';
   const save = el('button', { type: 'button', id: 'link-rt-download', text: w('download'),
     onclick: () => ctx.download(last.result.download_url).catch((err) => body.append(ctx.ui.errorBox(err))) });

@@ -14,7 +14,7 @@ import { createMap, fitPoints, RIO } from '../map.js';
 import { decodeTile, LEGEND } from './coverage.js';
 import { caveatBox, tieTo, uniqueWarnings } from '../caveats.js';
 import { drawRGBA, exportButtons, mapStream } from '../mapstream.js';
-import { tracedWith } from '../rtjob.js';
+import { rtFigures, tracedWith } from '../rtjob.js';
 
 const TIERS = new Set(['Enterprise', 'Ultra']);
 const EXPORTS = ['geotiff', 'kmz', 'geojson'];
@@ -26,7 +26,7 @@ export default {
   strings: {
     'pt-BR': {
       title: 'Traçado de raios',
-      intro: 'Mapa de sinal de uma área pequena calculado por traçado de raios sobre uma camada de edificações do tenant (reflexões, difração, transmissão).',
+      intro: 'Mapa de sinal de uma área pequena calculado por traçado de raios sobre uma camada de edificações do tenant: visada direta, reflexões nas paredes, nos telhados e no solo, difração nas quinas e beirais, espalhamento difuso das paredes e edificações presumidas além da camada; a transmissão pelas paredes só quando marcada abaixo.',
       tierNote: 'Plano {tier}: o traçado de raios é dos planos Enterprise e Ultra.',
       caps: 'Limites: Enterprise 1 km² (lado até 2 km, pixel de 5 m ou mais, 40.000 pixels); Ultra 4 km² (4 km, 2 m, 160.000 pixels).',
       layer: 'Camada de edificações',
@@ -45,6 +45,7 @@ export default {
       scattering: 'Espalhamento difuso das paredes (S, 0 a 1)',
       rd: 'Reflexões antes e depois das quinas difratoras (perto do transmissor custa cerca de 50 vezes mais por pixel: o limite de pixels do plano fica dividido por 80)',
       clutter: 'Edificações presumidas além da camada',
+      transmission: 'Transmissão pelas paredes (perdas ITU-R P.2040; desligada por padrão)',
       sr: 'Espalhamento também via uma reflexão nas paredes (perto do transmissor cerca de 5 vezes o custo por pixel: o limite de pixels do plano fica dividido por 8)',
       start: 'Calcular mapa',
       cancel: 'Cancelar',
@@ -69,7 +70,7 @@ export default {
     },
     en: {
       title: 'Ray tracing',
-      intro: 'A small-area signal map computed by ray tracing over one of the tenant\'s building layers (reflections, diffraction, transmission).',
+      intro: 'A small-area signal map computed by ray tracing over one of the tenant\'s building layers: line of sight, reflections off walls, roofs and the ground, diffraction at corners and roof edges, the walls\' diffuse scattering and assumed buildings beyond the layer; transmission through walls only when ticked below.',
       tierNote: '{tier} tier: ray tracing belongs to the Enterprise and Ultra tiers.',
       caps: 'Caps: Enterprise 1 km² (sides up to 2 km, pixels of 5 m or more, 40,000 pixels); Ultra 4 km² (4 km, 2 m, 160,000 pixels).',
       layer: 'Building layer',
@@ -88,6 +89,7 @@ export default {
       scattering: 'Diffuse scattering of the walls (S, 0 to 1)',
       rd: 'Reflections before and after the diffracting corners (near the transmitter about 50 times the cost per pixel: the tier\'s pixel cap is divided by 80)',
       clutter: 'Assumed buildings beyond the layer',
+      transmission: 'Transmission through walls (ITU-R P.2040 losses; off by default)',
       sr: 'Scattering also via one wall reflection (near the transmitter about 5 times the cost per pixel: the tier\'s pixel cap is divided by 8)',
       start: 'Compute map',
       cancel: 'Cancel',
@@ -128,11 +130,12 @@ export default {
     const resolution = num({ id: 'rt-resolution', value: '5', min: '2', max: '100', 'data-field': 'resolution_m' });
     const rxH = num({ id: 'rt-rx-height', value: '1.5', min: '0.1', max: '100', 'data-field': 'rx_height_m' });
     const reflections = el('select', { id: 'rt-reflections', 'data-field': 'max_reflections' },
-      [0, 1, 2, 3].map((n) => el('option', { value: String(n), text: String(n), selected: n === 1 })));
+      [0, 1, 2, 3].map((n) => el('option', { value: String(n), text: String(n), selected: n === 2 }))); // 2: the service's default
     const scattering = num({ id: 'rt-scattering', value: '0.4', min: '0', max: '1', step: '0.05', 'data-field': 'diffuse_scattering' });
     const rd = el('input', { type: 'checkbox', id: 'rt-rd', 'data-field': 'reflection_diffraction' });
     const clutter = el('input', { type: 'checkbox', id: 'rt-clutter', 'data-field': 'clutter_beyond_extent', checked: true });
     const sr = el('input', { type: 'checkbox', id: 'rt-sr', 'data-field': 'scattering_reflections' });
+    const trans = el('input', { type: 'checkbox', id: 'rt-transmission', 'data-field': 'transmission' });
     const startBtn = el('button', { type: 'submit', class: 'primary', id: 'rt-start', text: t('start') });
     const cancelBtn = el('button', { type: 'button', id: 'rt-cancel', text: t('cancel'), hidden: true });
     const status = el('div', { id: 'rt-status', 'aria-live': 'polite' });
@@ -150,6 +153,7 @@ export default {
       el('div', null, el('label', { for: 'rt-rd' }, rd, ` ${t('rd')}`)),
       el('div', null, el('label', { for: 'rt-clutter' }, clutter, ` ${t('clutter')}`)),
       el('div', null, el('label', { for: 'rt-sr' }, sr, ` ${t('sr')}`)),
+      el('div', null, el('label', { for: 'rt-transmission' }, trans, ` ${t('transmission')}`)),
       el('div', { class: 'actions' }, startBtn, cancelBtn), status);
     const mapBox = el('div', { id: 'rt-map', role: 'region', 'aria-label': t('mapLabel'), tabindex: '0' });
     const summaryBox = el('div', { id: 'rt-summary', 'aria-live': 'polite' });
@@ -228,7 +232,7 @@ export default {
     // path, then the figures and the exports.
     const showSummary = (s, mapId, started) => {
       const list = uniqueWarnings((started && started.warnings) || [], s.warnings || []);
-      const caveats = caveatBox(ctx, list, { id: 'rt-caveats' });
+      const caveats = caveatBox(ctx, list, { id: 'rt-caveats', detail: rtFigures(ctx) });
       const validDd = el('dd', { id: 'rt-valid', text: `${fmt.int(s.valid_pixels)} / ${fmt.int(s.in_radius_pixels)}` });
       const mark = tieTo(ctx, validDd, caveats, list.length);
       const buttons = exportButtons(ctx, mapId, EXPORTS, summaryBox);
@@ -263,6 +267,7 @@ export default {
         reflection_diffraction: rd.checked, clutter_beyond_extent: clutter.checked,
       };
       if (sr.checked) body.scattering_reflections = true; // off: the service's default for maps
+      if (trans.checked) body.transmission = true; // off: the engine's default
       if (scattering.value.trim() !== '') body.diffuse_scattering = Number(scattering.value); // empty: the service's default
       stream.start('/coverage/raytrace', body, { form, startBtn, allowed });
     });
