@@ -527,6 +527,25 @@ func TestIssue27_RaytraceScreen(t *testing.T) {
 		t.Errorf("no warning of the map counts its pixels: %v", english)
 	}
 	t.Logf("caveats on the page: %q", got.Texts)
+	// the figures of the engine's other messages, as the engine words them
+	figs := eval[string](t, tb, `(async () => {
+		const { rtFigures } = await import('/js/rtjob.js');
+		const fmt = { unit: (v, u, d) => v.toFixed(d).replace('.', ',') + '\u00a0' + u, int: (v) => String(v) };
+		const f = rtFigures({ lang: 'pt-BR', fmt });
+		const cases = [
+			['Buildings with an assumed height (no height or storey count in the source) block or shape the paths: [w1 w2 and 3 more]. (7 of 40 pixels)', 'edificações: w1, w2 e mais 3; 7 de 40 pixels'],
+			['The clutter beyond the building layer\'s edge, 9.0 m tall (the layer\'s median building), attenuates a path and that height is an assumed one.', 'obstrução de 9,0\u00a0m além da borda, altura presumida (padrão da camada)'],
+			['The path leaves the building layer\'s extent; the unknown buildings beyond its edge were modelled as clutter 12.0 m tall, the layer\'s median building height, which rests on buildings\' own heights or storey counts. (3 of 9 pixels)', 'obstrução de 12,0\u00a0m além da borda, altura das próprias edificações; 3 de 9 pixels'],
+			['The transmitter\'s antenna pattern (main lobe toward 45°), 25.0 dB from its strongest to its weakest bearing, is applied along each pixel\'s direct bearing.', 'diagrama de 25,0\u00a0dB entre a direção mais forte e a mais fraca'],
+			['The receiver is inside a building, below its roof.', null],
+		];
+		const out = [];
+		for (const [message, want] of cases) { const got = f({ code: 'x', message }); if (got !== want) out.push(JSON.stringify(got) + ' want ' + JSON.stringify(want)); }
+		return out.join('; ');
+	})()`)
+	if figs != "" {
+		t.Errorf("rtFigures: %s", figs)
+	}
 	// the form sends the service's default order of reflections (2) and
 	// the intro says what is traced by default: transmission only ticked
 	if o := state.Summary.Detail.Options; o.MaxReflections != 2 || o.Transmission {

@@ -134,7 +134,7 @@ export function rtFigures(ctx) {
     const m = warning.message || '';
     const out = [];
     let g;
-    if ((g = /clutter ([\d.]+) m tall/.exec(m))) {
+    if ((g = /clutter (?:beyond the building layer's edge, )?([\d.]+) m tall/.exec(m))) {
       out.push(w('figClutter', { h: fmt.unit(Number(g[1]), 'm', 1), how: w(/rests on heights assumed|height is an assumed one/.test(m) ? 'clutterAssumed' : 'clutterKnown') }));
     }
     if ((g = /: \[([^\]]*)\]/.exec(m)) && g[1].trim()) {
