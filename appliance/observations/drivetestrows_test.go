@@ -26,7 +26,7 @@ func TestDriveTestRows(t *testing.T) {
 		{"empty signal kept without a value", "lat,lon,rsrp\n51.49,7.41,\n51.50,7.42,-91\n", 2, 0, -1, ""},
 		{"bad timestamp skipped", "lat,lon,rsrp,ts\n51.49,7.41,-90,yesterday\n51.50,7.42,-91,1700000000\n", 1, 1, -1, ""},
 		{"no signal column", "lat,lon\n51.49,7.41\n", 0, 0, -1, "csv_file"},
-		{"every row unusable", "lat,lon,rsrp\nx,y,z\n", 0, 0, -1, "csv_file"},
+		{"every row unusable: none, counted", "lat,lon,rsrp\nx,y,z\n", 0, 1, -1, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rows, skipped, err := observations.DriveTestRows(observations.DriveTest{CSV: strings.NewReader(c.csv)})

@@ -123,7 +123,7 @@ type evalResult struct {
 	// on the same rows)
 	Rows, Bad, Skipped, FarCell, Unpredicted int
 	OffsetRows, OffsetBad, OffsetSkipped     int
-	OffsetFarCell                            int
+	OffsetFarCell, OffsetUnpredicted         int
 	GroundM                                  float64
 	AltRows                                  int // rows with an altitude
 	Buildings, Assumed, LevelsCount, Refused int
@@ -140,8 +140,8 @@ func (r *evalResult) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "# buildings=%d (heights: %d from storeys, %d assumed; %d features refused) ground=%s\n",
 		r.Buildings, r.LevelsCount, r.Assumed, r.Refused, ground)
-	fmt.Fprintf(w, "# observations rows=%d skipped_unusable=%d skipped_outside_extent=%d skipped_cell_beyond_frame=%d skipped_not_predicted_by_every_engine=%d; offset rows=%d skipped_unusable=%d skipped_outside_extent=%d skipped_cell_beyond_frame=%d\n",
-		r.Rows, r.Bad, r.Skipped, r.FarCell, r.Unpredicted, r.OffsetRows, r.OffsetBad, r.OffsetSkipped, r.OffsetFarCell)
+	fmt.Fprintf(w, "# observations rows=%d skipped_unusable=%d skipped_outside_extent=%d skipped_cell_beyond_frame=%d skipped_not_predicted_by_every_engine=%d; offset rows=%d skipped_unusable=%d skipped_outside_extent=%d skipped_cell_beyond_frame=%d skipped_not_predicted_by_every_engine=%d\n",
+		r.Rows, r.Bad, r.Skipped, r.FarCell, r.Unpredicted, r.OffsetRows, r.OffsetBad, r.OffsetSkipped, r.OffsetFarCell, r.OffsetUnpredicted)
 	if len(r.Warnings) > 0 {
 		codes := make([]string, 0, len(r.Warnings))
 		for c := range r.Warnings {
@@ -167,6 +167,7 @@ type evalRow struct {
 	dtRow
 	Alt    float64 // metres above sea level, where HasAlt
 	HasAlt bool
+	Warn   []string           // the raytrace engine's warning codes
 	Loss   map[string]float64 // by engine, dB; absent: no prediction
 	LOS    bool               // the raytrace engine found the direct path
 }
@@ -249,12 +250,8 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 	if cfg.Options != nil {
 		opt = *cfg.Options
 	}
-	for i, rows := range [][]evalRow{evalRows, offRows} {
-		warn := res.Warnings
-		if i == 1 {
-			warn = nil
-		}
-		if err := predictEvalRows(ctx, scene, rows, cfg, opt, warn); err != nil {
+	for _, rows := range [][]evalRow{evalRows, offRows} {
+		if err := predictEvalRows(ctx, scene, rows, cfg, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -278,7 +275,12 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 		return in, len(rows) - len(in)
 	}
 	evalRows, res.Unpredicted = common(evalRows)
-	offRows, _ = common(offRows)
+	offRows, res.OffsetUnpredicted = common(offRows)
+	for _, r := range evalRows {
+		for _, c := range r.Warn {
+			res.Warnings[c]++
+		}
+	}
 	if len(evalRows) == 0 || len(offRows) == 0 {
 		return nil, fmt.Errorf("no row is predicted by every engine (%s): %w", strings.Join(engines, ", "), appliance.ErrInvalid)
 	}
@@ -334,9 +336,8 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 // (one image tree per cell), fspl over a flat profile, P.1411's
 // site-general above-rooftop model (line of sight or urban high-rise non
 // line of sight, as the raytrace engine finds the direct path).
-// The raytrace engine's warnings of each row are counted into warn by
-// code (nil: not counted).
-func predictEvalRows(ctx context.Context, s *raytrace.Scene, rows []evalRow, cfg evalConfig, opt raytrace.Options, warn map[string]int) error {
+// The raytrace engine's warning codes of each row go into its Warn.
+func predictEvalRows(ctx context.Context, s *raytrace.Scene, rows []evalRow, cfg evalConfig, opt raytrace.Options) error {
 	groups := map[string][]int{}
 	var keys []string
 	for i := range rows {
@@ -363,10 +364,8 @@ func predictEvalRows(ctx context.Context, s *raytrace.Scene, rows []evalRow, cfg
 		}
 		for j, i := range idx {
 			r := &rows[i]
-			if warn != nil {
-				for _, w := range out[j].Warnings {
-					warn[w.Code]++
-				}
+			for _, w := range out[j].Warnings {
+				r.Warn = append(r.Warn, w.Code)
 			}
 			los := out[j].LOS
 			r.LOS = los
@@ -405,7 +404,8 @@ func bounds(bs []appliance.Building) appliance.BBox {
 // readEvalRows reads drive-test files (flag names the list in errors) with
 // their altitude column (alt, altitude or elevation, metres), skipping and
 // counting (bad) the rows with a cell that is not a number or without a
-// receiver, serving cell, frequency or signal.
+// receiver, serving cell, frequency in the ray tracer's range or signal;
+// no usable row at all is an error saying so.
 func readEvalRows(files []string, flag string) (rows []evalRow, bad int, err error) {
 	for _, v := range files {
 		op, f := splitOperator(v)
@@ -419,7 +419,8 @@ func readEvalRows(files []string, flag string) (rows []evalRow, bad int, err err
 		}
 		bad += skipped
 		for _, in := range ins {
-			if in.TxLat == nil || in.TxLon == nil || in.FreqMHz == nil || in.RxLat == nil || in.RxLon == nil || in.ObservedDBm == nil || !(*in.FreqMHz > 0) {
+			if in.TxLat == nil || in.TxLon == nil || in.FreqMHz == nil || in.RxLat == nil || in.RxLon == nil || in.ObservedDBm == nil ||
+				!(*in.FreqMHz >= raytrace.MinFreqMHz && *in.FreqMHz <= raytrace.MaxFreqMHz) {
 				bad++
 				continue
 			}
@@ -430,6 +431,10 @@ func readEvalRows(files []string, flag string) (rows []evalRow, bad int, err err
 			}
 			rows = append(rows, r)
 		}
+	}
+	if len(rows) == 0 {
+		return nil, 0, fmt.Errorf("%s: no usable row: %d rows have a cell that is not a number, or lack the receiver's position, the serving cell's position (cellLat/cellLon or tx_lat/tx_lon), a frequency the ray tracer takes (cellFreq or freq_hz, %g–%g MHz) or the signal (rsrp, signal_dbm, rscp or rxlev): %w",
+			flag, bad, raytrace.MinFreqMHz, raytrace.MaxFreqMHz, appliance.ErrInvalid)
 	}
 	return rows, bad, nil
 }

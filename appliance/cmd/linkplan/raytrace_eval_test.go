@@ -178,6 +178,15 @@ func TestRaytraceEvalUnusableRows(t *testing.T) {
 	if !strings.Contains(got, "skipped_unusable=4 ") || !strings.Contains(got, "skipped_cell_beyond_frame=1 ") {
 		t.Errorf("the unusable rows were not counted (4 unusable, 1 serving cell beyond the frame):\n%s", got)
 	}
+	// a file none of whose rows is usable is refused saying why
+	var nocell []string
+	for _, l := range lines {
+		f := strings.Split(l, ",")
+		nocell = append(nocell, strings.Join(f[:col("cellLon")], ","))
+	}
+	if _, stderr, code := runCLI(t, bin, "raytrace", "eval", "--buildings", dortmundBuildings, "--observations", write("nocell.csv", nocell), "--offset-from", o2Campus); code != 2 || !strings.Contains(stderr, "--observations: no usable row") {
+		t.Errorf("a file without serving cells: exit %d: %s", code, stderr)
+	}
 	eu := run(write("euro.csv", euro))
 	if engineLines(eu) != engineLines(want) || groundLine(eu) != groundLine(want) {
 		t.Errorf("';', decimal commas and an Altitude header changed the answer:\n%s\nwant\n%s", eu, want)
