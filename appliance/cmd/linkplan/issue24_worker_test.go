@@ -618,11 +618,17 @@ func TestIssue24_WorkerKillMidMap(t *testing.T) {
 			continue
 		}
 		if typ == "progress" && killed == 0 {
+			// the event comes as band 1 is merged; the next band's unit is
+			// sent just after and takes about 1.4 s: kill once it is surely
+			// in flight (killed at once, the worker sometimes died before
+			// the unit was sent, which then waited for the restart without
+			// a crash to report)
+			time.Sleep(300 * time.Millisecond)
 			killed = workerPID(t, s, 0)
 			if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("kill -9 of raytrace worker %d at the first progress event: %s", killed, v)
+			t.Logf("kill -9 of raytrace worker %d 300 ms after the first progress event: %s", killed, v)
 			s.RaytraceWorker(t)
 		}
 		if typ == "summary" || typ == "error" {
