@@ -134,6 +134,14 @@
 // buildings inside their building (402 buildings); now 400 buildings and
 // those 2 refused, no outline replaced.
 //
+// A way tagged building that is an outer member of a building
+// multipolygon that assembled is merged into the relation (warning
+// buildings_outer_ways_merged): the relation is the building, with its
+// own tags, or, where it has one such outer way and no height tag of its
+// own, the way's height tags. Keeping both stood two buildings in one
+// place, walls inside walls: the TU Dortmund export's DELTA synchrotron is
+// tagged on its relation and on its outer way (399 buildings now).
+//
 // Heights, in this order: height or building:height (metres, bare or
 // with m, metre(s), meter(s) in any case; feet with ', ft or feet), which
 // includes the roof; else building:levels × StoreyHeightM (3 m) plus the

@@ -541,6 +541,10 @@ func parseOSM(ctx context.Context, data []byte, pbf bool, opts Options, im *Impo
 		feats = append(feats, f)
 	}
 	sort.SliceStable(feats, func(i, j int) bool { return osmID(feats[i]) < osmID(feats[j]) })
+	feats, merged := mergeOuterWays(o, feats)
+	if merged > 0 {
+		im.Warnings = append(im.Warnings, outerWaysWarning(merged))
+	}
 	seen := map[string]bool{}
 	parts := map[string]bool{}
 	for _, f := range feats {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/paulmach/orb/geojson"
 	"github.com/paulmach/osm"
 	"github.com/tidwall/rtree"
 
@@ -236,4 +237,77 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// heightKeys are the tags that shape a building's height (heights.go).
+var heightKeys = []string{"height", "building:height", "min_height", "building:min_level", "building:levels", "roof:levels", "roof:height"}
+
+// mergeOuterWays drops the ways tagged building that are outer members of
+// a building multipolygon which assembled into a feature: the relation is
+// the building (its tags are the building's), and keeping the way too
+// would stand a second building in the same place, its walls inside the
+// relation's. Where a relation with one such outer way has no height tag
+// of its own, it takes the way's (old-style tagging put them on the way).
+// It returns the features kept and the number of ways merged.
+func mergeOuterWays(o *osm.OSM, feats []*geojson.Feature) ([]*geojson.Feature, int) {
+	rels := map[string]*geojson.Feature{}
+	for _, f := range feats {
+		if t, _ := f.Properties["type"].(string); t == "relation" {
+			rels[osmID(f)] = f
+		}
+	}
+	outer := map[string]string{} // way feature id → relation feature id
+	for _, r := range o.Relations {
+		rid := fmt.Sprintf("relation/%d", r.ID)
+		if _, ok := rels[rid]; !ok || !buildingRelation(r) {
+			continue
+		}
+		for _, m := range r.Members {
+			if m.Type == osm.TypeWay && m.Role == "outer" {
+				outer[fmt.Sprintf("way/%d", m.Ref)] = rid
+			}
+		}
+	}
+	if len(outer) == 0 {
+		return feats, 0
+	}
+	merged := map[string][]*geojson.Feature{} // relation id → its building outer ways
+	var kept []*geojson.Feature
+	for _, f := range feats {
+		tags, _ := f.Properties["tags"].(map[string]string)
+		if rid, ok := outer[osmID(f)]; ok && tags["building"] != "" && tags["building"] != "no" {
+			merged[rid] = append(merged[rid], f)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	n := 0
+	for rid, ways := range merged {
+		n += len(ways)
+		rt, _ := rels[rid].Properties["tags"].(map[string]string)
+		if len(ways) != 1 || rt == nil {
+			continue
+		}
+		own := false
+		for _, k := range heightKeys {
+			own = own || rt[k] != ""
+		}
+		if own {
+			continue
+		}
+		wt, _ := ways[0].Properties["tags"].(map[string]string)
+		for _, k := range heightKeys {
+			if v := wt[k]; v != "" {
+				rt[k] = v
+			}
+		}
+	}
+	return kept, n
+}
+
+// outerWaysWarning says how many ways their relations replaced.
+func outerWaysWarning(n int) appliance.Warning {
+	return appliance.Warning{Code: "buildings_outer_ways_merged", Message: fmt.Sprintf(
+		"%d %s tagged building %s the outer ring of a building multipolygon and merged into it (one building, with the relation's tags, or the way's height tags where the relation has none).",
+		n, plural(n, "way", "ways"), plural(n, "was", "were"))}
 }

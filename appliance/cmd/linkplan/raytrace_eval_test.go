@@ -39,7 +39,7 @@ func scores(t *testing.T, out string) map[string][3]float64 {
 }
 
 // TestRaytraceEvalDortmund runs `linkplan raytrace eval` on the real
-// binary with the TU Dortmund campus (OpenStreetMap, 400 buildings kept, 24
+// binary with the TU Dortmund campus (OpenStreetMap, 399 buildings kept, 24
 // with a storey count and none with a height) and every 20th row of the
 // O2 and T-Mobile campus drive tests: the EIRP offset fitted on one
 // operator, applied to the other, both ways, flat ground at the rows'
