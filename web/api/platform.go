@@ -179,11 +179,12 @@ func (a *API) maturity(_ http.ResponseWriter, r *http.Request) (any, error) {
 		if c.Kind != "" {
 			d.Kind = c.Kind
 		}
-		if _, err := c.run(ctx); err != nil {
+		det, err := c.run(ctx)
+		if err != nil {
 			d.Status, d.Detail = "failing", strp(err.Error())
 		}
-		if c.Details != nil {
-			d.Details = c.Details()
+		if c.Details != nil || c.Probe != nil {
+			d.Details = det
 		}
 		out.Dependencies = append(out.Dependencies, d)
 	}

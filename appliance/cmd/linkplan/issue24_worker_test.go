@@ -242,6 +242,23 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 			t.Fatal("no new worker")
 		}
 		s.WaitRaytraceWorkerOK(t)
+		// /health/ready says the worker restarted and how the killed one ended.
+		var rep struct {
+			Details struct {
+				RaytraceWorker struct {
+					Status, State, LastExit string
+					PID, Restarts          int
+				} `json:"raytrace_worker"`
+			} `json:"details"`
+		}
+		if r := s.call(t, "GET", "/health/ready", nil, ""); json.Unmarshal(r.body, &rep) != nil {
+			t.Fatalf("/health/ready %d %s", r.status, r.body)
+		}
+		if w := rep.Details.RaytraceWorker; w.Status != "ok" || w.State != "ready" || w.Restarts < 1 || w.PID == 0 || w.PID == killed || !strings.Contains(w.LastExit, "kill") {
+			t.Errorf("details.raytrace_worker after the worker's death: %+v", w)
+		} else {
+			t.Logf("details.raytrace_worker: %+v", w)
+		}
 		t.Logf("job %s: succeeded after one worker death", id)
 	})
 
@@ -398,6 +415,7 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 		Dependencies []struct {
 			Name, Kind, Status string
 			Required           bool
+			Details            map[string]any
 		} `json:"dependencies"`
 	}
 	if r := s.call(t, "GET", "/platform/maturity", hdr, ""); r.status != http.StatusOK || json.Unmarshal(r.body, &mat) != nil {
@@ -407,7 +425,7 @@ func TestIssue24_RaytraceEndToEnd(t *testing.T) {
 	for _, d := range mat.Dependencies {
 		if d.Name == "raytrace_worker" {
 			found = true
-			if d.Kind != "local_process" || d.Status != "ok" || d.Required {
+			if d.Kind != "local_process" || d.Status != "ok" || d.Required || d.Details["state"] != "ready" || d.Details["pid"] == nil {
 				t.Errorf("raytrace_worker dependency %+v", d)
 			}
 		}

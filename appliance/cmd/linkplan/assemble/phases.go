@@ -476,7 +476,10 @@ func (b *build) buildRaytrace() error {
 		}
 		a.rtw, a.rtwCleanup = sup, cleanup
 		executor = sup.Client()
-		b.rtwCheck = append(b.rtwCheck, api.Check{Name: "raytrace_worker", Fn: sup.Check, Advisory: true, Kind: "local_process"})
+		b.rtwCheck = append(b.rtwCheck, api.RaytraceWorkerCheck(sup.Check, func() api.RaytraceWorkerStatus {
+			st := sup.Status()
+			return api.RaytraceWorkerStatus{State: st.State, PID: st.PID, Restarts: st.Restarts, LivenessKills: st.LivenessKills, LastExit: st.LastExit, Since: st.Since}
+		}, nil))
 	}
 	if executor != nil {
 		a.Raytrace = &raytracing.Service{Layers: a.DB, Scenes: b.layerIndex, Admitter: a.Heavy, Executor: worker.LayerExecutor{X: executor, Index: b.layerIndex}, Queue: a.Jobs, Maps: a.Maps, Towers: b.towers,
