@@ -142,6 +142,15 @@
 // place, walls inside walls: the TU Dortmund export's DELTA synchrotron is
 // tagged on its relation and on its outer way (399 buildings now).
 //
+// osmgeojson leaves out, silently, two kinds of member way of a building
+// multipolygon it does assemble: an inner way that lies in none of
+// several outer rings, and an outer way that joins into no closed ring
+// while the others do (an extract cut it). The building is kept as
+// assembled (a courtyard then solid, or a part missing) and the warning
+// buildings_rings_dropped counts such ways and names up to five
+// relations (rings.go: a member way is kept when one of its vertices is a
+// vertex of a ring of its role in the assembled geometry).
+//
 // Heights, in this order: height or building:height (metres, bare or
 // with m, metre(s), meter(s) in any case; feet with ', ft or feet), which
 // includes the roof; else building:levels × StoreyHeightM (3 m) plus the

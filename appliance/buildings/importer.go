@@ -541,6 +541,9 @@ func parseOSM(ctx context.Context, data []byte, pbf bool, opts Options, im *Impo
 		feats = append(feats, f)
 	}
 	sort.SliceStable(feats, func(i, j int) bool { return osmID(feats[i]) < osmID(feats[j]) })
+	if in, out, rels := droppedRings(o, feats); len(rels) > 0 {
+		im.Warnings = append(im.Warnings, droppedRingsWarning(in, out, rels))
+	}
 	feats, merged := mergeOuterWays(o, feats)
 	if merged > 0 {
 		im.Warnings = append(im.Warnings, outerWaysWarning(merged))

@@ -94,6 +94,7 @@ export const MESSAGES = {
     "buildings_unusable_height_tags": { "pt-BR": "Etiquetas de altura ou de pavimentos ilegíveis ou implausíveis foram ignoradas; valeu a regra seguinte.", "en": "Unreadable or implausible height or storey tags were ignored; the next height rule applied." },
     "buildings_sirgas2000_as_wgs84": { "pt-BR": "Coordenadas em SIRGAS 2000 (EPSG:4674) lidas como WGS84, com que coincidem em cerca de 1 m.", "en": "SIRGAS 2000 (EPSG:4674) coordinates were read as WGS84, which they match within about 1 m." },
     "buildings_outer_ways_merged": { "pt-BR": "Vias marcadas como edificação que formam o anel externo de um multipolígono de edificação foram fundidas nele (uma só edificação).", "en": "Ways tagged as buildings that form the outer ring of a building multipolygon were merged into it (one building)." },
+    "buildings_rings_dropped": { "pt-BR": "Vias de multipolígonos de edificação ficaram de fora: um pátio interno fora de todo anel externo (fica maciço na cena) ou um anel externo que não fecha (falta essa parte da edificação).", "en": "Member ways of building multipolygons were left out: a courtyard in no outer ring (solid in the scene) or an outer ring that does not close (that part of the building is missing)." },
     "buildings_outlines_replaced_by_parts": { "pt-BR": "Contornos de edificação substituídos pelas suas partes (building:part), que trazem as alturas.", "en": "Building outlines were replaced by their building:part shapes, which carry the heights." }
   },
   "counter": {
