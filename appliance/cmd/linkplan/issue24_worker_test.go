@@ -247,7 +247,7 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 			Details struct {
 				RaytraceWorker struct {
 					Status, State, LastExit string
-					PID, Restarts          int
+					PID, Restarts           int
 				} `json:"raytrace_worker"`
 			} `json:"details"`
 		}
