@@ -246,8 +246,9 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 		var rep struct {
 			Details struct {
 				RaytraceWorker struct {
-					Status, State, LastExit string
-					PID, Restarts           int
+					Status, State string
+					LastExit      string `json:"last_exit"`
+					PID, Restarts int
 				} `json:"raytrace_worker"`
 			} `json:"details"`
 		}
