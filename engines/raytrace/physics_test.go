@@ -2,6 +2,7 @@ package raytrace_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -13,15 +14,22 @@ import (
 // TestAcceleratedEqualsNaive: the pruned image tree, the hierarchy and the
 // edge grid change no answer: 40 random links in a 50-building scene give
 // the same paths and powers as the naive baseline (every surface sequence,
-// every building, every edge), with the default options and with the
-// reflection–diffraction paths.
+// every building, every edge), with the default options, with the
+// reflection–diffraction paths and with wall transmission (whose crossed
+// walls, and the assumed-height buildings that block a direct path, the
+// hierarchy finds too), flags and warnings included.
 func TestAcceleratedEqualsNaive(t *testing.T) {
 	t.Parallel()
 	seed := seedFor(t, 24)
 	t.Logf("seed %d (set SEED= to change)", seed)
 	s := cityScene(t, seed, 50, 400)
-	for _, opt := range testOptions() {
-		t.Run(optName(opt), func(t *testing.T) { acceleratedEqualsNaive(t, s, seed, opt) })
+	tr := raytrace.DefaultOptions()
+	tr.Transmission = true
+	for _, c := range []struct {
+		name string
+		opt  raytrace.Options
+	}{{optName(testOptions()[0]), testOptions()[0]}, {optName(testOptions()[1]), testOptions()[1]}, {"transmission", tr}} {
+		t.Run(c.name, func(t *testing.T) { acceleratedEqualsNaive(t, s, seed, c.opt) })
 	}
 }
 
@@ -61,8 +69,11 @@ func acceleratedEqualsNaive(t *testing.T, s *raytrace.Scene, seed uint64, opt ra
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(a.Paths) != len(b.Paths) || a.Reachable != b.Reachable || a.LOS != b.LOS {
-			t.Fatalf("link %d: accelerated %d paths (reachable %v), naive %d (reachable %v)", i, len(a.Paths), a.Reachable, len(b.Paths), b.Reachable)
+		if len(a.Paths) != len(b.Paths) || a.Reachable != b.Reachable || a.LOS != b.LOS || a.Flags != b.Flags {
+			t.Fatalf("link %d: accelerated %d paths (reachable %v, flags %b), naive %d (reachable %v, flags %b)", i, len(a.Paths), a.Reachable, a.Flags, len(b.Paths), b.Reachable, b.Flags)
+		}
+		if fmt.Sprint(a.Warnings) != fmt.Sprint(b.Warnings) {
+			t.Fatalf("link %d: accelerated warnings %v, naive %v", i, a.Warnings, b.Warnings)
 		}
 		paths += len(a.Paths)
 		if a.Reachable {

@@ -168,7 +168,20 @@ func (s *Scene) validatePoint(r PointRequest) error {
 	v := &appliance.ValidationError{}
 	s.checkFrame(v, "tx.pos", r.Tx.Pos)
 	s.checkFrame(v, "rx.pos", r.Rx.Pos)
+	if v.Len() == 0 {
+		tx, rx := s.antennaAt(r.Tx), s.antennaAt(r.Rx)
+		if l, lambda := rx.sub(tx).norm(), speedOfLight/(r.FreqMHz*1e6); l < lambda {
+			v.Add("rx.pos", "is %.3f m from the transmitter, within one wavelength (%.3f m): the ray model (far field) does not apply", l, lambda)
+		}
+	}
 	return v.Err()
+}
+
+// antennaAt is an antenna's position in the frame, its height above the
+// ground there.
+func (s *Scene) antennaAt(a Antenna) vec3 {
+	x, y := s.frame.ToLocal(a.Pos)
+	return vec3{x, y, s.groundAt(x, y) + a.HeightM}
 }
 
 func (s *Scene) point(ctx context.Context, r PointRequest, naive bool) (Result, error) {
@@ -350,6 +363,7 @@ type worker struct {
 	rxStamp []uint32
 	rxGen   uint32
 	cand    []int32
+	blk     []int32 // segBuildings' candidates (markBlockers, transmit)
 	// vis memoises, per receiver (stamp = rxGen), which tile centres the
 	// receiver sees
 	vis paged[visMemo]
@@ -409,6 +423,11 @@ func (w *worker) beginPixel(rx vec3, a *accum) {
 				a.flags |= FlagClutter
 			}
 		}
+	}
+	if rx.sub(w.tx).norm() < w.lambda {
+		// within a wavelength of the transmitter: no ray answer (Point
+		// refuses such a receiver)
+		a.flags |= FlagNoPath
 	}
 	if bi := s.insideBuilding(rx); bi >= 0 {
 		a.flags |= FlagInside
@@ -615,10 +634,18 @@ func (w *worker) markBlockers(p, q vec3, a *accum) {
 	d := q.sub(p)
 	l := d.norm()
 	t0, t1 := segEps/l, 1-segEps/l
-	for i := range w.s.buildings {
-		b := &w.s.buildings[i]
-		if b.assumed && w.s.hitsBuilding(b, p, d, t0, t1) {
-			w.markAssumed(int32(i), a)
+	if w.naive {
+		for i := range w.s.buildings {
+			if b := &w.s.buildings[i]; b.assumed && w.s.hitsBuilding(b, p, d, t0, t1) {
+				w.markAssumed(int32(i), a)
+			}
+		}
+		return
+	}
+	w.blk = w.s.segBuildings(w.blk, p, d, t0, t1)
+	for _, bi := range w.blk {
+		if b := &w.s.buildings[bi]; b.assumed && w.s.hitsBuilding(b, p, d, t0, t1) {
+			w.markAssumed(bi, a)
 		}
 	}
 }
@@ -632,36 +659,59 @@ func (w *worker) transmit(p, q vec3, e cvec3, a *accum) (cvec3, bool) {
 	d := q.sub(p)
 	k := d.unit()
 	n := 0
-	for si := 1; si < len(w.s.surfaces); si++ {
-		sf := &w.s.surfaces[si]
-		den := sf.n.dot(d)
-		if den == 0 {
-			continue
+	// the surfaces of the buildings whose boxes the segment meets, in
+	// increasing order (every surface's, naive)
+	if w.naive {
+		w.blk = w.blk[:0]
+		for i := range w.s.buildings {
+			w.blk = append(w.blk, int32(i))
 		}
-		t := (sf.d - sf.n.dot(p)) / den
-		if t <= 0 || t >= 1 {
-			continue
-		}
-		x := p.add(d.scale(t))
-		if !w.s.onSurface(sf, x) {
-			continue
-		}
-		n++
-		if n > maxCrossings {
-			return e, false
-		}
-		w.markAssumed(sf.bld, a)
-		eta := w.etas[sf.mat]
-		m := w.s.mats[sf.mat]
-		cosT := math.Abs(k.dot(sf.n))
-		tTE, tTM := SlabTransmission(eta, cosT, m.ThicknessM, w.lambda)
-		ePerp := k.cross(sf.n).unit()
-		if ePerp == (vec3{}) {
-			ePerp = perpTo(k)
-		}
-		ePar := ePerp.cross(k)
-		e = along(ePerp, tTE*e.dot(ePerp)).add(along(ePar, tTM*e.dot(ePar)))
+	} else {
+		w.blk = w.s.segBuildings(w.blk, p, d, 0, 1)
 	}
+	for _, bi := range w.blk {
+		b := &w.s.buildings[bi]
+		for si := b.surf0; si < b.surf1; si++ {
+			var ok bool
+			if e, ok = w.transmitSurface(&w.s.surfaces[si], p, d, k, &n, e, a); !ok {
+				return e, false
+			}
+		}
+	}
+	return e, true
+}
+
+// transmitSurface applies the slab transmission of sf to e where p + t·d,
+// t in (0, 1), crosses it, counting the crossing in n; false past
+// maxCrossings.
+func (w *worker) transmitSurface(sf *surface, p, d, k vec3, n *int, e cvec3, a *accum) (cvec3, bool) {
+	den := sf.n.dot(d)
+	if den == 0 {
+		return e, true
+	}
+	t := (sf.d - sf.n.dot(p)) / den
+	if t <= 0 || t >= 1 {
+		return e, true
+	}
+	x := p.add(d.scale(t))
+	if !w.s.onSurface(sf, x) {
+		return e, true
+	}
+	*n++
+	if *n > maxCrossings {
+		return e, false
+	}
+	w.markAssumed(sf.bld, a)
+	eta := w.etas[sf.mat]
+	m := w.s.mats[sf.mat]
+	cosT := math.Abs(k.dot(sf.n))
+	tTE, tTM := SlabTransmission(eta, cosT, m.ThicknessM, w.lambda)
+	ePerp := k.cross(sf.n).unit()
+	if ePerp == (vec3{}) {
+		ePerp = perpTo(k)
+	}
+	ePar := ePerp.cross(k)
+	e = along(ePerp, tTE*e.dot(ePerp)).add(along(ePar, tTM*e.dot(ePar)))
 	return e, true
 }
 
@@ -1148,7 +1198,16 @@ func (w *worker) wedge(ed *edge, q, src, dst vec3, phiP, phi float64) (wedgeDiff
 	}
 	lDist := sDist * sPrime * sinB * sinB / (sDist + sPrime)
 	eta := w.etas[ed.mat]
-	ds, dh := WedgeDiffraction(Wedge{N: ed.nw, Eta0: eta, EtaN: eta}, phi, phiP, lDist, w.k, sinB)
+	wg := Wedge{N: ed.nw, Eta0: eta, EtaN: eta}
+	if w.specular != 1 {
+		// the walls' faces reflect √(1 − S²) of the field, as in reflect;
+		// a roof edge's face 0 is the roof, which scatters nothing
+		wg.SpecN, wg.Spec0 = w.specular, w.specular
+		if !ed.vertical {
+			wg.Spec0 = 1
+		}
+	}
+	ds, dh := WedgeDiffraction(wg, phi, phiP, lDist, w.k, sinB)
 	return wedgeDiff{sPrime: sPrime, sDist: sDist, kin: kin, kout: kout, sinB: sinB, ds: ds, dh: dh}, true
 }
 

@@ -32,11 +32,17 @@ func TransitionF(x float64) complex128 {
 // The exterior (free-space) angle of the wedge is N·π, 1 < N ≤ 2 (N = 2 is
 // a half-plane, N = 1.5 a right-angled corner). PEC makes both faces
 // perfect conductors; otherwise Eta0 and EtaN are the complex relative
-// permittivities of face 0 and face N.
+// permittivities of face 0 and face N. Spec0 and SpecN, when not zero,
+// scale each face's reflection coefficient: the share of the field a
+// rough face reflects specularly (a wall's √(1 − S²) under diffuse
+// scattering, as its reflected rays get), so that the diffracted field
+// still cancels the reflected one's jump at the reflection shadow
+// boundary; zero reads as 1 (a smooth face).
 type Wedge struct {
-	N          float64
-	PEC        bool
-	Eta0, EtaN complex128
+	N            float64
+	PEC          bool
+	Eta0, EtaN   complex128
+	Spec0, SpecN float64
 }
 
 // WedgeDiffraction returns the soft and hard UTD diffraction coefficients
@@ -78,6 +84,12 @@ func WedgeDiffraction(w Wedge, phi, phiP, lDist, k, sinBeta0 float64) (ds, dh co
 		cosT := math.Cos((phi - phiP) / 2)
 		r0s, r0h = Fresnel(w.Eta0, cosT)
 		rns, rnh = Fresnel(w.EtaN, cosT)
+		if w.Spec0 != 0 {
+			r0s, r0h = r0s*complex(w.Spec0, 0), r0h*complex(w.Spec0, 0)
+		}
+		if w.SpecN != 0 {
+			rns, rnh = rns*complex(w.SpecN, 0), rnh*complex(w.SpecN, 0)
+		}
 	}
 	pre := -cmplx.Exp(complex(0, -math.Pi/4)) / complex(2*n*math.Sqrt(2*math.Pi*k)*sinBeta0, 0)
 	ds = pre * (t1 + t2 + r0s*t3 + rns*t4)
