@@ -357,9 +357,11 @@
 // longer only add shadow). The default height stays 9 m: it is the median
 // storey count of the layer's own 24 tagged buildings (3) × 3 m.
 // On the whole campus files (every row in the extract, not every 20th
-// as the test reads): O2 → T-Mobile 9.80/12.52 dB (n = 2562), T-Mobile →
-// O2 10.39/11.58 (n = 1935) with the scattering's reflections (9.82 and
-// 10.41 without them; every 20th row: 9.87 and 11.00, 9.90 and 11.03
+// as the test reads), with the DELTA synchrotron's outer way merged into
+// its relation (399 buildings): O2 → T-Mobile raytrace/fspl/p1411
+// 9.65/12.52/12.03 dB (n = 2562), T-Mobile → O2 10.25/11.58/10.59
+// (n = 1935); before that merge 9.80 and 10.39 with the scattering's
+// reflections (9.82 and 10.41 without them; every 20th row: 9.87 and 11.00, 9.90 and 11.03
 // without); with S = 0.6 (without them), 9.57 and 10.12. Tried on the
 // test's rows and not kept: a ground gridded from the rows' GPS altitudes
 // (the campus spans 30 m; 75 m median, 25 m nodes) 9.91, 10.40; no ground
