@@ -375,7 +375,7 @@ func residualFeatures(rep *Report, obs []appliance.Observation, preds []Predicti
 		{Name: "distance_km", Type: geoexport.TypeFloat, Width: 10, Decimals: 3},
 		{Name: "observed_dbm", Type: geoexport.TypeFloat, Width: 8, Decimals: 2},
 		{Name: "residual_class", Type: geoexport.TypeString, Width: 16},
-		{Name: "warnings", Type: geoexport.TypeString, Width: 200},
+		{Name: "warnings", Type: geoexport.TypeString, Width: 200, ListSep: ";"},
 	}}
 	for _, id := range ids {
 		s.Fields = append(s.Fields, geoexport.Field{Name: string(id) + "_residual_db", Type: geoexport.TypeFloat, Width: 8, Decimals: 2})

@@ -21,9 +21,10 @@ const (
 // multipolygon per threshold with its threshold (dBm), the area at or above
 // it (km²) and its pixel count, then the caveats of the map (package doc,
 // "Caveats"): the engine, the EIRP of the first transmitter (dBm), whether
-// an EIRP was assumed, the warning codes (';'-separated) and the
-// warnings as "code: message" separated by " | " (cut to 254 bytes in a
-// .dbf), and for a map traced on a building layer (raytrace) the layer's
+// an EIRP was assumed, the warning codes (';'-separated; a .dbf holds
+// 254 bytes of them, every code of a ray-traced map, and cuts a longer
+// list between codes, ending ";+N more") and the warnings as
+// "code: message" separated by " | " (cut to 254 bytes in a .dbf), and for a map traced on a building layer (raytrace) the layer's
 // id, its scene's hash and the options as compact JSON (TracedScene;
 // null otherwise; a Shapefile's .dbf keeps the first 254 bytes of the
 // options, about 270 for the defaults: the GeoJSON, the KML, the
@@ -38,7 +39,7 @@ func ContourSchema() geoexport.Schema {
 		{Name: "engine", Type: geoexport.TypeString, Width: 32},
 		{Name: "eirp_dbm", Type: geoexport.TypeFloat, Width: 10, Decimals: 3},
 		{Name: "eirp_assumed", Type: geoexport.TypeBool},
-		{Name: "warnings", Type: geoexport.TypeString, Width: 200},
+		{Name: "warnings", Type: geoexport.TypeString, Width: geoexport.MaxDBFStringWidth, ListSep: ";"},
 		{Name: "warning_messages", Type: geoexport.TypeString, Width: geoexport.MaxDBFStringWidth},
 		{Name: "layer_id", Type: geoexport.TypeString, Width: 64},
 		{Name: "scene_hash", Type: geoexport.TypeString, Width: 64},

@@ -473,3 +473,49 @@ func BenchmarkContours(b *testing.B) {
 		}
 	}
 }
+
+// TestContourWarningCodesInShapefile: the .dbf's warnings field holds
+// every code of a ray-traced map (eight codes, 203 bytes, were cut at 200
+// mid-code), and a longer list is cut between codes, saying how many it
+// left out; GDAL reads what was written.
+func TestContourWarningCodesInShapefile(t *testing.T) {
+	ogrinfo := tooltest.Need(t, "ogrinfo", "gdal-bin")
+	raytraced := []string{"eirp_assumed", "raytrace_material_out_of_range", "raytrace_tx_inside_building", "raytrace_assumed_heights",
+		"raytrace_clutter_beyond_extent", "raytrace_rx_inside_building", "raytrace_no_path", "raytrace_pattern_along_bearing"}
+	for _, c := range []struct {
+		name  string
+		codes []string
+		want  string
+	}{
+		{"a ray-traced map's eight codes whole", raytraced, strings.Join(raytraced, ";")},
+		{"twelve codes cut between codes", append(slices.Clone(raytraced), "raytrace_scene_truncated", "raytrace_paths_truncated", "raytrace_terrain_void", "outside_validity"),
+			strings.Join(raytraced, ";") + ";raytrace_scene_truncated;+3 more"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sum := &Summary{Engine: "raytrace", EIRPDBm: math.NaN()}
+			for _, code := range c.codes {
+				sum.Warnings = append(sum.Warnings, appliance.Warning{Code: code, Message: "m"})
+			}
+			fs, err := Contours(synthRaster([]float64{-60, -90}, []float64{-90, -60}), []float64{-70}, sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var zipb bytes.Buffer
+			if err := geoexport.Export(&zipb, geoexport.FormatShapefile, "contours", ContourSchema(), geoexport.Slice(fs), ContourKMLOptions(), geoexport.FixedDate()); err != nil {
+				t.Fatal(err)
+			}
+			zipPath := filepath.Join(t.TempDir(), "contours.zip")
+			if err := os.WriteFile(zipPath, zipb.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(ogrinfo, "-ro", "-al", "-q", "/vsizip/"+zipPath+"/contours.shp").CombinedOutput()
+			if err != nil {
+				t.Fatalf("ogrinfo: %v\n%s", err, out)
+			}
+			m := regexp.MustCompile(`(?m)^\s*warnings \(String\) = (.*)$`).FindStringSubmatch(string(out))
+			if m == nil || m[1] != c.want {
+				t.Fatalf("the .dbf's warnings read back as %q, want %q (%d bytes)", m, c.want, len(c.want))
+			}
+		})
+	}
+}

@@ -64,7 +64,7 @@ func ViewshedSchema() geoexport.Schema {
 		{Name: "visibility", Type: geoexport.TypeString, Width: 16},
 		{Name: "area_km2", Type: geoexport.TypeFloat, Width: 18, Decimals: 6},
 		{Name: "pixels", Type: geoexport.TypeInt, Width: 10},
-		{Name: "warnings", Type: geoexport.TypeString, Width: 200},
+		{Name: "warnings", Type: geoexport.TypeString, Width: 200, ListSep: ";"},
 		{Name: "warning_messages", Type: geoexport.TypeString, Width: geoexport.MaxDBFStringWidth},
 	}}
 }

@@ -203,7 +203,11 @@ func (d *dbfWriter) write(n int, f Feature) error {
 		}
 		switch v.typ {
 		case TypeString:
-			copy(cell, truncUTF8(SpreadsheetSafe(v.s), w)) // doc.go, "Spreadsheet safety"
+			if sep := d.schema.Fields[i].ListSep; sep != "" {
+				copy(cell, truncList(SpreadsheetSafe(v.s), sep, w)) // doc.go, "Spreadsheet safety"
+				continue
+			}
+			copy(cell, truncUTF8(SpreadsheetSafe(v.s), w))
 			continue
 		case TypeBool:
 			cell[0] = 'F'
@@ -249,4 +253,28 @@ func truncUTF8(s string, n int) string {
 		cut--
 	}
 	return s[:cut]
+}
+
+// truncList returns s, a list of items joined by sep, cut to at most n
+// bytes at an item boundary and ending with sep+"+K more" (K the items
+// left out; "+K more" alone when not even the first item fits), as
+// truncUTF8 does otherwise; truncUTF8 when n is too small for the marker.
+func truncList(s, sep string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if len(s) <= n {
+		return s
+	}
+	items := strings.Split(s, sep)
+	for k := len(items) - 1; k >= 0; k-- {
+		out := fmt.Sprintf("+%d more", len(items)-k)
+		if k > 0 {
+			out = strings.Join(items[:k], sep) + sep + out
+		}
+		if len(out) <= n {
+			return out
+		}
+	}
+	return truncUTF8(s, n)
 }

@@ -17,8 +17,9 @@
 // # Caveats
 //
 // dBase names are at most 10 bytes (ShortNames); dBase text is cut at its
-// field width, GeoJSON and KML keep it whole. Non-finite numbers are
-// written as null everywhere.
+// field width, GeoJSON and KML keep it whole. A field with a ListSep (the
+// warning codes) is cut between items and ends with ListSep and
+// "+N more". Non-finite numbers are written as null everywhere.
 //
 // # Spreadsheet safety
 //

@@ -111,6 +111,11 @@ type Field struct {
 	// Decimals is the number of decimals of a TypeFloat in the .dbf; 0
 	// picks DefaultDecimals. GeoJSON and KML keep the full float64.
 	Decimals int
+	// ListSep, when set, says a TypeString is a list of items joined by
+	// it (warning codes, ";"): cut in the .dbf, it keeps whole items and
+	// ends with ListSep and "+N more", N the items left out, instead of
+	// ending mid-item.
+	ListSep string
 }
 
 // Schema is the ordered list of attributes shared by every feature of one

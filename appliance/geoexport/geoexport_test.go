@@ -293,6 +293,30 @@ func TestTruncUTF8(t *testing.T) {
 	}
 }
 
+// TestTruncList: a list of codes is cut at an item boundary, saying how
+// many items it left out, never mid-item.
+func TestTruncList(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		n        int
+		want     string
+	}{
+		{"fits", "a;b;c", 5, "a;b;c"},
+		{"one left out", "aaaaaaaaaa;bbbbbbbbbb;cccccccccc", 31, "aaaaaaaaaa;bbbbbbbbbb;+1 more"},
+		{"two left out", "aaaaaaaaaa;bbbbbbbbbb;cccccccccc", 28, "aaaaaaaaaa;+2 more"},
+		{"none kept", "aaaaaaaaaa;bbbbbbbbbb;cccccccccc", 10, "+3 more"},
+		{"last items dropped, not cut", "eirp_assumed;raytrace_no_path;raytrace_pattern_along_bearing", 40, "eirp_assumed;raytrace_no_path;+1 more"},
+		{"too narrow for the marker", "aaaa;bbbb", 3, "aaa"},
+		{"invalid replaced", "a\xffb;c", 20, "a\uFFFDb;c"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := truncList(tc.in, ";", tc.n); got != tc.want || len(got) > tc.n {
+				t.Errorf("truncList(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+			}
+		})
+	}
+}
+
 // TestJSONFloatSpelling: a float property always reads back as a float in
 // a schema-less reader (GDAL types a GeoJSON column from the spelling).
 func TestJSONFloatSpelling(t *testing.T) {

@@ -55,7 +55,7 @@ func LinkSchema() Schema {
 		{Name: "rx_power_dbm", Type: TypeFloat, Width: 9, Decimals: 2},
 		{Name: "engine", Type: TypeString, Width: 32},
 		{Name: "status", Type: TypeString, Width: 16},
-		{Name: "warnings", Type: TypeString, Width: 200},
+		{Name: "warnings", Type: TypeString, Width: 200, ListSep: ";"},
 		{Name: "eirp_assumed", Type: TypeBool},
 		{Name: "synthetic", Type: TypeBool},
 		{Name: "position_uncertainty_m", Type: TypeFloat, Width: 10, Decimals: 1},

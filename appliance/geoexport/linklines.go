@@ -41,7 +41,7 @@ func LinkLineSchema() Schema {
 		{Name: "synthetic", Type: TypeBool},
 		{Name: "height_m", Type: TypeFloat, Width: 8, Decimals: 2},
 		{Name: "ground_m", Type: TypeFloat, Width: 8, Decimals: 1},
-		{Name: "warnings", Type: TypeString, Width: 200},
+		{Name: "warnings", Type: TypeString, Width: 200, ListSep: ";"},
 		{Name: "position_uncertainty_m", Type: TypeFloat, Width: 10, Decimals: 1},
 	}}
 }

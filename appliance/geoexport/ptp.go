@@ -42,7 +42,7 @@ func PTPSchema() Schema {
 		{Name: "fade_margin_db", Type: TypeFloat, Width: 9, Decimals: 2},
 		{Name: "availability_pct", Type: TypeFloat, Width: 11, Decimals: 5},
 		{Name: "status", Type: TypeString, Width: 16},
-		{Name: "warnings", Type: TypeString, Width: 200},
+		{Name: "warnings", Type: TypeString, Width: 200, ListSep: ";"},
 	}}
 }
 

@@ -84,7 +84,7 @@ func ContourSchema() geoexport.Schema {
 		{Name: "sinr_db", Type: geoexport.TypeFloat, Width: 10, Decimals: 2},
 		{Name: "area_km2", Type: geoexport.TypeFloat, Width: 18, Decimals: 6},
 		{Name: "pixels", Type: geoexport.TypeInt, Width: 10},
-		{Name: "warnings", Type: geoexport.TypeString, Width: 200},
+		{Name: "warnings", Type: geoexport.TypeString, Width: 200, ListSep: ";"},
 		{Name: "warning_messages", Type: geoexport.TypeString, Width: geoexport.MaxDBFStringWidth},
 	}}
 }

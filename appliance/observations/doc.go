@@ -71,6 +71,15 @@
 // gzip of zeros, which inflates to one endless line, is refused after
 // 128 KiB instead of being held whole (issue 20).
 //
+// DriveTestRows reads the same files for the command-line evaluations
+// (linkplan raytrace eval), which score what a file holds: its caps are
+// the caller's (DriveTest.MaxRows, MaxBytes; the eval reads up to 2
+// million rows and 1 GiB per file, not the upload's cap per request), a
+// row with a cell that is not a number or a signal outside SignalRange
+// (−150..30 dBm; rsrp at most −31, rscp at most −25) is skipped and
+// counted by cause (RowSkips), and a ts or altitude it cannot read leaves
+// that value out without dropping the row.
+//
 // # Signature (SPEC §5.3)
 //
 // The batch route may carry X-Observation-Signature: sha256=<hex>, HMAC-

@@ -40,6 +40,13 @@ type DriveTest struct {
 	// charged when the CSV is a gzip stream; nil charges nothing (the
 	// command-line tools).
 	Memory *decodebudget.Lease
+	// MaxRows is the most data rows read; more is refused whole. 0 is
+	// MaxBatchRows, the upload's cap per request (TooManyRows); the
+	// command-line evaluations read longer files.
+	MaxRows int
+	// MaxBytes is the most bytes of CSV read once decompressed; more is
+	// refused, naming csv_file. 0 is MaxDriveTestBytes.
+	MaxBytes int64
 }
 
 // Column aliases, compared after sheetcsv.NormHeader (case, accents and
@@ -126,12 +133,12 @@ func rxlevDBm(x float64) float64 {
 }
 
 // openCSV returns a reader of the CSV, gunzipping it when it starts with
-// the gzip magic number, capped at MaxDriveTestBytes in all and
+// the gzip magic number, capped at maxBytes in all and
 // MaxDriveTestRecordBytes per record (records split as the CSV reader
 // splits them, with the separator of the header line). A gzip stream is
 // charged to mem (the appliance-wide decode budget) for the inflater's
 // state and the longest record the CSV reader may then hold.
-func openCSV(r io.Reader, mem *decodebudget.Lease) (io.Reader, error) {
+func openCSV(r io.Reader, mem *decodebudget.Lease, maxBytes int64) (io.Reader, error) {
 	br := bufio.NewReader(r)
 	magic, _ := br.Peek(2)
 	var src io.Reader = br
@@ -145,7 +152,7 @@ func openCSV(r io.Reader, mem *decodebudget.Lease) (io.Reader, error) {
 		}
 		src = &gunzipped{r: zr}
 	}
-	text := bufio.NewReaderSize(&capped{r: src, left: MaxDriveTestBytes}, driveTestSniff)
+	text := bufio.NewReaderSize(&capped{r: src, left: maxBytes, max: maxBytes}, driveTestSniff)
 	head, _ := text.Peek(driveTestSniff) // the header line decides the separator, as in sheetcsv.Open
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	return &recordCapped{r: text, records: sheetcsv.NewRecords(byte(sheetcsv.DetectSeparator(head)))}, nil
@@ -186,16 +193,16 @@ const MaxDriveTestRecordBytes = 128 << 10
 // tables and buffers), charged to the decode budget, rounded up.
 const inflateBytes = 128 << 10
 
-// capped reads at most left bytes of r; reading more is an error naming
-// csv_file.
+// capped reads at most left bytes of r (max in all); reading more is an
+// error naming csv_file.
 type capped struct {
-	r    io.Reader
-	left int64
+	r         io.Reader
+	left, max int64
 }
 
 func (c *capped) Read(p []byte) (int, error) {
 	if c.left <= 0 {
-		return 0, appliance.Invalid("csv_file", "is larger than %s once decompressed", decodebudget.Size(MaxDriveTestBytes))
+		return 0, appliance.Invalid("csv_file", "is larger than %s once decompressed", decodebudget.Size(c.max))
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]
@@ -240,47 +247,109 @@ func ParseDriveTest(dt DriveTest) ([]Input, string, error) {
 }
 
 // DriveTestRows is ParseDriveTest for the command-line evaluations, which
-// score what a file holds rather than refuse it: a row with a cell that
-// is not a number is skipped and counted (skipped), not named in an error;
-// the file's framing (header, size caps, CSV syntax) is checked as
-// ParseDriveTest checks it. The rows also carry the receiver's altitude
-// (Input.RxAltM) from an alt, altitude or elevation column.
-func DriveTestRows(dt DriveTest) (rows []Input, skipped int, err error) {
-	rows, _, skipped, err = parseDriveTestRows(dt, true)
-	return rows, skipped, err
+// score what a file holds rather than refuse it:
+//   - a row with a cell that is not a number in a column the rows are
+//     scored with (positions, signal, frequency) is skipped and counted
+//     (RowSkips.NotNumber), not named in an error;
+//   - so is a row whose signal is outside its plausible range
+//     (SignalRange; RowSkips.Signal), e.g. Android's "unavailable"
+//     2147483647, or 0 or a 3GPP index in an rsrp column;
+//   - a ts or altitude cell that cannot be read (a local time without a
+//     UTC offset, "n/a") leaves TsUnix or RxAltM nil and keeps the row:
+//     the evaluations score neither (ParseDriveTest refuses such a ts).
+//
+// The file's framing (header, CSV syntax, the record cap) is checked as
+// ParseDriveTest checks it, with dt.MaxRows and dt.MaxBytes as the caps.
+// The rows also carry the receiver's altitude (Input.RxAltM) from an alt,
+// altitude or elevation column.
+func DriveTestRows(dt DriveTest) (rows []Input, skips RowSkips, err error) {
+	rows, _, skips, err = parseDriveTestRows(dt, true)
+	return rows, skips, err
 }
 
-func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, int, error) {
-	if dt.CSV == nil {
-		return nil, "", 0, appliance.Invalid("csv_file", "is required (a CSV file part)")
+// RowSkips counts the rows DriveTestRows skipped, by cause.
+type RowSkips struct {
+	// NotNumber counts the rows with a cell that is not a number, by the
+	// header of the first such cell of each.
+	NotNumber map[string]int
+	// Signal counts the rows whose signal is outside SignalRange.
+	Signal int
+}
+
+// Total is the number of rows skipped.
+func (s RowSkips) Total() int {
+	n := s.Signal
+	for _, c := range s.NotNumber {
+		n += c
 	}
-	src, err := openCSV(dt.CSV, dt.Memory)
+	return n
+}
+
+// Signal ranges of the command-line evaluations (SignalRange), dBm: the
+// upload's range of observed_dbm (row), and within it the highest value a
+// UE reports as RSRP (3GPP TS 38.133 SS-RSRP_127, "−31 dBm or more"; TS
+// 36.133 LTE stops at −44) and as UMTS CPICH RSCP (TS 25.133, −25 dBm).
+const (
+	MinObservedDBm = -150.0
+	MaxObservedDBm = 30.0
+	MaxRSRPDBm     = -31.0
+	MaxRSCPDBm     = -25.0
+)
+
+// SignalRange is the plausible range, dBm, of a drive test's signal
+// column metric (signal_dbm, rsrp, rscp or rxlev, after rxlevDBm): the
+// upload's −150..30 dBm, at most MaxRSRPDBm for rsrp and MaxRSCPDBm for
+// rscp. A value outside it is no measurement: a logger's placeholder
+// (2147483647, 0) or a report index written instead of dBm.
+func SignalRange(metric string) (lo, hi float64) {
+	switch metric {
+	case "rsrp":
+		return MinObservedDBm, MaxRSRPDBm
+	case "rscp":
+		return MinObservedDBm, MaxRSCPDBm
+	}
+	return MinObservedDBm, MaxObservedDBm
+}
+
+func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, RowSkips, error) {
+	var none RowSkips
+	if dt.CSV == nil {
+		return nil, "", none, appliance.Invalid("csv_file", "is required (a CSV file part)")
+	}
+	maxRows, maxBytes := dt.MaxRows, dt.MaxBytes
+	if maxRows <= 0 {
+		maxRows = MaxBatchRows
+	}
+	if maxBytes <= 0 {
+		maxBytes = MaxDriveTestBytes
+	}
+	src, err := openCSV(dt.CSV, dt.Memory, maxBytes)
 	if err != nil {
-		return nil, "", 0, err
+		return nil, "", none, err
 	}
 	cr, _, err := sheetcsv.Open(src, driveTestSniff)
 	if errors.Is(err, appliance.ErrInvalid) { // the size cap
-		return nil, "", 0, err
+		return nil, "", none, err
 	}
 	if err != nil {
-		return nil, "", 0, appliance.Invalid("csv_file", "could not be read: %v", err)
+		return nil, "", none, appliance.Invalid("csv_file", "could not be read: %v", err)
 	}
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if errors.Is(err, appliance.ErrInvalid) {
-		return nil, "", 0, err
+		return nil, "", none, err
 	}
 	if err != nil {
-		return nil, "", 0, appliance.Invalid("csv_file", "has no header line: %v", err)
+		return nil, "", none, appliance.Invalid("csv_file", "has no header line: %v", err)
 	}
 	header = slices.Clone(header) // ReuseRecord: the next Read overwrites it
 	l, err := layout(header)
 	if err != nil {
-		return nil, "", 0, err
+		return nil, "", none, err
 	}
 	v := &appliance.ValidationError{}
 	var rows []Input
-	skipped := 0
+	skips := RowSkips{NotNumber: map[string]int{}}
 	source := DriveTestSource
 	line := 1
 	for {
@@ -291,7 +360,7 @@ func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, int, error
 		}
 		if err != nil {
 			if errors.Is(err, appliance.ErrInvalid) { // the size cap
-				return nil, "", 0, err
+				return nil, "", none, err
 			}
 			v.Add(fmt.Sprintf("csv_file[%d]", line), "is not valid CSV: %v", err)
 			break
@@ -299,8 +368,11 @@ func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, int, error
 		if blankRecord(rec) { // spreadsheets write ";;;" for empty rows
 			continue
 		}
-		if len(rows) == MaxBatchRows {
-			return nil, "", 0, TooManyRows(MaxBatchRows, true)
+		if len(rows) == maxRows {
+			if maxRows == MaxBatchRows {
+				return nil, "", none, TooManyRows(MaxBatchRows, true)
+			}
+			return nil, "", none, appliance.Invalid("csv_file", "holds more than %d data rows", maxRows)
 		}
 		text := func(i int) string {
 			if i < 0 || i >= len(rec) {
@@ -308,7 +380,7 @@ func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, int, error
 			}
 			return strings.TrimSpace(rec[i])
 		}
-		bad := false
+		bad := "" // the header of the first cell that is not a number
 		cell := func(i int, name string) *float64 {
 			s := text(i)
 			if s == "" {
@@ -316,7 +388,9 @@ func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, int, error
 			}
 			x, ok := sheetcsv.ParseNumber(s)
 			if !ok {
-				bad = true
+				if bad == "" {
+					bad = name
+				}
 				if !lenient {
 					v.Add(fmt.Sprintf("csv_file[%d].%s", line, name), "is not a number")
 				}
@@ -347,27 +421,37 @@ func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, int, error
 			in.TxLon = cell(l.txLon, header[l.txLon])
 		}
 		in.FreqMHz = dt.FreqMHz
-		if f := cell(l.freq, "freq"); f != nil {
+		freqName := "freq"
+		if l.freq >= 0 {
+			freqName = header[l.freq]
+		}
+		if f := cell(l.freq, freqName); f != nil {
 			x := *f / l.freqDivisor
 			in.FreqMHz = &x
 		}
 		if s := text(l.ts); s != "" {
 			x, err := ParseTs(s)
-			if err != nil {
-				bad = true
-				if !lenient {
-					v.Add(fmt.Sprintf("csv_file[%d].%s", line, header[l.ts]), "%v", err)
-				}
-			} else {
+			switch {
+			case err == nil:
 				in.TsUnix = &x
-			}
+			case !lenient:
+				v.Add(fmt.Sprintf("csv_file[%d].%s", line, header[l.ts]), "%v", err)
+			} // lenient: the row is kept without its time (DriveTestRows)
 		}
 		if lenient && l.alt >= 0 {
-			in.RxAltM = cell(l.alt, header[l.alt])
+			if x, ok := sheetcsv.ParseNumber(text(l.alt)); ok {
+				in.RxAltM = &x // lenient: unreadable, the row is kept without it
+			}
 		}
-		if lenient && bad {
-			skipped++
+		if lenient && bad != "" {
+			skips.NotNumber[bad]++
 			continue
+		}
+		if lenient && in.ObservedDBm != nil {
+			if lo, hi := SignalRange(l.metric); !(*in.ObservedDBm >= lo && *in.ObservedDBm <= hi) {
+				skips.Signal++
+				continue
+			}
 		}
 		rows = append(rows, in)
 		if v.Full() {
@@ -375,12 +459,12 @@ func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, int, error
 		}
 	}
 	if err := v.Err(); err != nil {
-		return nil, "", 0, err
+		return nil, "", none, err
 	}
-	if len(rows) == 0 && !(lenient && skipped > 0) {
-		return nil, "", 0, appliance.Invalid("csv_file", "holds no data row")
+	if len(rows) == 0 && !(lenient && skips.Total() > 0) {
+		return nil, "", none, appliance.Invalid("csv_file", "holds no data row")
 	}
-	return rows, l.metric, skipped, nil
+	return rows, l.metric, skips, nil
 }
 
 // blankRecord reports whether every field of rec is empty or white space.

@@ -170,7 +170,7 @@ func row(v *appliance.ValidationError, prefix string, in Input, k *appliance.API
 	o.RxGainDBi = num(in.RxGainDBi, "rx_gain_dbi", MinGainDBi, MaxGainDBi, false, DefaultGainDBi, defaults)
 	o.CableLossDB = num(in.CableLossDB, "cable_loss_db", 0, 20, false, DefaultCableLossDB, defaults)
 	o.FreqHz = num(in.FreqMHz, "frequency_mhz", 1, 100e3, true, 0, false) * 1e6 // stored in Hz
-	o.ObservedDBm = num(in.ObservedDBm, "observed_dbm", -150, 30, false, 0, false)
+	o.ObservedDBm = num(in.ObservedDBm, "observed_dbm", MinObservedDBm, MaxObservedDBm, false, 0, false)
 	nowUnix := float64(now.UnixNano()) / 1e9
 	ts := in.TsUnix
 	if in.TsText != nil {

@@ -375,7 +375,12 @@
 // building 17 m away by 25 dB, measured above the average; the engine's
 // shadowed rows still scatter by 9.5 dB (fspl's by 4.6 dB), which points
 // at the inputs (building heights, transmitter positions and heights the
-// files do not give, vegetation) as much as at the physics.
+// files do not give, vegetation) as much as at the physics. The eval's
+// p1411 line is an extrapolation, not a validated baseline: P.1411
+// §4.2.1's site-general model is stated for 2.2 GHz and up, the campus
+// files are at 800 to 2600 MHz (mostly 1845), and the eval counts
+// p1411_frequency_out_of_range (and the distance range) on its warnings
+// line and on p1411's residuals line.
 //
 // # Caveats
 //

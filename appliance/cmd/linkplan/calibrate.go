@@ -20,8 +20,8 @@ import (
 
 const calibrateUsage = `usage:
   linkplan calibrate cv --observations [OPERATOR=]FILE [--observations ...] [flags]
-      per operator (OPERATOR= of each file; files without one form one group
-      named "all"): predict every row with each engine (fspl, p1812, itm,
+      per operator (OPERATOR= of each file, as in linkplan model train;
+      files without one form one group named "all"): predict every row with each engine (fspl, p1812, itm,
       p1812-p1411-hybrid, auto), fit the tenant calibration of
       appliance/calibration to the residuals (observed - predicted) in 5
       folds grouped by H3 resolution-8 block of the receiver (seed 42), and

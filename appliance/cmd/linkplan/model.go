@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"linkplan/appliance"
 	"linkplan/appliance/cmd/linkplan/assemble"
@@ -32,7 +33,10 @@ const modelUsage = `usage:
       envelope: the box around the rows' receivers and cells with a 0.01°
       margin, named --area-name, the convex hull of the receivers with a
       1,000 m margin, and the LTE bands of their carriers.
-      OPERATOR= names the operator of a file's rows (o2=o2_campus.csv.gz).
+      OPERATOR= names the operator of a file's rows (o2=o2_campus.csv.gz):
+      a label of letters, digits, '_', '-' and '.', taken as one only when
+      the whole value is not an existing file (run=2.csv that exists is the
+      file run=2.csv; ./run=2.csv always is).
       The model also gets a band for transmitters it never saw (a new
       operator, a new cell): calibrated on the residuals of each operator
       left out (a model trained on the other operators; two operators or
@@ -84,14 +88,30 @@ func trainingRows(rows []dtRow) []training.DriveTestRow {
 	return out
 }
 
-// splitOperator splits an --observations value OPERATOR=FILE; a value
-// without '=' before its last '/' is a file alone.
+// splitOperator splits an --observations value OPERATOR=FILE. It is
+// that form only when the part before the first '=' is a label (letters,
+// digits, '_', '-' and '.'; no path separator) and the whole value does
+// not name an existing file: a file run=2.csv in the working directory is
+// that file, not 2.csv of operator run (./run=2.csv names it either way).
 func splitOperator(v string) (op, file string) {
 	i := strings.IndexByte(v, '=')
-	if i <= 0 || strings.ContainsRune(v[:i], '/') {
+	if i <= 0 || !operatorLabel(v[:i]) {
+		return "", v
+	}
+	if _, err := os.Stat(v); err == nil {
 		return "", v
 	}
 	return v[:i], v[i+1:]
+}
+
+// operatorLabel reports whether s may be the OPERATOR of OPERATOR=FILE.
+func operatorLabel(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != '.' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // readDriveTests reads drive-test CSV files ([OPERATOR=]FILE) into rows.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,12 +25,21 @@ Compares the raytrace engine, fspl and P.1411 with drive-test measurements
 (RSRP) in a building layer's extent. The EIRP offset K of each engine is
 fitted on the --offset-from rows (K = mean of observed + predicted loss)
 and applied to the --observations rows: residual = observed − (K − loss).
+The files are drive-test CSVs, plain or gzip, read streaming, each of at
+most 2,000,000 data rows and 1 GiB of CSV once decompressed (not the web
+upload's 10,000 rows per request); FILE may be OPERATOR=FILE as in
+linkplan model train (a value that names an existing file is that file).
 Rows whose receiver lies outside the buildings' extent are skipped and
-counted, as are rows with a cell that is not a number or without a
-receiver, serving cell, frequency or signal, and rows whose serving cell
-lies beyond the traced frame; every engine is scored on the same rows,
-those all of them predict. The ground is flat at the mean altitude of the
-rows (the files' alt column; no terrain pack covers the area), the transmitters at
+counted, as are unusable rows: a cell that is not a number in a column
+scored (positions, signal, frequency), no receiver, serving cell,
+frequency or signal, or a signal outside its plausible range (−150 to
+30 dBm, rsrp at most −31 and rscp at most −25: a logger's placeholder
+such as 2147483647 or 0, or a report index, is no measurement), and rows
+whose serving cell lies beyond the traced frame; a ts or altitude cell
+that cannot be read (a local time without UTC offset) leaves the row in,
+without it. Every engine is scored on the same rows, those all of them
+predict. The ground is flat at the mean altitude of the rows (the files'
+alt column; no terrain pack covers the area), the transmitters at
 --tx-height-m above it, the receivers at --rx-height-m. The raytrace
 engine runs with its default options, the power sum, the walls' diffuse
 scattering at --diffuse-scattering (S = 0.4, typical of the building
@@ -42,6 +50,16 @@ the ground beyond it (--clutter-beyond-extent; the transmitters' sites
 are often outside the extract).
 
 Prints one line per engine: engine=NAME n= rmse_db= bias_db=
+offset_dbm=, after comment lines (#): the buildings and the ground; the
+rows read and skipped, by reason, and the unusable ones by cause; the
+warnings, code=count, of the building import (one each) and of the
+engines (rows) over every row traced, evaluated and offset, those left out of the scores
+included (raytrace_…, and p1411_… where a row is outside the range
+P.1411's site-general model is stated for: 2.2 GHz and up, so every LTE
+band below); the warnings of the rows not predicted by every engine
+(e.g. raytrace_rx_inside_building, raytrace_no_path); and per engine its
+residuals where the raytrace engine finds line of sight and where not,
+with the engine's own warnings over the scored rows.
 `
 
 // evalDiffuseS is raytrace eval's default scattering coefficient of the
@@ -111,26 +129,34 @@ type engineScore struct {
 	OffsetDB       float64 // K fitted on the offset rows, dBm
 	OffsetN        int
 	Split          []string // residuals where the raytrace engine finds line of sight and where not
+	// Warnings counts the engine's own warnings (codes ENGINE_…) over the
+	// scored rows, by code
+	Warnings map[string]int
 }
 
 // evalResult is what raytrace eval prints.
 type evalResult struct {
 	Scores []engineScore
-	// evaluated rows read, skipped for an unusable cell (not a number, or
-	// no receiver, serving cell, frequency or signal), outside the
-	// extent, with the serving cell beyond the traced frame, and not
-	// predicted by every engine (scored by none: every engine is scored
-	// on the same rows)
+	// evaluated rows read, skipped for an unusable cell (not a number, a
+	// signal outside its plausible range, or no receiver, serving cell,
+	// frequency or signal), outside the extent, with the serving cell
+	// beyond the traced frame, and not predicted by every engine (scored
+	// by none: every engine is scored on the same rows)
 	Rows, Bad, Skipped, FarCell, Unpredicted int
 	OffsetRows, OffsetBad, OffsetSkipped     int
 	OffsetFarCell, OffsetUnpredicted         int
+	BadBy, OffsetBadBy                       map[string]int // Bad and OffsetBad by cause
 	GroundM                                  float64
 	AltRows                                  int // rows with an altitude
 	Buildings, Assumed, LevelsCount, Refused int
 	// Warnings counts the building import's warnings (their count of
-	// features is in the message) and the engine's warnings over the
-	// evaluated rows, by code
+	// features is in the message) and the engines' warnings (raytrace_…,
+	// p1411_…) over every row traced, evaluated and offset, those not
+	// predicted by every engine included, by code
 	Warnings map[string]int
+	// UnpredictedWarnings counts the engines' warnings over the rows not
+	// predicted by every engine (Unpredicted, OffsetUnpredicted), by code
+	UnpredictedWarnings map[string]int
 }
 
 func (r *evalResult) print(w io.Writer) {
@@ -142,23 +168,25 @@ func (r *evalResult) print(w io.Writer) {
 		r.Buildings, r.LevelsCount, r.Assumed, r.Refused, ground)
 	fmt.Fprintf(w, "# observations rows=%d skipped_unusable=%d skipped_outside_extent=%d skipped_cell_beyond_frame=%d skipped_not_predicted_by_every_engine=%d; offset rows=%d skipped_unusable=%d skipped_outside_extent=%d skipped_cell_beyond_frame=%d skipped_not_predicted_by_every_engine=%d\n",
 		r.Rows, r.Bad, r.Skipped, r.FarCell, r.Unpredicted, r.OffsetRows, r.OffsetBad, r.OffsetSkipped, r.OffsetFarCell, r.OffsetUnpredicted)
+	if r.Bad+r.OffsetBad > 0 {
+		fmt.Fprintf(w, "# skipped_unusable by cause: observations %s; offset %s\n", orNone(counts(r.BadBy)), orNone(counts(r.OffsetBadBy)))
+	}
 	if len(r.Warnings) > 0 {
-		codes := make([]string, 0, len(r.Warnings))
-		for c := range r.Warnings {
-			codes = append(codes, c)
-		}
-		sort.Strings(codes)
-		var parts []string
-		for _, c := range codes {
-			parts = append(parts, fmt.Sprintf("%s=%d", c, r.Warnings[c]))
-		}
-		fmt.Fprintf(w, "# warnings: %s\n", strings.Join(parts, " "))
+		fmt.Fprintf(w, "# warnings: %s\n", counts(r.Warnings))
+	}
+	if r.Unpredicted+r.OffsetUnpredicted > 0 {
+		fmt.Fprintf(w, "# skipped_not_predicted_by_every_engine: observations=%d offset=%d; their warnings: %s\n",
+			r.Unpredicted, r.OffsetUnpredicted, orNone(counts(r.UnpredictedWarnings)))
 	}
 	for _, s := range r.Scores {
 		fmt.Fprintf(w, "engine=%s n=%d rmse_db=%.2f bias_db=%.2f offset_dbm=%.2f\n", s.Engine, s.N, s.RMSEDB, s.BiasDB, s.OffsetDB)
 	}
 	for _, s := range r.Scores {
-		fmt.Fprintf(w, "# %s residuals: %s\n", s.Engine, strings.Join(s.Split, "; "))
+		line := strings.Join(s.Split, "; ")
+		if len(s.Warnings) > 0 {
+			line += fmt.Sprintf("; warnings over the %d scored rows: %s", s.N, counts(s.Warnings))
+		}
+		fmt.Fprintf(w, "# %s residuals: %s\n", s.Engine, line)
 	}
 }
 
@@ -167,7 +195,7 @@ type evalRow struct {
 	dtRow
 	Alt    float64 // metres above sea level, where HasAlt
 	HasAlt bool
-	Warn   []string           // the raytrace engine's warning codes
+	Warn   []string           // the engines' warning codes (raytrace_…, p1411_…)
 	Loss   map[string]float64 // by engine, dB; absent: no prediction
 	LOS    bool               // the raytrace engine found the direct path
 }
@@ -191,7 +219,8 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 	}
 	box := bounds(im.Buildings)
 	res := &evalResult{Buildings: len(im.Buildings), Assumed: im.Assumed, LevelsCount: im.Levels, Refused: im.Refused,
-		Rows: len(evalRows) + bad, Bad: bad, OffsetRows: len(offRows) + offBad, OffsetBad: offBad, Warnings: map[string]int{}}
+		Rows: len(evalRows) + total(bad), Bad: total(bad), OffsetRows: len(offRows) + total(offBad), OffsetBad: total(offBad),
+		BadBy: bad, OffsetBadBy: offBad, Warnings: map[string]int{}, UnpredictedWarnings: map[string]int{}}
 	for _, w := range im.Warnings {
 		res.Warnings[w.Code]++
 	}
@@ -274,13 +303,22 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 		}
 		return in, len(rows) - len(in)
 	}
-	evalRows, res.Unpredicted = common(evalRows)
-	offRows, res.OffsetUnpredicted = common(offRows)
-	for _, r := range evalRows {
-		for _, c := range r.Warn {
-			res.Warnings[c]++
+	// the warnings of every row traced, those left out of the scores too
+	// (a receiver inside a footprint, no path: why they are left out)
+	for _, rows := range [][]evalRow{evalRows, offRows} {
+		for _, r := range rows {
+			for _, c := range r.Warn {
+				res.Warnings[c]++
+			}
+			if len(r.Loss) < len(engines) {
+				for _, c := range r.Warn {
+					res.UnpredictedWarnings[c]++
+				}
+			}
 		}
 	}
+	evalRows, res.Unpredicted = common(evalRows)
+	offRows, res.OffsetUnpredicted = common(offRows)
 	if len(evalRows) == 0 || len(offRows) == 0 {
 		return nil, fmt.Errorf("no row is predicted by every engine (%s): %w", strings.Join(engines, ", "), appliance.ErrInvalid)
 	}
@@ -311,6 +349,14 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 			s.BiasDB = sum / float64(s.N)
 			s.RMSEDB = math.Sqrt(sum2 / float64(s.N))
 		}
+		s.Warnings = map[string]int{}
+		for _, r := range evalRows {
+			for _, c := range r.Warn {
+				if strings.HasPrefix(c, eng+"_") {
+					s.Warnings[c]++
+				}
+			}
+		}
 		for _, los := range []bool{true, false} {
 			var n int
 			var m, m2 float64
@@ -336,7 +382,8 @@ func raytraceEval(ctx context.Context, cfg evalConfig) (*evalResult, error) {
 // (one image tree per cell), fspl over a flat profile, P.1411's
 // site-general above-rooftop model (line of sight or urban high-rise non
 // line of sight, as the raytrace engine finds the direct path).
-// The raytrace engine's warning codes of each row go into its Warn.
+// The raytrace engine's warning codes of each row, and P.1411's
+// (p1411Codes), go into its Warn.
 func predictEvalRows(ctx context.Context, s *raytrace.Scene, rows []evalRow, cfg evalConfig, opt raytrace.Options) error {
 	groups := map[string][]int{}
 	var keys []string
@@ -380,12 +427,42 @@ func predictEvalRows(ctx context.Context, s *raytrace.Scene, rows []evalRow, cfg
 				env = p1411.AboveLoS
 			}
 			d3 := math.Hypot(d, cfg.TxHeightM-cfg.RxHeightM)
-			if l, _, err := p1411.AboveRooftop(env, r.FreqHz/1e6, d3); err == nil {
+			if l, warn, err := p1411.AboveRooftop(env, r.FreqHz/1e6, d3); err == nil {
 				r.Loss["p1411"] = l
+				r.Warn = append(r.Warn, p1411Codes(warn)...)
 			}
 		}
 	}
 	return nil
+}
+
+// p1411Codes are the eval's codes of P.1411's warning flags: the model
+// (§4.2.1, site-general above rooftop) is stated for 2.2 GHz and up, and
+// for a distance range, which drive tests of LTE bands mostly leave.
+func p1411Codes(w p1411.Warning) []string {
+	var out []string
+	for _, f := range []struct {
+		flag p1411.Warning
+		code string
+	}{
+		{p1411.WarnFrequency, "p1411_frequency_out_of_range"},
+		{p1411.WarnDistance, "p1411_distance_out_of_range"},
+		{p1411.WarnFreeSpaceFloor, "p1411_free_space_floor"},
+		{p1411.WarnNegativeLoss, "p1411_negative_loss"},
+	} {
+		if w.Has(f.flag) {
+			out = append(out, f.code)
+		}
+	}
+	return out
+}
+
+// orNone is s, or "none" when s is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func bounds(bs []appliance.Building) appliance.BBox {
@@ -406,22 +483,36 @@ func bounds(bs []appliance.Building) appliance.BBox {
 // counting (bad) the rows with a cell that is not a number or without a
 // receiver, serving cell, frequency in the ray tracer's range or signal;
 // no usable row at all is an error saying so.
-func readEvalRows(files []string, flag string) (rows []evalRow, bad int, err error) {
+func readEvalRows(files []string, flag string) (rows []evalRow, bad map[string]int, err error) {
+	bad = map[string]int{}
 	for _, v := range files {
 		op, f := splitOperator(v)
-		raw, err := os.ReadFile(f)
+		ins, skips, err := readEvalFile(f)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", flag, err)
+			return nil, nil, fmt.Errorf("%s %s: %w", flag, filepath.Base(f), err)
 		}
-		ins, skipped, err := observations.DriveTestRows(observations.DriveTest{CSV: bytes.NewReader(raw)})
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s %s: %w", flag, filepath.Base(f), err)
+		for col, n := range skips.NotNumber {
+			bad["not_a_number["+col+"]"] += n
 		}
-		bad += skipped
+		if skips.Signal > 0 {
+			bad["signal_out_of_range"] += skips.Signal
+		}
 		for _, in := range ins {
-			if in.TxLat == nil || in.TxLon == nil || in.FreqMHz == nil || in.RxLat == nil || in.RxLon == nil || in.ObservedDBm == nil ||
-				!(*in.FreqMHz >= raytrace.MinFreqMHz && *in.FreqMHz <= raytrace.MaxFreqMHz) {
-				bad++
+			cause := ""
+			switch {
+			case in.RxLat == nil || in.RxLon == nil:
+				cause = "no_position"
+			case in.TxLat == nil || in.TxLon == nil:
+				cause = "no_serving_cell"
+			case in.ObservedDBm == nil:
+				cause = "no_signal"
+			case in.FreqMHz == nil:
+				cause = "no_frequency"
+			case !(*in.FreqMHz >= raytrace.MinFreqMHz && *in.FreqMHz <= raytrace.MaxFreqMHz):
+				cause = "frequency_out_of_range"
+			}
+			if cause != "" {
+				bad[cause]++
 				continue
 			}
 			r := evalRow{dtRow: dtRow{RxLat: *in.RxLat, RxLon: *in.RxLon, TxLat: *in.TxLat, TxLon: *in.TxLon,
@@ -433,8 +524,51 @@ func readEvalRows(files []string, flag string) (rows []evalRow, bad int, err err
 		}
 	}
 	if len(rows) == 0 {
-		return nil, 0, fmt.Errorf("%s: no usable row: %d rows have a cell that is not a number, or lack the receiver's position, the serving cell's position (cellLat/cellLon or tx_lat/tx_lon), a frequency the ray tracer takes (cellFreq or freq_hz, %g–%g MHz) or the signal (rsrp, signal_dbm, rscp or rxlev): %w",
-			flag, bad, raytrace.MinFreqMHz, raytrace.MaxFreqMHz, appliance.ErrInvalid)
+		lo, hi := observations.SignalRange("rsrp")
+		return nil, nil, fmt.Errorf("%s: no usable row: %d rows unusable (%s); a row needs the receiver's position, the serving cell's position (cellLat/cellLon or tx_lat/tx_lon), a frequency the ray tracer takes (cellFreq or freq_hz, %g–%g MHz) and the signal (rsrp, signal_dbm, rscp or rxlev) within its plausible range (rsrp %g to %g dBm): %w",
+			flag, total(bad), counts(bad), raytrace.MinFreqMHz, raytrace.MaxFreqMHz, lo, hi, appliance.ErrInvalid)
 	}
 	return rows, bad, nil
+}
+
+// Caps of one drive-test file of raytrace eval (its usage text): the
+// upload's cap per request (observations.MaxBatchRows, 10,000 rows) is
+// no bound for a file a tool reads from disk.
+const (
+	evalMaxRows  = 2_000_000
+	evalMaxBytes = 1 << 30 // decompressed
+)
+
+// readEvalFile reads one drive-test file, streaming it (plain or gzip),
+// at most evalMaxRows rows and evalMaxBytes bytes of CSV.
+func readEvalFile(name string) ([]observations.Input, observations.RowSkips, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, observations.RowSkips{}, err
+	}
+	defer f.Close()
+	return observations.DriveTestRows(observations.DriveTest{CSV: f, MaxRows: evalMaxRows, MaxBytes: evalMaxBytes})
+}
+
+// total is the sum of the counts of m.
+func total(m map[string]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// counts writes m as "key=n key=n", keys sorted; "" when m is empty.
+func counts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
 }
