@@ -238,7 +238,7 @@ func (p *Planner) AnalyzeLink(ctx context.Context, req appliance.LinkRequest) (*
 		}
 		// The bearings are needed here only for a sector's pattern loss;
 		// the others get theirs when evaluated (bearings).
-		if hasRadiator(t) {
+		if HasRadiator(t) {
 			var r appliance.Radiator
 			r, c.radWarn = appliance.TowerRadiator(t, p.Antennas)
 			rads = append(rads, r)
@@ -517,7 +517,7 @@ func (p *Planner) evaluateWith(ctx context.Context, eng appliance.Engine, req ap
 		c.pattern = c.rad.LossDB(c.bearTx, elev)
 		antenna = c.rad.Label()
 	} else if !math.IsNaN(c.t.AzimuthDeg) {
-		antenna = legacySector
+		antenna = LegacySector
 	}
 	rx := c.gain() - pred.PathLossDB + req.RxGainDBi - req.CableLossDB
 	lc := appliance.LinkCandidate{

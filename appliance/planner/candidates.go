@@ -69,13 +69,13 @@ func (h *candHeap) pop() cand {
 	return c
 }
 
-// legacySector names the generic sector of PatternLossDB in explanations.
-const legacySector = "generic 65° sector"
+// LegacySector names the generic sector of PatternLossDB in explanations.
+const LegacySector = "generic 65° sector"
 
-// hasRadiator reports whether a tower's antenna is more than the legacy
+// HasRadiator reports whether a tower's antenna is more than the legacy
 // generic sector of PatternLossDB: it names a catalogue antenna, or its
 // record gives a tilt, a beamwidth or a front-to-back ratio.
-func hasRadiator(t *appliance.Tower) bool {
+func HasRadiator(t *appliance.Tower) bool {
 	return t.AntennaID != "" || !math.IsNaN(t.TiltDeg) || t.BeamwidthDeg > 0 || t.FrontBackDB > 0
 }
 

@@ -48,7 +48,9 @@
 // for bit: answers without tilt or pattern data did not move when patterns
 // came (issue 25). The same antennas radiate in POST /analyze (the ad hoc
 // tower may give tilt and antenna_id), the coverage maps
-// (appliance/coverage) and a relay plan's From tower (appliance/repeater).
+// (appliance/coverage), a relay plan's From tower (appliance/repeater) and
+// engine raytrace's links and maps (appliance/raytracing: HasRadiator,
+// TowerWarnings).
 // A tower whose catalogue antenna cannot be read radiates its generic
 // antenna with the warning antenna_unavailable.
 //

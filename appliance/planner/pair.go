@@ -64,7 +64,7 @@ func (p *Planner) AnalyzePair(ctx context.Context, req appliance.PairRequest) (*
 	} else {
 		c.eirp, c.assumed = req.AssumedEIRPDBm, true
 	}
-	if hasRadiator(t) {
+	if HasRadiator(t) {
 		r, w := appliance.TowerRadiator(t, p.Antennas)
 		c.rad, c.radWarn = &r, w
 	}

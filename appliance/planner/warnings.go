@@ -20,20 +20,31 @@ const MaxAnalysisWarnings = 20
 // own. It never returns nil.
 func CandidateWarnings(c *appliance.LinkCandidate, prof *appliance.PathProfile) []appliance.Warning {
 	out := appliance.PathWarnings(&c.Prediction, prof)
-	if c.EIRPAssumed {
+	out = append(out, TowerWarnings(c.Tower, c.EIRPAssumed, c.EIRPDBm, c.DistanceKm)...)
+	return append(out, c.Prediction.Warnings...)
+}
+
+// TowerWarnings returns the caveats of a link's tower t, distanceKm
+// kilometres from its receiver, whatever the engine (CandidateWarnings;
+// engine raytrace's links too): eirp_assumed (eirpAssumed: the source
+// gives no ERP and eirpDBm was assumed), synthetic_tower and
+// position_uncertainty (above PositionUncertaintyFraction of the link),
+// in that order; nil when none.
+func TowerWarnings(t *appliance.Tower, eirpAssumed bool, eirpDBm, distanceKm float64) []appliance.Warning {
+	var out []appliance.Warning
+	if eirpAssumed {
 		out = append(out, appliance.Warning{Code: appliance.WarnEIRPAssumed, Message: fmt.Sprintf(
-			"the tower's source gives no ERP: an EIRP of %.1f dBm was assumed", c.EIRPDBm)})
+			"the tower's source gives no ERP: an EIRP of %.1f dBm was assumed", eirpDBm)})
 	}
-	t := c.Tower
 	if t != nil && t.Synthetic {
 		out = append(out, appliance.Warning{Code: appliance.WarnSyntheticTower, Message: "the tower is synthetic sample data, not real infrastructure"})
 	}
-	if lenM := c.DistanceKm * 1000; t != nil && lenM > 0 && t.UncertaintyM > PositionUncertaintyFraction*lenM {
+	if lenM := distanceKm * 1000; positionUncertain(t, distanceKm) {
 		out = append(out, appliance.Warning{Code: appliance.WarnPositionUncertainty, Message: fmt.Sprintf(
 			"the tower position is uncertain by %.0f m (%s placement), %.0f %% of the %.2f km link: the real path and its terrain may differ",
-			t.UncertaintyM, placementName(t.Placement), 100*t.UncertaintyM/lenM, c.DistanceKm)})
+			t.UncertaintyM, placementName(t.Placement), 100*t.UncertaintyM/lenM, distanceKm)})
 	}
-	return append(out, c.Prediction.Warnings...)
+	return out
 }
 
 func placementName(p appliance.Placement) string {

@@ -92,7 +92,10 @@
 // Likewise the scattering's reflections need scattering: left out, they
 // default on only where S > 0 (DefaultScatteringReflections); asked for
 // with S = 0, 422 naming raytrace.scattering_reflections.
-// diffuse_scattering must be 0..1 (422 naming it). The option fields of a
+// diffuse_scattering must be 0..1 (422 naming it). diffraction_range_m
+// must be in (0, 2000] m whatever the other options (validOptions: the
+// engine checks it only where it bounds something, with diffraction or
+// scattering on, but every answer states it). The option fields of a
 // map are named as its body names them, at the top level.
 //
 // Every request needs the Enterprise or Ultra tier (the engine's, SPEC
@@ -114,7 +117,11 @@
 // StartMap) builds the scene on the request's goroutine only once the
 // heavy-work scheduler (Service.Admitter) admits a KindSceneBuild of
 // Scenes.EstimateBytes; a full queue answers 503 + Retry-After. A link
-// job rebuilding a lost scene does so under its own grant. Executor is engines/raytrace/worker's LayerExecutor over the
+// job rebuilding a lost scene (a restart, an eviction from the scene
+// cache) does so under its own grant, which Cost sizes with
+// Scenes.EstimateBytes whenever the scene is not built when the job is
+// admitted (a job admits no build of its own: it would wait while holding
+// a grant). Executor is engines/raytrace/worker's LayerExecutor over the
 // worker's client: a unit names its scene by hash, and the layer and its
 // buildings are loaded from the store only when the worker does not hold
 // the scene. The scene's input (engines/raytrace.SceneInput: P.2040
@@ -146,9 +153,31 @@
 // with a budget (the analysis routes) the received power = EIRP − antenna
 // pattern loss toward the receiver − path loss + receiver gain − feeder
 // loss, and the margin over the threshold, as the planner's budget for
-// every engine. Antenna patterns are applied on the direct bearing by the
-// budget, not per path (the units are traced with isotropic antennas).
-// Cost sizes a job for the heavy-work scheduler: one worker slot, 96 MiB.
+// every engine. The antenna is the planner's (planner doc, "Antennas"):
+// a tower whose record names a catalogue antenna, a tilt, a beamwidth or a
+// front-to-back ratio (the ad hoc tower of POST /analyze: its antenna_id
+// and tilt) radiates its appliance.TowerRadiator (Service.Antennas),
+// horizontal at the direct bearing and vertical at the elevation its
+// antenna sees the receiver's from on the terrain (Service.Terrain; flat
+// ground where the terrain has no height, as the scene then is); any
+// other, the generic 65° sector. The link states the antenna and that
+// elevation (antenna, tower_elevation_deg) as the physics engines' links
+// do. Antenna patterns are applied on the direct ray by the budget, not
+// per path (the units are traced with isotropic antennas).
+//
+// A link's warnings are its tower's caveats as the planner gives them for
+// every engine (planner.TowerWarnings: eirp_assumed, synthetic_tower,
+// position_uncertainty above 10 % of the link; antenna_unavailable); the
+// result's are the request's (engine_resolved, deprecated_field;
+// parameter_ignored for a time_pct or location_pct given to POST
+// /analyze, which the engine has no use for: one geometry's paths have no
+// time or location variability, as P.1411 ignores time_pct; the towers
+// left out by /analyze_link), then the import warnings of the building
+// layer (LayerWarnings: every one but the assumed heights, which each
+// link states for its own paths as raytrace_assumed_heights), read when
+// the job runs; the summary carries the result's, then the best link's.
+// Cost sizes a job for the heavy-work scheduler: one worker slot, 96 MiB,
+// plus Scenes.EstimateBytes when the layer's scene is not built.
 //
 //	state    trigger                             condition                              next      effects
 //	(none)   SubmitLinks                         tier, layer, positions, options valid   queued    job.submit audit entry (appliance/jobs)
@@ -168,11 +197,21 @@
 //
 // POST /coverage/raytrace: StartMap validates a radio map of one
 // transmitter over a box of the layer (bbox, or the square of side
-// 2·radius_m around the transmitter) and starts it in the coverage
-// registry as a computed map of kind "raytrace" (coverage.StartComputed):
-// it is admitted, streamed (SSE), kept, resumed and exported (GeoTIFF,
-// KMZ, contours) exactly as a heatmap, at GET /coverage/heatmap/{id},
-// /events and /export. The caps per tier:
+// 2·radius_m around the transmitter), resolves the transmitter as a
+// heatmap's (Service.Maps, a coverage.Starter without calibrations:
+// Requests; a tower in the key's scope with its own antenna, or a site
+// with its antenna_id and tilt_deg as its Radiator; an unknown antenna or
+// tower, an empty tower_id, a bad tilt: 422 naming site.antenna_id,
+// tower_id, site.tilt_deg or site.azimuth_deg) and starts it in the
+// coverage registry as a computed map of kind "raytrace"
+// (Starter.StartComputed, which writes the coverage.map.start audit entry
+// and cancels the map if it cannot): it is admitted, streamed (SSE), kept,
+// resumed and exported (GeoTIFF, KMZ, contours) exactly as a heatmap, at
+// GET /coverage/heatmap/{id}, /events and /export. The transmitter's
+// height and the receiver's are in (0, 1000] m (a heatmap's range; the
+// ray tracer needs the antenna above the ground); a transmitter beyond
+// the layer's frame is named by the field that gave it (tower_id or
+// site). A raytrace map is not calibrated. The caps per tier:
 //
 //	tier        area      side     resolution   pixels    with scattering_reflections   with reflection_diffraction
 //	Enterprise  1 km²     2 km     ≥ 5 m        40 000    5 000                         500
@@ -193,11 +232,17 @@
 // resolution_m from the box's south-west corner. The frame is
 // equirectangular, so the pixels are also a regular WGS84 grid (EPSG:4326,
 // not on whole arc-seconds as a heatmap's). A pixel's level is EIRP −
-// pattern loss toward the pixel (the heatmap's sector pattern) − the
-// engine's path loss at the pixel's centre (isotropic receiver); no data
-// where no path reaches it. The pattern is applied along the pixel's
-// direct bearing, not per path: a map with a directional pattern warns
-// raytrace_pattern_along_bearing (WarnPatternAlongBearing).
+// the antenna's loss toward the pixel − the engine's path loss at the
+// pixel's centre (isotropic receiver); no data where no path reaches it.
+// The antenna's loss is a heatmap's (coverage package doc, "Antenna
+// pattern"): coverage.Request.PatternLossDB at the pixel's direct bearing
+// and, for an antenna with a vertical pattern (a catalogue antenna, a
+// known tilt), PatternLossAtDB at the elevation at which the antenna sees
+// the receiver at the pixel's centre on the terrain (flat ground where it
+// has no height). The pattern is applied along the pixel's direct ray, not
+// per path: a map with a directional pattern or a vertical one warns
+// raytrace_pattern_along_bearing (WarnPatternAlongBearing), naming the
+// antenna, as the started event's transmitters[].antenna does.
 //
 // The map is computed in units of rows from the north (about 20 units, at
 // least 8 rows each): each is a Map of the executor on the same scene,
@@ -207,8 +252,9 @@
 // request's (from the first unit) and those of every pixel's flags over
 // the whole map with pixel counts (Executor.MapWarnings, the engine's, on
 // the merged flags, the union of the assumed-height buildings and the
-// scene's clutter), then raytrace_pattern_along_bearing; they travel into
-// the summary and every export. A unit whose worker dies is computed once
+// scene's clutter), then raytrace_pattern_along_bearing, then the
+// layer's import warnings (LayerWarnings, as for link jobs); they travel
+// into the summary and every export. A unit whose worker dies is computed once
 // more on the restarted worker; a second death fails the map with the
 // code worker_crashed and the reason (the quarantine rule, once per map).
 // An appliance restart ends a computing map as interrupted (the

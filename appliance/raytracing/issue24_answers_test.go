@@ -41,12 +41,12 @@ func TestIssue24_MapAnswerLengths(t *testing.T) {
 	opt := raytracing.DefaultMapOptions()
 	opt.DiffuseScattering = 0
 	req := raytracing.MapRequest{LayerID: f.layer, RadiusM: 40, Options: opt,
-		Site: coverage.Request{Tx: at(-35, 20), TxHeightM: 30, EIRPDBm: 55, AzimuthDeg: math.NaN(), FreqMHz: 3500, RxHeightM: 1.5, ResolutionM: 5}}
+		Site: &coverage.Site{Pos: at(-35, 20), HeightM: 30, EIRPDBm: 55, AzimuthDeg: math.NaN()}, FreqMHz: 3500, RxHeightM: 1.5, ResolutionM: 5}
 	real := f.svc.Executor
 	var logs syncBuf
 	maps := coverage.NewMaps(nil, coverage.MapsOptions{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer maps.Close()
-	f.svc.Maps = maps
+	f.svc.Maps = &coverage.Starter{Maps: maps, Towers: noTowers}
 	for _, tc := range []struct {
 		name string
 		cut  func(*appliance.RaytraceMapResult)
@@ -60,7 +60,7 @@ func TestIssue24_MapAnswerLengths(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f.svc.Executor = shortAnswer{Executor: real, cut: tc.cut}
 			defer func() { f.svc.Executor = real }()
-			mp, err := f.svc.StartMap(ctx, f.ent, req, "")
+			mp, err := f.svc.StartMap(ctx, f.ent, req)
 			if err != nil {
 				t.Fatal(err)
 			}

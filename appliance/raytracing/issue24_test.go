@@ -215,7 +215,7 @@ func TestIssue24_FailedJobReason(t *testing.T) {
 	js := jobs.New(db, dir, jobs.Options{Workers: 1, PollInterval: 10 * time.Millisecond})
 	maps := coverage.NewMaps(nil, coverage.MapsOptions{})
 	t.Cleanup(maps.Close)
-	svc := &raytracing.Service{Layers: db, Scenes: index, Executor: worker.LayerExecutor{X: worker.NewInProcess(2), Index: index}, Queue: js, Maps: maps, NewID: jobs.NewID}
+	svc := &raytracing.Service{Layers: db, Scenes: index, Executor: worker.LayerExecutor{X: worker.NewInProcess(2), Index: index}, Queue: js, Maps: &coverage.Starter{Maps: maps, Towers: noTowers}, NewID: jobs.NewID}
 	js.Register(appliance.JobKindRaytraceLink, svc.Handler())
 	rx := at(5, -5)
 	j, err := svc.SubmitLinks(context.Background(), ent, raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: l.ID, FreqMHz: 3500, Options: raytracing.DefaultOptions(),

@@ -36,18 +36,27 @@ func (s Site) pos() appliance.LatLon { return appliance.LatLon{Lat: s.Lat, Lon: 
 // path loss + RxGainDBi − CableLossDB, margin = received power −
 // RxThresholdDBm (dBm, dB, dBi).
 type Link struct {
-	TowerID        string              `json:"tower_id,omitempty"`
-	Operator       string              `json:"operator,omitempty"`
-	Tx             Site                `json:"tx"`
-	Rx             Site                `json:"rx"`
-	Budget         bool                `json:"budget"`
-	EIRPDBm        float64             `json:"eirp_dbm"`
-	EIRPAssumed    bool                `json:"eirp_assumed"`
-	PatternLossDB  float64             `json:"antenna_pattern_loss_db"`
-	RxGainDBi      float64             `json:"rx_gain_dbi"`
-	CableLossDB    float64             `json:"cable_loss_db"`
-	RxThresholdDBm float64             `json:"rx_threshold_dbm"`
-	Warnings       []appliance.Warning `json:"warnings,omitempty"` // the tower's caveats (assumed EIRP, synthetic)
+	TowerID       string  `json:"tower_id,omitempty"`
+	Operator      string  `json:"operator,omitempty"`
+	Tx            Site    `json:"tx"`
+	Rx            Site    `json:"rx"`
+	Budget        bool    `json:"budget"`
+	EIRPDBm       float64 `json:"eirp_dbm"`
+	EIRPAssumed   bool    `json:"eirp_assumed"`
+	PatternLossDB float64 `json:"antenna_pattern_loss_db"`
+	// Antenna names the transmitter's antenna whose loss PatternLossDB is
+	// (a catalogue antenna, "generic 65° sector", "omnidirectional"), as
+	// the physics engines' links state it; "" without a budget.
+	Antenna string `json:"antenna,omitempty"`
+	// TowerElevationDeg is the angle below the horizontal at which the
+	// transmitter's antenna sees the receiver's, degrees (negative:
+	// above), on the terrain (appliance.ElevationDownDeg); nil without a
+	// budget.
+	TowerElevationDeg *float64            `json:"tower_elevation_deg,omitempty"`
+	RxGainDBi         float64             `json:"rx_gain_dbi"`
+	CableLossDB       float64             `json:"cable_loss_db"`
+	RxThresholdDBm    float64             `json:"rx_threshold_dbm"`
+	Warnings          []appliance.Warning `json:"warnings,omitempty"` // the tower's caveats (planner.TowerWarnings, antenna_unavailable)
 }
 
 // LinkRequest is a link job: the links to trace over one of the tenant's
@@ -207,20 +216,33 @@ func linkField(route string, i int, field string) string {
 
 // Cost sizes a link job for the heavy-work scheduler: one worker slot
 // (a point unit is single-threaded in the worker) and the appliance's
-// share of memory (the scene's input when the worker misses it, and the
-// answers).
+// share of memory: the scene's input when the worker misses it, and the
+// answers (linkJobMemBytes), plus the build of the layer's scene
+// (Scenes.EstimateBytes) when the appliance does not hold it built (a
+// restart, or the scene cache evicted it): the job builds it under this
+// grant (layerOf admits no build of its own for a job: a job holding a
+// grant must not wait for another). Cost is asked before the job's
+// admission, holding no grant, so it may wait for a build in progress
+// (Scenes.Built).
 func (s *Service) Cost(j *appliance.Job) (appliance.HeavyWork, bool) {
 	if j.Kind != appliance.JobKindRaytraceLink {
 		return appliance.HeavyWork{}, false
 	}
 	var p linkPayload
 	_ = json.Unmarshal(j.Payload, &p) // an unreadable payload fails in the handler
-	return appliance.HeavyWork{Workers: 1, MemBytes: linkJobMemBytes, Tier: appliance.Tier(p.Tier)}, true
+	w := appliance.HeavyWork{Workers: 1, MemBytes: linkJobMemBytes, Tier: appliance.Tier(p.Tier)}
+	if p.Request.LayerID != "" && s.Layers != nil && s.Scenes != nil {
+		// a layer that cannot be read fails in the handler
+		if l, _, err := s.Layers.BuildingLayer(j.TenantID, p.Request.LayerID, false); err == nil && !s.Scenes.Built(l) {
+			w.MemBytes += s.Scenes.EstimateBytes(l)
+		}
+	}
+	return w, true
 }
 
-// linkJobMemBytes is a link job's estimate: the scene input of a large
-// layer on a worker miss (decoded buildings and heightfield) and the path
-// lists.
+// linkJobMemBytes is a link job's estimate without a scene build: the
+// scene input of a large layer on a worker miss (decoded buildings and
+// heightfield) and the path lists.
 const linkJobMemBytes = 96 << 20
 
 // LinkResult is one traced link of a job's result (JSON; null where no
@@ -338,10 +360,9 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 		}
 	}
 	out := LinkJobResult{Route: req.Route, Engine: string(appliance.EngineRaytrace), EngineVersion: version, LayerID: req.LayerID, SceneHash: ly.hash,
-		FreqMHz: req.FreqMHz, Options: EchoOptions(req.Options), Links: make([]LinkResult, 0, len(req.Links)), Warnings: req.Warnings}
-	if out.Warnings == nil {
-		out.Warnings = []appliance.Warning{}
-	}
+		FreqMHz: req.FreqMHz, Options: EchoOptions(req.Options), Links: make([]LinkResult, 0, len(req.Links))}
+	// the request's warnings, then the layer's import caveats
+	out.Warnings = append(append([]appliance.Warning{}, req.Warnings...), LayerWarnings(ly.l)...)
 	if err := run.Items(ctx, 0, func(it appliance.JobItem) error {
 		var lr LinkResult
 		if err := json.Unmarshal(it.Data, &lr); err != nil {

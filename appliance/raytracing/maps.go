@@ -62,11 +62,17 @@ func CapsOf(k *appliance.APIKey) MapCaps {
 // the tenant's building layers.
 type MapRequest struct {
 	LayerID string
-	// Site is the transmitter as a heatmap request holds it: position,
-	// height above the ground, EIRP, azimuth (NaN: omni) and beamwidth,
-	// frequency, receiver height, resolution, and its caveats
-	// (Transmitter, EngineNote). Its RadiusM is set from the box.
-	Site coverage.Request
+	// TowerID names the transmitter, a tower in the key's scope (its
+	// position, height, EIRP, azimuth and antenna: catalogue antenna,
+	// tilt, beamwidth, front-to-back ratio); or Site, an explicit
+	// transmitter as a heatmap's (its catalogue antenna and tilt
+	// included). One of the two.
+	TowerID *string
+	Site    *coverage.Site
+	FreqMHz float64
+	// RxHeightM and ResolutionM are metres; 0: 1.5 m and the tier's
+	// default.
+	RxHeightM, ResolutionM float64
 	// BBox is the map's box; nil: the square of side 2·RadiusM around the
 	// transmitter.
 	BBox    *appliance.BBox
@@ -75,39 +81,28 @@ type MapRequest struct {
 }
 
 // StartMap validates a raytrace map for k's tenant, under the tier's caps,
-// and starts it in the coverage registry, whose stream the caller
-// attaches (coverage.Maps.StartComputed).
-func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequest, requestID string) (*coverage.Map, error) {
+// resolves its transmitter as a heatmap's (MapStarter.Requests: a tower
+// in the key's scope, a catalogue antenna, a tilt) and starts it in the
+// coverage registry, audited (MapStarter.StartComputed); the caller
+// attaches its stream.
+func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequest) (*coverage.Map, error) {
 	if err := allowed(k); err != nil {
 		return nil, err
 	}
 	caps := CapsOf(k)
-	site := req.Site
+	v := &appliance.ValidationError{}
+	site, txField, err := s.mapTransmitter(k, req, v)
+	if err != nil {
+		return nil, err
+	}
 	if site.ResolutionM == 0 {
 		site.ResolutionM = caps.DefaultResolutionM
 	}
 	if site.RxHeightM == 0 {
 		site.RxHeightM = 1.5
 	}
-	site.Engine = appliance.EngineRaytrace
-	v := &appliance.ValidationError{}
-	if !site.Tx.Valid() {
-		v.Add("site", "must be a position in WGS84 degrees, got %v", site.Tx)
-	}
-	if !(site.TxHeightM > 0) || site.TxHeightM > 3000 {
-		v.Add("site.height_m", "must be in (0, 3000] metres above the ground, got %g", site.TxHeightM)
-	}
-	if math.IsNaN(site.EIRPDBm) || site.EIRPDBm < coverage.MinEIRPDBm || site.EIRPDBm > coverage.MaxEIRPDBm {
-		v.Add("site.eirp_dbm", "must be %g..%g dBm, got %g", coverage.MinEIRPDBm, coverage.MaxEIRPDBm, site.EIRPDBm)
-	}
-	if math.IsInf(site.AzimuthDeg, 0) {
-		v.Add("site.azimuth_deg", "must be a finite bearing in degrees or absent (omni)")
-	}
-	if site.BeamwidthDeg < 0 || site.BeamwidthDeg > 360 || math.IsNaN(site.BeamwidthDeg) {
-		v.Add("site.beamwidth_deg", "must be in (0, 360] degrees, got %g", site.BeamwidthDeg)
-	}
-	if !(site.RxHeightM > 0) || site.RxHeightM > 3000 {
-		v.Add("rx_height_m", "must be in (0, 3000] metres above the ground, got %g", site.RxHeightM)
+	if !(site.RxHeightM > 0) || site.RxHeightM > coverage.MaxAntennaHeightM {
+		v.Add("rx_height_m", "must be in (0, %g] metres above the ground, got %g", coverage.MaxAntennaHeightM, site.RxHeightM)
 	}
 	if math.IsNaN(site.ResolutionM) || site.ResolutionM < caps.MinResolutionM || site.ResolutionM > 1000 {
 		v.Add("resolution_m", "must be %g..1000 m for the %s tier, got %g", caps.MinResolutionM, k.Tier, site.ResolutionM)
@@ -163,7 +158,7 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 		v.Add("scattering_reflections", "costs about 5 times as much per pixel near the transmitter as a map without it: with it the %s tier allows %d pixels (its cap of %d divided by %d) and this map would have %d×%d = %d; choose a coarser resolution or a smaller area, or leave scattering_reflections off",
 			k.Tier, caps.MaxPixelsSR(), caps.MaxPixels, MapSRCostFactor, g.nx, g.ny, g.nx*g.ny)
 	}
-	inFrame(v, "site", f, site.Tx)
+	inFrame(v, txField, f, site.Tx)
 	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
 		if math.Hypot(c[0], c[1]) > appliance.RaytraceMaxFrameM {
 			v.Add(areaField(req), "the map reaches %.0f m from the building layer's centre; the raytrace engine traces within %g m of it", math.Hypot(c[0], c[1]), appliance.RaytraceMaxFrameM)
@@ -179,7 +174,64 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 	}
 	site.RadiusM = math.Round(site.RadiusM)
 	c := &mapComputer{s: s, tenantID: k.TenantID, layer: ly, scene: s.sceneRef(k.TenantID, ly), grid: g, site: site, opt: opt}
-	return s.Maps.StartComputed(coverage.Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: requestID}, "raytrace", site, c)
+	return s.Maps.StartComputed(ctx, k, KindMap, []coverage.Request{site}, c)
+}
+
+// mapTransmitter resolves a map's transmitter (MapStarter.Requests, as a
+// heatmap's: its antenna as a Radiator; a raytrace map is not calibrated)
+// and checks what the ray tracer needs of it; field problems go to v.
+// txField names the transmitter in the body: "tower_id" or "site".
+func (s *Service) mapTransmitter(k *appliance.APIKey, req MapRequest, v *appliance.ValidationError) (site coverage.Request, txField string, err error) {
+	site = coverage.Request{AzimuthDeg: math.NaN(), FreqMHz: req.FreqMHz, RxHeightM: req.RxHeightM, ResolutionM: req.ResolutionM}
+	spec := coverage.Spec{FreqMHz: req.FreqMHz, Engine: appliance.EngineRaytrace}
+	switch {
+	case req.TowerID != nil && req.Site != nil:
+		v.Add("tower_id", "give tower_id or site, not both")
+		return site, "tower_id", nil
+	case req.TowerID != nil:
+		txField, spec.TowerIDs = "tower_id", []string{*req.TowerID}
+	case req.Site != nil:
+		txField = "site"
+		st := req.Site
+		if !st.Pos.Valid() {
+			v.Add("site", "must be a position in WGS84 degrees, got %v", st.Pos)
+		}
+		if !(st.HeightM > 0) || st.HeightM > coverage.MaxAntennaHeightM {
+			v.Add("site.height_m", "must be in (0, %g] metres above the ground, got %g", coverage.MaxAntennaHeightM, st.HeightM)
+		}
+		if math.IsNaN(st.EIRPDBm) || st.EIRPDBm < coverage.MinEIRPDBm || st.EIRPDBm > coverage.MaxEIRPDBm {
+			v.Add("site.eirp_dbm", "must be %g..%g dBm, got %g", coverage.MinEIRPDBm, coverage.MaxEIRPDBm, st.EIRPDBm)
+		}
+		if math.IsInf(st.AzimuthDeg, 0) {
+			v.Add("site.azimuth_deg", "must be a finite bearing in degrees or absent (omni)")
+		}
+		if st.BeamwidthDeg < 0 || st.BeamwidthDeg > 360 || math.IsNaN(st.BeamwidthDeg) {
+			v.Add("site.beamwidth_deg", "must be in (0, 360] degrees, got %g", st.BeamwidthDeg)
+		}
+		spec.Site = st
+	default:
+		v.Add("tower_id", "give tower_id or site")
+		return site, "tower_id", nil
+	}
+	reqs, err := s.Maps.Requests(k, spec, false)
+	var ve *appliance.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		v.Merge(ve)
+		return site, txField, nil
+	case err != nil:
+		return site, txField, err
+	case len(reqs) != 1:
+		return site, txField, fmt.Errorf("raytrace map: %d transmitters resolved, want 1: %w", len(reqs), appliance.ErrInvalid)
+	}
+	r := reqs[0]
+	r.Engine, r.EngineNote = appliance.EngineRaytrace, ""
+	r.FreqMHz, r.RxHeightM, r.ResolutionM = req.FreqMHz, req.RxHeightM, req.ResolutionM
+	r.Calibration, r.Transmitter.Calibration = nil, nil // a raytrace map is not calibrated
+	if r.TxHeightM <= 0 {
+		r.TxHeightM = 30 // the planner's height of a tower without one
+	}
+	return r, txField, nil
 }
 
 // KindMap is the kind of a raytrace map in the coverage registry.
@@ -281,6 +333,13 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	var clutter appliance.RaytraceClutter
 	version := c.s.Executor.EngineVersion()
 	crashes := 0
+	// An antenna with a vertical pattern (a catalogue antenna, a known
+	// tilt) loses toward each pixel by the elevation at which it sees the
+	// receiver at the pixel's centre, as a heatmap's (coverage package
+	// doc, "Antenna pattern"); the generic sector has none.
+	vertical := c.site.Radiator != nil && c.site.Radiator.HasVertical()
+	ground := c.s.ground(c.site.Tx)
+	zt := ground.at(c.site.Tx) + c.site.TxHeightM
 	for b := 0; b < bands; b++ {
 		r0, r1 := b*rows, min(g.ny, (b+1)*rows) // coverage rows, from the north
 		// raytrace rows count from the south: coverage row r is ny−1−r
@@ -325,7 +384,12 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 					continue
 				}
 				p := r.PixelCenter(row, i)
-				r.DBm[px] = float32(c.site.EIRPDBm - c.site.PatternLossDB(c.site.Tx.BearingDeg(p)) - float64(loss))
+				b := c.site.Tx.BearingDeg(p)
+				pattern := c.site.PatternLossDB(b)
+				if vertical {
+					pattern = c.site.PatternLossAtDB(b, appliance.ElevationDownDeg(zt, ground.at(p)+c.site.RxHeightM, c.site.Tx.DistanceM(p)))
+				}
+				r.DBm[px] = float32(c.site.EIRPDBm - pattern - float64(loss))
 			}
 		}
 		onProgress(b+1, bands)
@@ -337,6 +401,7 @@ func (c *mapComputer) Compute(ctx context.Context, workers int, onTile func(cove
 	if w, ok := patternWarning(c.site); ok {
 		warns = append(warns, w)
 	}
+	warns = append(warns, LayerWarnings(c.layer.l)...)
 	sum := coverage.ComputedSummary(r, c.site, version, warns, time.Since(start))
 	d, err := json.Marshal(MapDetail{Kind: KindMap, LayerID: c.layer.l.ID, SceneHash: c.layer.hash, Options: EchoOptions(c.opt)})
 	if err != nil {
@@ -352,22 +417,64 @@ const WarnPatternAlongBearing = "raytrace_pattern_along_bearing"
 
 // patternWarning is the WarnPatternAlongBearing warning of a map whose
 // transmitter pattern is not omnidirectional (its horizontal loss varies
-// over the whole degrees of bearing): the map applies it along each
-// pixel's direct bearing (package doc, "Maps"), so paths that leave the
-// transmitter in other directions (reflected, diffracted, scattered) get
-// the direct bearing's gain.
+// over the whole degrees of bearing) or has a vertical pattern (a
+// catalogue antenna, a known tilt): the map applies it along each pixel's
+// direct bearing and elevation (package doc, "Maps"), so paths that leave
+// the transmitter in other directions (reflected, diffracted, scattered;
+// the ground's reflection below the direct ray) get the direct ray's
+// gain.
 func patternWarning(site coverage.Request) (appliance.Warning, bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for b := 0; b < 360; b++ {
 		l := site.PatternLossDB(float64(b))
 		lo, hi = min(lo, l), max(hi, l)
 	}
-	if !(hi > lo) {
+	vertical := site.Radiator != nil && site.Radiator.HasVertical()
+	if !(hi > lo) && !vertical {
 		return appliance.Warning{}, false
 	}
 	lobe := ""
 	if !math.IsNaN(site.AzimuthDeg) {
 		lobe = fmt.Sprintf(" (main lobe toward %g°)", site.AzimuthDeg)
 	}
-	return appliance.Warning{Code: WarnPatternAlongBearing, Message: fmt.Sprintf("The transmitter's antenna pattern%s, %.1f dB from its strongest to its weakest bearing, is applied along each pixel's direct bearing from the transmitter, not along each path's departure: reflected, diffracted and scattered paths leaving in other directions get the direct bearing's gain.", lobe, hi-lo)}, true
+	if vertical {
+		return appliance.Warning{Code: WarnPatternAlongBearing, Message: fmt.Sprintf("The transmitter's antenna pattern (%s%s), %.1f dB from its strongest to its weakest bearing at the horizon, with its vertical pattern, is applied along each pixel's direct bearing and elevation from the transmitter, not along each path's departure: reflected, diffracted and scattered paths leaving in other directions, and the ground's reflection, get the direct ray's gain.",
+			site.AntennaLabel(), lobe, hi-lo)}, true
+	}
+	return appliance.Warning{Code: WarnPatternAlongBearing, Message: fmt.Sprintf("The transmitter's antenna pattern (%s%s), %.1f dB from its strongest to its weakest bearing, is applied along each pixel's direct bearing from the transmitter, not along each path's departure: reflected, diffracted and scattered paths leaving in other directions get the direct bearing's gain.",
+		site.AntennaLabel(), lobe, hi-lo)}, true
 }
+
+// LayerWarnings are the warnings of a building layer's import that
+// qualify every answer computed on it (GET /buildings/layers/{id}
+// warnings: rings dropped, SIRGAS 2000 read as WGS84, outlines replaced by
+// their parts, outer ways merged, unusable height tags, …), each message
+// naming the layer; they travel into a link job's result and summary and
+// a map's summary and exports. The layer's assumed heights are left out:
+// each answer states those that shaped its paths (raytrace_assumed_heights).
+func LayerWarnings(l *appliance.BuildingLayer) []appliance.Warning {
+	var out []appliance.Warning
+	for _, w := range l.Warnings {
+		if w.Code == layerAssumedHeights {
+			continue
+		}
+		out = append(out, appliance.Warning{Code: w.Code, Message: fmt.Sprintf("building layer %s (%s): %s", l.ID, truncate(l.Name, 64), w.Message)})
+	}
+	return out
+}
+
+// The codes of a building layer's import warnings (appliance/buildings
+// raises them; OpenAPI BuildingWarning) that LayerWarnings carries into
+// the raytrace answers, declared here for the answers' Warning codes.
+const (
+	WarnLayerOuterWaysMerged         = "buildings_outer_ways_merged"
+	WarnLayerRingsDropped            = "buildings_rings_dropped"
+	WarnLayerOutlinesReplacedByParts = "buildings_outlines_replaced_by_parts"
+	WarnLayerSIRGAS2000AsWGS84       = "buildings_sirgas2000_as_wgs84"
+	WarnLayerUnusableHeightTags      = "buildings_unusable_height_tags"
+)
+
+// layerAssumedHeights is the layer's warning of the buildings that take
+// its default height rule (appliance/buildings), which each answer states
+// as raytrace_assumed_heights for the buildings on its own paths.
+const layerAssumedHeights = "buildings_assumed_heights"

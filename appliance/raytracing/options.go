@@ -47,12 +47,19 @@ func DefaultScatteringReflections(def, opt appliance.RaytraceOptions) bool {
 }
 
 // validOptions adds the service's own rules on the options (the engine
-// checks the ranges): reflection–diffraction needs diffraction and at
+// checks the ranges; diffraction_range_m also where the engine does not
+// use it, with diffraction and scattering off): reflection–diffraction needs diffraction and at
 // least one reflection (the engine would silently trace none of its
 // paths), and the scattering's reflections need scattering (S = 0; a
 // negative S is the engine's range error). field names the option as the
 // request does.
 func validOptions(v *appliance.ValidationError, opt appliance.RaytraceOptions, field func(string) string) {
+	// the engine checks the range only where it bounds something
+	// (diffraction or scattering on); an answer states its options, so a
+	// range outside the documented bounds is refused whatever the others
+	if !(opt.Diffraction || opt.DiffuseScattering > 0) && (!(opt.DiffractionRangeM > 0) || opt.DiffractionRangeM > appliance.RaytraceMaxDiffractionRangeM) {
+		v.Add(field("diffraction_range_m"), "must be in (0, %g] metres, got %g", appliance.RaytraceMaxDiffractionRangeM, opt.DiffractionRangeM)
+	}
 	if opt.ReflectionDiffraction && (!opt.Diffraction || opt.MaxReflections < 1) {
 		v.Add(field("reflection_diffraction"), "needs diffraction on and max_reflections of at least 1 (got diffraction %v, max_reflections %d): its paths meet a wall before or after a diffracting edge",
 			opt.Diffraction, opt.MaxReflections)

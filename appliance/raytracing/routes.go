@@ -11,26 +11,84 @@ import (
 )
 
 // towerLink is the link of tower t to the receiver with the planner's
-// budget: the tower's EIRP (ERP + 2.15 dB) or the assumed one, its sector
-// pattern toward the receiver, and its caveats.
-func towerLink(t *appliance.Tower, rx Site, gain, cable, threshold, assumedEIRP float64) Link {
+// budget: the tower's EIRP (ERP + 2.15 dB) or the assumed one, its
+// antenna's loss toward the receiver (the planner's: the catalogue
+// antenna, tilt, beamwidth and front-to-back ratio of its record as its
+// appliance.Radiator, at the direct bearing and at the elevation its
+// antenna sees the receiver's from; else the generic sector, which has
+// no vertical pattern), and its caveats (planner.TowerWarnings; an
+// unreadable catalogue antenna: antenna_unavailable).
+func (s *Service) towerLink(t *appliance.Tower, rx Site, gain, cable, threshold, assumedEIRP float64) Link {
 	l := Link{TowerID: t.ID, Operator: t.Operator, Tx: Site{Lat: t.Lat, Lon: t.Lon, HeightM: t.HeightM}, Rx: rx, Budget: true,
 		RxGainDBi: gain, CableLossDB: cable, RxThresholdDBm: threshold}
+	if t.HeightM <= 0 {
+		l.Tx.HeightM = 30 // the planner's height of a tower without one
+	}
 	if t.HasERP() {
 		l.EIRPDBm = t.ERPDBm + 2.15
 	} else {
 		l.EIRPDBm, l.EIRPAssumed = assumedEIRP, true
-		l.Warnings = append(l.Warnings, appliance.Warning{Code: appliance.WarnEIRPAssumed,
-			Message: fmt.Sprintf("the tower has no ERP in its source: an EIRP of %.1f dBm is assumed; every level moves dB for dB with the real EIRP", assumedEIRP)})
 	}
-	if t.Synthetic {
-		l.Warnings = append(l.Warnings, appliance.Warning{Code: appliance.WarnSyntheticTower, Message: "the tower is synthetic sample data, not real infrastructure"})
-	}
-	l.PatternLossDB = planner.PatternLossDB(t.AzimuthDeg, t.Pos().BearingDeg(rx.pos()))
-	if t.HeightM <= 0 {
-		l.Tx.HeightM = 30 // the planner's height of a tower without one
+	distM := t.Pos().DistanceM(rx.pos())
+	l.Warnings = planner.TowerWarnings(t, l.EIRPAssumed, l.EIRPDBm, distM/1000)
+	bearing := t.Pos().BearingDeg(rx.pos())
+	elev := s.elevationDownDeg(t.Pos(), l.Tx.HeightM, rx.pos(), rx.HeightM)
+	l.TowerElevationDeg = &elev
+	switch {
+	case planner.HasRadiator(t):
+		r, w := appliance.TowerRadiator(t, s.Antennas)
+		l.PatternLossDB, l.Antenna = r.LossDB(bearing, elev), r.Label()
+		if w != nil {
+			l.Warnings = append(l.Warnings, *w)
+		}
+	case math.IsNaN(t.AzimuthDeg):
+		l.Antenna = "omnidirectional"
+	default:
+		l.PatternLossDB, l.Antenna = planner.PatternLossDB(t.AzimuthDeg, bearing), planner.LegacySector
 	}
 	return l
+}
+
+// elevationDownDeg is the angle below the horizontal at which an antenna
+// hTx metres above the ground at tx sees one hRx metres above the ground
+// at rx, degrees (appliance.ElevationDownDeg, k = 4/3), on the terrain;
+// where the terrain gives no height at either end, on flat ground, as the
+// layer's scene then is.
+func (s *Service) elevationDownDeg(tx appliance.LatLon, hTx float64, rx appliance.LatLon, hRx float64) float64 {
+	g := s.ground(tx)
+	return appliance.ElevationDownDeg(g.at(tx)+hTx, g.at(rx)+hRx, tx.DistanceM(rx))
+}
+
+// groundFrom reads the ground heights of the elevations from one
+// transmitter: the terrain's, or flat ground where it has none (at the
+// transmitter: every receiver at 0 m as the transmitter; at a receiver:
+// that receiver level with the transmitter's ground).
+type groundFrom struct {
+	t    Ground
+	txM  float64
+	flat bool
+}
+
+// ground returns the ground reader of a transmitter at tx.
+func (s *Service) ground(tx appliance.LatLon) *groundFrom {
+	g := &groundFrom{t: s.Terrain, flat: s.Terrain == nil}
+	if !g.flat {
+		z, err := s.Terrain.ElevationM(tx)
+		g.txM, g.flat = z, err != nil
+	}
+	return g
+}
+
+// at is the ground at p, metres.
+func (g *groundFrom) at(p appliance.LatLon) float64 {
+	if g.flat {
+		return 0
+	}
+	z, err := g.t.ElevationM(p)
+	if err != nil {
+		return g.txM // no height at p: level with the transmitter's ground
+	}
+	return z
 }
 
 // SubmitAnalyzeLink is engine "raytrace" on POST /analyze_link: the towers
@@ -73,7 +131,7 @@ func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, re
 			more++
 			continue
 		}
-		links = append(links, towerLink(t, rx, req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, req.AssumedEIRPDBm))
+		links = append(links, s.towerLink(t, rx, req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, req.AssumedEIRPDBm))
 	}
 	if beyond > 0 {
 		warnings = append(warnings, appliance.Warning{Code: WarnTowersBeyondLayer, Message: fmt.Sprintf(
@@ -118,8 +176,17 @@ func (s *Service) SubmitPair(ctx context.Context, k *appliance.APIKey, req appli
 	if t.Pos().DistanceM(req.Receiver) < 1 {
 		return nil, appliance.Invalid("receiver", "is within 1 m of the tower: no path to analyse")
 	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"time_pct", req.TimePct}, {"location_pct", req.LocationPct}} {
+		if p.v != 0 { // 0: absent
+			warnings = append(warnings, appliance.Warning{Code: appliance.WarnParameterIgnored, Message: fmt.Sprintf(
+				"the raytrace engine traces the paths of one geometry, without time or location variability: %s %g was ignored", p.name, p.v)})
+		}
+	}
 	rx := Site{Lat: req.Receiver.Lat, Lon: req.Receiver.Lon, HeightM: req.RxHeightM}
-	l := towerLink(t, rx, req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, req.AssumedEIRPDBm)
+	l := s.towerLink(t, rx, req.RxGainDBi, req.CableLossDB, req.RxThresholdDBm, req.AssumedEIRPDBm)
 	return s.SubmitLinks(ctx, k, LinkRequest{Route: RouteAnalyze, LayerID: layerID, FreqMHz: req.FreqMHz, Options: opt, Links: []Link{l}, Warnings: warnings})
 }
 

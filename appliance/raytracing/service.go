@@ -59,9 +59,22 @@ type Queue interface {
 	Enqueue(ctx context.Context, j *appliance.Job) error
 }
 
-// Maps runs computed maps (coverage.Maps).
-type Maps interface {
-	StartComputed(o coverage.Owner, kind string, req coverage.Request, c coverage.Computer) (*coverage.Map, error)
+// MapStarter resolves and starts computed maps for a key
+// (coverage.Starter): Requests resolves a map's transmitter as a heatmap's
+// (a tower in the key's scope, a catalogue antenna and tilt as its
+// Radiator: field errors naming site.antenna_id, site.tilt_deg,
+// site.azimuth_deg, tower_id); StartComputed starts the map in the
+// coverage registry and audits it (coverage.map.start).
+type MapStarter interface {
+	Requests(k *appliance.APIKey, spec coverage.Spec, best bool) ([]coverage.Request, error)
+	StartComputed(ctx context.Context, k *appliance.APIKey, kind string, reqs []coverage.Request, c coverage.Computer) (*coverage.Map, error)
+}
+
+// Ground gives the ground height (the appliance's terrain,
+// appliance.Terrain): the elevation at which a transmitter's antenna sees
+// a receiver, for antennas with a vertical pattern.
+type Ground interface {
+	ElevationM(p appliance.LatLon) (float64, error)
 }
 
 // Service is the raytrace service: link jobs on the durable queue and
@@ -76,10 +89,20 @@ type Service struct {
 	Admitter appliance.Admitter
 	Executor Executor
 	Queue    Queue
-	Maps     Maps
+	// Maps resolves and starts raytrace maps (coverage.Starter, without
+	// calibrations: a raytrace map is not calibrated).
+	Maps MapStarter
 	// Towers is the current tower snapshot (the towers of /analyze and
 	// /analyze_link).
 	Towers func() appliance.TowerIndex
+	// Antennas resolves the catalogue antennas towers name
+	// (appliance/equipment); nil: such a tower radiates its generic
+	// antenna with the warning antenna_unavailable (appliance.TowerRadiator).
+	Antennas appliance.AntennaCatalogue
+	// Terrain gives the ground heights of the elevation at which an
+	// antenna with a vertical pattern sees a receiver (the terrain the
+	// scenes are built on); nil: flat ground.
+	Terrain Ground
 	// NewID returns a fresh job id (jobs.NewID).
 	NewID func() (string, error)
 	// MaxAttempts and MaxInterruptions of a link job (0: 3 and 10).

@@ -19,6 +19,7 @@ import (
 	"linkplan/engines/raytrace"
 	"linkplan/engines/raytrace/worker"
 	"linkplan/store"
+	"linkplan/store/spatial"
 	"linkplan/terrain-packs/sample"
 	"linkplan/terrain-packs/terrain"
 )
@@ -54,12 +55,16 @@ func blockGeoJSON(lat, lon float64, n int) []byte {
 
 const lat0, lon0 = -22.9519, -43.2105
 
+// noTowers is an empty tower snapshot.
+func noTowers() appliance.TowerIndex { return spatial.New(nil) }
+
 type fixture struct {
 	db    *store.DB
 	svc   *raytracing.Service
 	jobs  *jobs.Service
 	maps  *coverage.Maps
 	index *raytrace.LayerIndex
+	ter   appliance.Terrain
 	layer string
 	ent   *appliance.APIKey
 }
@@ -86,13 +91,13 @@ func newFixture(t *testing.T) *fixture {
 	js := jobs.New(db, dir, jobs.Options{Workers: 1, PollInterval: 10 * time.Millisecond})
 	maps := coverage.NewMaps(nil, coverage.MapsOptions{})
 	t.Cleanup(maps.Close)
-	svc := &raytracing.Service{Layers: db, Scenes: index, Executor: worker.LayerExecutor{X: worker.NewInProcess(4), Index: index}, Queue: js, Maps: maps, NewID: jobs.NewID}
+	svc := &raytracing.Service{Layers: db, Scenes: index, Executor: worker.LayerExecutor{X: worker.NewInProcess(4), Index: index}, Queue: js, Maps: &coverage.Starter{Maps: maps, Towers: noTowers}, NewID: jobs.NewID}
 	js.Register(appliance.JobKindRaytraceLink, svc.Handler())
 	if err := js.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = js.Close(context.Background()) })
-	return &fixture{db: db, svc: svc, jobs: js, maps: maps, index: index, layer: l.ID, ent: ent}
+	return &fixture{db: db, svc: svc, jobs: js, maps: maps, index: index, ter: ter, layer: l.ID, ent: ent}
 }
 
 func (f *fixture) wait(t *testing.T, id string) *appliance.Job {
@@ -246,8 +251,8 @@ func TestMapBandsEqualOneUnit(t *testing.T) {
 	opt := raytracing.DefaultMapOptions()
 	opt.DiffuseScattering = 0
 	req := raytracing.MapRequest{LayerID: f.layer, RadiusM: 200, Options: opt,
-		Site: coverage.Request{Tx: tx, TxHeightM: 30, EIRPDBm: 55, AzimuthDeg: math.NaN(), FreqMHz: 3500, RxHeightM: 1.5, ResolutionM: 5}}
-	mp, err := f.svc.StartMap(ctx, f.ent, req, "req-1")
+		Site: &coverage.Site{Pos: tx, HeightM: 30, EIRPDBm: 55, AzimuthDeg: math.NaN()}, FreqMHz: 3500, RxHeightM: 1.5, ResolutionM: 5}
+	mp, err := f.svc.StartMap(ctx, f.ent, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +329,7 @@ func TestMapBandsEqualOneUnit(t *testing.T) {
 		field string
 	}{
 		{"area over the Enterprise cap", func(r *raytracing.MapRequest) { r.RadiusM = 1500 }, "radius_m"},
-		{"resolution below the Enterprise cap", func(r *raytracing.MapRequest) { r.Site.ResolutionM = 2 }, "resolution_m"},
+		{"resolution below the Enterprise cap", func(r *raytracing.MapRequest) { r.ResolutionM = 2 }, "resolution_m"},
 		{"bbox and radius", func(r *raytracing.MapRequest) {
 			r.BBox = &appliance.BBox{MinLat: lat0 - 0.001, MinLon: lon0 - 0.001, MaxLat: lat0 + 0.001, MaxLon: lon0 + 0.001}
 		}, "radius_m"},
@@ -333,7 +338,7 @@ func TestMapBandsEqualOneUnit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			q := req
 			tc.edit(&q)
-			_, err := f.svc.StartMap(ctx, f.ent, q, "")
+			_, err := f.svc.StartMap(ctx, f.ent, q)
 			var ve *appliance.ValidationError
 			if !errors.As(err, &ve) || !strings.Contains(fmt.Sprint(ve.Fields), tc.field) {
 				t.Fatalf("error %v, want one naming %s", err, tc.field)
@@ -342,14 +347,14 @@ func TestMapBandsEqualOneUnit(t *testing.T) {
 	}
 	ultra := &appliance.APIKey{TenantID: f.ent.TenantID, Tier: appliance.TierUltra}
 	q := req
-	q.Site.ResolutionM = 2
+	q.ResolutionM = 2
 	q.RadiusM = 40
-	if mp, err := f.svc.StartMap(ctx, ultra, q, ""); err != nil {
+	if mp, err := f.svc.StartMap(ctx, ultra, q); err != nil {
 		t.Fatalf("Ultra at 2 m: %v", err)
 	} else {
 		mp.Attach()()
 	}
-	if _, err := f.svc.StartMap(ctx, &appliance.APIKey{TenantID: f.ent.TenantID, Tier: appliance.TierPro}, req, ""); !errors.Is(err, appliance.ErrForbidden) {
+	if _, err := f.svc.StartMap(ctx, &appliance.APIKey{TenantID: f.ent.TenantID, Tier: appliance.TierPro}, req); !errors.Is(err, appliance.ErrForbidden) {
 		t.Fatalf("Pro: %v", err)
 	}
 }
@@ -469,10 +474,10 @@ func TestIssue24_OptionDefaults(t *testing.T) {
 	}
 	rd := mp
 	rd.ReflectionDiffraction = true
-	site := coverage.Request{Tx: at(-35, 20), TxHeightM: 30, EIRPDBm: 55, AzimuthDeg: math.NaN(), FreqMHz: 3500, RxHeightM: 1.5, ResolutionM: 5}
+	site := &coverage.Site{Pos: at(-35, 20), HeightM: 30, EIRPDBm: 55, AzimuthDeg: math.NaN()}
 	// A side of 5·(√cap + 2) metres: just over the reduced cap, far under the full one.
 	over := 5 * (math.Floor(math.Sqrt(float64(caps.MaxPixelsRD()))) + 2) / 2
-	_, err = f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: over, Options: rd, Site: site}, "")
+	_, err = f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: over, Options: rd, Site: site, FreqMHz: 3500, ResolutionM: 5})
 	var ve *appliance.ValidationError
 	if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != "reflection_diffraction" || !strings.Contains(ve.Fields[0].Reason, fmt.Sprint(caps.MaxPixelsRD())) {
 		t.Fatalf("an RD map over the reduced cap: %v", err)
@@ -485,22 +490,22 @@ func TestIssue24_OptionDefaults(t *testing.T) {
 	sr := mp
 	sr.ScatteringReflections = true
 	overSR := 5 * (math.Floor(math.Sqrt(float64(caps.MaxPixelsSR()))) + 2) / 2
-	_, err = f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: overSR, Options: sr, Site: site}, "")
+	_, err = f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: overSR, Options: sr, Site: site, FreqMHz: 3500, ResolutionM: 5})
 	if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != "scattering_reflections" || !strings.Contains(ve.Fields[0].Reason, fmt.Sprint(caps.MaxPixelsSR())) {
 		t.Fatalf("a map with the scattering's reflections over the reduced cap: %v", err)
 	}
 	t.Logf("refused: %v", err)
 	noS := sr
 	noS.DiffuseScattering = 0
-	if _, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: noS, Site: site}, ""); !errors.As(err, &ve) || ve.Fields[0].Field != "scattering_reflections" {
+	if _, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: noS, Site: site, FreqMHz: 3500, ResolutionM: 5}); !errors.As(err, &ve) || ve.Fields[0].Field != "scattering_reflections" {
 		t.Fatalf("a map with the scattering's reflections without scattering: %v", err)
 	}
 	bad := rd
 	bad.Diffraction = false
-	if _, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: bad, Site: site}, ""); !errors.As(err, &ve) || ve.Fields[0].Field != "reflection_diffraction" {
+	if _, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: bad, Site: site, FreqMHz: 3500, ResolutionM: 5}); !errors.As(err, &ve) || ve.Fields[0].Field != "reflection_diffraction" {
 		t.Fatalf("an RD map without diffraction: %v", err)
 	}
-	m, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: rd, Site: site}, "")
+	m, err := f.svc.StartMap(ctx, f.ent, raytracing.MapRequest{LayerID: f.layer, RadiusM: 20, Options: rd, Site: site, FreqMHz: 3500, ResolutionM: 5})
 	if err != nil {
 		t.Fatalf("an RD map under the reduced cap: %v", err)
 	}

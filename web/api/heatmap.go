@@ -50,6 +50,36 @@ type siteJSON struct {
 	AntennaID    *string  `json:"antenna_id"` // a catalogue antenna (GET /equipment/antennas)
 }
 
+// toDomain maps an explicit site onto the coverage's (its antenna
+// resolved later, by coverage.Starter); field problems go to v.
+func (st *siteJSON) toDomain(v *appliance.ValidationError) *coverage.Site {
+	if st.Lat == nil {
+		v.Add("site.lat", "is required")
+	}
+	if st.Lon == nil {
+		v.Add("site.lon", "is required")
+	}
+	if st.HeightM == nil {
+		v.Add("site.height_m", "is required")
+	}
+	if st.EIRPDBm == nil {
+		v.Add("site.eirp_dbm", "is required")
+	}
+	az := math.NaN()
+	if st.AzimuthDeg != nil {
+		az = *st.AzimuthDeg
+	}
+	site := &coverage.Site{Pos: appliance.LatLon{Lat: num(st.Lat), Lon: num(st.Lon)}, HeightM: num(st.HeightM),
+		EIRPDBm: num(st.EIRPDBm), AzimuthDeg: az, BeamwidthDeg: num(st.BeamwidthDeg), TiltDeg: st.TiltDeg}
+	if st.AntennaID != nil {
+		site.AntennaID = *st.AntennaID
+		if *st.AntennaID == "" || len(*st.AntennaID) > 64 {
+			v.Add("site.antenna_id", "must be a catalogue antenna id of 1 to 64 characters")
+		}
+	}
+	return site
+}
+
 type bboxJSON struct {
 	MinLat *float64 `json:"min_lat"`
 	MinLon *float64 `json:"min_lon"`
@@ -127,31 +157,7 @@ func (q *heatmapRequest) toSpec(best bool) (coverage.Spec, error) {
 		s.TowerIDs = []string{*q.TowerID}
 	}
 	if q.Site != nil {
-		st := q.Site
-		if st.Lat == nil {
-			v.Add("site.lat", "is required")
-		}
-		if st.Lon == nil {
-			v.Add("site.lon", "is required")
-		}
-		if st.HeightM == nil {
-			v.Add("site.height_m", "is required")
-		}
-		if st.EIRPDBm == nil {
-			v.Add("site.eirp_dbm", "is required")
-		}
-		az := math.NaN()
-		if st.AzimuthDeg != nil {
-			az = *st.AzimuthDeg
-		}
-		s.Site = &coverage.Site{Pos: appliance.LatLon{Lat: num(st.Lat), Lon: num(st.Lon)}, HeightM: num(st.HeightM),
-			EIRPDBm: num(st.EIRPDBm), AzimuthDeg: az, BeamwidthDeg: num(st.BeamwidthDeg), TiltDeg: st.TiltDeg}
-		if st.AntennaID != nil {
-			s.Site.AntennaID = *st.AntennaID
-			if *st.AntennaID == "" || len(*st.AntennaID) > 64 {
-				v.Add("site.antenna_id", "must be a catalogue antenna id of 1 to 64 characters")
-			}
-		}
+		s.Site = q.Site.toDomain(v)
 	}
 	if q.TowerID == nil && q.Site == nil {
 		v.Add("tower_id", "give tower_id or site")

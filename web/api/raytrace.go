@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"net/http"
 	"time"
 
@@ -22,7 +21,7 @@ type Raytracer interface {
 	SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error)
 	SubmitPair(ctx context.Context, k *appliance.APIKey, req appliance.PairRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error)
 	SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx raytracing.Site, freqMHz float64, layerID string, opt appliance.RaytraceOptions) (*appliance.Job, error)
-	StartMap(ctx context.Context, k *appliance.APIKey, req raytracing.MapRequest, requestID string) (*coverage.Map, error)
+	StartMap(ctx context.Context, k *appliance.APIKey, req raytracing.MapRequest) (*coverage.Map, error)
 }
 
 // Route of the raytrace radio map.
@@ -199,9 +198,10 @@ type raytraceMapRequest struct {
 	raytraceOptionsJSON
 }
 
-// toDomain maps the body onto the service's request; the transmitter is
-// the tower of tower_id (visible to the key) or the site.
-func (a *API) raytraceMapDomain(k *appliance.APIKey, q *raytraceMapRequest) (raytracing.MapRequest, error) {
+// raytraceMapDomain maps the body onto the service's request; the
+// transmitter is the tower of tower_id or the site, resolved by the
+// service as a heatmap's.
+func (a *API) raytraceMapDomain(q *raytraceMapRequest) (raytracing.MapRequest, error) {
 	v := &appliance.ValidationError{}
 	var req raytracing.MapRequest
 	if q.LayerID == nil {
@@ -212,7 +212,7 @@ func (a *API) raytraceMapDomain(k *appliance.APIKey, q *raytraceMapRequest) (ray
 	if q.FrequencyMHz == nil {
 		v.Add("frequency_mhz", "is required")
 	}
-	site := coverage.Request{FreqMHz: num(q.FrequencyMHz), AzimuthDeg: math.NaN(), RxHeightM: num(q.RxHeightM), ResolutionM: num(q.ResolutionM)}
+	req.FreqMHz, req.RxHeightM, req.ResolutionM = num(q.FrequencyMHz), num(q.RxHeightM), num(q.ResolutionM)
 	for _, p := range []struct {
 		v     *float64
 		field string
@@ -222,41 +222,9 @@ func (a *API) raytraceMapDomain(k *appliance.APIKey, q *raytraceMapRequest) (ray
 		}
 	}
 	req.RadiusM = num(q.RadiusM)
-	switch {
-	case q.TowerID != nil && q.Site != nil:
-		v.Add("tower_id", "give tower_id or site, not both")
-	case q.TowerID != nil:
-		t, ok := a.Towers().Get(*q.TowerID)
-		if !ok || !t.VisibleTo(k.TenantID) {
-			if err := v.Err(); err != nil {
-				return req, err
-			}
-			return req, &httpError{status: http.StatusNotFound, code: "not_found", msg: "tower " + truncate(*q.TowerID, 64) + " not found"}
-		}
-		site.Tx, site.TxHeightM, site.AzimuthDeg, site.Transmitter = t.Pos(), t.HeightM, t.AzimuthDeg, coverage.TowerTransmitter(t)
-		if site.TxHeightM <= 0 {
-			site.TxHeightM = 30
-		}
-		site.EIRPDBm = coverage.DefaultEIRPDBm
-		if t.HasERP() {
-			site.EIRPDBm = t.ERPDBm + 2.15
-		}
-	case q.Site != nil:
-		st := q.Site
-		for _, f := range []struct {
-			p    *float64
-			name string
-		}{{st.Lat, "site.lat"}, {st.Lon, "site.lon"}, {st.HeightM, "site.height_m"}, {st.EIRPDBm, "site.eirp_dbm"}} {
-			if f.p == nil {
-				v.Add(f.name, "is required")
-			}
-		}
-		site.Tx, site.TxHeightM, site.EIRPDBm, site.BeamwidthDeg = appliance.LatLon{Lat: num(st.Lat), Lon: num(st.Lon)}, num(st.HeightM), num(st.EIRPDBm), num(st.BeamwidthDeg)
-		if st.AzimuthDeg != nil {
-			site.AzimuthDeg = *st.AzimuthDeg
-		}
-	default:
-		v.Add("tower_id", "give tower_id or site")
+	req.TowerID = q.TowerID
+	if q.Site != nil {
+		req.Site = q.Site.toDomain(v)
 	}
 	if q.BBox != nil {
 		b := q.BBox
@@ -269,7 +237,6 @@ func (a *API) raytraceMapDomain(k *appliance.APIKey, q *raytraceMapRequest) (ray
 		}
 	}
 	req.Options = q.apply(raytracing.DefaultMapOptions())
-	req.Site = site
 	return req, v.Err()
 }
 
@@ -288,11 +255,11 @@ func (a *API) startRaytraceMap(w http.ResponseWriter, r *http.Request) (any, err
 	if a.Raytrace == nil || a.Heatmaps == nil {
 		return nil, errNoRaytrace
 	}
-	req, err := a.raytraceMapDomain(k, &q)
+	req, err := a.raytraceMapDomain(&q)
 	if err != nil {
 		return nil, err
 	}
-	mp, err := a.Raytrace.StartMap(r.Context(), k, req, requestID(r.Context()))
+	mp, err := a.Raytrace.StartMap(r.Context(), k, req)
 	if err != nil {
 		return nil, err
 	}

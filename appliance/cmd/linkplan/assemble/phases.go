@@ -482,8 +482,12 @@ func (b *build) buildRaytrace() error {
 		}, nil))
 	}
 	if executor != nil {
-		a.Raytrace = &raytracing.Service{Layers: a.DB, Scenes: b.layerIndex, Admitter: a.Heavy, Executor: worker.LayerExecutor{X: executor, Index: b.layerIndex}, Queue: a.Jobs, Maps: a.Maps, Towers: b.towers,
-			NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions, Metrics: mset, Log: b.log}
+		// Maps start through a Starter as heatmaps do (the transmitter's
+		// antenna, the coverage.map.start audit), without calibrations: a
+		// raytrace map is not calibrated.
+		starter := &coverage.Starter{Maps: a.Maps, Towers: b.towers, Antennas: b.equip, Audit: a.DB.AppendAudit}
+		a.Raytrace = &raytracing.Service{Layers: a.DB, Scenes: b.layerIndex, Admitter: a.Heavy, Executor: worker.LayerExecutor{X: executor, Index: b.layerIndex}, Queue: a.Jobs, Maps: starter, Towers: b.towers,
+			Antennas: b.equip, Terrain: a.Terrain, NewID: jobs.NewID, MaxInterruptions: jobs.DefaultMaxInterruptions, Metrics: mset, Log: b.log}
 		a.Jobs.Register(appliance.JobKindRaytraceLink, a.Raytrace.Handler())
 		b.raytracer = a.Raytrace
 	}
