@@ -181,31 +181,56 @@
 //
 // # Layers
 //
-// A layer belongs to one tenant and is Enterprise or Ultra only (the
-// raytrace engine's tiers; other tiers get appliance.ErrForbidden, 403):
+// A layer belongs to one tenant. Uploading one is Enterprise or Ultra
+// only (the raytrace engine's tiers, appliance.RaytraceTier; other tiers
+// get appliance.ErrForbidden, 403); listing, inspecting and deleting the
+// tenant's own layers is allowed at any tier, so that a tenant that moved
+// below Enterprise still sees and erases what it keeps (its list shows
+// limits of zero); tracing a layer stays Enterprise or Ultra
+// (appliance/raytracing):
 //
 //	state      trigger                      condition                                   next       effects
-//	(none)     Upload                       tier allows; file ≤ the tier's file cap     stored     quota checked before the parse;
-//	                                        (Enterprise 32 MiB, Ultra 128 MiB); name,              parse and index (built and
-//	                                        materials, heights valid; ≥ 1 building;                cached) under admission;
-//	                                        the tenant below its layer and byte caps               layer + buildings + audit
-//	                                        (Enterprise 20 / 256 MiB, Ultra 100 / 1 GiB)           buildings.layer.upload in one
+//	(none)     CheckUpload (before the      tier allows; Content-Length ≤ the tier's    (none)     the tier's file cap, which
+//	           body is read)                file cap (Enterprise 32 MiB, Ultra 128                 bounds the read; else 403, 413,
+//	                                        MiB); name, materials, heights valid;                  422, 429 before a byte is read
+//	                                        the tenant below its layer and byte caps
+//	                                        (Enterprise 20 / 256 MiB, Ultra 100 / 1 GiB)
+//	(none)     Upload                       the same on the bytes read; ≥ 1 building    stored     quota checked before the parse;
+//	                                                                                               parse and index (built and
+//	                                                                                               cached) under admission;
+//	                                                                                               layer + buildings + audit
+//	                                                                                               buildings.layer.upload in one
 //	                                                                                               store transaction (the quota
 //	                                                                                               checked again inside it)
 //	(none)     Upload                       any condition fails                         (none)     413 (file cap), 429 (quota,
 //	                                                                                               before any parse), 422 (file
 //	                                                                                               or parameters), 503 +
 //	                                                                                               Retry-After (queue full)
-//	stored     Get                          the tenant's own layer                      stored     the record only when the scene
+//	stored     List                         any tier                                    stored     the tenant's layers and usage
+//	stored     Get                          the tenant's own layer, any tier            stored     the record only when the scene
 //	                                                                                               is cached; else buildings read
 //	                                                                                               and index rebuilt under
 //	                                                                                               admission (503 + Retry-After
-//	                                                                                               when the queue is full)
-//	stored     Delete                       the tenant's own layer                      (none)     layer, buildings and cached
+//	                                                                                               when the queue is full; 422
+//	                                                                                               when the scene refuses the
+//	                                                                                               layer)
+//	stored     Delete                       the tenant's own layer, any tier            (none)     layer, buildings and cached
 //	                                                                                               index gone; audit
 //	                                                                                               buildings.layer.delete
 //	stored     the tenant's hard delete     DSAR                                        (none)     store/privacy.go purges both
 //	                                                                                               buckets
+//
+// # Uploads
+//
+// web/api calls CheckUpload with the request's Content-Length before it
+// reads a byte of the body, and reads the body under the key's own file
+// cap (a chunked body past it is a 413 at the cap), so that a key that may
+// not upload, or a file over its tier's cap, never holds memory. The body
+// is charged to the uploads' own decode budget (128 MiB, the Ultra cap;
+// web/api, appliance/decodebudget), not to the appliance-wide one: an
+// upload at the Ultra cap is read when no other upload holds that budget
+// (503 + Retry-After while one does), and no upload takes the memory of
+// another route's body. A body is charged exactly its Content-Length.
 //
 // Another tenant's layer id is answered as a missing one (ErrNotFound,
 // 404). The scene cache (engines/raytrace.Cache behind the Indexer) holds

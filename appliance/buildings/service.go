@@ -162,6 +162,56 @@ func (r *UploadRequest) validate(v *appliance.ValidationError) {
 	}
 }
 
+// CheckUpload is what an upload of size bytes (its Content-Length; < 0
+// when unknown) must pass before a byte of it is read, in Upload's order:
+// k's tier allows building layers (ErrForbidden, 403), the file is within
+// the tier's file cap (*TooLargeError, 413), req is valid (422) and the
+// tenant's layer and byte quota has room for the file (ErrQuota, 429). It
+// returns the tier's file cap, which bounds the read (package doc,
+// "Uploads"), so that a key never holds memory for a body it may not
+// upload. Upload checks the same again on the bytes read.
+func (s *Service) CheckUpload(k *appliance.APIKey, req UploadRequest, size int64) (int64, error) {
+	fileCap, totalCap, layersCap, err := allowed(k)
+	if err != nil {
+		return 0, err
+	}
+	if size > fileCap {
+		tier, _ := appliance.RaytraceTier(k)
+		return 0, &TooLargeError{Size: size, Limit: fileCap, Tier: tier}
+	}
+	v := &appliance.ValidationError{}
+	req.validate(v)
+	if size == 0 {
+		v.Add("file", "the request body must be the building file")
+	}
+	if err := v.Err(); err != nil {
+		return 0, fmt.Errorf("upload building layer: %w", err)
+	}
+	return fileCap, s.checkSize(k, max(size, 0), fileCap, totalCap, layersCap)
+}
+
+// checkSize refuses a file of size bytes over the file cap, and one the
+// tenant's quota has no room for.
+func (s *Service) checkSize(k *appliance.APIKey, size, fileCap, totalCap int64, layersCap int) error {
+	if size > fileCap {
+		tier, _ := appliance.RaytraceTier(k)
+		return &TooLargeError{Size: size, Limit: fileCap, Tier: tier}
+	}
+	// The quota before any parse (the store checks it again in its
+	// transaction, for uploads that race).
+	n, used, err := s.Store.BuildingLayerUsage(k.TenantID)
+	if err != nil {
+		return fmt.Errorf("upload building layer: %w", err)
+	}
+	if n >= layersCap {
+		return fmt.Errorf("the tenant holds %d building layers, the most its tier allows; delete one first: %w", n, appliance.ErrQuota)
+	}
+	if used+size > totalCap {
+		return fmt.Errorf("the tenant's building layers hold %d bytes; %d more would pass its tier's %d: %w", used, size, totalCap, appliance.ErrQuota)
+	}
+	return nil
+}
+
 // Upload imports a file as a new layer of k's tenant: tier and size
 // checks, the tenant's layer quota (before the parse, and again in the
 // store's transaction), parse (features refused one by one) and the
@@ -184,17 +234,8 @@ func (s *Service) Upload(ctx context.Context, k *appliance.APIKey, req UploadReq
 	if err := v.Err(); err != nil {
 		return nil, nil, fmt.Errorf("upload building layer: %w", err)
 	}
-	// The quota before any parse (the store checks it again in its
-	// transaction, for uploads that race).
-	n, used, err := s.Store.BuildingLayerUsage(k.TenantID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("upload building layer: %w", err)
-	}
-	if n >= layersCap {
-		return nil, nil, fmt.Errorf("the tenant holds %d building layers, the most its tier allows; delete one first: %w", n, appliance.ErrQuota)
-	}
-	if used+int64(len(data)) > totalCap {
-		return nil, nil, fmt.Errorf("the tenant's building layers hold %d bytes; %d more would pass its tier's %d: %w", used, len(data), totalCap, appliance.ErrQuota)
+	if err := s.checkSize(k, int64(len(data)), fileCap, totalCap, layersCap); err != nil {
+		return nil, nil, err
 	}
 	release, err := appliance.AdmitNow(ctx, s.Admitter, appliance.HeavyWork{TenantID: k.TenantID, Tier: k.Tier, Kind: KindUpload,
 		Workers: 1, MemBytes: int64(len(data)) * uploadBytesPerFileByte})
@@ -249,12 +290,12 @@ func boundsOf(bs []appliance.Building) appliance.BBox {
 	return b
 }
 
-// List returns k's tenant's layers, oldest first, and the quota picture.
+// List returns k's tenant's layers, oldest first, and the quota picture,
+// at any tier: a tenant below Enterprise (one that moved down) still sees
+// the layers it keeps, with limits of zero (it may upload none).
 func (s *Service) List(k *appliance.APIKey) ([]*appliance.BuildingLayer, Usage, error) {
-	fileCap, totalCap, layersCap, err := allowed(k)
-	if err != nil {
-		return nil, Usage{}, err
-	}
+	tier, _ := appliance.RaytraceTier(k)
+	fileCap, totalCap, layersCap := tier.BuildingLayerLimits()
 	ls, err := s.Store.BuildingLayers(k.TenantID)
 	if err != nil {
 		return nil, Usage{}, fmt.Errorf("list building layers: %w", err)
@@ -275,13 +316,11 @@ type Usage struct {
 	FileBytesLimit int64 `json:"file_bytes_limit"`
 }
 
-// Get returns one of k's tenant's layers with its index. The buildings
-// are read from the store only when the cache lost the scene, and the
-// scene is then built under admission (package doc, "Heavy work").
+// Get returns one of k's tenant's layers with its index, at any tier (it
+// changes nothing). The buildings are read from the store only when the
+// cache lost the scene, and the scene is then built under admission
+// (package doc, "Heavy work").
 func (s *Service) Get(ctx context.Context, k *appliance.APIKey, id string) (*appliance.BuildingLayer, *appliance.BuildingIndex, error) {
-	if _, _, _, err := allowed(k); err != nil {
-		return nil, nil, err
-	}
 	l, _, err := s.Store.BuildingLayer(k.TenantID, id, false)
 	if err != nil {
 		return nil, nil, err
@@ -312,11 +351,9 @@ func (s *Service) Layer(tenantID, id string) (*appliance.BuildingLayer, []applia
 	return s.Store.BuildingLayer(tenantID, id, true)
 }
 
-// Delete deletes one of k's tenant's layers and drops its cached index.
+// Delete deletes one of k's tenant's layers and drops its cached index,
+// at any tier: erasing its own data never depends on the tier.
 func (s *Service) Delete(k *appliance.APIKey, id string, audit appliance.AuditEntry) error {
-	if _, _, _, err := allowed(k); err != nil {
-		return err
-	}
 	l, _, err := s.Store.BuildingLayer(k.TenantID, id, false)
 	if err != nil {
 		return err

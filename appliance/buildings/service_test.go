@@ -242,7 +242,99 @@ func TestIssue24_AdminKeyOneRule(t *testing.T) {
 	if _, _, err := f.svc.Get(context.Background(), admin, l.ID); err != nil {
 		t.Fatalf("admin get: %v", err)
 	}
-	if _, _, err := f.svc.List(pro); !errors.Is(err, appliance.ErrForbidden) {
-		t.Fatalf("Pro list: %v, want ErrForbidden", err)
+	if _, _, err := f.svc.Upload(context.Background(), pro, buildings.UploadRequest{Name: "pro"}, block(2), appliance.AuditEntry{}); !errors.Is(err, appliance.ErrForbidden) {
+		t.Fatalf("Pro upload: %v, want ErrForbidden", err)
+	}
+}
+
+// TestRVBld_CheckUploadBeforeRead: what an upload must pass before a byte
+// of its body is read (rvapi finding 3), in Upload's order, from its
+// Content-Length: the tier (403), the tier's file cap (413), the
+// parameters (422) and the quota (429); the answer is the key's own file
+// cap, which bounds the read.
+func TestRVBld_CheckUploadBeforeRead(t *testing.T) {
+	f := newFixture(t, nil)
+	full := &appliance.APIKey{ID: "k_full", TenantID: "t_full", Tier: appliance.TierEnterprise}
+	for i := range 20 {
+		if _, _, err := f.svc.Upload(context.Background(), full, buildings.UploadRequest{Name: fmt.Sprint("l", i)}, block(1), appliance.AuditEntry{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func(tier appliance.Tier, role appliance.Role) *appliance.APIKey {
+		return &appliance.APIKey{ID: "k_" + string(tier), TenantID: "t_" + string(tier), Tier: tier, Role: role}
+	}
+	ok := buildings.UploadRequest{Name: "x"}
+	cases := []struct {
+		name    string
+		key     *appliance.APIKey
+		req     buildings.UploadRequest
+		size    int64
+		wantCap int64
+		wantErr error // nil: passes
+		tooBig  bool  // a *TooLargeError (413)
+	}{
+		{name: "Free, near the route's limit", key: key(appliance.TierFree, appliance.RoleTenant), req: ok, size: 128<<20 - 64, wantErr: appliance.ErrForbidden},
+		{name: "Business", key: key(appliance.TierBusiness, appliance.RoleTenant), req: ok, size: 1000, wantErr: appliance.ErrForbidden},
+		{name: "Free, no name, unknown length", key: key(appliance.TierFree, appliance.RoleTenant), size: -1, wantErr: appliance.ErrForbidden},
+		{name: "Enterprise at its cap", key: key(appliance.TierEnterprise, appliance.RoleTenant), req: ok, size: 32 << 20, wantCap: 32 << 20},
+		{name: "Enterprise, unknown length", key: key(appliance.TierEnterprise, appliance.RoleTenant), req: ok, size: -1, wantCap: 32 << 20},
+		{name: "Enterprise one byte over its cap", key: key(appliance.TierEnterprise, appliance.RoleTenant), req: ok, size: 32<<20 + 1, wantErr: appliance.ErrQuota, tooBig: true},
+		{name: "Enterprise, no name", key: key(appliance.TierEnterprise, appliance.RoleTenant), size: 1000, wantErr: appliance.ErrInvalid},
+		{name: "Enterprise, empty body", key: key(appliance.TierEnterprise, appliance.RoleTenant), req: ok, size: 0, wantErr: appliance.ErrInvalid},
+		{name: "Enterprise, layer quota full", key: full, req: ok, size: 1000, wantErr: appliance.ErrQuota},
+		{name: "Ultra at its cap", key: key(appliance.TierUltra, appliance.RoleTenant), req: ok, size: 128 << 20, wantCap: 128 << 20},
+		{name: "Ultra one byte over its cap", key: key(appliance.TierUltra, appliance.RoleTenant), req: ok, size: 128<<20 + 1, wantErr: appliance.ErrQuota, tooBig: true},
+		{name: "admin key of a Pro tenant: Ultra's cap", key: key(appliance.TierPro, appliance.RoleAdmin), req: ok, size: 64 << 20, wantCap: 128 << 20},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := f.svc.CheckUpload(c.key, c.req, c.size)
+			var tl *buildings.TooLargeError
+			switch {
+			case c.wantErr == nil && (err != nil || got != c.wantCap):
+				t.Fatalf("cap %d, err %v; want cap %d", got, err, c.wantCap)
+			case c.wantErr != nil && !errors.Is(err, c.wantErr):
+				t.Fatalf("err %v, want one matching %v", err, c.wantErr)
+			case errors.As(err, &tl) != c.tooBig:
+				t.Fatalf("err %v: want a TooLargeError %v", err, c.tooBig)
+			}
+		})
+	}
+}
+
+// TestRVBld_OwnLayersAtAnyTier: a tenant that moved below Enterprise
+// (rvapi finding 9) still lists, inspects and deletes its own layers; it
+// uploads none, and another tenant's layer stays a missing one.
+func TestRVBld_OwnLayersAtAnyTier(t *testing.T) {
+	f := newFixture(t, nil)
+	l := f.upload(t, "kept", block(2))
+	other := &appliance.APIKey{ID: "k_other", TenantID: "t_other", Tier: appliance.TierEnterprise}
+	for _, tier := range []appliance.Tier{appliance.TierBusiness, appliance.TierPro, appliance.TierFree} {
+		t.Run(string(tier), func(t *testing.T) {
+			k := &appliance.APIKey{ID: f.ent.ID, TenantID: f.ent.TenantID, Tier: tier}
+			ls, u, err := f.svc.List(k)
+			if err != nil || len(ls) != 1 || ls[0].ID != l.ID || u.Layers != 1 || u.Bytes != l.SizeBytes || u.LayersLimit != 0 || u.FileBytesLimit != 0 {
+				t.Fatalf("list: %d layers, %+v, %v", len(ls), u, err)
+			}
+			if got, ix, err := f.svc.Get(context.Background(), k, l.ID); err != nil || got.ID != l.ID || ix.Buildings != 4 {
+				t.Fatalf("get: %v", err)
+			}
+			if _, _, err := f.svc.Upload(context.Background(), k, buildings.UploadRequest{Name: "new"}, block(1), appliance.AuditEntry{}); !errors.Is(err, appliance.ErrForbidden) {
+				t.Fatalf("upload: %v, want ErrForbidden", err)
+			}
+			if _, _, err := f.svc.Get(context.Background(), &appliance.APIKey{ID: "k_o", TenantID: other.TenantID, Tier: tier}, l.ID); !errors.Is(err, appliance.ErrNotFound) {
+				t.Fatalf("another tenant's get: %v, want ErrNotFound", err)
+			}
+		})
+	}
+	k := &appliance.APIKey{ID: f.ent.ID, TenantID: f.ent.TenantID, Tier: appliance.TierFree}
+	if err := f.svc.Delete(other, l.ID, appliance.AuditEntry{}); !errors.Is(err, appliance.ErrNotFound) {
+		t.Fatalf("another tenant's delete: %v, want ErrNotFound", err)
+	}
+	if err := f.svc.Delete(k, l.ID, appliance.AuditEntry{}); err != nil {
+		t.Fatalf("delete at Free: %v", err)
+	}
+	if ls, u, err := f.svc.List(k); err != nil || len(ls) != 0 || u.Bytes != 0 {
+		t.Fatalf("after delete: %d layers, %+v, %v", len(ls), u, err)
 	}
 }

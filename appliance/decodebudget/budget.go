@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -164,16 +165,48 @@ func (c *chargedReader) Read(p []byte) (int, error) {
 // readChunk is the least a ReadAll buffer grows by.
 const readChunk = 32 << 10
 
+// OverBudgetError refuses a body that the whole budget could never hold,
+// however long the client waits: a 413 where ExhaustedError is a 503 that
+// a retry can pass. It matches appliance.ErrInvalid.
+type OverBudgetError struct {
+	Limit int64  // the budget, bytes
+	What  string // what was being decoded, e.g. "the request body"
+}
+
+func (e *OverBudgetError) Error() string {
+	return fmt.Sprintf("%s is larger than the appliance's whole memory budget for decoding request bodies (%s)", e.What, Size(e.Limit))
+}
+
+// Unwrap returns appliance.ErrInvalid.
+func (e *OverBudgetError) Unwrap() error { return appliance.ErrInvalid }
+
+// limit is the budget of the lease (no limit for a nil lease).
+func (l *Lease) limit() int64 {
+	if l == nil {
+		return math.MaxInt64
+	}
+	return l.b.limit
+}
+
 // ReadAll reads r to its end into one buffer, charging the lease for the
 // buffer's capacity as it grows; sizeHint (a Content-Length; <= 0 when
 // unknown) sizes the first allocation so that a body of known length is
-// charged and allocated once, before any byte is read. Errors of r are
-// returned as they are (an *http.MaxBytesError stays one), a refused charge
-// as Grow's error.
+// charged and allocated once, exactly its length, before any byte is
+// read. When the buffer is full a one-byte read tells its end from more
+// data, so a body that fills its buffer exactly (a Content-Length body, or
+// one of a doubled capacity) is never charged a larger one; a buffer
+// grows by doubling but never past the whole budget. A body larger than
+// the whole budget is an *OverBudgetError (it can never fit); one that
+// does not fit now, Grow's error. Errors of r are returned as they are
+// (an *http.MaxBytesError stays one).
 func (l *Lease) ReadAll(r io.Reader, sizeHint int64, what string) ([]byte, error) {
-	capacity := int64(readChunk)
+	limit := l.limit()
+	capacity := min(int64(readChunk), limit)
 	if sizeHint > 0 {
-		capacity = sizeHint + 1 // +1: reaching EOF without another allocation
+		capacity = sizeHint
+	}
+	if capacity > limit {
+		return nil, &OverBudgetError{Limit: limit, What: what}
 	}
 	if err := l.Grow(capacity, what); err != nil {
 		return nil, err
@@ -181,13 +214,32 @@ func (l *Lease) ReadAll(r io.Reader, sizeHint int64, what string) ([]byte, error
 	buf := make([]byte, 0, capacity)
 	for {
 		if len(buf) == cap(buf) {
-			grow := max(int64(cap(buf)), readChunk) // doubling, like append
+			var probe [1]byte
+			n, err := readSome(r, probe[:])
+			if n == 0 {
+				if errors.Is(err, io.EOF) {
+					return buf, nil
+				}
+				return buf, err
+			}
+			c := int64(cap(buf))
+			grow := min(max(c, readChunk), limit-c) // doubling, like append, up to the budget
+			if grow <= 0 {
+				return nil, &OverBudgetError{Limit: limit, What: what}
+			}
 			if err := l.Grow(grow, what); err != nil {
 				return nil, err
 			}
-			nb := make([]byte, len(buf), int64(cap(buf))+grow)
+			nb := make([]byte, len(buf), c+grow)
 			copy(nb, buf)
-			buf = nb // the lease now holds the new buffer's capacity
+			buf = append(nb, probe[0]) // the lease now holds the new buffer's capacity
+			if errors.Is(err, io.EOF) {
+				return buf, nil
+			}
+			if err != nil {
+				return buf, err
+			}
+			continue
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -198,6 +250,17 @@ func (l *Lease) ReadAll(r io.Reader, sizeHint int64, what string) ([]byte, error
 			return buf, err
 		}
 	}
+}
+
+// readSome reads into p until a byte or an error arrives (a Read may
+// return 0, nil), giving up with io.ErrNoProgress as io.Reader allows.
+func readSome(r io.Reader, p []byte) (int, error) {
+	for range 100 {
+		if n, err := r.Read(p); n > 0 || err != nil {
+			return n, err
+		}
+	}
+	return 0, io.ErrNoProgress
 }
 
 // Size writes n bytes in the largest binary unit that divides it (64 MiB,

@@ -52,32 +52,49 @@ func TestLeaseGrowRelease(t *testing.T) {
 
 func TestReadAll(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789"), 20_000) // 200,000 bytes
+	n := int64(len(data))
 	cases := []struct {
-		name     string
-		limit    int64
-		hint     int64
-		wantErr  bool
-		maxHeld  int64
-		oneByOne bool
+		name    string
+		limit   int64
+		busy    int64 // held by another lease first
+		hint    int64
+		wantErr error // ErrUnavailable: a 503 a retry can pass; ErrInvalid: an *OverBudgetError, never fits
+		maxHeld int64
+		reader  func(io.Reader) io.Reader
 	}{
-		{name: "known length is charged once", limit: 1 << 20, hint: int64(len(data)), maxHeld: int64(len(data)) + 1},
-		{name: "unknown length grows by doubling", limit: 1 << 20, hint: -1, maxHeld: 2 * int64(len(data))},
-		{name: "short reads", limit: 1 << 20, hint: -1, maxHeld: 2 * int64(len(data)), oneByOne: true},
-		{name: "over the budget", limit: 100 << 10, hint: -1, wantErr: true},
-		{name: "known length over the budget", limit: 100 << 10, hint: int64(len(data)), wantErr: true},
+		{name: "known length is charged once, exactly", limit: 1 << 20, hint: n, maxHeld: n},
+		{name: "unknown length grows by doubling", limit: 1 << 20, hint: -1, maxHeld: 2 * n},
+		{name: "short reads", limit: 1 << 20, hint: -1, maxHeld: 2 * n, reader: iotest.OneByteReader},
+		{name: "data and EOF together", limit: 1 << 20, hint: n, maxHeld: n, reader: iotest.DataErrReader},
+		{name: "a wrong hint grows", limit: 1 << 20, hint: n / 2, maxHeld: n},
+		// A body of exactly the budget fits (it asked for one byte more
+		// and was refused forever: rvapi finding 4).
+		{name: "known length exactly the budget", limit: n, hint: n, maxHeld: n},
+		{name: "unknown length exactly the budget", limit: n, hint: -1, maxHeld: n},
+		{name: "unknown length exactly the budget, short reads", limit: n, hint: -1, maxHeld: n, reader: iotest.OneByteReader},
+		{name: "known length one byte over the budget", limit: n - 1, hint: n, wantErr: appliance.ErrInvalid},
+		{name: "unknown length one byte over the budget", limit: n - 1, hint: -1, wantErr: appliance.ErrInvalid},
+		{name: "over the budget", limit: 100 << 10, hint: -1, wantErr: appliance.ErrInvalid},
+		{name: "known length over the budget", limit: 100 << 10, hint: n, wantErr: appliance.ErrInvalid},
+		{name: "known length, budget busy", limit: 1 << 20, busy: 1<<20 - n + 1, hint: n, wantErr: appliance.ErrUnavailable},
+		{name: "unknown length, budget busy", limit: 1 << 20, busy: 1<<20 - n + 1, hint: -1, wantErr: appliance.ErrUnavailable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := decodebudget.New(c.limit)
+			if err := b.Lease().Grow(c.busy, "another body"); err != nil {
+				t.Fatal(err)
+			}
 			l := b.Lease()
 			var r io.Reader = bytes.NewReader(data)
-			if c.oneByOne {
-				r = iotest.OneByteReader(r)
+			if c.reader != nil {
+				r = c.reader(r)
 			}
 			got, err := l.ReadAll(r, c.hint, "the body")
-			if c.wantErr {
-				if !errors.Is(err, appliance.ErrUnavailable) {
-					t.Fatalf("err %v, want the budget's refusal", err)
+			if c.wantErr != nil {
+				var ob *decodebudget.OverBudgetError
+				if !errors.Is(err, c.wantErr) || errors.As(err, &ob) != (c.wantErr == appliance.ErrInvalid) {
+					t.Fatalf("err %v, want one matching %v", err, c.wantErr)
 				}
 				if b.InUse() > c.limit {
 					t.Errorf("in use %d over the limit %d", b.InUse(), c.limit)
@@ -87,12 +104,12 @@ func TestReadAll(t *testing.T) {
 			if err != nil || !bytes.Equal(got, data) {
 				t.Fatalf("read %d bytes, err %v", len(got), err)
 			}
-			if l.Held() < int64(len(data)) || l.Held() > c.maxHeld {
-				t.Errorf("held %d for %d bytes, want between them and %d", l.Held(), len(data), c.maxHeld)
+			if l.Held() < n || l.Held() > c.maxHeld {
+				t.Errorf("held %d for %d bytes, want between them and %d", l.Held(), n, c.maxHeld)
 			}
 			l.Release()
-			if b.InUse() != 0 {
-				t.Errorf("in use %d after release", b.InUse())
+			if b.InUse() != c.busy {
+				t.Errorf("in use %d after release, want %d", b.InUse(), c.busy)
 			}
 		})
 	}

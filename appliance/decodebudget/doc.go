@@ -9,7 +9,12 @@
 //
 // One Budget is built by the composition root (appliance/cmd/linkplan) and
 // handed to web/api, which opens a Lease per request and releases it when
-// the request ends. Every decoder charges the lease for the memory it is
+// the request ends. The building-layer uploads (POST /buildings/layers)
+// are charged to a second Budget of their own, of the largest file cap
+// (Ultra, 128 MiB), built by web/api: an upload at the Ultra cap fits it
+// whole, and uploads, which hold their bodies while they wait for the
+// heavy-work scheduler and parse, never take another route's share. The
+// process may so hold up to 128 MiB more in upload bodies. Every decoder charges the lease for the memory it is
 // about to hold before holding it:
 //
 //	what                                          charged                         by
@@ -31,6 +36,8 @@
 //	state     event                               next      effect
 //	open      Grow(n), budget has n left          open      held += n; the budget's use grows by n
 //	open      Grow(n), budget has less than n     open      *ExhaustedError (503 + Retry-After); nothing charged
+//	open      ReadAll of a body larger than the   open      *OverBudgetError (413: no retry could pass it);
+//	          whole budget                                  nothing more charged
 //	open      Release                             released  the budget's use shrinks by held; held = 0
 //	released  Grow(n)                             released  charged as a fresh hold (a lease can be reused)
 //

@@ -87,7 +87,8 @@
 //	              /coverage/raytrace, /coverage/interference,
 //	              /coverage/viewshed
 //	batch         POST /batch_reports, /jobs/{id}/cancel                      5     10      30     60        120       240
-//	write         POST /towers                                               10     30      60    120        300       600
+//	write         POST /towers, POST /buildings/layers,                      10     30      60    120        300       600
+//	              DELETE /buildings/layers/{id}
 //	observations  POST /coverage/observations, .../batch, .../drivetest     60     60     600   1200       3000      6000
 //	ai            /ai/ routes                                               10     10      30     60        120       240
 //	tenant        GET /v1/me/quota, /tenant/audit (not counted as calls)    30     30      60     60        120       120

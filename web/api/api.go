@@ -262,6 +262,10 @@ type API struct {
 	state      atomic.Value // "starting" | "ready" | "stopping"
 	router     *mux.Router
 	decode     *decodebudget.Budget
+	// uploads is the building-layer uploads' own decode budget
+	// (MaxBuildingLayerBodyBytes; buildings.go): their bodies never take
+	// the other routes' share.
+	uploads *decodebudget.Budget
 }
 
 // Readiness states.
@@ -293,6 +297,7 @@ func New(d Deps) *API {
 	if a.decode == nil {
 		a.decode = decodebudget.New(decodebudget.DefaultLimit)
 	}
+	a.uploads = decodebudget.New(MaxBuildingLayerBodyBytes)
 	a.state.Store(StateStarting)
 	r := mux.NewRouter()
 	r.NotFoundHandler = a.wrap(func(http.ResponseWriter, *http.Request) (any, error) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"linkplan/appliance"
+	"linkplan/appliance/decodebudget"
 )
 
 // Routes whose request bodies differ from the JSON default.
@@ -30,6 +31,16 @@ func (a *API) bodyLimit(route string) int64 {
 		return max(a.MaxBodyBytes, MaxAntennaImportBodyBytes)
 	}
 	return a.MaxBodyBytes
+}
+
+// budget is the decode budget that a request's body is charged to: the
+// building-layer uploads' own (API.uploads), the appliance-wide one
+// (Deps.Decode) for every other route.
+func (a *API) budget(route, method string) *decodebudget.Budget {
+	if route == routeBuildingLayers && method == http.MethodPost {
+		return a.uploads
+	}
+	return a.decode
 }
 
 // bodyContentType checks the Content-Type of a request body for route:

@@ -15,6 +15,7 @@ import (
 
 // BuildingLayers keeps the tenants' building layers (appliance/buildings).
 type BuildingLayers interface {
+	CheckUpload(k *appliance.APIKey, req buildings.UploadRequest, size int64) (int64, error)
 	Upload(ctx context.Context, k *appliance.APIKey, req buildings.UploadRequest, data []byte, audit appliance.AuditEntry) (*appliance.BuildingLayer, *appliance.BuildingIndex, error)
 	List(k *appliance.APIKey) ([]*appliance.BuildingLayer, buildings.Usage, error)
 	Get(ctx context.Context, k *appliance.APIKey, id string) (*appliance.BuildingLayer, *appliance.BuildingIndex, error)
@@ -24,9 +25,13 @@ type BuildingLayers interface {
 // Route of the building-layer upload, whose body is the file itself.
 const routeBuildingLayers = "/buildings/layers"
 
-// MaxBuildingLayerBodyBytes is the body limit of the upload: the largest
-// tier cap (Ultra, appliance.Tier.BuildingLayerLimits); a smaller tier's
-// cap is checked by the service (413).
+// MaxBuildingLayerBodyBytes is the body limit of the upload route: the
+// largest tier cap (Ultra, appliance.Tier.BuildingLayerLimits). Each
+// upload is read under its key's own cap (the service's CheckUpload,
+// before a byte is read), and charged to the uploads' own decode budget of
+// this size (API.uploads), never to the appliance-wide one: an upload at
+// the Ultra cap fits it whole, and no upload, waiting or parsing, takes
+// the memory of another route's body (rvapi findings 3 and 4).
 const MaxBuildingLayerBodyBytes = 128 << 20
 
 func (a *API) registerBuildings(r *mux.Router) {
@@ -118,20 +123,31 @@ func (a *API) uploadBuildingLayer(w http.ResponseWriter, r *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	body, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
 	k := keyFrom(r.Context())
-	l, st, err := a.Buildings.Upload(r.Context(), k, req, body, auditBase(r, k, routeBuildingLayers))
-	var tl *buildings.TooLargeError
-	if errors.As(err, &tl) {
-		return nil, &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: tl.Error()}
+	// The tier, its file cap (from Content-Length), the parameters and the
+	// quota before a byte is read; the read is bounded by the key's cap.
+	fileCap, err := a.Buildings.CheckUpload(k, req, r.ContentLength)
+	if err != nil {
+		return nil, uploadErr(err)
 	}
+	body, err := readBodyUpTo(w, r, fileCap, "the building-layer file cap of this key's tier")
 	if err != nil {
 		return nil, err
+	}
+	l, st, err := a.Buildings.Upload(r.Context(), k, req, body, auditBase(r, k, routeBuildingLayers))
+	if err != nil {
+		return nil, uploadErr(err)
 	}
 	return created{BuildingLayerDetail{Layer: layerJSON(l), Index: *st}}, nil
+}
+
+// uploadErr maps a file over its tier's cap to 413.
+func uploadErr(err error) error {
+	var tl *buildings.TooLargeError
+	if errors.As(err, &tl) {
+		return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: tl.Error()}
+	}
+	return err
 }
 
 func (a *API) listBuildingLayers(w http.ResponseWriter, r *http.Request) (any, error) {

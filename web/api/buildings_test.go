@@ -104,7 +104,8 @@ func TestBuildingLayers(t *testing.T) {
 		want                 string
 	}{
 		{"pro tier", h.keys["pro"], "/buildings/layers?name=x", riosBlock(), http.StatusForbidden, "Enterprise or Ultra"},
-		{"free tier list", h.keys["free"], "/buildings/layers", "", http.StatusForbidden, "Enterprise or Ultra"},
+		{"free tier upload", h.keys["free"], "/buildings/layers?name=x", riosBlock(), http.StatusForbidden, "Enterprise or Ultra"},
+		{"free tier list: its own, none", h.keys["free"], "/buildings/layers", "", http.StatusOK, `"layers":[]`},
 		{"unknown material", ent, "/buildings/layers?name=x&material=marble", riosBlock(), http.StatusUnprocessableEntity, "material"},
 		{"unknown parameter", ent, "/buildings/layers?name=x&colour=red", riosBlock(), http.StatusUnprocessableEntity, "colour"},
 		{"bad height", ent, "/buildings/layers?name=x&default_height_m=abc", riosBlock(), http.StatusUnprocessableEntity, "default_height_m"},
@@ -182,7 +183,8 @@ func buildingScenarios(t *testing.T, h *harness) []scenario {
 		{name: "inspect a layer", method: "GET", url: "/buildings/layers/" + id, key: "enterprise", status: 200, contains: []string{`"cached":true`}},
 		{name: "delete a layer", method: "DELETE", url: "/buildings/layers/" + id, key: "enterprise", status: 200},
 		{name: "a deleted layer", method: "GET", url: "/buildings/layers/" + id, key: "enterprise", status: 404, code: "not_found"},
-		{name: "a Pro key", method: "GET", url: "/buildings/layers", key: "pro", status: 403, code: "forbidden"},
+		{name: "a Pro key's upload", method: "POST", url: "/buildings/layers?name=x", key: "pro", body: riosBlock(), status: 403, code: "forbidden"},
+		{name: "a Pro key's list: its own, none", method: "GET", url: "/buildings/layers", key: "pro", status: 200, contains: []string{`"layers":[]`}},
 		{name: "without a key", method: "GET", url: "/buildings/layers", status: 401, code: "unauthenticated"},
 		{name: "a bad ground", method: "POST", url: "/buildings/layers?name=x&ground=sand", key: "enterprise", body: riosBlock(), status: 422, code: "invalid_input", fields: []string{"ground"}},
 	}

@@ -36,18 +36,39 @@ func decode(r *http.Request, v any) error {
 
 // readBody reads a request body, charged to the request's lease on the
 // appliance-wide decode budget (a 503 with Retry-After when the budget is
-// spent); a body over the route's limit is a 413, refused before a byte is
-// read when its Content-Length says so.
+// spent for now, a 413 when the body is larger than the whole budget); a
+// body over the route's limit is a 413, refused before a byte is read when
+// its Content-Length says so.
 func readBody(r *http.Request) ([]byte, error) {
+	return readLimited(r, bodyFrom(r.Context()).limit, "the limit of this route")
+}
+
+// readBodyUpTo is readBody under a limit of the caller's own below the
+// route's (a building-layer upload: the key's tier's file cap), which
+// whose names in the 413: the lease grows with the body read, so it never
+// holds more than limit.
+func readBodyUpTo(w http.ResponseWriter, r *http.Request, limit int64, whose string) ([]byte, error) {
+	if rl := bodyFrom(r.Context()).limit; rl > 0 && rl < limit {
+		return readBody(r)
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	return readLimited(r, limit, whose)
+}
+
+func readLimited(r *http.Request, limit int64, whose string) ([]byte, error) {
 	rb := bodyFrom(r.Context())
-	if rb.limit > 0 && r.ContentLength > rb.limit {
-		return nil, tooLarge(rb.limit)
+	if limit > 0 && r.ContentLength > limit {
+		return nil, tooLargeFor(limit, whose)
 	}
 	body, err := rb.lease.ReadAll(r.Body, r.ContentLength, "the request body")
 	var mbe *http.MaxBytesError
 	switch {
+	case errors.As(err, &mbe) && mbe.Limit == limit:
+		return nil, tooLargeFor(mbe.Limit, whose)
 	case errors.As(err, &mbe):
 		return nil, tooLarge(mbe.Limit)
+	case isOverBudget(err):
+		return nil, overBudget(err)
 	case errors.Is(err, appliance.ErrUnavailable): // the decode budget
 		return nil, err
 	case err != nil:
@@ -56,10 +77,26 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// isOverBudget reports a body larger than the whole decode budget
+// (decodebudget.OverBudgetError): a retry can never pass it.
+func isOverBudget(err error) bool {
+	var ob *decodebudget.OverBudgetError
+	return errors.As(err, &ob)
+}
+
+// overBudget is the 413 of a body larger than the whole decode budget.
+func overBudget(err error) error {
+	return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: err.Error()}
+}
+
 // tooLarge is the 413 of a body over its route's limit of limit bytes.
-func tooLarge(limit int64) error {
+func tooLarge(limit int64) error { return tooLargeFor(limit, "the limit of this route") }
+
+// tooLargeFor is the 413 of a body over a limit of limit bytes, whose
+// names.
+func tooLargeFor(limit int64, whose string) error {
 	return &httpError{status: http.StatusRequestEntityTooLarge, code: "body_too_large",
-		msg: fmt.Sprintf("request body exceeds %d bytes (%s), the limit of this route", limit, decodebudget.Size(limit))}
+		msg: fmt.Sprintf("request body exceeds %d bytes (%s), %s", limit, decodebudget.Size(limit), whose)}
 }
 
 // requestBody is what the middleware tells the decoders about a request's
@@ -87,6 +124,8 @@ func multipartErr(err error) error {
 	switch {
 	case errors.As(err, &mbe):
 		return tooLarge(mbe.Limit)
+	case isOverBudget(err):
+		return overBudget(err)
 	case errors.Is(err, appliance.ErrInvalid), errors.Is(err, appliance.ErrUnavailable): // a part's own limit, the decode budget
 		return err
 	}

@@ -49,8 +49,13 @@
 // (appliance/decodebudget, Deps.Decode) for what it buffers: the body
 // (readBody), a multipart file part, and, charged by the service, a gzip
 // stream. A charge the budget cannot hold now is a 503 with Retry-After
-// naming the budget; the middleware gives the lease back when the request
-// ends, whatever its answer.
+// naming the budget, a body larger than the whole budget a 413 (no retry
+// could pass it); the middleware gives the lease back when the request
+// ends, whatever its answer. POST /buildings/layers is charged to a budget
+// of its own (API.uploads, the Ultra file cap of 128 MiB), never to the
+// appliance-wide one, and its body is read only once the key's tier, its
+// file cap (from Content-Length), the parameters and the quota pass
+// (buildings.Service.CheckUpload), under that key's own cap.
 //
 // Authentication (authed): X-API-Key, or, when it is absent, an
 // Authorization: Bearer ID token of the configured OIDC issuer

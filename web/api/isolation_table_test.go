@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"linkplan/appliance"
 	"linkplan/appliance/tenancy"
+	"linkplan/engines/raytrace"
 )
 
 // isoRoute is one row of the unified tenant-isolation table.
@@ -32,6 +34,14 @@ type isoRoute struct {
 	// want, when not 0, is the status B and Free get (422: the body names
 	// A's resources, which read as unknown).
 	want int
+	// engine: the row names the raytrace engine's resources of A (the
+	// Enterprise tenant's building layer, raytrace job or map). It also
+	// runs as C, a second Enterprise tenant, which is allowed the engine
+	// and so passes the tier check that refuses B and Free: C gets 404,
+	// as for a missing layer, job or map (rvapi finding 12;
+	// TestRaytraceIsolation also compares C's answers with a missing
+	// layer's).
+	engine bool
 }
 
 // shapeOf summarises a JSON answer: every number and every array length,
@@ -83,8 +93,11 @@ func shapeOf(t *testing.T, body []byte) string {
 // never see A's rows (no id, station, e-mail or tenant id of A in any
 // answer), never count them (list answers have the same totals as before
 // A stored anything) and never change them (A's jobs, keys, tower and map
-// are as before). The per-resource isolation tests stay beside their
-// routes.
+// are as before). The rows of the raytrace engine's resources (the
+// Enterprise tenant's building layer, raytrace job and map, on every
+// route that names them) also run as C, a second Enterprise tenant that
+// passes the engine's tier check: 404, as for a missing one. The
+// per-resource isolation tests stay beside their routes.
 func TestTenantIsolationTable(t *testing.T) {
 	h := newHarness(t, harnessOptions{sso: true})
 	const lat, lon = -22.9519, -43.2105
@@ -114,6 +127,9 @@ func TestTenantIsolationTable(t *testing.T) {
 		{name: "export link near A's tower", method: "POST", url: "/exports/link?format=geojson", body: near, list: true},
 		{name: "ai chat near A's tower", method: "POST", url: "/ai/chat", body: `{"analysis":` + near + `}`, list: true},
 		{name: "ai models", method: "GET", url: "/ai/models", list: true},
+		// Building layers are listed at any tier, the tenant's own only
+		// (rvapi finding 9).
+		{name: "building layers", method: "GET", url: "/buildings/layers", list: true},
 		// The calibration: A's own, never in B's status or answers.
 		{name: "calibration status", method: "GET", url: "/coverage/calibration", list: true},
 		{name: "analyze A's calibrated transmitter", method: "POST", url: "/analyze", list: true,
@@ -136,6 +152,7 @@ func TestTenantIsolationTable(t *testing.T) {
 			body: fmt.Sprintf(`{"tx":{"lat":%g,"lon":%g,"height_m":30},"rx":{"lat":%g,"lon":%g,"height_m":10},"frequency_mhz":1800}`, lat, lon, lat+0.01, lon)},
 	}
 	tenants := []string{"internal", "free"}
+	h.issue(t, "enterprise-c", appliance.TierEnterprise, appliance.RoleTenant) // C: allowed the raytrace engine
 	before := map[string]string{}
 	for _, r := range lists {
 		for _, k := range tenants {
@@ -214,6 +231,12 @@ func TestTenantIsolationTable(t *testing.T) {
 	rtJob := decodeInto[jobAnswer](t, rtRes)
 	waitFor(t, h, h.keys["enterprise"], rtJob.ID)
 	rtMapBody := raytraceMapOn(layerID)
+	rtFrame := raytrace.NewFrame(appliance.LatLon{Lat: rtLat, Lon: rtLon})
+	rtRx, rtTx := rtFrame.ToLatLon(5, -5), rtFrame.ToLatLon(-150, 140)
+	rtUse := fmt.Sprintf(`"engine":"raytrace","raytrace":{"layer_id":%q}`, layerID)
+	rtLinkBody := fmt.Sprintf(`{"receiver":{"lat":%.6f,"lon":%.6f,"height_m":1.5},"frequency_mhz":1800,"max_distance_km":3,%s}`, rtRx.Lat, rtRx.Lon, rtUse)
+	rtCaseBody := fmt.Sprintf(`{"tx":{"lat":%.6f,"lon":%.6f,"height_m":30},"rx":{"lat":%.6f,"lon":%.6f,"height_m":1.5},"frequency_mhz":3500,%s}`,
+		rtTx.Lat, rtTx.Lon, rtRx.Lat, rtRx.Lon, rtUse)
 	rtMap := h.do(t, "POST", "/coverage/raytrace", h.keys["enterprise"], nil, rtMapBody)
 	rtMapID := rtMap.header.Get("X-Map-Id")
 	if rtMap.status != http.StatusOK || rtMapID == "" {
@@ -290,25 +313,26 @@ func TestTenantIsolationTable(t *testing.T) {
 			body: `{"id_token":"` + proofToken(t, h, subjectA) + `"}`},
 		isoRoute{name: "binding link for A's key", method: "POST", url: "/tenant/sso/binding_intents", body: `{"key_id":"` + h.keyIDs["pro"] + `"}`},
 		isoRoute{name: "unbind A's subject", method: "DELETE", url: "/tenant/sso/bindings?subject=" + subjectA, foreign: true},
-		// Building layers need Enterprise or Ultra: B (Business) and Free
-		// are refused (403) before any lookup (TestBuildingLayerIsolation
-		// checks a second Enterprise tenant gets 404).
-		isoRoute{name: "building layers", method: "GET", url: "/buildings/layers", forbidden: true},
-		isoRoute{name: "A's building layer", method: "GET", url: "/buildings/layers/" + layerID, forbidden: true},
-		isoRoute{name: "delete A's building layer", method: "DELETE", url: "/buildings/layers/" + layerID, forbidden: true},
+		// Building layers: uploads need Enterprise or Ultra (B and Free:
+		// 403); A's layer is a missing one to anybody else, at any tier
+		// (404; C too).
+		isoRoute{name: "A's building layer", method: "GET", url: "/buildings/layers/" + layerID, foreign: true, engine: true},
+		isoRoute{name: "delete A's building layer", method: "DELETE", url: "/buildings/layers/" + layerID, foreign: true, engine: true},
 		isoRoute{name: "upload a building layer", method: "POST", url: "/buildings/layers?name=b", body: riosBlock(), forbidden: true},
-		// The raytrace engine needs Enterprise or Ultra too: B and Free are
+		// The raytrace engine needs Enterprise or Ultra: B and Free are
 		// refused (403) before the layer's lookup; A's raytrace job and map
-		// are unknown to them (404). TestRaytraceIsolation checks a second
-		// Enterprise tenant naming A's layer, job and map gets 404.
-		isoRoute{name: "A's raytrace job", method: "GET", url: "/jobs/" + rtJob.ID, foreign: true},
-		isoRoute{name: "A's raytrace job result", method: "GET", url: "/jobs/" + rtJob.ID + "/download", foreign: true},
-		isoRoute{name: "A's raytrace map", method: "GET", url: "/coverage/heatmap/" + rtMapID, foreign: true},
-		isoRoute{name: "A's raytrace map export", method: "GET", url: "/coverage/heatmap/" + rtMapID + "/export?format=geotiff", foreign: true},
-		isoRoute{name: "A's raytrace map events", method: "GET", url: "/coverage/heatmap/" + rtMapID + "/events", foreign: true},
-		isoRoute{name: "cancel A's raytrace job", method: "POST", url: "/jobs/" + rtJob.ID + "/cancel", foreign: true},
-		isoRoute{name: "raytrace pair over A's layer", method: "POST", url: "/analyze", body: rtBody, forbidden: true},
-		isoRoute{name: "raytrace map over A's layer", method: "POST", url: "/coverage/raytrace", body: rtMapBody, forbidden: true},
+		// are unknown to them (404). C, allowed the engine, gets 404 for
+		// A's layer, job and map on every route.
+		isoRoute{name: "A's raytrace job", method: "GET", url: "/jobs/" + rtJob.ID, foreign: true, engine: true},
+		isoRoute{name: "A's raytrace job result", method: "GET", url: "/jobs/" + rtJob.ID + "/download", foreign: true, engine: true},
+		isoRoute{name: "A's raytrace map", method: "GET", url: "/coverage/heatmap/" + rtMapID, foreign: true, engine: true},
+		isoRoute{name: "A's raytrace map export", method: "GET", url: "/coverage/heatmap/" + rtMapID + "/export?format=geotiff", foreign: true, engine: true},
+		isoRoute{name: "A's raytrace map events", method: "GET", url: "/coverage/heatmap/" + rtMapID + "/events", foreign: true, engine: true},
+		isoRoute{name: "cancel A's raytrace job", method: "POST", url: "/jobs/" + rtJob.ID + "/cancel", foreign: true, engine: true},
+		isoRoute{name: "raytrace pair over A's layer", method: "POST", url: "/analyze", body: rtBody, forbidden: true, engine: true},
+		isoRoute{name: "raytrace link over A's layer", method: "POST", url: "/analyze_link", body: rtLinkBody, forbidden: true, engine: true},
+		isoRoute{name: "raytrace case over A's layer", method: "POST", url: "/coverage/engines/predict", body: rtCaseBody, forbidden: true, engine: true},
+		isoRoute{name: "raytrace map over A's layer", method: "POST", url: "/coverage/raytrace", body: rtMapBody, forbidden: true, engine: true},
 		isoRoute{name: "tenant audit log", method: "GET", url: "/tenant/audit?limit=1000"},
 		isoRoute{name: "tenant audit log of A's actions", method: "GET", url: "/tenant/audit?action=tower.register"},
 		isoRoute{name: "quota", method: "GET", url: "/v1/me/quota"},
@@ -347,7 +371,11 @@ func TestTenantIsolationTable(t *testing.T) {
 		// A new rate-limit window for every route: the table has more rows
 		// than the Free tier's per-minute budget of read routes.
 		h.clock.advance(time.Minute)
-		for _, k := range tenants {
+		callers := tenants
+		if r.engine {
+			callers = append(slices.Clone(tenants), "enterprise-c")
+		}
+		for _, k := range callers {
 			t.Run(r.name+" as "+k, func(t *testing.T) {
 				res := h.do(t, r.method, r.url, h.keys[k], nil, r.body)
 				if res.status >= 500 {
@@ -359,6 +387,10 @@ func TestTenantIsolationTable(t *testing.T) {
 					}
 				}
 				switch {
+				case k == "enterprise-c":
+					if res.status != http.StatusNotFound {
+						t.Errorf("status %d for A's resource as C (a second Enterprise tenant, allowed the engine), want 404: %.300s", res.status, res.body)
+					}
 				case r.foreign && res.status != http.StatusNotFound:
 					t.Errorf("status %d for A's resource, want 404: %.300s", res.status, res.body)
 				case r.want != 0 && res.status != r.want:

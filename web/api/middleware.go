@@ -133,7 +133,7 @@ func (a *API) outer(next http.Handler) http.Handler {
 		if r.Body != nil {
 			limit := a.bodyLimit(route)
 			r.Body = http.MaxBytesReader(w, r.Body, limit)
-			lease := a.decode.Lease() // the request's share of the decode budget
+			lease := a.budget(route, r.Method).Lease() // the request's share of the decode budget
 			defer lease.Release()
 			r = r.WithContext(context.WithValue(r.Context(), ctxBody, requestBody{limit: limit, lease: lease}))
 		}

@@ -49,7 +49,9 @@
 // Request bodies (appliance/decodebudget): --decode-budget-mib (default
 // 128) is the memory all requests together may hold to decode their bodies
 // (JSON, multipart parts, gzip streams, logo pixels); a body that does not
-// fit now is a 503 with Retry-After.
+// fit now is a 503 with Retry-After, one larger than the whole budget a
+// 413. Building-layer uploads have a budget of their own (128 MiB, the
+// Ultra file cap; web/api), outside this one.
 //
 // Raytrace worker (engines/raytrace/worker, raytrace_worker.go): serve
 // starts `linkplan raytrace-worker` (this binary) as a child process and
