@@ -149,10 +149,11 @@ func TestSceneHashCoversAnswers(t *testing.T) {
 // walls' specular reflections keep √(1 − S²) of their field, and so do
 // the corner's UTD reflection terms now: the field across the wall's
 // reflection shadow boundary is continuous (it jumped by 0.04 dB at
-// S = 0.4 and 0.09 dB at S = 0.6).
+// S = 0.4 and 0.09 dB at S = 0.6), up to S = 1, where walls reflect
+// nothing.
 func TestReflectionBoundaryWithScattering(t *testing.T) {
 	s := sceneOf(t, raytrace.SceneInput{Buildings: []appliance.Building{rect("b", 0, 0, 20, 20, 200)}})
-	for _, sc := range []float64{0, 0.4, 0.6} {
+	for _, sc := range []float64{0, 0.4, 0.6, 1} {
 		opt := raytrace.DefaultOptions()
 		opt.GroundReflection = false
 		opt.MaxReflections = 1

@@ -1202,7 +1202,7 @@ func (w *worker) wedge(ed *edge, q, src, dst vec3, phiP, phi float64) (wedgeDiff
 	if w.specular != 1 {
 		// the walls' faces reflect √(1 − S²) of the field, as in reflect;
 		// a roof edge's face 0 is the roof, which scatters nothing
-		wg.SpecN, wg.Spec0 = w.specular, w.specular
+		wg.Rough, wg.SpecN, wg.Spec0 = true, w.specular, w.specular
 		if !ed.vertical {
 			wg.Spec0 = 1
 		}

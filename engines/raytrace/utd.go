@@ -32,16 +32,17 @@ func TransitionF(x float64) complex128 {
 // The exterior (free-space) angle of the wedge is N·π, 1 < N ≤ 2 (N = 2 is
 // a half-plane, N = 1.5 a right-angled corner). PEC makes both faces
 // perfect conductors; otherwise Eta0 and EtaN are the complex relative
-// permittivities of face 0 and face N. Spec0 and SpecN, when not zero,
-// scale each face's reflection coefficient: the share of the field a
+// permittivities of face 0 and face N. With Rough, Spec0 and SpecN (0 to
+// 1) scale each face's reflection coefficient: the share of the field a
 // rough face reflects specularly (a wall's √(1 − S²) under diffuse
-// scattering, as its reflected rays get), so that the diffracted field
-// still cancels the reflected one's jump at the reflection shadow
-// boundary; zero reads as 1 (a smooth face).
+// scattering, as its reflected rays get; 0 at S = 1), so that the
+// diffracted field still cancels the reflected one's jump at the
+// reflection shadow boundary. Without Rough both faces are smooth.
 type Wedge struct {
 	N            float64
 	PEC          bool
 	Eta0, EtaN   complex128
+	Rough        bool
 	Spec0, SpecN float64
 }
 
@@ -84,10 +85,8 @@ func WedgeDiffraction(w Wedge, phi, phiP, lDist, k, sinBeta0 float64) (ds, dh co
 		cosT := math.Cos((phi - phiP) / 2)
 		r0s, r0h = Fresnel(w.Eta0, cosT)
 		rns, rnh = Fresnel(w.EtaN, cosT)
-		if w.Spec0 != 0 {
+		if w.Rough {
 			r0s, r0h = r0s*complex(w.Spec0, 0), r0h*complex(w.Spec0, 0)
-		}
-		if w.SpecN != 0 {
 			rns, rnh = rns*complex(w.SpecN, 0), rnh*complex(w.SpecN, 0)
 		}
 	}
