@@ -102,7 +102,13 @@
 // §2.5; appliance.ErrForbidden below) and a building layer of the tenant
 // (another tenant's reads as missing, appliance.ErrNotFound). Positions
 // must lie within appliance.RaytraceMaxFrameM (20 km) of the layer's
-// centre.
+// centre. A link's ends must be more than one wavelength plus 0.5 m apart
+// (3D, over the terrain; proximity.go): the engine refuses a receiver
+// within one wavelength, where the far-field ray model does not hold, and
+// a queued job must not meet that refusal when it runs; the margin covers
+// the scene's sampled ground. The case and the pair answer 422 naming the
+// receiver; /analyze_link leaves such a tower out, as any tower with
+// nothing to trace.
 //
 // # The engine boundary
 //

@@ -140,6 +140,9 @@ func (s *Service) SubmitLinks(ctx context.Context, k *appliance.APIKey, req Link
 		if req.Route != RouteAnalyzeLink || i == 0 {
 			inFrame(v, linkField(req.Route, i, "rx.pos"), f, l.Rx.pos())
 		}
+		if sep, limit, close := tooClose(s.Terrain, l.Tx, l.Rx, req.FreqMHz); close {
+			v.Add(linkField(req.Route, i, "rx.pos"), "%s", tooCloseReason(sep, limit))
+		}
 		if req.Route != RouteAnalyzeLink {
 			inFrame(v, linkField(req.Route, i, "tx.pos"), f, l.Tx.pos())
 		}

@@ -124,8 +124,8 @@ func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, re
 			beyond++
 			continue
 		}
-		if t.Pos().DistanceM(req.Receiver) < 1 {
-			continue
+		if _, _, close := tooClose(s.Terrain, Site{Lat: t.Lat, Lon: t.Lon, HeightM: t.HeightM}, rx, req.FreqMHz); close {
+			continue // within a wavelength (plus 0.5 m) of the receiver: nothing to trace
 		}
 		if len(links) == MaxLinks {
 			more++
@@ -173,8 +173,8 @@ func (s *Service) SubmitPair(ctx context.Context, k *appliance.APIKey, req appli
 	if t == nil {
 		return nil, appliance.Invalid("tower_id", "either tower_id or tower is required")
 	}
-	if t.Pos().DistanceM(req.Receiver) < 1 {
-		return nil, appliance.Invalid("receiver", "is within 1 m of the tower: no path to analyse")
+	if sep, limit, close := tooClose(s.Terrain, Site{Lat: t.Lat, Lon: t.Lon, HeightM: t.HeightM}, Site{Lat: req.Receiver.Lat, Lon: req.Receiver.Lon, HeightM: req.RxHeightM}, req.FreqMHz); close {
+		return nil, appliance.Invalid("receiver", "%s", tooCloseReason(sep, limit))
 	}
 	for _, p := range []struct {
 		name string
@@ -196,8 +196,8 @@ func (s *Service) SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx Si
 	if err := allowed(k); err != nil {
 		return nil, err
 	}
-	if tx.pos().DistanceM(rx.pos()) < 0.01 {
-		return nil, appliance.Invalid("rx", "is at the transmitter: no path to trace")
+	if sep, limit, close := tooClose(s.Terrain, tx, rx, freqMHz); close {
+		return nil, appliance.Invalid("rx", "%s", tooCloseReason(sep, limit))
 	}
 	return s.SubmitLinks(ctx, k, LinkRequest{Route: RouteEnginesPredict, LayerID: layerID, FreqMHz: freqMHz, Options: opt, Links: []Link{{Tx: tx, Rx: rx}}})
 }

@@ -219,6 +219,12 @@ func TestLinkJobRefusals(t *testing.T) {
 			raytracing.LinkRequest{Route: raytracing.RouteAnalyze, LayerID: f.layer, FreqMHz: 3500, Options: opt, Links: one(at(0, 100), at(0, 25000))}, appliance.ErrInvalid, "receiver"},
 		{"frequency out of range", f.ent,
 			raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: f.layer, FreqMHz: 1, Options: opt, Links: one(at(0, 100), at(0, 0))}, appliance.ErrInvalid, "frequency_mhz"},
+		{"receiver within a wavelength of the transmitter (100 MHz: 3 m, plus 0.5 m)", f.ent,
+			raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: f.layer, FreqMHz: 100, Options: opt,
+				Links: []raytracing.Link{{Tx: site(at(0, 100), 10), Rx: site(at(0, 102), 10)}}}, appliance.ErrInvalid, "rx"},
+		{"a link of /analyze_link's list within a wavelength", f.ent,
+			raytracing.LinkRequest{Route: raytracing.RouteAnalyzeLink, LayerID: f.layer, FreqMHz: 100, Options: opt,
+				Links: []raytracing.Link{{Tx: site(at(0, 300), 10), Rx: site(at(0, 100), 1.5)}, {Tx: site(at(0, 103), 2), Rx: site(at(0, 100), 1.5)}}}, appliance.ErrInvalid, "receiver"},
 		{"reflection order", f.ent,
 			raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: f.layer, FreqMHz: 3500, Options: bad, Links: one(at(0, 100), at(0, 0))}, appliance.ErrInvalid, "raytrace.max_reflections"},
 	}
@@ -231,6 +237,33 @@ func TestLinkJobRefusals(t *testing.T) {
 			var ve *appliance.ValidationError
 			if tc.field != "" && (!errors.As(err, &ve) || !strings.Contains(fmt.Sprint(ve.Fields), tc.field)) {
 				t.Fatalf("error %v does not name %s", err, tc.field)
+			}
+		})
+	}
+}
+
+// TestCaseWithinWavelength: POST /coverage/engines/predict's raytrace
+// case refuses, at submission, a receiver the engine would refuse when the
+// job runs (within one wavelength of the transmitter, plus 0.5 m): at
+// 100 MHz 2 m apart is refused naming rx, 4 m apart is queued.
+func TestCaseWithinWavelength(t *testing.T) {
+	f := newFixture(t)
+	opt := raytracing.DefaultOptions()
+	tx := raytracing.Site{Lat: at(0, 100).Lat, Lon: at(0, 100).Lon, HeightM: 10}
+	for _, c := range []struct {
+		name  string
+		dy    float64
+		field string
+	}{{"2 m apart", 2, "rx"}, {"4 m apart", 4, ""}} {
+		t.Run(c.name, func(t *testing.T) {
+			p := at(0, 100+c.dy)
+			_, err := f.svc.SubmitCase(context.Background(), f.ent, tx, raytracing.Site{Lat: p.Lat, Lon: p.Lon, HeightM: 10}, 100, f.layer, opt)
+			var ve *appliance.ValidationError
+			switch {
+			case c.field == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.field != "" && (!errors.As(err, &ve) || ve.Fields[0].Field != c.field):
+				t.Fatalf("error %v, want one naming %s", err, c.field)
 			}
 		})
 	}
