@@ -80,7 +80,12 @@ type linkPayload struct {
 	Request   LinkRequest `json:"request"`
 }
 
-const linkPayloadVersion = 1
+// linkPayloadVersion 2: the scene hash covers the terrain grid's shape,
+// its voids and the assumed-height marks (engines/raytrace Scene.Hash).
+// A version 1 payload, queued before that change, holds a hash of the
+// older scheme: its layer's scene is taken as it is now (a layer's
+// buildings never change; only the terrain packs could have).
+const linkPayloadVersion = 2
 
 // DefaultOptions are the options of a link job that names none: the set
 // the Dortmund drive tests validated (linkplan raytrace eval; package doc,
@@ -323,7 +328,7 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 	s := h.s
 	j := run.Job()
 	var p linkPayload
-	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Version != linkPayloadVersion {
+	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Version < 1 || p.Version > linkPayloadVersion {
 		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: payload (version %d): %v: %w", j.ID, p.Version, err, appliance.ErrInvalid)
 	}
 	req := p.Request
@@ -333,6 +338,9 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 	}
 	if err != nil {
 		return appliance.JobResult{}, fmt.Errorf("raytrace job %s: %w", j.ID, err)
+	}
+	if p.Version == 1 {
+		p.SceneHash = ly.hash // hashed by the older scheme (linkPayloadVersion)
 	}
 	if ly.hash != p.SceneHash {
 		return appliance.JobResult{}, &jobError{msg: fmt.Sprintf("the scene of building layer %s changed since the job was submitted (scene %s, now %s; the terrain packs changed?): submit it again",

@@ -242,6 +242,37 @@ func TestLinkJobRefusals(t *testing.T) {
 	}
 }
 
+// TestLinkJobPayloadVersion1: a link job queued before the scene hash
+// covered the terrain grid's shape, voids and assumed heights (payload
+// version 1, an older hash) runs on its layer's scene after the upgrade
+// (it failed, "the scene changed since the job was submitted"); a payload
+// of an unknown version fails.
+func TestLinkJobPayloadVersion1(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rx, tx := at(5, -5), at(40, 45)
+	req := raytracing.LinkRequest{Route: raytracing.RouteEnginesPredict, LayerID: f.layer, FreqMHz: 3500, Options: raytracing.DefaultOptions(),
+		Links: []raytracing.Link{{Tx: raytracing.Site{Lat: tx.Lat, Lon: tx.Lon, HeightM: 35}, Rx: raytracing.Site{Lat: rx.Lat, Lon: rx.Lon, HeightM: 1.5}}}}
+	for _, c := range []struct {
+		version int
+		want    appliance.JobState
+	}{{1, appliance.JobSucceeded}, {3, appliance.JobFailed}} {
+		body, err := json.Marshal(map[string]any{"version": c.version, "tier": "enterprise", "scene_hash": strings.Repeat("0", 64), "request": req})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := jobs.NewID()
+		j := &appliance.Job{ID: id, TenantID: f.ent.TenantID, KeyID: f.ent.ID, Kind: appliance.JobKindRaytraceLink, Lane: appliance.LanePriority,
+			Payload: body, Total: 1, MaxAttempts: 1, MaxInterruptions: 1}
+		if err := f.jobs.Enqueue(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		if done := f.wait(t, id); done.State != c.want {
+			t.Errorf("payload version %d: %s (%s), want %s", c.version, done.State, done.Error, c.want)
+		}
+	}
+}
+
 // TestCaseWithinWavelength: POST /coverage/engines/predict's raytrace
 // case refuses, at submission, a receiver the engine would refuse when the
 // job runs (within one wavelength of the transmitter, plus 0.5 m): at
