@@ -169,8 +169,12 @@ func (r *UploadRequest) validate(v *appliance.ValidationError) {
 // tenant's layer and byte quota has room for the file (ErrQuota, 429). It
 // returns the tier's file cap, which bounds the read (package doc,
 // "Uploads"), so that a key never holds memory for a body it may not
-// upload. Upload checks the same again on the bytes read.
-func (s *Service) CheckUpload(k *appliance.APIKey, req UploadRequest, size int64) (int64, error) {
+// upload. Upload checks the same again on the bytes read. paramsErr is
+// the route's own refusal of its parameters (a *ValidationError), which
+// comes at req's turn, after the tier and the file cap. A body of unknown
+// length counts as one byte against the byte quota: a tenant whose layers
+// fill it is refused before reading.
+func (s *Service) CheckUpload(k *appliance.APIKey, req UploadRequest, paramsErr error, size int64) (int64, error) {
 	fileCap, totalCap, layersCap, err := allowed(k)
 	if err != nil {
 		return 0, err
@@ -178,6 +182,9 @@ func (s *Service) CheckUpload(k *appliance.APIKey, req UploadRequest, size int64
 	if size > fileCap {
 		tier, _ := appliance.RaytraceTier(k)
 		return 0, &TooLargeError{Size: size, Limit: fileCap, Tier: tier}
+	}
+	if paramsErr != nil {
+		return 0, fmt.Errorf("upload building layer: %w", paramsErr)
 	}
 	v := &appliance.ValidationError{}
 	req.validate(v)
@@ -187,7 +194,10 @@ func (s *Service) CheckUpload(k *appliance.APIKey, req UploadRequest, size int64
 	if err := v.Err(); err != nil {
 		return 0, fmt.Errorf("upload building layer: %w", err)
 	}
-	return fileCap, s.checkSize(k, max(size, 0), fileCap, totalCap, layersCap)
+	if size < 0 {
+		size = 1 // unknown (chunked): at least one byte
+	}
+	return fileCap, s.checkSize(k, size, fileCap, totalCap, layersCap)
 }
 
 // checkSize refuses a file of size bytes over the file cap, and one the

@@ -272,7 +272,12 @@ func TestRVBld_CheckUploadBeforeRead(t *testing.T) {
 		wantCap int64
 		wantErr error // nil: passes
 		tooBig  bool  // a *TooLargeError (413)
+		params  error // the route's refusal of its query parameters
 	}{
+		{name: "Free, a bad query parameter: the tier first", key: key(appliance.TierFree, appliance.RoleTenant), req: ok, size: 1000,
+			params: appliance.Invalid("foo", "is not a parameter of this route"), wantErr: appliance.ErrForbidden},
+		{name: "Enterprise, a bad query parameter", key: key(appliance.TierEnterprise, appliance.RoleTenant), req: ok, size: 1000,
+			params: appliance.Invalid("foo", "is not a parameter of this route"), wantErr: appliance.ErrInvalid},
 		{name: "Free, near the route's limit", key: key(appliance.TierFree, appliance.RoleTenant), req: ok, size: 128<<20 - 64, wantErr: appliance.ErrForbidden},
 		{name: "Business", key: key(appliance.TierBusiness, appliance.RoleTenant), req: ok, size: 1000, wantErr: appliance.ErrForbidden},
 		{name: "Free, no name, unknown length", key: key(appliance.TierFree, appliance.RoleTenant), size: -1, wantErr: appliance.ErrForbidden},
@@ -288,7 +293,7 @@ func TestRVBld_CheckUploadBeforeRead(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := f.svc.CheckUpload(c.key, c.req, c.size)
+			got, err := f.svc.CheckUpload(c.key, c.req, c.params, c.size)
 			var tl *buildings.TooLargeError
 			switch {
 			case c.wantErr == nil && (err != nil || got != c.wantCap):

@@ -24,6 +24,7 @@ const RetryAfter = time.Second
 // request bodies. It is safe for concurrent use.
 type Budget struct {
 	limit   int64
+	shared  string // who shares it, for ExhaustedError; "" = all requests
 	used    atomic.Int64
 	peak    atomic.Int64
 	refused atomic.Int64
@@ -35,6 +36,13 @@ func New(limit int64) *Budget {
 		limit = DefaultLimit
 	}
 	return &Budget{limit: limit}
+}
+
+// Shared names who shares the budget in its refusals (e.g. "building-layer
+// uploads"); the default is every request. It returns b.
+func (b *Budget) Shared(who string) *Budget {
+	b.shared = who
+	return b
 }
 
 // Limit returns the budget in bytes.
@@ -86,13 +94,18 @@ type Lease struct {
 // matches appliance.ErrUnavailable (503); wrapped in an
 // appliance.RetryAfterError it carries a Retry-After.
 type ExhaustedError struct {
-	Limit int64  // the budget, bytes
-	What  string // what was being decoded, e.g. "the request body"
+	Limit  int64  // the budget, bytes
+	What   string // what was being decoded, e.g. "the request body"
+	Shared string // who shares the budget; "" = all requests
 }
 
 func (e *ExhaustedError) Error() string {
-	return fmt.Sprintf("the appliance's memory budget for decoding request bodies (%s, shared by all requests at once) cannot hold %s now; retry in a moment",
-		Size(e.Limit), e.What)
+	who := e.Shared
+	if who == "" {
+		who = "all requests"
+	}
+	return fmt.Sprintf("the appliance's memory budget for decoding request bodies (%s, shared by %s at once) cannot hold %s now; retry in a moment",
+		Size(e.Limit), who, e.What)
 }
 
 // Unwrap returns appliance.ErrUnavailable.
@@ -106,7 +119,7 @@ func (l *Lease) Grow(n int64, what string) error {
 		return nil
 	}
 	if !l.b.take(n) {
-		return &appliance.RetryAfterError{Err: &ExhaustedError{Limit: l.b.limit, What: what}, After: RetryAfter}
+		return &appliance.RetryAfterError{Err: &ExhaustedError{Limit: l.b.limit, What: what, Shared: l.b.shared}, After: RetryAfter}
 	}
 	l.held.Add(n)
 	return nil

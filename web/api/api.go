@@ -297,7 +297,7 @@ func New(d Deps) *API {
 	if a.decode == nil {
 		a.decode = decodebudget.New(decodebudget.DefaultLimit)
 	}
-	a.uploads = decodebudget.New(MaxBuildingLayerBodyBytes)
+	a.uploads = decodebudget.New(MaxBuildingLayerBodyBytes).Shared("the building-layer uploads")
 	a.state.Store(StateStarting)
 	r := mux.NewRouter()
 	r.NotFoundHandler = a.wrap(func(http.ResponseWriter, *http.Request) (any, error) {

@@ -15,7 +15,7 @@ import (
 
 // BuildingLayers keeps the tenants' building layers (appliance/buildings).
 type BuildingLayers interface {
-	CheckUpload(k *appliance.APIKey, req buildings.UploadRequest, size int64) (int64, error)
+	CheckUpload(k *appliance.APIKey, req buildings.UploadRequest, paramsErr error, size int64) (int64, error)
 	Upload(ctx context.Context, k *appliance.APIKey, req buildings.UploadRequest, data []byte, audit appliance.AuditEntry) (*appliance.BuildingLayer, *appliance.BuildingIndex, error)
 	List(k *appliance.APIKey) ([]*appliance.BuildingLayer, buildings.Usage, error)
 	Get(ctx context.Context, k *appliance.APIKey, id string) (*appliance.BuildingLayer, *appliance.BuildingIndex, error)
@@ -119,14 +119,11 @@ func (a *API) uploadBuildingLayer(w http.ResponseWriter, r *http.Request) (any, 
 	if a.Buildings == nil {
 		return nil, errNoBuildings
 	}
-	req, err := uploadRequest(r)
-	if err != nil {
-		return nil, err
-	}
+	req, paramsErr := uploadRequest(r)
 	k := keyFrom(r.Context())
 	// The tier, its file cap (from Content-Length), the parameters and the
 	// quota before a byte is read; the read is bounded by the key's cap.
-	fileCap, err := a.Buildings.CheckUpload(k, req, r.ContentLength)
+	fileCap, err := a.Buildings.CheckUpload(k, req, paramsErr, r.ContentLength)
 	if err != nil {
 		return nil, uploadErr(err)
 	}
