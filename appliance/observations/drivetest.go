@@ -323,6 +323,7 @@ func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, RowSkips, 
 	if maxBytes <= 0 {
 		maxBytes = MaxDriveTestBytes
 	}
+	records := 0
 	src, err := openCSV(dt.CSV, dt.Memory, maxBytes)
 	if err != nil {
 		return nil, "", none, err
@@ -368,7 +369,8 @@ func parseDriveTestRows(dt DriveTest, lenient bool) ([]Input, string, RowSkips, 
 		if blankRecord(rec) { // spreadsheets write ";;;" for empty rows
 			continue
 		}
-		if len(rows) == maxRows {
+		records++ // data rows, kept or skipped: MaxRows counts what is read
+		if records > maxRows {
 			if maxRows == MaxBatchRows {
 				return nil, "", none, TooManyRows(MaxBatchRows, true)
 			}

@@ -55,6 +55,10 @@ func TestDriveTestRows(t *testing.T) {
 		{name: "more rows than the upload's cap, with MaxRows", csv: rows(observations.MaxBatchRows + 1), dt: observations.DriveTest{MaxRows: 2_000_000},
 			rows: observations.MaxBatchRows + 1, alt0: -1, strictRefuse: true},
 		{name: "more rows than MaxRows", csv: rows(4), dt: observations.DriveTest{MaxRows: 3}, wantErr: "more than 3 data rows"},
+		{name: "MaxRows data rows, one of them skipped", csv: "lat,lon,rsrp\n51.49,7.41,-90\n51.49,7.41,-91\n51.49,7.41,2147483647\n", dt: observations.DriveTest{MaxRows: 3},
+			rows: 2, skip: 1, signal: 1, alt0: -1},
+		{name: "more data rows than MaxRows, some skipped", csv: "lat,lon,rsrp\n51.49,7.41,-90\nx,y,z\nx,y,z\n51.49,7.41,-91\n", dt: observations.DriveTest{MaxRows: 3},
+			wantErr: "more than 3 data rows"},
 		{name: "more bytes than MaxBytes", csv: rows(40), dt: observations.DriveTest{MaxBytes: 100}, wantErr: "larger than 100 bytes"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
