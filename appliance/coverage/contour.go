@@ -22,8 +22,9 @@ const (
 // it (km²) and its pixel count, then the caveats of the map (package doc,
 // "Caveats"): the engine, the EIRP of the first transmitter (dBm), whether
 // an EIRP was assumed, the warning codes (';'-separated; a .dbf holds
-// 254 bytes of them, every code of a ray-traced map, and cuts a longer
-// list between codes, ending ";+N more") and the warnings as
+// 254 bytes of them, the eight the ray tracer itself can give a map, and
+// cuts a longer list, with a tower's or a layer's caveats, between codes,
+// ending ";+N more") and the warnings as
 // "code: message" separated by " | " (cut to 254 bytes in a .dbf), and for a map traced on a building layer (raytrace) the layer's
 // id, its scene's hash and the options as compact JSON (TracedScene;
 // null otherwise; a Shapefile's .dbf keeps the first 254 bytes of the

@@ -475,9 +475,10 @@ func BenchmarkContours(b *testing.B) {
 }
 
 // TestContourWarningCodesInShapefile: the .dbf's warnings field holds
-// every code of a ray-traced map (eight codes, 203 bytes, were cut at 200
-// mid-code), and a longer list is cut between codes, saying how many it
-// left out; GDAL reads what was written.
+// the eight codes the ray tracer itself can give a map (203 bytes, were
+// cut at 200 mid-code), and a longer list (a tower's or a building
+// layer's caveats besides) is cut between codes, saying how many it left
+// out; GDAL reads what was written.
 func TestContourWarningCodesInShapefile(t *testing.T) {
 	ogrinfo := tooltest.Need(t, "ogrinfo", "gdal-bin")
 	raytraced := []string{"eirp_assumed", "raytrace_material_out_of_range", "raytrace_tx_inside_building", "raytrace_assumed_heights",
