@@ -271,7 +271,11 @@
 // BenchmarkMap40k). The hot path (visibility, reflection chains,
 // diffraction) allocates nothing: workers own fixed-size scratch (a
 // 64-entry traversal stack, the chain arrays, an edge stamp array); point
-// requests allocate their path list. A receiver's preamble walks the
+// requests allocate their path list. The image tree grows in fixed
+// chunks flattened once (nodeChunks): one slice doubling copied the tree,
+// 80 MB for the campus's second order, in copies the collector waits on;
+// a 40-row linkplan raytrace eval took 19.7 s and 33 CPU-s, now 10.5 s
+// and 13 CPU-s. A receiver's preamble walks the
 // hierarchy too: whether it is inside a building (a point query), the
 // assumed-height buildings blocking its direct path, the walls and roofs
 // a transmitted path crosses (in surface order, as the scan did); it had
