@@ -95,6 +95,10 @@ type EngineCaseSummary struct {
 	FrequencyMHz float64  // MHz
 	TxHeightM    float64  // transmitter antenna above ground, metres
 	RxHeightM    float64  // receiver antenna above ground, metres
+	// Tuning names the optional members the case gives, in document order
+	// (time_pct, location_pct, step_m, p1812, itm, p1411): an engine with
+	// no use for one says so with a parameter_ignored warning.
+	Tuning []string
 }
 
 // Status values of EngineInfo.Status (engines.Registry).

@@ -360,7 +360,24 @@ func (r *Registry) PredictCase(ctx context.Context, c Case, terrain appliance.Te
 // (appliance.EngineCase).
 func (c Case) CaseSummary() appliance.EngineCaseSummary {
 	return appliance.EngineCaseSummary{Engine: c.Engine, Tx: appliance.LatLon{Lat: c.Tx.Lat, Lon: c.Tx.Lon}, Rx: appliance.LatLon{Lat: c.Rx.Lat, Lon: c.Rx.Lon},
-		FrequencyMHz: c.FrequencyMHz, TxHeightM: c.Tx.HeightM, RxHeightM: c.Rx.HeightM}
+		FrequencyMHz: c.FrequencyMHz, TxHeightM: c.Tx.HeightM, RxHeightM: c.Rx.HeightM, Tuning: c.tuning()}
+}
+
+// tuning names the optional members c gives (EngineCaseSummary.Tuning).
+func (c Case) tuning() []string {
+	var set []string
+	for _, m := range []struct {
+		name  string
+		given bool
+	}{
+		{"time_pct", c.TimePct != 0}, {"location_pct", c.LocationPct != 0}, {"step_m", c.StepM != 0},
+		{"p1812", c.P1812 != P1812Params{}}, {"itm", c.ITM != ITMParams{}}, {"p1411", c.P1411 != P1411Params{}},
+	} {
+		if m.given {
+			set = append(set, m.name)
+		}
+	}
+	return set
 }
 
 // engineCase is the Case behind an appliance.EngineCase a service or a

@@ -178,7 +178,9 @@
 // parameter_ignored for a time_pct or location_pct given to POST
 // /analyze, which the engine has no use for: one geometry's paths have no
 // time or location variability, as P.1411 ignores time_pct; the towers
-// left out by /analyze_link), then the import warnings of the building
+// left out by /analyze_link; on POST /coverage/engines/predict one
+// parameter_ignored per case member the engine has no use for: time_pct,
+// location_pct, step_m and the other engines' parameters), then the import warnings of the building
 // layer (LayerWarnings: every one but the assumed heights, which each
 // link states for its own paths as raytrace_assumed_heights), read when
 // the job runs; the summary carries the result's, then the best link's.

@@ -191,13 +191,30 @@ func (s *Service) SubmitPair(ctx context.Context, k *appliance.APIKey, req appli
 }
 
 // SubmitCase is engine "raytrace" on POST /coverage/engines/predict: the
-// loss of one path between two terminals (no budget).
-func (s *Service) SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx Site, freqMHz float64, layerID string, opt appliance.RaytraceOptions) (*appliance.Job, error) {
+// loss of one path between two terminals (no budget). The case's members
+// the engine has no use for (c.Tuning: time_pct, location_pct, step_m and
+// the other engines' parameters) are each named in a parameter_ignored
+// warning the result carries.
+func (s *Service) SubmitCase(ctx context.Context, k *appliance.APIKey, c appliance.EngineCaseSummary, layerID string, opt appliance.RaytraceOptions) (*appliance.Job, error) {
 	if err := allowed(k); err != nil {
 		return nil, err
 	}
-	if sep, limit, close := tooClose(s.Terrain, tx, rx, freqMHz); close {
+	tx := Site{Lat: c.Tx.Lat, Lon: c.Tx.Lon, HeightM: c.TxHeightM}
+	rx := Site{Lat: c.Rx.Lat, Lon: c.Rx.Lon, HeightM: c.RxHeightM}
+	if sep, limit, close := tooClose(s.Terrain, tx, rx, c.FrequencyMHz); close {
 		return nil, appliance.Invalid("rx", "%s", tooCloseReason(sep, limit))
 	}
-	return s.SubmitLinks(ctx, k, LinkRequest{Route: RouteEnginesPredict, LayerID: layerID, FreqMHz: freqMHz, Options: opt, Links: []Link{{Tx: tx, Rx: rx}}})
+	var warnings []appliance.Warning
+	for _, name := range c.Tuning {
+		why := "it has no use for the other engines' parameters"
+		switch name {
+		case "time_pct", "location_pct":
+			why = "one geometry's paths have no time or location variability"
+		case "step_m":
+			why = "it traces over the scene's terrain heightfield, not a sampled profile"
+		}
+		warnings = append(warnings, appliance.Warning{Code: appliance.WarnParameterIgnored, Message: fmt.Sprintf(
+			"the raytrace engine ignored %s: %s", name, why)})
+	}
+	return s.SubmitLinks(ctx, k, LinkRequest{Route: RouteEnginesPredict, LayerID: layerID, FreqMHz: c.FrequencyMHz, Options: opt, Links: []Link{{Tx: tx, Rx: rx}}, Warnings: warnings})
 }

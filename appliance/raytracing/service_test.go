@@ -288,7 +288,8 @@ func TestCaseWithinWavelength(t *testing.T) {
 	}{{"2 m apart", 2, "rx"}, {"4 m apart", 4, ""}} {
 		t.Run(c.name, func(t *testing.T) {
 			p := at(0, 100+c.dy)
-			_, err := f.svc.SubmitCase(context.Background(), f.ent, tx, raytracing.Site{Lat: p.Lat, Lon: p.Lon, HeightM: 10}, 100, f.layer, opt)
+			cs := appliance.EngineCaseSummary{Tx: appliance.LatLon{Lat: tx.Lat, Lon: tx.Lon}, Rx: p, FrequencyMHz: 100, TxHeightM: tx.HeightM, RxHeightM: 10}
+			_, err := f.svc.SubmitCase(context.Background(), f.ent, cs, f.layer, opt)
 			var ve *appliance.ValidationError
 			switch {
 			case c.field == "" && err != nil:

@@ -20,7 +20,7 @@ import (
 type Raytracer interface {
 	SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error)
 	SubmitPair(ctx context.Context, k *appliance.APIKey, req appliance.PairRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error)
-	SubmitCase(ctx context.Context, k *appliance.APIKey, tx, rx raytracing.Site, freqMHz float64, layerID string, opt appliance.RaytraceOptions) (*appliance.Job, error)
+	SubmitCase(ctx context.Context, k *appliance.APIKey, c appliance.EngineCaseSummary, layerID string, opt appliance.RaytraceOptions) (*appliance.Job, error)
 	StartMap(ctx context.Context, k *appliance.APIKey, req raytracing.MapRequest) (*coverage.Map, error)
 }
 
@@ -175,8 +175,7 @@ func (a *API) raytraceEnginesPredict(w http.ResponseWriter, r *http.Request, bod
 	c := ec.CaseSummary()
 	k := keyFrom(r.Context())
 	layer, opt := params.params(raytracing.DefaultOptions())
-	j, err := a.Raytrace.SubmitCase(r.Context(), k, raytracing.Site{Lat: c.Tx.Lat, Lon: c.Tx.Lon, HeightM: c.TxHeightM},
-		raytracing.Site{Lat: c.Rx.Lat, Lon: c.Rx.Lon, HeightM: c.RxHeightM}, c.FrequencyMHz, layer, opt)
+	j, err := a.Raytrace.SubmitCase(r.Context(), k, c, layer, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -211,6 +211,43 @@ func TestRaytracePairAntenna(t *testing.T) {
 	}
 }
 
+// TestRaytraceCaseIgnoredMembers: a raytrace case on POST
+// /coverage/engines/predict names each member the engine has no use for
+// (time_pct, step_m, the p1812 parameters) in a parameter_ignored warning
+// of the result and the job's summary, in document order; a case without
+// them has none.
+func TestRaytraceCaseIgnoredMembers(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	ent := h.keys["enterprise"]
+	layer := uploadBlock(t, h, ent)
+	f := raytrace.NewFrame(appliance.LatLon{Lat: rtLat, Lon: rtLon})
+	rx, tx := f.ToLatLon(5, -5), f.ToLatLon(-150, 140)
+	for _, tc := range []struct {
+		name, extra string
+		ignored     []string
+	}{
+		{"none", "", nil},
+		{"time, step and P.1812", `,"time_pct":10,"step_m":30,"p1812":{"polarization":"horizontal"}`, []string{"time_pct", "step_m", "p1812"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, sum := rtJob(t, h, ent, "/coverage/engines/predict", fmt.Sprintf(`{"tx":{"lat":%.6f,"lon":%.6f,"height_m":30},"rx":{"lat":%.6f,"lon":%.6f,"height_m":1.5},"frequency_mhz":3500%s,"engine":"raytrace","raytrace":{"layer_id":%q,"max_reflections":1}}`,
+				tx.Lat, tx.Lon, rx.Lat, rx.Lon, tc.extra, layer))
+			var ignored []string
+			for _, w := range out.Warnings {
+				if w.Code == appliance.WarnParameterIgnored {
+					ignored = append(ignored, strings.TrimSuffix(strings.Fields(w.Message)[4], ":"))
+				}
+			}
+			if !slices.Equal(ignored, tc.ignored) {
+				t.Errorf("parameter_ignored for %v, want %v (warnings %v)", ignored, tc.ignored, out.Warnings)
+			}
+			if got := slices.Contains(appliance.WarningCodes(sum), appliance.WarnParameterIgnored); got != (tc.ignored != nil) {
+				t.Errorf("summary warnings %v: parameter_ignored %v, want %v", appliance.WarningCodes(sum), got, tc.ignored != nil)
+			}
+		})
+	}
+}
+
 // TestRaytracePositionUncertainty: a raytrace link from a tower whose
 // position is uncertain by more than 10 % of the link carries
 // position_uncertainty, as the same pair on a physics engine does, in the
