@@ -180,10 +180,20 @@
 // time or location variability, as P.1411 ignores time_pct; the towers
 // left out by /analyze_link; on POST /coverage/engines/predict one
 // parameter_ignored per case member the engine has no use for: time_pct,
-// location_pct, step_m and the other engines' parameters), then the import warnings of the building
-// layer (LayerWarnings: every one but the assumed heights, which each
-// link states for its own paths as raytrace_assumed_heights), read when
-// the job runs; the summary carries the result's, then the best link's.
+// location_pct, step_m and the other engines' parameters), then the
+// import warnings of the building layer (LayerWarnings: every one but the
+// assumed heights, which each link states for its own paths as
+// raytrace_assumed_heights), read when the job runs, then
+// stronger_tower_demoted; the summary carries the result's, then the best
+// link's.
+//
+// The best link is chosen as the planner chooses the best tower (planner
+// package doc, "Ranking"): each tower link records its tower's standing
+// (Link.Standing: real, uncertain_position, synthetic) at submission; of
+// the links that close, the best standing wins, then the largest margin;
+// when none closes, the largest margin. A stronger link that ranks below
+// the best raises stronger_tower_demoted in the result's warnings, so a
+// synthetic tower's 20 dB never heads the answer over a real tower's 2.
 // Cost sizes a job for the heavy-work scheduler: one worker slot, 96 MiB,
 // plus Scenes.EstimateBytes when the layer's scene is not built.
 //

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"linkplan/appliance"
+	"linkplan/appliance/planner"
 )
 
 // Routes of a link job (LinkRequest.Route).
@@ -57,6 +58,11 @@ type Link struct {
 	CableLossDB       float64             `json:"cable_loss_db"`
 	RxThresholdDBm    float64             `json:"rx_threshold_dbm"`
 	Warnings          []appliance.Warning `json:"warnings,omitempty"` // the tower's caveats (planner.TowerWarnings, antenna_unavailable)
+	// Standing is how far the tower's record can be relied on for the
+	// choice of the best link (planner.Standing's name: real,
+	// uncertain_position, synthetic); "" is real (no tower, or a job
+	// queued before standings were recorded).
+	Standing string `json:"standing,omitempty"`
 }
 
 // LinkRequest is a link job: the links to trace over one of the tenant's
@@ -280,7 +286,7 @@ type LinkJobResult struct {
 	FreqMHz       float64             `json:"frequency_mhz"`
 	Options       OptionsJSON         `json:"options"` // the options the links were traced with, every one stated
 	Links         []LinkResult        `json:"links"`
-	Best          *int                `json:"best"` // index of the link with the largest margin (or least loss); null when none is reachable
+	Best          *int                `json:"best"` // index of the best link (best: ranked as the planner ranks towers); null when none is reachable
 	Warnings      []appliance.Warning `json:"warnings"`
 }
 
@@ -387,7 +393,11 @@ func (h linkHandler) Run(ctx context.Context, run appliance.JobRun) (appliance.J
 	if out.EngineVersion == "" {
 		out.EngineVersion = s.Executor.EngineVersion() // every link was traced before a restart
 	}
-	out.Best = best(out.Links)
+	var strongest *int
+	out.Best, strongest = best(out.Links)
+	if w := demotedWarning(out.Links, out.Best, strongest); w != nil {
+		out.Warnings = append(out.Warnings, *w)
+	}
 	sum := LinkJobSummary{Links: len(out.Links), Warnings: summaryWarnings(&out)}
 	for _, l := range out.Links {
 		if l.Reachable {
@@ -453,26 +463,68 @@ func linkResult(l Link, r appliance.RaytraceResult, txPower float64) LinkResult 
 	return out
 }
 
-// best is the link with the largest margin (with a budget) or the least
-// path loss, the first on a tie; nil when none is reachable.
-func best(ls []LinkResult) *int {
-	var b *int
+// best is the link the answer puts first, as the planner ranks towers
+// (planner package doc, "Ranking"): of the links whose margin closes
+// (≥ 0 dB), the best standing (a real tower with a well-known position
+// before one of uncertain position, before synthetic sample data), then
+// the largest margin; when none closes, or without a budget, the largest
+// margin or the least path loss. The first wins a tie. strongest is the
+// link with the largest margin (or least loss), which best is unless a
+// stronger link ranks below it; both nil when none is reachable.
+func best(ls []LinkResult) (b, strongest *int) {
 	score := func(l LinkResult) float64 {
 		if l.LinkMarginDB != nil {
 			return *l.LinkMarginDB
 		}
 		return -*l.PathLossDB
 	}
+	var head *int
 	for i := range ls {
 		if !ls[i].Reachable || ls[i].PathLossDB == nil {
 			continue
 		}
-		if b == nil || score(ls[i]) > score(ls[*b]) {
-			i := i
-			b = &i
+		if strongest == nil || score(ls[i]) > score(ls[*strongest]) {
+			strongest = &i
+		}
+		if m := ls[i].LinkMarginDB; m != nil && *m >= 0 {
+			if head == nil || standingRank(ls[i].Standing) < standingRank(ls[*head].Standing) ||
+				standingRank(ls[i].Standing) == standingRank(ls[*head].Standing) && *m > *ls[*head].LinkMarginDB {
+				head = &i
+			}
 		}
 	}
-	return b
+	if head != nil {
+		return head, strongest
+	}
+	return strongest, strongest
+}
+
+// standingRank orders Link.Standing names, best first ("" is real).
+func standingRank(name string) int {
+	switch name {
+	case planner.StandingUncertain.String():
+		return int(planner.StandingUncertain)
+	case planner.StandingSynthetic.String():
+		return int(planner.StandingSynthetic)
+	}
+	return int(planner.StandingReal)
+}
+
+// demotedWarning is stronger_tower_demoted when the strongest link ranks
+// below the best one (best), as the planner's analyses say it; nil when
+// it does not.
+func demotedWarning(ls []LinkResult, b, strongest *int) *appliance.Warning {
+	if b == nil || strongest == nil || *b == *strongest {
+		return nil
+	}
+	s, h := ls[*strongest], ls[*b]
+	why := "it is synthetic sample data"
+	if standingRank(s.Standing) == int(planner.StandingUncertain) {
+		why = "its position is uncertain (position_uncertainty: more than 10 % of its link)"
+	}
+	return &appliance.Warning{Code: appliance.WarnStrongerTowerDemoted, Message: fmt.Sprintf(
+		"tower %s has a higher margin (%.1f dB against %.1f dB) but ranks below the best tower %s because %s: a real tower with a well-known position whose link closes ranks first",
+		s.TowerID, *s.LinkMarginDB, *h.LinkMarginDB, h.TowerID, why)}
 }
 
 func r3(x float64) float64 { return appliance.Round(x, 3) }

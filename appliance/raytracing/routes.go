@@ -31,6 +31,7 @@ func (s *Service) towerLink(t *appliance.Tower, rx Site, gain, cable, threshold,
 	}
 	distM := t.Pos().DistanceM(rx.pos())
 	l.Warnings = planner.TowerWarnings(t, l.EIRPAssumed, l.EIRPDBm, distM/1000)
+	l.Standing = planner.TowerStanding(t, distM/1000).String()
 	bearing := t.Pos().BearingDeg(rx.pos())
 	elev := s.elevationDownDeg(t.Pos(), l.Tx.HeightM, rx.pos(), rx.HeightM)
 	l.TowerElevationDeg = &elev
