@@ -222,7 +222,7 @@ console-verify: console-vendor axe-fixture
 # Chromium, one line each (screen= fcp_ms= render_ms= switch_ms=). A figure,
 # not a test: the goal (under 1 s on a quiet machine) is read here.
 bench-console:
-	$(GO) test -tags systemtools -count=1 -run 'TestIssue27_RenderFigures$$' -v ./appliance/cmd/linkplan/browsertest | grep -o 'screen=.*'
+	LINKPLAN_BENCH_CONSOLE=1 $(GO) test -tags systemtools -count=1 -run 'TestIssue27_RenderFigures$$' -v ./appliance/cmd/linkplan/browsertest | grep -o 'screen=.*'
 
 # The console bundle size: every served file, each gzipped (-9), summed.
 console-size:

@@ -245,7 +245,15 @@
 // the nodes whose region holds it: a map rasterises each node's region
 // row by row, a point request tests them; a point request with at most two
 // reflections pairs the transmitter's first-order images with the
-// receiver's instead of walking the second-order tree. Every candidate is
+// receiver's instead of walking the second-order tree. A request for a
+// few receivers (Receivers of at most 256, a point request with three
+// reflections) keeps only the last-order nodes whose region holds one of
+// them: the others would never be evaluated, and over the Dortmund campus
+// the second order is about 1.9 million nodes, 370 MB for each
+// transmitter. The every-20th-row eval of the campus went from 22.2 s,
+// 32.6 CPU-s and 958 MB to 14.8 s, 20.8 CPU-s and 104 MB with the same
+// figures (TestReceiversEqualPoint: the same answers with and without the
+// pruning, and Point's). Every candidate is
 // decided by the exact backward construction (intersections of image →
 // point lines with the surfaces' planes, bounds of the surfaces) and the
 // visibility of each segment in the hierarchy. The pruning is conservative

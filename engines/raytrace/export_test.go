@@ -10,7 +10,7 @@ import (
 // transmitter (tests and benchmarks report it).
 func (s *Scene) TreeSize(tx Antenna, opt Options, rxZ float64) []int {
 	x, y := s.frame.ToLocal(tx.Pos)
-	t, err := s.buildTree(context.Background(), vec3{x, y, s.groundAt(x, y) + tx.HeightM}, opt.MaxReflections, opt.GroundReflection, rxZ, rxZ, false)
+	t, err := s.buildTree(context.Background(), vec3{x, y, s.groundAt(x, y) + tx.HeightM}, opt.MaxReflections, opt.GroundReflection, rxZ, rxZ, nil, false)
 	if err != nil {
 		return nil
 	}

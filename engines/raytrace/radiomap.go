@@ -312,6 +312,12 @@ type ReceiversRequest struct {
 // MaxReceivers bounds one ReceiversRequest.
 const MaxReceivers = 1 << 20
 
+// maxPrunedReceivers: a ReceiversRequest of at most this many receivers
+// builds an image tree of only the last-order nodes that reach one of them
+// (buildTree's rxPts); a larger one, whose receivers test every node anyway,
+// builds the whole tree.
+const maxPrunedReceivers = 256
+
 // Receivers returns one Result per receiver, without the path lists; each
 // equals Point's answer for that receiver (paths aside), whatever the
 // number of workers.
@@ -343,6 +349,12 @@ func (s *Scene) Receivers(ctx context.Context, r ReceiversRequest) ([]Result, er
 		x, y := s.frame.ToLocal(a.Pos)
 		rxs[i] = vec3{x, y, s.groundAt(x, y) + a.HeightM}
 		rxb.add(rxs[i])
+	}
+	if len(rxs) <= maxPrunedReceivers {
+		rxb.pts = make([]vec2, len(rxs))
+		for i, p := range rxs {
+			rxb.pts[i] = p.xy()
+		}
 	}
 	c, warns, err := s.newCtx(ctx, r.Tx, r.RxPattern, r.FreqMHz, r.Options, rxb, false, false)
 	if err != nil {

@@ -121,7 +121,12 @@ func tileCentre(sf *surface, wt *wallTiles, iu, iv int32) vec3 {
 func (s *Scene) numTiles() int { return len(s.tileSurf) }
 
 // rxBounds is the box of a request's receivers (local frame, metres).
-type rxBounds struct{ lo, hi vec3 }
+type rxBounds struct {
+	lo, hi vec3
+	// pts, when not nil, are every receiver (top view): the image tree
+	// keeps only the last-order nodes that reach one (buildTree).
+	pts []vec2
+}
 
 func (b *rxBounds) add(p vec3) {
 	b.lo = vec3{min(b.lo.X, p.X), min(b.lo.Y, p.Y), min(b.lo.Z, p.Z)}

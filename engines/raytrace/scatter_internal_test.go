@@ -332,7 +332,7 @@ func TestLitTilesRangeCut(t *testing.T) {
 func rangeCutCase(t *testing.T, s *Scene, opt Options, tx, rx vec3) (cut, all int) {
 	t.Helper()
 	ant := Antenna{Pos: s.frame.ToLatLon(tx.X, tx.Y), HeightM: tx.Z - s.groundZ}
-	ca, _, err := s.newCtx(context.Background(), ant, nil, 2600, opt, rxBounds{rx, rx}, false, true)
+	ca, _, err := s.newCtx(context.Background(), ant, nil, 2600, opt, rxBounds{lo: rx, hi: rx}, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}

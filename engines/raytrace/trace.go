@@ -133,8 +133,9 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 	treeOrder := opt.MaxReflections
 	if pointMode && !naive && treeOrder <= 2 {
 		c.pairing, treeOrder = true, min(treeOrder, 1)
+		rxb.pts = nil // pairOrder2 pairs every first-order node with the receiver's images
 	}
-	tree, err := s.buildTree(ctx, c.tx, treeOrder, opt.GroundReflection, rxb.lo.Z, rxb.hi.Z, naive)
+	tree, err := s.buildTree(ctx, c.tx, treeOrder, opt.GroundReflection, rxb.lo.Z, rxb.hi.Z, rxb.pts, naive)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -187,7 +188,7 @@ func (s *Scene) antennaAt(a Antenna) vec3 {
 func (s *Scene) point(ctx context.Context, r PointRequest, naive bool) (Result, error) {
 	x, y := s.frame.ToLocal(r.Rx.Pos)
 	rx := vec3{x, y, s.groundAt(x, y) + r.Rx.HeightM}
-	c, warns, err := s.newCtx(ctx, r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rxBounds{rx, rx}, naive, true)
+	c, warns, err := s.newCtx(ctx, r.Tx, r.Rx.Pattern, r.FreqMHz, r.Options, rxBounds{lo: rx, hi: rx, pts: []vec2{rx.xy()}}, naive, true)
 	if err != nil {
 		return Result{}, fmt.Errorf("raytrace point: %w", err)
 	}

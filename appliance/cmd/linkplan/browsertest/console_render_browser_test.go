@@ -3,6 +3,7 @@
 package browsertest_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -20,8 +21,12 @@ import (
 // mark, from the navigation's start), switch_ms the time from a hash
 // change to that mark when the screen is opened from another one. The
 // goal (issue 27: under 1 s on a quiet machine) is measured here and
-// quoted, not asserted: a loaded test machine says nothing of it.
+// quoted, not asserted: a loaded test machine says nothing of it. Every
+// screen is measured with LINKPLAN_BENCH_CONSOLE=1 (make bench-console);
+// make test measures the default screen and the admin screen (the two
+// sign-ins), which keeps the measurement itself working.
 func TestIssue27_RenderFigures(t *testing.T) {
+	all := os.Getenv("LINKPLAN_BENCH_CONSOLE") == "1"
 	env := startConsole(t)
 	tb := openConsole(t, env)
 	signIn(t, tb, env.key)
@@ -57,7 +62,7 @@ func TestIssue27_RenderFigures(t *testing.T) {
 		t.Logf("screen=%s fcp_ms=%.0f render_ms=%.0f switch_ms=%.0f", id, cold["fcp"], cold["render"], sw)
 	}
 	for _, id := range screenModules(t) {
-		if id != "admin" {
+		if id != "admin" && (all || id == "link") {
 			measure(id)
 		}
 	}
