@@ -194,6 +194,7 @@
 // when none closes, the largest margin. A stronger link that ranks below
 // the best raises stronger_tower_demoted in the result's warnings, so a
 // synthetic tower's 20 dB never heads the answer over a real tower's 2.
+//
 // Cost sizes a job for the heavy-work scheduler: one worker slot, 96 MiB,
 // plus Scenes.EstimateBytes when the layer's scene is not built.
 //

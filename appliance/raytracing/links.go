@@ -518,6 +518,9 @@ func demotedWarning(ls []LinkResult, b, strongest *int) *appliance.Warning {
 		return nil
 	}
 	s, h := ls[*strongest], ls[*b]
+	if s.LinkMarginDB == nil || h.LinkMarginDB == nil || !(*s.LinkMarginDB > *h.LinkMarginDB) {
+		return nil // no budget, or not stronger: nothing ranks above its margin
+	}
 	why := "it is synthetic sample data"
 	if standingRank(s.Standing) == int(planner.StandingUncertain) {
 		why = "its position is uncertain (position_uncertainty: more than 10 % of its link)"

@@ -35,6 +35,7 @@ func TestBestRanksLikeThePlanner(t *testing.T) {
 		{"a real tower that does not close ranks by margin", []LinkResult{link("syn", "synthetic", 4), link("real", "real", -1)}, 0, "", ""},
 		{"none closes: the largest margin", []LinkResult{link("real", "real", -8), link("syn", "synthetic", -2)}, 1, "", ""},
 		{"tie: the first", []LinkResult{link("a", "real", 5), link("b", "real", 5)}, 0, "", ""},
+		{"a tie on margin goes to the better standing, no stronger link", []LinkResult{link("syn", "synthetic", 5), link("real", "real", 5)}, 1, "", ""},
 		{"no budget: the least loss", []LinkResult{noBudget("a", 110), noBudget("b", 95)}, 1, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

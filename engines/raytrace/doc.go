@@ -249,8 +249,8 @@
 // few receivers (Receivers of at most 256, a point request with three
 // reflections) keeps only the last-order nodes whose region holds one of
 // them: the others would never be evaluated, and over the Dortmund campus
-// the second order is about 1.9 million nodes, 370 MB for each
-// transmitter. The every-20th-row eval of the campus went from 22.2 s,
+// the second order is up to about 0.9 million nodes, 180 MB for each
+// transmitter (10 thousand kept for one receiver). The every-20th-row eval of the campus went from 22.2 s,
 // 32.6 CPU-s and 958 MB to 14.8 s, 20.8 CPU-s and 104 MB with the same
 // figures (TestReceiversEqualPoint: the same answers with and without the
 // pruning, and Point's). Every candidate is
@@ -281,7 +281,7 @@
 // 64-entry traversal stack, the chain arrays, an edge stamp array); point
 // requests allocate their path list. The image tree grows in fixed
 // chunks flattened once (nodeChunks): one slice doubling copied the tree,
-// 80 MB for the campus's second order, in copies the collector waits on;
+// up to 180 MB for the campus's second order, in copies the collector waits on;
 // a 40-row linkplan raytrace eval took 19.7 s and 33 CPU-s, now 10.5 s
 // and 13 CPU-s. A receiver's preamble walks the
 // hierarchy too: whether it is inside a building (a point query), the

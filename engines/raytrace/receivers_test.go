@@ -17,7 +17,7 @@ import (
 // the whole tree), with the default options, with those of linkplan
 // raytrace eval (scattering, its reflections, reflection–diffraction)
 // and with 3 reflections, and each is within 1e-9 dB of Point's, flags
-// and warnings alike.
+// and warnings alike; the 20 receivers' tree is smaller than the whole.
 func TestReceiversEqualPoint(t *testing.T) {
 	t.Parallel()
 	seed := seedFor(t, 77)
@@ -66,7 +66,11 @@ func TestReceiversEqualPoint(t *testing.T) {
 					worst = max(worst, math.Abs(a.PathLossDB-p.PathLossDB), math.Abs(a.RMSDelaySpreadNs-p.RMSDelaySpreadNs))
 				}
 			}
-			t.Logf("%d of 20 receivers reached; max |Receivers − Point| = %.1e (dB, ns)", reached, worst)
+			built, whole := s.TreeNodes(tx, c.opt, rx[:20])
+			t.Logf("%d of 20 receivers reached; max |Receivers − Point| = %.1e (dB, ns); image tree %d nodes of %d", reached, worst, built, whole)
+			if !(built > 0 && built < whole) {
+				t.Errorf("the image tree for 20 receivers has %d nodes, the whole tree %d: not pruned", built, whole)
+			}
 			if reached == 0 || worst > 1e-9 {
 				t.Errorf("%d reached, Receivers differs from Point by %g", reached, worst)
 			}

@@ -44,8 +44,34 @@ func (r *region) contains(p vec2) bool {
 	return true
 }
 
-// containsAny reports whether the region holds one of ps.
-func (r *region) containsAny(ps []vec2) bool {
+// containsAny reports whether the region holds one of ps, whose bounding
+// box is [lo, hi]: the box is tested first (one test for a region far from
+// every receiver), with a slack of regionTol so that rounding never leaves
+// out a point contains would hold.
+func (r *region) containsAny(ps []vec2, lo, hi vec2) bool {
+	if r.all {
+		return len(ps) > 0
+	}
+	for i := int8(0); i < r.nhp; i++ {
+		h := &r.hp[i]
+		c := lo // the box's corner farthest along h.n
+		if h.n.X > 0 {
+			c.X = hi.X
+		}
+		if h.n.Y > 0 {
+			c.Y = hi.Y
+		}
+		if h.n.dot(c) < h.c-regionTol {
+			return false
+		}
+	}
+	if r.rLo > 0 || !math.IsInf(r.rHi, 1) {
+		near := vec2{max(lo.X-r.apex.X, 0, r.apex.X-hi.X), max(lo.Y-r.apex.Y, 0, r.apex.Y-hi.Y)}
+		far := vec2{max(math.Abs(lo.X-r.apex.X), math.Abs(hi.X-r.apex.X)), max(math.Abs(lo.Y-r.apex.Y), math.Abs(hi.Y-r.apex.Y))}
+		if near.norm() > r.rHi+regionTol || far.norm() < r.rLo-regionTol {
+			return false
+		}
+	}
 	for _, p := range ps {
 		if r.contains(p) {
 			return true
@@ -115,8 +141,8 @@ const regionTol = 1e-6
 // a node of the last order whose region holds none of them is left out
 // (it has no children and reflections would never evaluate it), so that a
 // few receivers of a linkplan raytrace eval cell do not pay for the whole
-// second order (about 1.9 million nodes, 370 MB, over the Dortmund
-// campus). The nodes kept, and their order, are those of the full tree
+// second order (920,187 nodes, 180 MB, for the first T-Mobile cell of the
+// Dortmund campus at 30 m; 10,155 kept for one of its receivers). The nodes kept, and their order, are those of the full tree
 // that any of the receivers reaches: the answers are the same. The
 // MaxThirdOrderNodes cap counts the sequences enumerated, left out or not
 // (it bounds the time as well as the memory).
@@ -125,6 +151,13 @@ func (s *Scene) buildTree(ctx context.Context, tx vec3, maxOrder int, ground boo
 	var nodes nodeChunks
 	root := node{parent: -1, surf: -1, img: tx, reg: region{all: true, rHi: math.Inf(1)}}
 	prevStart, prevEnd := -1, 0 // -1: the parent is the root
+	var lo, hi vec2 // rxPts' bounding box
+	if len(rxPts) > 0 {
+		lo, hi = rxPts[0], rxPts[0]
+		for _, p := range rxPts {
+			lo, hi = vec2{min(lo.X, p.X), min(lo.Y, p.Y)}, vec2{max(hi.X, p.X), max(hi.Y, p.Y)}
+		}
+	}
 	for order := 1; order <= maxOrder; order++ {
 		start := nodes.n
 		seqs := 0 // the order's reflection sequences, those left out for rxPts included
@@ -154,7 +187,7 @@ func (s *Scene) buildTree(ctx context.Context, tx vec3, maxOrder int, ground boo
 					seqs++
 					if naive {
 						c.reg = region{all: true, rHi: math.Inf(1)}
-					} else if order == maxOrder && rxPts != nil && !c.reg.containsAny(rxPts) {
+					} else if order == maxOrder && rxPts != nil && !c.reg.containsAny(rxPts, lo, hi) {
 						continue
 					}
 					nodes.add(c)
@@ -183,7 +216,7 @@ const nodeChunkLen = 1 << 14
 
 // nodeChunks collects a tree's nodes in fixed chunks while it grows, then
 // flattens them once: appending to one slice copied the whole tree at
-// every doubling (hundreds of thousands of nodes, about 80 MB, for the
+// every doubling (up to about 0.9 million nodes, 180 MB, for the
 // second order over the Dortmund campus) in copies the garbage collector
 // cannot interrupt, which held the other goroutines waiting on it; the
 // image tree took 15 of 33 CPU seconds of a small linkplan raytrace eval.
@@ -216,7 +249,8 @@ func (c *nodeChunks) flatten() []node {
 // image tree (about 200 bytes each: 240 MB, about 4 s of building on one
 // core; a 100-building layer stays under it). The first two orders are not bounded here: they grow as the
 // square of the facing surfaces (the 398 buildings of the Dortmund campus
-// make about 400,000 second-order sequences, traced in seconds), and a
+// make up to about 0.9 million second-order sequences, built in about a
+// second), and a
 // layer's size is capped per tier.
 const MaxThirdOrderNodes = 1_200_000
 

@@ -144,9 +144,9 @@ func i24Download(t *testing.T, s *server, key, id string) i24Result {
 	return out
 }
 
-// killWorkerMidUnit waits until job id runs, lets its unit run for
-// after, then kill -9s the worker and waits for the job to leave the
-// running state or record the interruption; it returns the killed pid.
+// killWorkerMidUnit waits until job id runs, then until the worker has
+// spent cpu of CPU time on it (it spends none while idle), kill -9s the
+// worker and returns its pid.
 func killWorkerMidUnit(t *testing.T, s *server, key, id string, cpu time.Duration) int {
 	t.Helper()
 	j := waitJob(t, s, key, id, func(j drillJob) bool { return j.State == "running" })
@@ -160,10 +160,11 @@ func killWorkerMidUnit(t *testing.T, s *server, key, id string, cpu time.Duratio
 			t.Fatalf("the unit ended before the kill point (%v of the worker's CPU): %+v; the test's unit is too short", cpu, j)
 		}
 	}
+	used := procCPU(pid) - c0
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("kill -9 of raytrace worker %d after %v of its CPU on job %s", pid, procCPU(pid)-c0, id)
+	t.Logf("kill -9 of raytrace worker %d after %v of its CPU on job %s", pid, used, id)
 	return pid
 }
 
@@ -324,7 +325,9 @@ func TestIssue24_WorkerKillMidJob(t *testing.T) {
 		id := s.SubmitJob(t, key, "/analyze", body)
 		waitJob(t, s, key, id, func(j drillJob) bool { return j.State == "running" })
 		w := workerPID(t, s, 0)
-		time.Sleep(after)
+		for c0, deadline := procCPU(w), time.Now().Add(60*time.Second); procCPU(w)-c0 < after && time.Now().Before(deadline); {
+			time.Sleep(2 * time.Millisecond) // mid-unit, as killWorkerMidUnit
+		}
 		s.Kill(t)
 		// Pdeathsig: the worker dies with serve (no orphan holds the unit).
 		deadline := time.Now().Add(10 * time.Second)

@@ -435,9 +435,9 @@ func shot(t *testing.T, tb *tab, name string) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// shrinkPNG re-encodes a screenshot with the Plan 9 palette, with the
-// best compression when it is written to docs/screenshots
-// (-update-screenshots) and the default one otherwise.
+// shrinkPNG re-encodes a screenshot for docs/screenshots
+// (-update-screenshots) with the image's 256 most frequent colours
+// (popularPalette) and the best compression.
 func shrinkPNG(b []byte) ([]byte, error) {
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
@@ -445,10 +445,7 @@ func shrinkPNG(b []byte) ([]byte, error) {
 	}
 	p := toPaletted(img, popularPalette(img))
 	var out bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
-	if *updateScreenshots {
-		enc.CompressionLevel = png.BestCompression
-	}
+	enc := png.Encoder{CompressionLevel: png.BestCompression}
 	if err := enc.Encode(&out, p); err != nil {
 		return nil, err
 	}
@@ -569,7 +566,9 @@ func axe(t *testing.T, tb *tab) {
 	if err != nil {
 		t.Fatalf("axe-core fixture missing (%v): make axe-fixture writes it", err)
 	}
-	eval[chromedp.Void](t, tb, string(src)+"\n;void 0")
+	if !eval[bool](t, tb, `typeof window.axe === 'object'`) { // injected once per page load
+		eval[chromedp.Void](t, tb, string(src)+"\n;void 0")
+	}
 	res := eval[[]axeViolation](t, tb, `axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}, resultTypes: ['violations']})
 		.then(r => r.violations.map(v => ({id: v.id, impact: v.impact || '', help: v.help, nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))})))`)
 	for _, v := range res {
