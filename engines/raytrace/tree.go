@@ -151,7 +151,7 @@ func (s *Scene) buildTree(ctx context.Context, tx vec3, maxOrder int, ground boo
 	var nodes nodeChunks
 	root := node{parent: -1, surf: -1, img: tx, reg: region{all: true, rHi: math.Inf(1)}}
 	prevStart, prevEnd := -1, 0 // -1: the parent is the root
-	var lo, hi vec2 // rxPts' bounding box
+	var lo, hi vec2             // rxPts' bounding box
 	if len(rxPts) > 0 {
 		lo, hi = rxPts[0], rxPts[0]
 		for _, p := range rxPts {
