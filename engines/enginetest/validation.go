@@ -33,7 +33,22 @@ func Dir(suite string) string {
 // engines/testdata/validation/suite, whatever LINKPLAN_VALIDATION_DIR says:
 // the folder of unit-test fixtures (a named case, a named profile, fuzz
 // seeds, the developer-only ITMDrvr examples).
+//
+// The folder is found from the module's root: the nearest directory above
+// the working directory (a test's package directory) that holds go.mod,
+// so that a test binary built with -trimpath, whose compiled file paths
+// are not on disk, finds it too; else next to this file as compiled.
 func Fixtures(suite string) string {
+	if dir, err := os.Getwd(); err == nil {
+		for d := dir; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				return filepath.Join(d, "engines", "testdata", "validation", suite)
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "testdata", "validation", suite)
 }
