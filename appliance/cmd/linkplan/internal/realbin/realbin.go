@@ -8,7 +8,8 @@
 // under os.TempDir()/linkplan-realbin-<uid>/<key>/linkplan, where the key
 // hashes the build-cache outputs of every package the binary links (go
 // list -deps -export: content-addressed), the Go version and the linker
-// flags; a lock file serialises the packages that ask for it at once, so
+// flags (the build is the static one, CGO_ENABLED=0 and -trimpath, as make
+// build makes it); a lock file serialises the packages that ask for it at once, so
 // one builds and the others wait and reuse it. Binaries unused for 6 hours
 // are removed when a new one is built. Only tests import this package.
 package realbin
@@ -101,7 +102,8 @@ func build() (string, error) {
 		return "", err
 	}
 	tmp := path + ".tmp"
-	cmd := exec.Command("go", "build", "-o", tmp, "-ldflags", ldflags, mainPkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-o", tmp, "-ldflags", ldflags, mainPkg)
+	cmd.Env = staticEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
@@ -115,7 +117,8 @@ func build() (string, error) {
 // every package it links (content-addressed: a changed source or embedded
 // file changes its package's output), the Go version and the linker flags.
 func sourceKey(ldflags string) (string, error) {
-	cmd := exec.Command("go", "list", "-deps", "-export", "-f", "{{.ImportPath}} {{.Export}}", mainPkg)
+	cmd := exec.Command("go", "list", "-trimpath", "-deps", "-export", "-f", "{{.ImportPath}} {{.Export}}", mainPkg)
+	cmd.Env = staticEnv()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -126,6 +129,14 @@ func sourceKey(ldflags string) (string, error) {
 	fmt.Fprintf(h, "%s\n%s\n%s/%s\n", runtime.Version(), ldflags, runtime.GOOS, runtime.GOARCH)
 	h.Write(out)
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// staticEnv is the environment of the binary's build: the shipped kind,
+// static (CGO_ENABLED=0) and -trimpath as make build makes it, whatever
+// the go test that runs the tests was given (make test gives the same, so
+// the build reuses the test build's compiled packages).
+func staticEnv() []string {
+	return append(os.Environ(), "CGO_ENABLED=0")
 }
 
 // removeStale removes the cached binaries not used for staleAfter.
