@@ -144,7 +144,7 @@ func TestIssue24_SceneBuildNoDeadlock(t *testing.T) {
 
 // TestIssue24_SummaryWarnings: the summary of a link job (GET /jobs/{id})
 // carries the caveats of its path loss and margin: the result's, the best
-// link's (its tower's) and its engine's, each code once.
+// link's (its tower's) and its engine's, each warning once.
 func TestIssue24_SummaryWarnings(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -190,6 +190,47 @@ func TestIssue24_SummaryWarnings(t *testing.T) {
 	for _, w := range out.Links[0].EngineWarnings {
 		if !seen[w.Code] {
 			t.Errorf("the summary lacks the engine's %s", w.Code)
+		}
+	}
+	t.Logf("summary: %s", done.Result.Summary)
+}
+
+// TestIssue24_SummaryWarningsUnreachable: when no link reaches the
+// receiver (here inside a building) the summary still says why: the
+// links' own warnings (the tower's, the engine's) follow the result's,
+// where the best link's would stand. They were dropped with the best link.
+func TestIssue24_SummaryWarningsUnreachable(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rx := at(-35, 20) // inside a building of the block
+	synth := appliance.Warning{Code: appliance.WarnSyntheticTower, Message: "the tower is synthetic"}
+	links := []raytracing.Link{{TowerID: "t1", Tx: raytracing.Site{Lat: at(-150, 140).Lat, Lon: at(-150, 140).Lon, HeightM: 30}, Rx: raytracing.Site{Lat: rx.Lat, Lon: rx.Lon, HeightM: 1.5},
+		Budget: true, EIRPDBm: 58, RxThresholdDBm: -95, Warnings: []appliance.Warning{synth}, Standing: "synthetic"}}
+	j, err := f.svc.SubmitLinks(ctx, f.ent, raytracing.LinkRequest{Route: raytracing.RouteAnalyze, LayerID: f.layer, FreqMHz: 3500,
+		Options: raytracing.DefaultOptions(), Links: links})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := f.wait(t, j.ID)
+	if done.State != appliance.JobSucceeded || done.Result == nil {
+		t.Fatalf("job %s: %s", done.State, done.Error)
+	}
+	var out raytracing.LinkJobResult
+	readResult(t, f, j.ID, &out)
+	if out.Best != nil || out.Links[0].Reachable {
+		t.Fatalf("best %v, reachable %v: the receiver inside a building is reached", out.Best, out.Links[0].Reachable)
+	}
+	var sum raytracing.LinkJobSummary
+	if err := json.Unmarshal(done.Result.Summary, &sum); err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]appliance.Warning{}, out.Links[0].Warnings...), out.Links[0].EngineWarnings...)
+	if !hasCode(want, appliance.WarnSyntheticTower) || !hasCode(want, "raytrace_rx_inside_building") {
+		t.Fatalf("the link's warnings %v lack the tower's or the receiver's caveat", want)
+	}
+	for _, w := range want {
+		if !hasCode(sum.Warnings, w.Code) {
+			t.Errorf("the summary %s lacks the link's %s", done.Result.Summary, w.Code)
 		}
 	}
 	t.Logf("summary: %s", done.Result.Summary)

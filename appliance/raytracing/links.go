@@ -298,9 +298,13 @@ type LinkJobSummary struct {
 	PathLossDB   *float64 `json:"path_loss_db"`   // of the best link, dB
 	LinkMarginDB *float64 `json:"link_margin_db"` // of the best link with a budget, dB
 	// Warnings are the caveats of those numbers: the result's (the whole
-	// answer's), then the best link's (its tower's) and its engine's, each
-	// code once (its first warning, as the console lists the result's
-	// caveats), in that order; empty, never null.
+	// answer's), then the best link's (its tower's) and its engine's, a
+	// warning repeated word for word listed once (two of one code with
+	// different messages, such as two ignored members, are both kept).
+	// When no link is reachable (no best) the links' own follow instead,
+	// the first of each code not yet listed, in link order: why none
+	// reaches the receiver (a receiver inside a building, no path) and
+	// what its towers rest on. Empty, never null.
 	Warnings []appliance.Warning `json:"warnings"`
 }
 
@@ -309,7 +313,7 @@ func summaryWarnings(out *LinkJobResult) []appliance.Warning {
 	ws := []appliance.Warning{}
 	add := func(list []appliance.Warning) {
 		for _, w := range list {
-			if !slices.ContainsFunc(ws, func(x appliance.Warning) bool { return x.Code == w.Code }) {
+			if !slices.Contains(ws, w) {
 				ws = append(ws, w)
 			}
 		}
@@ -319,6 +323,14 @@ func summaryWarnings(out *LinkJobResult) []appliance.Warning {
 		b := out.Links[*out.Best]
 		add(b.Link.Warnings)
 		add(b.EngineWarnings)
+		return ws
+	}
+	for _, l := range out.Links {
+		for _, w := range append(slices.Clip(l.Link.Warnings), l.EngineWarnings...) {
+			if !slices.ContainsFunc(ws, func(x appliance.Warning) bool { return x.Code == w.Code }) {
+				ws = append(ws, w)
+			}
+		}
 	}
 	return ws
 }

@@ -157,6 +157,20 @@ func TestIssue27_RaytraceLinkJob(t *testing.T) {
 		}
 	}
 	checkCaveats(t, "raytrace link", readCaveats(t, tb, "link-rt-caveats", "link-rt-rx"), codes, english, "pt-BR")
+	// with no reachable link (no best) the caveat box lists every link's
+	// caveats, the reason none reaches the receiver among them; it listed
+	// only the answer's, so a one-link job said "no path" without why
+	if got := eval[string](t, tb, `(async () => {
+		const { headlineCaveats } = await import('/js/rtjob.js');
+		const w = (code) => ({ code, message: code });
+		const codes = (res) => headlineCaveats(res).map((x) => x.code).join(' ');
+		return [
+			codes({ best: null, warnings: [w('a')], links: [{ warnings: [w('synthetic_tower')], engine_warnings: [w('raytrace_rx_inside_building'), w('raytrace_no_path')] }, { warnings: [w('synthetic_tower')], engine_warnings: [w('raytrace_tx_inside_building')] }] }),
+			codes({ best: 1, warnings: [w('a')], links: [{ warnings: [w('synthetic_tower')], engine_warnings: [] }, { warnings: [w('eirp_assumed')], engine_warnings: [w('raytrace_assumed_heights')] }] }),
+		].join(' | ');
+	})()`); got != "a synthetic_tower raytrace_rx_inside_building raytrace_no_path raytrace_tx_inside_building | a eirp_assumed raytrace_assumed_heights" {
+		t.Errorf("headlineCaveats: %q", got)
+	}
 	// every traced link's row carries its own caveats (its tower's and
 	// its engine's), not only the best one's
 	if len(res.Links) < 2 {

@@ -172,6 +172,17 @@ function optionsText(w, fmt, o) {
   return parts.join(' · ');
 }
 
+// headlineCaveats is the caveat list of a link job's result res: the
+// answer's warnings, then the best link's (its tower's, its engine's) or,
+// when no link is reachable, every link's: why none reaches the receiver
+// (inside a building, no path) and what its towers rest on. Each code once.
+export function headlineCaveats(res) {
+  const links = res.links || [];
+  const best = res.best === null || res.best === undefined ? null : links[res.best];
+  const lists = (best ? [best] : links).flatMap((l) => [l.warnings || [], l.engine_warnings || []]);
+  return uniqueWarnings(res.warnings || [], ...lists);
+}
+
 // raytraceJobView follows job in host and shows its result; onResult(res)
 // is called with the downloaded result (the screen draws the links on its
 // map). It resolves when the job is terminal and its view drawn; signal
@@ -219,7 +230,7 @@ export async function raytraceJobView(ctx, host, job, { onResult, signal } = {})
   if (onResult) onResult(res);
   const links = res.links || [];
   const best = res.best === null || res.best === undefined ? null : links[res.best];
-  const list = uniqueWarnings(res.warnings || [], best ? best.warnings || [] : [], best ? best.engine_warnings || [] : []);
+  const list = headlineCaveats(res);
   const figures = rtFigures(ctx);
   const caveats = caveatBox(ctx, list, { id: 'link-rt-caveats', detail: figures });
   const dl = (...pairs) => el('dl', { class: 'kv' }, pairs.flat().filter(Boolean));
