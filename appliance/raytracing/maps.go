@@ -159,7 +159,13 @@ func (s *Service) StartMap(ctx context.Context, k *appliance.APIKey, req MapRequ
 			k.Tier, caps.MaxPixelsSR(), caps.MaxPixels, MapSRCostFactor, g.nx, g.ny, g.nx*g.ny)
 	}
 	inFrame(v, txField, f, site.Tx)
-	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+	// the corner pixels' centres, which the engine traces: the grid rounds
+	// its pixel count up, so the last centres may lie up to half a pixel
+	// beyond the requested box (checking the box alone let such a map
+	// start and then fail in every band)
+	px0, py0 := g.x0+g.step/2, g.y0+g.step/2
+	px1, py1 := g.x0+(float64(g.nx)-0.5)*g.step, g.y0+(float64(g.ny)-0.5)*g.step
+	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}, {px0, py0}, {px1, py0}, {px0, py1}, {px1, py1}} {
 		if math.Hypot(c[0], c[1]) > appliance.RaytraceMaxFrameM {
 			v.Add(areaField(req), "the map reaches %.0f m from the building layer's centre; the raytrace engine traces within %g m of it", math.Hypot(c[0], c[1]), appliance.RaytraceMaxFrameM)
 			break

@@ -24,7 +24,15 @@ func (s *Scene) Map(ctx context.Context, r MapRequest) (MapResult, error) {
 	v := &appliance.ValidationError{}
 	s.checkFrame(v, "tx.pos", r.Tx.Pos)
 	s.checkFrame(v, "south_west", r.SouthWest)
-	s.checkFrame(v, "step_m", s.frame.ToLatLon(x0+float64(r.NX-1)*r.StepM, y0+float64(r.NY-1)*r.StepM))
+	// the other three corner pixels: the farthest from the origin may be
+	// any corner (a map south-east of it reaches farthest at its south-east)
+	xe, yn := x0+float64(r.NX-1)*r.StepM, y0+float64(r.NY-1)*r.StepM
+	for _, c := range [][2]float64{{xe, y0}, {x0, yn}, {xe, yn}} {
+		if math.Hypot(c[0], c[1]) > MaxFrameM {
+			s.checkFrame(v, "step_m", s.frame.ToLatLon(c[0], c[1]))
+			break
+		}
+	}
 	if err := v.Err(); err != nil {
 		return MapResult{}, fmt.Errorf("raytrace map: %w", err)
 	}
