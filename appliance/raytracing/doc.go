@@ -185,7 +185,8 @@
 // assumed heights, which each link states for its own paths as
 // raytrace_assumed_heights), read when the job runs, then
 // stronger_tower_demoted; the summary carries the result's, then the best
-// link's.
+// link's or, when no link is reachable, the links' own (why none reaches
+// the receiver).
 //
 // The best link is chosen as the planner chooses the best tower (planner
 // package doc, "Ranking"): each tower link records its tower's standing
