@@ -401,7 +401,10 @@
 // buildings with an assumed height (appliance.HeightDefault) that shape a
 // path raise WarnAssumedHeights; a path leaving the layer's extent raises
 // WarnSceneTruncated (buildings beyond the edge are unknown); a terrain
-// void on a path raises WarnTerrainVoid.
+// void on a path raises WarnTerrainVoid. A layer the terrain packs do not
+// cover with its margin (LayerIndex) is traced on flat ground at 0 m, and
+// every answer of its scene says so (WarnFlatGround, SceneInput.FlatGround;
+// the scene's hash includes it).
 //
 // A receiver exactly on an incident shadow boundary (transmitter, a
 // building's corner and receiver collinear to within about a nanometre)

@@ -173,6 +173,7 @@ func (x *LayerIndex) Input(l *appliance.BuildingLayer, bs []appliance.Building) 
 			ground = fmt.Sprintf("terrain packs, %g m heightfield", step)
 		} else {
 			ground = "flat ground at 0 m: the terrain packs do not cover the layer"
+			in.FlatGround = fmt.Sprintf("the terrain packs do not cover the building layer and its %g m margin", margin)
 		}
 	}
 	return in, ground, nil

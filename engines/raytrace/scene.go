@@ -33,6 +33,11 @@ type SceneInput struct {
 	// Terrain, when set, gives the ground height under buildings,
 	// transmitters and receivers, and obstructs paths (see doc.go).
 	Terrain *Heightfield
+	// FlatGround, when set (with Terrain nil), says why the ground is flat
+	// although the caller wanted terrain (LayerIndex: the terrain packs
+	// do not cover the layer); every answer then warns WarnFlatGround
+	// with it. A caller that chose flat ground leaves it empty.
+	FlatGround string
 }
 
 // Scene is an immutable, indexed scene: buildings as extruded polygons,
@@ -61,6 +66,7 @@ type Scene struct {
 	hash           [32]byte
 	assumed        int    // buildings with HeightDefault
 	groundDoc      string // how the ground was made (LayerIndex), for Stats
+	flatGround     string // SceneInput.FlatGround
 }
 
 // groundDescription says what the ground is.
@@ -140,6 +146,9 @@ func (s *Scene) checkFrame(v *appliance.ValidationError, field string, p applian
 // zero area) are skipped; it fails only on a bad material or height.
 func NewScene(in SceneInput) (*Scene, error) {
 	s := &Scene{terrain: in.Terrain}
+	if in.Terrain == nil {
+		s.flatGround = in.FlatGround
+	}
 	origin := in.Origin
 	if origin == (appliance.LatLon{}) {
 		origin = centreOf(in.Buildings)
@@ -686,6 +695,11 @@ func (s *Scene) computeHash(in SceneInput) {
 				n(i)
 			}
 		}
+	}
+	if s.flatGround != "" { // the warning it raises (a scene without it hashes as before)
+		h.Write([]byte("flat ground:"))
+		n(len(s.flatGround))
+		h.Write([]byte(s.flatGround))
 	}
 	copy(s.hash[:], h.Sum(nil))
 }

@@ -30,6 +30,9 @@ const (
 	WarnRxInsideBuilding    = "raytrace_rx_inside_building"
 	WarnNoPath              = "raytrace_no_path"
 	WarnPathsTruncated      = "raytrace_paths_truncated"
+	// WarnFlatGround: the scene's ground is flat at GroundHeightM because
+	// the terrain it should rest on is missing (SceneInput.FlatGround).
+	WarnFlatGround = "raytrace_flat_ground"
 )
 
 // MaxPointPaths bounds the paths a point answer lists (Result.Paths):
@@ -100,6 +103,10 @@ func (s *Scene) newCtx(ctx context.Context, tx Antenna, rxPat Pattern, freqMHz f
 	x, y := s.frame.ToLocal(tx.Pos)
 	c.tx = vec3{x, y, s.groundAt(x, y) + tx.HeightM}
 	var warns []appliance.Warning
+	if s.flatGround != "" {
+		warns = append(warns, appliance.Warning{Code: WarnFlatGround,
+			Message: fmt.Sprintf("The ground was traced flat at %g m, not as terrain: %s. Heights above the ground and the terrain's obstruction are not those of the site.", s.groundZ, s.flatGround)})
+	}
 	fGHz := freqMHz / 1000
 	c.etas = make([]complex128, len(s.mats))
 	var out []string
