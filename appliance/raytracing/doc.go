@@ -178,7 +178,8 @@
 // parameter_ignored for a time_pct or location_pct given to POST
 // /analyze, which the engine has no use for: one geometry's paths have no
 // time or location variability, as P.1411 ignores time_pct; the towers
-// left out by /analyze_link; on POST /coverage/engines/predict one
+// left out by /analyze_link, and its max_alternatives and include when
+// given (every traced tower is a link; its paths are the answer); on POST /coverage/engines/predict one
 // parameter_ignored per case member the engine has no use for: time_pct,
 // location_pct, step_m and the other engines' parameters), then the
 // import warnings of the building layer (LayerWarnings: every one but the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"linkplan/appliance"
@@ -96,8 +97,12 @@ func (g *groundFrom) at(p appliance.LatLon) float64 {
 // visible to the tenant within MaxDistanceKm of the receiver (of
 // Operator, when given) that lie within the layer's traced frame, the
 // nearest MaxLinks of them, each a link with the request's budget. The
-// towers beyond the frame are counted in a warning.
-func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error) {
+// towers beyond the frame are counted in a warning. given lists the
+// optional request members the caller gave (by their JSON names);
+// max_alternatives and include (every traced tower is a link; its paths,
+// not a profile, are the answer) are each named in a parameter_ignored
+// warning when given.
+func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning, given []string) (*appliance.Job, error) {
 	if err := allowed(k); err != nil {
 		return nil, err
 	}
@@ -144,6 +149,14 @@ func (s *Service) SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, re
 	}
 	if len(links) == 0 {
 		return nil, appliance.Invalid("receiver", "no tower visible to this key within max_distance_km (%g km) of the receiver lies within the building layer's traced frame", req.MaxDistanceKm)
+	}
+	if slices.Contains(given, "max_alternatives") {
+		warnings = append(warnings, appliance.Warning{Code: appliance.WarnParameterIgnored, Message: fmt.Sprintf(
+			"the raytrace engine returns every traced tower as a link, ranked (best names the best): max_alternatives %d was ignored", req.MaxAlternatives)})
+	}
+	if slices.Contains(given, "include") {
+		warnings = append(warnings, appliance.Warning{Code: appliance.WarnParameterIgnored,
+			Message: `the raytrace engine answers with each link's traced paths, not a terrain profile's path check: include ["profile"] was ignored`})
 	}
 	return s.SubmitLinks(ctx, k, LinkRequest{Route: RouteAnalyzeLink, LayerID: layerID, FreqMHz: req.FreqMHz, Options: opt, Links: links, Warnings: warnings})
 }

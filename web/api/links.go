@@ -53,6 +53,19 @@ type analyzeLinkRequest struct {
 	Raytrace *raytraceJSON `json:"raytrace"`
 }
 
+// given lists the members of an /analyze_link body that only the terrain
+// engines use, when given: engine raytrace names each in a warning.
+func (q *analyzeLinkRequest) given() []string {
+	var out []string
+	if q.MaxAlternatives != nil {
+		out = append(out, "max_alternatives")
+	}
+	if len(q.Include) > 0 {
+		out = append(out, "include")
+	}
+	return out
+}
+
 // includeProfile is the one accepted value of a request's "include" array:
 // each result carries its path check.
 const includeProfile = "profile"
@@ -370,7 +383,7 @@ func (a *API) analyzeLink(w http.ResponseWriter, r *http.Request) (any, error) {
 	if rt {
 		req.TenantID = k.TenantID
 		layer, opt := q.Raytrace.params(raytracing.DefaultOptions())
-		j, err := a.Raytrace.SubmitAnalyzeLink(r.Context(), k, req, layer, opt, q.renames())
+		j, err := a.Raytrace.SubmitAnalyzeLink(r.Context(), k, req, layer, opt, q.renames(), q.given())
 		if err != nil {
 			return nil, err
 		}

@@ -18,7 +18,7 @@ import (
 // Raytracer runs the asynchronous raytrace engine (appliance/raytracing):
 // link jobs on the analysis routes and radio maps.
 type Raytracer interface {
-	SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error)
+	SubmitAnalyzeLink(ctx context.Context, k *appliance.APIKey, req appliance.LinkRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning, given []string) (*appliance.Job, error)
 	SubmitPair(ctx context.Context, k *appliance.APIKey, req appliance.PairRequest, layerID string, opt appliance.RaytraceOptions, warnings []appliance.Warning) (*appliance.Job, error)
 	SubmitCase(ctx context.Context, k *appliance.APIKey, c appliance.EngineCaseSummary, layerID string, opt appliance.RaytraceOptions) (*appliance.Job, error)
 	StartMap(ctx context.Context, k *appliance.APIKey, req raytracing.MapRequest) (*coverage.Map, error)
