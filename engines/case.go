@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
+	"strings"
 
 	"linkplan/appliance"
 	"linkplan/engines/p1812"
@@ -100,14 +102,14 @@ func ParseCase(r io.Reader) (Case, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return Case{}, fmt.Errorf("parse case: %w", appliance.Invalid(jsonField(err), "%v", err))
+		return Case{}, fmt.Errorf("parse case: %w", decodeError(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Case{}, fmt.Errorf("parse case: %w", appliance.Invalid("body", "trailing data after the case object"))
 	}
 	var pr presence
 	if err := json.Unmarshal(b, &pr); err != nil {
-		return Case{}, fmt.Errorf("parse case: %w", appliance.Invalid("body", "%v", err))
+		return Case{}, fmt.Errorf("parse case: %w", decodeError(err))
 	}
 	v := &appliance.ValidationError{}
 	for _, t := range []struct {
@@ -148,6 +150,50 @@ func jsonField(err error) string {
 		return te.Field
 	}
 	return "body"
+}
+
+// decodeError is the refusal of a case document encoding/json could not
+// decode, naming the field, in words without Go's type names ("cannot
+// unmarshal string into Go struct field Terminal.tx.lat of type float64").
+func decodeError(err error) error {
+	var (
+		te *json.UnmarshalTypeError
+		se *json.SyntaxError
+	)
+	switch {
+	case errors.As(err, &te):
+		want := "a JSON value"
+		switch k := te.Type.Kind(); {
+		case k == reflect.String:
+			want = "a JSON string"
+		case k == reflect.Bool:
+			want = "true or false"
+		case k == reflect.Struct || k == reflect.Map:
+			want = "a JSON object"
+		case k == reflect.Slice || k == reflect.Array:
+			want = "a JSON array"
+		case k >= reflect.Int && k <= reflect.Float64:
+			if n, ok := strings.CutPrefix(te.Value, "number "); ok {
+				if k <= reflect.Uint64 {
+					return appliance.Invalid(jsonField(err), "must be a whole number within range, got %s", n)
+				}
+				return appliance.Invalid(jsonField(err), "%s is not a representable number", n)
+			}
+			want = "a JSON number"
+		}
+		got := te.Value // encoding/json's name of the JSON value: string, bool, array, object, number
+		if got == "bool" {
+			got = "boolean"
+		}
+		return appliance.Invalid(jsonField(err), "must be %s, got a %s", want, got)
+	case errors.As(err, &se):
+		return appliance.Invalid("body", "is not valid JSON at byte %d", se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return appliance.Invalid("body", "is not valid JSON: it ends early")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return appliance.Invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "is not a known field of an engine case")
+	}
+	return appliance.Invalid("body", "could not be read as an engine case")
 }
 
 // knownEngineIDs are the engine ids a case may name.

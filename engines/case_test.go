@@ -24,9 +24,13 @@ func TestParseCaseErrors(t *testing.T) {
 	}{
 		{name: "empty body", doc: ``, fields: "body"},
 		{name: "not an object", doc: `[1,2]`, fields: "body"},
-		{name: "unknown field", doc: `{"tx":{"lat":0,"lon":0,"height_m":1},"rx":{"lat":0,"lon":0.1,"height_m":1},"frequency_mhz":700,"freq":1}`, fields: "body"},
+		{name: "unknown field", doc: `{"tx":{"lat":0,"lon":0,"height_m":1},"rx":{"lat":0,"lon":0.1,"height_m":1},"frequency_mhz":700,"freq":1}`, fields: "freq"},
 		{name: "trailing data", doc: minimalProfileCase + `{}`, fields: "body"},
 		{name: "wrong type", doc: `{"tx":{"lat":"north","lon":0,"height_m":1}}`, fields: "tx.lat"},
+		{name: "engine not a string", doc: `{"engine":true}`, fields: "engine"},
+		{name: "number out of range", doc: `{"frequency_mhz":1e400}`, fields: "frequency_mhz"},
+		{name: "zone not whole", doc: `{"profile":{"zones":[1.5]}}`, fields: "profile.zones"},
+		{name: "profile not an object", doc: `{"profile":[1]}`, fields: "profile"},
 		{name: "missing everything", doc: `{}`, fields: "tx,rx,frequency_mhz"},
 		{name: "missing terminal fields", doc: `{"tx":{"lat":1},"rx":{"lon":2,"height_m":3},"frequency_mhz":700}`, fields: "tx.lon,tx.height_m,rx.lat"},
 		{name: "fewer than 3 points", doc: strings.Replace(minimalProfileCase, `"distances_m":[0,5000,10000],"heights_m":[700,100,20]`, `"distances_m":[0,10000],"heights_m":[700,20]`, 1), fields: "profile.distances_m"},
@@ -50,6 +54,11 @@ func TestParseCaseErrors(t *testing.T) {
 			_, err := engines.ParseCase(strings.NewReader(tc.doc))
 			if !errors.Is(err, appliance.ErrInvalid) || fieldsOf(err) != tc.fields {
 				t.Fatalf("err = %v\nfields %q, want ErrInvalid on %q", err, fieldsOf(err), tc.fields)
+			}
+			for _, internal := range []string{"json:", "Go struct", "Go value", "float64", "EngineID", "unmarshal"} {
+				if strings.Contains(err.Error(), internal) {
+					t.Errorf("the refusal %q tells Go's %q", err, internal)
+				}
 			}
 		})
 	}

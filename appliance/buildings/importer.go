@@ -176,11 +176,11 @@ func invalid(field, format string, args ...any) error {
 func gunzip(data []byte, run *importRun) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, invalid("file", "is not a valid gzip stream: %v", err)
+		return nil, invalid("file", "is not a valid gzip stream: %s", plain(err))
 	}
 	out, err := io.ReadAll(io.LimitReader(zr, run.budget+1))
 	if err != nil {
-		return nil, invalid("file", "gzip stream is damaged: %v", err)
+		return nil, invalid("file", "gzip stream is damaged: %s", plain(err))
 	}
 	if !run.spend(int64(len(out))) {
 		return nil, run.tooLarge("gzip stream")
@@ -459,7 +459,7 @@ func parseGeoJSON(data []byte, opts Options, im *Import) error {
 		Features []json.RawMessage `json:"features"`
 	}
 	if err := json.Unmarshal(data, &top); err != nil {
-		return invalid("file", "is not valid JSON: %v", err)
+		return invalid("file", "is not valid JSON: %s", plain(err))
 	}
 	c := &collector{opts: opts, im: im}
 	switch top.Type {
@@ -472,7 +472,7 @@ func parseGeoJSON(data []byte, opts Options, im *Import) error {
 	case "Polygon", "MultiPolygon":
 		g, err := geojson.UnmarshalGeometry(data)
 		if err != nil {
-			return invalid("file", "geometry is malformed: %v", err)
+			return invalid("file", "geometry is malformed: %s", plain(err))
 		}
 		c.add("feature/0", g.Geometry(), nil)
 	default:
@@ -485,7 +485,7 @@ func (c *collector) geoJSONFeature(i int, raw json.RawMessage) {
 	id := fmt.Sprintf("feature/%d", i)
 	f, err := geojson.UnmarshalFeature(raw)
 	if err != nil {
-		c.refuse(id, "is malformed GeoJSON: %v", err)
+		c.refuse(id, "is malformed GeoJSON: %s", plain(err))
 		return
 	}
 	switch v := f.ID.(type) {
@@ -526,7 +526,7 @@ func parseOSM(ctx context.Context, data []byte, pbf bool, opts Options, im *Impo
 	}
 	fc, err := osmgeojson.Convert(o, osmgeojson.NoMeta(true), osmgeojson.NoRelationMembership(true))
 	if err != nil {
-		return invalid("file", "OpenStreetMap data could not be assembled: %v", err)
+		return invalid("file", "OpenStreetMap data could not be assembled: %s", plain(err))
 	}
 	c := &collector{opts: opts, im: im}
 	var feats []*geojson.Feature
@@ -590,7 +590,7 @@ func osmID(f *geojson.Feature) string {
 func zipEntries(data []byte, run *importRun) (map[string][]byte, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return nil, invalid("file", "is not a valid zip archive: %v", err)
+		return nil, invalid("file", "is not a valid zip archive: %s", plain(err))
 	}
 	if len(zr.File) > 64 {
 		return nil, invalid("file", "zip holds %d entries; a Shapefile needs at most 8", len(zr.File))
@@ -615,12 +615,12 @@ func zipEntries(data []byte, run *importRun) (map[string][]byte, error) {
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, invalid("file", "zip entry %q cannot be read: %v", f.Name, err)
+			return nil, invalid("file", "zip entry %q cannot be read: %s", f.Name, plain(err))
 		}
 		b, err := io.ReadAll(io.LimitReader(rc, run.budget+1))
 		rc.Close()
 		if err != nil {
-			return nil, invalid("file", "zip entry %q is damaged: %v", f.Name, err)
+			return nil, invalid("file", "zip entry %q is damaged: %s", f.Name, plain(err))
 		}
 		if !run.spend(int64(len(b))) {
 			return nil, run.tooLarge("zip")

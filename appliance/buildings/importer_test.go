@@ -215,12 +215,24 @@ func TestImportRefusesWholeFile(t *testing.T) {
 		{"zip without shp", zipOf(t, map[string][]byte{"a.txt": []byte("x")}), "no .shp"},
 		{"projected shapefile", zipOf(t, map[string][]byte{"a.shp": make([]byte, 100), "a.prj": []byte(`PROJCS["SIRGAS 2000 / UTM zone 23S"]`)}), "not WGS84"},
 		{"too big", bytes.Repeat([]byte(" "), 2000), "limit"},
+		// the decoders' own errors, told without Go's prefixes and types
+		{"features not an array", []byte(`{"type":"FeatureCollection","features":"x"}`), "member features must be a JSON array, not a string"},
+		{"osm lat not a number", []byte(`<?xml version="1.0"?><osm version="0.6"><node id="1" lat="abc" lon="1"/></osm>`), `"abc" is not a number`},
+		{"osm lat out of range", []byte(`<?xml version="1.0"?><osm version="0.6"><node id="1" lat="1e400" lon="1"/></osm>`), `the number "1e400" is out of range`},
+		{"osm way id not a number", []byte(`<?xml version="1.0"?><osm version="0.6"><way id="abc"><nd ref="1"/></way></osm>`), `"abc" is not a number`},
+		{"osm node ref overflows", []byte(`<?xml version="1.0"?><osm version="0.6"><way id="1"><nd ref="99999999999999999999"/></way></osm>`), `the number "99999999999999999999" is out of range`},
+		{"zip garbage", []byte("PK\x03\x04garbage"), "is not a valid zip archive: not a valid zip file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := buildings.Parse(context.Background(), c.data, buildings.Options{MaxBytes: 1000})
 			if err == nil || !errors.Is(err, appliance.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want ErrInvalid with %q, got %v", c.want, err)
+			}
+			for _, internal := range []string{"strconv.", "json:", "zip:", "xml:", "Go struct", "Go value", "RawMessage"} {
+				if strings.Contains(err.Error(), internal) {
+					t.Errorf("the refusal %q tells Go's %q", err, internal)
+				}
 			}
 		})
 	}

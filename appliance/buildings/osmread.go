@@ -138,7 +138,7 @@ func (c *osmCollect) scanXML(ctx context.Context, data []byte) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return invalid("file", "OpenStreetMap XML is malformed: %v", err)
+		return invalid("file", "OpenStreetMap XML is malformed: %s", plain(err))
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ func decodePBF(ctx context.Context, data []byte, run *importRun, c *osmCollect) 
 		}
 		typ, size, err := pbfBlobHeader(data[off+4 : off+4+int(hl)])
 		if err != nil {
-			return bad(off, "blob header: %v", err)
+			return bad(off, "blob header: %s", plain(err))
 		}
 		start := off + 4 + int(hl)
 		if size < 0 || size >= pbfMaxBlob {
@@ -85,7 +85,7 @@ func decodePBF(ctx context.Context, data []byte, run *importRun, c *osmCollect) 
 				if errors.Is(err, ErrFormat) {
 					return err // the budget's error, already a refusal
 				}
-				return bad(start, "%s blob: %v", typ, err)
+				return bad(start, "%s blob: %s", typ, plain(err))
 			}
 			if typ == "OSMHeader" {
 				err = pbfHeader(raw)
@@ -96,7 +96,7 @@ func decodePBF(ctx context.Context, data []byte, run *importRun, c *osmCollect) 
 				if errors.Is(err, ErrFormat) {
 					return err // a cap on the elements, already a refusal
 				}
-				return bad(start, "%s block: %v", typ, err)
+				return bad(start, "%s block: %s", typ, plain(err))
 			}
 		}
 		off = start + int(size)
