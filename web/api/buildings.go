@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -89,6 +90,9 @@ func uploadRequest(r *http.Request) (buildings.UploadRequest, error) {
 		}
 	}
 	req := buildings.UploadRequest{Name: q.Get("name"), Material: q.Get("material"), Ground: q.Get("ground")}
+	if p := textProblem(req.Name, !utf8.ValidString(req.Name)); p != "" { // the hygiene of every JSON body's text
+		v.Add("name", "%s", p)
+	}
 	for _, f := range []struct {
 		name string
 		x    *float64

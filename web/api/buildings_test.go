@@ -109,6 +109,8 @@ func TestBuildingLayers(t *testing.T) {
 		{"unknown material", ent, "/buildings/layers?name=x&material=marble", riosBlock(), http.StatusUnprocessableEntity, "material"},
 		{"unknown parameter", ent, "/buildings/layers?name=x&colour=red", riosBlock(), http.StatusUnprocessableEntity, "colour"},
 		{"bad height", ent, "/buildings/layers?name=x&default_height_m=abc", riosBlock(), http.StatusUnprocessableEntity, "default_height_m"},
+		{"name with a NUL", ent, "/buildings/layers?name=a%00b", riosBlock(), http.StatusUnprocessableEntity, "control character U+0000"},
+		{"name with a bidi override", ent, "/buildings/layers?name=a%E2%80%AEb", riosBlock(), http.StatusUnprocessableEntity, "bidirectional control character U+202E"},
 		{"no name", ent, "/buildings/layers", riosBlock(), http.StatusUnprocessableEntity, "name"},
 		{"not a building file", ent, "/buildings/layers?name=x", "hello", http.StatusUnprocessableEntity, "is not GeoJSON"},
 		{"no polygon", ent, "/buildings/layers?name=x", `{"type":"FeatureCollection","features":[]}`, http.StatusUnprocessableEntity, "no usable building"},

@@ -173,6 +173,10 @@ func (a *API) startHeatmap(best bool) handler {
 		if err := decode(r, &q); err != nil {
 			return nil, err
 		}
+		after, err := lastEventID(r)
+		if err != nil {
+			return nil, err
+		}
 		spec, err := q.toSpec(best)
 		if err != nil {
 			return nil, err
@@ -187,22 +191,27 @@ func (a *API) startHeatmap(best bool) handler {
 		if err != nil {
 			return nil, err
 		}
-		return nil, a.streamMap(w, r, mp, lastEventID(r))
+		return nil, a.streamMap(w, r, mp, after)
 	}
 }
 
 // lastEventID is the sequence number a resumed stream continues after:
-// the Last-Event-ID header, else the "after" query parameter, else 0.
-func lastEventID(r *http.Request) int {
-	s := r.Header.Get("Last-Event-ID")
+// the Last-Event-ID header, else the "after" query parameter, else 0. A
+// value that is not a whole number ≥ 0 is refused naming its source (a
+// stream sends only such ids, so only a client's own text can be one).
+func lastEventID(r *http.Request) (int, error) {
+	field, s := "Last-Event-ID", r.Header.Get("Last-Event-ID")
 	if s == "" {
-		s = r.URL.Query().Get("after")
+		field, s = "after", r.URL.Query().Get("after")
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if s = strings.TrimSpace(s); s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0
+		return 0, appliance.Invalid(field, "must be a whole number of events, 0 or more, got %q", truncate(s, 40))
 	}
-	return n
+	return n, nil
 }
 
 // streamMap writes mp's events after seq after as text/event-stream until
@@ -269,7 +278,11 @@ func (a *API) heatmapEvents(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return nil, a.streamMap(w, r, mp, lastEventID(r))
+	after, err := lastEventID(r)
+	if err != nil {
+		return nil, err
+	}
+	return nil, a.streamMap(w, r, mp, after)
 }
 
 // HeatmapJSON is the state of a map (GET /coverage/heatmap/{id}).
@@ -324,10 +337,14 @@ func (a *API) exportHeatmap(w http.ResponseWriter, r *http.Request) (any, error)
 	var ctype, ext string
 	var thresholds []float64
 	switch format {
-	case "geotiff":
+	case "geotiff", "kmz":
 		ctype, ext = "image/tiff", ".tif"
-	case "kmz":
-		ctype, ext = "application/vnd.google-earth.kmz", ".kmz"
+		if format == "kmz" {
+			ctype, ext = "application/vnd.google-earth.kmz", ".kmz"
+		}
+		if r.URL.Query().Has("thresholds") { // silently dropped, it read as if it had shaped the file
+			return nil, appliance.Invalid("thresholds", "apply to the contour formats (geojson, shapefile, kml); a %s export is the map's raster", format)
+		}
 	case "geojson", "shapefile", "kml":
 		f, _ := geoexport.ParseFormat(format)
 		ctype, ext = f.ContentType(), f.Extension()

@@ -123,6 +123,10 @@ func (a *API) startInterferenceMap(w http.ResponseWriter, r *http.Request) (any,
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
+	after, err := lastEventID(r)
+	if err != nil {
+		return nil, err
+	}
 	spec, err := q.toSpec()
 	if err != nil {
 		return nil, err
@@ -137,7 +141,7 @@ func (a *API) startInterferenceMap(w http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	return nil, a.streamMap(w, r, mp, lastEventID(r))
+	return nil, a.streamMap(w, r, mp, after)
 }
 
 type viewshedMapRequest struct {
@@ -200,6 +204,10 @@ func (a *API) startViewshedMap(w http.ResponseWriter, r *http.Request) (any, err
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
+	after, err := lastEventID(r)
+	if err != nil {
+		return nil, err
+	}
 	spec, err := q.toSpec()
 	if err != nil {
 		return nil, err
@@ -208,7 +216,7 @@ func (a *API) startViewshedMap(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return nil, a.streamMap(w, r, mp, lastEventID(r))
+	return nil, a.streamMap(w, r, mp, after)
 }
 
 // exportNetworkMap writes a done interference or viewshed map in format

@@ -247,6 +247,10 @@ func (a *API) startRaytraceMap(w http.ResponseWriter, r *http.Request) (any, err
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
+	after, err := lastEventID(r)
+	if err != nil {
+		return nil, err
+	}
 	k := keyFrom(r.Context())
 	if err := tenancy.RequireTier(k, appliance.TierEnterprise); err != nil {
 		return nil, err
@@ -262,7 +266,7 @@ func (a *API) startRaytraceMap(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return nil, a.streamMap(w, r, mp, lastEventID(r))
+	return nil, a.streamMap(w, r, mp, after)
 }
 
 // bodyEngine reads the "engine" member of a JSON body, nil when absent or
