@@ -338,6 +338,10 @@
 // their tiles at the end), then one summary (done, with every caveat) or
 // error (canceled, failed; code canceled, missing_terrain,
 // outside_envelope, interrupted, worker_crashed, unavailable or failed).
+// A transmitter on no loaded terrain is refused before its map starts
+// (Starter.CheckTerrain: 422 terrain_missing naming the tile, for heatmaps,
+// best-server, interference and viewshed maps); missing_terrain in a
+// stream is then terrain missing elsewhere the computation needed it.
 // Streams Attach to a map; when the last one detaches while it is queued
 // or computes, the computation is canceled (it leaves the queue). A finished map (done, canceled or
 // failed) is kept for DefaultRetention (1 h) after it finished, with at

@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -113,6 +114,30 @@ type Starter struct {
 	// Calibrations gives the tenants' calibrations
 	// (appliance/calibration); nil: no map is calibrated.
 	Calibrations appliance.Calibrations
+	// Terrain, when set, is read under every transmitter before a map
+	// starts (CheckTerrain): a transmitter on no loaded terrain is refused
+	// up front (422 terrain_missing) instead of failing in the stream.
+	Terrain appliance.Terrain
+}
+
+// CheckTerrain refuses the map of reqs when a transmitter stands on no
+// loaded terrain (an *appliance.TileMissingError naming the tile, which
+// matches appliance.ErrTerrainMissing; terrain is never taken as sea
+// level). Other terrain errors are left to the computation.
+func (s *Starter) CheckTerrain(reqs []Request) error {
+	if s.Terrain == nil {
+		return nil
+	}
+	for _, r := range reqs {
+		if _, err := s.Terrain.ElevationM(r.Tx); errors.Is(err, appliance.ErrTerrainMissing) {
+			who := "the site"
+			if r.Transmitter.TowerID != "" {
+				who = "tower " + r.Transmitter.TowerID
+			}
+			return fmt.Errorf("coverage map: %s at %.6f,%.6f: %w", who, r.Tx.Lat, r.Tx.Lon, err)
+		}
+	}
+	return nil
 }
 
 // Start starts a single map (best false: one tower id or a site) or a
@@ -124,6 +149,9 @@ type Starter struct {
 func (s *Starter) Start(ctx context.Context, k *appliance.APIKey, spec Spec, best bool) (*Map, error) {
 	reqs, err := s.Requests(k, spec, best)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.CheckTerrain(reqs); err != nil {
 		return nil, err
 	}
 	m, err := s.Maps.StartFor(Owner{TenantID: k.TenantID, Tier: k.Tier, RequestID: appliance.ActorFrom(ctx).RequestID}, reqs, best)

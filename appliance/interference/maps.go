@@ -72,6 +72,9 @@ func (m *Maps) StartInterference(ctx context.Context, k *appliance.APIKey, spec 
 	for i, t := range req.Transmitters {
 		reqs[i] = t.Request
 	}
+	if err := m.Starter.CheckTerrain(reqs); err != nil {
+		return nil, err
+	}
 	return m.Starter.StartComputed(ctx, k, KindInterference, reqs, &mapComputer{svc: m.Service, req: req})
 }
 
@@ -209,11 +212,15 @@ func (m *Maps) StartViewshed(ctx context.Context, k *appliance.APIKey, spec View
 	if err := CheckViewshedCaps(k.Tier, req); err != nil {
 		return nil, err
 	}
+	reqs := []coverage.Request{coverage.ViewshedRequestOf(req)}
+	if err := m.Starter.CheckTerrain(reqs); err != nil {
+		return nil, err
+	}
 	c, err := coverage.NewViewshedComputer(m.Coverage, req)
 	if err != nil {
 		return nil, err
 	}
-	return m.Starter.StartComputed(ctx, k, coverage.KindViewshed, []coverage.Request{coverage.ViewshedRequestOf(req)}, c)
+	return m.Starter.StartComputed(ctx, k, coverage.KindViewshed, reqs, c)
 }
 
 // mapComputer computes an interference map as a computed map of the

@@ -1322,6 +1322,14 @@ func heatmapScenarios(t *testing.T, h *harness) []scenario {
 		{name: "viewshed with a bad k-factor", method: "POST", url: "/coverage/viewshed", key: "pro", headers: ct, status: 422, code: "invalid_input",
 			fields: []string{"k_factor"}, body: strings.Replace(viewshedBody, `"rx_height_m":5`, `"rx_height_m":5,"k_factor":40`, 1)},
 		{name: "viewshed visible areas as KML", method: "GET", url: "/coverage/heatmap/" + vsID + "/export?format=kml", key: "pro", status: 200, contains: []string{"fresnel_60"}},
+		// a transmitter on no loaded terrain: refused before the map starts
+		// (it answered 200 and failed in the stream)
+		{name: "heatmap off the terrain", method: "POST", url: "/coverage/heatmap", key: "pro", headers: ct, status: 422, code: "terrain_missing", contains: []string{"N10E010"},
+			body: `{"site":{"lat":10.5,"lon":10.5,"height_m":30,"eirp_dbm":50},"frequency_mhz":1800,"radius_km":2,"resolution_m":200}`},
+		{name: "viewshed off the terrain", method: "POST", url: "/coverage/viewshed", key: "pro", headers: ct, status: 422, code: "terrain_missing",
+			body: strings.Replace(viewshedBody, `"lat":-22.93,"lon":-43.30`, `"lat":10.5,"lon":10.5`, 1)},
+		{name: "interference map off the terrain", method: "POST", url: "/coverage/interference", key: "pro", headers: ct, status: 422, code: "terrain_missing",
+			body: `{"sites":[{"lat":10.5,"lon":10.5,"height_m":30,"eirp_dbm":58},{"lat":10.51,"lon":10.5,"height_m":30,"eirp_dbm":58}],"frequency_mhz":1800,"radius_km":2,"resolution_m":200,"engine":"fspl"}`},
 	}
 }
 

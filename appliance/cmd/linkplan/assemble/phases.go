@@ -618,7 +618,7 @@ func (b *build) buildHTTP(context.Context) error {
 	}
 	offline, offlineWhy := b.offline()
 	heatmaps := func() *coverage.Starter {
-		return &coverage.Starter{Maps: a.Maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.Calibration}
+		return &coverage.Starter{Maps: a.Maps, Towers: towers, Antennas: equip, Audit: db.AppendAudit, Calibrations: a.Calibration, Terrain: ter}
 	}
 	a.API = api.New(api.Deps{
 		PlatformDeps: api.PlatformDeps{Metrics: b.mset, Log: b.log, Recover: b.rec, Version: cfg.Version, Offline: offline, OfflineReason: offlineWhy,
