@@ -80,6 +80,13 @@
 // counted by cause (RowSkips), and a ts or altitude it cannot read leaves
 // that value out without dropping the row.
 //
+// # Metrics
+//
+// Stored rows count in coverage_observations_total{source} (SPEC §4.9) on
+// the public /metrics. The label is MetricSource's class of the row's
+// source (api, drive_test, synthetic, drivetest for every drivetest_<tool>,
+// other), never the tenant's own text: any caller can read /metrics.
+//
 // # Signature (SPEC §5.3)
 //
 // The batch route may carry X-Observation-Signature: sha256=<hex>, HMAC-

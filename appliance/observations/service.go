@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -58,20 +57,27 @@ type Config struct {
 	Metrics *metrics.Set
 }
 
-// MaxMetricSources is the most distinct source label values of
-// coverage_observations_total; rows of further sources count under
-// source="other" (sources are client-chosen labels: the series stay
-// bounded).
-const MaxMetricSources = 64
+// MetricSource is the source label of coverage_observations_total for a
+// row's source. /metrics is public and a source is a tenant's own text
+// (at most 32 characters), so the label is a class, never that text: the
+// appliance's own sources "api", "drive_test" (uploads) and "synthetic"
+// as they are, every "drivetest_<tool>" as "drivetest", any other as
+// "other". The series stay five, and no tenant's label reaches another.
+func MetricSource(source string) string {
+	switch {
+	case source == DefaultSource || source == "drive_test" || source == SyntheticSource:
+		return source
+	case strings.HasPrefix(source, "drivetest_"):
+		return "drivetest"
+	}
+	return "other"
+}
 
 // Service ingests observations. It is safe for concurrent use.
 type Service struct {
 	store  Store
 	towers TowerLookup
 	cfg    Config
-
-	mu      sync.Mutex
-	sources map[string]bool // source label values exported so far
 }
 
 // New returns a service over store, resolving tower_id with towers.
@@ -85,7 +91,7 @@ func New(store Store, towers TowerLookup, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: store, towers: towers, cfg: cfg, sources: map[string]bool{}}
+	return &Service{store: store, towers: towers, cfg: cfg}
 }
 
 // Client is who sent a request, for the audit log.
@@ -376,20 +382,10 @@ func (s *Service) count(rows []appliance.Observation, stored []bool) {
 	by := map[string]int{}
 	for i, o := range rows {
 		if stored[i] {
-			by[o.Source]++
+			by[MetricSource(o.Source)]++
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for src, n := range by {
-		label := src
-		if !s.sources[src] {
-			if len(s.sources) >= MaxMetricSources {
-				label = "other"
-			} else {
-				s.sources[src] = true
-			}
-		}
+	for label, n := range by {
 		s.cfg.Metrics.GetOrCreateCounter(telemetry.ObservationsSeries(label)).Add(n)
 	}
 }
