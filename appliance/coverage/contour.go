@@ -28,8 +28,10 @@ const (
 // "code: message" separated by " | " (cut to 254 bytes in a .dbf), and for a map traced on a building layer (raytrace) the layer's
 // id, its scene's hash and the options as compact JSON (TracedScene;
 // null otherwise; a Shapefile's .dbf keeps the first 254 bytes of the
-// options, about 270 for the defaults: the GeoJSON, the KML, the
-// GeoTIFF's RAYTRACE_OPTIONS and the KMZ legend hold them whole). In a Shapefile the .dbf names are the
+// options, about 270 for the defaults: the zip's
+// geoexport.FullTextSuffix file, the GeoJSON, the KML, the GeoTIFF's
+// RAYTRACE_OPTIONS and the KMZ legend hold them whole, as the zip's text
+// file holds every warning list or message the .dbf cuts). In a Shapefile the .dbf names are the
 // geoexport.ShortNames: threshold_, area_km2, pixels, engine, eirp_dbm,
 // eirp_assum, warnings, warning_me, layer_id, scene_hash, rt_options.
 func ContourSchema() geoexport.Schema {

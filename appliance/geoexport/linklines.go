@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -199,11 +200,42 @@ func WriteLinkAnalysis(w io.Writer, f Format, a *appliance.LinkAnalysis, modifie
 	return Export(w, f, "link", LinkLineSchema(), Slice(LinkLines(a)), LinkLinesKMLOptions(), modified)
 }
 
+// FullTextSuffix ends the name of the text file a Shapefile zip holds
+// beside a set whose .dbf cut a text value (a .dbf string holds at most
+// MaxDBFStringWidth bytes): <set>_full_text.txt, one block per cut value
+// (the feature's 1-based number, the field, the whole value), so that
+// warnings and options cut in the .dbf still travel whole with the file.
+const FullTextSuffix = "_full_text.txt"
+
+// cutText returns the text file of the string values of src that the
+// .dbf of schema s cuts (FullTextSuffix); empty when none is cut.
+func cutText(s Schema, src Source) *bytes.Buffer {
+	var b bytes.Buffer
+	n := 0
+	for f := range src {
+		n++
+		for i, fd := range s.Fields {
+			if fd.Type != TypeString || i >= len(f.Properties) || f.Properties[i].Type() != TypeString {
+				continue
+			}
+			w, _, err := dbfSize(fd)
+			if v := f.Properties[i].Str(); err == nil && len(v) > w {
+				if b.Len() == 0 {
+					b.WriteString("Text values cut in the .dbf (at most " + strconv.Itoa(w) + " bytes a field), whole:\n")
+				}
+				fmt.Fprintf(&b, "\nfeature %d, %s:\n%s\n", n, fd.Name, v)
+			}
+		}
+	}
+	return &b
+}
+
 // WriteShapefileZip writes the features of src as Shapefile sets in one zip
 // archive: base.shp, .shx, .dbf, .prj and .cpg for a point or line schema;
 // for a KindMixed schema two sets, base_receiver.* with the points and
 // base_towers.* with the line strings (each possibly empty), as a Shapefile
-// holds one shape type. Entries are deflated and dated modified (FixedDate
+// holds one shape type. A set whose .dbf cuts a text value also gets its
+// FullTextSuffix file with the whole values. Entries are deflated and dated modified (FixedDate
 // when zero). Each set is built in memory before it is zipped.
 func WriteShapefileZip(w io.Writer, base string, s Schema, src Source, modified time.Time) error {
 	if modified.IsZero() {
@@ -231,10 +263,17 @@ func WriteShapefileZip(w io.Writer, base string, s Schema, src Source, modified 
 		if err := WriteShapefile(ShapefileSet{&shp, &shx, &dbf, &prj, &cpg}, sub, only, ShapefileOptions{Updated: modified}); err != nil {
 			return fmt.Errorf("write shapefile zip %s: %w", st.name, err)
 		}
-		for _, e := range []struct {
+		entries := []struct {
 			ext string
 			b   *bytes.Buffer
-		}{{".shp", &shp}, {".shx", &shx}, {".dbf", &dbf}, {".prj", &prj}, {".cpg", &cpg}} {
+		}{{".shp", &shp}, {".shx", &shx}, {".dbf", &dbf}, {".prj", &prj}, {".cpg", &cpg}}
+		if full := cutText(sub, only); full.Len() > 0 {
+			entries = append(entries, struct {
+				ext string
+				b   *bytes.Buffer
+			}{FullTextSuffix, full})
+		}
+		for _, e := range entries {
 			fw, err := zw.CreateHeader(&zip.FileHeader{Name: st.name + e.ext, Method: zip.Deflate, Modified: modified.UTC()})
 			if err != nil {
 				return fmt.Errorf("write shapefile zip: %w", err)
