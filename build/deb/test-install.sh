@@ -93,6 +93,10 @@ dpkg-query -W -f='${Conffiles}\n' linkplan | grep -q '/etc/linkplan/linkplan.con
 step "installed: $got, user $ent"
 
 UNIT=/lib/systemd/system/linkplan.service
+# exit status 3 is unusable data: docs/OPERATIONS.md ("Exit statuses")
+# promises that systemd does not restart the appliance on it
+grep -qx 'RestartPreventExitStatus=3' "$UNIT" || fail "$UNIT lacks RestartPreventExitStatus=3"
+step "$UNIT: no restart on exit status 3 (unusable data)"
 if command -v systemd-analyze >/dev/null; then
 	systemd-analyze verify --man=no "$UNIT" || fail "systemd-analyze verify $UNIT"
 	step "systemd-analyze verify $UNIT: ok"
