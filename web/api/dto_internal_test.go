@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"mime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -71,6 +73,9 @@ func TestFinding9_UserMessageWithoutOperationPrefixes(t *testing.T) {
 		{"missing tile", fmt.Errorf("analyze link: %w", &appliance.TileMissingError{Tile: "S23W044"}), 422, "terrain tile S23W044 is not in any loaded terrain pack"},
 		{"timeout", fmt.Errorf("analyze link: %w", fmt.Errorf("predict: %w", errContextDeadline())), 503, "the request did not finish within its time limit"},
 		{"http error", &httpError{status: 400, code: "malformed_json", msg: "request body is empty"}, 400, "request body is empty"},
+		// a write the data disk refused for space is the operator's, not a bug
+		{"disk full", fmt.Errorf("observations: store: %w", &fs.PathError{Op: "write", Path: "/var/lib/linkplan/linkplan.db", Err: syscall.ENOSPC}), 507, storageFullMessage},
+		{"quota exhausted", fmt.Errorf("tower put: %w", &fs.PathError{Op: "write", Path: "linkplan.db", Err: syscall.EDQUOT}), 507, storageFullMessage},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

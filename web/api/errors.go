@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -114,6 +115,9 @@ func classify(err error) (int, string, error) {
 	if errors.As(err, &qe) && qe.Counter == "" {
 		return http.StatusTooManyRequests, "rate_limited", appliance.ErrQuota
 	}
+	if diskFull(err) { // not a bug: the operator's disk (RFC 4918's status)
+		return http.StatusInsufficientStorage, "storage_full", nil
+	}
 	for _, c := range statusTable {
 		if errors.Is(err, c.sentinel) {
 			return c.status, c.code, c.sentinel
@@ -144,6 +148,15 @@ var statusTable = [...]struct {
 	{appliance.ErrUnavailable, http.StatusServiceUnavailable, "unavailable"},
 }
 
+// diskFull reports an error of a write the data directory's file system
+// refused for space (ENOSPC, EDQUOT): 507 storage_full, never a 500.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// storageFullMessage is the message of a 507 storage_full.
+const storageFullMessage = "the appliance's disk is full: nothing of this request was stored; its operator must free space (GET /health/ready, check disk)"
+
 // userMessage is the sentence the client reads for err. It comes from the
 // typed error that carries the meaning, never from the whole wrapped chain,
 // whose outer layers are operation names for the logs ("analyze link: ",
@@ -165,6 +178,8 @@ func userMessage(err error, sentinel error) string {
 		return le.Error()
 	case errors.As(err, &ve):
 		return summary(ve)
+	case diskFull(err):
+		return storageFullMessage
 	case sentinel == context.DeadlineExceeded:
 		return "the request did not finish within its time limit"
 	case sentinel == nil:

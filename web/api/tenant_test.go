@@ -161,7 +161,7 @@ func tenantScenarios(t *testing.T, h *harness) []scenario {
 			if err := json.Unmarshal(res.body, &m); err != nil {
 				t.Fatal(err)
 			}
-			if !m.Offline || len(m.Dependencies) != 4 || m.Dependencies[3].Name != "queue" || m.Dependencies[0].Name != "database" || m.Dependencies[0].Status != "ok" ||
+			if !m.Offline || len(m.Dependencies) != 5 || m.Dependencies[3].Name != "queue" || m.Dependencies[4].Name != "disk" || m.Dependencies[0].Name != "database" || m.Dependencies[0].Status != "ok" ||
 				m.HostingPortability.Dependencies.LLMInference.Active || m.HostingPortability.Dependencies.LLMInference.AWSBacked {
 				t.Errorf("%s", res.body)
 			}

@@ -570,6 +570,7 @@ func (b *build) checks() []api.Check {
 			return nil
 		}},
 		api.QueueCheck(a.Jobs),
+		diskCheck(b.cfg.DataDir),
 	}, append(append(backupChecks(b.cfg.Backup, a.Backups), a.scaleOutChecks()...), b.rtwCheck...)...)
 }
 
