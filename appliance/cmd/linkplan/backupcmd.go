@@ -78,10 +78,10 @@ func takeBackup(ctx context.Context, dataDir, out string) (appliance.BackupManif
 		return appliance.BackupManifest{}, "", err
 	}
 	dbPath := filepath.Join(dataDir, store.FileName)
-	if _, serr := os.Stat(dbPath); serr != nil {
-		return appliance.BackupManifest{}, "", fmt.Errorf("no database at %s: %w", dbPath, serr)
-	}
-	db, oerr := store.Open(dataDir, store.Options{ReadOnly: true, LockTimeout: 500 * time.Millisecond})
+	// Checked first in a child process (openOffline): a corrupt file is
+	// refused (exit status 3) before bbolt maps it, so no memory fault can
+	// end this command with the backup's scratch file left behind.
+	db, oerr := openOffline(ctx, dataDir, offlineOptions{ReadOnly: true, LockTimeout: 500 * time.Millisecond}, io.Discard)
 	if errors.Is(oerr, store.ErrLocked) {
 		return appliance.BackupManifest{}, "", fmt.Errorf("an appliance holds %s but does not answer on its admin socket (%v); run this command as the appliance's user or root, or see docs/OPERATIONS.md", dbPath, err)
 	}

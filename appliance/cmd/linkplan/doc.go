@@ -95,6 +95,14 @@
 // counts them. The admin socket DATA/admin.sock (adminsock.go: mode 0600,
 // peer credentials checked) lets linkplan backup ask the serving appliance;
 // without an appliance the command reads the file with a shared lock.
+// The offline data commands (observations consent|attest|dividends settle,
+// model retrain, backup without an appliance) open the database through
+// openOffline (offlinedb.go) with the same care: a data directory without
+// linkplan.db is refused and nothing is created (exit status 1); the file
+// is checked in a child process first (corrupt: exit status 3); a newer
+// schema is refused (3, except by the read-only backup); an older one is
+// migrated after the pre-migration backup (assemble.PreMigrationBackup,
+// into DATA/backups).
 // linkplan restore holds the database's lock while it renames the verified
 // copy over the file (store.LockFile).
 //

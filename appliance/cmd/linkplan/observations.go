@@ -41,12 +41,12 @@ const observationsUsage = `usage:
 `
 
 // observationsCmd runs the observations subcommands.
-func observationsCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func observationsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) >= 2 && args[0] == "dividends" && args[1] == "settle" {
-		return settleCmd(args[2:], stdout, stderr)
+		return settleCmd(ctx, args[2:], stdout, stderr)
 	}
 	if len(args) >= 1 && args[0] == "attest" {
-		return attestCmd(args[1:], stdout, stderr)
+		return attestCmd(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "consent" {
 		fmt.Fprint(stderr, observationsUsage)
@@ -71,7 +71,7 @@ func observationsCmd(_ context.Context, args []string, stdout, stderr io.Writer)
 	case *source == "":
 		return fmt.Errorf("observations consent: --source is required: %w", errUsage)
 	}
-	db, err := store.Open(*dataDir, store.Options{})
+	db, err := openOffline(ctx, *dataDir, offlineOptions{}, stderr)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			return fmt.Errorf("observations consent: the database is in use (stop the appliance first): %w", err)
@@ -95,7 +95,7 @@ func observationsCmd(_ context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // attestCmd is linkplan observations attest.
-func attestCmd(args []string, stdout, stderr io.Writer) error {
+func attestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("observations attest", stderr)
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory (database)")
 	source := fs.String("source", "", "the one source to attest (e.g. drivetest_tems); no wildcard")
@@ -112,7 +112,7 @@ func attestCmd(args []string, stdout, stderr io.Writer) error {
 	case *source == "":
 		return fmt.Errorf("observations attest: --source is required: %w", errUsage)
 	}
-	db, err := store.Open(*dataDir, store.Options{})
+	db, err := openOffline(ctx, *dataDir, offlineOptions{}, stderr)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			return fmt.Errorf("observations attest: the database is in use (stop the appliance first): %w", err)
@@ -144,7 +144,7 @@ func operatorName() string {
 }
 
 // settleCmd is linkplan observations dividends settle.
-func settleCmd(args []string, stdout, stderr io.Writer) error {
+func settleCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("observations dividends settle", stderr)
 	dataDir := fs.String("data-dir", defaultDataDir(), "state directory (database)")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
@@ -157,8 +157,11 @@ func settleCmd(args []string, stdout, stderr io.Writer) error {
 	if _, err := observations.DividendPolicy(form, rate); err != nil {
 		return fmt.Errorf("observations dividends settle: %w", err)
 	}
-	db, err := store.Open(*dataDir, store.Options{})
+	db, err := openOffline(ctx, *dataDir, offlineOptions{}, stderr)
 	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return fmt.Errorf("observations dividends settle: the database is in use (stop the appliance first): %w", err)
+		}
 		return fmt.Errorf("observations dividends settle: %w", err)
 	}
 	defer db.Close()

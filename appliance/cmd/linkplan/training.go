@@ -75,7 +75,7 @@ func retrainCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("model retrain: %w", err)
 	}
-	db, err := store.Open(*dataDir, store.Options{})
+	db, err := openOffline(ctx, *dataDir, offlineOptions{}, stderr)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			return fmt.Errorf("model retrain: the database is in use (stop the appliance first): %w", err)
