@@ -4,11 +4,13 @@ package standby_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -47,5 +49,30 @@ func TestPromoteKeepsDataDirOwner(t *testing.T) {
 		if st := fi.Sys().(*syscall.Stat_t); st.Uid != uid || st.Gid != gid {
 			t.Errorf("%s owned by %d:%d after promote, want the data directory's %d:%d", name, st.Uid, st.Gid, uid, gid)
 		}
+	}
+}
+
+// TestStateReadErrorNamesOwnership: a data directory left root's made
+// serve's first error "standby state: open .../standby/state.json:
+// permission denied", even on a primary, with no remedy. (As root the
+// open cannot be refused: the error is built as os.ReadFile returns it.)
+func TestStateReadErrorNamesOwnership(t *testing.T) {
+	dir := "/var/lib/linkplan"
+	path := filepath.Join(dir, standby.Dir, standby.StateFile)
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"permission denied", &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}, "chown -R linkplan:linkplan " + dir},
+		{"other error", &fs.PathError{Op: "open", Path: path, Err: syscall.EIO}, "input/output error"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := standby.StateReadErrorForTest(dir, c.err)
+			if !errors.Is(err, c.err) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%v: want %q, wrapping %v", err, c.want, c.err)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -50,12 +51,23 @@ func ReadState(dataDir string) (st State, ok bool, err error) {
 		return st, false, nil
 	}
 	if err != nil {
-		return st, false, fmt.Errorf("standby state: %w", err)
+		return st, false, stateReadError(dataDir, err)
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, false, fmt.Errorf("standby state %s: %v: %w", filepath.Join(dataDir, Dir, StateFile), err, appliance.ErrCorrupt)
 	}
 	return st, true, nil
+}
+
+// stateReadError is ReadState's error err reading state.json. Permission
+// denied names the remedy: serve reads DATA/standby/state.json on every
+// start, a primary's too, so a data directory left root's (a copy or an
+// older linkplan run with sudo) fails there first.
+func stateReadError(dataDir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("standby state: %w: the data directory and its files must belong to the user serve runs as (chown -R linkplan:linkplan %s for the packaged service)", err, dataDir)
+	}
+	return fmt.Errorf("standby state: %w", err)
 }
 
 // writeState replaces state.json atomically (temporary file, fsync,
