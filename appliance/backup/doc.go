@@ -40,7 +40,10 @@
 // Restore extracts beside the database (<db>.restore), keeps the current
 // file under a second name (a hard link, <db>.before-restore-<UTC time>)
 // and renames the copy over the database: the path names the old or the
-// new database at every instant.
+// new database at every instant. Run as root (sudo linkplan restore), the
+// copy takes the owner (uid, gid) of the database's directory before the
+// rename, so that the appliance's user, who owns the data directory, can
+// open it; run as any other user, the file is that user's.
 //
 // # States of the schedule (Service)
 //

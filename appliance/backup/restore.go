@@ -28,7 +28,9 @@ type Restored struct {
 // format, schema version at most maxSchema, SHA-256, structure) into
 // dbPath+RestoreSuffix and fsynced; the current file, if any, gets a second
 // name (a hard link, Restored.Kept); the copy is renamed over dbPath and
-// the directory fsynced. At every instant dbPath names either the old
+// the directory fsynced. Run as root, the copy is given the owner of
+// dbPath's directory first (the user the appliance serves as owns the
+// data directory). At every instant dbPath names either the old
 // database or the whole new one; a crash leaves at most a stale .restore
 // copy beside it, which the next Restore removes first.
 //
@@ -48,6 +50,13 @@ func Restore(ctx context.Context, from, dbPath string, check Checker, maxSchema 
 		return r, fmt.Errorf("restore: %w", err)
 	}
 	r.Manifest = m
+	// Run as root (sudo linkplan restore), the copy takes the data
+	// directory's owner before it gets the database's name, so that the
+	// appliance, serving as that user, can open it.
+	if err := ownLikeDir(tmp, filepath.Dir(dbPath)); err != nil {
+		_ = os.Remove(tmp)
+		return r, fmt.Errorf("restore: %w", err)
+	}
 	if _, err := os.Stat(dbPath); err == nil {
 		r.Kept = dbPath + ".before-restore-" + now.UTC().Format("20060102T150405Z")
 		if err := os.Link(dbPath, r.Kept); err != nil {

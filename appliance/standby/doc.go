@@ -39,7 +39,8 @@
 //	           |                                         |           | state.json (current); failed: the last good one stays,
 //	           |                                         |           | LastError set, retried at the next tick
 //	current    | linkplan promote (standby stopped)      | primary   | snapshot.db renamed to DATA/linkplan.db, directory fsynced,
-//	           |                                         |           | role primary, promoted_at; serve (no --standby-of) starts
+//	           |                                         |           | role primary, promoted_at; serve (no --standby-of) starts;
+//	           |                                         |           | run as root, linkplan.db and state.json take DATA's owner
 //	empty      | linkplan promote                        | empty     | refused: no snapshot yet
 //	standby    | serve without --standby-of              | refused   | "a warm standby: promote it first"
 //	primary    | Source.Snapshot with the standby key    | primary   | Take (a verified backup), audited, streamed

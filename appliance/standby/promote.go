@@ -19,7 +19,8 @@ type PromoteResult struct {
 // Promote turns the standby data directory dataDir into a primary's: the
 // last good snapshot's database (verified when it was pulled; serve checks
 // it again at start) is renamed to DATA/linkplan.db, the directory
-// fsynced, and the state becomes role primary. The standby must be stopped
+// fsynced, and the state becomes role primary. Run as root, the database
+// and the state take the owner of dataDir (ownLikeDir). The standby must be stopped
 // (the caller checks that no process serves dataDir). A data directory
 // without a snapshot, or already a primary's, is refused untouched.
 func Promote(dataDir string, now time.Time) (PromoteResult, error) {
@@ -52,6 +53,11 @@ func Promote(dataDir string, now time.Time) (PromoteResult, error) {
 		if err := os.Rename(snap, db); err != nil {
 			return r, fmt.Errorf("promote: %w", err)
 		}
+	}
+	// Run as root (sudo linkplan promote), the database takes the data
+	// directory's owner: the primary serves as that user.
+	if err := ownLikeDir(db, dataDir); err != nil {
+		return r, fmt.Errorf("promote: %w", err)
 	}
 	if err := syncDir(dataDir); err != nil {
 		return r, fmt.Errorf("promote: %w", err)

@@ -99,16 +99,19 @@ func OpenReplica(d ReplicaDeps) (*Replica, error) {
 	pub := *u
 	pub.User, pub.RawQuery, pub.Fragment = nil, "", ""
 	d.PrimaryURL = strings.TrimRight(u.String(), "/")
-	if _, err := os.Stat(filepath.Join(d.DataDir, DBFile)); err == nil {
-		return nil, fmt.Errorf("standby: %s holds a database (%s): a primary's or a promoted standby's data directory is never overwritten by snapshots; give the standby an empty data directory: %w",
-			d.DataDir, DBFile, appliance.ErrConflict)
-	}
 	st, ok, err := ReadState(d.DataDir)
 	if err != nil {
 		return nil, err
 	}
+	// A promoted standby restarted with its old settings: the remedy is
+	// the setting, not another directory.
 	if ok && st.Role == appliance.RolePrimary {
-		return nil, fmt.Errorf("standby: %s was promoted at %s: it is a primary now: %w", d.DataDir, st.PromotedAt.Format(time.RFC3339), appliance.ErrConflict)
+		return nil, fmt.Errorf("standby: %s was promoted to a primary at %s (%s says so): remove --standby-of / LINKPLAN_STANDBY_OF (/etc/linkplan/linkplan.conf) and start serve as a primary: %w",
+			d.DataDir, st.PromotedAt.Format(time.RFC3339), filepath.Join(Dir, StateFile), appliance.ErrConflict)
+	}
+	if _, err := os.Stat(filepath.Join(d.DataDir, DBFile)); err == nil {
+		return nil, fmt.Errorf("standby: %s holds a database (%s): a primary's data directory is never overwritten by snapshots; give the standby an empty data directory: %w",
+			d.DataDir, DBFile, appliance.ErrConflict)
 	}
 	if ok && st.PrimaryURL != pub.String() && st.Snapshot != nil {
 		return nil, fmt.Errorf("standby: %s is the standby of %s, not of %s: give it an empty data directory: %w", d.DataDir, st.PrimaryURL, pub.String(), appliance.ErrConflict)

@@ -95,7 +95,7 @@ func (s *Source) IssueKey(audit appliance.AuditEntry) (appliance.StandbyKeyIssue
 			return appliance.StandbyKeyIssued{}, fmt.Errorf("standby key: audit: %w", err)
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(s.d.DataDir, KeyFile), append(b, '\n')); err != nil {
+	if err := writeFileAtomic(filepath.Join(s.d.DataDir, KeyFile), s.d.DataDir, append(b, '\n')); err != nil {
 		return appliance.StandbyKeyIssued{}, fmt.Errorf("standby key: %w", err)
 	}
 	s.d.Log.Info("standby key issued; any previous one is revoked", "key_id", rec.KeyID, "by", adminKeyID)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -50,7 +51,7 @@ func ReadState(dataDir string) (st State, ok bool, err error) {
 		return st, false, nil
 	}
 	if err != nil {
-		return st, false, fmt.Errorf("standby state: %w", err)
+		return st, false, stateReadError(dataDir, err)
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, false, fmt.Errorf("standby state %s: %v: %w", filepath.Join(dataDir, Dir, StateFile), err, appliance.ErrCorrupt)
@@ -58,21 +59,39 @@ func ReadState(dataDir string) (st State, ok bool, err error) {
 	return st, true, nil
 }
 
+// stateReadError is ReadState's error err reading state.json. Permission
+// denied names the remedy: serve reads DATA/standby/state.json on every
+// start, a primary's too, so a data directory left root's (a copy or an
+// older linkplan run with sudo) fails there first.
+func stateReadError(dataDir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("standby state: %w: the data directory and its files must belong to the user serve runs as (chown -R linkplan:linkplan %s for the packaged service)", err, dataDir)
+	}
+	return fmt.Errorf("standby state: %w", err)
+}
+
 // writeState replaces state.json atomically (temporary file, fsync,
-// rename, directory fsync).
+// rename, directory fsync). Run as root (linkplan promote with sudo),
+// DATA/standby and state.json take the data directory's owner.
 func writeState(dataDir string, st State) error {
 	dir := filepath.Join(dataDir, Dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("standby state: %w", err)
+	}
+	if err := ownLikeDir(dir, dataDir); err != nil {
 		return fmt.Errorf("standby state: %w", err)
 	}
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return fmt.Errorf("standby state: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'))
+	return writeFileAtomic(filepath.Join(dir, StateFile), dataDir, append(b, '\n'))
 }
 
-func writeFileAtomic(path string, b []byte) error {
+// writeFileAtomic replaces the file path by b: temporary file, fsync,
+// the owner of dataDir when run as root (ownLikeDir), rename, directory
+// fsync.
+func writeFileAtomic(path, dataDir string, b []byte) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -82,7 +101,7 @@ func writeFileAtomic(path string, b []byte) error {
 	if werr == nil {
 		werr = f.Sync()
 	}
-	if err := errors.Join(werr, f.Close()); err != nil {
+	if err := errors.Join(werr, f.Close(), ownLikeDir(tmp, dataDir)); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}

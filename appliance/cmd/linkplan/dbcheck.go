@@ -49,7 +49,8 @@ func dbCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := store.CheckFile(path)
 	res := checkResult{File: path, OK: err == nil && len(rep.Problems) == 0, Check: rep,
-		Locked: errors.Is(err, store.ErrLocked), Missing: errors.Is(err, os.ErrNotExist)}
+		Locked: errors.Is(err, store.ErrLocked), Missing: errors.Is(err, os.ErrNotExist),
+		Corrupt: errors.Is(err, appliance.ErrCorrupt), Denied: errors.Is(err, os.ErrPermission)}
 	if err != nil {
 		res.Error = err.Error()
 	}
@@ -81,7 +82,12 @@ type checkResult struct {
 	OK     bool   `json:"ok"`
 	Locked bool   `json:"locked,omitempty"`
 	// Missing: there is no file at File.
-	Missing bool              `json:"missing,omitempty"`
+	Missing bool `json:"missing,omitempty"`
+	// Corrupt: Error is a verdict on the file's contents (ErrCorrupt);
+	// Denied: the check may not open the file (permission denied).
+	// Neither: the file could not be read, no verdict.
+	Corrupt bool              `json:"corrupt,omitempty"`
+	Denied  bool              `json:"denied,omitempty"`
 	Error   string            `json:"error,omitempty"`
 	Check   appliance.DBCheck `json:"check"`
 }
@@ -99,7 +105,8 @@ func selfExe() (string, error) {
 // (linkplan db check --json): bbolt's checker can fault on a damaged page
 // in a way no Go code recovers, and a fault there must end the child, not
 // the appliance or the command that asked. A child that dies is reported
-// as appliance.ErrCorrupt with what it printed last.
+// as appliance.ErrCorrupt with what it printed last; a child that could
+// not open or read the file is not (childError).
 func checkIsolated(ctx context.Context, path string) (appliance.DBCheck, error) {
 	exe, err := selfExe()
 	if err != nil {
@@ -123,26 +130,40 @@ func checkIsolated(ctx context.Context, path string) (appliance.DBCheck, error) 
 		}
 		return appliance.DBCheck{}, fmt.Errorf("check %s: run the check: %v %s", path, runErr, lastLine(errb.String()))
 	}
-	switch {
-	case res.Locked:
-		return res.Check, fmt.Errorf("check %s: %w", path, store.ErrLocked)
-	case res.Missing:
-		return res.Check, fmt.Errorf("check %s: %w", path, os.ErrNotExist)
-	case res.Error != "":
-		return res.Check, childError(res.Error) // the child's error wraps ErrCorrupt, or said why it could not read
-	}
-	return res.Check, nil
+	return res.Check, childCheckError(path, res)
 }
 
-// childError is the error a child check reported, as its text: a file it
-// could not read as a database (store.CheckFile's errors other than a
-// lock or a missing file), so it matches appliance.ErrCorrupt.
-type childError string
+// childCheckError is the error of a child check's report res on path.
+func childCheckError(path string, res checkResult) error {
+	switch {
+	case res.Locked:
+		return fmt.Errorf("check %s: %w", path, store.ErrLocked)
+	case res.Missing:
+		return fmt.Errorf("check %s: %w", path, os.ErrNotExist)
+	case res.Corrupt:
+		return childError{res.Error, appliance.ErrCorrupt}
+	case res.Denied:
+		return childError{res.Error, os.ErrPermission}
+	case res.Error != "":
+		return childError{msg: res.Error} // it could not read the file: no verdict on its contents
+	}
+	return nil
+}
 
-func (e childError) Error() string { return string(e) }
+// childError is the error a child check reported, as its text, with the
+// sentinel it matched there: appliance.ErrCorrupt only for a verdict on
+// the file's contents (store.CheckFile's corruption errors),
+// os.ErrPermission for a file the process may not open; nil for any other
+// failure to read it (not a verdict: exit status 1, not 3).
+type childError struct {
+	msg string
+	is  error
+}
 
-// Is makes errors.Is(err, appliance.ErrCorrupt) hold.
-func (e childError) Is(target error) bool { return target == appliance.ErrCorrupt }
+func (e childError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, e.is) hold.
+func (e childError) Is(target error) bool { return e.is != nil && target == e.is }
 
 // lastLine is the last non-empty line of s that says what went wrong (a
 // Go fatal error prints its reason on the first line and a trace after).

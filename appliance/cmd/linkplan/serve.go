@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -249,6 +250,30 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	return err
 }
 
+// checkStartError is serve's error for the start-up check's error err
+// on the database file path of dataDir (nil: none).
+func checkStartError(dataDir, path string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrLocked):
+		return fmt.Errorf("serve: %w", err)
+	case errors.Is(err, appliance.ErrCorrupt):
+		return fmt.Errorf("serve: the database file %s is corrupt: %w; restore a backup: linkplan restore --from FILE --data-dir %s (docs/OPERATIONS.md)", path, err, dataDir)
+	case errors.Is(err, fs.ErrPermission):
+		// Not a verdict on the file: another restore would not help.
+		return fmt.Errorf("serve: cannot open %s: %w: %s", path, fs.ErrPermission, ownershipRemedy(dataDir))
+	}
+	return fmt.Errorf("serve: cannot check %s: %w", path, err)
+}
+
+// ownershipRemedy says what to do when serve may not open a file of
+// dataDir (a restore or promote run as root by an older linkplan, a copy
+// made as root): the Debian package's unit serves as the linkplan user.
+func ownershipRemedy(dataDir string) string {
+	return fmt.Sprintf("the data directory and its files must belong to the user serve runs as (chown -R linkplan:linkplan %s for the packaged service)", dataDir)
+}
+
 // envSeconds reads a whole number of seconds from the environment
 // variable name, or returns def when it is unset or not a positive number.
 func envSeconds(name string, def time.Duration) time.Duration {
@@ -270,27 +295,35 @@ func defaultDataDir() string {
 // checkAtStart checks the database file of dataDir in a child process
 // (checkIsolated) before anything opens it: a corrupt file stops the
 // start with a clear log line and exit status 3, never a panic and never
-// a "database ok". A missing file is a new data directory.
+// a "database ok"; a file serve may not open (permission denied) or read
+// is no verdict: exit status 1, naming the data directory's ownership. A
+// missing file is a new data directory.
 func checkAtStart(ctx context.Context, dataDir string, log *slog.Logger) error {
 	path := filepath.Join(dataDir, store.FileName)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		log.Info("no database yet: a new one is created", "file", path)
 		return nil
+	} else if errors.Is(err, fs.ErrPermission) {
+		return checkStartError(dataDir, path, err)
 	}
 	rep, err := checkIsolated(ctx, path)
 	if ctx.Err() != nil {
 		return err
 	}
-	if errors.Is(err, store.ErrLocked) {
-		return fmt.Errorf("serve: %w", err)
-	}
 	if err == nil && len(rep.Problems) > 0 {
 		err = fmt.Errorf("%d problem(s), the first: %s: %w", len(rep.Problems), rep.Problems[0], appliance.ErrCorrupt)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, appliance.ErrCorrupt):
 		log.Error("the database file is corrupt: refusing to start; restore a backup (linkplan restore, docs/OPERATIONS.md)",
 			"file", path, "reason", err.Error())
-		return fmt.Errorf("serve: the database file %s is corrupt: %w; restore a backup: linkplan restore --from FILE --data-dir %s (docs/OPERATIONS.md)", path, err, dataDir)
+		return checkStartError(dataDir, path, err)
+	case err != nil && !errors.Is(err, store.ErrLocked):
+		serr := checkStartError(dataDir, path, err)
+		log.Error("cannot open the database file: refusing to start", "file", path, "reason", serr.Error())
+		return serr
+	case err != nil:
+		return checkStartError(dataDir, path, err)
 	}
 	log.Info("database checked", "file", path, "bytes", rep.Bytes, "pages", rep.Pages, "schema_version", rep.Schema,
 		"took", time.Duration(rep.DurationS*float64(time.Second)).Round(time.Millisecond).String())

@@ -134,6 +134,28 @@ func localDataFiles(dataDir string, packs, towerFiles []string) (terrain, towers
 	return terrain, towers, nil
 }
 
+// lockStandbyDir holds DATA/standby/lock, the lock a running warm standby
+// holds, for a command (cmd: "restore") that must not change a data
+// directory a standby serves, as it must not one a primary serves (the
+// admin socket and the database lock tell those; a standby has neither).
+// A data directory where no standby ever ran (no lock file) has nothing
+// to hold. Release unlocks.
+func lockStandbyDir(cmd, dataDir string) (release func() error, err error) {
+	path := filepath.Join(dataDir, standby.Dir, "lock")
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return func() error { return nil }, nil
+	}
+	release, err = store.LockPath(path)
+	if errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("%s: a warm standby is serving %s (it holds %s): stop it first (systemctl stop linkplan), then %s: %w",
+			cmd, dataDir, path, cmd, appliance.ErrConflict)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return release, nil
+}
+
 const promoteUsage = `usage:
   linkplan promote --data-dir DIR [--json]
       turn a stopped warm standby into a primary: its last good snapshot

@@ -1,0 +1,4 @@
+package standby
+
+// StateReadErrorForTest is stateReadError, for the external tests.
+var StateReadErrorForTest = stateReadError
