@@ -203,6 +203,13 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("restore: %w", err)
 	}
 	defer release()
+	// a warm standby serving the directory holds DATA/standby/lock, not
+	// the database's lock
+	relSB, err := lockStandbyDir("restore", *dataDir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = relSB() }()
 	r, err := backup.Restore(ctx, *from, filepath.Join(*dataDir, store.FileName), checkIsolated, store.SchemaVersion(), time.Now())
 	if err != nil {
 		return err

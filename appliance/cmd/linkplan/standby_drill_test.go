@@ -195,6 +195,15 @@ func TestIssue21_StandbyDrill(t *testing.T) {
 	if o, e, code := runFor(t, 60*time.Second, bin, "promote", "--data-dir", sdir); code == 0 || !strings.Contains(e, "stop it first") {
 		t.Errorf("promote of a running standby: exit %d %s%s", code, o, e)
 	}
+	// No restore into the running standby's directory either: it holds
+	// DATA/standby/lock, not the database's lock (a restore went in).
+	bk := filepath.Join(t.TempDir(), "p.lpbackup")
+	if o, e, code := runFor(t, 60*time.Second, bin, "backup", "--data-dir", pdir, "--out", bk); code != 0 {
+		t.Fatalf("backup of the primary: exit %d %s%s", code, o, e)
+	}
+	if o, e, code := runFor(t, 60*time.Second, bin, "restore", "--from", bk, "--data-dir", sdir); code == 0 || !strings.Contains(e, "a warm standby is serving") {
+		t.Errorf("restore into a running standby: exit %d %s%s", code, o, e)
+	}
 	// A second primary's data directory is never a standby's.
 	if _, e, code := runFor(t, 60*time.Second, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", pdir, "--standby-of", p.base, "--standby-key", sk.StandbyKey); code == 0 || !strings.Contains(e, "holds a database") {
 		t.Errorf("standby on a primary's data directory: exit %d %s", code, e)
