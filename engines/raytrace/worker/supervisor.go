@@ -139,26 +139,32 @@ func NewSupervisor(cfg SupervisorConfig) (*Supervisor, error) {
 	return s, nil
 }
 
-// WriteSecret writes 32 random bytes, hex, to path with mode 0600 (an
-// existing file is replaced and its mode narrowed) and returns them.
+// WriteSecret writes 32 random bytes, hex, to path with mode 0600 and
+// returns them. The file is written beside path and renamed over it, so a
+// failed write (a full disk) leaves path as it was, never truncated.
 func WriteSecret(path string) ([]byte, error) {
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("raytrace worker secret: %w", err)
 	}
-	_ = os.Remove(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp := path + ".new"
+	_ = os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("raytrace worker secret: %w", err)
 	}
 	_, werr := fmt.Fprintf(f, "%x\n", secret)
+	if werr == nil {
+		werr = f.Sync()
+	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Chmod(path, 0o600)
+		werr = os.Rename(tmp, path)
 	}
 	if werr != nil {
+		_ = os.Remove(tmp)
 		return nil, fmt.Errorf("raytrace worker secret: %w", werr)
 	}
 	return secret, nil

@@ -234,6 +234,25 @@ func TestSecretFile(t *testing.T) {
 	if _, err := worker.ReadSecret(path); err == nil || !strings.Contains(err.Error(), "0600") {
 		t.Fatalf("a world-readable secret was accepted: %v", err)
 	}
+	// a new secret replaces the file whole, mode 0600 again
+	secret2, err := worker.WriteSecret(path)
+	if got, rerr := worker.ReadSecret(path); err != nil || rerr != nil || !bytes.Equal(got, secret2) || bytes.Equal(secret2, secret) {
+		t.Fatalf("rewritten secret %x (%v, %v), want a new one %x", got, err, rerr, secret2)
+	}
+	// a write that fails (here its scratch name is taken by a directory;
+	// on a full disk, the write) leaves the file as it was, not truncated
+	if err := os.Mkdir(path+".new", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(path+".new", "x"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.WriteSecret(path); err == nil {
+		t.Fatal("the failed write reported success")
+	}
+	if got, err := worker.ReadSecret(path); err != nil || !bytes.Equal(got, secret2) {
+		t.Fatalf("after a failed write the file reads %x, %v; want the previous secret", got, err)
+	}
 	long := filepath.Join(dir, strings.Repeat("d", 120))
 	if err := os.MkdirAll(long, 0o700); err != nil {
 		t.Fatal(err)
