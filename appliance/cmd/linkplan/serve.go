@@ -84,13 +84,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	fs.StringVar(&sb.Key, "standby-key", "", "the standby key the primary's admin issued (POST /admin/standby-key on the primary); required with --standby-of. Prefer LINKPLAN_STANDBY_KEY in /etc/linkplan/linkplan.conf to the command line")
 	fs.DurationVar(&sb.Every, "standby-every", standby.DefaultEvery, "interval of the standby's pulls (at least 1s): a promotion loses at most the writes of the last interval plus one pull's duration (the RPO, docs/OPERATIONS.md)")
 	dbCheck := fs.Bool("db-check", true, "check the database file's structure before opening it (one pass over the file: 0.2 to 0.7 s per 100 MB measured, docs/OPERATIONS.md) and refuse to start on a corrupt one")
-	queue := fs.String("queue", assemble.QueueBBolt, "job queue: bbolt (the database; the default, see docs/SCALING.md) or jetstream (NATS JetStream: job leases, and work units for `linkplan worker` processes; the embedded server unless --nats)")
+	queue := fs.String("queue", assemble.QueueBBolt, "job queue: bbolt (the database; the default, see docs/SCALING.md) or jetstream (NATS JetStream: job leases, and work units for 'linkplan worker' processes; the embedded server unless --nats)")
 	var nc assemble.NATSConfig
 	nc.AddFlags(fs, true)
 	var packs, towerFiles multi
 	fs.Var(&packs, "terrain", "terrain pack file (repeatable); default: the embedded Rio de Janeiro sample")
 	fs.Var(&towerFiles, "towers", "tower file in any supported format (repeatable); default: the embedded sample towers")
-	basemapFile := fs.String("basemap", "", "PMTiles archive (version 3) of raster (PNG, JPEG, WebP) or vector (MVT) tiles served same-origin at /basemap/ext/{z}/{x}/{y} as the console's basemap, e.g. an OpenStreetMap extract of the state made once with `pmtiles extract` (docs/OPERATIONS.md); vector archives are drawn by the appliance into PNG tiles (/basemap/ext/raster/...) with place labels; empty: the terrain basemap alone")
+	basemapFile := fs.String("basemap", "", "PMTiles archive (version 3) of raster (PNG, JPEG, WebP) or vector (MVT) tiles served same-origin at /basemap/ext/{z}/{x}/{y} as the console's basemap, e.g. an OpenStreetMap extract of the state made once with 'pmtiles extract' (docs/OPERATIONS.md); vector archives are drawn by the appliance into PNG tiles (/basemap/ext/raster/...) with place labels; empty: the terrain basemap alone")
 	flagsUsage := fs.Usage
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), serveUsage)
@@ -221,7 +221,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer a.Stop()
+	served := false
+	defer func() {
+		a.Stop()
+		if served { // the last line, once everything (the database last) is released
+			log.Info("linkplan stopped")
+		}
+	}()
 	step = "listen"
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -246,7 +252,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
-	log.Info("linkplan stopped")
+	served = true
 	return err
 }
 

@@ -122,10 +122,13 @@ func (b *build) bootstrap(context.Context) error {
 		return err
 	}
 	a.CredentialsPath = path
-	if created {
+	switch _, serr := os.Stat(path); {
+	case created:
 		b.log.Info("created admin credentials; keep this file safe", "path", path)
-	} else {
+	case serr == nil:
 		b.log.Info("admin credentials", "path", path)
+	default: // moved away (totp-forget, a restored or promoted directory): the database holds the key
+		b.log.Info("admin credentials: no file (a restored or promoted directory, or moved away); the admin key is the one issued with this database", "path", path)
 	}
 	return nil
 }
