@@ -204,6 +204,11 @@ func askAppliance(ctx context.Context, dataDir, method, route string) (*http.Res
 			}
 			return nil, fmt.Errorf("%w (%v)", errNoAppliance, op.Err)
 		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// the appliance closes a connection whose peer is neither its
+			// own user nor root before reading it (peer credentials)
+			return nil, fmt.Errorf("the appliance closed its admin socket %s to this user without an answer: it answers its own user and root only (run this command as one of them); its log says why", path)
+		}
 		return nil, fmt.Errorf("admin socket %s: %w", path, err)
 	}
 	return res, nil

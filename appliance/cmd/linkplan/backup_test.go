@@ -489,6 +489,22 @@ func TestIssue21_BackupCommandPaths(t *testing.T) {
 			t.Errorf("another user: %v %s", err, b)
 		}
 		t.Logf("as uid 65534: %s", strings.TrimSpace(string(b)))
+		// with the socket opened to everyone by mistake, the appliance's
+		// peer check still closes nobody's connection, and the command
+		// says so (it printed Go's `Post "http://linkplan/backup": EOF`)
+		dfi, err := os.Stat(dir)
+		noErr(t, err)
+		noErr(t, os.Chmod(dir, 0o711))
+		noErr(t, os.Chmod(sock, 0o666))
+		cmd = exec.Command(nbin, "backup", "--data-dir", dir, "--out", filepath.Join(pub, "nobody2.lpbackup"))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		b, err = cmd.CombinedOutput()
+		if !errors.As(err, &ee) || !strings.Contains(string(b), "answers its own user and root only") || strings.Contains(string(b), "EOF") {
+			t.Errorf("another user on an open socket: %v %s", err, b)
+		}
+		t.Logf("as uid 65534, socket open to all: %s", strings.TrimSpace(string(b)))
+		noErr(t, os.Chmod(sock, 0o600))
+		noErr(t, os.Chmod(dir, dfi.Mode().Perm()))
 	}
 	noErr(t, os.Remove(sock))
 	_, e, code = runFor(t, 60*time.Second, bin, "backup", "--data-dir", dir, "--out", filepath.Join(t.TempDir(), "x.lpbackup"))

@@ -216,6 +216,14 @@ func serve(ctx context.Context, args []string, stderr io.Writer) (err error) {
 			return newRaytraceSupervisor(*dataDir, rc, log, onUp, onRestart)
 		}
 	}
+	// A busy address is refused before anything is created or loaded (the
+	// database, the admin credentials, the towers): the port is tried, let
+	// go, and taken for good after the assembly.
+	probe, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen %s: %w", *addr, err)
+	}
+	_ = probe.Close()
 	step = "assembly (database, terrain, towers, indexes, engines)"
 	a, err := assemble.New(ctx, cfg)
 	if err != nil {
