@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"linkplan/appliance"
@@ -204,9 +205,10 @@ func askAppliance(ctx context.Context, dataDir, method, route string) (*http.Res
 			}
 			return nil, fmt.Errorf("%w (%v)", errNoAppliance, op.Err)
 		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 			// the appliance closes a connection whose peer is neither its
-			// own user nor root before reading it (peer credentials)
+			// own user nor root before reading it (peer credentials): the
+			// client reads EOF, or a reset when its request was already sent
 			return nil, fmt.Errorf("the appliance closed its admin socket %s to this user without an answer: it answers its own user and root only (run this command as one of them); its log says why", path)
 		}
 		return nil, fmt.Errorf("admin socket %s: %w", path, err)
