@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/fileowner"
 )
 
 // RestoreSuffix names the verified copy while Restore writes it, beside
@@ -53,7 +54,7 @@ func Restore(ctx context.Context, from, dbPath string, check Checker, maxSchema 
 	// Run as root (sudo linkplan restore), the copy takes the data
 	// directory's owner before it gets the database's name, so that the
 	// appliance, serving as that user, can open it.
-	if err := ownLikeDir(tmp, filepath.Dir(dbPath)); err != nil {
+	if err := fileowner.LikeDir(tmp, filepath.Dir(dbPath)); err != nil {
 		_ = os.Remove(tmp)
 		return r, fmt.Errorf("restore: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/fileowner"
 )
 
 // PromoteResult says what Promote did.
@@ -20,7 +21,7 @@ type PromoteResult struct {
 // last good snapshot's database (verified when it was pulled; serve checks
 // it again at start) is renamed to DATA/linkplan.db, the directory
 // fsynced, and the state becomes role primary. Run as root, the database
-// and the state take the owner of dataDir (ownLikeDir). The standby must be stopped
+// and the state take the owner of dataDir (fileowner.LikeDir). The standby must be stopped
 // (the caller checks that no process serves dataDir). A data directory
 // without a snapshot, or already a primary's, is refused untouched.
 func Promote(dataDir string, now time.Time) (PromoteResult, error) {
@@ -56,7 +57,7 @@ func Promote(dataDir string, now time.Time) (PromoteResult, error) {
 	}
 	// Run as root (sudo linkplan promote), the database takes the data
 	// directory's owner: the primary serves as that user.
-	if err := ownLikeDir(db, dataDir); err != nil {
+	if err := fileowner.LikeDir(db, dataDir); err != nil {
 		return r, fmt.Errorf("promote: %w", err)
 	}
 	if err := syncDir(dataDir); err != nil {

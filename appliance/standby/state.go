@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/fileowner"
 )
 
 // Names in the data directory.
@@ -78,7 +79,7 @@ func writeState(dataDir string, st State) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("standby state: %w", err)
 	}
-	if err := ownLikeDir(dir, dataDir); err != nil {
+	if err := fileowner.LikeDir(dir, dataDir); err != nil {
 		return fmt.Errorf("standby state: %w", err)
 	}
 	b, err := json.MarshalIndent(st, "", "  ")
@@ -89,7 +90,7 @@ func writeState(dataDir string, st State) error {
 }
 
 // writeFileAtomic replaces the file path by b: temporary file, fsync,
-// the owner of dataDir when run as root (ownLikeDir), rename, directory
+// the owner of dataDir when run as root (fileowner.LikeDir), rename, directory
 // fsync.
 func writeFileAtomic(path, dataDir string, b []byte) error {
 	tmp := path + ".tmp"
@@ -101,7 +102,7 @@ func writeFileAtomic(path, dataDir string, b []byte) error {
 	if werr == nil {
 		werr = f.Sync()
 	}
-	if err := errors.Join(werr, f.Close(), ownLikeDir(tmp, dataDir)); err != nil {
+	if err := errors.Join(werr, f.Close(), fileowner.LikeDir(tmp, dataDir)); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}

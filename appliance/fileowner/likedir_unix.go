@@ -1,6 +1,6 @@
 //go:build unix
 
-package backup
+package fileowner
 
 import (
 	"fmt"
@@ -8,13 +8,13 @@ import (
 	"syscall"
 )
 
-// ownLikeDir gives the file path the owner (uid and gid) of the directory
+// LikeDir gives the file path the owner (uid and gid) of the directory
 // dir when this process runs as root: a file that root writes into a data
 // directory (linkplan restore, linkplan promote run with sudo) must stay
 // readable by the user the appliance serves as, who owns that directory.
 // Run as any other user it does nothing (the file is that user's, and an
 // unprivileged chown to another owner would fail).
-func ownLikeDir(path, dir string) error {
+func LikeDir(path, dir string) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
