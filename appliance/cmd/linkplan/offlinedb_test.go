@@ -3,19 +3,17 @@
 package main_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"linkplan/appliance"
+	"linkplan/appliance/cmd/linkplan/internal/realbin"
 	"linkplan/store"
 )
 
@@ -44,23 +42,7 @@ var offlineCommands = []offlineCommand{
 // refuses without it before it opens anything).
 func runOffline(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	var o, e bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "DATA_DIVIDEND_FORM=invoice_credit", "DATA_DIVIDEND_RATE_BRL_PER_EVENT=0.5")
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return o.String(), e.String(), -1
-	case errors.As(err, &ee):
-		return o.String(), e.String(), ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return o.String(), e.String(), 0
+	return realbin.RunForEnv(t, 120*time.Second, []string{"DATA_DIVIDEND_FORM=invoice_credit", "DATA_DIVIDEND_RATE_BRL_PER_EVENT=0.5"}, bin, args...)
 }
 
 // entries lists the names in dir (none when it does not exist).

@@ -159,10 +159,19 @@ func removeStale(root string, now time.Time) {
 // exit status (-1 when it had to be killed).
 func RunFor(tb testing.TB, limit time.Duration, bin string, args ...string) (stdout, stderr string, code int) {
 	tb.Helper()
+	return RunForEnv(tb, limit, nil, bin, args...)
+}
+
+// RunForEnv is RunFor with env (KEY=value) added to the test's environment.
+func RunForEnv(tb testing.TB, limit time.Duration, env []string, bin string, args ...string) (stdout, stderr string, code int) {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var o, e bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
 	var ee *exec.ExitError
